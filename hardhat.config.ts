@@ -1,0 +1,45 @@
+import path from "node:path";
+import { subtask } from "hardhat/config";
+import { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } from "hardhat/builtin-tasks/task-names";
+import type { HardhatUserConfig } from "hardhat/config";
+import "@nomicfoundation/hardhat-toolbox";
+
+const SOLC_VERSION = "0.8.28";
+
+// Compile with the pinned `solc` npm package instead of downloading a compiler (TOOLCHAIN.md).
+subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD, async (args: { solcVersion: string }, _hre, runSuper) => {
+  if (args.solcVersion !== SOLC_VERSION) return runSuper();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const solc = require("solc");
+  return {
+    compilerPath: path.join(path.dirname(require.resolve("solc/package.json")), "soljson.js"),
+    isSolcJs: true,
+    version: SOLC_VERSION,
+    longVersion: solc.version(),
+  };
+});
+
+const testnetAccounts = process.env.DOGEOS_PRIVATE_KEY ? [process.env.DOGEOS_PRIVATE_KEY] : [];
+
+const config: HardhatUserConfig = {
+  solidity: {
+    version: SOLC_VERSION,
+    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun" },
+  },
+  networks: {
+    hardhat: { chainId: 31337 },
+    localhost: { url: process.env.L2_RPC_URL ?? "http://127.0.0.1:8545" },
+    dogeosTestnet: {
+      chainId: 6281971,
+      url: process.env.DOGEOS_RPC_URL ?? "http://127.0.0.1:8545",
+      accounts: testnetAccounts,
+    },
+  },
+  mocha: {
+    timeout: 120_000,
+    reporter: path.join(__dirname, "scripts", "mocha-reporter.js"),
+  },
+  gasReporter: { enabled: process.env.REPORT_GAS === "true", offline: true },
+};
+
+export default config;
