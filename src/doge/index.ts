@@ -7,3 +7,4 @@ export * from "./tx";
 export * from "./block";
 export * from "./address";
 export * from "./message";
+export * from "./sighash";

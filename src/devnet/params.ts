@@ -1,0 +1,86 @@
+/**
+ * Consensus and policy parameters of the devnet: Dogecoin Core 1.14's regtest (src/chainparams.cpp
+ * CRegTestParams, src/dogecoin.cpp, src/policy/policy.h), as read off a real 1.14.7 regtest node
+ * (DESIGN.md section 3).
+ */
+import { hexToBytes, parseBlock, parseTransaction, serializeBlock, Block, BlockHeader, headerHash, Transaction, DecodedTransaction } from "../doge";
+import { KOINU_PER_DOGE } from "../doge/networks";
+
+export const COIN = KOINU_PER_DOGE;
+
+/** Regtest genesis: Dogecoin's mainnet genesis coinbase (88 DOGE) with time 1296688602, bits 0x207fffff, nonce 2. */
+export const GENESIS_HASH = "3d2160a3b5dc4a9d62e7e66a295f70313ac808440ef7400d6c0772171ce973a5";
+const GENESIS_COINBASE_HEX =
+  "01000000010000000000000000000000000000000000000000000000000000000000000000ffffffff1004ffff001d0104084e696e746f6e646fffffffff010058850c020000004341040184710fa689ad5023690c80f3a49c8f13f8d45b8c857fbcbc8bc4a8e4d3eb4b10f4d4604fa08dce601aaf0f470216fe1b51850b4acf21b179c45070ac7b03a9ac00000000";
+
+export const REGTEST = Object.freeze({
+  /** Version of mined blocks: chain id 0x62 << 16 | 4, no AuxPoW flag. */
+  blockVersion: 0x00620004,
+  powLimitBits: 0x207fffff,
+  coinbaseMaturity: 60,
+  subsidyHalvingInterval: 150,
+  /** Dogecoin's MAX_BLOCK_SERIALIZED_SIZE (1 MB; no segwit). */
+  maxBlockSize: 1_000_000,
+  /** Room left in a block for the header and coinbase when assembling a template. */
+  coinbaseReserve: 1_000,
+  /** BIP66 (strict DER) and BIP65 (CHECKLOCKTIMEVERIFY) activation heights on regtest. */
+  bip66Height: 1251,
+  bip65Height: 1351,
+  targetSpacingSeconds: 60,
+  medianTimeSpan: 11,
+});
+
+export const POLICY = Object.freeze({
+  /** -minrelaytxfee: 0.001 DOGE per kB (koinu per 1000 bytes). */
+  minRelayFeePerKb: 100_000n,
+  incrementalFeePerKb: 10_000n,
+  /** Outputs below this pay an extra `softDustLimit` each (Dogecoin's GetDogecoinDustFee). */
+  softDustLimit: 1_000_000n,
+  /** Outputs below this are refused as dust. */
+  hardDustLimit: 100_000n,
+  maxStandardTxSize: 100_000,
+  maxScriptSigSize: 1650,
+  /** -datacarriersize: 80 bytes of data, 83 bytes of script. */
+  maxDataCarrierScript: 83,
+  /** -maxtxfee default: sendrawtransaction refuses larger fees unless allowhighfees is set. */
+  maxTxFee: 100n * COIN,
+  maxMempoolBytes: 300_000_000,
+});
+
+/** Dogecoin's GetDogecoinBlockSubsidy with simplified rewards, as regtest uses (src/dogecoin.cpp). */
+export function blockSubsidy(height: number): bigint {
+  if (height === 0) return 88n * COIN;
+  const interval = REGTEST.subsidyHalvingInterval;
+  if (height < 6 * interval) return (500_000n * COIN) >> BigInt(Math.floor(height / interval));
+  return 10_000n * COIN;
+}
+
+export function genesisBlock(): Block {
+  const coinbase = hexToBytes(GENESIS_COINBASE_HEX);
+  const header: BlockHeader = {
+    version: 1,
+    prevHash: "0".repeat(64),
+    merkleRoot: "5b2a3f53f605d62c53e62932dac6925e3d74afa5a4b459745c36d42d0ed26a69",
+    time: 1296688602,
+    bits: REGTEST.powLimitBits,
+    nonce: 2,
+  };
+  const parsed = parseBlock(serializeBlock({ header, txs: [parseTxOrThrow(coinbase)] }));
+  if (!parsed.ok) throw parsed.error;
+  if (parsed.value.hash !== GENESIS_HASH || headerHash(header) !== GENESIS_HASH) throw new Error("genesis block does not hash to the regtest genesis hash");
+  return parsed.value;
+}
+
+function parseTxOrThrow(bytes: Uint8Array): DecodedTransaction {
+  const parsed = parseTransaction(bytes);
+  if (!parsed.ok) throw parsed.error;
+  return parsed.value;
+}
+
+export function isTxFinal(tx: Transaction, height: number, blockTime: number): boolean {
+  if (tx.locktime === 0) return true;
+  const limit = tx.locktime < 500_000_000 ? height : blockTime;
+  if (tx.locktime < limit) return true;
+  return tx.inputs.every((input) => input.sequence === 0xffffffff);
+}
+
