@@ -525,7 +525,8 @@ export class DevnetNode {
         throw new BlockInvalid("bad-cb-missing");
       }
       tx.outputs.forEach((output, vout) => {
-        if (isUnspendable(output.script)) return;
+        // The genesis coinbase is not spendable (it is never added to Core's coin database).
+        if (isUnspendable(output.script) || entry.height === 0) return;
         this.store.addCoin({ txid: tx.txid, vout, value: output.value, script: output.script, height: entry.height, coinbase: position === 0 });
       });
       this.store.indexTx(tx.txid, block.hash, position);
