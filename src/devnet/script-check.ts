@@ -7,6 +7,7 @@
  * same point Core's EvalScript checks it (an executed OP_NOP1 or OP_NOP4..OP_NOP10; NOP2/NOP3 are
  * CLTV/CSV under their flags and count as upgradable NOPs without them).
  */
+import * as tinysecp from "tiny-secp256k1";
 import { REGTEST } from "./params";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -51,6 +52,31 @@ export function blockFlags(height: number): number {
 const UPGRADABLE_NOPS = new Set([0xb0, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9]);
 const OP_NOP2 = 0xb1;
 const OP_NOP3 = 0xb2;
+
+/*
+ * The interpreter's own ECDSA check runs on bn.js and took most of the mempool's time. Swap only
+ * that primitive for tiny-secp256k1 (libsecp256k1 compiled to WebAssembly, as Core itself uses
+ * libsecp256k1): same inputs, same answer; the original is kept for keys or signatures it refuses to
+ * parse (hybrid key encodings, out-of-range r or s), so the verdict there stays bitcore's.
+ * High-S signatures stay valid here; LOW_S policy is the interpreter's separate check.
+ */
+const ECDSA = bitcore.crypto.ECDSA;
+const bitcoreVerify = ECDSA.verify;
+ECDSA.verify = function fastVerify(hashbuf: Buffer, sig: { r: { toBuffer(o: { size: number }): Buffer }; s: { toBuffer(o: { size: number }): Buffer } }, pubkey: { toBuffer(): Buffer }, opts?: { endian?: string }): boolean {
+  let compact: Uint8Array;
+  try {
+    compact = Buffer.concat([sig.r.toBuffer({ size: 32 }), sig.s.toBuffer({ size: 32 })]);
+  } catch {
+    return false; // r or s wider than 32 bytes: not a valid signature
+  }
+  if (compact.length !== 64) return false;
+  const digest = opts?.endian === "little" ? Buffer.from(hashbuf).reverse() : hashbuf;
+  try {
+    return tinysecp.verify(digest, pubkey.toBuffer(), compact, false);
+  } catch {
+    return bitcoreVerify(hashbuf, sig, pubkey, opts);
+  }
+};
 
 const originalStep = Interpreter.prototype.step;
 Interpreter.prototype.step = function patchedStep(this: {

@@ -34,10 +34,15 @@ export function bytesToHex(bytes: Uint8Array): string {
 }
 
 /** Hex of the bytes in reverse order: how txids and block hashes are displayed. */
+const REVERSE_SCRATCH = Buffer.alloc(64);
+
 export function bytesToHexReversed(bytes: Uint8Array): string {
-  const copy = Uint8Array.from(bytes);
-  copy.reverse();
-  return bytesToHex(copy);
+  // Hot path of every txid and outpoint: reverse into a reused scratch buffer so the only
+  // allocation is the result string.
+  const n = bytes.length;
+  const target = n <= REVERSE_SCRATCH.length ? REVERSE_SCRATCH : Buffer.alloc(n);
+  for (let i = 0; i < n; i++) target[i] = bytes[n - 1 - i];
+  return target.toString("hex", 0, n);
 }
 
 export function hexReversedToBytes(hex: string): Uint8Array {
@@ -158,7 +163,7 @@ export class ByteReader {
 
   /** A varint length followed by that many bytes (view, no copy). */
   varBytes(what = "var bytes"): Uint8Array {
-    const length = this.varint(`${what} length`);
+    const length = this.varint(what);
     return this.slice(length, what);
   }
 }

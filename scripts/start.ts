@@ -1,0 +1,91 @@
+/**
+ * The embedded default (`npm start`): runs the whole system on this machine with no outside
+ * service and prints one line per surface, `name  URL`. Each part is its own process (the same
+ * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
+ *
+ * At this stage the system is the devnet base chain; later parts (L2, indexers, attesters,
+ * relayer, HTTP surfaces) are added to SERVICES in start order.
+ */
+import { ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+const ROOT = path.resolve(__dirname, "..");
+const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data");
+
+interface ServiceSpec {
+  name: string;
+  entry: string;
+  args: string[];
+  /** Line on stdout that carries the service's URL once it is ready. */
+  ready: RegExp;
+}
+
+const SERVICES: ServiceSpec[] = [
+  {
+    name: "devnet",
+    entry: "daemons/devnet/main.ts",
+    args: ["--datadir", path.join(DATA_DIR, "devnet"), "--port", process.env.DEVNET_PORT ?? "18332", "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5"],
+    ready: /^devnet {2}(\S+)$/m,
+  },
+];
+
+const running: { spec: ServiceSpec; child: ChildProcess }[] = [];
+let stopping = false;
+
+function startService(spec: ServiceSpec): Promise<string> {
+  process.stderr.write(`starting ${spec.name}...\n`);
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, spec.entry), ...spec.args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.push({ spec, child });
+  child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = spec.ready.exec(buffer);
+      if (match) {
+        buffer = "";
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code, signal) => {
+      if (!stopping) {
+        process.stderr.write(`${spec.name} exited (${signal ?? code}); stopping everything\n`);
+        reject(new Error(`${spec.name} exited`));
+        void stopAll(1);
+      }
+    });
+  });
+}
+
+async function stopAll(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write("stopping...\n");
+  for (const { child } of [...running].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { child.kill("SIGKILL"); }, 10_000);
+      child.once("exit", () => { clearTimeout(timer); resolve(); });
+      child.kill("SIGTERM");
+    });
+  }
+  process.exit(exitCode);
+}
+
+async function main(): Promise<void> {
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+  for (const spec of SERVICES) {
+    const url = await startService(spec);
+    process.stdout.write(`${spec.name.padEnd(8)}  ${url}\n`);
+  }
+  process.stderr.write("all services running; Ctrl-C stops them\n");
+}
+
+main().catch((error) => {
+  process.stderr.write(`start: ${(error as Error).message}\n`);
+  void stopAll(1);
+});
