@@ -1,0 +1,59 @@
+/**
+ * Opening SQLite databases: WAL, foreign keys, a busy timeout, and numbered migrations recorded in
+ * `meta.schema_version`. A database written by a newer or different schema is refused, never
+ * silently upgraded past what this build knows.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export type Sqlite = Database.Database;
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export class SchemaMismatchError extends Error {
+  constructor(readonly found: number, readonly expected: number, readonly file: string) {
+    super(`database ${file} has schema version ${found}; this build uses ${expected}. Point the daemon at a new database file (or rebuild the index from scratch).`);
+    this.name = "SchemaMismatchError";
+  }
+}
+
+/**
+ * Opens (creating if needed) a database at `file` (":memory:" for tests) and applies the
+ * migrations. Migrations only run on a fresh database; an existing one must already be at the
+ * latest version, otherwise SchemaMismatchError.
+ */
+export function openDatabase(file: string, migrations: readonly Migration[], schemaName: string): Sqlite {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  if (file !== ":memory:") {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+  }
+  db.pragma("busy_timeout = 5000");
+  db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const schemaRow = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+  const versionRow = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  if (schemaRow && schemaRow.value !== schemaName) {
+    db.close();
+    throw new Error(`database ${file} holds a "${schemaRow.value}" schema, not "${schemaName}"`);
+  }
+  const current = versionRow ? Number(versionRow.value) : 0;
+  if (current !== 0 && current !== latest) {
+    db.close();
+    throw new SchemaMismatchError(current, latest, file);
+  }
+  if (current === 0) {
+    db.transaction(() => {
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) db.exec(migration.sql);
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(schemaName);
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(latest));
+    })();
+  }
+  return db;
+}

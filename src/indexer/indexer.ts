@@ -1,0 +1,223 @@
+/**
+ * The block follower: reads blocks from a ChainSource in height order and applies each in one
+ * SQLite transaction (block row last). Before applying it checks the block's parent against the
+ * stored tip; on a mismatch it walks back to the fork point, rolls every table back to it and
+ * continues on the node's chain. A reorg deeper than `maxReorgDepth` stops the indexer.
+ */
+import {
+  Block, DogeNetwork, OP, bytesToHex, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
+} from "../doge";
+import { ChainSource } from "./source";
+import { IndexerStore } from "./store";
+
+export interface IndexerOptions {
+  store: IndexerStore;
+  source: ChainSource;
+  network: DogeNetwork;
+  /** First height to index (the seed's mainnet capture starts at 4,728,316). */
+  startHeight?: number;
+  /** Deepest reorg handled by rolling back; deeper ones stop the indexer. Default 100 blocks. */
+  maxReorgDepth?: number;
+  /** Blocks per SQLite transaction during catch-up (1 = one transaction per block). */
+  batchBlocks?: number;
+  log?: (event: string, fields?: Record<string, unknown>) => void;
+}
+
+export class ReorgTooDeepError extends Error {
+  constructor(readonly depth: number, readonly limit: number, readonly forkSearchedTo: number) {
+    super(`chain reorganisation deeper than ${limit} blocks (at least ${depth}); refusing to roll back automatically. Rebuild the index or raise maxReorgDepth.`);
+    this.name = "ReorgTooDeepError";
+  }
+}
+
+export interface SyncResult {
+  indexedHeight: number;
+  blocksApplied: number;
+  rolledBack: number;
+}
+
+export class Indexer {
+  readonly store: IndexerStore;
+  private readonly source: ChainSource;
+  private readonly network: DogeNetwork;
+  readonly startHeight: number;
+  private readonly maxReorgDepth: number;
+  private readonly batchBlocks: number;
+  private readonly log: (event: string, fields?: Record<string, unknown>) => void;
+  private nodeHeight: number | null = null;
+
+  constructor(options: IndexerOptions) {
+    this.store = options.store;
+    this.source = options.source;
+    this.network = options.network;
+    this.maxReorgDepth = options.maxReorgDepth ?? 100;
+    this.batchBlocks = Math.max(1, options.batchBlocks ?? 1);
+    this.log = options.log ?? (() => undefined);
+    const storedStart = this.store.getMeta("start_height");
+    const requested = options.startHeight ?? 0;
+    if (storedStart !== null && Number(storedStart) !== requested) {
+      throw new Error(`this index was started at height ${storedStart}, not ${requested}; use a new database to change the start height`);
+    }
+    if (storedStart === null) {
+      this.store.transaction(() => {
+        this.store.setMeta("start_height", String(requested));
+        this.store.setMeta("network", this.network.name);
+      });
+    } else if (this.store.getMeta("network") !== this.network.name) {
+      throw new Error(`this index is for ${this.store.getMeta("network")}, not ${this.network.name}`);
+    }
+    this.startHeight = requested;
+  }
+
+  /** Height of the last fully written block, or startHeight - 1 when nothing is indexed. */
+  indexedHeight(): number {
+    const tip = this.store.tip();
+    return tip ? tip.height : this.startHeight - 1;
+  }
+
+  status(): { indexedHeight: number; indexedHash: string | null; nodeHeight: number | null; startHeight: number; progress: number } {
+    const tip = this.store.tip();
+    const indexedHeight = tip ? tip.height : this.startHeight - 1;
+    const total = this.nodeHeight === null ? null : this.nodeHeight - this.startHeight + 1;
+    const done = indexedHeight - this.startHeight + 1;
+    return {
+      indexedHeight,
+      indexedHash: tip ? tip.hash : null,
+      nodeHeight: this.nodeHeight,
+      startHeight: this.startHeight,
+      progress: total === null || total <= 0 ? (total === 0 ? 1 : 0) : Math.min(1, done / total),
+    };
+  }
+
+  /** Indexes up to the node's tip (handling reorgs on the way); returns what it did. */
+  async syncOnce(): Promise<SyncResult> {
+    let blocksApplied = 0;
+    let rolledBack = 0;
+    const nodeHeight = await this.source.getTipHeight();
+    this.nodeHeight = nodeHeight;
+    rolledBack += await this.reconcileTip(nodeHeight);
+    let next = this.indexedHeight() + 1;
+    while (next <= nodeHeight) {
+      const batch: { block: Block; height: number }[] = [];
+      while (batch.length < this.batchBlocks && next + batch.length <= nodeHeight) {
+        const height = next + batch.length;
+        const hash = await this.source.getBlockHash(height);
+        if (hash === null) break;
+        const raw = await this.source.getRawBlock(hash);
+        const parsed = parseBlock(raw);
+        if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
+        if (parsed.value.hash !== hash) throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
+        batch.push({ block: parsed.value, height });
+      }
+      if (batch.length === 0) break;
+      const expectedParent = batch[0].height === this.startHeight ? null : this.store.tip()?.hash ?? null;
+      if (expectedParent !== null && batch[0].block.header.prevHash !== expectedParent) {
+        rolledBack += await this.rollbackToFork();
+        next = this.indexedHeight() + 1;
+        continue;
+      }
+      // Blocks inside a batch must link up too (the node may have reorganised while we read).
+      const broken = batch.findIndex((item, i) => i > 0 && item.block.header.prevHash !== batch[i - 1].block.hash);
+      const usable = broken === -1 ? batch : batch.slice(0, broken);
+      this.store.transaction(() => {
+        for (const item of usable) this.applyBlock(item.block, item.height);
+      });
+      blocksApplied += usable.length;
+      next += usable.length;
+      this.log("indexed", { height: next - 1, blocks: usable.length });
+    }
+    return { indexedHeight: this.indexedHeight(), blocksApplied, rolledBack };
+  }
+
+  /** If the node no longer has our tip in its active chain, roll back to the fork point. */
+  private async reconcileTip(nodeHeight: number): Promise<number> {
+    const tip = this.store.tip();
+    if (!tip) return 0;
+    const nodeHash = tip.height <= nodeHeight ? await this.source.getBlockHash(tip.height) : null;
+    if (nodeHash === tip.hash) return 0;
+    return this.rollbackToFork();
+  }
+
+  /** Finds the highest stored block the node still has, and rolls back to it. Returns blocks removed. */
+  private async rollbackToFork(): Promise<number> {
+    const tip = this.store.tip();
+    if (!tip) return 0;
+    let height = tip.height;
+    for (;;) {
+      const depth = tip.height - height;
+      if (depth > this.maxReorgDepth) throw new ReorgTooDeepError(depth, this.maxReorgDepth, height);
+      if (height < this.startHeight) break;
+      const stored = this.store.blockAt(height);
+      const nodeHash = await this.source.getBlockHash(height);
+      if (stored && nodeHash === stored.hash) break;
+      height -= 1;
+    }
+    const removed = tip.height - height;
+    this.log("reorg", { from: tip.height, forkHeight: height, depth: removed });
+    this.store.transaction(() => this.store.rollbackAbove(height));
+    return removed;
+  }
+
+  /** Writes one block's rows; runs inside the caller's transaction. The block row goes last. */
+  private applyBlock(block: Block, height: number): void {
+    const store = this.store;
+    block.txs.forEach((tx, position) => {
+      const coinbase = isCoinbase(tx);
+      const received = new Map<string, bigint>();
+      const sent = new Map<string, bigint>();
+      let inputTotal: bigint | null = coinbase ? null : 0n;
+      if (!coinbase) {
+        tx.inputs.forEach((input, vin) => {
+          const spent = store.getOutput(input.prevTxid, input.vout);
+          if (!spent) {
+            // Outputs created before the start height are unknown: the fee stays unknown too.
+            inputTotal = null;
+            return;
+          }
+          if (inputTotal !== null) inputTotal += spent.value;
+          store.spendOutput(input.prevTxid, input.vout, tx.txid, vin, height);
+          if (spent.address) sent.set(spent.address, (sent.get(spent.address) ?? 0n) + spent.value);
+        });
+      }
+      let outputTotal = 0n;
+      tx.outputs.forEach((output, vout) => {
+        outputTotal += output.value;
+        const script = output.script;
+        if (script.length > 0 && script[0] === OP.OP_RETURN) {
+          const payload = opReturnPayload(script);
+          store.insertOpReturn(tx.txid, vout, height, position, payload, bytesToHex(payload.subarray(0, 4)), bytesToHex(sha256(payload)));
+          return;
+        }
+        const address = outputScriptToAddress(script, this.network);
+        store.insertOutput(tx.txid, vout, height, output.value, script, address);
+        if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
+      });
+      const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
+      store.insertTx(tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
+      const touched = new Set([...received.keys(), ...sent.keys()]);
+      for (const address of touched) {
+        store.addHistory(address, height, position, tx.txid, received.get(address) ?? 0n, sent.get(address) ?? 0n);
+      }
+    });
+    store.insertBlock({ height, hash: block.hash, prevHash: block.header.prevHash, time: block.header.time, txCount: block.txs.length, size: block.size });
+  }
+}
+
+/**
+ * The payload of an OP_RETURN output: the concatenated data of the pushes after OP_RETURN when the
+ * rest of the script is push-only (the usual form), otherwise the raw bytes after the opcode.
+ */
+export function opReturnPayload(script: Uint8Array): Uint8Array {
+  const rest = script.subarray(1);
+  const parsed = parseScript(rest);
+  if (parsed.malformed || parsed.chunks.some((chunk) => chunk.opcode > OP.OP_16 || chunk.opcode === OP.OP_RESERVED)) return rest;
+  const parts = parsed.chunks.map((chunk) => chunk.data ?? (chunk.opcode === OP.OP_0 ? new Uint8Array(0) : Uint8Array.of(chunk.opcode === OP.OP_1NEGATE ? 0x81 : chunk.opcode - OP.OP_1 + 1)));
+  const total = parts.reduce((sum, part) => sum + part.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
