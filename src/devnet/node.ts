@@ -445,8 +445,10 @@ export class DevnetNode {
       inputs: [{
         prevTxid: "0".repeat(64),
         vout: 0xffffffff,
-        // BIP34-style height push and an extra nonce, as Core's miner writes it.
-        scriptSig: compileScript([encodeScriptNum(height), OP.OP_0]),
+        // BIP34-style height push, then an extra nonce. Core's miner restarts its extra nonce at
+        // each call, so re-mining on a parent after invalidateblock could rebuild a block that is
+        // already known (and invalid); the node's block sequence number keeps every block unique.
+        scriptSig: compileScript([encodeScriptNum(height), encodeScriptNum(this.nextSeq)]),
         sequence: 0xffffffff,
       }],
       outputs: [{ value: blockSubsidy(height) + fees, script: payoutScript }],

@@ -30,3 +30,33 @@ export class MemoryChainSource implements ChainSource {
     return raw;
   }
 }
+
+/** The subset of the dogecoind client the indexer uses (src/chain/dogecoin-rpc.ts implements it). */
+export interface BlockRpc {
+  getBlockCount(): Promise<number>;
+  getBlockHash(height: number): Promise<string>;
+  getBlockHex(hash: string): Promise<string>;
+}
+
+/** Reads blocks from dogecoind or the devnet over JSON-RPC (`getblock <hash> false` for raw blocks). */
+export class RpcChainSource implements ChainSource {
+  constructor(private readonly rpc: BlockRpc) {}
+
+  async getTipHeight(): Promise<number> {
+    return this.rpc.getBlockCount();
+  }
+
+  async getBlockHash(height: number): Promise<string | null> {
+    try {
+      return await this.rpc.getBlockHash(height);
+    } catch (error) {
+      // dogecoind answers -8 "Block height out of range" above its tip.
+      if ((error as { code?: number }).code === -8) return null;
+      throw error;
+    }
+  }
+
+  async getRawBlock(hash: string): Promise<Uint8Array> {
+    return Uint8Array.from(Buffer.from(await this.rpc.getBlockHex(hash), "hex"));
+  }
+}
