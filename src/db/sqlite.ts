@@ -35,6 +35,9 @@ export function openDatabase(file: string, migrations: readonly Migration[], sch
     db.pragma("synchronous = NORMAL");
   }
   db.pragma("busy_timeout = 5000");
+  // 128 MB page cache: the indexer's hot pages (recent outputs, balances) stay in memory.
+  db.pragma("cache_size = -131072");
+  db.pragma("temp_store = MEMORY");
   db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const schemaRow = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;

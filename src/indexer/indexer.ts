@@ -18,8 +18,10 @@ export interface IndexerOptions {
   startHeight?: number;
   /** Deepest reorg handled by rolling back; deeper ones stop the indexer. Default 100 blocks. */
   maxReorgDepth?: number;
-  /** Blocks per SQLite transaction during catch-up (1 = one transaction per block). */
+  /** Most blocks per SQLite transaction during catch-up (default 500; near the tip it is one). */
   batchBlocks?: number;
+  /** Most raw bytes held for one batch (default 32 MB). */
+  batchBytes?: number;
   log?: (event: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -43,6 +45,7 @@ export class Indexer {
   readonly startHeight: number;
   private readonly maxReorgDepth: number;
   private readonly batchBlocks: number;
+  private readonly batchBytes: number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
   private nodeHeight: number | null = null;
 
@@ -51,7 +54,8 @@ export class Indexer {
     this.source = options.source;
     this.network = options.network;
     this.maxReorgDepth = options.maxReorgDepth ?? 100;
-    this.batchBlocks = Math.max(1, options.batchBlocks ?? 1);
+    this.batchBlocks = Math.max(1, options.batchBlocks ?? 500);
+    this.batchBytes = Math.max(1, options.batchBytes ?? 32 * 1024 * 1024);
     this.log = options.log ?? (() => undefined);
     const storedStart = this.store.getMeta("start_height");
     const requested = options.startHeight ?? 0;
@@ -99,7 +103,8 @@ export class Indexer {
     let next = this.indexedHeight() + 1;
     while (next <= nodeHeight) {
       const batch: { block: Block; height: number }[] = [];
-      while (batch.length < this.batchBlocks && next + batch.length <= nodeHeight) {
+      let batchBytes = 0;
+      while (batch.length < this.batchBlocks && batchBytes < this.batchBytes && next + batch.length <= nodeHeight) {
         const height = next + batch.length;
         const hash = await this.source.getBlockHash(height);
         if (hash === null) break;
@@ -108,6 +113,7 @@ export class Indexer {
         if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
         if (parsed.value.hash !== hash) throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
         batch.push({ block: parsed.value, height });
+        batchBytes += raw.length;
       }
       if (batch.length === 0) break;
       const expectedParent = batch[0].height === this.startHeight ? null : this.store.tip()?.hash ?? null;
@@ -119,9 +125,16 @@ export class Indexer {
       // Blocks inside a batch must link up too (the node may have reorganised while we read).
       const broken = batch.findIndex((item, i) => i > 0 && item.block.header.prevHash !== batch[i - 1].block.hash);
       const usable = broken === -1 ? batch : batch.slice(0, broken);
-      this.store.transaction(() => {
-        for (const item of usable) this.applyBlock(item.block, item.height);
-      });
+      try {
+        this.store.transaction(() => {
+          for (const item of usable) this.applyBlock(item.block, item.height);
+          this.store.flushBalances();
+        });
+      } catch (error) {
+        this.store.discardPending();
+        this.recentOutputs.clear();
+        throw error;
+      }
       blocksApplied += usable.length;
       next += usable.length;
       this.log("indexed", { height: next - 1, blocks: usable.length });
@@ -154,8 +167,37 @@ export class Indexer {
     }
     const removed = tip.height - height;
     this.log("reorg", { from: tip.height, forkHeight: height, depth: removed });
+    this.recentOutputs.clear();
     this.store.transaction(() => this.store.rollbackAbove(height));
     return removed;
+  }
+
+  private readonly addressCache = new Map<string, string | null>();
+  /** Outputs written recently (most spends are of young outputs); cleared on every rollback. */
+  private readonly recentOutputs = new Map<string, { value: bigint; address: string | null }>();
+
+  private rememberOutput(key: string, value: bigint, address: string | null): void {
+    if (this.recentOutputs.size >= 300_000) {
+      // Drop the oldest third: Map iteration follows insertion order.
+      let drop = 100_000;
+      for (const oldKey of this.recentOutputs.keys()) {
+        this.recentOutputs.delete(oldKey);
+        if (--drop === 0) break;
+      }
+    }
+    this.recentOutputs.set(key, { value, address });
+  }
+
+  /** Address of an output script, memoised: base58 encoding is a large share of indexing time. */
+  private addressOf(script: Uint8Array): string | null {
+    if (script.length > 64) return outputScriptToAddress(script, this.network);
+    const key = Buffer.from(script.buffer, script.byteOffset, script.byteLength).toString("latin1");
+    const cached = this.addressCache.get(key);
+    if (cached !== undefined) return cached;
+    const address = outputScriptToAddress(script, this.network);
+    if (this.addressCache.size >= 200_000) this.addressCache.clear();
+    this.addressCache.set(key, address);
+    return address;
   }
 
   /** Writes one block's rows; runs inside the caller's transaction. The block row goes last. */
@@ -168,7 +210,9 @@ export class Indexer {
       let inputTotal: bigint | null = coinbase ? null : 0n;
       if (!coinbase) {
         tx.inputs.forEach((input, vin) => {
-          const spent = store.getOutput(input.prevTxid, input.vout);
+          const key = `${input.prevTxid}:${input.vout}`;
+          const spent = this.recentOutputs.get(key) ?? store.getOutput(input.prevTxid, input.vout);
+          this.recentOutputs.delete(key);
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
             inputTotal = null;
@@ -188,8 +232,9 @@ export class Indexer {
           store.insertOpReturn(tx.txid, vout, height, position, payload, bytesToHex(payload.subarray(0, 4)), bytesToHex(sha256(payload)));
           return;
         }
-        const address = outputScriptToAddress(script, this.network);
+        const address = this.addressOf(script);
         store.insertOutput(tx.txid, vout, height, output.value, script, address);
+        this.rememberOutput(`${tx.txid}:${vout}`, output.value, address);
         if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
       });
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;

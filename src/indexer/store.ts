@@ -23,6 +23,7 @@ export interface IndexedBlockRow {
 
 export class IndexerStore {
   private readonly s;
+  private readonly pendingBalances = new Map<string, { delta: bigint; txs: number }>();
 
   constructor(readonly db: Sqlite) {
     this.s = {
@@ -36,8 +37,8 @@ export class IndexerStore {
       getOutput: db.prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?").safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?"),
       insertHistory: db.prepare("INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent) VALUES (?, ?, ?, ?, ?, ?)"),
-      addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, 1)
-        ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + 1`),
+      addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)
+        ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count`),
       insertOpReturn: db.prepare("INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
       // rollback
       historyAbove: db.prepare("SELECT address, received, sent FROM address_history WHERE height > ?").safeIntegers(true),
@@ -96,9 +97,27 @@ export class IndexerStore {
     this.s.spendOutput.run(spentTxid, spentVin, height, txid, vout);
   }
 
+  /** Records one transaction's effect on an address; the balance change is buffered until flushBalances(). */
   addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint): void {
     this.s.insertHistory.run(address, height, position, txid, received, sent);
-    this.s.addBalance.run(address, received - sent);
+    const pending = this.pendingBalances.get(address);
+    if (pending) {
+      pending.delta += received - sent;
+      pending.txs += 1;
+    } else {
+      this.pendingBalances.set(address, { delta: received - sent, txs: 1 });
+    }
+  }
+
+  /** Writes the buffered balance changes; call inside the same transaction as the history rows. */
+  flushBalances(): void {
+    for (const [address, { delta, txs }] of this.pendingBalances) this.s.addBalance.run(address, delta, txs);
+    this.pendingBalances.clear();
+  }
+
+  /** Drops buffered balance changes (after a failed transaction). */
+  discardPending(): void {
+    this.pendingBalances.clear();
   }
 
   insertOpReturn(txid: string, vout: number, height: number, position: number, payload: Uint8Array, magic: string, sha256Hex: string): void {

@@ -1,0 +1,63 @@
+/**
+ * npm run bench:indexer: generates a devnet-format chain (default 2,000 blocks, 100,000
+ * transactions; BENCH_BLOCKS / BENCH_TXS override) and indexes it from raw blocks into a fresh
+ * SQLite file. Prints tx/s, blocks/s and peak RSS against the targets (>= 10,000 tx/s, < 1 GB).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { NETWORKS } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { MemoryChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { GeneratedChain, generateChain } from "./chain-generator";
+
+/** The generated chain is cached under data/bench/ (generation signs every input and takes a while). */
+function loadOrGenerate(blocks: number, transactions: number): GeneratedChain {
+  const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
+  if (fs.existsSync(file)) {
+    const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
+    return { hashes: cached.hashes, raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), txCount: cached.txCount };
+  }
+  process.stderr.write(`generating ${blocks} blocks with ${transactions} transactions (cached in ${file})...\n`);
+  const started = Date.now();
+  const chain = generateChain({ blocks, transactions, onProgress: (h, n) => process.stderr.write(`  height ${h}, ${n} txs\r`) });
+  process.stderr.write(`\ngenerated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ hashes: chain.hashes, raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")), txCount: chain.txCount }));
+  return chain;
+}
+
+async function main(): Promise<void> {
+  const blocks = Number(process.env.BENCH_BLOCKS ?? 2000);
+  const transactions = Number(process.env.BENCH_TXS ?? 100_000);
+  const chain = loadOrGenerate(blocks, transactions);
+  const bytes = chain.raws.reduce((sum, raw) => sum + raw.length, 0);
+  process.stderr.write(`chain: ${chain.hashes.length} blocks, ${chain.txCount} txs, ${(bytes / 1e6).toFixed(1)} MB\n`);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-indexer-"));
+  const db = openIndexerDatabase(path.join(dir, "index.sqlite"));
+  const indexer = new Indexer({
+    store: new IndexerStore(db),
+    source: new MemoryChainSource(chain.hashes, chain.raws),
+    network: NETWORKS.regtest,
+    ...(process.env.BENCH_BATCH ? { batchBlocks: Number(process.env.BENCH_BATCH) } : {}),
+  });
+  const start = process.hrtime.bigint();
+  const result = await indexer.syncOnce();
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const txPerSecond = chain.txCount / seconds;
+  const line = (name: string, value: string, target: string, ok: boolean) =>
+    process.stdout.write(`${name.padEnd(28)} ${value.padStart(12)}   target ${target.padEnd(12)} ${ok ? "ok" : "MISSED"}\n`);
+  process.stdout.write(`indexed ${result.indexedHeight + 1} blocks, ${chain.txCount} txs in ${seconds.toFixed(2)} s\n`);
+  line("index from raw blocks", `${txPerSecond.toFixed(0)} tx/s`, ">= 10000", txPerSecond >= 10_000);
+  line("blocks", `${(chain.hashes.length / seconds).toFixed(0)} blk/s`, "-", true);
+  line("peak RSS (whole process)", `${peakRssMb.toFixed(0)} MB`, "< 1024 MB", peakRssMb < 1024);
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exitCode = txPerSecond >= 10_000 && peakRssMb < 1024 ? 0 : 1;
+}
+
+void main();

@@ -1,0 +1,131 @@
+/**
+ * Errors of the dogecoind JSON-RPC client (src/chain/dogecoin-rpc.ts) and dogecoind's error codes
+ * (Dogecoin Core 1.14 src/rpc/protocol.h).
+ *
+ * Three kinds of failure, told apart by class:
+ * - `DogecoinRpcError`: dogecoind answered with a JSON-RPC error; `code` is its code, `message` its
+ *   message, word for word. Never retried, except warm-up (-28).
+ * - `RpcTransportError` (and `RpcTimeoutError`): no usable answer: connection refused or reset, a
+ *   timeout, a body that is not JSON-RPC. Retried when the request may succeed on a second try.
+ * - `RpcAuthError`: dogecoind refused the credentials (401) or the client's address (403).
+ *
+ * Every message names the method and the node's URL with the password replaced by `***`.
+ */
+
+export const RPC_MISC_ERROR = -1;
+export const RPC_TYPE_ERROR = -3;
+export const RPC_INVALID_ADDRESS_OR_KEY = -5;
+export const RPC_OUT_OF_MEMORY = -7;
+export const RPC_INVALID_PARAMETER = -8;
+export const RPC_CLIENT_NOT_CONNECTED = -9;
+export const RPC_CLIENT_IN_INITIAL_DOWNLOAD = -10;
+export const RPC_DATABASE_ERROR = -20;
+export const RPC_DESERIALIZATION_ERROR = -22;
+export const RPC_VERIFY_ERROR = -25;
+export const RPC_VERIFY_REJECTED = -26;
+export const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
+export const RPC_IN_WARMUP = -28;
+export const RPC_INVALID_REQUEST = -32600;
+export const RPC_METHOD_NOT_FOUND = -32601;
+export const RPC_INVALID_PARAMS = -32602;
+export const RPC_INTERNAL_ERROR = -32603;
+export const RPC_PARSE_ERROR = -32700;
+
+/** Base of the client's errors: which call failed, against which node (password redacted). */
+export abstract class RpcClientError extends Error {
+  /** Whether the same request may succeed if sent again (the client's retry loop asks this). */
+  abstract readonly retryable: boolean;
+
+  constructor(
+    message: string,
+    /** The JSON-RPC method that was called. */
+    readonly method: string,
+    /** The node's URL with the password replaced by `***`. */
+    readonly endpoint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** dogecoind answered `{"error":{"code","message"}}`. `message` is dogecoind's message, unchanged. */
+export class DogecoinRpcError extends RpcClientError {
+  /** Only warm-up is worth another try: every other error is dogecoind's final word. */
+  readonly retryable: boolean;
+
+  constructor(
+    /** dogecoind's error code, e.g. RPC_VERIFY_REJECTED (-26). */
+    readonly code: number,
+    message: string,
+    method: string,
+    endpoint: string,
+    /** The HTTP status it came with (500 for most errors, 404 for -32601, 400 for -32600). */
+    readonly httpStatus: number,
+  ) {
+    super(message, method, endpoint);
+    this.retryable = code === RPC_IN_WARMUP;
+  }
+}
+
+export type RpcTransportFailure =
+  /** No HTTP answer: refused, reset, DNS, TLS. */
+  | "connection"
+  /** No complete answer within the client's timeout. */
+  | "timeout"
+  /** An HTTP answer without a JSON-RPC body, e.g. 503 "Work queue depth exceeded". */
+  | "http-status"
+  /** A body that is not the JSON-RPC reply to our request. */
+  | "invalid-response";
+
+/** The request got no usable JSON-RPC answer. `cause` holds the underlying error, if any. */
+export class RpcTransportError extends RpcClientError {
+  readonly retryable: boolean;
+  /** HTTP status of the answer, when there was one. */
+  readonly httpStatus: number | undefined;
+  /** The system error code behind a connection failure: ECONNREFUSED, ECONNRESET, ... */
+  readonly systemCode: string | undefined;
+
+  constructor(
+    message: string,
+    method: string,
+    endpoint: string,
+    readonly failure: RpcTransportFailure,
+    details: { cause?: unknown; httpStatus?: number; systemCode?: string } = {},
+  ) {
+    super(message, method, endpoint, details.cause === undefined ? undefined : { cause: details.cause });
+    this.httpStatus = details.httpStatus;
+    this.systemCode = details.systemCode;
+    // A server-side status (503 during start-up or under load, 502/504 from a proxy) passes; a
+    // well-formed answer that is not JSON-RPC (wrong URL, wrong server) will not change.
+    this.retryable = failure === "connection" || failure === "timeout"
+      || (details.httpStatus !== undefined && details.httpStatus >= 500);
+  }
+}
+
+/** No complete answer within `timeoutMs`; the request was aborted. */
+export class RpcTimeoutError extends RpcTransportError {
+  constructor(method: string, endpoint: string, readonly timeoutMs: number) {
+    super(`dogecoind RPC ${method} at ${endpoint} timed out after ${timeoutMs} ms`, method, endpoint, "timeout");
+  }
+}
+
+/** dogecoind refused the request: 401 (wrong rpcuser/rpcpassword) or 403 (not in rpcallowip). */
+export class RpcAuthError extends RpcClientError {
+  readonly retryable = false;
+
+  constructor(method: string, endpoint: string, readonly httpStatus: number) {
+    super(
+      httpStatus === 403
+        ? `dogecoind refused ${method} at ${endpoint}: HTTP 403, this address is not in its rpcallowip`
+        : `dogecoind refused the credentials for ${method} at ${endpoint}: HTTP ${httpStatus}`,
+      method,
+      endpoint,
+    );
+  }
+}
+
+/** True for a failure that the same request may not hit again: transport trouble and warm-up. */
+export function isRetryableRpcError(error: unknown): boolean {
+  return error instanceof RpcClientError && error.retryable;
+}
