@@ -27,6 +27,13 @@ const SERVICES: ServiceSpec[] = [
     args: ["--datadir", path.join(DATA_DIR, "devnet"), "--port", process.env.DEVNET_PORT ?? "18332", "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5"],
     ready: /^devnet {2}(\S+)$/m,
   },
+  {
+    name: "indexer",
+    entry: "daemons/indexer/main.ts",
+    args: ["--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`, "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+      "--network", "regtest", "--name", "indexer", "--ops-port", process.env.INDEXER_OPS_PORT ?? "3021"],
+    ready: /^indexer {2}(\S+)$/m,
+  },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];

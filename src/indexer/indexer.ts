@@ -48,6 +48,12 @@ export class Indexer {
   private readonly batchBytes: number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
   private nodeHeight: number | null = null;
+  private stopRequested = false;
+
+  /** Asks a running syncOnce() to return after the batch it is writing (clean shutdown). */
+  stop(): void {
+    this.stopRequested = true;
+  }
 
   constructor(options: IndexerOptions) {
     this.store = options.store;
@@ -101,7 +107,7 @@ export class Indexer {
     this.nodeHeight = nodeHeight;
     rolledBack += await this.reconcileTip(nodeHeight);
     let next = this.indexedHeight() + 1;
-    while (next <= nodeHeight) {
+    while (next <= nodeHeight && !this.stopRequested) {
       const batch: { block: Block; height: number }[] = [];
       let batchBytes = 0;
       while (batch.length < this.batchBlocks && batchBytes < this.batchBytes && next + batch.length <= nodeHeight) {

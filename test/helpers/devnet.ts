@@ -25,8 +25,15 @@ export class RpcCallError extends Error {
   }
 }
 
+/** Temporary data directories made here, removed when the test process exits. */
+const createdDirs = new Set<string>();
+process.once("exit", () => {
+  for (const dir of createdDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export async function startDevnet(options: { dataDir?: string; args?: string[] } = {}): Promise<RunningDevnet> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "devnet-test-"));
+  if (!options.dataDir) createdDirs.add(dataDir);
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "daemons/devnet/main.ts"),
     "--datadir", dataDir, "--port", "0", "--automine", "0", ...(options.args ?? [])], {
     cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" },

@@ -1,0 +1,157 @@
+/**
+ * The indexer daemon: follows a dogecoind (or the devnet) over JSON-RPC and writes the index to
+ * SQLite. Serves GET /health and GET /metrics on its ops port.
+ *
+ *   node --import tsx daemons/indexer/main.ts --rpc-url http://user:pass@127.0.0.1:18332 \
+ *        --db data/indexer/explorer.sqlite --network regtest [--start-height 0] [--ops-port 0]
+ *
+ * Prints `indexer  <ops url>` once it serves /health. Exits 3 on a reorg deeper than
+ * --max-reorg-depth (the index must then be rebuilt or the limit raised).
+ */
+import pino from "pino";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { ConfigError, loadConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer, ReorgTooDeepError } from "../../src/indexer/indexer";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { startOpsServer } from "../../src/services/ops/server";
+
+const SPEC = {
+  "rpc-url": { kind: "url", env: "INDEXER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (credentials may be embedded)" },
+  "rpc-user": { kind: "string", env: "INDEXER_RPC_USER", description: "dogecoind rpcuser (if not in the URL)" },
+  "rpc-password": { kind: "string", env: "INDEXER_RPC_PASSWORD", description: "dogecoind rpcpassword (if not in the URL)" },
+  db: { kind: "string", env: "INDEXER_DB", default: "data/indexer/index.sqlite", description: "SQLite database file" },
+  network: { kind: "string", env: "INDEXER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  "start-height": { kind: "integer", env: "INDEXER_START_HEIGHT", default: 0, min: 0, description: "first block to index (mainnet capture: 4728316)" },
+  "max-reorg-depth": { kind: "integer", env: "INDEXER_MAX_REORG_DEPTH", default: 100, min: 1, max: 10_000, description: "deepest reorg rolled back automatically" },
+  "batch-blocks": { kind: "integer", env: "INDEXER_BATCH_BLOCKS", default: 500, min: 1, max: 10_000, description: "most blocks per database transaction while catching up" },
+  "poll-ms": { kind: "integer", env: "INDEXER_POLL_MS", default: 1000, min: 50, max: 600_000, description: "how often to ask the node for new blocks" },
+  "ops-host": { kind: "string", env: "INDEXER_OPS_HOST", default: "127.0.0.1", description: "address of /health and /metrics" },
+  "ops-port": { kind: "integer", env: "INDEXER_OPS_PORT", default: 0, min: 0, max: 65535, description: "port of /health and /metrics (0 = any free port)" },
+  name: { kind: "string", env: "INDEXER_NAME", default: "indexer", description: "name in logs and in the ready line" },
+} as const;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(SPEC, process.argv.slice(2), process.env);
+    getNetwork(config.network);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof Error) {
+      process.stderr.write(`indexer: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const client = new DogecoinRpcClient({
+    url: config["rpc-url"],
+    username: config["rpc-user"] || undefined,
+    password: config["rpc-password"] || undefined,
+    logger,
+  });
+  const db = openIndexerDatabase(config.db);
+  const store = new IndexerStore(db);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const indexedHeight = new Gauge({ name: "indexer_indexed_height", help: "Height of the last fully indexed block", registers: [registry] });
+  const nodeHeight = new Gauge({ name: "indexer_node_height", help: "Height of the node's best block", registers: [registry] });
+  const blocksApplied = new Counter({ name: "indexer_blocks_applied_total", help: "Blocks written", registers: [registry] });
+  const blocksRolledBack = new Counter({ name: "indexer_blocks_rolled_back_total", help: "Blocks undone by reorgs", registers: [registry] });
+  const syncErrors = new Counter({ name: "indexer_sync_errors_total", help: "Failed sync attempts", registers: [registry] });
+
+  const indexer = new Indexer({
+    store,
+    source: new RpcChainSource(client),
+    network: getNetwork(config.network),
+    startHeight: config["start-height"],
+    maxReorgDepth: config["max-reorg-depth"],
+    batchBlocks: config["batch-blocks"],
+    log: (event, fields) => logger.debug({ event, ...fields }),
+  });
+
+  let lastError: string | null = null;
+  let lastSyncAt: number | null = null;
+  let stopping = false;
+  const ops = await startOpsServer({
+    host: config["ops-host"],
+    port: config["ops-port"],
+    registry,
+    health: () => {
+      const status = indexer.status();
+      return {
+        ok: lastError === null,
+        name: config.name,
+        indexedHeight: status.indexedHeight,
+        indexedHash: status.indexedHash,
+        nodeHeight: status.nodeHeight,
+        startHeight: status.startHeight,
+        progress: status.progress,
+        lastSyncAt,
+        lastError,
+        node: client.toString(),
+      };
+    },
+  });
+
+  let wake: (() => void) | null = null;
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => { clearTimeout(timer); resolve(); };
+  });
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: "stopping", reason });
+    indexer.stop();
+    wake?.();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+
+  logger.info({ event: "ready", db: config.db, network: config.network, startHeight: config["start-height"], indexedHeight: indexer.indexedHeight(), ops: ops.url });
+  process.stdout.write(`${config.name}  ${ops.url}\n`);
+
+  let backoffMs = config["poll-ms"];
+  let exitCode = 0;
+  while (!stopping) {
+    try {
+      const result = await indexer.syncOnce();
+      indexedHeight.set(result.indexedHeight);
+      nodeHeight.set(indexer.status().nodeHeight ?? 0);
+      blocksApplied.inc(result.blocksApplied);
+      blocksRolledBack.inc(result.rolledBack);
+      if (result.rolledBack > 0) logger.warn({ event: "reorg", rolledBack: result.rolledBack, indexedHeight: result.indexedHeight });
+      if (result.blocksApplied > 0) logger.info({ event: "synced", indexedHeight: result.indexedHeight, blocks: result.blocksApplied });
+      lastError = null;
+      lastSyncAt = Date.now();
+      backoffMs = config["poll-ms"];
+      await sleep(config["poll-ms"]);
+    } catch (error) {
+      if (error instanceof ReorgTooDeepError) {
+        logger.fatal({ event: "reorg_too_deep", err: error });
+        process.stderr.write(`${config.name}: ${error.message}\n`);
+        exitCode = 3;
+        break;
+      }
+      syncErrors.inc();
+      const message = (error as Error).message;
+      if (message !== lastError) logger.error({ event: "sync_failed", err: error });
+      lastError = message;
+      backoffMs = Math.min(backoffMs * 2, 30_000);
+      await sleep(backoffMs);
+    }
+  }
+  await ops.close();
+  db.close();
+  logger.info({ event: "stopped" });
+  process.exit(exitCode);
+}
+
+main().catch((error) => {
+  process.stderr.write(`indexer: fatal: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+/** Spawns one of the project's daemons for a test and waits for its `name  URL` ready line. */
+import { ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+export interface SpawnedDaemon {
+  url: string;
+  process: ChildProcess;
+  stderr(): string;
+  stop(): Promise<number | null>;
+  crash(): Promise<void>;
+  exited(): Promise<number | null>;
+}
+
+export async function spawnDaemon(entry: string, args: string[], name: string, timeoutMs = 30_000): Promise<SpawnedDaemon> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" },
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => { stderr += chunk; });
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const pattern = new RegExp(`^${name} {2}(\\S+)$`, "m");
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+      const match = pattern.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before it was ready: ${stderr}`));
+    });
+  });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    url,
+    process: child,
+    stderr: () => stderr,
+    exited: () => exit,
+    async stop() {
+      if (running()) child.kill("SIGTERM");
+      return exit;
+    },
+    async crash() {
+      if (running()) child.kill("SIGKILL");
+      await exit;
+    },
+  };
+}
