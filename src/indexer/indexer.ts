@@ -5,8 +5,9 @@
  * continues on the node's chain. A reorg deeper than `maxReorgDepth` stops the indexer.
  */
 import {
-  Block, DogeNetwork, OP, bytesToHex, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
+  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
 } from "../doge";
+import { extractCheckZkpUses } from "../zkp";
 import { ChainSource } from "./source";
 import { IndexerStore } from "./store";
 
@@ -243,6 +244,16 @@ export class Indexer {
         this.rememberOutput(`${tx.txid}:${vout}`, output.value, address);
         if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
       });
+      if (hasCheckZkp(tx)) {
+        const uses = extractCheckZkpUses(tx, height, {
+          spendsP2sh: (inputIndex) => {
+            const input = tx.inputs[inputIndex];
+            const script = store.getOutputScript(input.prevTxid, input.vout);
+            return script ? classifyOutputScript(script).type === "scripthash" : undefined;
+          },
+        });
+        for (const use of uses) store.insertZkpUse(use, position);
+      }
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
       store.insertTx(tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
       const touched = new Set([...received.keys(), ...sent.keys()]);
@@ -252,6 +263,13 @@ export class Indexer {
     });
     store.insertBlock({ height, hash: block.hash, prevHash: block.header.prevHash, time: block.header.time, txCount: block.txs.length, size: block.size });
   }
+}
+
+/** Cheap pre-filter: does any script of the transaction contain the byte 0xb9 (OP_CHECKZKP)? */
+function hasCheckZkp(tx: DecodedTransaction): boolean {
+  for (const input of tx.inputs) if (input.scriptSig.includes(OP.OP_CHECKZKP)) return true;
+  for (const output of tx.outputs) if (output.script.includes(OP.OP_CHECKZKP)) return true;
+  return false;
 }
 
 /**

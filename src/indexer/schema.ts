@@ -77,4 +77,33 @@ CREATE INDEX op_returns_by_height ON op_returns (height, position);
 CREATE INDEX op_returns_by_magic ON op_returns (magic, height);
 `,
   },
+  {
+    version: 2,
+    description: "OP_CHECKZKP uses (shadow mode)",
+    sql: `
+CREATE TABLE zkp_uses (
+  txid TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  input_index INTEGER,
+  output_index INTEGER,
+  op_index INTEGER NOT NULL,
+  mode INTEGER,
+  mode_name TEXT,
+  proof_hex TEXT,
+  vk_hex TEXT,
+  vk_sha256 TEXT,
+  public_inputs TEXT NOT NULL,
+  parse_error TEXT,
+  shadow_valid INTEGER,
+  shadow_encoding TEXT,
+  shadow_error TEXT,
+  verified_at INTEGER,
+  PRIMARY KEY (txid, role, input_index, output_index, op_index)
+);
+CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
+CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
+`,
+  },
 ];

@@ -3,6 +3,7 @@
  * reads the follower needs. Routes read through the query module, never through this one.
  */
 import { Sqlite } from "../db/sqlite";
+import type { ZkpUse } from "../zkp";
 
 export interface StoredOutput {
   txid: string;
@@ -40,6 +41,11 @@ export class IndexerStore {
       addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)
         ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count`),
       insertOpReturn: db.prepare("INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+      getOutputScript: db.prepare("SELECT script FROM outputs WHERE txid = ? AND vout = ?"),
+      insertZkpUse: db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
+        proof_hex, vk_hex, vk_sha256, public_inputs, parse_error) VALUES (@txid, @height, @position, @role, @input_index, @output_index, @op_index,
+        @mode, @mode_name, @proof_hex, @vk_hex, @vk_sha256, @public_inputs, @parse_error)`),
+      deleteZkpAbove: db.prepare("DELETE FROM zkp_uses WHERE height > ?"),
       // rollback
       historyAbove: db.prepare("SELECT address, received, sent FROM address_history WHERE height > ?").safeIntegers(true),
       subtractBalance: db.prepare("UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?"),
@@ -124,6 +130,19 @@ export class IndexerStore {
     this.s.insertOpReturn.run(txid, vout, height, position, payload, magic, sha256Hex, payload.length);
   }
 
+  getOutputScript(txid: string, vout: number): Uint8Array | null {
+    const row = this.s.getOutputScript.get(txid, vout) as { script: Buffer } | undefined;
+    return row ? new Uint8Array(row.script) : null;
+  }
+
+  insertZkpUse(use: ZkpUse, position: number): void {
+    this.s.insertZkpUse.run({
+      txid: use.txid, height: use.block_height, position, role: use.role, input_index: use.input_index, output_index: use.output_index,
+      op_index: use.op_index, mode: use.mode, mode_name: use.mode_name, proof_hex: use.proof_hex, vk_hex: use.vk_hex, vk_sha256: use.vk_sha256,
+      public_inputs: JSON.stringify(use.public_inputs), parse_error: use.parse_error,
+    });
+  }
+
   /** Removes everything above `height` (the fork point stays). Runs inside the caller's transaction. */
   rollbackAbove(height: number): void {
     for (const row of this.s.historyAbove.all(height) as { address: string; received: bigint; sent: bigint }[]) {
@@ -135,6 +154,7 @@ export class IndexerStore {
     this.s.deleteOutputsAbove.run(height);
     this.s.deleteTxsAbove.run(height);
     this.s.deleteOpReturnsAbove.run(height);
+    this.s.deleteZkpAbove.run(height);
     this.s.deleteBlocksAbove.run(height);
   }
 }
