@@ -9,7 +9,7 @@ import { hexToBytes, parseBlock } from "../../src/doge";
 import { startDevnet } from "../../test/helpers/devnet";
 import { newKey, spendP2pkh } from "../../test/helpers/keys";
 
-const TESTDATA = path.resolve(__dirname, "..", "..", "..", "shared", "testdata", "dogecoin", "raw");
+const TESTDATA = path.resolve(__dirname, "..", "..", "test", "fixtures", "dogecoin", "raw");
 const DOGE = 100_000_000n;
 
 function report(name: string, value: number, unit: string, target: string, pass: boolean): void {

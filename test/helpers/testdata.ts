@@ -1,8 +1,12 @@
-/** Loaders for the shared real-mainnet test data (../shared/testdata/dogecoin). */
+/** Loaders for the real mainnet test data (test/fixtures/dogecoin, copied from ../shared/testdata/dogecoin). */
 import fs from "node:fs";
 import path from "node:path";
 
-export const TESTDATA_DIR = path.resolve(__dirname, "..", "..", "..", "shared", "testdata", "dogecoin");
+/**
+ * A copy of ../shared/testdata/dogecoin kept in the repository (CI clones only the project);
+ * test/fixtures/dogecoin/README.md records its origin and the SHA-256 of every file.
+ */
+export const TESTDATA_DIR = path.resolve(__dirname, "..", "fixtures", "dogecoin");
 
 export interface MainnetBlockEntry {
   blockNumber: number;
