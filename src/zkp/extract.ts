@@ -4,7 +4,11 @@
  * Pure and total: arbitrary scripts and transactions give records with a `parse_error`, never an
  * exception. Verification is not done here (`shadow_valid` stays null; see groth16.ts).
  */
-import { OP, ScriptChunk, bytesToHex, concatBytes, decodeScriptNum, decodeSmallInt, isCoinbaseInput, isPushOnly, parseScript, sha256 } from "../doge";
+import { ripemd160, sha1 } from "@noble/hashes/legacy.js";
+import {
+  OP, ScriptChunk, bytesToHex, concatBytes, decodeScriptNum, decodeSmallInt, encodeScriptNum, hash160, isCoinbaseInput, isPushOnly,
+  parseScript, sha256, sha256d,
+} from "../doge";
 import type { DecodedTransaction } from "../doge";
 
 export const OP_CHECKZKP = OP.OP_CHECKZKP;
@@ -81,9 +85,6 @@ export interface DecodedZkpOperands {
   parse_error: string | null;
 }
 
-/** A stack item the opcode would read: the push that put it there. */
-export type ZkpOperand = Pick<ScriptChunk, "opcode" | "data">;
-
 /** A use found in one script, before it is placed in a transaction. */
 export interface ScriptZkpUse extends DecodedZkpOperands {
   op_index: number;
@@ -99,26 +100,17 @@ export interface ExtractOptions {
   spendsP2sh?: (inputIndex: number) => boolean | undefined;
 }
 
-/** True for the opcodes that neither read nor change the stack, so operands can sit before them. */
-function isStackNeutral(opcode: number): boolean {
-  return opcode === OP.OP_NOP || (opcode >= OP.OP_NOP1 && opcode <= OP.OP_NOP10);
-}
-
-function isPushChunk(chunk: ScriptChunk): boolean {
-  return !chunk.malformed && chunk.opcode <= OP.OP_16 && chunk.opcode !== OP.OP_RESERVED;
-}
-
-/** Value an OP_N push stands for, as the bytes a stack item would hold. */
-function operandBytes(operand: ZkpOperand): Uint8Array {
-  if (operand.data) return operand.data;
-  const value = decodeSmallInt(operand.opcode);
+/** The stack item a push leaves: its data, or for OP_1NEGATE and OP_1..OP_16 the number's bytes. */
+function pushedItem(chunk: ScriptChunk): Uint8Array {
+  if (chunk.data) return chunk.data;
+  const value = decodeSmallInt(chunk.opcode);
   if (value === null || value === 0) return new Uint8Array(0);
   return value === -1 ? Uint8Array.of(0x81) : Uint8Array.of(value);
 }
 
-/** Reads the mode from the top stack item: a small-int opcode or a script number of up to 4 bytes. */
-function readMode(top: ZkpOperand): number | null {
-  const value = top.data === undefined ? decodeSmallInt(top.opcode) : decodeScriptNum(top.data, 4);
+/** Reads the mode from the top stack item as a script number of up to 4 bytes. */
+function readMode(top: Uint8Array): number | null {
+  const value = decodeScriptNum(top, 4);
   return value === null ? null : value + 0; // + 0 turns the negative zero 0x80 into 0
 }
 
@@ -134,12 +126,12 @@ function emptyDecoded(mode: number | null, parseError: string): DecodedZkpOperan
   };
 }
 
-function decodeGroth16(operands: readonly ZkpOperand[]): DecodedZkpOperands {
+function decodeGroth16(operands: readonly Uint8Array[]): DecodedZkpOperands {
   if (operands.length < GROTH16_ITEM_COUNT) {
     return emptyDecoded(0, `mode 0: expected ${GROTH16_ITEM_COUNT} stack items, found ${operands.length}`);
   }
   // The opcode reads the top 17 items; anything below them (e.g. a signature) is not its concern.
-  const items = operands.slice(operands.length - GROTH16_ITEM_COUNT).map(operandBytes);
+  const items = operands.slice(operands.length - GROTH16_ITEM_COUNT);
   for (let i = 0; i < GROTH16_ITEM_COUNT - 1; i++) {
     const expected = i < 8 ? GROTH16_COORDINATE_SIZE : i < 10 ? GROTH16_PUBLIC_INPUT_SIZE : GROTH16_VK_CHUNK_SIZE;
     if (items[i].length !== expected) {
@@ -218,11 +210,11 @@ function decodePlonkFrom(items: readonly Uint8Array[], start: number): PlonkLayo
 const PLONK_MAX_ITEMS = 2 + Math.ceil(PLONK_MAX_PROOF_BYTES / PLONK_CHUNK_SIZE) +
   Math.ceil(PLONK_MAX_KEY_BYTES / PLONK_CHUNK_SIZE) + PLONK_MAX_PUBLIC_INPUTS;
 
-function decodePlonk(operands: readonly ZkpOperand[]): DecodedZkpOperands {
+function decodePlonk(operands: readonly Uint8Array[]): DecodedZkpOperands {
   const below = operands.length - 1;
   // The layout is read from its bottom (the proof length). Items under it that belong to something
   // else are skipped by trying each start; only the top PLONK_MAX_ITEMS can hold a layout.
-  const items = operands.slice(Math.max(0, below - PLONK_MAX_ITEMS), below).map(operandBytes);
+  const items = operands.slice(Math.max(0, below - PLONK_MAX_ITEMS), below);
   const fromBottom: PlonkLayout = below <= PLONK_MAX_ITEMS
     ? decodePlonkFrom(items, 0)
     : { ok: false, error: `mode 1: ${below} stack items under the mode, more than any layout (${PLONK_MAX_ITEMS})` };
@@ -237,45 +229,113 @@ function decodePlonk(operands: readonly ZkpOperand[]): DecodedZkpOperands {
 }
 
 /**
- * Decodes the stack an OP_CHECKZKP would read (bottom to top, the mode on top). Never throws.
+ * Decodes the stack an OP_CHECKZKP would read (items bottom to top, the mode on top). Reads only
+ * the top of the stack, so the cost does not grow with its depth. Never throws.
  */
-export function decodeCheckZkpOperands(operands: readonly ZkpOperand[]): DecodedZkpOperands {
+export function decodeCheckZkpOperands(operands: readonly Uint8Array[]): DecodedZkpOperands {
   if (operands.length === 0) return emptyDecoded(null, "no operands: OP_CHECKZKP (OP_NOP10) without a mode push before it");
   const top = operands[operands.length - 1];
   const mode = readMode(top);
   if (mode === null) {
-    return emptyDecoded(null, `top stack item is not a mode number (${operandBytes(top).length}-byte push)`);
+    return emptyDecoded(null, `top stack item is not a mode number (${top.length}-byte item)`);
   }
   if (mode === 0) return decodeGroth16(operands);
   if (mode === 1) return decodePlonk(operands);
   return emptyDecoded(mode, `unknown mode ${mode}`);
 }
 
+/** Consensus limit on stack plus alt stack items (MAX_STACK_SIZE); a deeper model is abandoned. */
+const MAX_STACK_ITEMS = 1000;
 /**
- * Finds every OP_CHECKZKP among the operations of `script`. Its operands are the pushes right
- * before it (stack-neutral NOPs, including other OP_CHECKZKPs, are stepped over); when those pushes
- * reach back to the start of the script, `stackBelow` (the items the script starts with, e.g. a
- * scriptSig's pushes under a redeem script) lies beneath them. A non-push operation in between
- * changes the stack in ways not modelled here, so the operands stop at it. Linear in the script
- * size however many uses it holds.
+ * Consensus limit on a pushed item (MAX_SCRIPT_ELEMENT_SIZE). A larger push fails the script, so
+ * the model drops its stack there; this also bounds what the hash and EQUAL steps read.
  */
-export function findCheckZkpInScript(script: Uint8Array, stackBelow: readonly ZkpOperand[] = []): ScriptZkpUse[] {
+const MAX_ITEM_BYTES = 520;
+
+/**
+ * Stack effects of the operations modelled while looking for OP_CHECKZKP operands: data-only
+ * shuffles, hashes and equality checks, assuming every VERIFY succeeds (a script where one fails
+ * is invalid anyway). Each entry names how many items it needs on top of the known stack.
+ */
+const STACK_OPERATIONS: Partial<Record<number, { needs: number; apply: (stack: Uint8Array[], alt: Uint8Array[]) => void }>> = (() => {
+  const top = (stack: Uint8Array[], depth: number) => stack[stack.length - depth];
+  const hashOp = (hash: (data: Uint8Array) => Uint8Array) => ({ needs: 1, apply: (stack: Uint8Array[]) => { stack.push(hash(stack.pop()!)); } });
+  const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+  return {
+    [OP.OP_DUP]: { needs: 1, apply: (stack) => { stack.push(top(stack, 1)); } },
+    [OP.OP_2DUP]: { needs: 2, apply: (stack) => { stack.push(top(stack, 2), top(stack, 2)); } },
+    [OP.OP_3DUP]: { needs: 3, apply: (stack) => { stack.push(top(stack, 3), top(stack, 3), top(stack, 3)); } },
+    [OP.OP_OVER]: { needs: 2, apply: (stack) => { stack.push(top(stack, 2)); } },
+    [OP.OP_2OVER]: { needs: 4, apply: (stack) => { stack.push(top(stack, 4), top(stack, 4)); } },
+    [OP.OP_SWAP]: { needs: 2, apply: (stack) => { stack.push(...stack.splice(-2, 1)); } },
+    [OP.OP_2SWAP]: { needs: 4, apply: (stack) => { stack.push(...stack.splice(-4, 2)); } },
+    [OP.OP_ROT]: { needs: 3, apply: (stack) => { stack.push(...stack.splice(-3, 1)); } },
+    [OP.OP_2ROT]: { needs: 6, apply: (stack) => { stack.push(...stack.splice(-6, 2)); } },
+    [OP.OP_NIP]: { needs: 2, apply: (stack) => { stack.splice(-2, 1); } },
+    [OP.OP_TUCK]: { needs: 2, apply: (stack) => { stack.splice(-2, 0, top(stack, 1)); } },
+    [OP.OP_DROP]: { needs: 1, apply: (stack) => { stack.pop(); } },
+    [OP.OP_2DROP]: { needs: 2, apply: (stack) => { stack.length -= 2; } },
+    [OP.OP_VERIFY]: { needs: 1, apply: (stack) => { stack.pop(); } },
+    [OP.OP_EQUALVERIFY]: { needs: 2, apply: (stack) => { stack.length -= 2; } },
+    [OP.OP_EQUAL]: { needs: 2, apply: (stack) => { stack.push(equalBytes(stack.pop()!, stack.pop()!) ? Uint8Array.of(1) : new Uint8Array(0)); } },
+    [OP.OP_SIZE]: { needs: 1, apply: (stack) => { stack.push(encodeScriptNum(top(stack, 1).length)); } },
+    [OP.OP_TOALTSTACK]: { needs: 1, apply: (stack, alt) => { alt.push(stack.pop()!); } },
+    [OP.OP_SHA256]: hashOp(sha256),
+    [OP.OP_HASH256]: hashOp(sha256d),
+    [OP.OP_HASH160]: hashOp(hash160),
+    [OP.OP_RIPEMD160]: hashOp(ripemd160),
+    [OP.OP_SHA1]: hashOp(sha1),
+  };
+})();
+
+function isStackNeutral(opcode: number): boolean {
+  return opcode === OP.OP_NOP || (opcode >= OP.OP_NOP1 && opcode <= OP.OP_NOP10);
+}
+
+/**
+ * Finds every OP_CHECKZKP among the operations of `script` and decodes the stack it would see.
+ * The stack is modelled from `stackBelow` (what the script starts on, e.g. a scriptSig's pushes
+ * under a redeem script): pushes, NOPs, the shuffles, hashes and equality checks above. Any other
+ * operation (branches, arithmetic, signature checks), one that reaches below the known items, or
+ * a push over 520 bytes makes the stack unknown, and the model starts again from an empty stack
+ * after it. Never throws; linear in the script size however many uses it holds.
+ */
+export function findCheckZkpInScript(script: Uint8Array, stackBelow: readonly Uint8Array[] = []): ScriptZkpUse[] {
   const { chunks } = parseScript(script);
   const uses: ScriptZkpUse[] = [];
-  // The pushes since the last operation that changed the stack otherwise; decoding only reads its
-  // top, so it is shared by every use in the run instead of copied.
-  let stack: ZkpOperand[] = [...stackBelow];
+  let stack: Uint8Array[] = stackBelow.some((item) => item.length > MAX_ITEM_BYTES) ? [] : [...stackBelow];
+  let alt: Uint8Array[] = [];
   for (let opIndex = 0; opIndex < chunks.length; opIndex++) {
     const chunk = chunks[opIndex];
     if (chunk.malformed) break;
-    if (chunk.opcode === OP_CHECKZKP) {
+    const opcode = chunk.opcode;
+    if (opcode === OP_CHECKZKP) {
       uses.push({ op_index: opIndex, ...decodeCheckZkpOperands(stack) });
-    } else if (isStackNeutral(chunk.opcode)) {
       continue;
-    } else if (isPushChunk(chunk)) {
-      stack.push(chunk);
+    }
+    if (isStackNeutral(opcode)) continue;
+    if (opcode <= OP.OP_16 && opcode !== OP.OP_RESERVED) {
+      const item = pushedItem(chunk);
+      if (item.length <= MAX_ITEM_BYTES) {
+        stack.push(item);
+      } else {
+        stack = [];
+        alt = [];
+      }
+    } else if (opcode === OP.OP_FROMALTSTACK && alt.length > 0) {
+      stack.push(alt.pop()!);
     } else {
+      const operation = STACK_OPERATIONS[opcode];
+      if (operation && stack.length >= operation.needs) {
+        operation.apply(stack, alt);
+      } else {
+        stack = [];
+        alt = [];
+      }
+    }
+    if (stack.length + alt.length > MAX_STACK_ITEMS) {
       stack = [];
+      alt = [];
     }
   }
   return uses;
@@ -294,7 +354,7 @@ function looksLikeSignature(data: Uint8Array): boolean {
  * The redeem script of a P2SH spend (the last push of a push-only scriptSig) with the pushes under
  * it, or null when the scriptSig cannot be one (or is known not to be).
  */
-export function redeemScriptOf(scriptSig: Uint8Array, spendsP2sh?: boolean): { redeemScript: Uint8Array; stackBelow: ZkpOperand[] } | null {
+export function redeemScriptOf(scriptSig: Uint8Array, spendsP2sh?: boolean): { redeemScript: Uint8Array; stackBelow: Uint8Array[] } | null {
   if (spendsP2sh === false) return null;
   const parsed = parseScript(scriptSig);
   if (parsed.chunks.length === 0 || !isPushOnly(parsed)) return null;
@@ -304,7 +364,7 @@ export function redeemScriptOf(scriptSig: Uint8Array, spendsP2sh?: boolean): { r
     if (looksLikePubkey(last.data) || looksLikeSignature(last.data)) return null;
     if (parseScript(last.data).malformed) return null;
   }
-  return { redeemScript: last.data, stackBelow: parsed.chunks.slice(0, -1) };
+  return { redeemScript: last.data, stackBelow: parsed.chunks.slice(0, -1).map(pushedItem) };
 }
 
 /**

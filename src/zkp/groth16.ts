@@ -128,8 +128,10 @@ function decodeZcashPoint<P extends G1Point | G2Point>(
 /**
  * MCL compressed little-endian G1 (QED): x little-endian, bit 7 of the last byte is the parity of
  * y. QED's decoder masks the top 3 bits of the last byte before reading x; so does this one.
+ * Checks the point is on the curve and in the prime-order subgroup; throws DecodeError.
  */
-function decodeMclG1(bytes: Uint8Array, what: string, offset: number): G1Point {
+export function decodeQedG1(bytes: Uint8Array, what = "G1 point", offset = 0): G1Point {
+  if (bytes.length !== 48) throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 48`, offset);
   const masked = Uint8Array.from(bytes);
   const yOdd = (masked[47] & 0x80) !== 0;
   masked[47] &= 0x1f;
@@ -147,9 +149,10 @@ function decodeMclG1(bytes: Uint8Array, what: string, offset: number): G1Point {
 
 /**
  * MCL compressed little-endian G2 (QED): x.c0 then x.c1, each little-endian; bit 7 of the last
- * byte is the parity of y.c0 and is masked before reading x.c1.
+ * byte is the parity of y.c0 and is masked before reading x.c1. Same checks as decodeQedG1.
  */
-function decodeMclG2(bytes: Uint8Array, what: string, offset: number): G2Point {
+export function decodeQedG2(bytes: Uint8Array, what = "G2 point", offset = 0): G2Point {
+  if (bytes.length !== 96) throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 96`, offset);
   const masked = Uint8Array.from(bytes);
   const yOdd = (masked[95] & 0x80) !== 0;
   masked[95] &= 0x7f;
@@ -192,15 +195,15 @@ export function decodeGroth16VerifyingKey(vk: Uint8Array, encoding: Groth16Encod
     };
   } else {
     key = {
-      alpha: decodeMclG1(vk.subarray(0, 48), "vk alpha", 0),
+      alpha: decodeQedG1(vk.subarray(0, 48), "vk alpha", 0),
       ic: [
-        decodeMclG1(vk.subarray(48, 96), "vk K0", 48),
-        decodeMclG1(vk.subarray(96, 144), "vk K1", 96),
-        decodeMclG1(vk.subarray(144, 192), "vk K2", 144),
+        decodeQedG1(vk.subarray(48, 96), "vk K0", 48),
+        decodeQedG1(vk.subarray(96, 144), "vk K1", 96),
+        decodeQedG1(vk.subarray(144, 192), "vk K2", 144),
       ],
-      beta: decodeMclG2(vk.subarray(192, 288), "vk beta", 192),
-      delta: decodeMclG2(vk.subarray(288, 384), "vk delta", 288),
-      gamma: decodeMclG2(vk.subarray(384, 480), "vk gamma", 384),
+      beta: decodeQedG2(vk.subarray(192, 288), "vk beta", 192),
+      delta: decodeQedG2(vk.subarray(288, 384), "vk delta", 288),
+      gamma: decodeQedG2(vk.subarray(384, 480), "vk gamma", 384),
     };
   }
   // The pairing terms need these; the IC points may be infinity (they only enter a sum).
