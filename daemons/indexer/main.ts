@@ -17,6 +17,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, ReorgTooDeepError } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
+import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
 import { startOpsServer } from "../../src/services/ops/server";
 
 const SPEC = {
@@ -73,6 +74,18 @@ async function main(): Promise<void> {
     log: (event, fields) => logger.debug({ event, ...fields }),
   });
 
+  // OP_CHECKZKP proofs are verified after their blocks are written, off the sync loop.
+  const shadow = new ZkpShadowService(db);
+  const zkpVerified = new Counter({ name: "indexer_zkp_shadow_verified_total", help: "OP_CHECKZKP mode-0 uses verified off-consensus", registers: [registry] });
+  let shadowRun: Promise<void> | null = null;
+  const runShadow = () => {
+    if (shadowRun || shadow.enqueuePending() === 0 && shadow.pending === 0) return;
+    shadowRun = shadow.drain()
+      .then((count) => { zkpVerified.inc(count); })
+      .catch((error) => logger.error({ event: "zkp_shadow_failed", err: error }))
+      .finally(() => { shadowRun = null; });
+  };
+
   let lastError: string | null = null;
   let lastSyncAt: number | null = null;
   let stopping = false;
@@ -90,6 +103,7 @@ async function main(): Promise<void> {
         nodeHeight: status.nodeHeight,
         startHeight: status.startHeight,
         progress: status.progress,
+        zkpShadowPending: shadow.pending,
         lastSyncAt,
         lastError,
         node: client.toString(),
@@ -128,6 +142,7 @@ async function main(): Promise<void> {
       if (result.blocksApplied > 0) logger.info({ event: "synced", indexedHeight: result.indexedHeight, blocks: result.blocksApplied });
       lastError = null;
       lastSyncAt = Date.now();
+      runShadow();
       backoffMs = config["poll-ms"];
       await sleep(config["poll-ms"]);
     } catch (error) {
@@ -146,6 +161,8 @@ async function main(): Promise<void> {
     }
   }
   await ops.close();
+  // A verification batch in flight finishes first; anything left unverified is queued again at start.
+  if (shadowRun) await shadowRun;
   db.close();
   logger.info({ event: "stopped" });
   process.exit(exitCode);

@@ -1,0 +1,84 @@
+/**
+ * Runs the OP_CHECKZKP shadow verifier off the indexing hot path: after blocks are written, the
+ * indexer's unverified mode-0 uses are queued and verified in small batches between which the
+ * event loop runs; verdicts are written back to `zkp_uses`. Unverified rows survive restarts (they
+ * are simply queued again), and rows deleted by a rollback make their late verdicts a no-op.
+ */
+import type { Sqlite } from "../db/sqlite";
+import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZKP_SHADOW_STATUS, ZkpUse } from "../zkp";
+
+interface PendingRow {
+  txid: string;
+  height: number;
+  role: ZkpUse["role"];
+  input_index: number | null;
+  output_index: number | null;
+  op_index: number;
+  mode: number | null;
+  mode_name: ZkpUse["mode_name"];
+  proof_hex: string | null;
+  vk_hex: string | null;
+  vk_sha256: string | null;
+  public_inputs: string;
+  parse_error: string | null;
+}
+
+const keyOf = (use: Pick<ZkpUse, "txid" | "role" | "input_index" | "output_index" | "op_index">) =>
+  `${use.txid}|${use.role}|${use.input_index}|${use.output_index}|${use.op_index}`;
+
+export class ZkpShadowService {
+  private readonly queue: ShadowVerifierQueue;
+  private readonly queued = new Set<string>();
+  private readonly selectPending;
+  private readonly update;
+  verified = 0;
+
+  constructor(private readonly db: Sqlite, options: { cache?: VerifyingKeyCache; clock?: () => number } = {}) {
+    const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.selectPending = db.prepare(`SELECT txid, height, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+      public_inputs, parse_error FROM zkp_uses WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL ORDER BY height, position LIMIT 1000`);
+    this.update = db.prepare(`UPDATE zkp_uses SET shadow_valid = ?, shadow_encoding = ?, shadow_error = ?, verified_at = ?
+      WHERE txid = ? AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
+    this.queue = new ShadowVerifierQueue({
+      cache: options.cache,
+      persist: (results: ShadowVerification[]) => {
+        const now = clock();
+        this.db.transaction(() => {
+          for (const { use, result } of results) {
+            const valid = result.shadow_valid === null ? null : result.shadow_valid ? 1 : 0;
+            this.update.run(valid, result.encoding, result.error ?? null, now, use.txid, use.role, use.input_index, use.output_index, use.op_index);
+          }
+        })();
+        for (const { use } of results) this.queued.delete(keyOf(use));
+        this.verified += results.length;
+      },
+    });
+  }
+
+  /** Queues every stored use that still waits for a verdict; returns how many were added. */
+  enqueuePending(): number {
+    const fresh: ZkpUse[] = [];
+    for (const row of this.selectPending.all() as PendingRow[]) {
+      const use: ZkpUse = {
+        txid: row.txid, block_height: row.height, role: row.role, input_index: row.input_index, output_index: row.output_index,
+        op_index: row.op_index, mode: row.mode, mode_name: row.mode_name, proof_hex: row.proof_hex, vk_hex: row.vk_hex,
+        vk_sha256: row.vk_sha256, public_inputs: JSON.parse(row.public_inputs) as string[], parse_error: row.parse_error,
+        shadow_valid: null, consensus_enforced: false, status: ZKP_SHADOW_STATUS,
+      };
+      const key = keyOf(use);
+      if (this.queued.has(key)) continue;
+      this.queued.add(key);
+      fresh.push(use);
+    }
+    return this.queue.enqueue(fresh);
+  }
+
+  get pending(): number {
+    return this.queue.pending;
+  }
+
+  /** Verifies everything queued; resolves with the number of verdicts written. */
+  drain(): Promise<number> {
+    return this.queue.drain();
+  }
+}
