@@ -9,7 +9,7 @@ import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { newKey, p2shAddressOf, spendP2pkh } from "../helpers/keys";
 import vectors from "../vectors/zkp-groth16.json";
-import { Transaction, bytesToHex, serializeTransaction } from "../../src/doge";
+import { Transaction, bytesToHex, serializeTransaction, signInput, concatBytes } from "../../src/doge";
 
 const DOGE = 100_000_000n;
 
@@ -30,7 +30,8 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
   this.timeout(120_000);
   let devnet: RunningDevnet;
   before(async () => {
-    devnet = await startDevnet({ args: ["--promiscuousmempool"] });
+    // Like Dogecoin's own regtest (no standardness requirement) and a miner that takes NOP10 spends.
+    devnet = await startDevnet({ args: ["--promiscuousmempool", "--acceptnonstdtxn"] });
   });
   after(async () => { await devnet?.stop(); });
 
@@ -70,5 +71,42 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     expect(row(wrongInput)).to.include({ shadow_valid: 0, shadow_encoding: "affine-be" });
     expect(row(stray).shadow_valid).to.equal(null);
     expect(shadow.enqueuePending(), "nothing is verified twice").to.equal(0);
+  });
+
+  it("captures uses in an output script and in a scriptSig too", async () => {
+    const items = proofItems("verifies the second snarkjs proof");
+    const owner = newKey();
+    const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [owner.address, 20, true]);
+    // Output role: the proof sits in a (non-standard) scriptPubKey.
+    const outputScript = compileScript([...items, OP.OP_0, OP.OP_CHECKZKP, OP.OP_DROP, ...Array(8).fill(OP.OP_2DROP), OP.OP_1]);
+    const withOutput = spendP2pkh(owner, [{ txid: paid.txid, vout: 0, value: 20n * DOGE }], [
+      { script: outputScript, value: 5n * DOGE }, { script: owner.script, value: 14n * DOGE },
+    ]);
+    const outputTxid = await devnet.rpc<string>("sendrawtransaction", [withOutput.hex]);
+    // Input role: the proof and the opcode run in the scriptSig of a P2PKH spend.
+    const spend: Transaction = {
+      version: 1,
+      inputs: [{ prevTxid: outputTxid, vout: 1, scriptSig: new Uint8Array(0), sequence: 0xffffffff }],
+      outputs: [{ value: 13n * DOGE, script: owner.script }],
+      locktime: 0,
+    };
+    const signature = signInput(spend, 0, owner.script, owner.privateKey);
+    spend.inputs[0].scriptSig = concatBytes(
+      compileScript([...items, OP.OP_0, OP.OP_CHECKZKP, OP.OP_DROP, ...Array(8).fill(OP.OP_2DROP)]),
+      compileScript([signature, owner.publicKey]),
+    );
+    const inputTxid = await devnet.rpc<string>("sendrawtransaction", [bytesToHex(serializeTransaction(spend))]);
+    await devnet.rpc("generatetoaddress", [1, newKey().address]);
+
+    const db = openIndexerDatabase(":memory:");
+    const indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
+    await indexer.syncOnce();
+    const shadow = new ZkpShadowService(db);
+    shadow.enqueuePending();
+    await shadow.drain();
+    const outputUse = db.prepare("SELECT role, output_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'output'").get(outputTxid);
+    const inputUse = db.prepare("SELECT role, input_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'input'").get(inputTxid);
+    expect(outputUse).to.deep.equal({ role: "output", output_index: 0, mode: 0, shadow_valid: 1 });
+    expect(inputUse).to.deep.equal({ role: "input", input_index: 0, mode: 0, shadow_valid: 1 });
   });
 });
