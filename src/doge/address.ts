@@ -33,6 +33,8 @@ export function base58Encode(bytes: Uint8Array): string {
 }
 
 export function base58Decode(text: string): Uint8Array {
+  // Input from JSON or a query string may be anything: answer with an AddressError, not a TypeError.
+  if (typeof text !== "string") throw new AddressError("BAD_BASE58", "base58 input must be a string");
   let zeros = 0;
   while (zeros < text.length && text[zeros] === "1") zeros++;
   let value = 0n;

@@ -185,6 +185,9 @@ export function compileScript(elements: readonly ScriptElement[]): Uint8Array {
   return concatBytes(...elements.map((e) => (typeof e === "number" ? Uint8Array.of(e) : encodePush(e))));
 }
 
+/** Core's MAX_SCRIPT_SIZE: a longer script is unspendable. */
+const MAX_SCRIPT_SIZE = 10_000;
+
 const SIGHASH_NAMES: Record<number, string> = {
   0x01: "ALL", 0x02: "NONE", 0x03: "SINGLE",
   0x81: "ALL|ANYONECANPAY", 0x82: "NONE|ANYONECANPAY", 0x83: "SINGLE|ANYONECANPAY",
@@ -212,6 +215,10 @@ function looksLikeDerSignature(sig: Uint8Array): boolean {
  */
 export function scriptToAsm(script: Uint8Array, decodeSighash = false): string {
   const parsed = parseScript(script);
+  // Core skips the decode in unspendable scripts (IsUnspendable: OP_RETURN first, or larger than
+  // MAX_SCRIPT_SIZE) so that OP_RETURN data shaped like a signature is printed as plain hex.
+  const unspendable = (script.length > 0 && script[0] === OP.OP_RETURN) || script.length > MAX_SCRIPT_SIZE;
+  const attemptSighashDecode = decodeSighash && !unspendable;
   const parts: string[] = [];
   for (const chunk of parsed.chunks) {
     if (chunk.malformed) {
@@ -225,7 +232,7 @@ export function scriptToAsm(script: Uint8Array, decodeSighash = false): string {
     const data = chunk.data;
     if (data.length <= 4) {
       parts.push(String(decodeScriptNum(data) ?? 0));
-    } else if (decodeSighash && looksLikeDerSignature(data) && SIGHASH_NAMES[data[data.length - 1]]) {
+    } else if (attemptSighashDecode && looksLikeDerSignature(data) && SIGHASH_NAMES[data[data.length - 1]]) {
       parts.push(bytesToHex(data.subarray(0, data.length - 1)) + `[${SIGHASH_NAMES[data[data.length - 1]]}]`);
     } else {
       parts.push(bytesToHex(data));
@@ -251,7 +258,8 @@ export interface ClassifiedOutput {
 function isPubkey(data: Uint8Array | undefined): data is Uint8Array {
   if (!data) return false;
   if (data.length === 33) return data[0] === 0x02 || data[0] === 0x03;
-  if (data.length === 65) return data[0] === 0x04;
+  // 0x06 / 0x07 are the hybrid uncompressed encodings, 65 bytes like 0x04 (Core's CPubKey::GetLen).
+  if (data.length === 65) return data[0] === 0x04 || data[0] === 0x06 || data[0] === 0x07;
   return false;
 }
 
