@@ -37,12 +37,18 @@ export function bytesToHex(bytes: Uint8Array): string {
 const REVERSE_SCRATCH = Buffer.alloc(64);
 
 export function bytesToHexReversed(bytes: Uint8Array): string {
-  // Hot path of every txid and outpoint: reverse into a reused scratch buffer so the only
-  // allocation is the result string.
-  const n = bytes.length;
-  const target = n <= REVERSE_SCRATCH.length ? REVERSE_SCRATCH : Buffer.alloc(n);
-  for (let i = 0; i < n; i++) target[i] = bytes[n - 1 - i];
-  return target.toString("hex", 0, n);
+  return hexReversedAt(bytes, 0, bytes.length);
+}
+
+/**
+ * Display hex of `length` bytes at `offset`, reversed. Hot path of every txid and outpoint: the
+ * bytes are reversed into a reused scratch buffer so the only allocation is the result string.
+ */
+export function hexReversedAt(bytes: Uint8Array, offset: number, length: number): string {
+  const target = length <= REVERSE_SCRATCH.length ? REVERSE_SCRATCH : Buffer.alloc(length);
+  const last = offset + length - 1;
+  for (let i = 0; i < length; i++) target[i] = bytes[last - i];
+  return target.toString("hex", 0, length);
 }
 
 export function hexReversedToBytes(hex: string): Uint8Array {
@@ -126,6 +132,14 @@ export class ByteReader {
     const value = this.view.getBigInt64(this.offset, true);
     this.offset += 8;
     return value;
+  }
+
+  /** Display hex (reversed) of the next 32 bytes: a txid or block hash, without a view object. */
+  hash32(what = "hash"): string {
+    this.need(32, what);
+    const hex = hexReversedAt(this.bytes, this.offset, 32);
+    this.offset += 32;
+    return hex;
   }
 
   /** Returns a view (no copy) of the next `count` bytes. */

@@ -59,11 +59,11 @@ export function readTransaction(reader: ByteReader): DecodedTransaction {
   }
   const inputs: TxInput[] = new Array(inputCount);
   for (let i = 0; i < inputCount; i++) {
-    const prevHash = reader.slice(32, "previous txid");
+    const prevTxid = reader.hash32("previous txid");
     const vout = reader.u32("previous output index");
     const scriptSig = reader.varBytes("scriptSig");
     const sequence = reader.u32("sequence");
-    inputs[i] = { prevTxid: bytesToHexReversed(prevHash), vout, scriptSig, sequence };
+    inputs[i] = { prevTxid, vout, scriptSig, sequence };
   }
   const outputCount = reader.varint("output count");
   if (outputCount > reader.remaining / 9) {
