@@ -296,15 +296,18 @@ export class DevnetNode {
     for (let vout = 0; vout < tx.outputs.length; vout++) {
       if (this.store.getCoin(tx.txid, vout)) throw new RpcFailure(RPC.VERIFY_ALREADY_IN_CHAIN, "transaction already in block chain");
     }
-    this.acceptToMempool(raw, { allowHighFees });
+    this.acceptToMempool(raw, { allowHighFees, parsed: tx });
     return tx.txid;
   }
 
   /** Core 0.14's AcceptToMemoryPool, in its order of checks. Throws RpcFailure on refusal. */
-  acceptToMempool(raw: Uint8Array, options: { allowHighFees?: boolean; time?: number } = {}): MempoolEntry {
-    const parsed = parseTransaction(raw);
-    if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
-    const tx = parsed.value;
+  acceptToMempool(raw: Uint8Array, options: { allowHighFees?: boolean; time?: number; parsed?: DecodedTransaction } = {}): MempoolEntry {
+    let tx = options.parsed;
+    if (!tx) {
+      const parsed = parseTransaction(raw);
+      if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
+      tx = parsed.value;
+    }
     checkTransaction(tx);
     if (isCoinbase(tx)) throw new TxRejected(REJECT.INVALID, "coinbase");
     const nextHeight = this.height + 1;
