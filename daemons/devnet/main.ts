@@ -127,6 +127,8 @@ async function main(): Promise<void> {
     if (seconds > 0) {
       timer = setInterval(() => {
         try {
+          // Like a real chain, blocks come when there is something to confirm.
+          if (node.mempoolEntries().length === 0) return;
           node.generateToAddress(1, node.faucetAddress());
         } catch (error) {
           logger.error({ event: "automine_failed", err: error });

@@ -28,6 +28,14 @@ describe("devnet", function () {
   let devnet: RunningDevnet;
   let miner: TestKey;
 
+  /** A rejected transaction leaves the chain tip, the UTXO set and the mempool as they were. */
+  async function expectRejected(hex: string, code: number, message?: string | RegExp): Promise<void> {
+    const before = await Promise.all([devnet.rpc("getbestblockhash"), devnet.rpc<string[]>("getrawmempool"), devnet.rpc("gettxoutsetinfo")]);
+    await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), code, message);
+    const after = await Promise.all([devnet.rpc("getbestblockhash"), devnet.rpc<string[]>("getrawmempool"), devnet.rpc("gettxoutsetinfo")]);
+    expect(after).to.deep.equal(before);
+  }
+
   /** Funds `key` through the faucet and confirms it; returns the spendable coin. */
   async function fund(key: TestKey, amountDoge: number) {
     const paid = await devnet.rpc<{ txid: string; vout: number }>("devnet_faucet", [key.address, amountDoge, true]);
@@ -96,7 +104,7 @@ describe("devnet", function () {
       expect(tx.outputs.length).to.equal(2);
       const out = await devnet.rpc<{ value: number; confirmations: number }>("gettxout", [txid, 0]);
       expect(out).to.include({ value: 40, confirmations: 1 });
-      await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), -27, "transaction already in block chain");
+      await expectRejected(hex, -27, "transaction already in block chain");
     });
 
     it("refuses a double spend of a mempool input with 258: txn-mempool-conflict", async () => {
@@ -104,12 +112,12 @@ describe("devnet", function () {
       const first = spendP2pkh(alice, [coin], [{ script: bob.script, value: 9n * DOGE }]);
       const second = spendP2pkh(alice, [coin], [{ script: alice.script, value: 9n * DOGE }]);
       await devnet.rpc("sendrawtransaction", [first.hex]);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [second.hex]), -26, "258: txn-mempool-conflict");
+      await expectRejected(second.hex, -26, "258: txn-mempool-conflict");
     });
 
     it("answers -25 Missing inputs for an unknown outpoint", async () => {
       const fake = { txid: "11".repeat(32), vout: 0, value: DOGE };
-      await expectRpcError(devnet.rpc("sendrawtransaction", [spendP2pkh(alice, [fake], [{ script: bob.script, value: DOGE / 2n }]).hex]), -25, "Missing inputs");
+      await expectRejected(spendP2pkh(alice, [fake], [{ script: bob.script, value: DOGE / 2n }]).hex, -25, "Missing inputs");
     });
 
     it("refuses a spend of an output already spent in the chain with 18: bad-txns-inputs-spent", async () => {
@@ -118,25 +126,25 @@ describe("devnet", function () {
       await devnet.rpc("sendrawtransaction", [spend.hex]);
       await devnet.rpc("generatetoaddress", [1, miner.address]);
       const again = spendP2pkh(alice, [coin], [{ script: alice.script, value: 8n * DOGE }]);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [again.hex]), -26, "18: bad-txns-inputs-spent");
+      await expectRejected(again.hex, -26, "18: bad-txns-inputs-spent");
     });
 
     it("refuses outputs worth more than the inputs with 16: bad-txns-in-belowout", async () => {
       const coin = await fund(alice, 10);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [spendP2pkh(alice, [coin], [{ script: bob.script, value: 11n * DOGE }]).hex]), -26, "16: bad-txns-in-belowout");
+      await expectRejected(spendP2pkh(alice, [coin], [{ script: bob.script, value: 11n * DOGE }]).hex, -26, "16: bad-txns-in-belowout");
     });
 
     it("refuses a fee below 0.001 DOGE/kB with 66: min relay fee not met", async () => {
       const coin = await fund(alice, 10);
       const hex = spendP2pkh(alice, [coin], [{ script: bob.script, value: 10n * DOGE - 100n }]).hex;
-      await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), -26, "66: min relay fee not met");
+      await expectRejected(hex, -26, "66: min relay fee not met");
     });
 
     it("charges 0.01 DOGE extra for each output below the soft dust limit", async () => {
       const coin = await fund(alice, 10);
       const smallOutput = 500_000n; // 0.005 DOGE: above the hard limit, below the soft one
       const tooCheap = spendP2pkh(alice, [coin], [{ script: bob.script, value: smallOutput }, { script: alice.script, value: 10n * DOGE - smallOutput - 500_000n }]);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [tooCheap.hex]), -26, "66: min relay fee not met");
+      await expectRejected(tooCheap.hex, -26, "66: min relay fee not met");
       const paying = spendP2pkh(alice, [coin], [{ script: bob.script, value: smallOutput }, { script: alice.script, value: 10n * DOGE - smallOutput - 1_100_000n }]);
       expect(await devnet.rpc("sendrawtransaction", [paying.hex])).to.be.a("string");
     });
@@ -144,13 +152,13 @@ describe("devnet", function () {
     it("refuses an output below the hard dust limit with 64: dust", async () => {
       const coin = await fund(alice, 10);
       const hex = spendP2pkh(alice, [coin], [{ script: bob.script, value: 50_000n }, { script: alice.script, value: 9n * DOGE }]).hex;
-      await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), -26, "64: dust");
+      await expectRejected(hex, -26, "64: dust");
     });
 
     it("refuses a signature by the wrong key through the script interpreter", async () => {
       const coin = await fund(alice, 10);
       const forged = spendP2pkh({ ...bob, script: alice.script }, [coin], [{ script: bob.script, value: 9n * DOGE }]).hex;
-      await expectRpcError(devnet.rpc("sendrawtransaction", [forged]), -26, /^16: mandatory-script-verify-flag-failed \(Script failed an OP_EQUALVERIFY operation\)$/);
+      await expectRejected(forged, -26, /^16: mandatory-script-verify-flag-failed \(Script failed an OP_EQUALVERIFY operation\)$/);
     });
 
     it("refuses to spend an immature coinbase with 16: bad-txns-premature-spend-of-coinbase", async () => {
@@ -159,11 +167,11 @@ describe("devnet", function () {
       const block = await devnet.rpc<{ tx: string[] }>("getblock", [hash, 1]);
       const coin = { txid: block.tx[0], vout: 0, value: 500_000n * DOGE };
       const hex = spendP2pkh(carol, [coin], [{ script: bob.script, value: 499_999n * DOGE }]).hex;
-      await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), -26, "16: bad-txns-premature-spend-of-coinbase");
+      await expectRejected(hex, -26, "16: bad-txns-premature-spend-of-coinbase");
     });
 
     it("answers -22 TX decode failed for bytes that are not a transaction", async () => {
-      await expectRpcError(devnet.rpc("sendrawtransaction", ["00ff"]), -22, "TX decode failed");
+      await expectRejected("00ff", -22, "TX decode failed");
       await expectRpcError(devnet.rpc("decoderawtransaction", ["zz"]), -22, "TX decode failed");
     });
 
@@ -174,7 +182,7 @@ describe("devnet", function () {
         { script: nullDataScript(Uint8Array.of(1)), value: 0n }, { script: nullDataScript(Uint8Array.of(2)), value: 0n },
         { script: alice.script, value: 9n * DOGE },
       ]);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [two.hex]), -26, "64: multi-op-return");
+      await expectRejected(two.hex, -26, "64: multi-op-return");
       expect(await devnet.rpc("sendrawtransaction", [one.hex])).to.be.a("string");
     });
   });
@@ -189,7 +197,7 @@ describe("devnet", function () {
       const commitTxid = await devnet.rpc<string>("sendrawtransaction", [commit.hex]);
       await devnet.rpc("generatetoaddress", [1, miner.address]);
       const reveal = spendP2shWithoutSignature(redeemScript, { txid: commitTxid, vout: 0, value: 19n * DOGE }, [{ script: funder.script, value: 18n * DOGE }]);
-      await expectRpcError(devnet.rpc("sendrawtransaction", [reveal]), -26, "64: non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
+      await expectRejected(reveal, -26, "64: non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
       await devnet.rpc("devnet_setpromiscuousmempool", [true]);
       try {
         const txid = await devnet.rpc<string>("sendrawtransaction", [reveal]);
@@ -240,6 +248,18 @@ describe("devnet", function () {
       const reply = await devnet.rpcRaw("getfoo");
       expect(reply.status).to.equal(404);
       expect(reply.body!.error!.code).to.equal(-32601);
+    });
+
+    it("answers malformed JSON with -32700 and wrong parameter types with -3, never crashing", async () => {
+      const endpoint = new URL(devnet.url);
+      const auth = "Basic " + Buffer.from(`${endpoint.username}:${endpoint.password}`).toString("base64");
+      const reply = await fetch(`${endpoint.protocol}//${endpoint.host}/`, { method: "POST", headers: { Authorization: auth }, body: "{not json" });
+      expect(reply.status).to.equal(500);
+      expect(((await reply.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+      await expectRpcError(devnet.rpc("getblockhash", ["ten"]), -3, "Expected type number, got string");
+      await expectRpcError(devnet.rpc("getblock", [42]), -3, "Expected type string, got number");
+      await expectRpcError(devnet.rpc("sendrawtransaction", [{}]), -3);
+      expect(await devnet.rpc("getblockcount")).to.be.a("number");
     });
 
     it("answers wrong credentials with HTTP 401 and no body", async () => {
