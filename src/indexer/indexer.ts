@@ -8,6 +8,7 @@ import {
   Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
+import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { ChainSource } from "./source";
 import { IndexerStore } from "./store";
 
@@ -78,6 +79,7 @@ export class Indexer {
       throw new Error(`this index is for ${this.store.getMeta("network")}, not ${this.network.name}`);
     }
     this.startHeight = requested;
+    this.inscriptions = new InscriptionTracker(this.store.db);
   }
 
   /** Height of the last fully written block, or startHeight - 1 when nothing is indexed. */
@@ -136,6 +138,8 @@ export class Indexer {
         this.store.transaction(() => {
           for (const item of usable) this.applyBlock(item.block, item.height);
           this.store.flushBalances();
+          // Undo entries below the deepest possible rollback are no longer needed.
+          this.inscriptions.pruneJournal(usable[usable.length - 1].height - this.maxReorgDepth - 1);
         });
       } catch (error) {
         this.store.discardPending();
@@ -175,11 +179,15 @@ export class Indexer {
     const removed = tip.height - height;
     this.log("reorg", { from: tip.height, forkHeight: height, depth: removed });
     this.recentOutputs.clear();
-    this.store.transaction(() => this.store.rollbackAbove(height));
+    this.store.transaction(() => {
+      this.store.rollbackAbove(height);
+      this.inscriptions.rollbackAbove(height);
+    });
     return removed;
   }
 
   private readonly addressCache = new Map<string, string | null>();
+  private readonly inscriptions: InscriptionTracker;
   /** Outputs written recently (most spends are of young outputs); cleared on every rollback. */
   private readonly recentOutputs = new Map<string, { value: bigint; address: string | null }>();
 
@@ -210,16 +218,22 @@ export class Indexer {
   /** Writes one block's rows; runs inside the caller's transaction. The block row goes last. */
   private applyBlock(block: Block, height: number): void {
     const store = this.store;
+    const tracker = this.inscriptions;
+    tracker.beginBlock();
+    let coinbaseAddresses: (string | null)[] = [];
     block.txs.forEach((tx, position) => {
       const coinbase = isCoinbase(tx);
       const received = new Map<string, bigint>();
       const sent = new Map<string, bigint>();
+      const spentInputs: SpentInput[] = [];
+      const outputAddresses: (string | null)[] = [];
       let inputTotal: bigint | null = coinbase ? null : 0n;
       if (!coinbase) {
         tx.inputs.forEach((input, vin) => {
           const key = `${input.prevTxid}:${input.vout}`;
           const spent = this.recentOutputs.get(key) ?? store.getOutput(input.prevTxid, input.vout);
           this.recentOutputs.delete(key);
+          spentInputs.push({ txid: input.prevTxid, vout: input.vout, value: spent ? spent.value : 0n, address: spent ? spent.address : null, known: spent !== null });
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
             inputTotal = null;
@@ -235,11 +249,13 @@ export class Indexer {
         outputTotal += output.value;
         const script = output.script;
         if (script.length > 0 && script[0] === OP.OP_RETURN) {
+          outputAddresses.push(null);
           const payload = opReturnPayload(script);
           store.insertOpReturn(tx.txid, vout, height, position, payload, bytesToHex(payload.subarray(0, 4)), bytesToHex(sha256(payload)));
           return;
         }
         const address = this.addressOf(script);
+        outputAddresses.push(address);
         store.insertOutput(tx.txid, vout, height, output.value, script, address);
         this.rememberOutput(`${tx.txid}:${vout}`, output.value, address);
         if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
@@ -255,12 +271,15 @@ export class Indexer {
         for (const use of uses) store.insertZkpUse(use, position);
       }
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
+      if (coinbase) coinbaseAddresses = outputAddresses;
+      else tracker.applyTransaction(tx, position, height, spentInputs, outputAddresses, fee);
       store.insertTx(tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
       const touched = new Set([...received.keys(), ...sent.keys()]);
       for (const address of touched) {
         store.addHistory(address, height, position, tx.txid, received.get(address) ?? 0n, sent.get(address) ?? 0n);
       }
     });
+    if (block.txs.length > 0 && isCoinbase(block.txs[0])) tracker.endBlock(block.txs[0], height, coinbaseAddresses);
     store.insertBlock({ height, hash: block.hash, prevHash: block.header.prevHash, time: block.header.time, txCount: block.txs.length, size: block.size });
   }
 }

@@ -106,4 +106,146 @@ CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
 CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
 `,
   },
+  {
+    version: 3,
+    description: "inscriptions (v1 envelope and Doginals), their locations, DRC-20, launchpad collections, undo journal",
+    sql: `
+CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, previous TEXT);
+CREATE INDEX journal_by_height ON journal (height);
+CREATE TABLE inscriptions (
+  id TEXT PRIMARY KEY,
+  number INTEGER NOT NULL UNIQUE,
+  form TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  action TEXT,
+  body BLOB NOT NULL,
+  body_size INTEGER NOT NULL,
+  envelope_hash TEXT,
+  collection_key TEXT,
+  genesis_txid TEXT NOT NULL,
+  reveal_txid TEXT NOT NULL,
+  reveal_tx_count INTEGER NOT NULL,
+  inscriber_address TEXT,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX inscriptions_by_height ON inscriptions (height, position);
+CREATE INDEX inscriptions_by_collection ON inscriptions (collection_key) WHERE collection_key IS NOT NULL;
+CREATE TABLE inscription_locations (
+  inscription_id TEXT PRIMARY KEY,
+  txid TEXT,
+  vout INTEGER,
+  offset INTEGER,
+  owner_address TEXT,
+  height INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX inscription_locations_by_outpoint ON inscription_locations (txid, vout) WHERE txid IS NOT NULL;
+CREATE INDEX inscription_locations_by_owner ON inscription_locations (owner_address) WHERE owner_address IS NOT NULL;
+CREATE TABLE inscription_moves (
+  inscription_id TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  txid TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  to_txid TEXT,
+  to_vout INTEGER,
+  to_offset INTEGER,
+  owner_address TEXT,
+  PRIMARY KEY (inscription_id, height, position, kind)
+) WITHOUT ROWID;
+CREATE INDEX inscription_moves_by_height ON inscription_moves (height);
+CREATE TABLE inscription_rejections (
+  txid TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  form TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (txid, form, reason)
+) WITHOUT ROWID;
+CREATE INDEX inscription_rejections_by_height ON inscription_rejections (height);
+CREATE TABLE doginals_pending (
+  outpoint TEXT PRIMARY KEY,
+  inscription_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  inscriber_address TEXT,
+  height INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE drc20_ticks (
+  tick_key TEXT PRIMARY KEY,
+  tick TEXT NOT NULL,
+  max_supply TEXT NOT NULL,
+  mint_limit TEXT NOT NULL,
+  minted TEXT NOT NULL,
+  deployer_address TEXT NOT NULL,
+  inscription_id TEXT NOT NULL,
+  height INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE drc20_balances (
+  address TEXT NOT NULL,
+  tick_key TEXT NOT NULL,
+  available TEXT NOT NULL,
+  transferable TEXT NOT NULL,
+  PRIMARY KEY (address, tick_key)
+) WITHOUT ROWID;
+CREATE TABLE drc20_transfers (
+  inscription_id TEXT PRIMARY KEY,
+  tick_key TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  owner_address TEXT NOT NULL,
+  sent INTEGER NOT NULL,
+  receiver_address TEXT,
+  returned INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  sent_height INTEGER
+) WITHOUT ROWID;
+CREATE INDEX drc20_transfers_by_owner ON drc20_transfers (owner_address, tick_key);
+CREATE TABLE drc20_operations (
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  inscription_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  op TEXT,
+  tick_key TEXT,
+  tick TEXT,
+  amount TEXT,
+  address TEXT,
+  valid INTEGER NOT NULL,
+  reason TEXT,
+  note TEXT,
+  PRIMARY KEY (height, position, seq)
+) WITHOUT ROWID;
+CREATE INDEX drc20_operations_by_tick ON drc20_operations (tick_key, height);
+CREATE INDEX drc20_operations_by_inscription ON drc20_operations (inscription_id);
+CREATE TABLE collections (
+  slug TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  price_koinu TEXT NOT NULL,
+  max_supply TEXT NOT NULL,
+  inscriber_address TEXT NOT NULL,
+  deploy_inscription TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  minted_count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE collection_members (
+  slug TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  inscription_id TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  PRIMARY KEY (slug, token_id)
+) WITHOUT ROWID;
+CREATE INDEX collection_members_by_height ON collection_members (height);
+CREATE TABLE launchpad_operations (
+  inscription_id TEXT PRIMARY KEY,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  slug TEXT,
+  token_id TEXT,
+  valid INTEGER NOT NULL,
+  reason TEXT
+) WITHOUT ROWID;
+CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
+`,
+  },
 ];

@@ -53,3 +53,27 @@ describe("indexer on real mainnet blocks", () => {
     expect(coinbaseAddress.address).to.match(/^[DA9]/);
   });
 });
+
+describe("indexer inscriptions on real mainnet blocks", () => {
+  for (const [height, expected] of [[5000000, 477], [5122721, 9]] as const) {
+    it(`finds the ${expected} Doginals reveals of block ${height.toLocaleString("en")} with their content types and bodies`, async () => {
+      const { store, indexer } = indexSingleBlock(height);
+      await indexer.syncOnce();
+      const catalogue = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "inscriptions-derived.json"), "utf8")) as {
+        inscriptions: { height: number; txid: string; content_type: string; body_len?: number; body_length?: number }[];
+      };
+      const wanted = catalogue.inscriptions.filter((i) => i.height === height);
+      const rows = store.db.prepare("SELECT genesis_txid, content_type, body_size, form FROM inscriptions ORDER BY number").all() as { genesis_txid: string; content_type: string; body_size: number; form: string }[];
+      expect(rows.length).to.equal(expected);
+      expect(rows.map((r) => r.genesis_txid)).to.deep.equal(wanted.map((w) => w.txid));
+      rows.forEach((row, i) => {
+        expect(row.form).to.equal("doginals");
+        expect(row.content_type).to.equal(wanted[i].content_type);
+        if (wanted[i].body_len !== undefined) expect(row.body_size).to.equal(wanted[i].body_len);
+      });
+      // DRC-20 bodies are classified even where history before the block is missing.
+      const ops = store.db.prepare("SELECT op, COUNT(*) AS n FROM drc20_operations WHERE event = 'inscribe' GROUP BY op ORDER BY op").all() as { op: string | null; n: number }[];
+      expect(ops.reduce((sum, o) => sum + o.n, 0)).to.be.greaterThan(0);
+    });
+  }
+});
