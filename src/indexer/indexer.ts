@@ -5,7 +5,7 @@
  * continues on the node's chain. A reorg deeper than `maxReorgDepth` stops the indexer.
  */
 import {
-  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
+  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, decodeAddress, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
@@ -215,6 +215,14 @@ export class Indexer {
     return address;
   }
 
+  private isP2shAddress(address: string): boolean {
+    try {
+      return decodeAddress(address, this.network).type === "scripthash";
+    } catch {
+      return false;
+    }
+  }
+
   /** Writes one block's rows; runs inside the caller's transaction. The block row goes last. */
   private applyBlock(block: Block, height: number): void {
     const store = this.store;
@@ -262,10 +270,11 @@ export class Indexer {
       });
       if (hasCheckZkp(tx)) {
         const uses = extractCheckZkpUses(tx, height, {
+          // P2SH outputs have P2SH addresses: no need to read the spent script back.
           spendsP2sh: (inputIndex) => {
-            const input = tx.inputs[inputIndex];
-            const script = store.getOutputScript(input.prevTxid, input.vout);
-            return script ? classifyOutputScript(script).type === "scripthash" : undefined;
+            const input = spentInputs[inputIndex];
+            if (!input || !input.known || input.address === null) return undefined;
+            return this.isP2shAddress(input.address);
           },
         });
         for (const use of uses) store.insertZkpUse(use, position);

@@ -45,7 +45,6 @@ CREATE TABLE outputs (
   PRIMARY KEY (txid, vout)
 ) WITHOUT ROWID;
 CREATE INDEX outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL;
-CREATE INDEX outputs_by_height ON outputs (height);
 CREATE INDEX outputs_by_spent_height ON outputs (spent_height) WHERE spent_height IS NOT NULL;
 CREATE TABLE address_history (
   address TEXT NOT NULL,
