@@ -489,6 +489,45 @@ export class DevnetNode {
     return block.hash;
   }
 
+  /**
+   * dogecoind's submitblock (BIP22 answers): null when the block was accepted, "duplicate",
+   * "duplicate-invalid", "inconclusive" (valid but not on the best chain) or a reject reason.
+   */
+  submitBlock(raw: Uint8Array): string | null {
+    const parsed = parseBlock(raw);
+    if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "Block decode failed");
+    const block = parsed.value;
+    const known = this.index.get(block.hash);
+    if (known) return known.invalid ? "duplicate-invalid" : "duplicate";
+    if (!this.index.has(block.header.prevHash)) return "prev-blk-not-found";
+    if (block.header.bits !== REGTEST.powLimitBits) return "bad-diffbits";
+    const pow = BigInt("0x" + bytesToHexReversed(scryptPowHash(serializeBlock({ header: block.header, txs: [] }).subarray(0, 80))));
+    if (pow > bitsToTarget(block.header.bits)) return "high-hash";
+    if (block.txs.length === 0 || !isCoinbase(block.txs[0])) return "bad-cb-missing";
+    if (merkleRoot(block.txs.map((tx) => tx.txid)) !== block.header.merkleRoot) return "bad-txnmrklroot";
+    if (raw.length > REGTEST.maxBlockSize) return "bad-blk-length";
+    const parent = this.index.get(block.header.prevHash)!;
+    if (block.header.time <= this.medianTimePast(parent.hash)) return "time-too-old";
+    let entry!: BlockIndexEntry;
+    this.store.transaction(() => {
+      entry = this.addToIndex(block, raw.length);
+      this.store.insertBlock(entry, raw);
+    });
+    if (parent.hash === this.tipHash) {
+      try {
+        this.store.transaction(() => this.applyBlock(block, entry, { checkScripts: true }));
+      } catch (error) {
+        if (!(error instanceof BlockInvalid)) throw error;
+        this.markInvalid(entry.hash);
+        return error.message;
+      }
+      return null;
+    }
+    this.activateBestChain();
+    if (this.isInActiveChain(entry.hash)) return null;
+    return entry.invalid ? "rejected" : "inconclusive";
+  }
+
   // ---------------------------------------------------------------- connect / disconnect
 
   /**

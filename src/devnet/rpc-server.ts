@@ -323,6 +323,12 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       if (typeof allowHighFees !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(allowHighFees)}`);
       return node.sendRawTransaction(hexToBytes(text), allowHighFees);
     },
+    submitblock: (params) => {
+      arity(params, 1, 2, "submitblock \"hexdata\" ( \"parameters\" )");
+      const text = str(params[0]);
+      if (!isHex(text)) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "Block decode failed");
+      return node.submitBlock(hexToBytes(text));
+    },
     getrawmempool: (params) => {
       arity(params, 0, 1, "getrawmempool ( verbose )");
       const verbose = params[0] === undefined ? false : params[0];

@@ -286,6 +286,36 @@ describe("devnet", function () {
   });
 });
 
+describe("devnet submitblock", function () {
+  this.timeout(120_000);
+
+  it("accepts another node's blocks with full validation and answers BIP22 codes", async () => {
+    const [source, target] = await Promise.all([startDevnet(), startDevnet()]);
+    try {
+      const key = newKey();
+      await source.rpc("devnet_faucet", [key.address, 10, true]); // mines 61+ blocks, one with a payment
+      const height = await source.rpc<number>("getblockcount");
+      for (let h = 1; h <= height; h++) {
+        const raw = await source.rpc<string>("getblock", [await source.rpc<string>("getblockhash", [h]), 0]);
+        expect(await target.rpc("submitblock", [raw]), `block ${h}`).to.equal(null);
+      }
+      expect(await target.rpc("getbestblockhash")).to.equal(await source.rpc("getbestblockhash"));
+      const tipRaw = await source.rpc<string>("getblock", [await source.rpc<string>("getbestblockhash"), 0]);
+      expect(await target.rpc("submitblock", [tipRaw])).to.equal("duplicate");
+
+      // A block whose transactions do not match its merkle root (the header, and so its proof of work, unchanged).
+      await source.rpc("devnet_faucet", [key.address, 1, true]);
+      const next = await source.rpc<string>("getblock", [await source.rpc<string>("getbestblockhash"), 0]);
+      const tampered = next.slice(0, -8) + "01000000"; // last transaction's lock time
+      expect(await target.rpc("submitblock", [tampered])).to.equal("bad-txnmrklroot");
+      expect(await target.rpc("submitblock", [next])).to.equal(null);
+      await expectRpcError(target.rpc("submitblock", ["00"]), -22, "Block decode failed");
+    } finally {
+      await Promise.all([source.stop(), target.stop()]);
+    }
+  });
+});
+
 describe("devnet persistence", function () {
   this.timeout(120_000);
 
