@@ -108,6 +108,11 @@ export class Indexer {
     let rolledBack = 0;
     const nodeHeight = await this.source.getTipHeight();
     this.nodeHeight = nodeHeight;
+    // Status for readers of the database (the explorer's /status): the node's height when last seen.
+    this.store.transaction(() => {
+      this.store.setMeta("node_height", String(nodeHeight));
+      this.store.setMeta("node_seen_at", String(Math.floor(Date.now() / 1000)));
+    });
     rolledBack += await this.reconcileTip(nodeHeight);
     let next = this.indexedHeight() + 1;
     while (next <= nodeHeight && !this.stopRequested) {
