@@ -1,0 +1,238 @@
+/**
+ * Read queries over the index, turning rows into the explorer's domain shapes. Never calls the
+ * node. Amounts are bigint koinu here; the HTTP layer decides how to carry them in JSON.
+ */
+import type { Statement } from "better-sqlite3";
+import type { Sqlite } from "../db/sqlite";
+
+export interface IndexStatus {
+  indexedHeight: number;
+  indexedHash: string | null;
+  nodeHeight: number | null;
+  nodeSeenAt: number | null;
+  startHeight: number;
+  network: string | null;
+}
+
+export interface TxOutputView {
+  vout: number;
+  valueKoinu: bigint;
+  scriptHex: string;
+  address: string | null;
+  spent: { txid: string; vin: number; height: number } | null;
+}
+
+export interface TxInputView {
+  vin: number;
+  prevTxid: string;
+  prevVout: number;
+  valueKoinu: bigint | null;
+  address: string | null;
+}
+
+export interface TxView {
+  txid: string;
+  height: number;
+  position: number;
+  blockHash: string;
+  blockTime: number;
+  size: number;
+  feeKoinu: bigint | null;
+  coinbase: boolean;
+  outputs: TxOutputView[];
+  opReturns: { vout: number; payloadHex: string; magic: string; sha256: string; size: number }[];
+  inscriptions: { id: string; number: number; form: string; contentType: string; action: string | null; envelopeHash: string | null }[];
+  zkpUses: Record<string, unknown>[];
+}
+
+export class IndexQueries {
+  private readonly s: Record<string, Statement<unknown[]>>;
+
+  constructor(readonly db: Sqlite) {
+    const p = (sql: string) => db.prepare<unknown[]>(sql);
+    this.s = {
+      meta: p("SELECT key, value FROM meta"),
+      tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),
+      tx: p("SELECT t.txid, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?").safeIntegers(true),
+      txOutputs: p("SELECT vout, value, hex(script) AS script, address, spent_txid, spent_vin, spent_height FROM outputs WHERE txid = ? ORDER BY vout").safeIntegers(true),
+      txInputs: p("SELECT txid, vout, value, address, spent_vin FROM outputs WHERE spent_txid = ? ORDER BY spent_vin").safeIntegers(true),
+      txOpReturns: p("SELECT vout, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE txid = ? ORDER BY vout"),
+      txInscriptions: p("SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number"),
+      txZkp: p("SELECT * FROM zkp_uses WHERE txid = ? ORDER BY role, input_index, output_index, op_index"),
+      balance: p("SELECT confirmed, tx_count FROM balances WHERE address = ?").safeIntegers(true),
+      utxos: p(`SELECT o.txid, o.vout, o.value, o.height, hex(o.script) AS script FROM outputs o WHERE o.address = ? AND o.spent_txid IS NULL
+        AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?)))) ORDER BY o.height, o.txid, o.vout LIMIT ?`).safeIntegers(true),
+      utxoCount: p("SELECT COUNT(*) AS n FROM outputs WHERE address = ? AND spent_txid IS NULL"),
+      inscriptionsOn: p("SELECT l.inscription_id, l.offset, i.content_type, i.body_size FROM inscription_locations l JOIN inscriptions i ON i.id = l.inscription_id WHERE l.txid = ? AND l.vout = ?"),
+      drc20Carrier: p("SELECT t.tick_key, d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0"),
+      history: p(`SELECT h.txid, h.height, h.position, h.received, h.sent FROM address_history h WHERE h.address = ?
+        AND (h.height < ? OR (h.height = ? AND h.position < ?)) ORDER BY h.height DESC, h.position DESC LIMIT ?`).safeIntegers(true),
+      historyCount: p("SELECT tx_count FROM balances WHERE address = ?"),
+      inputAddresses: p("SELECT DISTINCT address FROM outputs WHERE spent_txid = ? AND address IS NOT NULL"),
+      outputAddresses: p("SELECT address, value FROM outputs WHERE txid = ? AND address IS NOT NULL ORDER BY vout").safeIntegers(true),
+      revealedIn: p("SELECT 1 FROM inscriptions WHERE reveal_txid = ? LIMIT 1"),
+      drc20Balances: p(`SELECT b.tick_key, t.tick, b.available, b.transferable FROM drc20_balances b JOIN drc20_ticks t ON t.tick_key = b.tick_key
+        WHERE b.address = ? AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`),
+      opReturnRecent: p(`SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns
+        WHERE (? IS NULL OR magic = ?) AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND vout < ?))))
+        ORDER BY height DESC, position DESC, vout DESC LIMIT ?`),
+      opReturnTx: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE txid = ? ORDER BY vout"),
+      opReturnBySha: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 50"),
+      opReturnCount: p("SELECT COUNT(*) AS n FROM op_returns WHERE (? IS NULL OR magic = ?)"),
+      zkpCount: p("SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses"),
+      zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
+      zkpByVk: p("SELECT * FROM zkp_uses WHERE vk_sha256 = ? ORDER BY height DESC, position DESC LIMIT 50"),
+      zkpByVkCount: p("SELECT COUNT(*) AS n FROM zkp_uses WHERE vk_sha256 = ?"),
+    };
+  }
+
+  status(): IndexStatus {
+    const meta = Object.fromEntries((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const tip = this.s.tip.get() as { height: number; hash: string } | undefined;
+    const startHeight = Number(meta.start_height ?? 0);
+    return {
+      indexedHeight: tip ? tip.height : startHeight - 1,
+      indexedHash: tip ? tip.hash : null,
+      nodeHeight: meta.node_height !== undefined ? Number(meta.node_height) : null,
+      nodeSeenAt: meta.node_seen_at !== undefined ? Number(meta.node_seen_at) : null,
+      startHeight,
+      network: meta.network ?? null,
+    };
+  }
+
+  tx(txid: string): TxView | null {
+    const row = this.s.tx.get(txid) as { txid: string; height: bigint; position: bigint; size: bigint; fee: bigint | null; coinbase: bigint; block_hash: string; block_time: bigint } | undefined;
+    if (!row) return null;
+    const outputs = (this.s.txOutputs.all(txid) as { vout: bigint; value: bigint; script: string; address: string | null; spent_txid: string | null; spent_vin: bigint | null; spent_height: bigint | null }[])
+      .map((o) => ({ vout: Number(o.vout), valueKoinu: o.value, scriptHex: o.script.toLowerCase(), address: o.address,
+        spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null }));
+    const opReturns = (this.s.txOpReturns.all(txid) as { vout: number; payload: string; magic: string; sha256: string; size: number }[])
+      .map((o) => ({ vout: o.vout, payloadHex: o.payload.toLowerCase(), magic: o.magic, sha256: o.sha256, size: o.size }));
+    const inscriptions = (this.s.txInscriptions.all(txid) as { id: string; number: number; form: string; content_type: string; action: string | null; envelope_hash: string | null }[])
+      .map((i) => ({ id: i.id, number: i.number, form: i.form, contentType: i.content_type, action: i.action, envelopeHash: i.envelope_hash }));
+    return {
+      txid: row.txid, height: Number(row.height), position: Number(row.position), blockHash: row.block_hash, blockTime: Number(row.block_time),
+      size: Number(row.size), feeKoinu: row.fee, coinbase: row.coinbase !== 0n, outputs, opReturns, inscriptions,
+      zkpUses: (this.s.txZkp.all(txid) as Record<string, unknown>[]).map(zkpRow),
+    };
+  }
+
+  /** Spent outputs of a transaction's inputs, as the index knows them (by input index). */
+  txInputs(txid: string): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
+    const out = new Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }>();
+    for (const row of this.s.txInputs.all(txid) as { txid: string; vout: bigint; value: bigint; address: string | null; spent_vin: bigint }[]) {
+      out.set(Number(row.spent_vin), { prevTxid: row.txid, prevVout: Number(row.vout), valueKoinu: row.value, address: row.address });
+    }
+    return out;
+  }
+
+  balance(address: string): { confirmedKoinu: bigint; txCount: number } {
+    const row = this.s.balance.get(address) as { confirmed: bigint; tx_count: bigint } | undefined;
+    return row ? { confirmedKoinu: row.confirmed, txCount: Number(row.tx_count) } : { confirmedKoinu: 0n, txCount: 0 };
+  }
+
+  utxos(address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number) {
+    const key = after ?? { height: -1, txid: "", vout: -1 };
+    const rows = this.s.utxos.all(address, key.height, key.height, key.txid, key.txid, key.vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: string }[];
+    return {
+      total: (this.s.utxoCount.get(address) as { n: number }).n,
+      items: rows.map((r) => {
+        const inscriptions = this.s.inscriptionsOn.all(r.txid, Number(r.vout)) as { inscription_id: string; offset: number; content_type: string; body_size: number }[];
+        const drc20 = inscriptions.map((i) => this.s.drc20Carrier.get(i.inscription_id) as { tick_key: string; tick: string; amount: string } | undefined).filter((x) => x !== undefined);
+        return {
+          txid: r.txid, vout: Number(r.vout), valueKoinu: r.value, height: Number(r.height), scriptHex: r.script.toLowerCase(),
+          inscriptions: inscriptions.map((i) => ({ id: i.inscription_id, offset: i.offset, contentType: i.content_type })),
+          drc20: drc20.map((d) => ({ tick: d!.tick, amount: d!.amount })),
+        };
+      }),
+    };
+  }
+
+  history(address: string, before: { height: number; position: number } | null, pageSize: number) {
+    const key = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0 };
+    const rows = this.s.history.all(address, key.height, key.height, key.position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint }[];
+    const total = (this.s.historyCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0;
+    return {
+      total,
+      items: rows.map((r) => {
+        const net = r.received - r.sent;
+        const direction = r.sent === 0n ? "in" : r.received === 0n ? "out" : net >= 0n ? "self" : "out";
+        let counterparty: string | null = null;
+        if (direction === "in") {
+          counterparty = (this.s.inputAddresses.all(r.txid) as { address: string }[]).map((x) => x.address).find((a) => a !== address) ?? null;
+        } else {
+          counterparty = (this.s.outputAddresses.all(r.txid) as { address: string }[]).map((x) => x.address).find((a) => a !== address) ?? null;
+        }
+        return {
+          txid: r.txid, height: Number(r.height), position: Number(r.position), direction, counterparty,
+          amountKoinu: net < 0n ? -net : net, isDoginal: this.s.revealedIn.get(r.txid) !== undefined,
+        };
+      }),
+    };
+  }
+
+  drc20Balances(address: string): { tick: string; available: string; transferable: string }[] {
+    return (this.s.drc20Balances.all(address) as { tick: string; available: string; transferable: string }[])
+      .map((r) => ({ tick: r.tick, available: r.available, transferable: r.transferable }));
+  }
+
+  opReturnRecent(magic: string | null, before: { height: number; position: number; vout: number } | null, pageSize: number) {
+    const key = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0, vout: 0 };
+    const rows = this.s.opReturnRecent.all(magic, magic, key.height, key.height, key.position, key.position, key.vout, pageSize) as OpReturnRow[];
+    return { total: (this.s.opReturnCount.get(magic, magic) as { n: number }).n, items: rows.map(opReturnView) };
+  }
+
+  opReturnsOfTx(txid: string) {
+    return (this.s.opReturnTx.all(txid) as OpReturnRow[]).map(opReturnView);
+  }
+
+  opReturnsBySha(sha: string) {
+    return (this.s.opReturnBySha.all(sha) as OpReturnRow[]).map(opReturnView);
+  }
+
+  zkpSummary(): { events: number; pending: number; valid: number; invalid: number } {
+    const row = this.s.zkpCount.get() as { n: number; pending: number | null; valid: number | null; invalid: number | null };
+    return { events: row.n, pending: row.pending ?? 0, valid: row.valid ?? 0, invalid: row.invalid ?? 0 };
+  }
+
+  zkpRecent(limit: number) {
+    return (this.s.zkpRecent.all(limit) as Record<string, unknown>[]).map(zkpRow);
+  }
+
+  zkpOfTx(txid: string) {
+    return (this.s.txZkp.all(txid) as Record<string, unknown>[]).map(zkpRow);
+  }
+
+  zkpByVk(sha: string) {
+    return { total: (this.s.zkpByVkCount.get(sha) as { n: number }).n, items: (this.s.zkpByVk.all(sha) as Record<string, unknown>[]).map(zkpRow) };
+  }
+}
+
+interface OpReturnRow { txid: string; vout: number; height: number; position: number; payload: string; magic: string; sha256: string; size: number }
+
+function opReturnView(r: OpReturnRow) {
+  return { txid: r.txid, vout: r.vout, height: r.height, position: r.position, payloadHex: r.payload.toLowerCase(), magic: r.magic, sha256: r.sha256, size: r.size };
+}
+
+/** A zkp_uses row in the seed's record shape (ZKP.md). */
+function zkpRow(row: Record<string, unknown>): Record<string, unknown> {
+  return {
+    txid: row.txid,
+    block_height: row.height,
+    role: row.role,
+    input_index: row.input_index,
+    output_index: row.output_index,
+    op_index: row.op_index,
+    mode: row.mode,
+    mode_name: row.mode_name,
+    proof_hex: row.proof_hex,
+    vk_hex: row.vk_hex,
+    vk_sha256: row.vk_sha256,
+    public_inputs: JSON.parse(String(row.public_inputs ?? "[]")),
+    parse_error: row.parse_error,
+    shadow_valid: row.shadow_valid === null ? null : row.shadow_valid === 1,
+    shadow_encoding: row.shadow_encoding,
+    consensus_enforced: false,
+    status: "shadow (not consensus-enforced)",
+  };
+}

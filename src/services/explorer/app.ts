@@ -1,0 +1,263 @@
+/**
+ * The explorer's REST API over our own index (base path /api). Routes read the index through
+ * IndexQueries and never call the node, except broadcast, which hands a signed transaction to it.
+ */
+import express, { Request, Response, NextFunction } from "express";
+import { DogeNetwork, parseTransactionHex } from "../../doge";
+import { IndexQueries } from "../../indexer/queries";
+import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
+import * as v from "../http/validation";
+
+export interface BroadcastNode {
+  sendRawTransaction(hex: string): Promise<string>;
+}
+
+export interface ExplorerOptions {
+  queries: IndexQueries;
+  network: DogeNetwork;
+  node: BroadcastNode;
+  /** Confirmations after which answers are cached as immutable (default 100, the reorg limit). */
+  immutableDepth?: number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** Koinu as a JSON integer while exact, as a decimal string beyond 2^53 (DESIGN.md section 1). */
+export function koinu(value: bigint): number | string {
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+}
+
+type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
+const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  Promise.resolve().then(() => handler(req, res)).catch(next);
+};
+
+export function createExplorerApp(options: ExplorerOptions): express.Express {
+  const { queries, network, node } = options;
+  const immutableDepth = options.immutableDepth ?? 100;
+  const log = options.log ?? (() => undefined);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(express.json({ limit: "2mb" }));
+  const api = express.Router();
+
+  const status = () => queries.status();
+  const confirmationsOf = (height: number) => status().indexedHeight - height + 1;
+  const cacheFor = (res: Response, confirmations: number) => {
+    res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");
+  };
+  /** Not found in the index: absent, or not indexed yet (503 while the index is behind the node). */
+  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => {
+    const s = status();
+    if (s.nodeHeight !== null && s.indexedHeight < s.nodeHeight) return indexBehind(s.indexedHeight, s.nodeHeight, details);
+    return notFound(code, message, details);
+  };
+
+  api.get("/status", route((_req, res) => {
+    const s = status();
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      indexer: { indexed_height: s.indexedHeight, indexed_hash: s.indexedHash, synced: s.nodeHeight !== null && s.indexedHeight >= s.nodeHeight, network: s.network },
+      node: { height: s.nodeHeight, seen_at: s.nodeSeenAt },
+      capture_start_height: s.startHeight,
+      progress: s.nodeHeight === null || s.nodeHeight < s.startHeight ? null : Math.min(1, (s.indexedHeight - s.startHeight + 1) / (s.nodeHeight - s.startHeight + 1)),
+    });
+  }));
+
+  api.get("/tx/:txid", route((req, res) => {
+    const txid = v.txid(req.params.txid);
+    const tx = queries.tx(txid);
+    if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    const inputs = queries.txInputs(txid);
+    const confirmations = confirmationsOf(tx.height);
+    cacheFor(res, confirmations);
+    res.json({
+      txid: tx.txid,
+      block: { height: tx.height, hash: tx.blockHash, time: tx.blockTime, position: tx.position },
+      confirmations,
+      size: tx.size,
+      coinbase: tx.coinbase,
+      fee_koinu: tx.feeKoinu === null ? null : koinu(tx.feeKoinu),
+      inputs: [...inputs.entries()].sort((a, b) => a[0] - b[0]).map(([vin, prev]) => ({
+        vin, prev_txid: prev.prevTxid, prev_vout: prev.prevVout, value_koinu: koinu(prev.valueKoinu), address: prev.address,
+      })),
+      outputs: tx.outputs.map((o) => ({
+        vout: o.vout, value_koinu: koinu(o.valueKoinu), script_hex: o.scriptHex, address: o.address,
+        spent: o.spent ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height } : null,
+      })),
+      op_returns: tx.opReturns.map((o) => ({ vout: o.vout, payload_hex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size })),
+      inscriptions: tx.inscriptions.map((i) => ({ id: i.id, number: i.number, form: i.form, content_type: i.contentType, action: i.action, envelope_hash: i.envelopeHash })),
+      zkp: tx.zkpUses,
+    });
+  }));
+
+  api.post("/tx/broadcast", route(async (req, res) => {
+    const body = v.exactObject(req.body, ["hex"]);
+    const hex = typeof body.hex === "string" ? body.hex : "";
+    const parsed = parseTransactionHex(hex);
+    if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
+    try {
+      const txid = await node.sendRawTransaction(hex);
+      res.status(200).json({ txid });
+    } catch (error) {
+      throw mapBroadcastError(error);
+    }
+  }));
+
+  const addressParam = (req: Request) => v.address(req.params.address, network);
+
+  api.get("/wallet/address/:address/balance", route((req, res) => {
+    const address = addressParam(req);
+    const balance = queries.balance(address);
+    const s = status();
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ address, confirmed_koinu: koinu(balance.confirmedKoinu), tx_count: balance.txCount, indexed_height: s.indexedHeight });
+  }));
+
+  api.get("/wallet/address/:address/utxos", route((req, res) => {
+    const address = addressParam(req);
+    const limit = v.limit(req.query.limit, { max: 500, fallback: 100 });
+    const after = v.cursor<{ h: number; t: string; v: number }>(req.query.cursor, { h: "number", t: "string", v: "number" });
+    const page = queries.utxos(address, after ? { height: after.h, txid: after.t, vout: after.v } : null, limit);
+    const last = page.items[page.items.length - 1];
+    const tip = status().indexedHeight;
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      address,
+      total: page.total,
+      items: page.items.map((u) => ({
+        txid: u.txid, vout: u.vout, value_koinu: koinu(u.valueKoinu), height: u.height, confirmations: tip - u.height + 1, script_hex: u.scriptHex,
+        inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
+        drc20: u.drc20,
+        carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
+      })),
+      next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, t: last.txid, v: last.vout }) : null,
+    });
+  }));
+
+  api.get("/wallet/address/:address/drc20", route((req, res) => {
+    const address = addressParam(req);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ address, balances: queries.drc20Balances(address) });
+  }));
+
+  api.get("/wallet/address/:address/history", route((req, res) => {
+    const address = addressParam(req);
+    const limit = v.limit(req.query.limit, { max: 200, fallback: 50 });
+    const before = v.cursor<{ h: number; p: number }>(req.query.cursor, { h: "number", p: "number" });
+    const page = queries.history(address, before ? { height: before.h, position: before.p } : null, limit);
+    const tip = status().indexedHeight;
+    const last = page.items[page.items.length - 1];
+    res.setHeader("Cache-Control", "no-store");
+    // The seed's object: { address, items } (plus pagination fields beside them).
+    res.json({
+      address,
+      items: page.items.map((item) => ({
+        txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: item.height,
+        amount_koinu: koinu(item.amountKoinu), is_doginal: item.isDoginal, confirmations: tip - item.height + 1,
+      })),
+      total: page.total,
+      next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position }) : null,
+    });
+  }));
+
+  api.get("/explorer/zkp/status", route((_req, res) => {
+    const summary = queries.zkpSummary();
+    const s = status();
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      proposal: "DIP-69 OP_CHECKZKP (draft)",
+      opcode: { name: "OP_CHECKZKP", byte: "0xb9", replaces: "OP_NOP10" },
+      modes: [
+        { mode: 0, name: "groth16-bls12-381", public_inputs: 2, shadow_verifier: true },
+        { mode: 1, name: "plonk-halo2-kzg-bn256", shadow_verifier: false },
+      ],
+      activation_height: null,
+      consensus_enforced: false,
+      status: "shadow (not consensus-enforced)",
+      event_count: summary.events,
+      indexing: { indexed_height: s.indexedHeight, node_height: s.nodeHeight, capture_start_height: s.startHeight },
+      verifier: { pending: summary.pending, valid: summary.valid, invalid: summary.invalid },
+    });
+  }));
+
+  api.get("/explorer/zkp/recent", route((req, res) => {
+    const limit = v.limit(req.query.limit, { max: 100, fallback: 25 });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ items: queries.zkpRecent(limit) });
+  }));
+
+  api.get("/explorer/zkp/tx/:txid", route((req, res) => {
+    const txid = v.txid(req.params.txid);
+    const tx = queries.tx(txid);
+    if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ txid, items: queries.zkpOfTx(txid) });
+  }));
+
+  api.get("/explorer/zkp/vk/:sha256", route((req, res) => {
+    const sha = v.sha256Hex(req.params.sha256);
+    const found = queries.zkpByVk(sha);
+    if (found.total === 0) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ vk_sha256: sha, total: found.total, items: found.items });
+  }));
+
+  api.get("/explorer/opreturn/recent", route((req, res) => {
+    const limit = v.limit(req.query.limit, { max: 100, fallback: 25 });
+    const magic = req.query.magic === undefined ? null : magicParam(req.query.magic);
+    const before = v.cursor<{ h: number; p: number; v: number }>(req.query.cursor, { h: "number", p: "number", v: "number" });
+    const page = queries.opReturnRecent(magic, before ? { height: before.h, position: before.p, vout: before.v } : null, limit);
+    const last = page.items[page.items.length - 1];
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      total: page.total,
+      items: page.items.map(opReturnJson),
+      next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout }) : null,
+    });
+  }));
+
+  api.get("/explorer/opreturn/tx/:txid", route((req, res) => {
+    const txid = v.txid(req.params.txid);
+    if (!queries.tx(txid)) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ txid, items: queries.opReturnsOfTx(txid).map(opReturnJson) });
+  }));
+
+  api.get("/explorer/opreturn/sha256/:hash", route((req, res) => {
+    const sha = v.sha256Hex(req.params.hash);
+    const matches = queries.opReturnsBySha(sha);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnJson(matches[0]) : null, matches: matches.map(opReturnJson) });
+  }));
+
+  app.use("/api", api);
+  app.use(unknownRoute);
+  app.use(errorMiddleware(log));
+  return app;
+}
+
+function magicParam(value: unknown): string {
+  if (typeof value !== "string" || !/^[0-9a-fA-F]{2,8}$/.test(value) || value.length % 2 !== 0) {
+    throw badRequest("INVALID_MAGIC", "magic must be 1 to 4 bytes in hexadecimal", { field: "magic" });
+  }
+  return value.toLowerCase();
+}
+
+function opReturnJson(o: { txid: string; vout: number; height: number; payloadHex: string; magic: string; sha256: string; size: number }) {
+  return { txid: o.txid, vout: o.vout, block_height: o.height, payload_hex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size };
+}
+
+/** dogecoind's sendrawtransaction answers mapped to the HTTP error family. */
+export function mapBroadcastError(error: unknown): AppError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === -27) return new AppError(409, "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
+  if (code === -25) return new AppError(422, "MISSING_INPUTS", "an input is unknown or already spent", { node_message: message });
+  if (code === -26) {
+    const conflict = /mempool-conflict|inputs-spent|already-known|already-in-mempool/.test(message);
+    return new AppError(conflict ? 409 : 422, conflict ? "TX_CONFLICT" : "TX_REJECTED", `the node refused the transaction: ${message}`, { node_message: message });
+  }
+  if (code === -22) return badRequest("TX_DECODE_FAILED", "the node could not decode the transaction");
+  return new AppError(502, "NODE_UNAVAILABLE", "the base-chain node did not accept the request", { node_message: message });
+}

@@ -1,0 +1,154 @@
+import { expect } from "chai";
+import type { Server } from "node:http";
+import { NETWORKS, nullDataScript, sha256, bytesToHex } from "../../src/doge";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexQueries } from "../../src/indexer/queries";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { createExplorerApp } from "../../src/services/explorer/app";
+import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
+
+const DOGE = 100_000_000n;
+
+describe("explorer API", function () {
+  this.timeout(120_000);
+  let devnet: RunningDevnet;
+  let indexer: Indexer;
+  let server: Server;
+  let base: string;
+  let alice: TestKey;
+  let bob: TestKey;
+  let paymentTxid: string;
+  let fundTxid: string;
+  const payload = Buffer.from("dogeos explorer test");
+
+  const get = async (path: string) => {
+    const response = await fetch(`${base}${path}`);
+    return { status: response.status, headers: response.headers, body: await response.json() as any };
+  };
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    return { status: response.status, body: await response.json() as any };
+  };
+
+  before(async () => {
+    devnet = await startDevnet();
+    alice = newKey();
+    bob = newKey();
+    const client = new DogecoinRpcClient({ url: devnet.url });
+    const db = openIndexerDatabase(":memory:");
+    indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    const app = createExplorerApp({ queries: new IndexQueries(db), network: NETWORKS.regtest, node: client });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const address = server.address() as { port: number };
+    base = `http://127.0.0.1:${address.port}/api`;
+
+    fundTxid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true])).txid;
+    const payment = spendP2pkh(alice, [{ txid: fundTxid, vout: 0, value: 100n * DOGE }], [
+      { script: bob.script, value: 25n * DOGE },
+      { script: nullDataScript(payload), value: 0n },
+      { script: alice.script, value: 74n * DOGE },
+    ]);
+    paymentTxid = await devnet.rpc<string>("sendrawtransaction", [payment.hex]);
+    await devnet.rpc("generatetoaddress", [1, newKey().address]);
+    await indexer.syncOnce();
+  });
+
+  after(async () => {
+    server?.close();
+    await devnet?.stop();
+  });
+
+  it("serves a transaction with its inputs, outputs, spends, fee and OP_RETURN", async () => {
+    const { status, body, headers } = await get(`/tx/${paymentTxid}`);
+    expect(status).to.equal(200);
+    expect(headers.get("cache-control")).to.equal("no-store");
+    expect(body.confirmations).to.equal(1);
+    expect(body.fee_koinu).to.equal(Number(DOGE));
+    expect(body.inputs).to.deep.equal([{ vin: 0, prev_txid: fundTxid, prev_vout: 0, value_koinu: Number(100n * DOGE), address: alice.address }]);
+    expect(body.outputs.map((o: any) => [o.vout, o.value_koinu, o.address, o.spent])).to.deep.equal([
+      [0, Number(25n * DOGE), bob.address, null],
+      [2, Number(74n * DOGE), alice.address, null],
+    ]);
+    expect(body.op_returns).to.deep.equal([{ vout: 1, payload_hex: payload.toString("hex"), magic: payload.subarray(0, 4).toString("hex"), sha256: bytesToHex(sha256(payload)), size: payload.length }]);
+  });
+
+  it("serves balances, UTXOs and the seed's history object", async () => {
+    const balance = await get(`/wallet/address/${bob.address}/balance`);
+    expect(balance.body).to.include({ address: bob.address, confirmed_koinu: Number(25n * DOGE), tx_count: 1 });
+    const utxos = await get(`/wallet/address/${alice.address}/utxos`);
+    expect(utxos.body.total).to.equal(1);
+    expect(utxos.body.items[0]).to.include({ txid: paymentTxid, vout: 2, value_koinu: Number(74n * DOGE), confirmations: 1, carrier: null });
+    const history = await get(`/wallet/address/${bob.address}/history`);
+    expect(history.body.address).to.equal(bob.address);
+    expect(history.body.items).to.deep.equal([{
+      txid: paymentTxid, direction: "in", counterparty_address: alice.address, block_height: (await devnet.rpc<number>("getblockcount")),
+      amount_koinu: Number(25n * DOGE), is_doginal: false, confirmations: 1,
+    }]);
+    const aliceHistory = await get(`/wallet/address/${alice.address}/history?limit=1`);
+    expect(aliceHistory.body.items[0]).to.include({ txid: paymentTxid, direction: "out", counterparty_address: bob.address, amount_koinu: Number(26n * DOGE) });
+    const next = await get(`/wallet/address/${alice.address}/history?limit=1&cursor=${aliceHistory.body.next_cursor}`);
+    expect(next.body.items[0]).to.include({ txid: fundTxid, direction: "in" });
+  });
+
+  it("finds OP_RETURN payloads by transaction, by hash and among the recent ones", async () => {
+    const sha = bytesToHex(sha256(payload));
+    const bySha = await get(`/explorer/opreturn/sha256/${sha}`);
+    expect(bySha.body.anchored).to.equal(true);
+    expect(bySha.body.first).to.include({ txid: paymentTxid, vout: 1 });
+    const unknown = await get(`/explorer/opreturn/sha256/${"00".repeat(32)}`);
+    expect(unknown.body).to.deep.include({ anchored: false, first: null, matches: [] });
+    const recent = await get(`/explorer/opreturn/recent?magic=${payload.subarray(0, 4).toString("hex")}`);
+    expect(recent.body.items.map((i: any) => i.txid)).to.deep.equal([paymentTxid]);
+  });
+
+  it("answers bad input with 400 and the error body, unknown entities with 404", async () => {
+    const badTxid = await get("/tx/xyz");
+    expect(badTxid.status).to.equal(400);
+    expect(badTxid.body.error.code).to.equal("INVALID_TXID");
+    const badAddress = await get("/wallet/address/DJ9uBk5Kq8Ex6Y5dwLCBgwp3vAAu8bTR9H/balance");
+    expect(badAddress.status).to.equal(400);
+    expect(badAddress.body.error.code).to.equal("INVALID_ADDRESS");
+    const badLimit = await get("/explorer/zkp/recent?limit=101");
+    expect(badLimit.body.error.code).to.equal("INVALID_LIMIT");
+    const badCursor = await get(`/wallet/address/${alice.address}/history?cursor=nope`);
+    expect(badCursor.body.error.code).to.equal("INVALID_CURSOR");
+    const missing = await get(`/tx/${"00".repeat(32)}`);
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error.code).to.equal("TX_NOT_FOUND");
+    const route = await get("/nope");
+    expect(route.status).to.equal(404);
+  });
+
+  it("answers 503 with both heights while the index is behind the node", async () => {
+    await devnet.rpc("generatetoaddress", [1, newKey().address]);
+    // The node is one block ahead and the indexer has seen it but not indexed it yet.
+    indexer.store.setMeta("node_height", String(await devnet.rpc<number>("getblockcount")));
+    const missing = await get(`/tx/${"11".repeat(32)}`);
+    expect(missing.status).to.equal(503);
+    expect(missing.body.error.code).to.equal("INDEX_BEHIND");
+    expect(missing.body.error.details.nodeHeight).to.equal(missing.body.error.details.indexedHeight + 1);
+    await indexer.syncOnce();
+  });
+
+  it("broadcasts a signed transaction and maps the node's refusals", async () => {
+    const spend = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: alice.script, value: 24n * DOGE }]);
+    const accepted = await post("/tx/broadcast", { hex: spend.hex });
+    expect(accepted).to.deep.equal({ status: 200, body: { txid: await devnet.rpc<string[]>("getrawmempool").then((m) => m[0]) } });
+    const double = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: bob.script, value: 24n * DOGE }]);
+    const conflict = await post("/tx/broadcast", { hex: double.hex });
+    expect(conflict.status).to.equal(409);
+    expect(conflict.body.error.code).to.equal("TX_CONFLICT");
+    const garbage = await post("/tx/broadcast", { hex: "00" });
+    expect(garbage.status).to.equal(400);
+    const extra = await post("/tx/broadcast", { hex: spend.hex, extra: 1 });
+    expect(extra.body.error.code).to.equal("UNKNOWN_FIELDS");
+    const malformed = await post("/tx/broadcast", "{not json");
+    expect(malformed.body.error.code).to.equal("MALFORMED_JSON");
+  });
+});
+
