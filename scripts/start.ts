@@ -3,8 +3,8 @@
  * service and prints one line per surface, `name  URL`. Each part is its own process (the same
  * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
  *
- * At this stage the system is the devnet base chain; later parts (L2, indexers, attesters,
- * relayer, HTTP surfaces) are added to SERVICES in start order.
+ * Today: the devnet base chain, the explorer's indexer and the explorer API; later parts (L2,
+ * attesters' indexers, attesters, relayer, other HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -31,8 +31,17 @@ const SERVICES: ServiceSpec[] = [
     name: "indexer",
     entry: "daemons/indexer/main.ts",
     args: ["--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`, "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
-      "--network", "regtest", "--name", "indexer", "--ops-port", process.env.INDEXER_OPS_PORT ?? "3021"],
+      "--network", "regtest", "--name", "indexer", "--ops-port", process.env.INDEXER_OPS_PORT ?? "3021",
+      // The devnet's index can always be rebuilt from the devnet: do so after a schema change.
+      "--reset-on-rebuild"],
     ready: /^indexer {2}(\S+)$/m,
+  },
+  {
+    name: "explorer",
+    entry: "daemons/api/main.ts",
+    args: ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`,
+      "--network", "regtest", "--port", process.env.EXPLORER_PORT ?? "3001"],
+    ready: /^explorer {2}(\S+)$/m,
   },
 ];
 

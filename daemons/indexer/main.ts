@@ -32,6 +32,7 @@ const SPEC = {
   "poll-ms": { kind: "integer", env: "INDEXER_POLL_MS", default: 1000, min: 50, max: 600_000, description: "how often to ask the node for new blocks" },
   "ops-host": { kind: "string", env: "INDEXER_OPS_HOST", default: "127.0.0.1", description: "address of /health and /metrics" },
   "ops-port": { kind: "integer", env: "INDEXER_OPS_PORT", default: 0, min: 0, max: 65535, description: "port of /health and /metrics (0 = any free port)" },
+  "reset-on-rebuild": { kind: "boolean", env: "INDEXER_RESET_ON_REBUILD", default: false, description: "delete and rebuild the index when a new schema requires it" },
   name: { kind: "string", env: "INDEXER_NAME", default: "indexer", description: "name in logs and in the ready line" },
 } as const;
 
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
     password: config["rpc-password"] || undefined,
     logger,
   });
-  const db = openIndexerDatabase(config.db);
+  const db = openIndexerDatabase(config.db, { resetIfRebuildRequired: config["reset-on-rebuild"] });
   const store = new IndexerStore(db);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -13,6 +13,18 @@ export interface Migration {
   version: number;
   description: string;
   sql: string;
+  /**
+   * True when the migration adds data derived from history (an indexer table): applying it to an
+   * existing database would leave the new table incomplete, so such a database must be rebuilt.
+   */
+  requiresRebuild?: boolean;
+}
+
+export class RebuildRequiredError extends Error {
+  constructor(readonly found: number, readonly expected: number, readonly file: string) {
+    super(`database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`);
+    this.name = "RebuildRequiredError";
+  }
 }
 
 export class SchemaMismatchError extends Error {
@@ -24,8 +36,9 @@ export class SchemaMismatchError extends Error {
 
 /**
  * Opens (creating if needed) a database at `file` (":memory:" for tests) and applies the
- * migrations. Migrations only run on a fresh database; an existing one must already be at the
- * latest version, otherwise SchemaMismatchError.
+ * migrations it lacks, in order, in one transaction. A database newer than this build is refused
+ * (SchemaMismatchError); one that lacks a migration marked `requiresRebuild` is refused with
+ * RebuildRequiredError.
  */
 export function openDatabase(file: string, migrations: readonly Migration[], schemaName: string): Sqlite {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -47,13 +60,18 @@ export function openDatabase(file: string, migrations: readonly Migration[], sch
     throw new Error(`database ${file} holds a "${schemaRow.value}" schema, not "${schemaName}"`);
   }
   const current = versionRow ? Number(versionRow.value) : 0;
-  if (current !== 0 && current !== latest) {
+  if (current > latest) {
     db.close();
     throw new SchemaMismatchError(current, latest, file);
   }
-  if (current === 0) {
+  const missing = [...migrations].filter((m) => m.version > current).sort((a, b) => a.version - b.version);
+  if (current !== 0 && missing.some((m) => m.requiresRebuild)) {
+    db.close();
+    throw new RebuildRequiredError(current, latest, file);
+  }
+  if (missing.length > 0) {
     db.transaction(() => {
-      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) db.exec(migration.sql);
+      for (const migration of missing) db.exec(migration.sql);
       db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(schemaName);
       db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(latest));
     })();

@@ -79,6 +79,7 @@ CREATE INDEX op_returns_by_magic ON op_returns (magic, height);
   {
     version: 2,
     description: "OP_CHECKZKP uses (shadow mode)",
+    requiresRebuild: true,
     sql: `
 CREATE TABLE zkp_uses (
   txid TEXT NOT NULL,
@@ -108,6 +109,7 @@ CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_erro
   {
     version: 3,
     description: "inscriptions (v1 envelope and Doginals), their locations, DRC-20, launchpad collections, undo journal",
+    requiresRebuild: true,
     sql: `
 CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, previous TEXT);
 CREATE INDEX journal_by_height ON journal (height);

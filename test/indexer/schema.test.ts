@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
+import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
 
@@ -18,6 +18,24 @@ describe("indexer database", () => {
     db.prepare("UPDATE meta SET value = '999' WHERE key = 'schema_version'").run();
     db.close();
     expect(() => openIndexerDatabase(file)).to.throw(SchemaMismatchError, /schema version 999/);
+  });
+
+  it("asks for a rebuild when an older index lacks tables derived from history, and resets when allowed", () => {
+    const file = path.join(dir, "old.sqlite");
+    openDatabase(file, INDEXER_MIGRATIONS.filter((m) => m.version === 1), "dogeos-indexer").close();
+    expect(() => openIndexerDatabase(file)).to.throw(RebuildRequiredError);
+    const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
+    expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).to.equal(String(INDEXER_MIGRATIONS.length));
+    db.close();
+  });
+
+  it("applies plain forward migrations to an existing database", () => {
+    const file = path.join(dir, "plain.sqlite");
+    const v1 = [{ version: 1, description: "a", sql: "CREATE TABLE a (x)" }];
+    openDatabase(file, v1, "plain").close();
+    const db = openDatabase(file, [...v1, { version: 2, description: "b", sql: "CREATE TABLE b (y)" }], "plain");
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).to.deep.equal({ name: "b" });
+    db.close();
   });
 
   it("refuses a database of another daemon", () => {

@@ -19,6 +19,8 @@ export interface ExplorerOptions {
   /** Confirmations after which answers are cached as immutable (default 100, the reorg limit). */
   immutableDepth?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
+  mount?: (app: express.Express) => void;
 }
 
 /** Koinu as a JSON integer while exact, as a decimal string beyond 2^53 (DESIGN.md section 1). */
@@ -232,6 +234,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   }));
 
   app.use("/api", api);
+  options.mount?.(app);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

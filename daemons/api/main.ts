@@ -1,0 +1,82 @@
+/**
+ * The explorer HTTP surface: serves /api over an indexer's database (read side; the indexer daemon
+ * writes it) and hands broadcasts to the node. Also GET /health and GET /metrics.
+ *
+ *   node --import tsx daemons/api/main.ts --db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
+ *        --network regtest [--port 3001]
+ *
+ * Prints `explorer  <url>/api` once listening.
+ */
+import pino from "pino";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { ConfigError, loadConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { createExplorerApp } from "../../src/services/explorer/app";
+
+const SPEC = {
+  db: { kind: "string", env: "EXPLORER_DB", required: true, description: "the indexer's SQLite database" },
+  "rpc-url": { kind: "url", env: "EXPLORER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL for broadcasts" },
+  network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  host: { kind: "string", env: "EXPLORER_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "EXPLORER_PORT", default: 3001, min: 0, max: 65535, description: "listen port" },
+} as const;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(SPEC, process.argv.slice(2), process.env);
+    getNetwork(config.network);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof Error) {
+      process.stderr.write(`explorer: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const db = openIndexerDatabase(config.db, { cacheMb: 64 });
+  const queries = new IndexQueries(db);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const app = createExplorerApp({
+    queries,
+    network: getNetwork(config.network),
+    node: new DogecoinRpcClient({ url: config["rpc-url"], logger }),
+    log: (event, fields) => logger.error({ event, ...fields }),
+    mount: (root) => {
+      root.get("/health", (_req, res) => {
+        const status = queries.status();
+        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
+        res.status(ok ? 200 : 503).json({ ok, name: "explorer", indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight });
+      });
+      root.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+    },
+  });
+  const server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ event: "ready", port, db: config.db });
+    process.stdout.write(`explorer  http://${config.host}:${port}/api\n`);
+  });
+  const shutdown = (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    server.close(() => {
+      db.close();
+      process.exit(0);
+    });
+    server.closeAllConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`explorer: fatal: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
