@@ -603,7 +603,11 @@ export class DevnetNode {
         tx.outputs.forEach((_, vout) => this.store.spendCoin(tx.txid, vout));
         this.store.unindexTx(tx.txid, block.hash);
       }
+      // Outputs created and spent inside this block are in its undo data too; they must not come
+      // back (Core's DisconnectBlock restores per transaction, newest first, to the same effect).
+      const createdHere = new Set(block.txs.map((tx) => tx.txid));
       for (const coin of this.store.takeUndo(block.hash)) {
+        if (createdHere.has(coin.txid)) continue;
         this.store.addCoin({ txid: coin.txid, vout: coin.vout, value: BigInt(coin.value), script: hexToBytes(coin.script), height: coin.height, coinbase: coin.coinbase });
       }
       this.store.popChain(entry.height);

@@ -149,6 +149,8 @@ export class Indexer {
       } catch (error) {
         this.store.discardPending();
         this.recentOutputs.clear();
+        // The batch's transaction rolled back: counters held in memory must follow.
+        this.inscriptions.reloadCounters();
         throw error;
       }
       blocksApplied += usable.length;

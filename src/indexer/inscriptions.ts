@@ -117,7 +117,10 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      funder: p("SELECT o.address FROM outputs o WHERE o.spent_txid = ? AND o.spent_vin = 0"),
+      // The commit's inputs were spent at the commit's own height: searching by spent_height uses
+      // outputs_by_spent_height instead of scanning every output (there is no index on spent_txid).
+      funder: p(`SELECT o.address FROM outputs o WHERE o.spent_height = (SELECT c.height FROM outputs c WHERE c.txid = ? AND c.vout = ?)
+        AND o.spent_txid = ? AND o.spent_vin = 0`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p("INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)"),
       setMinted: p("UPDATE drc20_ticks SET minted = ? WHERE tick_key = ?"),
@@ -222,11 +225,18 @@ export class InscriptionTracker {
   rollbackAbove(height: number): void {
     this.journal.rollbackAbove(height);
     for (const table of APPEND_ONLY_TABLES) this.db.prepare(`DELETE FROM ${table} WHERE height > ?`).run(height);
-    this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
-    this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
+    this.reloadCounters();
     // Restored locations are outpoints the filter has seen before; nothing to remove (a Bloom filter
     // only over-approximates).
     this.loadFilter();
+  }
+
+  /** Re-reads the in-memory counters from the database (after a rollback or a failed batch). */
+  reloadCounters(): void {
+    this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
+    this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
+    this.feeBound = [];
+    this.feeBase = 0n;
   }
 
   pruneJournal(belowHeight: number): void {
@@ -301,7 +311,7 @@ export class InscriptionTracker {
   /** The address that funded the commit a reveal input spends: the owner of the commit's input 0. */
   private funderOf(input: SpentInput | undefined): string | null {
     if (!input || !input.known) return null;
-    const row = this.q.funder.get(input.txid) as { address: string | null } | undefined;
+    const row = this.q.funder.get(input.txid, input.vout, input.txid) as { address: string | null } | undefined;
     return row?.address ?? null;
   }
 
@@ -371,18 +381,20 @@ export class InscriptionTracker {
   };
 
   private applyDrc20Event(inscriptionId: string, position: number, height: number, action: Drc20Action): void {
-    if (action.kind === "send" && !this.drc20View.getTransfer(inscriptionId)) return; // not a DRC-20 transfer inscription
+    const transfer = action.kind === "send" ? this.drc20View.getTransfer(inscriptionId) : null;
+    if (action.kind === "send" && !transfer) return; // not a DRC-20 transfer inscription
     const outcome = applyDrc20(action, { inscriptionId, height }, this.drc20View);
     for (const effect of outcome.effects) this.applyEffect(effect, height);
-    if (action.kind === "send" && !outcome.valid && outcome.reason === "TRANSFER_ALREADY_SENT") {
-      // Later moves of a spent transfer inscription do nothing; recording each would only add noise.
-      return;
-    }
+    // Later sends of a spent transfer inscription change no balance but are recorded like every
+    // other ignored operation, with their reason (TRANSFER_ALREADY_SENT; DESIGN.md 4.4).
     const op = action.kind === "inscribe" ? action.operation : null;
     const address = action.kind === "inscribe" ? action.ownerAddress : action.toAddress;
-    this.q.insertOperation.run(height, position, this.opSeq++, inscriptionId, action.kind, op?.kind ?? null, op?.tickKey ?? null, op?.tick ?? null,
-      op && op.kind !== "deploy" ? op.amount.toString() : op?.kind === "deploy" ? op.maxSupply.toString() : null,
-      address, outcome.valid ? 1 : 0, outcome.reason ?? null, outcome.note ?? null);
+    // Send rows name the transfer's tick and amount so that queries by tick find them too.
+    const tickKey = op?.tickKey ?? transfer?.tickKey ?? null;
+    const tick = op?.tick ?? (transfer ? this.drc20View.getTick(transfer.tickKey)?.tick ?? null : null);
+    const amount = op ? (op.kind === "deploy" ? op.maxSupply : op.amount).toString() : transfer ? transfer.amount.toString() : null;
+    this.q.insertOperation.run(height, position, this.opSeq++, inscriptionId, action.kind, op?.kind ?? (transfer ? "transfer" : null), tickKey, tick,
+      amount, address, outcome.valid ? 1 : 0, outcome.reason ?? null, outcome.note ?? null);
   }
 
   private applyEffect(effect: Drc20Effect, height: number): void {

@@ -243,6 +243,22 @@ describe("devnet", function () {
     }
   });
 
+  it("does not resurrect outputs created and spent inside a disconnected block", async () => {
+    const erin = newKey();
+    const coin = await fund(erin, 30);
+    const parent = spendP2pkh(erin, [coin], [{ script: erin.script, value: 29n * DOGE }]);
+    const parentTxid = await devnet.rpc<string>("sendrawtransaction", [parent.hex]);
+    const child = spendP2pkh(erin, [{ txid: parentTxid, vout: 0, value: 29n * DOGE }], [{ script: miner.script, value: 28n * DOGE }]);
+    const childTxid = await devnet.rpc<string>("sendrawtransaction", [child.hex]);
+    const [hash] = await devnet.rpc<string[]>("generatetoaddress", [1, miner.address]);
+    await devnet.rpc("invalidateblock", [hash]);
+    expect(await devnet.rpc("gettxout", [parentTxid, 0, false]), "the parent's output is not a confirmed coin").to.equal(null);
+    expect((await devnet.rpc<string[]>("getrawmempool")).sort()).to.include.members([parentTxid, childTxid]);
+    const [again] = await devnet.rpc<string[]>("generatetoaddress", [1, miner.address]);
+    const block = await devnet.rpc<{ tx: string[] }>("getblock", [again, 1]);
+    expect(block.tx.indexOf(parentTxid)).to.be.lessThan(block.tx.indexOf(childTxid)).and.greaterThan(0);
+  });
+
   describe("RPC errors", () => {
     it("answers an unknown method with HTTP 404 and -32601", async () => {
       const reply = await devnet.rpcRaw("getfoo");
