@@ -39,7 +39,7 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "explorer",
     entry: "daemons/api/main.ts",
-    args: ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`,
+    args: ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), "--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`,
       "--network", "regtest", "--port", process.env.EXPLORER_PORT ?? "3001"],
     ready: /^explorer {2}(\S+)$/m,
   },

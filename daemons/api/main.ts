@@ -15,10 +15,13 @@ import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { createExplorerApp } from "../../src/services/explorer/app";
+import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
+import { openDatabase } from "../../src/db/sqlite";
 
 const SPEC = {
   db: { kind: "string", env: "EXPLORER_DB", required: true, description: "the indexer's SQLite database" },
   "rpc-url": { kind: "url", env: "EXPLORER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL for broadcasts" },
+  "pqc-db": { kind: "string", env: "EXPLORER_PQC_DB", default: "data/explorer/pqc.sqlite", description: "the post-quantum key registry's SQLite database" },
   network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   host: { kind: "string", env: "EXPLORER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "EXPLORER_PORT", default: 3001, min: 0, max: 65535, description: "listen port" },
@@ -39,12 +42,14 @@ async function main(): Promise<void> {
   const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const db = openIndexerDatabase(config.db, { cacheMb: 64 });
   const queries = new IndexQueries(db);
+  const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createExplorerApp({
     queries,
     network: getNetwork(config.network),
     node: new DogecoinRpcClient({ url: config["rpc-url"], logger }),
+    pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     log: (event, fields) => logger.error({ event, ...fields }),
     mount: (root) => {
       root.get("/health", (_req, res) => {
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
     logger.info({ event: "stopping", reason });
     server.close(() => {
       db.close();
+      pqcDb.close();
       process.exit(0);
     });
     server.closeAllConnections();

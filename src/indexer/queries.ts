@@ -4,6 +4,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "../db/sqlite";
+import { bytesToHex, hexToBytes, sha256 } from "../doge";
 
 export interface IndexStatus {
   indexedHeight: number;
@@ -79,6 +80,7 @@ export class IndexQueries {
       opReturnTx: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE txid = ? ORDER BY vout"),
       opReturnBySha: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 50"),
       opReturnCount: p("SELECT COUNT(*) AS n FROM op_returns WHERE (? IS NULL OR magic = ?)"),
+      anchorBySha: p("SELECT txid, height FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 1"),
       zkpCount: p("SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses"),
       zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
       zkpByVk: p("SELECT * FROM zkp_uses WHERE vk_sha256 = ? ORDER BY height DESC, position DESC LIMIT 50"),
@@ -188,6 +190,13 @@ export class IndexQueries {
 
   opReturnsBySha(sha: string) {
     return (this.s.opReturnBySha.all(sha) as OpReturnRow[]).map(opReturnView);
+  }
+
+  /** First OP_RETURN whose payload is exactly `payloadHex`. */
+  firstAnchor(payloadHex: string): { txid: string; blockHeight: number } | null {
+    const sha = bytesToHex(sha256(hexToBytes(payloadHex)));
+    const row = this.s.anchorBySha.get(sha) as { txid: string; height: number } | undefined;
+    return row ? { txid: row.txid, blockHeight: row.height } : null;
   }
 
   zkpSummary(): { events: number; pending: number; valid: number; invalid: number } {

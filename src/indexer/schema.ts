@@ -249,4 +249,9 @@ CREATE TABLE launchpad_operations (
 CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
 `,
   },
+  {
+    version: 4,
+    description: "OP_RETURN lookup by payload hash (anchors, /explorer/opreturn/sha256)",
+    sql: "CREATE INDEX op_returns_by_sha256 ON op_returns (sha256);",
+  },
 ];

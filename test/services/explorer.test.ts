@@ -9,9 +9,14 @@ import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { createExplorerApp } from "../../src/services/explorer/app";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import { openDatabase } from "../../src/db/sqlite";
+import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
+import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
+import { signMessage } from "../../src/doge";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
+let now = 1_800_000_000;
 
 describe("explorer API", function () {
   this.timeout(120_000);
@@ -41,7 +46,9 @@ describe("explorer API", function () {
     const client = new DogecoinRpcClient({ url: devnet.url });
     const db = openIndexerDatabase(":memory:");
     indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
-    const app = createExplorerApp({ queries: new IndexQueries(db), network: NETWORKS.regtest, node: client });
+    const queries = new IndexQueries(db);
+    const pqcDb = openDatabase(":memory:", PQC_MIGRATIONS, PQC_SCHEMA);
+    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const address = server.address() as { port: number };
@@ -150,5 +157,66 @@ describe("explorer API", function () {
     const malformed = await post("/tx/broadcast", "{not json");
     expect(malformed.body.error.code).to.equal("MALFORMED_JSON");
   });
-});
 
+  describe("post-quantum key registry", () => {
+    const mldsa = ml_dsa44.keygen(new Uint8Array(32).fill(9));
+    const keySha = () => bytesToHex(sha256(mldsa.publicKey));
+    const registration = (issuedAt: number, overrides: Record<string, unknown> = {}) => {
+      const message = registrationMessage(alice.address, keySha(), issuedAt);
+      return {
+        address: alice.address,
+        mldsa_public_key: Buffer.from(mldsa.publicKey).toString("hex"),
+        issued_at: issuedAt,
+        dogecoin_signature: signMessage(message, alice.privateKey),
+        mldsa_signature: Buffer.from(ml_dsa44.sign(new TextEncoder().encode(message), mldsa.secretKey)).toString("hex"),
+        ...overrides,
+      };
+    };
+
+    it("refuses a registration signed by the wrong Dogecoin key or the wrong ML-DSA key", async () => {
+      const wrongDoge = registration(now, { dogecoin_signature: signMessage(registrationMessage(alice.address, keySha(), now), bob.privateKey) });
+      expect((await post("/pqc/register", wrongDoge)).body.error.code).to.equal("BAD_DOGECOIN_SIGNATURE");
+      const other = ml_dsa44.keygen(new Uint8Array(32).fill(7));
+      const wrongKey = registration(now, { mldsa_signature: Buffer.from(ml_dsa44.sign(new TextEncoder().encode(registrationMessage(alice.address, keySha(), now)), other.secretKey)).toString("hex") });
+      const refused = await post("/pqc/register", wrongKey);
+      expect(refused.status).to.equal(401);
+      expect(refused.body.error.code).to.equal("BAD_MLDSA_SIGNATURE");
+      expect((await post("/pqc/register", registration(now - 3600))).body.error.code).to.equal("STALE_REQUEST");
+      expect((await get(`/pqc/address/${alice.address}`)).status).to.equal(404);
+    });
+
+    it("registers, looks up, verifies, anchors through a real OP_RETURN, and revokes", async () => {
+      const created = await post("/pqc/register", registration(now));
+      expect(created.status).to.equal(201);
+      expect(created.body).to.include({ address: alice.address, key_sha256: keySha(), algorithm: "ML-DSA-44", revoked_at: null, anchored: false });
+      expect((await post("/pqc/register", registration(now))).body.error.code, "a replayed request is refused").to.equal("REPLAYED_REQUEST");
+      expect((await get(`/pqc/key/${keySha()}`)).body.address).to.equal(alice.address);
+
+      const text = "hello from a post-quantum key";
+      const signature = Buffer.from(ml_dsa44.sign(new TextEncoder().encode(text), mldsa.secretKey)).toString("hex");
+      expect((await post("/pqc/verify", { address: alice.address, message: text, signature })).body.valid).to.equal(true);
+      expect((await post("/pqc/verify", { address: alice.address, message: text + "!", signature })).body.valid).to.equal(false);
+
+      // Anchor: OP_RETURN "PQC1" || sha256(key) mined and indexed.
+      const utxo = (await get(`/wallet/address/${alice.address}/utxos`)).body.items[0];
+      const anchorTx = spendP2pkh(alice, [{ txid: utxo.txid, vout: utxo.vout, value: BigInt(utxo.value_koinu) }], [
+        { script: nullDataScript(Buffer.concat([Buffer.from("PQC1"), Buffer.from(keySha(), "hex")])), value: 0n },
+        { script: alice.script, value: BigInt(utxo.value_koinu) - DOGE },
+      ]);
+      const anchorTxid = await devnet.rpc<string>("sendrawtransaction", [anchorTx.hex]);
+      await devnet.rpc("generatetoaddress", [1, newKey().address]);
+      await indexer.syncOnce();
+      const anchored = await get(`/pqc/address/${alice.address}`);
+      expect(anchored.body.anchored).to.equal(true);
+      expect(anchored.body.anchor.txid).to.equal(anchorTxid);
+
+      now += 10;
+      const revokeMessage = revocationMessage(alice.address, keySha(), now);
+      const revoked = await post("/pqc/revoke", { address: alice.address, key_sha256: keySha(), issued_at: now, dogecoin_signature: signMessage(revokeMessage, alice.privateKey) });
+      expect(revoked.status).to.equal(200);
+      expect(revoked.body.revoked_at).to.equal(now);
+      expect((await get(`/pqc/address/${alice.address}`)).status).to.equal(404);
+      expect((await post("/pqc/verify", { address: alice.address, message: text, signature })).status).to.equal(404);
+    });
+  });
+});

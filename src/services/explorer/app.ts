@@ -7,6 +7,7 @@ import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { IndexQueries } from "../../indexer/queries";
 import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
+import { PqcRegistry, bindingJson } from "./pqc";
 
 export interface BroadcastNode {
   sendRawTransaction(hex: string): Promise<string>;
@@ -19,6 +20,8 @@ export interface ExplorerOptions {
   /** Confirmations after which answers are cached as immutable (default 100, the reorg limit). */
   immutableDepth?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** The post-quantum key registry; its routes are served when given. */
+  pqc?: PqcRegistry;
   /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
 }
@@ -232,6 +235,46 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.setHeader("Cache-Control", "no-store");
     res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnJson(matches[0]) : null, matches: matches.map(opReturnJson) });
   }));
+
+  const pqc = options.pqc;
+  if (pqc) {
+    api.post("/pqc/register", route((req, res) => {
+      const body = v.exactObject(req.body, ["address", "mldsa_public_key", "issued_at", "dogecoin_signature", "mldsa_signature"]);
+      const address = v.address(body.address, network);
+      const publicKey = v.hexBytes(body.mldsa_public_key, "mldsa_public_key", 4096);
+      const { binding, created } = pqc.register(address, publicKey, body);
+      res.status(created ? 201 : 200).json(bindingJson(binding));
+    }));
+    api.post("/pqc/revoke", route((req, res) => {
+      const body = v.exactObject(req.body, ["address", "key_sha256", "issued_at", "dogecoin_signature"]);
+      const address = v.address(body.address, network);
+      res.json(bindingJson(pqc.revoke(address, v.sha256Hex(body.key_sha256, "key_sha256"), body)));
+    }));
+    api.get("/pqc/address/:address", route((req, res) => {
+      const address = v.address(req.params.address, network);
+      const binding = pqc.byAddress(address);
+      if (!binding) throw notFound("BINDING_NOT_FOUND", "the address has no active ML-DSA-44 key", { address });
+      res.setHeader("Cache-Control", "no-store");
+      res.json(bindingJson(binding));
+    }));
+    api.get("/pqc/key/:sha256", route((req, res) => {
+      const sha = v.sha256Hex(req.params.sha256);
+      const binding = pqc.byKey(sha);
+      if (!binding) throw notFound("BINDING_NOT_FOUND", "no binding for this key", { key_sha256: sha });
+      res.setHeader("Cache-Control", "no-store");
+      res.json(bindingJson(binding));
+    }));
+    api.post("/pqc/verify", route((req, res) => {
+      const body = v.exactObject(req.body, ["address", "message", "message_hex", "signature"]);
+      const address = v.address(body.address, network);
+      if ((body.message === undefined) === (body.message_hex === undefined)) throw badRequest("INVALID_MESSAGE", "give exactly one of message (UTF-8 text) or message_hex", { field: "message" });
+      if (body.message !== undefined && typeof body.message !== "string") throw badRequest("INVALID_MESSAGE", "message must be a string", { field: "message" });
+      const message = body.message !== undefined ? new TextEncoder().encode(body.message as string) : v.hexBytes(body.message_hex, "message_hex", 1 << 20);
+      const signature = v.hexBytes(body.signature, "signature", 8192);
+      const result = pqc.verify(address, message, signature);
+      res.json({ address, key_sha256: result.binding.keySha256, valid: result.valid });
+    }));
+  }
 
   app.use("/api", api);
   options.mount?.(app);
