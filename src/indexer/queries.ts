@@ -80,6 +80,7 @@ export class IndexQueries {
       opReturnTx: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE txid = ? ORDER BY vout"),
       opReturnBySha: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 50"),
       opReturnCount: p("SELECT COUNT(*) AS n FROM op_returns WHERE (? IS NULL OR magic = ?)"),
+      unspent: p("SELECT value, script FROM outputs WHERE txid = ? AND vout = ? AND spent_txid IS NULL").safeIntegers(true),
       anchorBySha: p("SELECT txid, height FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 1"),
       zkpCount: p("SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses"),
       zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
@@ -190,6 +191,12 @@ export class IndexQueries {
 
   opReturnsBySha(sha: string) {
     return (this.s.opReturnBySha.all(sha) as OpReturnRow[]).map(opReturnView);
+  }
+
+  /** An output that is unspent in the index, with its script. */
+  unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
+    const row = this.s.unspent.get(txid, vout) as { value: bigint; script: Buffer } | undefined;
+    return row ? { value: row.value, script: new Uint8Array(row.script) } : null;
   }
 
   /** First OP_RETURN whose payload is exactly `payloadHex`. */

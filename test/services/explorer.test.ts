@@ -12,7 +12,7 @@ import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { openDatabase } from "../../src/db/sqlite";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
 import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
-import { signMessage } from "../../src/doge";
+import { signMessage, parseTransactionHex } from "../../src/doge";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -217,6 +217,53 @@ describe("explorer API", function () {
       expect(revoked.body.revoked_at).to.equal(now);
       expect((await get(`/pqc/address/${alice.address}`)).status).to.equal(404);
       expect((await post("/pqc/verify", { address: alice.address, message: text, signature })).status).to.equal(404);
+    });
+  });
+
+  describe("POST /tx/pipeline", () => {
+    async function freshCoin(owner: TestKey, amount: number) {
+      const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [owner.address, amount, true]);
+      await indexer.syncOnce();
+      return { txid: paid.txid, vout: 0, value: BigInt(amount) * DOGE };
+    }
+
+    it("checks a parent and child package as a whole, then broadcasts both", async () => {
+      const carol = newKey();
+      const coin = await freshCoin(carol, 20);
+      const parent = spendP2pkh(carol, [coin], [{ script: carol.script, value: 19n * DOGE }]);
+      const parentTxid = parseTransactionHex(parent.hex).ok ? (parseTransactionHex(parent.hex) as any).value.txid : "";
+      const child = spendP2pkh(carol, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const result = await post("/tx/pipeline", { transactions: [parent.hex, child.hex] });
+      expect(result.status).to.equal(200);
+      expect(result.body.results.map((r: any) => r.status)).to.deep.equal(["broadcast", "broadcast"]);
+      expect(await devnet.rpc<string[]>("getrawmempool")).to.include.members([parentTxid, result.body.results[1].txid]);
+    });
+
+    it("broadcasts nothing when the second transaction is invalid", async () => {
+      const dave = newKey();
+      const coin = await freshCoin(dave, 20);
+      const parent = spendP2pkh(dave, [coin], [{ script: dave.script, value: 19n * DOGE }]);
+      const parentTxid = (parseTransactionHex(parent.hex) as any).value.txid;
+      // Signed by the wrong key: the script check fails before anything is sent.
+      const forged = spendP2pkh({ ...bob, script: dave.script }, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const before = await devnet.rpc<string[]>("getrawmempool");
+      const result = await post("/tx/pipeline", { transactions: [parent.hex, forged.hex] });
+      expect(result.status).to.equal(422);
+      expect(result.body.results.map((r: any) => r.status)).to.deep.equal(["skipped", "invalid"]);
+      expect(result.body.results[1].error.message).to.match(/^16: mandatory-script-verify-flag-failed/);
+      expect(await devnet.rpc<string[]>("getrawmempool")).to.deep.equal(before);
+    });
+
+    it("refuses a package whose child comes before its parent", async () => {
+      const erin = newKey();
+      const coin = await freshCoin(erin, 20);
+      const parent = spendP2pkh(erin, [coin], [{ script: erin.script, value: 19n * DOGE }]);
+      const parentTxid = (parseTransactionHex(parent.hex) as any).value.txid;
+      const child = spendP2pkh(erin, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const result = await post("/tx/pipeline", { transactions: [child.hex, parent.hex] });
+      expect(result.status).to.equal(422);
+      expect(result.body.results[0].error.code).to.equal("PACKAGE_OUT_OF_ORDER");
+      expect((await post("/tx/pipeline", { transactions: [] })).body.error.code).to.equal("INVALID_PACKAGE");
     });
   });
 });

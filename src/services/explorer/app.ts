@@ -8,10 +8,8 @@ import { IndexQueries } from "../../indexer/queries";
 import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
-
-export interface BroadcastNode {
-  sendRawTransaction(hex: string): Promise<string>;
-}
+import { BroadcastNode, mapBroadcastError } from "./broadcast";
+import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
 
 export interface ExplorerOptions {
   queries: IndexQueries;
@@ -107,6 +105,16 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     } catch (error) {
       throw mapBroadcastError(error);
     }
+  }));
+
+  api.post("/tx/pipeline", route(async (req, res) => {
+    const body = v.exactObject(req.body, ["transactions"]);
+    const list = body.transactions;
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_PACKAGE_SIZE || !list.every((item) => typeof item === "string")) {
+      throw badRequest("INVALID_PACKAGE", `transactions must be a list of 1 to ${MAX_PACKAGE_SIZE} raw transaction hex strings, parents first`, { field: "transactions" });
+    }
+    const outcome = await runPipeline(list as string[], queries, node);
+    res.status(outcome.accepted ? (outcome.broadcast ? 200 : 502) : 422).json(outcome);
   }));
 
   const addressParam = (req: Request) => v.address(req.params.address, network);
@@ -294,16 +302,3 @@ function opReturnJson(o: { txid: string; vout: number; height: number; payloadHe
   return { txid: o.txid, vout: o.vout, block_height: o.height, payload_hex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size };
 }
 
-/** dogecoind's sendrawtransaction answers mapped to the HTTP error family. */
-export function mapBroadcastError(error: unknown): AppError {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === -27) return new AppError(409, "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
-  if (code === -25) return new AppError(422, "MISSING_INPUTS", "an input is unknown or already spent", { node_message: message });
-  if (code === -26) {
-    const conflict = /mempool-conflict|inputs-spent|already-known|already-in-mempool/.test(message);
-    return new AppError(conflict ? 409 : 422, conflict ? "TX_CONFLICT" : "TX_REJECTED", `the node refused the transaction: ${message}`, { node_message: message });
-  }
-  if (code === -22) return badRequest("TX_DECODE_FAILED", "the node could not decode the transaction");
-  return new AppError(502, "NODE_UNAVAILABLE", "the base-chain node did not accept the request", { node_message: message });
-}
