@@ -81,6 +81,15 @@ export class IndexQueries {
       opReturnBySha: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 50"),
       opReturnCount: p("SELECT COUNT(*) AS n FROM op_returns WHERE (? IS NULL OR magic = ?)"),
       unspent: p("SELECT value, script FROM outputs WHERE txid = ? AND vout = ? AND spent_txid IS NULL").safeIntegers(true),
+      tickCarriers: p(`SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount, o.value, o.height FROM inscription_locations l
+        JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0
+        JOIN outputs o ON o.txid = l.txid AND o.vout = l.vout AND o.spent_txid IS NULL
+        WHERE l.owner_address = ? AND t.tick_key = ? ORDER BY o.height, l.txid, l.vout`).safeIntegers(true),
+      transfers: p(`SELECT t.inscription_id, t.tick_key, d.tick, t.amount, t.owner_address, t.sent, t.receiver_address, t.returned, t.height, t.sent_height,
+        i.reveal_txid, hex(i.body) AS body, i.content_type, l.txid AS location_txid, l.vout AS location_vout
+        FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key JOIN inscriptions i ON i.id = t.inscription_id
+        LEFT JOIN inscription_locations l ON l.inscription_id = t.inscription_id
+        WHERE t.owner_address = ? AND (? IS NULL OR i.reveal_txid = ?)`),
       anchorBySha: p("SELECT txid, height FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 1"),
       zkpCount: p("SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses"),
       zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
@@ -191,6 +200,22 @@ export class IndexQueries {
 
   opReturnsBySha(sha: string) {
     return (this.s.opReturnBySha.all(sha) as OpReturnRow[]).map(opReturnView);
+  }
+
+  /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
+  tickCarriers(address: string, tickKey: string) {
+    return (this.s.tickCarriers.all(address, tickKey) as { txid: string; vout: bigint; offset: bigint; inscription_id: string; amount: string; value: bigint; height: bigint }[])
+      .map((r) => ({ txid: r.txid, vout: Number(r.vout), offset: Number(r.offset), inscriptionId: r.inscription_id, amount: r.amount, valueKoinu: r.value, height: Number(r.height) }));
+  }
+
+  /** DRC-20 transfer inscriptions inscribed by `address`, newest or oldest first. */
+  transferInscriptions(address: string, options: { order: "asc" | "desc"; count: number; revealTxid: string | null }) {
+    const rows = this.s.transfers.all(address, options.revealTxid, options.revealTxid) as {
+      inscription_id: string; tick_key: string; tick: string; amount: string; owner_address: string; sent: number; receiver_address: string | null;
+      returned: number; height: number; sent_height: number | null; reveal_txid: string; body: string; content_type: string; location_txid: string | null; location_vout: number | null;
+    }[];
+    rows.sort((a, b) => (options.order === "asc" ? 1 : -1) * (a.height - b.height || a.inscription_id.localeCompare(b.inscription_id)));
+    return { total: rows.length, items: rows.slice(0, options.count) };
   }
 
   /** An output that is unspent in the index, with its script. */

@@ -13,6 +13,7 @@ import { openDatabase } from "../../src/db/sqlite";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
 import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
 import { signMessage, parseTransactionHex } from "../../src/doge";
+import { inscribeDoginals, sendInscription } from "../helpers/inscribe";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -264,6 +265,48 @@ describe("explorer API", function () {
       expect(result.status).to.equal(422);
       expect(result.body.results[0].error.code).to.equal("PACKAGE_OUT_OF_ORDER");
       expect((await post("/tx/pipeline", { transactions: [] })).body.error.code).to.equal("INVALID_PACKAGE");
+    });
+  });
+
+  describe("DRC-20 carriers and transfer inscriptions", () => {
+    it("lists a tick's carrier UTXOs and the transfer inscriptions with their state", async () => {
+      const frank = newKey();
+      const grace = newKey();
+      const text = (body: object) => ({ contentType: "text/plain;charset=utf-8", body: new TextEncoder().encode(JSON.stringify(body)) });
+      let coin = (await devnet.rpc<{ txid: string }>("devnet_faucet", [frank.address, 50, true]));
+      let spendable = { txid: coin.txid, vout: 0, value: 50n * DOGE };
+      const step = async (body: object) => {
+        const result = await inscribeDoginals(devnet, frank, spendable, text(body), frank.script);
+        spendable = result.change!;
+        await devnet.rpc("generatetoaddress", [1, newKey().address]);
+        return result;
+      };
+      await step({ p: "drc-20", op: "deploy", tick: "WOOF", max: "1000", lim: "500" });
+      await step({ p: "drc-20", op: "mint", tick: "WOOF", amt: "400" });
+      const transfer = await step({ p: "drc-20", op: "transfer", tick: "WOOF", amt: "150" });
+      await indexer.syncOnce();
+
+      const balances = await get(`/wallet/address/${frank.address}/drc20`);
+      expect(balances.body.balances).to.deep.equal([{ tick: "WOOF", available: "250", transferable: "150" }]);
+      const carriers = await get(`/wallet/address/${frank.address}/drc20/woof/utxos`);
+      expect(carriers.body.items).to.have.length(1);
+      expect(carriers.body.items[0]).to.include({ txid: transfer.output.txid, vout: 0, inscription_id: transfer.inscriptionId, offset: 0, amount: "150" });
+      const utxos = await get(`/wallet/address/${frank.address}/utxos`);
+      expect(utxos.body.items.find((u: any) => u.txid === transfer.output.txid).carrier).to.equal("drc20");
+      const listed = await get(`/wallet/address/${frank.address}/transfer_inscriptions?envelope=true`);
+      expect(listed.body.items).to.have.length(1);
+      expect(listed.body.items[0]).to.include({ inscription_id: transfer.inscriptionId, tick: "WOOF", amount: "150", state: "transferable" });
+      expect(JSON.parse(listed.body.items[0].body)).to.deep.equal({ p: "drc-20", op: "transfer", tick: "WOOF", amt: "150" });
+
+      await sendInscription(devnet, frank, transfer.output, grace.script);
+      await devnet.rpc("generatetoaddress", [1, newKey().address]);
+      await indexer.syncOnce();
+      expect((await get(`/wallet/address/${grace.address}/drc20`)).body.balances).to.deep.equal([{ tick: "WOOF", available: "150", transferable: "0" }]);
+      const sent = await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=asc&txid=${transfer.revealTxids[0]}`);
+      expect(sent.body.items[0]).to.include({ state: "sent", receiver_address: grace.address });
+      expect((await get(`/wallet/address/${frank.address}/drc20/WOOF/utxos`)).body.items).to.deep.equal([]);
+      expect((await get(`/wallet/address/${frank.address}/drc20/TOOLONG/utxos`)).body.error.code).to.equal("INVALID_TICK");
+      expect((await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=up`)).body.error.code).to.equal("INVALID_ORDER");
     });
   });
 });

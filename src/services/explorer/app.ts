@@ -4,6 +4,7 @@
  */
 import express, { Request, Response, NextFunction } from "express";
 import { DogeNetwork, parseTransactionHex } from "../../doge";
+import { drc20TickKey } from "../../inscription";
 import { IndexQueries } from "../../indexer/queries";
 import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
@@ -152,6 +153,42 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     const address = addressParam(req);
     res.setHeader("Cache-Control", "no-store");
     res.json({ address, balances: queries.drc20Balances(address) });
+  }));
+
+  api.get("/wallet/address/:address/drc20/:tick/utxos", route((req, res) => {
+    const address = addressParam(req);
+    const tick = v.tick(req.params.tick);
+    const tip = status().indexedHeight;
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      address,
+      tick,
+      items: queries.tickCarriers(address, drc20TickKey(tick)).map((c) => ({
+        txid: c.txid, vout: c.vout, value_koinu: koinu(c.valueKoinu), confirmations: tip - c.height + 1, inscription_id: c.inscriptionId, offset: c.offset, amount: c.amount,
+      })),
+    });
+  }));
+
+  api.get("/wallet/address/:address/transfer_inscriptions", route((req, res) => {
+    const address = addressParam(req);
+    const count = v.limit(req.query.count, { max: 100, fallback: 20 }, "count");
+    const order = req.query.order === undefined ? "desc" : req.query.order;
+    if (order !== "asc" && order !== "desc") throw badRequest("INVALID_ORDER", "order must be asc or desc", { field: "order" });
+    const envelope = req.query.envelope === undefined ? false : req.query.envelope === "true" ? true : req.query.envelope === "false" ? false : null;
+    if (envelope === null) throw badRequest("INVALID_ENVELOPE", "envelope must be true or false", { field: "envelope" });
+    const revealTxid = req.query.txid === undefined ? null : v.txid(req.query.txid);
+    const page = queries.transferInscriptions(address, { order, count, revealTxid });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      address,
+      total: page.total,
+      items: page.items.map((t) => ({
+        inscription_id: t.inscription_id, reveal_txid: t.reveal_txid, tick: t.tick, amount: t.amount, block_height: t.height,
+        state: t.sent ? (t.returned ? "returned" : "sent") : "transferable", receiver_address: t.receiver_address, sent_height: t.sent_height,
+        location: t.location_txid === null ? null : { txid: t.location_txid, vout: t.location_vout },
+        ...(envelope ? { content_type: t.content_type, body: Buffer.from(t.body, "hex").toString("utf8") } : {}),
+      })),
+    });
   }));
 
   api.get("/wallet/address/:address/history", route((req, res) => {
