@@ -292,7 +292,14 @@ export class Indexer {
       store.insertTx(tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
       const touched = new Set([...received.keys(), ...sent.keys()]);
       for (const address of touched) {
-        store.addHistory(address, height, position, tx.txid, received.get(address) ?? 0n, sent.get(address) ?? 0n);
+        const got = received.get(address) ?? 0n;
+        const gave = sent.get(address) ?? 0n;
+        // The other side as a wallet shows it: for money in, the first other spender; for money out,
+        // the first other recipient (null for a coinbase or a transaction with no other party).
+        let counterparty: string | null = null;
+        if (gave === 0n) { for (const other of sent.keys()) if (other !== address) { counterparty = other; break; } }
+        else { for (const other of received.keys()) if (other !== address) { counterparty = other; break; } }
+        store.addHistory(address, height, position, tx.txid, got, gave, counterparty);
       }
     });
     if (block.txs.length > 0 && isCoinbase(block.txs[0])) tracker.endBlock(block.txs[0], height, coinbaseAddresses);

@@ -66,11 +66,9 @@ export class IndexQueries {
       utxoCount: p("SELECT COUNT(*) AS n FROM outputs WHERE address = ? AND spent_txid IS NULL"),
       inscriptionsOn: p("SELECT l.inscription_id, l.offset, i.content_type, i.body_size FROM inscription_locations l JOIN inscriptions i ON i.id = l.inscription_id WHERE l.txid = ? AND l.vout = ?"),
       drc20Carrier: p("SELECT t.tick_key, d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0"),
-      history: p(`SELECT h.txid, h.height, h.position, h.received, h.sent FROM address_history h WHERE h.address = ?
+      history: p(`SELECT h.txid, h.height, h.position, h.received, h.sent, h.counterparty FROM address_history h WHERE h.address = ?
         AND (h.height < ? OR (h.height = ? AND h.position < ?)) ORDER BY h.height DESC, h.position DESC LIMIT ?`).safeIntegers(true),
       historyCount: p("SELECT tx_count FROM balances WHERE address = ?"),
-      inputAddresses: p("SELECT DISTINCT address FROM outputs WHERE spent_txid = ? AND address IS NOT NULL"),
-      outputAddresses: p("SELECT address, value FROM outputs WHERE txid = ? AND address IS NOT NULL ORDER BY vout").safeIntegers(true),
       revealedIn: p("SELECT 1 FROM inscriptions WHERE reveal_txid = ? LIMIT 1"),
       drc20Balances: p(`SELECT b.tick_key, t.tick, b.available, b.transferable FROM drc20_balances b JOIN drc20_ticks t ON t.tick_key = b.tick_key
         WHERE b.address = ? AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`),
@@ -162,21 +160,15 @@ export class IndexQueries {
 
   history(address: string, before: { height: number; position: number } | null, pageSize: number) {
     const key = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0 };
-    const rows = this.s.history.all(address, key.height, key.height, key.position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint }[];
+    const rows = this.s.history.all(address, key.height, key.height, key.position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null }[];
     const total = (this.s.historyCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0;
     return {
       total,
       items: rows.map((r) => {
         const net = r.received - r.sent;
         const direction = r.sent === 0n ? "in" : r.received === 0n ? "out" : net >= 0n ? "self" : "out";
-        let counterparty: string | null = null;
-        if (direction === "in") {
-          counterparty = (this.s.inputAddresses.all(r.txid) as { address: string }[]).map((x) => x.address).find((a) => a !== address) ?? null;
-        } else {
-          counterparty = (this.s.outputAddresses.all(r.txid) as { address: string }[]).map((x) => x.address).find((a) => a !== address) ?? null;
-        }
         return {
-          txid: r.txid, height: Number(r.height), position: Number(r.position), direction, counterparty,
+          txid: r.txid, height: Number(r.height), position: Number(r.position), direction, counterparty: r.counterparty,
           amountKoinu: net < 0n ? -net : net, isDoginal: this.s.revealedIn.get(r.txid) !== undefined,
         };
       }),

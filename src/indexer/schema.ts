@@ -254,4 +254,14 @@ CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
     description: "OP_RETURN lookup by payload hash (anchors, /explorer/opreturn/sha256)",
     sql: "CREATE INDEX op_returns_by_sha256 ON op_returns (sha256);",
   },
+  {
+    version: 5,
+    description: "history counterparties written at index time; lookups of spends and reveals by txid",
+    requiresRebuild: true,
+    sql: `
+ALTER TABLE address_history ADD COLUMN counterparty TEXT;
+CREATE INDEX outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL;
+CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
+`,
+  },
 ];

@@ -37,7 +37,7 @@ export class IndexerStore {
       insertOutput: db.prepare("INSERT OR REPLACE INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)"),
       getOutput: db.prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?").safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?"),
-      insertHistory: db.prepare("INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent) VALUES (?, ?, ?, ?, ?, ?)"),
+      insertHistory: db.prepare("INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent, counterparty) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)
         ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count`),
       insertOpReturn: db.prepare("INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
@@ -105,8 +105,8 @@ export class IndexerStore {
   }
 
   /** Records one transaction's effect on an address; the balance change is buffered until flushBalances(). */
-  addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint): void {
-    this.s.insertHistory.run(address, height, position, txid, received, sent);
+  addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint, counterparty: string | null): void {
+    this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
     const pending = this.pendingBalances.get(address);
     if (pending) {
       pending.delta += received - sent;

@@ -49,7 +49,7 @@ describe("explorer API", function () {
     indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
     const queries = new IndexQueries(db);
     const pqcDb = openDatabase(":memory:", PQC_MIGRATIONS, PQC_SCHEMA);
-    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
+    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const address = server.address() as { port: number };

@@ -19,6 +19,8 @@ export interface ExplorerOptions {
   /** Confirmations after which answers are cached as immutable (default 100, the reorg limit). */
   immutableDepth?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** How long the index status may be reused between requests (default 200 ms). */
+  statusCacheMs?: number;
   /** The post-quantum key registry; its routes are served when given. */
   pqc?: PqcRegistry;
   /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
@@ -45,7 +47,14 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   app.use(express.json({ limit: "2mb" }));
   const api = express.Router();
 
-  const status = () => queries.status();
+  // The index status changes once per block: reading it at most every 200 ms spares two queries on
+  // every request under load.
+  let statusCache: { at: number; value: ReturnType<IndexQueries["status"]> } | null = null;
+  const status = () => {
+    const now = Date.now();
+    if (!statusCache || now - statusCache.at > (options.statusCacheMs ?? 200)) statusCache = { at: now, value: queries.status() };
+    return statusCache.value;
+  };
   const confirmationsOf = (height: number) => status().indexedHeight - height + 1;
   const cacheFor = (res: Response, confirmations: number) => {
     res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");

@@ -1,0 +1,69 @@
+/**
+ * npm run bench:api: builds an index of the generated benchmark chain (the one bench:indexer uses,
+ * cached under data/bench/), serves it with the explorer daemon in its own process, and loads two
+ * endpoints with autocannon over loopback. Prints requests per second and latency percentiles
+ * against the targets (balance >= 5,000 req/s with p99 < 20 ms; history >= 1,000 req/s).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require("autocannon");
+import { NETWORKS } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { MemoryChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { spawnDaemon } from "../../test/helpers/daemon";
+import { GeneratedChain, generateChain } from "./chain-generator";
+
+function loadChain(blocks: number, transactions: number): GeneratedChain {
+  const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
+  if (fs.existsSync(file)) {
+    const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
+    return { hashes: cached.hashes, raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), txCount: cached.txCount };
+  }
+  process.stderr.write("generating the benchmark chain (cached for next time)...\n");
+  const chain = generateChain({ blocks, transactions });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ hashes: chain.hashes, raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")), txCount: chain.txCount }));
+  return chain;
+}
+
+function run(url: string, seconds: number): Promise<{ requests: { average: number }; latency: { p50: number; p90: number; p99: number }; non2xx: number; errors: number }> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 16, pipelining: 1, duration: seconds }, (error: Error | null, result: never) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+async function main(): Promise<void> {
+  const chain = loadChain(2000, 100_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-api-"));
+  const dbFile = path.join(dir, "index.sqlite");
+  const db = openIndexerDatabase(dbFile);
+  process.stderr.write("indexing the benchmark chain...\n");
+  await new Indexer({ store: new IndexerStore(db), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest }).syncOnce();
+  const busiest = db.prepare("SELECT address, tx_count FROM balances ORDER BY tx_count DESC LIMIT 1").get() as { address: string; tx_count: number };
+  db.close();
+  const daemon = await spawnDaemon("daemons/api/main.ts", ["--db", dbFile, "--pqc-db", path.join(dir, "pqc.sqlite"), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  try {
+    const line = (name: string, r: Awaited<ReturnType<typeof run>>, target: number, p99Target: number | null) => {
+      const ok = r.requests.average >= target && (p99Target === null || r.latency.p99 < p99Target) && r.non2xx === 0 && r.errors === 0;
+      process.stdout.write(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`);
+      return ok;
+    };
+    process.stdout.write(`address ${busiest.address} with ${busiest.tx_count} transactions; ${seconds} s per endpoint, 16 connections\n`);
+    const balance = await run(`${daemon.url}/wallet/address/${busiest.address}/balance`, seconds);
+    const history = await run(`${daemon.url}/wallet/address/${busiest.address}/history?limit=50`, seconds);
+    const balanceOk = line("balance", balance, 5000, 20);
+    const historyOk = line("history (50 items)", history, 1000, null);
+    const ok = balanceOk && historyOk;
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    await daemon.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();
