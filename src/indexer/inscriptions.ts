@@ -117,10 +117,8 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      // The commit's inputs were spent at the commit's own height: searching by spent_height uses
-      // outputs_by_spent_height instead of scanning every output (there is no index on spent_txid).
-      funder: p(`SELECT o.address FROM outputs o WHERE o.spent_height = (SELECT c.height FROM outputs c WHERE c.txid = ? AND c.vout = ?)
-        AND o.spent_txid = ? AND o.spent_vin = 0`),
+      // The output the commit's input 0 spent (found through outputs_by_spent_txid).
+      funder: p("SELECT address FROM outputs WHERE spent_txid = ? AND spent_vin = 0"),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p("INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)"),
       setMinted: p("UPDATE drc20_ticks SET minted = ? WHERE tick_key = ?"),
@@ -311,7 +309,7 @@ export class InscriptionTracker {
   /** The address that funded the commit a reveal input spends: the owner of the commit's input 0. */
   private funderOf(input: SpentInput | undefined): string | null {
     if (!input || !input.known) return null;
-    const row = this.q.funder.get(input.txid, input.vout, input.txid) as { address: string | null } | undefined;
+    const row = this.q.funder.get(input.txid) as { address: string | null } | undefined;
     return row?.address ?? null;
   }
 

@@ -261,6 +261,7 @@ CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
     sql: `
 ALTER TABLE address_history ADD COLUMN counterparty TEXT;
 CREATE INDEX outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL;
+DROP INDEX outputs_by_spent_height;
 CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
 `,
   },

@@ -51,7 +51,8 @@ export class IndexerStore {
       subtractBalance: db.prepare("UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?"),
       dropEmptyBalances: db.prepare("DELETE FROM balances WHERE tx_count <= 0"),
       deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE height > ?"),
-      unspendAbove: db.prepare("UPDATE outputs SET spent_txid = NULL, spent_vin = NULL, spent_height = NULL WHERE spent_height > ?"),
+      // Spends above the fork are found through the spending transactions (outputs_by_spent_txid).
+      unspendAbove: db.prepare("UPDATE outputs SET spent_txid = NULL, spent_vin = NULL, spent_height = NULL WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?)"),
       // Outputs are found through their transactions (no height index on outputs: it slowed every insert).
       deleteOutputsAbove: db.prepare("DELETE FROM outputs WHERE txid IN (SELECT txid FROM txs WHERE height > ?)"),
       deleteTxsAbove: db.prepare("DELETE FROM txs WHERE height > ?"),
