@@ -10,7 +10,7 @@
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { ConfigError, loadConfig } from "../../src/config/load";
+import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -28,17 +28,7 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(SPEC, process.argv.slice(2), process.env);
-    getNetwork(config.network);
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof Error) {
-      process.stderr.write(`explorer: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadDaemonConfig("explorer", SPEC, (values) => { getNetwork(values.network); });
   const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const db = openIndexerDatabase(config.db, { cacheMb: 64 });
   const queries = new IndexQueries(db);

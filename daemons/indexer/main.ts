@@ -11,7 +11,7 @@
 import pino from "pino";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { ConfigError, loadConfig } from "../../src/config/load";
+import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, ReorgTooDeepError } from "../../src/indexer/indexer";
@@ -37,17 +37,7 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(SPEC, process.argv.slice(2), process.env);
-    getNetwork(config.network);
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof Error) {
-      process.stderr.write(`indexer: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadDaemonConfig("indexer", SPEC, (values) => { getNetwork(values.network); });
   const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const client = new DogecoinRpcClient({
     url: config["rpc-url"],

@@ -87,3 +87,19 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
   }
   return out as ConfigValues<S>;
 }
+
+/**
+ * A daemon's configuration, or a clear one-line message on stderr and exit status 2 (for the
+ * entry points: a misconfigured daemon should say what is wrong and stop, not print a stack).
+ * `check` may validate further (e.g. the network name) by throwing.
+ */
+export function loadDaemonConfig<S extends Record<string, OptionSpec>>(name: string, spec: S, check?: (config: ConfigValues<S>) => void): ConfigValues<S> {
+  try {
+    const config = loadConfig(spec, process.argv.slice(2), process.env);
+    check?.(config);
+    return config;
+  } catch (error) {
+    process.stderr.write(`${name}: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+}

@@ -5,7 +5,7 @@
  * continues on the node's chain. A reorg deeper than `maxReorgDepth` stops the indexer.
  */
 import {
-  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, decodeAddress, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
+  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, concatBytes, decodeAddress, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
@@ -323,12 +323,5 @@ export function opReturnPayload(script: Uint8Array): Uint8Array {
   const parsed = parseScript(rest);
   if (parsed.malformed || parsed.chunks.some((chunk) => chunk.opcode > OP.OP_16 || chunk.opcode === OP.OP_RESERVED)) return rest;
   const parts = parsed.chunks.map((chunk) => chunk.data ?? (chunk.opcode === OP.OP_0 ? new Uint8Array(0) : Uint8Array.of(chunk.opcode === OP.OP_1NEGATE ? 0x81 : chunk.opcode - OP.OP_1 + 1)));
-  const total = parts.reduce((sum, part) => sum + part.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
