@@ -309,4 +309,24 @@ describe("explorer API", function () {
       expect((await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=up`)).body.error.code).to.equal("INVALID_ORDER");
     });
   });
+
+  it("pages through history with no item lost or repeated while new blocks arrive", async () => {
+    const henry = newKey();
+    for (let i = 0; i < 4; i++) await devnet.rpc("devnet_faucet", [henry.address, 1 + i, true]);
+    await indexer.syncOnce();
+    const before = (await get(`/wallet/address/${henry.address}/history?limit=200`)).body.items.map((item: any) => item.txid);
+    expect(before).to.have.length(4);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: { txid: string }[]; next_cursor: string | null } } = await get(`/wallet/address/${henry.address}/history?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...page.body.items.map((item) => item.txid));
+      cursor = page.body.next_cursor;
+      // A new payment lands between pages: it is newer than the cursor, so it never shifts the pages.
+      await devnet.rpc("devnet_faucet", [henry.address, 1, true]);
+      await indexer.syncOnce();
+    } while (cursor);
+    expect(seen).to.deep.equal(before);
+    expect(new Set(seen).size).to.equal(seen.length);
+  });
 });
