@@ -9,6 +9,7 @@ import {
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
+import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
 import { IndexerStore } from "./store";
 
@@ -24,6 +25,8 @@ export interface IndexerOptions {
   batchBlocks?: number;
   /** Most raw bytes held for one batch (default 32 MB). */
   batchBytes?: number;
+  /** When further behind the node than this many blocks, read-side indexes are dropped until caught up (default 1000). */
+  deferIndexesBehind?: number;
   log?: (event: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -48,6 +51,7 @@ export class Indexer {
   private readonly maxReorgDepth: number;
   private readonly batchBlocks: number;
   private readonly batchBytes: number;
+  private readonly deferIndexesBehind: number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
   private nodeHeight: number | null = null;
   private stopRequested = false;
@@ -64,6 +68,7 @@ export class Indexer {
     this.maxReorgDepth = options.maxReorgDepth ?? 100;
     this.batchBlocks = Math.max(1, options.batchBlocks ?? 500);
     this.batchBytes = Math.max(1, options.batchBytes ?? 32 * 1024 * 1024);
+    this.deferIndexesBehind = options.deferIndexesBehind ?? 1000;
     this.log = options.log ?? (() => undefined);
     const storedStart = this.store.getMeta("start_height");
     const requested = options.startHeight ?? 0;
@@ -114,6 +119,7 @@ export class Indexer {
       this.store.setMeta("node_seen_at", String(Math.floor(Date.now() / 1000)));
     });
     rolledBack += await this.reconcileTip(nodeHeight);
+    if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) this.deferReadIndexes();
     let next = this.indexedHeight() + 1;
     while (next <= nodeHeight && !this.stopRequested) {
       const batch: { block: Block; height: number }[] = [];
@@ -157,7 +163,29 @@ export class Indexer {
       next += usable.length;
       this.log("indexed", { height: next - 1, blocks: usable.length });
     }
+    if (this.indexedHeight() >= nodeHeight) this.restoreReadIndexes();
     return { indexedHeight: this.indexedHeight(), blocksApplied, rolledBack };
+  }
+
+  /** Drops the read-side indexes for a long catch-up (recorded in meta, so a restart finishes the job). */
+  private deferReadIndexes(): void {
+    if (this.store.getMeta("read_indexes_deferred") === "1") return;
+    this.store.transaction(() => {
+      for (const index of CATCH_UP_DEFERRED_INDEXES) this.store.db.exec(`DROP INDEX IF EXISTS ${index.name}`);
+      this.store.setMeta("read_indexes_deferred", "1");
+    });
+    this.log("read_indexes_deferred", { indexes: CATCH_UP_DEFERRED_INDEXES.map((i) => i.name) });
+  }
+
+  /** Builds the deferred indexes again once the index has caught up with the node. */
+  private restoreReadIndexes(): void {
+    if (this.store.getMeta("read_indexes_deferred") !== "1") return;
+    const started = Date.now();
+    this.store.transaction(() => {
+      for (const index of CATCH_UP_DEFERRED_INDEXES) this.store.db.exec(index.sql);
+      this.store.setMeta("read_indexes_deferred", "0");
+    });
+    this.log("read_indexes_restored", { ms: Date.now() - started });
   }
 
   /** If the node no longer has our tip in its active chain, roll back to the fork point. */

@@ -266,3 +266,16 @@ CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
 `,
   },
 ];
+
+/**
+ * Secondary indexes that only serve reads and rollbacks. While the indexer is far behind the node
+ * it drops them and builds them again once caught up: maintaining them row by row (random keys,
+ * entries removed on every spend) cost a third of catch-up speed, while building them in one sorted
+ * pass takes seconds. The definitions equal those of the migrations above.
+ */
+export const CATCH_UP_DEFERRED_INDEXES: readonly { name: string; sql: string }[] = [
+  { name: "outputs_unspent_by_address", sql: "CREATE INDEX IF NOT EXISTS outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL" },
+  { name: "outputs_by_spent_txid", sql: "CREATE INDEX IF NOT EXISTS outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL" },
+  { name: "address_history_by_height", sql: "CREATE INDEX IF NOT EXISTS address_history_by_height ON address_history (height)" },
+  { name: "txs_by_height", sql: "CREATE INDEX IF NOT EXISTS txs_by_height ON txs (height, position)" },
+];

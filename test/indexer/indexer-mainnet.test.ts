@@ -87,3 +87,22 @@ describe("indexer inscriptions on real mainnet blocks", () => {
     });
   }
 });
+
+describe("indexer read-side indexes during catch-up", () => {
+  it("drops them while far behind and builds them again once caught up, with the same rows", async () => {
+    const raw = hexToBytes(rawBlockHex(5000000));
+    const parsed = parseBlock(raw);
+    if (!parsed.ok) throw parsed.error;
+    const store = new IndexerStore(openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA));
+    const seen: string[] = [];
+    const indexer = new Indexer({
+      store, source: new MemoryChainSource([parsed.value.hash], [raw], 5000000), network: NETWORKS.mainnet, startHeight: 5000000,
+      deferIndexesBehind: 0, log: (event) => seen.push(event),
+    });
+    await indexer.syncOnce();
+    expect(seen).to.include.members(["read_indexes_deferred", "read_indexes_restored"]);
+    const names = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name);
+    expect(names).to.include.members(["outputs_unspent_by_address", "outputs_by_spent_txid", "address_history_by_height", "txs_by_height"]);
+    expect(store.getMeta("read_indexes_deferred")).to.equal("0");
+  });
+});
