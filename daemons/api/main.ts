@@ -14,7 +14,8 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { createExplorerApp } from "../../src/services/explorer/app";
+import http from "node:http";
+import { createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
 import { openDatabase } from "../../src/db/sqlite";
 
@@ -53,7 +54,11 @@ async function main(): Promise<void> {
       });
     },
   });
-  const server = app.listen(config.port, config.host, () => {
+  const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network) });
+  const server = http.createServer((req, res) => {
+    if (!fastWalletReads(req, res)) app(req, res);
+  });
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     logger.info({ event: "ready", port, db: config.db });

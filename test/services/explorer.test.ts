@@ -7,7 +7,8 @@ import { Indexer } from "../../src/indexer/indexer";
 import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
-import { createExplorerApp } from "../../src/services/explorer/app";
+import { createExplorerApp, createWalletFastPath } from "../../src/services/explorer/app";
+import http from "node:http";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { openDatabase } from "../../src/db/sqlite";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
@@ -328,5 +329,31 @@ describe("explorer API", function () {
     } while (cursor);
     expect(seen).to.deep.equal(before);
     expect(new Set(seen).size).to.equal(seen.length);
+  });
+
+  it("answers balance and history identically through the node:http fast path", async () => {
+    const queries = new IndexQueries(indexer.store.db);
+    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "" }, statusCacheMs: 0 });
+    const fast = createWalletFastPath({ queries, network: NETWORKS.regtest });
+    const served = http.createServer((req, res) => { if (!fast(req, res)) app(req, res); });
+    await new Promise<void>((resolve) => served.listen(0, "127.0.0.1", resolve));
+    const fastBase = `http://127.0.0.1:${(served.address() as { port: number }).port}/api`;
+    try {
+      for (const path of [
+        `/wallet/address/${alice.address}/balance`,
+        `/wallet/address/${alice.address}/history?limit=2`,
+        `/wallet/address/${bob.address}/history`,
+        "/wallet/address/xyz/balance",
+        `/wallet/address/${alice.address}/history?limit=0`,
+        `/wallet/address/${alice.address}/history?cursor=nope`,
+      ]) {
+        const viaExpress = await get(path);
+        const response = await fetch(`${fastBase}${path}`);
+        expect(response.status, path).to.equal(viaExpress.status);
+        expect(await response.json(), path).to.deep.equal(viaExpress.body);
+      }
+    } finally {
+      served.close();
+    }
   });
 });
