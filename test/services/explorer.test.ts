@@ -9,6 +9,10 @@ import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { createExplorerApp, createWalletFastPath } from "../../src/services/explorer/app";
 import http from "node:http";
+import { OP, compileScript } from "../../src/doge";
+import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
+import { commitP2sh } from "../helpers/inscribe";
+import zkpVectors from "../vectors/zkp-groth16.json";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { openDatabase } from "../../src/db/sqlite";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
@@ -42,7 +46,8 @@ describe("explorer API", function () {
   };
 
   before(async () => {
-    devnet = await startDevnet();
+    // Promiscuous like a miner that takes OP_NOP10 spends, so OP_CHECKZKP uses reach blocks.
+    devnet = await startDevnet({ args: ["--promiscuousmempool"] });
     alice = newKey();
     bob = newKey();
     const client = new DogecoinRpcClient({ url: devnet.url });
@@ -329,7 +334,18 @@ describe("explorer API", function () {
     } while (cursor);
     expect(seen).to.deep.equal(before);
     expect(new Set(seen).size).to.equal(seen.length);
-  });
+
+    // UTXOs page oldest first: new ones land after the cursor and are reached, none repeats.
+    const all = (await get(`/wallet/address/${henry.address}/utxos?limit=500`)).body;
+    const walked: string[] = [];
+    let utxoCursor: string | null = null;
+    do {
+      const page: { body: { items: { txid: string; vout: number }[]; next_cursor: string | null; total: number } } = await get(`/wallet/address/${henry.address}/utxos?limit=2${utxoCursor ? `&cursor=${utxoCursor}` : ""}`);
+      walked.push(...page.body.items.map((u) => `${u.txid}:${u.vout}`));
+      utxoCursor = page.body.next_cursor;
+    } while (utxoCursor);
+    expect(walked).to.deep.equal(all.items.map((u: any) => `${u.txid}:${u.vout}`));
+    expect(walked.length).to.equal(all.total);
 
   it("answers balance and history identically through the node:http fast path", async () => {
     const queries = new IndexQueries(indexer.store.db);
@@ -355,5 +371,67 @@ describe("explorer API", function () {
     } finally {
       served.close();
     }
+  });
+
+  describe("OP_CHECKZKP endpoints", () => {
+    let validTxid: string;
+    let strayTxid: string;
+    let vkSha: string;
+    before(async () => {
+      const vector = (zkpVectors.valid as { description: string; input: { script_asm: string } }[])[0];
+      const items = vector.input.script_asm.split(" ").filter((token) => !token.startsWith("OP_")).map((hex) => Buffer.from(hex, "hex"));
+      const verifyRedeem = compileScript([OP.OP_0, OP.OP_CHECKZKP, OP.OP_DROP, ...Array(8).fill(OP.OP_2DROP), OP.OP_1]);
+      const ivy = newKey();
+      const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [ivy.address, 30, true]);
+      const first = await commitP2sh(devnet, ivy, { txid: paid.txid, vout: 0, value: 30n * DOGE }, verifyRedeem);
+      const second = await commitP2sh(devnet, ivy, first.change!, compileScript([OP.OP_CHECKZKP, OP.OP_1]));
+      await devnet.rpc("generatetoaddress", [1, newKey().address]);
+      validTxid = (await first.spend(items, ivy.script)).txid;
+      strayTxid = (await second.spend([], ivy.script)).txid;
+      await devnet.rpc("generatetoaddress", [1, newKey().address]);
+      await indexer.syncOnce();
+      const shadow = new ZkpShadowService(indexer.store.db);
+      shadow.enqueuePending();
+      await shadow.drain();
+      vkSha = bytesToHex(sha256(Buffer.concat(items.slice(10, 16))));
+    });
+
+    it("reports the capture status with its event count and verifier state", async () => {
+      const { status, body } = await get("/explorer/zkp/status");
+      expect(status).to.equal(200);
+      expect(body).to.deep.include({ activation_height: null, consensus_enforced: false, status: "shadow (not consensus-enforced)", event_count: 2 });
+      expect(body.opcode).to.deep.equal({ name: "OP_CHECKZKP", byte: "0xb9", replaces: "OP_NOP10" });
+      expect(body.verifier).to.deep.equal({ pending: 0, valid: 1, invalid: 0 });
+    });
+
+    it("lists recent uses newest first, and the uses of one transaction and of one key", async () => {
+      const recent = await get("/explorer/zkp/recent?limit=2");
+      expect(recent.body.items.map((u: any) => u.txid).sort()).to.deep.equal([validTxid, strayTxid].sort());
+      const valid = (await get(`/explorer/zkp/tx/${validTxid}`)).body.items;
+      expect(valid).to.have.length(1);
+      expect(valid[0]).to.deep.include({ role: "redeem_script", input_index: 0, mode: 0, mode_name: "groth16-bls12-381", vk_sha256: vkSha, parse_error: null, shadow_valid: true, shadow_encoding: "affine-be", consensus_enforced: false });
+      const stray = (await get(`/explorer/zkp/tx/${strayTxid}`)).body.items[0];
+      expect(stray.mode).to.equal(null);
+      expect(stray.parse_error).to.be.a("string");
+      expect(stray.shadow_valid).to.equal(null);
+      const byKey = await get(`/explorer/zkp/vk/${vkSha}`);
+      expect(byKey.body).to.deep.include({ vk_sha256: vkSha, total: 1 });
+      expect((await get(`/explorer/zkp/vk/${"ab".repeat(32)}`)).status).to.equal(404);
+      expect((await get("/explorer/zkp/recent?limit=0")).status).to.equal(400);
+      expect((await get(`/explorer/zkp/tx/${"cd".repeat(32)}`)).body.error.code).to.equal("TX_NOT_FOUND");
+    });
+  });
+
+  it("serves a transaction's OP_RETURNs, and caches only deep-confirmed transactions as immutable", async () => {
+    const own = await get(`/explorer/opreturn/tx/${paymentTxid}`);
+    expect(own.body.items).to.have.length(1);
+    expect(own.body.items[0]).to.include({ vout: 1, payload_hex: payload.toString("hex"), size: payload.length });
+    expect((await get(`/explorer/opreturn/tx/${"ef".repeat(32)}`)).status).to.equal(404);
+    expect((await get(`/tx/${paymentTxid}`)).headers.get("cache-control")).to.equal("no-store");
+    await devnet.rpc("generatetoaddress", [100, newKey().address]);
+    await indexer.syncOnce();
+    const deep = await get(`/tx/${paymentTxid}`);
+    expect(deep.body.confirmations).to.be.at.least(100);
+    expect(deep.headers.get("cache-control")).to.equal("public, max-age=31536000, immutable");
   });
 });
