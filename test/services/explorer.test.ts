@@ -346,6 +346,7 @@ describe("explorer API", function () {
     } while (utxoCursor);
     expect(walked).to.deep.equal(all.items.map((u: any) => `${u.txid}:${u.vout}`));
     expect(walked.length).to.equal(all.total);
+  });
 
   it("answers balance and history identically through the node:http fast path", async () => {
     const queries = new IndexQueries(indexer.store.db);
