@@ -3,8 +3,9 @@
  * service and prints one line per surface, `name  URL`. Each part is its own process (the same
  * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
  *
- * Today: the devnet base chain, the explorer's indexer and the explorer API; later parts (L2,
- * attesters' indexers, attesters, relayer, other HTTP surfaces) are added to SERVICES in start order.
+ * Today: the devnet base chain, the explorer's indexer and the explorer API, the L2 (a Hardhat
+ * node) and the contract deployment; later parts (attesters' indexers, attesters, relayer, other
+ * HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -14,11 +15,16 @@ const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data");
 
 interface ServiceSpec {
   name: string;
-  entry: string;
+  /** A TypeScript entry point run with tsx, or a plain argv for node (`argv`). */
+  entry?: string;
+  argv?: string[];
   args: string[];
   /** Line on stdout that carries the service's URL once it is ready. */
   ready: RegExp;
 }
+
+const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
+const L2_PORT = process.env.L2_PORT ?? "8545";
 
 const SERVICES: ServiceSpec[] = [
   {
@@ -43,6 +49,17 @@ const SERVICES: ServiceSpec[] = [
       "--network", "regtest", "--port", process.env.EXPLORER_PORT ?? "3001"],
     ready: /^explorer {2}(\S+)$/m,
   },
+  {
+    name: "l2",
+    argv: [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", L2_PORT],
+    args: [],
+    ready: /Started HTTP and WebSocket JSON-RPC server at (\S+)/,
+  },
+];
+
+/** One-shot steps run after the services are up; their stdout is shown as it is. */
+const STEPS: { name: string; argv: string[] }[] = [
+  { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];
@@ -50,7 +67,8 @@ let stopping = false;
 
 function startService(spec: ServiceSpec): Promise<string> {
   process.stderr.write(`starting ${spec.name}...\n`);
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, spec.entry), ...spec.args], {
+  const argv = spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)];
+  const child = spawn(process.execPath, [...argv, ...spec.args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -91,12 +109,27 @@ async function stopAll(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
+function runStep(argv: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, L2_RPC_URL: `http://127.0.0.1:${L2_PORT}` } });
+    let stdout = "";
+    child.stdout!.on("data", (chunk: Buffer) => { stdout += chunk; });
+    child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+    child.once("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${argv.slice(1, 3).join(" ")} exited with ${code}`))));
+  });
+}
+
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   for (const spec of SERVICES) {
     const url = await startService(spec);
     process.stdout.write(`${spec.name.padEnd(8)}  ${url}\n`);
+  }
+  for (const step of STEPS) {
+    process.stderr.write(`running ${step.name}...\n`);
+    const output = await runStep(step.argv);
+    for (const line of output.trim().split("\n")) process.stdout.write(`  ${line}\n`);
   }
   process.stderr.write("all services running; Ctrl-C stops them\n");
 }
