@@ -51,6 +51,9 @@ async function main(): Promise<void> {
   const attestation = await (await ethers.getContractFactory("DogeAttestation")).deploy(admin, guardian, treasury, sortedAttesters, delay, addresses.PlugsMarketplace);
   await attestation.waitForDeployment();
   addresses.DogeAttestation = await attestation.getAddress();
+  // Check the wiring on chain before recording anything.
+  const wired = await (attestation as unknown as { plugsMarketplace(): Promise<string> }).plugsMarketplace();
+  if (wired.toLowerCase() !== addresses.PlugsMarketplace.toLowerCase()) throw new Error(`DogeAttestation points at plugs ${wired}, expected ${addresses.PlugsMarketplace}`);
 
   const dir = local ? path.resolve(__dirname, "..", "data", "abi") : ABI_DIR;
   fs.mkdirSync(dir, { recursive: true });

@@ -1,0 +1,22 @@
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { PUBLISHED_CONTRACTS } from "../../deploy/contracts";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+describe("deploy/deploy.ts", function () {
+  this.timeout(180_000);
+
+  it("deploys the whole set in one command, wires attestation to the marketplace, and records the addresses", () => {
+    const output = execFileSync(process.execPath, [require.resolve("hardhat/internal/cli/cli.js"), "run", "deploy/deploy.ts"], {
+      cwd: ROOT, encoding: "utf8", env: { ...process.env, DEPLOY_TIMELOCK_DELAY: "7200" }, stdio: ["ignore", "pipe", "pipe"],
+    });
+    const addresses = Object.fromEntries([...output.matchAll(/^(\w+)\s+(0x[0-9a-fA-F]{40})$/gm)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(addresses).sort()).to.deep.equal([...PUBLISHED_CONTRACTS].sort());
+    const index = JSON.parse(fs.readFileSync(path.join(ROOT, "data", "abi", "index.json"), "utf8"));
+    expect(index["31337"].deployed).to.equal(true);
+    for (const name of PUBLISHED_CONTRACTS) expect(index["31337"].contracts[name].address).to.equal(addresses[name]);
+  });
+});
