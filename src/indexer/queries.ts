@@ -46,6 +46,26 @@ export interface TxView {
   zkpUses: Record<string, unknown>[];
 }
 
+export interface InscriptionView {
+  id: string;
+  number: number;
+  form: string;
+  contentType: string;
+  action: string | null;
+  bodySize: number;
+  envelopeHash: string | null;
+  genesisTxid: string;
+  revealTxid: string;
+  revealTxCount: number;
+  inscriberAddress: string | null;
+  height: number;
+  position: number;
+  collectionKey: string | null;
+  location: { txid: string; vout: number; offset: number } | null;
+  ownerAddress: string | null;
+  locationHeight: number | null;
+}
+
 export class IndexQueries {
   private readonly s: Record<string, Statement<unknown[]>>;
 
@@ -93,6 +113,11 @@ export class IndexQueries {
       zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
       zkpByVk: p("SELECT * FROM zkp_uses WHERE vk_sha256 = ? ORDER BY height DESC, position DESC LIMIT 50"),
       zkpByVkCount: p("SELECT COUNT(*) AS n FROM zkp_uses WHERE vk_sha256 = ?"),
+      inscription: p(`SELECT i.id, i.number, i.form, i.content_type, i.action, i.body_size, i.envelope_hash, i.genesis_txid, i.reveal_txid,
+        i.reveal_tx_count, i.inscriber_address, i.height, i.position, i.collection_key, l.txid AS location_txid, l.vout AS location_vout,
+        l.offset AS location_offset, l.owner_address, l.height AS location_height
+        FROM inscriptions i LEFT JOIN inscription_locations l ON l.inscription_id = i.id WHERE i.id = ?`),
+      inscriptionBody: p("SELECT content_type, body FROM inscriptions WHERE id = ?"),
     };
   }
 
@@ -211,6 +236,27 @@ export class IndexQueries {
   }
 
   /** An output that is unspent in the index, with its script. */
+  /** An inscription with where it sits now (owner null when it was spent to fees and not re-found). */
+  inscription(id: string): InscriptionView | null {
+    const r = this.s.inscription.get(id) as Record<string, unknown> | undefined;
+    if (!r) return null;
+    return {
+      id: r.id as string, number: Number(r.number), form: r.form as string, contentType: r.content_type as string, action: (r.action as string | null) ?? null,
+      bodySize: Number(r.body_size), envelopeHash: (r.envelope_hash as string | null) ?? null, genesisTxid: r.genesis_txid as string,
+      revealTxid: r.reveal_txid as string, revealTxCount: Number(r.reveal_tx_count), inscriberAddress: (r.inscriber_address as string | null) ?? null,
+      height: Number(r.height), position: Number(r.position), collectionKey: (r.collection_key as string | null) ?? null,
+      location: r.location_txid == null ? null : { txid: r.location_txid as string, vout: Number(r.location_vout), offset: Number(r.location_offset) },
+      ownerAddress: (r.owner_address as string | null) ?? null,
+      locationHeight: r.location_height == null ? null : Number(r.location_height),
+    };
+  }
+
+  /** An inscription's content type and body bytes. */
+  inscriptionBody(id: string): { contentType: string; body: Uint8Array } | null {
+    const r = this.s.inscriptionBody.get(id) as { content_type: string; body: Buffer } | undefined;
+    return r ? { contentType: r.content_type, body: new Uint8Array(r.body) } : null;
+  }
+
   unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
     const row = this.s.unspent.get(txid, vout) as { value: bigint; script: Buffer } | undefined;
     return row ? { value: row.value, script: new Uint8Array(row.script) } : null;

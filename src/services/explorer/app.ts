@@ -205,6 +205,31 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.json(historyBody(queries, address, req.query.limit, req.query.cursor, status().indexedHeight));
   }));
 
+  api.get("/explorer/inscription/:id", route((req, res) => {
+    const id = v.inscriptionId(req.params.id, "id");
+    const found = queries.inscription(id);
+    if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      id: found.id, number: found.number, form: found.form, content_type: found.contentType, action: found.action,
+      body_size: found.bodySize, envelope_hash: found.envelopeHash, genesis_txid: found.genesisTxid, reveal_txid: found.revealTxid,
+      reveal_tx_count: found.revealTxCount, inscriber_address: found.inscriberAddress, height: found.height,
+      location: found.location, owner_address: found.ownerAddress, content_url: `/api/explorer/inscription/${found.id}/content`,
+    });
+  }));
+
+  api.get("/explorer/inscription/:id/content", route((req, res) => {
+    const id = v.inscriptionId(req.params.id, "id");
+    const found = queries.inscriptionBody(id);
+    if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
+    // The body is whatever the inscriber wrote: never let a browser sniff or run it on our origin.
+    res.setHeader("Content-Type", found.contentType);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox");
+    res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
+    res.send(Buffer.from(found.body));
+  }));
+
   api.get("/explorer/zkp/status", route((_req, res) => {
     const summary = queries.zkpSummary();
     const s = status();

@@ -1,0 +1,147 @@
+/**
+ * The inscriber daemon: the standard, platform mints from the hot wallet and user-signed PSBTs.
+ *
+ *   node --import tsx daemons/inscriber/main.ts --index-db data/indexer/explorer.sqlite \
+ *        --rpc-url http://user:pass@127.0.0.1:18332 --network regtest \
+ *        --wallet-key-file data/inscriber/wallet.wif --projects-file data/inscriber/projects.json [--port 3005]
+ *
+ * It reads the explorer's index (its own read-only connection) for the wallet's and users' outputs
+ * and for confirmations, and talks to dogecoind for broadcasts and raw transactions. Prints
+ * `inscriber  <url>` once listening; `wallet  <address>` before that.
+ */
+import http from "node:http";
+import pino from "pino";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { loadDaemonConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { createInscriberApp } from "../../src/services/inscriber/app";
+import { readProjects } from "../../src/services/inscriber/projects";
+import { PlatformInscriber } from "../../src/services/inscriber/platform";
+import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
+import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
+import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+
+const SPEC = {
+  "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, description: "the explorer indexer's SQLite database (read)" },
+  "rpc-url": { kind: "url", env: "INSCRIBER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (broadcasts, raw transactions; dogecoind needs -txindex)" },
+  network: { kind: "string", env: "INSCRIBER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  db: { kind: "string", env: "INSCRIBER_DB", default: "data/inscriber/inscriber.sqlite", description: "the inscriber's job database" },
+  "wallet-db": { kind: "string", env: "INSCRIBER_WALLET_DB", default: "data/inscriber/wallet.sqlite", description: "the hot wallet's database" },
+  "wallet-key-file": { kind: "string", env: "INSCRIBER_WALLET_KEY_FILE", default: "", description: "file holding the hot wallet's WIF (else DOGEOS_WALLET_WIF)" },
+  "projects-file": { kind: "string", env: "INSCRIBER_PROJECTS_FILE", required: true, description: "JSON {\"projects\": {\"<name>\": {\"key_sha256\": \"<hex>\"}}}" },
+  "max-payload-bytes": { kind: "integer", env: "INSCRIBER_MAX_PAYLOAD_BYTES", default: 32_768, min: 1, max: 60_000, description: "largest content accepted" },
+  "fee-rate": { kind: "integer", env: "INSCRIBER_FEE_RATE", default: 1_000_000, min: 100_000, max: 100_000_000, description: "koinu per 1000 bytes (Dogecoin Core 1.14.6's recommended 0.01 DOGE/kB)" },
+  postage: { kind: "integer", env: "INSCRIBER_POSTAGE", default: 1_000_000, min: 1_000_000, max: 100_000_000, description: "koinu on each inscription's output (at least the 0.01 DOGE soft dust limit)" },
+  "min-utxos": { kind: "integer", env: "INSCRIBER_MIN_UTXOS", default: 0, min: 0, max: 500, description: "keep at least this many spendable wallet outputs (fan-out); 0 disables" },
+  "utxo-koinu": { kind: "integer", env: "INSCRIBER_UTXO_KOINU", default: 100_000_000, min: 2_000_000, max: 100_000_000_000, description: "value of each fan-out output" },
+  host: { kind: "string", env: "INSCRIBER_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "INSCRIBER_PORT", default: 3005, min: 0, max: 65535, description: "listen port" },
+} as const;
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("inscriber", SPEC, (values) => { getNetwork(values.network); });
+  const logger = pino({ name: "inscriber", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const network = getNetwork(config.network);
+  const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
+  const projects = readProjects(config["projects-file"]);
+  const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network });
+  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
+  const queries = new IndexQueries(indexDb);
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const walletDb = openWalletDatabase(config["wallet-db"]);
+  const db = openInscriberDatabase(config.db);
+  const feeRate = BigInt(config["fee-rate"]);
+  const postage = BigInt(config.postage);
+  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, feeRateKoinuPerKb: feeRate, log });
+  const jobs = new JobStore(db);
+  const platform = new PlatformInscriber({ store: jobs, wallet, network, postageKoinu: postage, feeRateKoinuPerKb: feeRate, log });
+  const userSigned = new UserSignedInscriber({
+    db, queries, network, feeRateKoinuPerKb: feeRate, postageKoinu: postage,
+    rawTransactions: { rawTransaction: (txid) => rpc.getRawTransactionHex(txid) },
+  });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "inscriber_jobs", help: "Platform jobs by status", labelNames: ["status"], registers: [registry],
+    collect() {
+      for (const [status, n] of Object.entries(jobs.counts())) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: "inscriber_wallet_koinu", help: "Hot wallet balance", labelNames: ["kind"], registers: [registry],
+    collect() {
+      const balance = wallet.balance();
+      this.set({ kind: "confirmed" }, Number(balance.confirmedKoinu));
+      this.set({ kind: "unconfirmed" }, Number(balance.unconfirmedKoinu));
+      this.set({ kind: "locked" }, Number(balance.lockedKoinu));
+    },
+  });
+
+  const app = createInscriberApp({
+    network, projects, platform, jobs, userSigned, maxPayloadBytes: config["max-payload-bytes"], feeRateKoinuPerKb: feeRate, postageKoinu: postage,
+    log: (event, fields) => logger.error({ event, ...fields }),
+    mount: (root) => {
+      root.get("/health", (_req, res) => {
+        const status = queries.status();
+        const indexOk = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
+        const balance = wallet.balance();
+        res.status(indexOk ? 200 : 503).json({
+          ok: indexOk, name: "inscriber", wallet: { address: wallet.address, confirmed_koinu: balance.confirmedKoinu.toString(), spendable_utxos: balance.spendableUtxos },
+          jobs: jobs.counts(), indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight,
+        });
+      });
+      root.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+    },
+  });
+
+  process.stdout.write(`wallet  ${wallet.address}\n`);
+  await wallet.sync().catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
+  platform.start();
+  let fanOut: NodeJS.Timeout | null = null;
+  if (config["min-utxos"] > 0) {
+    const keepUtxos = async () => {
+      try {
+        await wallet.ensureUtxos(config["min-utxos"], BigInt(config["utxo-koinu"]));
+      } catch (error) {
+        logger.warn({ event: "wallet_fan_out_failed", err: (error as Error).message });
+      }
+      fanOut = setTimeout(keepUtxos, 10_000);
+    };
+    void keepUtxos();
+  }
+
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ event: "ready", port, wallet: wallet.address });
+    process.stdout.write(`inscriber  http://${config.host}:${port}\n`);
+  });
+  const shutdown = async (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    if (fanOut) clearTimeout(fanOut);
+    server.close();
+    server.closeAllConnections();
+    await platform.stop();
+    db.close();
+    walletDb.close();
+    indexDb.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`inscriber: fatal: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}
