@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IDogeAttestation} from "../attestation/IDogeAttestation.sol";
+
+/// @title IJobService
+/// @notice What DogeInscriber and DogeAnchor share: paid base-chain jobs, settled by a receipt that
+/// 2 of 3 attesters signed, refundable after their deadline.
+///
+/// Lifecycle. A request (`requestInscription` / `requestAnchor`, in the service's own interface)
+/// escrows exactly `fee()` and opens a job with id
+/// `jobIdOf(sequence, resultHash) = keccak256(abi.encode(address(this), block.chainid, sequence, resultHash))`,
+/// where `sequence` counts this contract's jobs from 1 and `resultHash` is what the finished job
+/// must produce on the base chain (the inscription's envelopeHash, or SHA-256 of the OP_RETURN
+/// payload). The id commits to the result hash, so the contract does not store it: `settle`
+/// recomputes the id from the stored sequence and the receipt's result hash. The request's event
+/// carries everything a relayer needs (the payload is only in the event, never in storage).
+///
+/// Settlement. Anyone may relay `settle(jobId, receipt, signatures)`. It is accepted when the
+/// service is not paused, `receipt.jobContract` is this contract, `receipt.jobId` is `jobId`, the
+/// job is Open, `receipt.resultHash` is the job's result hash, the base-chain transaction is
+/// `CONFIRMATIONS` (6) deep by the attested tip (`attestation.l1Tip() >= receipt.l1Height + 5`),
+/// and `attestation.verifyReceipt(receipt, signatures)` accepts the signatures (2 of 3 attesters of
+/// the current set; it reverts while the attestation contract is paused). The fee is then credited
+/// to the operator's withdrawable balance, and the txid and height are stored. A job past its
+/// deadline can still be settled while nobody has refunded it: the base-chain work is done.
+///
+/// Refunds. After the deadline, the requester (only) takes the whole fee back with `refund`, as
+/// long as the job is still Open; refunds work while paused. A job is settled or refunded at most
+/// once, whichever comes first.
+///
+/// Money. Nothing is sent during `settle`; the operator (and a former operator) withdraws with
+/// `withdraw`. The contract's balance equals the fees of Open jobs plus the unpaid balances (ether
+/// forced in by SELFDESTRUCT aside: there is no receive function). No admin path moves escrowed
+/// fees or balances.
+///
+/// Administration. The fee, the deadline window, the operator, the guardian and the admin are
+/// changed by calls that the admin `schedule`s and `execute`s after `timelockDelay()`, within
+/// `EXECUTION_WINDOW()` (14 days) after they became executable, at most once, as DogeAttestation
+/// does. The guardian pauses at once; the admin unpauses.
+interface IJobService {
+    // ---------------------------------------------------------------- types
+
+    /// @notice Where a job stands. `None` means no such job.
+    enum JobStatus {
+        None,
+        Open,
+        Settled,
+        Refunded
+    }
+
+    /// @notice A job as stored (three slots; the third is written on settlement).
+    /// @param requester Who paid, and who may take the fee back after the deadline.
+    /// @param feeWei The escrowed fee (the fee at request time).
+    /// @param sequence The job's number in this contract (from 1); with the result hash it gives the id.
+    /// @param deadline Block time after which `refund` is accepted (while the job is Open).
+    /// @param status Open, Settled or Refunded.
+    /// @param l1Height The base-chain height of the settling transaction's block (0 until settled).
+    /// @param l1Txid The settling base-chain txid in display byte order (0 until settled).
+    struct Job {
+        address requester;
+        uint96 feeWei;
+        uint64 sequence;
+        uint40 deadline;
+        JobStatus status;
+        uint64 l1Height;
+        bytes32 l1Txid;
+    }
+
+    /// @notice A scheduled admin call. `readyAt` is 0 for an operation never scheduled (or cancelled).
+    struct Operation {
+        uint64 readyAt;
+        uint64 expiresAt;
+        bool executed;
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /// @notice A job was settled by a signed receipt; its fee was credited to `operator`.
+    event JobSettled(
+        bytes32 indexed jobId, address indexed operator, bytes32 l1Txid, uint64 l1Height, uint256 feeWei
+    );
+
+    /// @notice An expired, unsettled job's fee went back to its requester.
+    event JobRefunded(bytes32 indexed jobId, address indexed requester, uint256 feeWei);
+
+    /// @notice An account withdrew its credited balance.
+    event PayoutWithdrawn(address indexed account, uint256 amountWei);
+
+    /// @notice The fee per job changed (applies to later requests).
+    event FeeChanged(uint256 feeWei);
+
+    /// @notice The time a job stays open before it becomes refundable changed (applies to later requests).
+    event DeadlineWindowChanged(uint64 windowSeconds);
+
+    /// @notice The operator credited with the fees of settled jobs changed (for later settlements).
+    event OperatorChanged(address indexed operator);
+
+    /// @notice The guardian changed.
+    event GuardianChanged(address indexed guardian);
+
+    /// @notice The admin changed.
+    event AdminChanged(address indexed admin);
+
+    /// @notice The guardian paused requests and settlements.
+    event Paused(address indexed guardian);
+
+    /// @notice The admin unpaused.
+    event Unpaused(address indexed admin);
+
+    /// @notice An admin call was scheduled; it is executable from `readyAt` to `expiresAt`.
+    event OperationScheduled(bytes32 indexed operationId, bytes call, bytes32 salt, uint64 readyAt, uint64 expiresAt);
+
+    /// @notice A scheduled admin call was executed.
+    event OperationExecuted(bytes32 indexed operationId);
+
+    /// @notice A scheduled admin call was cancelled before execution.
+    event OperationCancelled(bytes32 indexed operationId);
+
+    // ---------------------------------------------------------------- errors
+
+    /// @notice Requests and settlements are paused.
+    error JobPaused();
+
+    /// @notice A request must send exactly the fee.
+    error JobWrongFee(uint256 sentWei, uint256 requiredWei);
+
+    /// @notice The job is not open (`status`: 0 unknown, 2 settled, 3 refunded).
+    error JobNotOpen(bytes32 jobId, JobStatus status);
+
+    /// @notice The receipt is for a job of another contract (`jobContract`), e.g. an inscriber
+    /// receipt presented to the anchor.
+    error JobReceiptForOtherContract(bytes32 jobId, address jobContract);
+
+    /// @notice The receipt is for job `receiptJobId`, not `jobId`.
+    error JobReceiptForOtherJob(bytes32 jobId, bytes32 receiptJobId);
+
+    /// @notice The receipt's result hash is not the one the job was requested with (the job id,
+    /// recomputed from the job's sequence and `resultHash`, does not match).
+    error JobResultHashMismatch(bytes32 jobId, bytes32 resultHash);
+
+    /// @notice The base-chain transaction is not `requiredConfirmations` deep by the attested tip:
+    /// it needs `l1Tip >= l1Height + requiredConfirmations - 1`.
+    error JobNotConfirmed(bytes32 jobId, uint64 l1Height, uint64 l1Tip, uint256 requiredConfirmations);
+
+    /// @notice `refund` came before the job's deadline had passed.
+    error JobNotExpired(bytes32 jobId, uint64 deadline, uint256 timestamp);
+
+    /// @notice Only the requester may take the fee back.
+    error JobNotRequester(bytes32 jobId, address caller, address requester);
+
+    /// @notice The account has no balance to withdraw.
+    error JobNothingToWithdraw(address account);
+
+    /// @notice Sending `amountWei` to `to` failed (the receiver reverted).
+    error JobPayoutFailed(address to, uint256 amountWei);
+
+    /// @notice `pause`/`unpause` would not change the state (`paused` is the current state).
+    error JobPauseUnchanged(bool paused);
+
+    /// @notice Only the admin may do this.
+    error JobNotAdmin(address caller);
+
+    /// @notice Only the guardian may do this.
+    error JobNotGuardian(address caller);
+
+    /// @notice Only an executed timelock operation (the contract itself) may do this.
+    error JobOnlyTimelock(address caller);
+
+    /// @notice The attestation contract must be a deployed contract.
+    error JobInvalidAttestation(address attestation);
+
+    /// @notice The operator cannot be the zero address.
+    error JobInvalidOperator(address operator);
+
+    /// @notice The admin cannot be the zero address.
+    error JobInvalidAdmin(address admin);
+
+    /// @notice The guardian cannot be the zero address.
+    error JobInvalidGuardian(address guardian);
+
+    /// @notice The fee must lie within [min, max] wei.
+    error JobFeeOutOfRange(uint256 feeWei, uint256 min, uint256 max);
+
+    /// @notice The deadline window must lie within [min, max] seconds.
+    error JobInvalidDeadlineWindow(uint64 windowSeconds, uint64 min, uint64 max);
+
+    /// @notice The timelock delay must be at least `min` seconds.
+    error JobInvalidTimelockDelay(uint64 delaySeconds, uint64 min);
+
+    /// @notice Only the setters listed in `schedule`'s documentation can be scheduled.
+    error JobOperationNotAllowed(bytes4 selector);
+
+    /// @notice The operation (same call and salt) is already scheduled or was executed.
+    error JobOperationAlreadyScheduled(bytes32 operationId);
+
+    /// @notice No such operation is scheduled.
+    error JobOperationUnknown(bytes32 operationId);
+
+    /// @notice The operation becomes executable only at `readyAt`.
+    error JobOperationNotReady(bytes32 operationId, uint64 readyAt, uint256 timestamp);
+
+    /// @notice The operation expired at `expiresAt` without being executed.
+    error JobOperationExpired(bytes32 operationId, uint64 expiresAt, uint256 timestamp);
+
+    /// @notice The operation was executed already.
+    error JobOperationAlreadyExecuted(bytes32 operationId);
+
+    // ---------------------------------------------------------------- constants
+
+    /// @notice Depth the settling base-chain transaction must have by the attested tip (6).
+    function CONFIRMATIONS() external view returns (uint256);
+
+    /// @notice Seconds an operation stays executable after it became ready (14 days).
+    function EXECUTION_WINDOW() external view returns (uint64);
+
+    /// @notice The shortest timelock delay a deployment may choose (1 hour).
+    function MIN_TIMELOCK_DELAY() external view returns (uint64);
+
+    /// @notice The smallest fee (1 wei: jobs are never free).
+    function MIN_FEE() external view returns (uint256);
+
+    /// @notice The largest fee (1,000 DOGE in wei).
+    function MAX_FEE() external view returns (uint256);
+
+    /// @notice The deadline window at deployment (1 day).
+    function DEFAULT_DEADLINE_WINDOW() external view returns (uint64);
+
+    /// @notice Bounds of the deadline window (1 hour to 7 days).
+    function MIN_DEADLINE_WINDOW() external view returns (uint64);
+
+    /// @notice Upper bound of the deadline window (7 days).
+    function MAX_DEADLINE_WINDOW() external view returns (uint64);
+
+    // ---------------------------------------------------------------- jobs
+
+    /// @notice Settles an open job with a receipt signed by 2 of 3 attesters (see the contract
+    /// notice for every check), credits the fee to the operator, stores the txid and height.
+    /// Emits `JobSettled`. Anyone may call it.
+    /// @dev Reverts with `JobPaused`, `JobReceiptForOtherContract`, `JobReceiptForOtherJob`,
+    /// `JobNotOpen`, `JobResultHashMismatch`, `JobNotConfirmed`, and the attestation contract's
+    /// errors from `verifyReceipt` (`AttestationQuorumNotMet`, `AttestationInvalidSignature`,
+    /// `AttestationSignersNotAscending`, `AttestationSignerNotAttester`,
+    /// `AttestationWrongAttesterSet`, `AttestationPaused`), passed through unchanged.
+    /// @param jobId The job to settle.
+    /// @param receipt The receipt as the attesters signed it (EIP-712, DogeAttestation's domain).
+    /// @param signatures 65-byte signatures over the receipt's digest, ordered by strictly increasing signer.
+    function settle(bytes32 jobId, IDogeAttestation.Receipt calldata receipt, bytes[] calldata signatures) external;
+
+    /// @notice Sends an expired, unsettled job's whole fee back to its requester (the caller).
+    /// Works while paused. Emits `JobRefunded`.
+    /// @dev Reverts with `JobNotOpen`, `JobNotRequester`, `JobNotExpired` or `JobPayoutFailed`.
+    function refund(bytes32 jobId) external;
+
+    /// @notice Sends the caller's whole `withdrawableOf` balance to the caller. Works while paused.
+    /// Emits `PayoutWithdrawn`. Reverts with `JobNothingToWithdraw` or `JobPayoutFailed`.
+    function withdraw() external;
+
+    /// @notice The job as stored (status None and zeros for an unknown id).
+    function jobOf(bytes32 jobId) external view returns (Job memory);
+
+    /// @notice The id of job number `sequence` with result hash `resultHash` in this contract:
+    /// keccak256(abi.encode(address(this), block.chainid, sequence, resultHash)).
+    function jobIdOf(uint64 sequence, bytes32 resultHash) external view returns (bytes32);
+
+    /// @notice How many jobs were requested (the last job's sequence).
+    function jobCount() external view returns (uint64);
+
+    /// @notice The fee in wei a new request must send.
+    function fee() external view returns (uint256 feeWei);
+
+    /// @notice Seconds from a request to its deadline.
+    function deadlineWindow() external view returns (uint64 windowSeconds);
+
+    /// @notice The balance `account` can withdraw: for the current operator, the fees of jobs
+    /// settled since its last withdrawal; a former operator keeps what it accrued.
+    function withdrawableOf(address account) external view returns (uint256 amountWei);
+
+    /// @notice The DogeAttestation contract that checks receipts and supplies the base-chain tip.
+    function attestation() external view returns (IDogeAttestation);
+
+    /// @notice The account credited with the fees of settled jobs.
+    function operator() external view returns (address);
+
+    // ---------------------------------------------------------------- administration
+
+    /// @notice Pauses requests and settlements at once (guardian only). Reverts with
+    /// `JobNotGuardian` or `JobPauseUnchanged`.
+    function pause() external;
+
+    /// @notice Unpauses (admin only). Reverts with `JobNotAdmin` or `JobPauseUnchanged`.
+    function unpause() external;
+
+    /// @notice Whether the service is paused (requests and `settle` refused; refunds, withdrawals,
+    /// reads and the timelock keep working).
+    function paused() external view returns (bool);
+
+    /// @notice Schedules `call` (an ABI-encoded call of one of this contract's timelocked setters:
+    /// `setFee`, `setDeadlineWindow`, `setOperator`, `setGuardian`, `setAdmin`), executable from
+    /// now + `timelockDelay()` for `EXECUTION_WINDOW()` seconds. Admin only. Emits `OperationScheduled`.
+    /// @dev Reverts with `JobNotAdmin`, `JobOperationNotAllowed` or `JobOperationAlreadyScheduled`.
+    /// @param call The setter call.
+    /// @param salt Any value; lets the same call be scheduled again after it ran.
+    /// @return operationId `hashOperation(call, salt)`.
+    function schedule(bytes calldata call, bytes32 salt) external returns (bytes32 operationId);
+
+    /// @notice Runs a scheduled call once it is ready and before it expires (admin only). Emits
+    /// `OperationExecuted`, plus the setter's event; the setter's own errors are passed through.
+    /// @dev Reverts with `JobNotAdmin`, `JobOperationUnknown`, `JobOperationAlreadyExecuted`,
+    /// `JobOperationNotReady` or `JobOperationExpired`.
+    function execute(bytes calldata call, bytes32 salt) external;
+
+    /// @notice Drops a scheduled, not yet executed operation (admin only). Emits `OperationCancelled`.
+    /// @dev Reverts with `JobNotAdmin`, `JobOperationUnknown` or `JobOperationAlreadyExecuted`.
+    function cancel(bytes32 operationId) external;
+
+    /// @notice The id of an operation: keccak256(abi.encode(call, salt)).
+    function hashOperation(bytes calldata call, bytes32 salt) external pure returns (bytes32);
+
+    /// @notice The scheduling state of an operation.
+    function operationOf(bytes32 operationId) external view returns (Operation memory);
+
+    /// @notice Seconds between scheduling and execution (fixed at deployment).
+    function timelockDelay() external view returns (uint64);
+
+    /// @notice Who schedules, executes and cancels operations and unpauses.
+    function admin() external view returns (address);
+
+    /// @notice Who may pause.
+    function guardian() external view returns (address);
+
+    /// @notice Sets the fee per job, within [`MIN_FEE`, `MAX_FEE`] (timelock only). Emits `FeeChanged`.
+    /// Open jobs keep the fee they escrowed.
+    function setFee(uint256 feeWei) external;
+
+    /// @notice Sets how long new jobs stay open before they become refundable, within
+    /// [`MIN_DEADLINE_WINDOW`, `MAX_DEADLINE_WINDOW`] (timelock only). Emits `DeadlineWindowChanged`.
+    function setDeadlineWindow(uint64 windowSeconds) external;
+
+    /// @notice Sets the operator for later settlements; the former one keeps what it accrued
+    /// (timelock only). Emits `OperatorChanged`.
+    function setOperator(address newOperator) external;
+
+    /// @notice Sets the guardian (timelock only). Emits `GuardianChanged`.
+    function setGuardian(address newGuardian) external;
+
+    /// @notice Sets the admin (timelock only). Emits `AdminChanged`.
+    function setAdmin(address newAdmin) external;
+}

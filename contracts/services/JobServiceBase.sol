@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {IDogeAttestation} from "../attestation/IDogeAttestation.sol";
+import {IJobService} from "./IJobService.sol";
+
+/// @title JobServiceBase
+/// @notice Escrow, settlement by signed receipt, refunds, payouts and the timelocked administration
+/// that DogeInscriber and DogeAnchor share. The specification is `IJobService`; a service adds its
+/// request function, validates its inputs, computes the job's result hash and calls `_openJob`.
+abstract contract JobServiceBase is IJobService, ReentrancyGuard {
+    /// @inheritdoc IJobService
+    uint256 public constant CONFIRMATIONS = 6;
+    /// @inheritdoc IJobService
+    uint64 public constant EXECUTION_WINDOW = 14 days;
+    /// @inheritdoc IJobService
+    uint64 public constant MIN_TIMELOCK_DELAY = 1 hours;
+    /// @inheritdoc IJobService
+    uint256 public constant MIN_FEE = 1;
+    /// @inheritdoc IJobService
+    uint256 public constant MAX_FEE = 1_000 ether;
+    /// @inheritdoc IJobService
+    uint64 public constant DEFAULT_DEADLINE_WINDOW = 1 days;
+    /// @inheritdoc IJobService
+    uint64 public constant MIN_DEADLINE_WINDOW = 1 hours;
+    /// @inheritdoc IJobService
+    uint64 public constant MAX_DEADLINE_WINDOW = 7 days;
+
+    /// @dev What every request reads and writes, in one slot.
+    struct HotState {
+        uint96 feeWei;
+        uint64 jobCount;
+        uint32 deadlineWindow;
+        bool paused;
+    }
+
+    /// @dev The operator and the fees credited to it since it last withdrew, in one slot that a
+    /// settlement updates without opening a fresh one (as DogeAttestation's treasury). The
+    /// operator's withdrawable balance is `accruedWei` plus its mapping entry.
+    struct OperatorAccount {
+        address account;
+        uint96 accruedWei;
+    }
+
+    uint256 private constant _STATUS_OFFSET = 104; // bits: sequence (64) + deadline (40)
+    uint256 private constant _L1_HEIGHT_OFFSET = 112; // bits: + status (8)
+
+    IDogeAttestation private immutable _attestation;
+    uint64 private immutable _timelockDelay;
+
+    HotState private _hot;
+    OperatorAccount private _operator;
+    mapping(bytes32 jobId => Job) private _jobs;
+    mapping(address account => uint256 amountWei) private _withdrawableOf;
+    mapping(bytes32 operationId => Operation) private _operations;
+    address private _admin;
+    address private _guardian;
+
+    modifier onlyAdmin() {
+        _checkAdmin();
+        _;
+    }
+
+    modifier onlyGuardian() {
+        _checkGuardian();
+        _;
+    }
+
+    modifier onlyTimelock() {
+        _checkTimelock();
+        _;
+    }
+
+    /// @param attestationContract DogeAttestation: checks receipts and supplies the base-chain tip.
+    /// @param initialAdmin Schedules and executes changes, unpauses.
+    /// @param initialGuardian Pauses.
+    /// @param initialOperator Credited with the fees of settled jobs.
+    /// @param timelockDelaySeconds Delay between scheduling and execution, at least `MIN_TIMELOCK_DELAY`.
+    /// @param initialFeeWei The fee per job, within [`MIN_FEE`, `MAX_FEE`].
+    constructor(
+        IDogeAttestation attestationContract,
+        address initialAdmin,
+        address initialGuardian,
+        address initialOperator,
+        uint64 timelockDelaySeconds,
+        uint256 initialFeeWei
+    ) {
+        if (address(attestationContract).code.length == 0) revert JobInvalidAttestation(address(attestationContract));
+        if (timelockDelaySeconds < MIN_TIMELOCK_DELAY) {
+            revert JobInvalidTimelockDelay(timelockDelaySeconds, MIN_TIMELOCK_DELAY);
+        }
+        _attestation = attestationContract;
+        _timelockDelay = timelockDelaySeconds;
+        _setAdmin(initialAdmin);
+        _setGuardian(initialGuardian);
+        _setOperator(initialOperator);
+        _setFee(initialFeeWei);
+        _setDeadlineWindow(DEFAULT_DEADLINE_WINDOW);
+    }
+
+    // ---------------------------------------------------------------- jobs
+
+    /// @inheritdoc IJobService
+    function settle(bytes32 jobId, IDogeAttestation.Receipt calldata receipt, bytes[] calldata signatures) external {
+        if (_hot.paused) revert JobPaused();
+        if (receipt.jobContract != address(this)) revert JobReceiptForOtherContract(jobId, receipt.jobContract);
+        if (receipt.jobId != jobId) revert JobReceiptForOtherJob(jobId, receipt.jobId);
+        Job storage job = _jobs[jobId];
+        uint64 sequence = job.sequence;
+        JobStatus status = job.status;
+        if (status != JobStatus.Open) revert JobNotOpen(jobId, status);
+        // The id commits to the result hash: a receipt for another result gives another id.
+        if (_jobIdOf(sequence, receipt.resultHash) != jobId) revert JobResultHashMismatch(jobId, receipt.resultHash);
+        uint64 l1Height = receipt.l1Height;
+        // Both calls are views (STATICCALL) on the immutable attestation contract: no re-entry.
+        uint64 tip = _attestation.l1Tip();
+        // tip >= l1Height + CONFIRMATIONS - 1, in 256 bits so that no height overflows.
+        if (uint256(tip) + 1 < uint256(l1Height) + CONFIRMATIONS) {
+            revert JobNotConfirmed(jobId, l1Height, tip, CONFIRMATIONS);
+        }
+        _attestation.verifyReceipt(receipt, signatures);
+
+        uint256 feeWei = job.feeWei;
+        uint40 deadline = job.deadline;
+        // Slot 1 in one SSTORE, laid out as Job declares it: sequence, deadline, status, l1Height.
+        uint256 terms = uint256(sequence) | (uint256(deadline) << 64)
+            | (uint256(uint8(JobStatus.Settled)) << _STATUS_OFFSET) | (uint256(l1Height) << _L1_HEIGHT_OFFSET);
+        bytes32 l1Txid = receipt.l1Txid;
+        assembly ("memory-safe") {
+            sstore(add(job.slot, 1), terms)
+            sstore(add(job.slot, 2), l1Txid)
+        }
+        OperatorAccount memory operatorAccount = _operator;
+        // Checked: reverts only if over 79 billion DOGE of fees went unwithdrawn.
+        _operator.accruedWei = operatorAccount.accruedWei + uint96(feeWei);
+        emit JobSettled(jobId, operatorAccount.account, l1Txid, l1Height, feeWei);
+    }
+
+    /// @inheritdoc IJobService
+    function refund(bytes32 jobId) external nonReentrant {
+        Job storage job = _jobs[jobId];
+        JobStatus status = job.status;
+        if (status != JobStatus.Open) revert JobNotOpen(jobId, status);
+        address requester = job.requester;
+        if (msg.sender != requester) revert JobNotRequester(jobId, msg.sender, requester);
+        uint40 deadline = job.deadline;
+        if (block.timestamp <= deadline) revert JobNotExpired(jobId, deadline, block.timestamp);
+        uint256 feeWei = job.feeWei;
+        job.status = JobStatus.Refunded;
+        emit JobRefunded(jobId, requester, feeWei);
+        _send(requester, feeWei);
+    }
+
+    /// @inheritdoc IJobService
+    function withdraw() external nonReentrant {
+        uint256 creditedWei = _withdrawableOf[msg.sender];
+        OperatorAccount memory operatorAccount = _operator;
+        uint256 accruedWei = msg.sender == operatorAccount.account ? operatorAccount.accruedWei : 0;
+        uint256 amountWei = creditedWei + accruedWei;
+        if (amountWei == 0) revert JobNothingToWithdraw(msg.sender);
+        if (creditedWei != 0) _withdrawableOf[msg.sender] = 0;
+        if (accruedWei != 0) _operator.accruedWei = 0;
+        emit PayoutWithdrawn(msg.sender, amountWei);
+        _send(msg.sender, amountWei);
+    }
+
+    /// @inheritdoc IJobService
+    function jobOf(bytes32 jobId) external view returns (Job memory) {
+        return _jobs[jobId];
+    }
+
+    /// @inheritdoc IJobService
+    function jobIdOf(uint64 sequence, bytes32 resultHash) external view returns (bytes32) {
+        return _jobIdOf(sequence, resultHash);
+    }
+
+    /// @inheritdoc IJobService
+    function jobCount() external view returns (uint64) {
+        return _hot.jobCount;
+    }
+
+    /// @inheritdoc IJobService
+    function fee() external view returns (uint256 feeWei) {
+        return _hot.feeWei;
+    }
+
+    /// @inheritdoc IJobService
+    function deadlineWindow() external view returns (uint64 windowSeconds) {
+        return _hot.deadlineWindow;
+    }
+
+    /// @inheritdoc IJobService
+    function withdrawableOf(address account) external view returns (uint256 amountWei) {
+        OperatorAccount memory operatorAccount = _operator;
+        amountWei = _withdrawableOf[account];
+        if (account == operatorAccount.account) amountWei += operatorAccount.accruedWei;
+    }
+
+    /// @inheritdoc IJobService
+    function attestation() external view returns (IDogeAttestation) {
+        return _attestation;
+    }
+
+    /// @inheritdoc IJobService
+    function operator() external view returns (address) {
+        return _operator.account;
+    }
+
+    // ---------------------------------------------------------------- administration
+
+    /// @inheritdoc IJobService
+    function pause() external onlyGuardian {
+        if (_hot.paused) revert JobPauseUnchanged(true);
+        _hot.paused = true;
+        emit Paused(msg.sender);
+    }
+
+    /// @inheritdoc IJobService
+    function unpause() external onlyAdmin {
+        if (!_hot.paused) revert JobPauseUnchanged(false);
+        _hot.paused = false;
+        emit Unpaused(msg.sender);
+    }
+
+    /// @inheritdoc IJobService
+    function paused() external view returns (bool) {
+        return _hot.paused;
+    }
+
+    /// @inheritdoc IJobService
+    function schedule(bytes calldata call, bytes32 salt) external onlyAdmin returns (bytes32 operationId) {
+        bytes4 selector = call.length < 4 ? bytes4(0) : bytes4(call[:4]);
+        if (!_isTimelockedSetter(selector)) revert JobOperationNotAllowed(selector);
+        operationId = hashOperation(call, salt);
+        if (_operations[operationId].readyAt != 0) revert JobOperationAlreadyScheduled(operationId);
+        uint64 readyAt = uint64(block.timestamp) + _timelockDelay;
+        uint64 expiresAt = readyAt + EXECUTION_WINDOW;
+        _operations[operationId] = Operation({readyAt: readyAt, expiresAt: expiresAt, executed: false});
+        emit OperationScheduled(operationId, call, salt, readyAt, expiresAt);
+    }
+
+    /// @inheritdoc IJobService
+    function execute(bytes calldata call, bytes32 salt) external onlyAdmin {
+        bytes32 operationId = hashOperation(call, salt);
+        Operation storage operation = _operations[operationId];
+        Operation memory scheduled = operation;
+        if (scheduled.readyAt == 0) revert JobOperationUnknown(operationId);
+        if (scheduled.executed) revert JobOperationAlreadyExecuted(operationId);
+        if (block.timestamp < scheduled.readyAt) {
+            revert JobOperationNotReady(operationId, scheduled.readyAt, block.timestamp);
+        }
+        if (block.timestamp > scheduled.expiresAt) {
+            revert JobOperationExpired(operationId, scheduled.expiresAt, block.timestamp);
+        }
+        operation.executed = true;
+        emit OperationExecuted(operationId);
+        // The setters accept only calls from this contract (onlyTimelock); their errors pass through.
+        (bool success, bytes memory returned) = address(this).call(call);
+        if (!success) {
+            assembly ("memory-safe") {
+                revert(add(returned, 0x20), mload(returned))
+            }
+        }
+    }
+
+    /// @inheritdoc IJobService
+    function cancel(bytes32 operationId) external onlyAdmin {
+        Operation memory scheduled = _operations[operationId];
+        if (scheduled.readyAt == 0) revert JobOperationUnknown(operationId);
+        if (scheduled.executed) revert JobOperationAlreadyExecuted(operationId);
+        delete _operations[operationId];
+        emit OperationCancelled(operationId);
+    }
+
+    /// @inheritdoc IJobService
+    function hashOperation(bytes calldata call, bytes32 salt) public pure returns (bytes32) {
+        return keccak256(abi.encode(call, salt));
+    }
+
+    /// @inheritdoc IJobService
+    function operationOf(bytes32 operationId) external view returns (Operation memory) {
+        return _operations[operationId];
+    }
+
+    /// @inheritdoc IJobService
+    function timelockDelay() external view returns (uint64) {
+        return _timelockDelay;
+    }
+
+    /// @inheritdoc IJobService
+    function admin() external view returns (address) {
+        return _admin;
+    }
+
+    /// @inheritdoc IJobService
+    function guardian() external view returns (address) {
+        return _guardian;
+    }
+
+    /// @inheritdoc IJobService
+    function setFee(uint256 feeWei) external onlyTimelock {
+        _setFee(feeWei);
+    }
+
+    /// @inheritdoc IJobService
+    function setDeadlineWindow(uint64 windowSeconds) external onlyTimelock {
+        _setDeadlineWindow(windowSeconds);
+    }
+
+    /// @inheritdoc IJobService
+    function setOperator(address newOperator) external onlyTimelock {
+        _setOperator(newOperator);
+    }
+
+    /// @inheritdoc IJobService
+    function setGuardian(address newGuardian) external onlyTimelock {
+        _setGuardian(newGuardian);
+    }
+
+    /// @inheritdoc IJobService
+    function setAdmin(address newAdmin) external onlyTimelock {
+        _setAdmin(newAdmin);
+    }
+
+    // ---------------------------------------------------------------- for the services
+
+    /// @dev Opens a job for `resultHash`: refuses while paused or without exactly the fee, numbers
+    /// the job, stores it (two fresh slots) and returns what the service's event reports.
+    function _openJob(bytes32 resultHash) internal returns (bytes32 jobId, uint256 feeWei, uint64 deadline) {
+        HotState memory hot = _hot;
+        if (hot.paused) revert JobPaused();
+        feeWei = hot.feeWei;
+        if (msg.value != feeWei) revert JobWrongFee(msg.value, feeWei);
+        uint64 sequence = hot.jobCount + 1;
+        _hot.jobCount = sequence;
+        jobId = _jobIdOf(sequence, resultHash);
+        // Fits 40 bits until the year 36812: the window is at most 7 days.
+        deadline = uint64(block.timestamp) + hot.deadlineWindow;
+        // Two SSTOREs laid out as Job declares its members (low-order bits first) instead of a
+        // read-modify-write per member. feeWei fits 96 bits: MAX_FEE is far below 2^96.
+        uint256 requesterAndFee = uint256(uint160(msg.sender)) | (feeWei << 160);
+        uint256 terms = uint256(sequence) | (uint256(deadline) << 64) | (uint256(uint8(JobStatus.Open)) << _STATUS_OFFSET);
+        Job storage job = _jobs[jobId];
+        assembly ("memory-safe") {
+            sstore(job.slot, requesterAndFee)
+            sstore(add(job.slot, 1), terms)
+        }
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _jobIdOf(uint64 sequence, bytes32 resultHash) private view returns (bytes32) {
+        return keccak256(abi.encode(address(this), block.chainid, sequence, resultHash));
+    }
+
+    function _send(address to, uint256 amountWei) private {
+        (bool success,) = to.call{value: amountWei}("");
+        if (!success) revert JobPayoutFailed(to, amountWei);
+    }
+
+    function _isTimelockedSetter(bytes4 selector) private pure returns (bool) {
+        return selector == this.setFee.selector || selector == this.setDeadlineWindow.selector
+            || selector == this.setOperator.selector || selector == this.setGuardian.selector
+            || selector == this.setAdmin.selector;
+    }
+
+    function _setFee(uint256 feeWei) private {
+        if (feeWei < MIN_FEE || feeWei > MAX_FEE) revert JobFeeOutOfRange(feeWei, MIN_FEE, MAX_FEE);
+        _hot.feeWei = uint96(feeWei);
+        emit FeeChanged(feeWei);
+    }
+
+    function _setDeadlineWindow(uint64 windowSeconds) private {
+        if (windowSeconds < MIN_DEADLINE_WINDOW || windowSeconds > MAX_DEADLINE_WINDOW) {
+            revert JobInvalidDeadlineWindow(windowSeconds, MIN_DEADLINE_WINDOW, MAX_DEADLINE_WINDOW);
+        }
+        // Fits: the maximum (7 days) is far below 2^32 seconds.
+        _hot.deadlineWindow = uint32(windowSeconds);
+        emit DeadlineWindowChanged(windowSeconds);
+    }
+
+    function _setOperator(address newOperator) private {
+        if (newOperator == address(0)) revert JobInvalidOperator(newOperator);
+        OperatorAccount memory previous = _operator;
+        // What the previous operator accrued stays its own, withdrawable from the mapping.
+        if (previous.accruedWei != 0) _withdrawableOf[previous.account] += previous.accruedWei;
+        _operator = OperatorAccount({account: newOperator, accruedWei: 0});
+        emit OperatorChanged(newOperator);
+    }
+
+    function _setGuardian(address newGuardian) private {
+        if (newGuardian == address(0)) revert JobInvalidGuardian(newGuardian);
+        _guardian = newGuardian;
+        emit GuardianChanged(newGuardian);
+    }
+
+    function _setAdmin(address newAdmin) private {
+        if (newAdmin == address(0)) revert JobInvalidAdmin(newAdmin);
+        _admin = newAdmin;
+        emit AdminChanged(newAdmin);
+    }
+
+    function _checkAdmin() private view {
+        if (msg.sender != _admin) revert JobNotAdmin(msg.sender);
+    }
+
+    function _checkGuardian() private view {
+        if (msg.sender != _guardian) revert JobNotGuardian(msg.sender);
+    }
+
+    function _checkTimelock() private view {
+        if (msg.sender != address(this)) revert JobOnlyTimelock(msg.sender);
+    }
+}
