@@ -3,12 +3,17 @@
  * service and prints one line per surface, `name  URL`. Each part is its own process (the same
  * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
  *
- * Today: the devnet base chain, the explorer's indexer and the explorer API, the L2 (a Hardhat
- * node) and the contract deployment; later parts (attesters' indexers, attesters, relayer, other
+ * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
+ * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment; later parts (attesters' indexers, attesters, relayer, other
  * HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
+import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
+import { NETWORKS } from "../src/doge";
+import { addProject } from "../src/services/inscriber/projects";
+import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
 
 const ROOT = path.resolve(__dirname, "..");
 const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data");
@@ -21,9 +26,37 @@ interface ServiceSpec {
   args: string[];
   /** Line on stdout that carries the service's URL once it is ready. */
   ready: RegExp;
+  /** Runs before the service starts; returns lines to print under its URL. */
+  prepare?: () => Promise<string[]>;
 }
 
 const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
+const DEVNET_RPC = `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`;
+const INSCRIBER_DIR = path.join(DATA_DIR, "inscriber");
+const INSCRIBER_KEY_FILE = path.join(INSCRIBER_DIR, "wallet.wif");
+const INSCRIBER_PROJECTS = path.join(INSCRIBER_DIR, "projects.json");
+/** Development only: the projects' keys in clear, so that a person can curl the inscriber. */
+const INSCRIBER_DEV_KEYS = path.join(INSCRIBER_DIR, "dev-project-keys.json");
+/** DOGE the devnet faucet gives the development hot wallet at each start. */
+const INSCRIBER_FUNDING_DOGE = 2_000;
+
+/**
+ * The development hot wallet and projects: a key file made once (mode 0600, under data/, never in
+ * the repository), project keys for "launchpad" and "demo" made once, and DOGE from the devnet
+ * faucet at every start.
+ */
+async function prepareInscriber(): Promise<string[]> {
+  const key = fs.existsSync(INSCRIBER_KEY_FILE)
+    ? loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS.regtest })
+    : generateWalletKeyFile(INSCRIBER_KEY_FILE, NETWORKS.regtest);
+  let keys: Record<string, string> = fs.existsSync(INSCRIBER_DEV_KEYS) ? JSON.parse(fs.readFileSync(INSCRIBER_DEV_KEYS, "utf8")) : {};
+  if (!fs.existsSync(INSCRIBER_PROJECTS) || !keys.launchpad || !keys.demo) {
+    keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo") };
+    fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
+  }
+  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, INSCRIBER_FUNDING_DOGE, true]);
+  return [`hot wallet ${key.address} (funded with ${INSCRIBER_FUNDING_DOGE} DOGE)`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
+}
 const L2_PORT = process.env.L2_PORT ?? "8545";
 
 const SERVICES: ServiceSpec[] = [
@@ -48,6 +81,16 @@ const SERVICES: ServiceSpec[] = [
     args: ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), "--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`,
       "--network", "regtest", "--port", process.env.EXPLORER_PORT ?? "3001"],
     ready: /^explorer {2}(\S+)$/m,
+  },
+  {
+    name: "inscriber",
+    entry: "daemons/inscriber/main.ts",
+    args: ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", "regtest",
+      "--db", path.join(INSCRIBER_DIR, "inscriber.sqlite"), "--wallet-db", path.join(INSCRIBER_DIR, "wallet.sqlite"),
+      "--wallet-key-file", INSCRIBER_KEY_FILE, "--projects-file", INSCRIBER_PROJECTS, "--port", process.env.INSCRIBER_PORT ?? "3005",
+      "--min-utxos", "20", "--utxo-koinu", "5000000000"],
+    ready: /^inscriber {2}(\S+)$/m,
+    prepare: prepareInscriber,
   },
   {
     name: "l2",
@@ -123,8 +166,10 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   for (const spec of SERVICES) {
+    const notes = spec.prepare ? await spec.prepare() : [];
     const url = await startService(spec);
-    process.stdout.write(`${spec.name.padEnd(8)}  ${url}\n`);
+    process.stdout.write(`${spec.name.padEnd(9)}  ${url}\n`);
+    for (const note of notes) process.stdout.write(`  ${note}\n`);
   }
   for (const step of STEPS) {
     process.stderr.write(`running ${step.name}...\n`);

@@ -5,6 +5,7 @@
 import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "../db/sqlite";
 import { bytesToHex, hexToBytes, sha256 } from "../doge";
+import { envelopeHash } from "../inscription/envelope";
 
 export interface IndexStatus {
   indexedHeight: number;
@@ -240,9 +241,20 @@ export class IndexQueries {
   inscription(id: string): InscriptionView | null {
     const r = this.s.inscription.get(id) as Record<string, unknown> | undefined;
     if (!r) return null;
+    let hash = (r.envelope_hash as string | null) ?? null;
+    if (hash === null) {
+      // Doginals-form rows carry no envelope; envelopeHash is a commitment to (content type,
+      // ACTION, body) whatever the form, so it is computed here from the stored body.
+      const body = this.inscriptionBody(id);
+      try {
+        hash = body ? envelopeHash({ contentType: body.contentType, action: (r.action as string | null) ?? null, body: body.body }) : null;
+      } catch {
+        hash = null; // content with no envelope encoding (e.g. an empty content type)
+      }
+    }
     return {
       id: r.id as string, number: Number(r.number), form: r.form as string, contentType: r.content_type as string, action: (r.action as string | null) ?? null,
-      bodySize: Number(r.body_size), envelopeHash: (r.envelope_hash as string | null) ?? null, genesisTxid: r.genesis_txid as string,
+      bodySize: Number(r.body_size), envelopeHash: hash, genesisTxid: r.genesis_txid as string,
       revealTxid: r.reveal_txid as string, revealTxCount: Number(r.reveal_tx_count), inscriberAddress: (r.inscriber_address as string | null) ?? null,
       height: Number(r.height), position: Number(r.position), collectionKey: (r.collection_key as string | null) ?? null,
       location: r.location_txid == null ? null : { txid: r.location_txid as string, vout: Number(r.location_vout), offset: Number(r.location_offset) },
