@@ -88,15 +88,12 @@ contract DogeInscriber is JobServiceBase, IDogeInscriber {
     /// @dev Whether the media type is text/plain (ASCII case-insensitive), with or without
     /// parameters: "text/plain", "text/plain;charset=utf8", "Text/Plain ; charset=utf-8".
     function _isPlainText(bytes calldata contentType) private pure returns (bool) {
-        bytes memory expected = "text/plain";
-        uint256 length = expected.length;
-        if (contentType.length < length) return false;
-        for (uint256 i = 0; i < length; ++i) {
-            bytes1 character = contentType[i];
-            // ASCII upper case to lower case; other bytes unchanged.
-            if (character >= "A" && character <= "Z") character = bytes1(uint8(character) + 32);
-            if (character != expected[i]) return false;
-        }
-        return contentType.length == length || contentType[length] == ";" || contentType[length] == " ";
+        uint256 length = contentType.length;
+        if (length < 10) return false;
+        // Setting bit 0x20 lowers an ASCII capital and changes no lower-case letter; only an upper
+        // or lower case letter maps onto a lower-case one. The slash (position 4) is compared as is.
+        bytes10 lowered = bytes10(contentType[:10]) | bytes10(0x20202020002020202020);
+        if (lowered != bytes10("text/plain")) return false;
+        return length == 10 || contentType[10] == ";" || contentType[10] == " ";
     }
 }

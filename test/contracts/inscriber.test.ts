@@ -101,7 +101,7 @@ describe("contracts/DogeInscriber", () => {
 
     it("reverts with InscriberActionRequired for an empty ACTION with any other content type", async () => {
       const { inscriber, requester } = await loadFixture(deployJobsFixture);
-      for (const contentType of ["application/json", "text/plainx", "text/plai", "text/html", "image/png"]) {
+      for (const contentType of ["application/json", "text/plainx", "text/plai", "text/pl@in", "text\u000fplain", "text/html", "image/png"]) {
         await expect((inscriber.connect(requester) as Contract).requestInscription(contentType, "", "0x01", RECIPIENT, { value: INSCRIBER_FEE }))
           .to.be.revertedWithCustomError(inscriber, "InscriberActionRequired").withArgs(contentType);
       }
