@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export const PUBLISHED_CONTRACTS = ["DogeAttestation", "PlugsMarketplace", "EnvelopeHelper"] as const;
+export const PUBLISHED_CONTRACTS = ["DogeAttestation", "PlugsMarketplace", "EnvelopeHelper", "DogeInscriber", "DogeAnchor"] as const;
 export type PublishedContract = (typeof PUBLISHED_CONTRACTS)[number];
 
 export const ABI_DIR = path.resolve(__dirname, "..", "shared", "abi");

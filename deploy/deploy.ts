@@ -4,6 +4,10 @@
  *   npx hardhat run deploy/deploy.ts --network localhost
  *   DOGEOS_RPC_URL=... DOGEOS_PRIVATE_KEY=... DEPLOY_ATTESTERS=0x..,0x..,0x.. npx hardhat run deploy/deploy.ts --network dogeosTestnet
  *
+ * DogeInscriber and DogeAnchor are wired to the DogeAttestation just deployed, with the same admin,
+ * guardian and timelock delay and the treasury as their operator; the script reads the wiring of
+ * every contract back from the chain before recording anything.
+ *
  * Environment: DEPLOY_ATTESTERS (three addresses; on the local chains the Hardhat accounts 1-3 are
  * used when unset), DEPLOY_ADMIN, DEPLOY_GUARDIAN, DEPLOY_TREASURY (default: the deployer),
  * DEPLOY_TIMELOCK_DELAY seconds (default 86400; 3600 on local chains). The addresses go to
@@ -22,6 +26,29 @@ function addressList(value: string | undefined, what: string): string[] | null {
   const items = value.split(",").map((item) => item.trim());
   for (const item of items) if (!hre.ethers.isAddress(item)) throw new Error(`${what}: "${item}" is not an address`);
   return items;
+}
+
+interface JobServiceWiring {
+  attestation: string;
+  admin: string;
+  guardian: string;
+  operator: string;
+  delay: number;
+}
+
+/** Reads a job service's wiring back from the chain and throws on any difference. */
+async function checkJobServiceWiring(name: string, address: string, expected: JobServiceWiring): Promise<void> {
+  const service = await hre.ethers.getContractAt(name, address);
+  const actual: Record<keyof JobServiceWiring, string> = {
+    attestation: await service.getFunction("attestation")(),
+    admin: await service.getFunction("admin")(),
+    guardian: await service.getFunction("guardian")(),
+    operator: await service.getFunction("operator")(),
+    delay: String(await service.getFunction("timelockDelay")()),
+  };
+  for (const key of Object.keys(actual) as (keyof JobServiceWiring)[]) {
+    if (actual[key].toLowerCase() !== String(expected[key]).toLowerCase()) throw new Error(`${name} ${key} is ${actual[key]}, expected ${expected[key]}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -51,9 +78,16 @@ async function main(): Promise<void> {
   const attestation = await (await ethers.getContractFactory("DogeAttestation")).deploy(admin, guardian, treasury, sortedAttesters, delay, addresses.PlugsMarketplace);
   await attestation.waitForDeployment();
   addresses.DogeAttestation = await attestation.getAddress();
+  // The job services settle through the attestation contract: same roles and delay, the treasury as operator.
+  for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
+    const service = await (await ethers.getContractFactory(name)).deploy(addresses.DogeAttestation, admin, guardian, treasury, delay);
+    await service.waitForDeployment();
+    addresses[name] = await service.getAddress();
+  }
   // Check the wiring on chain before recording anything.
   const wired = await (attestation as unknown as { plugsMarketplace(): Promise<string> }).plugsMarketplace();
   if (wired.toLowerCase() !== addresses.PlugsMarketplace.toLowerCase()) throw new Error(`DogeAttestation points at plugs ${wired}, expected ${addresses.PlugsMarketplace}`);
+  for (const name of ["DogeInscriber", "DogeAnchor"] as const) await checkJobServiceWiring(name, addresses[name]!, { attestation: addresses.DogeAttestation, admin, guardian, operator: treasury, delay });
 
   const dir = local ? path.resolve(__dirname, "..", "data", "abi") : ABI_DIR;
   fs.mkdirSync(dir, { recursive: true });

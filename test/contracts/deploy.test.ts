@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, "..", "..");
 describe("deploy/deploy.ts", function () {
   this.timeout(180_000);
 
-  it("deploys the whole set in one command, wires attestation to the marketplace, and records the addresses", () => {
+  it("deploys the whole set in one command, wires attestation to the marketplace and the inscriber and anchor to attestation, and records the addresses", () => {
     const output = execFileSync(process.execPath, [require.resolve("hardhat/internal/cli/cli.js"), "run", "deploy/deploy.ts"], {
       cwd: ROOT, encoding: "utf8", env: { ...process.env, DEPLOY_TIMELOCK_DELAY: "7200" }, stdio: ["ignore", "pipe", "pipe"],
     });
