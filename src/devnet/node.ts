@@ -63,6 +63,8 @@ export class DevnetNode {
   readonly store: DevnetStore;
   promiscuousMempool: boolean;
   acceptNonStandard: boolean;
+  /** -minrelaytxfee in koinu per 1000 bytes (devnet_setminrelayfee changes it; not persisted). */
+  minRelayFeePerKb: bigint = POLICY.minRelayFeePerKb;
   private readonly clock: () => number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
 
@@ -274,8 +276,8 @@ export class DevnetNode {
   }
 
   /** Minimum relay fee of a transaction: Dogecoin's GetDogecoinMinRelayFee with its dust surcharge. */
-  static minRelayFee(tx: Transaction, size: number): bigint {
-    let fee = (POLICY.minRelayFeePerKb * BigInt(size)) / 1000n;
+  static minRelayFee(tx: Transaction, size: number, feePerKb: bigint = POLICY.minRelayFeePerKb): bigint {
+    let fee = (feePerKb * BigInt(size)) / 1000n;
     if (fee === 0n) fee = 1n;
     for (const output of tx.outputs) {
       if (output.value < POLICY.softDustLimit && !isUnspendable(output.script)) fee += POLICY.softDustLimit;
@@ -345,7 +347,7 @@ export class DevnetNode {
     if (inputTotal < outputTotal) throw new TxRejected(REJECT.INVALID, "bad-txns-in-belowout");
     const fee = inputTotal - outputTotal;
     const size = raw.length;
-    if (fee < DevnetNode.minRelayFee(tx, size)) throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
+    if (fee < DevnetNode.minRelayFee(tx, size, this.minRelayFeePerKb)) throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
     if (!options.allowHighFees && fee > POLICY.maxTxFee) throw new TxRejected(REJECT.HIGHFEE, "absurdly-high-fee");
     if (this.ancestorCount(depends) + 1 > MAX_ANCESTORS) throw new TxRejected(REJECT.NONSTANDARD, "too-long-mempool-chain");
 
@@ -409,6 +411,19 @@ export class DevnetNode {
   private removeWithDescendants(txid: string): void {
     for (const child of this.mempoolDescendants(txid)) this.removeFromMempool(child);
     this.removeFromMempool(txid);
+  }
+
+  /**
+   * Devnet only: drops a mempool transaction and its mempool descendants, as dogecoind does when
+   * its mempool is over -maxmempool (TrimToSize evicts a package with its descendants) or when
+   * the transaction is older than -mempoolexpiry. Returns the removed txids, the transaction first.
+   */
+  evictFromMempool(txid: string): string[] {
+    if (!this.mempool.has(txid)) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+    const removed = [txid, ...this.mempoolDescendants(txid)];
+    this.store.transaction(() => this.removeWithDescendants(txid));
+    this.log("mempool_evicted", { txid, removed: removed.length });
+    return removed;
   }
 
   // ---------------------------------------------------------------- mining

@@ -390,7 +390,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
         networkactive: true,
         connections: 0,
         networks: [],
-        relayfee: new Amount(POLICY.minRelayFeePerKb),
+        relayfee: new Amount(node.minRelayFeePerKb),
         incrementalfee: new Amount(POLICY.incrementalFeePerKb),
         softdustlimit: new Amount(POLICY.softDustLimit),
         harddustlimit: new Amount(POLICY.hardDustLimit),
@@ -503,6 +503,17 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       if (typeof params[0] !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(params[0])}`);
       node.promiscuousMempool = params[0];
       return { promiscuousmempool: node.promiscuousMempool };
+    },
+    devnet_evict: (params) => {
+      arity(params, 1, 1, "devnet_evict \"txid\"");
+      return { evicted: node.evictFromMempool(hash(params[0], "txid")) };
+    },
+    devnet_setminrelayfee: (params) => {
+      arity(params, 1, 1, "devnet_setminrelayfee amount (DOGE per kB)");
+      const feePerKb = amountParam(params[0]);
+      if (feePerKb > 100_000_000n * 100n) throw new RpcFailure(RPC.INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
+      node.minRelayFeePerKb = feePerKb;
+      return { relayfee: new Amount(node.minRelayFeePerKb) };
     },
   };
 }
