@@ -96,6 +96,8 @@ export interface WalletTx {
   createdAt: number;
   broadcastAt: number | null;
   attempts: number;
+  /** Confirmations as the wallet last saw them (0 until confirmed; it stops counting at its tracking depth). */
+  confirmations?: number;
 }
 
 export interface FundOptions {
