@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const platform = new PlatformInscriber({ store: jobs, wallet, network, postageKoinu: postage, feeRateKoinuPerKb: feeRate, log });
   const userSigned = new UserSignedInscriber({
     db, queries, network, feeRateKoinuPerKb: feeRate, postageKoinu: postage,
-    rawTransactions: { rawTransaction: (txid) => rpc.getRawTransactionHex(txid) },
+    rawTransactions: { rawTransaction: (txid) => rpc.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null },
   });
 
   const registry = new Registry();

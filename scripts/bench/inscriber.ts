@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const app = createInscriberApp({
     network: NETWORKS.regtest, projects: new Map([["bench", sha256Hex(KEY)]]), platform, jobs, maxPayloadBytes: 32_768,
     feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
-    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid) } }),
+    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null } }),
   });
   const server: Server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

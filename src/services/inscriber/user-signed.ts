@@ -28,9 +28,15 @@ import {
 } from "./plan";
 import type { InscriptionInput } from "./request";
 
-/** Fetches a confirmed transaction's raw bytes (the node's getrawtransaction; needs -txindex on dogecoind). */
+/** What the user-signed path asks the node. */
 export interface RawTransactionSource {
+  /** A confirmed transaction's raw bytes (getrawtransaction; needs -txindex on dogecoind). */
   rawTransaction(txid: string): Promise<string>;
+  /**
+   * Whether an output is still unspent counting the node's mempool (gettxout with mempool): the
+   * index only knows blocks, and a commit already broadcast must not have its coins offered again.
+   */
+  unspentWithMempool(txid: string, vout: number): Promise<boolean>;
 }
 
 export interface UserSignedOptions {
@@ -78,7 +84,7 @@ export class UserSignedInscriber {
     }
     const plan = this.plan({ form: input.form, content: input.content, pubkey, recipient: input.recipient, feeRate: this.options.feeRateKoinuPerKb, postage: this.options.postageKoinu });
     const ownScript = addressToOutputScript(address, this.options.network);
-    const { coins, fee, change } = this.selectCoins(address, plan);
+    const { coins, fee, change } = await this.selectCoins(address, plan);
     const outputs = change > 0n ? [...plan.commitOutputs, { script: ownScript, value: change }] : plan.commitOutputs;
     const psbt = this.newPsbt();
     for (const coin of coins) {
@@ -225,13 +231,14 @@ export class UserSignedInscriber {
 
   private newPsbt(): Psbt {
     const psbt = new Psbt({ network: this.network });
+    psbt.setVersion(1);
     // Dogecoin fees are far above bitcoinjs' default ceiling in koinu per byte.
     psbt.setMaximumFeeRate(100_000_000);
     return psbt;
   }
 
   /** The user's confirmed outputs that pay the plan's commit outputs and its fee (largest first). */
-  private selectCoins(address: string, plan: InscriptionPlan) {
+  private async selectCoins(address: string, plan: InscriptionPlan) {
     const candidates: { txid: string; vout: number; value: bigint }[] = [];
     let after: { height: number; txid: string; vout: number } | null = null;
     for (;;) {
@@ -248,7 +255,9 @@ export class UserSignedInscriber {
     const baseSize = transactionSize({ version: 1, inputs: [], outputs: plan.commitOutputs, locktime: 0 });
     const coins: typeof candidates = [];
     let total = 0n;
-    for (const coin of candidates.slice(0, MAX_COMMIT_INPUTS)) {
+    for (const coin of candidates) {
+      if (coins.length === MAX_COMMIT_INPUTS) break;
+      if (!(await this.options.rawTransactions.unspentWithMempool(coin.txid, coin.vout))) continue;
       coins.push(coin);
       total += coin.value;
       const sizeWithChange = baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2;
