@@ -479,8 +479,12 @@ export class HotWallet {
   /** Pulls the index's outputs of the wallet, reconciles, returns them as a set of outpoints. */
   private async refreshOutputs(): Promise<Set<string>> {
     const snapshot = await this.chain.confirmedUtxos(this.address);
-    this.write(() => this.reconcile(snapshot));
-    return new Set(snapshot.map((utxo) => outpoint(utxo.txid, utxo.vout)));
+    const unspent = new Set(snapshot.map((utxo) => outpoint(utxo.txid, utxo.vout)));
+    this.write(() => {
+      this.reconcile(snapshot);
+      this.forgetMissing(unspent);
+    });
+    return unspent;
   }
 
   /** An input of `row` that the index reported and no longer lists as unspent. */
@@ -528,7 +532,9 @@ export class HotWallet {
   private async runSync(): Promise<void> {
     // The outputs first, the statuses after: an input missing from this snapshot while its
     // spender is unknown afterwards was spent by another transaction.
-    const unspent = await this.refreshOutputs();
+    const snapshot = await this.chain.confirmedUtxos(this.address);
+    const unspent = new Set(snapshot.map((utxo) => outpoint(utxo.txid, utxo.vout)));
+    this.write(() => this.reconcile(snapshot));
     const followed = this.store.followed();
     const watched = this.store.watchedReplaced();
     const statuses = await this.statusesOf([...watched, ...followed].map((row) => row.txid));
@@ -546,6 +552,8 @@ export class HotWallet {
         else if (status.state === "mempool") this.markInMempool(fresh);
         else dropped.add(fresh.txid);
       }
+      // After the statuses: change of a transaction that a reorg took back to the mempool stays.
+      this.forgetMissing(unspent);
     });
     await this.rebroadcastDropped(dropped, unspent);
   }
@@ -565,12 +573,10 @@ export class HotWallet {
 
   /** Inside a write transaction: the index's view of the wallet's confirmed outputs. */
   private reconcile(snapshot: readonly ChainUtxo[]): void {
-    const seen = new Set<string>();
     for (const utxo of snapshot) {
       // Only the wallet's own P2PKH script: a bare pay-to-pubkey output is listed under the same
       // address but needs another scriptSig.
       if (utxo.scriptHex.toLowerCase() !== this.scriptHex) continue;
-      seen.add(outpoint(utxo.txid, utxo.vout));
       const carrier = utxo.inscriptionIds.length > 0 || utxo.drc20.length > 0;
       const carries = carrier ? JSON.stringify({ inscriptionIds: utxo.inscriptionIds, drc20: utxo.drc20 }) : null;
       const row = this.store.output(utxo.txid, utxo.vout);
@@ -585,8 +591,12 @@ export class HotWallet {
       });
       if (carrier) this.log("wallet_output_locked", { txid: utxo.txid, vout: utxo.vout, inscriptions: utxo.inscriptionIds, drc20: utxo.drc20 });
     }
+  }
+
+  /** Inside a write transaction: unspent wallet outputs the index reported before and no longer lists. */
+  private forgetMissing(unspent: Set<string>): void {
     for (const row of this.store.unspentOutputs()) {
-      if (row.height === null || seen.has(outpoint(row.txid, row.vout))) continue;
+      if (row.height === null || unspent.has(outpoint(row.txid, row.vout))) continue;
       // Gone from the index: spent by someone else, or its block was reorganised away. Change
       // of a wallet transaction that is back in the mempool stays (unconfirmed); anything else
       // goes, and comes back when the index lists it again.
