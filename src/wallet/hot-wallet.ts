@@ -210,7 +210,8 @@ export class HotWallet {
       const counter = Number(this.store.getMeta("split_counter") ?? "0") + 1;
       this.store.setMeta("split_counter", String(counter));
       const outputs = Array.from({ length: missing }, () => ({ value: valueKoinu, script: this.key.script }));
-      return this.fundNew(WALLET_OWNER, `split-${counter}`, outputs, this.feeRate, 0);
+      // The wallet's own transaction: sync sends it if this broadcast does not get through.
+      return this.fundNew(WALLET_OWNER, `split-${counter}`, outputs, this.feeRate, 0, true);
     });
     if (!row) return null;
     this.log("wallet_split_funded", { txid: row.txid, label: row.label, valueKoinu: valueKoinu.toString() });
@@ -219,12 +220,12 @@ export class HotWallet {
   }
 
   /** Inside a write transaction: selects, signs and stores a new funded transaction. */
-  private fundNew(owner: string, label: string, outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number): TxRow {
+  private fundNew(owner: string, label: string, outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, rebroadcast = false): TxRow {
     const coins = this.selectCoins(outputs, feeRate, extraBytes);
     const total = coins.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
     const plan = planOutputs(coins.length, total, outputs, this.key.script, feeRate, extraBytes);
     if (!plan) throw new Error("selected coins cannot pay the outputs (selection bug)");
-    const row = this.storeFunded(owner, label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, feeRate, extraBytes, null, false);
+    const row = this.storeFunded(owner, label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, feeRate, extraBytes, null, rebroadcast);
     this.log("wallet_funded", { owner, label, txid: row.txid, inputs: coins.length, feeKoinu: plan.feeKoinu.toString() });
     return row;
   }

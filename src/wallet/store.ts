@@ -124,6 +124,8 @@ export interface NewOutput {
 
 export class WalletStore {
   private readonly s: Record<string, Statement<unknown[]>>;
+  /** updateTx statements by the columns they set. */
+  private readonly updates = new Map<string, Statement<unknown[]>>();
 
   constructor(readonly db: Sqlite) {
     const p = (sql: string) => db.prepare<unknown[]>(sql);
@@ -286,10 +288,15 @@ export class WalletStore {
     "state" | "height" | "confirmations" | "final" | "replaced_by" | "error" | "error_kind" | "broadcast_at" | "attempts" | "rebroadcast", unknown>>): void {
     const columns = Object.keys(changes);
     if (columns.length === 0) return;
-    const sql = `UPDATE wallet_txs SET ${columns.map((c) => `${c} = @${c}`).join(", ")} WHERE txid = @txid`;
+    const key = columns.join(",");
+    let statement = this.updates.get(key);
+    if (!statement) {
+      statement = this.db.prepare<unknown[]>(`UPDATE wallet_txs SET ${columns.map((c) => `${c} = @${c}`).join(", ")} WHERE txid = @txid`);
+      this.updates.set(key, statement);
+    }
     const values: Record<string, unknown> = { txid };
     for (const [column, value] of Object.entries(changes)) values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
-    this.db.prepare(sql).run(values);
+    statement.run(values);
   }
 
   deleteTx(owner: string, label: string, txids: readonly string[]): void {

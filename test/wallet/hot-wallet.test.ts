@@ -459,5 +459,21 @@ describe("HotWallet", () => {
       expect((await h.wallet.ensureUtxos(6, 2n * DOGE))!.tx.outputs).to.have.length(2);
       expect(h.wallet.txOf("wallet", "split-2")).to.not.equal(null);
     });
+
+    it("sends a split whose first broadcast did not get through on the next sync", async () => {
+      const h = harness();
+      h.coin(100n * DOGE);
+      await h.wallet.sync();
+      h.chain.refuse = () => new BroadcastError("unavailable", "connection refused");
+      let thrown: unknown;
+      await h.wallet.ensureUtxos(3, DOGE).catch((error) => { thrown = error; });
+      expect(thrown).to.include({ kind: "unavailable" });
+      const split = h.wallet.txOf("wallet", "split-1")!;
+      expect(split.state).to.equal("signed");
+      h.chain.refuse = () => null;
+      await h.wallet.sync();
+      expect(h.wallet.tx(split.txid)!.state).to.equal("broadcast");
+      expect(h.chain.sent).to.deep.equal([split.txid]);
+    });
   });
 });
