@@ -822,7 +822,7 @@ export class HotWallet {
 
   private markConfirmed(row: TxRow, status: { height: number; confirmations: number }): void {
     const fresh = this.store.tx(row.txid);
-    if (!fresh || !isFollowed(fresh)) return;
+    if (!isLive(fresh) || fresh.final) return;
     const final = status.confirmations >= this.trackingDepth;
     this.store.updateTx(fresh.txid, {
       state: "confirmed", height: status.height, confirmations: status.confirmations, final, rebroadcast: 0,

@@ -295,6 +295,17 @@ describe("HotWallet", () => {
       expect(h.wallet.balance().confirmedKoinu).to.equal(0n);
     });
 
+    it("reports a transaction the node has in a block already as confirmed", async () => {
+      const h = harness();
+      h.coin(10n * DOGE);
+      await h.wallet.sync();
+      const funded = h.wallet.fund("job", "x", [pay(DOGE)]);
+      h.chain.statuses.set(funded.txid, { state: "confirmed", height: 30, confirmations: 2 });
+      h.chain.refuse = () => new BroadcastError("missing_inputs", "Missing inputs", -25);
+      expect(await h.wallet.broadcast(funded.txid)).to.include({ state: "confirmed", height: 30, confirmations: 2 });
+      expect(h.events).to.deep.equal(["confirmed x 2"]);
+    });
+
     it("reports a transaction the node already has as broadcast", async () => {
       const h = harness();
       h.coin(10n * DOGE);
