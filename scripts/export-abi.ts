@@ -1,7 +1,8 @@
 /**
  * Writes shared/abi/: one ABI file per published contract and index.json, keeping the entries of
- * chains that were deployed and making sure DogeOS testnet (6281971) is listed (deployed: false
- * until a real deployment writes its addresses).
+ * chains that were deployed (contracts published since appear in them with a null address) and
+ * making sure DogeOS testnet (6281971) is listed (deployed: false until a real deployment writes its
+ * addresses).
  *
  *   npx hardhat run scripts/export-abi.ts
  */
@@ -19,6 +20,11 @@ async function main(): Promise<void> {
   }
   const index = readAbiIndex();
   if (!index[String(DOGEOS_TESTNET_CHAIN_ID)]) index[String(DOGEOS_TESTNET_CHAIN_ID)] = indexEntry(null);
+  // Every chain lists every published contract: one added to the set since a deployment appears
+  // with a null address (its ABI file is there; the deployment does not have it yet).
+  for (const entry of Object.values(index)) {
+    for (const name of PUBLISHED_CONTRACTS) entry.contracts[name] ??= { address: null, abi: `${name}.json` };
+  }
   fs.writeFileSync(path.join(ABI_DIR, "index.json"), indexFileText(index));
   process.stdout.write(`wrote ${PUBLISHED_CONTRACTS.length} ABI files and index.json to ${ABI_DIR}\n`);
 }
