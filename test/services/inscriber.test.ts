@@ -268,6 +268,24 @@ describe("inscriber", function () {
       expect(wallet.txsOf(done.id).filter((tx) => tx.label.startsWith("commit"))).to.have.length(1);
     });
 
+    it("rebroadcasts a job's commit and reveal after they fall out of the mempool, and confirms the same transactions", async () => {
+      const recipient = newKey();
+      const submitted = await inscribe({ project: "launchpad", content_type: "text/plain;charset=utf-8", content: "evicted once", recipient: recipient.address });
+      const revealed = await jobReaches(submitted.body.id, ["revealed"]);
+      await devnet.rpc("devnet_evict", [revealed.commit_txid]);
+      const mempool = await devnet.rpc<string[]>("getrawmempool");
+      expect(mempool).to.not.include(revealed.commit_txid);
+      expect(mempool).to.not.include(revealed.reveal_txids[0]);
+      await platform.checkConfirmations();
+      const back = await devnet.rpc<string[]>("getrawmempool");
+      expect(back).to.include.members([revealed.commit_txid, revealed.reveal_txids[0]]);
+      const done = await confirmJob(submitted.body.id);
+      expect(done.commit_txid).to.equal(revealed.commit_txid);
+      expect(done.inscription_id).to.equal(revealed.inscription_id);
+      const { body } = await explorerGet(`/explorer/inscription/${done.inscription_id}`);
+      expect(body.owner_address).to.equal(recipient.address);
+    });
+
     it("runs 20 concurrent jobs to confirmation with no output spent twice and no inscription made twice", async () => {
       const recipients = Array.from({ length: 20 }, () => newKey());
       const answers = await Promise.all(recipients.map((recipient, i) => inscribe({

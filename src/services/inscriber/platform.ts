@@ -150,8 +150,9 @@ export class PlatformInscriber {
         job = this.store.update(job.id, { commitTxid: commit.txid, revealTxids, inscriptionId: `${revealTxids[0]}i0`, feeKoinu: fee });
         this.options.afterStep?.(job, "signed");
       }
+      // Returns at once when the commit is already out (also after a restart or a replacement).
+      await this.wallet.broadcast(commit.txid);
       if (job.status === "queued") {
-        await this.wallet.broadcast(commit.txid);
         job = this.store.update(job.id, { status: "committed", errorCode: null, errorMessage: null });
         this.log("inscriber_job_committed", { job: job.id, commit: commit.txid });
         this.options.afterStep?.(job, "committed");
@@ -259,9 +260,10 @@ export class PlatformInscriber {
       this.kick();
       return;
     }
-    if (commit?.state === "replaced") {
-      // The wallet re-signed the commit with a higher fee: reveals must be rebuilt on it.
-      this.store.update(job.id, { status: "queued", nextAttemptAt: 0 });
+    if (commit && job.commitTxid !== null && commit.txid !== job.commitTxid) {
+      // The wallet re-signed the commit with a higher fee (it had fallen out of the mempool and was
+      // refused at its old fee): the reveals on the old commit are dead; build them on the new one.
+      this.store.update(job.id, { status: "committed", errorCode: "COMMIT_REPLACED", errorMessage: `commit ${job.commitTxid} replaced by ${commit.txid}`, nextAttemptAt: 0 });
       this.kick();
       return;
     }
