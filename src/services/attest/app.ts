@@ -1,0 +1,140 @@
+/**
+ * The attest HTTP API (base /api/attest): base-chain facts signed by two of the three attesters, in
+ * the form DogeAttestation takes them, free for anyone to read and to submit. Also the OP_RETURN and
+ * OP_CHECKZKP data of a transaction from the index (parsed data, not signed facts). Bodies and errors
+ * are in docs/api.md.
+ */
+import express, { NextFunction, Request, Response } from "express";
+import { DogeNetwork } from "../../doge";
+import type { FactTypeName } from "../../facts";
+import type { FactParamsJson } from "../../attester/wire";
+import type { IndexQueries } from "../../indexer/queries";
+import { LAUNCHPAD_SLUG_PATTERN } from "../../inscription";
+import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import * as v from "../http/validation";
+import type { AttesterPanel } from "./panel";
+
+export interface FulfilInputs {
+  requestId: string;
+  params: FactParamsJson;
+}
+
+export interface AttestAppOptions {
+  panel: AttesterPanel;
+  queries: IndexQueries;
+  network: DogeNetwork;
+  /** Confirmations a fact counts from (the attesters' floor). */
+  minConfirmations: number;
+  /** Fulfils a paid request with the posted inputs (the relayer); absent: POST /fulfill answers 503. */
+  fulfil?: (inputs: FulfilInputs) => Promise<Record<string, unknown>>;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+  mount?: (app: express.Express) => void;
+}
+
+type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
+const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  Promise.resolve().then(() => handler(req, res)).catch(next);
+};
+
+/** The query parameters of each fact endpoint, and the attesters' `params` they map to. */
+const FACT_ENDPOINTS: { path: string; type: FactTypeName; read: (q: Record<string, unknown>, network: DogeNetwork) => FactParamsJson }[] = [
+  { path: "doge-balance", type: "DOGE_BALANCE", read: (q, n) => ({ address: v.address(q.address, n) }) },
+  { path: "drc20-balance", type: "DRC20_BALANCE", read: (q, n) => ({ address: v.address(q.address, n), tick: v.tick(q.tick) }) },
+  { path: "collection-count", type: "COLLECTION_COUNT", read: (q, n) => ({ address: v.address(q.address, n), slug: slug(q.collection) }) },
+  { path: "inscription-owner", type: "INSCRIPTION_OWNER", read: (q) => ({ inscription_id: v.inscriptionId(q.id, "id") }) },
+  { path: "inscription-valid", type: "INSCRIPTION_VALID", read: (q) => ({ inscription_id: v.inscriptionId(q.id, "id") }) },
+  { path: "inscription-action", type: "INSCRIPTION_ACTION", read: (q) => ({ inscription_id: v.inscriptionId(q.id, "id") }) },
+  { path: "drc20-transfer-valid", type: "DRC20_TRANSFER_VALID", read: (q) => ({ txid: v.txid(q.txid) }) },
+  { path: "tx-included", type: "TX_INCLUDED", read: (q) => ({ txid: v.txid(q.txid) }) },
+  { path: "l1-tip", type: "L1_TIP", read: () => ({}) },
+];
+
+function slug(value: unknown): string {
+  if (typeof value !== "string" || !LAUNCHPAD_SLUG_PATTERN.test(value)) throw badRequest("INVALID_COLLECTION", "collection must be a collection slug (a-z, 0-9 and -)", { field: "collection" });
+  return value;
+}
+
+function exactQuery(req: Request, allowed: readonly string[]): Record<string, unknown> {
+  const unknown = Object.keys(req.query).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `unknown query parameters: ${unknown.join(", ")}`, { unknown });
+  return req.query as Record<string, unknown>;
+}
+
+const QUERY_FIELDS: Record<string, string[]> = {
+  "doge-balance": ["address"], "drc20-balance": ["address", "tick"], "collection-count": ["address", "collection"],
+  "inscription-owner": ["id"], "inscription-valid": ["id"], "inscription-action": ["id"], "drc20-transfer-valid": ["txid"], "tx-included": ["txid"], "l1-tip": [],
+};
+
+export function createAttestApp(options: AttestAppOptions): express.Express {
+  const { panel, queries, network } = options;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(express.json({ limit: "16kb" }));
+  const api = express.Router();
+
+  api.get("/", route(async (_req, res) => {
+    const infos = await panel.infos();
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      attesters: infos.map((answer) => answer.ok && answer.body && "signer" in answer.body
+        ? { url: answer.attester, address: answer.body.signer, up: true, signable_height: answer.body.signable_height, indexed_height: answer.body.indexed_height }
+        : { url: answer.attester, address: null, up: false, error: (answer.body as { error?: unknown } | null)?.error ?? null }),
+      min_signatures: 2,
+      confirmation_depth: options.minConfirmations,
+      facts: FACT_ENDPOINTS.map((endpoint) => ({ type: endpoint.type, path: `/api/attest/${endpoint.path}`, query: QUERY_FIELDS[endpoint.path] })),
+      fulfill: options.fulfil ? "/api/attest/fulfill" : null,
+    });
+  }));
+
+  for (const endpoint of FACT_ENDPOINTS) {
+    api.get(`/${endpoint.path}`, route(async (req, res) => {
+      const params = endpoint.read(exactQuery(req, QUERY_FIELDS[endpoint.path]), network);
+      res.setHeader("Cache-Control", "no-store");
+      res.json(await panel.fact(endpoint.type, params));
+    }));
+  }
+
+  api.get("/op-return", route((req, res) => {
+    const txid = v.txid(exactQuery(req, ["txid"]).txid);
+    const tx = queries.tx(txid);
+    if (!tx) throw notFound("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    const tip = queries.status().indexedHeight;
+    res.json({
+      txid, block_height: tx.height, confirmations: tip - tx.height + 1, signed: false,
+      items: tx.opReturns.map((o) => ({ vout: o.vout, payload_hex: o.payloadHex, sha256: o.sha256, size: o.size, magic: o.magic })),
+    });
+  }));
+
+  api.get("/zkp", route((req, res) => {
+    const txid = v.txid(exactQuery(req, ["txid"]).txid);
+    const tx = queries.tx(txid);
+    if (!tx) throw notFound("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    res.json({
+      txid, block_height: tx.height, signed: false, verified_by_consensus: false,
+      status: "shadow (not consensus-enforced): OP_CHECKZKP is OP_NOP10 today; shadow_valid is our off-chain pairing check",
+      items: tx.zkpUses,
+    });
+  }));
+
+  api.post("/fulfill", route(async (req, res) => {
+    const body = v.exactObject(req.body, ["requestId", "address", "tick", "collection", "id", "txid"]);
+    if (typeof body.requestId !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(body.requestId)) throw badRequest("INVALID_REQUEST_ID", "requestId must be the 0x-prefixed 32-byte id requestFact returned", { field: "requestId" });
+    const params: FactParamsJson = {};
+    if (body.address !== undefined) params.address = v.address(body.address, network);
+    if (body.tick !== undefined) params.tick = v.tick(body.tick);
+    if (body.collection !== undefined) params.slug = slug(body.collection);
+    if (body.id !== undefined) params.inscription_id = v.inscriptionId(body.id, "id");
+    if (body.txid !== undefined) params.txid = v.txid(body.txid);
+    if (!options.fulfil) throw new AppError(503, "FULFIL_UNAVAILABLE", "this attest API runs without a relayer");
+    res.json(await options.fulfil({ requestId: body.requestId.toLowerCase(), params }));
+  }));
+
+  app.use("/api/attest", api);
+  options.mount?.(app);
+  app.use(unknownRoute);
+  app.use(errorMiddleware(options.log ?? (() => undefined)));
+  return app;
+}
+
+

@@ -1,0 +1,199 @@
+/**
+ * The attest API's view of the attesters: it asks each one for the same fact at the same base-chain
+ * height and attestation time, accepts only byte-identical answers, and hands out a fact with at
+ * least two signatures that DogeAttestation accepts as they are (sorted by signer, each checked here
+ * against the fact and the domain before it leaves).
+ *
+ * Height: each attester reports the highest height it can sign (`signable_height`, its index tip
+ * less 5); the panel picks the second highest of those, so two attesters can always sign while one
+ * lags or is down.
+ */
+import { getAddress, verifyTypedData } from "ethers";
+import type { TypedDataField } from "ethers";
+import { FACT_TYPES, RECEIPT_TYPES } from "../../facts";
+import type { FactTypeName } from "../../facts";
+import {
+  AttesterInfoJson, FactJson, FactParamsJson, ReceiptJson, SignedFactJson, SignedReceiptJson, factFromJson, factToJson, receiptFromJson, receiptToJson,
+} from "../../attester/wire";
+import { AppError } from "../http/errors";
+
+export interface PanelOptions {
+  /** Base URLs of the attesters' internal APIs (http://host:port). */
+  attesters: readonly string[];
+  /** Per-call timeout (default 5000 ms). */
+  timeoutMs?: number;
+  /** Unix seconds (default: the clock). */
+  nowSeconds?: () => number;
+}
+
+interface Answer<T> {
+  attester: string;
+  ok: boolean;
+  status: number;
+  body: T | { error: { code: string; message: string; details?: unknown } } | null;
+}
+
+export interface TypedData {
+  domain: { name: string; version: string; chainId: number; verifyingContract: string };
+  types: Record<string, TypedDataField[]>;
+  primaryType: string;
+  message: Record<string, string>;
+}
+
+export interface AttestedFact {
+  fact: FactJson;
+  typedData: TypedData;
+  signatures: string[];
+  signers: string[];
+}
+
+export interface AttestedReceipt {
+  receipt: ReceiptJson;
+  typedData: TypedData;
+  signatures: string[];
+  signers: string[];
+}
+
+export class AttesterPanel {
+  private readonly timeoutMs: number;
+  private readonly nowSeconds: () => number;
+
+  constructor(private readonly options: PanelOptions) {
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  private async call<T>(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer<T>> {
+    try {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await response.text();
+      let parsed: Answer<T>["body"] = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
+      }
+      return { attester: base, ok: response.ok, status: response.status, body: parsed };
+    } catch (error) {
+      return { attester: base, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message: (error as Error).message } } };
+    }
+  }
+
+  /** Every attester's `/v1/info` (or why it did not answer). */
+  async infos(): Promise<Answer<AttesterInfoJson>[]> {
+    return Promise.all(this.options.attesters.map((base) => this.call<AttesterInfoJson>(base, "GET", "/v1/info")));
+  }
+
+  /** The height and set two attesters can sign at now, and the domain they sign under. */
+  async round(): Promise<{ height: number; attesterSetId: string; domain: AttesterInfoJson["domain"]; infos: Answer<AttesterInfoJson>[] }> {
+    const infos = await this.infos();
+    const live = infos.filter((a) => a.ok && a.body && "signer" in a.body).map((a) => a.body as AttesterInfoJson);
+    if (live.length < 2) throw unavailable("fewer than two attesters answer", infos);
+    const heights = live.map((info) => info.signable_height).sort((a, b) => b - a);
+    const height = heights[1];
+    if (height < 0) throw new AppError(503, "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", { heights });
+    const setId = majority(live.map((info) => info.attester_set_id ?? ""));
+    const domainKey = majority(live.map((info) => JSON.stringify(info.domain)));
+    if (!setId || !domainKey) throw unavailable("the attesters do not agree on the attester set or the contract", infos);
+    return { height, attesterSetId: setId, domain: JSON.parse(domainKey), infos };
+  }
+
+  /** A fact signed by at least two attesters, at the panel's height (`l1Height` may pin another). */
+  async fact(type: FactTypeName, params: FactParamsJson, pinnedHeight?: number): Promise<AttestedFact> {
+    const round = await this.round();
+    const height = pinnedHeight ?? round.height;
+    const request = { type, params, l1_height: height, attested_at: this.nowSeconds(), attester_set_id: round.attesterSetId };
+    const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedFactJson>(base, "POST", "/v1/fact", request)));
+    const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
+    const fact = factToJson(factFromJson(signed[0].fact));
+    const typedData: TypedData = { domain: round.domain, types: { Fact: [...FACT_TYPES.Fact] }, primaryType: "Fact", message: { ...fact } };
+    return { fact, typedData, ...checkedSignatures(signed, typedData, round.domain) };
+  }
+
+  /** A job receipt signed by at least two attesters. */
+  async receipt(kind: "inscription" | "anchor", jobContract: string, jobId: string, l1Txid: string): Promise<AttestedReceipt> {
+    const round = await this.round();
+    const request = { kind, job_contract: jobContract, job_id: jobId, l1_txid: l1Txid, attested_at: this.nowSeconds(), attester_set_id: round.attesterSetId };
+    const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedReceiptJson>(base, "POST", "/v1/receipt", request)));
+    const signed = quorum(answers, (body) => JSON.stringify(receiptToJson(receiptFromJson(body.receipt))));
+    const receipt = receiptToJson(receiptFromJson(signed[0].receipt));
+    const typedData: TypedData = { domain: round.domain, types: { Receipt: [...RECEIPT_TYPES.Receipt] }, primaryType: "Receipt", message: { ...receipt } };
+    return { receipt, typedData, ...checkedSignatures(signed, typedData, round.domain) };
+  }
+}
+
+function majority(values: string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  for (const [value, n] of counts) if (n >= 2 && value !== "") return value;
+  return null;
+}
+
+function summary<T>(answers: Answer<T>[]) {
+  return answers.map((a) => ({
+    attester: a.attester,
+    status: a.status,
+    ...(a.ok ? { answer: a.body } : { error: (a.body as { error?: unknown } | null)?.error ?? null }),
+  }));
+}
+
+function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
+  return new AppError(503, "ATTESTERS_UNAVAILABLE", `${message}: a fact needs two of the three`, { attesters: summary(answers) }, { "Retry-After": "5" });
+}
+
+/**
+ * The answers two or more attesters gave identically. When two attesters refuse with the same
+ * client error (an unknown inscription, say), that error is the answer; when they disagree, a clear
+ * 502 with what each said.
+ */
+function quorum<T extends { signature: string; signer: string }>(answers: Answer<T>[], identity: (body: T) => string): T[] {
+  const groups = new Map<string, T[]>();
+  for (const answer of answers) {
+    if (!answer.ok || !answer.body || "error" in answer.body) continue;
+    const body = answer.body as T;
+    let key: string;
+    try {
+      key = identity(body);
+    } catch {
+      continue;
+    }
+    groups.set(key, [...(groups.get(key) ?? []), body]);
+  }
+  for (const group of groups.values()) if (group.length >= 2) return group;
+  const refusals = answers.filter((a) => !a.ok && a.status >= 400 && a.status < 500);
+  const codes = new Map<string, Answer<T>[]>();
+  for (const refusal of refusals) {
+    const code = (refusal.body as { error?: { code?: string } } | null)?.error?.code ?? "";
+    codes.set(code, [...(codes.get(code) ?? []), refusal]);
+  }
+  for (const [code, same] of codes) {
+    if (same.length >= 2 && code !== "") {
+      const error = (same[0].body as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
+      throw new AppError(same[0].status, code, error.message, { ...(error.details ?? {}), attesters: summary(answers) });
+    }
+  }
+  const answered = answers.filter((a) => a.ok).length;
+  if (answered >= 2) throw new AppError(502, "ATTESTERS_DISAGREE", "the attesters computed different facts; nothing is signed by two of them", { attesters: summary(answers) });
+  throw unavailable(`${answered} attester(s) signed`, answers);
+}
+
+/** Each signature recovered against the typed data (never pass on one the contract would refuse), sorted by signer. */
+function checkedSignatures(signed: { signature: string; signer: string }[], typedData: TypedData, domain: TypedData["domain"]) {
+  const bySigner = new Map<string, string>();
+  for (const item of signed) {
+    const recovered = verifyTypedData(domain, typedData.types, typedData.message, item.signature);
+    if (getAddress(recovered) !== getAddress(item.signer)) {
+      throw new AppError(502, "BAD_ATTESTER_SIGNATURE", `an attester's signature recovers to ${recovered}, not ${item.signer}`, { signer: item.signer });
+    }
+    bySigner.set(getAddress(recovered), item.signature);
+  }
+  const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  if (signers.length < 2) throw new AppError(503, "ATTESTERS_UNAVAILABLE", "fewer than two distinct attesters signed", {});
+  return { signatures: signers.map((signer) => bySigner.get(signer)!), signers };
+}
+
