@@ -1,0 +1,111 @@
+/**
+ * The attest HTTP API daemon: base-chain facts signed by two of the three attesters, the OP_RETURN
+ * and OP_CHECKZKP data of a transaction from the index, and paid-request fulfilment (the relayer's
+ * fact role: it holds a funded L2 key and calls `fulfill`).
+ *
+ *   node --import tsx daemons/attest/main.ts --attesters http://127.0.0.1:3011,http://127.0.0.1:3012,http://127.0.0.1:3013 \
+ *        --index-db data/indexer/explorer.sqlite --l2-rpc-url http://127.0.0.1:8545 --attestation-address 0x... \
+ *        [--relayer-key-file data/relayer/l2.key] [--port 3004]
+ *
+ * Prints `attest  <url>/api/attest` once listening.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import pino from "pino";
+import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress } from "ethers";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { loadDaemonConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
+import { createAttestApp } from "../../src/services/attest/app";
+import { AttesterPanel } from "../../src/services/attest/panel";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+const SPEC = {
+  attesters: { kind: "string", env: "ATTEST_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
+  "index-db": { kind: "string", env: "ATTEST_INDEX_DB", required: true, description: "an indexer database for op-return and zkp (read)" },
+  "l2-rpc-url": { kind: "url", env: "ATTEST_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
+  "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract" },
+  "relayer-key-file": { kind: "string", env: "ATTEST_RELAYER_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)" },
+  network: { kind: "string", env: "ATTEST_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  "min-confirmations": { kind: "integer", env: "ATTEST_MIN_CONFIRMATIONS", default: 6, min: 6, max: 1000, description: "confirmations facts count from (reported in GET /api/attest)" },
+  host: { kind: "string", env: "ATTEST_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "ATTEST_PORT", default: 3004, min: 0, max: 65535, description: "listen port" },
+} as const;
+
+function relayerKey(file: string): string | null {
+  if (file) {
+    const stat = fs.statSync(file);
+    if ((stat.mode & 0o077) !== 0) throw new Error(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`);
+    return fs.readFileSync(file, "utf8").trim();
+  }
+  return process.env.RELAYER_PRIVATE_KEY ?? null;
+}
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("attest", SPEC, (values) => {
+    getNetwork(values.network);
+    if (!isAddress(values["attestation-address"])) throw new Error("attestation-address is not an address");
+    if (values.attesters.split(",").length !== 3) throw new Error("attesters must list exactly three URLs");
+  });
+  const logger = pino({ name: "attest", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const network = getNetwork(config.network);
+  const db = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
+  const queries = new IndexQueries(db);
+  const panel = new AttesterPanel({ attesters: config.attesters.split(",").map((url) => url.trim().replace(/\/$/, "")) });
+  const key = relayerKey(config["relayer-key-file"]);
+  let fulfiller: FactRequestFulfiller | null = null;
+  if (key) {
+    const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250 });
+    const signer = new NonceManager(new Wallet(key, provider));
+    const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared", "abi", "DogeAttestation.json"), "utf8"));
+    fulfiller = new FactRequestFulfiller({
+      attestation: new Contract(config["attestation-address"], abi, signer), panel,
+      log: (event, fields) => logger.info({ event, ...fields }),
+    });
+  }
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const app = createAttestApp({
+    panel, queries, network, minConfirmations: config["min-confirmations"],
+    fulfil: fulfiller ? ({ requestId, params }) => fulfiller!.fulfil(requestId, params) : undefined,
+    log: (event, fields) => logger.error({ event, ...fields }),
+    mount: (root) => {
+      root.get("/health", async (_req, res) => {
+        const infos = await panel.infos();
+        const up = infos.filter((answer) => answer.ok).length;
+        res.status(up >= 2 ? 200 : 503).json({ ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null });
+      });
+      root.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+    },
+  });
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ event: "ready", port, fulfilment: fulfiller !== null });
+    process.stdout.write(`attest  http://${config.host}:${port}/api/attest\n`);
+  });
+  const shutdown = (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    server.close(() => {
+      db.close();
+      process.exit(0);
+    });
+    server.closeAllConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`attest: fatal: ${(error as Error).message}\n`);
+  process.exit(1);
+});
