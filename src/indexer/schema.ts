@@ -265,6 +265,12 @@ DROP INDEX outputs_by_spent_height;
 CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
 `,
   },
+  {
+    version: 6,
+    description: "DRC-20 operations by address and tick (balances as of a height, for attesters)",
+    // An index over rows the table already has: built from them, no rebuild needed.
+    sql: "CREATE INDEX drc20_operations_by_address ON drc20_operations (address, tick_key, height) WHERE address IS NOT NULL;",
+  },
 ];
 
 /**
