@@ -1,0 +1,245 @@
+/**
+ * The attester's internal signing API (JSON over HTTP on its own port; docs/architecture.md,
+ * "Attesters"): GET /v1/info, POST /v1/fact, POST /v1/receipt, plus GET /health and GET /metrics.
+ * Every signing request passes, in order: the body's validation (400), the attestedAt window
+ * (422), the height against the index (409 / 422), the L2 checks (503: domain, membership, set id)
+ * and the computation on the index (404 / 422); only then is anything signed.
+ */
+import express from "express";
+import type { ErrorRequestHandler, Express } from "express";
+import { Counter, Registry } from "prom-client";
+import { getAddress, isAddress } from "ethers";
+import type { Wallet } from "ethers";
+import type { DogeNetwork } from "../doge";
+import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, signFact, signReceipt } from "../facts";
+import type { AttestationDomain } from "../facts";
+import type { IndexHistory } from "../indexer/history";
+import { AppError, badRequest, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
+import * as validate from "../services/http/validation";
+import { MIN_CONFIRMATIONS, checkAttestableHeight, computeFact, parseFactParams, parseFactType, signableHeight } from "./facts";
+import type { AttesterL2, AttesterSet } from "./l2";
+import { JOB_STATUS_OPEN, checkJobReceipt } from "./receipts";
+import type { JobKind } from "./receipts";
+import { domainToJson, factToJson, receiptToJson } from "./wire";
+import type { AttesterInfoJson, SignedFactJson, SignedReceiptJson } from "./wire";
+
+export interface AttesterAppOptions {
+  /** Shown in /v1/info and /health (default "attester"). */
+  name?: string;
+  /** The attester's own index, read as of a height. */
+  history: IndexHistory;
+  l2: AttesterL2;
+  /** The attester's key. */
+  signer: Wallet;
+  /** The domain from the configuration (chain id, attestation contract); eip712Domain() must equal it. */
+  domain: AttestationDomain;
+  /** Network of the Dogecoin addresses accepted in requests. */
+  network: DogeNetwork;
+  /** Confirmations required, at least (and by default) 6. */
+  minConfirmations?: number;
+  /** Unix seconds (default: the system clock). */
+  clock?: () => number;
+  /** How far attested_at may lie from the clock, either way (default MAX_ATTESTED_AT_SKEW_SECONDS, 15 minutes). */
+  maxAttestedAtSkewSeconds?: number;
+  /** Height of the attester's own node, or null when it cannot be asked. */
+  nodeHeight?: () => Promise<number | null>;
+  /** Metrics registry served at /metrics (default: a new one). */
+  registry?: Registry;
+  /** Structured log lines (signatures, refusals, internal errors). */
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+const UINT64_MAX = 2n ** 64n - 1n;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+
+/** A non-negative integer from a JSON number or a decimal string. */
+function integer(value: unknown, field: string, min: bigint, max: bigint): bigint {
+  let parsed: bigint | null = null;
+  if (typeof value === "number" && Number.isSafeInteger(value)) parsed = BigInt(value);
+  else if (typeof value === "string" && /^(0|[1-9][0-9]{0,19})$/.test(value)) parsed = BigInt(value);
+  if (parsed === null || parsed < min || parsed > max) {
+    throw badRequest("INVALID_INTEGER", `${field} must be an integer from ${min} to ${max} (a JSON number or a decimal string)`, { field });
+  }
+  return parsed;
+}
+
+export function createAttesterApp(options: AttesterAppOptions): Express {
+  const minConfirmations = options.minConfirmations ?? MIN_CONFIRMATIONS;
+  if (!Number.isInteger(minConfirmations) || minConfirmations < MIN_CONFIRMATIONS) {
+    throw new RangeError(`minConfirmations must be an integer of at least ${MIN_CONFIRMATIONS}, got ${minConfirmations}`);
+  }
+  const name = options.name ?? "attester";
+  const { history, l2, signer, domain, network } = options;
+  const signerAddress = getAddress(signer.address);
+  const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+  const skew = BigInt(options.maxAttestedAtSkewSeconds ?? Number(MAX_ATTESTED_AT_SKEW_SECONDS));
+  const log = options.log ?? (() => undefined);
+  const registry = options.registry ?? new Registry();
+  const signatures = new Counter({ name: "attester_signatures_total", help: "Facts and receipts signed", labelNames: ["kind", "type"], registers: [registry] });
+  const refusals = new Counter({ name: "attester_refusals_total", help: "Signing requests refused, by error code", labelNames: ["code"], registers: [registry] });
+
+  const attestedAtOf = (value: unknown): bigint => {
+    const attestedAt = integer(value, "attested_at", 1n, UINT64_MAX);
+    const now = BigInt(clock());
+    const distance = attestedAt > now ? attestedAt - now : now - attestedAt;
+    if (distance > skew) {
+      throw unprocessable("ATTESTED_AT_OUT_OF_WINDOW", `attested_at must be within ${skew} seconds of the attester's clock`, {
+        attested_at: attestedAt.toString(), now: now.toString(), max_skew_seconds: Number(skew),
+      });
+    }
+    return attestedAt;
+  };
+
+  /** The L2 checks: the contract's domain is the configured one, this key is in its current set, and the request names that set. */
+  const checkL2 = async (requestedSetId: bigint): Promise<AttesterSet> => {
+    let actual: AttestationDomain;
+    try {
+      actual = await l2.eip712Domain();
+    } catch (error) {
+      throw new AppError(503, "DOMAIN_MISMATCH", "the attestation contract's EIP-712 domain cannot be read", {
+        reason: (error as Error).message, expected: domainToJson(domain),
+      });
+    }
+    try {
+      assertAttestationDomain(actual, domain);
+    } catch (error) {
+      if (!(error instanceof FactDomainMismatchError)) throw error;
+      throw new AppError(503, "DOMAIN_MISMATCH", error.message, { mismatches: error.mismatches, expected: domainToJson(domain) });
+    }
+    let set: AttesterSet;
+    try {
+      set = await l2.attesterSet();
+    } catch (error) {
+      throw new AppError(503, "L2_UNAVAILABLE", "the attester set cannot be read", { reason: (error as Error).message });
+    }
+    if (!set.attesters.includes(signerAddress)) {
+      throw new AppError(503, "NOT_AN_ATTESTER", `${signerAddress} is not in the current attester set`, {
+        signer: signerAddress, attesters: set.attesters, attester_set_id: set.attesterSetId.toString(),
+      });
+    }
+    if (set.attesterSetId !== requestedSetId) {
+      throw new AppError(503, "WRONG_ATTESTER_SET", `the current attester set is ${set.attesterSetId}, not ${requestedSetId}`, {
+        requested: requestedSetId.toString(), current: set.attesterSetId.toString(),
+      });
+    }
+    return set;
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(express.json({ limit: "16kb" }));
+  app.use((_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+
+  app.get("/v1/info", async (_req, res) => {
+    const tip = history.tip();
+    const indexedHeight = tip ? tip.height : -1;
+    let attesterSetId: string | null = null;
+    try {
+      attesterSetId = (await l2.attesterSet()).attesterSetId.toString();
+    } catch {
+      attesterSetId = null;
+    }
+    const body: AttesterInfoJson = {
+      name,
+      signer: signerAddress,
+      domain: domainToJson(domain),
+      attester_set_id: attesterSetId,
+      indexed_height: indexedHeight,
+      indexed_hash: tip ? tip.hash : null,
+      node_height: await nodeHeightOrNull(options.nodeHeight),
+      min_confirmations: minConfirmations,
+      signable_height: signableHeight(indexedHeight, minConfirmations),
+    };
+    res.json(body);
+  });
+
+  app.post("/v1/fact", async (req, res) => {
+    const body = validate.exactObject(req.body, ["type", "params", "l1_height", "attested_at", "attester_set_id"]);
+    const type = parseFactType(body.type);
+    const params = parseFactParams(type, body.params, network);
+    const l1Height = Number(integer(body.l1_height, "l1_height", 0n, BigInt(Number.MAX_SAFE_INTEGER)));
+    const attesterSetId = integer(body.attester_set_id, "attester_set_id", 1n, UINT64_MAX);
+    const attestedAt = attestedAtOf(body.attested_at);
+    // Cheap refusals first: the index decides before the L2 is asked anything.
+    history.snapshot(() => checkAttestableHeight(history, l1Height, minConfirmations));
+    await checkL2(attesterSetId);
+    const fact = computeFact(history, type, params, { l1Height, attestedAt, attesterSetId }, minConfirmations);
+    const [signature] = await signFact([signer], domain, fact);
+    signatures.inc({ kind: "fact", type });
+    log("signed_fact", { type, l1_height: l1Height, attested_at: attestedAt.toString(), subject: fact.subject });
+    const answer: SignedFactJson = { fact: factToJson(fact), signature, signer: signerAddress };
+    res.json(answer);
+  });
+
+  app.post("/v1/receipt", async (req, res) => {
+    const body = validate.exactObject(req.body, ["kind", "job_contract", "job_id", "l1_txid", "attested_at", "attester_set_id"]);
+    if (body.kind !== "inscription" && body.kind !== "anchor") throw badRequest("INVALID_KIND", "kind must be inscription or anchor", { field: "kind" });
+    const kind = body.kind as JobKind;
+    if (typeof body.job_contract !== "string" || !isAddress(body.job_contract)) throw badRequest("INVALID_ADDRESS", "job_contract must be an L2 address", { field: "job_contract" });
+    if (typeof body.job_id !== "string" || !BYTES32.test(body.job_id)) throw badRequest("INVALID_JOB_ID", "job_id must be 0x and 64 hex digits", { field: "job_id" });
+    const rawTxid = typeof body.l1_txid === "string" && /^0x/i.test(body.l1_txid) ? body.l1_txid.slice(2) : body.l1_txid;
+    const l1Txid = validate.txid(rawTxid, "l1_txid");
+    const attesterSetId = integer(body.attester_set_id, "attester_set_id", 1n, UINT64_MAX);
+    const attestedAt = attestedAtOf(body.attested_at);
+    await checkL2(attesterSetId);
+    const job = await l2.job(kind, body.job_contract, body.job_id);
+    if (job.status !== JOB_STATUS_OPEN) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
+    const receipt = checkJobReceipt(history, job, l1Txid, { attestedAt, attesterSetId }, minConfirmations);
+    const [signature] = await signReceipt([signer], domain, receipt);
+    signatures.inc({ kind: "receipt", type: kind });
+    log("signed_receipt", { kind, job_id: job.jobId, l1_txid: l1Txid, l1_height: Number(receipt.l1Height) });
+    const answer: SignedReceiptJson = { receipt: receiptToJson(receipt), signature, signer: signerAddress };
+    res.json(answer);
+  });
+
+  app.get("/health", async (_req, res) => {
+    const tip = history.tip();
+    const indexedHeight = tip ? tip.height : -1;
+    const nodeHeight = await nodeHeightOrNull(options.nodeHeight);
+    let l2Status: Record<string, unknown>;
+    let l2Ok = false;
+    try {
+      assertAttestationDomain(await l2.eip712Domain(), domain);
+      const set = await l2.attesterSet();
+      l2Ok = set.attesters.includes(signerAddress);
+      l2Status = { ok: l2Ok, attester_set_id: set.attesterSetId.toString(), is_attester: l2Ok };
+    } catch (error) {
+      l2Status = { ok: false, error: (error as Error).message };
+    }
+    const indexOk = history.startHeight() === 0 && (nodeHeight === null || indexedHeight >= nodeHeight - minConfirmations);
+    const ok = l2Ok && indexOk;
+    res.status(ok ? 200 : 503).json({
+      ok, name, signer: signerAddress, indexed_height: indexedHeight, node_height: nodeHeight,
+      signable_height: signableHeight(indexedHeight, minConfirmations), l2: l2Status,
+    });
+  });
+
+  app.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", registry.contentType);
+    res.send(await registry.metrics());
+  });
+
+  app.use(unknownRoute);
+  const countRefusals: ErrorRequestHandler = (error, req, _res, next) => {
+    if (error instanceof AppError) {
+      refusals.inc({ code: error.code });
+      log("refused", { path: req.path, code: error.code, details: error.details });
+    }
+    next(error);
+  };
+  app.use(countRefusals);
+  app.use(errorMiddleware(log));
+  return app;
+}
+
+async function nodeHeightOrNull(nodeHeight: (() => Promise<number | null>) | undefined): Promise<number | null> {
+  if (!nodeHeight) return null;
+  try {
+    return await nodeHeight();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Facts computed at an explicit base-chain height H from the attester's own index: the state
+ * after block H, where H is at least MIN_CONFIRMATIONS deep in the index (H <= indexed tip - 5).
+ * `computeFact` is a pure function of (database, H, subject): three attesters over three
+ * independently built indexes of one chain sign identical bytes. The semantics of each type,
+ * including unknown subjects, are listed in docs/architecture.md ("Attesters").
+ */
+import { AppError, badRequest, conflict, notFound, unprocessable } from "../services/http/errors";
+import * as validate from "../services/http/validation";
+import type { DogeNetwork } from "../doge";
+import {
+  FACT_TYPE_NAMES, ZERO_KEY, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact,
+  inscriptionOwnerFact, inscriptionValidFact, l1TipFact, txIncludedFact,
+} from "../facts";
+import type { Fact, FactStamp, FactTypeName } from "../facts";
+import { checkActionContentType, drc20TickKey, LAUNCHPAD_SLUG_PATTERN } from "../inscription";
+import type { IndexHistory, IndexedTip } from "../indexer/history";
+import type { FactParamsJson } from "./wire";
+
+/** Confirmations a height needs before anything at or below it is signed: a floor no configuration lowers. */
+export const MIN_CONFIRMATIONS = 6;
+
+/** The subject parameters each fact type takes (and requires); any other parameter is refused. */
+export const FACT_PARAMS: Readonly<Record<FactTypeName, readonly (keyof FactParamsJson)[]>> = Object.freeze({
+  DOGE_BALANCE: ["address"],
+  DRC20_BALANCE: ["address", "tick"],
+  DRC20_TRANSFER_VALID: ["txid"],
+  COLLECTION_COUNT: ["address", "slug"],
+  INSCRIPTION_OWNER: ["inscription_id"],
+  INSCRIPTION_VALID: ["inscription_id"],
+  INSCRIPTION_ACTION: ["inscription_id"],
+  TX_INCLUDED: ["txid"],
+  L1_TIP: [],
+});
+
+/** The greatest height signable with `minConfirmations` over an index at `indexedHeight`. */
+export function signableHeight(indexedHeight: number, minConfirmations: number): number {
+  return indexedHeight - (Math.max(MIN_CONFIRMATIONS, minConfirmations) - 1);
+}
+
+/** A fact type name from a request, or 400 UNKNOWN_FACT_TYPE. */
+export function parseFactType(value: unknown): FactTypeName {
+  if (typeof value !== "string" || !(FACT_TYPE_NAMES as readonly string[]).includes(value)) {
+    throw badRequest("UNKNOWN_FACT_TYPE", `type must be one of ${FACT_TYPE_NAMES.join(", ")}`, { field: "type" });
+  }
+  return value as FactTypeName;
+}
+
+/**
+ * The subject parameters of a fact request, validated and in canonical form (txids and
+ * inscription ids in lower case; addresses of `network`). Exactly the parameters the type takes.
+ */
+export function parseFactParams(type: FactTypeName, value: unknown, network: DogeNetwork): FactParamsJson {
+  const wanted = FACT_PARAMS[type];
+  const params = validate.exactObject(value ?? {}, wanted, "params");
+  const missing = wanted.filter((name) => params[name] === undefined);
+  if (missing.length > 0) throw badRequest("MISSING_PARAMS", `${type} needs params ${missing.join(", ")}`, { field: "params", missing });
+  const out: FactParamsJson = {};
+  if (params.address !== undefined) out.address = validate.address(params.address, network, "params.address");
+  if (params.tick !== undefined) out.tick = validate.tick(params.tick, "params.tick");
+  if (params.slug !== undefined) {
+    if (typeof params.slug !== "string" || !LAUNCHPAD_SLUG_PATTERN.test(params.slug)) {
+      throw badRequest("INVALID_SLUG", "params.slug must be a launchpad slug ([a-z0-9-], 1 to 64 characters)", { field: "params.slug" });
+    }
+    out.slug = params.slug;
+  }
+  if (params.inscription_id !== undefined) out.inscription_id = validate.inscriptionId(params.inscription_id, "params.inscription_id");
+  if (params.txid !== undefined) out.txid = validate.txid(params.txid, "params.txid");
+  return out;
+}
+
+/**
+ * Checks that `l1Height` can be attested from this index: the index covers the chain from genesis,
+ * has reached the height, and the height is `minConfirmations` (never fewer than 6) deep in it.
+ * Returns the indexed tip. Run it in the same snapshot as the reads it guards.
+ */
+export function checkAttestableHeight(history: IndexHistory, l1Height: number, minConfirmations: number): IndexedTip {
+  const startHeight = history.startHeight();
+  if (startHeight !== 0) {
+    throw new AppError(503, "INDEX_INCOMPLETE", "this index does not start at genesis, so it cannot attest balances or ownership", { start_height: startHeight });
+  }
+  const tip = history.tip();
+  const indexedHeight = tip ? tip.height : -1;
+  if (!tip || l1Height > indexedHeight) {
+    throw conflict("INDEX_BEHIND", "the attester's index has not reached the requested height", { indexed_height: indexedHeight, requested_height: l1Height });
+  }
+  const confirmations = Math.max(MIN_CONFIRMATIONS, minConfirmations);
+  const signable = signableHeight(indexedHeight, confirmations);
+  if (l1Height > signable) {
+    throw unprocessable("NOT_DEEP_ENOUGH", `height ${l1Height} is not ${confirmations} blocks deep in the attester's index`, {
+      l1_height: l1Height, signable_height: signable, min_confirmations: confirmations,
+    });
+  }
+  return tip;
+}
+
+/** `fact` with `data` replaced: the builders take an address or tick, the few "none" answers carry zero. */
+function withData(fact: Fact, data: string): Fact {
+  return { ...fact, data };
+}
+
+/**
+ * The fact of `type` about `params` (canonical, see parseFactParams) at `stamp.l1Height`, read in
+ * one snapshot of the index after checking the height (checkAttestableHeight). Throws AppError:
+ * INDEX_BEHIND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE, INSCRIPTION_NOT_FOUND.
+ */
+export function computeFact(history: IndexHistory, type: FactTypeName, params: FactParamsJson, stamp: FactStamp, minConfirmations = MIN_CONFIRMATIONS): Fact {
+  const height = Number(stamp.l1Height);
+  if (!Number.isSafeInteger(height) || height < 0) throw badRequest("INVALID_HEIGHT", "l1_height must be a non-negative integer", { field: "l1_height" });
+  return history.snapshot(() => {
+    checkAttestableHeight(history, height, minConfirmations);
+    const need = <K extends keyof FactParamsJson>(name: K): string => {
+      const value = params[name];
+      if (value === undefined) throw badRequest("MISSING_PARAMS", `${type} needs params.${name}`, { field: "params", missing: [name] });
+      return value;
+    };
+    switch (type) {
+      case "DOGE_BALANCE": {
+        const address = need("address");
+        return dogeBalanceFact(address, history.dogeBalanceAt(address, height), stamp);
+      }
+      case "DRC20_BALANCE": {
+        const address = need("address");
+        const tick = need("tick");
+        return drc20BalanceFact(address, tick, history.drc20BalanceAt(address, drc20TickKey(tick), height), stamp);
+      }
+      case "COLLECTION_COUNT": {
+        const address = need("address");
+        const slug = need("slug");
+        return collectionCountFact(address, slug, BigInt(history.collectionCountAt(address, slug, height)), stamp);
+      }
+      case "INSCRIPTION_OWNER": {
+        const id = need("inscription_id");
+        const place = history.inscriptionAt(id, height) ? history.inscriptionPlaceAt(id, height) : null;
+        if (!place) throw inscriptionNotFound(id, height);
+        // Burned (an output without address, e.g. OP_RETURN) or lost to unclaimed fees: nobody owns
+        // it, which a zero owner key says (it equals no addressKey), replacing an older owner fact.
+        return place.ownerAddress === null
+          ? withData(inscriptionOwnerFact(id, "", stamp), ZERO_KEY)
+          : inscriptionOwnerFact(id, place.ownerAddress, stamp);
+      }
+      case "INSCRIPTION_VALID": {
+        const id = need("inscription_id");
+        const inscription = history.inscriptionAt(id, height);
+        if (!inscription) return inscriptionValidFact(id, false, ZERO_KEY, stamp);
+        return inscriptionValidFact(id, true, inscription.envelopeHash ?? ZERO_KEY, stamp);
+      }
+      case "INSCRIPTION_ACTION": {
+        const id = need("inscription_id");
+        const inscription = history.inscriptionAt(id, height);
+        if (!inscription) throw inscriptionNotFound(id, height);
+        const registered = inscription.action !== null && checkActionContentType(inscription.action, inscription.contentType).ok;
+        return inscriptionActionFact(id, registered ? inscription.action : null, stamp);
+      }
+      case "DRC20_TRANSFER_VALID": {
+        const txid = need("txid");
+        // DRC-20 bodies are read from single-transaction Doginals reveals: the id is `<reveal txid>i0`.
+        const transfer = history.drc20TransferAt(`${txid}i0`, height);
+        if (!transfer) return withData(drc20TransferValidFact(txid, "", 0n, stamp), ZERO_KEY);
+        const amount = transfer.inscribedValid && !transfer.sent ? transfer.amount : 0n;
+        return drc20TransferValidFact(txid, transfer.tick, amount, stamp);
+      }
+      case "TX_INCLUDED": {
+        const txid = need("txid");
+        return txIncludedFact(txid, history.txInclusionAt(txid, height), stamp);
+      }
+      case "L1_TIP": {
+        const hash = history.blockHashAt(height);
+        if (hash === null) throw conflict("INDEX_BEHIND", "the attester's index has no block at the requested height", { indexed_height: history.tip()?.height ?? -1, requested_height: height });
+        return l1TipFact(height, hash, stamp);
+      }
+    }
+  });
+}
+
+function inscriptionNotFound(id: string, height: number): AppError {
+  return notFound("INSCRIPTION_NOT_FOUND", `no inscription ${id} was revealed at or below height ${height}`, { inscription_id: id, l1_height: height });
+}

@@ -1,0 +1,121 @@
+/**
+ * What an attester reads from the L2, through ethers and the published ABIs (shared/abi): the
+ * attestation contract's EIP-712 domain and current attester set, and a job as its service
+ * contract stored it and announced it in its request event. Read-only: an attester never sends
+ * L2 transactions.
+ */
+import { Contract, getAddress, isError } from "ethers";
+import type { ContractRunner, EventLog, Provider } from "ethers";
+import attestationAbi from "../../shared/abi/DogeAttestation.json";
+import anchorAbi from "../../shared/abi/DogeAnchor.json";
+import inscriberAbi from "../../shared/abi/DogeInscriber.json";
+import { domainFromEip712Result } from "../facts";
+import type { AttestationDomain } from "../facts";
+import { AppError, notFound, unprocessable } from "../services/http/errors";
+import type { JobKind, JobOnL2 } from "./receipts";
+
+/** The current attester set of the attestation contract. */
+export interface AttesterSet {
+  attesters: string[];
+  attesterSetId: bigint;
+}
+
+/** The L2 as an attester sees it (tests may substitute their own). */
+export interface AttesterL2 {
+  /** The domain `eip712Domain()` reports. Throws L2ReadError when it cannot be read. */
+  eip712Domain(): Promise<AttestationDomain>;
+  /** `attesters()`. Throws L2ReadError when it cannot be read. */
+  attesterSet(): Promise<AttesterSet>;
+  /**
+   * The job `jobId` of the `kind` service at `jobContract`, which must be wired to this attester's
+   * attestation contract. Throws AppError: JOB_CONTRACT_MISMATCH, JOB_NOT_FOUND, L2_UNAVAILABLE.
+   */
+  job(kind: JobKind, jobContract: string, jobId: string): Promise<JobOnL2>;
+}
+
+/** A read of the L2 failed: `unreachable` (transport) or `call` (no such contract or function, a revert). */
+export class L2ReadError extends Error {
+  constructor(readonly kind: "unreachable" | "call", message: string) {
+    super(message);
+    this.name = "L2ReadError";
+  }
+}
+
+function isCallFailure(error: unknown): boolean {
+  return isError(error, "CALL_EXCEPTION") || isError(error, "BAD_DATA");
+}
+
+async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isCallFailure(error)) throw new L2ReadError("call", `${what} failed: ${(error as Error).message.split("\n")[0]}`);
+    throw new L2ReadError("unreachable", `${what}: the L2 did not answer (${(error as Error).message.split("\n")[0]})`);
+  }
+}
+
+export interface EthersAttesterL2Options {
+  /** Where to look for request events (the service contracts' deployment block; default 0). */
+  fromBlock?: number;
+}
+
+/** An AttesterL2 over an ethers provider (a JsonRpcProvider, or Hardhat's in-process one in tests). */
+export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCode">, attestationAddress: string, options: EthersAttesterL2Options = {}): AttesterL2 {
+  const attestation = new Contract(getAddress(attestationAddress), attestationAbi, runner);
+  const fromBlock = options.fromBlock ?? 0;
+  return {
+    async eip712Domain() {
+      const result = await read("eip712Domain()", () => attestation.eip712Domain() as Promise<unknown[]>);
+      return domainFromEip712Result(result);
+    },
+    async attesterSet() {
+      const [attesters, attesterSetId] = await read("attesters()", () => attestation.attesters() as Promise<[string[], bigint]>);
+      return { attesters: [...attesters].map((a) => getAddress(a)), attesterSetId: BigInt(attesterSetId) };
+    },
+    async job(kind, jobContract, jobId) {
+      const address = getAddress(jobContract);
+      const service = new Contract(address, kind === "inscription" ? inscriberAbi : anchorAbi, runner);
+      try {
+        const code = await read("getCode", () => runner.getCode(address));
+        if (code === "0x") throw jobContractMismatch(address, "no contract at this address");
+        let wiredTo: string;
+        try {
+          wiredTo = getAddress(await read("attestation()", () => service.attestation() as Promise<string>));
+        } catch (error) {
+          if (error instanceof L2ReadError && error.kind === "call") throw jobContractMismatch(address, `not a job service: ${error.message}`);
+          throw error;
+        }
+        if (wiredTo !== attestation.target) throw jobContractMismatch(address, `settles through ${wiredTo}, not ${String(attestation.target)}`);
+        const eventName = kind === "inscription" ? "InscriptionRequested" : "AnchorRequested";
+        const logs = await read(`${eventName} logs`, () => service.queryFilter(service.filters[eventName](jobId), fromBlock, "latest"));
+        const request = logs.find((log): log is EventLog => "args" in log && log.address.toLowerCase() === address.toLowerCase());
+        if (!request) throw notFound("JOB_NOT_FOUND", `${address} announced no ${kind} job ${jobId}`, { job_contract: address, job_id: jobId, kind });
+        const stored = await read("jobOf()", () => service.jobOf(jobId) as Promise<{ sequence: bigint; status: bigint }>);
+        const resultHash = String(request.args.resultHash).toLowerCase();
+        // The id commits to (contract, chain, sequence, result hash): the stored job must be the announced one.
+        const recomputed = String(await read("jobIdOf()", () => service.jobIdOf(stored.sequence, resultHash) as Promise<string>));
+        if (recomputed.toLowerCase() !== jobId.toLowerCase()) throw notFound("JOB_NOT_FOUND", `${address} stores no job ${jobId} for its announced result hash`, { job_contract: address, job_id: jobId, kind });
+        return {
+          kind,
+          jobId: jobId.toLowerCase(),
+          jobContract: address,
+          resultHash,
+          dogeRecipient: kind === "inscription" ? String(request.args.dogeRecipient) : null,
+          status: Number(stored.status),
+          sequence: BigInt(stored.sequence),
+        };
+      } catch (error) {
+        if (error instanceof L2ReadError) {
+          throw error.kind === "unreachable"
+            ? new AppError(503, "L2_UNAVAILABLE", "the L2 could not be read", { reason: error.message })
+            : jobContractMismatch(address, error.message);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+function jobContractMismatch(address: string, reason: string): AppError {
+  return unprocessable("JOB_CONTRACT_MISMATCH", `${address} is not a job service of this attester's attestation contract`, { job_contract: address, reason });
+}
