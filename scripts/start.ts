@@ -4,12 +4,14 @@
  * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
  *
  * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
- * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment; later parts (attesters' indexers, attesters, relayer, other
+ * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
+ * attesters each over its own indexer, and the attest API (with paid-request fulfilment); later parts (attesters' indexers, attesters, relayer, other
  * HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { HDNodeWallet } from "ethers";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { NETWORKS } from "../src/doge";
 import { addProject } from "../src/services/inscriber/projects";
@@ -23,7 +25,8 @@ interface ServiceSpec {
   /** A TypeScript entry point run with tsx, or a plain argv for node (`argv`). */
   entry?: string;
   argv?: string[];
-  args: string[];
+  /** Arguments, or a function computing them when the service starts (after the steps before it). */
+  args: string[] | (() => string[]);
   /** Line on stdout that carries the service's URL once it is ready. */
   ready: RegExp;
   /** Runs before the service starts; returns lines to print under its URL. */
@@ -100,9 +103,73 @@ const SERVICES: ServiceSpec[] = [
   },
 ];
 
-/** One-shot steps run after the services are up; their stdout is shown as it is. */
-const STEPS: { name: string; argv: string[] }[] = [
-  { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] },
+/** One-shot steps; their stdout is shown as it is and kept for the services after them. */
+interface StepSpec {
+  name: string;
+  argv: string[];
+}
+
+const deployOutput: { text: string } = { text: "" };
+
+/** The L2 address the deploy step printed for `contract`. */
+function deployed(contract: string): string {
+  const match = new RegExp(`^${contract}\\s+(0x[0-9a-fA-F]{40})$`, "m").exec(deployOutput.text);
+  if (!match) throw new Error(`the deploy step printed no address for ${contract}`);
+  return match[1];
+}
+
+/**
+ * Hardhat's default accounts (mnemonic "test test ... junk", public knowledge): deploy/deploy.ts makes
+ * accounts 1-3 the attesters on the local chain, and account 4 pays the relayer's transactions.
+ * Their keys go to 0600 files under data/ so the daemons load them as they would real keys.
+ */
+const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
+function localKeyFile(name: string, account: number): string {
+  const file = path.join(DATA_DIR, "keys", `${name}.key`);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const wallet = HDNodeWallet.fromPhrase(HARDHAT_MNEMONIC, undefined, `m/44'/60'/0'/0/${account}`);
+    fs.writeFileSync(file, `${wallet.privateKey}\n`, { mode: 0o600 });
+  }
+  return file;
+}
+
+const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: String(3010 + n), opsPort: String(3021 + n) }));
+
+/** The attesters: each reads its own indexer's database (three indexers of the devnet). */
+const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) => [
+  {
+    name: `indexer-${n}`,
+    entry: "daemons/indexer/main.ts",
+    args: ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", "regtest", "--name", `indexer-${n}`,
+      "--ops-port", opsPort, "--reset-on-rebuild"],
+    ready: new RegExp(`^indexer-${n} {2}(\\S+)$`, "m"),
+  },
+  {
+    name: `attester-${n}`,
+    entry: "daemons/attester/main.ts",
+    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--rpc-url", DEVNET_RPC, "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`,
+      "--attestation-address", deployed("DogeAttestation"), "--chain-id", "31337", "--key-file", localKeyFile(`attester-${n}`, n),
+      "--network", "regtest", "--port", port, "--name", `attester-${n}`],
+    ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
+  },
+]);
+
+const ATTEST: ServiceSpec = {
+  name: "attest",
+  entry: "daemons/attest/main.ts",
+  args: () => ["--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+    "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", localKeyFile("relayer", 4),
+    "--network", "regtest", "--port", process.env.ATTEST_PORT ?? "3004"],
+  ready: /^attest {2}(\S+)$/m,
+};
+
+/** Start order: services, and the deploy step once the L2 is up. */
+const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
+  ...SERVICES.map((service) => ({ service })),
+  { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] } },
+  ...ATTESTER_STAGES.map((service) => ({ service })),
+  { service: ATTEST },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];
@@ -111,7 +178,8 @@ let stopping = false;
 function startService(spec: ServiceSpec): Promise<string> {
   process.stderr.write(`starting ${spec.name}...\n`);
   const argv = spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)];
-  const child = spawn(process.execPath, [...argv, ...spec.args], {
+  const args = typeof spec.args === "function" ? spec.args() : spec.args;
+  const child = spawn(process.execPath, [...argv, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -165,16 +233,19 @@ function runStep(argv: string[]): Promise<string> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
-  for (const spec of SERVICES) {
+  for (const stage of STAGES) {
+    if ("step" in stage) {
+      process.stderr.write(`running ${stage.step.name}...\n`);
+      const output = await runStep(stage.step.argv);
+      if (stage.step.name === "deploy") deployOutput.text = output;
+      for (const line of output.trim().split("\n")) process.stdout.write(`  ${line}\n`);
+      continue;
+    }
+    const spec = stage.service;
     const notes = spec.prepare ? await spec.prepare() : [];
     const url = await startService(spec);
-    process.stdout.write(`${spec.name.padEnd(9)}  ${url}\n`);
+    process.stdout.write(`${spec.name.padEnd(10)}  ${url}\n`);
     for (const note of notes) process.stdout.write(`  ${note}\n`);
-  }
-  for (const step of STEPS) {
-    process.stderr.write(`running ${step.name}...\n`);
-    const output = await runStep(step.argv);
-    for (const line of output.trim().split("\n")) process.stdout.write(`  ${line}\n`);
   }
   process.stderr.write("all services running; Ctrl-C stops them\n");
 }
