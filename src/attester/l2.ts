@@ -41,8 +41,11 @@ export class L2ReadError extends Error {
   }
 }
 
+/** A call that reached the chain and failed there (a revert, no such function, no code), as opposed to a transport failure. */
 function isCallFailure(error: unknown): boolean {
-  return isError(error, "CALL_EXCEPTION") || isError(error, "BAD_DATA");
+  if (isError(error, "CALL_EXCEPTION") || isError(error, "BAD_DATA")) return true;
+  // Hardhat's in-process network throws its own revert errors, carrying the revert data.
+  return typeof error === "object" && error !== null && "data" in error && /revert/i.test(String((error as Error).message));
 }
 
 async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
