@@ -45,7 +45,7 @@ export class L2ReadError extends Error {
 function isCallFailure(error: unknown): boolean {
   if (isError(error, "CALL_EXCEPTION") || isError(error, "BAD_DATA")) return true;
   // Hardhat's in-process network throws its own revert errors, carrying the revert data.
-  return typeof error === "object" && error !== null && "data" in error && /revert/i.test(String((error as Error).message));
+  return typeof error === "object" && error !== null && "data" in error && /revert/i.test(String((error as { message?: unknown }).message));
 }
 
 async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
