@@ -1,0 +1,118 @@
+/**
+ * An attester: signs facts about the base chain and job receipts from its own indexer database
+ * (written by its own indexer daemon following its own dogecoind), never from another attester's
+ * data. Serves its internal signing API, GET /health and GET /metrics on its own port.
+ *
+ *   node --import tsx daemons/attester/main.ts --index-db data/attester-1/index.sqlite \
+ *        --rpc-url http://user:pass@127.0.0.1:18332 --l2-rpc-url http://127.0.0.1:8545 \
+ *        --attestation-address 0x... --chain-id 31337 --key-file /etc/dogeos/attester-1.key [--port 3011] [--name attester-1]
+ *
+ * The key is a 0x-hex EVM private key in a file of mode 0600, or ATTESTER_PRIVATE_KEY. At start
+ * the contract's eip712Domain() must equal the configured chain id and address (a mismatch exits
+ * with status 2; an L2 that does not answer yet only delays signing). Prints `<name>  <url>`
+ * (`attester  <url>` by default) once listening.
+ */
+import http from "node:http";
+import { JsonRpcProvider } from "ethers";
+import pino from "pino";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { loadDaemonConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { FactDomainMismatchError, assertAttestationDomain, attestationDomain } from "../../src/facts";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexHistory } from "../../src/indexer/history";
+import { L2ReadError, MIN_CONFIRMATIONS, createAttesterApp, ethersAttesterL2, loadAttesterKey, signableHeight } from "../../src/attester";
+
+const SPEC = {
+  "index-db": { kind: "string", env: "ATTESTER_INDEX_DB", required: true, description: "this attester's own indexer database (read only)" },
+  "rpc-url": { kind: "url", env: "ATTESTER_RPC_URL", description: "this attester's own dogecoind JSON-RPC URL (for node_height)" },
+  "l2-rpc-url": { kind: "url", env: "ATTESTER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
+  "attestation-address": { kind: "string", env: "ATTESTER_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract (the EIP-712 verifyingContract)" },
+  "chain-id": { kind: "integer", env: "ATTESTER_CHAIN_ID", required: true, min: 1, description: "the L2's chain id (DogeOS testnet: 6281971)" },
+  "key-file": { kind: "string", env: "ATTESTER_KEY_FILE", description: "file holding the attester's 0x-hex private key, mode 0600 (else ATTESTER_PRIVATE_KEY)" },
+  "min-confirmations": { kind: "integer", env: "ATTESTER_MIN_CONFIRMATIONS", default: MIN_CONFIRMATIONS, min: MIN_CONFIRMATIONS, max: 1000, description: "confirmations a height needs before it is signed (never below 6)" },
+  network: { kind: "string", env: "ATTESTER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest (Dogecoin addresses in requests)" },
+  "l2-from-block": { kind: "integer", env: "ATTESTER_L2_FROM_BLOCK", default: 0, min: 0, description: "first L2 block searched for job request events (the services' deployment block)" },
+  host: { kind: "string", env: "ATTESTER_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "ATTESTER_PORT", default: 3011, min: 0, max: 65535, description: "listen port" },
+  name: { kind: "string", env: "ATTESTER_NAME", default: "attester", description: "name in logs, /v1/info and the ready line" },
+} as const;
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("attester", SPEC, (values) => {
+    getNetwork(values.network);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(values["attestation-address"])) throw new Error(`--attestation-address must be an L2 address, got "${values["attestation-address"]}"`);
+    loadAttesterKey({ keyFile: values["key-file"] || undefined, env: process.env });
+  });
+  const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const signer = loadAttesterKey({ keyFile: config["key-file"] || undefined, env: process.env });
+  const domain = attestationDomain(config["chain-id"], config["attestation-address"]);
+  // The index is written by this attester's indexer daemon; this connection only reads it.
+  const db = openIndexerDatabase(config["index-db"], { cacheMb: 32 });
+  db.pragma("query_only = ON");
+  const history = new IndexHistory(db);
+  if (history.startHeight() !== 0) {
+    process.stderr.write(`${config.name}: the index ${config["index-db"]} starts at height ${history.startHeight()}; an attester needs an index built from genesis\n`);
+    process.exit(2);
+  }
+  const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true });
+  const l2 = ethersAttesterL2(provider, config["attestation-address"], { fromBlock: config["l2-from-block"] });
+  try {
+    assertAttestationDomain(await l2.eip712Domain(), domain);
+  } catch (error) {
+    if (error instanceof FactDomainMismatchError || (error instanceof L2ReadError && error.kind === "call")) {
+      process.stderr.write(`${config.name}: refusing to start: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+    logger.warn({ event: "l2_unreachable", err: (error as Error).message }, "the L2 does not answer yet; signing waits for it");
+  }
+  const node = config["rpc-url"] ? new DogecoinRpcClient({ url: config["rpc-url"], logger, timeoutMs: 2_000 }) : null;
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "attester_indexed_height", help: "Height of the last block in the attester's index", registers: [registry],
+    collect() { this.set(history.tip()?.height ?? -1); },
+  });
+  new Gauge({
+    name: "attester_signable_height", help: "Greatest height the attester signs facts at", registers: [registry],
+    collect() { this.set(signableHeight(history.tip()?.height ?? -1, config["min-confirmations"])); },
+  });
+
+  const app = createAttesterApp({
+    name: config.name,
+    history,
+    l2,
+    signer,
+    domain,
+    network: getNetwork(config.network),
+    minConfirmations: config["min-confirmations"],
+    nodeHeight: node ? () => node.getBlockCount() : undefined,
+    registry,
+    log: (event, fields) => (event === "http_internal_error" ? logger.error({ event, ...fields }) : logger.info({ event, ...fields })),
+  });
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ event: "ready", port, signer: signer.address, attestation: domain.verifyingContract, chain_id: Number(domain.chainId) });
+    process.stdout.write(`${config.name}  http://${config.host}:${port}\n`);
+  });
+  const shutdown = (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    server.close(() => {
+      provider.destroy();
+      db.close();
+      process.exit(0);
+    });
+    server.closeAllConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`attester: fatal: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
