@@ -98,7 +98,8 @@ export class FactRequestFulfiller {
         requestId, type, expected: { subject: event.subject, qualifier: event.qualifier }, given: keys,
       });
     }
-    const answer = await this.options.panel.fact(type, wanted);
+    // The contract takes no fact attested before the request (the L2's clock may run a little ahead).
+    const answer = await this.options.panel.fact(type, wanted, { notBefore: Number(stored.requestedAt) });
     const fact = factFromJson(answer.fact);
     try {
       const tx = await attestation.fulfill(requestId, fact, answer.signatures);

@@ -103,11 +103,14 @@ export class AttesterPanel {
     return { height, attesterSetId: setId, domain: JSON.parse(domainKey), infos };
   }
 
-  /** A fact signed by at least two attesters, at the panel's height (`l1Height` may pin another). */
-  async fact(type: FactTypeName, params: FactParamsJson, pinnedHeight?: number): Promise<AttestedFact> {
+  /**
+   * A fact signed by at least two attesters, at the panel's height. `notBefore` (unix seconds) raises
+   * attestedAt when a paid request was made later than the panel's clock says (an L2 running ahead).
+   */
+  async fact(type: FactTypeName, params: FactParamsJson, options: { notBefore?: number } = {}): Promise<AttestedFact> {
     const round = await this.round();
-    const height = pinnedHeight ?? round.height;
-    const request = { type, params, l1_height: height, attested_at: this.nowSeconds(), attester_set_id: round.attesterSetId };
+    const attestedAt = Math.max(this.nowSeconds(), options.notBefore ?? 0);
+    const request = { type, params, l1_height: round.height, attested_at: attestedAt, attester_set_id: round.attesterSetId };
     const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedFactJson>(base, "POST", "/v1/fact", request)));
     const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
     const fact = factToJson(factFromJson(signed[0].fact));

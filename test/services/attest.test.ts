@@ -1,0 +1,335 @@
+/**
+ * The attest HTTP API end to end: a devnet history indexed by three independent indexers, three
+ * attesters each over its own index, the API in front of them, and DogeAttestation on the
+ * in-process Hardhat network. Facts fetched over HTTP are submitted with submitFact and read back;
+ * the seed's paid flow runs exactly (requestFee, requestFact, POST /fulfill, the 20% creator share,
+ * a refund after the deadline); the faults: attesters down, one lagging, one with a corrupted index.
+ * Every signature is recovered with ethers' TypedDataEncoder from the HTTP answer alone.
+ */
+import { expect } from "chai";
+import type { Server } from "node:http";
+import { time } from "@nomicfoundation/hardhat-network-helpers";
+import { ethers } from "hardhat";
+import { Contract, TypedDataEncoder, Wallet, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { NETWORKS } from "../../src/doge";
+import { FACT_TYPE_KEYS, ZERO_KEY, addressKey, tickKey } from "../../src/facts";
+import { encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexHistory } from "../../src/indexer/history";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexQueries } from "../../src/indexer/queries";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { factFromJson } from "../../src/attester/wire";
+import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
+import { createAttestApp } from "../../src/services/attest/app";
+import { AttesterPanel } from "../../src/services/attest/panel";
+import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import { InscribeResult, inscribeDoginals, inscribeV1, pay } from "../helpers/inscribe";
+import { newKey } from "../helpers/keys";
+import { DOGE, Purse, RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
+
+const TEXT = "text/plain;charset=utf-8";
+const TICK = "bark";
+const SLUG = "attest-api-pups";
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+describe("attest API", function () {
+  this.timeout(240_000);
+  let devnet: RunningDevnet;
+  const indexers: Indexer[] = [];
+  const histories: IndexHistory[] = [];
+  const dbs: ReturnType<typeof openIndexerDatabase>[] = [];
+  let attesters: RunningAttester[] = [];
+  const attesterKeys = [1, 2, 3].map((n) => new Wallet(keccak256(toUtf8Bytes(`attest api test attester ${n}`))));
+  let attestation: Contract;
+  let chainId: bigint;
+  let server: Server;
+  let base: string;
+  const alice = newKey();
+  const bob = newKey();
+  const miner = newKey();
+  const purse = new Purse(alice);
+  let image: InscribeResult;
+  let transfer: InscribeResult;
+  let paymentTxid: string;
+
+  const get = async (path: string) => {
+    const response = await fetch(`${base}${path}`);
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const syncAll = async (which: number[] = [0, 1, 2, 3]) => {
+    for (const i of which) await indexers[i].syncOnce();
+  };
+  const mine = async (blocks = 1, which?: number[]) => {
+    await devnet.rpc("generatetoaddress", [blocks, miner.address]);
+    await syncAll(which);
+  };
+  /**
+   * The in-process Hardhat chain may run ahead of the wall clock (other test files move its time):
+   * the attesters' and the panel's clocks follow it, as they would follow a real L2's time.
+   */
+  let clockOffset = 0;
+  const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
+  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock });
+
+  /** Recovers each signer of an answer with ethers alone, from the answer's typedData. */
+  function recoveredSigners(answer: { typedData: { domain: any; types: any; message: any }; signatures: string[] }): string[] {
+    const digest = TypedDataEncoder.hash(answer.typedData.domain, answer.typedData.types, answer.typedData.message);
+    return answer.signatures.map((signature) => recoverAddress(digest, signature));
+  }
+
+  before(async () => {
+    devnet = await startDevnet();
+    const client = new DogecoinRpcClient({ url: devnet.url });
+    for (let i = 0; i < 4; i++) {
+      const db = openIndexerDatabase(":memory:");
+      dbs.push(db);
+      indexers.push(new Indexer({ store: new IndexerStore(db), source: i === 3 ? new RpcChainSource(client) : new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest }));
+      histories.push(new IndexHistory(db));
+    }
+    // The history: coins for alice, a payment to bob, a DRC-20 deploy, mint and transfer
+    // inscription, an image inscription for bob, and a launchpad collection with one mint for bob.
+    for (let i = 0; i < 8; i++) purse.give({ txid: (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, false])).txid, vout: 0, value: 100n * DOGE });
+    await mine();
+    const payment = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: bob.script, value: 25n * DOGE }]);
+    purse.give(payment.change);
+    paymentTxid = payment.txid;
+    const inscribe = async (make: (coin: ReturnType<Purse["take"]>) => Promise<InscribeResult>) => {
+      const result = await make(purse.take(10n * DOGE));
+      purse.give(result.change);
+      await mine();
+      return result;
+    };
+    const tk = tickKey(TICK);
+    await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "deploy", tick: TICK, tickKey: tk, maxSupply: 1_000_000n, mintLimit: 1_000n }) }, alice.script));
+    await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "mint", tick: TICK, tickKey: tk, amount: 700n }) }, alice.script));
+    transfer = await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "transfer", tick: TICK, tickKey: tk, amount: 200n }) }, alice.script));
+    image = await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "image/png", action: "LIST", body: utf8("not really a png") }, bob.script));
+    await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "application/json", action: "LAUNCHPAD_DEPLOY", body: encodeLaunchpadDeploy({ slug: SLUG, name: "Pups", priceKoinu: 0n, maxSupply: 10n }) }, alice.script));
+    await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "application/json", action: "LAUNCHPAD_MINT", body: encodeLaunchpadMint({ slug: SLUG, tokenId: 3n, maxSupply: 10n }) }, bob.script));
+    await mine(6);
+
+    ({ attestation, chainId } = await deployContracts(attesterKeys));
+    clockOffset = Math.max(0, (await time.latest()) - Math.floor(Date.now() / 1000));
+    const attestationAddress = await attestation.getAddress();
+    attesters = await Promise.all([0, 1, 2].map((i) => startAttester({ name: `attester-${i + 1}`, history: histories[i], signer: attesterKeys[i], attestationAddress, chainId, clock })));
+    const [, relayer] = await ethers.getSigners();
+    const panel = panelFor(attesters.map((a) => a.url));
+    const fulfiller = new FactRequestFulfiller({ attestation: attestation.connect(relayer) as Contract, panel });
+    const app = createAttestApp({ panel, queries: new IndexQueries(dbs[3]), network: NETWORKS.regtest, minConfirmations: 6, fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params) });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/attest`;
+  });
+
+  after(async () => {
+    server?.close();
+    for (const attester of attesters) await attester.close().catch(() => undefined);
+    await devnet?.stop();
+  });
+
+  it("describes the attesters, the depth and the facts", async () => {
+    const { status, body } = await get("");
+    expect(status).to.equal(200);
+    expect(body.attesters.map((a: { address: string }) => a.address).sort()).to.deep.equal(attesterKeys.map((w) => w.address).sort());
+    expect(body.attesters.every((a: { up: boolean }) => a.up)).to.equal(true);
+    expect(body.confirmation_depth).to.equal(6);
+    expect(body.min_signatures).to.equal(2);
+    expect(body.facts.map((f: { type: string }) => f.type)).to.include.members(["DOGE_BALANCE", "DRC20_BALANCE", "COLLECTION_COUNT", "INSCRIPTION_OWNER", "INSCRIPTION_VALID", "DRC20_TRANSFER_VALID", "TX_INCLUDED", "L1_TIP"]);
+  });
+
+  it("serves each fact with two or more signatures that ethers recovers and the contract stores; the reads return the same values", async () => {
+    const cases: [string, (answer: any) => Promise<void>][] = [
+      [`/doge-balance?address=${bob.address}`, async (answer) => {
+        expect(answer.fact.value).to.equal((25n * DOGE + 100_000_000n + 100_000_000n).toString());
+        const [koinu, l1Height] = await attestation.dogeBalance(bob.address);
+        expect(koinu).to.equal(BigInt(answer.fact.value));
+        expect(l1Height).to.equal(BigInt(answer.fact.l1Height));
+      }],
+      [`/drc20-balance?address=${alice.address}&tick=${TICK.toUpperCase()}`, async (answer) => {
+        expect(answer.fact.value).to.equal("700");
+        const [amount] = await attestation.drc20Balance(alice.address, TICK);
+        expect(amount).to.equal(700n);
+      }],
+      [`/collection-count?address=${bob.address}&collection=${SLUG}`, async (answer) => {
+        expect(answer.fact.value).to.equal("1");
+        const [count] = await attestation.collectionCount(bob.address, SLUG);
+        expect(count).to.equal(1n);
+      }],
+      [`/inscription-owner?id=${image.inscriptionId}`, async () => {
+        expect(await attestation.isInscriptionOwner(image.inscriptionId, bob.address)).to.equal(true);
+        expect(await attestation.isInscriptionOwner(image.inscriptionId, alice.address)).to.equal(false);
+      }],
+      [`/inscription-valid?id=${image.inscriptionId}`, async () => {
+        const [ok, contentHash] = await attestation.inscriptionValid(image.inscriptionId);
+        expect(ok).to.equal(true);
+        expect(contentHash).to.equal(`0x${envelopeHash({ contentType: "image/png", action: "LIST", body: utf8("not really a png") })}`);
+      }],
+      [`/drc20-transfer-valid?txid=${transfer.revealTxids[0]}`, async (answer) => {
+        expect(answer.fact.value).to.equal("200");
+        expect(await attestation.drc20TransferValid(transfer.revealTxids[0])).to.equal(true);
+      }],
+      [`/tx-included?txid=${paymentTxid}`, async () => {
+        expect(await attestation.txConfirmed(paymentTxid, 6)).to.equal(true);
+      }],
+      ["/l1-tip", async (answer) => {
+        expect(await attestation.l1Tip()).to.be.greaterThanOrEqual(BigInt(answer.fact.l1Height));
+      }],
+    ];
+    for (const [path, check] of cases) {
+      const { status, body } = await get(path);
+      expect(status, `${path}: ${JSON.stringify(body)}`).to.equal(200);
+      expect(body.signatures.length).to.be.greaterThanOrEqual(2);
+      expect(body.typedData.primaryType).to.equal("Fact");
+      expect(body.typedData.domain).to.deep.equal({ name: "DogeAttestation", version: "1", chainId: Number(chainId), verifyingContract: await attestation.getAddress() });
+      expect(body.typedData.message).to.deep.equal(body.fact);
+      expect(recoveredSigners(body)).to.deep.equal(body.signers);
+      for (const signer of body.signers) expect(attesterKeys.map((w) => w.address)).to.include(signer);
+      await (await attestation.submitFact(factFromJson(body.fact), body.signatures)).wait();
+      await check(body);
+    }
+  });
+
+  it("serves the OP_RETURN and OP_CHECKZKP data of a transaction as unsigned index data", async () => {
+    const opReturn = await get(`/op-return?txid=${paymentTxid}`);
+    expect(opReturn.status).to.equal(200);
+    expect(opReturn.body.signed).to.equal(false);
+    expect(opReturn.body.items).to.deep.equal([]);
+    const zkp = await get(`/zkp?txid=${paymentTxid}`);
+    expect(zkp.body.verified_by_consensus).to.equal(false);
+    expect((await get(`/op-return?txid=${"ab".repeat(32)}`)).body.error.code).to.equal("TX_NOT_FOUND");
+  });
+
+  it("refuses bad input with 400", async () => {
+    expect((await get("/doge-balance?address=nope")).body.error.code).to.equal("INVALID_ADDRESS");
+    expect((await get(`/drc20-balance?address=${bob.address}&tick=toolong`)).body.error.code).to.equal("INVALID_TICK");
+    expect((await get("/inscription-owner?id=12")).body.error.code).to.equal("INVALID_INSCRIPTION_ID");
+    expect((await get(`/doge-balance?address=${bob.address}&extra=1`)).body.error.code).to.equal("UNKNOWN_FIELDS");
+  });
+
+  describe("the paid flow of the seed", () => {
+    it("requestFee, requestFact with the fee and a plug, POST /fulfill: the fact is stored, the creator gets 20%, the operator the rest", async () => {
+      const [deployer, , requester, creator] = await ethers.getSigners();
+      const plugs = await ethers.getContractAt("PlugsMarketplace", await attestation.plugsMarketplace());
+      await (await (plugs.connect(creator) as Contract).listPlug(0n, 0n, "ipfs://plug")).wait();
+      const plugId = await plugs.plugCount();
+      const fee = await attestation.requestFee(FACT_TYPE_KEYS.DOGE_BALANCE);
+      expect(fee).to.equal(50_000_000_000_000_000n);
+      const asRequester = attestation.connect(requester) as Contract;
+      const args = [FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(bob.address), ZERO_KEY, plugId] as const;
+      const requestId = await asRequester.requestFact.staticCall(...args, { value: fee });
+      await (await asRequester.requestFact(...args, { value: fee })).wait();
+      const creatorBefore = await attestation.withdrawableOf(creator.address);
+      const operatorBefore = await attestation.withdrawableOf(deployer.address);
+      const { status, body } = await post("/fulfill", { requestId, address: bob.address });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(body.status).to.equal("fulfilled");
+      expect((await attestation.requestOf(requestId)).status).to.equal(2n);
+      expect((await attestation.withdrawableOf(creator.address)) - creatorBefore).to.equal(fee / 5n);
+      expect((await attestation.withdrawableOf(deployer.address)) - operatorBefore).to.equal(fee - fee / 5n);
+      const [koinu] = await attestation.dogeBalance(bob.address);
+      expect(koinu).to.equal(BigInt(body.fact.value));
+      const again = await post("/fulfill", { requestId, address: bob.address });
+      expect(again.status).to.equal(409);
+      expect(again.body.error.code).to.equal("ALREADY_FULFILLED");
+    });
+
+    it("fulfils a request without a plug (all to the operator) for a DRC-20 balance, checking the tick key", async () => {
+      const [deployer, , requester] = await ethers.getSigners();
+      const fee = await attestation.requestFee(FACT_TYPE_KEYS.DRC20_BALANCE);
+      const asRequester = attestation.connect(requester) as Contract;
+      const args = [FACT_TYPE_KEYS.DRC20_BALANCE, addressKey(alice.address), tickKey(TICK), 0n] as const;
+      const requestId = await asRequester.requestFact.staticCall(...args, { value: fee });
+      await (await asRequester.requestFact(...args, { value: fee })).wait();
+      const wrong = await post("/fulfill", { requestId, address: alice.address, tick: "miss" });
+      expect(wrong.status).to.equal(422);
+      expect(wrong.body.error.code).to.equal("INPUTS_DO_NOT_MATCH_REQUEST");
+      const operatorBefore = await attestation.withdrawableOf(deployer.address);
+      const { status, body } = await post("/fulfill", { requestId, address: alice.address, tick: TICK });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect((await attestation.withdrawableOf(deployer.address)) - operatorBefore).to.equal(fee);
+      expect((await attestation.drc20Balance(alice.address, TICK))[0]).to.equal(700n);
+    });
+
+    it("leaves a request nobody fulfils to be refunded after its deadline, and then refuses to fulfil it", async () => {
+      const [, , requester] = await ethers.getSigners();
+      const fee = await attestation.requestFee(FACT_TYPE_KEYS.DOGE_BALANCE);
+      const asRequester = attestation.connect(requester) as Contract;
+      const args = [FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(alice.address), ZERO_KEY, 0n] as const;
+      const requestId = await asRequester.requestFact.staticCall(...args, { value: fee });
+      await (await asRequester.requestFact(...args, { value: fee })).wait();
+      await time.increase(Number(await attestation.requestDeadlineWindow()) + 1);
+      const late = await post("/fulfill", { requestId, address: alice.address });
+      expect(late.status).to.equal(410);
+      expect(late.body.error.code).to.equal("REQUEST_EXPIRED");
+      const before = await ethers.provider.getBalance(requester.address);
+      const receipt = await (await asRequester.refund(requestId)).wait();
+      const after = await ethers.provider.getBalance(requester.address);
+      expect(after - before + BigInt(receipt!.gasUsed) * BigInt(receipt!.gasPrice)).to.equal(fee);
+      clockOffset += Number(await attestation.requestDeadlineWindow()) + 1;
+      expect((await post("/fulfill", { requestId, address: alice.address })).body.error.code).to.equal("REQUEST_REFUNDED");
+      expect((await post("/fulfill", { requestId: `0x${"00".repeat(32)}`, address: alice.address })).body.error.code).to.equal("REQUEST_NOT_FOUND");
+    });
+  });
+
+  describe("faults", () => {
+    it("serves facts with one attester stopped, and a clear 503 with two stopped", async () => {
+      const partial = panelFor([attesters[0].url, attesters[1].url, "http://127.0.0.1:1"]);
+      const answer = await partial.fact("DOGE_BALANCE", { address: bob.address });
+      expect(answer.signers).to.have.length(2);
+      const none = panelFor([attesters[0].url, "http://127.0.0.1:1", "http://127.0.0.1:2"]);
+      let error: any = null;
+      try {
+        await none.fact("DOGE_BALANCE", { address: bob.address });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error?.status).to.equal(503);
+      expect(error?.code).to.equal("ATTESTERS_UNAVAILABLE");
+      expect(error?.details.attesters).to.have.length(3);
+    });
+
+    it("outvotes a lagging attester: it refuses, the other two sign", async () => {
+      // Blocks only the first two attesters' indexes see.
+      await devnet.rpc("generatetoaddress", [3, miner.address]);
+      await syncAll([0, 1, 3]);
+      const { status, body } = await get(`/doge-balance?address=${bob.address}`);
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(body.signers.sort()).to.deep.equal([attesterKeys[0].address, attesterKeys[1].address].sort());
+      await syncAll([2]);
+    });
+
+    it("outvotes an attester whose index is corrupted: it disagrees and its signature is not used", async () => {
+      const corrupted = dbs[2];
+      corrupted.prepare("UPDATE address_history SET received = received + 1 WHERE address = ?").run(bob.address);
+      try {
+        const { status, body } = await get(`/doge-balance?address=${bob.address}`);
+        expect(status, JSON.stringify(body)).to.equal(200);
+        expect(body.signers.sort()).to.deep.equal([attesterKeys[0].address, attesterKeys[1].address].sort());
+        expect(recoveredSigners(body)).to.deep.equal(body.signers);
+      } finally {
+        corrupted.prepare("UPDATE address_history SET received = received - 1 WHERE address = ?").run(bob.address);
+      }
+    });
+
+    it("answers 502 ATTESTERS_DISAGREE when no two attesters agree", async () => {
+      dbs[1].prepare("UPDATE address_history SET received = received + 1 WHERE address = ?").run(bob.address);
+      dbs[2].prepare("UPDATE address_history SET received = received + 2 WHERE address = ?").run(bob.address);
+      try {
+        const { status, body } = await get(`/doge-balance?address=${bob.address}`);
+        expect(status).to.equal(502);
+        expect(body.error.code).to.equal("ATTESTERS_DISAGREE");
+        expect(body.error.details.attesters).to.have.length(3);
+      } finally {
+        dbs[1].prepare("UPDATE address_history SET received = received - 1 WHERE address = ?").run(bob.address);
+        dbs[2].prepare("UPDATE address_history SET received = received - 2 WHERE address = ?").run(bob.address);
+      }
+    });
+  });
+});
