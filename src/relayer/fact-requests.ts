@@ -121,7 +121,9 @@ export class FactRequestFulfiller {
     const provider = attestation.runner!.provider!;
     const latest = await provider.getBlockNumber();
     const from = Math.max(0, latest - (this.options.lookbackBlocks ?? 100_000));
-    const logs = await attestation.queryFilter(attestation.filters.FactRequested(requestId), from, latest);
+    // "latest" rather than the number read above: a provider may answer a block number a polling
+    // interval old, and the request may be in the block after it.
+    const logs = await attestation.queryFilter(attestation.filters.FactRequested(requestId), from, "latest");
     const log = logs[0] as unknown as { args: { factType: string; subject: string; qualifier: string } } | undefined;
     if (!log) throw notFound("REQUEST_NOT_FOUND", `no FactRequested event for ${requestId} in the last ${latest - from} blocks`, { requestId });
     return { factType: log.args.factType, subject: log.args.subject, qualifier: log.args.qualifier };

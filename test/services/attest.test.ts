@@ -76,7 +76,7 @@ describe("attest API", function () {
    */
   let clockOffset = 0;
   const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
-  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock });
+  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0 });
 
   /** Recovers each signer of an answer with ethers alone, from the answer's typedData. */
   function recoveredSigners(answer: { typedData: { domain: any; types: any; message: any }; signatures: string[] }): string[] {
