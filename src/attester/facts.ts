@@ -33,6 +33,16 @@ export const FACT_PARAMS: Readonly<Record<FactTypeName, readonly (keyof FactPara
   L1_TIP: [],
 });
 
+/**
+ * Confirmations a fact of `type` needs: every fact that counts outputs or events needs at least 6;
+ * the L1 tip is the exception, since it counts nothing and says only how far the chain has grown.
+ * Signing the tip at the index's own tip is what lets the contracts' "6 deep" checks
+ * (`l1Tip() >= l1Height + 5`) mean 6 confirmations and not 11.
+ */
+export function confirmationsFor(type: FactTypeName, minConfirmations: number): number {
+  return type === "L1_TIP" ? 1 : Math.max(MIN_CONFIRMATIONS, minConfirmations);
+}
+
 /** The greatest height signable with `minConfirmations` over an index at `indexedHeight`. */
 export function signableHeight(indexedHeight: number, minConfirmations: number): number {
   return indexedHeight - (Math.max(MIN_CONFIRMATIONS, minConfirmations) - 1);
@@ -74,7 +84,7 @@ export function parseFactParams(type: FactTypeName, value: unknown, network: Dog
  * has reached the height, and the height is `minConfirmations` (never fewer than 6) deep in it.
  * Returns the indexed tip. Run it in the same snapshot as the reads it guards.
  */
-export function checkAttestableHeight(history: IndexHistory, l1Height: number, minConfirmations: number): IndexedTip {
+export function checkAttestableHeight(history: IndexHistory, l1Height: number, minConfirmations: number, type: FactTypeName | null = null): IndexedTip {
   const startHeight = history.startHeight();
   if (startHeight !== 0) {
     throw new AppError(503, "INDEX_INCOMPLETE", "this index does not start at genesis, so it cannot attest balances or ownership", { start_height: startHeight });
@@ -84,8 +94,8 @@ export function checkAttestableHeight(history: IndexHistory, l1Height: number, m
   if (!tip || l1Height > indexedHeight) {
     throw conflict("INDEX_BEHIND", "the attester's index has not reached the requested height", { indexed_height: indexedHeight, requested_height: l1Height });
   }
-  const confirmations = Math.max(MIN_CONFIRMATIONS, minConfirmations);
-  const signable = signableHeight(indexedHeight, confirmations);
+  const confirmations = type === null ? Math.max(MIN_CONFIRMATIONS, minConfirmations) : confirmationsFor(type, minConfirmations);
+  const signable = indexedHeight - (confirmations - 1);
   if (l1Height > signable) {
     throw unprocessable("NOT_DEEP_ENOUGH", `height ${l1Height} is not ${confirmations} blocks deep in the attester's index`, {
       l1_height: l1Height, signable_height: signable, min_confirmations: confirmations,
@@ -108,7 +118,7 @@ export function computeFact(history: IndexHistory, type: FactTypeName, params: F
   const height = Number(stamp.l1Height);
   if (!Number.isSafeInteger(height) || height < 0) throw badRequest("INVALID_HEIGHT", "l1_height must be a non-negative integer", { field: "l1_height" });
   return history.snapshot(() => {
-    checkAttestableHeight(history, height, minConfirmations);
+    checkAttestableHeight(history, height, minConfirmations, type);
     const need = <K extends keyof FactParamsJson>(name: K): string => {
       const value = params[name];
       if (value === undefined) throw badRequest("MISSING_PARAMS", `${type} needs params.${name}`, { field: "params", missing: [name] });

@@ -280,8 +280,8 @@ describe("attester facts at an explicit height", function () {
   describe("depth", () => {
     it("refuses a height less than 6 deep with 422 NOT_DEEP_ENOUGH and one above the index with 409 INDEX_BEHIND", () => {
       const tip = history.tip()!.height;
-      expect(at("L1_TIP", {}, tip - 5).l1Height).to.equal(BigInt(tip - 5));
-      const shallow = refusal(() => at("L1_TIP", {}, tip - 4));
+      expect(at("DOGE_BALANCE", { address: bob.address }, tip - 5).l1Height).to.equal(BigInt(tip - 5));
+      const shallow = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip - 4));
       expect([shallow.status, shallow.code, shallow.details]).to.deep.equal([422, "NOT_DEEP_ENOUGH", { l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 }]);
       const ahead = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip + 1));
       expect([ahead.status, ahead.code, ahead.details]).to.deep.equal([409, "INDEX_BEHIND", { indexed_height: tip, requested_height: tip + 1 }]);
@@ -289,8 +289,15 @@ describe("attester facts at an explicit height", function () {
 
     it("raises the requirement with more confirmations but never lowers it below 6", () => {
       const tip = history.tip()!.height;
-      expect(refusal(() => computeFact(history, "L1_TIP", {}, { ...STAMP, l1Height: tip - 5 }, 10)).details).to.deep.include({ signable_height: tip - 9, min_confirmations: 10 });
-      expect(refusal(() => computeFact(history, "L1_TIP", {}, { ...STAMP, l1Height: tip - 4 }, 1)).details).to.deep.include({ signable_height: tip - 5, min_confirmations: 6 });
+      expect(refusal(() => computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 5 }, 10)).details).to.deep.include({ signable_height: tip - 9, min_confirmations: 10 });
+      expect(refusal(() => computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 4 }, 1)).details).to.deep.include({ signable_height: tip - 5, min_confirmations: 6 });
+    });
+
+    it("signs the L1 tip at the index's own tip (it counts nothing), never above it", () => {
+      const tip = history.tip()!.height;
+      expect(at("L1_TIP", {}, tip).l1Height).to.equal(BigInt(tip));
+      expect(at("L1_TIP", {}, tip).value).to.equal(BigInt(tip));
+      expect(refusal(() => at("L1_TIP", {}, tip + 1)).code).to.equal("INDEX_BEHIND");
     });
   });
 });

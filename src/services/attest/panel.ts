@@ -60,7 +60,10 @@ export interface AttestedReceipt {
 }
 
 interface Round {
+  /** Where facts are signed: the second highest signable height (6 deep). */
   height: number;
+  /** Where the L1 tip is signed: the second highest indexed height. */
+  tipHeight: number;
   attesterSetId: string;
   domain: AttesterInfoJson["domain"];
   infos: Answer<AttesterInfoJson>[];
@@ -122,11 +125,12 @@ export class AttesterPanel {
     if (live.length < 2) throw unavailable("fewer than two attesters answer", infos);
     const heights = live.map((info) => info.signable_height).sort((a, b) => b - a);
     const height = heights[1];
+    const tipHeight = live.map((info) => info.indexed_height).sort((a, b) => b - a)[1];
     if (height < 0) throw new AppError(503, "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", { heights });
     const setId = majority(live.map((info) => info.attester_set_id ?? ""));
     const domainKey = majority(live.map((info) => JSON.stringify(info.domain)));
     if (!setId || !domainKey) throw unavailable("the attesters do not agree on the attester set or the contract", infos);
-    return { height, attesterSetId: setId, domain: JSON.parse(domainKey), infos };
+    return { height, tipHeight, attesterSetId: setId, domain: JSON.parse(domainKey), infos };
   }
 
   /**
@@ -136,7 +140,9 @@ export class AttesterPanel {
   async fact(type: FactTypeName, params: FactParamsJson, options: { notBefore?: number } = {}): Promise<AttestedFact> {
     const round = await this.round();
     const attestedAt = Math.max(this.nowSeconds(), options.notBefore ?? 0);
-    const request = { type, params, l1_height: round.height, attested_at: attestedAt, attester_set_id: round.attesterSetId };
+    // The tip is signed at the index tip itself (it counts nothing); every other fact 6 deep.
+    const height = type === "L1_TIP" ? round.tipHeight : round.height;
+    const request = { type, params, l1_height: height, attested_at: attestedAt, attester_set_id: round.attesterSetId };
     const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedFactJson>(base, "POST", "/v1/fact", request)));
     const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
     const fact = factToJson(factFromJson(signed[0].fact));
