@@ -11,7 +11,7 @@ import { Counter, Registry } from "prom-client";
 import { getAddress, isAddress } from "ethers";
 import type { Wallet } from "ethers";
 import type { DogeNetwork } from "../doge";
-import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, signFact, signReceipt } from "../facts";
+import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, fastFactDigest, fastReceiptDigest, signDigest } from "../facts";
 import type { AttestationDomain } from "../facts";
 import type { IndexHistory } from "../indexer/history";
 import { AppError, badRequest, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
@@ -77,6 +77,9 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   const name = options.name ?? "attester";
   const { history, l2, signer, domain, network } = options;
   const signerAddress = getAddress(signer.address);
+  // Signed over libsecp256k1 with the digest computed directly (src/facts/digest.ts: the same
+  // bytes as ethers' signTypedData, several times faster).
+  const privateKey = Uint8Array.from(Buffer.from(signer.privateKey.slice(2), "hex"));
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   const skew = BigInt(options.maxAttestedAtSkewSeconds ?? Number(MAX_ATTESTED_AT_SKEW_SECONDS));
   const log = options.log ?? (() => undefined);
@@ -182,7 +185,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     history.snapshot(() => checkAttestableHeight(history, l1Height, minConfirmations, type));
     await checkL2(attesterSetId);
     const fact = computeFact(history, type, params, { l1Height, attestedAt, attesterSetId }, minConfirmations);
-    const [signature] = await signFact([signer], domain, fact);
+    const signature = signDigest(privateKey, fastFactDigest(domain, fact));
     signatures.inc({ kind: "fact", type });
     log("signed_fact", { type, l1_height: l1Height, attested_at: attestedAt.toString(), subject: fact.subject });
     const answer: SignedFactJson = { fact: factToJson(fact), signature, signer: signerAddress };
@@ -203,7 +206,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     const job = await l2.job(kind, body.job_contract, body.job_id);
     if (job.status !== JOB_STATUS_OPEN) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
     const receipt = checkJobReceipt(history, job, l1Txid, { attestedAt, attesterSetId }, minConfirmations);
-    const [signature] = await signReceipt([signer], domain, receipt);
+    const signature = signDigest(privateKey, fastReceiptDigest(domain, receipt));
     signatures.inc({ kind: "receipt", type: kind });
     log("signed_receipt", { kind, job_id: job.jobId, l1_txid: l1Txid, l1_height: Number(receipt.l1Height) });
     const answer: SignedReceiptJson = { receipt: receiptToJson(receipt), signature, signer: signerAddress };

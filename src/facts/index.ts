@@ -3,3 +3,4 @@ export * from "./keys";
 export * from "./eip712";
 export * from "./build";
 export * from "./rules";
+export * from "./digest";

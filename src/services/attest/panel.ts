@@ -8,9 +8,9 @@
  * less 5); the panel picks the second highest of those, so two attesters can always sign while one
  * lags or is down.
  */
-import { getAddress, verifyTypedData } from "ethers";
+import { getAddress } from "ethers";
 import type { TypedDataField } from "ethers";
-import { FACT_TYPES, RECEIPT_TYPES } from "../../facts";
+import { FACT_TYPES, RECEIPT_TYPES, attestationDomain, fastFactDigest, fastReceiptDigest, recoverDigestSigner } from "../../facts";
 import type { FactTypeName } from "../../facts";
 import {
   AttesterInfoJson, FactJson, FactParamsJson, ReceiptJson, SignedFactJson, SignedReceiptJson, factFromJson, factToJson, receiptFromJson, receiptToJson,
@@ -147,7 +147,8 @@ export class AttesterPanel {
     const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
     const fact = factToJson(factFromJson(signed[0].fact));
     const typedData: TypedData = { domain: round.domain, types: { Fact: [...FACT_TYPES.Fact] }, primaryType: "Fact", message: { ...fact } };
-    return { fact, typedData, ...checkedSignatures(signed, typedData, round.domain) };
+    const digest = fastFactDigest(domainOf(round.domain), factFromJson(fact));
+    return { fact, typedData, ...checkedSignatures(signed, digest) };
   }
 
   /** A job receipt signed by at least two attesters. */
@@ -158,7 +159,8 @@ export class AttesterPanel {
     const signed = quorum(answers, (body) => JSON.stringify(receiptToJson(receiptFromJson(body.receipt))));
     const receipt = receiptToJson(receiptFromJson(signed[0].receipt));
     const typedData: TypedData = { domain: round.domain, types: { Receipt: [...RECEIPT_TYPES.Receipt] }, primaryType: "Receipt", message: { ...receipt } };
-    return { receipt, typedData, ...checkedSignatures(signed, typedData, round.domain) };
+    const digest = fastReceiptDigest(domainOf(round.domain), receiptFromJson(receipt));
+    return { receipt, typedData, ...checkedSignatures(signed, digest) };
   }
 }
 
@@ -217,18 +219,26 @@ function quorum<T extends { signature: string; signer: string }>(answers: Answer
   throw unavailable(`${answered} attester(s) signed`, answers);
 }
 
-/** Each signature recovered against the typed data (never pass on one the contract would refuse), sorted by signer. */
-function checkedSignatures(signed: { signature: string; signer: string }[], typedData: TypedData, domain: TypedData["domain"]) {
-  const bySigner = new Map<string, string>();
-  for (const item of signed) {
-    const recovered = verifyTypedData(domain, typedData.types, typedData.message, item.signature);
-    if (getAddress(recovered) !== getAddress(item.signer)) {
-      throw new AppError(502, "BAD_ATTESTER_SIGNATURE", `an attester's signature recovers to ${recovered}, not ${item.signer}`, { signer: item.signer });
-    }
-    bySigner.set(getAddress(recovered), item.signature);
-  }
-  const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-  if (signers.length < 2) throw new AppError(503, "ATTESTERS_UNAVAILABLE", "fewer than two distinct attesters signed", {});
-  return { signatures: signers.map((signer) => bySigner.get(signer)!), signers };
+function domainOf(domain: TypedData["domain"]) {
+  return attestationDomain(BigInt(domain.chainId), domain.verifyingContract);
 }
 
+/**
+ * Each signature recovered against the digest of the agreed fact (never pass on one the contract
+ * would refuse), sorted by signer. Two good signatures are enough: the rest are not checked.
+ */
+function checkedSignatures(signed: { signature: string; signer: string }[], digest: string) {
+  const bySigner = new Map<string, string>();
+  const bad: string[] = [];
+  for (const item of signed) {
+    if (bySigner.size === 2) break;
+    const recovered = recoverDigestSigner(digest, item.signature);
+    if (recovered === null || recovered !== getAddress(item.signer)) bad.push(item.signer);
+    else bySigner.set(recovered, item.signature);
+  }
+  const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  if (signers.length < 2) {
+    throw new AppError(502, "BAD_ATTESTER_SIGNATURE", "fewer than two attesters' signatures recover to the attesters that sent them", { bad_signers: bad });
+  }
+  return { signatures: signers.map((signer) => bySigner.get(signer)!), signers };
+}
