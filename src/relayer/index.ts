@@ -1,0 +1,7 @@
+/** The relayer: paid fact requests (fact-requests.ts) and DogeInscriber / DogeAnchor jobs (relayer.ts). */
+export * from "./store";
+export * from "./l2";
+export * from "./scanner";
+export * from "./inscriber-client";
+export * from "./relayer";
+export * from "./http";

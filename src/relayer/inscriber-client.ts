@@ -1,0 +1,115 @@
+/**
+ * The relayer's client of the inscriber service (docs/api.md, "Inscriber"): `POST /inscribe` with
+ * the relayer's own project key and an Idempotency-Key derived from the L2 job id, so a relayer that
+ * restarts (or lost an answer) gets the same inscriber job back, never a second inscription; and
+ * `GET /jobs/:id` to follow it.
+ */
+
+/** The inscriber's job view (only the fields the relayer reads). */
+export interface InscriberJobView {
+  id: string;
+  status: "queued" | "committed" | "revealed" | "confirmed" | "failed";
+  envelope_hash: string;
+  commit_txid: string | null;
+  reveal_txids: string[];
+  inscription_id: string | null;
+  confirmed_height: number | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface InscribeRequest {
+  contentType: string;
+  /** null: no ACTION. */
+  action: string | null;
+  content: Uint8Array;
+  recipient: string;
+}
+
+/** The inscriber refused the content for good (a 4xx about the request itself): retrying cannot help. */
+export class InscriberRefusedError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: unknown) {
+    super(message);
+    this.name = "InscriberRefusedError";
+  }
+}
+
+/** The inscriber could not be reached or answered with something to retry later (5xx, 401, 429...). */
+export class InscriberUnavailableError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = "InscriberUnavailableError";
+  }
+}
+
+export interface InscriberClientOptions {
+  /** Base URL of the inscriber (http://host:port). */
+  url: string;
+  /** The relayer's project on the inscriber, and its key. */
+  project: string;
+  key: string;
+  timeoutMs?: number;
+}
+
+/** Statuses that say the request itself is wrong (as opposed to credentials, limits or the service's health). */
+const REFUSALS = new Set([400, 413, 422]);
+
+export class InscriberClient {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: InscriberClientOptions) {
+    this.base = options.url.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  private async call(method: "GET" | "POST", path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}`, {
+        method,
+        headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new InscriberUnavailableError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${this.base} did not answer: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    let parsed: any = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  private failure(status: number, body: any, what: string): Error {
+    const code = typeof body?.error?.code === "string" ? body.error.code : `HTTP_${status}`;
+    const message = typeof body?.error?.message === "string" ? body.error.message : `${what} answered ${status}`;
+    if (REFUSALS.has(status)) return new InscriberRefusedError(status, code, message, body?.error?.details ?? null);
+    return new InscriberUnavailableError(status, code, `${what}: ${status} ${code}: ${message}`);
+  }
+
+  /** Submits (or finds again, by `idempotencyKey`) the platform job. */
+  async inscribe(idempotencyKey: string, request: InscribeRequest): Promise<{ job: InscriberJobView; created: boolean }> {
+    const body = {
+      project: this.options.project,
+      content_type: request.contentType,
+      ...(request.action ? { action: request.action } : {}),
+      content: Buffer.from(request.content).toString("base64"),
+      encoding: "base64",
+      recipient: request.recipient,
+    };
+    const answer = await this.call("POST", "/inscribe", { Authorization: `Bearer ${this.options.key}`, "Idempotency-Key": idempotencyKey }, body);
+    if (answer.status === 200 || answer.status === 202) return { job: answer.body as InscriberJobView, created: answer.status === 202 };
+    throw this.failure(answer.status, answer.body, "POST /inscribe");
+  }
+
+  async job(id: string): Promise<InscriberJobView> {
+    const answer = await this.call("GET", `/jobs/${encodeURIComponent(id)}`);
+    if (answer.status === 200) return answer.body as InscriberJobView;
+    // A job the inscriber no longer knows (another database?) is not the content's fault: keep retrying.
+    throw new InscriberUnavailableError(answer.status, answer.body?.error?.code ?? `HTTP_${answer.status}`, `GET /jobs/${id} answered ${answer.status}`);
+  }
+}
