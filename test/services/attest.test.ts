@@ -76,7 +76,7 @@ describe("attest API", function () {
    */
   let clockOffset = 0;
   const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
-  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0 });
+  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 0 });
 
   /** Recovers each signer of an answer with ethers alone, from the answer's typedData. */
   function recoveredSigners(answer: { typedData: { domain: any; types: any; message: any }; signatures: string[] }): string[] {
@@ -276,6 +276,18 @@ describe("attest API", function () {
       expect((await post("/fulfill", { requestId, address: alice.address })).body.error.code).to.equal("REQUEST_REFUNDED");
       expect((await post("/fulfill", { requestId: `0x${"00".repeat(32)}`, address: alice.address })).body.error.code).to.equal("REQUEST_NOT_FOUND");
     });
+  });
+
+  it("hands out the same signed fact again for the same question at the same height, and a new one after a block", async () => {
+    const cached = new AttesterPanel({ attesters: attesters.map((a) => a.url), nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 60_000 });
+    const first = await cached.fact("DOGE_BALANCE", { address: alice.address });
+    const again = await cached.fact("DOGE_BALANCE", { address: alice.address });
+    expect(again).to.equal(first);
+    const other = await cached.fact("DOGE_BALANCE", { address: bob.address });
+    expect(other.fact.subject).to.not.equal(first.fact.subject);
+    await mine();
+    const next = await cached.fact("DOGE_BALANCE", { address: alice.address });
+    expect(BigInt(next.fact.l1Height)).to.equal(BigInt(first.fact.l1Height) + 1n);
   });
 
   describe("faults", () => {

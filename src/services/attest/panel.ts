@@ -8,6 +8,7 @@
  * less 5); the panel picks the second highest of those, so two attesters can always sign while one
  * lags or is down.
  */
+import http from "node:http";
 import { getAddress } from "ethers";
 import type { TypedDataField } from "ethers";
 import { FACT_TYPES, RECEIPT_TYPES, attestationDomain, fastFactDigest, fastReceiptDigest, recoverDigestSigner } from "../../facts";
@@ -29,6 +30,14 @@ export interface PanelOptions {
    * 500 ms; 0 asks every time). Heights move once per block, so this saves three calls per fact.
    */
   infoCacheMs?: number;
+  /**
+   * How long a signed fact is handed out again for the same question at the same height and set
+   * (default 3000 ms; 0 signs every time). Its attestedAt is then up to that old, far inside the
+   * 15 minutes the contract allows; paid requests always get a fresh fact.
+   */
+  answerCacheMs?: number;
+  /** Most answers kept (default 10,000; the oldest go first). */
+  answerCacheSize?: number;
 }
 
 interface Answer<T> {
@@ -78,25 +87,60 @@ export class AttesterPanel {
     this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  private async call<T>(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer<T>> {
-    try {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: body === undefined ? {} : { "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await response.text();
-      let parsed: Answer<T>["body"] = null;
+  /** One keep-alive agent for all attesters: a fact costs two or three calls, so connection reuse matters. */
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  private call<T>(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer<T>> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const failed = (message: string): Answer<T> => ({ attester: base, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message } } });
+    return new Promise((resolve) => {
+      let url: URL;
       try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
+        url = new URL(`${base}${path}`);
+      } catch (error) {
+        resolve(failed((error as Error).message));
+        return;
       }
-      return { attester: base, ok: response.ok, status: response.status, body: parsed };
-    } catch (error) {
-      return { attester: base, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message: (error as Error).message } } };
-    }
+      const request = http.request(url, {
+        method, agent: this.agent, timeout: this.timeoutMs,
+        headers: payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {},
+      }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", (error) => resolve(failed(error.message)));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed: Answer<T>["body"] = null;
+          try {
+            parsed = text ? JSON.parse(text) : null;
+          } catch {
+            parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
+          }
+          const status = response.statusCode ?? 0;
+          resolve({ attester: base, ok: status >= 200 && status < 300, status, body: parsed });
+        });
+      });
+      request.on("timeout", () => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      request.on("error", (error) => resolve(failed(error.message)));
+      request.end(payload);
+    });
+  }
+
+  /**
+   * Asks the two attesters most likely to sign (highest signable height first) and, only when those
+   * two do not give one identical answer, the rest: two signatures are all a fact needs.
+   */
+  private async ask<T>(round: Round, path: string, request: unknown): Promise<Answer<T>[]> {
+    const height = (base: string) => {
+      const info = round.infos.find((answer) => answer.attester === base);
+      return info?.ok && info.body && "signable_height" in info.body ? info.body.signable_height : -Infinity;
+    };
+    const order = [...this.options.attesters].sort((a, b) => height(b) - height(a));
+    const first = await Promise.all(order.slice(0, 2).map((base) => this.call<T>(base, "POST", path, request)));
+    const agreed = first.every((answer) => answer.ok) && first.length === 2 && JSON.stringify(stripSignature(first[0].body)) === JSON.stringify(stripSignature(first[1].body));
+    if (agreed) return first;
+    const rest = await Promise.all(order.slice(2).map((base) => this.call<T>(base, "POST", path, request)));
+    return [...first, ...rest];
   }
 
   /** Every attester's `/v1/info` (or why it did not answer). */
@@ -139,11 +183,29 @@ export class AttesterPanel {
    */
   async fact(type: FactTypeName, params: FactParamsJson, options: { notBefore?: number } = {}): Promise<AttestedFact> {
     const round = await this.round();
+    const cacheMs = this.options.answerCacheMs ?? 3000;
+    const cacheKey = `${type}|${JSON.stringify(params)}`;
+    if (cacheMs > 0 && options.notBefore === undefined) {
+      const cached = this.answers.get(cacheKey);
+      if (cached && cached.height === round.height && cached.setId === round.attesterSetId && Date.now() - cached.at < cacheMs) return cached.answer;
+    }
+    const answer = await this.freshFact(round, type, params, options);
+    if (cacheMs > 0) {
+      this.answers.delete(cacheKey);
+      this.answers.set(cacheKey, { at: Date.now(), height: round.height, setId: round.attesterSetId, answer });
+      if (this.answers.size > (this.options.answerCacheSize ?? 10_000)) this.answers.delete(this.answers.keys().next().value as string);
+    }
+    return answer;
+  }
+
+  private readonly answers = new Map<string, { at: number; height: number; setId: string; answer: AttestedFact }>();
+
+  private async freshFact(round: Round, type: FactTypeName, params: FactParamsJson, options: { notBefore?: number }): Promise<AttestedFact> {
     const attestedAt = Math.max(this.nowSeconds(), options.notBefore ?? 0);
     // The tip is signed at the index tip itself (it counts nothing); every other fact 6 deep.
     const height = type === "L1_TIP" ? round.tipHeight : round.height;
     const request = { type, params, l1_height: height, attested_at: attestedAt, attester_set_id: round.attesterSetId };
-    const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedFactJson>(base, "POST", "/v1/fact", request)));
+    const answers = await this.ask<SignedFactJson>(round, "/v1/fact", request);
     const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
     const fact = factToJson(factFromJson(signed[0].fact));
     const typedData: TypedData = { domain: round.domain, types: { Fact: [...FACT_TYPES.Fact] }, primaryType: "Fact", message: { ...fact } };
@@ -155,13 +217,20 @@ export class AttesterPanel {
   async receipt(kind: "inscription" | "anchor", jobContract: string, jobId: string, l1Txid: string): Promise<AttestedReceipt> {
     const round = await this.round();
     const request = { kind, job_contract: jobContract, job_id: jobId, l1_txid: l1Txid, attested_at: this.nowSeconds(), attester_set_id: round.attesterSetId };
-    const answers = await Promise.all(this.options.attesters.map((base) => this.call<SignedReceiptJson>(base, "POST", "/v1/receipt", request)));
+    const answers = await this.ask<SignedReceiptJson>(round, "/v1/receipt", request);
     const signed = quorum(answers, (body) => JSON.stringify(receiptToJson(receiptFromJson(body.receipt))));
     const receipt = receiptToJson(receiptFromJson(signed[0].receipt));
     const typedData: TypedData = { domain: round.domain, types: { Receipt: [...RECEIPT_TYPES.Receipt] }, primaryType: "Receipt", message: { ...receipt } };
     const digest = fastReceiptDigest(domainOf(round.domain), receiptFromJson(receipt));
     return { receipt, typedData, ...checkedSignatures(signed, digest) };
   }
+}
+
+/** An answer without its signature and signer: what two attesters must agree on byte for byte. */
+function stripSignature(body: unknown): unknown {
+  if (!body || typeof body !== "object") return body;
+  const { signature: _signature, signer: _signer, ...rest } = body as Record<string, unknown>;
+  return rest;
 }
 
 function majority(values: string[]): string | null {
