@@ -5,3 +5,4 @@ export * from "./scanner";
 export * from "./inscriber-client";
 export * from "./relayer";
 export * from "./http";
+export * from "./keys";

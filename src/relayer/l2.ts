@@ -249,3 +249,30 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
     },
   };
 }
+
+/**
+ * Checks that DogeInscriber and DogeAnchor exist and settle through `attestation` (as
+ * deploy/deploy.ts wires them). Returns what is wrong (empty when all is well); throws when the L2
+ * cannot be read.
+ */
+export async function checkJobContracts(provider: Provider, addresses: { attestation: string; inscriber?: string | null; anchor?: string | null }): Promise<string[]> {
+  const problems: string[] = [];
+  const attestationAddress = getAddress(addresses.attestation);
+  if ((await provider.getCode(attestationAddress)) === "0x") problems.push(`no contract at the attestation address ${attestationAddress}`);
+  for (const [name, address, abi] of [["DogeInscriber", addresses.inscriber, inscriberAbi], ["DogeAnchor", addresses.anchor, anchorAbi]] as const) {
+    if (!address) continue;
+    const at = getAddress(address);
+    if ((await provider.getCode(at)) === "0x") {
+      problems.push(`no contract at the ${name} address ${at}`);
+      continue;
+    }
+    try {
+      const wiredTo = getAddress(await new Contract(at, abi, provider).attestation());
+      if (wiredTo !== attestationAddress) problems.push(`${name} at ${at} settles through ${wiredTo}, not ${attestationAddress}`);
+    } catch (error) {
+      if (!isRevert(error) && !isError(error, "BAD_DATA")) throw error;
+      problems.push(`${name} at ${at} is not a job service (attestation() fails)`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,169 @@
+/**
+ * The relayer daemon: watches DogeInscriber's and DogeAnchor's request events on the L2, does each
+ * job on the base chain (an inscription through the inscriber service under the relayer's own
+ * project, an OP_RETURN through the relayer's own hot wallet), and settles it with a receipt signed
+ * by two of the three attesters once the transaction is 6 deep (docs/operations.md, "Relayer").
+ *
+ *   node --import tsx daemons/relayer/main.ts --l2-rpc-url http://127.0.0.1:8545 \
+ *        --attestation-address 0x... --inscriber-address 0x... --anchor-address 0x... \
+ *        --attesters http://127.0.0.1:3011,http://127.0.0.1:3012,http://127.0.0.1:3013 \
+ *        --inscriber-url http://127.0.0.1:3005 --inscriber-project relayer --inscriber-key-file data/relayer/inscriber.key \
+ *        --wallet-key-file data/relayer/wallet.wif --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
+ *        --l2-key-file data/relayer/l2.key [--db data/relayer/relayer.sqlite] [--wallet-db data/relayer/wallet.sqlite] [--port 3031]
+ *
+ * Prints `wallet  <address>` and then `relayer  <url>` once its endpoints (GET /health, /metrics,
+ * /v1/status) listen. Stops cleanly on SIGTERM: the attempts in progress finish, the next start
+ * resumes every job from its database.
+ */
+import { JsonRpcProvider, Wallet, isAddress } from "ethers";
+import pino from "pino";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { loadDaemonConfig } from "../../src/config/load";
+import { getNetwork } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { AttesterPanel } from "../../src/services/attest/panel";
+import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import {
+  RELAYER_WALLET_KEY_ENV, Relayer, checkJobContracts, loadInscriberKey, loadRelayerL2Key, openRelayerDatabase, startRelayerServer,
+} from "../../src/relayer";
+
+const SPEC = {
+  db: { kind: "string", env: "RELAYER_DB", default: "data/relayer/relayer.sqlite", description: "the relayer's job database" },
+  "l2-rpc-url": { kind: "url", env: "RELAYER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
+  "chain-id": { kind: "integer", env: "RELAYER_CHAIN_ID", min: 1, description: "the L2's chain id, checked at start (DogeOS testnet: 6281971)" },
+  "attestation-address": { kind: "string", env: "RELAYER_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract" },
+  "inscriber-address": { kind: "string", env: "RELAYER_INSCRIBER_ADDRESS", required: true, description: "the DogeInscriber contract" },
+  "anchor-address": { kind: "string", env: "RELAYER_ANCHOR_ADDRESS", required: true, description: "the DogeAnchor contract" },
+  attesters: { kind: "string", env: "RELAYER_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
+  "inscriber-url": { kind: "url", env: "RELAYER_INSCRIBER_URL", required: true, description: "the inscriber service's URL" },
+  "inscriber-project": { kind: "string", env: "RELAYER_INSCRIBER_PROJECT", default: "relayer", description: "the relayer's project on the inscriber" },
+  "inscriber-key-file": { kind: "string", env: "RELAYER_INSCRIBER_KEY_FILE", default: "", description: "file with the project's key, mode 0600 (else RELAYER_INSCRIBER_KEY)" },
+  "wallet-key-file": { kind: "string", env: "RELAYER_WALLET_KEY_FILE", default: "", description: `file with the relayer's hot wallet WIF, mode 0600 (else ${RELAYER_WALLET_KEY_ENV})` },
+  "wallet-db": { kind: "string", env: "RELAYER_WALLET_DB", default: "data/relayer/wallet.sqlite", description: "the relayer's hot wallet database (never the inscriber's)" },
+  "index-db": { kind: "string", env: "RELAYER_INDEX_DB", required: true, description: "an indexer database (read): the wallet's coins and confirmations" },
+  "rpc-url": { kind: "url", env: "RELAYER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (broadcasts; -txindex for the wallet's dropped-transaction checks)" },
+  network: { kind: "string", env: "RELAYER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  "fee-rate": { kind: "integer", env: "RELAYER_FEE_RATE", default: 1_000_000, min: 100_000, max: 100_000_000, description: "the wallet's fee rate in koinu per 1000 bytes" },
+  "l2-key-file": { kind: "string", env: "RELAYER_L2_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key, mode 0600 (else RELAYER_PRIVATE_KEY)" },
+  "from-block": { kind: "integer", env: "RELAYER_FROM_BLOCK", default: 0, min: 0, description: "first L2 block scanned on a new database (the services' deployment block)" },
+  "l2-confirmations": { kind: "integer", env: "RELAYER_L2_CONFIRMATIONS", default: 0, min: 0, max: 1000, description: "blocks the scan stays behind the L2 head" },
+  "reorg-depth": { kind: "integer", env: "RELAYER_REORG_DEPTH", default: 12, min: 1, max: 10_000, description: "L2 blocks scanned again after a reorg" },
+  "poll-ms": { kind: "integer", env: "RELAYER_POLL_MS", default: 2000, min: 50, max: 600_000, description: "time between passes" },
+  "retry-max-ms": { kind: "integer", env: "RELAYER_RETRY_MAX_MS", default: 60_000, min: 1000, max: 3_600_000, description: "longest back-off between attempts of one job" },
+  "start-margin": { kind: "integer", env: "RELAYER_START_MARGIN", default: 1800, min: 0, max: 86_400, description: "seconds before its deadline after which a job is no longer started" },
+  host: { kind: "string", env: "RELAYER_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "RELAYER_PORT", default: 3031, min: 0, max: 65535, description: "listen port (GET /health, /metrics, /v1/status)" },
+} as const;
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("relayer", SPEC, (values) => {
+    const network = getNetwork(values.network);
+    for (const name of ["attestation-address", "inscriber-address", "anchor-address"] as const) {
+      if (!isAddress(values[name])) throw new Error(`--${name} must be an L2 address, got "${values[name]}"`);
+    }
+    const attesters = values.attesters.split(",").map((url) => url.trim()).filter(Boolean);
+    if (attesters.length !== 3) throw new Error("--attesters must list exactly three URLs");
+    for (const url of attesters) new URL(url);
+    loadRelayerL2Key({ keyFile: values["l2-key-file"] || undefined, env: process.env });
+    loadInscriberKey({ keyFile: values["inscriber-key-file"] || undefined, env: process.env });
+    loadWalletKey({ keyFile: values["wallet-key-file"] || undefined, env: process.env, network, envVar: RELAYER_WALLET_KEY_ENV });
+  });
+  const logger = pino({ name: "relayer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const network = getNetwork(config.network);
+  const addresses = { attestation: config["attestation-address"], inscriber: config["inscriber-address"], anchor: config["anchor-address"] };
+
+  const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 500 });
+  try {
+    const { chainId } = await provider.getNetwork();
+    if (config["chain-id"] !== undefined && chainId !== BigInt(config["chain-id"])) {
+      process.stderr.write(`relayer: the L2 at --l2-rpc-url has chain id ${chainId}, not ${config["chain-id"]}\n`);
+      process.exit(2);
+    }
+    const problems = await checkJobContracts(provider, addresses);
+    if (problems.length > 0) {
+      process.stderr.write(`relayer: ${problems.join("; ")}\n`);
+      process.exit(2);
+    }
+  } catch (error) {
+    // An L2 that does not answer yet only delays the work: the passes retry.
+    logger.warn({ event: "l2_not_checked", err: (error as Error).message.split("\n")[0] });
+  }
+
+  const signer = loadRelayerL2Key({ keyFile: config["l2-key-file"] || undefined, env: process.env }).connect(provider) as Wallet;
+  const inscriberKey = loadInscriberKey({ keyFile: config["inscriber-key-file"] || undefined, env: process.env });
+  const walletKey = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network, envVar: RELAYER_WALLET_KEY_ENV });
+  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
+  indexDb.pragma("query_only = ON");
+  const queries = new IndexQueries(indexDb);
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const walletDb = openWalletDatabase(config["wallet-db"]);
+  const wallet = new HotWallet({
+    db: walletDb, key: walletKey, chain: indexNodeChain(queries, rpc), network, feeRateKoinuPerKb: BigInt(config["fee-rate"]),
+    log: (event, fields) => logger.info({ event, ...fields }),
+  });
+  const db = openRelayerDatabase(config.db);
+  const panel = new AttesterPanel({ attesters: config.attesters.split(",").map((url) => url.trim().replace(/\/$/, "")) });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "relayer_wallet_koinu", help: "The relayer's hot wallet balance", labelNames: ["kind"], registers: [registry],
+    collect() {
+      const balance = wallet.balance();
+      this.set({ kind: "confirmed" }, Number(balance.confirmedKoinu));
+      this.set({ kind: "unconfirmed" }, Number(balance.unconfirmedKoinu));
+    },
+  });
+  const relayer = new Relayer({
+    db, signer, addresses, panel, wallet, registry,
+    inscriber: { url: config["inscriber-url"], project: config["inscriber-project"], key: inscriberKey },
+    fromBlock: config["from-block"], l2Confirmations: config["l2-confirmations"], reorgDepth: config["reorg-depth"],
+    pollIntervalMs: config["poll-ms"], retryMaxMs: config["retry-max-ms"], startMarginSeconds: config["start-margin"],
+    log: (level, event, fields) => logger[level]({ event, ...fields }),
+  });
+
+  process.stdout.write(`wallet  ${wallet.address}\n`);
+  await wallet.sync().catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
+  wallet.start(10_000);
+  relayer.start();
+  const server = await startRelayerServer({
+    relayer, registry, host: config.host, port: config.port, maxScanAgeMs: Math.max(60_000, config["poll-ms"] * 10),
+    health: async () => {
+      const status = queries.status();
+      const balance = wallet.balance();
+      const infos = await panel.infos();
+      const attestersUp = infos.filter((answer) => answer.ok).length;
+      return {
+        ok: attestersUp >= 2,
+        wallet: { address: wallet.address, confirmed_koinu: balance.confirmedKoinu.toString(), spendable_utxos: balance.spendableUtxos },
+        index: { indexed_height: status.indexedHeight, node_height: status.nodeHeight },
+        attesters_up: attestersUp,
+      };
+    },
+  });
+  logger.info({ event: "ready", url: server.url, wallet: wallet.address, signer: signer.address });
+  process.stdout.write(`relayer  ${server.url}\n`);
+
+  let stopping = false;
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: "stopping", reason });
+    await server.close();
+    await relayer.stop();
+    wallet.stop();
+    db.close();
+    walletDb.close();
+    indexDb.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`relayer: fatal: ${(error as Error).message}\n`);
+  process.exit(1);
+});
