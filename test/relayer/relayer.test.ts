@@ -219,7 +219,8 @@ describe("relayer", function () {
     for (let i = 0; i < 3; i++) {
       attesters.push(await startAttester({ name: `attester-${i + 1}`, history: histories[i], signer: ATTESTERS[i], attestationAddress: String(attestation.target), chainId: (await ethers.provider.getNetwork()).chainId }));
     }
-    panel = new AttesterPanel({ attesters: attesters.map((a) => a.url), timeoutMs: 5000 });
+    // No caching of rounds or answers: each pass sees the blocks the test just mined.
+    panel = new AttesterPanel({ attesters: attesters.map((a) => a.url), timeoutMs: 5000, infoCacheMs: 0, answerCacheMs: 0 });
     await mine(6);
   });
 
