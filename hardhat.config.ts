@@ -38,6 +38,14 @@ const config: HardhatUserConfig = {
   mocha: {
     timeout: 120_000,
     reporter: path.join(__dirname, "scripts", "mocha-reporter.js"),
+    // Property tests draw from one fixed seed so that every run of the suite tries the same cases
+    // (FC_SEED=<n> explores others; a failure prints the seed and path that reproduce it).
+    rootHooks: {
+      beforeAll() {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("fast-check").configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261123) });
+      },
+    },
   },
   gasReporter: { enabled: process.env.REPORT_GAS === "true", offline: true },
 };

@@ -9,7 +9,7 @@
  *        --attesters http://127.0.0.1:3011,http://127.0.0.1:3012,http://127.0.0.1:3013 \
  *        --inscriber-url http://127.0.0.1:3005 --inscriber-project relayer --inscriber-key-file data/relayer/inscriber.key \
  *        --wallet-key-file data/relayer/wallet.wif --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
- *        --l2-key-file data/relayer/l2.key [--db data/relayer/relayer.sqlite] [--wallet-db data/relayer/wallet.sqlite] [--port 3031]
+ *        --l2-key-file data/relayer/l2.key [--db data/relayer/relayer.sqlite] [--wallet-db data/relayer/wallet.sqlite] [--port 3030]
  *
  * Prints `wallet  <address>` and then `relayer  <url>` once its endpoints (GET /health, /metrics,
  * /v1/status) listen. Stops cleanly on SIGTERM: the attempts in progress finish, the next start
@@ -54,7 +54,7 @@ const SPEC = {
   "retry-max-ms": { kind: "integer", env: "RELAYER_RETRY_MAX_MS", default: 60_000, min: 1000, max: 3_600_000, description: "longest back-off between attempts of one job" },
   "start-margin": { kind: "integer", env: "RELAYER_START_MARGIN", default: 1800, min: 0, max: 86_400, description: "seconds before its deadline after which a job is no longer started" },
   host: { kind: "string", env: "RELAYER_HOST", default: "127.0.0.1", description: "listen address" },
-  port: { kind: "integer", env: "RELAYER_PORT", default: 3031, min: 0, max: 65535, description: "listen port (GET /health, /metrics, /v1/status)" },
+  port: { kind: "integer", env: "RELAYER_PORT", default: 3030, min: 0, max: 65535, description: "listen port (GET /health, /metrics, /v1/status)" },
 } as const;
 
 async function main(): Promise<void> {

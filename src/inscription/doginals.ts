@@ -253,12 +253,21 @@ export interface DoginalsRevealPart {
 }
 
 export class DoginalsEncodeError extends Error {
-  readonly code: "EMPTY_BODY" | "EMPTY_CONTENT_TYPE" | "CONTENT_TYPE_TOO_LONG" | "BAD_PUBKEY" | "BAD_CHUNK_SIZE";
+  readonly code: "EMPTY_BODY" | "EMPTY_CONTENT_TYPE" | "CONTENT_TYPE_TOO_LONG" | "BAD_PUBKEY" | "BAD_CHUNK_SIZE" | "UNENCODABLE_CONTENT_TYPE" | "UNENCODABLE_BODY";
   constructor(code: DoginalsEncodeError["code"], message: string) {
     super(message);
     this.name = "DoginalsEncodeError";
     this.code = code;
   }
+}
+
+/**
+ * A single byte 1..16 or 0x81 has no data push a standard node relays: minimal encoding
+ * (MINIMALDATA) turns it into OP_1..OP_16 / OP_1NEGATE, which Doginals readers (wonky-ord-dogecoin
+ * takes only data pushes) do not read as data.
+ */
+function isOpcodeByte(piece: Uint8Array): boolean {
+  return piece.length === 1 && ((piece[0] >= 1 && piece[0] <= 16) || piece[0] === 0x81);
 }
 
 /** A countdown or piece count as a push: OP_0..OP_16, else a minimal script number. */
@@ -296,8 +305,20 @@ export function encodeDoginalsReveal(request: {
   }
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > 520) throw new DoginalsEncodeError("BAD_CHUNK_SIZE", `chunk size ${chunkBytes} is not in 1..520`);
 
+  if (isOpcodeByte(contentType)) throw new DoginalsEncodeError("UNENCODABLE_CONTENT_TYPE", "a one-byte content type of value 1-16 or 0x81 has no data push a standard node relays");
   const pieces: Uint8Array[] = [];
   for (let offset = 0; offset < request.body.length; offset += chunkBytes) pieces.push(request.body.subarray(offset, offset + chunkBytes));
+  // Only the last piece can be short. If it is one byte that minimal pushes turn into an opcode,
+  // the piece before it gives it one byte (readers concatenate pieces, so the body is unchanged);
+  // this is where we depart from apezord's inscriber, whose reveal would not be relayed.
+  const last = pieces.length - 1;
+  if (isOpcodeByte(pieces[last])) {
+    if (last === 0 || pieces[last - 1].length < 3) throw new DoginalsEncodeError("UNENCODABLE_BODY", "a one-byte body (or piece) of value 1-16 or 0x81 has no data push a standard node relays");
+    const end = request.body.length;
+    pieces[last - 1] = request.body.subarray(end - 1 - pieces[last - 1].length, end - 2);
+    pieces[last] = request.body.subarray(end - 2, end);
+  }
+  if (pieces.some(isOpcodeByte)) throw new DoginalsEncodeError("UNENCODABLE_BODY", "a one-byte piece of value 1-16 or 0x81 has no data push a standard node relays");
   // The inscription as one list of pushes, which the loop below deals out to the parts.
   const queue: Uint8Array[] = [encodePush(PROTOCOL_ID_BYTES), numberPush(pieces.length), encodePush(contentType)];
   pieces.forEach((piece, n) => queue.push(numberPush(pieces.length - n - 1), encodePush(piece)));

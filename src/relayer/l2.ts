@@ -55,7 +55,7 @@ export interface JobChain {
   /** attestedAt of the stored L1_TIP fact (0 when none): a new one must be attested later. */
   l1TipAttestedAt(): Promise<bigint>;
   submitFact(fact: Fact, signatures: string[]): Promise<SentTransaction>;
-  /** Simulates settle; throws SettleRefusedError with the revert when the contract would refuse it. */
+  /** Simulates settle; throws ContractRefusedError with the revert when the contract would refuse it. */
   checkSettle(kind: JobKind, jobId: string, receipt: Receipt, signatures: string[]): Promise<void>;
   settle(kind: JobKind, jobId: string, receipt: Receipt, signatures: string[]): Promise<SentTransaction>;
   /** What became of a transaction sent earlier (by hash). */
@@ -64,11 +64,11 @@ export interface JobChain {
 
 export type RelayerL2 = JobLogSource & JobChain;
 
-/** The contract refuses a call (a revert found by simulation or by sending it). */
-export class SettleRefusedError extends Error {
+/** A contract refuses a call of the relayer (a revert found by simulation or when sending it). */
+export class ContractRefusedError extends Error {
   constructor(message: string, readonly revert: string | null) {
     super(message);
-    this.name = "SettleRefusedError";
+    this.name = "ContractRefusedError";
   }
 }
 
@@ -189,7 +189,7 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
     } catch (error) {
       if (!isRevert(error)) throw error;
       const { message, revert } = revertOf(error, errors);
-      throw new SettleRefusedError(message, revert);
+      throw new ContractRefusedError(message, revert);
     }
   };
 
@@ -238,7 +238,7 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
       } catch (error) {
         if (!isRevert(error)) throw error;
         const { message, revert } = revertOf(error, errors);
-        throw new SettleRefusedError(message, revert);
+        throw new ContractRefusedError(message, revert);
       }
     },
     settle: (kind, jobId, receipt, signatures) => send(() => service(kind).settle(jobId, receipt, signatures)),

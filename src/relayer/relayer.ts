@@ -37,7 +37,7 @@ import { BroadcastError, InsufficientFundsError } from "../wallet/types";
 import type { HotWallet } from "../wallet/hot-wallet";
 import { InscriberClient, InscriberRefusedError, InscriberUnavailableError } from "./inscriber-client";
 import type { InscriberClientOptions, InscriberJobView, InscribeRequest } from "./inscriber-client";
-import { JOB_STATUS, SettleRefusedError, ethersRelayerL2 } from "./l2";
+import { JOB_STATUS, ContractRefusedError, ethersRelayerL2 } from "./l2";
 import type { RelayerL2 } from "./l2";
 import { JobScanner } from "./scanner";
 import type { ScanResult } from "./scanner";
@@ -428,7 +428,14 @@ export class Relayer {
 
   private async followInscription(job: RelayerJob): Promise<Landed | Outcome> {
     if (!this.inscriber) return { kind: "wait", code: "NO_INSCRIBER", message: "no inscriber is configured" };
-    const view = await this.inscriber.job(job.workRef!);
+    let view: InscriberJobView;
+    try {
+      view = await this.inscriber.job(job.workRef!);
+    } catch (error) {
+      // The inscription is in a block already: an inscriber that is down need not hold settlement back.
+      if (error instanceof InscriberUnavailableError && job.status === "l1_done" && job.l1Txid) return { l1Txid: job.l1Txid };
+      throw error;
+    }
     if (view.status === "failed") {
       return this.nextRound(job, "INSCRIBER_JOB_FAILED", `inscriber job ${view.id} failed: ${view.error?.code ?? "?"}: ${view.error?.message ?? ""}`);
     }
@@ -525,7 +532,7 @@ export class Relayer {
           if (await sent.wait()) this.log("info", "relayer_l1_tip_submitted", { l1_height: fact.l1Height.toString(), tx: sent.hash });
         } catch (error) {
           // Another relayer may have stored a newer tip meanwhile (AttestationStaleFact): read it again below.
-          if (!(error instanceof SettleRefusedError)) throw error;
+          if (!(error instanceof ContractRefusedError)) throw error;
         }
       });
       const tipNow = await this.l2.l1Tip();
@@ -554,7 +561,7 @@ export class Relayer {
     }
     if (error instanceof InscriberUnavailableError) return { kind: "error", code: error.code, message: error.message };
     if (error instanceof AppError) return { kind: "wait", code: error.code, message: error.message };
-    if (error instanceof SettleRefusedError) return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
+    if (error instanceof ContractRefusedError) return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
     if (error instanceof InsufficientFundsError) return { kind: "wait", code: "WAITING_FOR_FUNDS", message: error.message };
     if (error instanceof BroadcastError) return { kind: "error", code: `BROADCAST_${error.kind.toUpperCase()}`, message: error.message };
     this.log("error", "relayer_attempt_crashed", { job_id: job.jobId, status: job.status, err: (error as Error)?.stack ?? String(error) });

@@ -135,11 +135,34 @@ describe("inscription/doginals", () => {
     });
   });
 
+  describe("pieces minimal pushes would turn into opcodes", () => {
+    it("moves a byte from the piece before into a last piece of one byte 1-16 or 0x81, keeping the body", () => {
+      for (const lastByte of [0x01, 0x10, 0x81]) {
+        const body = Uint8Array.from([...new Uint8Array(240).fill(0x41), lastByte]);
+        const parts = encodeDoginalsReveal({ contentType: "text/plain", body, pubkey: COMPRESSED_PUBKEY });
+        const result = assemble(parts.map((p) => doginalsScriptSig(p, DUMMY_SIGNATURE))).result();
+        expect(result.complete).to.equal(true);
+        expect(bytesToHex(result.body)).to.equal(bytesToHex(body));
+      }
+    });
+
+    it("refuses a one-byte body or content type that has no relayable data push", () => {
+      expect(() => encodeDoginalsReveal({ contentType: "text/plain", body: Uint8Array.of(0x81), pubkey: COMPRESSED_PUBKEY })).to.throw(DoginalsEncodeError, /no data push/);
+      expect(() => encodeDoginalsReveal({ contentType: "\u0005", body: Uint8Array.of(0x41), pubkey: COMPRESSED_PUBKEY })).to.throw(DoginalsEncodeError, /content type/);
+      expect(encodeDoginalsReveal({ contentType: "text/plain", body: Uint8Array.of(0x00), pubkey: COMPRESSED_PUBKEY })).to.have.length(1);
+    });
+  });
+
   describe("properties", () => {
     it("round-trips any body through the reveal chain it encodes", () => {
       fc.assert(fc.property(
         fc.string({ unit: "binary", minLength: 1, maxLength: 40 }), fc.uint8Array({ minLength: 1, maxLength: 6000 }),
         (contentType, body) => {
+          const opcodeByte = (bytes: Uint8Array) => bytes.length === 1 && ((bytes[0] >= 1 && bytes[0] <= 16) || bytes[0] === 0x81);
+          if (opcodeByte(new TextEncoder().encode(contentType)) || opcodeByte(body)) {
+            expect(() => encodeDoginalsReveal({ contentType, body, pubkey: COMPRESSED_PUBKEY })).to.throw(DoginalsEncodeError);
+            return;
+          }
           const parts = encodeDoginalsReveal({ contentType, body, pubkey: COMPRESSED_PUBKEY });
           const scriptSigs = parts.map((p) => doginalsScriptSig(p, DUMMY_SIGNATURE));
           const kinds = scriptSigs.map((s) => readDoginalsInput(s).kind);

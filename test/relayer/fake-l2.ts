@@ -1,7 +1,7 @@
 /** A fake L2 for the relayer's unit tests: blocks with hashes and request events that a test can replace (reorgs), and jobs as a contract would store them. */
 import { keccak256, toUtf8Bytes } from "ethers";
 import type { Fact, Receipt } from "../../src/facts";
-import { JOB_STATUS, SettleRefusedError } from "../../src/relayer";
+import { JOB_STATUS, ContractRefusedError } from "../../src/relayer";
 import type { AnnouncedJob, JobKind, JobOnChain, RelayerL2, SentTransaction, TransactionOutcome } from "../../src/relayer";
 
 export const INSCRIBER = "0x00000000000000000000000000000000000000A1";
@@ -92,7 +92,7 @@ export class FakeL2 implements RelayerL2 {
     return this.mined(keccak256(toUtf8Bytes(`fact ${this.facts.length}`)));
   }
   async checkSettle() {
-    if (this.refuseSettle) throw new SettleRefusedError(`reverted with custom error '${this.refuseSettle}'`, this.refuseSettle);
+    if (this.refuseSettle) throw new ContractRefusedError(`reverted with custom error '${this.refuseSettle}'`, this.refuseSettle);
   }
   async settle(_kind: JobKind, jobId: string, receipt: Receipt, signatures: string[]) {
     this.settles.push({ jobId, receipt, signatures });
