@@ -564,6 +564,11 @@ export class Relayer {
     if (error instanceof ContractRefusedError) return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
     if (error instanceof InsufficientFundsError) return { kind: "wait", code: "WAITING_FOR_FUNDS", message: error.message };
     if (error instanceof BroadcastError) return { kind: "error", code: `BROADCAST_${error.kind.toUpperCase()}`, message: error.message };
+    // ethers' own errors (the L2 not answering, a timeout waiting for a transaction): retried, no stack.
+    const ethersCode = (error as { code?: unknown; shortMessage?: unknown })?.code;
+    if (typeof ethersCode === "string" && typeof (error as { shortMessage?: unknown }).shortMessage === "string") {
+      return { kind: "error", code: `L2_${ethersCode}`, message: firstLine(error) };
+    }
     this.log("error", "relayer_attempt_crashed", { job_id: job.jobId, status: job.status, err: (error as Error)?.stack ?? String(error) });
     return { kind: "error", code: "ATTEMPT_FAILED", message: firstLine(error) };
   }

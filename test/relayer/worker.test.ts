@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { getAddress } from "ethers";
+import { getAddress, makeError } from "ethers";
 import { FACT_TYPE_KEYS, ZERO_KEY } from "../../src/facts";
 import type { FactTypeName } from "../../src/facts";
 import type { FactParamsJson, ReceiptJson } from "../../src/attester/wire";
@@ -315,6 +315,22 @@ describe("relayer worker", () => {
     inscriber.envelopeHash = "00".repeat(32);
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "failed_permanently", lastErrorCode: "RESULT_HASH_MISMATCH" });
+  });
+
+  it("retries while the L2 does not answer, keeping the job as it was", async () => {
+    const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
+    const job = request("anchor");
+    await r.runOnce();
+    const jobOf = chain.jobOf.bind(chain);
+    chain.jobOf = async () => { throw makeError("could not reach the L2", "NETWORK_ERROR", { event: "test" }); };
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_NETWORK_ERROR" });
+    expect(logs.some((l) => l.event === "relayer_attempt_crashed")).to.equal(false);
+    chain.jobOf = jobOf;
+    panel.deep = true;
+    chain.tip = 200n;
+    await r.runOnce();
+    expect(r.store.get(job.jobId)!.status).to.equal("settled");
   });
 
   it("keeps waiting (not failing) while the attesters are unavailable", async () => {
