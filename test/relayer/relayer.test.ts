@@ -242,12 +242,22 @@ describe("relayer", function () {
     const creditsBefore = [await inscriber.withdrawableOf(operator.address), await anchor.withdrawableOf(operator.address)];
     const insJob = await requestInscription(image.contentType, image.action, image.body, recipient.address);
     const ancJob = await requestAnchor(payload);
+    // DRC-20 plain text goes out in the Doginals form; its result hash is still the envelopeHash of (content type, no ACTION, body).
+    const drc20Body = utf8(JSON.stringify({ p: "drc-20", op: "deploy", tick: "rlyr", max: "1000", lim: "10" }));
+    const drc20Job = await requestInscription("text/plain;charset=utf-8", "", drc20Body, recipient.address);
 
     await relayer.runOnce();
     expect(statusOf(relayer, insJob)).to.equal("submitted");
+    expect(statusOf(relayer, drc20Job)).to.equal("submitted");
     expect(statusOf(relayer, ancJob)).to.equal("l1_done");
     await inscriberRevealed(relayer, insJob);
-    const settledAt = await driveUntilSettled(relayer, [insJob, ancJob]);
+    await inscriberRevealed(relayer, drc20Job);
+    const settledAt = await driveUntilSettled(relayer, [insJob, ancJob, drc20Job]);
+    const drc20 = inscriberJobs.get(relayer.store.get(drc20Job.jobId)!.workRef!)!;
+    expect(drc20.form).to.equal("doginals");
+    const drc20Inscription = await explorerGet(`/explorer/inscription/${drc20.inscriptionId}`);
+    expect(drc20Inscription.body).to.deep.include({ form: "doginals", owner_address: recipient.address, envelope_hash: drc20Job.resultHash.slice(2) });
+    expect((await inscriber.jobOf(drc20Job.jobId)).status).to.equal(2n);
 
     // The inscription: the job's recipient owns it and its envelope hash is the job's result hash.
     const ins = relayer.store.get(insJob.jobId)!;
@@ -283,7 +293,7 @@ describe("relayer", function () {
     }
     const inscriptionBlock = await explorerGet(`/tx/${ins.l1Txid}`);
     expect(inscriptionBlock.body.block.height).to.equal(ins.l1Height);
-    expect(await inscriber.withdrawableOf(operator.address)).to.equal(creditsBefore[0] + insJob.feeWei);
+    expect(await inscriber.withdrawableOf(operator.address)).to.equal(creditsBefore[0] + insJob.feeWei + drc20Job.feeWei);
     expect(await anchor.withdrawableOf(operator.address)).to.equal(creditsBefore[1] + ancJob.feeWei);
     const status = relayer.status();
     expect(status.jobs.settled).to.be.greaterThanOrEqual(2);
