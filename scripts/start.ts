@@ -66,7 +66,10 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "devnet",
     entry: "daemons/devnet/main.ts",
-    args: ["--datadir", path.join(DATA_DIR, "devnet"), "--port", process.env.DEVNET_PORT ?? "18332", "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5"],
+    args: ["--datadir", path.join(DATA_DIR, "devnet"), "--port", process.env.DEVNET_PORT ?? "18332", "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
+      // An empty block at least every 15 s, so that what the system does becomes 6 deep (and
+      // attestable) within a couple of minutes even when nothing else happens.
+      "--emptyblocks", process.env.DEVNET_EMPTY_BLOCK_SECONDS ?? "15"],
     ready: /^devnet {2}(\S+)$/m,
   },
   {

@@ -1,7 +1,7 @@
 /**
  * The devnet base chain daemon: a Dogecoin regtest-compatible node on 127.0.0.1:18332.
  *
- *   node --import tsx daemons/devnet/main.ts [--datadir data/devnet] [--port 18332] [--automine 5]
+ *   node --import tsx daemons/devnet/main.ts [--datadir data/devnet] [--port 18332] [--automine 5] [--emptyblocks 15]
  *        [--rpcuser devnet] [--rpcpassword devnet] [--promiscuousmempool] [--acceptnonstdtxn] [--config file.json]
  *
  * Environment: DEVNET_DATADIR, DEVNET_PORT, DEVNET_HOST, DEVNET_RPC_USER, DEVNET_RPC_PASSWORD,
@@ -20,6 +20,8 @@ interface DevnetConfig {
   rpcuser: string;
   rpcpassword: string;
   automine: number;
+  /** With automine on: also mine an empty block when none came for this many seconds (0: never). */
+  emptyblocks: number;
   promiscuousmempool: boolean;
   acceptnonstdtxn: boolean;
 }
@@ -31,6 +33,7 @@ const DEFAULTS: DevnetConfig = {
   rpcuser: "devnet",
   rpcpassword: "devnet",
   automine: 5,
+  emptyblocks: 0,
   promiscuousmempool: false,
   acceptnonstdtxn: false,
 };
@@ -66,6 +69,7 @@ function parseConfig(argv: string[], env: NodeJS.ProcessEnv): DevnetConfig {
     rpcuser: env.DEVNET_RPC_USER,
     rpcpassword: env.DEVNET_RPC_PASSWORD,
     automine: env.DEVNET_AUTOMINE_SECONDS,
+    emptyblocks: env.DEVNET_EMPTY_BLOCK_SECONDS,
     promiscuousmempool: env.DEVNET_PROMISCUOUS_MEMPOOL,
     acceptnonstdtxn: env.DEVNET_ACCEPT_NONSTD,
   };
@@ -93,6 +97,7 @@ function parseConfig(argv: string[], env: NodeJS.ProcessEnv): DevnetConfig {
     rpcuser: text("rpcuser"),
     rpcpassword: text("rpcpassword"),
     automine: integer("automine", 0, 86_400),
+    emptyblocks: integer("emptyblocks", 0, 86_400),
     promiscuousmempool: bool("promiscuousmempool"),
     acceptnonstdtxn: bool("acceptnonstdtxn"),
   };
@@ -120,6 +125,7 @@ async function main(): Promise<void> {
 
   let automineSeconds = 0;
   let timer: NodeJS.Timeout | null = null;
+  let lastBlockAt = Date.now();
   const setAutomine = (seconds: number) => {
     automineSeconds = seconds;
     if (timer) clearInterval(timer);
@@ -127,9 +133,12 @@ async function main(): Promise<void> {
     if (seconds > 0) {
       timer = setInterval(() => {
         try {
-          // Like a real chain, blocks come when there is something to confirm.
-          if (node.mempoolEntries().length === 0) return;
+          // Blocks come when there is something to confirm; with --emptyblocks also when none came for
+          // that long, as a real chain keeps growing (confirmations, and facts 6 deep, need blocks).
+          const idleFor = (Date.now() - lastBlockAt) / 1000;
+          if (node.mempoolEntries().length === 0 && !(config.emptyblocks > 0 && idleFor >= config.emptyblocks)) return;
           node.generateToAddress(1, node.faucetAddress());
+          lastBlockAt = Date.now();
         } catch (error) {
           logger.error({ event: "automine_failed", err: error });
         }
