@@ -5,7 +5,8 @@
  *
  * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
  * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
- * attesters each over its own indexer, and the attest API (with paid-request fulfilment); later parts (attesters' indexers, attesters, relayer, other
+ * attesters each over its own indexer, the attest API (with paid-request fulfilment), and the
+ * relayer for inscriber and anchor jobs; later parts (attesters' indexers, attesters, relayer, other
  * HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
@@ -53,10 +54,13 @@ async function prepareInscriber(): Promise<string[]> {
     ? loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS.regtest })
     : generateWalletKeyFile(INSCRIBER_KEY_FILE, NETWORKS.regtest);
   let keys: Record<string, string> = fs.existsSync(INSCRIBER_DEV_KEYS) ? JSON.parse(fs.readFileSync(INSCRIBER_DEV_KEYS, "utf8")) : {};
-  if (!fs.existsSync(INSCRIBER_PROJECTS) || !keys.launchpad || !keys.demo) {
-    keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo") };
+  if (!fs.existsSync(INSCRIBER_PROJECTS) || !keys.launchpad || !keys.demo || !keys.relayer) {
+    keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo"), relayer: addProject(INSCRIBER_PROJECTS, "relayer") };
     fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
+  // The relayer reads its project key from its own 0600 file.
+  fs.mkdirSync(RELAYER_DIR, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(RELAYER_INSCRIBER_KEY_FILE, `${keys.relayer}\n`, { mode: 0o600 });
   await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, INSCRIBER_FUNDING_DOGE, true]);
   return [`hot wallet ${key.address} (funded with ${INSCRIBER_FUNDING_DOGE} DOGE)`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
 }
@@ -137,6 +141,21 @@ function localKeyFile(name: string, account: number): string {
   return file;
 }
 
+const RELAYER_DIR = path.join(DATA_DIR, "relayer");
+const RELAYER_INSCRIBER_KEY_FILE = path.join(RELAYER_DIR, "inscriber-project.key");
+const RELAYER_WALLET_KEY_FILE = path.join(RELAYER_DIR, "wallet.wif");
+/** DOGE the devnet faucet gives the relayer's hot wallet (OP_RETURN anchors) at each start. */
+const RELAYER_FUNDING_DOGE = 500;
+
+/** The relayer's own hot wallet (never the inscriber's), made once and funded at each start. */
+async function prepareRelayer(): Promise<string[]> {
+  const key = fs.existsSync(RELAYER_WALLET_KEY_FILE)
+    ? loadWalletKey({ keyFile: RELAYER_WALLET_KEY_FILE, network: NETWORKS.regtest })
+    : generateWalletKeyFile(RELAYER_WALLET_KEY_FILE, NETWORKS.regtest);
+  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, RELAYER_FUNDING_DOGE, true]);
+  return [`anchor wallet ${key.address} (funded with ${RELAYER_FUNDING_DOGE} DOGE); L2 key: Hardhat account 6`];
+}
+
 const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: String(3010 + n), opsPort: String(3021 + n) }));
 
 /** The attesters: each reads its own indexer's database (three indexers of the devnet). */
@@ -167,12 +186,29 @@ const ATTEST: ServiceSpec = {
   ready: /^attest {2}(\S+)$/m,
 };
 
+/** Inscriber and anchor jobs paid on the L2: done on the base chain, settled on 2-of-3 receipts. */
+const RELAYER: ServiceSpec = {
+  name: "relayer",
+  entry: "daemons/relayer/main.ts",
+  args: () => ["--db", path.join(RELAYER_DIR, "relayer.sqlite"), "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--chain-id", "31337",
+    "--attestation-address", deployed("DogeAttestation"), "--inscriber-address", deployed("DogeInscriber"), "--anchor-address", deployed("DogeAnchor"),
+    "--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","),
+    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
+    "--wallet-key-file", RELAYER_WALLET_KEY_FILE, "--wallet-db", path.join(RELAYER_DIR, "wallet.sqlite"),
+    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", "regtest",
+    // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
+    "--l2-key-file", localKeyFile("relayer-jobs", 6), "--port", process.env.RELAYER_PORT ?? "3030"],
+  ready: /^relayer {2}(\S+)$/m,
+  prepare: prepareRelayer,
+};
+
 /** Start order: services, and the deploy step once the L2 is up. */
 const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   ...SERVICES.map((service) => ({ service })),
   { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] } },
   ...ATTESTER_STAGES.map((service) => ({ service })),
   { service: ATTEST },
+  { service: RELAYER },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];

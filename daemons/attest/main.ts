@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const key = relayerKey(config["relayer-key-file"]);
   let fulfiller: FactRequestFulfiller | null = null;
   if (key) {
-    const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250 });
+    const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
     const signer = new NonceManager(new Wallet(key, provider));
     const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared", "abi", "DogeAttestation.json"), "utf8"));
     fulfiller = new FactRequestFulfiller({

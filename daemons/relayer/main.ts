@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   const network = getNetwork(config.network);
   const addresses = { attestation: config["attestation-address"], inscriber: config["inscriber-address"], anchor: config["anchor-address"] };
 
-  const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 500 });
+  // cacheTimeout -1: ethers would otherwise answer a repeated call (the nonce of the next
+  // transaction, sent right after the last one) from a 250 ms cache, with a used nonce.
+  const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 500, cacheTimeout: -1 });
   try {
     const { chainId } = await provider.getNetwork();
     if (config["chain-id"] !== undefined && chainId !== BigInt(config["chain-id"])) {
