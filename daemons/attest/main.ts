@@ -16,6 +16,7 @@ import pino from "pino";
 import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress } from "ethers";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { loadDaemonConfig } from "../../src/config/load";
+import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -38,11 +39,7 @@ const SPEC = {
 } as const;
 
 function relayerKey(file: string): string | null {
-  if (file) {
-    const stat = fs.statSync(file);
-    if ((stat.mode & 0o077) !== 0) throw new Error(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`);
-    return fs.readFileSync(file, "utf8").trim();
-  }
+  if (file) return readSecretFile(file, "relayer L2 key").trim();
   return process.env.RELAYER_PRIVATE_KEY ?? null;
 }
 

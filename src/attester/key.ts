@@ -2,7 +2,7 @@
  * The attester's signing key: a 0x-hex EVM private key from a key file (mode 0600: no access for
  * group or others) or from the environment, never from the repository. Messages never quote it.
  */
-import fs from "node:fs";
+import { SecretFileError, readSecretFile } from "../config/secret-file";
 import { Wallet } from "ethers";
 
 /** The environment variable read when no key file is given. */
@@ -34,22 +34,12 @@ function walletOf(text: string, source: string): Wallet {
 export function loadAttesterKey(options: { keyFile?: string; env?: NodeJS.ProcessEnv }): Wallet {
   if (options.keyFile) {
     const file = options.keyFile;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch (error) {
-      throw new AttesterKeyError("UNREADABLE", `cannot read the attester key file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-    }
-    if (!stat.isFile()) throw new AttesterKeyError("UNREADABLE", `the attester key file ${file} is not a regular file`);
-    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
-      throw new AttesterKeyError("INSECURE_PERMISSIONS",
-        `the attester key file ${file} has mode ${(stat.mode & 0o777).toString(8).padStart(3, "0")}; group and others must have no access: chmod 600 ${file}`);
-    }
     let text: string;
     try {
-      text = fs.readFileSync(file, "utf8");
+      text = readSecretFile(file, "attester key");
     } catch (error) {
-      throw new AttesterKeyError("UNREADABLE", `cannot read the attester key file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+      if (error instanceof SecretFileError) throw new AttesterKeyError(error.code, error.message);
+      throw error;
     }
     return walletOf(text, `the attester key file ${file}`);
   }

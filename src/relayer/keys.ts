@@ -3,7 +3,7 @@
  * key, each from a file of mode 0600 or from the environment, never from the repository. Messages
  * never quote a secret.
  */
-import fs from "node:fs";
+import { SecretFileError, readSecretFile as readSecret } from "../config/secret-file";
 import { Wallet } from "ethers";
 
 /** Read when no L2 key file is given. */
@@ -22,17 +22,12 @@ export class RelayerKeyError extends Error {
 
 /** The trimmed text of a secret file that group and others cannot access. */
 export function readSecretFile(file: string, what: string): string {
-  let stat: fs.Stats;
   try {
-    stat = fs.statSync(file);
+    return readSecret(file, what).trim();
   } catch (error) {
-    throw new RelayerKeyError("UNREADABLE", `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    if (error instanceof SecretFileError) throw new RelayerKeyError(error.code, error.message);
+    throw error;
   }
-  if (!stat.isFile()) throw new RelayerKeyError("UNREADABLE", `the ${what} file ${file} is not a regular file`);
-  if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
-    throw new RelayerKeyError("INSECURE_PERMISSIONS", `the ${what} file ${file} has mode ${(stat.mode & 0o777).toString(8).padStart(3, "0")}; group and others must have no access: chmod 600 ${file}`);
-  }
-  return fs.readFileSync(file, "utf8").trim();
 }
 
 /** The L2 key from `keyFile` (the environment is then ignored) or RELAYER_PRIVATE_KEY. */

@@ -3,6 +3,7 @@
  * never from the repository. Error messages never quote the key.
  */
 import fs from "node:fs";
+import { SecretFileError, readSecretFile } from "../config/secret-file";
 import path from "node:path";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { AddressError, DogeNetwork, addressToOutputScript, decodeWif, encodeWif, privateKeyToPublicKey, publicKeyToAddress } from "../doge";
@@ -58,22 +59,12 @@ export function loadWalletKey(options: LoadWalletKeyOptions): WalletKey {
   const envVar = options.envVar ?? DEFAULT_WALLET_KEY_ENV;
   if (options.keyFile) {
     const file = options.keyFile;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch (error) {
-      throw new WalletKeyError("UNREADABLE", `cannot read the wallet key file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-    }
-    if (!stat.isFile()) throw new WalletKeyError("UNREADABLE", `the wallet key file ${file} is not a regular file`);
-    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
-      throw new WalletKeyError("INSECURE_PERMISSIONS",
-        `the wallet key file ${file} has mode ${(stat.mode & 0o777).toString(8).padStart(3, "0")}; group and others must have no access: chmod 600 ${file}`);
-    }
     let text: string;
     try {
-      text = fs.readFileSync(file, "utf8");
+      text = readSecretFile(file, "wallet key");
     } catch (error) {
-      throw new WalletKeyError("UNREADABLE", `cannot read the wallet key file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+      if (error instanceof SecretFileError) throw new WalletKeyError(error.code, error.message);
+      throw error;
     }
     return walletKeyFromWif(text.trim(), options.network, `the wallet key file ${file}`);
   }
