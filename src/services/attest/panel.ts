@@ -120,6 +120,9 @@ export class AttesterPanel {
           resolve({ attester: base, ok: status >= 200 && status < 300, status, body: parsed });
         });
       });
+      // Headers and body go out as two writes: without TCP_NODELAY the body waits for the
+      // attester's delayed ACK (tens of milliseconds on every call).
+      request.setNoDelay(true);
       request.on("timeout", () => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       request.on("error", (error) => resolve(failed(error.message)));
       request.end(payload);
