@@ -1,0 +1,250 @@
+/**
+ * The launchpad API (base path /api; docs/api.md "Launchpad"): wallet sign-in, the collection
+ * directory, listing a collection, claims (reservations of the next free index) and membership read
+ * from the explorer's index. Writes take a Bearer token from POST /api/session.
+ */
+import express, { NextFunction, Request, Response } from "express";
+import { DogeNetwork } from "../../doge";
+import type { Sqlite } from "../../db/sqlite";
+import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
+import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import * as v from "../http/validation";
+import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
+import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
+import { SessionStore, sessionOf, signingAddress } from "./sessions";
+
+export interface LaunchpadOptions {
+  /** The launchpad's own database (openLaunchpadDatabase). */
+  db: Sqlite;
+  /** The explorer's index database, read for membership (never written). */
+  indexDb: Sqlite;
+  network: DogeNetwork;
+  /** Unix seconds (default: the system clock). */
+  clock?: () => number;
+  /** How long a claim holds its index (default 600 s). */
+  reservationSeconds?: number;
+  /** How long a sign-in challenge may be answered (default 300 s). */
+  challengeSeconds?: number;
+  /** How long a session token lives (default 86,400 s). */
+  sessionSeconds?: number;
+  /** When given, a listed collection's LAUNCHPAD_DEPLOY is handed to it; otherwise deploys stay pending. */
+  inscriber?: LaunchpadInscriber;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler. */
+  mount?: (app: express.Express, gate: MemberGate) => void;
+}
+
+export interface LaunchpadApp extends express.Express {
+  /** `requireMember` / `isMember` over this app's sessions and index. */
+  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex };
+}
+
+type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
+const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  Promise.resolve().then(() => handler(req, res)).catch(next);
+};
+
+/** Koinu as a decimal string (every launchpad amount). */
+const collectionJson = (c: Collection) => ({
+  slug: c.slug,
+  name: c.name,
+  price_koinu: c.priceKoinu.toString(),
+  max: c.maxSupply,
+  minted: c.minted,
+  creator_address: c.creatorAddress,
+  listed_by: c.listedBy,
+  created_at: c.createdAt,
+  deploy: { status: c.deploy.status, job_id: c.deploy.jobId, inscription_id: c.deploy.inscriptionId, error: c.deploy.error },
+});
+
+const reservationJson = (r: Reservation, maxSupply: number) => ({
+  reservation_id: r.id,
+  slug: r.slug,
+  index: r.tokenIndex,
+  address: r.address,
+  status: "active",
+  reserved_at: r.reservedAt,
+  expires_at: r.expiresAt,
+  mint_body: mintBodyJson(r.slug, r.tokenIndex, maxSupply),
+});
+
+const membershipJson = (m: Membership) => ({
+  slug: m.slug,
+  address: m.address,
+  member: m.member,
+  tokens: m.tokens.map((t) => ({ token_id: t.tokenId, inscription_id: t.inscriptionId, location: t.location })),
+  collection_indexed: m.collectionIndexed,
+  indexed_height: m.indexedHeight,
+});
+
+function slugParam(value: unknown, field = "slug"): string {
+  if (typeof value !== "string" || !LAUNCHPAD_SLUG_PATTERN.test(value)) {
+    throw badRequest("INVALID_SLUG", `${field} must be 1 to 64 of a-z, 0-9 and inner hyphens`, { field });
+  }
+  return value;
+}
+
+/** A canonical decimal string of koinu, 0 to 2^64 - 1 (the deploy body's `price`). */
+function priceKoinu(value: unknown, field = "price_koinu"): bigint {
+  if (typeof value !== "string" || !/^(?:0|[1-9][0-9]{0,19})$/.test(value) || BigInt(value) > 2n ** 64n - 1n) {
+    throw badRequest("INVALID_PRICE", `${field} must be a decimal string of koinu without sign or leading zeros, at most 2^64 - 1`, { field });
+  }
+  return BigInt(value);
+}
+
+function maxSupply(value: unknown, field = "max"): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_COLLECTION_SIZE) {
+    throw badRequest("INVALID_MAX", `${field} must be an integer from 1 to ${MAX_COLLECTION_SIZE}`, { field, min: 1, max: MAX_COLLECTION_SIZE });
+  }
+  return value;
+}
+
+/** The name rule is the deploy body's (src/inscription/launchpad.ts), checked by parsing a deploy body. */
+function collectionName(value: unknown, field = "name"): string {
+  const check = typeof value === "string"
+    ? parseLaunchpadBody(new TextEncoder().encode(JSON.stringify({ p: "service", op: "LAUNCHPAD_DEPLOY", slug: "x", name: value, price: "0", max: "1" })), LAUNCHPAD_CONTENT_TYPE)
+    : null;
+  if (!check || !check.ok) throw badRequest("INVALID_NAME", `${field} must be 1 to 128 characters without control characters`, { field });
+  return value as string;
+}
+
+export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
+  const { db, network } = options;
+  const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+  const log = options.log ?? (() => undefined);
+  const sessions = new SessionStore(db, { network, clock, challengeSeconds: options.challengeSeconds ?? 300, sessionSeconds: options.sessionSeconds ?? 86_400 });
+  const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
+  const index = new CollectionIndex(options.indexDb);
+  const gate = createMemberGate(sessions, index);
+  const requireSession = sessions.requireSession();
+
+  const app = express() as LaunchpadApp;
+  app.launchpad = { gate, sessions, collections, index };
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(express.json({ limit: "16kb" }));
+  const api = express.Router();
+  api.use((_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+
+  const collectionOr404 = (slug: string): Collection => {
+    const collection = collections.get(slug);
+    if (!collection) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed`, { slug });
+    return collection;
+  };
+
+  // ------------------------------------------------------------------------------ sessions
+
+  api.get("/session/challenge", route((req, res) => {
+    const address = signingAddress(req.query.address, network);
+    const issued = sessions.issueChallenge(address);
+    res.json({ address: issued.address, nonce: issued.nonce, challenge: issued.challenge, expires_at: issued.expiresAt });
+  }));
+
+  api.post("/session", route((req, res) => {
+    const body = v.exactObject(req.body, ["address", "challenge", "signature"]);
+    const address = signingAddress(body.address, network);
+    if (typeof body.challenge !== "string" || body.challenge.length === 0 || body.challenge.length > 1024) {
+      throw badRequest("INVALID_CHALLENGE", "challenge must be the text GET /api/session/challenge answered", { field: "challenge" });
+    }
+    if (typeof body.signature !== "string" || !/^[A-Za-z0-9+/]{86}[A-Za-z0-9+/=]{2}$/.test(body.signature)) {
+      throw badRequest("INVALID_SIGNATURE_FORMAT", "signature must be a base64 compact message signature (65 bytes)", { field: "signature" });
+    }
+    const { token, session } = sessions.openSession(address, body.challenge, body.signature);
+    res.status(201).json({ token, token_type: "Bearer", address: session.address, expires_at: session.expiresAt });
+  }));
+
+  api.get("/session", requireSession, route((_req, res) => {
+    const session = sessionOf(res);
+    res.json({ address: session.address, expires_at: session.expiresAt });
+  }));
+
+  // --------------------------------------------------------------------------- collections
+
+  api.get("/collections", route((req, res) => {
+    const limit = v.limit(req.query.limit, { max: 500, fallback: 100 });
+    const after = v.cursor<{ slug: string }>(req.query.cursor, { slug: "string" });
+    const items = collections.list(after?.slug ?? "", limit + 1);
+    const page = items.slice(0, limit);
+    res.json({
+      items: page.map(collectionJson),
+      next_cursor: items.length > limit ? v.encodeCursor({ slug: page[page.length - 1].slug }) : null,
+    });
+  }));
+
+  api.get("/collections/:slug", route((req, res) => {
+    const collection = collectionOr404(slugParam(req.params.slug));
+    res.json({
+      ...collectionJson(collection),
+      mint_body_example: {
+        content_type: LAUNCHPAD_CONTENT_TYPE,
+        action: LAUNCHPAD_MINT_OP,
+        body: mintBodyJson(collection.slug, 0, collection.maxSupply),
+      },
+    });
+  }));
+
+  api.post("/collections", requireSession, route(async (req, res) => {
+    const session = sessionOf(res);
+    const body = v.exactObject(req.body, ["slug", "name", "price_koinu", "max", "creator_address"]);
+    const collection = collections.create({
+      slug: slugParam(body.slug),
+      name: collectionName(body.name),
+      priceKoinu: priceKoinu(body.price_koinu),
+      maxSupply: maxSupply(body.max),
+      creatorAddress: v.address(body.creator_address, network, "creator_address"),
+      listedBy: session.address,
+    });
+    log("launchpad_collection_listed", { slug: collection.slug, listedBy: session.address });
+    if (options.inscriber) {
+      try {
+        const { jobId } = await options.inscriber.inscribe(deployRequest(collection));
+        collections.markDeploySubmitted(collection.slug, jobId);
+      } catch (error) {
+        // The listing stands; the deploy stays pending with the reason, to be submitted again.
+        log("launchpad_deploy_submit_failed", { slug: collection.slug, err: (error as Error).message });
+        collections.markDeployFailed(collection.slug, (error as Error).message);
+      }
+    }
+    res.status(201).setHeader("Location", `/api/collections/${collection.slug}`);
+    res.json(collectionJson(collections.get(collection.slug)!));
+  }));
+
+  // -------------------------------------------------------------------------------- claims
+
+  api.post("/collections/:slug/claim", requireSession, route((req, res) => {
+    const session = sessionOf(res);
+    const slug = slugParam(req.params.slug);
+    if (req.body !== undefined && Object.keys(req.body ?? {}).length > 0) v.exactObject(req.body, []);
+    const { reservation, created } = collections.claim(slug, session.address);
+    const collection = collectionOr404(slug);
+    res.status(created ? 201 : 200).json({ ...reservationJson(reservation, collection.maxSupply), created });
+  }));
+
+  api.get("/collections/:slug/claim", requireSession, route((req, res) => {
+    const session = sessionOf(res);
+    const collection = collectionOr404(slugParam(req.params.slug));
+    const reservation = collections.liveReservation(collection.slug, session.address);
+    if (!reservation) throw notFound("NO_RESERVATION", `${session.address} holds no live reservation on "${collection.slug}"`, { slug: collection.slug, address: session.address });
+    res.json(reservationJson(reservation, collection.maxSupply));
+  }));
+
+  // ---------------------------------------------------------------------------- membership
+
+  api.get("/collections/:slug/membership", route((req, res) => {
+    const slug = slugParam(req.params.slug);
+    const address = v.address(req.query.address, network);
+    if (!collections.get(slug) && !index.hasCollection(slug)) {
+      throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed or indexed`, { slug });
+    }
+    res.json(membershipJson(index.membership(slug, address)));
+  }));
+
+  app.use("/api", api);
+  options.mount?.(app, gate);
+  app.use(unknownRoute);
+  app.use(errorMiddleware(log));
+  return app;
+}

@@ -1,0 +1,178 @@
+/**
+ * Collections listed on the launchpad and their reservations. A claim chooses the lowest index
+ * that is neither minted nor held by a live reservation and inserts the reservation in one SQLite
+ * IMMEDIATE transaction, so one index never goes to two claimants (the partial unique index on
+ * live reservations holds it in the database too).
+ */
+import type { Sqlite } from "../../db/sqlite";
+import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_DEPLOY_OP, LAUNCHPAD_MINT_OP, LAUNCHPAD_PROTOCOL, encodeLaunchpadDeploy } from "../../inscription/launchpad";
+import { conflict, notFound } from "../http/errors";
+
+/** Largest collection the launchpad lists (the wire format allows more; reservations are per index). */
+export const MAX_COLLECTION_SIZE = 1_000_000;
+
+export type DeployStatus = "pending" | "submitted";
+
+export interface Collection {
+  slug: string;
+  name: string;
+  priceKoinu: bigint;
+  maxSupply: number;
+  creatorAddress: string;
+  listedBy: string;
+  createdAt: number;
+  minted: number;
+  deploy: { status: DeployStatus; jobId: string | null; inscriptionId: string | null; error: string | null };
+}
+
+export interface Reservation {
+  id: number;
+  slug: string;
+  tokenIndex: number;
+  address: string;
+  reservedAt: number;
+  expiresAt: number;
+}
+
+/** What the inscriber is asked to inscribe (DESIGN.md 4.2/4.3): one launchpad body in the v1 envelope. */
+export interface LaunchpadInscriptionRequest {
+  project: "launchpad";
+  contentType: typeof LAUNCHPAD_CONTENT_TYPE;
+  action: typeof LAUNCHPAD_DEPLOY_OP | typeof LAUNCHPAD_MINT_OP;
+  /** The exact body bytes (encodeLaunchpadDeploy / encodeLaunchpadMint). */
+  body: Uint8Array;
+  recipient: string;
+  /** Sent as the inscriber's Idempotency-Key: a retried request never makes a second inscription. */
+  idempotencyKey: string;
+}
+
+/**
+ * The inscriber as the launchpad needs it: the platform inscription endpoint (`POST /inscribe` of
+ * the inscriber with project "launchpad"). The HTTP client is a later part of issue 8; without one
+ * deploys stay `pending`.
+ */
+export interface LaunchpadInscriber {
+  inscribe(request: LaunchpadInscriptionRequest): Promise<{ jobId: string }>;
+}
+
+/** The LAUNCHPAD_MINT body for `tokenIndex` of a collection, as JSON (DESIGN.md 4.3). */
+export function mintBodyJson(slug: string, tokenIndex: number, maxSupply: number) {
+  return { p: LAUNCHPAD_PROTOCOL, op: LAUNCHPAD_MINT_OP, slug, id: String(tokenIndex), max: String(maxSupply) };
+}
+
+/** The request that inscribes a collection's LAUNCHPAD_DEPLOY, the inscription landing on the creator's address. */
+export function deployRequest(collection: Collection): LaunchpadInscriptionRequest {
+  return {
+    project: "launchpad",
+    contentType: LAUNCHPAD_CONTENT_TYPE,
+    action: LAUNCHPAD_DEPLOY_OP,
+    body: encodeLaunchpadDeploy({ slug: collection.slug, name: collection.name, priceKoinu: collection.priceKoinu, maxSupply: BigInt(collection.maxSupply) }),
+    recipient: collection.creatorAddress,
+    idempotencyKey: `launchpad-deploy-${collection.slug}`,
+  };
+}
+
+interface CollectionRow {
+  slug: string; name: string; price_koinu: string; max_supply: number; creator_address: string; listed_by: string; created_at: number;
+  deploy_status: DeployStatus; deploy_job_id: string | null; deploy_inscription_id: string | null; deploy_error: string | null; minted: number;
+}
+
+interface ReservationRow { id: number; slug: string; token_index: number; address: string; reserved_at: number; expires_at: number }
+
+const toCollection = (r: CollectionRow): Collection => ({
+  slug: r.slug, name: r.name, priceKoinu: BigInt(r.price_koinu), maxSupply: r.max_supply, creatorAddress: r.creator_address, listedBy: r.listed_by,
+  createdAt: r.created_at, minted: r.minted,
+  deploy: { status: r.deploy_status, jobId: r.deploy_job_id, inscriptionId: r.deploy_inscription_id, error: r.deploy_error },
+});
+
+const toReservation = (r: ReservationRow): Reservation => ({
+  id: r.id, slug: r.slug, tokenIndex: r.token_index, address: r.address, reservedAt: r.reserved_at, expiresAt: r.expires_at,
+});
+
+const COLLECTION_COLUMNS = `c.slug, c.name, c.price_koinu, c.max_supply, c.creator_address, c.listed_by, c.created_at, c.deploy_status, c.deploy_job_id,
+  c.deploy_inscription_id, c.deploy_error, (SELECT COUNT(*) FROM collection_items i WHERE i.slug = c.slug) AS minted`;
+
+export class CollectionStore {
+  private readonly s;
+
+  constructor(private readonly db: Sqlite, private readonly clock: () => number, private readonly reservationSeconds: number) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      get: p(`SELECT ${COLLECTION_COLUMNS} FROM collections c WHERE c.slug = ?`),
+      list: p(`SELECT ${COLLECTION_COLUMNS} FROM collections c WHERE c.slug > ? ORDER BY c.slug LIMIT ?`),
+      insert: p(`INSERT INTO collections (slug, name, price_koinu, max_supply, creator_address, listed_by, created_at, deploy_status)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (slug) DO NOTHING`),
+      deploySubmitted: p("UPDATE collections SET deploy_status = 'submitted', deploy_job_id = ?, deploy_error = NULL WHERE slug = ?"),
+      deployFailed: p("UPDATE collections SET deploy_error = ? WHERE slug = ?"),
+      expire: p("UPDATE reservations SET status = 'expired' WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
+      liveOf: p("SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?"),
+      // Candidates: 0 and the successor of every taken index; the lowest candidate not taken is the
+      // lowest free index. Each check is an index lookup.
+      nextFree: p(`SELECT MIN(c) AS next FROM (
+          SELECT 0 AS c
+          UNION ALL SELECT token_index + 1 FROM collection_items WHERE slug = $slug
+          UNION ALL SELECT token_index + 1 FROM reservations WHERE slug = $slug AND status = 'active' AND expires_at > $now
+        ) WHERE c < $max
+          AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = c)
+          AND NOT EXISTS (SELECT 1 FROM reservations r WHERE r.slug = $slug AND r.token_index = c AND r.status = 'active' AND r.expires_at > $now)`),
+      liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
+      insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status) VALUES (?, ?, ?, ?, ?, 'active')"),
+    };
+  }
+
+  get(slug: string): Collection | null {
+    const row = this.s.get.get(slug) as CollectionRow | undefined;
+    return row ? toCollection(row) : null;
+  }
+
+  /** Collections ordered by slug, after `afterSlug` (a page of at most `limit`). */
+  list(afterSlug: string, limit: number): Collection[] {
+    return (this.s.list.all(afterSlug, limit) as CollectionRow[]).map(toCollection);
+  }
+
+  /** Lists a new collection with its deploy pending; 409 SLUG_TAKEN when the slug is listed already. */
+  create(input: { slug: string; name: string; priceKoinu: bigint; maxSupply: number; creatorAddress: string; listedBy: string }): Collection {
+    const inserted = this.s.insert.run(input.slug, input.name, input.priceKoinu.toString(), input.maxSupply, input.creatorAddress, input.listedBy, this.clock());
+    if (inserted.changes !== 1) throw conflict("SLUG_TAKEN", `a collection with slug "${input.slug}" is already listed`, { slug: input.slug });
+    return this.get(input.slug)!;
+  }
+
+  markDeploySubmitted(slug: string, jobId: string): void {
+    this.s.deploySubmitted.run(jobId, slug);
+  }
+
+  markDeployFailed(slug: string, error: string): void {
+    this.s.deployFailed.run(error, slug);
+  }
+
+  /**
+   * Reserves the lowest free index of `slug` for `address` until now + the reservation window, or
+   * gives back the address's live reservation (`created: false`). 404 for an unknown collection,
+   * 409 SOLD_OUT when every index is minted or held by a live reservation.
+   */
+  claim(slug: string, address: string): { reservation: Reservation; created: boolean } {
+    return this.db.transaction(() => {
+      const now = this.clock();
+      const collection = this.get(slug);
+      if (!collection) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed`, { slug });
+      // Expired reservations leave the live set (and its unique index) before an index is chosen.
+      this.s.expire.run(slug, now);
+      const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
+      if (live) return { reservation: toReservation(live), created: false };
+      const next = (this.s.nextFree.get({ slug, now, max: collection.maxSupply }) as { next: number | null }).next;
+      if (next === null) {
+        const reserved = (this.s.liveCount.get(slug, now) as { n: number }).n;
+        throw conflict("SOLD_OUT", `every index of "${slug}" is minted or reserved`, { slug, max: collection.maxSupply, minted: collection.minted, reserved });
+      }
+      const expiresAt = now + this.reservationSeconds;
+      const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt).lastInsertRowid);
+      return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
+    }).immediate();
+  }
+
+  /** The live reservation of `address` on `slug`, or null. */
+  liveReservation(slug: string, address: string): Reservation | null {
+    const row = this.s.liveOf.get(slug, address, this.clock()) as ReservationRow | undefined;
+    return row ? toReservation(row) : null;
+  }
+}

@@ -1,0 +1,10 @@
+/** The launchpad service (issue 8): API app, stores, and the membership gate for pages, bots and downloads. */
+export { createLaunchpadApp } from "./app";
+export type { LaunchpadApp, LaunchpadOptions } from "./app";
+export { CollectionStore, MAX_COLLECTION_SIZE, deployRequest, mintBodyJson } from "./collections";
+export type { Collection, LaunchpadInscriber, LaunchpadInscriptionRequest, Reservation } from "./collections";
+export { CollectionIndex, createMemberGate } from "./membership";
+export type { MemberGate, MemberToken, Membership } from "./membership";
+export { LAUNCHPAD_MIGRATIONS, LAUNCHPAD_SCHEMA, openLaunchpadDatabase } from "./schema";
+export { SessionStore, sessionOf, signingAddress } from "./sessions";
+export type { LaunchpadSession } from "./sessions";

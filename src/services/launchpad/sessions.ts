@@ -1,0 +1,158 @@
+/**
+ * Wallet sign-in (DESIGN.md section 6): the launchpad issues a challenge text for an address, the
+ * wallet signs it with Dogecoin message signing (4.1), and a good signature over exactly that
+ * issued, unexpired, unused challenge buys a random Bearer token. Only the token's SHA-256 is
+ * stored; a challenge is used once.
+ */
+import crypto from "node:crypto";
+import type { RequestHandler, Response } from "express";
+import { DogeNetwork, decodeAddress, verifyMessage } from "../../doge";
+import type { Sqlite } from "../../db/sqlite";
+import { AppError, badRequest } from "../http/errors";
+
+export interface LaunchpadSession {
+  address: string;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
+export interface IssuedChallenge {
+  address: string;
+  nonce: string;
+  challenge: string;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
+export interface SessionSettings {
+  network: DogeNetwork;
+  /** Unix seconds. */
+  clock: () => number;
+  challengeSeconds: number;
+  sessionSeconds: number;
+}
+
+const BEARER_REALM = 'Bearer realm="launchpad"';
+
+const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
+  new AppError(401, code, message, details, { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM });
+
+export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
+/** A P2PKH address of the network (only keys sign messages); 400 otherwise. */
+export function signingAddress(value: unknown, network: DogeNetwork, field = "address"): string {
+  if (typeof value !== "string") throw badRequest("INVALID_ADDRESS", `${field} must be a string`, { field });
+  let type: string;
+  try {
+    type = decodeAddress(value, network).type;
+  } catch (error) {
+    throw badRequest("INVALID_ADDRESS", `${field} is not a ${network.name} address: ${(error as Error).message}`, { field });
+  }
+  if (type !== "pubkeyhash") throw badRequest("ADDRESS_NOT_PUBKEYHASH", `${field} must be a P2PKH address: only a key can sign the challenge`, { field });
+  return value;
+}
+
+export class SessionStore {
+  private readonly s;
+
+  constructor(private readonly db: Sqlite, private readonly settings: SessionSettings) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      insertChallenge: p("INSERT INTO challenges (nonce, address, text, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)"),
+      challengeByText: p("SELECT nonce, address, expires_at, used_at FROM challenges WHERE text = ?"),
+      useChallenge: p("UPDATE challenges SET used_at = ? WHERE nonce = ? AND used_at IS NULL"),
+      insertSession: p("INSERT INTO sessions (token_sha256, address, created_at, expires_at) VALUES (?, ?, ?, ?)"),
+      sessionByHash: p("SELECT address, expires_at FROM sessions WHERE token_sha256 = ?"),
+      pruneChallenges: p("DELETE FROM challenges WHERE expires_at < ?"),
+      pruneSessions: p("DELETE FROM sessions WHERE expires_at < ?"),
+    };
+  }
+
+  /** Issues a challenge for `address` (already validated as a P2PKH address of the network). */
+  issueChallenge(address: string): IssuedChallenge {
+    const now = this.settings.clock();
+    const nonce = crypto.randomBytes(16).toString("hex");
+    const expiresAt = now + this.settings.challengeSeconds;
+    const challenge = [
+      "Sign in to the DogeOS launchpad",
+      `address: ${address}`,
+      `nonce: ${nonce}`,
+      `issued at: ${new Date(now * 1000).toISOString()}`,
+      `expires at: ${new Date(expiresAt * 1000).toISOString()}`,
+    ].join("\n");
+    this.s.insertChallenge.run(nonce, address, challenge, now, expiresAt);
+    // Expired challenges and sessions are of no use to anyone: dropped a day after they expired.
+    this.s.pruneChallenges.run(now - 86_400);
+    this.s.pruneSessions.run(now - 86_400);
+    return { address, nonce, challenge, expiresAt };
+  }
+
+  /**
+   * Exchanges a signed challenge for a session. The challenge must be one this service issued to
+   * `address`, unexpired and unused; the signature must be `address`'s key over exactly its text.
+   * The challenge is marked used in the same transaction that stores the session.
+   */
+  openSession(address: string, challenge: string, signature: string): { token: string; session: LaunchpadSession } {
+    const now = this.settings.clock();
+    const row = this.s.challengeByText.get(challenge) as { nonce: string; address: string; expires_at: number; used_at: number | null } | undefined;
+    if (!row) throw unauthorized("UNKNOWN_CHALLENGE", "the challenge was not issued by this service (ask GET /api/session/challenge for one)");
+    if (row.address !== address) throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", { challenge_address: row.address, address });
+    if (row.used_at !== null) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one", { used_at: row.used_at });
+    if (row.expires_at <= now) throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", { expires_at: row.expires_at, now });
+    if (!verifyMessage(address, signature, challenge, this.settings.network)) {
+      throw unauthorized("INVALID_SIGNATURE", "the signature is not the address's key over the challenge text");
+    }
+    const token = crypto.randomBytes(32).toString("base64url");
+    const expiresAt = now + this.settings.sessionSeconds;
+    this.db.transaction(() => {
+      // Two requests racing with the same signed challenge: only one marks it used.
+      if (this.s.useChallenge.run(now, row.nonce).changes !== 1) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
+      this.s.insertSession.run(sha256Hex(token), address, now, expiresAt);
+    }).immediate();
+    return { token, session: { address, expiresAt } };
+  }
+
+  /** The live session of a Bearer token, or null. */
+  session(token: string): LaunchpadSession | null {
+    const row = this.s.sessionByHash.get(sha256Hex(token)) as { address: string; expires_at: number } | undefined;
+    if (!row || row.expires_at <= this.settings.clock()) return null;
+    return { address: row.address, expiresAt: row.expires_at };
+  }
+
+  /**
+   * Express middleware: requires `Authorization: Bearer <token>` of a live session and puts the
+   * session in `res.locals.launchpadSession`. 401 with WWW-Authenticate otherwise.
+   */
+  requireSession(): RequestHandler {
+    return (req, res, next) => {
+      try {
+        authenticate(this, req.headers.authorization, res);
+        next();
+      } catch (error) {
+        next(error);
+      }
+    };
+  }
+}
+
+/** The session a request carries (set by `requireSession`), or throws 401. */
+export function sessionOf(res: Response): LaunchpadSession {
+  const session = res.locals.launchpadSession as LaunchpadSession | undefined;
+  if (!session) throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
+  return session;
+}
+
+function authenticate(store: SessionStore, header: string | undefined, res: Response): LaunchpadSession {
+  if (!header) throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
+  const match = /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(header);
+  if (!match) throw unauthorized("INVALID_TOKEN", "Authorization must be Bearer <token>", undefined, true);
+  const session = store.session(match[1]);
+  if (!session) throw unauthorized("INVALID_TOKEN", "the token is unknown or its session expired; sign in again", undefined, true);
+  res.locals.launchpadSession = session;
+  return session;
+}
+
+/** Used by the membership gate: the request's session, authenticating it when no middleware did. */
+export function ensureSession(store: SessionStore, header: string | undefined, res: Response): LaunchpadSession {
+  return (res.locals.launchpadSession as LaunchpadSession | undefined) ?? authenticate(store, header, res);
+}
