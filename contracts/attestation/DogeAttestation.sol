@@ -4,6 +4,7 @@ pragma solidity 0.8.28;
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IDogeAttestation, IPlugCreatorRegistry} from "./IDogeAttestation.sol";
+import {AdminTimelock} from "../governance/AdminTimelock.sol";
 import {AttesterQuorum} from "../libraries/AttesterQuorum.sol";
 import {FactKeys} from "../libraries/FactKeys.sol";
 import {FactTypedData} from "../libraries/FactTypedData.sol";
@@ -11,13 +12,11 @@ import {FactTypedData} from "../libraries/FactTypedData.sol";
 /// @title DogeAttestation
 /// @notice Base-chain facts signed by 2 of 3 attesters, paid fresh facts, and receipt checks for
 /// the inscriber and anchor contracts. The specification is `IDogeAttestation`.
-contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
+contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTimelock {
     /// @inheritdoc IDogeAttestation
     uint256 public constant MIN_SIGNATURES = AttesterQuorum.MIN_SIGNATURES;
     /// @inheritdoc IDogeAttestation
     uint256 public constant ATTESTER_COUNT = AttesterQuorum.ATTESTER_COUNT;
-    /// @inheritdoc IDogeAttestation
-    uint64 public constant EXECUTION_WINDOW = 14 days;
     /// @inheritdoc IDogeAttestation
     uint64 public constant MAX_ATTESTED_AT_SKEW = 15 minutes;
     /// @inheritdoc IDogeAttestation
@@ -34,8 +33,6 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
     /// @notice Bounds of the deadline window.
     uint64 public constant MIN_REQUEST_DEADLINE_WINDOW = 5 minutes;
     uint64 public constant MAX_REQUEST_DEADLINE_WINDOW = 7 days;
-    /// @notice The shortest timelock delay a deployment may choose.
-    uint64 public constant MIN_TIMELOCK_DELAY = 1 hours;
 
     /// @dev What every fact submission and request reads, packed in one slot.
     struct HotState {
@@ -65,8 +62,6 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
         uint96 accruedWei;
     }
 
-    uint64 private immutable _timelockDelay;
-
     HotState private _hot;
     address[3] private _attesters;
     mapping(address attester => uint64 attesterSetId) private _attesterSetIdOf;
@@ -74,26 +69,8 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
     mapping(bytes32 requestId => Request) private _requests;
     mapping(bytes32 factType => uint256 feeWei) private _requestFeeOf;
     mapping(address account => uint256 amountWei) private _withdrawableOf;
-    mapping(bytes32 operationId => Operation) private _operations;
     TreasuryAccount private _treasury;
     address private _plugsMarketplace;
-    address private _admin;
-    address private _guardian;
-
-    modifier onlyAdmin() {
-        _checkAdmin();
-        _;
-    }
-
-    modifier onlyGuardian() {
-        _checkGuardian();
-        _;
-    }
-
-    modifier onlyTimelock() {
-        _checkTimelock();
-        _;
-    }
 
     /// @param initialAdmin Schedules and executes changes, unpauses.
     /// @param initialGuardian Pauses.
@@ -108,13 +85,7 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
         address[3] memory initialAttesters,
         uint64 timelockDelaySeconds,
         address initialPlugsMarketplace
-    ) EIP712("DogeAttestation", "1") {
-        if (timelockDelaySeconds < MIN_TIMELOCK_DELAY) {
-            revert AttestationInvalidTimelockDelay(timelockDelaySeconds, MIN_TIMELOCK_DELAY);
-        }
-        _timelockDelay = timelockDelaySeconds;
-        _setAdmin(initialAdmin);
-        _setGuardian(initialGuardian);
+    ) AdminTimelock(initialAdmin, initialGuardian, timelockDelaySeconds) EIP712("DogeAttestation", "1") {
         _setTreasury(initialTreasury);
         _setPlugsMarketplace(initialPlugsMarketplace);
         _setAttesters(initialAttesters);
@@ -427,96 +398,8 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
         return _plugsMarketplace;
     }
 
-    // ---------------------------------------------------------------- administration
-
-    /// @inheritdoc IDogeAttestation
-    function pause() external onlyGuardian {
-        if (_hot.paused) revert AttestationPauseUnchanged(true);
-        _hot.paused = true;
-        emit Paused(msg.sender);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function unpause() external onlyAdmin {
-        if (!_hot.paused) revert AttestationPauseUnchanged(false);
-        _hot.paused = false;
-        emit Unpaused(msg.sender);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function paused() external view returns (bool) {
-        return _hot.paused;
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function schedule(bytes calldata call, bytes32 salt) external onlyAdmin returns (bytes32 operationId) {
-        bytes4 selector = call.length < 4 ? bytes4(0) : bytes4(call[:4]);
-        if (!_isTimelockedSetter(selector)) revert AttestationOperationNotAllowed(selector);
-        operationId = hashOperation(call, salt);
-        if (_operations[operationId].readyAt != 0) revert AttestationOperationAlreadyScheduled(operationId);
-        uint64 readyAt = uint64(block.timestamp) + _timelockDelay;
-        uint64 expiresAt = readyAt + EXECUTION_WINDOW;
-        _operations[operationId] = Operation({readyAt: readyAt, expiresAt: expiresAt, executed: false});
-        emit OperationScheduled(operationId, call, salt, readyAt, expiresAt);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function execute(bytes calldata call, bytes32 salt) external onlyAdmin {
-        bytes32 operationId = hashOperation(call, salt);
-        Operation storage operation = _operations[operationId];
-        Operation memory scheduled = operation;
-        if (scheduled.readyAt == 0) revert AttestationOperationUnknown(operationId);
-        if (scheduled.executed) revert AttestationOperationAlreadyExecuted(operationId);
-        if (block.timestamp < scheduled.readyAt) {
-            revert AttestationOperationNotReady(operationId, scheduled.readyAt, block.timestamp);
-        }
-        if (block.timestamp > scheduled.expiresAt) {
-            revert AttestationOperationExpired(operationId, scheduled.expiresAt, block.timestamp);
-        }
-        operation.executed = true;
-        emit OperationExecuted(operationId);
-        // The setters accept only calls from this contract (onlyTimelock); their errors pass through.
-        (bool success, bytes memory returned) = address(this).call(call);
-        if (!success) {
-            assembly ("memory-safe") {
-                revert(add(returned, 0x20), mload(returned))
-            }
-        }
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function cancel(bytes32 operationId) external onlyAdmin {
-        Operation memory scheduled = _operations[operationId];
-        if (scheduled.readyAt == 0) revert AttestationOperationUnknown(operationId);
-        if (scheduled.executed) revert AttestationOperationAlreadyExecuted(operationId);
-        delete _operations[operationId];
-        emit OperationCancelled(operationId);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function hashOperation(bytes calldata call, bytes32 salt) public pure returns (bytes32) {
-        return keccak256(abi.encode(call, salt));
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function operationOf(bytes32 operationId) external view returns (Operation memory) {
-        return _operations[operationId];
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function timelockDelay() external view returns (uint64) {
-        return _timelockDelay;
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function admin() external view returns (address) {
-        return _admin;
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function guardian() external view returns (address) {
-        return _guardian;
-    }
+    // ---------------------------------------------------------------- timelocked setters
+    // schedule / execute / cancel, the roles and the pause are AdminTimelock's.
 
     /// @inheritdoc IDogeAttestation
     function setAttesters(address[3] calldata newAttesters) external onlyTimelock {
@@ -541,16 +424,6 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
     /// @inheritdoc IDogeAttestation
     function setPlugsMarketplace(address marketplace) external onlyTimelock {
         _setPlugsMarketplace(marketplace);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function setGuardian(address newGuardian) external onlyTimelock {
-        _setGuardian(newGuardian);
-    }
-
-    /// @inheritdoc IDogeAttestation
-    function setAdmin(address newAdmin) external onlyTimelock {
-        _setAdmin(newAdmin);
     }
 
     // ---------------------------------------------------------------- internals
@@ -617,11 +490,19 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
         if (!success) revert AttestationPayoutFailed(to, amountWei);
     }
 
-    function _isTimelockedSetter(bytes4 selector) private pure returns (bool) {
+    function _isTimelockedSetter(bytes4 selector) internal pure override returns (bool) {
         return selector == this.setAttesters.selector || selector == this.setRequestFee.selector
             || selector == this.setRequestDeadlineWindow.selector || selector == this.setTreasury.selector
-            || selector == this.setPlugsMarketplace.selector || selector == this.setGuardian.selector
-            || selector == this.setAdmin.selector;
+            || selector == this.setPlugsMarketplace.selector || super._isTimelockedSetter(selector);
+    }
+
+    /// @dev The flag stays in `_hot`: every hot path reads it with the rest of that slot.
+    function _paused() internal view override returns (bool) {
+        return _hot.paused;
+    }
+
+    function _setPaused(bool newPaused) internal override {
+        _hot.paused = newPaused;
     }
 
     function _setAttesters(address[3] memory newAttesters) private {
@@ -670,29 +551,5 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard {
     function _setPlugsMarketplace(address marketplace) private {
         _plugsMarketplace = marketplace;
         emit PlugsMarketplaceChanged(marketplace);
-    }
-
-    function _setGuardian(address newGuardian) private {
-        if (newGuardian == address(0)) revert AttestationInvalidGuardian(newGuardian);
-        _guardian = newGuardian;
-        emit GuardianChanged(newGuardian);
-    }
-
-    function _setAdmin(address newAdmin) private {
-        if (newAdmin == address(0)) revert AttestationInvalidAdmin(newAdmin);
-        _admin = newAdmin;
-        emit AdminChanged(newAdmin);
-    }
-
-    function _checkAdmin() private view {
-        if (msg.sender != _admin) revert AttestationNotAdmin(msg.sender);
-    }
-
-    function _checkGuardian() private view {
-        if (msg.sender != _guardian) revert AttestationNotGuardian(msg.sender);
-    }
-
-    function _checkTimelock() private view {
-        if (msg.sender != address(this)) revert AttestationOnlyTimelock(msg.sender);
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IAdminTimelock} from "../governance/IAdminTimelock.sol";
+
 /// @title IPlugCreatorRegistry
 /// @notice What DogeAttestation asks a plugs marketplace: who created a listed plug. A registry
 /// returns `address(0)` for a plug id it does not know or that is not listed (then the whole fee
@@ -54,13 +56,16 @@ interface IPlugCreatorRegistry {
 /// withdrawn later with `withdraw`; after the deadline the requester takes the whole fee back with
 /// `refund`. A request is fulfilled or refunded at most once.
 ///
-/// Administration. Changes to the attester set, fees, the deadline window, the treasury, the
-/// plugs marketplace, the guardian and the admin are calls that the admin `schedule`s and
-/// `execute`s after `timelockDelay()`, within `EXECUTION_WINDOW()` (14 days) after they became
-/// executable, at most once. The guardian pauses at once; the admin unpauses. While paused, fact
-/// submission, requests, fulfilment and signature checks (`verifyFact`, `verifyReceipt`) stop;
-/// reads, refunds and withdrawals keep working. No admin path moves escrowed fees or balances.
-interface IDogeAttestation {
+/// Administration (`IAdminTimelock`, shared with the job services). Changes to the attester set,
+/// fees, the deadline window, the treasury, the plugs marketplace, the guardian and the admin are
+/// calls that the admin `schedule`s and `execute`s after `timelockDelay()`, within
+/// `EXECUTION_WINDOW()` (14 days) after they became executable, at most once: the timelocked
+/// setters are `setAttesters`, `setRequestFee`, `setRequestDeadlineWindow`, `setTreasury`,
+/// `setPlugsMarketplace`, `setGuardian` and `setAdmin`. The guardian pauses at once; the admin
+/// unpauses. While paused, fact submission, requests, fulfilment and signature checks
+/// (`verifyFact`, `verifyReceipt`) stop; reads, refunds, withdrawals and the timelock keep working.
+/// No admin path moves escrowed fees or balances.
+interface IDogeAttestation is IAdminTimelock {
     // ---------------------------------------------------------------- types
 
     /// @notice A signed statement about the base chain. The EIP-712 type string (the same text as
@@ -144,13 +149,6 @@ interface IDogeAttestation {
         RequestStatus status;
     }
 
-    /// @notice A scheduled admin call. `readyAt` is 0 for an operation never scheduled (or cancelled).
-    struct Operation {
-        uint64 readyAt;
-        uint64 expiresAt;
-        bool executed;
-    }
-
     // ---------------------------------------------------------------- events
 
     /// @notice A fact was stored (new, or replacing an older one).
@@ -207,27 +205,6 @@ interface IDogeAttestation {
     /// @notice The plugs marketplace asked for creators changed (`address(0)`: none).
     event PlugsMarketplaceChanged(address indexed marketplace);
 
-    /// @notice The guardian changed.
-    event GuardianChanged(address indexed guardian);
-
-    /// @notice The admin changed.
-    event AdminChanged(address indexed admin);
-
-    /// @notice The guardian paused fact submission, requests and fulfilment.
-    event Paused(address indexed guardian);
-
-    /// @notice The admin unpaused.
-    event Unpaused(address indexed admin);
-
-    /// @notice An admin call was scheduled; it is executable from `readyAt` to `expiresAt`.
-    event OperationScheduled(bytes32 indexed operationId, bytes call, bytes32 salt, uint64 readyAt, uint64 expiresAt);
-
-    /// @notice A scheduled admin call was executed.
-    event OperationExecuted(bytes32 indexed operationId);
-
-    /// @notice A scheduled admin call was cancelled before execution.
-    event OperationCancelled(bytes32 indexed operationId);
-
     // ---------------------------------------------------------------- errors
 
     /// @notice Fewer than the required number of signatures (all of them valid) were given.
@@ -259,18 +236,6 @@ interface IDogeAttestation {
 
     /// @notice The contract is paused.
     error AttestationPaused();
-
-    /// @notice `pause`/`unpause` would not change the state (`paused` is the current state).
-    error AttestationPauseUnchanged(bool paused);
-
-    /// @notice Only the admin may do this.
-    error AttestationNotAdmin(address caller);
-
-    /// @notice Only the guardian may do this.
-    error AttestationNotGuardian(address caller);
-
-    /// @notice Only an executed timelock operation (the contract itself) may do this.
-    error AttestationOnlyTimelock(address caller);
 
     /// @notice Requests of this fact type are disabled (fee 0).
     error AttestationFactTypeNotRequestable(bytes32 factType);
@@ -314,38 +279,11 @@ interface IDogeAttestation {
     /// @notice The treasury cannot be the zero address.
     error AttestationInvalidTreasury(address treasury);
 
-    /// @notice The admin cannot be the zero address.
-    error AttestationInvalidAdmin(address admin);
-
-    /// @notice The guardian cannot be the zero address.
-    error AttestationInvalidGuardian(address guardian);
-
     /// @notice Fees are stored in 96 bits.
     error AttestationFeeTooLarge(uint256 feeWei, uint256 max);
 
     /// @notice The deadline window must lie within [min, max] seconds.
     error AttestationInvalidDeadlineWindow(uint64 windowSeconds, uint64 min, uint64 max);
-
-    /// @notice The timelock delay must be at least `min` seconds.
-    error AttestationInvalidTimelockDelay(uint64 delaySeconds, uint64 min);
-
-    /// @notice Only the setters listed in `schedule`'s documentation can be scheduled.
-    error AttestationOperationNotAllowed(bytes4 selector);
-
-    /// @notice The operation (same call and salt) is already scheduled or was executed.
-    error AttestationOperationAlreadyScheduled(bytes32 operationId);
-
-    /// @notice No such operation is scheduled.
-    error AttestationOperationUnknown(bytes32 operationId);
-
-    /// @notice The operation becomes executable only at `readyAt`.
-    error AttestationOperationNotReady(bytes32 operationId, uint64 readyAt, uint256 timestamp);
-
-    /// @notice The operation expired at `expiresAt` without being executed.
-    error AttestationOperationExpired(bytes32 operationId, uint64 expiresAt, uint256 timestamp);
-
-    /// @notice The operation was executed already.
-    error AttestationOperationAlreadyExecuted(bytes32 operationId);
 
     // ---------------------------------------------------------------- constants
 
@@ -354,9 +292,6 @@ interface IDogeAttestation {
 
     /// @notice Size of every attester set (3).
     function ATTESTER_COUNT() external view returns (uint256);
-
-    /// @notice Seconds an operation stays executable after it became ready (14 days).
-    function EXECUTION_WINDOW() external view returns (uint64);
 
     /// @notice How far (seconds) a fact's `attestedAt` may lie ahead of the block's time (15 minutes).
     function MAX_ATTESTED_AT_SKEW() external view returns (uint64);
@@ -553,47 +488,9 @@ interface IDogeAttestation {
     /// @notice The plugs marketplace asked for creators (`address(0)`: no creator shares).
     function plugsMarketplace() external view returns (address);
 
-    // ---------------------------------------------------------------- administration
-
-    /// @notice Pauses at once (guardian only). Reverts with `AttestationNotGuardian` or `AttestationPauseUnchanged`.
-    function pause() external;
-
-    /// @notice Unpauses (admin only). Reverts with `AttestationNotAdmin` or `AttestationPauseUnchanged`.
-    function unpause() external;
-
-    /// @notice Whether the contract is paused.
-    function paused() external view returns (bool);
-
-    /// @notice Schedules `call` (an ABI-encoded call of one of this contract's timelocked setters:
-    /// `setAttesters`, `setRequestFee`, `setRequestDeadlineWindow`, `setTreasury`,
-    /// `setPlugsMarketplace`, `setGuardian`, `setAdmin`), executable from now + `timelockDelay()`
-    /// for `EXECUTION_WINDOW()` seconds. Admin only. Emits `OperationScheduled`.
-    /// @param call The setter call.
-    /// @param salt Any value; lets the same call be scheduled again after it ran.
-    /// @return operationId `hashOperation(call, salt)`.
-    function schedule(bytes calldata call, bytes32 salt) external returns (bytes32 operationId);
-
-    /// @notice Runs a scheduled call once it is ready and before it expires (admin only). Emits
-    /// `OperationExecuted`, plus the setter's event; the setter's own errors are passed through.
-    function execute(bytes calldata call, bytes32 salt) external;
-
-    /// @notice Drops a scheduled, not yet executed operation (admin only). Emits `OperationCancelled`.
-    function cancel(bytes32 operationId) external;
-
-    /// @notice The id of an operation: keccak256(abi.encode(call, salt)).
-    function hashOperation(bytes calldata call, bytes32 salt) external pure returns (bytes32);
-
-    /// @notice The scheduling state of an operation.
-    function operationOf(bytes32 operationId) external view returns (Operation memory);
-
-    /// @notice Seconds between scheduling and execution (fixed at deployment).
-    function timelockDelay() external view returns (uint64);
-
-    /// @notice Who schedules, executes and cancels operations and unpauses.
-    function admin() external view returns (address);
-
-    /// @notice Who may pause.
-    function guardian() external view returns (address);
+    // ---------------------------------------------------------------- timelocked setters
+    // Each accepts only a call from the contract itself (`TimelockOnlySelf` otherwise), made by
+    // `execute` (IAdminTimelock); `setGuardian` and `setAdmin` are IAdminTimelock's.
 
     /// @notice Replaces the attester set with 3 distinct non-zero addresses and increments the set
     /// id (timelock only). Emits `AttesterSetChanged`.
@@ -611,10 +508,4 @@ interface IDogeAttestation {
 
     /// @notice Sets the plugs marketplace, or `address(0)` for none (timelock only). Emits `PlugsMarketplaceChanged`.
     function setPlugsMarketplace(address marketplace) external;
-
-    /// @notice Sets the guardian (timelock only). Emits `GuardianChanged`.
-    function setGuardian(address newGuardian) external;
-
-    /// @notice Sets the admin (timelock only). Emits `AdminChanged`.
-    function setAdmin(address newAdmin) external;
 }

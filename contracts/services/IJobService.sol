@@ -2,6 +2,7 @@
 pragma solidity 0.8.28;
 
 import {IDogeAttestation} from "../attestation/IDogeAttestation.sol";
+import {IAdminTimelock} from "../governance/IAdminTimelock.sol";
 
 /// @title IJobService
 /// @notice What DogeInscriber and DogeAnchor share: paid base-chain jobs, settled by a receipt that
@@ -34,11 +35,14 @@ import {IDogeAttestation} from "../attestation/IDogeAttestation.sol";
 /// forced in by SELFDESTRUCT aside: there is no receive function). No admin path moves escrowed
 /// fees or balances.
 ///
-/// Administration. The fee, the deadline window, the operator, the guardian and the admin are
-/// changed by calls that the admin `schedule`s and `execute`s after `timelockDelay()`, within
-/// `EXECUTION_WINDOW()` (14 days) after they became executable, at most once, as DogeAttestation
-/// does. The guardian pauses at once; the admin unpauses.
-interface IJobService {
+/// Administration (`IAdminTimelock`, shared with DogeAttestation). The fee, the deadline window,
+/// the operator, the guardian and the admin are changed by calls that the admin `schedule`s and
+/// `execute`s after `timelockDelay()`, within `EXECUTION_WINDOW()` (14 days) after they became
+/// executable, at most once: the timelocked setters are `setFee`, `setDeadlineWindow`,
+/// `setOperator`, `setGuardian` and `setAdmin`. The guardian pauses at once; the admin unpauses.
+/// While paused, requests and `settle` are refused; refunds, withdrawals, reads and the timelock
+/// keep working.
+interface IJobService is IAdminTimelock {
     // ---------------------------------------------------------------- types
 
     /// @notice Where a job stands. `None` means no such job.
@@ -67,13 +71,6 @@ interface IJobService {
         bytes32 l1Txid;
     }
 
-    /// @notice A scheduled admin call. `readyAt` is 0 for an operation never scheduled (or cancelled).
-    struct Operation {
-        uint64 readyAt;
-        uint64 expiresAt;
-        bool executed;
-    }
-
     // ---------------------------------------------------------------- events
 
     /// @notice A job was settled by a signed receipt; its fee was credited to `operator`.
@@ -95,27 +92,6 @@ interface IJobService {
 
     /// @notice The operator credited with the fees of settled jobs changed (for later settlements).
     event OperatorChanged(address indexed operator);
-
-    /// @notice The guardian changed.
-    event GuardianChanged(address indexed guardian);
-
-    /// @notice The admin changed.
-    event AdminChanged(address indexed admin);
-
-    /// @notice The guardian paused requests and settlements.
-    event Paused(address indexed guardian);
-
-    /// @notice The admin unpaused.
-    event Unpaused(address indexed admin);
-
-    /// @notice An admin call was scheduled; it is executable from `readyAt` to `expiresAt`.
-    event OperationScheduled(bytes32 indexed operationId, bytes call, bytes32 salt, uint64 readyAt, uint64 expiresAt);
-
-    /// @notice A scheduled admin call was executed.
-    event OperationExecuted(bytes32 indexed operationId);
-
-    /// @notice A scheduled admin call was cancelled before execution.
-    event OperationCancelled(bytes32 indexed operationId);
 
     // ---------------------------------------------------------------- errors
 
@@ -155,29 +131,11 @@ interface IJobService {
     /// @notice Sending `amountWei` to `to` failed (the receiver reverted).
     error JobPayoutFailed(address to, uint256 amountWei);
 
-    /// @notice `pause`/`unpause` would not change the state (`paused` is the current state).
-    error JobPauseUnchanged(bool paused);
-
-    /// @notice Only the admin may do this.
-    error JobNotAdmin(address caller);
-
-    /// @notice Only the guardian may do this.
-    error JobNotGuardian(address caller);
-
-    /// @notice Only an executed timelock operation (the contract itself) may do this.
-    error JobOnlyTimelock(address caller);
-
     /// @notice The attestation contract must be a deployed contract.
     error JobInvalidAttestation(address attestation);
 
     /// @notice The operator cannot be the zero address.
     error JobInvalidOperator(address operator);
-
-    /// @notice The admin cannot be the zero address.
-    error JobInvalidAdmin(address admin);
-
-    /// @notice The guardian cannot be the zero address.
-    error JobInvalidGuardian(address guardian);
 
     /// @notice The fee must lie within [min, max] wei.
     error JobFeeOutOfRange(uint256 feeWei, uint256 min, uint256 max);
@@ -185,37 +143,10 @@ interface IJobService {
     /// @notice The deadline window must lie within [min, max] seconds.
     error JobInvalidDeadlineWindow(uint64 windowSeconds, uint64 min, uint64 max);
 
-    /// @notice The timelock delay must be at least `min` seconds.
-    error JobInvalidTimelockDelay(uint64 delaySeconds, uint64 min);
-
-    /// @notice Only the setters listed in `schedule`'s documentation can be scheduled.
-    error JobOperationNotAllowed(bytes4 selector);
-
-    /// @notice The operation (same call and salt) is already scheduled or was executed.
-    error JobOperationAlreadyScheduled(bytes32 operationId);
-
-    /// @notice No such operation is scheduled.
-    error JobOperationUnknown(bytes32 operationId);
-
-    /// @notice The operation becomes executable only at `readyAt`.
-    error JobOperationNotReady(bytes32 operationId, uint64 readyAt, uint256 timestamp);
-
-    /// @notice The operation expired at `expiresAt` without being executed.
-    error JobOperationExpired(bytes32 operationId, uint64 expiresAt, uint256 timestamp);
-
-    /// @notice The operation was executed already.
-    error JobOperationAlreadyExecuted(bytes32 operationId);
-
     // ---------------------------------------------------------------- constants
 
     /// @notice Depth the settling base-chain transaction must have by the attested tip (6).
     function CONFIRMATIONS() external view returns (uint256);
-
-    /// @notice Seconds an operation stays executable after it became ready (14 days).
-    function EXECUTION_WINDOW() external view returns (uint64);
-
-    /// @notice The shortest timelock delay a deployment may choose (1 hour).
-    function MIN_TIMELOCK_DELAY() external view returns (uint64);
 
     /// @notice The smallest fee (1 wei: jobs are never free).
     function MIN_FEE() external view returns (uint256);
@@ -282,52 +213,9 @@ interface IJobService {
     /// @notice The account credited with the fees of settled jobs.
     function operator() external view returns (address);
 
-    // ---------------------------------------------------------------- administration
-
-    /// @notice Pauses requests and settlements at once (guardian only). Reverts with
-    /// `JobNotGuardian` or `JobPauseUnchanged`.
-    function pause() external;
-
-    /// @notice Unpauses (admin only). Reverts with `JobNotAdmin` or `JobPauseUnchanged`.
-    function unpause() external;
-
-    /// @notice Whether the service is paused (requests and `settle` refused; refunds, withdrawals,
-    /// reads and the timelock keep working).
-    function paused() external view returns (bool);
-
-    /// @notice Schedules `call` (an ABI-encoded call of one of this contract's timelocked setters:
-    /// `setFee`, `setDeadlineWindow`, `setOperator`, `setGuardian`, `setAdmin`), executable from
-    /// now + `timelockDelay()` for `EXECUTION_WINDOW()` seconds. Admin only. Emits `OperationScheduled`.
-    /// @dev Reverts with `JobNotAdmin`, `JobOperationNotAllowed` or `JobOperationAlreadyScheduled`.
-    /// @param call The setter call.
-    /// @param salt Any value; lets the same call be scheduled again after it ran.
-    /// @return operationId `hashOperation(call, salt)`.
-    function schedule(bytes calldata call, bytes32 salt) external returns (bytes32 operationId);
-
-    /// @notice Runs a scheduled call once it is ready and before it expires (admin only). Emits
-    /// `OperationExecuted`, plus the setter's event; the setter's own errors are passed through.
-    /// @dev Reverts with `JobNotAdmin`, `JobOperationUnknown`, `JobOperationAlreadyExecuted`,
-    /// `JobOperationNotReady` or `JobOperationExpired`.
-    function execute(bytes calldata call, bytes32 salt) external;
-
-    /// @notice Drops a scheduled, not yet executed operation (admin only). Emits `OperationCancelled`.
-    /// @dev Reverts with `JobNotAdmin`, `JobOperationUnknown` or `JobOperationAlreadyExecuted`.
-    function cancel(bytes32 operationId) external;
-
-    /// @notice The id of an operation: keccak256(abi.encode(call, salt)).
-    function hashOperation(bytes calldata call, bytes32 salt) external pure returns (bytes32);
-
-    /// @notice The scheduling state of an operation.
-    function operationOf(bytes32 operationId) external view returns (Operation memory);
-
-    /// @notice Seconds between scheduling and execution (fixed at deployment).
-    function timelockDelay() external view returns (uint64);
-
-    /// @notice Who schedules, executes and cancels operations and unpauses.
-    function admin() external view returns (address);
-
-    /// @notice Who may pause.
-    function guardian() external view returns (address);
+    // ---------------------------------------------------------------- timelocked setters
+    // Each accepts only a call from the contract itself (`TimelockOnlySelf` otherwise), made by
+    // `execute` (IAdminTimelock); `setGuardian` and `setAdmin` are IAdminTimelock's.
 
     /// @notice Sets the fee per job, within [`MIN_FEE`, `MAX_FEE`] (timelock only). Emits `FeeChanged`.
     /// Open jobs keep the fee they escrowed.
@@ -340,10 +228,4 @@ interface IJobService {
     /// @notice Sets the operator for later settlements; the former one keeps what it accrued
     /// (timelock only). Emits `OperatorChanged`.
     function setOperator(address newOperator) external;
-
-    /// @notice Sets the guardian (timelock only). Emits `GuardianChanged`.
-    function setGuardian(address newGuardian) external;
-
-    /// @notice Sets the admin (timelock only). Emits `AdminChanged`.
-    function setAdmin(address newAdmin) external;
 }

@@ -4,18 +4,18 @@ pragma solidity 0.8.28;
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IDogeAttestation} from "../attestation/IDogeAttestation.sol";
 import {IJobService} from "./IJobService.sol";
+import {AdminTimelock} from "../governance/AdminTimelock.sol";
 
 /// @title JobServiceBase
-/// @notice Escrow, settlement by signed receipt, refunds, payouts and the timelocked administration
-/// that DogeInscriber and DogeAnchor share. The specification is `IJobService`; a service adds its
-/// request function, validates its inputs, computes the job's result hash and calls `_openJob`.
-abstract contract JobServiceBase is IJobService, ReentrancyGuard {
+/// @notice Escrow, settlement by signed receipt, refunds, payouts and the timelocked setters that
+/// DogeInscriber and DogeAnchor share (the timelock, roles and pause are `AdminTimelock`'s). The
+/// specification is `IJobService`; a service adds its request function, validates its inputs,
+/// computes the job's result hash and calls `_openJob`.
+/// @dev AdminTimelock comes after ReentrancyGuard so that the guard's status keeps storage slot 0
+/// (addressed with PUSH0 on every refund and withdrawal).
+abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock {
     /// @inheritdoc IJobService
     uint256 public constant CONFIRMATIONS = 6;
-    /// @inheritdoc IJobService
-    uint64 public constant EXECUTION_WINDOW = 14 days;
-    /// @inheritdoc IJobService
-    uint64 public constant MIN_TIMELOCK_DELAY = 1 hours;
     /// @inheritdoc IJobService
     uint256 public constant MIN_FEE = 1;
     /// @inheritdoc IJobService
@@ -47,30 +47,11 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
     uint256 private constant _L1_HEIGHT_OFFSET = 112; // bits: + status (8)
 
     IDogeAttestation private immutable _attestation;
-    uint64 private immutable _timelockDelay;
 
     HotState private _hot;
     OperatorAccount private _operator;
     mapping(bytes32 jobId => Job) private _jobs;
     mapping(address account => uint256 amountWei) private _withdrawableOf;
-    mapping(bytes32 operationId => Operation) private _operations;
-    address private _admin;
-    address private _guardian;
-
-    modifier onlyAdmin() {
-        _checkAdmin();
-        _;
-    }
-
-    modifier onlyGuardian() {
-        _checkGuardian();
-        _;
-    }
-
-    modifier onlyTimelock() {
-        _checkTimelock();
-        _;
-    }
 
     /// @param attestationContract DogeAttestation: checks receipts and supplies the base-chain tip.
     /// @param initialAdmin Schedules and executes changes, unpauses.
@@ -85,15 +66,9 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
         address initialOperator,
         uint64 timelockDelaySeconds,
         uint256 initialFeeWei
-    ) {
+    ) AdminTimelock(initialAdmin, initialGuardian, timelockDelaySeconds) {
         if (address(attestationContract).code.length == 0) revert JobInvalidAttestation(address(attestationContract));
-        if (timelockDelaySeconds < MIN_TIMELOCK_DELAY) {
-            revert JobInvalidTimelockDelay(timelockDelaySeconds, MIN_TIMELOCK_DELAY);
-        }
         _attestation = attestationContract;
-        _timelockDelay = timelockDelaySeconds;
-        _setAdmin(initialAdmin);
-        _setGuardian(initialGuardian);
         _setOperator(initialOperator);
         _setFee(initialFeeWei);
         _setDeadlineWindow(DEFAULT_DEADLINE_WINDOW);
@@ -207,96 +182,8 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
         return _operator.account;
     }
 
-    // ---------------------------------------------------------------- administration
-
-    /// @inheritdoc IJobService
-    function pause() external onlyGuardian {
-        if (_hot.paused) revert JobPauseUnchanged(true);
-        _hot.paused = true;
-        emit Paused(msg.sender);
-    }
-
-    /// @inheritdoc IJobService
-    function unpause() external onlyAdmin {
-        if (!_hot.paused) revert JobPauseUnchanged(false);
-        _hot.paused = false;
-        emit Unpaused(msg.sender);
-    }
-
-    /// @inheritdoc IJobService
-    function paused() external view returns (bool) {
-        return _hot.paused;
-    }
-
-    /// @inheritdoc IJobService
-    function schedule(bytes calldata call, bytes32 salt) external onlyAdmin returns (bytes32 operationId) {
-        bytes4 selector = call.length < 4 ? bytes4(0) : bytes4(call[:4]);
-        if (!_isTimelockedSetter(selector)) revert JobOperationNotAllowed(selector);
-        operationId = hashOperation(call, salt);
-        if (_operations[operationId].readyAt != 0) revert JobOperationAlreadyScheduled(operationId);
-        uint64 readyAt = uint64(block.timestamp) + _timelockDelay;
-        uint64 expiresAt = readyAt + EXECUTION_WINDOW;
-        _operations[operationId] = Operation({readyAt: readyAt, expiresAt: expiresAt, executed: false});
-        emit OperationScheduled(operationId, call, salt, readyAt, expiresAt);
-    }
-
-    /// @inheritdoc IJobService
-    function execute(bytes calldata call, bytes32 salt) external onlyAdmin {
-        bytes32 operationId = hashOperation(call, salt);
-        Operation storage operation = _operations[operationId];
-        Operation memory scheduled = operation;
-        if (scheduled.readyAt == 0) revert JobOperationUnknown(operationId);
-        if (scheduled.executed) revert JobOperationAlreadyExecuted(operationId);
-        if (block.timestamp < scheduled.readyAt) {
-            revert JobOperationNotReady(operationId, scheduled.readyAt, block.timestamp);
-        }
-        if (block.timestamp > scheduled.expiresAt) {
-            revert JobOperationExpired(operationId, scheduled.expiresAt, block.timestamp);
-        }
-        operation.executed = true;
-        emit OperationExecuted(operationId);
-        // The setters accept only calls from this contract (onlyTimelock); their errors pass through.
-        (bool success, bytes memory returned) = address(this).call(call);
-        if (!success) {
-            assembly ("memory-safe") {
-                revert(add(returned, 0x20), mload(returned))
-            }
-        }
-    }
-
-    /// @inheritdoc IJobService
-    function cancel(bytes32 operationId) external onlyAdmin {
-        Operation memory scheduled = _operations[operationId];
-        if (scheduled.readyAt == 0) revert JobOperationUnknown(operationId);
-        if (scheduled.executed) revert JobOperationAlreadyExecuted(operationId);
-        delete _operations[operationId];
-        emit OperationCancelled(operationId);
-    }
-
-    /// @inheritdoc IJobService
-    function hashOperation(bytes calldata call, bytes32 salt) public pure returns (bytes32) {
-        return keccak256(abi.encode(call, salt));
-    }
-
-    /// @inheritdoc IJobService
-    function operationOf(bytes32 operationId) external view returns (Operation memory) {
-        return _operations[operationId];
-    }
-
-    /// @inheritdoc IJobService
-    function timelockDelay() external view returns (uint64) {
-        return _timelockDelay;
-    }
-
-    /// @inheritdoc IJobService
-    function admin() external view returns (address) {
-        return _admin;
-    }
-
-    /// @inheritdoc IJobService
-    function guardian() external view returns (address) {
-        return _guardian;
-    }
+    // ---------------------------------------------------------------- timelocked setters
+    // schedule / execute / cancel, the roles and the pause are AdminTimelock's.
 
     /// @inheritdoc IJobService
     function setFee(uint256 feeWei) external onlyTimelock {
@@ -311,16 +198,6 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
     /// @inheritdoc IJobService
     function setOperator(address newOperator) external onlyTimelock {
         _setOperator(newOperator);
-    }
-
-    /// @inheritdoc IJobService
-    function setGuardian(address newGuardian) external onlyTimelock {
-        _setGuardian(newGuardian);
-    }
-
-    /// @inheritdoc IJobService
-    function setAdmin(address newAdmin) external onlyTimelock {
-        _setAdmin(newAdmin);
     }
 
     // ---------------------------------------------------------------- for the services
@@ -359,10 +236,18 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
         if (!success) revert JobPayoutFailed(to, amountWei);
     }
 
-    function _isTimelockedSetter(bytes4 selector) private pure returns (bool) {
+    function _isTimelockedSetter(bytes4 selector) internal pure override returns (bool) {
         return selector == this.setFee.selector || selector == this.setDeadlineWindow.selector
-            || selector == this.setOperator.selector || selector == this.setGuardian.selector
-            || selector == this.setAdmin.selector;
+            || selector == this.setOperator.selector || super._isTimelockedSetter(selector);
+    }
+
+    /// @dev The flag stays in `_hot`: requests read it with the fee and the job counter.
+    function _paused() internal view override returns (bool) {
+        return _hot.paused;
+    }
+
+    function _setPaused(bool newPaused) internal override {
+        _hot.paused = newPaused;
     }
 
     function _setFee(uint256 feeWei) private {
@@ -387,29 +272,5 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard {
         if (previous.accruedWei != 0) _withdrawableOf[previous.account] += previous.accruedWei;
         _operator = OperatorAccount({account: newOperator, accruedWei: 0});
         emit OperatorChanged(newOperator);
-    }
-
-    function _setGuardian(address newGuardian) private {
-        if (newGuardian == address(0)) revert JobInvalidGuardian(newGuardian);
-        _guardian = newGuardian;
-        emit GuardianChanged(newGuardian);
-    }
-
-    function _setAdmin(address newAdmin) private {
-        if (newAdmin == address(0)) revert JobInvalidAdmin(newAdmin);
-        _admin = newAdmin;
-        emit AdminChanged(newAdmin);
-    }
-
-    function _checkAdmin() private view {
-        if (msg.sender != _admin) revert JobNotAdmin(msg.sender);
-    }
-
-    function _checkGuardian() private view {
-        if (msg.sender != _guardian) revert JobNotGuardian(msg.sender);
-    }
-
-    function _checkTimelock() private view {
-        if (msg.sender != address(this)) revert JobOnlyTimelock(msg.sender);
     }
 }

@@ -52,7 +52,7 @@ describe("contracts/DogeAnchor", () => {
       ]);
     });
 
-    it("reverts with JobInvalidAttestation, JobInvalidTimelockDelay, JobInvalidAdmin, JobInvalidGuardian and JobInvalidOperator", async () => {
+    it("reverts with JobInvalidAttestation, TimelockInvalidDelay, InvalidAdmin, InvalidGuardian and JobInvalidOperator", async () => {
       const { anchor, attestation, admin, guardian, operator } = await loadFixture(deployJobsFixture);
       const factory = await ethers.getContractFactory("DogeAnchor");
       const at = await attestation.getAddress();
@@ -62,11 +62,11 @@ describe("contracts/DogeAnchor", () => {
       await expect(factory.deploy(zero, admin.address, guardian.address, operator.address, TIMELOCK_DELAY))
         .to.be.revertedWithCustomError(anchor, "JobInvalidAttestation").withArgs(zero);
       await expect(factory.deploy(at, admin.address, guardian.address, operator.address, 3_599n))
-        .to.be.revertedWithCustomError(anchor, "JobInvalidTimelockDelay").withArgs(3_599n, 3_600n);
+        .to.be.revertedWithCustomError(anchor, "TimelockInvalidDelay").withArgs(3_599n, 3_600n);
       await expect(factory.deploy(at, zero, guardian.address, operator.address, TIMELOCK_DELAY))
-        .to.be.revertedWithCustomError(anchor, "JobInvalidAdmin").withArgs(zero);
+        .to.be.revertedWithCustomError(anchor, "InvalidAdmin").withArgs(zero);
       await expect(factory.deploy(at, admin.address, zero, operator.address, TIMELOCK_DELAY))
-        .to.be.revertedWithCustomError(anchor, "JobInvalidGuardian").withArgs(zero);
+        .to.be.revertedWithCustomError(anchor, "InvalidGuardian").withArgs(zero);
       await expect(factory.deploy(at, admin.address, guardian.address, zero, TIMELOCK_DELAY))
         .to.be.revertedWithCustomError(anchor, "JobInvalidOperator").withArgs(zero);
     });

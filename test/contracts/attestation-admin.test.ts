@@ -43,33 +43,33 @@ describe("contracts/DogeAttestation administration", () => {
       expect(await (attestation.connect(admin) as Contract).schedule.staticCall(call, SALT)).to.equal(await attestation.hashOperation(call, SALT));
     });
 
-    it("reverts with AttestationNotAdmin for anyone but the admin", async () => {
+    it("reverts with NotAdmin for anyone but the admin", async () => {
       const { attestation, guardian } = await loadFixture(deployAttestationFixture);
       const call = setterCall(attestation, "setRequestDeadlineWindow", [7_200n]);
       await expect((attestation.connect(guardian) as Contract).schedule(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationNotAdmin").withArgs(guardian.address);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
     });
 
-    it("reverts with AttestationOperationNotAllowed for anything but a timelocked setter", async () => {
+    it("reverts with TimelockOperationNotAllowed for anything but a timelocked setter", async () => {
       const { attestation, admin } = await loadFixture(deployAttestationFixture);
       const asAdmin = attestation.connect(admin) as Contract;
       const withdraw = attestation.interface.encodeFunctionData("withdraw", []);
       await expect(asAdmin.schedule(withdraw, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationNotAllowed").withArgs(withdraw.slice(0, 10));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs(withdraw.slice(0, 10));
       const refund = attestation.interface.encodeFunctionData("refund", [ZERO_KEY]);
       await expect(asAdmin.schedule(refund, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationNotAllowed").withArgs(refund.slice(0, 10));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs(refund.slice(0, 10));
       await expect(asAdmin.schedule("0x1234", SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationNotAllowed").withArgs("0x00000000");
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs("0x00000000");
     });
 
-    it("reverts with AttestationOperationAlreadyScheduled for the same call and salt, pending or executed", async () => {
+    it("reverts with TimelockOperationAlreadyScheduled for the same call and salt, pending or executed", async () => {
       const { attestation, admin, call, operationId } = await loadFixture(scheduled);
       const asAdmin = attestation.connect(admin) as Contract;
-      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "AttestationOperationAlreadyScheduled").withArgs(operationId);
+      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled").withArgs(operationId);
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "AttestationOperationAlreadyScheduled").withArgs(operationId);
+      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled").withArgs(operationId);
     });
 
     it("schedules the same call again under another salt after it ran", async () => {
@@ -92,11 +92,11 @@ describe("contracts/DogeAttestation administration", () => {
       expect((await attestation.operationOf(operationId)).executed).to.equal(true);
     });
 
-    it("reverts with AttestationOperationNotReady when executed early", async () => {
+    it("reverts with TimelockOperationNotReady when executed early", async () => {
       const { attestation, admin, call, operationId, readyAt } = await loadFixture(scheduled);
       await time.setNextBlockTimestamp(readyAt - 1n);
       await expect((attestation.connect(admin) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationNotReady").withArgs(operationId, readyAt, readyAt - 1n);
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotReady").withArgs(operationId, readyAt, readyAt - 1n);
     });
 
     it("runs exactly at expiry", async () => {
@@ -105,33 +105,33 @@ describe("contracts/DogeAttestation administration", () => {
       await expect((attestation.connect(admin) as Contract).execute(call, SALT)).to.emit(attestation, "OperationExecuted");
     });
 
-    it("reverts with AttestationOperationExpired when executed after expiry", async () => {
+    it("reverts with TimelockOperationExpired when executed after expiry", async () => {
       const { attestation, admin, call, operationId, expiresAt } = await loadFixture(scheduled);
       await time.setNextBlockTimestamp(expiresAt + 1n);
       await expect((attestation.connect(admin) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationExpired").withArgs(operationId, expiresAt, expiresAt + 1n);
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationExpired").withArgs(operationId, expiresAt, expiresAt + 1n);
     });
 
-    it("reverts with AttestationOperationAlreadyExecuted when executed twice", async () => {
+    it("reverts with TimelockOperationAlreadyExecuted when executed twice", async () => {
       const { attestation, admin, call, operationId } = await loadFixture(scheduled);
       const asAdmin = attestation.connect(admin) as Contract;
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "AttestationOperationAlreadyExecuted").withArgs(operationId);
+      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted").withArgs(operationId);
     });
 
-    it("reverts with AttestationOperationUnknown for a call never scheduled", async () => {
+    it("reverts with TimelockOperationUnknown for a call never scheduled", async () => {
       const { attestation, admin, call } = await loadFixture(scheduled);
       const other = ethers.id("other salt");
       await expect((attestation.connect(admin) as Contract).execute(call, other))
-        .to.be.revertedWithCustomError(attestation, "AttestationOperationUnknown").withArgs(await attestation.hashOperation(call, other));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(await attestation.hashOperation(call, other));
     });
 
-    it("reverts with AttestationNotAdmin for anyone but the admin", async () => {
+    it("reverts with NotAdmin for anyone but the admin", async () => {
       const { attestation, guardian, call } = await loadFixture(scheduled);
       await time.increase(TIMELOCK_DELAY);
       await expect((attestation.connect(guardian) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "AttestationNotAdmin").withArgs(guardian.address);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
     });
 
     it("passes the setters' own errors through", async () => {
@@ -145,8 +145,8 @@ describe("contracts/DogeAttestation administration", () => {
         ["setRequestDeadlineWindow", [299n], "AttestationInvalidDeadlineWindow", [299n, 300n, 604_800n]],
         ["setRequestDeadlineWindow", [604_801n], "AttestationInvalidDeadlineWindow", [604_801n, 300n, 604_800n]],
         ["setTreasury", [zero], "AttestationInvalidTreasury", [zero]],
-        ["setGuardian", [zero], "AttestationInvalidGuardian", [zero]],
-        ["setAdmin", [zero], "AttestationInvalidAdmin", [zero]],
+        ["setGuardian", [zero], "InvalidGuardian", [zero]],
+        ["setAdmin", [zero], "InvalidAdmin", [zero]],
       ];
       for (const [index, [setter, args, error, errorArgs]] of cases.entries()) {
         const call = setterCall(attestation, setter, args);
@@ -166,23 +166,23 @@ describe("contracts/DogeAttestation administration", () => {
       await expect(asAdmin.cancel(operationId)).to.emit(attestation, "OperationCancelled").withArgs(operationId);
       expect((await attestation.operationOf(operationId)).readyAt).to.equal(0n);
       await time.increase(TIMELOCK_DELAY);
-      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "AttestationOperationUnknown").withArgs(operationId);
+      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(operationId);
     });
 
-    it("reverts with AttestationOperationUnknown, AttestationOperationAlreadyExecuted and AttestationNotAdmin", async () => {
+    it("reverts with TimelockOperationUnknown, TimelockOperationAlreadyExecuted and NotAdmin", async () => {
       const { attestation, admin, guardian, call, operationId } = await loadFixture(scheduled);
       const asAdmin = attestation.connect(admin) as Contract;
       await expect((attestation.connect(guardian) as Contract).cancel(operationId))
-        .to.be.revertedWithCustomError(attestation, "AttestationNotAdmin").withArgs(guardian.address);
-      await expect(asAdmin.cancel(ZERO_KEY)).to.be.revertedWithCustomError(attestation, "AttestationOperationUnknown").withArgs(ZERO_KEY);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
+      await expect(asAdmin.cancel(ZERO_KEY)).to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(ZERO_KEY);
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.cancel(operationId)).to.be.revertedWithCustomError(attestation, "AttestationOperationAlreadyExecuted").withArgs(operationId);
+      await expect(asAdmin.cancel(operationId)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted").withArgs(operationId);
     });
   });
 
   describe("timelocked setters", () => {
-    it("revert with AttestationOnlyTimelock when called directly, even by the admin", async () => {
+    it("revert with TimelockOnlySelf when called directly, even by the admin", async () => {
       const { attestation, admin } = await loadFixture(deployAttestationFixture);
       const asAdmin = attestation.connect(admin) as Contract;
       const calls: [string, unknown[]][] = [
@@ -195,7 +195,7 @@ describe("contracts/DogeAttestation administration", () => {
         ["setAdmin", [admin.address]],
       ];
       for (const [name, args] of calls) {
-        await expect(asAdmin[name](...args)).to.be.revertedWithCustomError(attestation, "AttestationOnlyTimelock").withArgs(admin.address);
+        await expect(asAdmin[name](...args)).to.be.revertedWithCustomError(attestation, "TimelockOnlySelf").withArgs(admin.address);
       }
     });
 
@@ -242,9 +242,9 @@ describe("contracts/DogeAttestation administration", () => {
         .to.emit(attestation, "AdminChanged").withArgs(requester.address);
       expect([await attestation.treasury(), await attestation.plugsMarketplace(), await attestation.guardian(), await attestation.admin()])
         .to.deep.equal([stranger.address, requester.address, stranger.address, requester.address]);
-      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "AttestationNotGuardian").withArgs(guardian.address);
+      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "NotGuardian").withArgs(guardian.address);
       await (attestation.connect(stranger) as Contract).pause();
-      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "AttestationNotAdmin").withArgs(admin.address);
+      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(admin.address);
       await (attestation.connect(requester) as Contract).unpause();
     });
   });
@@ -258,13 +258,13 @@ describe("contracts/DogeAttestation administration", () => {
       expect(await attestation.paused()).to.equal(false);
     });
 
-    it("revert with AttestationNotGuardian, AttestationNotAdmin and AttestationPauseUnchanged", async () => {
+    it("revert with NotGuardian, NotAdmin and PauseUnchanged", async () => {
       const { attestation, admin, guardian } = await loadFixture(deployAttestationFixture);
-      await expect((attestation.connect(admin) as Contract).pause()).to.be.revertedWithCustomError(attestation, "AttestationNotGuardian").withArgs(admin.address);
-      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "AttestationPauseUnchanged").withArgs(false);
+      await expect((attestation.connect(admin) as Contract).pause()).to.be.revertedWithCustomError(attestation, "NotGuardian").withArgs(admin.address);
+      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "PauseUnchanged").withArgs(false);
       await (attestation.connect(guardian) as Contract).pause();
-      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "AttestationPauseUnchanged").withArgs(true);
-      await expect((attestation.connect(guardian) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "AttestationNotAdmin").withArgs(guardian.address);
+      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "PauseUnchanged").withArgs(true);
+      await expect((attestation.connect(guardian) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
     });
 
     it("leave the timelock working while paused", async () => {

@@ -57,11 +57,11 @@ describe("contracts/DogeAttestation", () => {
       expect(names.filter((n) => n === "RequestFeeChanged")).to.have.length(9);
     });
 
-    it("reverts with AttestationInvalidTimelockDelay when the delay is under an hour", async () => {
+    it("reverts with TimelockInvalidDelay when the delay is under an hour", async () => {
       const { attestation, admin, guardian, treasury } = await loadFixture(deployAttestationFixture);
       const factory = await ethers.getContractFactory("DogeAttestation");
       await expect(factory.deploy(admin, guardian, treasury, ATTESTERS.map((w) => w.address), 3_599n, ethers.ZeroAddress))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidTimelockDelay").withArgs(3_599n, 3_600n);
+        .to.be.revertedWithCustomError(attestation, "TimelockInvalidDelay").withArgs(3_599n, 3_600n);
     });
 
     it("reverts with AttestationZeroAttester and AttestationDuplicateAttester for a bad first set", async () => {
@@ -74,15 +74,15 @@ describe("contracts/DogeAttestation", () => {
         .to.be.revertedWithCustomError(attestation, "AttestationDuplicateAttester").withArgs(a);
     });
 
-    it("reverts with AttestationInvalidAdmin, AttestationInvalidGuardian and AttestationInvalidTreasury for zero addresses", async () => {
+    it("reverts with InvalidAdmin, InvalidGuardian and AttestationInvalidTreasury for zero addresses", async () => {
       const { attestation, admin, guardian, treasury } = await loadFixture(deployAttestationFixture);
       const factory = await ethers.getContractFactory("DogeAttestation");
       const set = ATTESTERS.map((w) => w.address);
       const zero = ethers.ZeroAddress;
       await expect(factory.deploy(zero, guardian, treasury, set, TIMELOCK_DELAY, zero))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidAdmin").withArgs(zero);
+        .to.be.revertedWithCustomError(attestation, "InvalidAdmin").withArgs(zero);
       await expect(factory.deploy(admin, zero, treasury, set, TIMELOCK_DELAY, zero))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidGuardian").withArgs(zero);
+        .to.be.revertedWithCustomError(attestation, "InvalidGuardian").withArgs(zero);
       await expect(factory.deploy(admin, guardian, zero, set, TIMELOCK_DELAY, zero))
         .to.be.revertedWithCustomError(attestation, "AttestationInvalidTreasury").withArgs(zero);
     });

@@ -35,35 +35,35 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         expect([operation.readyAt, operation.expiresAt, operation.executed]).to.deep.equal([next + TIMELOCK_DELAY, next + TIMELOCK_DELAY + FOURTEEN_DAYS, false]);
       });
 
-      it("reverts with JobNotAdmin for anyone but the admin", async () => {
+      it("reverts with NotAdmin for anyone but the admin", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         await expect((service.connect(fixture.guardian) as Contract).schedule(feeCall(service, 5n), SALT))
-          .to.be.revertedWithCustomError(service, "JobNotAdmin").withArgs(fixture.guardian.address);
+          .to.be.revertedWithCustomError(service, "NotAdmin").withArgs(fixture.guardian.address);
       });
 
-      it("reverts with JobOperationNotAllowed for anything but a timelocked setter", async () => {
+      it("reverts with TimelockOperationNotAllowed for anything but a timelocked setter", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
         const withdraw = service.interface.encodeFunctionData("withdraw", []);
-        await expect(asAdmin.schedule(withdraw, SALT)).to.be.revertedWithCustomError(service, "JobOperationNotAllowed").withArgs(withdraw);
+        await expect(asAdmin.schedule(withdraw, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationNotAllowed").withArgs(withdraw);
         const unpause = service.interface.getFunction("unpause")!.selector;
-        await expect(asAdmin.schedule(unpause, SALT)).to.be.revertedWithCustomError(service, "JobOperationNotAllowed").withArgs(unpause);
-        await expect(asAdmin.schedule("0x1234", SALT)).to.be.revertedWithCustomError(service, "JobOperationNotAllowed").withArgs("0x00000000");
+        await expect(asAdmin.schedule(unpause, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationNotAllowed").withArgs(unpause);
+        await expect(asAdmin.schedule("0x1234", SALT)).to.be.revertedWithCustomError(service, "TimelockOperationNotAllowed").withArgs("0x00000000");
       });
 
-      it("reverts with JobOperationAlreadyScheduled for the same call and salt, pending or executed, and takes another salt", async () => {
+      it("reverts with TimelockOperationAlreadyScheduled for the same call and salt, pending or executed, and takes another salt", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
         const call = feeCall(service, 5n);
         const operationId = await service.hashOperation(call, SALT);
         await asAdmin.schedule(call, SALT);
-        await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(service, "JobOperationAlreadyScheduled").withArgs(operationId);
+        await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationAlreadyScheduled").withArgs(operationId);
         await time.increase(TIMELOCK_DELAY);
         await asAdmin.execute(call, SALT);
-        await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(service, "JobOperationAlreadyScheduled").withArgs(operationId);
+        await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationAlreadyScheduled").withArgs(operationId);
         await expect(asAdmin.schedule(call, ethers.id("another salt"))).to.emit(service, "OperationScheduled");
       });
     });
@@ -80,7 +80,7 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         expect((await service.operationOf(await service.hashOperation(call, SALT))).executed).to.equal(true);
       });
 
-      it("reverts with JobOperationNotReady when executed early", async () => {
+      it("reverts with TimelockOperationNotReady when executed early", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
@@ -89,11 +89,11 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         const operation = await service.operationOf(await service.hashOperation(call, SALT));
         await time.setNextBlockTimestamp(operation.readyAt - 1n);
         await expect(asAdmin.execute(call, SALT))
-          .to.be.revertedWithCustomError(service, "JobOperationNotReady")
+          .to.be.revertedWithCustomError(service, "TimelockOperationNotReady")
           .withArgs(await service.hashOperation(call, SALT), operation.readyAt, operation.readyAt - 1n);
       });
 
-      it("runs exactly at expiry and reverts with JobOperationExpired one second later", async () => {
+      it("runs exactly at expiry and reverts with TimelockOperationExpired one second later", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
@@ -106,22 +106,22 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         await expect(asAdmin.execute(onTime, SALT)).to.emit(service, "OperationExecuted");
         await time.setNextBlockTimestamp(expiresAt + 1n);
         await expect(asAdmin.execute(late, SALT))
-          .to.be.revertedWithCustomError(service, "JobOperationExpired")
+          .to.be.revertedWithCustomError(service, "TimelockOperationExpired")
           .withArgs(await service.hashOperation(late, SALT), expiresAt, expiresAt + 1n);
       });
 
-      it("reverts with JobOperationAlreadyExecuted when executed twice, JobOperationUnknown when never scheduled, JobNotAdmin for others", async () => {
+      it("reverts with TimelockOperationAlreadyExecuted when executed twice, TimelockOperationUnknown when never scheduled, NotAdmin for others", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
         const call = feeCall(service, 5n);
         await scheduleAndExecute(service, fixture.admin, call, SALT);
         const operationId = await service.hashOperation(call, SALT);
-        await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(service, "JobOperationAlreadyExecuted").withArgs(operationId);
+        await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationAlreadyExecuted").withArgs(operationId);
         const never = feeCall(service, 7n);
-        await expect(asAdmin.execute(never, SALT)).to.be.revertedWithCustomError(service, "JobOperationUnknown").withArgs(await service.hashOperation(never, SALT));
+        await expect(asAdmin.execute(never, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationUnknown").withArgs(await service.hashOperation(never, SALT));
         await expect((service.connect(fixture.stranger) as Contract).execute(call, SALT))
-          .to.be.revertedWithCustomError(service, "JobNotAdmin").withArgs(fixture.stranger.address);
+          .to.be.revertedWithCustomError(service, "NotAdmin").withArgs(fixture.stranger.address);
       });
 
       it("passes the setters' own errors through", async () => {
@@ -134,8 +134,8 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
           [encode("setDeadlineWindow", [3_599n]), "JobInvalidDeadlineWindow", [3_599n, 3_600n, 7n * ONE_DAY]],
           [encode("setDeadlineWindow", [7n * ONE_DAY + 1n]), "JobInvalidDeadlineWindow", [7n * ONE_DAY + 1n, 3_600n, 7n * ONE_DAY]],
           [encode("setOperator", [ethers.ZeroAddress]), "JobInvalidOperator", [ethers.ZeroAddress]],
-          [encode("setGuardian", [ethers.ZeroAddress]), "JobInvalidGuardian", [ethers.ZeroAddress]],
-          [encode("setAdmin", [ethers.ZeroAddress]), "JobInvalidAdmin", [ethers.ZeroAddress]],
+          [encode("setGuardian", [ethers.ZeroAddress]), "InvalidGuardian", [ethers.ZeroAddress]],
+          [encode("setAdmin", [ethers.ZeroAddress]), "InvalidAdmin", [ethers.ZeroAddress]],
         ];
         const asAdmin = service.connect(fixture.admin) as Contract;
         for (const [call] of cases) await asAdmin.schedule(call, SALT);
@@ -156,33 +156,33 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         const operationId = await service.hashOperation(call, SALT);
         await expect(asAdmin.cancel(operationId)).to.emit(service, "OperationCancelled").withArgs(operationId);
         await time.increase(TIMELOCK_DELAY);
-        await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(service, "JobOperationUnknown").withArgs(operationId);
+        await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(service, "TimelockOperationUnknown").withArgs(operationId);
         expect((await service.operationOf(operationId)).readyAt).to.equal(0n);
       });
 
-      it("reverts with JobOperationUnknown, JobOperationAlreadyExecuted and JobNotAdmin", async () => {
+      it("reverts with TimelockOperationUnknown, TimelockOperationAlreadyExecuted and NotAdmin", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
         const unknown = ethers.id("unknown operation");
-        await expect(asAdmin.cancel(unknown)).to.be.revertedWithCustomError(service, "JobOperationUnknown").withArgs(unknown);
+        await expect(asAdmin.cancel(unknown)).to.be.revertedWithCustomError(service, "TimelockOperationUnknown").withArgs(unknown);
         const call = feeCall(service, 5n);
         await scheduleAndExecute(service, fixture.admin, call, SALT);
         const operationId = await service.hashOperation(call, SALT);
-        await expect(asAdmin.cancel(operationId)).to.be.revertedWithCustomError(service, "JobOperationAlreadyExecuted").withArgs(operationId);
+        await expect(asAdmin.cancel(operationId)).to.be.revertedWithCustomError(service, "TimelockOperationAlreadyExecuted").withArgs(operationId);
         await expect((service.connect(fixture.guardian) as Contract).cancel(operationId))
-          .to.be.revertedWithCustomError(service, "JobNotAdmin").withArgs(fixture.guardian.address);
+          .to.be.revertedWithCustomError(service, "NotAdmin").withArgs(fixture.guardian.address);
       });
     });
 
     describe("timelocked setters", () => {
-      it("revert with JobOnlyTimelock when called directly, even by the admin", async () => {
+      it("revert with TimelockOnlySelf when called directly, even by the admin", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const asAdmin = service.connect(fixture.admin) as Contract;
         const address = fixture.admin.address;
         const calls = [() => asAdmin.setFee(5n), () => asAdmin.setDeadlineWindow(ONE_DAY), () => asAdmin.setOperator(address), () => asAdmin.setGuardian(address), () => asAdmin.setAdmin(address)];
-        for (const call of calls) await expect(call()).to.be.revertedWithCustomError(service, "JobOnlyTimelock").withArgs(address);
+        for (const call of calls) await expect(call()).to.be.revertedWithCustomError(service, "TimelockOnlySelf").withArgs(address);
       });
 
       it("setFee applies to later requests while open jobs keep and refund the fee they escrowed", async () => {
@@ -217,12 +217,12 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         const { stranger, requester, admin, guardian } = fixture;
         await expect(scheduleAndExecute(service, admin, service.interface.encodeFunctionData("setGuardian", [stranger.address]), SALT))
           .to.emit(service, "GuardianChanged").withArgs(stranger.address);
-        await expect((service.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(service, "JobNotGuardian").withArgs(guardian.address);
+        await expect((service.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(service, "NotGuardian").withArgs(guardian.address);
         await expect((service.connect(stranger) as Contract).pause()).to.emit(service, "Paused").withArgs(stranger.address);
         await expect(scheduleAndExecute(service, admin, service.interface.encodeFunctionData("setAdmin", [requester.address]), SALT))
           .to.emit(service, "AdminChanged").withArgs(requester.address);
         expect(await service.admin()).to.equal(requester.address);
-        await expect((service.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(service, "JobNotAdmin").withArgs(admin.address);
+        await expect((service.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(service, "NotAdmin").withArgs(admin.address);
         await expect((service.connect(requester) as Contract).unpause()).to.emit(service, "Unpaused").withArgs(requester.address);
       });
     });
@@ -238,15 +238,15 @@ for (const name of ["DogeInscriber", "DogeAnchor"] as const) {
         await request(fixture, fixture.requester);
       });
 
-      it("revert with JobNotGuardian, JobNotAdmin and JobPauseUnchanged", async () => {
+      it("revert with NotGuardian, NotAdmin and PauseUnchanged", async () => {
         const fixture = await loadFixture(deployJobsFixture);
         const service = serviceOf(fixture);
         const { admin, guardian } = fixture;
-        await expect((service.connect(admin) as Contract).pause()).to.be.revertedWithCustomError(service, "JobNotGuardian").withArgs(admin.address);
-        await expect((service.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(service, "JobPauseUnchanged").withArgs(false);
+        await expect((service.connect(admin) as Contract).pause()).to.be.revertedWithCustomError(service, "NotGuardian").withArgs(admin.address);
+        await expect((service.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(service, "PauseUnchanged").withArgs(false);
         await (service.connect(guardian) as Contract).pause();
-        await expect((service.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(service, "JobPauseUnchanged").withArgs(true);
-        await expect((service.connect(guardian) as Contract).unpause()).to.be.revertedWithCustomError(service, "JobNotAdmin").withArgs(guardian.address);
+        await expect((service.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(service, "PauseUnchanged").withArgs(true);
+        await expect((service.connect(guardian) as Contract).unpause()).to.be.revertedWithCustomError(service, "NotAdmin").withArgs(guardian.address);
       });
 
       it("leave the timelock working while paused", async () => {

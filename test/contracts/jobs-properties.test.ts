@@ -190,7 +190,7 @@ describe("contracts/DogeInscriber and DogeAnchor properties", () => {
         const { readyAt } = await contract.operationOf(await contract.hashOperation(call, salt));
         await time.setNextBlockTimestamp(readyAt - TIMELOCK_DELAY + 1n + BigInt(waited));
         const outcome = await revertOf(contract, async () => (await asAdmin.execute(call, salt)).wait());
-        expect(outcome?.name).to.equal("JobOperationNotReady");
+        expect(outcome?.name).to.equal("TimelockOperationNotReady");
       }),
       { numRuns: 20 },
     );
