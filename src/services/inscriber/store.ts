@@ -117,19 +117,9 @@ function toJob(r: RawJob): JobRow {
   };
 }
 
-export interface NewJob {
-  id: string;
-  project: string;
-  idempotencyKey: string | null;
-  form: InscriptionForm;
-  contentType: string;
-  action: string | null;
-  body: Uint8Array;
-  recipient: string;
-  envelopeHash: string;
-  feeRateKoinuPerKb: bigint;
-  postageKoinu: bigint;
-}
+/** What a new job is made of: everything its plan is rebuilt from. */
+export type NewJob = Pick<JobRow, "id" | "project" | "idempotencyKey" | "form" | "contentType" | "action" | "body" | "recipient" |
+  "envelopeHash" | "feeRateKoinuPerKb" | "postageKoinu">;
 
 export type JobUpdate = Partial<Pick<JobRow, "status" | "fundingRound" | "commitTxid" | "revealTxids" | "inscriptionId" | "feeKoinu" |
   "confirmedHeight" | "errorCode" | "errorMessage" | "attempts" | "nextAttemptAt">>;
