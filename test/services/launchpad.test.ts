@@ -47,6 +47,7 @@ describe("launchpad API", function () {
           inscribed.push(request);
           return { jobId: `job-${inscribed.length}` };
         },
+        job: async () => { throw new Error("no job is followed in these tests"); },
       },
     });
     server = app.listen(0, "127.0.0.1");

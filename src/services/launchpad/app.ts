@@ -6,11 +6,14 @@
 import express, { NextFunction, Request, Response } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
+import { IndexQueries } from "../../indexer/queries";
+import type { HotWallet } from "../../wallet/hot-wallet";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
+import { MintRecord, MintService, paymentJson } from "./mints";
 import { SessionStore, sessionOf, signingAddress } from "./sessions";
 
 export interface LaunchpadOptions {
@@ -27,8 +30,13 @@ export interface LaunchpadOptions {
   challengeSeconds?: number;
   /** How long a session token lives (default 86,400 s). */
   sessionSeconds?: number;
-  /** When given, a listed collection's LAUNCHPAD_DEPLOY is handed to it; otherwise deploys stay pending. */
+  /**
+   * When given, a listed collection's LAUNCHPAD_DEPLOY and every mint are handed to it
+   * (HttpLaunchpadInscriber); otherwise deploys stay pending and mints answer 503 MINTING_UNAVAILABLE.
+   */
   inscriber?: LaunchpadInscriber;
+  /** The operator's hot wallet that fronts refunds (see mints.ts); without one refunds stay due. */
+  refundWallet?: HotWallet;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler. */
   mount?: (app: express.Express, gate: MemberGate) => void;
@@ -36,7 +44,7 @@ export interface LaunchpadOptions {
 
 export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
-  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex };
+  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService };
 }
 
 type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
@@ -67,6 +75,26 @@ const reservationJson = (r: Reservation, maxSupply: number) => ({
   expires_at: r.expiresAt,
   mint_body: mintBodyJson(r.slug, r.tokenIndex, maxSupply),
 });
+
+const mintJsonOf = (mints: MintService) => (m: MintRecord) => {
+  const payment = m.paymentTxid ? mints.payment(m.paymentTxid) : null;
+  return {
+    slug: m.slug,
+    index: m.tokenIndex,
+    status: m.status,
+    address: m.address,
+    reservation_id: m.reservationId,
+    attempt: m.attempt,
+    inscriber_job_id: m.inscriberJobId,
+    payment_txid: m.paymentTxid,
+    inscription_id: m.inscriptionId,
+    mint_txid: m.mintTxid,
+    error: m.error,
+    payment: payment ? paymentJson(payment) : null,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+};
 
 const membershipJson = (m: Membership) => ({
   slug: m.slug,
@@ -116,10 +144,14 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
   const index = new CollectionIndex(options.indexDb);
   const gate = createMemberGate(sessions, index);
+  const mints = new MintService({
+    db, queries: new IndexQueries(options.indexDb), collections, inscriber: options.inscriber, refundWallet: options.refundWallet, clock, log,
+  });
   const requireSession = sessions.requireSession();
 
   const app = express() as LaunchpadApp;
-  app.launchpad = { gate, sessions, collections, index };
+  app.launchpad = { gate, sessions, collections, index, mints };
+  const mintJson = mintJsonOf(mints);
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.use(express.json({ limit: "16kb" }));
@@ -229,6 +261,30 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     const reservation = collections.liveReservation(collection.slug, session.address);
     if (!reservation) throw notFound("NO_RESERVATION", `${session.address} holds no live reservation on "${collection.slug}"`, { slug: collection.slug, address: session.address });
     res.json(reservationJson(reservation, collection.maxSupply));
+  }));
+
+  // --------------------------------------------------------------------------------- mints
+
+  api.post("/collections/:slug/mint", requireSession, route(async (req, res) => {
+    const session = sessionOf(res);
+    const collection = collectionOr404(slugParam(req.params.slug));
+    const body = v.exactObject(req.body, ["reservation_id", "payment_txid"]);
+    if (typeof body.reservation_id !== "number" || !Number.isSafeInteger(body.reservation_id) || body.reservation_id < 1) {
+      throw badRequest("INVALID_RESERVATION_ID", "reservation_id must be the positive integer the claim answered", { field: "reservation_id" });
+    }
+    const paymentTxid = body.payment_txid === undefined || body.payment_txid === null ? null : v.txid(body.payment_txid, "payment_txid");
+    const { mint, created } = await mints.mint(collection, session.address, body.reservation_id, paymentTxid);
+    res.status(created ? 202 : 200).setHeader("Location", `/api/collections/${mint.slug}/mints/${mint.tokenIndex}`);
+    res.json({ ...mintJson(mint), created });
+  }));
+
+  api.get("/collections/:slug/mints/:index", route((req, res) => {
+    const slug = slugParam(req.params.slug);
+    const raw = req.params.index as string;
+    if (!/^(?:0|[1-9][0-9]{0,6})$/.test(raw)) throw badRequest("INVALID_INDEX", "index must be a decimal token index", { field: "index" });
+    const mint = mints.get(slug, Number(raw));
+    if (!mint) throw notFound("MINT_NOT_FOUND", `no mint of index ${raw} of "${slug}"`, { slug, index: Number(raw) });
+    res.json(mintJson(mint));
   }));
 
   // ---------------------------------------------------------------------------- membership

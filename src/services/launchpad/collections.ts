@@ -46,13 +46,25 @@ export interface LaunchpadInscriptionRequest {
   idempotencyKey: string;
 }
 
+/** An inscriber job as the launchpad follows it (`GET {inscriber_url}/jobs/:id`). */
+export interface InscriberJob {
+  id: string;
+  status: "queued" | "committed" | "revealed" | "confirmed" | "failed";
+  /** Empty until revealed; the first is the reveal carrying the inscription (`<txid>i0`). */
+  revealTxids: string[];
+  inscriptionId: string | null;
+  confirmedHeight: number | null;
+  error: { code: string; message: string } | null;
+}
+
 /**
  * The inscriber as the launchpad needs it: the platform inscription endpoint (`POST /inscribe` of
- * the inscriber with project "launchpad"). The HTTP client is a later part of issue 8; without one
- * deploys stay `pending`.
+ * the inscriber with project "launchpad") and its jobs. HttpLaunchpadInscriber (inscriber-client.ts)
+ * is the real one; without an inscriber deploys stay `pending` and mints are refused.
  */
 export interface LaunchpadInscriber {
   inscribe(request: LaunchpadInscriptionRequest): Promise<{ jobId: string }>;
+  job(jobId: string): Promise<InscriberJob>;
 }
 
 /** The LAUNCHPAD_MINT body for `tokenIndex` of a collection, as JSON (DESIGN.md 4.3). */
@@ -112,8 +124,10 @@ export class CollectionStore {
           SELECT 0 AS c
           UNION ALL SELECT token_index + 1 FROM collection_items WHERE slug = $slug
           UNION ALL SELECT token_index + 1 FROM reservations WHERE slug = $slug AND status = 'active' AND expires_at > $now
+          UNION ALL SELECT token_index + 1 FROM mints WHERE slug = $slug AND status != 'failed'
         ) WHERE c < $max
           AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = c)
+          AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.slug = $slug AND m.token_index = c AND m.status != 'failed')
           AND NOT EXISTS (SELECT 1 FROM reservations r WHERE r.slug = $slug AND r.token_index = c AND r.status = 'active' AND r.expires_at > $now)`),
       liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
       insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status) VALUES (?, ?, ?, ?, ?, 'active')"),

@@ -66,6 +66,48 @@ CREATE TABLE collection_items (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 2,
+    description: "mints (one per index; a failed one may be attempted again) and payments (a txid consumed once)",
+    sql: `
+CREATE TABLE mints (
+  slug TEXT NOT NULL REFERENCES collections (slug),
+  token_index INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  reservation_id INTEGER NOT NULL REFERENCES reservations (id),
+  address TEXT NOT NULL,
+  payment_txid TEXT,
+  status TEXT NOT NULL,
+  inscriber_job_id TEXT,
+  inscription_id TEXT,
+  mint_txid TEXT,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (slug, token_index)
+) WITHOUT ROWID;
+CREATE INDEX mints_open ON mints (status) WHERE status IN ('accepted', 'submitted', 'revealed');
+CREATE TABLE payments (
+  txid TEXT NOT NULL UNIQUE,
+  slug TEXT NOT NULL REFERENCES collections (slug),
+  token_index INTEGER NOT NULL,
+  reservation_id INTEGER NOT NULL REFERENCES reservations (id),
+  address TEXT NOT NULL,
+  payer_address TEXT,
+  received_koinu TEXT NOT NULL,
+  price_koinu TEXT NOT NULL,
+  status TEXT NOT NULL,
+  refund_reason TEXT,
+  refund_koinu TEXT NOT NULL,
+  refund_status TEXT NOT NULL,
+  refund_txid TEXT,
+  refund_error TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (txid)
+) WITHOUT ROWID;
+CREATE INDEX payments_refund_due ON payments (refund_status) WHERE refund_status = 'due';
+`,
+  },
 ];
 
 /** Opens (creating if needed) the launchpad database; ":memory:" for tests. */
