@@ -1,0 +1,341 @@
+/**
+ * The launchpad's mint path end to end on the devnet: the real inscriber (in process, as
+ * test/services/inscriber.test.ts builds it) reached over HTTP by HttpLaunchpadInscriber, payments
+ * made by the claimants' own keys and read back from the index, and refunds sent by the launchpad's
+ * hot wallet. The index is the judge of what landed.
+ */
+import { expect } from "chai";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Server } from "node:http";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { NETWORKS, OP, bytesToHex, compileScript, parseTransactionHex, signMessage } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexQueries } from "../../src/indexer/queries";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";
+import { PlatformInscriber } from "../../src/services/inscriber/platform";
+import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
+import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
+import { HttpLaunchpadInscriber, LaunchpadApp, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
+
+const FEE_RATE = 1_000_000n;
+const POSTAGE = 1_000_000n;
+const LAUNCHPAD_KEY = "ik_test_launchpad_key";
+const PRICE = 5n * KOINU_PER_DOGE;
+const PAID = "paid-pups";
+const FREE = "free-pups";
+const MAX = 10;
+
+interface Answer { status: number; body: any }
+
+describe("launchpad mint path", function () {
+  this.timeout(300_000);
+  let devnet: RunningDevnet;
+  let client: DogecoinRpcClient;
+  let indexer: Indexer;
+  let queries: IndexQueries;
+  let platform: PlatformInscriber;
+  let inscriberServer: Server;
+  let inscriberBase: string;
+  let app: LaunchpadApp;
+  let server: Server;
+  let base: string;
+  let dir: string;
+  let refundWallet: HotWallet;
+  let clockOffset = 0;
+  const creator = newKey();
+  const alice = newKey(); // lists the collections
+  const miner = newKey();
+
+  const call = async (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
+    const response = await fetch(`${base}/api${p}`, {
+      method,
+      headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  const signIn = async (key: TestKey): Promise<string> => {
+    const { challenge } = (await call("GET", `/session/challenge?address=${key.address}`)).body;
+    return (await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+  };
+  const mine = async () => {
+    await devnet.rpc("generatetoaddress", [1, miner.address]);
+    await indexer.syncOnce();
+  };
+  const faucet = async (key: TestKey): Promise<Spendable> => {
+    const { txid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [key.address, 100, false]);
+    return { txid, vout: 0, value: 100n * KOINU_PER_DOGE };
+  };
+
+  /** A payment from `key` to the creator carrying the OP_RETURN `memo`; sent to the devnet's mempool. */
+  async function pay(key: TestKey, coin: Spendable, amountKoinu: bigint, memo: string | null): Promise<string> {
+    const outputs = [{ script: creator.script, value: amountKoinu }];
+    if (memo !== null) outputs.push({ script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n });
+    outputs.push({ script: key.script, value: coin.value - amountKoinu - KOINU_PER_DOGE });
+    const { hex } = spendP2pkh(key, [coin], outputs);
+    return devnet.rpc<string>("sendrawtransaction", [hex]);
+  }
+
+  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 60_000): Promise<T> {
+    const deadline = Date.now() + limitMs;
+    for (;;) {
+      const value = await probe();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Lets the inscriber reveal the job, mines it, and waits until the inscriber calls it confirmed. */
+  async function confirmInscriberJob(id: string): Promise<void> {
+    const job = async () => (await (await fetch(`${inscriberBase}/jobs/${id}`)).json()) as any;
+    await until(`job ${id} revealed`, async () => {
+      const body = await job();
+      if (body.status === "failed") throw new Error(`job ${id} failed: ${JSON.stringify(body.error)}`);
+      return ["revealed", "confirmed"].includes(body.status);
+    });
+    await mine();
+    await platform.checkConfirmations();
+    await until(`job ${id} confirmed`, async () => (await job()).status === "confirmed");
+  }
+
+  /** The refund transaction `txid` (mempool or chain) and what it pays `key`. */
+  async function refundPaid(txid: string, key: TestKey): Promise<bigint> {
+    const parsed = parseTransactionHex(await devnet.rpc<string>("getrawtransaction", [txid, 0]));
+    if (!parsed.ok) throw new Error("the refund does not decode");
+    return parsed.value.outputs.filter((o) => bytesToHex(o.script) === bytesToHex(key.script)).reduce((sum, o) => sum + o.value, 0n);
+  }
+
+  const minted = async (slug: string) => (await call("GET", `/collections/${slug}`)).body.minted as number;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-mint-test-"));
+    devnet = await startDevnet();
+    client = new DogecoinRpcClient({ url: devnet.url });
+    const indexDb = openIndexerDatabase(":memory:");
+    indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    queries = new IndexQueries(indexDb);
+
+    // The inscriber, with its own hot wallet, exactly as the inscriber's tests build it.
+    const inscriberKey = newKey();
+    const inscriberWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")), key: inscriberKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
+    const refundKey = newKey();
+    refundWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "refund-wallet.sqlite")), key: refundKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
+    for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [inscriberKey.address, 100, false]);
+    for (let i = 0; i < 3; i++) await devnet.rpc("devnet_faucet", [refundKey.address, 100, false]);
+    await mine();
+    await inscriberWallet.sync();
+    await refundWallet.sync();
+
+    const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
+    const jobs = new JobStore(db);
+    platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, pollMs: 50 });
+    platform.start();
+    const userSigned = new UserSignedInscriber({
+      db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+      rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+    });
+    const inscriberApp = createInscriberApp({
+      network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)]]),
+      platform, jobs, userSigned, maxPayloadBytes: 16_384, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+    });
+    inscriberServer = inscriberApp.listen(0, "127.0.0.1");
+    await new Promise((resolve) => inscriberServer.once("listening", resolve));
+    inscriberBase = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
+
+    app = createLaunchpadApp({
+      db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
+      clock: () => Math.floor(Date.now() / 1000) + clockOffset,
+      inscriber: new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY }),
+      refundWallet,
+    });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+    // Both collections listed, their deploys inscribed by the inscriber and confirmed.
+    const token = await signIn(alice);
+    for (const [slug, price] of [[PAID, PRICE], [FREE, 0n]] as const) {
+      const listed = await call("POST", "/collections", { token, body: { slug, name: slug, price_koinu: price.toString(), max: MAX, creator_address: creator.address } });
+      expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      expect(listed.body.deploy.status).to.equal("submitted");
+      await confirmInscriberJob(listed.body.deploy.job_id);
+    }
+    await app.launchpad.mints.runOnce();
+    expect((await call("GET", `/collections/${PAID}`)).body.deploy.inscription_id).to.match(/^[0-9a-f]{64}i0$/);
+  });
+
+  after(async () => {
+    await app?.launchpad.mints.stop();
+    await platform?.stop();
+    server?.close();
+    inscriberServer?.close();
+    await devnet?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Claims, mints and follows the inscriber until confirmed; returns the confirmed mint record. */
+  async function mintToConfirmation(token: string, slug: string, reservationId: number, paymentTxid?: string) {
+    const answer = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservationId, ...(paymentTxid ? { payment_txid: paymentTxid } : {}) } });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
+    expect(answer.body.status).to.equal("submitted");
+    expect(answer.body.inscriber_job_id).to.match(/^job_[0-9a-f]{24}$/);
+    expect(answer.body.payment_txid).to.equal(paymentTxid ?? null);
+    await confirmInscriberJob(answer.body.inscriber_job_id);
+    await app.launchpad.mints.runOnce();
+    const record = await call("GET", `/collections/${slug}/mints/${answer.body.index}`);
+    expect(record.status).to.equal(200);
+    expect(record.body.status).to.equal("confirmed");
+    return record.body;
+  }
+
+  function expectMintInIndex(record: any, owner: TestKey, slug: string) {
+    expect(record.inscription_id).to.equal(`${record.mint_txid}i0`);
+    const inscription = queries.inscription(record.inscription_id)!;
+    expect(inscription.ownerAddress).to.equal(owner.address);
+    expect(inscription.action).to.equal("LAUNCHPAD_MINT");
+    const body = queries.inscriptionBody(record.inscription_id)!;
+    expect(body.contentType).to.equal("application/json");
+    expect(new TextDecoder().decode(body.body)).to.equal(JSON.stringify({ p: "service", op: "LAUNCHPAD_MINT", slug, id: String(record.index), max: String(MAX) }));
+  }
+
+  describe("a priced collection", () => {
+    const bob = newKey();
+    const carol = newKey();
+    let bobPayment: string;
+    let carolToken: string;
+    let carolReservation: any;
+    let carolCoin: Spendable;
+
+    it("mints a paid index onto the claimant, the counter going from X to X+1 once, after answering PAYMENT_NOT_FOUND until the payment is indexed", async () => {
+      const token = await signIn(bob);
+      const coin = await faucet(bob);
+      await mine();
+      const claim = await call("POST", `/collections/${PAID}/claim`, { token });
+      expect(claim.status).to.equal(201);
+      bobPayment = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:${claim.body.index}`);
+      const early = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment } });
+      expect(early.status).to.equal(409);
+      expect(early.body.error.code).to.equal("PAYMENT_NOT_FOUND");
+      await mine();
+      const before = await minted(PAID);
+      const record = await mintToConfirmation(token, PAID, claim.body.reservation_id, bobPayment);
+      expect(record.payment).to.include({ txid: bobPayment, status: "accepted", received_koinu: PRICE.toString() });
+      expect(record.payment.refund.status).to.equal("none");
+      expectMintInIndex(record, bob, PAID);
+      expect(await minted(PAID)).to.equal(before + 1);
+      await app.launchpad.mints.runOnce();
+      expect(await minted(PAID)).to.equal(before + 1);
+      expect((await call("GET", `/collections/${PAID}/membership?address=${bob.address}`)).body.member).to.equal(true);
+      // A retry of the same mint answers the same record.
+      const retry = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment } });
+      expect(retry.status).to.equal(200);
+      expect(retry.body).to.include({ created: false, status: "confirmed", inscription_id: record.inscription_id });
+    });
+
+    it("refuses a payment txid already used for another mint with 409 PAYMENT_REUSED", async () => {
+      carolToken = await signIn(carol);
+      carolCoin = await faucet(carol);
+      await mine();
+      carolReservation = (await call("POST", `/collections/${PAID}/claim`, { token: carolToken })).body;
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: bobPayment } });
+      expect(answer.status).to.equal(409);
+      expect(answer.body.error.code).to.equal("PAYMENT_REUSED");
+      expect(answer.body.error.details).to.include({ payment_txid: bobPayment, slug: PAID, index: 0 });
+    });
+
+    it("refuses a payment bound to another index with 422 PAYMENT_NOT_BOUND and consumes nothing", async () => {
+      const coin = await faucet(carol);
+      const txid = await pay(carol, coin, PRICE, `service-launch-mint:${PAID}:0`);
+      await mine();
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      expect(answer.status).to.equal(422);
+      expect(answer.body.error.code).to.equal("PAYMENT_NOT_BOUND");
+      expect(answer.body.error.details.expected_op_return).to.equal(`service-launch-mint:${PAID}:${carolReservation.index}`);
+      expect(app.launchpad.mints.payment(txid)).to.equal(null);
+    });
+
+    it("records an underpayment, answers 422 UNDERPAID and refunds it on chain to the payer", async () => {
+      const amount = 1n * KOINU_PER_DOGE;
+      const txid = await pay(carol, carolCoin, amount, `service-launch-mint:${PAID}:${carolReservation.index}`);
+      await mine();
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      expect(answer.status).to.equal(422);
+      expect(answer.body.error.code).to.equal("UNDERPAID");
+      const payment = answer.body.error.details.payment;
+      expect(payment).to.include({ txid, status: "underpaid", received_koinu: amount.toString(), payer_address: carol.address });
+      expect(payment.refund).to.include({ status: "sent", reason: "UNDERPAID", koinu: amount.toString() });
+      expect(await refundPaid(payment.refund.txid, carol)).to.equal(amount);
+      // Recorded: the same txid again is a reuse, and no second refund is made.
+      const again = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      expect(again.body.error.code).to.equal("PAYMENT_REUSED");
+      expect(refundWallet.txsOf(`launchpad-refund-${txid}`)).to.have.length(1);
+    });
+
+    it("mints an overpaid index and refunds the excess", async () => {
+      const coin = await faucet(carol);
+      const txid = await pay(carol, coin, PRICE + 2n * KOINU_PER_DOGE, `service-launch-mint:${PAID}:${carolReservation.index}`);
+      await mine();
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
+      expect(answer.body.payment.refund).to.include({ status: "sent", reason: "OVERPAID", koinu: (2n * KOINU_PER_DOGE).toString() });
+      expect(await refundPaid(answer.body.payment.refund.txid, carol)).to.equal(2n * KOINU_PER_DOGE);
+      await confirmInscriberJob(answer.body.inscriber_job_id);
+      await app.launchpad.mints.runOnce();
+      expectMintInIndex((await call("GET", `/collections/${PAID}/mints/${carolReservation.index}`)).body, carol, PAID);
+    });
+
+    it("records a payment made after the reservation expired, answers 409 RESERVATION_EXPIRED and refunds it on chain", async () => {
+      const dave = newKey();
+      const token = await signIn(dave);
+      const coin = await faucet(dave);
+      await mine();
+      const claim = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
+      const txid = await pay(dave, coin, PRICE, `service-launch-mint:${PAID}:${claim.index}`);
+      await mine();
+      clockOffset += 601;
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } });
+      expect(answer.status).to.equal(409);
+      expect(answer.body.error.code).to.equal("RESERVATION_EXPIRED");
+      expect(answer.body.error.details.payment).to.include({ status: "late", received_koinu: PRICE.toString() });
+      expect(answer.body.error.details.payment.refund).to.include({ status: "sent", reason: "RESERVATION_EXPIRED", koinu: PRICE.toString() });
+      expect(await refundPaid(answer.body.error.details.payment.refund.txid, dave)).to.equal(PRICE);
+    });
+  });
+
+  describe("an unpriced collection", () => {
+    it("mints from the reservation alone onto the claimant, the counter going from X to X+1", async () => {
+      const erin = newKey();
+      const token = await signIn(erin);
+      const claim = (await call("POST", `/collections/${FREE}/claim`, { token })).body;
+      const withPayment = await call("POST", `/collections/${FREE}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: "00".repeat(32) } });
+      expect(withPayment.status).to.equal(400);
+      expect(withPayment.body.error.code).to.equal("PAYMENT_NOT_EXPECTED");
+      const before = await minted(FREE);
+      const record = await mintToConfirmation(token, FREE, claim.reservation_id);
+      expect(record.payment).to.equal(null);
+      expectMintInIndex(record, erin, FREE);
+      expect(await minted(FREE)).to.equal(before + 1);
+    });
+
+    it("refuses another claimant's reservation with 404 and an unknown mint with 404", async () => {
+      const frank = newKey();
+      const token = await signIn(frank);
+      const other = await call("POST", `/collections/${FREE}/mint`, { token, body: { reservation_id: 1 } });
+      expect(other.status).to.equal(404);
+      expect(other.body.error.code).to.equal("RESERVATION_NOT_FOUND");
+      expect((await call("GET", `/collections/${FREE}/mints/9`)).body.error.code).to.equal("MINT_NOT_FOUND");
+      expect((await call("POST", `/collections/${FREE}/mint`, { body: { reservation_id: 1 } })).status).to.equal(401);
+    });
+  });
+});
