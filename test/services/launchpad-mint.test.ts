@@ -20,7 +20,8 @@ import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app"
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
-import { HttpLaunchpadInscriber, LaunchpadApp, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HttpLaunchpadInscriber, InscriberCallError, LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -41,6 +42,7 @@ describe("launchpad mint path", function () {
   let devnet: RunningDevnet;
   let client: DogecoinRpcClient;
   let indexer: Indexer;
+  let indexDb: ReturnType<typeof openIndexerDatabase>;
   let queries: IndexQueries;
   let platform: PlatformInscriber;
   let inscriberServer: Server;
@@ -122,7 +124,7 @@ describe("launchpad mint path", function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-mint-test-"));
     devnet = await startDevnet();
     client = new DogecoinRpcClient({ url: devnet.url });
-    const indexDb = openIndexerDatabase(":memory:");
+    indexDb = openIndexerDatabase(":memory:");
     indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
     queries = new IndexQueries(indexDb);
 
@@ -336,6 +338,98 @@ describe("launchpad mint path", function () {
       expect(other.body.error.code).to.equal("RESERVATION_NOT_FOUND");
       expect((await call("GET", `/collections/${FREE}/mints/9`)).body.error.code).to.equal("MINT_NOT_FOUND");
       expect((await call("POST", `/collections/${FREE}/mint`, { body: { reservation_id: 1 } })).status).to.equal(401);
+    });
+  });
+
+  describe("the inscriber client", () => {
+    const request = (recipient: string, key: string): LaunchpadInscriptionRequest => ({
+      project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_MINT",
+      body: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }), recipient, idempotencyKey: key,
+    });
+    const refusal = async (promise: Promise<unknown>) => {
+      try {
+        await promise;
+      } catch (error) {
+        expect(error).to.be.instanceOf(InscriberCallError);
+        return error as InscriberCallError;
+      }
+      throw new Error("expected a refusal");
+    };
+
+    it("sends one job per Idempotency-Key however often the call is retried, and follows it", async () => {
+      const client = new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY });
+      const recipient = newKey().address;
+      const first = await client.inscribe(request(recipient, "client-check-once"));
+      const second = await client.inscribe(request(recipient, "client-check-once"));
+      expect(second.jobId).to.equal(first.jobId);
+      const job = await client.job(first.jobId);
+      expect(job.id).to.equal(first.jobId);
+      expect(job.status).to.be.oneOf(["queued", "committed", "revealed", "confirmed"]);
+      await confirmInscriberJob(first.jobId);
+    });
+
+    it("maps the inscriber's refusals: a wrong key, a bad request, an unknown job and no inscriber at all", async () => {
+      const wrongKey = await refusal(new HttpLaunchpadInscriber({ url: inscriberBase, key: "ik_wrong" }).inscribe(request(newKey().address, "client-check-key")));
+      expect(wrongKey).to.include({ code: "INSCRIBER_UNAUTHORIZED", retryable: false, status: 401, inscriberCode: "INVALID_PROJECT_KEY" });
+      const client = new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY });
+      const bad = await refusal(client.inscribe(request("not-an-address", "client-check-bad")));
+      expect(bad).to.include({ code: "INSCRIBER_REFUSED", retryable: false, status: 400, inscriberCode: "INVALID_ADDRESS" });
+      const unknown = await refusal(client.job("job_000000000000000000000000"));
+      expect(unknown).to.include({ code: "INSCRIBER_JOB_NOT_FOUND", retryable: false, status: 404 });
+      const down = await refusal(new HttpLaunchpadInscriber({ url: "http://127.0.0.1:1", key: LAUNCHPAD_KEY, timeoutMs: 2_000 }).inscribe(request(newKey().address, "client-check-down")));
+      expect(down).to.include({ code: "INSCRIBER_UNREACHABLE", retryable: true });
+    });
+  });
+
+  describe("a failed inscriber job", () => {
+    it("is recorded with its reason, the index is minted again on a new claim, and the payment is refunded on chain", async () => {
+      // A second launchpad over the same index whose inscriber accepts the job and then fails it.
+      const failing = createLaunchpadApp({
+        db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest, refundWallet,
+        inscriber: {
+          inscribe: async (req) => ({ jobId: `job_${req.idempotencyKey.length.toString(16).padStart(24, "0")}` }),
+          job: async (id) => ({ id, status: "failed", revealTxids: [], inscriptionId: null, confirmedHeight: null, error: { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } }),
+        },
+      });
+      const failingServer = failing.listen(0, "127.0.0.1");
+      await new Promise((resolve) => failingServer.once("listening", resolve));
+      const saved = base;
+      base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
+      try {
+        const slug = "failing-pups";
+        const listed = await call("POST", "/collections", { token: await signIn(alice), body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
+        expect(listed.status).to.equal(201);
+        const gina = newKey();
+        const token = await signIn(gina);
+        const coin = await faucet(gina);
+        await mine();
+        const claim = (await call("POST", `/collections/${slug}/claim`, { token })).body;
+        const txid = await pay(gina, coin, PRICE, `service-launch-mint:${slug}:${claim.index}`);
+        await mine();
+        const answer = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } });
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
+        await failing.launchpad.mints.runOnce();
+        const record = (await call("GET", `/collections/${slug}/mints/${claim.index}`)).body;
+        expect(record.status).to.equal("failed");
+        expect(record.error).to.contain("INSUFFICIENT_FUNDS");
+        expect(record.payment).to.include({ status: "mint_failed" });
+        expect(record.payment.refund).to.include({ status: "sent", reason: "MINT_FAILED", koinu: PRICE.toString() });
+        expect(await refundPaid(record.payment.refund.txid, gina)).to.equal(PRICE);
+        expect(await minted(slug)).to.equal(0);
+        expect((await call("GET", `/collections/${slug}`)).body.deploy.error).to.contain("INSUFFICIENT_FUNDS");
+        // The failed index is free again: the next claim gets it and its mint is a second attempt.
+        const again = (await call("POST", `/collections/${slug}/claim`, { token })).body;
+        expect(again.index).to.equal(claim.index);
+        const coin2 = await faucet(gina);
+        const txid2 = await pay(gina, coin2, PRICE, `service-launch-mint:${slug}:${claim.index}`);
+        await mine();
+        const second = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid2 } });
+        expect(second.status, JSON.stringify(second.body)).to.equal(202);
+        expect(second.body.attempt).to.equal(2);
+      } finally {
+        base = saved;
+        failingServer.close();
+      }
     });
   });
 });

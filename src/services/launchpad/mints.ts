@@ -379,6 +379,7 @@ export class MintService {
         try {
           const job = await inscriber.job(jobId);
           if (job.status === "confirmed" && job.inscriptionId) this.s.deployInscribed.run(job.inscriptionId, slug);
+          if (job.status === "failed") this.options.collections.markDeployFailed(slug, `inscriber job ${job.id} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
         } catch (error) {
           this.options.log("launchpad_deploy_follow_failed", { slug, err: (error as Error).message });
         }
