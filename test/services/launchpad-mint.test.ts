@@ -215,16 +215,19 @@ describe("launchpad mint path", function () {
     const bob = newKey();
     const carol = newKey();
     let bobPayment: string;
+    let bobToken: string;
+    let bobReservationId: number;
     let carolToken: string;
     let carolReservation: any;
     let carolCoin: Spendable;
 
     it("mints a paid index onto the claimant, the counter going from X to X+1 once, after answering PAYMENT_NOT_FOUND until the payment is indexed", async () => {
-      const token = await signIn(bob);
+      const token = bobToken = await signIn(bob);
       const coin = await faucet(bob);
       await mine();
       const claim = await call("POST", `/collections/${PAID}/claim`, { token });
       expect(claim.status).to.equal(201);
+      bobReservationId = claim.body.reservation_id;
       bobPayment = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:${claim.body.index}`);
       const early = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment } });
       expect(early.status).to.equal(409);
@@ -254,6 +257,19 @@ describe("launchpad mint path", function () {
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("PAYMENT_REUSED");
       expect(answer.body.error.details).to.include({ payment_txid: bobPayment, slug: PAID, index: 0 });
+    });
+
+    it("records a second payment for a reservation already minted, answers 409 RESERVATION_USED and refunds it on chain", async () => {
+      const coin = await faucet(bob);
+      const txid = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:0`);
+      await mine();
+      const answer = await call("POST", `/collections/${PAID}/mint`, { token: bobToken, body: { reservation_id: bobReservationId, payment_txid: txid } });
+      expect(answer.status).to.equal(409);
+      expect(answer.body.error.code).to.equal("RESERVATION_USED");
+      expect(answer.body.error.details.payment).to.include({ status: "duplicate", received_koinu: PRICE.toString() });
+      expect(answer.body.error.details.payment.refund).to.include({ status: "sent", reason: "RESERVATION_USED" });
+      expect(await refundPaid(answer.body.error.details.payment.refund.txid, bob)).to.equal(PRICE);
+      expect((await call("GET", `/collections/${PAID}/mints/0`)).body.payment_txid).to.equal(bobPayment);
     });
 
     it("refuses a payment bound to another index with 422 PAYMENT_NOT_BOUND and consumes nothing", async () => {

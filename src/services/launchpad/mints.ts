@@ -25,10 +25,10 @@ import { InscriberCallError } from "./inscriber-client";
 export const MINT_PAYMENT_PROTOCOL = "service-launch-mint";
 
 export type MintStatus = "accepted" | "submitted" | "revealed" | "confirmed" | "failed";
-export type PaymentStatus = "accepted" | "underpaid" | "late" | "mint_failed";
+export type PaymentStatus = "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed";
 /** none: nothing owed; due: to be sent (retried by the worker); sent; below_dust: too small to send; failed: cannot be sent (no payer address). */
 export type RefundStatus = "none" | "due" | "sent" | "below_dust" | "failed";
-export type RefundReason = "UNDERPAID" | "RESERVATION_EXPIRED" | "OVERPAID" | "MINT_FAILED";
+export type RefundReason = "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED";
 
 export interface MintRecord {
   slug: string;
@@ -181,12 +181,9 @@ export class MintService {
     }
     const index = reservation.token_index;
     const existing = this.get(slug, index);
-    if (existing && existing.reservationId === reservation.id && existing.status !== "failed") {
-      if (existing.paymentTxid !== paymentTxid) {
-        throw conflict("RESERVATION_USED", `reservation ${reservationId} was already minted with payment ${existing.paymentTxid ?? "(none)"}`, { slug, index, payment_txid: existing.paymentTxid });
-      }
-      return { mint: existing, created: false };
-    }
+    // A retry of a mint already made answers it; a second payment for it is recorded and refunded below.
+    if (existing && existing.reservationId === reservation.id && existing.paymentTxid === paymentTxid) return { mint: existing, created: false };
+    if (reservation.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
     const priced = collection.priceKoinu > 0n;
     if (!priced && paymentTxid !== null) throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: send no payment_txid`, { slug, field: "payment_txid" });
     if (priced && paymentTxid === null) {
@@ -205,7 +202,9 @@ export class MintService {
     const now = this.options.clock();
     const outcome = this.options.db.transaction((): Outcome => {
       const current = this.s.reservation.get(reservationId) as ReservationRow;
-      if (current.status === "minted") return { kind: "already" };
+      const mintNow = this.get(slug, index);
+      if (current.status === "minted" && mintNow?.reservationId === reservationId && mintNow.paymentTxid === paymentTxid) return { kind: "already" };
+      if (current.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
       const live = current.status === "active" && current.expires_at > now;
       if (paymentTxid !== null && payment !== null) {
         if (this.s.payment.get(paymentTxid)) {
@@ -216,6 +215,10 @@ export class MintService {
           txid: paymentTxid, slug, index, reservation: reservationId, address, payer: payment!.payer, received: payment!.received.toString(),
           price: collection.priceKoinu.toString(), status, reason, refund: refundKoinu.toString(), refundStatus: refundKoinu > 0n ? "due" : "none", now,
         });
+        if (current.status === "minted") {
+          insert("duplicate", "RESERVATION_USED", payment.received);
+          return { kind: "refused", paymentTxid, error: (extra) => this.reservationUsed(reservationId, slug, index, extra) };
+        }
         if (!live) {
           insert("late", "RESERVATION_EXPIRED", payment.received);
           return { kind: "refused", paymentTxid, error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${current.expires_at}; the payment is refunded`, { slug, index, expires_at: current.expires_at, ...extra }) };
@@ -249,6 +252,10 @@ export class MintService {
     this.options.log("launchpad_mint_accepted", { slug, index, address, paymentTxid });
     await this.submit(this.get(slug, index)!);
     return { mint: this.get(slug, index)!, created: true };
+  }
+
+  private reservationUsed(reservationId: number, slug: string, index: number, extra: Record<string, unknown>): AppError {
+    return conflict("RESERVATION_USED", `reservation ${reservationId} was already used for a mint of index ${index}; claim again for another`, { slug, index, reservation_id: reservationId, ...extra });
   }
 
   private reused(used: PaymentRecord, txid: string): AppError {
