@@ -313,6 +313,25 @@ describe("launchpad mint path", function () {
       expectMintInIndex((await call("GET", `/collections/${PAID}/mints/${carolReservation.index}`)).body, carol, PAID);
     });
 
+    it("gives concurrent mint calls with the same reservation and payment one mint and one inscriber job", async () => {
+      const harry = newKey();
+      const token = await signIn(harry);
+      const coin = await faucet(harry);
+      await mine();
+      const claim = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
+      const txid = await pay(harry, coin, PRICE, `service-launch-mint:${PAID}:${claim.index}`);
+      await mine();
+      const answers = await Promise.all(Array.from({ length: 5 }, () =>
+        call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } })));
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 200, 200, 200, 202]);
+      const jobs = new Set(answers.map((a) => a.body.inscriber_job_id).filter((id) => id !== null));
+      expect(jobs.size).to.be.at.most(1);
+      await app.launchpad.mints.runOnce();
+      const record = (await call("GET", `/collections/${PAID}/mints/${claim.index}`)).body;
+      expect(record.inscriber_job_id).to.match(/^job_/);
+      expect(record.payment.txid).to.equal(txid);
+    });
+
     it("records a payment made after the reservation expired, answers 409 RESERVATION_EXPIRED and refunds it on chain", async () => {
       const dave = newKey();
       const token = await signIn(dave);
