@@ -337,7 +337,9 @@ export class MintService {
   /**
    * Sends the refund a payment is owed, if any, through the refund wallet: one wallet transaction
    * (owner `launchpad-refund-<txid>`, label `refund`, or `refund-mint-failed` for the rest of an
-   * overpaid payment whose mint then failed), so a repeated call never pays twice.
+   * overpaid payment whose mint then failed), so a repeated call never pays twice. Only when that
+   * transaction failed for good (the wallet says it can never confirm) is another one made, labelled
+   * `<label>-retry-<n>`.
    */
   async refund(paymentTxid: string): Promise<PaymentRecord | null> {
     const payment = this.payment(paymentTxid);
@@ -352,11 +354,16 @@ export class MintService {
       this.s.refundDone.run("failed", "the payment's first input has no address to refund to", paymentTxid);
       return this.payment(paymentTxid);
     }
-    const label = payment.refund.reason === "MINT_FAILED" && payment.refund.txid !== null ? "refund-mint-failed" : "refund";
+    const owner = `launchpad-refund-${paymentTxid}`;
+    const base = payment.refund.reason === "MINT_FAILED" && payment.refund.txid !== null ? "refund-mint-failed" : "refund";
+    // A refund transaction that can never confirm (a conflict) is replaced by a new one under the next label.
+    let label = base;
+    for (let attempt = 2; wallet.txOf(owner, label)?.state === "failed"; attempt++) label = `${base}-retry-${attempt}`;
     try {
-      const funded = wallet.fund(`launchpad-refund-${paymentTxid}`, label, [{ script: addressToOutputScript(payment.payerAddress, wallet.network), value: payment.refund.koinu }]);
+      const funded = wallet.fund(owner, label, [{ script: addressToOutputScript(payment.payerAddress, wallet.network), value: payment.refund.koinu }]);
       this.s.refundTxid.run(funded.txid, paymentTxid);
-      await wallet.broadcast(funded.txid);
+      const sent = await wallet.broadcast(funded.txid);
+      if (sent.state === "failed") throw new Error(`refund transaction ${sent.txid} can never confirm: ${sent.error ?? "conflict"}`);
       this.s.refundDone.run("sent", null, paymentTxid);
       this.options.log("launchpad_refund_sent", { paymentTxid, refundTxid: funded.txid, koinu: payment.refund.koinu.toString(), reason: payment.refund.reason });
     } catch (error) {
