@@ -6,7 +6,7 @@
  * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
  * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
  * attesters each over its own indexer, the attest API (with paid-request fulfilment), and the
- * relayer for inscriber and anchor jobs; later parts (attesters' indexers, attesters, relayer, other
+ * relayer for inscriber and anchor jobs, and the launchpad API (its pages come next); later parts (attesters' indexers, attesters, relayer, other
  * HTTP surfaces) are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
@@ -58,9 +58,11 @@ async function prepareInscriber(): Promise<string[]> {
     keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo"), relayer: addProject(INSCRIBER_PROJECTS, "relayer") };
     fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
-  // The relayer reads its project key from its own 0600 file.
+  // The relayer and the launchpad read their project keys from their own 0600 files.
   fs.mkdirSync(RELAYER_DIR, { recursive: true, mode: 0o700 });
   fs.writeFileSync(RELAYER_INSCRIBER_KEY_FILE, `${keys.relayer}\n`, { mode: 0o600 });
+  fs.mkdirSync(LAUNCHPAD_DIR, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(LAUNCHPAD_INSCRIBER_KEY_FILE, `${keys.launchpad}\n`, { mode: 0o600 });
   await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, INSCRIBER_FUNDING_DOGE, true]);
   return [`hot wallet ${key.address} (funded with ${INSCRIBER_FUNDING_DOGE} DOGE)`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
 }
@@ -141,6 +143,30 @@ function localKeyFile(name: string, account: number): string {
   return file;
 }
 
+const LAUNCHPAD_DIR = path.join(DATA_DIR, "launchpad");
+const LAUNCHPAD_INSCRIBER_KEY_FILE = path.join(LAUNCHPAD_DIR, "inscriber-project.key");
+const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
+
+/** The launchpad's refund wallet (also the demo collections' creator), made once and funded at each start. */
+async function prepareLaunchpad(): Promise<string[]> {
+  const key = fs.existsSync(LAUNCHPAD_WALLET_KEY_FILE)
+    ? loadWalletKey({ keyFile: LAUNCHPAD_WALLET_KEY_FILE, network: NETWORKS.regtest })
+    : generateWalletKeyFile(LAUNCHPAD_WALLET_KEY_FILE, NETWORKS.regtest);
+  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, 200, true]);
+  return [`refund wallet and demo creator ${key.address}; demo collections demo-pups (1 DOGE) and demo-free`];
+}
+
+const LAUNCHPAD: ServiceSpec = {
+  name: "launchpad",
+  entry: "daemons/launchpad/main.ts",
+  args: ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
+    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--wallet-db", path.join(LAUNCHPAD_DIR, "wallet.sqlite"), "--network", "regtest",
+    "--port", process.env.LAUNCHPAD_PORT ?? "3002", "--demo"],
+  ready: /^launchpad {2}(\S+)$/m,
+  prepare: prepareLaunchpad,
+};
+
 const RELAYER_DIR = path.join(DATA_DIR, "relayer");
 const RELAYER_INSCRIBER_KEY_FILE = path.join(RELAYER_DIR, "inscriber-project.key");
 const RELAYER_WALLET_KEY_FILE = path.join(RELAYER_DIR, "wallet.wif");
@@ -209,6 +235,7 @@ const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   ...ATTESTER_STAGES.map((service) => ({ service })),
   { service: ATTEST },
   { service: RELAYER },
+  { service: LAUNCHPAD },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];

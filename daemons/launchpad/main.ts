@@ -1,0 +1,137 @@
+/**
+ * The launchpad API daemon: sessions, collections, claims, paid mints through the inscriber,
+ * refunds from the operator's hot wallet, membership from the explorer's index.
+ *
+ *   node --import tsx daemons/launchpad/main.ts --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
+ *        --inscriber-url http://127.0.0.1:3005 --inscriber-key-file data/launchpad/inscriber-project.key \
+ *        --wallet-key-file data/launchpad/wallet.wif [--port 3002] [--demo]
+ *
+ * With --demo it lists two demo collections (one priced, one free) under the wallet's own session
+ * when they are not listed yet. Prints `launchpad  <url>/api` once listening.
+ */
+import http from "node:http";
+import pino from "pino";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { loadDaemonConfig } from "../../src/config/load";
+import { readSecretFile } from "../../src/config/secret-file";
+import { getNetwork, signMessage } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { HttpLaunchpadInscriber, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+
+const SPEC = {
+  db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
+  "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, description: "the explorer indexer's database (read): payments, membership" },
+  "rpc-url": { kind: "url", env: "LAUNCHPAD_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (refund broadcasts)" },
+  "inscriber-url": { kind: "url", env: "LAUNCHPAD_INSCRIBER_URL", required: true, description: "the inscriber service" },
+  "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },
+  "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "file with the refund hot wallet's WIF (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
+  "wallet-db": { kind: "string", env: "LAUNCHPAD_WALLET_DB", default: "data/launchpad/wallet.sqlite", description: "the refund wallet's database" },
+  network: { kind: "string", env: "LAUNCHPAD_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  demo: { kind: "boolean", env: "LAUNCHPAD_DEMO", default: false, description: "list the demo collections when missing" },
+  host: { kind: "string", env: "LAUNCHPAD_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "LAUNCHPAD_PORT", default: 3002, min: 0, max: 65535, description: "listen port" },
+} as const;
+
+/** The demo collections `--demo` lists: one priced (1 DOGE), one free. */
+const DEMO = [
+  { slug: "demo-pups", name: "Demo Pups", price_koinu: "100000000", max: 100 },
+  { slug: "demo-free", name: "Demo Free Bones", price_koinu: "0", max: 50 },
+];
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { ...init, headers: { "Content-Type": "application/json", ...(init.headers ?? {}) } });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Lists the demo collections through the API itself, signed in with the wallet's key. */
+async function listDemo(base: string, key: { address: string; privateKey: Uint8Array }): Promise<string[]> {
+  const missing = [];
+  for (const demo of DEMO) if ((await json(`${base}/collections/${demo.slug}`)).status === 404) missing.push(demo);
+  if (missing.length === 0) return [];
+  const challenge = await json(`${base}/session/challenge?address=${key.address}`);
+  const session = await json(`${base}/session`, {
+    method: "POST", body: JSON.stringify({ address: key.address, challenge: challenge.body.challenge, signature: signMessage(challenge.body.challenge, key.privateKey) }),
+  });
+  if (session.status !== 201) throw new Error(`demo sign-in failed: ${JSON.stringify(session.body)}`);
+  const listed = [];
+  for (const demo of missing) {
+    const answer = await json(`${base}/collections`, {
+      method: "POST", headers: { Authorization: `Bearer ${session.body.token}` }, body: JSON.stringify({ ...demo, creator_address: key.address }),
+    });
+    if (answer.status !== 201) throw new Error(`listing ${demo.slug} failed: ${JSON.stringify(answer.body)}`);
+    listed.push(demo.slug);
+  }
+  return listed;
+}
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("launchpad", SPEC, (values) => { getNetwork(values.network); });
+  const logger = pino({ name: "launchpad", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const network = getNetwork(config.network);
+  const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
+  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
+  const queries = new IndexQueries(indexDb);
+  const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network });
+  const walletDb = openWalletDatabase(config["wallet-db"]);
+  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, new DogecoinRpcClient({ url: config["rpc-url"], logger })), network, log });
+  const db = openLaunchpadDatabase(config.db);
+  const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const app = createLaunchpadApp({
+    db, indexDb, network, inscriber, refundWallet: wallet,
+    log: (event, fields) => logger.info({ event, ...fields }),
+    mount: (root) => {
+      root.get("/health", (_req, res) => {
+        const status = queries.status();
+        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
+        res.status(ok ? 200 : 503).json({ ok, name: "launchpad", refund_wallet: wallet.address, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight });
+      });
+      root.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+    },
+  });
+  wallet.start();
+  app.launchpad.mints.start();
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    const base = `http://${config.host}:${port}/api`;
+    void (async () => {
+      if (config.demo) {
+        try {
+          const listed = await listDemo(base, key);
+          if (listed.length > 0) log("launchpad_demo_listed", { slugs: listed });
+        } catch (error) {
+          logger.error({ event: "launchpad_demo_failed", err: (error as Error).message });
+        }
+      }
+      logger.info({ event: "ready", port, wallet: wallet.address });
+      process.stdout.write(`launchpad  ${base}\n`);
+    })();
+  });
+  const shutdown = async (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    server.close();
+    server.closeAllConnections();
+    await app.launchpad.mints.stop();
+    wallet.stop();
+    db.close();
+    walletDb.close();
+    indexDb.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`launchpad: fatal: ${(error as Error).message}\n`);
+  process.exit(1);
+});
