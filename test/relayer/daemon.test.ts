@@ -19,6 +19,7 @@ import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, call, deployContracts, startAttester } from "../attester/helpers";
+import { until } from "../helpers/wait";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
@@ -69,16 +70,6 @@ describe("relayer daemon", function () {
     "--wallet-key-file": files.walletKey, "--l2-key-file": files.l2Key, "--from-block": String(fromBlock), "--poll-ms": "100", "--retry-max-ms": "1000", "--port": "0",
     ...overrides,
   }).filter((entry): entry is [string, string] => entry[1] !== null).flat();
-
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 30_000): Promise<T> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "relayer-daemon-"));

@@ -39,6 +39,7 @@ import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
+import { until } from "../helpers/wait";
 
 const FEE_RATE = 1_000_000n;
 const POSTAGE = 1_000_000n;
@@ -94,15 +95,6 @@ describe("relayer", function () {
   }
   const tip = () => indexers[3].indexedHeight();
 
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, limitMs = 60_000): Promise<T> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 
   function makeRelayer(afterAction?: (job: RelayerJob, action: RelayerAction) => void): { relayer: Relayer; db: Sqlite } {
     const db = openRelayerDatabase(dbFile);

@@ -31,6 +31,7 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import type { WalletKey } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey } from "../helpers/keys";
+import { until } from "../helpers/wait";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -113,15 +114,6 @@ describe("inscriber", function () {
     await indexer.syncOnce();
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 60_000): Promise<T> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 
   async function jobReaches(id: string, statuses: string[]) {
     return until(`job ${id} to reach ${statuses.join("/")}`, async () => {

@@ -26,6 +26,7 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
+import { until } from "../helpers/wait";
 
 const FEE_RATE = 1_000_000n;
 const POSTAGE = 1_000_000n;
@@ -88,15 +89,6 @@ describe("launchpad mint path", function () {
     return devnet.rpc<string>("sendrawtransaction", [hex]);
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, limitMs = 60_000): Promise<T> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 
   /** Lets the inscriber reveal the job, mines it, and waits until the inscriber calls it confirmed. */
   async function confirmInscriberJob(id: string): Promise<void> {
