@@ -1,7 +1,8 @@
 /**
  * The launchpad API (base path /api; docs/api.md "Launchpad"): wallet sign-in, the collection
  * directory, listing a collection, claims (reservations of the next free index) and membership read
- * from the explorer's index. Writes take a Bearer token from POST /api/session.
+ * from the explorer's index, the live minted counter (server-sent events), payment PSBTs, and the
+ * pages' directory when one is given. Writes take a Bearer token from POST /api/session.
  */
 import express, { NextFunction, Request, Response } from "express";
 import { DogeNetwork } from "../../doge";
@@ -9,12 +10,15 @@ import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
 import type { HotWallet } from "../../wallet/hot-wallet";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
-import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
 import { MintRecord, MintService, paymentJson } from "./mints";
 import { SessionStore, sessionOf, signingAddress } from "./sessions";
+import { MintedFeed } from "./live";
+import { PaymentNode, PaymentPsbtService } from "./payment";
+import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 
 export interface LaunchpadOptions {
   /** The launchpad's own database (openLaunchpadDatabase). */
@@ -37,6 +41,17 @@ export interface LaunchpadOptions {
   inscriber?: LaunchpadInscriber;
   /** The operator's hot wallet that fronts refunds (see mints.ts); without one refunds stay due. */
   refundWallet?: HotWallet;
+  /**
+   * The node, for payment PSBTs: previous transactions (getrawtransaction, -txindex) and whether an
+   * output is unspent counting the mempool (gettxout). Without it payment-psbt answers 503.
+   */
+  node?: PaymentNode;
+  /** Fee rate of payment PSBTs (default RECOMMENDED_FEE_RATE, 0.01 DOGE/kB). */
+  feeRateKoinuPerKb?: bigint;
+  /** The live counter's fallback poll of the database (default 2,000 ms) and its cap on open streams (default 1,000). */
+  events?: { pollMs?: number; maxStreams?: number; heartbeatMs?: number };
+  /** When given, this directory's files are served at `/` (index.html as a directory's page). */
+  webDir?: string;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler. */
   mount?: (app: express.Express, gate: MemberGate) => void;
@@ -44,7 +59,7 @@ export interface LaunchpadOptions {
 
 export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
-  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService };
+  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null };
 }
 
 type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
@@ -144,13 +159,23 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
   const index = new CollectionIndex(options.indexDb);
   const gate = createMemberGate(sessions, index);
+  const feed = new MintedFeed(collections, { pollMs: options.events?.pollMs, maxStreams: options.events?.maxStreams });
+  const heartbeatMs = options.events?.heartbeatMs ?? 15_000;
+  const queries = new IndexQueries(options.indexDb);
   const mints = new MintService({
-    db, queries: new IndexQueries(options.indexDb), collections, inscriber: options.inscriber, refundWallet: options.refundWallet, clock, log,
+    db, queries, collections, inscriber: options.inscriber, refundWallet: options.refundWallet, clock, log, onMinted: (slug) => feed.changed(slug),
   });
+  const payments = options.node
+    ? new PaymentPsbtService({ db, queries, node: options.node, network, feeRateKoinuPerKb: options.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE, clock })
+    : null;
+  const paymentsOr503 = (): PaymentPsbtService => {
+    if (!payments) throw new AppError(503, "PAYMENT_PSBT_UNAVAILABLE", "this launchpad has no node configured; payment PSBTs cannot be built", {});
+    return payments;
+  };
   const requireSession = sessions.requireSession();
 
   const app = express() as LaunchpadApp;
-  app.launchpad = { gate, sessions, collections, index, mints };
+  app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
   const mintJson = mintJsonOf(mints);
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -287,6 +312,57 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     res.json(mintJson(mint));
   }));
 
+  // -------------------------------------------------------------------------- live counter
+
+  api.get("/collections/:slug/events", route((req, res) => {
+    const collection = collectionOr404(slugParam(req.params.slug));
+    if (!feed.hasRoom()) {
+      throw new AppError(503, "TOO_MANY_STREAMS", `this process serves at most ${feed.maxStreams} open event streams; retry later`, { max_streams: feed.maxStreams }, { "Retry-After": "5" });
+    }
+    const send = (count: { minted: number; max: number }) => res.write(`event: minted\ndata: ${JSON.stringify(count)}\n\n`);
+    const { current, unsubscribe } = feed.subscribe(collection.slug, send);
+    const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), heartbeatMs);
+    heartbeat.unref();
+    const close = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    };
+    req.on("close", close);
+    res.on("close", close);
+    res.status(200);
+    res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+    res.setHeader("Connection", "keep-alive");
+    res.setHeader("X-Accel-Buffering", "no");
+    res.flushHeaders();
+    res.write("retry: 2000\n\n");
+    send(current);
+  }));
+
+  // ---------------------------------------------------------------------------- payments
+
+  const reservationId = (value: unknown): number => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+      throw badRequest("INVALID_RESERVATION_ID", "reservation_id must be the positive integer the claim answered", { field: "reservation_id" });
+    }
+    return value;
+  };
+
+  api.post("/collections/:slug/payment-psbt", requireSession, route(async (req, res) => {
+    const session = sessionOf(res);
+    const collection = collectionOr404(slugParam(req.params.slug));
+    const body = v.exactObject(req.body, ["reservation_id", "public_key"]);
+    const id = reservationId(body.reservation_id);
+    res.status(201).json(await paymentsOr503().build(collection, session.address, id, body.public_key));
+  }));
+
+  api.post("/collections/:slug/payment", requireSession, route((req, res) => {
+    const session = sessionOf(res);
+    const collection = collectionOr404(slugParam(req.params.slug));
+    const body = v.exactObject(req.body, ["reservation_id", "psbt"]);
+    const id = reservationId(body.reservation_id);
+    res.json(paymentsOr503().finish(collection, session.address, id, body.psbt));
+  }));
+
   // ---------------------------------------------------------------------------- membership
 
   api.get("/collections/:slug/membership", route((req, res) => {
@@ -300,6 +376,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   app.use("/api", api);
   options.mount?.(app, gate);
+  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

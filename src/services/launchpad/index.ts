@@ -12,3 +12,7 @@ export { HttpLaunchpadInscriber, InscriberCallError } from "./inscriber-client";
 export type { HttpInscriberOptions } from "./inscriber-client";
 export { MINT_PAYMENT_PROTOCOL, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
 export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, RefundReason, RefundStatus } from "./mints";
+export { MintedFeed } from "./live";
+export type { MintedCount, MintedFeedOptions, MintedListener } from "./live";
+export { MAX_PAYMENT_INPUTS, PaymentPsbtService } from "./payment";
+export type { PaymentNode, PaymentPsbtOptions } from "./payment";

@@ -108,6 +108,8 @@ export interface MintServiceOptions {
   refundWallet?: HotWallet;
   clock: () => number;
   log: (event: string, fields: Record<string, unknown>) => void;
+  /** Told after a collection's minted counter grew in this process (the live counter, live.ts). */
+  onMinted?: (slug: string) => void;
 }
 
 type Outcome =
@@ -313,12 +315,12 @@ export class MintService {
     if (job.status === "failed") {
       await this.fail(mint, `inscriber job ${job.id} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
     } else if (job.status === "confirmed") {
-      this.options.db.transaction(() => {
-        if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes === 1) {
-          // The counter: one row per index, inserted once (the primary key holds it).
-          this.s.item.run(mint.slug, mint.tokenIndex, mint.address, mint.reservationId, revealTxid, job.inscriptionId, now);
-        }
+      const counted = this.options.db.transaction(() => {
+        if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1) return false;
+        // The counter: one row per index, inserted once (the primary key holds it).
+        return this.s.item.run(mint.slug, mint.tokenIndex, mint.address, mint.reservationId, revealTxid, job.inscriptionId, now).changes === 1;
       }).immediate();
+      if (counted) this.options.onMinted?.(mint.slug);
       this.options.log("launchpad_mint_confirmed", { slug: mint.slug, index: mint.tokenIndex, inscriptionId: job.inscriptionId });
     } else if (job.status === "revealed" && mint.status === "submitted") {
       this.s.revealed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex);

@@ -108,6 +108,22 @@ CREATE TABLE payments (
 CREATE INDEX payments_refund_due ON payments (refund_status) WHERE refund_status = 'due';
 `,
   },
+  {
+    version: 3,
+    description: "payment PSBTs built for reservations (the unsigned transaction a signed PSBT must match)",
+    sql: `
+CREATE TABLE payment_psbts (
+  reservation_id INTEGER PRIMARY KEY REFERENCES reservations (id),
+  address TEXT NOT NULL,
+  pubkey TEXT NOT NULL,
+  unsigned_tx TEXT NOT NULL,
+  psbt TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  signed_txid TEXT
+);
+`,
+  },
 ];
 
 /** Opens (creating if needed) the launchpad database; ":memory:" for tests. */

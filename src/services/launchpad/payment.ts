@@ -1,0 +1,245 @@
+/**
+ * Payment PSBTs (DESIGN.md 7: the page asks our services to build, the wallet only signs, the
+ * explorer broadcasts). For a claimant's live reservation of a priced collection the launchpad
+ * builds an unsigned PSBT funded from the claimant's confirmed outputs that carry no inscription or
+ * DRC-20 transfer (the index; outputs the node's mempool already spends are skipped), paying exactly
+ * the price to the creator with the OP_RETURN `service-launch-mint:<slug>:<index>` and the change
+ * back to the claimant, at Dogecoin Core 1.14.6 fees. The unsigned transaction is kept; a signed
+ * PSBT is taken only when its unsigned transaction is byte for byte that one, with one low-s
+ * SIGHASH_ALL signature per input by the session's key, and the launchpad finalises the P2PKH
+ * inputs itself. It never broadcasts: the page hands the answer's hex to the explorer.
+ */
+import { Psbt } from "bitcoinjs-lib";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import {
+  DogeNetwork, OP, SIGHASH_ALL, Transaction, TxOutput, addressToOutputScript, bytesToHex, compileScript, decodeAddress, equalBytes, hash160, hexToBytes,
+  legacySighash, p2pkhScriptSig, parseTransactionHex, serializeTransaction, toBitcoinjsNetwork, transactionSize, txidOf,
+} from "../../doge";
+import type { Sqlite } from "../../db/sqlite";
+import type { IndexQueries } from "../../indexer/queries";
+import type { RawTransactionSource } from "../inscriber/user-signed";
+import { SOFT_DUST_LIMIT, dogecoinFee } from "../../wallet";
+import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import type { Collection } from "./collections";
+import { paymentMemo } from "./mints";
+
+/** What payment PSBTs ask the node: the inscriber's interface (getrawtransaction, gettxout with mempool). */
+export type PaymentNode = RawTransactionSource;
+
+/** Input of a P2PKH spend: outpoint, scriptSig of 1 + 73 + 1 + 33 bytes, sequence. */
+const P2PKH_INPUT_BYTES = 32 + 4 + 1 + 108 + 4;
+/** Bytes of a P2PKH output: value, script length, 25-byte script. */
+const P2PKH_OUTPUT_BYTES = 8 + 1 + 25;
+/** A payment spends at most this many of the claimant's outputs. */
+export const MAX_PAYMENT_INPUTS = 50;
+
+export interface PaymentPsbtOptions {
+  db: Sqlite;
+  queries: IndexQueries;
+  node: PaymentNode;
+  network: DogeNetwork;
+  feeRateKoinuPerKb: bigint;
+  /** Unix seconds. */
+  clock: () => number;
+}
+
+interface ReservationRow { id: number; slug: string; token_index: number; address: string; expires_at: number; status: string }
+interface PaymentPsbtRow { reservation_id: number; address: string; pubkey: string; unsigned_tx: string; psbt: string; expires_at: number }
+
+export class PaymentPsbtService {
+  private readonly btcNetwork: ReturnType<typeof toBitcoinjsNetwork>;
+  private readonly s;
+
+  constructor(private readonly options: PaymentPsbtOptions) {
+    this.btcNetwork = toBitcoinjsNetwork(options.network);
+    const p = (sql: string) => options.db.prepare(sql);
+    this.s = {
+      reservation: p("SELECT id, slug, token_index, address, expires_at, status FROM reservations WHERE id = ?"),
+      save: p(`INSERT INTO payment_psbts (reservation_id, address, pubkey, unsigned_tx, psbt, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (reservation_id) DO UPDATE SET address = excluded.address, pubkey = excluded.pubkey, unsigned_tx = excluded.unsigned_tx,
+          psbt = excluded.psbt, created_at = excluded.created_at, expires_at = excluded.expires_at, signed_txid = NULL`),
+      get: p("SELECT reservation_id, address, pubkey, unsigned_tx, psbt, expires_at FROM payment_psbts WHERE reservation_id = ?"),
+      signed: p("UPDATE payment_psbts SET signed_txid = ? WHERE reservation_id = ?"),
+    };
+  }
+
+  /** Builds (or builds again, replacing the kept one) the payment PSBT of `address`'s reservation. */
+  async build(collection: Collection, address: string, reservationId: number, publicKeyHex: unknown) {
+    const pubkey = parsePublicKey(publicKeyHex);
+    const decoded = decodeAddress(address, this.options.network);
+    if (decoded.type !== "pubkeyhash" || !equalBytes(decoded.hash, hash160(pubkey))) {
+      throw badRequest("KEY_ADDRESS_MISMATCH", "public_key is not the key of the session's address", { field: "public_key", address });
+    }
+    const reservation = this.liveReservation(collection, address, reservationId);
+    const ownScript = addressToOutputScript(address, this.options.network);
+    const memo = paymentMemo(collection.slug, reservation.token_index);
+    const fixed: TxOutput[] = [
+      { script: addressToOutputScript(collection.creatorAddress, this.options.network), value: collection.priceKoinu },
+      { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n },
+    ];
+    const { coins, fee, change } = await this.selectCoins(address, fixed);
+    const outputs = change > 0n ? [...fixed, { script: ownScript, value: change }] : fixed;
+    const psbt = new Psbt({ network: this.btcNetwork });
+    psbt.setVersion(1);
+    // Dogecoin fees are far above bitcoinjs' default ceiling in koinu per byte.
+    psbt.setMaximumFeeRate(100_000_000);
+    for (const coin of coins) {
+      psbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: hexToBytes(await this.options.node.rawTransaction(coin.txid)) });
+    }
+    for (const output of outputs) psbt.addOutput({ script: output.script, value: output.value });
+    const unsignedHex = bytesToHex(unsignedBytes(psbt));
+    this.s.save.run(reservation.id, address, bytesToHex(pubkey), unsignedHex, psbt.toBase64(), this.options.clock(), reservation.expires_at);
+    return {
+      reservation_id: reservation.id,
+      index: reservation.token_index,
+      psbt: psbt.toBase64(),
+      fee_koinu: fee.toString(),
+      inputs: coins.map((coin) => ({ txid: coin.txid, vout: coin.vout, value_koinu: coin.value.toString() })),
+      outputs: outputs.map((output, i) => ({
+        index: i,
+        kind: i === 0 ? "price" : i === 1 ? "op_return" : "change",
+        ...(i === 1 ? { op_return: memo } : { address: i === 0 ? collection.creatorAddress : address }),
+        value_koinu: output.value.toString(),
+      })),
+      expires_at: reservation.expires_at,
+    };
+  }
+
+  /** Checks the signed PSBT against the kept one and answers the finalised transaction. */
+  finish(collection: Collection, address: string, reservationId: number, psbtBase64: unknown): { txid: string; hex: string } {
+    const reservation = this.liveReservation(collection, address, reservationId);
+    const kept = this.s.get.get(reservation.id) as PaymentPsbtRow | undefined;
+    if (!kept || kept.address !== address) {
+      throw notFound("PAYMENT_PSBT_NOT_FOUND", `no payment PSBT was built for reservation ${reservationId}; POST payment-psbt first`, { reservation_id: reservationId });
+    }
+    const signed = parsePsbt(psbtBase64, this.btcNetwork);
+    if (bytesToHex(unsignedBytes(signed)) !== kept.unsigned_tx) {
+      throw badRequest("PSBT_MISMATCH", "the PSBT's transaction is not the payment this service built for this reservation", { field: "psbt", reservation_id: reservation.id });
+    }
+    const parsed = parseTransactionHex(kept.unsigned_tx);
+    if (!parsed.ok) throw new Error(`kept payment transaction does not decode: ${parsed.error.message}`);
+    const { version, inputs, outputs, locktime } = parsed.value;
+    const tx: Transaction = { version, inputs: inputs.map((input) => ({ ...input })), outputs, locktime };
+    const pubkey = hexToBytes(kept.pubkey);
+    const ownScript = addressToOutputScript(address, this.options.network);
+    const signatures = tx.inputs.map((_, i) => {
+      const { signature, pubkey: signer } = onlySignature(signed, i);
+      if (!equalBytes(signer, pubkey)) throw badRequest("WRONG_SIGNER", `input ${i} must be signed by the session's key ${kept.pubkey}`, { input: i });
+      checkSignature(tx, i, ownScript, pubkey, signature);
+      return signature;
+    });
+    // Every input is the claimant's P2PKH output (the coins were chosen from the address's outputs).
+    tx.inputs.forEach((input, i) => { input.scriptSig = p2pkhScriptSig(signatures[i], pubkey); });
+    const hex = bytesToHex(serializeTransaction(tx));
+    const txid = txidOf(tx);
+    this.s.signed.run(txid, reservation.id);
+    return { txid, hex };
+  }
+
+  /** `address`'s reservation `reservationId` on `collection`, live and on a priced collection. */
+  private liveReservation(collection: Collection, address: string, reservationId: number): ReservationRow {
+    const { slug } = collection;
+    if (collection.priceKoinu === 0n) throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: there is nothing to pay`, { slug });
+    const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
+    if (!reservation || reservation.slug !== slug || reservation.address !== address) {
+      throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, { slug, reservation_id: reservationId });
+    }
+    if (reservation.status === "minted") {
+      throw conflict("RESERVATION_USED", `reservation ${reservationId} was already used for a mint of index ${reservation.token_index}; claim again for another`, { slug, index: reservation.token_index, reservation_id: reservationId });
+    }
+    if (reservation.status !== "active" || reservation.expires_at <= this.options.clock()) {
+      throw conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${reservation.expires_at}; claim again`, { slug, index: reservation.token_index, expires_at: reservation.expires_at });
+    }
+    return reservation;
+  }
+
+  /** The claimant's confirmed plain outputs (largest first) that pay `fixed` and the fee. */
+  private async selectCoins(address: string, fixed: TxOutput[]) {
+    const candidates: { txid: string; vout: number; value: bigint }[] = [];
+    let after: { height: number; txid: string; vout: number } | null = null;
+    for (;;) {
+      const page = this.options.queries.utxos(address, after, 500);
+      for (const item of page.items) {
+        if (item.inscriptions.length === 0 && item.drc20.length === 0) candidates.push({ txid: item.txid, vout: item.vout, value: item.valueKoinu });
+      }
+      if (page.items.length < 500) break;
+      const last = page.items[page.items.length - 1];
+      after = { height: last.height, txid: last.txid, vout: last.vout };
+    }
+    candidates.sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
+    const rate = this.options.feeRateKoinuPerKb;
+    const fixedTotal = fixed.reduce((sum, output) => sum + output.value, 0n);
+    const baseSize = transactionSize({ version: 1, inputs: [], outputs: fixed, locktime: 0 });
+    const coins: typeof candidates = [];
+    let total = 0n;
+    for (const coin of candidates) {
+      if (coins.length === MAX_PAYMENT_INPUTS) break;
+      if (!(await this.options.node.unspentWithMempool(coin.txid, coin.vout))) continue;
+      coins.push(coin);
+      total += coin.value;
+      const feeWithChange = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2, fixed, rate);
+      const change = total - fixedTotal - feeWithChange;
+      if (change >= SOFT_DUST_LIMIT) return { coins, fee: feeWithChange, change };
+      const feeWithout = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + 2, fixed, rate);
+      // Change below the soft dust limit would cost more fee than it is worth: it goes to the fee.
+      if (total - fixedTotal >= feeWithout) return { coins, fee: total - fixedTotal, change: 0n };
+    }
+    const needed = fixedTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, fixed, rate);
+    const available = candidates.reduce((sum, c) => sum + c.value, 0n);
+    throw new AppError(422, "INSUFFICIENT_FUNDS", `${address} has ${available} koinu in confirmed outputs that carry no inscription; this payment needs at least ${needed}`, {
+      address, needed_koinu: needed.toString(), available_koinu: available.toString(),
+    });
+  }
+}
+
+/** The unsigned transaction a PSBT carries, serialised. */
+function unsignedBytes(psbt: Psbt): Uint8Array {
+  return (psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer();
+}
+
+function parsePublicKey(value: unknown): Uint8Array {
+  if (typeof value !== "string" || !/^(02|03)[0-9a-fA-F]{64}$/.test(value)) {
+    throw badRequest("INVALID_PUBLIC_KEY", "public_key must be a compressed secp256k1 public key (66 hexadecimal characters)", { field: "public_key" });
+  }
+  const bytes = hexToBytes(value);
+  try {
+    secp256k1.Point.fromBytes(bytes);
+  } catch {
+    throw badRequest("INVALID_PUBLIC_KEY", "public_key is not a point on secp256k1", { field: "public_key" });
+  }
+  return bytes;
+}
+
+function parsePsbt(value: unknown, network: ReturnType<typeof toBitcoinjsNetwork>): Psbt {
+  if (typeof value !== "string" || value.length === 0 || value.length > 1_000_000) throw badRequest("INVALID_PSBT", "psbt must be a base64 string", { field: "psbt" });
+  try {
+    return Psbt.fromBase64(value, { network });
+  } catch (error) {
+    throw badRequest("INVALID_PSBT", `psbt does not decode: ${(error as Error).message}`, { field: "psbt" });
+  }
+}
+
+/** The one partial signature of input `index` (a finalised input is refused: the launchpad finalises). */
+function onlySignature(psbt: Psbt, index: number): { signature: Uint8Array; pubkey: Uint8Array } {
+  const input = psbt.data.inputs[index];
+  const partial = input?.partialSig ?? [];
+  if (partial.length !== 1) {
+    throw badRequest("MISSING_SIGNATURE", `input ${index} must carry exactly one partial signature (got ${partial.length}${input?.finalScriptSig ? ", and it is already finalised" : ""})`, { input: index });
+  }
+  return { signature: partial[0].signature, pubkey: partial[0].pubkey };
+}
+
+/** A DER signature with SIGHASH_ALL over input `index`, low-s, by `pubkey`. */
+function checkSignature(tx: Transaction, index: number, scriptCode: Uint8Array, pubkey: Uint8Array, signature: Uint8Array): void {
+  if (signature.length < 9 || signature[signature.length - 1] !== SIGHASH_ALL) {
+    throw badRequest("INVALID_SIGNATURE", `input ${index}: signatures must use SIGHASH_ALL`, { input: index });
+  }
+  const digest = legacySighash(tx, index, scriptCode, SIGHASH_ALL);
+  let ok = false;
+  try {
+    ok = secp256k1.verify(signature.subarray(0, signature.length - 1), digest, pubkey, { prehash: false, format: "der", lowS: true });
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw badRequest("INVALID_SIGNATURE", `input ${index}: the signature does not verify (it must be a low-s DER signature over this transaction)`, { input: index });
+}
