@@ -358,6 +358,17 @@ describe("launchpad pages' server side", function () {
         expect(unknownField.status).to.equal(400);
       });
 
+      it("refuses with 422 MEMO_TOO_LONG a slug whose payment OP_RETURN nodes would not relay", async () => {
+        const slug = "p".repeat(64);
+        const listed = await call("POST", "/collections", { token, body: { slug, name: "long", price_koinu: PRICE.toString(), max: 1, creator_address: creator.address } });
+        expect(listed.status).to.equal(201);
+        const long = await claim(token, slug);
+        const answer = await call("POST", `/collections/${slug}/payment-psbt`, { token, body: { reservation_id: long.reservation_id, public_key: bytesToHex(dave.publicKey) } });
+        expect(answer.status).to.equal(422);
+        expect(answer.body.error.code).to.equal("MEMO_TOO_LONG");
+        expect(answer.body.error.details.bytes).to.equal(`service-launch-mint:${slug}:0`.length);
+      });
+
       it("refuses a reservation that expired with 409 RESERVATION_EXPIRED, for building and for the signed PSBT", async () => {
         const signed = sign(built.psbt, dave);
         clockOffset = 601;

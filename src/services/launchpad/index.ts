@@ -14,5 +14,5 @@ export { MINT_PAYMENT_PROTOCOL, MintService, mintIdempotencyKey, paymentMemo } f
 export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, RefundReason, RefundStatus } from "./mints";
 export { MintedFeed } from "./live";
 export type { MintedCount, MintedFeedOptions, MintedListener } from "./live";
-export { MAX_PAYMENT_INPUTS, PaymentPsbtService } from "./payment";
+export { MAX_OP_RETURN_PAYLOAD_BYTES, MAX_PAYMENT_INPUTS, PaymentPsbtService } from "./payment";
 export type { PaymentNode, PaymentPsbtOptions } from "./payment";

@@ -19,7 +19,7 @@ import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
 import type { RawTransactionSource } from "../inscriber/user-signed";
 import { SOFT_DUST_LIMIT, dogecoinFee } from "../../wallet";
-import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
 import type { Collection } from "./collections";
 import { paymentMemo } from "./mints";
 
@@ -30,6 +30,8 @@ export type PaymentNode = RawTransactionSource;
 const P2PKH_INPUT_BYTES = 32 + 4 + 1 + 108 + 4;
 /** Bytes of a P2PKH output: value, script length, 25-byte script. */
 const P2PKH_OUTPUT_BYTES = 8 + 1 + 25;
+/** Dogecoin Core 1.14.6's relay policy: an OP_RETURN payload of at most 80 bytes (83-byte script). */
+export const MAX_OP_RETURN_PAYLOAD_BYTES = 80;
 /** A payment spends at most this many of the claimant's outputs. */
 export const MAX_PAYMENT_INPUTS = 50;
 
@@ -73,6 +75,13 @@ export class PaymentPsbtService {
     const reservation = this.liveReservation(collection, address, reservationId);
     const ownScript = addressToOutputScript(address, this.options.network);
     const memo = paymentMemo(collection.slug, reservation.token_index);
+    const memoBytes = new TextEncoder().encode(memo).length;
+    if (memoBytes > MAX_OP_RETURN_PAYLOAD_BYTES) {
+      // Nodes would not relay it; the slug is too long for a standard payment memo.
+      throw unprocessable("MEMO_TOO_LONG", `the OP_RETURN "${memo}" is ${memoBytes} bytes; nodes relay at most ${MAX_OP_RETURN_PAYLOAD_BYTES}`, {
+        op_return: memo, bytes: memoBytes, max_bytes: MAX_OP_RETURN_PAYLOAD_BYTES,
+      });
+    }
     const fixed: TxOutput[] = [
       { script: addressToOutputScript(collection.creatorAddress, this.options.network), value: collection.priceKoinu },
       { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n },
