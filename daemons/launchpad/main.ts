@@ -76,13 +76,20 @@ async function main(): Promise<void> {
   const queries = new IndexQueries(indexDb);
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network });
   const walletDb = openWalletDatabase(config["wallet-db"]);
-  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, new DogecoinRpcClient({ url: config["rpc-url"], logger })), network, log });
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
   const db = openLaunchpadDatabase(config.db);
   const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createLaunchpadApp({
     db, indexDb, network, inscriber, refundWallet: wallet,
+    // Payment PSBTs carry each input's previous transaction (dogecoind needs -txindex) and skip
+    // coins the node's mempool already spends.
+    node: {
+      rawTransaction: (txid) => rpc.getRawTransactionHex(txid),
+      unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null,
+    },
     log: (event, fields) => logger.info({ event, ...fields }),
     mount: (root) => {
       root.get("/health", (_req, res) => {
@@ -120,6 +127,7 @@ async function main(): Promise<void> {
     logger.info({ event: "stopping", reason });
     server.close();
     server.closeAllConnections();
+    app.launchpad.feed.close();
     await app.launchpad.mints.stop();
     wallet.stop();
     db.close();

@@ -259,6 +259,17 @@ describe("launchpad API", function () {
       expect(again.body.error).to.deep.equal({ code: "SLUG_TAKEN", message: 'a collection with slug "much-pups" is already listed', details: { slug: "much-pups" } });
     });
 
+    it("refuses a priced collection whose payment memo for its last index would exceed the 80-byte OP_RETURN relay limit", async () => {
+      const long = `p${"x".repeat(50)}`; // "service-launch-mint:" + 51 + ":99" = 74 bytes: fits
+      expect((await listCollection(token, long, 100, { price_koinu: "100000000" })).status).to.equal(201);
+      const longer = `q${"x".repeat(60)}`; // 20 + 61 + 3 = 84 bytes
+      const refused = await listCollection(token, longer, 100, { price_koinu: "100000000" });
+      expect(refused.status).to.equal(400);
+      expect(refused.body.error.code).to.equal("SLUG_TOO_LONG_FOR_PAYMENT");
+      expect(refused.body.error.details).to.deep.include({ memo_bytes: 84, max_bytes: 80 });
+      expect((await listCollection(token, longer, 100)).status).to.equal(201); // unpriced: nothing to pay
+    });
+
     it("refuses a bad slug, name, price, max, creator and unknown fields with 400", async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ slug: "Much-Pups" }, "INVALID_SLUG"],

@@ -14,10 +14,10 @@ import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from ".
 import * as v from "../http/validation";
 import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
-import { MintRecord, MintService, paymentJson } from "./mints";
+import { MintRecord, MintService, paymentJson, paymentMemo } from "./mints";
 import { SessionStore, sessionOf, signingAddress } from "./sessions";
 import { MintedFeed } from "./live";
-import { PaymentNode, PaymentPsbtService } from "./payment";
+import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 
 export interface LaunchpadOptions {
@@ -246,11 +246,20 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   api.post("/collections", requireSession, route(async (req, res) => {
     const session = sessionOf(res);
     const body = v.exactObject(req.body, ["slug", "name", "price_koinu", "max", "creator_address"]);
+    const slug = slugParam(body.slug);
+    const price = priceKoinu(body.price_koinu);
+    const max = maxSupply(body.max);
+    // A priced mint is paid with the OP_RETURN `service-launch-mint:<slug>:<index>`, which nodes
+    // relay only up to 80 bytes: refuse a listing whose last index could not be paid for.
+    const memoBytes = Buffer.byteLength(paymentMemo(slug, max - 1));
+    if (price > 0n && memoBytes > MAX_OP_RETURN_PAYLOAD_BYTES) {
+      throw badRequest("SLUG_TOO_LONG_FOR_PAYMENT", `a priced collection's payment memo for its last index would be ${memoBytes} bytes; nodes relay at most ${MAX_OP_RETURN_PAYLOAD_BYTES}: use a shorter slug`, { field: "slug", memo_bytes: memoBytes, max_bytes: MAX_OP_RETURN_PAYLOAD_BYTES });
+    }
     const collection = collections.create({
-      slug: slugParam(body.slug),
+      slug,
       name: collectionName(body.name),
-      priceKoinu: priceKoinu(body.price_koinu),
-      maxSupply: maxSupply(body.max),
+      priceKoinu: price,
+      maxSupply: max,
       creatorAddress: v.address(body.creator_address, network, "creator_address"),
       listedBy: session.address,
     });
