@@ -360,8 +360,12 @@ describe("launchpad pages' server side", function () {
 
       it("refuses with 422 MEMO_TOO_LONG a slug whose payment OP_RETURN nodes would not relay", async () => {
         const slug = "p".repeat(64);
+        // Listing such a priced collection through the API is refused up front ...
         const listed = await call("POST", "/collections", { token, body: { slug, name: "long", price_koinu: PRICE.toString(), max: 1, creator_address: creator.address } });
-        expect(listed.status).to.equal(201);
+        expect(listed.status).to.equal(400);
+        expect(listed.body.error.code).to.equal("SLUG_TOO_LONG_FOR_PAYMENT");
+        // ... and one in the database from before that rule still cannot be given a payment it could not relay.
+        app.launchpad.collections.create({ slug, name: "long", priceKoinu: PRICE, maxSupply: 1, creatorAddress: creator.address, listedBy: dave.address });
         const long = await claim(token, slug);
         const answer = await call("POST", `/collections/${slug}/payment-psbt`, { token, body: { reservation_id: long.reservation_id, public_key: bytesToHex(dave.publicKey) } });
         expect(answer.status).to.equal(422);
