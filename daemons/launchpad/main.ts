@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     },
   });
   wallet.start();
-  app.launchpad.mints.start();
+  // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.
+  app.launchpad.mints.start(500);
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -118,17 +118,15 @@ export class CollectionStore {
       deployFailed: p("UPDATE collections SET deploy_error = ? WHERE slug = ?"),
       expire: p("UPDATE reservations SET status = 'expired' WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
       liveOf: p("SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?"),
-      // Candidates: 0 and the successor of every taken index; the lowest candidate not taken is the
-      // lowest free index. Each check is an index lookup.
-      nextFree: p(`SELECT MIN(c) AS next FROM (
-          SELECT 0 AS c
-          UNION ALL SELECT token_index + 1 FROM collection_items WHERE slug = $slug
-          UNION ALL SELECT token_index + 1 FROM reservations WHERE slug = $slug AND status = 'active' AND expires_at > $now
-          UNION ALL SELECT token_index + 1 FROM mints WHERE slug = $slug AND status != 'failed'
-        ) WHERE c < $max
-          AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = c)
-          AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.slug = $slug AND m.token_index = c AND m.status != 'failed')
-          AND NOT EXISTS (SELECT 1 FROM reservations r WHERE r.slug = $slug AND r.token_index = c AND r.status = 'active' AND r.expires_at > $now)`),
+      // Whether one index is taken (minted, in a mint that has not failed, or held by a live
+      // reservation): three index lookups.
+      taken: p(`SELECT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = $c)
+          OR EXISTS (SELECT 1 FROM mints m WHERE m.slug = $slug AND m.token_index = $c AND m.status != 'failed')
+          OR EXISTS (SELECT 1 FROM reservations r WHERE r.slug = $slug AND r.token_index = $c AND r.status = 'active' AND r.expires_at > $now) AS taken`),
+      floor: p("SELECT claim_floor AS floor FROM collections WHERE slug = ?"),
+      setFloor: p("UPDATE collections SET claim_floor = ? WHERE slug = ?"),
+      lowerFloor: p("UPDATE collections SET claim_floor = MIN(claim_floor, ?) WHERE slug = ?"),
+      minExpiring: p("SELECT MIN(token_index) AS low FROM reservations WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
       liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
       insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status) VALUES (?, ?, ?, ?, ?, 'active')"),
     };
@@ -169,12 +167,20 @@ export class CollectionStore {
       const now = this.clock();
       const collection = this.get(slug);
       if (!collection) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed`, { slug });
-      // Expired reservations leave the live set (and its unique index) before an index is chosen.
+      // Expired reservations leave the live set (and its unique index) before an index is chosen;
+      // the lowest of them lowers the floor, so a freed index is reused first.
+      const freed = (this.s.minExpiring.get(slug, now) as { low: number | null }).low;
+      if (freed !== null) this.s.lowerFloor.run(freed, slug);
       this.s.expire.run(slug, now);
       const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
       if (live) return { reservation: toReservation(live), created: false };
-      const next = (this.s.nextFree.get({ slug, now, max: collection.maxSupply }) as { next: number | null }).next;
-      if (next === null) {
+      // Every index below the floor is taken (the floor is lowered whenever one is freed), so the
+      // lowest free index is the first one from the floor up that is not taken: a few index
+      // lookups per claim however many are taken, instead of a scan of all of them.
+      let next = (this.s.floor.get(slug) as { floor: number }).floor;
+      while (next < collection.maxSupply && (this.s.taken.get({ slug, c: next, now }) as { taken: number }).taken) next++;
+      this.s.setFloor.run(next, slug);
+      if (next >= collection.maxSupply) {
         const reserved = (this.s.liveCount.get(slug, now) as { n: number }).n;
         throw conflict("SOLD_OUT", `every index of "${slug}" is minted or reserved`, { slug, max: collection.maxSupply, minted: collection.minted, reserved });
       }
@@ -182,6 +188,11 @@ export class CollectionStore {
       const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt).lastInsertRowid);
       return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
     }).immediate();
+  }
+
+  /** Makes `tokenIndex` of `slug` the floor if it is lower (an index freed by a failed mint). */
+  freed(slug: string, tokenIndex: number): void {
+    this.s.lowerFloor.run(tokenIndex, slug);
   }
 
   /** The live reservation of `address` on `slug`, or null. */

@@ -330,6 +330,8 @@ export class MintService {
   private async fail(mint: MintRecord, reason: string): Promise<void> {
     this.options.db.transaction(() => {
       this.s.failed.run(reason, this.options.clock(), mint.slug, mint.tokenIndex);
+      // The index is free again: claims look from it upwards.
+      this.options.collections.freed(mint.slug, mint.tokenIndex);
       if (mint.paymentTxid) this.s.refundAfterFailure.run(mint.paymentTxid);
     }).immediate();
     this.options.log("launchpad_mint_failed", { slug: mint.slug, index: mint.tokenIndex, reason });

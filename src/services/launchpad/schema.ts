@@ -124,6 +124,13 @@ CREATE TABLE payment_psbts (
 );
 `,
   },
+  {
+    version: 4,
+    description: "claim floor: every index below it is taken, so a claim looks for the lowest free index from there",
+    sql: `
+ALTER TABLE collections ADD COLUMN claim_floor INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the launchpad database; ":memory:" for tests. */

@@ -1,0 +1,212 @@
+/**
+ * npm run bench:launchpad:
+ *   1. claims per second on one process: BENCH_CLAIMS (default 5,000) signed-in claimants claim on
+ *      one collection, 64 at a time, over HTTP; then every claimed index is checked to be distinct.
+ *      Target >= 1,000 claims/s with no duplicate index.
+ *   2. a mint's confirmation reaching an open page's counter: on a devnet with the real inscriber,
+ *      BENCH_MINTS (default 5) free mints; the time from the inscriber job turning `confirmed` to
+ *      the `minted` event on an open event stream (the launchpad worker polls every 500 ms, as the
+ *      daemon does). Target within 2 s.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import type { Server } from "node:http";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { NETWORKS, privateKeyToPublicKey, publicKeyToAddress, signMessage } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexQueries } from "../../src/indexer/queries";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";
+import { PlatformInscriber } from "../../src/services/inscriber/platform";
+import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
+import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
+import { HttpLaunchpadInscriber, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { startDevnet } from "../../test/helpers/devnet";
+import { newKey } from "../../test/helpers/keys";
+import { until } from "../../test/helpers/wait";
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
+
+function request(base: string, method: string, p: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/api${p}`, {
+      method, agent,
+      headers: { ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+      });
+    });
+    req.setNoDelay(true);
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function keyPair() {
+  const privateKey = secp256k1.utils.randomSecretKey();
+  return { privateKey, address: publicKeyToAddress(privateKeyToPublicKey(privateKey), NETWORKS.regtest) };
+}
+
+async function signIn(base: string, key: { privateKey: Uint8Array; address: string }): Promise<string> {
+  const { challenge } = (await request(base, "GET", `/session/challenge?address=${key.address}`)).body;
+  const session = await request(base, "POST", "/session", undefined, { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) });
+  if (session.status !== 201) throw new Error(`sign-in failed: ${JSON.stringify(session.body)}`);
+  return session.body.token;
+}
+
+async function pool<T>(count: number, width: number, run: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) {
+      const i = next++;
+      out[i] = await run(i);
+    }
+  }));
+  return out;
+}
+
+async function listen(app: http.RequestListener): Promise<{ server: Server; base: string }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
+async function claimsPerSecond(dir: string): Promise<boolean> {
+  const claims = Number(process.env.BENCH_CLAIMS ?? 5000);
+  const app = createLaunchpadApp({ db: openLaunchpadDatabase(path.join(dir, "claims.sqlite")), indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest });
+  const { server, base } = await listen(app);
+  try {
+    process.stderr.write(`signing in ${claims} claimants...\n`);
+    const keys = Array.from({ length: claims }, keyPair);
+    const tokens = await pool(claims, 32, (i) => signIn(base, keys[i]));
+    const lister = tokens[0];
+    const listed = await request(base, "POST", "/collections", lister, { slug: "bench-claims", name: "Bench", price_koinu: "0", max: 1_000_000, creator_address: keys[0].address });
+    if (listed.status !== 201) throw new Error(`listing failed: ${JSON.stringify(listed.body)}`);
+    const started = performance.now();
+    const answers = await pool(claims, 64, (i) => request(base, "POST", "/collections/bench-claims/claim", tokens[i], {}));
+    const seconds = (performance.now() - started) / 1000;
+    const indices = answers.map((a) => a.body?.index);
+    const refused = answers.filter((a) => a.status !== 201).length;
+    const distinct = new Set(indices).size;
+    const rate = claims / seconds;
+    const ok = rate >= 1000 && refused === 0 && distinct === claims;
+    process.stdout.write(`claims: ${claims} claimants, 64 at a time: ${rate.toFixed(0)} claims/s, ${distinct} distinct indices, ${refused} refused (target >= 1000/s, no duplicate) ${ok ? "ok" : "MISSED"}\n`);
+    return ok;
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
+async function counterLatency(dir: string): Promise<boolean> {
+  const mints = Number(process.env.BENCH_MINTS ?? 5);
+  const devnet = await startDevnet();
+  const client = new DogecoinRpcClient({ url: devnet.url });
+  const indexDb = openIndexerDatabase(":memory:");
+  const indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+  const queries = new IndexQueries(indexDb);
+  const miner = newKey();
+  const mine = async () => {
+    await devnet.rpc("generatetoaddress", [1, miner.address]);
+    await indexer.syncOnce();
+  };
+  const walletKey = newKey();
+  const wallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "wallet.sqlite")), key: walletKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest });
+  for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [walletKey.address, 100, false]);
+  await mine();
+  await wallet.sync();
+  const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
+  const jobs = new JobStore(db);
+  const platform = new PlatformInscriber({ store: jobs, wallet, network: NETWORKS.regtest, postageKoinu: 1_000_000n, feeRateKoinuPerKb: 1_000_000n, pollMs: 50 });
+  platform.start();
+  const inscriber = await listen(createInscriberApp({
+    network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex("ik_bench")]]), platform, jobs, maxPayloadBytes: 16_384,
+    feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
+    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null } }),
+  }));
+  const app = createLaunchpadApp({ db: openLaunchpadDatabase(path.join(dir, "launchpad.sqlite")), indexDb, network: NETWORKS.regtest, inscriber: new HttpLaunchpadInscriber({ url: inscriber.base, key: "ik_bench" }) });
+  const launchpad = await listen(app);
+  app.launchpad.mints.start(500);
+  const confirm = async (jobId: string): Promise<number> => {
+    await until(`job ${jobId} revealed`, () => ["revealed", "confirmed"].includes(jobs.get(jobId)!.status));
+    await mine();
+    await platform.checkConfirmations();
+    await until(`job ${jobId} confirmed`, () => jobs.get(jobId)!.status === "confirmed", 60_000);
+    return performance.now();
+  };
+  try {
+    const lister = keyPair();
+    const token = await signIn(launchpad.base, lister);
+    const listed = await request(launchpad.base, "POST", "/collections", token, { slug: "bench-live", name: "Live", price_koinu: "0", max: 100, creator_address: lister.address });
+    await confirm(listed.body.deploy.job_id);
+    // An open page: the event stream, read as a browser's EventSource would.
+    const events: { minted: number; at: number }[] = [];
+    const stream = await fetch(`${launchpad.base}/api/collections/bench-live/events`);
+    const reader = stream.body!.getReader();
+    void (async () => {
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += Buffer.from(value).toString();
+        for (const match of buffer.matchAll(/event: minted\ndata: (\{[^\n]*\})\n\n/g)) events.push({ minted: JSON.parse(match[1]).minted, at: performance.now() });
+        buffer = buffer.slice(buffer.lastIndexOf("\n\n") + 2);
+      }
+    })();
+    const latencies: number[] = [];
+    for (let i = 0; i < mints; i++) {
+      const claimant = keyPair();
+      const claimantToken = await signIn(launchpad.base, claimant);
+      const reservation = (await request(launchpad.base, "POST", "/collections/bench-live/claim", claimantToken, {})).body;
+      const mint = await request(launchpad.base, "POST", "/collections/bench-live/mint", claimantToken, { reservation_id: reservation.reservation_id });
+      if (mint.status !== 202) throw new Error(`mint failed: ${JSON.stringify(mint.body)}`);
+      const confirmedAt = await confirm(mint.body.inscriber_job_id);
+      const seen = await until(`the counter at ${i + 1}`, () => events.find((e) => e.minted === i + 1), 30_000);
+      latencies.push(seen.at - confirmedAt);
+    }
+    await reader.cancel();
+    latencies.sort((a, b) => a - b);
+    const worst = latencies[latencies.length - 1];
+    const ok = worst < 2000;
+    process.stdout.write(`counter: ${mints} mints, inscriber job confirmed to the open page's event: median ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, max ${worst.toFixed(0)} ms (target within 2000 ms) ${ok ? "ok" : "MISSED"}\n`);
+    return ok;
+  } finally {
+    await app.launchpad.mints.stop();
+    app.launchpad.feed.close();
+    await platform.stop();
+    launchpad.server.close();
+    launchpad.server.closeAllConnections();
+    inscriber.server.close();
+    inscriber.server.closeAllConnections();
+    await devnet.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-launchpad-"));
+  try {
+    const claimsOk = await claimsPerSecond(dir);
+    const counterOk = await counterLatency(dir);
+    process.exitCode = claimsOk && counterOk ? 0 : 1;
+  } finally {
+    agent.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench:launchpad: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
