@@ -14,30 +14,22 @@
  */
 import crypto from "node:crypto";
 import { Psbt, Transaction as BitcoinjsTransaction } from "bitcoinjs-lib";
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  DogeNetwork, SIGHASH_ALL, Transaction, addressToOutputScript, bytesToHex, decodeAddress, equalBytes, hash160, hexToBytes, legacySighash,
-  p2pkhScriptSig, parseTransactionHex, serializeTransaction, toBitcoinjsNetwork, transactionSize, txidOf,
+  DogeNetwork, Transaction, addressToOutputScript, bytesToHex, equalBytes, hash160, hexToBytes, p2pkhScriptSig, parseTransactionHex,
+  serializeTransaction, toBitcoinjsNetwork, txidOf,
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
-import { SOFT_DUST_LIMIT, dogecoinFee } from "../../wallet";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import {
+  RawTransactionSource, checkKeyOfAddress, checkSignature, newDogePsbt, onlySignature, parsePsbt, parsePublicKey, selectUserCoins, unsignedBytes,
+} from "../user-psbt";
 import {
   InscriptionForm, InscriptionPlan, planInscription, planSummary, revealInputScriptSig, revealInputs, revealRedeemScript, unsignedReveal,
 } from "./plan";
 import type { InscriptionInput } from "./request";
 
-/** What the user-signed path asks the node. */
-export interface RawTransactionSource {
-  /** A confirmed transaction's raw bytes (getrawtransaction; needs -txindex on dogecoind). */
-  rawTransaction(txid: string): Promise<string>;
-  /**
-   * Whether an output is still unspent counting the node's mempool (gettxout with mempool): the
-   * index only knows blocks, and a commit already broadcast must not have its coins offered again.
-   */
-  unspentWithMempool(txid: string, vout: number): Promise<boolean>;
-}
+export type { RawTransactionSource };
 
 export interface UserSignedOptions {
   db: Sqlite;
@@ -59,13 +51,6 @@ interface PrepareRow {
   reveal_hexes: string; status: string; created_at: number; expires_at: number;
 }
 
-/** Input of a P2PKH spend: outpoint, scriptSig of 1 + 73 + 1 + 33 bytes, sequence. */
-const P2PKH_INPUT_BYTES = 32 + 4 + 1 + 108 + 4;
-/** Bytes of a P2PKH output: value, script length, 25-byte script. */
-const P2PKH_OUTPUT_BYTES = 8 + 1 + 25;
-/** A commit spends at most this many of the user's outputs. */
-const MAX_COMMIT_INPUTS = 50;
-
 export class UserSignedInscriber {
   private readonly now: () => number;
   private readonly network: ReturnType<typeof toBitcoinjsNetwork>;
@@ -78,15 +63,15 @@ export class UserSignedInscriber {
   /** Step 1: plans the inscription for the user's key and builds the commit PSBT from their outputs. */
   async prepare(address: string, publicKeyHex: string, input: InscriptionInput) {
     const pubkey = parsePublicKey(publicKeyHex);
-    const decoded = decodeAddress(address, this.options.network);
-    if (decoded.type !== "pubkeyhash" || !equalBytes(decoded.hash, hash160(pubkey))) {
-      throw badRequest("KEY_ADDRESS_MISMATCH", "public_key is not the key of address (a P2PKH address of that key is needed)", { field: "public_key" });
-    }
+    checkKeyOfAddress(address, pubkey, this.options.network, "public_key is not the key of address (a P2PKH address of that key is needed)");
     const plan = this.plan({ form: input.form, content: input.content, pubkey, recipient: input.recipient, feeRate: this.options.feeRateKoinuPerKb, postage: this.options.postageKoinu });
     const ownScript = addressToOutputScript(address, this.options.network);
-    const { coins, fee, change } = await this.selectCoins(address, plan);
+    const { coins, fee, change } = await selectUserCoins({
+      queries: this.options.queries, node: this.options.rawTransactions, address, fixed: plan.commitOutputs,
+      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, purpose: "this inscription",
+    });
     const outputs = change > 0n ? [...plan.commitOutputs, { script: ownScript, value: change }] : plan.commitOutputs;
-    const psbt = this.newPsbt();
+    const psbt = newDogePsbt(this.network);
     for (const coin of coins) {
       const raw = hexToBytes(await this.options.rawTransactions.rawTransaction(coin.txid));
       psbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: raw });
@@ -221,56 +206,12 @@ export class UserSignedInscriber {
     const previousHex = k === 0 ? row.commit_hex! : reveals[k - 1];
     const previousTxid = txidOfHex(previousHex);
     const tx = unsignedReveal(plan, k, previousTxid);
-    const psbt = this.newPsbt();
+    const psbt = newDogePsbt(this.network);
     revealInputs(plan, k, previousTxid).forEach((prev, i) => {
       psbt.addInput({ hash: prev.txid, index: prev.vout, nonWitnessUtxo: hexToBytes(previousHex), redeemScript: revealRedeemScript(plan, k, i) });
     });
     for (const output of tx.outputs) psbt.addOutput({ script: output.script, value: output.value });
     return { index: k, psbt: psbt.toBase64() };
-  }
-
-  private newPsbt(): Psbt {
-    const psbt = new Psbt({ network: this.network });
-    psbt.setVersion(1);
-    // Dogecoin fees are far above bitcoinjs' default ceiling in koinu per byte.
-    psbt.setMaximumFeeRate(100_000_000);
-    return psbt;
-  }
-
-  /** The user's confirmed outputs that pay the plan's commit outputs and its fee (largest first). */
-  private async selectCoins(address: string, plan: InscriptionPlan) {
-    const candidates: { txid: string; vout: number; value: bigint }[] = [];
-    let after: { height: number; txid: string; vout: number } | null = null;
-    for (;;) {
-      const page = this.options.queries.utxos(address, after, 500);
-      for (const item of page.items) {
-        if (item.inscriptions.length === 0 && item.drc20.length === 0) candidates.push({ txid: item.txid, vout: item.vout, value: item.valueKoinu });
-      }
-      if (page.items.length < 500) break;
-      const last = page.items[page.items.length - 1];
-      after = { height: last.height, txid: last.txid, vout: last.vout };
-    }
-    candidates.sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
-    const outputsTotal = plan.commitOutputs.reduce((sum, output) => sum + output.value, 0n);
-    const baseSize = transactionSize({ version: 1, inputs: [], outputs: plan.commitOutputs, locktime: 0 });
-    const coins: typeof candidates = [];
-    let total = 0n;
-    for (const coin of candidates) {
-      if (coins.length === MAX_COMMIT_INPUTS) break;
-      if (!(await this.options.rawTransactions.unspentWithMempool(coin.txid, coin.vout))) continue;
-      coins.push(coin);
-      total += coin.value;
-      const sizeWithChange = baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2;
-      const feeWithChange = dogecoinFee(sizeWithChange, plan.commitOutputs, this.options.feeRateKoinuPerKb);
-      const change = total - outputsTotal - feeWithChange;
-      if (change >= SOFT_DUST_LIMIT) return { coins, fee: feeWithChange, change };
-      const feeWithout = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + 2, plan.commitOutputs, this.options.feeRateKoinuPerKb);
-      if (total - outputsTotal >= feeWithout) return { coins, fee: total - outputsTotal, change: 0n };
-    }
-    const needed = outputsTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, plan.commitOutputs, this.options.feeRateKoinuPerKb);
-    throw new AppError(422, "INSUFFICIENT_FUNDS", `${address} has ${candidates.reduce((s, c) => s + c.value, 0n)} koinu in confirmed outputs that carry no inscription; this inscription needs about ${needed}`, {
-      address, needed_koinu: needed.toString(),
-    });
   }
 }
 
@@ -281,37 +222,16 @@ function txidOfHex(hex: string): string {
   return parsed.value.txid;
 }
 
-function parsePublicKey(hex: string): Uint8Array {
-  if (!/^(02|03)[0-9a-fA-F]{64}$/.test(hex)) throw badRequest("INVALID_PUBLIC_KEY", "public_key must be a compressed secp256k1 public key (66 hexadecimal characters)", { field: "public_key" });
-  const bytes = hexToBytes(hex);
-  try {
-    secp256k1.Point.fromBytes(bytes);
-  } catch {
-    throw badRequest("INVALID_PUBLIC_KEY", "public_key is not a point on secp256k1", { field: "public_key" });
-  }
-  return bytes;
-}
-
-function parsePsbt(value: unknown, network: ReturnType<typeof toBitcoinjsNetwork>): Psbt {
-  if (typeof value !== "string" || value.length === 0) throw badRequest("INVALID_PSBT", "psbt must be a base64 string", { field: "psbt" });
-  try {
-    return Psbt.fromBase64(value, { network });
-  } catch (error) {
-    throw badRequest("INVALID_PSBT", `psbt does not decode: ${(error as Error).message}`, { field: "psbt" });
-  }
-}
-
 /** Our own Transaction for a PSBT's unsigned transaction. */
 function ownTransaction(psbt: Psbt): Transaction {
-  const unsigned = (psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer();
-  const parsed = parseTransactionHex(bytesToHex(unsigned));
+  const parsed = parseTransactionHex(bytesToHex(unsignedBytes(psbt)));
   if (!parsed.ok) throw new Error(`stored PSBT does not decode: ${parsed.error.message}`);
   const { version, inputs, outputs, locktime } = parsed.value;
   return { version, inputs: inputs.map((input) => ({ ...input })), outputs, locktime };
 }
 
 function sameUnsignedTransaction(signed: Psbt, expected: Transaction): void {
-  const unsigned = (signed.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer();
+  const unsigned = unsignedBytes(signed);
   const blank = { ...expected, inputs: expected.inputs.map((input) => ({ ...input, scriptSig: new Uint8Array(0) })) };
   if (!equalBytes(unsigned, serializeTransaction(blank))) {
     throw badRequest("PSBT_MISMATCH", "the PSBT's transaction is not the one this service built for this step", { field: "psbt" });
@@ -326,29 +246,4 @@ function prevOutScript(psbt: Psbt, index: number): Uint8Array {
 
 function classifyP2pkh(script: Uint8Array): Uint8Array {
   return script.subarray(3, 23);
-}
-
-/** The one partial signature of input `index` (a finalised input is refused: we finalise ourselves). */
-function onlySignature(psbt: Psbt, index: number): { signature: Uint8Array; pubkey: Uint8Array } {
-  const input = psbt.data.inputs[index];
-  const partial = input?.partialSig ?? [];
-  if (partial.length !== 1) {
-    throw badRequest("MISSING_SIGNATURE", `input ${index} must carry exactly one partial signature (got ${partial.length}${input?.finalScriptSig ? ", and it is already finalised" : ""})`, { input: index });
-  }
-  return { signature: partial[0].signature, pubkey: partial[0].pubkey };
-}
-
-/** A DER signature with SIGHASH_ALL over input `index`, low-s, by `pubkey`. */
-function checkSignature(tx: Transaction, index: number, scriptCode: Uint8Array, pubkey: Uint8Array, signature: Uint8Array): void {
-  if (signature.length < 9 || signature[signature.length - 1] !== SIGHASH_ALL) {
-    throw badRequest("INVALID_SIGNATURE", `input ${index}: signatures must use SIGHASH_ALL`, { input: index });
-  }
-  const digest = legacySighash(tx, index, scriptCode, SIGHASH_ALL);
-  let ok = false;
-  try {
-    ok = secp256k1.verify(signature.subarray(0, signature.length - 1), digest, pubkey, { prehash: false, format: "der", lowS: true });
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw badRequest("INVALID_SIGNATURE", `input ${index}: the signature does not verify (it must be a low-s DER signature over this transaction)`, { input: index });
 }

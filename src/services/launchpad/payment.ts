@@ -9,31 +9,27 @@
  * SIGHASH_ALL signature per input by the session's key, and the launchpad finalises the P2PKH
  * inputs itself. It never broadcasts: the page hands the answer's hex to the explorer.
  */
-import { Psbt } from "bitcoinjs-lib";
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  DogeNetwork, OP, SIGHASH_ALL, Transaction, TxOutput, addressToOutputScript, bytesToHex, compileScript, decodeAddress, equalBytes, hash160, hexToBytes,
-  legacySighash, p2pkhScriptSig, parseTransactionHex, serializeTransaction, toBitcoinjsNetwork, transactionSize, txidOf,
+  DogeNetwork, OP, Transaction, TxOutput, addressToOutputScript, bytesToHex, compileScript, equalBytes, hexToBytes, p2pkhScriptSig,
+  parseTransactionHex, serializeTransaction, toBitcoinjsNetwork, txidOf,
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
-import type { RawTransactionSource } from "../inscriber/user-signed";
-import { SOFT_DUST_LIMIT, dogecoinFee } from "../../wallet";
-import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
+import { badRequest, conflict, notFound, unprocessable } from "../http/errors";
+import {
+  MAX_USER_INPUTS, RawTransactionSource, checkKeyOfAddress, checkSignature, newDogePsbt, onlySignature, parsePsbt, parsePublicKey, selectUserCoins,
+  unsignedBytes,
+} from "../user-psbt";
 import type { Collection } from "./collections";
 import { paymentMemo } from "./mints";
 
 /** What payment PSBTs ask the node: the inscriber's interface (getrawtransaction, gettxout with mempool). */
 export type PaymentNode = RawTransactionSource;
 
-/** Input of a P2PKH spend: outpoint, scriptSig of 1 + 73 + 1 + 33 bytes, sequence. */
-const P2PKH_INPUT_BYTES = 32 + 4 + 1 + 108 + 4;
-/** Bytes of a P2PKH output: value, script length, 25-byte script. */
-const P2PKH_OUTPUT_BYTES = 8 + 1 + 25;
 /** Dogecoin Core 1.14.6's relay policy: an OP_RETURN payload of at most 80 bytes (83-byte script). */
 export const MAX_OP_RETURN_PAYLOAD_BYTES = 80;
 /** A payment spends at most this many of the claimant's outputs. */
-export const MAX_PAYMENT_INPUTS = 50;
+export const MAX_PAYMENT_INPUTS = MAX_USER_INPUTS;
 
 export interface PaymentPsbtOptions {
   db: Sqlite;
@@ -68,10 +64,7 @@ export class PaymentPsbtService {
   /** Builds (or builds again, replacing the kept one) the payment PSBT of `address`'s reservation. */
   async build(collection: Collection, address: string, reservationId: number, publicKeyHex: unknown) {
     const pubkey = parsePublicKey(publicKeyHex);
-    const decoded = decodeAddress(address, this.options.network);
-    if (decoded.type !== "pubkeyhash" || !equalBytes(decoded.hash, hash160(pubkey))) {
-      throw badRequest("KEY_ADDRESS_MISMATCH", "public_key is not the key of the session's address", { field: "public_key", address });
-    }
+    checkKeyOfAddress(address, pubkey, this.options.network, "public_key is not the key of the session's address");
     const reservation = this.liveReservation(collection, address, reservationId);
     const ownScript = addressToOutputScript(address, this.options.network);
     const memo = paymentMemo(collection.slug, reservation.token_index);
@@ -86,12 +79,11 @@ export class PaymentPsbtService {
       { script: addressToOutputScript(collection.creatorAddress, this.options.network), value: collection.priceKoinu },
       { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n },
     ];
-    const { coins, fee, change } = await this.selectCoins(address, fixed);
+    const { coins, fee, change } = await selectUserCoins({
+      queries: this.options.queries, node: this.options.node, address, fixed, feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, purpose: "this payment",
+    });
     const outputs = change > 0n ? [...fixed, { script: ownScript, value: change }] : fixed;
-    const psbt = new Psbt({ network: this.btcNetwork });
-    psbt.setVersion(1);
-    // Dogecoin fees are far above bitcoinjs' default ceiling in koinu per byte.
-    psbt.setMaximumFeeRate(100_000_000);
+    const psbt = newDogePsbt(this.btcNetwork);
     for (const coin of coins) {
       psbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: hexToBytes(await this.options.node.rawTransaction(coin.txid)) });
     }
@@ -161,94 +153,4 @@ export class PaymentPsbtService {
     }
     return reservation;
   }
-
-  /** The claimant's confirmed plain outputs (largest first) that pay `fixed` and the fee. */
-  private async selectCoins(address: string, fixed: TxOutput[]) {
-    const candidates: { txid: string; vout: number; value: bigint }[] = [];
-    let after: { height: number; txid: string; vout: number } | null = null;
-    for (;;) {
-      const page = this.options.queries.utxos(address, after, 500);
-      for (const item of page.items) {
-        if (item.inscriptions.length === 0 && item.drc20.length === 0) candidates.push({ txid: item.txid, vout: item.vout, value: item.valueKoinu });
-      }
-      if (page.items.length < 500) break;
-      const last = page.items[page.items.length - 1];
-      after = { height: last.height, txid: last.txid, vout: last.vout };
-    }
-    candidates.sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
-    const rate = this.options.feeRateKoinuPerKb;
-    const fixedTotal = fixed.reduce((sum, output) => sum + output.value, 0n);
-    const baseSize = transactionSize({ version: 1, inputs: [], outputs: fixed, locktime: 0 });
-    const coins: typeof candidates = [];
-    let total = 0n;
-    for (const coin of candidates) {
-      if (coins.length === MAX_PAYMENT_INPUTS) break;
-      if (!(await this.options.node.unspentWithMempool(coin.txid, coin.vout))) continue;
-      coins.push(coin);
-      total += coin.value;
-      const feeWithChange = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2, fixed, rate);
-      const change = total - fixedTotal - feeWithChange;
-      if (change >= SOFT_DUST_LIMIT) return { coins, fee: feeWithChange, change };
-      const feeWithout = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + 2, fixed, rate);
-      // Change below the soft dust limit would cost more fee than it is worth: it goes to the fee.
-      if (total - fixedTotal >= feeWithout) return { coins, fee: total - fixedTotal, change: 0n };
-    }
-    const needed = fixedTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, fixed, rate);
-    const available = candidates.reduce((sum, c) => sum + c.value, 0n);
-    throw new AppError(422, "INSUFFICIENT_FUNDS", `${address} has ${available} koinu in confirmed outputs that carry no inscription; this payment needs at least ${needed}`, {
-      address, needed_koinu: needed.toString(), available_koinu: available.toString(),
-    });
-  }
-}
-
-/** The unsigned transaction a PSBT carries, serialised. */
-function unsignedBytes(psbt: Psbt): Uint8Array {
-  return (psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer();
-}
-
-function parsePublicKey(value: unknown): Uint8Array {
-  if (typeof value !== "string" || !/^(02|03)[0-9a-fA-F]{64}$/.test(value)) {
-    throw badRequest("INVALID_PUBLIC_KEY", "public_key must be a compressed secp256k1 public key (66 hexadecimal characters)", { field: "public_key" });
-  }
-  const bytes = hexToBytes(value);
-  try {
-    secp256k1.Point.fromBytes(bytes);
-  } catch {
-    throw badRequest("INVALID_PUBLIC_KEY", "public_key is not a point on secp256k1", { field: "public_key" });
-  }
-  return bytes;
-}
-
-function parsePsbt(value: unknown, network: ReturnType<typeof toBitcoinjsNetwork>): Psbt {
-  if (typeof value !== "string" || value.length === 0 || value.length > 1_000_000) throw badRequest("INVALID_PSBT", "psbt must be a base64 string", { field: "psbt" });
-  try {
-    return Psbt.fromBase64(value, { network });
-  } catch (error) {
-    throw badRequest("INVALID_PSBT", `psbt does not decode: ${(error as Error).message}`, { field: "psbt" });
-  }
-}
-
-/** The one partial signature of input `index` (a finalised input is refused: the launchpad finalises). */
-function onlySignature(psbt: Psbt, index: number): { signature: Uint8Array; pubkey: Uint8Array } {
-  const input = psbt.data.inputs[index];
-  const partial = input?.partialSig ?? [];
-  if (partial.length !== 1) {
-    throw badRequest("MISSING_SIGNATURE", `input ${index} must carry exactly one partial signature (got ${partial.length}${input?.finalScriptSig ? ", and it is already finalised" : ""})`, { input: index });
-  }
-  return { signature: partial[0].signature, pubkey: partial[0].pubkey };
-}
-
-/** A DER signature with SIGHASH_ALL over input `index`, low-s, by `pubkey`. */
-function checkSignature(tx: Transaction, index: number, scriptCode: Uint8Array, pubkey: Uint8Array, signature: Uint8Array): void {
-  if (signature.length < 9 || signature[signature.length - 1] !== SIGHASH_ALL) {
-    throw badRequest("INVALID_SIGNATURE", `input ${index}: signatures must use SIGHASH_ALL`, { input: index });
-  }
-  const digest = legacySighash(tx, index, scriptCode, SIGHASH_ALL);
-  let ok = false;
-  try {
-    ok = secp256k1.verify(signature.subarray(0, signature.length - 1), digest, pubkey, { prehash: false, format: "der", lowS: true });
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw badRequest("INVALID_SIGNATURE", `input ${index}: the signature does not verify (it must be a low-s DER signature over this transaction)`, { input: index });
 }
