@@ -1,6 +1,7 @@
 /**
  * The operations endpoints every daemon serves: GET /health (its own state and what it depends
- * on) and GET /metrics (Prometheus text format).
+ * on), GET /metrics (Prometheus text format), and any extra read-only JSON routes a daemon adds
+ * (the relayer's /v1/status).
  */
 import http from "node:http";
 import { Registry } from "prom-client";
@@ -11,21 +12,33 @@ export interface OpsServerOptions {
   registry: Registry;
   /** Health document; `ok: false` answers 503. */
   health: () => Promise<{ ok: boolean } & Record<string, unknown>> | ({ ok: boolean } & Record<string, unknown>);
+  /** Extra GET routes by path, each answering a JSON document. */
+  routes?: Record<string, () => unknown | Promise<unknown>>;
 }
 
 export async function startOpsServer(options: OpsServerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const json = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(JSON.stringify(body));
+  };
+  const paths = ["/health", "/metrics", ...Object.keys(options.routes ?? {})];
   const server = http.createServer(async (req, res) => {
     try {
-      if (req.method === "GET" && req.url === "/health") {
+      const path = (req.url ?? "/").split("?")[0];
+      const route = options.routes?.[path];
+      if (req.method !== "GET") {
+        json(res, 405, { error: { code: "METHOD_NOT_ALLOWED", message: "only GET is served here" } });
+      } else if (path === "/health") {
         const health = await options.health();
-        res.writeHead(health.ok ? 200 : 503, { "Content-Type": "application/json" }).end(JSON.stringify(health));
-      } else if (req.method === "GET" && req.url === "/metrics") {
+        json(res, health.ok ? 200 : 503, health);
+      } else if (path === "/metrics") {
         res.writeHead(200, { "Content-Type": options.registry.contentType }).end(await options.registry.metrics());
+      } else if (route) {
+        json(res, 200, await route());
       } else {
-        res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { code: "NOT_FOUND", message: "only GET /health and GET /metrics are served here" } }));
+        json(res, 404, { error: { code: "NOT_FOUND", message: `only GET ${paths.join(", ")} are served here` } });
       }
     } catch {
-      res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
+      json(res, 500, { error: { code: "INTERNAL", message: "internal error" } });
     }
   });
   await new Promise<void>((resolve, reject) => {
