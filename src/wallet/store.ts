@@ -108,19 +108,8 @@ export interface NewTx {
   createdAt: number;
 }
 
-export interface NewOutput {
-  txid: string;
-  vout: number;
-  valueKoinu: bigint;
-  scriptHex: string;
-  height: number | null;
-  depth: number;
-  ancestors: number;
-  state: OutputState;
-  spentBy: string | null;
-  carries: string | null;
-  createdBy: string | null;
-}
+/** An output as first written: a hold (heldUntil) is only ever set later. */
+export type NewOutput = Omit<OutputRow, "heldUntil">;
 
 export class WalletStore {
   private readonly s: Record<string, Statement<unknown[]>>;
