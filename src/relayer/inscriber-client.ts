@@ -2,8 +2,10 @@
  * The relayer's client of the inscriber service (docs/api.md, "Inscriber"): `POST /inscribe` with
  * the relayer's own project key and an Idempotency-Key derived from the L2 job id, so a relayer that
  * restarts (or lost an answer) gets the same inscriber job back, never a second inscription; and
- * `GET /jobs/:id` to follow it.
+ * `GET /jobs/:id` to follow it. The transport is the inscriber's own client (InscriberHttp); this
+ * decides what each answer means for a relayer job.
  */
+import { InscriberAnswer, InscriberHttp, InscriberUnreachableError } from "../services/inscriber/client";
 
 /** The inscriber's job view (only the fields the relayer reads). */
 export interface InscriberJobView {
@@ -54,34 +56,21 @@ export interface InscriberClientOptions {
 const REFUSALS = new Set([400, 413, 422]);
 
 export class InscriberClient {
-  private readonly base: string;
-  private readonly timeoutMs: number;
+  private readonly http: InscriberHttp;
 
   constructor(private readonly options: InscriberClientOptions) {
-    this.base = options.url.replace(/\/+$/, "");
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.http = new InscriberHttp({ url: options.url, key: options.key, timeoutMs: options.timeoutMs });
   }
 
-  private async call(method: "GET" | "POST", path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
-    let response: Response;
+  private async call(send: () => Promise<InscriberAnswer>): Promise<InscriberAnswer> {
     try {
-      response = await fetch(`${this.base}${path}`, {
-        method,
-        headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      return await send();
     } catch (error) {
-      throw new InscriberUnavailableError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${this.base} did not answer: ${(error as Error).message}`);
+      if (error instanceof InscriberUnreachableError) {
+        throw new InscriberUnavailableError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${error.base} did not answer: ${error.reason}`);
+      }
+      throw error;
     }
-    const text = await response.text();
-    let parsed: any = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
-    return { status: response.status, body: parsed };
   }
 
   private failure(status: number, body: any, what: string): Error {
@@ -93,21 +82,13 @@ export class InscriberClient {
 
   /** Submits (or finds again, by `idempotencyKey`) the platform job. */
   async inscribe(idempotencyKey: string, request: InscribeRequest): Promise<{ job: InscriberJobView; created: boolean }> {
-    const body = {
-      project: this.options.project,
-      content_type: request.contentType,
-      ...(request.action ? { action: request.action } : {}),
-      content: Buffer.from(request.content).toString("base64"),
-      encoding: "base64",
-      recipient: request.recipient,
-    };
-    const answer = await this.call("POST", "/inscribe", { Authorization: `Bearer ${this.options.key}`, "Idempotency-Key": idempotencyKey }, body);
+    const answer = await this.call(() => this.http.inscribe(idempotencyKey, { project: this.options.project, ...request }));
     if (answer.status === 200 || answer.status === 202) return { job: answer.body as InscriberJobView, created: answer.status === 202 };
     throw this.failure(answer.status, answer.body, "POST /inscribe");
   }
 
   async job(id: string): Promise<InscriberJobView> {
-    const answer = await this.call("GET", `/jobs/${encodeURIComponent(id)}`);
+    const answer = await this.call(() => this.http.job(id));
     if (answer.status === 200) return answer.body as InscriberJobView;
     // A job the inscriber no longer knows (another database?) is not the content's fault: keep retrying.
     throw new InscriberUnavailableError(answer.status, answer.body?.error?.code ?? `HTTP_${answer.status}`, `GET /jobs/${id} answered ${answer.status}`);

@@ -3,6 +3,8 @@
  * project "launchpad", the project key as a Bearer token, an Idempotency-Key (a retried call never
  * makes a second inscription) and the body in base64; `GET {url}/jobs/:id` to follow a job.
  */
+import { InscriberAnswer, InscriberHttp, InscriberUnreachableError } from "../inscriber/client";
+import type { InscriberHttpOptions } from "../inscriber/client";
 import type { InscriberJob, LaunchpadInscriber, LaunchpadInscriptionRequest } from "./collections";
 
 /**
@@ -22,15 +24,8 @@ export class InscriberCallError extends Error {
   }
 }
 
-export interface HttpInscriberOptions {
-  /** The inscriber's base URL, e.g. http://127.0.0.1:8082 (no trailing /inscribe). */
-  url: string;
-  /** The key of project "launchpad" (the inscriber stores only its SHA-256). */
-  key: string;
-  /** Per call (default 10 s). */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
-}
+/** The inscriber's base URL (no trailing /inscribe), the key of project "launchpad", a timeout per call. */
+export type HttpInscriberOptions = InscriberHttpOptions;
 
 interface JobJson {
   id: string;
@@ -42,31 +37,21 @@ interface JobJson {
 }
 
 export class HttpLaunchpadInscriber implements LaunchpadInscriber {
-  private readonly base: string;
-  private readonly fetch: typeof fetch;
-  private readonly timeoutMs: number;
+  private readonly http: InscriberHttp;
 
-  constructor(private readonly options: HttpInscriberOptions) {
-    this.base = options.url.replace(/\/+$/, "");
-    this.fetch = options.fetch ?? fetch;
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+  constructor(options: HttpInscriberOptions) {
+    this.http = new InscriberHttp(options);
   }
 
   async inscribe(request: LaunchpadInscriptionRequest): Promise<{ jobId: string }> {
-    const body = JSON.stringify({
-      project: request.project,
-      content_type: request.contentType,
-      action: request.action,
-      content: Buffer.from(request.body).toString("base64"),
-      encoding: "base64",
-      recipient: request.recipient,
-    });
-    const job = await this.call("POST", "/inscribe", body, { "Idempotency-Key": request.idempotencyKey });
+    const job = await this.call("POST", "/inscribe", () => this.http.inscribe(request.idempotencyKey, {
+      project: request.project, contentType: request.contentType, action: request.action, content: request.body, recipient: request.recipient,
+    }));
     return { jobId: job.id };
   }
 
   async job(jobId: string): Promise<InscriberJob> {
-    const job = await this.call("GET", `/jobs/${encodeURIComponent(jobId)}`);
+    const job = await this.call("GET", `/jobs/${encodeURIComponent(jobId)}`, () => this.http.job(jobId));
     return {
       id: job.id,
       status: job.status,
@@ -77,38 +62,29 @@ export class HttpLaunchpadInscriber implements LaunchpadInscriber {
     };
   }
 
-  private async call(method: "GET" | "POST", path: string, body?: string, headers: Record<string, string> = {}): Promise<JobJson> {
-    let response: Response;
+  private async call(method: "GET" | "POST", path: string, send: () => Promise<InscriberAnswer>): Promise<JobJson> {
+    let answer: InscriberAnswer;
     try {
-      response = await this.fetch(`${this.base}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${this.options.key}`, ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
-        body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await send();
     } catch (error) {
-      throw new InscriberCallError("INSCRIBER_UNREACHABLE", `the inscriber at ${this.base} did not answer ${method} ${path}: ${(error as Error).message}`, true);
+      if (error instanceof InscriberUnreachableError) throw new InscriberCallError("INSCRIBER_UNREACHABLE", error.message, true);
+      throw error;
     }
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // A proxy's HTML error page: reported by status below.
-    }
-    if (response.ok && parsed && typeof (parsed as JobJson).id === "string") return parsed as JobJson;
+    const { status, body: parsed } = answer;
+    const ok = status >= 200 && status < 300;
+    if (ok && parsed && typeof (parsed as JobJson).id === "string") return parsed as JobJson;
     const refusal = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
     const inscriberCode = typeof refusal?.code === "string" ? refusal.code : null;
-    const said = refusal?.message ? `: ${inscriberCode} ${refusal.message}` : ` (HTTP ${response.status})`;
-    if (response.status === 401 || response.status === 403) {
-      throw new InscriberCallError("INSCRIBER_UNAUTHORIZED", `the inscriber refused the launchpad's project key${said}`, false, response.status, inscriberCode);
+    const said = refusal?.message ? `: ${inscriberCode} ${refusal.message}` : ` (HTTP ${status})`;
+    if (status === 401 || status === 403) {
+      throw new InscriberCallError("INSCRIBER_UNAUTHORIZED", `the inscriber refused the launchpad's project key${said}`, false, status, inscriberCode);
     }
-    if (response.status === 429 || response.status >= 500 || response.ok) {
-      throw new InscriberCallError("INSCRIBER_UNAVAILABLE", `the inscriber could not take ${method} ${path} now${said}`, true, response.status, inscriberCode);
+    if (status === 429 || status >= 500 || ok) {
+      throw new InscriberCallError("INSCRIBER_UNAVAILABLE", `the inscriber could not take ${method} ${path} now${said}`, true, status, inscriberCode);
     }
-    if (response.status === 404) {
-      throw new InscriberCallError("INSCRIBER_JOB_NOT_FOUND", `the inscriber does not know ${path}${said}`, false, response.status, inscriberCode);
+    if (status === 404) {
+      throw new InscriberCallError("INSCRIBER_JOB_NOT_FOUND", `the inscriber does not know ${path}${said}`, false, status, inscriberCode);
     }
-    throw new InscriberCallError("INSCRIBER_REFUSED", `the inscriber refused ${method} ${path}${said}`, false, response.status, inscriberCode);
+    throw new InscriberCallError("INSCRIBER_REFUSED", `the inscriber refused ${method} ${path}${said}`, false, status, inscriberCode);
   }
 }
