@@ -6,8 +6,8 @@
  * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
  * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
  * attesters each over its own indexer, the attest API (with paid-request fulfilment), and the
- * relayer for inscriber and anchor jobs, and the launchpad API (its pages come next); later parts (attesters' indexers, attesters, relayer, other
- * HTTP surfaces) are added to SERVICES in start order.
+ * relayer for inscriber and anchor jobs, and the launchpad API with its pages (window.wallet is a
+ * development wallet over a funded devnet key); later parts are added to SERVICES in start order.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -146,14 +146,29 @@ function localKeyFile(name: string, account: number): string {
 const LAUNCHPAD_DIR = path.join(DATA_DIR, "launchpad");
 const LAUNCHPAD_INSCRIBER_KEY_FILE = path.join(LAUNCHPAD_DIR, "inscriber-project.key");
 const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
+/** The development wallet the pages get as window.wallet (DESIGN.md 7): a devnet key of the person at the browser. */
+const LAUNCHPAD_DEV_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "dev-wallet.wif");
+const LAUNCHPAD_PORT = process.env.LAUNCHPAD_PORT ?? "3002";
 
-/** The launchpad's refund wallet (also the demo collections' creator), made once and funded at each start. */
+/** A key made once in `file` (0600), or the one already there. */
+const walletKeyIn = (file: string) => (fs.existsSync(file) ? loadWalletKey({ keyFile: file, network: NETWORKS.regtest }) : generateWalletKeyFile(file, NETWORKS.regtest));
+
+/**
+ * The launchpad's refund wallet (also the demo collections' creator) and the pages' development
+ * wallet, made once and funded at each start: the development wallet gets five 100-DOGE outputs so
+ * that several mints can be paid one after the other.
+ */
 async function prepareLaunchpad(): Promise<string[]> {
-  const key = fs.existsSync(LAUNCHPAD_WALLET_KEY_FILE)
-    ? loadWalletKey({ keyFile: LAUNCHPAD_WALLET_KEY_FILE, network: NETWORKS.regtest })
-    : generateWalletKeyFile(LAUNCHPAD_WALLET_KEY_FILE, NETWORKS.regtest);
-  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, 200, true]);
-  return [`refund wallet and demo creator ${key.address}; demo collections demo-pups (1 DOGE) and demo-free`];
+  const key = walletKeyIn(LAUNCHPAD_WALLET_KEY_FILE);
+  const devWallet = walletKeyIn(LAUNCHPAD_DEV_WALLET_KEY_FILE);
+  const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
+  for (let i = 0; i < 4; i++) await rpc.call("devnet_faucet", [devWallet.address, 100, false]);
+  await rpc.call("devnet_faucet", [devWallet.address, 100, true]);
+  await rpc.call("devnet_faucet", [key.address, 200, true]);
+  return [
+    `pages  http://127.0.0.1:${LAUNCHPAD_PORT}/ (window.wallet is the development wallet ${devWallet.address})`,
+    `refund wallet and demo creator ${key.address}; demo collections demo-pups (1 DOGE) and demo-free`,
+  ];
 }
 
 const LAUNCHPAD: ServiceSpec = {
@@ -162,7 +177,8 @@ const LAUNCHPAD: ServiceSpec = {
   args: ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
     "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
     "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--wallet-db", path.join(LAUNCHPAD_DIR, "wallet.sqlite"), "--network", "regtest",
-    "--port", process.env.LAUNCHPAD_PORT ?? "3002", "--demo"],
+    "--port", LAUNCHPAD_PORT, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", LAUNCHPAD_DEV_WALLET_KEY_FILE,
+    "--explorer-url", `http://127.0.0.1:${process.env.EXPLORER_PORT ?? "3001"}`],
   ready: /^launchpad {2}(\S+)$/m,
   prepare: prepareLaunchpad,
 };

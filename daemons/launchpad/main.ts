@@ -4,7 +4,8 @@
  *
  *   node --import tsx daemons/launchpad/main.ts --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
  *        --inscriber-url http://127.0.0.1:3005 --inscriber-key-file data/launchpad/inscriber-project.key \
- *        --wallet-key-file data/launchpad/wallet.wif [--port 3002] [--demo]
+ *        --wallet-key-file data/launchpad/wallet.wif [--port 3002] [--demo] \
+ *        [--web-dir web --explorer-url http://127.0.0.1:3001 [--dev-wallet-key-file data/launchpad/dev-wallet.wif]]
  *
  * With --demo it lists two demo collections (one priced, one free) under the wallet's own session
  * when they are not listed yet. Prints `launchpad  <url>/api` once listening.
@@ -18,7 +19,7 @@ import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { HttpLaunchpadInscriber, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 
 const SPEC = {
@@ -30,6 +31,9 @@ const SPEC = {
   "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "file with the refund hot wallet's WIF (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
   "wallet-db": { kind: "string", env: "LAUNCHPAD_WALLET_DB", default: "data/launchpad/wallet.sqlite", description: "the refund wallet's database" },
   network: { kind: "string", env: "LAUNCHPAD_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  "web-dir": { kind: "string", env: "LAUNCHPAD_WEB_DIR", default: "", description: "directory of the pages served at / (the repository's web/)" },
+  "explorer-url": { kind: "string", env: "LAUNCHPAD_EXPLORER_URL", default: "", description: "the explorer's public base URL, where pages broadcast payments" },
+  "dev-wallet-key-file": { kind: "string", env: "LAUNCHPAD_DEV_WALLET_KEY_FILE", default: "", description: "devnet/testnet only: a WIF file whose key the pages get as window.wallet (the development wallet)" },
   demo: { kind: "boolean", env: "LAUNCHPAD_DEMO", default: false, description: "list the demo collections when missing" },
   host: { kind: "string", env: "LAUNCHPAD_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "LAUNCHPAD_PORT", default: 3002, min: 0, max: 65535, description: "listen port" },
@@ -82,8 +86,14 @@ async function main(): Promise<void> {
   const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const walletProviderScript = config["dev-wallet-key-file"]
+    ? await devWalletScript(readSecretFile(config["dev-wallet-key-file"], "development wallet key").trim(), network)
+    : undefined;
   const app = createLaunchpadApp({
     db, indexDb, network, inscriber, refundWallet: wallet,
+    webDir: config["web-dir"] || undefined,
+    walletProviderScript,
+    explorerUrl: config["explorer-url"] ? config["explorer-url"].replace(/\/+$/, "") : undefined,
     // Payment PSBTs carry each input's previous transaction (dogecoind needs -txindex) and skip
     // coins the node's mempool already spends.
     node: {
@@ -122,6 +132,7 @@ async function main(): Promise<void> {
       }
       logger.info({ event: "ready", port, wallet: wallet.address });
       process.stdout.write(`launchpad  ${base}\n`);
+      if (config["web-dir"]) process.stdout.write(`pages  http://${config.host}:${port}/\n`);
     })();
   });
   const shutdown = async (reason: string) => {

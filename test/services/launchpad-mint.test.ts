@@ -5,76 +5,38 @@
  * hot wallet. The index is the judge of what landed.
  */
 import { expect } from "chai";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { Server } from "node:http";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { NETWORKS, OP, bytesToHex, compileScript, parseTransactionHex, signMessage } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
+import { NETWORKS, OP, bytesToHex, compileScript, parseTransactionHex } from "../../src/doge";
 import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
-import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";
-import { PlatformInscriber } from "../../src/services/inscriber/platform";
-import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
-import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { HttpLaunchpadInscriber, InscriberCallError, LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { HotWallet } from "../../src/wallet";
+import type { RunningDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
-import { until } from "../helpers/wait";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 
-const FEE_RATE = 1_000_000n;
-const POSTAGE = 1_000_000n;
-const LAUNCHPAD_KEY = "ik_test_launchpad_key";
+const LAUNCHPAD_KEY = LAUNCHPAD_PROJECT_KEY;
 const PRICE = 5n * KOINU_PER_DOGE;
 const PAID = "paid-pups";
 const FREE = "free-pups";
 const MAX = 10;
 
-interface Answer { status: number; body: any }
-
 describe("launchpad mint path", function () {
   this.timeout(300_000);
+  let stack: LaunchpadStack;
   let devnet: RunningDevnet;
-  let client: DogecoinRpcClient;
-  let indexer: Indexer;
-  let indexDb: ReturnType<typeof openIndexerDatabase>;
   let queries: IndexQueries;
-  let platform: PlatformInscriber;
-  let inscriberServer: Server;
   let inscriberBase: string;
   let app: LaunchpadApp;
-  let server: Server;
-  let base: string;
-  let dir: string;
+  let indexDb: LaunchpadStack["indexDb"];
   let refundWallet: HotWallet;
-  let clockOffset = 0;
   const creator = newKey();
   const alice = newKey(); // lists the collections
-  const miner = newKey();
 
-  const call = async (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
-    const response = await fetch(`${base}/api${p}`, {
-      method,
-      headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
-      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
-  const signIn = async (key: TestKey): Promise<string> => {
-    const { challenge } = (await call("GET", `/session/challenge?address=${key.address}`)).body;
-    return (await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
-  };
-  const mine = async () => {
-    await devnet.rpc("generatetoaddress", [1, miner.address]);
-    await indexer.syncOnce();
-  };
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => stack.call(method, p, options);
+  const signIn = (key: TestKey): Promise<string> => stack.signIn(key);
+  const mine = () => stack.mine();
+  const confirmInscriberJob = (id: string) => stack.confirmInscriberJob(id);
   const faucet = async (key: TestKey): Promise<Spendable> => {
     const { txid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [key.address, 100, false]);
     return { txid, vout: 0, value: 100n * KOINU_PER_DOGE };
@@ -89,20 +51,6 @@ describe("launchpad mint path", function () {
     return devnet.rpc<string>("sendrawtransaction", [hex]);
   }
 
-
-  /** Lets the inscriber reveal the job, mines it, and waits until the inscriber calls it confirmed. */
-  async function confirmInscriberJob(id: string): Promise<void> {
-    const job = async () => (await (await fetch(`${inscriberBase}/jobs/${id}`)).json()) as any;
-    await until(`job ${id} revealed`, async () => {
-      const body = await job();
-      if (body.status === "failed") throw new Error(`job ${id} failed: ${JSON.stringify(body.error)}`);
-      return ["revealed", "confirmed"].includes(body.status);
-    });
-    await mine();
-    await platform.checkConfirmations();
-    await until(`job ${id} confirmed`, async () => (await job()).status === "confirmed");
-  }
-
   /** The refund transaction `txid` (mempool or chain) and what it pays `key`. */
   async function refundPaid(txid: string, key: TestKey): Promise<bigint> {
     const parsed = parseTransactionHex(await devnet.rpc<string>("getrawtransaction", [txid, 0]));
@@ -113,49 +61,8 @@ describe("launchpad mint path", function () {
   const minted = async (slug: string) => (await call("GET", `/collections/${slug}`)).body.minted as number;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-mint-test-"));
-    devnet = await startDevnet();
-    client = new DogecoinRpcClient({ url: devnet.url });
-    indexDb = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
-    queries = new IndexQueries(indexDb);
-
-    // The inscriber, with its own hot wallet, exactly as the inscriber's tests build it.
-    const inscriberKey = newKey();
-    const inscriberWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")), key: inscriberKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
-    const refundKey = newKey();
-    refundWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "refund-wallet.sqlite")), key: refundKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
-    for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [inscriberKey.address, 100, false]);
-    for (let i = 0; i < 3; i++) await devnet.rpc("devnet_faucet", [refundKey.address, 100, false]);
-    await mine();
-    await inscriberWallet.sync();
-    await refundWallet.sync();
-
-    const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
-    const jobs = new JobStore(db);
-    platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, pollMs: 50 });
-    platform.start();
-    const userSigned = new UserSignedInscriber({
-      db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
-      rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
-    });
-    const inscriberApp = createInscriberApp({
-      network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)]]),
-      platform, jobs, userSigned, maxPayloadBytes: 16_384, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
-    });
-    inscriberServer = inscriberApp.listen(0, "127.0.0.1");
-    await new Promise((resolve) => inscriberServer.once("listening", resolve));
-    inscriberBase = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
-
-    app = createLaunchpadApp({
-      db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
-      clock: () => Math.floor(Date.now() / 1000) + clockOffset,
-      inscriber: new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY }),
-      refundWallet,
-    });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    stack = await startLaunchpadStack();
+    ({ devnet, queries, inscriberBase, app, indexDb, refundWallet } = stack);
 
     // Both collections listed, their deploys inscribed by the inscriber and confirmed.
     const token = await signIn(alice);
@@ -170,12 +77,7 @@ describe("launchpad mint path", function () {
   });
 
   after(async () => {
-    await app?.launchpad.mints.stop();
-    await platform?.stop();
-    server?.close();
-    inscriberServer?.close();
-    await devnet?.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   /** Claims, mints and follows the inscriber until confirmed; returns the confirmed mint record. */
@@ -332,7 +234,7 @@ describe("launchpad mint path", function () {
       const claim = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
       const txid = await pay(dave, coin, PRICE, `service-launch-mint:${PAID}:${claim.index}`);
       await mine();
-      clockOffset += 601;
+      stack.clockOffset += 601;
       const answer = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } });
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("RESERVATION_EXPIRED");
@@ -420,8 +322,8 @@ describe("launchpad mint path", function () {
       });
       const failingServer = failing.listen(0, "127.0.0.1");
       await new Promise((resolve) => failingServer.once("listening", resolve));
-      const saved = base;
-      base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
+      const saved = stack.base;
+      stack.base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
       try {
         const slug = "failing-pups";
         const listed = await call("POST", "/collections", { token: await signIn(alice), body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
@@ -454,7 +356,7 @@ describe("launchpad mint path", function () {
         expect(second.status, JSON.stringify(second.body)).to.equal(202);
         expect(second.body.attempt).to.equal(2);
       } finally {
-        base = saved;
+        stack.base = saved;
         failingServer.close();
       }
     });

@@ -47,6 +47,19 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   app.set("query parser", "simple");
   app.use(express.json({ limit: "2mb" }));
   const api = express.Router();
+  // A public API without credentials: pages on other origins (the launchpad's, a wallet's) read it
+  // and broadcast through it, so every origin may call it; no cookie or auth header is ever read.
+  api.use((req, res, next) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    if (req.method === "OPTIONS") {
+      res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+      res.setHeader("Access-Control-Allow-Headers", "Content-Type");
+      res.setHeader("Access-Control-Max-Age", "600");
+      res.status(204).end();
+      return;
+    }
+    next();
+  });
 
   // The index status changes once per block: reading it at most every 200 ms spares two queries on
   // every request under load.

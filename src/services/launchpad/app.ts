@@ -19,6 +19,7 @@ import { SessionStore, sessionOf, signingAddress } from "./sessions";
 import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
+import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
 
 export interface LaunchpadOptions {
   /** The launchpad's own database (openLaunchpadDatabase). */
@@ -52,6 +53,14 @@ export interface LaunchpadOptions {
   events?: { pollMs?: number; maxStreams?: number; heartbeatMs?: number };
   /** When given, this directory's files are served at `/` (index.html as a directory's page). */
   webDir?: string;
+  /**
+   * The pages' /wallet-provider.js: the development wallet (devWalletScript) in the embedded
+   * default and the browser tests; without it the script installs nothing and the browser's own
+   * wallet provides `window.wallet`.
+   */
+  walletProviderScript?: string;
+  /** The explorer's public base URL (e.g. http://127.0.0.1:3001), where pages broadcast payments. */
+  explorerUrl?: string;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler. */
   mount?: (app: express.Express, gate: MemberGate) => void;
@@ -383,9 +392,44 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     res.json(membershipJson(index.membership(slug, address)));
   }));
 
+  // ---------------------------------------------------------------------- the pages' needs
+
+  api.get("/config", (_req, res) => {
+    res.json({ network: network.name, explorer_url: options.explorerUrl ?? null, development_wallet: options.walletProviderScript !== undefined });
+  });
+
+  // The members-only page's content, behind requireMember: a Bearer session whose address holds a
+  // member token of the collection now (the index decides, so a sold token stops opening it).
+  api.get("/collections/:slug/members-only", (req, _res, next) => {
+    try {
+      const slug = slugParam(req.params.slug);
+      if (!collections.get(slug) && !index.hasCollection(slug)) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed or indexed`, { slug });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  }, gate.requireMember((req) => req.params.slug as string), (req, res) => {
+    const membership = res.locals.launchpadMembership as Membership;
+    const collection = collections.get(membership.slug);
+    res.json({
+      slug: membership.slug,
+      name: collection?.name ?? membership.slug,
+      address: membership.address,
+      tokens: membership.tokens.map((t) => ({ token_id: t.tokenId, inscription_id: t.inscriptionId })),
+      message: `Welcome, holder of ${membership.tokens.map((t) => `#${t.tokenId}`).join(", ")} of ${collection?.name ?? membership.slug}.`,
+    });
+  });
+
   app.use("/api", api);
   options.mount?.(app, gate);
-  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
+  if (options.webDir) {
+    app.get("/wallet-provider.js", (_req, res) => {
+      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+      res.setHeader("Cache-Control", "no-store");
+      res.send(options.walletProviderScript ?? NO_DEV_WALLET_SCRIPT);
+    });
+    app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
+  }
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

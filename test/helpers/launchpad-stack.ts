@@ -1,0 +1,146 @@
+/**
+ * The launchpad's end-to-end stack for tests: a devnet, an in-memory index of it, the real
+ * inscriber (as test/services/inscriber.test.ts builds it, with its own funded hot wallet) served
+ * over HTTP and reached by HttpLaunchpadInscriber, and the launchpad app with a funded refund
+ * wallet. The mint-path tests and the browser tests share it.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Server } from "node:http";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { NETWORKS, signMessage } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexQueries } from "../../src/indexer/queries";
+import { RpcChainSource } from "../../src/indexer/source";
+import { IndexerStore } from "../../src/indexer/store";
+import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";
+import { PlatformInscriber } from "../../src/services/inscriber/platform";
+import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
+import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
+import { HttpLaunchpadInscriber, LaunchpadApp, LaunchpadOptions, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { RunningDevnet, startDevnet } from "./devnet";
+import { TestKey, newKey } from "./keys";
+import { until } from "./wait";
+
+export const STACK_FEE_RATE = 1_000_000n;
+export const STACK_POSTAGE = 1_000_000n;
+export const LAUNCHPAD_PROJECT_KEY = "ik_test_launchpad_key";
+
+export interface Answer { status: number; body: any }
+
+export interface LaunchpadStack {
+  devnet: RunningDevnet;
+  client: DogecoinRpcClient;
+  indexer: Indexer;
+  indexDb: ReturnType<typeof openIndexerDatabase>;
+  queries: IndexQueries;
+  platform: PlatformInscriber;
+  inscriberBase: string;
+  app: LaunchpadApp;
+  /** The launchpad's origin (API under /api). */
+  base: string;
+  refundWallet: HotWallet;
+  dir: string;
+  miner: TestKey;
+  /** Seconds added to the launchpad's clock (reservation expiry tests). */
+  clockOffset: number;
+  call(method: string, p: string, options?: { token?: string; body?: unknown }): Promise<Answer>;
+  signIn(key: TestKey): Promise<string>;
+  /** Mines one block and indexes it. */
+  mine(): Promise<void>;
+  /** Lets the inscriber reveal job `id`, mines it, and waits until the inscriber calls it confirmed. */
+  confirmInscriberJob(id: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLaunchpadStack(options: { launchpad?: Partial<LaunchpadOptions> } = {}): Promise<LaunchpadStack> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-stack-"));
+  const devnet = await startDevnet();
+  const client = new DogecoinRpcClient({ url: devnet.url });
+  const indexDb = openIndexerDatabase(":memory:");
+  const indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+  const queries = new IndexQueries(indexDb);
+  const miner = newKey();
+  const stack = { devnet, client, indexer, indexDb, queries, dir, miner, clockOffset: 0 } as LaunchpadStack;
+  stack.mine = async () => {
+    await devnet.rpc("generatetoaddress", [1, miner.address]);
+    await indexer.syncOnce();
+  };
+  stack.call = async (method, p, callOptions = {}) => {
+    const response = await fetch(`${stack.base}/api${p}`, {
+      method,
+      headers: { ...(callOptions.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(callOptions.token ? { Authorization: `Bearer ${callOptions.token}` } : {}) },
+      body: callOptions.body !== undefined ? JSON.stringify(callOptions.body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  stack.signIn = async (key) => {
+    const { challenge } = (await stack.call("GET", `/session/challenge?address=${key.address}`)).body;
+    return (await stack.call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+  };
+
+  const inscriberKey = newKey();
+  const inscriberWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")), key: inscriberKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE });
+  const refundKey = newKey();
+  stack.refundWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "refund-wallet.sqlite")), key: refundKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE });
+  for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [inscriberKey.address, 100, false]);
+  for (let i = 0; i < 3; i++) await devnet.rpc("devnet_faucet", [refundKey.address, 100, false]);
+  await stack.mine();
+  await inscriberWallet.sync();
+  await stack.refundWallet.sync();
+
+  const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
+  const jobs = new JobStore(db);
+  const platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: STACK_POSTAGE, feeRateKoinuPerKb: STACK_FEE_RATE, pollMs: 50 });
+  platform.start();
+  stack.platform = platform;
+  const userSigned = new UserSignedInscriber({
+    db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
+    rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+  });
+  const inscriberApp = createInscriberApp({
+    network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_PROJECT_KEY)]]),
+    platform, jobs, userSigned, maxPayloadBytes: 16_384, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
+  });
+  const inscriberServer: Server = inscriberApp.listen(0, "127.0.0.1");
+  await new Promise((resolve) => inscriberServer.once("listening", resolve));
+  stack.inscriberBase = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
+  stack.confirmInscriberJob = async (id) => {
+    const job = async () => (await (await fetch(`${stack.inscriberBase}/jobs/${id}`)).json()) as any;
+    await until(`job ${id} revealed`, async () => {
+      const body = await job();
+      if (body.status === "failed") throw new Error(`job ${id} failed: ${JSON.stringify(body.error)}`);
+      return ["revealed", "confirmed"].includes(body.status);
+    });
+    await stack.mine();
+    await platform.checkConfirmations();
+    await until(`job ${id} confirmed`, async () => (await job()).status === "confirmed");
+  };
+
+  stack.app = createLaunchpadApp({
+    db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
+    clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
+    inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+    refundWallet: stack.refundWallet,
+    ...options.launchpad,
+  });
+  const server: Server = stack.app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+  stack.stop = async () => {
+    await stack.app.launchpad.mints.stop();
+    stack.app.launchpad.feed.close();
+    await platform.stop();
+    server.closeAllConnections();
+    server.close();
+    inscriberServer.close();
+    await devnet.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return stack;
+}

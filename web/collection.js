@@ -1,0 +1,163 @@
+// The collection page: the live "X / Y minted" counter (server-sent events), then connect, claim,
+// pay (a payment PSBT built by the launchpad, signed by window.wallet.signPSBT, broadcast through the
+// explorer) and mint, following the mint until its inscription is confirmed.
+import { ApiError, api, currentSession, describeError, formatDoge, param, showWalletAddress, signIn, sleep, wallet } from "/app.js";
+
+const $ = (id) => document.getElementById(id);
+const slug = param("slug");
+const state = { collection: null, session: currentSession(), reservation: null, paymentTxid: null, config: null };
+
+function say(id, kind, text) {
+  const element = $(id);
+  element.className = `message ${kind}`;
+  element.textContent = text;
+}
+
+/** Runs a step's action with its button disabled; failures are shown beside the button. */
+function step(buttonId, messageId, action) {
+  $(buttonId).addEventListener("click", async () => {
+    $(buttonId).disabled = true;
+    try {
+      await action();
+    } catch (error) {
+      say(messageId, "error", describeError(error));
+    } finally {
+      refreshButtons();
+    }
+  });
+}
+
+function priced() {
+  return state.collection && state.collection.price_koinu !== "0";
+}
+
+function refreshButtons() {
+  const live = state.reservation && state.reservation.expires_at > Date.now() / 1000;
+  $("connect").disabled = false;
+  $("claim").disabled = !state.session || !state.collection || state.collection.minted >= state.collection.max;
+  $("pay").disabled = !state.session || !live || !priced() || state.paymentTxid !== null;
+  $("mint").disabled = !state.session || !live || (priced() && state.paymentTxid === null) || state.minting === true;
+  showWalletAddress($("wallet"));
+}
+
+function showCount({ minted, max }) {
+  $("minted").textContent = String(minted);
+  $("max").textContent = String(max);
+  if (state.collection) state.collection.minted = minted;
+}
+
+/** The counter follows the collection's event stream; EventSource reconnects by itself. */
+function followCounter() {
+  const events = new EventSource(`/api/collections/${encodeURIComponent(slug)}/events`);
+  events.addEventListener("minted", (event) => {
+    showCount(JSON.parse(event.data));
+    refreshButtons();
+  });
+  events.addEventListener("error", () => {
+    if (events.readyState === EventSource.CLOSED) say("status", "error", "the live counter stopped; reload the page to follow it again");
+  });
+}
+
+async function load() {
+  if (!slug) throw new ApiError(400, "MISSING_SLUG", "this page needs ?slug=<collection>");
+  state.config = await api("GET", "/config");
+  state.collection = await api("GET", `/collections/${encodeURIComponent(slug)}`);
+  const c = state.collection;
+  document.title = `Launchpad: ${c.name}`;
+  $("name").textContent = c.name;
+  $("details").textContent = `${c.price_koinu === "0" ? "Free to mint" : `${formatDoge(c.price_koinu)} DOGE each`} · creator ${c.creator_address}`;
+  $("members-link").href = `/members.html?slug=${encodeURIComponent(slug)}`;
+  if (!priced()) {
+    $("pay-step").hidden = true;
+    $("mint-title").textContent = "3. Mint";
+  }
+  showCount(c);
+  if (state.session) {
+    say("connect-message", "ok", `Connected as ${state.session.address}`);
+    try {
+      state.reservation = await api("GET", `/collections/${encodeURIComponent(slug)}/claim`, { token: state.session.token });
+      say("claim-message", "ok", `You hold index #${state.reservation.index} until ${new Date(state.reservation.expires_at * 1000).toLocaleTimeString()}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) state.session = null;
+      else if (!(error instanceof ApiError && error.code === "NO_RESERVATION")) throw error;
+    }
+  }
+  followCounter();
+}
+
+step("connect", "connect-message", async () => {
+  say("connect-message", "info", "Waiting for the wallet…");
+  state.session = await signIn();
+  say("connect-message", "ok", `Connected as ${state.session.address}`);
+});
+
+step("claim", "claim-message", async () => {
+  const reservation = await api("POST", `/collections/${encodeURIComponent(slug)}/claim`, { token: state.session.token });
+  state.reservation = reservation;
+  state.paymentTxid = null;
+  say("claim-message", "ok", `You hold index #${reservation.index} until ${new Date(reservation.expires_at * 1000).toLocaleTimeString()}`);
+});
+
+step("pay", "pay-message", async () => {
+  const r = state.reservation;
+  const publicKey = state.session.public_key ?? (await wallet().connect()).publicKey;
+  say("pay-message", "info", "Building the payment…");
+  const built = await api("POST", `/collections/${encodeURIComponent(slug)}/payment-psbt`, {
+    token: state.session.token, body: { reservation_id: r.reservation_id, public_key: publicKey },
+  });
+  say("pay-message", "info", `Sign the payment of ${formatDoge(state.collection.price_koinu)} DOGE (network fee ${formatDoge(built.fee_koinu)} DOGE) in your wallet…`);
+  let signed;
+  try {
+    signed = await wallet().signPSBT(built.psbt);
+  } catch (error) {
+    throw new ApiError(0, "WALLET_REFUSED", `the wallet did not sign the payment: ${describeError(error)}`);
+  }
+  const { hex } = await api("POST", `/collections/${encodeURIComponent(slug)}/payment`, { token: state.session.token, body: { reservation_id: r.reservation_id, psbt: signed } });
+  if (!state.config.explorer_url) throw new ApiError(503, "NO_EXPLORER", "this launchpad names no explorer to broadcast through");
+  const { txid } = await api("POST", "/tx/broadcast", { base: `${state.config.explorer_url}/api/explorer`, body: { hex } });
+  state.paymentTxid = txid;
+  say("pay-message", "ok", `Payment sent: ${txid}`);
+});
+
+/** Asks for the mint until the payment is in a block the index holds, then follows the mint. */
+step("mint", "mint-message", async () => {
+  const r = state.reservation;
+  state.minting = true;
+  try {
+    let mint;
+    for (;;) {
+      try {
+        mint = await api("POST", `/collections/${encodeURIComponent(slug)}/mint`, {
+          token: state.session.token, body: { reservation_id: r.reservation_id, ...(state.paymentTxid ? { payment_txid: state.paymentTxid } : {}) },
+        });
+        break;
+      } catch (error) {
+        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.status === 503))) throw error;
+        say("mint-message", "info", "Waiting for the payment to be confirmed in a block…");
+        await sleep(1000);
+      }
+    }
+    const labels = { accepted: "accepted", submitted: "inscribing…", revealed: "inscribed, waiting for a confirmation…", confirmed: "minted", failed: "failed" };
+    for (;;) {
+      say("mint-message", mint.status === "failed" ? "error" : mint.status === "confirmed" ? "ok" : "info",
+        mint.status === "confirmed"
+          ? `Minted #${mint.index}: inscription ${mint.inscription_id}`
+          : mint.status === "failed" ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment && mint.payment.refund.status !== "none" ? `; refund ${mint.payment.refund.status}` : ""}`
+          : `#${mint.index}: ${labels[mint.status] ?? mint.status}`);
+      if (mint.status === "confirmed" || mint.status === "failed") break;
+      await sleep(1000);
+      mint = await api("GET", `/collections/${encodeURIComponent(slug)}/mints/${mint.index}`);
+    }
+    if (mint.status === "confirmed") {
+      state.reservation = null;
+      state.paymentTxid = null;
+    }
+  } finally {
+    state.minting = false;
+  }
+});
+
+load().then(refreshButtons, (error) => {
+  say("status", "error", `Could not load this collection: ${describeError(error)}`);
+  refreshButtons();
+});
