@@ -114,7 +114,7 @@ step("pay", "pay-message", async () => {
   }
   const { hex } = await api("POST", `/collections/${encodeURIComponent(slug)}/payment`, { token: state.session.token, body: { reservation_id: r.reservation_id, psbt: signed } });
   if (!state.config.explorer_url) throw new ApiError(503, "NO_EXPLORER", "this launchpad names no explorer to broadcast through");
-  const { txid } = await api("POST", "/tx/broadcast", { base: `${state.config.explorer_url}/api/explorer`, body: { hex } });
+  const { txid } = await api("POST", "/tx/broadcast", { base: `${state.config.explorer_url}/api`, body: { hex } });
   state.paymentTxid = txid;
   say("pay-message", "ok", `Payment sent: ${txid}`);
 });
@@ -151,6 +151,8 @@ step("mint", "mint-message", async () => {
     if (mint.status === "confirmed") {
       state.reservation = null;
       state.paymentTxid = null;
+      say("claim-message", "info", `#${mint.index} is yours; claim again to mint another`);
+      say("pay-message", "info", "");
     }
   } finally {
     state.minting = false;

@@ -56,7 +56,11 @@ export interface LaunchpadStack {
   stop(): Promise<void>;
 }
 
-export async function startLaunchpadStack(options: { launchpad?: Partial<LaunchpadOptions> } = {}): Promise<LaunchpadStack> {
+/**
+ * `launchpad`: extra options of the launchpad app, or a function making them from the stack built
+ * so far (the devnet, the index and the inscriber; e.g. an explorer app over the same index).
+ */
+export async function startLaunchpadStack(options: { launchpad?: Partial<LaunchpadOptions> | ((stack: LaunchpadStack) => Promise<Partial<LaunchpadOptions>>) } = {}): Promise<LaunchpadStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-stack-"));
   const devnet = await startDevnet();
   const client = new DogecoinRpcClient({ url: devnet.url });
@@ -121,12 +125,14 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
     await until(`job ${id} confirmed`, async () => (await job()).status === "confirmed");
   };
 
+  const extra = typeof options.launchpad === "function" ? await options.launchpad(stack) : options.launchpad;
   stack.app = createLaunchpadApp({
     db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
     inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     refundWallet: stack.refundWallet,
-    ...options.launchpad,
+    node: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+    ...extra,
   });
   const server: Server = stack.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

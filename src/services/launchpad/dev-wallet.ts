@@ -31,6 +31,8 @@ export function devWalletBundle(): Promise<string> {
     logLevel: "silent",
     // src/doge/hash.ts takes SHA-256 and scrypt from node:crypto; the browser gets @noble/hashes.
     alias: { "node:crypto": path.join(ROOT, "web", "src", "browser-crypto.ts") },
+    // ...and hex and base64 from Node's Buffer, which the browser has not.
+    inject: [path.join(ROOT, "web", "src", "browser-buffer.ts")],
   }).then((result) => result.outputFiles[0].text);
   return bundle;
 }

@@ -1,0 +1,182 @@
+/**
+ * The launchpad's pages in headless Debian Chromium driven by playwright-core, on the devnet with
+ * the real inscriber, the real explorer (payments are broadcast through it) and the development
+ * wallet the launchpad injects as window.wallet: open the directory, open a collection, connect,
+ * claim, pay, mint, see the counter go from X to X+1 without a reload, open the members-only page;
+ * a second browser context without the session is refused. Screenshots are saved under
+ * test-artifacts/browser/ (one per step, phone-sized viewport).
+ */
+import { expect } from "chai";
+import fs from "node:fs";
+import path from "node:path";
+import type { Server } from "node:http";
+import { Browser, BrowserContext, Page, chromium } from "playwright-core";
+import { NETWORKS, encodeWif } from "../../src/doge";
+import { createExplorerApp } from "../../src/services/explorer/app";
+import { devWalletScript } from "../../src/services/launchpad";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { newKey } from "../helpers/keys";
+import { LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
+const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts", "browser");
+const PHONE = { width: 390, height: 844 };
+const PRICE = 2n * KOINU_PER_DOGE;
+const PAID = "web-pups";
+const TINY = "web-tiny";
+
+describe("launchpad pages in Chromium", function () {
+  this.timeout(300_000);
+  let stack: LaunchpadStack;
+  let explorer: Server;
+  let browser: Browser;
+  let member: BrowserContext;
+  let page: Page;
+  let driver: NodeJS.Timeout | undefined;
+  let driving = Promise.resolve();
+  const creator = newKey();
+  const lister = newKey();
+  const holder = newKey(); // the development wallet's key: the person at the browser
+  const errors: string[] = [];
+
+  const shot = async (p: Page, name: string) => {
+    await p.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  };
+  const text = (p: Page, selector: string) => p.locator(selector).innerText();
+
+  /**
+   * What the operator's daemons do on their own, in one loop: mine when the mempool holds a
+   * transaction, index, let the inscriber see confirmations, let the launchpad follow its jobs.
+   */
+  const startChainDriver = () => {
+    driver = setInterval(() => {
+      driving = driving.then(async () => {
+        const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
+        if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
+        await stack.indexer.syncOnce();
+        await stack.platform.checkConfirmations();
+        await stack.app.launchpad.mints.runOnce();
+      }).catch((error) => { errors.push((error as Error).message); });
+    }, 250);
+  };
+
+  before(async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const walletProviderScript = await devWalletScript(encodeWif(holder.privateKey, NETWORKS.regtest), NETWORKS.regtest);
+    stack = await startLaunchpadStack({
+      launchpad: async ({ queries, client }) => {
+        explorer = createExplorerApp({ queries, network: NETWORKS.regtest, node: client }).listen(0, "127.0.0.1");
+        await new Promise((resolve) => explorer.once("listening", resolve));
+        return { webDir: path.resolve(__dirname, "..", "..", "web"), walletProviderScript, explorerUrl: `http://127.0.0.1:${(explorer.address() as { port: number }).port}` };
+      },
+    });
+    for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [holder.address, 100, false]);
+    await stack.mine();
+    const token = await stack.signIn(lister);
+    for (const [slug, price, max] of [[PAID, PRICE, 5], [TINY, 0n, 1]] as const) {
+      const listed = await stack.call("POST", "/collections", { token, body: { slug, name: slug === PAID ? "Web Pups" : "Web Tiny", price_koinu: price.toString(), max, creator_address: creator.address } });
+      expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      await stack.confirmInscriberJob(listed.body.deploy.job_id);
+    }
+    await stack.app.launchpad.mints.runOnce();
+    // Someone else holds the tiny collection's only index.
+    expect((await stack.call("POST", `/collections/${TINY}/claim`, { token })).status).to.equal(201);
+    startChainDriver();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    member = await browser.newContext({ viewport: PHONE });
+    page = await member.newPage();
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+  });
+
+  after(async () => {
+    if (driver) clearInterval(driver);
+    await driving;
+    await browser?.close();
+    explorer?.close();
+    await stack?.stop();
+  });
+
+  afterEach(function () {
+    if (this.currentTest?.state === "failed" && page) return shot(page, `failed-${this.currentTest.title.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
+  });
+
+  it("lists the collections with X / Y minted in the directory", async () => {
+    await page.goto(`${stack.base}/`);
+    const card = page.locator(`li[data-slug="${PAID}"]`);
+    await card.waitFor();
+    expect(await card.innerText()).to.contain("Web Pups").and.contain("0 / 5 minted").and.contain("2 DOGE");
+    await shot(page, "1-directory");
+  });
+
+  it("opens a collection with its live counter, and connects the wallet (a signed sign-in challenge)", async () => {
+    await page.locator(`li[data-slug="${PAID}"] a`).click();
+    await page.waitForURL(/collection\.html\?slug=web-pups/);
+    await page.waitForFunction(() => document.getElementById("minted")!.textContent === "0");
+    expect(await text(page, "#max")).to.equal("5");
+    expect(await page.evaluate(() => typeof (window as any).wallet?.connect)).to.equal("function");
+    expect(await page.evaluate(() => "inscribe" in (window as any).wallet)).to.equal(false);
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("connect-message")!.textContent!.startsWith("Connected as"));
+    expect(await text(page, "#connect-message")).to.contain(holder.address);
+    // Nothing overflows a phone-sized screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true);
+    await shot(page, "2-connected");
+  });
+
+  it("claims, pays with a PSBT the wallet signs (broadcast through the explorer), mints, and the counter moves from 0 to 1 without a reload", async () => {
+    await page.evaluate(() => { (window as any).__sameDocument = true; });
+    await page.click("#claim");
+    await page.waitForFunction(() => document.getElementById("claim-message")!.textContent!.includes("#0"));
+    await shot(page, "3-claimed");
+    await page.click("#pay");
+    await page.waitForFunction(() => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"), undefined, { timeout: 60_000 });
+    const paymentTxid = (await text(page, "#pay-message")).split(": ")[1].trim();
+    expect(paymentTxid).to.match(/^[0-9a-f]{64}$/);
+    await shot(page, "4-paid");
+    await page.click("#mint");
+    await page.waitForFunction(() => document.getElementById("mint-message")!.textContent!.startsWith("Minted #0"), undefined, { timeout: 120_000 });
+    await page.waitForFunction(() => document.getElementById("minted")!.textContent === "1", undefined, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as any).__sameDocument)).to.equal(true);
+    await shot(page, "5-minted");
+
+    // The explorer's index is the judge: the inscription is the holder's, paid by the payment.
+    const inscriptionId = (await text(page, "#mint-message")).split("inscription ")[1].trim();
+    expect(stack.queries.inscription(inscriptionId)!.ownerAddress).to.equal(holder.address);
+    const record = await stack.call("GET", `/collections/${PAID}/mints/0`);
+    expect(record.body).to.include({ status: "confirmed", payment_txid: paymentTxid, inscription_id: inscriptionId, address: holder.address });
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("opens the members-only page for the holder", async () => {
+    await page.click("#members-link");
+    await page.waitForURL(/members\.html/);
+    await page.waitForFunction(() => document.getElementById("status")!.className.includes("ok"));
+    expect(await text(page, "#status")).to.contain("Welcome, holder of #0 of Web Pups");
+    await shot(page, "6-members");
+  });
+
+  it("refuses the members-only page to a second browser context without the session (401 from requireMember)", async () => {
+    const stranger = await browser.newContext({ viewport: PHONE });
+    try {
+      const other = await stranger.newPage();
+      await other.goto(`${stack.base}/members.html?slug=${PAID}`);
+      await other.waitForFunction(() => document.getElementById("status")!.className.includes("error"));
+      expect(await text(other, "#status")).to.contain("Refused").and.contain("SESSION_REQUIRED");
+      await shot(other, "7-stranger-refused");
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it("shows a clear message when a collection is sold out", async () => {
+    await page.goto(`${stack.base}/collection.html?slug=${TINY}`);
+    await page.waitForFunction(() => document.getElementById("connect-message")!.textContent!.startsWith("Connected as"));
+    await page.click("#claim");
+    await page.waitForFunction(() => document.getElementById("claim-message")!.className.includes("error"));
+    expect(await text(page, "#claim-message")).to.contain("SOLD_OUT");
+    await shot(page, "8-sold-out");
+  });
+});
