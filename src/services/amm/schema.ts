@@ -1,0 +1,182 @@
+/**
+ * The AMM service's own SQLite schema (`dogeos-amm`; the explorer's index is only read). Amounts are
+ * decimal strings of base units (koinu for DOGE, whole DRC-20 units for tokens, which are
+ * integers: src/inscription/drc20.ts); times are unix seconds.
+ *
+ * - pools: each pool's state as src/amm/math.ts `Pool` (reserves, LP supply, fee accumulator).
+ * - positions: each provider's `Position` in a pool.
+ * - ledger: every change of a pool, in the order it was applied (`seq`); replaying it from empty
+ *   pools gives the pools' state.
+ * - quotes, swaps: a quote is kept until it expires; a swap is made from one quote and executed
+ *   against one deposit.
+ * - deposits: every deposit txid consumed, once (primary key), whatever consumed it.
+ * - liquidity_ops, fee_claims, auth_nonces: adds and removes, fee claims, and the wallet-signed
+ *   authorizations' nonces (each used once).
+ * - payouts: every amount owed to an address on chain (swap outputs, refunds, withdrawals, fee
+ *   claims), queued in the same transaction as the ledger change that owes it, and followed by the
+ *   settlement worker to confirmation.
+ */
+import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
+
+export const AMM_SCHEMA = "dogeos-amm";
+
+export const AMM_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "pools, positions, ledger, quotes, swaps, deposits, liquidity operations, fee claims, nonces, payouts",
+    sql: `
+CREATE TABLE pools (
+  tick_key TEXT PRIMARY KEY,
+  tick TEXT NOT NULL,
+  status TEXT NOT NULL,
+  doge_reserve TEXT NOT NULL,
+  token_reserve TEXT NOT NULL,
+  lp_supply TEXT NOT NULL,
+  fee_bps INTEGER NOT NULL,
+  acc_fee_per_share TEXT NOT NULL,
+  acc_remainder TEXT NOT NULL,
+  fees_credited TEXT NOT NULL,
+  fees_claimed TEXT NOT NULL,
+  fee_dust TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE positions (
+  tick_key TEXT NOT NULL,
+  address TEXT NOT NULL,
+  shares TEXT NOT NULL,
+  fee_debt TEXT NOT NULL,
+  unclaimed TEXT NOT NULL,
+  unclaimed_fraction TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (tick_key, address)
+) WITHOUT ROWID;
+CREATE INDEX positions_by_address ON positions (address);
+CREATE TABLE ledger (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  tick_key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  address TEXT NOT NULL,
+  direction TEXT,
+  amount_in TEXT,
+  amount_out TEXT,
+  fee TEXT,
+  doge_delta TEXT NOT NULL,
+  token_delta TEXT NOT NULL,
+  lp_delta TEXT NOT NULL,
+  doge_reserve TEXT NOT NULL,
+  token_reserve TEXT NOT NULL,
+  lp_supply TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX ledger_by_pool ON ledger (tick_key, seq);
+CREATE TABLE quotes (
+  id TEXT PRIMARY KEY,
+  tick_key TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  amount_in TEXT NOT NULL,
+  amount_out TEXT NOT NULL,
+  fee TEXT NOT NULL,
+  slippage_bps INTEGER NOT NULL,
+  min_amount_out TEXT NOT NULL,
+  price_impact_bps INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX quotes_by_expiry ON quotes (expires_at);
+CREATE TABLE swaps (
+  id TEXT PRIMARY KEY,
+  quote_id TEXT NOT NULL,
+  tick_key TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  address TEXT NOT NULL,
+  amount_in TEXT NOT NULL,
+  quoted_out TEXT NOT NULL,
+  min_amount_out TEXT NOT NULL,
+  deposit_address TEXT NOT NULL,
+  status TEXT NOT NULL,
+  deposit_txid TEXT,
+  deposit_amount TEXT,
+  amount_out TEXT,
+  fee TEXT,
+  ledger_seq INTEGER,
+  payout_id TEXT,
+  refund_payout_id TEXT,
+  error_code TEXT,
+  error_message TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX swaps_by_address ON swaps (address, created_at);
+CREATE INDEX swaps_by_status ON swaps (status);
+CREATE TABLE deposits (
+  txid TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  address TEXT NOT NULL,
+  used_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE liquidity_ops (
+  id TEXT PRIMARY KEY,
+  tick_key TEXT NOT NULL,
+  address TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  doge_txid TEXT,
+  token_txid TEXT,
+  doge_amount TEXT NOT NULL,
+  token_amount TEXT NOT NULL,
+  shares TEXT NOT NULL,
+  fees TEXT NOT NULL,
+  ledger_seq INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX liquidity_ops_by_address ON liquidity_ops (address, created_at);
+CREATE TABLE fee_claims (
+  id TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  pools TEXT NOT NULL,
+  payout_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX fee_claims_by_address ON fee_claims (address, created_at);
+CREATE TABLE auth_nonces (
+  address TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  action TEXT NOT NULL,
+  used_at INTEGER NOT NULL,
+  PRIMARY KEY (address, nonce)
+) WITHOUT ROWID;
+CREATE TABLE payouts (
+  id TEXT PRIMARY KEY,
+  asset TEXT NOT NULL,
+  tick TEXT,
+  address TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  inscriber_job_id TEXT,
+  inscription_id TEXT,
+  txid TEXT,
+  confirmed_height INTEGER,
+  error TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX payouts_by_status ON payouts (status);
+CREATE INDEX payouts_by_ref ON payouts (ref_id);
+`,
+  },
+];
+
+/** Opens (creating or migrating) the AMM's database; ":memory:" for tests. */
+export function openAmmDatabase(file: string): Sqlite {
+  return openDatabase(file, AMM_MIGRATIONS, AMM_SCHEMA);
+}
