@@ -1,0 +1,264 @@
+/**
+ * The AMM's HTTP API (base /api; docs/api.md "AMM"). Amounts are decimal strings of base units
+ * (koinu, whole DRC-20 units); every fee is in DOGE. Reads are public; value moves only against
+ * deposits the index shows (swaps, adds) or wallet-signed authorizations (removes, fee claims).
+ */
+import express, { NextFunction, Request, Response } from "express";
+import type { DogeNetwork } from "../../doge";
+import type { Direction, Pool } from "../../amm";
+import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import * as v from "../http/validation";
+import { AmmLedger, Authorization, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, authorizationMessage, parseAmount } from "./ledger";
+
+export interface AmmAppOptions {
+  ledger: AmmLedger;
+  network: DogeNetwork;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
+  mount?: (app: express.Express) => void;
+}
+
+type Handler = (req: Request, res: Response) => unknown;
+const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
+  Promise.resolve().then(() => handler(req, res)).catch(next);
+};
+
+const DIRECTIONS: readonly Direction[] = ["DOGE_TO_TOKEN", "TOKEN_TO_DOGE"];
+const ID = (prefix: string) => new RegExp(`^${prefix}_[0-9a-f]{24}$`);
+
+function direction(value: unknown): Direction {
+  if (typeof value !== "string" || !DIRECTIONS.includes(value as Direction)) {
+    throw badRequest("INVALID_DIRECTION", "direction must be DOGE_TO_TOKEN or TOKEN_TO_DOGE", { field: "direction" });
+  }
+  return value as Direction;
+}
+
+function slippage(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_SLIPPAGE_BPS;
+  const n = typeof value === "number" ? value : typeof value === "string" && /^[0-9]{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 10_000) throw badRequest("INVALID_SLIPPAGE", "slippageBps must be an integer from 0 to 10000", { field: "slippageBps" });
+  return n;
+}
+
+function id(value: unknown, prefix: string, field: string, code: string): string {
+  if (typeof value !== "string" || !ID(prefix).test(value)) throw badRequest(code, `${field} must be a ${prefix}_ id`, { field });
+  return value;
+}
+
+function unixSeconds(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) throw badRequest("INVALID_EXPIRY", `${field} must be unix seconds`, { field });
+  return value;
+}
+
+function nonce(value: unknown): string {
+  if (typeof value !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(value)) throw badRequest("INVALID_NONCE", "nonce must be 8 to 64 characters of A-Z a-z 0-9 _ -", { field: "nonce" });
+  return value;
+}
+
+const poolJson = (tick: string, pool: Pool) => ({
+  tick,
+  dogeReserve: pool.dogeReserve.toString(),
+  tokenReserve: pool.tokenReserve.toString(),
+  lpSupply: pool.lpSupply.toString(),
+  feeBps: Number(pool.feeBps),
+  priceKoinuPerToken: AmmLedger.price(pool),
+  feesCredited: pool.feesCredited.toString(),
+  feesClaimed: pool.feesClaimed.toString(),
+});
+
+const quoteJson = (q: QuoteRecord) => ({
+  quoteId: q.id, tick: q.tick, direction: q.direction, amountIn: q.amountIn.toString(), amountOut: q.amountOut.toString(), fee: q.fee.toString(),
+  feeAsset: "DOGE", slippageBps: q.slippageBps, minAmountOut: q.minAmountOut.toString(), priceImpactBps: q.priceImpactBps, createdAt: q.createdAt, expiresAt: q.expiresAt,
+});
+
+const payoutJson = (p: PayoutRecord | null) => (p ? {
+  id: p.id, asset: p.asset, tick: p.tick, address: p.address, amount: p.amount.toString(), reason: p.reason, status: p.status, txid: p.txid,
+  inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error,
+} : null);
+
+export function createAmmApp(options: AmmAppOptions): express.Express {
+  const { ledger, network } = options;
+  const log = options.log ?? (() => undefined);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(express.json({ limit: "16kb" }));
+  const api = express.Router();
+  api.use((_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+
+  const swapJson = (s: SwapRecord) => ({
+    swapId: s.id, quoteId: s.quoteId, tick: s.tick, direction: s.direction, address: s.address, status: s.status,
+    depositAddress: s.depositAddress, depositAmount: s.amountIn.toString(), depositAsset: s.direction === "DOGE_TO_TOKEN" ? "DOGE" : s.tick,
+    quotedOut: s.quotedOut.toString(), minAmountOut: s.minAmountOut.toString(), expiresAt: s.expiresAt,
+    depositTxid: s.depositTxid, depositReceived: s.depositAmount?.toString() ?? null, amountOut: s.amountOut?.toString() ?? null, fee: s.fee?.toString() ?? null,
+    feeAsset: "DOGE", ledgerSeq: s.ledgerSeq, payout: payoutJson(s.payoutId ? ledger.payout(s.payoutId) : null),
+    refund: payoutJson(s.refundPayoutId ? ledger.payout(s.refundPayoutId) : null), error: s.error, createdAt: s.createdAt, updatedAt: s.updatedAt,
+  });
+
+  const tickOf = (value: unknown) => v.tick(value);
+  const authOf = (body: Record<string, unknown>): Authorization => {
+    const address = v.address(body.address, network);
+    if (typeof body.signature !== "string" || body.signature.length < 80 || body.signature.length > 100) {
+      throw badRequest("INVALID_SIGNATURE_FORMAT", "signature must be a base64 compact Dogecoin message signature", { field: "signature" });
+    }
+    return { address, nonce: nonce(body.nonce), expiresAt: unixSeconds(body.expiresAt, "expiresAt"), signature: body.signature };
+  };
+
+  // --------------------------------------------------------------------------------- pools
+
+  api.get("/pools", route((_req, res) => {
+    res.json({ pools: ledger.pools().map((p) => poolJson(p.tick, p.pool)) });
+  }));
+
+  api.get("/pools/:tokenA/:tokenB", route((req, res) => {
+    const a = req.params.tokenA as string;
+    const b = req.params.tokenB as string;
+    const tick = a.toUpperCase() === "DOGE" ? b : b.toUpperCase() === "DOGE" ? a : null;
+    if (tick === null) throw notFound("POOL_NOT_FOUND", "pools pair a DRC-20 tick with DOGE: /pools/<tick>/DOGE", { tokenA: a, tokenB: b });
+    const { tick: name, pool } = ledger.poolOr404(tickOf(tick));
+    res.json({
+      ...poolJson(name, pool),
+      depth: ledger.depthOf(pool).map((d) => ({
+        bps: Number(d.bps),
+        dogeToToken: d.dogeToToken ? { amountIn: d.dogeToToken.amountIn.toString(), amountOut: d.dogeToToken.amountOut.toString() } : null,
+        tokenToDoge: d.tokenToDoge ? { amountIn: d.tokenToDoge.amountIn.toString(), amountOut: d.tokenToDoge.amountOut.toString() } : null,
+      })),
+    });
+  }));
+
+  // -------------------------------------------------------------------------------- quotes
+
+  const quote = (fields: Record<string, unknown>) => {
+    const hasIn = fields.amountIn !== undefined;
+    const hasOut = fields.amountOut !== undefined;
+    if (hasIn === hasOut) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
+    return ledger.quote({
+      tick: tickOf(fields.tick), direction: direction(fields.direction), slippageBps: slippage(fields.slippageBps),
+      ...(hasIn ? { amountIn: parseAmount(fields.amountIn, "amountIn") } : { amountOut: parseAmount(fields.amountOut, "amountOut") }),
+    });
+  };
+
+  api.get("/swap/quote", route((req, res) => {
+    const unknown = Object.keys(req.query).filter((k) => !["tick", "direction", "amountIn", "amountOut", "slippageBps"].includes(k));
+    if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `unknown query parameters: ${unknown.join(", ")}`, { fields: unknown });
+    res.json(quoteJson(quote(req.query as Record<string, unknown>)));
+  }));
+
+  api.post("/swap/quote", route((req, res) => {
+    res.json(quoteJson(quote(v.exactObject(req.body, ["tick", "direction", "amountIn", "amountOut", "slippageBps"]))));
+  }));
+
+  // --------------------------------------------------------------------------------- swaps
+
+  api.post("/swap/create", route((req, res) => {
+    const body = v.exactObject(req.body, ["quoteId", "address"]);
+    const { swap, created } = ledger.createSwap(id(body.quoteId, "qt", "quoteId", "INVALID_QUOTE_ID"), v.address(body.address, network));
+    if (created) log("amm_swap_created", { swap: swap.id, tick: swap.tick, direction: swap.direction });
+    res.status(created ? 201 : 200).setHeader("Location", `/api/swap/status/${swap.id}`);
+    res.json(swapJson(swap));
+  }));
+
+  api.post("/swap/execute", route((req, res) => {
+    const body = v.exactObject(req.body, ["swapId", "depositTxid"]);
+    const { swap, outcome } = ledger.executeSwap(id(body.swapId, "swp", "swapId", "INVALID_SWAP_ID"), v.txid(body.depositTxid, "depositTxid"));
+    if (outcome === "executed") log("amm_swap_executed", { swap: swap.id, tick: swap.tick, amountOut: swap.amountOut?.toString() });
+    res.status(outcome === "pending" ? 202 : 200).json(swapJson(swap));
+  }));
+
+  api.get("/swap/status/:id", route((req, res) => {
+    const swap = ledger.swap(id(req.params.id, "swp", "id", "INVALID_SWAP_ID"));
+    if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${req.params.id}`, { swap_id: req.params.id });
+    res.json(swapJson(swap));
+  }));
+
+  api.get("/swap/history/:address", route((req, res) => {
+    const address = v.address(req.params.address, network);
+    const limit = v.limit(req.query.limit, { max: 200, fallback: 50 });
+    const before = v.cursor<{ createdAt: number; id: string }>(req.query.cursor, { createdAt: "number", id: "string" });
+    const swaps = ledger.swapsOf(address, limit + 1, before);
+    const page = swaps.slice(0, limit);
+    const last = page[page.length - 1];
+    res.json({ address, swaps: page.map(swapJson), nextCursor: swaps.length > limit ? v.encodeCursor({ createdAt: last.createdAt, id: last.id }) : null });
+  }));
+
+  // ----------------------------------------------------------------------------- liquidity
+
+  api.get("/liquidity/positions/:walletAddress", route((req, res) => {
+    const address = v.address(req.params.walletAddress, network);
+    res.json({
+      address,
+      positions: ledger.positions(address).map((p) => ({
+        tick: p.tick, shares: p.shares.toString(), lpSupply: p.lpSupply.toString(), doge: p.doge.toString(), token: p.token.toString(), unclaimedFees: p.claimableFees.toString(),
+      })),
+    });
+  }));
+
+  const operationJson = (op: NonNullable<ReturnType<AmmLedger["liquidityOp"]>>) => ({
+    operationId: op.id, tick: op.tick, address: op.address, kind: op.kind, dogeTxid: op.dogeTxid, tokenTxid: op.tokenTxid, doge: op.doge.toString(),
+    token: op.token.toString(), shares: op.shares.toString(), fees: op.fees.toString(), ledgerSeq: op.ledgerSeq, createdAt: op.createdAt, payouts: op.payouts.map(payoutJson),
+  });
+
+  api.post("/liquidity/add", route((req, res) => {
+    const body = v.exactObject(req.body, ["tick", "address", "dogeTxid", "tokenTxid", "minShares"]);
+    const { operation, created } = ledger.addLiquidity({
+      tick: tickOf(body.tick), address: v.address(body.address, network), dogeTxid: v.txid(body.dogeTxid, "dogeTxid"), tokenTxid: v.txid(body.tokenTxid, "tokenTxid"),
+      ...(body.minShares !== undefined ? { minShares: parseAmount(body.minShares, "minShares") } : {}),
+    });
+    if (created) log("amm_liquidity_added", { operation: operation.id, tick: operation.tick, shares: operation.shares.toString() });
+    res.status(created ? 201 : 200).json(operationJson(operation));
+  }));
+
+  api.post("/liquidity/remove", route((req, res) => {
+    const body = v.exactObject(req.body, ["tick", "shares", "address", "nonce", "expiresAt", "signature"]);
+    const operation = ledger.removeLiquidity({ tick: tickOf(body.tick), shares: parseAmount(body.shares, "shares"), auth: authOf(body) });
+    log("amm_liquidity_removed", { operation: operation.id, tick: operation.tick, shares: operation.shares.toString() });
+    res.status(202).json(operationJson(operation));
+  }));
+
+  api.get("/liquidity/fees/:walletAddress", route((req, res) => {
+    const address = v.address(req.params.walletAddress, network);
+    const positions = ledger.positions(address);
+    res.json({
+      address,
+      feeAsset: "DOGE",
+      unclaimed: positions.reduce((sum, p) => sum + p.claimableFees, 0n).toString(),
+      pools: positions.map((p) => ({ tick: p.tick, unclaimed: p.claimableFees.toString() })),
+      claims: ledger.claims(address).map((c) => ({ claimId: c.id, amount: c.amount.toString(), pools: c.pools, createdAt: c.createdAt, payout: payoutJson(c.payout) })),
+    });
+  }));
+
+  api.post("/liquidity/claim-fees", route((req, res) => {
+    const body = v.exactObject(req.body, ["address", "nonce", "expiresAt", "signature"]);
+    const claim = ledger.claimFees(authOf(body));
+    log("amm_fees_claimed", { claim: claim.id, amount: claim.amount.toString() });
+    res.status(202).json({ claimId: claim.id, address: body.address, amount: claim.amount.toString(), feeAsset: "DOGE", pools: claim.pools, payout: payoutJson(ledger.payout(claim.payoutId)) });
+  }));
+
+  /** The exact text to sign for an authorization (what removes and fee claims verify). */
+  api.get("/auth/message", route((req, res) => {
+    const action = req.query.action;
+    const auth = { address: v.address(req.query.address, network), nonce: nonce(req.query.nonce), expiresAt: unixSeconds(Number(req.query.expiresAt), "expiresAt") };
+    if (action === "claim-fees") {
+      res.json({ message: authorizationMessage("claim-fees", {}, auth) });
+    } else if (action === "remove-liquidity") {
+      res.json({ message: authorizationMessage("remove-liquidity", { tick: tickOf(req.query.tick), shares: parseAmount(req.query.shares, "shares").toString() }, auth) });
+    } else {
+      throw badRequest("INVALID_ACTION", "action must be claim-fees or remove-liquidity", { field: "action" });
+    }
+  }));
+
+  api.get("/payouts/:id", route((req, res) => {
+    const payout = ledger.payout(id(req.params.id, "pay", "id", "INVALID_PAYOUT_ID"));
+    if (!payout) throw notFound("PAYOUT_NOT_FOUND", `no payout ${req.params.id}`, { payout_id: req.params.id });
+    res.json(payoutJson(payout));
+  }));
+
+  app.use("/api", api);
+  options.mount?.(app);
+  app.use(unknownRoute);
+  app.use(errorMiddleware(log));
+  return app;
+}

@@ -1,0 +1,11 @@
+/** The AMM service (issue 9): ledger over SQLite, deposits read from the index, HTTP API, settlement. */
+export { AMM_MIGRATIONS, AMM_SCHEMA, openAmmDatabase } from "./schema";
+export { DepositReader } from "./deposits";
+export type { DogeDeposit, Drc20Deposit } from "./deposits";
+export {
+  AmmLedger, DEFAULT_QUOTE_SECONDS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
+  authorizationMessage, parseAmount,
+} from "./ledger";
+export type { AmmLedgerOptions, Authorization, PayoutAsset, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
+export { createAmmApp } from "./app";
+export type { AmmAppOptions } from "./app";

@@ -1,0 +1,698 @@
+/**
+ * The AMM's ledger (issue 9): pools, quotes, swaps, liquidity and fee claims over SQLite, with the
+ * math of src/amm. Every change that moves value runs in one IMMEDIATE transaction: the deposit is
+ * read from the index and consumed (its txid once, ever), the pool and positions are updated, a
+ * ledger row records the change in order, and the payouts it owes are queued for the settlement
+ * worker; a crash leaves all of it or none of it.
+ *
+ * Deposits are bound to their depositor (deposits.ts): a swap's deposit must come from the swap's
+ * address, which is also where its output is paid. A deposit that arrived but cannot be used as
+ * asked (too small, too late, the minimum out not met) is consumed and refunded on chain in full.
+ */
+import crypto from "node:crypto";
+import type { Sqlite } from "../../db/sqlite";
+import { DogeNetwork, verifyMessage } from "../../doge";
+import { drc20TickKey } from "../../inscription/drc20";
+import {
+  AmmMathError, Direction, MAX_AMOUNT, Pool, Position, addLiquidity, auditFees, claimFees, claimableFees, depth, emptyPosition,
+  minAmountOut, quoteExactIn, quoteExactOut, removeLiquidity, spotPrice, swapExactIn,
+} from "../../amm";
+import { SOFT_DUST_LIMIT } from "../../wallet/fees";
+import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
+import type { DepositReader } from "./deposits";
+
+export const DEFAULT_SLIPPAGE_BPS = 50;
+/** The DOGE side of a swap (in or out), an added side and a fee claim are at least this (0.01 DOGE, Core's soft dust limit). */
+export const MIN_DOGE_KOINU = SOFT_DUST_LIMIT;
+/** How long a quote may be turned into a swap. */
+export const DEFAULT_QUOTE_SECONDS = 60;
+/** How long a swap waits for its deposit to be mined (the deposit's block time must not be later). */
+export const DEFAULT_SWAP_SECONDS = 600;
+/** A swap whose announced deposit is still not in a block this long after its expiry is closed as expired. */
+export const DEPOSIT_GRACE_SECONDS = 3_600;
+/** Longest validity of a wallet-signed authorization. */
+export const MAX_AUTHORIZATION_SECONDS = 3_600;
+
+export type SwapStatus = "created" | "deposit_seen" | "executed" | "settled" | "refunded" | "expired" | "failed";
+export type PayoutAsset = "DOGE" | "DRC20";
+
+export interface PoolRecord { tick: string; tickKey: string; status: string; pool: Pool; createdAt: number; updatedAt: number }
+
+export interface QuoteRecord {
+  id: string;
+  tick: string;
+  direction: Direction;
+  amountIn: bigint;
+  amountOut: bigint;
+  fee: bigint;
+  slippageBps: number;
+  minAmountOut: bigint;
+  priceImpactBps: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SwapRecord {
+  id: string;
+  quoteId: string;
+  tick: string;
+  direction: Direction;
+  address: string;
+  amountIn: bigint;
+  quotedOut: bigint;
+  minAmountOut: bigint;
+  depositAddress: string;
+  status: SwapStatus;
+  depositTxid: string | null;
+  depositAmount: bigint | null;
+  amountOut: bigint | null;
+  fee: bigint | null;
+  ledgerSeq: number | null;
+  payoutId: string | null;
+  refundPayoutId: string | null;
+  error: { code: string; message: string } | null;
+  createdAt: number;
+  expiresAt: number;
+  updatedAt: number;
+}
+
+export interface PayoutRecord {
+  id: string;
+  asset: PayoutAsset;
+  tick: string | null;
+  address: string;
+  amount: bigint;
+  reason: string;
+  refId: string;
+  status: string;
+  txid: string | null;
+  inscriptionId: string | null;
+  confirmedHeight: number | null;
+  error: string | null;
+}
+
+export interface Authorization { address: string; nonce: string; expiresAt: number; signature: string }
+
+export interface AmmLedgerOptions {
+  db: Sqlite;
+  network: DogeNetwork;
+  deposits: DepositReader;
+  /** Unix seconds (default: the system clock). */
+  clock?: () => number;
+  quoteSeconds?: number;
+  swapSeconds?: number;
+  /** Swap fee of new pools (default 100 bps). */
+  feeBps?: bigint;
+  /** Whether a tick is deployed on chain (new pools only for deployed ticks). */
+  tickDeployed: (tick: string) => string | null;
+}
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
+const big = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
+
+interface PoolRow {
+  tick_key: string; tick: string; status: string; doge_reserve: string; token_reserve: string; lp_supply: string; fee_bps: number;
+  acc_fee_per_share: string; acc_remainder: string; fees_credited: string; fees_claimed: string; fee_dust: string; created_at: number; updated_at: number;
+}
+interface PositionRow { tick_key: string; address: string; shares: string; fee_debt: string; unclaimed: string; unclaimed_fraction: string }
+interface SwapRow {
+  id: string; quote_id: string; tick_key: string; direction: Direction; address: string; amount_in: string; quoted_out: string; min_amount_out: string;
+  deposit_address: string; status: SwapStatus; deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; fee: string | null;
+  ledger_seq: number | null; payout_id: string | null; refund_payout_id: string | null; error_code: string | null; error_message: string | null;
+  created_at: number; expires_at: number; updated_at: number;
+}
+
+const poolOf = (r: PoolRow): Pool => ({
+  dogeReserve: BigInt(r.doge_reserve), tokenReserve: BigInt(r.token_reserve), lpSupply: BigInt(r.lp_supply), feeBps: BigInt(r.fee_bps),
+  accFeePerShare: BigInt(r.acc_fee_per_share), accRemainder: BigInt(r.acc_remainder), feesCredited: BigInt(r.fees_credited),
+  feesClaimed: BigInt(r.fees_claimed), feeDust: BigInt(r.fee_dust),
+});
+const positionOf = (r: PositionRow | undefined): Position => (r
+  ? { shares: BigInt(r.shares), feeDebt: BigInt(r.fee_debt), unclaimed: BigInt(r.unclaimed), unclaimedFraction: BigInt(r.unclaimed_fraction) }
+  : emptyPosition());
+
+/** A decimal string of base units in [1, 2^128 - 1]; each way to miss it has its own code. */
+export function parseAmount(value: unknown, field: string): bigint {
+  if (typeof value === "number" && Number.isSafeInteger(value)) value = String(value);
+  if (typeof value !== "string" || value.length === 0) throw badRequest("INVALID_AMOUNT", `${field} must be a decimal string of base units`, { field });
+  if (/^-/.test(value)) throw badRequest("AMOUNT_NEGATIVE", `${field} must be positive`, { field, value });
+  if (!/^[0-9]+$/.test(value)) throw badRequest("AMOUNT_NOT_INTEGER", `${field} must be a whole number of base units (digits only)`, { field, value });
+  if (value.length > 40) throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
+  const amount = BigInt(value);
+  if (amount === 0n) throw badRequest("AMOUNT_ZERO", `${field} must be at least 1`, { field });
+  if (amount > MAX_AMOUNT) throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
+  return amount;
+}
+
+/** The exact text a wallet signs for `action` (Dogecoin message signing). */
+export function authorizationMessage(action: string, fields: Record<string, string>, auth: Pick<Authorization, "address" | "nonce" | "expiresAt">): string {
+  return [
+    "dogeos-amm authorization",
+    `action: ${action}`,
+    `address: ${auth.address}`,
+    ...Object.entries(fields).map(([k, v]) => `${k}: ${v}`),
+    `nonce: ${auth.nonce}`,
+    `expires: ${auth.expiresAt}`,
+  ].join("\n");
+}
+
+/** Math refusals as HTTP answers (422: well formed, but the pool cannot do it). */
+function mathError(error: unknown): never {
+  if (error instanceof AmmMathError) {
+    const details = Object.fromEntries(Object.entries(error.details ?? {}).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
+    throw unprocessable(error.code, error.message, details);
+  }
+  throw error;
+}
+
+export class AmmLedger {
+  readonly custodyAddress: string;
+  private readonly clock: () => number;
+  private readonly quoteSeconds: number;
+  private readonly swapSeconds: number;
+  private readonly s;
+
+  constructor(private readonly options: AmmLedgerOptions) {
+    this.custodyAddress = options.deposits.custodyAddress;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.quoteSeconds = options.quoteSeconds ?? DEFAULT_QUOTE_SECONDS;
+    this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
+    const p = (sql: string) => options.db.prepare(sql);
+    this.s = {
+      pool: p("SELECT * FROM pools WHERE tick_key = ?"),
+      pools: p("SELECT * FROM pools WHERE status = 'active' ORDER BY tick_key"),
+      insertPool: p(`INSERT INTO pools (tick_key, tick, status, doge_reserve, token_reserve, lp_supply, fee_bps, acc_fee_per_share, acc_remainder,
+        fees_credited, fees_claimed, fee_dust, created_at, updated_at) VALUES (?, ?, 'active', '0', '0', '0', ?, '0', '0', '0', '0', '0', ?, ?)`),
+      savePool: p(`UPDATE pools SET doge_reserve = ?, token_reserve = ?, lp_supply = ?, acc_fee_per_share = ?, acc_remainder = ?, fees_credited = ?,
+        fees_claimed = ?, fee_dust = ?, updated_at = ? WHERE tick_key = ?`),
+      position: p("SELECT * FROM positions WHERE tick_key = ? AND address = ?"),
+      positionsOf: p("SELECT * FROM positions WHERE address = ? ORDER BY tick_key"),
+      positionsIn: p("SELECT * FROM positions WHERE tick_key = ?"),
+      savePosition: p(`INSERT INTO positions (tick_key, address, shares, fee_debt, unclaimed, unclaimed_fraction, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (tick_key, address) DO UPDATE SET shares = excluded.shares, fee_debt = excluded.fee_debt, unclaimed = excluded.unclaimed,
+        unclaimed_fraction = excluded.unclaimed_fraction, updated_at = excluded.updated_at`),
+      ledger: p(`INSERT INTO ledger (tick_key, kind, ref_id, address, direction, amount_in, amount_out, fee, doge_delta, token_delta, lp_delta,
+        doge_reserve, token_reserve, lp_supply, at) VALUES (@tick_key, @kind, @ref_id, @address, @direction, @amount_in, @amount_out, @fee,
+        @doge_delta, @token_delta, @lp_delta, @doge_reserve, @token_reserve, @lp_supply, @at)`),
+      ledgerOf: p("SELECT * FROM ledger WHERE tick_key = ? ORDER BY seq"),
+      insertQuote: p(`INSERT INTO quotes (id, tick_key, direction, amount_in, amount_out, fee, slippage_bps, min_amount_out, price_impact_bps, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      quote: p("SELECT * FROM quotes WHERE id = ?"),
+      pruneQuotes: p("DELETE FROM quotes WHERE expires_at < ?"),
+      insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, status,
+        created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
+      swap: p("SELECT * FROM swaps WHERE id = ?"),
+      swapOfQuote: p("SELECT * FROM swaps WHERE quote_id = ?"),
+      swapsOf: p("SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?"),
+      pendingSwaps: p("SELECT * FROM swaps WHERE status IN ('created', 'deposit_seen') AND (deposit_txid IS NOT NULL OR expires_at < ?)"),
+      swapSeen: p("UPDATE swaps SET status = 'deposit_seen', deposit_txid = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')"),
+      swapExpired: p("UPDATE swaps SET status = 'expired', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')"),
+      swapClosed: p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
+        refund_payout_id = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
+      deposit: p("SELECT * FROM deposits WHERE txid = ?"),
+      useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      payout: p(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
+      payoutById: p("SELECT * FROM payouts WHERE id = ?"),
+      payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, id"),
+      insertLiquidity: p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      liquidity: p("SELECT * FROM liquidity_ops WHERE id = ?"),
+      useNonce: p("INSERT INTO auth_nonces (address, nonce, action, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"),
+      insertClaim: p("INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      claimsOf: p("SELECT * FROM fee_claims WHERE address = ? ORDER BY created_at DESC, id DESC LIMIT 100"),
+    };
+  }
+
+  private now(): number {
+    return this.clock();
+  }
+
+  private write<T>(fn: () => T): T {
+    return this.options.db.transaction(fn).immediate();
+  }
+
+  // -------------------------------------------------------------------------------- pools
+
+  pool(tick: string): PoolRecord | null {
+    const row = this.s.pool.get(drc20TickKey(tick)) as PoolRow | undefined;
+    return row ? { tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at } : null;
+  }
+
+  poolOr404(tick: string): PoolRecord {
+    const found = this.pool(tick);
+    if (!found || found.status !== "active") throw notFound("POOL_NOT_FOUND", `no ${tick}/DOGE pool`, { tick });
+    return found;
+  }
+
+  pools(): PoolRecord[] {
+    return (this.s.pools.all() as PoolRow[]).map((row) => ({ tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at }));
+  }
+
+  /** The pool of `tick`, made (empty) when the tick is deployed on chain and has none yet. Inside a write. */
+  private poolForDeposit(tick: string): PoolRecord {
+    const existing = this.pool(tick);
+    if (existing) return existing;
+    const deployed = this.options.tickDeployed(tick);
+    if (!deployed) throw notFound("TICK_NOT_DEPLOYED", `DRC-20 ${tick} is not deployed in the indexed chain`, { tick });
+    const now = this.now();
+    this.s.insertPool.run(drc20TickKey(deployed), deployed, Number(this.options.feeBps ?? 100n), now, now);
+    return this.pool(deployed)!;
+  }
+
+  private savePool(tickKey: string, pool: Pool): void {
+    this.s.savePool.run(pool.dogeReserve.toString(), pool.tokenReserve.toString(), pool.lpSupply.toString(), pool.accFeePerShare.toString(),
+      pool.accRemainder.toString(), pool.feesCredited.toString(), pool.feesClaimed.toString(), pool.feeDust.toString(), this.now(), tickKey);
+  }
+
+  private savePosition(tickKey: string, address: string, position: Position): void {
+    this.s.savePosition.run(tickKey, address, position.shares.toString(), position.feeDebt.toString(), position.unclaimed.toString(), position.unclaimedFraction.toString(), this.now());
+  }
+
+  private record(entry: {
+    tickKey: string; kind: string; refId: string; address: string; direction?: Direction; amountIn?: bigint; amountOut?: bigint; fee?: bigint;
+    before: Pool; after: Pool;
+  }): number {
+    const { before, after } = entry;
+    return Number(this.s.ledger.run({
+      tick_key: entry.tickKey, kind: entry.kind, ref_id: entry.refId, address: entry.address, direction: entry.direction ?? null,
+      amount_in: entry.amountIn?.toString() ?? null, amount_out: entry.amountOut?.toString() ?? null, fee: entry.fee?.toString() ?? null,
+      doge_delta: (after.dogeReserve - before.dogeReserve).toString(), token_delta: (after.tokenReserve - before.tokenReserve).toString(),
+      lp_delta: (after.lpSupply - before.lpSupply).toString(), doge_reserve: after.dogeReserve.toString(), token_reserve: after.tokenReserve.toString(),
+      lp_supply: after.lpSupply.toString(), at: this.now(),
+    }).lastInsertRowid);
+  }
+
+  /** The pool's ledger in the order it was applied. */
+  ledgerOf(tick: string): Record<string, unknown>[] {
+    return this.s.ledgerOf.all(drc20TickKey(tick)) as Record<string, unknown>[];
+  }
+
+  private queuePayout(asset: PayoutAsset, tick: string | null, address: string, amount: bigint, reason: string, refId: string): string {
+    const id = newId("pay");
+    const now = this.now();
+    this.s.payout.run(id, asset, asset === "DRC20" ? tick : null, address, amount.toString(), reason, refId, now, now);
+    return id;
+  }
+
+  payout(id: string): PayoutRecord | null {
+    const r = this.s.payoutById.get(id) as Record<string, any> | undefined;
+    return r ? {
+      id: r.id, asset: r.asset, tick: r.tick, address: r.address, amount: BigInt(r.amount), reason: r.reason, refId: r.ref_id, status: r.status,
+      txid: r.txid, inscriptionId: r.inscription_id, confirmedHeight: r.confirmed_height, error: r.error,
+    } : null;
+  }
+
+  payoutsOf(refId: string): PayoutRecord[] {
+    return (this.s.payoutsOf.all(refId) as { id: string }[]).map((r) => this.payout(r.id)!);
+  }
+
+  /** Depth: the inputs that move the price by 1%, 2% and 5%. */
+  depthOf(pool: Pool) {
+    if (pool.lpSupply === 0n) return [];
+    return [100n, 200n, 500n].map((bps) => depth(pool, bps));
+  }
+
+  // ------------------------------------------------------------------------------- quotes
+
+  /** Prices a swap (exact in, or exact out when `amountOut` is given) and keeps the quote until it expires. */
+  quote(request: { tick: string; direction: Direction; amountIn?: bigint; amountOut?: bigint; slippageBps: number }): QuoteRecord {
+    const { pool, tickKey, tick } = this.poolOr404(request.tick);
+    if (pool.lpSupply === 0n) throw unprocessable("POOL_EMPTY", `the ${tick}/DOGE pool holds no liquidity yet`, { tick });
+    let amountIn: bigint;
+    let amountOut: bigint;
+    let fee: bigint;
+    try {
+      if (request.amountOut !== undefined) {
+        ({ amountIn, amountOut, fee } = quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, request.direction, request.amountOut));
+      } else {
+        amountIn = request.amountIn!;
+        ({ amountOut, fee } = quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, request.direction, amountIn));
+      }
+    } catch (error) {
+      mathError(error);
+    }
+    const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
+    if (dogeSide < MIN_DOGE_KOINU) {
+      throw unprocessable("AMOUNT_TOO_SMALL", `the DOGE side of a swap must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
+        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: dogeSide.toString(),
+      });
+    }
+    const impact = swapExactIn(pool, request.direction, amountIn).priceImpactBps;
+    const now = this.now();
+    const record: QuoteRecord = {
+      id: newId("qt"), tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
+      minAmountOut: minAmountOut(amountOut, BigInt(request.slippageBps)), priceImpactBps: Number(impact), createdAt: now, expiresAt: now + this.quoteSeconds,
+    };
+    this.s.insertQuote.run(record.id, tickKey, record.direction, amountIn.toString(), amountOut.toString(), fee.toString(), record.slippageBps,
+      record.minAmountOut.toString(), record.priceImpactBps, now, record.expiresAt);
+    return record;
+  }
+
+  getQuote(id: string): QuoteRecord | null {
+    const r = this.s.quote.get(id) as Record<string, any> | undefined;
+    if (!r) return null;
+    const pool = this.s.pool.get(r.tick_key) as PoolRow;
+    return {
+      id: r.id, tick: pool.tick, direction: r.direction, amountIn: BigInt(r.amount_in), amountOut: BigInt(r.amount_out), fee: BigInt(r.fee),
+      slippageBps: r.slippage_bps, minAmountOut: BigInt(r.min_amount_out), priceImpactBps: r.price_impact_bps, createdAt: r.created_at, expiresAt: r.expires_at,
+    };
+  }
+
+  /** Drops quotes that expired more than a day ago and were never used (swaps keep their own copy). */
+  pruneQuotes(): number {
+    return this.s.pruneQuotes.run(this.now() - 86_400).changes;
+  }
+
+  // -------------------------------------------------------------------------------- swaps
+
+  /** A swap from a live quote: where to deposit, exactly how much, and until when. One swap per quote. */
+  createSwap(quoteId: string, address: string): { swap: SwapRecord; created: boolean } {
+    return this.write(() => {
+      const quote = this.getQuote(quoteId);
+      if (!quote) throw notFound("QUOTE_NOT_FOUND", `no quote ${quoteId}`, { quote_id: quoteId });
+      const existing = this.s.swapOfQuote.get(quoteId) as SwapRow | undefined;
+      if (existing) {
+        if (existing.address !== address) throw conflict("QUOTE_USED", `quote ${quoteId} was already turned into a swap for another address`, { quote_id: quoteId });
+        return { swap: this.swapOf(existing), created: false };
+      }
+      const now = this.now();
+      if (quote.expiresAt <= now) throw unprocessable("QUOTE_EXPIRED", `quote ${quoteId} expired at ${quote.expiresAt}; ask for a new one`, { quote_id: quoteId, expires_at: quote.expiresAt });
+      const id = newId("swp");
+      this.s.insertSwap.run(id, quoteId, drc20TickKey(quote.tick), quote.direction, address, quote.amountIn.toString(), quote.amountOut.toString(),
+        quote.minAmountOut.toString(), this.custodyAddress, now, now + this.swapSeconds, now);
+      return { swap: this.swap(id)!, created: true };
+    });
+  }
+
+  swap(id: string): SwapRecord | null {
+    const row = this.s.swap.get(id) as SwapRow | undefined;
+    return row ? this.swapOf(row) : null;
+  }
+
+  private swapOf(r: SwapRow): SwapRecord {
+    const tick = (this.s.pool.get(r.tick_key) as PoolRow).tick;
+    let status = r.status;
+    // Settled once its payout is confirmed on chain.
+    if (status === "executed" && r.payout_id) {
+      const payout = this.s.payoutById.get(r.payout_id) as { status: string } | undefined;
+      if (payout?.status === "confirmed") status = "settled";
+    }
+    return {
+      id: r.id, quoteId: r.quote_id, tick, direction: r.direction, address: r.address, amountIn: BigInt(r.amount_in), quotedOut: BigInt(r.quoted_out),
+      minAmountOut: BigInt(r.min_amount_out), depositAddress: r.deposit_address, status, depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount),
+      amountOut: big(r.amount_out), fee: big(r.fee), ledgerSeq: r.ledger_seq, payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
+    };
+  }
+
+  swapsOf(address: string, limit: number, before: { createdAt: number; id: string } | null): SwapRecord[] {
+    const at = before?.createdAt ?? Number.MAX_SAFE_INTEGER;
+    return (this.s.swapsOf.all(address, at, at, before?.id ?? "\uffff", limit) as SwapRow[]).map((r) => this.swapOf(r));
+  }
+
+  /**
+   * Executes `swapId` against the deposit `depositTxid`, atomically. Answers the swap as it stands
+   * (`outcome` says what happened); throws for refusals that change nothing.
+   */
+  executeSwap(swapId: string, depositTxid: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+    const result = this.write((): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
+      const row = this.s.swap.get(swapId) as SwapRow | undefined;
+      if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
+      const closed = !["created", "deposit_seen"].includes(row.status);
+      if (closed) {
+        if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
+        throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
+      }
+      const used = this.s.deposit.get(depositTxid) as { kind: string; ref_id: string } | undefined;
+      if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${depositTxid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: depositTxid, used_by: used.ref_id });
+      const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
+      const dogeIn = row.direction === "DOGE_TO_TOKEN";
+      const deposit = dogeIn ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, tick);
+      const now = this.now();
+      if (!deposit) {
+        // Not in an indexed block yet: remembered, and executed by the worker once it is.
+        this.s.swapSeen.run(depositTxid, now, swapId);
+        return { swap: this.swap(swapId)!, outcome: "pending" };
+      }
+      if (deposit.amount === 0n) {
+        throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${depositTxid} pays no ${dogeIn ? "DOGE" : tick} to the deposit address ${this.custodyAddress}`, { deposit_txid: depositTxid, deposit_address: this.custodyAddress });
+      }
+      if (deposit.payer !== row.address) {
+        throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${depositTxid} is not funded from the swap's address ${row.address} only`, { deposit_txid: depositTxid, address: row.address, payer: deposit.payer });
+      }
+      const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
+      this.s.useDeposit.run(depositTxid, "swap", swapId, asset, deposit.amount.toString(), row.address, now);
+      const amountIn = BigInt(row.amount_in);
+      const close = (status: SwapStatus, fields: { amountOut?: bigint; fee?: bigint; ledgerSeq?: number; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
+        this.s.swapClosed.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.fee?.toString() ?? null,
+          fields.ledgerSeq ?? null, fields.payoutId ?? null, fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, swapId);
+      };
+      const refuse = (error: AppError) => {
+        const refundPayoutId = this.queuePayout(asset, tick, row.address, deposit.amount, `swap_refund:${error.code}`, swapId);
+        close("refunded", { refundPayoutId, error });
+        return new AppError(error.status, error.code, error.message, { ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
+      };
+      if (deposit.blockTime > row.expires_at) {
+        return refuse(unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the swap expired at ${row.expires_at}; it is refunded`, { block_time: deposit.blockTime, expires_at: row.expires_at }));
+      }
+      if (deposit.amount < amountIn) {
+        return refuse(unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the swap needs exactly ${amountIn}; it is refunded`, { deposit_amount: deposit.amount.toString(), amount_in: amountIn.toString() }));
+      }
+      const before = this.pool(tick)!.pool;
+      let swapped;
+      try {
+        swapped = swapExactIn(before, row.direction, amountIn);
+      } catch (error) {
+        if (!(error instanceof AmmMathError)) throw error;
+        return refuse(unprocessable("MIN_OUT_NOT_MET", `the pool cannot fill the swap now (${error.code}); the deposit is refunded`, { reason: error.code }));
+      }
+      const minOut = BigInt(row.min_amount_out);
+      if (swapped.amountOut < minOut) {
+        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${swapped.amountOut}, below its minimum ${minOut}; the deposit is refunded`, {
+          amount_out: swapped.amountOut.toString(), min_amount_out: minOut.toString(),
+        }));
+      }
+      this.savePool(row.tick_key, swapped.pool);
+      const ledgerSeq = this.record({ tickKey: row.tick_key, kind: "swap", refId: swapId, address: row.address, direction: row.direction, amountIn, amountOut: swapped.amountOut, fee: swapped.fee, before, after: swapped.pool });
+      const payoutId = this.queuePayout(dogeIn ? "DRC20" : "DOGE", tick, row.address, swapped.amountOut, "swap", swapId);
+      const excess = deposit.amount - amountIn;
+      const refundPayoutId = excess > 0n ? this.queuePayout(asset, tick, row.address, excess, "swap_excess", swapId) : undefined;
+      close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
+      return { swap: this.swap(swapId)!, outcome: "executed" };
+    });
+    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
+    if (result instanceof AppError) throw result;
+    return result;
+  }
+
+  /** The worker's pass: executes swaps whose announced deposit is now indexed, and expires the rest. */
+  retryPending(): { executed: number; expired: number } {
+    let executed = 0;
+    let expired = 0;
+    const now = this.now();
+    for (const row of this.s.pendingSwaps.all(now) as SwapRow[]) {
+      if (row.deposit_txid) {
+        try {
+          const { outcome } = this.executeSwap(row.id, row.deposit_txid);
+          if (outcome === "executed") executed += 1;
+          if (outcome !== "pending") continue;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          // Refused deposits that were consumed closed the swap; others leave it for a better txid.
+          continue;
+        }
+      }
+      if (row.expires_at + (row.deposit_txid ? DEPOSIT_GRACE_SECONDS : 0) < now) {
+        expired += this.s.swapExpired.run("DEPOSIT_NOT_SEEN", `no deposit was mined for this swap before ${row.expires_at}`, now, row.id).changes;
+      }
+    }
+    return { executed, expired };
+  }
+
+  // ---------------------------------------------------------------------------- liquidity
+
+  /**
+   * Adds liquidity from two deposits (DOGE and the pool's DRC-20, both from `address`): shares are
+   * minted pro rata (the first deposit: sqrt(doge x token) - 1000, 1000 locked), the excess side is
+   * refunded on chain. The pair of txids is the operation's identity: the same pair again answers it.
+   */
+  addLiquidity(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint }) {
+    const result = this.write(() => {
+      const usedDoge = this.s.deposit.get(request.dogeTxid) as { kind: string; ref_id: string } | undefined;
+      const usedToken = this.s.deposit.get(request.tokenTxid) as { kind: string; ref_id: string } | undefined;
+      if (usedDoge && usedToken && usedDoge.ref_id === usedToken.ref_id && usedDoge.kind === "liquidity_add") {
+        return { operation: this.liquidityOp(usedDoge.ref_id)!, created: false };
+      }
+      for (const [txid, used] of [[request.dogeTxid, usedDoge], [request.tokenTxid, usedToken]] as const) {
+        if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: txid, used_by: used.ref_id });
+      }
+      if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "doge_txid and token_txid must be two transactions", { field: "token_txid" });
+      const record = this.poolForDeposit(request.tick);
+      const doge = this.options.deposits.doge(request.dogeTxid);
+      const token = this.options.deposits.drc20(request.tokenTxid, record.tick);
+      const height = this.options.deposits.indexedHeight();
+      for (const [txid, deposit] of [[request.dogeTxid, doge], [request.tokenTxid, token]] as const) {
+        if (!deposit) throw conflict("DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${height}); retry once it is mined`, { deposit_txid: txid, indexed_height: height });
+        if (deposit.amount === 0n) throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${txid} pays nothing of its asset to the custody address ${this.custodyAddress}`, { deposit_txid: txid });
+        if (deposit.payer !== request.address) throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${txid} is not funded from ${request.address} only`, { deposit_txid: txid, payer: deposit.payer });
+      }
+      const id = newId("liq");
+      const now = this.now();
+      this.s.useDeposit.run(request.dogeTxid, "liquidity_add", id, "DOGE", doge!.amount.toString(), request.address, now);
+      this.s.useDeposit.run(request.tokenTxid, "liquidity_add", id, "DRC20", token!.amount.toString(), request.address, now);
+      const before = record.pool;
+      const position = positionOf(this.s.position.get(record.tickKey, request.address) as PositionRow | undefined);
+      let added;
+      try {
+        added = addLiquidity(before, position, doge!.amount, token!.amount);
+        if (request.minShares !== undefined && added.shares < request.minShares) {
+          throw unprocessable("MIN_SHARES_NOT_MET", `the deposits would mint ${added.shares} shares, below min_shares ${request.minShares}; both are refunded`, { shares: added.shares.toString() });
+        }
+      } catch (error) {
+        const refusal = error instanceof AmmMathError ? unprocessable(error.code, `${error.message}; both deposits are refunded`) : error;
+        if (!(refusal instanceof AppError)) throw error;
+        const refunds = [
+          this.queuePayout("DOGE", record.tick, request.address, doge!.amount, `liquidity_refund:${refusal.code}`, id),
+          this.queuePayout("DRC20", record.tick, request.address, token!.amount, `liquidity_refund:${refusal.code}`, id),
+        ];
+        this.s.insertLiquidity.run(id, record.tickKey, request.address, "add_refunded", request.dogeTxid, request.tokenTxid, "0", "0", "0", "0", 0, now);
+        return new AppError(refusal.status, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
+      }
+      this.savePool(record.tickKey, added.pool);
+      this.savePosition(record.tickKey, request.address, added.position);
+      const seq = this.record({ tickKey: record.tickKey, kind: "add", refId: id, address: request.address, before, after: added.pool });
+      if (added.dogeRefund > 0n) this.queuePayout("DOGE", record.tick, request.address, added.dogeRefund, "liquidity_excess", id);
+      if (added.tokenRefund > 0n) this.queuePayout("DRC20", record.tick, request.address, added.tokenRefund, "liquidity_excess", id);
+      this.s.insertLiquidity.run(id, record.tickKey, request.address, "add", request.dogeTxid, request.tokenTxid, added.dogeUsed.toString(), added.tokenUsed.toString(),
+        added.shares.toString(), "0", seq, now);
+      return { operation: this.liquidityOp(id)!, created: true };
+    });
+    if (result instanceof AppError) throw result;
+    return result;
+  }
+
+  /** Burns `shares` of `address`'s position, paying both sides and every fee the position earned (wallet-signed). */
+  removeLiquidity(request: { tick: string; shares: bigint; auth: Authorization }) {
+    const { auth } = request;
+    return this.write(() => {
+      const record = this.poolOr404(request.tick);
+      this.checkAuthorization("remove-liquidity", { tick: record.tick, shares: request.shares.toString() }, auth);
+      const position = positionOf(this.s.position.get(record.tickKey, auth.address) as PositionRow | undefined);
+      if (position.shares < request.shares) {
+        throw unprocessable("SHARES_EXCEED_POSITION", `${auth.address} holds ${position.shares} shares of ${record.tick}/DOGE`, { shares: position.shares.toString(), requested: request.shares.toString() });
+      }
+      let removed;
+      try {
+        removed = removeLiquidity(record.pool, position, request.shares);
+      } catch (error) {
+        mathError(error);
+      }
+      const id = newId("liq");
+      const now = this.now();
+      this.savePool(record.tickKey, removed.pool);
+      this.savePosition(record.tickKey, auth.address, removed.position);
+      const seq = this.record({ tickKey: record.tickKey, kind: "remove", refId: id, address: auth.address, before: record.pool, after: removed.pool });
+      const dogeOut = removed.doge + removed.fees;
+      if (dogeOut > 0n) this.queuePayout("DOGE", record.tick, auth.address, dogeOut, "liquidity_remove", id);
+      if (removed.token > 0n) this.queuePayout("DRC20", record.tick, auth.address, removed.token, "liquidity_remove", id);
+      this.s.insertLiquidity.run(id, record.tickKey, auth.address, "remove", null, null, removed.doge.toString(), removed.token.toString(), removed.shares.toString(),
+        removed.fees.toString(), seq, now);
+      return this.liquidityOp(id)!;
+    });
+  }
+
+  liquidityOp(id: string) {
+    const r = this.s.liquidity.get(id) as Record<string, any> | undefined;
+    if (!r) return null;
+    return {
+      id: r.id, tick: (this.s.pool.get(r.tick_key) as PoolRow).tick, address: r.address as string, kind: r.kind as string, dogeTxid: r.doge_txid as string | null,
+      tokenTxid: r.token_txid as string | null, doge: BigInt(r.doge_amount), token: BigInt(r.token_amount), shares: BigInt(r.shares), fees: BigInt(r.fees),
+      ledgerSeq: r.ledger_seq as number, createdAt: r.created_at as number, payouts: this.payoutsOf(id),
+    };
+  }
+
+  /** Every position of `address`, valued at the current reserves, with its claimable fees. */
+  positions(address: string) {
+    return (this.s.positionsOf.all(address) as PositionRow[]).map((row) => {
+      const { pool, tick } = this.pool(row.tick_key)!;
+      const position = positionOf(row);
+      const share = (reserve: bigint) => (pool.lpSupply === 0n ? 0n : (position.shares * reserve) / pool.lpSupply);
+      return {
+        tick, shares: position.shares, lpSupply: pool.lpSupply, doge: share(pool.dogeReserve), token: share(pool.tokenReserve),
+        claimableFees: claimableFees(pool, position),
+      };
+    });
+  }
+
+  /** Fees audit of a pool over every position (the conservation check, for operators and tests). */
+  audit(tick: string) {
+    const { pool, tickKey } = this.poolOr404(tick);
+    return auditFees(pool, (this.s.positionsIn.all(tickKey) as PositionRow[]).map(positionOf));
+  }
+
+  claims(address: string) {
+    return (this.s.claimsOf.all(address) as Record<string, any>[]).map((r) => ({
+      id: r.id as string, amount: BigInt(r.amount), pools: JSON.parse(r.pools) as string[], payout: this.payout(r.payout_id), createdAt: r.created_at as number,
+    }));
+  }
+
+  /**
+   * Claims every fee `auth.address` has earned in every pool: the positions' balances are zeroed,
+   * the nonce consumed, the claim recorded and its DOGE payout queued, in one transaction.
+   */
+  claimFees(auth: Authorization): { id: string; amount: bigint; pools: string[]; payoutId: string } {
+    return this.write(() => {
+      this.checkAuthorization("claim-fees", {}, auth);
+      let amount = 0n;
+      const pools: string[] = [];
+      const updates: [string, Pool, Position][] = [];
+      for (const row of this.s.positionsOf.all(auth.address) as PositionRow[]) {
+        const { pool, tick } = this.pool(row.tick_key)!;
+        const claimed = claimFees(pool, positionOf(row));
+        if (claimed.amount === 0n) continue;
+        amount += claimed.amount;
+        pools.push(tick);
+        updates.push([row.tick_key, claimed.pool, claimed.position]);
+      }
+      if (amount === 0n) throw unprocessable("NOTHING_TO_CLAIM", `${auth.address} has no fees to claim`, { address: auth.address });
+      if (amount < MIN_DOGE_KOINU) {
+        throw unprocessable("CLAIM_TOO_SMALL", `${amount} koinu is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`, { claimable: amount.toString(), min_koinu: MIN_DOGE_KOINU.toString() });
+      }
+      for (const [tickKey, pool, position] of updates) {
+        this.savePool(tickKey, pool);
+        this.savePosition(tickKey, auth.address, position);
+      }
+      const id = newId("clm");
+      const payoutId = this.queuePayout("DOGE", null, auth.address, amount, "fee_claim", id);
+      this.s.insertClaim.run(id, auth.address, auth.nonce, amount.toString(), JSON.stringify(pools), payoutId, this.now());
+      return { id, amount, pools, payoutId };
+    });
+  }
+
+  /** Checks a wallet-signed authorization and consumes its nonce (inside the caller's write). */
+  private checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
+    const now = this.now();
+    if (auth.expiresAt <= now) throw new AppError(401, "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, { expires_at: auth.expiresAt, now });
+    if (auth.expiresAt > now + MAX_AUTHORIZATION_SECONDS) {
+      throw badRequest("AUTHORIZATION_TOO_LONG", `an authorization may be valid for at most ${MAX_AUTHORIZATION_SECONDS} s`, { field: "expires_at", max_seconds: MAX_AUTHORIZATION_SECONDS });
+    }
+    const message = authorizationMessage(action, fields, auth);
+    let valid = false;
+    try {
+      valid = verifyMessage(auth.address, auth.signature, message, this.options.network);
+    } catch {
+      valid = false;
+    }
+    if (!valid) throw new AppError(401, "INVALID_SIGNATURE", "the signature is not the address's key over the authorization message", { message });
+    if (this.s.useNonce.run(auth.address, auth.nonce, action, now).changes !== 1) {
+      throw conflict("AUTHORIZATION_USED", `nonce ${auth.nonce} of ${auth.address} was already used`, { nonce: auth.nonce });
+    }
+  }
+
+  /** Spot price of a pool, koinu per token unit scaled by 10^8 (a decimal string). */
+  static price(pool: Pool): string | null {
+    return pool.tokenReserve === 0n ? null : spotPrice(pool, 100_000_000n).toString();
+  }
+}
+
