@@ -42,3 +42,36 @@ export class WalletDatabaseMismatchError extends Error {
     this.name = "WalletDatabaseMismatchError";
   }
 }
+
+/** Why an outpoint named as a carrier input cannot be spent by this funding. */
+export type CarrierUnavailableCode =
+  /** The wallet has no such output (unknown, not reported by the index yet, or gone from it). */
+  | "CARRIER_NOT_FOUND"
+  /** A plain output of the wallet: it carries nothing, so it is not spent as a carrier. */
+  | "CARRIER_NOT_LOCKED"
+  /** Already spent by a live wallet transaction (`spentBy`). */
+  | "CARRIER_SPENT"
+  /** Given back after a conflict and held until `heldUntil` (ms), like every output after a conflict. */
+  | "CARRIER_HELD";
+
+/** An outpoint named in `carrierInputs` (or given to `sendCarrier`) is not a locked, unspent output of the wallet. */
+export class CarrierNotAvailableError extends Error {
+  constructor(
+    readonly code: CarrierUnavailableCode,
+    readonly outpoint: string,
+    readonly spentBy: string | null = null,
+    readonly heldUntil: number | null = null,
+  ) {
+    super(carrierMessage(code, outpoint, spentBy, heldUntil));
+    this.name = "CarrierNotAvailableError";
+  }
+}
+
+function carrierMessage(code: CarrierUnavailableCode, outpoint: string, spentBy: string | null, heldUntil: number | null): string {
+  switch (code) {
+    case "CARRIER_NOT_FOUND": return `${outpoint} is not an output of the wallet (has the index reported it and the wallet synced?)`;
+    case "CARRIER_NOT_LOCKED": return `${outpoint} carries no inscription or DRC-20 transfer per the index; plain outputs are not spent as carriers`;
+    case "CARRIER_SPENT": return `${outpoint} is already spent by ${spentBy}`;
+    case "CARRIER_HELD": return `${outpoint} was given back after a conflict and is held until ${heldUntil === null ? "?" : new Date(heldUntil).toISOString()}`;
+  }
+}

@@ -17,6 +17,9 @@
  * - Outputs paying the wallet of a transaction the owner built (`track`) are never made spendable
  *   by the wallet itself: they become spendable (or locked) only when the index reports them.
  * - Outputs the index reports with inscriptions or DRC-20 transfers are locked, never selected.
+ *   They are spent only when named (`carrierInputs`, `sendCarrier`): first inputs, each whole on
+ *   the output of its index; whatever takes them back (failure, conflict, abandon, a replacement
+ *   not spending them) returns them locked, since an output's `carries` survives its spending.
  * - A transaction that falls out of the mempool is sent again; refused for its fee, a funded one is
  *   rebuilt on the same inputs at twice the fee rate (up to 100 times the wallet's rate) and its
  *   wallet-funded descendants are rebuilt on the replacement; refused as a conflict it fails with
@@ -29,11 +32,12 @@ import {
   DogeNetwork, Transaction, TxOutput, bytesToHex, hexToBytes, parseTransaction, serializeTransaction, txidOf, MAX_MONEY,
 } from "../doge";
 import { Coin, planOutputs, minimumInputTotal, signWalletTransaction } from "./build";
-import { InvalidOutputError, WalletConflictError, WalletDatabaseMismatchError, WalletTxStateError } from "./errors";
+import { CarrierNotAvailableError, InvalidOutputError, WalletConflictError, WalletDatabaseMismatchError, WalletTxStateError } from "./errors";
 import { HARD_DUST_LIMIT, RECOMMENDED_FEE_RATE, isUnspendableScript } from "./fees";
 import { LIVE_STATES, OutputRow, TxRow, WalletStore, toWalletTx } from "./store";
 import {
-  BroadcastError, ChainTxStatus, ChainUtxo, FundOptions, FundedTx, InsufficientFundsError, WalletChain, WalletEvents, WalletKey, WalletTx,
+  BroadcastError, CarrierOutput, ChainTxStatus, ChainUtxo, FundOptions, FundedTx, InsufficientFundsError, Outpoint, WalletChain, WalletEvents, WalletKey,
+  WalletTx,
 } from "./types";
 import type { Sqlite } from "../db/sqlite";
 
@@ -180,18 +184,80 @@ export class HotWallet {
     return { confirmedKoinu, unconfirmedKoinu, lockedKoinu, spendableUtxos };
   }
 
+  /**
+   * The wallet's unspent locked outputs as of its last sync, with what the index reported on them:
+   * the outpoints `carrierInputs` and `sendCarrier` accept. A carrier the inscriber just revealed to
+   * the wallet's address shows up here once the reveal is confirmed, indexed and the wallet synced.
+   */
+  carriers(): CarrierOutput[] {
+    const now = this.now();
+    return this.store.unspentOutputs().filter((row) => row.state === "locked").map((row) => {
+      const carries = row.carries ? JSON.parse(row.carries) as { inscriptionIds: string[]; drc20: { tick: string; amount: string }[] } : null;
+      return {
+        txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, height: row.height,
+        inscriptionIds: carries?.inscriptionIds ?? [], drc20: carries?.drc20 ?? [],
+        heldUntil: row.heldUntil !== null && row.heldUntil > now ? row.heldUntil : null,
+      };
+    });
+  }
+
   // ==================================================================== funding
 
   fund(owner: string, label: string, outputs: TxOutput[], options: FundOptions = {}): FundedTx {
+    checkOutputs(outputs);
+    return this.fundOnce(owner, label, options, () => outputs);
+  }
+
+  /**
+   * Sends the locked output `carrier` whole to `recipientScript`: input 0 is the carrier, output 0
+   * pays the recipient exactly its value (so whatever it carries moves with it), plain coins of the
+   * wallet pay the fee and take the change (last). `fund` with `carrierInputs: [carrier]` and that
+   * output 0; the same errors (FundOptions.carrierInputs) and the same idempotency by owner and label.
+   */
+  sendCarrier(owner: string, label: string, carrier: Outpoint, recipientScript: Uint8Array, options: Omit<FundOptions, "carrierInputs"> = {}): FundedTx {
+    if (!(recipientScript instanceof Uint8Array) || recipientScript.length === 0) throw new TypeError("recipientScript must be a non-empty script");
+    if (isUnspendableScript(recipientScript)) throw new TypeError("recipientScript is unspendable: the carrier would be burnt");
+    return this.fundOnce(owner, label, { ...options, carrierInputs: [carrier] }, ([coin]) => [{ value: coin.valueKoinu, script: recipientScript }]);
+  }
+
+  /**
+   * The stored transaction of (owner, label), else a new funding in one write transaction: the
+   * named carriers are checked and taken there, `outputsFor` gets them (sendCarrier's output 0
+   * needs the carrier's value) and the wallet's coins pay the rest.
+   */
+  private fundOnce(owner: string, label: string, options: FundOptions, outputsFor: (carriers: readonly SelectedCoin[]) => readonly TxOutput[]): FundedTx {
     checkName("owner", owner);
     checkName("label", label);
     const feeRate = options.feeRateKoinuPerKb ?? this.feeRate;
     const extraBytes = options.extraBytes ?? 0;
     if (feeRate <= 0n) throw new RangeError(`feeRateKoinuPerKb must be positive, got ${feeRate}`);
     if (!Number.isSafeInteger(extraBytes) || extraBytes < 0) throw new RangeError(`extraBytes must be a non-negative integer, got ${extraBytes}`);
-    checkOutputs(outputs);
-    const row = this.write(() => this.store.current(owner, label) ?? this.fundNew(owner, label, outputs, feeRate, extraBytes));
+    const carrierInputs = checkCarrierInputs(options.carrierInputs ?? []);
+    // The wallet's own transactions make every output paying it spendable at once (ownVouts): a
+    // carrier moved to the wallet by one would come back as a plain coin.
+    if (carrierInputs.length > 0 && owner === WALLET_OWNER) throw new TypeError(`owner "${WALLET_OWNER}" is the wallet's own and cannot spend carriers`);
+    const row = this.write(() => {
+      const existing = this.store.current(owner, label);
+      if (existing) return existing;
+      const carriers = carrierInputs.map((input) => this.lockedCarrier(input));
+      const outputs = outputsFor(carriers);
+      checkOutputs(outputs);
+      checkCarrierOutputs(carriers, outputs);
+      return this.fundNew(owner, label, outputs, feeRate, extraBytes, false, carriers);
+    });
     return fundedView(row);
+  }
+
+  /** Inside a write transaction: `input` as a coin, when it is an unspent locked output of the wallet free to spend now. */
+  private lockedCarrier(input: Outpoint): SelectedCoin {
+    const id = outpoint(input.txid, input.vout);
+    const row = this.store.output(input.txid, input.vout);
+    if (!row) throw new CarrierNotAvailableError("CARRIER_NOT_FOUND", id);
+    if (row.carries === null) throw new CarrierNotAvailableError("CARRIER_NOT_LOCKED", id);
+    if (row.state === "spent") throw new CarrierNotAvailableError("CARRIER_SPENT", id, row.spentBy);
+    if (row.state !== "locked") throw new CarrierNotAvailableError("CARRIER_NOT_LOCKED", id);
+    if (row.heldUntil !== null && row.heldUntil > this.now()) throw new CarrierNotAvailableError("CARRIER_HELD", id, null, row.heldUntil);
+    return { txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, depth: row.depth, ancestors: row.ancestors, createdBy: row.createdBy };
   }
 
   /**
@@ -219,50 +285,65 @@ export class HotWallet {
     return fundedView(row);
   }
 
-  /** Inside a write transaction: selects, signs and stores a new funded transaction. */
-  private fundNew(owner: string, label: string, outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, rebroadcast = false): TxRow {
-    const coins = this.selectCoins(outputs, feeRate, extraBytes);
+  /** Inside a write transaction: selects, signs and stores a new funded transaction; `carriers` are its first inputs. */
+  private fundNew(
+    owner: string, label: string, outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, rebroadcast = false, carriers: readonly SelectedCoin[] = [],
+  ): TxRow {
+    const coins = [...carriers, ...this.selectCoins(outputs, feeRate, extraBytes, carriers)];
     const total = coins.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
     const plan = planOutputs(coins.length, total, outputs, this.key.script, feeRate, extraBytes);
     if (!plan) throw new Error("selected coins cannot pay the outputs (selection bug)");
     const row = this.storeFunded(owner, label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, feeRate, extraBytes, null, rebroadcast);
-    this.log("wallet_funded", { owner, label, txid: row.txid, inputs: coins.length, feeKoinu: plan.feeKoinu.toString() });
+    this.log("wallet_funded", {
+      owner, label, txid: row.txid, inputs: coins.length, feeKoinu: plan.feeKoinu.toString(),
+      ...(carriers.length > 0 ? { carriers: carriers.map((coin) => outpoint(coin.txid, coin.vout)) } : {}),
+    });
     return row;
   }
 
   /**
-   * Coins for `outputs`: the least deep, then smallest, single coin that pays everything; else
+   * Coins for `outputs` besides the `fixed` inputs (carriers, which come first): none when those
+   * pay everything; else the least deep, then smallest, single coin that pays the rest; else
    * largest first. Every coin is at depth below maxUnconfirmedDepth and the new transaction's
    * unconfirmed ancestors (an upper bound) stay within it.
    */
-  private selectCoins(outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number): SelectedCoin[] {
+  private selectCoins(outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, fixed: readonly SelectedCoin[] = []): SelectedCoin[] {
+    const fixedTotal = fixed.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
+    /** What `count` more coins must bring. */
+    const shortfall = (count: number) => minimumInputTotal(fixed.length + count, outputs, feeRate, extraBytes) - fixedTotal;
+    if (fixed.length > 0 && shortfall(0) <= 0n) return [];
+    const parentAncestors = new Map<string, number>();
+    for (const coin of fixed) if (coin.depth > 0 && coin.createdBy) parentAncestors.set(coin.createdBy, coin.ancestors);
+    /** The new transaction's unconfirmed ancestors with `coin` added (an upper bound). */
+    const ancestorsWith = (coin: SelectedCoin) => {
+      const known = [...parentAncestors.values()].reduce((sum, n) => sum + n, 0);
+      return 1 + known + (coin.depth > 0 && coin.createdBy && !parentAncestors.has(coin.createdBy) ? coin.ancestors : 0);
+    };
     const candidates: SelectedCoin[] = this.store.selectable(this.maxDepth, this.now())
       .filter((row) => 1 + row.ancestors <= this.maxDepth)
       .map((row) => ({ txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, depth: row.depth, ancestors: row.ancestors, createdBy: row.createdBy }));
     const available = candidates.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
-    const single = minimumInputTotal(1, outputs, feeRate, extraBytes);
+    const single = shortfall(1);
     let best: SelectedCoin | null = null;
     for (const coin of candidates) {
-      if (coin.valueKoinu < single) continue;
+      if (coin.valueKoinu < single || ancestorsWith(coin) > this.maxDepth) continue;
       if (!best || coin.depth < best.depth || (coin.depth === best.depth && coin.valueKoinu < best.valueKoinu)) best = coin;
     }
     if (best) return [best];
     const sorted = [...candidates].sort((a, b) => (a.valueKoinu === b.valueKoinu ? a.depth - b.depth : a.valueKoinu > b.valueKoinu ? -1 : 1));
     const chosen: SelectedCoin[] = [];
-    const parentAncestors = new Map<string, number>();
     let total = 0n;
     for (const coin of sorted) {
-      if (chosen.length >= MAX_INPUTS) break;
+      if (fixed.length + chosen.length >= MAX_INPUTS) break;
       if (coin.depth > 0 && coin.createdBy && !parentAncestors.has(coin.createdBy)) {
-        const ancestors = 1 + [...parentAncestors.values()].reduce((sum, n) => sum + n, 0) + coin.ancestors;
-        if (ancestors > this.maxDepth) continue;
+        if (ancestorsWith(coin) > this.maxDepth) continue;
         parentAncestors.set(coin.createdBy, coin.ancestors);
       }
       chosen.push(coin);
       total += coin.valueKoinu;
-      if (total >= minimumInputTotal(chosen.length, outputs, feeRate, extraBytes)) return chosen;
+      if (total >= shortfall(chosen.length)) return chosen;
     }
-    throw new InsufficientFundsError(minimumInputTotal(Math.max(1, chosen.length), outputs, feeRate, extraBytes), available);
+    throw new InsufficientFundsError(shortfall(Math.max(1, chosen.length)), available);
   }
 
   /** Inside a write transaction: signs and stores a funded transaction, spends its coins, adds its own outputs. */
@@ -926,4 +1007,33 @@ function checkOutputs(outputs: readonly TxOutput[]): void {
     }
   });
   if (total > MAX_MONEY) throw new InvalidOutputError(-1, total, `outputs total ${total} koinu, more than all the money there is`);
+}
+
+/** Well-formed, distinct outpoints, at most MAX_INPUTS of them. */
+function checkCarrierInputs(inputs: readonly Outpoint[]): Outpoint[] {
+  if (!Array.isArray(inputs)) throw new TypeError("carrierInputs must be an array of { txid, vout }");
+  if (inputs.length > MAX_INPUTS) throw new RangeError(`at most ${MAX_INPUTS} carrier inputs, got ${inputs.length}`);
+  const seen = new Set<string>();
+  return inputs.map((input, index) => {
+    if (typeof input?.txid !== "string" || !/^[0-9a-f]{64}$/i.test(input.txid) || !Number.isSafeInteger(input.vout) || input.vout < 0) {
+      throw new TypeError(`carrier input ${index}: expected { txid: 64 hex digits, vout: a non-negative integer }`);
+    }
+    const normalized = { txid: input.txid.toLowerCase(), vout: input.vout };
+    const id = outpoint(normalized.txid, normalized.vout);
+    if (seen.has(id)) throw new TypeError(`carrier input ${index}: ${id} is named twice`);
+    seen.add(id);
+    return normalized;
+  });
+}
+
+/** Output i pays exactly carrier i's value, so the carrier's koinu (and all it carries) land on it whole. */
+function checkCarrierOutputs(carriers: readonly Coin[], outputs: readonly TxOutput[]): void {
+  if (outputs.length < carriers.length) throw new TypeError(`${carriers.length} carrier inputs need at least as many outputs, got ${outputs.length}`);
+  carriers.forEach((carrier, index) => {
+    const output = outputs[index];
+    if (output.value !== carrier.valueKoinu) {
+      throw new InvalidOutputError(index, output.value, `output ${index} must pay exactly the ${carrier.valueKoinu} koinu of carrier ${outpoint(carrier.txid, carrier.vout)}, got ${output.value}`);
+    }
+    if (isUnspendableScript(output.script)) throw new InvalidOutputError(index, output.value, `output ${index} takes carrier ${outpoint(carrier.txid, carrier.vout)} and must not be unspendable`);
+  });
 }

@@ -100,11 +100,50 @@ export interface WalletTx {
   confirmations?: number;
 }
 
+export interface Outpoint {
+  txid: string;
+  vout: number;
+}
+
 export interface FundOptions {
   /** Fee rate in koinu per 1000 bytes (default: the wallet's, 0.01 DOGE/kB). */
   feeRateKoinuPerKb?: bigint;
   /** Extra bytes the caller will add to the transaction after funding (none by default). */
   extraBytes?: number;
+  /**
+   * Locked outputs of the wallet to spend on purpose: outputs the index reports carrying
+   * inscriptions or DRC-20 transfer inscriptions, which `fund` otherwise never selects (the AMM's
+   * DRC-20 payouts send a transfer inscription the inscriber put on the wallet's address).
+   *
+   * Carrier i is input i, in the order given; the wallet's plain coins follow for the fee and the
+   * change (last output). Output i must pay exactly carrier i's value, so every koinu of carrier i,
+   * and with them every inscription on it at any offset, lands on output i (ordinal theory: koinu
+   * go first in first out), never in the change or the fee; outputs after the carriers' are free.
+   * `sendCarrier` builds that output 0 for one carrier.
+   *
+   * Each must be an unspent `locked` output of the wallet, else CarrierNotAvailableError:
+   * CARRIER_NOT_FOUND (unknown to the wallet: not an output of its key, or not reported by the
+   * index at its last sync), CARRIER_NOT_LOCKED (a plain output), CARRIER_SPENT (a live wallet
+   * transaction spends it; two fundings of one carrier under different labels: the second gets
+   * this), CARRIER_HELD (given back after a conflict, held for CONFLICT_HOLD_MS). The check and
+   * the spend happen in the funding's write transaction. A failed, conflicted or abandoned carrier
+   * send gives its carriers back `locked`; a rebuild for the fee keeps the same inputs in the same
+   * order. The same owner and label return the stored transaction, whatever is asked the second time.
+   */
+  carrierInputs?: readonly Outpoint[];
+}
+
+/** A locked output of the wallet: what the index reported on it at the last sync. */
+export interface CarrierOutput {
+  txid: string;
+  vout: number;
+  valueKoinu: bigint;
+  /** Block height the index reported it in. */
+  height: number | null;
+  inscriptionIds: string[];
+  drc20: { tick: string; amount: string }[];
+  /** Not spendable before this time (ms) after a conflict gave it back; null when spendable. */
+  heldUntil: number | null;
 }
 
 export interface FundedTx {

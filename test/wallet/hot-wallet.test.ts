@@ -1,9 +1,13 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { NETWORKS, Transaction, TxOutput, bytesToHex, hexToBytes, nullDataScript, parseTransaction } from "../../src/doge";
+import type { Sqlite } from "../../src/db/sqlite";
 import {
-  BroadcastError, ChainTxStatus, ChainUtxo, FundedTx, HotWallet, InsufficientFundsError, InvalidOutputError, MAX_FEE_RATE_FACTOR, RECOMMENDED_FEE_RATE,
-  WalletChain, WalletConflictError, WalletKey, WalletTx, dogecoinFee, openWalletDatabase, walletKeyFromPrivateKey,
+  BroadcastError, CONFLICT_HOLD_MS, CarrierNotAvailableError, ChainTxStatus, ChainUtxo, FundedTx, HotWallet, InsufficientFundsError, InvalidOutputError,
+  MAX_FEE_RATE_FACTOR, RECOMMENDED_FEE_RATE, WalletChain, WalletConflictError, WalletKey, WalletTx, dogecoinFee, openWalletDatabase, walletKeyFromPrivateKey,
 } from "../../src/wallet";
 import { newKey, spendP2pkh } from "../helpers/keys";
 
@@ -84,9 +88,9 @@ interface Harness {
   coin(valueKoinu: bigint, carries?: Partial<ChainUtxo>): ChainUtxo;
 }
 
-function harness(options: { maxUnconfirmedDepth?: number; throwingHandlers?: boolean } = {}): Harness {
-  const key = walletKeyFromPrivateKey(newKey().privateKey, regtest);
-  const chain = new FakeChain();
+function harness(options: { maxUnconfirmedDepth?: number; throwingHandlers?: boolean; db?: Sqlite; key?: WalletKey; chain?: FakeChain } = {}): Harness {
+  const key = options.key ?? walletKeyFromPrivateKey(newKey().privateKey, regtest);
+  const chain = options.chain ?? new FakeChain();
   const events: string[] = [];
   const logs: Harness["logs"] = [];
   const clock = { now: 1_000_000 };
@@ -95,7 +99,7 @@ function harness(options: { maxUnconfirmedDepth?: number; throwingHandlers?: boo
     if (options.throwingHandlers) throw new Error("handler bug");
   };
   const wallet = new HotWallet({
-    db: openWalletDatabase(":memory:"), key, chain, network: regtest, now: () => clock.now, maxUnconfirmedDepth: options.maxUnconfirmedDepth,
+    db: options.db ?? openWalletDatabase(":memory:"), key, chain, network: regtest, now: () => clock.now, maxUnconfirmedDepth: options.maxUnconfirmedDepth,
     log: (event, fields) => logs.push({ event, fields }),
     events: {
       onConfirmed: (tx: WalletTx) => record(`confirmed ${tx.label} ${tx.confirmations}`),
@@ -452,6 +456,184 @@ describe("HotWallet", () => {
       const h = harness();
       await Promise.all([h.wallet.sync(), h.wallet.sync(), h.wallet.sync()]);
       expect(h.chain.utxoCalls).to.equal(1);
+    });
+  });
+
+  describe("carrier sends", () => {
+    const recipient = newKey();
+    const transfer = { drc20: [{ tick: "dogi", amount: "250" }], inscriptionIds: [`${"ab".repeat(32)}i0`] };
+    const carrierError = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        expect(error).to.be.instanceOf(CarrierNotAvailableError);
+        return error as CarrierNotAvailableError;
+      }
+      return expect.fail("no CarrierNotAvailableError");
+    };
+
+    it("spends the carrier as input 0, pays the recipient exactly its value on output 0, and takes the fee and change from plain coins", async () => {
+      const h = harness();
+      const carrier = h.coin(DOGE, transfer);
+      const plain = h.coin(10n * DOGE);
+      await h.wallet.sync();
+      expect(h.wallet.carriers()).to.deep.equal([
+        { txid: carrier.txid, vout: 0, valueKoinu: DOGE, height: 10, inscriptionIds: transfer.inscriptionIds, drc20: transfer.drc20, heldUntil: null },
+      ]);
+      const funded = h.wallet.sendCarrier("amm-payout-1", "drc20", { txid: carrier.txid, vout: 0 }, recipient.script);
+      const tx = decode(funded.hex);
+      expect(inputsOf(tx)).to.deep.equal([`${carrier.txid}:0`, `${plain.txid}:0`]);
+      expect(tx.outputs[0]).to.deep.equal({ value: DOGE, script: recipient.script });
+      expect(funded.changeVout).to.equal(1);
+      expect(bytesToHex(tx.outputs[1].script)).to.equal(bytesToHex(h.key.script));
+      expect(funded.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs, RECOMMENDED_FEE_RATE));
+      expect(tx.outputs[1].value).to.equal(10n * DOGE - funded.feeKoinu);
+      expect(h.wallet.carriers()).to.deep.equal([]);
+      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: tx.outputs[1].value, lockedKoinu: 0n, spendableUtxos: 1 });
+      expect(h.wallet.sendCarrier("amm-payout-1", "drc20", { txid: carrier.txid, vout: 0 }, stranger.script).txid).to.equal(funded.txid);
+    });
+
+    it("takes several carriers in the order given, each whole on the output of its index, with free outputs after them", async () => {
+      const h = harness();
+      const first = h.coin(3n * DOGE, { inscriptionIds: [`${randomTxid()}i0`] });
+      const second = h.coin(DOGE / 200n, transfer);
+      h.coin(20n * DOGE);
+      await h.wallet.sync();
+      const funded = h.wallet.fund("job", "x", [{ value: DOGE / 200n, script: recipient.script }, { value: 3n * DOGE, script: recipient.script }, pay(5n * DOGE)], {
+        carrierInputs: [{ txid: second.txid, vout: 0 }, { txid: first.txid.toUpperCase(), vout: 0 }],
+      });
+      expect(inputsOf(funded).slice(0, 2)).to.deep.equal([`${second.txid}:0`, `${first.txid}:0`]);
+      expect(inputsOf(funded)).to.have.length(3);
+      expect(funded.changeVout).to.equal(3);
+      // 0.005 DOGE is below the soft dust limit: the fee carries Core's surcharge for it.
+      const tx = decode(funded.hex);
+      expect(funded.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs));
+      expect(funded.feeKoinu).to.equal(BigInt(tx.size) * 1000n + 1_000_000n);
+    });
+
+    it("refuses an unknown outpoint, a plain output, a spent carrier and outputs that do not take the carrier whole, changing nothing", async () => {
+      const h = harness();
+      const carrier = h.coin(DOGE, transfer);
+      const plain = h.coin(10n * DOGE);
+      await h.wallet.sync();
+      const unknown = `${randomTxid()}`;
+      expect(carrierError(() => h.wallet.sendCarrier("a", "x", { txid: unknown, vout: 0 }, recipient.script))).to.include({
+        code: "CARRIER_NOT_FOUND", outpoint: `${unknown}:0`,
+      });
+      expect(carrierError(() => h.wallet.sendCarrier("a", "x", { txid: plain.txid, vout: 0 }, recipient.script))).to.include({ code: "CARRIER_NOT_LOCKED" });
+      expect(() => h.wallet.fund("a", "x", [pay(DOGE - 1n)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] })).to.throw(InvalidOutputError, /exactly/);
+      expect(() => h.wallet.fund("a", "x", [pay(DOGE)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }, { txid: carrier.txid, vout: 0 }] })).to.throw(TypeError, /twice/);
+      expect(() => h.wallet.fund("wallet", "x", [pay(DOGE)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] })).to.throw(TypeError, /own/);
+      expect(() => h.wallet.sendCarrier("a", "x", { txid: carrier.txid, vout: 0 }, nullDataScript())).to.throw(TypeError, /burnt/);
+      expect(h.wallet.txOf("a", "x")).to.equal(null);
+      const sent = h.wallet.sendCarrier("b", "x", { txid: carrier.txid, vout: 0 }, recipient.script);
+      expect(carrierError(() => h.wallet.sendCarrier("c", "x", { txid: carrier.txid, vout: 0 }, recipient.script))).to.include({
+        code: "CARRIER_SPENT", spentBy: sent.txid,
+      });
+      // The carrier's spend is in the same write transaction as the funding: a failed funding leaves it locked.
+      const other = harness();
+      const lonely = other.coin(DOGE, transfer);
+      await other.wallet.sync();
+      expect(() => other.wallet.sendCarrier("a", "x", { txid: lonely.txid, vout: 0 }, recipient.script)).to.throw(InsufficientFundsError);
+      expect(other.wallet.carriers().map((c) => c.txid)).to.deep.equal([lonely.txid]);
+    });
+
+    it("gives one carrier to exactly one of two concurrent sends from two wallet instances on one file, and the same transaction to the same label", async () => {
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "wallet-carrier-")), "wallet.sqlite");
+      try {
+        const chain = new FakeChain();
+        const first = harness({ db: openWalletDatabase(file), chain });
+        const second = harness({ db: openWalletDatabase(file), chain, key: first.key });
+        const carrier = first.coin(DOGE, transfer);
+        first.coin(10n * DOGE);
+        first.coin(10n * DOGE);
+        await first.wallet.sync();
+        const attempts = await Promise.allSettled(["payout-a", "payout-b", "payout-a"].map(async (owner, i) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return (i === 1 ? second : first).wallet.sendCarrier(owner, "drc20", { txid: carrier.txid, vout: 0 }, recipient.script);
+        }));
+        const [a, b, again] = attempts;
+        if (a.status !== "fulfilled" || again.status !== "fulfilled" || b.status !== "rejected") return expect.fail(`${attempts.map((x) => x.status)}`);
+        expect(again.value.txid).to.equal(a.value.txid);
+        expect(b.reason).to.be.instanceOf(CarrierNotAvailableError).and.include({ code: "CARRIER_SPENT", spentBy: a.value.txid });
+        expect(second.wallet.txOf("payout-b", "drc20")).to.equal(null);
+        expect(inputsOf(a.value)[0]).to.equal(`${carrier.txid}:0`);
+      } finally {
+        fs.rmSync(path.dirname(file), { recursive: true, force: true });
+      }
+    });
+
+    it("gives the carrier back locked, not available, when its send fails on a conflict (held like any input) or is abandoned", async () => {
+      const h = harness();
+      const carrier = h.coin(DOGE, transfer);
+      const plain = h.coin(10n * DOGE);
+      await h.wallet.sync();
+      const failing = h.wallet.sendCarrier("payout", "1", { txid: carrier.txid, vout: 0 }, recipient.script);
+      // The fee coin was spent elsewhere.
+      h.chain.utxos = h.chain.utxos.filter((utxo) => utxo !== plain);
+      h.chain.refuse = () => new BroadcastError("conflict", "258: txn-mempool-conflict", -26);
+      await h.wallet.broadcast(failing.txid).catch(() => undefined);
+      h.chain.refuse = () => null;
+      expect(h.wallet.tx(failing.txid)!.state).to.equal("failed");
+      expect(h.wallet.carriers()).to.deep.equal([
+        { txid: carrier.txid, vout: 0, valueKoinu: DOGE, height: 10, inscriptionIds: transfer.inscriptionIds, drc20: transfer.drc20, heldUntil: h.clock.now + CONFLICT_HOLD_MS },
+      ]);
+      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: 0n, lockedKoinu: DOGE, spendableUtxos: 0 });
+      h.coin(10n * DOGE);
+      await h.wallet.sync();
+      expect(carrierError(() => h.wallet.sendCarrier("payout", "2", { txid: carrier.txid, vout: 0 }, recipient.script))).to.include({
+        code: "CARRIER_HELD", heldUntil: h.clock.now + CONFLICT_HOLD_MS,
+      });
+      h.clock.now += CONFLICT_HOLD_MS;
+      // Held no longer, still never selected as a plain coin.
+      expect(inputsOf(h.wallet.fund("plain", "x", [pay(DOGE)]))).to.not.include(`${carrier.txid}:0`);
+      expect(() => h.wallet.fund("plain", "y", [pay(10n * DOGE)])).to.throw(InsufficientFundsError);
+      const second = h.wallet.sendCarrier("payout", "2", { txid: carrier.txid, vout: 0 }, recipient.script);
+      expect(inputsOf(second)[0]).to.equal(`${carrier.txid}:0`);
+      h.wallet.abandon("payout", "2");
+      expect(h.wallet.carriers().map((c) => [c.txid, c.heldUntil])).to.deep.equal([[carrier.txid, null]]);
+      expect(h.wallet.balance().lockedKoinu).to.equal(DOGE);
+    });
+
+    it("keeps the carrier as input 0 and its output 0 when the send is rebuilt for its fee", async () => {
+      const h = harness();
+      const carrier = h.coin(DOGE, transfer);
+      h.coin(50n * DOGE);
+      await h.wallet.sync();
+      const sent = h.wallet.sendCarrier("payout", "1", { txid: carrier.txid, vout: 0 }, recipient.script);
+      await h.wallet.broadcast(sent.txid);
+      h.chain.mempool.clear();
+      h.chain.refuse = (txid) => (txid === sent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      await h.wallet.sync();
+      const current = h.wallet.txOf("payout", "1")!;
+      expect(current.txid).to.not.equal(sent.txid);
+      const rebuilt = decode(current.hex);
+      expect(inputsOf(rebuilt)).to.deep.equal(inputsOf(sent));
+      expect(inputsOf(rebuilt)[0]).to.equal(`${carrier.txid}:0`);
+      expect(rebuilt.outputs[0]).to.deep.equal({ value: DOGE, script: recipient.script });
+      expect(current.feeKoinu).to.equal(dogecoinFee(rebuilt.size, rebuilt.outputs, 2n * RECOMMENDED_FEE_RATE));
+      expect(h.chain.sent[h.chain.sent.length - 1]).to.equal(current.txid);
+      expect(h.wallet.carriers()).to.deep.equal([]);
+    });
+
+    it("keeps the carrier as input 0 when a send paying its fee from unconfirmed change is rebuilt on the change's replacement", async () => {
+      const h = harness();
+      const carrier = h.coin(DOGE, transfer);
+      h.coin(50n * DOGE);
+      await h.wallet.sync();
+      const parent = h.wallet.fund("job-p", "commit", [pay(5n * DOGE)]);
+      const send = h.wallet.sendCarrier("payout", "1", { txid: carrier.txid, vout: 0 }, recipient.script);
+      expect(inputsOf(send)).to.deep.equal([`${carrier.txid}:0`, `${parent.txid}:1`]);
+      await h.wallet.broadcast(send.txid);
+      h.chain.mempool.clear();
+      h.chain.refuse = (txid) => (txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      await h.wallet.sync();
+      const newParent = h.wallet.txOf("job-p", "commit")!;
+      const rebuilt = decode(h.wallet.txOf("payout", "1")!.hex);
+      expect(newParent.txid).to.not.equal(parent.txid);
+      expect(inputsOf(rebuilt)).to.deep.equal([`${carrier.txid}:0`, `${newParent.txid}:1`]);
+      expect(rebuilt.outputs[0]).to.deep.equal({ value: DOGE, script: recipient.script });
+      expect(h.chain.mempool.has(rebuilt.txid)).to.equal(true);
     });
   });
 
