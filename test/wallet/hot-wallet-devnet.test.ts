@@ -12,7 +12,7 @@ import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import {
-  BroadcastError, CONFLICT_HOLD_MS, FundedTx, HotWallet, InsufficientFundsError, RECOMMENDED_FEE_RATE, SOFT_DUST_LIMIT, WalletChain, WalletKey, WalletTx,
+  BroadcastError, CONFLICT_HOLD_MS, CarrierNotAvailableError, FundedTx, HotWallet, InsufficientFundsError, RECOMMENDED_FEE_RATE, SOFT_DUST_LIMIT, WalletChain, WalletKey, WalletTx,
   dogecoinFee, indexNodeChain, openWalletDatabase, walletKeyFromPrivateKey,
 } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
@@ -248,6 +248,104 @@ describe("HotWallet on the devnet with a real index", function () {
       expect(inputsOf(small)).to.have.length(2);
       const carrierOutpoints = new Set(queries.utxos(h.key.address, null, 100).items.filter((u) => u.inscriptions.length > 0).map((u) => `${u.txid}:${u.vout}`));
       for (const input of inputsOf(small)) expect(carrierOutpoints.has(input)).to.equal(false);
+    });
+  });
+
+  describe("carrier sends", () => {
+    let h: Harness;
+    const inscriber = newKey();
+    const recipient = newKey();
+    let transferId: string;
+    let textId: string;
+    let plain: Spendable;
+    let sent: FundedTx;
+
+    before(async () => {
+      h = newWallet();
+      const coins = await faucet(inscriber.address, [100, 100, 100, 100]);
+      [plain] = await faucet(h.key.address, [5]);
+      const drc20 = (op: Drc20Operation, coin: Spendable, to: Uint8Array) =>
+        inscribeDoginals(devnet, inscriber, coin, { contentType: TEXT, body: encodeDrc20(op) }, to, { postageKoinu: DOGE });
+      await drc20({ kind: "deploy", tick: "cry1", tickKey: "cry1", maxSupply: 10_000n, mintLimit: 1000n }, coins[0], inscriber.script);
+      await mine();
+      // The custody wallet holds 1000 cry1; the inscriber puts a transfer of 250 onto its address.
+      await drc20({ kind: "mint", tick: "cry1", tickKey: "cry1", amount: 1000n }, coins[1], h.key.script);
+      await mine();
+      transferId = (await drc20({ kind: "transfer", tick: "cry1", tickKey: "cry1", amount: 250n }, coins[2], h.key.script)).inscriptionId;
+      // A plain inscription on 0.005 DOGE, below the soft dust limit.
+      textId = (await inscribeV1(devnet, inscriber, coins[3], { contentType: TEXT, body: new TextEncoder().encode("carried") }, h.key.script, {
+        postageKoinu: DOGE / 200n,
+      })).inscriptionId;
+      await mine();
+      await h.wallet.sync();
+    });
+
+    it("lists the transfer inscription the inscriber revealed to the wallet as a locked carrier, at the location the index reports", () => {
+      const location = queries.inscription(transferId)!.location!;
+      const carrier = h.wallet.carriers().find((c) => c.inscriptionIds.includes(transferId))!;
+      expect(carrier).to.include({ txid: location.txid, vout: location.vout, valueKoinu: DOGE, heldUntil: null });
+      expect(carrier.drc20).to.deep.equal([{ tick: "cry1", amount: "250" }]);
+      expect(queries.drc20Balances(h.key.address)).to.deep.equal([{ tick: "cry1", available: "750", transferable: "250" }]);
+      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 5n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 2n * DOGE + DOGE / 200n, spendableUtxos: 1 }); // mint, transfer, text
+    });
+
+    it("sends the transfer inscription to the recipient with an exact fee and change back, and the index credits the recipient's DRC-20 balance", async () => {
+      const location = queries.inscription(transferId)!.location!;
+      sent = h.wallet.sendCarrier("amm-payout-7", "drc20", { txid: location.txid, vout: location.vout }, recipient.script);
+      const tx = decode(sent.hex);
+      expect(inputsOf(sent)).to.deep.equal([`${location.txid}:${location.vout}`, `${plain.txid}:${plain.vout}`]);
+      expect(tx.outputs[0]).to.deep.equal({ value: DOGE, script: recipient.script });
+      expect(sent.changeVout).to.equal(1);
+      expect(bytesToHex(tx.outputs[1].script)).to.equal(bytesToHex(h.key.script));
+      // Inputs: the 1 DOGE carrier and the 5 DOGE coin.
+      expect(sent.feeKoinu).to.equal(6n * DOGE - tx.outputs[0].value - tx.outputs[1].value);
+      expect(sent.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs, RECOMMENDED_FEE_RATE));
+      expect(sent.feeKoinu).to.equal(BigInt(tx.size) * 1000n);
+      verifyWithBitcore(sent.hex, tx.inputs.map(() => h.key.script));
+      expect(h.wallet.sendCarrier("amm-payout-7", "drc20", { txid: location.txid, vout: location.vout }, recipient.script).txid).to.equal(sent.txid);
+
+      expect((await h.wallet.broadcast(sent.txid)).state).to.equal("broadcast");
+      await mine();
+      await h.wallet.sync();
+      expect(h.wallet.tx(sent.txid)).to.include({ state: "confirmed", confirmations: 1 });
+      expect(queries.inscription(transferId)).to.include({ ownerAddress: recipient.address });
+      expect(queries.inscription(transferId)!.location).to.deep.equal({ txid: sent.txid, vout: 0, offset: 0 });
+      expect(queries.drc20Balances(recipient.address)).to.deep.equal([{ tick: "cry1", available: "250", transferable: "0" }]);
+      expect(queries.drc20Balances(h.key.address)).to.deep.equal([{ tick: "cry1", available: "750", transferable: "0" }]);
+      expect(h.wallet.carriers().flatMap((c) => c.inscriptionIds)).to.not.include(transferId);
+      expect(h.wallet.balance()).to.include({ confirmedKoinu: tx.outputs[1].value, unconfirmedKoinu: 0n, spendableUtxos: 1 });
+    });
+
+    it("refuses the carrier it already sent, a plain output and an unknown outpoint", () => {
+      const spent = inputsOf(sent)[0].split(":");
+      const codeOf = (fn: () => unknown) => {
+        try {
+          fn();
+        } catch (error) {
+          expect(error).to.be.instanceOf(CarrierNotAvailableError);
+          return (error as CarrierNotAvailableError).code;
+        }
+        return expect.fail("no CarrierNotAvailableError");
+      };
+      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: spent[0], vout: Number(spent[1]) }, recipient.script))).to.equal("CARRIER_SPENT");
+      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 1 }, recipient.script))).to.equal("CARRIER_NOT_LOCKED");
+      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 0 }, recipient.script))).to.equal("CARRIER_NOT_FOUND");
+    });
+
+    it("moves an inscription on less than the soft dust limit with fund's carrierInputs, paying Core's dust surcharge, accepted by the node", async () => {
+      const carrier = h.wallet.carriers().find((c) => c.inscriptionIds.includes(textId))!;
+      const funded = h.wallet.fund("amm-payout-9", "inscription", [{ value: DOGE / 200n, script: recipient.script }], {
+        carrierInputs: [{ txid: carrier.txid, vout: carrier.vout }],
+      });
+      const tx = decode(funded.hex);
+      expect(inputsOf(funded)[0]).to.equal(`${carrier.txid}:${carrier.vout}`);
+      expect(funded.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs, RECOMMENDED_FEE_RATE));
+      expect(funded.feeKoinu).to.equal(BigInt(tx.size) * 1000n + SOFT_DUST_LIMIT);
+      await h.wallet.broadcast(funded.txid);
+      await mine();
+      await h.wallet.sync();
+      expect(queries.inscription(textId)).to.include({ ownerAddress: recipient.address });
+      expect(h.wallet.tx(funded.txid)!.state).to.equal("confirmed");
     });
   });
 
