@@ -322,6 +322,11 @@ export class AmmLedger {
     let amountIn: bigint;
     let amountOut: bigint;
     let fee: bigint;
+    const tooSmall = (doge: bigint) => unprocessable("AMOUNT_TOO_SMALL", `the DOGE side of a swap must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
+      min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: doge.toString(),
+    });
+    const dogeGiven = request.direction === "DOGE_TO_TOKEN" ? request.amountIn : request.amountOut;
+    if (dogeGiven !== undefined && dogeGiven < MIN_DOGE_KOINU) throw tooSmall(dogeGiven);
     try {
       if (request.amountOut !== undefined) {
         ({ amountIn, amountOut, fee } = quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, request.direction, request.amountOut));
@@ -333,11 +338,7 @@ export class AmmLedger {
       mathError(error);
     }
     const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
-    if (dogeSide < MIN_DOGE_KOINU) {
-      throw unprocessable("AMOUNT_TOO_SMALL", `the DOGE side of a swap must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
-        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: dogeSide.toString(),
-      });
-    }
+    if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
     const impact = swapExactIn(pool, request.direction, amountIn).priceImpactBps;
     const now = this.now();
     const record: QuoteRecord = {
