@@ -1,0 +1,505 @@
+/**
+ * The AMM's settlement worker: pays the rows of `payouts` (schema.ts) out of the custody hot wallet
+ * and follows each one to confirmation.
+ *
+ * Status machine; every arrow is one UPDATE guarded by the row's current status (compare-and-set),
+ * so of two workers (or two passes) that reach the same step only one moves the row and logs it:
+ *
+ *   DOGE    queued ──fund + broadcast──▶ sent ──`confirmations` deep──▶ confirmed
+ *           queued ──below HARD_DUST_LIMIT──▶ below_dust                                  (final, never sent)
+ *   DRC20   queued ──POST /inscribe──▶ inscribing ──job confirmed──▶ inscribed
+ *                  ──carrier sent to the user──▶ sent ──`confirmations` deep──▶ confirmed
+ *   queued | inscribing | inscribed | sent ──▶ failed                                     (final, see below)
+ *
+ * Never twice: every effect outside the AMM database is keyed by the payout id, and the status moves
+ * only after the effect, so a step repeated after a crash (or by a second worker) finds the effect
+ * already made instead of making another:
+ * - the wallet transaction (DOGE payment, or the carrier send of a DRC-20 payout) is owner
+ *   `amm-payout`, label `<payout id>`: the wallet returns the stored transaction to the same owner
+ *   and label, and a DRC-20 payout in `inscribed` looks for that transaction before anything else;
+ * - the inscriber job is filed with `Idempotency-Key: <payout id>`: the same key gets the same job.
+ *
+ * DRC-20 (DESIGN.md 4.4): the pools' tokens are the custody address's available balance. A payout
+ * inscribes `{"p":"drc-20","op":"transfer","tick","amt"}` (encodeDrc20, text/plain;charset=utf-8,
+ * which the inscriber puts in the Doginals form) to the custody address itself, which moves `amt`
+ * to its transferable balance; the output carrying that inscription is then sent whole to the user
+ * (output 0 is exactly the carrier's value, the wallet's plain coins pay the fee), and that first
+ * send credits the user's available balance.
+ *
+ * Decisions:
+ * - DOGE below HARD_DUST_LIMIT (0.001 DOGE) cannot be sent at all: `below_dust`, with the reason in
+ *   `error`; the amount stays owed in the AMM's books and nothing here pays it. Between the hard and
+ *   the soft dust limit (0.01 DOGE) a payout is sent; Core's fee rule makes the custody pay 0.01 DOGE
+ *   more fee for such an output.
+ * - Transient trouble (the wallet cannot pay yet, the node or the inscriber does not answer, a
+ *   broadcast refused for now) leaves the row where it is with `error` set and `attempts` counted;
+ *   every pass tries again, without a limit (the custody may be topped up at any time). A transition
+ *   clears `error`; `attempts` keeps counting over the row's life.
+ * - `failed` is final and never retried by the worker, because retrying needs a second wallet
+ *   transaction or a second inscription, and the first might still get in. It is reached when: the
+ *   row cannot be paid as written (address of another network, malformed amount or tick); the wallet
+ *   says the payout's transaction can never confirm (an input spent elsewhere, or it could not pay a
+ *   fee high enough after being dropped; it might still be in some mempool); the inscriber refused
+ *   or failed the transfer inscription; the index did not accept the inscription as a transfer of
+ *   the custody's balance (short available balance when it was inscribed: the inscription then
+ *   carries nothing); or the carrier was spent by something else. An operator settles those by hand.
+ * - `confirmed` is the index showing the transaction `confirmations` deep (default 1); a reorg deeper
+ *   than that after the row is confirmed is not followed here (choose `confirmations` for it). Before
+ *   that, the wallet follows the transaction (rebroadcasts, fee replacements: the row's txid follows
+ *   the replacement).
+ * - A DRC-20 payout is confirmed only when the index also shows its transfer sent to the payout's
+ *   address.
+ */
+import { DogeNetwork, addressToOutputScript } from "../../doge";
+import { DRC20_MAX_SUPPLY, DRC20_TICK_BYTES, drc20TickKey, encodeDrc20, parseDrc20 } from "../../inscription/drc20";
+import type { IndexQueries } from "../../indexer/queries";
+import {
+  BroadcastError, CarrierNotAvailableError, HARD_DUST_LIMIT, HotWallet, InsufficientFundsError, InvalidOutputError, WalletTx,
+} from "../../wallet";
+import type { Sqlite } from "../../db/sqlite";
+import type { InscriberHttp } from "../inscriber/client";
+
+/** Owner of every wallet transaction of a payout; the label is the payout id. */
+export const PAYOUT_OWNER = "amm-payout";
+/** Content type of the DRC-20 transfer inscriptions. */
+export const DRC20_TRANSFER_CONTENT_TYPE = "text/plain;charset=utf-8";
+export const DEFAULT_INSCRIBER_PROJECT = "amm";
+export const DEFAULT_CONFIRMATIONS = 1;
+
+export type PayoutAsset = "DOGE" | "DRC20";
+
+export type PayoutStatus =
+  /** Owed, nothing done yet (or the last try failed transiently: see `error`). */
+  | "queued"
+  /** DRC-20: the transfer inscription is asked of the inscriber (`inscriberJobId`). */
+  | "inscribing"
+  /** DRC-20: the transfer inscription (`inscriptionId`) is confirmed on the custody address. */
+  | "inscribed"
+  /** The paying transaction (`txid`) is broadcast. */
+  | "sent"
+  /** The paying transaction is `confirmations` deep in the index (`confirmedHeight`). Final. */
+  | "confirmed"
+  /** DOGE below the hard dust limit: never sent. Final. */
+  | "below_dust"
+  /** Cannot be paid by the worker (`error` says why); settled by hand. Final. */
+  | "failed";
+
+/** The statuses the worker still acts on. */
+export const OPEN_PAYOUT_STATUSES: readonly PayoutStatus[] = ["queued", "inscribing", "inscribed", "sent"];
+
+/** A row of `payouts`, amount in base units (koinu, or whole DRC-20 units). */
+export interface Payout {
+  id: string;
+  asset: PayoutAsset;
+  tick: string | null;
+  address: string;
+  amount: bigint;
+  reason: string;
+  refId: string;
+  status: PayoutStatus;
+  inscriberJobId: string | null;
+  inscriptionId: string | null;
+  txid: string | null;
+  confirmedHeight: number | null;
+  error: string | null;
+  attempts: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SettlementWorkerOptions {
+  /** The AMM database (openAmmDatabase). */
+  db: Sqlite;
+  /** The custody wallet: its address holds the pools' DOGE and DRC-20 balances. */
+  wallet: HotWallet;
+  /** The explorer's index. */
+  queries: IndexQueries;
+  /** The inscriber, with the key of `inscriberProject`. */
+  inscriber: InscriberHttp;
+  network: DogeNetwork;
+  /** The inscriber project the transfer inscriptions are filed under (default "amm"). */
+  inscriberProject?: string;
+  /** Unix seconds (default the system clock). */
+  clock?: () => number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Depth at which a payout is confirmed (default 1). */
+  confirmations?: number;
+}
+
+interface PayoutRow {
+  id: string;
+  asset: string;
+  tick: string | null;
+  address: string;
+  amount: string;
+  reason: string;
+  ref_id: string;
+  status: string;
+  inscriber_job_id: string | null;
+  inscription_id: string | null;
+  txid: string | null;
+  confirmed_height: number | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+const utf8 = new TextEncoder();
+
+function toPayout(row: PayoutRow): Payout {
+  return {
+    id: row.id, asset: row.asset as PayoutAsset, tick: row.tick, address: row.address, amount: BigInt(row.amount), reason: row.reason, refId: row.ref_id,
+    status: row.status as PayoutStatus, inscriberJobId: row.inscriber_job_id, inscriptionId: row.inscription_id, txid: row.txid,
+    confirmedHeight: row.confirmed_height, error: row.error, attempts: row.attempts, createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class SettlementWorker {
+  private readonly db: Sqlite;
+  private readonly wallet: HotWallet;
+  private readonly queries: IndexQueries;
+  private readonly inscriber: InscriberHttp;
+  private readonly network: DogeNetwork;
+  private readonly project: string;
+  private readonly clock: () => number;
+  private readonly log: (event: string, fields: Record<string, unknown>) => void;
+  private readonly confirmations: number;
+  private readonly s;
+  private pass: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+
+  constructor(options: SettlementWorkerOptions) {
+    this.db = options.db;
+    this.wallet = options.wallet;
+    this.queries = options.queries;
+    this.inscriber = options.inscriber;
+    this.network = options.network;
+    this.project = options.inscriberProject ?? DEFAULT_INSCRIBER_PROJECT;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.log = options.log ?? (() => undefined);
+    this.confirmations = options.confirmations ?? DEFAULT_CONFIRMATIONS;
+    if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1) throw new RangeError(`confirmations must be a positive integer, got ${this.confirmations}`);
+    const p = (sql: string) => this.db.prepare(sql);
+    this.s = {
+      get: p("SELECT * FROM payouts WHERE id = ?"),
+      open: p(`SELECT * FROM payouts WHERE status IN (${OPEN_PAYOUT_STATUSES.map((status) => `'${status}'`).join(", ")}) ORDER BY created_at, id`),
+      belowDust: p("UPDATE payouts SET status = 'below_dust', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'"),
+      inscribing: p("UPDATE payouts SET status = 'inscribing', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'queued'"),
+      inscribed: p("UPDATE payouts SET status = 'inscribed', inscription_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'inscribing' AND inscriber_job_id = ?"),
+      sent: p("UPDATE payouts SET status = 'sent', txid = ?, error = NULL, updated_at = ? WHERE id = ? AND status = ?"),
+      txReplaced: p("UPDATE payouts SET txid = ?, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?"),
+      confirmed: p("UPDATE payouts SET status = 'confirmed', confirmed_height = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?"),
+      failed: p("UPDATE payouts SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = ?"),
+      retry: p("UPDATE payouts SET error = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = ?"),
+    };
+  }
+
+  /** The payout `id`, or null. */
+  payout(id: string): Payout | null {
+    const row = this.s.get.get(id) as PayoutRow | undefined;
+    return row ? toPayout(row) : null;
+  }
+
+  /**
+   * One pass: syncs the wallet, then moves every open payout at most one step. A payout whose step
+   * fails transiently keeps its status with `error` and `attempts` (the other payouts go on); a
+   * failed wallet sync fails the pass. Concurrent calls share one pass.
+   */
+  runOnce(): Promise<void> {
+    if (!this.pass) {
+      this.pass = this.runPass().finally(() => {
+        this.pass = null;
+      });
+    }
+    return this.pass;
+  }
+
+  /** Runs a pass every `intervalMs` (default 5 s) until `stop()`; a failed pass is logged. */
+  start(intervalMs = 5_000): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const tick = () => {
+      this.timer = null;
+      this.runOnce()
+        .catch((error) => this.log("amm_settlement_pass_failed", { err: messageOf(error) }))
+        .finally(() => {
+          if (!this.stopped) {
+            this.timer = setTimeout(tick, intervalMs);
+            this.timer.unref?.();
+          }
+        });
+    };
+    tick();
+  }
+
+  /** Stops the periodic passes and waits for the one in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.pass?.catch(() => undefined);
+  }
+
+  private async runPass(): Promise<void> {
+    await this.wallet.sync();
+    for (const row of this.s.open.all() as PayoutRow[]) {
+      try {
+        await this.step(row);
+      } catch (error) {
+        // One payout's trouble must not hold the others back; the next pass tries it again.
+        this.retry(row, error instanceof Error ? error.name : "Error", messageOf(error));
+      }
+    }
+  }
+
+  private async step(row: PayoutRow): Promise<void> {
+    // Checked before anything is done for the row; later steps act on what this check let through.
+    const invalid = row.status === "queued" ? this.invalidReason(row) : null;
+    if (invalid) {
+      this.fail(row, "INVALID_PAYOUT", invalid);
+      return;
+    }
+    const payout = toPayout(row);
+    switch (payout.status) {
+      case "queued":
+        if (payout.asset === "DOGE") await this.payDoge(payout);
+        else await this.requestTransferInscription(payout);
+        return;
+      case "inscribing":
+        await this.followInscription(payout);
+        return;
+      case "inscribed":
+        await this.sendCarrier(payout);
+        return;
+      case "sent":
+        await this.followSend(payout);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Why the row cannot be paid as written, or null. */
+  private invalidReason(row: PayoutRow): string | null {
+    if (row.asset !== "DOGE" && row.asset !== "DRC20") return `asset must be DOGE or DRC20, got ${JSON.stringify(row.asset)}`;
+    if (!DECIMAL.test(row.amount)) return `amount must be a decimal integer, got ${JSON.stringify(row.amount)}`;
+    try {
+      addressToOutputScript(row.address, this.network);
+    } catch (error) {
+      return `address ${row.address} is not an address of ${this.network.name}: ${messageOf(error)}`;
+    }
+    if (row.asset === "DRC20") {
+      if (row.tick === null || utf8.encode(row.tick).length !== DRC20_TICK_BYTES) return `tick must be ${DRC20_TICK_BYTES} bytes, got ${JSON.stringify(row.tick)}`;
+      const amount = BigInt(row.amount);
+      if (amount === 0n || amount > DRC20_MAX_SUPPLY) return `a DRC-20 amount must be 1 to ${DRC20_MAX_SUPPLY}, got ${amount}`;
+    }
+    return null;
+  }
+
+  // ================================================================ DOGE
+
+  private async payDoge(payout: Payout): Promise<void> {
+    if (payout.amount < HARD_DUST_LIMIT) {
+      const reason = `${payout.amount} koinu is below the hard dust limit of ${HARD_DUST_LIMIT} koinu`;
+      if (this.s.belowDust.run(`BELOW_DUST: ${reason}`, this.clock(), payout.id).changes === 1) {
+        this.log("amm_payout_below_dust", { id: payout.id, address: payout.address, amountKoinu: payout.amount.toString() });
+      }
+      return;
+    }
+    let txid: string;
+    try {
+      // After a crash between this and the status change, the same owner and label give back this transaction.
+      txid = this.wallet.fund(PAYOUT_OWNER, payout.id, [{ script: addressToOutputScript(payout.address, this.network), value: payout.amount }]).txid;
+    } catch (error) {
+      if (error instanceof InsufficientFundsError) {
+        this.retry(payout, "INSUFFICIENT_FUNDS", error.message);
+        return;
+      }
+      if (error instanceof InvalidOutputError) {
+        this.fail(payout, "INVALID_OUTPUT", error.message);
+        return;
+      }
+      throw error;
+    }
+    await this.broadcastAndMarkSent(payout, txid);
+  }
+
+  // ================================================================ DRC-20
+
+  private async requestTransferInscription(payout: Payout): Promise<void> {
+    const tick = payout.tick!;
+    const content = encodeDrc20({ kind: "transfer", tick, tickKey: drc20TickKey(tick), amount: payout.amount });
+    const parsed = parseDrc20(content, DRC20_TRANSFER_CONTENT_TYPE);
+    if (!parsed.ok || parsed.op.kind !== "transfer" || parsed.op.amount !== payout.amount) {
+      this.fail(payout, "INVALID_PAYOUT", `the transfer body ${new TextDecoder().decode(content)} does not read back as a DRC-20 transfer`);
+      return;
+    }
+    const answer = await this.inscriber.inscribe(payout.id, {
+      project: this.project, contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: this.wallet.address,
+    });
+    if ((answer.status === 200 || answer.status === 202) && typeof answer.body?.id === "string") {
+      if (this.s.inscribing.run(answer.body.id, this.clock(), payout.id).changes === 1) {
+        this.log("amm_payout_inscribing", { id: payout.id, tick, amount: payout.amount.toString(), job: answer.body.id });
+      }
+      return;
+    }
+    const code = typeof answer.body?.error?.code === "string" ? answer.body.error.code : "UNKNOWN";
+    const message = `the inscriber answered ${answer.status} ${code}: ${answer.body?.error?.message ?? "no message"}`;
+    // 400: this content or recipient will never be accepted; anything else (auth, 5xx) may pass later.
+    if (answer.status === 400) this.fail(payout, "INSCRIBER_REFUSED", message);
+    else this.retry(payout, "INSCRIBER_UNAVAILABLE", message);
+  }
+
+  private async followInscription(payout: Payout): Promise<void> {
+    const jobId = payout.inscriberJobId!;
+    const answer = await this.inscriber.job(jobId);
+    if (answer.status !== 200 || answer.body === null) {
+      this.retry(payout, "INSCRIBER_UNAVAILABLE", `GET /jobs/${jobId} answered ${answer.status} ${answer.body?.error?.code ?? ""}`.trim());
+      return;
+    }
+    const job = answer.body;
+    if (job.status === "confirmed" && typeof job.inscription_id === "string") {
+      if (this.s.inscribed.run(job.inscription_id, this.clock(), payout.id, jobId).changes === 1) {
+        this.log("amm_payout_inscribed", { id: payout.id, job: jobId, inscriptionId: job.inscription_id });
+      }
+    } else if (job.status === "failed") {
+      this.fail(payout, "INSCRIPTION_FAILED", `inscriber job ${jobId} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
+    }
+  }
+
+  /**
+   * The transfer inscription's carrier goes to the user once the index shows it as a valid transfer
+   * of the custody address and the wallet has it as a locked output.
+   */
+  private async sendCarrier(payout: Payout): Promise<void> {
+    const made = this.wallet.txOf(PAYOUT_OWNER, payout.id);
+    if (made) {
+      // Made by an earlier pass that stopped before the status change: that one, never a second.
+      await this.broadcastAndMarkSent(payout, made.txid);
+      return;
+    }
+    const custody = this.wallet.address;
+    const inscriptionId = payout.inscriptionId!;
+    const inscription = this.queries.inscription(inscriptionId);
+    if (!inscription) return; // the index has not reached its block yet
+    const transfer = this.transferOf(inscriptionId, inscription.revealTxid);
+    if (!transfer) {
+      this.fail(payout, "TRANSFER_INVALID", `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (was its available ${payout.tick} balance short?)`);
+      return;
+    }
+    if (transfer.sent) {
+      this.fail(payout, "TRANSFER_ALREADY_SENT", `transfer inscription ${inscriptionId} was already sent to ${transfer.receiver_address} by a transaction the payout did not make`);
+      return;
+    }
+    if (transfer.tick_key !== drc20TickKey(payout.tick!) || transfer.amount !== payout.amount.toString()) {
+      this.fail(payout, "TRANSFER_MISMATCH", `inscription ${inscriptionId} transfers ${transfer.amount} ${transfer.tick}, not ${payout.amount} ${payout.tick}`);
+      return;
+    }
+    const location = inscription.location;
+    if (!location || inscription.ownerAddress !== custody) return;
+    const carrier = this.wallet.carriers().find((output) => output.txid === location.txid && output.vout === location.vout);
+    if (!carrier) return; // the wallet's next sync picks it up
+    const others = carrier.inscriptionIds.filter((id) => id !== inscriptionId);
+    if (others.length > 0) {
+      this.fail(payout, "CARRIER_SHARED", `output ${location.txid}:${location.vout} also carries ${others.join(", ")}, which would go to the user too`);
+      return;
+    }
+    let txid: string;
+    try {
+      txid = this.wallet.sendCarrier(PAYOUT_OWNER, payout.id, { txid: location.txid, vout: location.vout }, addressToOutputScript(payout.address, this.network)).txid;
+    } catch (error) {
+      if (error instanceof InsufficientFundsError) {
+        this.retry(payout, "INSUFFICIENT_FUNDS", error.message);
+        return;
+      }
+      if (error instanceof CarrierNotAvailableError) {
+        if (error.code === "CARRIER_SPENT") this.fail(payout, error.code, error.message);
+        else this.retry(payout, error.code, error.message);
+        return;
+      }
+      throw error;
+    }
+    await this.broadcastAndMarkSent(payout, txid);
+  }
+
+  /** The index's record of a DRC-20 transfer inscribed to the custody address, or null. */
+  private transferOf(inscriptionId: string, revealTxid: string) {
+    return this.queries.transferInscriptions(this.wallet.address, { order: "asc", count: 1_000, revealTxid }).items
+      .find((item) => item.inscription_id === inscriptionId) ?? null;
+  }
+
+  // ================================================================ both
+
+  /** Broadcasts the payout's wallet transaction and moves the row to `sent` with its (current) txid. */
+  private async broadcastAndMarkSent(payout: Payout, txid: string): Promise<void> {
+    let tx: WalletTx;
+    try {
+      tx = await this.wallet.broadcast(txid);
+    } catch (error) {
+      if (!(error instanceof BroadcastError)) throw error;
+      if (this.wallet.txOf(PAYOUT_OWNER, payout.id)?.state === "failed") this.fail(payout, "TX_FAILED", `transaction ${txid} can never confirm: ${error.message}`);
+      else this.retry(payout, `BROADCAST_${error.kind.toUpperCase()}`, error.message);
+      return;
+    }
+    if (tx.state === "failed") {
+      this.fail(payout, "TX_FAILED", `transaction ${tx.txid} can never confirm: ${tx.error ?? "conflict"}`);
+      return;
+    }
+    if (this.s.sent.run(tx.txid, this.clock(), payout.id, payout.status).changes === 1) {
+      this.log("amm_payout_sent", { id: payout.id, asset: payout.asset, tick: payout.tick, address: payout.address, amount: payout.amount.toString(), txid: tx.txid });
+    }
+  }
+
+  private async followSend(payout: Payout): Promise<void> {
+    const tx = this.wallet.txOf(PAYOUT_OWNER, payout.id);
+    if (!tx) {
+      this.retry(payout, "WALLET_TX_MISSING", `the wallet has no transaction ${PAYOUT_OWNER}/${payout.id} (is it the custody wallet's database?)`);
+      return;
+    }
+    let txid = payout.txid!;
+    if (tx.txid !== txid) {
+      // The wallet rebuilt it for its fee (or an earlier version got in after all).
+      if (this.s.txReplaced.run(tx.txid, this.clock(), payout.id, txid).changes !== 1) return;
+      this.log("amm_payout_tx_replaced", { id: payout.id, previous: txid, txid: tx.txid });
+      txid = tx.txid;
+    }
+    if (tx.state === "failed") {
+      this.fail(payout, "TX_FAILED", `transaction ${txid} can never confirm: ${tx.error ?? "conflict"}`);
+      return;
+    }
+    const view = this.queries.tx(txid);
+    if (!view || this.queries.status().indexedHeight - view.height + 1 < this.confirmations) return;
+    if (payout.asset === "DRC20") {
+      const inscription = this.queries.inscription(payout.inscriptionId!);
+      const transfer = inscription ? this.transferOf(inscription.id, inscription.revealTxid) : null;
+      if (!transfer || !transfer.sent || transfer.receiver_address !== payout.address) {
+        this.fail(payout, "TRANSFER_NOT_RECEIVED", `transaction ${txid} confirmed but the index shows transfer ${payout.inscriptionId} ${transfer?.sent ? `received by ${transfer.receiver_address}` : "not sent"}`);
+        return;
+      }
+    }
+    if (this.s.confirmed.run(view.height, this.clock(), payout.id, txid).changes === 1) {
+      this.log("amm_payout_confirmed", { id: payout.id, asset: payout.asset, txid, height: view.height });
+    }
+  }
+
+  // ================================================================ transitions
+
+  private fail(payout: { id: string; status: string }, code: string, message: string): void {
+    if (this.s.failed.run(`${code}: ${message}`, this.clock(), payout.id, payout.status).changes === 1) {
+      this.log("amm_payout_failed", { id: payout.id, from: payout.status, code, err: message });
+    }
+  }
+
+  private retry(payout: { id: string; status: string; attempts: number }, code: string, message: string): void {
+    if (this.s.retry.run(`${code}: ${message}`, this.clock(), payout.id, payout.status).changes === 1) {
+      this.log("amm_payout_retry", { id: payout.id, status: payout.status, attempts: payout.attempts + 1, code, err: message });
+    }
+  }
+}
