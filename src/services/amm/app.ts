@@ -81,6 +81,8 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   const log = options.log ?? (() => undefined);
   const app = express();
   app.disable("x-powered-by");
+  // Every answer is no-store: an ETag (a hash of each body) would only cost time.
+  app.set("etag", false);
   app.set("query parser", "simple");
   app.use(express.json({ limit: "16kb" }));
   const api = express.Router();

@@ -15,7 +15,7 @@ import { DogeNetwork, verifyMessage } from "../../doge";
 import { drc20TickKey } from "../../inscription/drc20";
 import {
   AmmMathError, Direction, MAX_AMOUNT, Pool, Position, addLiquidity, auditFees, claimFees, claimableFees, depth, emptyPosition,
-  minAmountOut, quoteExactIn, quoteExactOut, removeLiquidity, spotPrice, swapExactIn,
+  minAmountOut, priceImpactBps, quoteExactIn, quoteExactOut, removeLiquidity, spotPrice, swapExactIn,
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
@@ -171,6 +171,7 @@ export class AmmLedger {
   private readonly quoteSeconds: number;
   private readonly swapSeconds: number;
   private readonly s;
+  private readonly poolCache = new Map<string, PoolRecord>();
 
   constructor(private readonly options: AmmLedgerOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
@@ -229,14 +230,32 @@ export class AmmLedger {
   }
 
   private write<T>(fn: () => T): T {
-    return this.options.db.transaction(fn).immediate();
+    try {
+      return this.options.db.transaction(fn).immediate();
+    } finally {
+      // Whatever the transaction wrote (or rolled back), the cache reads the database again.
+      this.poolCache.clear();
+    }
   }
 
   // -------------------------------------------------------------------------------- pools
 
+  /**
+   * The pool of `tick`. Read from the database inside writes; outside them, from a cache this
+   * ledger refreshes whenever it writes a pool (quotes read it on every request). One ledger
+   * process writes a database.
+   */
   pool(tick: string): PoolRecord | null {
-    const row = this.s.pool.get(drc20TickKey(tick)) as PoolRow | undefined;
-    return row ? { tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at } : null;
+    const key = drc20TickKey(tick);
+    if (!this.options.db.inTransaction) {
+      const cached = this.poolCache.get(key);
+      if (cached) return cached;
+    }
+    const row = this.s.pool.get(key) as PoolRow | undefined;
+    if (!row) return null;
+    const record = { tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at };
+    if (!this.options.db.inTransaction) this.poolCache.set(key, record);
+    return record;
   }
 
   poolOr404(tick: string): PoolRecord {
@@ -339,7 +358,7 @@ export class AmmLedger {
     }
     const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
     if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
-    const impact = swapExactIn(pool, request.direction, amountIn).priceImpactBps;
+    const impact = priceImpactBps(pool.dogeReserve, pool.tokenReserve, request.direction, amountIn, { amountOut, fee });
     const now = this.now();
     const record: QuoteRecord = {
       id: newId("qt"), tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
@@ -571,6 +590,56 @@ export class AmmLedger {
     });
     if (result instanceof AppError) throw result;
     return result;
+  }
+
+  /**
+   * What the custody address owes beyond its pools' free holdings: every pool's DOGE reserve, the
+   * fees held for providers, and the DOGE payouts not yet sent; for `tick`, its token reserve and
+   * its DRC-20 payouts not yet sent. The operator's seed must come on top of these.
+   */
+  obligations(tick: string): { doge: bigint; token: bigint } {
+    let doge = 0n;
+    let token = 0n;
+    for (const { pool, tickKey } of this.pools()) {
+      doge += pool.dogeReserve + pool.feesCredited - pool.feesClaimed;
+      if (tickKey === drc20TickKey(tick)) token += pool.tokenReserve;
+    }
+    const owed = this.options.db.prepare(`SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')`).all() as { asset: string; tick: string | null; amount: string }[];
+    for (const p of owed) {
+      if (p.asset === "DOGE") doge += BigInt(p.amount);
+      else if (p.tick !== null && drc20TickKey(p.tick) === drc20TickKey(tick)) token += BigInt(p.amount);
+    }
+    return { doge, token };
+  }
+
+  /**
+   * Seeds an empty pool from what the custody address already holds (the operator's demo pool, a
+   * graduated bonding curve): `holdings` is the custody's DOGE and `tick` balance now, and the seed
+   * is refused unless it fits in them after every obligation. The position is `provider`'s.
+   */
+  seedPool(request: { tick: string; doge: bigint; token: bigint; provider: string; refId: string; holdings: { doge: bigint; token: bigint } }) {
+    return this.write(() => {
+      const record = this.poolForDeposit(request.tick);
+      if (record.pool.lpSupply !== 0n) throw conflict("POOL_NOT_EMPTY", `the ${record.tick}/DOGE pool already holds liquidity`, { tick: record.tick });
+      const owed = this.obligations(record.tick);
+      if (request.holdings.doge < owed.doge + request.doge || request.holdings.token < owed.token + request.token) {
+        throw unprocessable("SEED_NOT_COVERED", `the custody holds ${request.holdings.doge} koinu and ${request.holdings.token} ${record.tick}; it owes ${owed.doge} and ${owed.token} already`, {
+          holdings_doge: request.holdings.doge.toString(), holdings_token: request.holdings.token.toString(), owed_doge: owed.doge.toString(), owed_token: owed.token.toString(),
+        });
+      }
+      let added;
+      try {
+        added = addLiquidity(record.pool, emptyPosition(), request.doge, request.token);
+      } catch (error) {
+        mathError(error);
+      }
+      const id = newId("liq");
+      this.savePool(record.tickKey, added.pool);
+      this.savePosition(record.tickKey, request.provider, added.position);
+      const seq = this.record({ tickKey: record.tickKey, kind: "seed", refId: request.refId, address: request.provider, before: record.pool, after: added.pool });
+      this.s.insertLiquidity.run(id, record.tickKey, request.provider, "seed", null, null, added.dogeUsed.toString(), added.tokenUsed.toString(), added.shares.toString(), "0", seq, this.now());
+      return this.liquidityOp(id)!;
+    });
   }
 
   /** Burns `shares` of `address`'s position, paying both sides and every fee the position earned (wallet-signed). */
