@@ -215,7 +215,7 @@ export class AmmLedger {
       payout: p(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
       payoutById: p("SELECT * FROM payouts WHERE id = ?"),
-      payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, id"),
+      payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
       insertLiquidity: p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       liquidity: p("SELECT * FROM liquidity_ops WHERE id = ?"),
