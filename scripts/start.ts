@@ -6,8 +6,8 @@
  * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
  * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
  * attesters each over its own indexer, the attest API (with paid-request fulfilment), and the
- * relayer for inscriber and anchor jobs, and the launchpad API with its pages (window.wallet is a
- * development wallet over a funded devnet key); later parts are added to SERVICES in start order.
+ * relayer for inscriber and anchor jobs, the launchpad API with its pages (window.wallet is a
+ * development wallet over a funded devnet key), and the AMM with a demo pool.
  */
 import { ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -58,6 +58,13 @@ async function prepareInscriber(): Promise<string[]> {
     keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo"), relayer: addProject(INSCRIBER_PROJECTS, "relayer") };
     fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
+  if (!keys.amm) {
+    // Added after the first three: a data directory made before the AMM gains it on its next start.
+    keys.amm = addProject(INSCRIBER_PROJECTS, "amm");
+    fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
+  }
+  fs.mkdirSync(AMM_DIR, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(AMM_INSCRIBER_KEY_FILE, `${keys.amm}\n`, { mode: 0o600 });
   // The relayer and the launchpad read their project keys from their own 0600 files.
   fs.mkdirSync(RELAYER_DIR, { recursive: true, mode: 0o700 });
   fs.writeFileSync(RELAYER_INSCRIBER_KEY_FILE, `${keys.relayer}\n`, { mode: 0o600 });
@@ -244,6 +251,33 @@ const RELAYER: ServiceSpec = {
   prepare: prepareRelayer,
 };
 
+const AMM_DIR = path.join(DATA_DIR, "amm");
+const AMM_INSCRIBER_KEY_FILE = path.join(AMM_DIR, "inscriber-project.key");
+const AMM_WALLET_KEY_FILE = path.join(AMM_DIR, "custody.wif");
+const AMM_PORT = process.env.AMM_PORT ?? "3003";
+
+/**
+ * The AMM's custody wallet, made once and funded at each start: it holds the pools' DOGE and pays
+ * the payouts' network fees, so it gets 20,000 DOGE (the demo pool takes 10,000).
+ */
+async function prepareAmm(): Promise<string[]> {
+  const key = walletKeyIn(AMM_WALLET_KEY_FILE);
+  const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
+  for (let i = 0; i < 3; i++) await rpc.call("devnet_faucet", [key.address, 5_000, false]);
+  await rpc.call("devnet_faucet", [key.address, 5_000, true]);
+  return [`custody wallet ${key.address} (funded with 20,000 DOGE); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`];
+}
+
+const AMM: ServiceSpec = {
+  name: "amm",
+  entry: "daemons/amm/main.ts",
+  args: ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", AMM_INSCRIBER_KEY_FILE,
+    "--wallet-key-file", AMM_WALLET_KEY_FILE, "--wallet-db", path.join(AMM_DIR, "wallet.sqlite"), "--network", "regtest", "--port", AMM_PORT, "--demo"],
+  ready: /^amm {2}(\S+)$/m,
+  prepare: prepareAmm,
+};
+
 /** Start order: services, and the deploy step once the L2 is up. */
 const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   ...SERVICES.map((service) => ({ service })),
@@ -252,6 +286,7 @@ const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   { service: ATTEST },
   { service: RELAYER },
   { service: LAUNCHPAD },
+  { service: AMM },
 ];
 
 const running: { spec: ServiceSpec; child: ChildProcess }[] = [];

@@ -1,21 +1,21 @@
 /**
  * The AMM service on the devnet: a DRC-20 tick deployed and minted by users' own keys, real DOGE
  * and DRC-20 deposits to the custody address read back from the index, the HTTP API over the
- * ledger. Payouts are checked as queued here (test/services/amm-settlement.test.ts follows them on
- * chain).
+ * ledger; at the end the settlement worker pays every payout the ledger queued (DOGE from the
+ * custody hot wallet, DRC-20 through the real inscriber) and the explorer's index shows them.
  */
 import { expect } from "chai";
 import type { Server } from "node:http";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NETWORKS, signMessage } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
-import { Pool, createPool, isqrt, swapExactIn } from "../../src/amm";
-import { AmmLedger, DepositReader, authorizationMessage, createAmmApp, openAmmDatabase } from "../../src/services/amm";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { Indexer } from "../../src/indexer/indexer";
+import type { IndexQueries } from "../../src/indexer/queries";
+import { Pool, isqrt, swapExactIn } from "../../src/amm";
+import { AmmLedger, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { InscriberHttp } from "../../src/services/inscriber/client";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import type { RunningDevnet } from "../helpers/devnet";
+import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { until } from "../helpers/wait";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey } from "../helpers/keys";
@@ -27,8 +27,10 @@ interface Answer { status: number; body: any }
 
 describe("AMM service", function () {
   this.timeout(600_000);
+  let stack: LaunchpadStack;
   let devnet: RunningDevnet;
   let indexer: Indexer;
+  let custodyWallet: HotWallet;
   let queries: IndexQueries;
   let ledger: AmmLedger;
   let ammDb: ReturnType<typeof openAmmDatabase>;
@@ -71,11 +73,11 @@ describe("AMM service", function () {
   });
 
   before(async () => {
-    devnet = await startDevnet();
-    const client = new DogecoinRpcClient({ url: devnet.url });
-    const indexDb = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
-    queries = new IndexQueries(indexDb);
+    // The stack's devnet, index and inscriber (project "launchpad" stands in for "amm").
+    stack = await startLaunchpadStack();
+    ({ devnet, indexer, queries } = stack);
+    const indexDb = stack.indexDb;
+    custodyWallet = new HotWallet({ db: openWalletDatabase(`${stack.dir}/custody-wallet.sqlite`), key: custody, chain: indexNodeChain(queries, stack.client), network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n });
     ammDb = openAmmDatabase(":memory:");
     const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
     ledger = new AmmLedger({
@@ -96,7 +98,7 @@ describe("AMM service", function () {
 
   after(async () => {
     server?.close();
-    await devnet?.stop();
+    await stack?.stop();
   });
 
   describe("liquidity", () => {
@@ -383,6 +385,41 @@ describe("AMM service", function () {
       const tooMany = authorize(bob, "remove-liquidity", { tick: TICK, shares: position.shares.toString() }, "remove-nonce-02");
       expect((await call("POST", "/liquidity/remove", { tick: TICK, shares: position.shares.toString(), ...tooMany })).body.error.code).to.equal("SHARES_EXCEED_POSITION");
       expect(ledger.audit(TICK).balanced).to.equal(true);
+    });
+  });
+
+  describe("settlement", () => {
+    it("pays every payout the ledger queued on chain, as the explorer's index shows", async () => {
+      const worker = new SettlementWorker({
+        db: ammDb, wallet: custodyWallet, queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
+        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      });
+      // The custody pays network fees (and DRC-20 postage) from its own DOGE on top of the pools'.
+      await faucetCoin(devnet, custody, 500);
+      await mine();
+      const open = () => (ammDb.prepare("SELECT COUNT(*) AS n FROM payouts WHERE status NOT IN ('confirmed', 'below_dust')").get() as { n: number }).n;
+      await until("every payout confirmed", async () => {
+        await worker.runOnce();
+        await devnet.rpc("generatetoaddress", [1, miner.address]);
+        await indexer.syncOnce();
+        await stack.platform.checkConfirmations();
+        const failed = ammDb.prepare("SELECT id, error FROM payouts WHERE status = 'failed'").all();
+        if (failed.length > 0) throw new Error(`payouts failed: ${JSON.stringify(failed)}`);
+        return open() === 0;
+      }, 240_000);
+      const payouts = ammDb.prepare("SELECT * FROM payouts").all() as { id: string; asset: string; address: string; amount: string; txid: string; reason: string }[];
+      for (const payout of payouts.filter((p) => p.asset === "DOGE")) {
+        const paid = queries.tx(payout.txid)!.outputs.filter((o) => o.address === payout.address).reduce((sum, o) => sum + o.valueKoinu, 0n);
+        expect(paid, payout.id).to.equal(BigInt(payout.amount));
+      }
+      // The trader's DRC-20 from swaps arrived as transfers received in the index.
+      const tokensToTrader = payouts.filter((p) => p.asset === "DRC20" && p.address === trader.address).reduce((sum, p) => sum + BigInt(p.amount), 0n);
+      expect(tokensToTrader > 0n).to.equal(true);
+      const received = ammDb.prepare("SELECT txid FROM payouts WHERE asset = 'DRC20' AND address = ?").all(trader.address) as { txid: string }[];
+      for (const { txid } of received) expect(queries.tx(txid), txid).to.not.equal(null);
+      expect(payouts.map((p) => p.reason)).to.include.members(["swap", "swap_refund:MIN_OUT_NOT_MET", "fee_claim", "liquidity_remove", "liquidity_excess"]);
+      const swapOut = (await call("GET", `/swap/history/${trader.address}`)).body.swaps.find((s: any) => s.status === "settled");
+      expect(swapOut, "a settled swap").to.not.equal(undefined);
     });
   });
 });

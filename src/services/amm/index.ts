@@ -9,3 +9,5 @@ export {
 export type { AmmLedgerOptions, Authorization, PayoutAsset, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
 export { createAmmApp } from "./app";
 export type { AmmAppOptions } from "./app";
+export { DEFAULT_CONFIRMATIONS, DEFAULT_INSCRIBER_PROJECT, DRC20_TRANSFER_CONTENT_TYPE, OPEN_PAYOUT_STATUSES, PAYOUT_OWNER, SettlementWorker } from "./settlement";
+export type { Payout, PayoutStatus, SettlementWorkerOptions } from "./settlement";

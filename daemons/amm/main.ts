@@ -1,0 +1,147 @@
+/**
+ * The AMM daemon: the HTTP API over its ledger, the settlement worker paying every payout from the
+ * custody hot wallet (DRC-20 through the inscriber), and the pass that executes swaps whose
+ * announced deposit got mined.
+ *
+ *   node --import tsx daemons/amm/main.ts --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
+ *        --inscriber-url http://127.0.0.1:3005 --inscriber-key-file data/amm/inscriber-project.key \
+ *        --wallet-key-file data/amm/custody.wif [--port 3003] [--demo]
+ *
+ * With --demo it makes the demo pool WOOF/DOGE when missing: the tick deployed and minted to the
+ * custody address through the inscriber, then the pool seeded from the custody's holdings. Prints
+ * `amm  <url>/api` once listening.
+ */
+import http from "node:http";
+import pino from "pino";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { loadDaemonConfig } from "../../src/config/load";
+import { readSecretFile } from "../../src/config/secret-file";
+import { getNetwork } from "../../src/doge";
+import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import { InscriberHttp } from "../../src/services/inscriber/client";
+import { AmmLedger, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+
+const SPEC = {
+  db: { kind: "string", env: "AMM_DB", default: "data/amm/amm.sqlite", description: "the AMM's ledger database" },
+  "index-db": { kind: "string", env: "AMM_INDEX_DB", required: true, description: "the explorer indexer's database (read): deposits, DRC-20" },
+  "rpc-url": { kind: "url", env: "AMM_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (payout broadcasts)" },
+  "inscriber-url": { kind: "url", env: "AMM_INSCRIBER_URL", required: true, description: "the inscriber service (DRC-20 transfer inscriptions of payouts)" },
+  "inscriber-key-file": { kind: "string", env: "AMM_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"amm\" (mode 0600)" },
+  "wallet-key-file": { kind: "string", env: "AMM_WALLET_KEY_FILE", default: "", description: "file with the custody hot wallet's WIF (mode 0600; else AMM_WALLET_WIF)" },
+  "wallet-db": { kind: "string", env: "AMM_WALLET_DB", default: "data/amm/wallet.sqlite", description: "the custody wallet's database" },
+  network: { kind: "string", env: "AMM_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
+  demo: { kind: "boolean", env: "AMM_DEMO", default: false, description: "make the demo pool WOOF/DOGE when missing" },
+  host: { kind: "string", env: "AMM_HOST", default: "127.0.0.1", description: "listen address" },
+  port: { kind: "integer", env: "AMM_PORT", default: 3003, min: 0, max: 65535, description: "listen port" },
+} as const;
+
+/** The demo pool: 1,000,000,000 WOOF deployed and minted to the custody, 100,000,000 of them against 10,000 DOGE. */
+const DEMO = { tick: "WOOF", supply: 1_000_000_000n, token: 100_000_000n, doge: 10_000n * 100_000_000n };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const config = loadDaemonConfig("amm", SPEC, (values) => { getNetwork(values.network); });
+  const logger = pino({ name: "amm", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const network = getNetwork(config.network);
+  const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
+  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
+  const queries = new IndexQueries(indexDb);
+  const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "AMM_WALLET_WIF", network });
+  const walletDb = openWalletDatabase(config["wallet-db"]);
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
+  const db = openAmmDatabase(config.db);
+  const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
+  const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
+  const ledger = new AmmLedger({ db, network, deposits: new DepositReader(queries, indexDb, wallet.address), tickDeployed });
+  const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const app = createAmmApp({
+    ledger, network, log,
+    mount: (root) => {
+      root.get("/health", (_req, res) => {
+        const status = queries.status();
+        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
+        res.status(ok ? 200 : 503).json({ ok, name: "amm", custody_address: wallet.address, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight });
+      });
+      root.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+    },
+  });
+
+  /** Deploys and mints the demo tick to the custody (through the inscriber), then seeds the pool from the custody's holdings. */
+  async function seedDemo(): Promise<void> {
+    if ((ledger.pool(DEMO.tick)?.pool.lpSupply ?? 0n) > 0n) return;
+    const text = "text/plain;charset=utf-8";
+    const tickKey = drc20TickKey(DEMO.tick);
+    if (!tickDeployed(DEMO.tick)) {
+      const deploy = encodeDrc20({ kind: "deploy", tick: DEMO.tick, tickKey, maxSupply: DEMO.supply, mintLimit: DEMO.supply });
+      const answer = await inscriber.inscribe("amm-demo-deploy", { project: "amm", contentType: text, action: null, content: deploy, recipient: wallet.address });
+      if (answer.status >= 300) throw new Error(`the demo deploy was refused: ${JSON.stringify(answer.body)}`);
+      while (!tickDeployed(DEMO.tick)) await sleep(1_000);
+    }
+    const available = () => BigInt(queries.drc20Balances(wallet.address).find((b) => drc20TickKey(b.tick) === tickKey)?.available ?? "0");
+    if (available() < DEMO.token) {
+      const mint = encodeDrc20({ kind: "mint", tick: DEMO.tick, tickKey, amount: DEMO.supply });
+      const answer = await inscriber.inscribe("amm-demo-mint", { project: "amm", contentType: text, action: null, content: mint, recipient: wallet.address });
+      if (answer.status >= 300) throw new Error(`the demo mint was refused: ${JSON.stringify(answer.body)}`);
+      while (available() < DEMO.token) await sleep(1_000);
+    }
+    await wallet.sync();
+    const seeded = ledger.seedPool({
+      tick: DEMO.tick, doge: DEMO.doge, token: DEMO.token, provider: wallet.address, refId: "demo-seed",
+      holdings: { doge: wallet.balance().confirmedKoinu, token: available() },
+    });
+    log("amm_demo_seeded", { tick: DEMO.tick, shares: seeded.shares.toString() });
+  }
+
+  wallet.start();
+  settlement.start(2_000);
+  const pending = setInterval(() => {
+    try {
+      const { executed, expired } = ledger.retryPending();
+      if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
+      ledger.pruneQuotes();
+    } catch (error) {
+      logger.error({ event: "amm_pending_pass_failed", err: (error as Error).message });
+    }
+  }, 2_000);
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ event: "ready", port, custody: wallet.address });
+    process.stdout.write(`amm  http://${config.host}:${port}/api\n`);
+    if (config.demo) {
+      seedDemo().catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
+    }
+  });
+  const shutdown = async (reason: string) => {
+    logger.info({ event: "stopping", reason });
+    clearInterval(pending);
+    server.close();
+    server.closeAllConnections();
+    await settlement.stop();
+    wallet.stop();
+    db.close();
+    walletDb.close();
+    indexDb.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`amm: fatal: ${(error as Error).message}\n`);
+  process.exit(1);
+});
