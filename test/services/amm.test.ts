@@ -124,7 +124,12 @@ describe("AMM service", function () {
       expect(again.body.operationId).to.equal(added.body.operationId);
       const pool = await poolNow();
       expect(pool).to.include({ tick: TICK, dogeReserve: (1_000n * DOGE).toString(), tokenReserve: "500000", lpSupply: (expected + 1_000n).toString(), feeBps: 100 });
+      expect(pool.priceKoinuPerToken).to.equal("200000"); // 1,000 DOGE for 500,000 tokens
       expect(pool.depth.map((d: any) => d.bps)).to.deep.equal([100, 200, 500]);
+      // 1% depth: the smallest DOGE input that moves dogeReserve/tokenReserve up by 1% or more.
+      const onePercent = pool.depth[0].dogeToToken;
+      const moved = swapExactIn({ ...ledger.pool(TICK)!.pool }, "DOGE_TO_TOKEN", BigInt(onePercent.amountIn)).pool;
+      expect(moved.dogeReserve * 500_000n * 10_000n >= 10_100n * moved.tokenReserve * 1_000n * DOGE).to.equal(true);
       const positions = (await call("GET", `/liquidity/positions/${alice.address}`)).body.positions;
       expect(positions).to.have.length(1);
       expect(positions[0]).to.include({ tick: TICK, shares: expected.toString(), unclaimedFees: "0" });

@@ -760,9 +760,12 @@ export class AmmLedger {
     }
   }
 
-  /** Spot price of a pool, koinu per token unit scaled by 10^8 (a decimal string). */
+  /** Spot price of a pool in koinu per token unit, a decimal string with up to 8 fraction digits (rounded down). */
   static price(pool: Pool): string | null {
-    return pool.tokenReserve === 0n ? null : spotPrice(pool, 100_000_000n).toString();
+    if (pool.tokenReserve === 0n) return null;
+    const scaled = spotPrice(pool, 100_000_000n);
+    const fraction = (scaled % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "");
+    return fraction ? `${scaled / 100_000_000n}.${fraction}` : (scaled / 100_000_000n).toString();
   }
 }
 
