@@ -15,6 +15,15 @@
  * - payouts: every amount owed to an address on chain (swap outputs, refunds, withdrawals, fee
  *   claims), queued in the same transaction as the ledger change that owes it, and followed by the
  *   settlement worker to confirmation.
+ *
+ * Version 2 (bonding curves, bonding-store.ts):
+ * - bonding_curves: each launch's curve as src/amm/bonding.ts `CurveState`, its status
+ *   (deploying -> active -> graduated, or failed), the inscriber jobs that deploy and mint its tick
+ *   to the custody address, and what seeded its pool at graduation.
+ * - bonding_reservations: allocations held ahead of payment (BUY: tokens reserved for an exact DOGE
+ *   deposit; SELL: DOGE reserved for an exact token deposit) and how each was closed. Their
+ *   deposits are consumed in `deposits` (kind bonding_buy / bonding_sell) and paid through `payouts`.
+ * - bonding_api_keys: the operators' launch keys, sha256 only.
  */
 import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
 
@@ -172,6 +181,70 @@ CREATE TABLE payouts (
 ) WITHOUT ROWID;
 CREATE INDEX payouts_by_status ON payouts (status);
 CREATE INDEX payouts_by_ref ON payouts (ref_id);
+`,
+  },
+  {
+    version: 2,
+    description: "bonding curves (launches that graduate into pools), their reservations, and the operators' launch keys",
+    sql: `
+CREATE TABLE bonding_curves (
+  tick_key TEXT PRIMARY KEY,
+  tick TEXT NOT NULL,
+  id TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL,
+  total_supply TEXT NOT NULL,
+  sellable_supply TEXT NOT NULL,
+  launch_virtual_doge TEXT NOT NULL,
+  graduation_threshold TEXT NOT NULL,
+  fee_bps INTEGER NOT NULL,
+  virtual_doge TEXT NOT NULL,
+  virtual_token TEXT NOT NULL,
+  real_doge TEXT NOT NULL,
+  real_token TEXT NOT NULL,
+  fees_collected TEXT NOT NULL,
+  deploy_job_id TEXT,
+  deploy_inscription_id TEXT,
+  mint_job_id TEXT,
+  pool_doge TEXT,
+  pool_token TEXT,
+  pool_seeded_at INTEGER,
+  error TEXT,
+  api_key_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  activated_at INTEGER,
+  graduated_at INTEGER,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX bonding_curves_by_status ON bonding_curves (status);
+CREATE TABLE bonding_reservations (
+  id TEXT PRIMARY KEY,
+  tick_key TEXT NOT NULL,
+  side TEXT NOT NULL,
+  address TEXT NOT NULL,
+  amount_in TEXT NOT NULL,
+  reserved_out TEXT NOT NULL,
+  fee TEXT NOT NULL,
+  status TEXT NOT NULL,
+  deposit_txid TEXT,
+  deposit_amount TEXT,
+  amount_out TEXT,
+  payout_id TEXT,
+  refund_payout_id TEXT,
+  error_code TEXT,
+  error_message TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX bonding_reservations_live ON bonding_reservations (tick_key, status, expires_at);
+CREATE INDEX bonding_reservations_by_address ON bonding_reservations (address, status, expires_at);
+CREATE TABLE bonding_api_keys (
+  id TEXT PRIMARY KEY,
+  key_sha256 TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+) WITHOUT ROWID;
 `,
   },
 ];

@@ -1,0 +1,692 @@
+/**
+ * Bonding-curve launches that graduate into AMM pools (issue 10), over the AMM's database (schema
+ * version 2) with the curve math of src/amm/bonding.ts.
+ *
+ * Life of a curve:
+ *
+ *   deploying ──tick deployed by our inscription, total supply minted to the custody──▶ active
+ *   active ──a confirmed buy makes it ready (threshold raised or sold out)──▶ graduated
+ *   deploying ──the tick was deployed by someone else, or the inscriber refused──▶ failed
+ *
+ * - Launch (operator key): the DRC-20 tick is deployed through the inscriber with
+ *   `max = lim = totalSupply` and recipient the custody address; once the index shows that deploy
+ *   (and only then: a mint mined before its deploy would be ignored), one mint of the whole supply
+ *   is inscribed to the custody address; the curve becomes tradable when the index shows the custody
+ *   holding the total supply. `runOnce` (the daemon's loop) moves launches along.
+ * - Reservations: an allocation held ahead of payment, priced on the curve as it is: BUY reserves
+ *   the tokens an exact DOGE deposit buys now, SELL the DOGE an exact token deposit sells for now.
+ *   Live reservations (status reserved, not expired) of a curve never hold more tokens than its
+ *   real token reserve (buys), nor more tokens than it sold (sells); an address holds at most
+ *   `maxReservationsPerAddress` live reservations. An expired reservation holds nothing.
+ * - Confirm: the deposit is read from the index (DepositReader: bound to the reservation's address)
+ *   and consumed once (`deposits`, kind bonding_buy / bonding_sell). The trade is executed on the
+ *   curve as it is then (so it pays what a quote said when nothing moved in between), never taking
+ *   tokens other live reservations hold; what it owes is queued in `payouts` in the same
+ *   transaction, and the settlement worker pays it. A deposit mined after the reservation's expiry,
+ *   smaller than asked, or that finds nothing left to buy (sold out, graduated) is refunded in full;
+ *   the excess of a larger deposit is refunded.
+ * - Graduation: in the transaction of the buy that makes the curve ready, the curve is marked
+ *   graduated (graduate(): its reserves frozen) and its pool is seeded through AmmLedger.seedPool
+ *   (nested: a savepoint of this transaction) with graduate()'s poolDoge / poolToken, the position
+ *   owned by `graduated:<tick>`, which is no address, so no signature can ever remove it. If the
+ *   seed is refused (custody short, a pool someone else filled first), the curve stays graduated
+ *   with the reason in `error`, and `runOnce` tries the seed again; a seed is recognised by its
+ *   ledger row (ref_id = the curve's id), so it is never made twice.
+ */
+import crypto from "node:crypto";
+import type { Sqlite } from "../../db/sqlite";
+import {
+  BondingError, CurveState, buy, buyExactOut, createCurve, graduate, progressBps, quoteBuy, quoteBuyExactOut, quoteSell, quoteSellExactOut,
+  readyToGraduate, sell, tokensSold,
+} from "../../amm/bonding";
+import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/drc20";
+import type { IndexQueries } from "../../indexer/queries";
+import { AppError, conflict, notFound, unprocessable } from "../http/errors";
+import type { InscriberHttp } from "../inscriber/client";
+import type { DepositReader } from "./deposits";
+import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset } from "./ledger";
+
+/** How long a reservation holds its allocation. */
+export const DEFAULT_RESERVATION_SECONDS = 600;
+/** Live reservations an address may hold at once (over every curve). */
+export const DEFAULT_MAX_RESERVATIONS_PER_ADDRESS = 3;
+/** Content type of the deploy and mint inscriptions (the inscriber puts them in the Doginals form). */
+export const BONDING_INSCRIPTION_CONTENT_TYPE = "text/plain;charset=utf-8";
+export const DEFAULT_BONDING_INSCRIBER_PROJECT = "amm";
+/** Owner recorded on a graduated curve's pool position: not an address, so nobody can sign for it. */
+export const graduatedProvider = (tick: string): string => `graduated:${tick}`;
+
+export type CurveStatus = "deploying" | "active" | "graduated" | "failed";
+export type BondingSide = "BUY" | "SELL";
+export type ReservationStatus = "reserved" | "confirmed" | "refunded" | "expired";
+
+export interface CurveRecord {
+  id: string;
+  tick: string;
+  tickKey: string;
+  status: CurveStatus;
+  state: CurveState;
+  /** The virtual DOGE reserve the curve was launched with, koinu. */
+  launchVirtualDoge: bigint;
+  deployJobId: string | null;
+  deployInscriptionId: string | null;
+  mintJobId: string | null;
+  /** What graduation handed to the pool (null before). */
+  poolDoge: bigint | null;
+  poolToken: bigint | null;
+  poolSeededAt: number | null;
+  error: string | null;
+  createdAt: number;
+  activatedAt: number | null;
+  graduatedAt: number | null;
+  updatedAt: number;
+}
+
+export interface ReservationRecord {
+  id: string;
+  tick: string;
+  side: BondingSide;
+  address: string;
+  /** The exact deposit asked: koinu for a buy, tokens for a sell. */
+  amountIn: bigint;
+  /** Held for the deposit: tokens for a buy, DOGE (koinu, after the fee) for a sell. */
+  reservedOut: bigint;
+  feeKoinu: bigint;
+  status: ReservationStatus;
+  depositTxid: string | null;
+  depositAmount: bigint | null;
+  /** What the confirm paid (tokens or koinu). */
+  amountOut: bigint | null;
+  payoutId: string | null;
+  refundPayoutId: string | null;
+  error: { code: string; message: string } | null;
+  createdAt: number;
+  expiresAt: number;
+  updatedAt: number;
+}
+
+export interface BondingQuote {
+  tick: string;
+  side: BondingSide;
+  amountIn: bigint;
+  amountOut: bigint;
+  feeKoinu: bigint;
+  /** DOGE of the offer a buy would not use (it takes the last tokens); 0 otherwise. */
+  refundKoinu: bigint;
+}
+
+export interface LaunchRequest {
+  tick: string;
+  totalSupply: bigint;
+  sellableSupply: bigint;
+  virtualDoge: bigint;
+  graduationThreshold: bigint;
+}
+
+export interface BondingStoreOptions {
+  /** The AMM's database (schema version 2 or later). */
+  db: Sqlite;
+  /** The AMM ledger over the same database: graduation seeds its pools. */
+  ledger: AmmLedger;
+  deposits: DepositReader;
+  queries: IndexQueries;
+  /** The explorer's index (read only: the deployed ticks). */
+  indexDb: Sqlite;
+  /** The inscriber, with the key of `inscriberProject`. */
+  inscriber: InscriberHttp;
+  inscriberProject?: string;
+  /** Unix seconds (default: the system clock). */
+  clock?: () => number;
+  reservationSeconds?: number;
+  maxReservationsPerAddress?: number;
+  /** Fee of new curves on the DOGE side, basis points (default: bonding.ts DEFAULT_FEE_BPS). */
+  feeBps?: bigint;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+interface CurveRow {
+  tick_key: string; tick: string; id: string; status: CurveStatus; total_supply: string; sellable_supply: string; launch_virtual_doge: string;
+  graduation_threshold: string; fee_bps: number; virtual_doge: string; virtual_token: string; real_doge: string; real_token: string; fees_collected: string;
+  deploy_job_id: string | null; deploy_inscription_id: string | null; mint_job_id: string | null; pool_doge: string | null; pool_token: string | null;
+  pool_seeded_at: number | null; error: string | null; api_key_id: string; created_at: number; activated_at: number | null; graduated_at: number | null; updated_at: number;
+}
+
+interface ReservationRow {
+  id: string; tick_key: string; side: BondingSide; address: string; amount_in: string; reserved_out: string; fee: string; status: ReservationStatus;
+  deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; payout_id: string | null; refund_payout_id: string | null;
+  error_code: string | null; error_message: string | null; created_at: number; expires_at: number; updated_at: number;
+}
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
+const big = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
+const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
+const stateOf = (r: CurveRow): CurveState => ({
+  totalSupply: BigInt(r.total_supply), sellableSupply: BigInt(r.sellable_supply), graduationThreshold: BigInt(r.graduation_threshold), feeBps: BigInt(r.fee_bps),
+  virtualDoge: BigInt(r.virtual_doge), virtualToken: BigInt(r.virtual_token), realDoge: BigInt(r.real_doge), realToken: BigInt(r.real_token),
+  feesCollected: BigInt(r.fees_collected), graduated: r.status === "graduated",
+});
+
+const curveOf = (r: CurveRow): CurveRecord => ({
+  id: r.id, tick: r.tick, tickKey: r.tick_key, status: r.status, state: stateOf(r), launchVirtualDoge: BigInt(r.launch_virtual_doge),
+  deployJobId: r.deploy_job_id, deployInscriptionId: r.deploy_inscription_id, mintJobId: r.mint_job_id, poolDoge: big(r.pool_doge), poolToken: big(r.pool_token),
+  poolSeededAt: r.pool_seeded_at, error: r.error, createdAt: r.created_at, activatedAt: r.activated_at, graduatedAt: r.graduated_at, updatedAt: r.updated_at,
+});
+
+/** Curve refusals as HTTP answers (422: well formed, but the curve cannot do it). */
+function curveError(error: unknown): AppError {
+  if (error instanceof BondingError) {
+    const details = Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
+    return unprocessable(error.code, error.message, details);
+  }
+  throw error;
+}
+
+export class BondingStore {
+  readonly custodyAddress: string;
+  private readonly clock: () => number;
+  private readonly reservationSeconds: number;
+  private readonly maxReservationsPerAddress: number;
+  private readonly project: string;
+  private readonly log: (event: string, fields: Record<string, unknown>) => void;
+  private readonly s;
+
+  constructor(private readonly options: BondingStoreOptions) {
+    this.custodyAddress = options.deposits.custodyAddress;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.reservationSeconds = options.reservationSeconds ?? DEFAULT_RESERVATION_SECONDS;
+    this.maxReservationsPerAddress = options.maxReservationsPerAddress ?? DEFAULT_MAX_RESERVATIONS_PER_ADDRESS;
+    this.project = options.inscriberProject ?? DEFAULT_BONDING_INSCRIBER_PROJECT;
+    this.log = options.log ?? (() => undefined);
+    const p = (sql: string) => options.db.prepare(sql);
+    this.s = {
+      deployedTick: options.indexDb.prepare("SELECT tick, max_supply, mint_limit, inscription_id FROM drc20_ticks WHERE tick_key = ?"),
+      insertKey: p("INSERT INTO bonding_api_keys (id, key_sha256, label, created_at) VALUES (?, ?, ?, ?)"),
+      keyByHash: p("SELECT id FROM bonding_api_keys WHERE key_sha256 = ? AND revoked_at IS NULL"),
+      revokeKey: p("UPDATE bonding_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+      curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
+      curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
+      curvesToAdvance: p("SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at"),
+      unseededDogeOthers: p("SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND status IN ('active', 'graduated') AND pool_seeded_at IS NULL"),
+      insertCurve: p(`INSERT INTO bonding_curves (tick_key, tick, id, status, total_supply, sellable_supply, launch_virtual_doge, graduation_threshold, fee_bps,
+        virtual_doge, virtual_token, real_doge, real_token, fees_collected, api_key_id, created_at, updated_at)
+        VALUES (?, ?, ?, 'deploying', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      saveState: p(`UPDATE bonding_curves SET virtual_doge = ?, virtual_token = ?, real_doge = ?, real_token = ?, fees_collected = ?, updated_at = ?
+        WHERE tick_key = ?`),
+      graduated: p(`UPDATE bonding_curves SET status = 'graduated', pool_doge = ?, pool_token = ?, graduated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'active'`),
+      seeded: p("UPDATE bonding_curves SET pool_seeded_at = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND pool_seeded_at IS NULL"),
+      curveError: p("UPDATE bonding_curves SET error = ?, updated_at = ? WHERE tick_key = ?"),
+      deployFiled: p("UPDATE bonding_curves SET deploy_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND deploy_job_id IS NULL"),
+      deployInscribed: p("UPDATE bonding_curves SET deploy_inscription_id = ?, updated_at = ? WHERE tick_key = ? AND deploy_inscription_id IS NULL"),
+      mintFiled: p("UPDATE bonding_curves SET mint_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND mint_job_id IS NULL"),
+      activated: p("UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
+      failed: p("UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
+      insertReservation: p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, status, created_at, expires_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
+      reservation: p("SELECT * FROM bonding_reservations WHERE id = ?"),
+      liveOfCurve: p("SELECT id, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND side = ? AND status = 'reserved' AND expires_at >= ?"),
+      liveOfAddress: p("SELECT COUNT(*) AS n FROM bonding_reservations WHERE address = ? AND status = 'reserved' AND expires_at >= ?"),
+      expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
+      closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
+        error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
+      deposit: p("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
+      useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      payout: p(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
+      seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
+    };
+  }
+
+  private now(): number {
+    return this.clock();
+  }
+
+  private write<T>(fn: () => T): T {
+    return this.options.db.transaction(fn).immediate();
+  }
+
+  // ------------------------------------------------------------------------------ API keys
+
+  /** A new operator key for launches: the key is answered once, only its sha256 is stored. */
+  issueApiKey(label: string): { id: string; key: string } {
+    const id = newId("bkey");
+    const key = `bk_${crypto.randomBytes(24).toString("hex")}`;
+    this.s.insertKey.run(id, sha256Hex(key), label, this.now());
+    return { id, key };
+  }
+
+  revokeApiKey(id: string): boolean {
+    return this.s.revokeKey.run(this.now(), id).changes === 1;
+  }
+
+  /** The key id of `Authorization: Bearer <key>`; 401 otherwise. */
+  authenticate(authorization: string | undefined): string {
+    const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
+    if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
+    const row = this.s.keyByHash.get(sha256Hex(match[1])) as { id: string } | undefined;
+    if (!row) throw new AppError(401, "INVALID_API_KEY", "the key is not a live operator key", undefined, { "WWW-Authenticate": "Bearer" });
+    return row.id;
+  }
+
+  // -------------------------------------------------------------------------------- curves
+
+  curve(tick: string): CurveRecord | null {
+    const row = this.s.curve.get(drc20TickKey(tick)) as CurveRow | undefined;
+    return row ? curveOf(row) : null;
+  }
+
+  curveOr404(tick: string): CurveRecord {
+    const found = this.curve(tick);
+    if (!found) throw notFound("CURVE_NOT_FOUND", `no bonding curve for ${tick}`, { symbol: tick });
+    return found;
+  }
+
+  curves(status: CurveStatus): CurveRecord[] {
+    return (this.s.curvesIn.all(status) as CurveRow[]).map(curveOf);
+  }
+
+  /** Tokens (BUY) or tokens offered (SELL) that live reservations of `tickKey` hold, other than `except`. */
+  private held(tickKey: string, side: BondingSide, except: string | null = null): bigint {
+    return (this.s.liveOfCurve.all(tickKey, side, this.now()) as { id: string; amount_in: string; reserved_out: string }[])
+      .filter((r) => r.id !== except)
+      .reduce((sum, r) => sum + BigInt(side === "BUY" ? r.reserved_out : r.amount_in), 0n);
+  }
+
+  /** Live reservations' holdings of a curve: tokens held for buys, tokens expected from sells. */
+  reserved(tick: string): { buyTokens: bigint; sellTokens: bigint } {
+    const key = drc20TickKey(tick);
+    return { buyTokens: this.held(key, "BUY"), sellTokens: this.held(key, "SELL") };
+  }
+
+  /**
+   * Records a launch and files its deploy inscription. Refused: parameters that make no curve
+   * (422 INVALID_PARAMS), a total supply DRC-20 cannot hold (422 SUPPLY_TOO_LARGE), a tick already
+   * deployed on chain (409 TICK_ALREADY_DEPLOYED) or already launched here (409 CURVE_EXISTS).
+   */
+  async launch(request: LaunchRequest, apiKeyId: string): Promise<CurveRecord> {
+    let state: CurveState;
+    try {
+      state = createCurve({
+        totalSupply: request.totalSupply, sellableSupply: request.sellableSupply, virtualDoge: request.virtualDoge,
+        graduationThreshold: request.graduationThreshold, ...(this.options.feeBps !== undefined ? { feeBps: this.options.feeBps } : {}),
+      });
+    } catch (error) {
+      throw curveError(error);
+    }
+    if (request.totalSupply > DRC20_MAX_SUPPLY) {
+      throw unprocessable("SUPPLY_TOO_LARGE", `a DRC-20 supply is at most ${DRC20_MAX_SUPPLY}`, { max: DRC20_MAX_SUPPLY.toString() });
+    }
+    const tickKey = drc20TickKey(request.tick);
+    this.write(() => {
+      const deployed = this.s.deployedTick.get(tickKey) as { tick: string; inscription_id: string } | undefined;
+      if (deployed) throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, { symbol: deployed.tick, inscription_id: deployed.inscription_id });
+      if (this.s.curve.get(tickKey)) throw conflict("CURVE_EXISTS", `${request.tick} was already launched here`, { symbol: request.tick });
+      const now = this.now();
+      this.s.insertCurve.run(tickKey, request.tick, newId("bnd"), state.totalSupply.toString(), state.sellableSupply.toString(), state.virtualDoge.toString(),
+        state.graduationThreshold.toString(), Number(state.feeBps), state.virtualDoge.toString(), state.virtualToken.toString(), state.realDoge.toString(),
+        state.realToken.toString(), state.feesCollected.toString(), apiKeyId, now, now);
+    });
+    const curve = this.curve(request.tick)!;
+    this.log("bonding_launched", { curve: curve.id, tick: curve.tick, totalSupply: state.totalSupply.toString() });
+    await this.fileInscription(curve, "deploy");
+    return this.curve(request.tick)!;
+  }
+
+  /** Files the deploy (max = lim = total supply) or the mint of the total supply, to the custody, keyed by the curve's id. */
+  private async fileInscription(curve: CurveRecord, kind: "deploy" | "mint"): Promise<void> {
+    const { totalSupply } = curve.state;
+    const content = kind === "deploy"
+      ? encodeDrc20({ kind: "deploy", tick: curve.tick, tickKey: curve.tickKey, maxSupply: totalSupply, mintLimit: totalSupply })
+      : encodeDrc20({ kind: "mint", tick: curve.tick, tickKey: curve.tickKey, amount: totalSupply });
+    let answer;
+    try {
+      answer = await this.options.inscriber.inscribe(`${curve.id}:${kind}`, {
+        project: this.project, contentType: BONDING_INSCRIPTION_CONTENT_TYPE, action: null, content, recipient: this.custodyAddress,
+      });
+    } catch (error) {
+      this.s.curveError.run(`INSCRIBER_UNAVAILABLE: ${(error as Error).message}`, this.now(), curve.tickKey);
+      return;
+    }
+    if ((answer.status === 200 || answer.status === 202) && typeof answer.body?.id === "string") {
+      const filed = kind === "deploy" ? this.s.deployFiled : this.s.mintFiled;
+      if (filed.run(answer.body.id, this.now(), curve.tickKey).changes === 1) this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: answer.body.id });
+      return;
+    }
+    const message = `the inscriber answered ${answer.status} ${answer.body?.error?.code ?? "UNKNOWN"}: ${answer.body?.error?.message ?? "no message"}`;
+    // 400: this content will never be accepted; anything else (auth, 5xx) may pass later.
+    if (answer.status === 400) this.fail(curve, `INSCRIBER_REFUSED: ${message}`);
+    else this.s.curveError.run(`INSCRIBER_UNAVAILABLE: ${message}`, this.now(), curve.tickKey);
+  }
+
+  private fail(curve: CurveRecord, reason: string): void {
+    if (this.s.failed.run(reason, this.now(), curve.tickKey).changes === 1) this.log("bonding_launch_failed", { curve: curve.id, tick: curve.tick, reason });
+  }
+
+  /**
+   * The daemon's pass: moves launches along (deploy filed -> deploy indexed -> mint filed -> supply
+   * held -> active), expires reservations, and seeds the pools of graduated curves whose seed was
+   * refused before. Throws only on unexpected errors (the daemon's loop catches).
+   */
+  async runOnce(): Promise<{ activated: number; expired: number; seeded: number }> {
+    let activated = 0;
+    let seeded = 0;
+    const expired = this.s.expire.run(this.now(), this.now()).changes;
+    for (const row of this.s.curvesToAdvance.all() as CurveRow[]) {
+      const curve = curveOf(row);
+      if (curve.status === "graduated") {
+        if (this.write(() => this.seed(curve.tickKey))) seeded += 1;
+        continue;
+      }
+      if (await this.advanceLaunch(curve)) activated += 1;
+    }
+    return { activated, expired, seeded };
+  }
+
+  private async advanceLaunch(curve: CurveRecord): Promise<boolean> {
+    if (!curve.deployJobId) {
+      await this.fileInscription(curve, "deploy");
+      return false;
+    }
+    if (!curve.deployInscriptionId) {
+      const answer = await this.options.inscriber.job(curve.deployJobId).catch(() => null);
+      const job = answer?.status === 200 ? answer.body : null;
+      if (job?.status === "failed") this.fail(curve, `DEPLOY_FAILED: inscriber job ${curve.deployJobId} failed: ${job.error?.code ?? "UNKNOWN"}`);
+      if (job?.status !== "confirmed" || typeof job.inscription_id !== "string") return false;
+      this.s.deployInscribed.run(job.inscription_id, this.now(), curve.tickKey);
+      curve = this.curve(curve.tick)!;
+    }
+    const deployed = this.s.deployedTick.get(curve.tickKey) as { tick: string; inscription_id: string } | undefined;
+    if (!deployed) return false;
+    if (deployed.inscription_id !== curve.deployInscriptionId) {
+      this.fail(curve, `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscription_id}, not by this launch's ${curve.deployInscriptionId}`);
+      return false;
+    }
+    if (!curve.mintJobId) {
+      await this.fileInscription(curve, "mint");
+      return false;
+    }
+    const balance = this.options.queries.drc20Balances(this.custodyAddress).find((b) => drc20TickKey(b.tick) === curve.tickKey);
+    const held = balance ? BigInt(balance.available) + BigInt(balance.transferable) : 0n;
+    if (held < curve.state.totalSupply) {
+      const answer = await this.options.inscriber.job(curve.mintJobId).catch(() => null);
+      if (answer?.status === 200 && answer.body?.status === "failed") this.fail(curve, `MINT_FAILED: inscriber job ${curve.mintJobId} failed: ${answer.body.error?.code ?? "UNKNOWN"}`);
+      return false;
+    }
+    if (this.s.activated.run(this.now(), this.now(), curve.tickKey).changes !== 1) return false;
+    this.log("bonding_active", { curve: curve.id, tick: curve.tick });
+    return true;
+  }
+
+  // -------------------------------------------------------------------------------- quotes
+
+  private activeCurve(tick: string): CurveRecord {
+    const curve = this.curveOr404(tick);
+    if (curve.status === "graduated") throw conflict("CURVE_GRADUATED", `${curve.tick} has graduated: trade it in its AMM pool`, { symbol: curve.tick });
+    if (curve.status !== "active") throw conflict("CURVE_NOT_ACTIVE", `${curve.tick} is ${curve.status}`, { symbol: curve.tick, status: curve.status });
+    return curve;
+  }
+
+  /** Prices a trade on the curve as it is (BUY: amountIn koinu or amountOut tokens; SELL: amountIn tokens or amountOut koinu). */
+  quote(request: { tick: string; side: BondingSide; amountIn?: bigint; amountOut?: bigint }): BondingQuote {
+    const curve = this.activeCurve(request.tick);
+    return { tick: curve.tick, side: request.side, ...this.price(curve.state, request) };
+  }
+
+  private price(state: CurveState, request: { side: BondingSide; amountIn?: bigint; amountOut?: bigint }): Omit<BondingQuote, "tick" | "side"> {
+    try {
+      if (request.side === "BUY") {
+        const q = request.amountIn !== undefined ? quoteBuy(state, request.amountIn) : quoteBuyExactOut(state, request.amountOut!);
+        return { amountIn: q.dogeInKoinu, amountOut: q.tokensOut, feeKoinu: q.feeKoinu, refundKoinu: q.refundKoinu };
+      }
+      const q = request.amountIn !== undefined ? quoteSell(state, request.amountIn) : quoteSellExactOut(state, request.amountOut!);
+      return { amountIn: q.tokensIn, amountOut: q.dogeOutKoinu, feeKoinu: q.feeKoinu, refundKoinu: 0n };
+    } catch (error) {
+      throw curveError(error);
+    }
+  }
+
+  // -------------------------------------------------------------------------- reservations
+
+  /**
+   * Holds an allocation for an exact deposit from `address`, priced on the curve now. Refused:
+   * 409 TOO_MANY_RESERVATIONS (the address's cap), 409 RESERVATION_CAP_REACHED (live reservations
+   * would hold more than the curve has), 422 AMOUNT_TOO_SMALL (the DOGE side below 0.01 DOGE), and
+   * the curve's own refusals.
+   */
+  reserve(request: { tick: string; side: BondingSide; address: string; amountIn: bigint }): ReservationRecord {
+    return this.write(() => {
+      const curve = this.activeCurve(request.tick);
+      const now = this.now();
+      const live = (this.s.liveOfAddress.get(request.address, now) as { n: number }).n;
+      if (live >= this.maxReservationsPerAddress) {
+        throw conflict("TOO_MANY_RESERVATIONS", `${request.address} already holds ${live} live reservations (at most ${this.maxReservationsPerAddress})`, {
+          address: request.address, live, max: this.maxReservationsPerAddress,
+        });
+      }
+      const tooSmall = (doge: bigint) => unprocessable("AMOUNT_TOO_SMALL", `the DOGE side must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
+        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: doge.toString(),
+      });
+      const { state } = curve;
+      let amountIn: bigint;
+      let reservedOut: bigint;
+      let fee: bigint;
+      if (request.side === "BUY") {
+        if (request.amountIn < MIN_DOGE_KOINU) throw tooSmall(request.amountIn);
+        const q = this.price(state, { side: "BUY", amountIn: request.amountIn });
+        const held = this.held(curve.tickKey, "BUY");
+        if (held + q.amountOut > state.realToken) {
+          throw conflict("RESERVATION_CAP_REACHED", `${q.amountOut} tokens asked; ${state.realToken - held} of the curve's ${state.realToken} are not held by live reservations`, {
+            symbol: curve.tick, tokens: q.amountOut.toString(), real_token: state.realToken.toString(), held: held.toString(),
+          });
+        }
+        // A buy that takes the last tokens costs less than offered: the exact deposit is its cost.
+        ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
+      } else {
+        const q = this.price(state, { side: "SELL", amountIn: request.amountIn });
+        if (q.amountOut < MIN_DOGE_KOINU) throw tooSmall(q.amountOut);
+        const held = this.held(curve.tickKey, "SELL");
+        const sold = tokensSold(state);
+        if (held + request.amountIn > sold) {
+          throw conflict("RESERVATION_CAP_REACHED", `${request.amountIn} tokens offered; the curve sold ${sold}, ${held} of them are held by live sell reservations`, {
+            symbol: curve.tick, tokens: request.amountIn.toString(), tokens_sold: sold.toString(), held: held.toString(),
+          });
+        }
+        ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
+      }
+      const id = newId("rsv");
+      this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), now, now + this.reservationSeconds, now);
+      return this.reservation(id)!;
+    });
+  }
+
+  reservation(id: string): ReservationRecord | null {
+    const r = this.s.reservation.get(id) as ReservationRow | undefined;
+    if (!r) return null;
+    const tick = (this.s.curve.get(r.tick_key) as CurveRow).tick;
+    // Expired once past its expiry even before a pass marks it.
+    const status = r.status === "reserved" && r.expires_at < this.now() ? "expired" : r.status;
+    return {
+      id: r.id, tick, side: r.side, address: r.address, amountIn: BigInt(r.amount_in), reservedOut: BigInt(r.reserved_out), feeKoinu: BigInt(r.fee), status,
+      depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount), amountOut: big(r.amount_out), payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
+    };
+  }
+
+  private queuePayout(asset: PayoutAsset, tick: string, address: string, amount: bigint, reason: string, refId: string): string {
+    const id = newId("pay");
+    const now = this.now();
+    this.s.payout.run(id, asset, asset === "DRC20" ? tick : null, address, amount.toString(), reason, refId, now, now);
+    return id;
+  }
+
+  /**
+   * Confirms reservation `id` with the deposit `depositTxid`, atomically: consumes the deposit,
+   * trades on the curve, queues the payouts, and graduates the curve when the trade makes it
+   * ready. The same reservation and txid again answer it unchanged. Refusals that change nothing
+   * throw (the deposit not indexed yet: 409 DEPOSIT_NOT_FOUND; not to the custody, not from the
+   * reservation's address: 422); refusals that consumed and refunded the deposit are committed,
+   * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...).
+   */
+  confirm(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged"; graduated: boolean } {
+    const result = this.write((): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged"; graduated: boolean } | AppError => {
+      const row = this.s.reservation.get(id) as ReservationRow | undefined;
+      if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
+      if (row.status === "confirmed" || row.status === "refunded") {
+        if (row.deposit_txid === depositTxid) return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
+        throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, { reservation_id: id, status: row.status });
+      }
+      const used = this.s.deposit.get(depositTxid) as { kind: string; ref_id: string } | undefined;
+      if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${depositTxid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: depositTxid, used_by: used.ref_id });
+      const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
+      const isBuy = row.side === "BUY";
+      const deposit = isBuy ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, curve.tick);
+      if (!deposit) {
+        const height = this.options.deposits.indexedHeight();
+        throw conflict("DEPOSIT_NOT_FOUND", `${depositTxid} is not in a block the index holds (height ${height}); retry once it is mined`, { deposit_txid: depositTxid, indexed_height: height });
+      }
+      if (deposit.amount === 0n) {
+        throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${depositTxid} pays no ${isBuy ? "DOGE" : curve.tick} to the deposit address ${this.custodyAddress}`, { deposit_txid: depositTxid, deposit_address: this.custodyAddress });
+      }
+      if (deposit.payer !== row.address) {
+        throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${depositTxid} is not funded from the reservation's address ${row.address} only`, { deposit_txid: depositTxid, address: row.address, payer: deposit.payer });
+      }
+      const now = this.now();
+      const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
+      this.s.useDeposit.run(depositTxid, isBuy ? "bonding_buy" : "bonding_sell", id, asset, deposit.amount.toString(), row.address, now);
+      const close = (status: ReservationStatus, fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
+        this.s.closeReservation.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.payoutId ?? null,
+          fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, id);
+      };
+      const refuse = (error: AppError) => {
+        const refundPayoutId = this.queuePayout(asset, curve.tick, row.address, deposit.amount, `bonding_refund:${error.code}`, id);
+        close("refunded", { refundPayoutId, error });
+        this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: deposit.amount.toString() });
+        return new AppError(error.status, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
+      };
+      const amountIn = BigInt(row.amount_in);
+      if (deposit.blockTime > row.expires_at) {
+        return refuse(unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the reservation expired at ${row.expires_at}; it is refunded`, {
+          block_time: deposit.blockTime, expires_at: row.expires_at,
+        }));
+      }
+      if (deposit.amount < amountIn) {
+        return refuse(unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the reservation needs exactly ${amountIn}; it is refunded`, {
+          deposit_amount: deposit.amount.toString(), amount_in: amountIn.toString(),
+        }));
+      }
+      if (curve.status !== "active") {
+        const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
+        return refuse(unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, { symbol: curve.tick, status: curve.status }));
+      }
+      let next: CurveState;
+      let paid: bigint;
+      let amountOut: bigint;
+      if (isBuy) {
+        // Tokens other live reservations hold are not for sale to this one.
+        const available = curve.state.realToken - this.held(curve.tickKey, "BUY", id);
+        let traded;
+        try {
+          traded = buy(curve.state, amountIn);
+          if (traded.quote.tokensOut > available) {
+            if (available <= 0n) throw new BondingError("SOLD_OUT", "every token left is held by other reservations");
+            traded = buyExactOut(curve.state, available);
+            if (traded.quote.tokensOut > available) throw new BondingError("SOLD_OUT", `only ${available} tokens are not held by other reservations`);
+          }
+        } catch (error) {
+          if (!(error instanceof BondingError)) throw error;
+          const code = error.code === "OUTPUT_ZERO" ? "OUTPUT_ZERO" : "SOLD_OUT";
+          return refuse(unprocessable(code, `the curve cannot fill the buy now (${error.code}); the deposit is refunded`, { reason: error.code }));
+        }
+        next = traded.state;
+        paid = traded.quote.dogeInKoinu;
+        amountOut = traded.quote.tokensOut;
+      } else {
+        const available = tokensSold(curve.state) - this.held(curve.tickKey, "SELL", id);
+        let traded;
+        try {
+          if (amountIn > available) throw new BondingError("INSUFFICIENT_LIQUIDITY", `only ${available} sold tokens are not held by other sell reservations`);
+          traded = sell(curve.state, amountIn);
+        } catch (error) {
+          if (!(error instanceof BondingError)) throw error;
+          return refuse(unprocessable(error.code, `the curve cannot fill the sell now (${error.code}); the deposit is refunded`, { reason: error.code }));
+        }
+        next = traded.state;
+        paid = amountIn;
+        amountOut = traded.quote.dogeOutKoinu;
+      }
+      this.s.saveState.run(next.virtualDoge.toString(), next.virtualToken.toString(), next.realDoge.toString(), next.realToken.toString(),
+        next.feesCollected.toString(), now, curve.tickKey);
+      const payoutId = this.queuePayout(isBuy ? "DRC20" : "DOGE", curve.tick, row.address, amountOut, isBuy ? "bonding_buy" : "bonding_sell", id);
+      const excess = deposit.amount - paid;
+      const refundPayoutId = excess > 0n ? this.queuePayout(asset, curve.tick, row.address, excess, "bonding_excess", id) : undefined;
+      close("confirmed", { amountOut, payoutId, refundPayoutId });
+      this.log("bonding_confirmed", { reservation: id, tick: curve.tick, side: row.side, amountIn: paid.toString(), amountOut: amountOut.toString() });
+      const graduated = isBuy && readyToGraduate(next) && this.graduate(curve.tickKey);
+      return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
+    });
+    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
+    if (result instanceof AppError) throw result;
+    return result;
+  }
+
+  // ---------------------------------------------------------------------------- graduation
+
+  /** Marks the curve graduated and seeds its pool (inside the caller's transaction). */
+  private graduate(tickKey: string): boolean {
+    const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
+    const graduation = graduate(curve.state);
+    const now = this.now();
+    if (this.s.graduated.run(graduation.poolDoge.toString(), graduation.poolToken.toString(), now, now, tickKey).changes !== 1) return false;
+    this.log("bonding_graduated", { curve: curve.id, tick: curve.tick, poolDoge: graduation.poolDoge.toString(), poolToken: graduation.poolToken.toString() });
+    this.seed(tickKey);
+    return true;
+  }
+
+  /**
+   * Seeds a graduated curve's pool with what graduation handed it, once: a seed ledger row of the
+   * curve's id means it is done. A refusal is kept in `error` for the next pass. Inside a write.
+   */
+  private seed(tickKey: string): boolean {
+    const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
+    if (curve.status !== "graduated" || curve.poolSeededAt !== null) return false;
+    const now = this.now();
+    if (this.s.seedRow.get(tickKey, curve.id)) {
+      this.s.seeded.run(now, now, tickKey);
+      return true;
+    }
+    try {
+      this.options.ledger.seedPool({
+        tick: curve.tick, doge: curve.poolDoge!, token: curve.poolToken!, provider: graduatedProvider(curve.tick), refId: curve.id, holdings: this.holdings(curve),
+      });
+    } catch (error) {
+      // seedPool ran in a savepoint of this transaction: its refusal rolled back only itself.
+      if (!(error instanceof AppError)) throw error;
+      this.s.curveError.run(`${error.code}: ${error.message}`, now, tickKey);
+      this.log("bonding_seed_refused", { curve: curve.id, tick: curve.tick, code: error.code, message: error.message });
+      return false;
+    }
+    this.s.seeded.run(now, now, tickKey);
+    this.log("bonding_pool_seeded", { curve: curve.id, tick: curve.tick });
+    return true;
+  }
+
+  /**
+   * What the custody holds for seedPool's check, as the index shows it: its DOGE less the real DOGE
+   * of other curves not yet in a pool (seedPool itself takes off the pools and the queued payouts),
+   * and its whole balance of the tick (available and transferable: seedPool counts payouts still
+   * being inscribed as owed).
+   */
+  private holdings(curve: CurveRecord): { doge: bigint; token: bigint } {
+    const others = (this.s.unseededDogeOthers.all(curve.tickKey) as { real_doge: string }[]).reduce((sum, r) => sum + BigInt(r.real_doge), 0n);
+    const balance = this.options.queries.drc20Balances(this.custodyAddress).find((b) => drc20TickKey(b.tick) === curve.tickKey);
+    return {
+      doge: this.options.queries.balance(this.custodyAddress).confirmedKoinu - others,
+      token: balance ? BigInt(balance.available) + BigInt(balance.transferable) : 0n,
+    };
+  }
+
+  /** A curve's progress (basis points of its threshold) and price (koinu per token scaled by 10^8). */
+  static progress(state: CurveState): { progressBps: number; priceKoinuPerToken: string } {
+    return { progressBps: progressBps(state), priceKoinuPerToken: ((state.virtualDoge * 100_000_000n) / state.virtualToken).toString() };
+  }
+}

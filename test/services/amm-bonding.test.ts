@@ -1,0 +1,301 @@
+/**
+ * Bonding-curve launches on the devnet (issue 10): the launchpad stack's index and real inscriber
+ * (project "launchpad" stands in for "amm") deploy and mint the tick to the custody address; the
+ * AMM app with the bonding routes mounted as the daemon mounts them; reservations confirmed with
+ * real DOGE deposits read back from the index; graduation seeds an AMM pool that then swaps.
+ * Payouts are checked as queued (test/services/amm-settlement.test.ts follows them on chain).
+ */
+import { expect } from "chai";
+import type { Server } from "node:http";
+import { NETWORKS } from "../../src/doge";
+import { createCurve, quoteBuy } from "../../src/amm/bonding";
+import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
+import { mountBonding } from "../../src/services/amm/bonding-app";
+import { InscriberHttp } from "../../src/services/inscriber/client";
+import { deployTick, faucetCoin } from "../helpers/drc20";
+import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+
+const DOGE = KOINU_PER_DOGE;
+const TICK = "BOND";
+const PARAMS = { totalSupply: 1_000_000n, sellableSupply: 800_000n, virtualDoge: 100n * DOGE, graduationThreshold: 50n * DOGE };
+const RESERVATION_SECONDS = 600;
+
+describe("AMM bonding curves", function () {
+  this.timeout(300_000);
+  let stack: LaunchpadStack;
+  let ammDb: ReturnType<typeof openAmmDatabase>;
+  let ledger: AmmLedger;
+  let store: BondingStore;
+  let server: Server;
+  let base: string;
+  let apiKey: string;
+  let clockOffset = 0;
+  const custody = newKey();
+  const [alice, bob, carol, dave, erin, gina, frank, henry] = Array.from({ length: 8 }, () => newKey());
+  const coins = new Map<string, Awaited<ReturnType<typeof faucetCoin>>>();
+
+  const call = async (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
+    const response = await fetch(`${base}/api${p}`, {
+      method,
+      headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  /** Pays `koinu` from `key`'s faucet coin to the custody address (in the mempool). */
+  const payCustody = async (key: TestKey, koinu: bigint) => {
+    const coin = coins.get(key.address)!;
+    const paid = await pay(stack.devnet, key, [coin], [{ script: custody.script, value: koinu }]);
+    coins.set(key.address, paid.change!);
+    return paid.txid;
+  };
+  const reserve = (key: TestKey, amountIn: bigint, side = "BUY") => call("POST", `/bonding/${TICK}/reserve`, { body: { side, address: key.address, amountIn: amountIn.toString() } });
+  const confirm = (reservationId: string, depositTxid: string) => call("POST", "/bonding/confirm", { body: { reservationId, depositTxid } });
+  const curveNow = async (): Promise<any> => (await call("GET", `/bonding/${TICK}`)).body;
+  const payoutsOf = (refId: string) => ammDb.prepare("SELECT asset, tick, address, amount, reason FROM payouts WHERE ref_id = ? ORDER BY reason").all(refId) as any[];
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    ammDb = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, stack.indexDb, custody.address);
+    const tickRow = stack.indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
+    const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
+    ledger = new AmmLedger({
+      db: ammDb, network: NETWORKS.regtest, deposits, clock,
+      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+    });
+    const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+    store = new BondingStore({
+      db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
+    });
+    apiKey = store.issueApiKey("test operator").key;
+    server = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }) }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    for (const key of [alice, bob, carol, dave, erin, gina, frank, henry]) coins.set(key.address, await faucetCoin(stack.devnet, key, 200));
+    await deployTick(stack.devnet, newKey(), "TAKN", 1_000n, 1_000n);
+    await stack.mine();
+  });
+
+  after(async () => {
+    server?.close();
+    await stack?.stop();
+  });
+
+  describe("launch", () => {
+    it("refuses a launch without a key, with a wrong key, and of a tick already deployed on chain", async () => {
+      const body = { symbol: TICK, totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
+      const none = await call("POST", "/bonding/launch", { body });
+      expect([none.status, none.body.error.code]).to.deep.equal([401, "MISSING_CREDENTIALS"]);
+      const wrong = await call("POST", "/bonding/launch", { body, token: "bk_not-a-key" });
+      expect([wrong.status, wrong.body.error.code]).to.deep.equal([401, "INVALID_API_KEY"]);
+      const taken = await call("POST", "/bonding/launch", { body: { ...body, symbol: "TAKN" }, token: apiKey });
+      expect([taken.status, taken.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
+      const unsound = await call("POST", "/bonding/launch", { body: { ...body, graduationThreshold: (10n ** 30n).toString() }, token: apiKey });
+      expect([unsound.status, unsound.body.error.code]).to.deep.equal([422, "INVALID_PARAMS"]);
+      expect((await call("GET", `/bonding/${TICK}`)).status).to.equal(404);
+      expect(ammDb.prepare("SELECT COUNT(*) AS n FROM bonding_curves").get()).to.deep.equal({ n: 0 });
+    });
+
+    it("deploys the tick with lim = max and mints the whole supply to the custody, active once the index shows it held", async () => {
+      const body = { symbol: TICK, totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
+      const launched = await call("POST", "/bonding/launch", { body, token: apiKey });
+      expect(launched.status, JSON.stringify(launched.body)).to.equal(202);
+      expect(launched.body).to.include({ symbol: TICK, status: "deploying", depositAddress: custody.address, mintJobId: null });
+      expect(launched.body.deployJobId).to.match(/^job_/);
+      expect((await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: DOGE.toString() } })).body.error.code).to.equal("CURVE_NOT_ACTIVE");
+
+      await stack.confirmInscriberJob(launched.body.deployJobId);
+      await store.runOnce();
+      const deploying = await curveNow();
+      expect(deploying.status).to.equal("deploying");
+      expect(deploying.mintJobId).to.match(/^job_/);
+      expect(stack.indexDb.prepare("SELECT max_supply, mint_limit, inscription_id FROM drc20_ticks WHERE tick_key = 'bond'").get())
+        .to.deep.equal({ max_supply: "1000000", mint_limit: "1000000", inscription_id: deploying.deployInscriptionId });
+
+      await stack.confirmInscriberJob(deploying.mintJobId);
+      expect(await store.runOnce()).to.include({ activated: 1 });
+      expect(stack.queries.drc20Balances(custody.address)).to.deep.include({ tick: TICK, available: "1000000", transferable: "0" });
+      const active = await curveNow();
+      expect(active).to.include({ status: "active", realToken: "800000", realDoge: "0", progressBps: 0, tokensSold: "0", reservedTokens: "0" });
+      expect((await call("GET", "/bonding/active")).body.curves.map((c: any) => c.symbol)).to.deep.equal([TICK]);
+      const again = await call("POST", "/bonding/launch", { body, token: apiKey });
+      expect([again.status, again.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
+    });
+  });
+
+  describe("trading", () => {
+    let aliceTxid: string;
+
+    it("quotes both sides with the curve's math, and refuses a sell of tokens it never sold", async () => {
+      const quoted = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } });
+      expect(quoted.status).to.equal(200);
+      const expected = quoteBuy(createCurve(PARAMS), 10n * DOGE);
+      expect(quoted.body).to.include({ symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString(), amountOut: expected.tokensOut.toString(), fee: expected.feeKoinu.toString(), refund: "0" });
+      const exactOut = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountOut: expected.tokensOut.toString() } });
+      expect(BigInt(exactOut.body.amountIn) <= 10n * DOGE).to.equal(true);
+      const sell = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: "10" } });
+      expect([sell.status, sell.body.error.code]).to.deep.equal([422, "INSUFFICIENT_LIQUIDITY"]);
+      const bad = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "HOLD", amountIn: "10" } });
+      expect([bad.status, bad.body.error.code]).to.deep.equal([400, "INVALID_SIDE"]);
+    });
+
+    it("confirms a buy paid with real DOGE, paying exactly its quote when nothing moved, and pays a txid confirmed twice once", async () => {
+      const quoted = (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } })).body;
+      const reserved = await reserve(alice, 10n * DOGE);
+      expect(reserved.status, JSON.stringify(reserved.body)).to.equal(201);
+      expect(reserved.body).to.include({
+        side: "BUY", status: "reserved", depositAddress: custody.address, depositAmount: (10n * DOGE).toString(), depositAsset: "DOGE",
+        reservedAmount: quoted.amountOut, reservedAsset: TICK,
+      });
+      expect(reserved.body.reservationId).to.match(/^rsv_[0-9a-f]{24}$/);
+      expect(reserved.body.expiresAt).to.equal(reserved.body.createdAt + RESERVATION_SECONDS);
+      expect((await curveNow()).reservedTokens).to.equal(quoted.amountOut);
+
+      aliceTxid = await payCustody(alice, 10n * DOGE);
+      const early = await confirm(reserved.body.reservationId, aliceTxid);
+      expect([early.status, early.body.error.code]).to.deep.equal([409, "DEPOSIT_NOT_FOUND"]);
+      await stack.mine();
+      const confirmed = await confirm(reserved.body.reservationId, aliceTxid);
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+      expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositTxid: aliceTxid, graduated: false });
+      expect(confirmed.body.payout).to.include({ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy", status: "queued" });
+      expect(confirmed.body.refund).to.equal(null);
+      expect(confirmed.body.curve).to.include({ tokensSold: quoted.amountOut, reservedTokens: "0", realDoge: (10n * DOGE - BigInt(quoted.fee)).toString() });
+
+      const twice = await confirm(reserved.body.reservationId, aliceTxid);
+      expect([twice.status, twice.body.status, twice.body.amountOut]).to.deep.equal([200, "confirmed", quoted.amountOut]);
+      const other = await reserve(alice, DOGE);
+      const reused = await confirm(other.body.reservationId, aliceTxid);
+      expect([reused.status, reused.body.error.code]).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
+      expect(payoutsOf(reserved.body.reservationId)).to.deep.equal([{ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy" }]);
+      expect(payoutsOf(other.body.reservationId)).to.deep.equal([]);
+      expect(ammDb.prepare("SELECT kind, ref_id, amount FROM deposits WHERE txid = ?").get(aliceTxid))
+        .to.deep.equal({ kind: "bonding_buy", ref_id: reserved.body.reservationId, amount: (10n * DOGE).toString() });
+    });
+
+    it("refuses reservations over the address's cap and over the curve's unreserved tokens, and releases them once expired", async () => {
+      for (let i = 0; i < 3; i++) expect((await reserve(bob, DOGE)).status).to.equal(201);
+      const fourth = await reserve(bob, DOGE);
+      expect([fourth.status, fourth.body.error.code]).to.deep.equal([409, "TOO_MANY_RESERVATIONS"]);
+      // 500 DOGE would take every token left; bob's three hold some of them.
+      const all = await reserve(carol, 500n * DOGE);
+      expect([all.status, all.body.error.code]).to.deep.equal([409, "RESERVATION_CAP_REACHED"]);
+      // Sells may hold at most the tokens the curve sold.
+      const sold = BigInt((await curveNow()).tokensSold);
+      expect((await reserve(carol, sold - 500n, "SELL")).status).to.equal(201);
+      const sell = await reserve(carol, 1_000n, "SELL");
+      expect([sell.status, sell.body.error.code]).to.deep.equal([409, "RESERVATION_CAP_REACHED"]);
+      const unsold = await reserve(carol, sold + 1n, "SELL");
+      expect([unsold.status, unsold.body.error.code]).to.deep.equal([422, "INSUFFICIENT_LIQUIDITY"]);
+      const tiny = await reserve(carol, 1_000n);
+      expect([tiny.status, tiny.body.error.code]).to.deep.equal([422, "AMOUNT_TOO_SMALL"]);
+      const held = BigInt((await curveNow()).reservedTokens);
+      expect(held > 0n).to.equal(true);
+
+      clockOffset += RESERVATION_SECONDS + 1;
+      expect((await store.runOnce()).expired).to.be.at.least(4);
+      expect((await curveNow()).reservedTokens).to.equal("0");
+      const released = await reserve(bob, DOGE);
+      expect(released.status, JSON.stringify(released.body)).to.equal(201);
+      expect((await call("GET", `/bonding/reservations/${released.body.reservationId}`)).body.status).to.equal("reserved");
+    });
+
+    it("refunds a payment mined after its reservation expired, and one smaller than asked", async () => {
+      const now = clockOffset;
+      clockOffset = now - 3_600;
+      const late = await reserve(dave, 5n * DOGE);
+      clockOffset = now;
+      const small = await reserve(erin, 5n * DOGE);
+      const lateTxid = await payCustody(dave, 5n * DOGE);
+      const smallTxid = await payCustody(erin, 4n * DOGE);
+      await stack.mine();
+      const sold = (await curveNow()).tokensSold;
+      const tooLate = await confirm(late.body.reservationId, lateTxid);
+      expect([tooLate.status, tooLate.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
+      expect(tooLate.body.error.details).to.include({ reservation_id: late.body.reservationId, refund_amount: (5n * DOGE).toString() });
+      const tooSmall = await confirm(small.body.reservationId, smallTxid);
+      expect([tooSmall.status, tooSmall.body.error.code]).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
+      const status = (await call("GET", `/bonding/reservations/${small.body.reservationId}`)).body;
+      expect(status.status).to.equal("refunded");
+      expect(status.refund).to.include({ asset: "DOGE", address: erin.address, amount: (4n * DOGE).toString(), status: "queued" });
+      expect(payoutsOf(late.body.reservationId)).to.deep.equal([{ asset: "DOGE", tick: null, address: dave.address, amount: (5n * DOGE).toString(), reason: "bonding_refund:DEPOSIT_LATE" }]);
+      expect((await curveNow()).tokensSold).to.equal(sold);
+      // Answered again as refunded, never paid twice.
+      expect((await confirm(small.body.reservationId, smallTxid)).body.status).to.equal("refunded");
+      expect(payoutsOf(small.body.reservationId)).to.have.length(1);
+    });
+  });
+
+  describe("graduation", () => {
+    let ginaReservation: string;
+    let ginaTxid: string;
+
+    it("graduates on the buy that sells out, seeding a pool owned by no key with graduate()'s amounts", async () => {
+      // Gina pays on time, but her reservation expires before she confirms, and frank buys the rest.
+      ginaReservation = (await reserve(gina, 2n * DOGE)).body.reservationId;
+      ginaTxid = await payCustody(gina, 2n * DOGE);
+      await stack.mine();
+      clockOffset += RESERVATION_SECONDS + 1;
+
+      const before = await curveNow();
+      const rest = await reserve(frank, 150n * DOGE);
+      expect(rest.status, JSON.stringify(rest.body)).to.equal(201);
+      expect(rest.body.reservedAmount).to.equal(before.realToken);
+      const cost = BigInt(rest.body.depositAmount);
+      expect(cost < 150n * DOGE).to.equal(true);
+      const txid = await payCustody(frank, cost);
+      await stack.mine();
+      const confirmed = await confirm(rest.body.reservationId, txid);
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+      expect(confirmed.body).to.include({ status: "confirmed", amountOut: before.realToken, graduated: true });
+      const curve = confirmed.body.curve;
+      expect(curve).to.include({ status: "graduated", realToken: "0", progressBps: 10_000, error: null });
+      expect(BigInt(curve.realDoge) >= 50n * DOGE).to.equal(true);
+      expect(curve.graduation).to.include({ poolDoge: curve.realDoge, poolToken: "200000", poolSeeded: true });
+      expect(curve.graduation.pool).to.deep.equal({
+        dogeReserve: curve.realDoge, tokenReserve: "200000", lpSupply: curve.graduation.pool.lpSupply,
+      });
+      const pool = ledger.pool(TICK)!;
+      expect([pool.pool.dogeReserve, pool.pool.tokenReserve]).to.deep.equal([BigInt(curve.realDoge), 200_000n]);
+      const position = ammDb.prepare("SELECT address, shares FROM positions WHERE tick_key = 'bond'").all() as any[];
+      expect(position.map((p) => p.address)).to.deep.equal([graduatedProvider(TICK)]);
+      expect((await call("GET", `/pools/${TICK}/DOGE`)).body).to.include({ tick: TICK, dogeReserve: curve.realDoge, tokenReserve: "200000" });
+      expect((await call("GET", "/bonding/active")).body.curves).to.deep.equal([]);
+      const refused = await reserve(henry, DOGE);
+      expect([refused.status, refused.body.error.code]).to.deep.equal([409, "CURVE_GRADUATED"]);
+    });
+
+    it("refunds a payment that arrived in time but finds the curve sold out", async () => {
+      const refused = await confirm(ginaReservation, ginaTxid);
+      expect([refused.status, refused.body.error.code]).to.deep.equal([422, "SOLD_OUT"]);
+      expect(payoutsOf(ginaReservation)).to.deep.equal([{ asset: "DOGE", tick: null, address: gina.address, amount: (2n * DOGE).toString(), reason: "bonding_refund:SOLD_OUT" }]);
+    });
+
+    it("seeds once across restarts: a new store's pass finds the pool seeded", async () => {
+      const seeds = () => ledger.ledgerOf(TICK).filter((row) => row.kind === "seed").length;
+      expect(seeds()).to.equal(1);
+      const restarted = new BondingStore({
+        db: ammDb, ledger, deposits: new DepositReader(stack.queries, stack.indexDb, custody.address), queries: stack.queries, indexDb: stack.indexDb,
+        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
+      });
+      expect(await restarted.runOnce()).to.include({ activated: 0, seeded: 0 });
+      expect(seeds()).to.equal(1);
+    });
+
+    it("swaps in the graduated pool through the AMM ledger, delivering the quote", async () => {
+      const quote = ledger.quote({ tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: 5n * DOGE, slippageBps: 50 });
+      const { swap } = ledger.createSwap(quote.id, henry.address);
+      const txid = await payCustody(henry, 5n * DOGE);
+      await stack.mine();
+      const executed = ledger.executeSwap(swap.id, txid);
+      expect(executed.outcome).to.equal("executed");
+      expect(executed.swap.amountOut).to.equal(quote.amountOut);
+      expect(ledger.payout(executed.swap.payoutId!)).to.include({ asset: "DRC20", tick: TICK, address: henry.address, amount: quote.amountOut });
+    });
+  });
+});
