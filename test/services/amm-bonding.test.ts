@@ -8,15 +8,18 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import { NETWORKS } from "../../src/doge";
+import path from "node:path";
 import { createCurve, quoteBuy } from "../../src/amm/bonding";
 import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
+import { SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberHttp } from "../../src/services/inscriber/client";
-import { deployTick, faucetCoin } from "../helpers/drc20";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { deployTick, faucetCoin, inscribeTransfer, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "BOND";
@@ -32,6 +35,7 @@ describe("AMM bonding curves", function () {
   let server: Server;
   let base: string;
   let apiKey: string;
+  let settlement: SettlementWorker;
   let clockOffset = 0;
   const custody = newKey();
   const [alice, bob, carol, dave, erin, gina, frank, henry] = Array.from({ length: 8 }, () => newKey());
@@ -73,6 +77,12 @@ describe("AMM bonding curves", function () {
       db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
     });
     apiKey = store.issueApiKey("test operator").key;
+    const wallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+    settlement = new SettlementWorker({ db: ammDb, wallet, queries: stack.queries, inscriber, network: NETWORKS.regtest, inscriberProject: "launchpad" });
+    await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
     server = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }) }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -176,6 +186,37 @@ describe("AMM bonding curves", function () {
       expect(payoutsOf(other.body.reservationId)).to.deep.equal([]);
       expect(ammDb.prepare("SELECT kind, ref_id, amount FROM deposits WHERE txid = ?").get(aliceTxid))
         .to.deep.equal({ kind: "bonding_buy", ref_id: reserved.body.reservationId, amount: (10n * DOGE).toString() });
+    });
+
+    it("confirms a sell paid with a real DRC-20 deposit of tokens bought on the curve, paying its quote in DOGE", async () => {
+      // Alice's bought tokens reach her on chain through the settlement worker.
+      const [payout] = ammDb.prepare("SELECT id, amount FROM payouts WHERE address = ? AND asset = 'DRC20'").all(alice.address) as { id: string; amount: string }[];
+      for (let round = 0; round < 8; round++) {
+        await settlement.runOnce();
+        const row = settlement.payout(payout.id)!;
+        if (row.status === "confirmed") break;
+        if (row.status === "inscribing") await stack.confirmInscriberJob(row.inscriberJobId!);
+        if (row.status === "sent") await stack.mine();
+      }
+      expect(settlement.payout(payout.id)!.status).to.equal("confirmed");
+      expect(stack.queries.drc20Balances(alice.address)).to.deep.include({ tick: TICK, available: payout.amount, transferable: "0" });
+
+      const tokens = BigInt(payout.amount) / 2n;
+      const quoted = (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: tokens.toString() } })).body;
+      const reserved = await reserve(alice, tokens, "SELL");
+      expect(reserved.status, JSON.stringify(reserved.body)).to.equal(201);
+      expect(reserved.body).to.include({ depositAmount: tokens.toString(), depositAsset: TICK, reservedAmount: quoted.amountOut, reservedAsset: "DOGE" });
+      const inscribed = await inscribeTransfer(stack.devnet, alice, TICK, tokens);
+      await stack.mine();
+      const txid = await sendTransfer(stack.devnet, alice, inscribed, custody.script);
+      await stack.mine();
+      const before = await curveNow();
+      const confirmed = await confirm(reserved.body.reservationId, txid);
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+      expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositReceived: tokens.toString() });
+      expect(confirmed.body.payout).to.include({ asset: "DOGE", address: alice.address, amount: quoted.amountOut, reason: "bonding_sell", status: "queued" });
+      expect(BigInt(confirmed.body.curve.tokensSold)).to.equal(BigInt(before.tokensSold) - tokens);
+      expect(ammDb.prepare("SELECT kind FROM deposits WHERE txid = ?").get(txid)).to.deep.equal({ kind: "bonding_sell" });
     });
 
     it("refuses reservations over the address's cap and over the curve's unreserved tokens, and releases them once expired", async () => {
