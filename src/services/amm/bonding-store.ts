@@ -45,6 +45,7 @@ import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import type { InscriberHttp } from "../inscriber/client";
 import type { DepositReader } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset } from "./ledger";
+import { queuePayout } from "./settlement";
 
 /** How long a reservation holds its allocation. */
 export const DEFAULT_RESERVATION_SECONDS = 600;
@@ -231,8 +232,6 @@ export class BondingStore {
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
       deposit: p("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
       useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      payout: p(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
       seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
   }
@@ -513,10 +512,7 @@ export class BondingStore {
   }
 
   private queuePayout(asset: PayoutAsset, tick: string, address: string, amount: bigint, reason: string, refId: string): string {
-    const id = newId("pay");
-    const now = this.now();
-    this.s.payout.run(id, asset, asset === "DRC20" ? tick : null, address, amount.toString(), reason, refId, now, now);
-    return id;
+    return queuePayout(this.options.db, this.now(), { asset, tick, address, amount, reason, refId });
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
 import type { DepositReader } from "./deposits";
+import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
 /** The DOGE side of a swap (in or out), an added side and a fee claim are at least this (0.01 DOGE, Core's soft dust limit). */
@@ -34,7 +35,7 @@ export const DEPOSIT_GRACE_SECONDS = 3_600;
 export const MAX_AUTHORIZATION_SECONDS = 3_600;
 
 export type SwapStatus = "created" | "deposit_seen" | "executed" | "settled" | "refunded" | "expired" | "failed";
-export type PayoutAsset = "DOGE" | "DRC20";
+export type { PayoutAsset };
 
 export interface PoolRecord { tick: string; tickKey: string; status: string; pool: Pool; createdAt: number; updatedAt: number }
 
@@ -76,20 +77,8 @@ export interface SwapRecord {
   updatedAt: number;
 }
 
-export interface PayoutRecord {
-  id: string;
-  asset: PayoutAsset;
-  tick: string | null;
-  address: string;
-  amount: bigint;
-  reason: string;
-  refId: string;
-  status: string;
-  txid: string | null;
-  inscriptionId: string | null;
-  confirmedHeight: number | null;
-  error: string | null;
-}
+/** A payout as the ledger answers it (settlement.ts owns the table's life cycle). */
+export type PayoutRecord = Payout;
 
 export interface Authorization { address: string; nonce: string; expiresAt: number; signature: string }
 
@@ -212,8 +201,6 @@ export class AmmLedger {
         refund_payout_id = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
       deposit: p("SELECT * FROM deposits WHERE txid = ?"),
       useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      payout: p(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
       payoutById: p("SELECT * FROM payouts WHERE id = ?"),
       payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
       insertLiquidity: p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
@@ -308,18 +295,11 @@ export class AmmLedger {
   }
 
   private queuePayout(asset: PayoutAsset, tick: string | null, address: string, amount: bigint, reason: string, refId: string): string {
-    const id = newId("pay");
-    const now = this.now();
-    this.s.payout.run(id, asset, asset === "DRC20" ? tick : null, address, amount.toString(), reason, refId, now, now);
-    return id;
+    return queuePayout(this.options.db, this.now(), { asset, tick, address, amount, reason, refId });
   }
 
   payout(id: string): PayoutRecord | null {
-    const r = this.s.payoutById.get(id) as Record<string, any> | undefined;
-    return r ? {
-      id: r.id, asset: r.asset, tick: r.tick, address: r.address, amount: BigInt(r.amount), reason: r.reason, refId: r.ref_id, status: r.status,
-      txid: r.txid, inscriptionId: r.inscription_id, confirmedHeight: r.confirmed_height, error: r.error,
-    } : null;
+    return readPayout(this.options.db, id);
   }
 
   payoutsOf(refId: string): PayoutRecord[] {

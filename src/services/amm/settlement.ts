@@ -50,6 +50,8 @@
  * - A DRC-20 payout is confirmed only when the index also shows its transfer sent to the payout's
  *   address.
  */
+import crypto from "node:crypto";
+import type { Statement as SqliteStatement } from "better-sqlite3";
 import { DogeNetwork, addressToOutputScript } from "../../doge";
 import { DRC20_MAX_SUPPLY, DRC20_TICK_BYTES, drc20TickKey, encodeDrc20, parseDrc20 } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
@@ -147,6 +149,37 @@ interface PayoutRow {
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 const utf8 = new TextEncoder();
+
+/** The two statements every writer of payouts shares, prepared once per database. */
+type Statement = SqliteStatement<unknown[]>;
+const payoutStatements = new WeakMap<Sqlite, { insert: Statement; get: Statement }>();
+function statementsOf(db: Sqlite) {
+  let found: { insert: Statement; get: Statement } | undefined = payoutStatements.get(db);
+  if (!found) {
+    found = {
+      insert: db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
+      get: db.prepare("SELECT * FROM payouts WHERE id = ?"),
+    };
+    payoutStatements.set(db, found);
+  }
+  return found;
+}
+
+/**
+ * Queues a payout (status `queued`) inside the caller's transaction, so that it is owed exactly
+ * when the ledger change that owes it is made; answers its id.
+ */
+export function queuePayout(db: Sqlite, now: number, payout: { asset: PayoutAsset; tick: string | null; address: string; amount: bigint; reason: string; refId: string }): string {
+  const id = `pay_${crypto.randomBytes(12).toString("hex")}`;
+  statementsOf(db).insert.run(id, payout.asset, payout.asset === "DRC20" ? payout.tick : null, payout.address, payout.amount.toString(), payout.reason, payout.refId, now, now);
+  return id;
+}
+
+/** The payout `id` as a record, or null. */
+export function readPayout(db: Sqlite, id: string): Payout | null {
+  const row = statementsOf(db).get.get(id) as PayoutRow | undefined;
+  return row ? toPayout(row) : null;
+}
 
 function toPayout(row: PayoutRow): Payout {
   return {
