@@ -154,6 +154,17 @@ describe("AMM bonding curves", function () {
       expect([bad.status, bad.body.error.code]).to.deep.equal([400, "INVALID_SIDE"]);
     });
 
+    it("keeps the tick's AMM pool closed to liquidity until the curve graduates", () => {
+      let refused: unknown = null;
+      try {
+        ledger.addLiquidity({ tick: TICK, address: newKey().address, dogeTxid: "aa".repeat(32), tokenTxid: "bb".repeat(32) });
+      } catch (error) {
+        refused = error;
+      }
+      expect((refused as { code?: string }).code).to.equal("TICK_ON_BONDING_CURVE");
+      expect(ledger.pool(TICK)).to.equal(null);
+    });
+
     it("confirms a buy paid with real DOGE, paying exactly its quote when nothing moved, and pays a txid confirmed twice once", async () => {
       const quoted = (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } })).body;
       const reserved = await reserve(alice, 10n * DOGE);

@@ -209,6 +209,7 @@ export class AmmLedger {
       useNonce: p("INSERT INTO auth_nonces (address, nonce, action, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"),
       insertClaim: p("INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       claimsOf: p("SELECT * FROM fee_claims WHERE address = ? ORDER BY created_at DESC, id DESC LIMIT 100"),
+      curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
     };
   }
 
@@ -527,7 +528,13 @@ export class AmmLedger {
       for (const [txid, used] of [[request.dogeTxid, usedDoge], [request.tokenTxid, usedToken]] as const) {
         if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: txid, used_by: used.ref_id });
       }
-      if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "doge_txid and token_txid must be two transactions", { field: "token_txid" });
+      if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
+      // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
+      // then nobody may open it (the seed needs an empty pool).
+      const curve = this.s.curveStatus.get(drc20TickKey(request.tick)) as { status: string } | undefined;
+      if (curve && curve.status !== "graduated") {
+        throw conflict("TICK_ON_BONDING_CURVE", `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`, { tick: request.tick, curve_status: curve.status });
+      }
       const record = this.poolForDeposit(request.tick);
       const doge = this.options.deposits.doge(request.dogeTxid);
       const token = this.options.deposits.drc20(request.tokenTxid, record.tick);
