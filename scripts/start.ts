@@ -15,6 +15,7 @@ import path from "node:path";
 import { HDNodeWallet } from "ethers";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { NETWORKS } from "../src/doge";
+import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
 import { addProject } from "../src/services/inscriber/projects";
 import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
 
@@ -254,6 +255,7 @@ const RELAYER: ServiceSpec = {
 const AMM_DIR = path.join(DATA_DIR, "amm");
 const AMM_INSCRIBER_KEY_FILE = path.join(AMM_DIR, "inscriber-project.key");
 const AMM_WALLET_KEY_FILE = path.join(AMM_DIR, "custody.wif");
+const AMM_BONDING_KEY_FILE = path.join(AMM_DIR, "bonding-operator.key");
 const AMM_PORT = process.env.AMM_PORT ?? "3003";
 
 /**
@@ -265,7 +267,18 @@ async function prepareAmm(): Promise<string[]> {
   const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
   for (let i = 0; i < 3; i++) await rpc.call("devnet_faucet", [key.address, 5_000, false]);
   await rpc.call("devnet_faucet", [key.address, 5_000, true]);
-  return [`custody wallet ${key.address} (funded with 20,000 DOGE); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`];
+  // The operator key of bonding launches: issued once into the AMM's database (only its hash is
+  // kept there) and kept in clear in a 0600 file for the person at this machine.
+  if (!fs.existsSync(AMM_BONDING_KEY_FILE)) {
+    const db = openAmmDatabase(path.join(AMM_DIR, "amm.sqlite"));
+    const { key: operatorKey } = new BondingApiKeys(db).issue("npm start operator");
+    db.close();
+    fs.writeFileSync(AMM_BONDING_KEY_FILE, `${operatorKey}\n`, { mode: 0o600 });
+  }
+  return [
+    `custody wallet ${key.address} (funded with 20,000 DOGE); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`,
+    `bonding launches' operator key: ${fs.readFileSync(AMM_BONDING_KEY_FILE, "utf8").trim()}; demo bonding coin MOON (graduates at 2,000 DOGE)`,
+  ];
 }
 
 const AMM: ServiceSpec = {

@@ -7,9 +7,10 @@
  *        --inscriber-url http://127.0.0.1:3005 --inscriber-key-file data/amm/inscriber-project.key \
  *        --wallet-key-file data/amm/custody.wif [--port 3003] [--demo]
  *
- * With --demo it makes the demo pool WOOF/DOGE when missing: the tick deployed and minted to the
- * custody address through the inscriber, then the pool seeded from the custody's holdings. Prints
- * `amm  <url>/api` once listening.
+ * With --demo it makes the demo pool WOOF/DOGE when missing (the tick deployed and minted to the
+ * custody address through the inscriber, then the pool seeded from the custody's holdings) and
+ * launches the demo bonding coin MOON. Bonding launches take an operator API key:
+ * `scripts/amm-bonding-key.ts` issues one. Prints `amm  <url>/api` once listening.
  */
 import http from "node:http";
 import pino from "pino";
@@ -22,7 +23,7 @@ import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
-import { AmmLedger, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, BondingStore, DepositReader, SettlementWorker, createAmmApp, mountBonding, openAmmDatabase } from "../../src/services/amm";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 
 const SPEC = {
@@ -42,6 +43,12 @@ const SPEC = {
 /** The demo pool: 1,000,000,000 WOOF deployed and minted to the custody, 100,000,000 of them against 10,000 DOGE. */
 const DEMO = { tick: "WOOF", supply: 1_000_000_000n, token: 100_000_000n, doge: 10_000n * 100_000_000n };
 
+/**
+ * The demo bonding coin: 1,000,000,000 MOON, 800,000,000 sold on a curve with a virtual reserve of
+ * 30,000 DOGE, graduating into a MOON/DOGE pool once 2,000 real DOGE are in.
+ */
+const DEMO_CURVE = { tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * 100_000_000n, graduationThreshold: 2_000n * 100_000_000n };
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
@@ -58,14 +65,17 @@ async function main(): Promise<void> {
   const db = openAmmDatabase(config.db);
   const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
   const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
-  const ledger = new AmmLedger({ db, network, deposits: new DepositReader(queries, indexDb, wallet.address), tickDeployed });
+  const deposits = new DepositReader(queries, indexDb, wallet.address);
+  const ledger = new AmmLedger({ db, network, deposits, tickDeployed });
   const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
+  const bonding = new BondingStore({ db, ledger, deposits, queries, indexDb, inscriber, inscriberProject: "amm", log });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createAmmApp({
     ledger, network, log,
     mount: (root) => {
+      mountBonding(root, { store: bonding, ledger, network, log });
       root.get("/health", (_req, res) => {
         const status = queries.status();
         const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
@@ -77,6 +87,15 @@ async function main(): Promise<void> {
       });
     },
   });
+
+  /** Launches the demo bonding coin MOON when it is not launched yet (its deploy and mint follow in the bonding pass). */
+  async function launchDemoCurve(): Promise<void> {
+    if (bonding.curve(DEMO_CURVE.tick)) return;
+    const key = bonding.issueApiKey("npm start demo launch");
+    await bonding.launch(DEMO_CURVE, key.id);
+    bonding.revokeApiKey(key.id);
+    log("amm_demo_curve_launched", { tick: DEMO_CURVE.tick });
+  }
 
   /** Deploys and mints the demo tick to the custody (through the inscriber), then seeds the pool from the custody's holdings. */
   async function seedDemo(): Promise<void> {
@@ -106,14 +125,24 @@ async function main(): Promise<void> {
 
   wallet.start();
   settlement.start(2_000);
+  // Swaps whose deposit got mined, expired swaps and quotes, and the bonding curves' launches,
+  // expiries and graduations, every 2 s (one pass at a time).
+  let passing = false;
   const pending = setInterval(() => {
-    try {
-      const { executed, expired } = ledger.retryPending();
-      if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
-      ledger.pruneQuotes();
-    } catch (error) {
-      logger.error({ event: "amm_pending_pass_failed", err: (error as Error).message });
-    }
+    if (passing) return;
+    passing = true;
+    void (async () => {
+      try {
+        const { executed, expired } = ledger.retryPending();
+        if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
+        ledger.pruneQuotes();
+        await bonding.runOnce();
+      } catch (error) {
+        logger.error({ event: "amm_pending_pass_failed", err: (error as Error).message });
+      } finally {
+        passing = false;
+      }
+    })();
   }, 2_000);
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
@@ -123,6 +152,7 @@ async function main(): Promise<void> {
     process.stdout.write(`amm  http://${config.host}:${port}/api\n`);
     if (config.demo) {
       seedDemo().catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
+      launchDemoCurve().catch((error) => logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }));
     }
   });
   const shutdown = async (reason: string) => {

@@ -10,7 +10,7 @@ import type { Server } from "node:http";
 import { NETWORKS } from "../../src/doge";
 import path from "node:path";
 import { createCurve, quoteBuy } from "../../src/amm/bonding";
-import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase, priceString } from "../../src/services/amm";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
@@ -146,6 +146,10 @@ describe("AMM bonding curves", function () {
       expect(quoted.status).to.equal(200);
       const expected = quoteBuy(createCurve(PARAMS), 10n * DOGE);
       expect(quoted.body).to.include({ symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString(), amountOut: expected.tokensOut.toString(), fee: expected.feeKoinu.toString(), refund: "0" });
+      // The price before any sale: virtual DOGE over virtual tokens, koinu per token, 8 decimals at most.
+      const start = createCurve(PARAMS);
+      expect(quoted.body.priceKoinuPerToken).to.equal(priceString(start.virtualDoge, start.virtualToken));
+      expect(priceString(3_000_000_000_000n, 12_800_000_000n)).to.equal("234.375");
       const exactOut = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountOut: expected.tokensOut.toString() } });
       expect(BigInt(exactOut.body.amountIn) <= 10n * DOGE).to.equal(true);
       const sell = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: "10" } });

@@ -44,7 +44,7 @@ import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import type { InscriberHttp } from "../inscriber/client";
 import type { DepositReader } from "./deposits";
-import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset } from "./ledger";
+import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { queuePayout } from "./settlement";
 
 /** How long a reservation holds its allocation. */
@@ -183,6 +183,39 @@ function curveError(error: unknown): AppError {
   throw error;
 }
 
+/** Operator API keys of bonding launches: made here and shown once, stored as their SHA-256 only. */
+export class BondingApiKeys {
+  private readonly s;
+
+  constructor(db: Sqlite, private readonly clock: () => number = () => Math.floor(Date.now() / 1000)) {
+    this.s = {
+      insert: db.prepare("INSERT INTO bonding_api_keys (id, key_sha256, label, created_at) VALUES (?, ?, ?, ?)"),
+      byHash: db.prepare("SELECT id FROM bonding_api_keys WHERE key_sha256 = ? AND revoked_at IS NULL"),
+      revoke: db.prepare("UPDATE bonding_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    };
+  }
+
+  issue(label: string): { id: string; key: string } {
+    const id = newId("bkey");
+    const key = `bk_${crypto.randomBytes(24).toString("hex")}`;
+    this.s.insert.run(id, sha256Hex(key), label, this.clock());
+    return { id, key };
+  }
+
+  revoke(id: string): boolean {
+    return this.s.revoke.run(this.clock(), id).changes === 1;
+  }
+
+  /** The key id of `Authorization: Bearer <key>`; 401 otherwise. */
+  authenticate(authorization: string | undefined): string {
+    const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
+    if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
+    const row = this.s.byHash.get(sha256Hex(match[1])) as { id: string } | undefined;
+    if (!row) throw new AppError(401, "INVALID_API_KEY", "the key is not a live operator key", undefined, { "WWW-Authenticate": "Bearer" });
+    return row.id;
+  }
+}
+
 export class BondingStore {
   readonly custodyAddress: string;
   private readonly clock: () => number;
@@ -195,6 +228,7 @@ export class BondingStore {
   constructor(private readonly options: BondingStoreOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.apiKeys = new BondingApiKeys(options.db, this.clock);
     this.reservationSeconds = options.reservationSeconds ?? DEFAULT_RESERVATION_SECONDS;
     this.maxReservationsPerAddress = options.maxReservationsPerAddress ?? DEFAULT_MAX_RESERVATIONS_PER_ADDRESS;
     this.project = options.inscriberProject ?? DEFAULT_BONDING_INSCRIBER_PROJECT;
@@ -202,9 +236,6 @@ export class BondingStore {
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
       deployedTick: options.indexDb.prepare("SELECT tick, max_supply, mint_limit, inscription_id FROM drc20_ticks WHERE tick_key = ?"),
-      insertKey: p("INSERT INTO bonding_api_keys (id, key_sha256, label, created_at) VALUES (?, ?, ?, ?)"),
-      keyByHash: p("SELECT id FROM bonding_api_keys WHERE key_sha256 = ? AND revoked_at IS NULL"),
-      revokeKey: p("UPDATE bonding_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
       curvesToAdvance: p("SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at"),
@@ -247,24 +278,20 @@ export class BondingStore {
   // ------------------------------------------------------------------------------ API keys
 
   /** A new operator key for launches: the key is answered once, only its sha256 is stored. */
+  /** The operator keys of bonding launches (BondingApiKeys over the same database). */
+  readonly apiKeys: BondingApiKeys;
+
   issueApiKey(label: string): { id: string; key: string } {
-    const id = newId("bkey");
-    const key = `bk_${crypto.randomBytes(24).toString("hex")}`;
-    this.s.insertKey.run(id, sha256Hex(key), label, this.now());
-    return { id, key };
+    return this.apiKeys.issue(label);
   }
 
   revokeApiKey(id: string): boolean {
-    return this.s.revokeKey.run(this.now(), id).changes === 1;
+    return this.apiKeys.revoke(id);
   }
 
   /** The key id of `Authorization: Bearer <key>`; 401 otherwise. */
   authenticate(authorization: string | undefined): string {
-    const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
-    if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
-    const row = this.s.keyByHash.get(sha256Hex(match[1])) as { id: string } | undefined;
-    if (!row) throw new AppError(401, "INVALID_API_KEY", "the key is not a live operator key", undefined, { "WWW-Authenticate": "Bearer" });
-    return row.id;
+    return this.apiKeys.authenticate(authorization);
   }
 
   // -------------------------------------------------------------------------------- curves
@@ -683,6 +710,6 @@ export class BondingStore {
 
   /** A curve's progress (basis points of its threshold) and price (koinu per token scaled by 10^8). */
   static progress(state: CurveState): { progressBps: number; priceKoinuPerToken: string } {
-    return { progressBps: progressBps(state), priceKoinuPerToken: ((state.virtualDoge * 100_000_000n) / state.virtualToken).toString() };
+    return { progressBps: progressBps(state), priceKoinuPerToken: priceString(state.virtualDoge, state.virtualToken) };
   }
 }

@@ -4,14 +4,14 @@ export { DepositReader } from "./deposits";
 export type { DogeDeposit, Drc20Deposit } from "./deposits";
 export {
   AmmLedger, DEFAULT_QUOTE_SECONDS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
-  authorizationMessage, parseAmount,
+  authorizationMessage, parseAmount, priceString,
 } from "./ledger";
 export type { AmmLedgerOptions, Authorization, PayoutAsset, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
 export { createAmmApp } from "./app";
 export type { AmmAppOptions } from "./app";
 export { DEFAULT_CONFIRMATIONS, DEFAULT_INSCRIBER_PROJECT, DRC20_TRANSFER_CONTENT_TYPE, OPEN_PAYOUT_STATUSES, PAYOUT_OWNER, SettlementWorker } from "./settlement";
 export type { Payout, PayoutStatus, SettlementWorkerOptions } from "./settlement";
-export { BondingStore, DEFAULT_MAX_RESERVATIONS_PER_ADDRESS, DEFAULT_RESERVATION_SECONDS, graduatedProvider } from "./bonding-store";
+export { BondingApiKeys, BondingStore, DEFAULT_MAX_RESERVATIONS_PER_ADDRESS, DEFAULT_RESERVATION_SECONDS, graduatedProvider } from "./bonding-store";
 export type { BondingQuote, BondingSide, BondingStoreOptions, CurveRecord, CurveStatus, LaunchRequest, ReservationRecord, ReservationStatus } from "./bonding-store";
 export { createBondingRouter, mountBonding } from "./bonding-app";
 export type { BondingRouterOptions } from "./bonding-app";

@@ -15,7 +15,7 @@ import { DogeNetwork, verifyMessage } from "../../doge";
 import { drc20TickKey } from "../../inscription/drc20";
 import {
   AmmMathError, Direction, MAX_AMOUNT, Pool, Position, addLiquidity, auditFees, claimFees, claimableFees, depth, emptyPosition,
-  minAmountOut, priceImpactBps, quoteExactIn, quoteExactOut, removeLiquidity, spotPrice, swapExactIn,
+  minAmountOut, priceImpactBps, quoteExactIn, quoteExactOut, removeLiquidity, swapExactIn,
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
@@ -119,6 +119,13 @@ const poolOf = (r: PoolRow): Pool => ({
 const positionOf = (r: PositionRow | undefined): Position => (r
   ? { shares: BigInt(r.shares), feeDebt: BigInt(r.fee_debt), unclaimed: BigInt(r.unclaimed), unclaimedFraction: BigInt(r.unclaimed_fraction) }
   : emptyPosition());
+
+/** koinu / tokens as a decimal string with up to 8 fraction digits, rounded down: every price the AMM answers. */
+export function priceString(koinu: bigint, tokens: bigint): string {
+  const scaled = (koinu * 100_000_000n) / tokens;
+  const fraction = (scaled % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "");
+  return fraction ? `${scaled / 100_000_000n}.${fraction}` : (scaled / 100_000_000n).toString();
+}
 
 /** A decimal string of base units in [1, 2^128 - 1]; each way to miss it has its own code. */
 export function parseAmount(value: unknown, field: string): bigint {
@@ -747,12 +754,9 @@ export class AmmLedger {
     }
   }
 
-  /** Spot price of a pool in koinu per token unit, a decimal string with up to 8 fraction digits (rounded down). */
+  /** Spot price of a pool in koinu per token unit (priceString), or null for an empty pool. */
   static price(pool: Pool): string | null {
-    if (pool.tokenReserve === 0n) return null;
-    const scaled = spotPrice(pool, 100_000_000n);
-    const fraction = (scaled % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "");
-    return fraction ? `${scaled / 100_000_000n}.${fraction}` : (scaled / 100_000_000n).toString();
+    return pool.tokenReserve === 0n ? null : priceString(pool.dogeReserve, pool.tokenReserve);
   }
 }
 
