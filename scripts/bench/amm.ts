@@ -9,11 +9,18 @@
  *      excluding on-chain settlement: >= 500/s. The deposits come from an in-memory reader standing
  *      in for the index (the bench measures the ledger, not the indexer), and the swaps are made
  *      beforehand through quote and createSwap.
- * BENCH_QUOTES (default 3,000,000), BENCH_HTTP_SECONDS (default 5), BENCH_SWAPS (default 5,000).
+ *   5. bonding reservations over HTTP (POST /api/bonding/:symbol/reserve, 64 at a time, from
+ *      BENCH_RESERVATIONS / 3 addresses, three each, asking for more than the curve holds): >= 500/s,
+ *      and no over-allocation: the live reservations hold at most the curve's real tokens, checked
+ *      in the database afterwards. The curve is recorded with an inscriber that files nothing and
+ *      set active directly (the bench measures reservations, not the launch's inscriptions).
+ * BENCH_QUOTES (default 3,000,000), BENCH_HTTP_SECONDS (default 5), BENCH_SWAPS (default 5,000),
+ * BENCH_RESERVATIONS (default 6,000).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import http from "node:http";
 import type { Server } from "node:http";
 import { spawn } from "node:child_process";
 // @ts-expect-error autocannon ships no types
@@ -23,12 +30,14 @@ import { buy, createCurve, quoteBuy, quoteSell } from "../../src/amm/bonding";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { AmmLedger, DepositReader, DogeDeposit, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, BondingStore, DepositReader, DogeDeposit, createAmmApp, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import type { InscriberHttp } from "../../src/services/inscriber/client";
 import { newKey } from "../../test/helpers/keys";
 
 const QUOTES = Number(process.env.BENCH_QUOTES ?? 3_000_000);
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 5_000);
+const RESERVATIONS = Number(process.env.BENCH_RESERVATIONS ?? 6_000);
 const DOGE = 100_000_000n;
 
 const rate = (count: number, ms: number) => Math.round((count * 1000) / ms);
@@ -77,9 +86,20 @@ class MapDeposits extends DepositReader {
 function seededLedger(dir: string, name: string) {
   const custody = newKey();
   const deposits = new MapDeposits(custody.address);
-  const ledger = new AmmLedger({ db: openAmmDatabase(path.join(dir, `${name}.sqlite`)), network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick });
+  const db = openAmmDatabase(path.join(dir, `${name}.sqlite`));
+  const ledger = new AmmLedger({ db, network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick });
   ledger.seedPool({ tick: "PUPS", doge: 1_000_000n * DOGE, token: 21_000_000_000n, provider: custody.address, refId: "bench-seed", holdings: { doge: 2_000_000n * DOGE, token: 21_000_000_000n } });
-  return { ledger, deposits };
+  return { ledger, deposits, db };
+}
+
+/** Starts the AMM's server process over `dir`; answers it and its port. */
+async function startServer(dir: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", __filename, "--serve", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once("exit", (code) => reject(new Error(`the AMM server exited with ${code}`)));
+  });
+  return { child, port };
 }
 
 /**
@@ -87,11 +107,7 @@ function seededLedger(dir: string, name: string) {
  * (autocannon, in this process) does not take its CPU.
  */
 async function benchHttpQuotes(dir: string): Promise<number> {
-  const child = spawn(process.execPath, ["--import", "tsx", __filename, "--serve", dir], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
-    child.once("exit", (code) => reject(new Error(`the AMM server exited with ${code}`)));
-  });
+  const { child, port } = await startServer(dir);
   const url = `http://127.0.0.1:${port}/api/swap/quote?tick=PUPS&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`;
   const result = await autocannon({ url, connections: 64, duration: HTTP_SECONDS, pipelining: 1 });
   child.kill();
@@ -100,12 +116,62 @@ async function benchHttpQuotes(dir: string): Promise<number> {
   return Math.round(result.requests.average);
 }
 
-/** The server process: serves the AMM over a seeded ledger and prints its port. */
+/**
+ * The server process: serves the AMM over a seeded ledger, with a bonding curve MOON (launched
+ * through an inscriber that files nothing, then set active), and prints its port.
+ */
 async function serve(dir: string): Promise<void> {
-  const { ledger } = seededLedger(dir, "http");
-  const server: Server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
+  const { ledger, deposits, db } = seededLedger(dir, "http");
+  const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_bench" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
+  const indexDb = openIndexerDatabase(":memory:");
+  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(indexDb), indexDb, inscriber, maxReservationsPerAddress: 3 });
+  await store.launch({ tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 2_000n * DOGE }, store.issueApiKey("bench").id);
+  db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
+  const server: Server = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }) }).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   process.stdout.write(`${(server.address() as { port: number }).port}\n`);
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(port: number, p: string, body: unknown): Promise<{ status: number; body: any }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path: p, method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": payload.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Reservations per second over HTTP, and the proof that they never hold more than the curve has. */
+async function benchReservations(dir: string): Promise<{ perSecond: number; held: bigint; realToken: bigint; accepted: number; refused: Record<string, number> }> {
+  const { child, port } = await startServer(dir);
+  const addresses = Array.from({ length: Math.ceil(RESERVATIONS / 3) }, () => newKey().address);
+  const jobs = Array.from({ length: RESERVATIONS }, (_, i) => ({ address: addresses[i % addresses.length], amountIn: BigInt(10 + (i * 7) % 90) * 1_000_000n }));
+  let next = 0;
+  let accepted = 0;
+  const refused: Record<string, number> = {};
+  const start = performance.now();
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      const answer = await post(port, "/api/bonding/MOON/reserve", { side: "BUY", address: job.address, amountIn: job.amountIn.toString() });
+      if (answer.status === 201) accepted += 1;
+      else refused[answer.body.error.code] = (refused[answer.body.error.code] ?? 0) + 1;
+    }
+  }));
+  const ms = performance.now() - start;
+  child.kill();
+  const db = openAmmDatabase(path.join(dir, "http.sqlite"));
+  const realToken = BigInt((db.prepare("SELECT real_token FROM bonding_curves WHERE tick_key = 'moon'").get() as { real_token: string }).real_token);
+  const held = (db.prepare("SELECT reserved_out FROM bonding_reservations WHERE tick_key = 'moon' AND status = 'reserved'").all() as { reserved_out: string }[])
+    .reduce((sum, r) => sum + BigInt(r.reserved_out), 0n);
+  db.close();
+  return { perSecond: rate(RESERVATIONS, ms), held, realToken, accepted, refused };
 }
 
 function benchExecutes(dir: string): number {
@@ -139,6 +205,10 @@ async function main(): Promise<void> {
     process.stdout.write(`quote requests over HTTP: ${http.toLocaleString("en")}/s (target 2,000: ${verdict(http, 2_000)})\n`);
     const executes = benchExecutes(dir);
     process.stdout.write(`executed swaps on one pool (ledger): ${executes.toLocaleString("en")}/s (target 500: ${verdict(executes, 500)})\n`);
+    const r = await benchReservations(fs.mkdtempSync(path.join(dir, "bonding-")));
+    process.stdout.write(`  reservations: ${r.accepted} accepted, refused ${JSON.stringify(r.refused)}; live reservations hold ${r.held} of the curve's ${r.realToken} tokens\n`);
+    if (r.held > r.realToken) throw new Error(`over-allocation: ${r.held} tokens held, the curve has ${r.realToken}`);
+    process.stdout.write(`bonding reservations over HTTP: ${r.perSecond.toLocaleString("en")}/s, no over-allocation (target 500: ${verdict(r.perSecond, 500)})\n`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -252,8 +252,15 @@ describe("AMM bonding curves", function () {
       expect([tiny.status, tiny.body.error.code]).to.deep.equal([422, "AMOUNT_TOO_SMALL"]);
       const held = BigInt((await curveNow()).reservedTokens);
       expect(held > 0n).to.equal(true);
+      // The curve's counters of held tokens equal the live rows summed again.
+      const counted = ammDb.prepare("SELECT held_buy, held_sell FROM bonding_curves WHERE tick = ?").get(TICK) as { held_buy: string; held_sell: string };
+      const rows = ammDb.prepare("SELECT side, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved'").all(TICK.toLowerCase()) as { side: string; amount_in: string; reserved_out: string }[];
+      expect(counted.held_buy).to.equal(rows.filter((r) => r.side === "BUY").reduce((sum, r) => sum + BigInt(r.reserved_out), 0n).toString());
+      expect(counted.held_sell).to.equal(rows.filter((r) => r.side === "SELL").reduce((sum, r) => sum + BigInt(r.amount_in), 0n).toString());
 
+      // Once they expire, they hold nothing, even before the pass marks them expired.
       clockOffset += RESERVATION_SECONDS + 1;
+      expect((await curveNow()).reservedTokens).to.equal("0");
       expect((await store.runOnce()).expired).to.be.at.least(4);
       expect((await curveNow()).reservedTokens).to.equal("0");
       const released = await reserve(bob, DOGE);

@@ -256,6 +256,16 @@ export class BondingStore {
       insertReservation: p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, status, created_at, expires_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
       reservation: p("SELECT * FROM bonding_reservations WHERE id = ?"),
+      heldCounters: p("SELECT held_buy, held_sell, held_valid_until FROM bonding_curves WHERE tick_key = ?"),
+      setHeld: p("UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = ? WHERE tick_key = ?"),
+      addHeld: p("UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = MIN(held_valid_until, ?) WHERE tick_key = ?"),
+      invalidateHeld: p("UPDATE bonding_curves SET held_valid_until = 0 WHERE tick_key = ?"),
+      invalidateAllHeld: p("UPDATE bonding_curves SET held_valid_until = 0"),
+      earliestLive: p("SELECT MIN(expires_at) AS earliest FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved' AND expires_at >= ?"),
+      heldBuy: p(`SELECT SUM(CAST(reserved_out AS INTEGER)) AS held FROM bonding_reservations
+        WHERE tick_key = ? AND side = 'BUY' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(true),
+      heldSell: p(`SELECT SUM(CAST(amount_in AS INTEGER)) AS held FROM bonding_reservations
+        WHERE tick_key = ? AND side = 'SELL' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(true),
       liveOfCurve: p("SELECT id, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND side = ? AND status = 'reserved' AND expires_at >= ?"),
       liveOfAddress: p("SELECT COUNT(*) AS n FROM bonding_reservations WHERE address = ? AND status = 'reserved' AND expires_at >= ?"),
       expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
@@ -312,11 +322,40 @@ export class BondingStore {
   }
 
   /** Tokens (BUY) or tokens offered (SELL) that live reservations of `tickKey` hold, other than `except`. */
+  /**
+   * Tokens `side`'s live reservations of a curve hold (BUY: tokens reserved; SELL: tokens to come
+   * in). The reservation path asks this on every request, so the curve row keeps both sums as
+   * counters, valid until its earliest live reservation expires: a reservation adds to them, any
+   * other change of a reservation (confirmed, refunded, expired) invalidates them, and they are
+   * summed again from the rows when invalid. `except` leaves one reservation out (its own confirm).
+   */
   private held(tickKey: string, side: BondingSide, except: string | null = null): bigint {
-    return (this.s.liveOfCurve.all(tickKey, side, this.now()) as { id: string; amount_in: string; reserved_out: string }[])
+    const now = this.now();
+    if (except === null) {
+      const counters = this.s.heldCounters.get(tickKey) as { held_buy: string; held_sell: string; held_valid_until: number } | undefined;
+      if (counters && now <= counters.held_valid_until) return BigInt(side === "BUY" ? counters.held_buy : counters.held_sell);
+      const buy = this.sumHeld(tickKey, "BUY", now, null);
+      const sell = this.sumHeld(tickKey, "SELL", now, null);
+      const earliest = (this.s.earliestLive.get(tickKey, now) as { earliest: number | null }).earliest ?? Number.MAX_SAFE_INTEGER;
+      this.s.setHeld.run(buy.toString(), sell.toString(), earliest, tickKey);
+      return side === "BUY" ? buy : sell;
+    }
+    return this.sumHeld(tickKey, side, now, except);
+  }
+
+  private sumHeld(tickKey: string, side: BondingSide, now: number, except: string | null): bigint {
+    // SQLite sums in C; a sum beyond 2^63 (a supply near DRC-20's 2^64 limit) overflows there and is summed here.
+    try {
+      const row = (side === "BUY" ? this.s.heldBuy : this.s.heldSell).get(tickKey, now, except ?? "") as { held: number | bigint | null };
+      return BigInt(row.held ?? 0);
+    } catch (error) {
+      if (!/overflow/i.test((error as Error).message)) throw error;
+    }
+    return (this.s.liveOfCurve.all(tickKey, side, now) as { id: string; amount_in: string; reserved_out: string }[])
       .filter((r) => r.id !== except)
       .reduce((sum, r) => sum + BigInt(side === "BUY" ? r.reserved_out : r.amount_in), 0n);
   }
+
 
   /** Live reservations' holdings of a curve: tokens held for buys, tokens expected from sells. */
   reserved(tick: string): { buyTokens: bigint; sellTokens: bigint } {
@@ -397,6 +436,7 @@ export class BondingStore {
     let activated = 0;
     let seeded = 0;
     const expired = this.s.expire.run(this.now(), this.now()).changes;
+    if (expired > 0) this.s.invalidateAllHeld.run();
     for (const row of this.s.curvesToAdvance.all() as CurveRow[]) {
       const curve = curveOf(row);
       if (curve.status === "graduated") {
@@ -521,6 +561,10 @@ export class BondingStore {
       }
       const id = newId("rsv");
       this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), now, now + this.reservationSeconds, now);
+      // held() just made the counters valid; this reservation adds to its side's.
+      const buy = this.held(curve.tickKey, "BUY") + (request.side === "BUY" ? reservedOut : 0n);
+      const sell = this.held(curve.tickKey, "SELL") + (request.side === "SELL" ? amountIn : 0n);
+      this.s.addHeld.run(buy.toString(), sell.toString(), now + this.reservationSeconds, curve.tickKey);
       return this.reservation(id)!;
     });
   }
@@ -579,6 +623,7 @@ export class BondingStore {
       const close = (status: ReservationStatus, fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.closeReservation.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.payoutId ?? null,
           fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, id);
+        this.s.invalidateHeld.run(row.tick_key);
       };
       const refuse = (error: AppError) => {
         const refundPayoutId = this.queuePayout(asset, curve.tick, row.address, deposit.amount, `bonding_refund:${error.code}`, id);

@@ -247,6 +247,15 @@ CREATE TABLE bonding_api_keys (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 3,
+    description: "each curve's tokens held by live reservations, kept as counters valid until the earliest live reservation expires",
+    sql: `
+ALTER TABLE bonding_curves ADD COLUMN held_buy TEXT NOT NULL DEFAULT '0';
+ALTER TABLE bonding_curves ADD COLUMN held_sell TEXT NOT NULL DEFAULT '0';
+ALTER TABLE bonding_curves ADD COLUMN held_valid_until INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** Opens (creating or migrating) the AMM's database; ":memory:" for tests. */
