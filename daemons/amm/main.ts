@@ -16,6 +16,7 @@ import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
@@ -155,8 +156,7 @@ async function main(): Promise<void> {
       launchDemoCurve().catch((error) => logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }));
     }
   });
-  const shutdown = async (reason: string) => {
-    logger.info({ event: "stopping", reason });
+  stopOnSignals(logger, async () => {
     clearInterval(pending);
     server.close();
     server.closeAllConnections();
@@ -165,13 +165,7 @@ async function main(): Promise<void> {
     db.close();
     walletDb.close();
     indexDb.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`amm: fatal: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+runDaemon("amm", main);

@@ -13,6 +13,7 @@ import http from "node:http";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -124,8 +125,7 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, wallet: wallet.address });
     process.stdout.write(`inscriber  http://${config.host}:${port}\n`);
   });
-  const shutdown = async (reason: string) => {
-    logger.info({ event: "stopping", reason });
+  stopOnSignals(logger, async () => {
     if (fanOut) clearTimeout(fanOut);
     server.close();
     server.closeAllConnections();
@@ -133,15 +133,7 @@ async function main(): Promise<void> {
     db.close();
     walletDb.close();
     indexDb.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-}
-
-if (require.main === module) {
-  main().catch((error) => {
-    process.stderr.write(`inscriber: fatal: ${(error as Error).message}\n`);
-    process.exit(1);
   });
 }
+
+if (require.main === module) runDaemon("inscriber", main);

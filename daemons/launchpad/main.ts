@@ -14,6 +14,7 @@ import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork, signMessage } from "../../src/doge";
@@ -135,8 +136,7 @@ async function main(): Promise<void> {
       if (config["web-dir"]) process.stdout.write(`pages  http://${config.host}:${port}/\n`);
     })();
   });
-  const shutdown = async (reason: string) => {
-    logger.info({ event: "stopping", reason });
+  stopOnSignals(logger, async () => {
     server.close();
     server.closeAllConnections();
     app.launchpad.feed.close();
@@ -145,13 +145,7 @@ async function main(): Promise<void> {
     db.close();
     walletDb.close();
     indexDb.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`launchpad: fatal: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+runDaemon("launchpad", main);

@@ -19,6 +19,7 @@ import { JsonRpcProvider, Wallet, isAddress } from "ethers";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -148,24 +149,14 @@ async function main(): Promise<void> {
   logger.info({ event: "ready", url: server.url, wallet: wallet.address, signer: signer.address });
   process.stdout.write(`relayer  ${server.url}\n`);
 
-  let stopping = false;
-  const shutdown = async (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ event: "stopping", reason });
+  stopOnSignals(logger, async () => {
     await server.close();
     await relayer.stop();
     wallet.stop();
     db.close();
     walletDb.close();
     indexDb.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`relayer: fatal: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+runDaemon("relayer", main);
