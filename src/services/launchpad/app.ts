@@ -187,6 +187,9 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
   const mintJson = mintJsonOf(mints);
   app.disable("x-powered-by");
+  // API answers are no-store, so an ETag (a hash of each body) would only cost time; the pages'
+  // static files keep theirs (express.static makes its own).
+  app.set("etag", false);
   app.set("query parser", "simple");
   app.use(express.json({ limit: "16kb" }));
   const api = express.Router();
