@@ -120,7 +120,9 @@ describe("attester signing API", function () {
     });
 
     it("hands out facts the contract accepts with two of the three signatures (submitFact)", async () => {
-      const request = factRequest("DOGE_BALANCE", { address: bob.address }, tip - 5);
+      // One attestedAt for all: left to each attester's clock, two answers a second apart would be
+      // two different facts, and a pair of their signatures would verify for neither.
+      const request = factRequest("DOGE_BALANCE", { address: bob.address }, tip - 5, { attested_at: nowSeconds() });
       const [first, , third] = await Promise.all(attesters.map((attester) => postFact(attester, request)));
       const fact = factFromJson(first.body.fact);
       const digest = factDigest(domain, fact);
@@ -130,7 +132,7 @@ describe("attester signing API", function () {
       const [koinu, l1Height, attestedAt] = await attestation.dogeBalance(bob.address);
       expect([koinu, l1Height, attestedAt]).to.deep.equal([25n * DOGE, BigInt(tip - 5), BigInt(request.attested_at)]);
 
-      const tipAnswers = await Promise.all(attesters.slice(0, 2).map((attester) => postFact(attester, factRequest("L1_TIP", {}, tip - 5))));
+      const tipAnswers = await Promise.all(attesters.slice(0, 2).map((attester) => postFact(attester, factRequest("L1_TIP", {}, tip - 5, { attested_at: request.attested_at }))));
       const tipFact = factFromJson(tipAnswers[0].body.fact);
       const signatures = tipAnswers.map((a) => a.body as SignedFactJson).sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1)).map((a) => a.signature);
       await (await attestation.submitFact(tipFact, signatures)).wait();

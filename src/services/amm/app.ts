@@ -6,6 +6,7 @@
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import type { Direction, Pool } from "../../amm";
+import { noStoreJsonApp } from "../http/app";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { AmmLedger, Authorization, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, authorizationMessage, parseAmount } from "./ledger";
@@ -79,17 +80,7 @@ const payoutJson = (p: PayoutRecord | null) => (p ? {
 export function createAmmApp(options: AmmAppOptions): express.Express {
   const { ledger, network } = options;
   const log = options.log ?? (() => undefined);
-  const app = express();
-  app.disable("x-powered-by");
-  // Every answer is no-store: an ETag (a hash of each body) would only cost time.
-  app.set("etag", false);
-  app.set("query parser", "simple");
-  app.use(express.json({ limit: "16kb" }));
-  const api = express.Router();
-  api.use((_req, res, next) => {
-    res.setHeader("Cache-Control", "no-store");
-    next();
-  });
+  const { app, api } = noStoreJsonApp("16kb");
 
   const swapJson = (s: SwapRecord) => ({
     swapId: s.id, quoteId: s.quoteId, tick: s.tick, direction: s.direction, address: s.address, status: s.status,

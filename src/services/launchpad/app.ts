@@ -10,6 +10,7 @@ import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
 import type { HotWallet } from "../../wallet/hot-wallet";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
+import { noStoreJsonApp } from "../http/app";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
@@ -183,20 +184,12 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   };
   const requireSession = sessions.requireSession();
 
-  const app = express() as LaunchpadApp;
+  // The pages' static files keep their ETags: express.static makes its own.
+  const base = noStoreJsonApp("16kb");
+  const app = base.app as LaunchpadApp;
+  const { api } = base;
   app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
   const mintJson = mintJsonOf(mints);
-  app.disable("x-powered-by");
-  // API answers are no-store, so an ETag (a hash of each body) would only cost time; the pages'
-  // static files keep theirs (express.static makes its own).
-  app.set("etag", false);
-  app.set("query parser", "simple");
-  app.use(express.json({ limit: "16kb" }));
-  const api = express.Router();
-  api.use((_req, res, next) => {
-    res.setHeader("Cache-Control", "no-store");
-    next();
-  });
 
   const collectionOr404 = (slug: string): Collection => {
     const collection = collections.get(slug);
