@@ -294,6 +294,24 @@ describe("AMM service", function () {
       expect((await call("POST", "/swap/execute", { swapId: reused.swap.swapId, depositTxid: reused.txid })).status).to.equal(200);
     });
 
+    it("refunds a deposit mined after its swap expired unseen, when it is announced", async () => {
+      clockOffset = -3_600;
+      const quote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })).body;
+      const swap = (await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address })).body;
+      clockOffset = 0;
+      expect(ledger.retryPending().expired).to.be.at.least(1);
+      expect((await call("GET", `/swap/status/${swap.swapId}`)).body.status).to.equal("expired");
+      const txid = await depositDoge(trader, 10n * DOGE);
+      const unmined = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      expect([unmined.status, unmined.body.error.code]).to.deep.equal([409, "DEPOSIT_NOT_FOUND"]);
+      await mine();
+      const late = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      expect([late.status, late.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
+      const status = (await call("GET", `/swap/status/${swap.swapId}`)).body;
+      expect(status.status).to.equal("refunded");
+      expect(status.refund).to.include({ asset: "DOGE", address: trader.address, amount: (10n * DOGE).toString() });
+    });
+
     it("refuses an expired quote and an unknown swap", async () => {
       const quote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })).body;
       clockOffset = 61;

@@ -427,7 +427,9 @@ export class AmmLedger {
     const result = this.write((): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
       const row = this.s.swap.get(swapId) as SwapRow | undefined;
       if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
-      const closed = !["created", "deposit_seen"].includes(row.status);
+      // An expired swap still takes its deposit, to refund it: a payment mined after the swap
+      // expired must not be stranded in custody.
+      const closed = !["created", "deposit_seen", "expired"].includes(row.status);
       if (closed) {
         if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
         throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
@@ -439,6 +441,9 @@ export class AmmLedger {
       const deposit = dogeIn ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, tick);
       const now = this.now();
       if (!deposit) {
+        if (row.status === "expired") {
+          throw conflict("DEPOSIT_NOT_FOUND", `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`, { deposit_txid: depositTxid });
+        }
         // Not in an indexed block yet: remembered, and executed by the worker once it is.
         this.s.swapSeen.run(depositTxid, now, swapId);
         return { swap: this.swap(swapId)!, outcome: "pending" };
