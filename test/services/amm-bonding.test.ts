@@ -182,9 +182,12 @@ describe("AMM bonding curves", function () {
       expect((await curveNow()).reservedTokens).to.equal(quoted.amountOut);
 
       aliceTxid = await payCustody(alice, 10n * DOGE);
+      // Announced before it is mined: remembered (202), and confirmed by the bonding pass once it is.
       const early = await confirm(reserved.body.reservationId, aliceTxid);
-      expect([early.status, early.body.error.code]).to.deep.equal([409, "DEPOSIT_NOT_FOUND"]);
+      expect([early.status, early.body.status, early.body.pendingTxid]).to.deep.equal([202, "reserved", aliceTxid]);
       await stack.mine();
+      await store.runOnce();
+      expect((await call("GET", `/bonding/reservations/${reserved.body.reservationId}`)).body.status).to.equal("confirmed");
       const confirmed = await confirm(reserved.body.reservationId, aliceTxid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
       expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositTxid: aliceTxid, graduated: false });

@@ -85,7 +85,7 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
     reservationId: r.id, symbol: r.tick, side: r.side, address: r.address, status: r.status,
     depositAddress: store.custodyAddress, depositAmount: r.amountIn.toString(), depositAsset: r.side === "BUY" ? "DOGE" : r.tick,
     reservedAmount: r.reservedOut.toString(), reservedAsset: r.side === "BUY" ? r.tick : "DOGE", fee: r.feeKoinu.toString(), feeAsset: "DOGE",
-    expiresAt: r.expiresAt, depositTxid: r.depositTxid, depositReceived: r.depositAmount?.toString() ?? null, amountOut: r.amountOut?.toString() ?? null,
+    expiresAt: r.expiresAt, depositTxid: r.depositTxid, pendingTxid: r.pendingTxid, depositReceived: r.depositAmount?.toString() ?? null, amountOut: r.amountOut?.toString() ?? null,
     payout: payoutJson(r.payoutId ? ledger.payout(r.payoutId) : null), refund: payoutJson(r.refundPayoutId ? ledger.payout(r.refundPayoutId) : null),
     error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt,
   });
@@ -126,7 +126,8 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
     const body = v.exactObject(req.body, ["reservationId", "depositTxid"]);
     const { reservation, outcome, graduated } = store.confirm(reservationId(body.reservationId), v.txid(body.depositTxid, "depositTxid"));
     if (outcome === "confirmed") log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });
-    res.json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
+    // 202: the payment is not in an indexed block yet; the bonding pass confirms it once it is.
+    res.status(outcome === "pending" ? 202 : 200).json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
   }));
 
   router.get("/bonding/reservations/:id", route((req, res) => {

@@ -51,6 +51,8 @@ import { queuePayout } from "./settlement";
 export const DEFAULT_RESERVATION_SECONDS = 600;
 /** Live reservations an address may hold at once (over every curve). */
 export const DEFAULT_MAX_RESERVATIONS_PER_ADDRESS = 3;
+/** How long after its reservation expired an announced payment is still looked for in the index. */
+export const PENDING_CONFIRM_SECONDS = 86_400;
 /** Content type of the deploy and mint inscriptions (the inscriber puts them in the Doginals form). */
 export const BONDING_INSCRIPTION_CONTENT_TYPE = "text/plain;charset=utf-8";
 export const DEFAULT_BONDING_INSCRIBER_PROJECT = "amm";
@@ -95,6 +97,8 @@ export interface ReservationRecord {
   feeKoinu: bigint;
   status: ReservationStatus;
   depositTxid: string | null;
+  /** A payment announced to confirm before it was mined: the bonding pass confirms it once it is. */
+  pendingTxid: string | null;
   depositAmount: bigint | null;
   /** What the confirm paid (tokens or koinu). */
   amountOut: bigint | null;
@@ -155,7 +159,7 @@ interface CurveRow {
 interface ReservationRow {
   id: string; tick_key: string; side: BondingSide; address: string; amount_in: string; reserved_out: string; fee: string; status: ReservationStatus;
   deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; payout_id: string | null; refund_payout_id: string | null;
-  error_code: string | null; error_message: string | null; created_at: number; expires_at: number; updated_at: number;
+  error_code: string | null; error_message: string | null; created_at: number; expires_at: number; updated_at: number; pending_txid: string | null;
 }
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
@@ -272,6 +276,8 @@ export class BondingStore {
       closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
       deposit: p("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
+      setPending: p("UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')"),
+      pendingConfirms: p("SELECT id, pending_txid FROM bonding_reservations WHERE pending_txid IS NOT NULL AND status IN ('reserved', 'expired') AND expires_at >= ?"),
       useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
@@ -437,6 +443,15 @@ export class BondingStore {
     let seeded = 0;
     const expired = this.s.expire.run(this.now(), this.now()).changes;
     if (expired > 0) this.s.invalidateAllHeld.run();
+    // Announced payments that are mined now; looked for up to a day after their reservation expired.
+    for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as { id: string; pending_txid: string }[]) {
+      try {
+        this.confirm(row.id, row.pending_txid);
+      } catch (error) {
+        // A refusal that consumed the payment closed the reservation (refunded); others leave it to a better txid.
+        if (!(error instanceof AppError)) throw error;
+      }
+    }
     for (const row of this.s.curvesToAdvance.all() as CurveRow[]) {
       const curve = curveOf(row);
       if (curve.status === "graduated") {
@@ -577,7 +592,7 @@ export class BondingStore {
     const status = r.status === "reserved" && r.expires_at < this.now() ? "expired" : r.status;
     return {
       id: r.id, tick, side: r.side, address: r.address, amountIn: BigInt(r.amount_in), reservedOut: BigInt(r.reserved_out), feeKoinu: BigInt(r.fee), status,
-      depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount), amountOut: big(r.amount_out), payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
+      depositTxid: r.deposit_txid, pendingTxid: r.pending_txid, depositAmount: big(r.deposit_amount), amountOut: big(r.amount_out), payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
       error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
     };
   }
@@ -594,8 +609,8 @@ export class BondingStore {
    * reservation's address: 422); refusals that consumed and refunded the deposit are committed,
    * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...).
    */
-  confirm(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged"; graduated: boolean } {
-    const result = this.write((): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged"; graduated: boolean } | AppError => {
+  confirm(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+    const result = this.write((): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } | AppError => {
       const row = this.s.reservation.get(id) as ReservationRow | undefined;
       if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
       if (row.status === "confirmed" || row.status === "refunded") {
@@ -608,8 +623,10 @@ export class BondingStore {
       const isBuy = row.side === "BUY";
       const deposit = isBuy ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, curve.tick);
       if (!deposit) {
-        const height = this.options.deposits.indexedHeight();
-        throw conflict("DEPOSIT_NOT_FOUND", `${depositTxid} is not in a block the index holds (height ${height}); retry once it is mined`, { deposit_txid: depositTxid, indexed_height: height });
+        // Not in an indexed block yet: remembered, and confirmed by the bonding pass once it is
+        // (a later announcement with another txid replaces it). A payment is never left unanswered.
+        this.s.setPending.run(depositTxid, this.now(), id);
+        return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
       }
       if (deposit.amount === 0n) {
         throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${depositTxid} pays no ${isBuy ? "DOGE" : curve.tick} to the deposit address ${this.custodyAddress}`, { deposit_txid: depositTxid, deposit_address: this.custodyAddress });

@@ -256,6 +256,14 @@ ALTER TABLE bonding_curves ADD COLUMN held_sell TEXT NOT NULL DEFAULT '0';
 ALTER TABLE bonding_curves ADD COLUMN held_valid_until INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 4,
+    description: "a bonding reservation's announced payment, confirmed by the bonding pass once it is mined",
+    sql: `
+ALTER TABLE bonding_reservations ADD COLUMN pending_txid TEXT;
+CREATE INDEX bonding_reservations_pending ON bonding_reservations (pending_txid) WHERE pending_txid IS NOT NULL;
+`,
+  },
 ];
 
 /** Opens (creating or migrating) the AMM's database; ":memory:" for tests. */
