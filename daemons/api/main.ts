@@ -10,6 +10,7 @@
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -64,20 +65,14 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, db: config.db });
     process.stdout.write(`explorer  http://${config.host}:${port}/api\n`);
   });
-  const shutdown = (reason: string) => {
-    logger.info({ event: "stopping", reason });
-    server.close(() => {
-      db.close();
-      pqcDb.close();
-      process.exit(0);
+  stopOnSignals(logger, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
     });
-    server.closeAllConnections();
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+    db.close();
+    pqcDb.close();
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`explorer: fatal: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runDaemon("explorer", main);

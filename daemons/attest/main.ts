@@ -15,6 +15,7 @@ import path from "node:path";
 import pino from "pino";
 import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress } from "ethers";
 import { Registry, collectDefaultMetrics } from "prom-client";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
@@ -90,19 +91,13 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, fulfilment: fulfiller !== null });
     process.stdout.write(`attest  http://${config.host}:${port}/api/attest\n`);
   });
-  const shutdown = (reason: string) => {
-    logger.info({ event: "stopping", reason });
-    server.close(() => {
-      db.close();
-      process.exit(0);
+  stopOnSignals(logger, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
     });
-    server.closeAllConnections();
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+    db.close();
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`attest: fatal: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+runDaemon("attest", main);

@@ -17,6 +17,7 @@ import { JsonRpcProvider } from "ethers";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
 import { FactDomainMismatchError, assertAttestationDomain, attestationDomain } from "../../src/facts";
@@ -101,20 +102,14 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, signer: signer.address, attestation: domain.verifyingContract, chain_id: Number(domain.chainId) });
     process.stdout.write(`${config.name}  http://${config.host}:${port}\n`);
   });
-  const shutdown = (reason: string) => {
-    logger.info({ event: "stopping", reason });
-    server.close(() => {
-      provider.destroy();
-      db.close();
-      process.exit(0);
+  stopOnSignals(logger, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
     });
-    server.closeAllConnections();
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+    provider.destroy();
+    db.close();
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`attester: fatal: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runDaemon("attester", main);
