@@ -206,6 +206,12 @@ describe("AMM bonding curves", function () {
         .to.deep.equal({ kind: "bonding_buy", ref_id: reserved.body.reservationId, amount: (10n * DOGE).toString() });
     });
 
+    it("counts a live curve's DOGE among the custody's obligations, except when seeding that curve's own pool", () => {
+      const realDoge = BigInt(store.curve(TICK)!.state.realDoge);
+      expect(realDoge > 0n).to.equal(true);
+      expect(ledger.obligations("ZZZZ").doge - ledger.obligations(TICK).doge).to.equal(realDoge);
+    });
+
     it("confirms a sell paid with a real DRC-20 deposit of tokens bought on the curve, paying its quote in DOGE", async () => {
       // Alice's bought tokens reach her on chain through the settlement worker.
       const [payout] = ammDb.prepare("SELECT id, amount FROM payouts WHERE address = ? AND asset = 'DRC20'").all(alice.address) as { id: string; amount: string }[];

@@ -243,7 +243,6 @@ export class BondingStore {
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
       curvesToAdvance: p("SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at"),
-      unseededDogeOthers: p("SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND status IN ('active', 'graduated') AND pool_seeded_at IS NULL"),
       insertCurve: p(`INSERT INTO bonding_curves (tick_key, tick, id, status, total_supply, sellable_supply, launch_virtual_doge, graduation_threshold, fee_bps,
         virtual_doge, virtual_token, real_doge, real_token, fees_collected, api_key_id, created_at, updated_at)
         VALUES (?, ?, ?, 'deploying', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -756,16 +755,15 @@ export class BondingStore {
   }
 
   /**
-   * What the custody holds for seedPool's check, as the index shows it: its DOGE less the real DOGE
-   * of other curves not yet in a pool (seedPool itself takes off the pools and the queued payouts),
-   * and its whole balance of the tick (available and transferable: seedPool counts payouts still
-   * being inscribed as owed).
+   * What the custody holds for seedPool's check, as the index shows it: its DOGE (seedPool takes
+   * off the pools, the other curves and the queued payouts: AmmLedger.obligations) and its whole
+   * balance of the tick (available and transferable: seedPool counts payouts still being
+   * inscribed as owed).
    */
   private holdings(curve: CurveRecord): { doge: bigint; token: bigint } {
-    const others = (this.s.unseededDogeOthers.all(curve.tickKey) as { real_doge: string }[]).reduce((sum, r) => sum + BigInt(r.real_doge), 0n);
     const balance = this.options.queries.drc20Balances(this.custodyAddress).find((b) => drc20TickKey(b.tick) === curve.tickKey);
     return {
-      doge: this.options.queries.balance(this.custodyAddress).confirmedKoinu - others,
+      doge: this.options.queries.balance(this.custodyAddress).confirmedKoinu,
       token: balance ? BigInt(balance.available) + BigInt(balance.transferable) : 0n,
     };
   }

@@ -217,6 +217,7 @@ export class AmmLedger {
       insertClaim: p("INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       claimsOf: p("SELECT * FROM fee_claims WHERE address = ? ORDER BY created_at DESC, id DESC LIMIT 100"),
       curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
+      curvesHoldingDoge: p("SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'"),
     };
   }
 
@@ -593,8 +594,9 @@ export class AmmLedger {
 
   /**
    * What the custody address owes beyond its pools' free holdings: every pool's DOGE reserve, the
-   * fees held for providers, and the DOGE payouts not yet sent; for `tick`, its token reserve and
-   * its DRC-20 payouts not yet sent. The operator's seed must come on top of these.
+   * fees held for providers, the DOGE of bonding curves of other ticks not yet in a pool, and the
+   * DOGE payouts not yet sent; for `tick`, its token reserve and its DRC-20 payouts not yet sent.
+   * A seed must come on top of these.
    */
   obligations(tick: string): { doge: bigint; token: bigint } {
     let doge = 0n;
@@ -603,6 +605,9 @@ export class AmmLedger {
       doge += pool.dogeReserve + pool.feesCredited - pool.feesClaimed;
       if (tickKey === drc20TickKey(tick)) token += pool.tokenReserve;
     }
+    // Bonding curves not yet in a pool hold their buyers' DOGE in the same custody (the curve of
+    // `tick` itself is what a graduation seeds from, so it is not owed on top).
+    for (const curve of this.s.curvesHoldingDoge.all(drc20TickKey(tick)) as { real_doge: string }[]) doge += BigInt(curve.real_doge);
     const owed = this.options.db.prepare(`SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')`).all() as { asset: string; tick: string | null; amount: string }[];
     for (const p of owed) {
       if (p.asset === "DOGE") doge += BigInt(p.amount);
