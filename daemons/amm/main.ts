@@ -24,7 +24,7 @@ import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
-import { AmmLedger, BondingStore, DepositReader, SettlementWorker, createAmmApp, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, BondingStore, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase } from "../../src/services/amm";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 
 const SPEC = {
@@ -145,7 +145,10 @@ async function main(): Promise<void> {
       }
     })();
   }, 2_000);
-  const server = http.createServer(app);
+  const fastQuotes = createQuoteFastPath(ledger);
+  const server = http.createServer((req, res) => {
+    if (!fastQuotes(req, res)) app(req, res);
+  });
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;

@@ -5,12 +5,13 @@
  * custody hot wallet, DRC-20 through the real inscriber) and the explorer's index shows them.
  */
 import { expect } from "chai";
+import http from "node:http";
 import type { Server } from "node:http";
 import { NETWORKS, signMessage } from "../../src/doge";
 import type { Indexer } from "../../src/indexer/indexer";
 import type { IndexQueries } from "../../src/indexer/queries";
 import { Pool, isqrt, swapExactIn } from "../../src/amm";
-import { AmmLedger, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, createQuoteFastPath, openAmmDatabase } from "../../src/services/amm";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import type { RunningDevnet } from "../helpers/devnet";
@@ -175,6 +176,34 @@ describe("AMM service", function () {
       expect(BigInt(answer.body.amountOut) >= 5n * DOGE).to.equal(true);
       const less = await call("GET", `/swap/quote?tick=${TICK}&direction=TOKEN_TO_DOGE&amountIn=${BigInt(answer.body.amountIn) - 1n}`);
       expect(BigInt(less.body.amountOut) < 5n * DOGE).to.equal(true);
+    });
+
+    it("answers GET quotes on the node:http fast path exactly as the Express route does", async () => {
+      const app = createAmmApp({ ledger, network: NETWORKS.regtest });
+      const fast = createQuoteFastPath(ledger);
+      const fastServer = http.createServer((req, res) => {
+        if (!fast(req, res)) app(req, res);
+      }).listen(0, "127.0.0.1");
+      await new Promise((resolve) => fastServer.once("listening", resolve));
+      const fastBase = `http://127.0.0.1:${(fastServer.address() as { port: number }).port}`;
+      try {
+        const queries = [
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`,
+          `tick=${TICK.toLowerCase()}&direction=TOKEN_TO_DOGE&amountOut=${DOGE}`,
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=0`, `tick=${TICK}&direction=UP&amountIn=5`, `tick=ZZZZ&direction=DOGE_TO_TOKEN&amountIn=100000000`,
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=100000000&x=1`, `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=1&amountIn=2`, "",
+        ];
+        const strip = (body: any) => (body?.quoteId ? { ...body, quoteId: "", createdAt: 0, expiresAt: 0 } : body);
+        for (const query of queries) {
+          const viaExpress = await fetch(`${base}/api/swap/quote?${query}`);
+          const viaFast = await fetch(`${fastBase}/api/swap/quote?${query}`);
+          expect(viaFast.status, query).to.equal(viaExpress.status);
+          expect(viaFast.headers.get("cache-control")).to.equal("no-store");
+          expect(strip(await viaFast.json()), query).to.deep.equal(strip(await viaExpress.json()));
+        }
+      } finally {
+        fastServer.close();
+      }
     });
 
     it("refuses bad input with its code and no ledger change", async () => {

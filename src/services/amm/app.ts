@@ -3,11 +3,12 @@
  * (koinu, whole DRC-20 units); every fee is in DOGE. Reads are public; value moves only against
  * deposits the index shows (swaps, adds) or wallet-signed authorizations (removes, fee claims).
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import type { Direction, Pool } from "../../amm";
 import { noStoreJsonApp } from "../http/app";
-import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { AppError, badRequest, errorBody, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { AmmLedger, Authorization, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, authorizationMessage, parseAmount } from "./ledger";
 
@@ -77,6 +78,59 @@ const payoutJson = (p: PayoutRecord | null) => (p ? {
   inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error,
 } : null);
 
+const QUOTE_FIELDS = ["tick", "direction", "amountIn", "amountOut", "slippageBps"] as const;
+
+/** A quote from its fields (a query string's or a JSON body's). */
+function quoteOf(ledger: AmmLedger, fields: Record<string, unknown>): QuoteRecord {
+  const hasIn = fields.amountIn !== undefined;
+  const hasOut = fields.amountOut !== undefined;
+  if (hasIn === hasOut) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
+  return ledger.quote({
+    tick: v.tick(fields.tick), direction: direction(fields.direction), slippageBps: slippage(fields.slippageBps),
+    ...(hasIn ? { amountIn: parseAmount(fields.amountIn, "amountIn") } : { amountOut: parseAmount(fields.amountOut, "amountOut") }),
+  });
+}
+
+function quoteFromQuery(ledger: AmmLedger, query: Record<string, unknown>): QuoteRecord {
+  const unknown = Object.keys(query).filter((k) => !(QUOTE_FIELDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `unknown query parameters: ${unknown.join(", ")}`, { fields: unknown });
+  return quoteOf(ledger, query);
+}
+
+const QUOTE_PATH = /^\/api\/swap\/quote(?:\?(.*))?$/;
+
+/**
+ * `GET /api/swap/quote` answered on node:http directly, ahead of Express (the hot read wallets and
+ * pages poll): the same validation, quote and answer as the Express route, with the same error
+ * bodies; anything it does not recognise (or an unexpected failure) is left to the Express app.
+ * Use: `http.createServer((req, res) => { if (!fast(req, res)) app(req, res); })`.
+ */
+export function createQuoteFastPath(ledger: AmmLedger): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== "GET" || !req.url) return false;
+    const match = QUOTE_PATH.exec(req.url);
+    if (!match) return false;
+    let status = 200;
+    let body: unknown;
+    try {
+      const query: Record<string, unknown> = {};
+      for (const [key, value] of new URLSearchParams(match[1] ?? "")) {
+        if (key in query) return false; // repeated parameters: Express's parser decides
+        query[key] = value;
+      }
+      body = quoteJson(quoteFromQuery(ledger, query));
+    } catch (error) {
+      if (!(error instanceof AppError)) return false;
+      status = error.status;
+      body = errorBody(error.code, error.message, error.details);
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
+    res.end(text);
+    return true;
+  };
+}
+
 export function createAmmApp(options: AmmAppOptions): express.Express {
   const { ledger, network } = options;
   const log = options.log ?? (() => undefined);
@@ -124,24 +178,12 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
 
   // -------------------------------------------------------------------------------- quotes
 
-  const quote = (fields: Record<string, unknown>) => {
-    const hasIn = fields.amountIn !== undefined;
-    const hasOut = fields.amountOut !== undefined;
-    if (hasIn === hasOut) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
-    return ledger.quote({
-      tick: tickOf(fields.tick), direction: direction(fields.direction), slippageBps: slippage(fields.slippageBps),
-      ...(hasIn ? { amountIn: parseAmount(fields.amountIn, "amountIn") } : { amountOut: parseAmount(fields.amountOut, "amountOut") }),
-    });
-  };
-
   api.get("/swap/quote", route((req, res) => {
-    const unknown = Object.keys(req.query).filter((k) => !["tick", "direction", "amountIn", "amountOut", "slippageBps"].includes(k));
-    if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `unknown query parameters: ${unknown.join(", ")}`, { fields: unknown });
-    res.json(quoteJson(quote(req.query as Record<string, unknown>)));
+    res.json(quoteJson(quoteFromQuery(ledger, req.query as Record<string, unknown>)));
   }));
 
   api.post("/swap/quote", route((req, res) => {
-    res.json(quoteJson(quote(v.exactObject(req.body, ["tick", "direction", "amountIn", "amountOut", "slippageBps"]))));
+    res.json(quoteJson(quoteOf(ledger, v.exactObject(req.body, QUOTE_FIELDS))));
   }));
 
   // --------------------------------------------------------------------------------- swaps

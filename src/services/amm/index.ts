@@ -7,7 +7,7 @@ export {
   authorizationMessage, parseAmount, priceString,
 } from "./ledger";
 export type { AmmLedgerOptions, Authorization, PayoutAsset, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
-export { createAmmApp } from "./app";
+export { createAmmApp, createQuoteFastPath } from "./app";
 export type { AmmAppOptions } from "./app";
 export { DEFAULT_CONFIRMATIONS, DEFAULT_INSCRIBER_PROJECT, DRC20_TRANSFER_CONTENT_TYPE, OPEN_PAYOUT_STATUSES, PAYOUT_OWNER, SettlementWorker } from "./settlement";
 export type { Payout, PayoutStatus, SettlementWorkerOptions } from "./settlement";
