@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,27 +13,15 @@ import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { factFromJson } from "../../src/attester";
-import { SpawnedDaemon, spawnDaemon } from "../helpers/daemon";
+import { SpawnedDaemon, runDaemonToExit, spawnDaemon } from "../helpers/daemon";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { blockRpc, call, deployContracts, nowSeconds } from "./helpers";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 
-/** Runs the daemon until it exits on its own; its exit code and stderr. */
-function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "daemons/attester/main.ts"), ...args], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ATTESTER_PRIVATE_KEY: "", LOG_LEVEL: "warn", ...env },
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => { stderr += chunk; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) => child.once("exit", (code) => {
-    clearTimeout(timer);
-    resolve({ code, stderr });
-  }));
-}
+/** Runs the daemon until it exits on its own, with no key in the environment unless `env` gives one. */
+const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) => runDaemonToExit("daemons/attester/main.ts", args, { ATTESTER_PRIVATE_KEY: "", ...env });
 
 /**
  * The attester process: its own index file (written here by an in-process indexer over the
@@ -100,23 +87,13 @@ describe("attester daemon", function () {
   });
 
   it("takes the key from ATTESTER_PRIVATE_KEY when no key file is given", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "daemons/attester/main.ts"), ...args({ "--key-file": null })], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ATTESTER_PRIVATE_KEY: ATTESTERS[1].privateKey, ATTESTER_NAME: "attester-2" },
+    const keyed = await spawnDaemon("daemons/attester/main.ts", args({ "--key-file": null }), "attester-2", {
+      env: { ATTESTER_PRIVATE_KEY: ATTESTERS[1].privateKey, ATTESTER_NAME: "attester-2" },
     });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let stdout = "";
-        child.stdout!.on("data", (chunk) => {
-          stdout += chunk;
-          const match = /^attester-2 {2}(\S+)$/m.exec(stdout);
-          if (match) resolve(match[1]);
-        });
-        child.once("exit", (code) => reject(new Error(`exited with ${code}`)));
-      });
-      expect((await call(`${url}/v1/info`)).body.signer).to.equal(ATTESTERS[1].address);
+      expect((await call(`${keyed.url}/v1/info`)).body.signer).to.equal(ATTESTERS[1].address);
     } finally {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
+      await keyed.stop();
     }
   });
 

@@ -1,4 +1,8 @@
-/** Spawns one of the project's daemons for a test and waits for its `name  URL` ready line. */
+/**
+ * Runs the project's daemons for tests: `spawnDaemon` starts one and waits for its `name  URL`
+ * ready line; `runDaemonToExit` runs one that is meant to refuse to start, for its exit code and
+ * stderr. `env` is added to (and may blank out) the test process's environment.
+ */
 import { ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
@@ -13,10 +17,27 @@ export interface SpawnedDaemon {
   exited(): Promise<number | null>;
 }
 
-export async function spawnDaemon(entry: string, args: string[], name: string, timeoutMs = 30_000): Promise<SpawnedDaemon> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" },
+function start(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...env },
   });
+}
+
+/** Runs the daemon until it exits on its own (killed after 30 s); its exit code and stderr. */
+export function runDaemonToExit(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = start(entry, args, env);
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => { stderr += chunk; });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) => child.once("exit", (code) => {
+    clearTimeout(timer);
+    resolve({ code, stderr });
+  }));
+}
+
+export async function spawnDaemon(entry: string, args: string[], name: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<SpawnedDaemon> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const child = start(entry, args, options.env ?? {});
   let stderr = "";
   child.stderr!.on("data", (chunk) => { stderr += chunk; });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -97,7 +97,7 @@ describe("indexer daemon crash safety", function () {
   it("refuses to start with a clear message when the node URL is missing", async () => {
     let failure: Error | null = null;
     try {
-      await spawnDaemon("daemons/indexer/main.ts", ["--db", path.join(dir, "x.sqlite")], "indexer", 20_000);
+      await spawnDaemon("daemons/indexer/main.ts", ["--db", path.join(dir, "x.sqlite")], "indexer", { timeoutMs: 20_000 });
     } catch (error) {
       failure = error as Error;
     }

@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,29 +13,16 @@ import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { generateWalletKeyFile } from "../../src/wallet";
-import { SpawnedDaemon, spawnDaemon } from "../helpers/daemon";
+import { SpawnedDaemon, runDaemonToExit, spawnDaemon } from "../helpers/daemon";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, call, deployContracts, startAttester } from "../attester/helpers";
 import { until } from "../helpers/wait";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 
-/** Runs the daemon until it exits on its own; its exit code and stderr. */
-function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "daemons/relayer/main.ts"), ...args], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, RELAYER_PRIVATE_KEY: "", RELAYER_INSCRIBER_KEY: "", RELAYER_WALLET_WIF: "", LOG_LEVEL: "warn", ...env },
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => { stderr += chunk; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) => child.once("exit", (code) => {
-    clearTimeout(timer);
-    resolve({ code, stderr });
-  }));
-}
+/** Runs the daemon until it exits on its own, with no key in the environment unless `env` gives one. */
+const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) => runDaemonToExit("daemons/relayer/main.ts", args, { RELAYER_PRIVATE_KEY: "", RELAYER_INSCRIBER_KEY: "", RELAYER_WALLET_WIF: "", ...env });
 
 /**
  * The relayer process: the L2 served over JSON-RPC from the in-process Hardhat network, three
