@@ -24,6 +24,7 @@ import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
   "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, description: "the explorer indexer's SQLite database (read)" },
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const platform = new PlatformInscriber({ store: jobs, wallet, network, postageKoinu: postage, feeRateKoinuPerKb: feeRate, log });
   const userSigned = new UserSignedInscriber({
     db, queries, network, feeRateKoinuPerKb: feeRate, postageKoinu: postage,
-    rawTransactions: { rawTransaction: (txid) => rpc.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null },
+    rawTransactions: nodeRawTransactions(rpc),
   });
 
   const registry = new Registry();

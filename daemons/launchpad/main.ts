@@ -22,6 +22,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
   db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
@@ -97,10 +98,7 @@ async function main(): Promise<void> {
     explorerUrl: config["explorer-url"] ? config["explorer-url"].replace(/\/+$/, "") : undefined,
     // Payment PSBTs carry each input's previous transaction (dogecoind needs -txindex) and skip
     // coins the node's mempool already spends.
-    node: {
-      rawTransaction: (txid) => rpc.getRawTransactionHex(txid),
-      unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null,
-    },
+    node: nodeRawTransactions(rpc),
     log: (event, fields) => logger.info({ event, ...fields }),
     mount: (root) => {
       root.get("/health", (_req, res) => {

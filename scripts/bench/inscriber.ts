@@ -26,6 +26,7 @@ import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { startDevnet } from "../../test/helpers/devnet";
 import { newKey } from "../../test/helpers/keys";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const KEY = "ik_bench";
 
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
   const app = createInscriberApp({
     network: NETWORKS.regtest, projects: new Map([["bench", sha256Hex(KEY)]]), platform, jobs, maxPayloadBytes: 32_768,
     feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
-    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null } }),
+    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: nodeRawTransactions(client) }),
   });
   const server: Server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

@@ -30,6 +30,7 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import { startDevnet } from "../../test/helpers/devnet";
 import { newKey } from "../../test/helpers/keys";
 import { until } from "../../test/helpers/wait";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
 
@@ -134,7 +135,7 @@ async function counterLatency(dir: string): Promise<boolean> {
   const inscriber = await listen(createInscriberApp({
     network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex("ik_bench")]]), platform, jobs, maxPayloadBytes: 16_384,
     feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
-    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null } }),
+    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: nodeRawTransactions(client) }),
   }));
   const app = createLaunchpadApp({ db: openLaunchpadDatabase(path.join(dir, "launchpad.sqlite")), indexDb, network: NETWORKS.regtest, inscriber: new HttpLaunchpadInscriber({ url: inscriber.base, key: "ik_bench" }) });
   const launchpad = await listen(app);

@@ -10,6 +10,7 @@ import {
   DogeNetwork, SIGHASH_ALL, Transaction, TxOutput, decodeAddress, equalBytes, hash160, hexToBytes, legacySighash, toBitcoinjsNetwork,
   transactionSize,
 } from "../doge";
+import type { DogecoinRpcClient } from "../chain/dogecoin-rpc";
 import type { IndexQueries } from "../indexer/queries";
 import { SOFT_DUST_LIMIT, dogecoinFee } from "../wallet";
 import { AppError, badRequest } from "./http/errors";
@@ -23,6 +24,14 @@ export interface RawTransactionSource {
    * index only knows blocks, and coins of a transaction already broadcast must not be offered again.
    */
   unspentWithMempool(txid: string, vout: number): Promise<boolean>;
+}
+
+/** A RawTransactionSource over dogecoind's JSON-RPC (getrawtransaction, gettxout with mempool). */
+export function nodeRawTransactions(rpc: Pick<DogecoinRpcClient, "getRawTransactionHex" | "getTxOut">): RawTransactionSource {
+  return {
+    rawTransaction: (txid) => rpc.getRawTransactionHex(txid),
+    unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null,
+  };
 }
 
 export type BitcoinjsNetwork = ReturnType<typeof toBitcoinjsNetwork>;

@@ -24,6 +24,7 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import { RunningDevnet, startDevnet } from "./devnet";
 import { TestKey, newKey } from "./keys";
 import { until } from "./wait";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 export const STACK_FEE_RATE = 1_000_000n;
 export const STACK_POSTAGE = 1_000_000n;
@@ -104,7 +105,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
   stack.platform = platform;
   const userSigned = new UserSignedInscriber({
     db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
-    rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+    rawTransactions: nodeRawTransactions(client),
   });
   const inscriberApp = createInscriberApp({
     network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_PROJECT_KEY)]]),
@@ -131,7 +132,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
     inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     refundWallet: stack.refundWallet,
-    node: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+    node: nodeRawTransactions(client),
     ...extra,
   });
   const server: Server = stack.app.listen(0, "127.0.0.1");

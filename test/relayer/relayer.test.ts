@@ -40,6 +40,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
 import { until } from "../helpers/wait";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const FEE_RATE = 1_000_000n;
 const POSTAGE = 1_000_000n;
@@ -191,7 +192,7 @@ describe("relayer", function () {
     platform.start();
     const userSigned = new UserSignedInscriber({
       db: inscriberDb, queries: explorerQueries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
-      rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+      rawTransactions: nodeRawTransactions(client),
     });
     const inscriberApp = createInscriberApp({
       network: NETWORKS.regtest, projects: new Map([[PROJECT, sha256Hex(PROJECT_KEY)]]), platform, jobs: inscriberJobs, userSigned,

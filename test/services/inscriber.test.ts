@@ -32,6 +32,7 @@ import type { WalletKey } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -194,7 +195,7 @@ describe("inscriber", function () {
     platform.start();
     const userSigned = new UserSignedInscriber({
       db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
-      rawTransactions: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+      rawTransactions: nodeRawTransactions(client),
     });
     const app = createInscriberApp({
       network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)], ["relayer", sha256Hex("ik_other")]]),

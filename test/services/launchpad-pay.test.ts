@@ -23,6 +23,7 @@ import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
+import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const PRICE = 5n * KOINU_PER_DOGE;
 const PAID = "pay-pups";
@@ -132,7 +133,7 @@ describe("launchpad pages' server side", function () {
     app = createLaunchpadApp({
       db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
-      node: { rawTransaction: (txid) => client.getRawTransactionHex(txid), unspentWithMempool: async (txid, vout) => (await client.getTxOut(txid, vout, true)) !== null },
+      node: nodeRawTransactions(client),
       // The poll is slow enough that a counter moving within the tests' waits came from MintService's notification.
       events: { pollMs: 600_000, maxStreams: MAX_STREAMS, heartbeatMs: 100 },
       webDir,
