@@ -18,6 +18,7 @@ import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
@@ -77,14 +78,12 @@ async function main(): Promise<void> {
     ledger, network, log,
     mount: (root) => {
       mountBonding(root, { store: bonding, ledger, network, log });
-      root.get("/health", (_req, res) => {
-        const status = queries.status();
-        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
-        res.status(ok ? 200 : 503).json({ ok, name: "amm", custody_address: wallet.address, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight });
-      });
-      root.get("/metrics", async (_req, res) => {
-        res.setHeader("Content-Type", registry.contentType);
-        res.send(await registry.metrics());
+      mountOpsRoutes(root, {
+        registry,
+        health: () => {
+          const index = indexHealth(queries);
+          return { ok: index.ok, name: "amm", custody_address: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
+        },
       });
     },
   });

@@ -12,6 +12,7 @@ import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -43,17 +44,13 @@ async function main(): Promise<void> {
     node: new DogecoinRpcClient({ url: config["rpc-url"], logger }),
     pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => {
-      root.get("/health", (_req, res) => {
-        const status = queries.status();
-        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
-        res.status(ok ? 200 : 503).json({ ok, name: "explorer", indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight });
-      });
-      root.get("/metrics", async (_req, res) => {
-        res.setHeader("Content-Type", registry.contentType);
-        res.send(await registry.metrics());
-      });
-    },
+    mount: (root) => mountOpsRoutes(root, {
+      registry,
+      health: () => {
+        const index = indexHealth(queries);
+        return { ok: index.ok, name: "explorer", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight, startHeight: index.startHeight };
+      },
+    }),
   });
   const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network) });
   const server = http.createServer((req, res) => {

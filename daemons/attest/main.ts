@@ -17,6 +17,7 @@ import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress } from "ethe
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -72,17 +73,13 @@ async function main(): Promise<void> {
     panel, queries, network, minConfirmations: config["min-confirmations"],
     fulfil: fulfiller ? ({ requestId, params }) => fulfiller!.fulfil(requestId, params) : undefined,
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => {
-      root.get("/health", async (_req, res) => {
-        const infos = await panel.infos();
-        const up = infos.filter((answer) => answer.ok).length;
-        res.status(up >= 2 ? 200 : 503).json({ ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null });
-      });
-      root.get("/metrics", async (_req, res) => {
-        res.setHeader("Content-Type", registry.contentType);
-        res.send(await registry.metrics());
-      });
-    },
+    mount: (root) => mountOpsRoutes(root, {
+      registry,
+      health: async () => {
+        const up = (await panel.infos()).filter((answer) => answer.ok).length;
+        return { ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null };
+      },
+    }),
   });
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {

@@ -15,6 +15,7 @@ import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -86,21 +87,17 @@ async function main(): Promise<void> {
   const app = createInscriberApp({
     network, projects, platform, jobs, userSigned, maxPayloadBytes: config["max-payload-bytes"], feeRateKoinuPerKb: feeRate, postageKoinu: postage,
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => {
-      root.get("/health", (_req, res) => {
-        const status = queries.status();
-        const indexOk = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
+    mount: (root) => mountOpsRoutes(root, {
+      registry,
+      health: () => {
+        const index = indexHealth(queries);
         const balance = wallet.balance();
-        res.status(indexOk ? 200 : 503).json({
-          ok: indexOk, name: "inscriber", wallet: { address: wallet.address, confirmed_koinu: balance.confirmedKoinu.toString(), spendable_utxos: balance.spendableUtxos },
-          jobs: jobs.counts(), indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight,
-        });
-      });
-      root.get("/metrics", async (_req, res) => {
-        res.setHeader("Content-Type", registry.contentType);
-        res.send(await registry.metrics());
-      });
-    },
+        return {
+          ok: index.ok, name: "inscriber", wallet: { address: wallet.address, confirmed_koinu: balance.confirmedKoinu.toString(), spendable_utxos: balance.spendableUtxos },
+          jobs: jobs.counts(), indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight,
+        };
+      },
+    }),
   });
 
   process.stdout.write(`wallet  ${wallet.address}\n`);

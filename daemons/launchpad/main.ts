@@ -16,6 +16,7 @@ import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -100,17 +101,13 @@ async function main(): Promise<void> {
     // coins the node's mempool already spends.
     node: nodeRawTransactions(rpc),
     log: (event, fields) => logger.info({ event, ...fields }),
-    mount: (root) => {
-      root.get("/health", (_req, res) => {
-        const status = queries.status();
-        const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - 6;
-        res.status(ok ? 200 : 503).json({ ok, name: "launchpad", refund_wallet: wallet.address, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight });
-      });
-      root.get("/metrics", async (_req, res) => {
-        res.setHeader("Content-Type", registry.contentType);
-        res.send(await registry.metrics());
-      });
-    },
+    mount: (root) => mountOpsRoutes(root, {
+      registry,
+      health: () => {
+        const index = indexHealth(queries);
+        return { ok: index.ok, name: "launchpad", refund_wallet: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
+      },
+    }),
   });
   wallet.start();
   // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.

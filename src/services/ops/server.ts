@@ -4,14 +4,43 @@
  * (the relayer's /v1/status).
  */
 import http from "node:http";
+import type { Router } from "express";
 import { Registry } from "prom-client";
+import type { IndexQueries } from "../../indexer/queries";
+
+export type HealthDocument = { ok: boolean } & Record<string, unknown>;
+
+/** How far behind its node an index may be and still serve (blocks). */
+export const INDEX_LAG_LIMIT = 6;
+
+/** A daemon's index as its health reports it: ok while at most INDEX_LAG_LIMIT blocks behind the node (or with no node height known). */
+export function indexHealth(queries: Pick<IndexQueries, "status">): { ok: boolean; indexedHeight: number; nodeHeight: number | null; startHeight: number } {
+  const status = queries.status();
+  const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - INDEX_LAG_LIMIT;
+  return { ok, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight };
+}
+
+/**
+ * GET /health and GET /metrics on a daemon whose HTTP surface is an Express app (mounted beside its
+ * API, before its 404 handler): the same answers as startOpsServer's.
+ */
+export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument> }): void {
+  router.get("/health", async (_req, res) => {
+    const health = await options.health();
+    res.status(health.ok ? 200 : 503).json(health);
+  });
+  router.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", options.registry.contentType);
+    res.send(await options.registry.metrics());
+  });
+}
 
 export interface OpsServerOptions {
   host: string;
   port: number;
   registry: Registry;
   /** Health document; `ok: false` answers 503. */
-  health: () => Promise<{ ok: boolean } & Record<string, unknown>> | ({ ok: boolean } & Record<string, unknown>);
+  health: () => HealthDocument | Promise<HealthDocument>;
   /** Extra GET routes by path, each answering a JSON document. */
   routes?: Record<string, () => unknown | Promise<unknown>>;
 }
