@@ -7,8 +7,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import type { Direction, Pool } from "../../amm";
-import { noStoreJsonApp } from "../http/app";
-import { AppError, badRequest, errorBody, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { TO_EXPRESS, fastJsonGet, noStoreJsonApp } from "../http/app";
+import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { AmmLedger, Authorization, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, authorizationMessage, parseAmount } from "./ledger";
 
@@ -106,29 +106,14 @@ const QUOTE_PATH = /^\/api\/swap\/quote(?:\?(.*))?$/;
  * Use: `http.createServer((req, res) => { if (!fast(req, res)) app(req, res); })`.
  */
 export function createQuoteFastPath(ledger: AmmLedger): (req: IncomingMessage, res: ServerResponse) => boolean {
-  return (req, res) => {
-    if (req.method !== "GET" || !req.url) return false;
-    const match = QUOTE_PATH.exec(req.url);
-    if (!match) return false;
-    let status = 200;
-    let body: unknown;
-    try {
-      const query: Record<string, unknown> = {};
-      for (const [key, value] of new URLSearchParams(match[1] ?? "")) {
-        if (key in query) return false; // repeated parameters: Express's parser decides
-        query[key] = value;
-      }
-      body = quoteJson(quoteFromQuery(ledger, query));
-    } catch (error) {
-      if (!(error instanceof AppError)) return false;
-      status = error.status;
-      body = errorBody(error.code, error.message, error.details);
+  return fastJsonGet(QUOTE_PATH, (match) => {
+    const query: Record<string, unknown> = {};
+    for (const [key, value] of new URLSearchParams(match[1] ?? "")) {
+      if (key in query) return TO_EXPRESS; // repeated parameters: Express's parser decides
+      query[key] = value;
     }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
-    res.end(text);
-    return true;
-  };
+    return quoteJson(quoteFromQuery(ledger, query));
+  });
 }
 
 export function createAmmApp(options: AmmAppOptions): express.Express {

@@ -7,7 +7,8 @@ import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, badRequest, errorBody, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
+import { TO_EXPRESS, fastJsonGet } from "../http/app";
+import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
@@ -392,33 +393,15 @@ const WALLET_READ_PATH = /^\/api\/wallet\/address\/([^/?#]+)\/(balance|history)\
  */
 export function createWalletFastPath(options: { queries: IndexQueries; network: DogeNetwork }): (req: IncomingMessage, res: ServerResponse) => boolean {
   let statusCache: { at: number; height: number } | null = null;
-  return (req, res) => {
-    if (req.method !== "GET" || !req.url) return false;
-    const match = WALLET_READ_PATH.exec(req.url);
-    if (!match) return false;
-    let status = 200;
-    let body: unknown;
-    try {
-      const address = v.address(decodeURIComponent(match[1]), options.network);
-      const now = Date.now();
-      if (!statusCache || now - statusCache.at > 200) statusCache = { at: now, height: options.queries.status().indexedHeight };
-      if (match[2] === "balance") {
-        body = balanceBody(options.queries, address, statusCache.height);
-      } else {
-        const query = new URLSearchParams(match[3] ?? "");
-        for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return false; // let Express answer oddities
-        body = historyBody(options.queries, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
-      }
-    } catch (error) {
-      if (!(error instanceof AppError)) return false; // let the Express app log and answer it
-      status = error.status;
-      body = errorBody(error.code, error.message, error.details);
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
-    res.end(text);
-    return true;
-  };
+  return fastJsonGet(WALLET_READ_PATH, (match) => {
+    const address = v.address(decodeURIComponent(match[1]), options.network);
+    const now = Date.now();
+    if (!statusCache || now - statusCache.at > 200) statusCache = { at: now, height: options.queries.status().indexedHeight };
+    if (match[2] === "balance") return balanceBody(options.queries, address, statusCache.height);
+    const query = new URLSearchParams(match[3] ?? "");
+    for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
+    return historyBody(options.queries, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
+  });
 }
 
 function magicParam(value: unknown): string {

@@ -4,7 +4,9 @@
  * body would only cost time when nothing may be cached), and a router whose answers all carry
  * `Cache-Control: no-store`, to mount at `/api`.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express from "express";
+import { AppError, errorBody } from "./errors";
 
 export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api: express.Router } {
   const app = express();
@@ -18,4 +20,36 @@ export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api:
     next();
   });
   return { app, api };
+}
+
+/** What a fast route's answer returns to leave the request to the Express app. */
+export const TO_EXPRESS = Symbol("to Express");
+
+/**
+ * A hot GET route served on node:http in front of an Express app, skipping Express's router and
+ * response helpers: `answer` gets the path's match and returns the JSON body (200), throws an
+ * AppError (its status and error body), or returns TO_EXPRESS. Any other failure is also left to
+ * the Express app, which logs it. Answers are no-store. Use:
+ * `http.createServer((req, res) => { if (!fast(req, res)) app(req, res); })`.
+ */
+export function fastJsonGet(pattern: RegExp, answer: (match: RegExpExecArray) => unknown): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== "GET" || !req.url) return false;
+    const match = pattern.exec(req.url);
+    if (!match) return false;
+    let status = 200;
+    let body: unknown;
+    try {
+      body = answer(match);
+      if (body === TO_EXPRESS) return false;
+    } catch (error) {
+      if (!(error instanceof AppError)) return false;
+      status = error.status;
+      body = errorBody(error.code, error.message, error.details);
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
+    res.end(text);
+    return true;
+  };
 }
