@@ -43,7 +43,7 @@ import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/d
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import type { InscriberHttp } from "../inscriber/client";
-import type { DepositReader } from "./deposits";
+import { DepositReader, UsedDeposits, checkDepositOwner } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { queuePayout } from "./settlement";
 
@@ -227,12 +227,14 @@ export class BondingStore {
   private readonly maxReservationsPerAddress: number;
   private readonly project: string;
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
+  private readonly used: UsedDeposits;
   private readonly s;
 
   constructor(private readonly options: BondingStoreOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.apiKeys = new BondingApiKeys(options.db, this.clock);
+    this.used = new UsedDeposits(options.db);
     this.reservationSeconds = options.reservationSeconds ?? DEFAULT_RESERVATION_SECONDS;
     this.maxReservationsPerAddress = options.maxReservationsPerAddress ?? DEFAULT_MAX_RESERVATIONS_PER_ADDRESS;
     this.project = options.inscriberProject ?? DEFAULT_BONDING_INSCRIBER_PROJECT;
@@ -274,10 +276,8 @@ export class BondingStore {
       expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
       closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
-      deposit: p("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
       setPending: p("UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')"),
       pendingConfirms: p("SELECT id, pending_txid FROM bonding_reservations WHERE pending_txid IS NOT NULL AND status IN ('reserved', 'expired') AND expires_at >= ?"),
-      useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
   }
@@ -616,8 +616,7 @@ export class BondingStore {
         if (row.deposit_txid === depositTxid) return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
         throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, { reservation_id: id, status: row.status });
       }
-      const used = this.s.deposit.get(depositTxid) as { kind: string; ref_id: string } | undefined;
-      if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${depositTxid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: depositTxid, used_by: used.ref_id });
+      this.used.refuseUsed(depositTxid);
       const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
       const isBuy = row.side === "BUY";
       const deposit = isBuy ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, curve.tick);
@@ -627,15 +626,10 @@ export class BondingStore {
         this.s.setPending.run(depositTxid, this.now(), id);
         return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
       }
-      if (deposit.amount === 0n) {
-        throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${depositTxid} pays no ${isBuy ? "DOGE" : curve.tick} to the deposit address ${this.custodyAddress}`, { deposit_txid: depositTxid, deposit_address: this.custodyAddress });
-      }
-      if (deposit.payer !== row.address) {
-        throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${depositTxid} is not funded from the reservation's address ${row.address} only`, { deposit_txid: depositTxid, address: row.address, payer: deposit.payer });
-      }
+      checkDepositOwner(deposit, this.custodyAddress, isBuy ? "DOGE" : curve.tick, row.address, "the reservation's address");
       const now = this.now();
       const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
-      this.s.useDeposit.run(depositTxid, isBuy ? "bonding_buy" : "bonding_sell", id, asset, deposit.amount.toString(), row.address, now);
+      this.used.use(depositTxid, isBuy ? "bonding_buy" : "bonding_sell", id, asset, deposit.amount, row.address, now);
       const close = (status: ReservationStatus, fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.closeReservation.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.payoutId ?? null,
           fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, id);

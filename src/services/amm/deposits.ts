@@ -14,6 +14,7 @@
  */
 import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
+import { conflict, unprocessable } from "../http/errors";
 
 export interface DogeDeposit {
   txid: string;
@@ -74,5 +75,50 @@ export class DepositReader {
       amount: moves.reduce((sum, m) => sum + BigInt(m.amount), 0n),
       payer: payers.size === 1 ? [...payers][0] : null,
     };
+  }
+}
+
+/**
+ * The deposits the AMM consumed (its `deposits` table: a txid once, whatever used it: a swap, a
+ * liquidity add, a bonding buy or sell). Calls run inside the caller's write transaction.
+ */
+export class UsedDeposits {
+  private readonly s;
+
+  constructor(db: Sqlite) {
+    this.s = {
+      get: db.prepare("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
+      use: db.prepare("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+    };
+  }
+
+  /** What consumed `txid`, or null. */
+  usedBy(txid: string): { kind: string; refId: string } | null {
+    const row = this.s.get.get(txid) as { kind: string; ref_id: string } | undefined;
+    return row ? { kind: row.kind, refId: row.ref_id } : null;
+  }
+
+  /** 409 DEPOSIT_ALREADY_USED when `txid` was consumed before. */
+  refuseUsed(txid: string): void {
+    const used = this.usedBy(txid);
+    if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.refId})`, { deposit_txid: txid, used_by: used.refId });
+  }
+
+  use(txid: string, kind: string, refId: string, asset: "DOGE" | "DRC20", amount: bigint, address: string, now: number): void {
+    this.s.use.run(txid, kind, refId, asset, amount.toString(), address, now);
+  }
+}
+
+/**
+ * The refusals that consume nothing, because the deposit is not this depositor's: it pays no
+ * `asset` to the custody (422 DEPOSIT_NOT_TO_CUSTODY), or it is not funded from `address` only
+ * (422 DEPOSIT_NOT_FROM_ADDRESS; `whose` names the address in the message, e.g. "the swap's address").
+ */
+export function checkDepositOwner(deposit: DogeDeposit | Drc20Deposit, custodyAddress: string, asset: string, address: string, whose: string): void {
+  if (deposit.amount === 0n) {
+    throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${deposit.txid} pays no ${asset} to the deposit address ${custodyAddress}`, { deposit_txid: deposit.txid, deposit_address: custodyAddress });
+  }
+  if (deposit.payer !== address) {
+    throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${deposit.txid} is not funded from ${whose} ${address} only`, { deposit_txid: deposit.txid, address, payer: deposit.payer });
   }
 }

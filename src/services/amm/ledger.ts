@@ -19,7 +19,7 @@ import {
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
-import type { DepositReader } from "./deposits";
+import { DepositReader, UsedDeposits, checkDepositOwner } from "./deposits";
 import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
@@ -168,12 +168,14 @@ export class AmmLedger {
   private readonly swapSeconds: number;
   private readonly s;
   private readonly poolCache = new Map<string, PoolRecord>();
+  private readonly used: UsedDeposits;
 
   constructor(private readonly options: AmmLedgerOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.quoteSeconds = options.quoteSeconds ?? DEFAULT_QUOTE_SECONDS;
     this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
+    this.used = new UsedDeposits(options.db);
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
       pool: p("SELECT * FROM pools WHERE tick_key = ?"),
@@ -206,8 +208,6 @@ export class AmmLedger {
       swapExpired: p("UPDATE swaps SET status = 'expired', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')"),
       swapClosed: p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
         refund_payout_id = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
-      deposit: p("SELECT * FROM deposits WHERE txid = ?"),
-      useDeposit: p("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       payoutById: p("SELECT * FROM payouts WHERE id = ?"),
       payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
       insertLiquidity: p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
@@ -435,8 +435,7 @@ export class AmmLedger {
         if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
         throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
       }
-      const used = this.s.deposit.get(depositTxid) as { kind: string; ref_id: string } | undefined;
-      if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${depositTxid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: depositTxid, used_by: used.ref_id });
+      this.used.refuseUsed(depositTxid);
       const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
       const dogeIn = row.direction === "DOGE_TO_TOKEN";
       const deposit = dogeIn ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, tick);
@@ -449,14 +448,9 @@ export class AmmLedger {
         this.s.swapSeen.run(depositTxid, now, swapId);
         return { swap: this.swap(swapId)!, outcome: "pending" };
       }
-      if (deposit.amount === 0n) {
-        throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${depositTxid} pays no ${dogeIn ? "DOGE" : tick} to the deposit address ${this.custodyAddress}`, { deposit_txid: depositTxid, deposit_address: this.custodyAddress });
-      }
-      if (deposit.payer !== row.address) {
-        throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${depositTxid} is not funded from the swap's address ${row.address} only`, { deposit_txid: depositTxid, address: row.address, payer: deposit.payer });
-      }
+      checkDepositOwner(deposit, this.custodyAddress, dogeIn ? "DOGE" : tick, row.address, "the swap's address");
       const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
-      this.s.useDeposit.run(depositTxid, "swap", swapId, asset, deposit.amount.toString(), row.address, now);
+      this.used.use(depositTxid, "swap", swapId, asset, deposit.amount, row.address, now);
       const amountIn = BigInt(row.amount_in);
       const close = (status: SwapStatus, fields: { amountOut?: bigint; fee?: bigint; ledgerSeq?: number; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.swapClosed.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.fee?.toString() ?? null,
@@ -533,14 +527,13 @@ export class AmmLedger {
    */
   addLiquidity(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint }) {
     const result = this.write(() => {
-      const usedDoge = this.s.deposit.get(request.dogeTxid) as { kind: string; ref_id: string } | undefined;
-      const usedToken = this.s.deposit.get(request.tokenTxid) as { kind: string; ref_id: string } | undefined;
-      if (usedDoge && usedToken && usedDoge.ref_id === usedToken.ref_id && usedDoge.kind === "liquidity_add") {
-        return { operation: this.liquidityOp(usedDoge.ref_id)!, created: false };
+      const usedDoge = this.used.usedBy(request.dogeTxid);
+      const usedToken = this.used.usedBy(request.tokenTxid);
+      if (usedDoge && usedToken && usedDoge.refId === usedToken.refId && usedDoge.kind === "liquidity_add") {
+        return { operation: this.liquidityOp(usedDoge.refId)!, created: false };
       }
-      for (const [txid, used] of [[request.dogeTxid, usedDoge], [request.tokenTxid, usedToken]] as const) {
-        if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.ref_id})`, { deposit_txid: txid, used_by: used.ref_id });
-      }
+      this.used.refuseUsed(request.dogeTxid);
+      this.used.refuseUsed(request.tokenTxid);
       if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
       // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
       // then nobody may open it (the seed needs an empty pool).
@@ -552,15 +545,14 @@ export class AmmLedger {
       const doge = this.options.deposits.doge(request.dogeTxid);
       const token = this.options.deposits.drc20(request.tokenTxid, record.tick);
       const height = this.options.deposits.indexedHeight();
-      for (const [txid, deposit] of [[request.dogeTxid, doge], [request.tokenTxid, token]] as const) {
+      for (const [txid, deposit, asset] of [[request.dogeTxid, doge, "DOGE"], [request.tokenTxid, token, record.tick]] as const) {
         if (!deposit) throw conflict("DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${height}); retry once it is mined`, { deposit_txid: txid, indexed_height: height });
-        if (deposit.amount === 0n) throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${txid} pays nothing of its asset to the custody address ${this.custodyAddress}`, { deposit_txid: txid });
-        if (deposit.payer !== request.address) throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${txid} is not funded from ${request.address} only`, { deposit_txid: txid, payer: deposit.payer });
+        checkDepositOwner(deposit, this.custodyAddress, asset, request.address, "the provider's address");
       }
       const id = newId("liq");
       const now = this.now();
-      this.s.useDeposit.run(request.dogeTxid, "liquidity_add", id, "DOGE", doge!.amount.toString(), request.address, now);
-      this.s.useDeposit.run(request.tokenTxid, "liquidity_add", id, "DRC20", token!.amount.toString(), request.address, now);
+      this.used.use(request.dogeTxid, "liquidity_add", id, "DOGE", doge!.amount, request.address, now);
+      this.used.use(request.tokenTxid, "liquidity_add", id, "DRC20", token!.amount, request.address, now);
       const before = record.pool;
       const position = positionOf(this.s.position.get(record.tickKey, request.address) as PositionRow | undefined);
       let added;
