@@ -39,6 +39,8 @@ export interface LaunchpadStack {
   indexDb: ReturnType<typeof openIndexerDatabase>;
   queries: IndexQueries;
   platform: PlatformInscriber;
+  /** The inscriber's job store (what `GET /jobs/:id` reads). */
+  jobs: JobStore;
   inscriberBase: string;
   app: LaunchpadApp;
   /** The launchpad's origin (API under /api). */
@@ -103,6 +105,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
   const platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: STACK_POSTAGE, feeRateKoinuPerKb: STACK_FEE_RATE, pollMs: 50 });
   platform.start();
   stack.platform = platform;
+  stack.jobs = jobs;
   const userSigned = new UserSignedInscriber({
     db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
     rawTransactions: nodeRawTransactions(client),
