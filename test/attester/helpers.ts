@@ -14,6 +14,7 @@ import { createAttesterApp, ethersAttesterL2 } from "../../src/attester";
 import type { AttesterAppOptions } from "../../src/attester";
 import type { RunningDevnet } from "../helpers/devnet";
 import type { Spendable, TestKey } from "../helpers/keys";
+import { jsonRequest } from "../helpers/http";
 
 export const DOGE = 100_000_000n;
 
@@ -90,14 +91,8 @@ export async function startAttester(
 }
 
 /** JSON over HTTP: status and parsed body. */
-export async function call(url: string, method: "GET" | "POST" = "GET", body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+export function call(url: string, method: "GET" | "POST" = "GET", body?: unknown): Promise<{ status: number; body: any }> {
+  return jsonRequest(url, method, { body });
 }
 
 /** Unix seconds now. */

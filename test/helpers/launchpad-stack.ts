@@ -25,6 +25,7 @@ import { RunningDevnet, startDevnet } from "./devnet";
 import { TestKey, newKey } from "./keys";
 import { until } from "./wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { jsonRequest } from "./http";
 
 export const STACK_FEE_RATE = 1_000_000n;
 export const STACK_POSTAGE = 1_000_000n;
@@ -76,15 +77,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
     await devnet.rpc("generatetoaddress", [1, miner.address]);
     await indexer.syncOnce();
   };
-  stack.call = async (method, p, callOptions = {}) => {
-    const response = await fetch(`${stack.base}/api${p}`, {
-      method,
-      headers: { ...(callOptions.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(callOptions.token ? { Authorization: `Bearer ${callOptions.token}` } : {}) },
-      body: callOptions.body !== undefined ? JSON.stringify(callOptions.body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
+  stack.call = (method, p, callOptions = {}) => jsonRequest(`${stack.base}/api${p}`, method, callOptions);
   stack.signIn = async (key) => {
     const { challenge } = (await stack.call("GET", `/session/challenge?address=${key.address}`)).body;
     return (await stack.call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;

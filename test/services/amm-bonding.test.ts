@@ -20,6 +20,7 @@ import { deployTick, faucetCoin, inscribeTransfer, sendTransfer } from "../helpe
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { jsonRequest } from "../helpers/http";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "BOND";
@@ -41,15 +42,7 @@ describe("AMM bonding curves", function () {
   const [alice, bob, carol, dave, erin, gina, frank, henry] = Array.from({ length: 8 }, () => newKey());
   const coins = new Map<string, Awaited<ReturnType<typeof faucetCoin>>>();
 
-  const call = async (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
-    const response = await fetch(`${base}/api${p}`, {
-      method,
-      headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
-      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, options);
   /** Pays `koinu` from `key`'s faucet coin to the custody address (in the mempool). */
   const payCustody = async (key: TestKey, koinu: bigint) => {
     const coin = coins.get(key.address)!;

@@ -20,6 +20,7 @@ import { until } from "../helpers/wait";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey } from "../helpers/keys";
+import { jsonRequest } from "../helpers/http";
 
 const TICK = "PUPS";
 const DOGE = KOINU_PER_DOGE;
@@ -45,13 +46,7 @@ describe("AMM service", function () {
   const bob = newKey(); // second provider
   const trader = newKey();
 
-  const call = async (method: string, p: string, body?: unknown): Promise<Answer> => {
-    const response = await fetch(`${base}/api${p}`, {
-      method, headers: body !== undefined ? { "Content-Type": "application/json" } : {}, body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  };
+  const call = (method: string, p: string, body?: unknown): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, { body });
   const mine = async () => {
     await devnet.rpc("generatetoaddress", [1, miner.address]);
     await indexer.syncOnce();

@@ -24,6 +24,7 @@ import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { jsonRequest } from "../helpers/http";
 
 const PRICE = 5n * KOINU_PER_DOGE;
 const PAID = "pay-pups";
@@ -80,15 +81,7 @@ describe("launchpad pages' server side", function () {
   const alice = newKey();
   const miner = newKey();
 
-  const call = async (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
-    const response = await fetch(`${base}/api${p}`, {
-      method,
-      headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
-      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-  };
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, options);
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = (await call("GET", `/session/challenge?address=${key.address}`)).body;
     return (await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;

@@ -6,6 +6,7 @@ import type { Sqlite } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { TestKey, newKey } from "../helpers/keys";
+import { jsonRequest } from "../helpers/http";
 
 const START = 1_800_000_000;
 
@@ -19,13 +20,7 @@ describe("launchpad API", function () {
   let base: string;
   const inscribed: LaunchpadInscriptionRequest[] = [];
 
-  const call = async (method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = {};
-    if (options.token) headers.Authorization = `Bearer ${options.token}`;
-    if (options.body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-    return { status: response.status, headers: response.headers, body: await response.json() };
-  };
+  const call = (method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}${path}`, method, options);
   const challengeFor = async (address: string) => (await call("GET", `/session/challenge?address=${address}`)).body;
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = await challengeFor(key.address);
