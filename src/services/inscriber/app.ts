@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import express, { NextFunction, Request, Response } from "express";
 import { DogeNetwork } from "../../doge";
 import { ACTION_REGISTRY, DOGINALS_CHUNK_BYTES, ENVELOPE_CHUNK_BYTES, ENVELOPE_PROTOCOL_ID, MAX_REDEEM_SCRIPT_BYTES } from "../../inscription";
-import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { AppError, badRequest, conflict, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import type { PlatformInscriber } from "./platform";
 import { parseInscriptionInput, planningError } from "./request";
@@ -116,7 +116,12 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
     } catch (error) {
       throw planningError(error);
     }
-    res.status(result.created ? 202 : 200).setHeader("Location", `/jobs/${result.job.id}`).json(jobView(result.job));
+    if (result.kind === "key_reused") {
+      throw conflict("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was sent before with other content; use a new key for a new inscription", {
+        field: "Idempotency-Key", job_id: result.job.id,
+      });
+    }
+    res.status(result.kind === "created" ? 202 : 200).setHeader("Location", `/jobs/${result.job.id}`).json(jobView(result.job));
   }));
 
   app.get("/jobs/:id", route((req, res) => {

@@ -13,7 +13,7 @@ import { DogeNetwork, Transaction, addressToOutputScript, bytesToHex, serializeT
 import { BroadcastError, HotWallet, InsufficientFundsError } from "../../wallet";
 import type { WalletTx } from "../../wallet";
 import { InscriptionPlan, planInscription, revealInputScriptSig, revealRedeemScript, unsignedReveal } from "./plan";
-import { JobRow, JobStore } from "./store";
+import { JobInsertOutcome, JobRow, JobStore } from "./store";
 import type { InscriptionInput } from "./request";
 
 export interface PlatformOptions {
@@ -59,8 +59,11 @@ export class PlatformInscriber {
     this.now = options.now ?? Date.now;
   }
 
-  /** Records a new job (or returns the one with the same idempotency key) and wakes the worker. */
-  submit(project: string, input: InscriptionInput, idempotencyKey: string | null): { job: JobRow; created: boolean } {
+  /**
+   * Records a new job and wakes the worker; for an idempotency key the project already used, the
+   * store's verdict (the same request, or another one under a reused key) and the first job.
+   */
+  submit(project: string, input: InscriptionInput, idempotencyKey: string | null): JobInsertOutcome {
     // Planned once here so that content the codecs cannot encode is refused before a job exists.
     const plan = this.planOf({ form: input.form, content: input.content, recipient: input.recipient, postageKoinu: this.options.postageKoinu, feeRateKoinuPerKb: this.options.feeRateKoinuPerKb });
     const result = this.store.insert({
@@ -69,7 +72,7 @@ export class PlatformInscriber {
       body: input.content.body, recipient: input.recipient, envelopeHash: plan.envelopeHash,
       feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, postageKoinu: this.options.postageKoinu,
     });
-    if (result.created) this.kick();
+    if (result.kind === "created") this.kick();
     return result;
   }
 

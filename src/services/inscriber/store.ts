@@ -121,6 +121,18 @@ function toJob(r: RawJob): JobRow {
 export type NewJob = Pick<JobRow, "id" | "project" | "idempotencyKey" | "form" | "contentType" | "action" | "body" | "recipient" |
   "envelopeHash" | "feeRateKoinuPerKb" | "postageKoinu">;
 
+/**
+ * What `JobStore.insert` did: made the job, found the same request under its idempotency key, or
+ * found another request under that key (the job it names is the first one's).
+ */
+export type JobInsertOutcome = { kind: "created" | "existing" | "key_reused"; job: JobRow };
+
+/** Whether a stored job is the request `job` describes (fee rate and postage are the operator's, not the request's). */
+function sameContent(stored: JobRow, job: NewJob): boolean {
+  return stored.form === job.form && stored.contentType === job.contentType && stored.action === job.action &&
+    stored.recipient === job.recipient && Buffer.from(stored.body).equals(Buffer.from(job.body));
+}
+
 export type JobUpdate = Partial<Pick<JobRow, "status" | "fundingRound" | "commitTxid" | "revealTxids" | "inscriptionId" | "feeKoinu" |
   "confirmedHeight" | "errorCode" | "errorMessage" | "attempts" | "nextAttemptAt">>;
 
@@ -134,21 +146,26 @@ export class JobStore {
   constructor(readonly db: Sqlite, private readonly now: () => number = Date.now) {}
 
   /**
-   * Inserts a job, or returns the existing one for the same (project, idempotency key) with
-   * `created: false`: a client that retries a request gets the same job, never a second inscription.
+   * Inserts a job, or finds the one the project already sent under the same idempotency key: a
+   * client that retries a request gets the same job (`existing`), never a second inscription. A key
+   * sent again with other content (form, content type, ACTION, body or recipient) is `key_reused`:
+   * answering the first job would tell the second caller its inscription exists when it does not.
    */
-  insert(job: NewJob): { job: JobRow; created: boolean } {
-    return this.db.transaction(() => {
+  insert(job: NewJob): JobInsertOutcome {
+    return this.db.transaction((): JobInsertOutcome => {
       if (job.idempotencyKey !== null) {
         const existing = this.db.prepare("SELECT * FROM jobs WHERE project = ? AND idempotency_key = ?").get(job.project, job.idempotencyKey) as RawJob | undefined;
-        if (existing) return { job: toJob(existing), created: false };
+        if (existing) {
+          const found = toJob(existing);
+          return { kind: sameContent(found, job) ? "existing" : "key_reused", job: found };
+        }
       }
       const at = this.now();
       this.db.prepare(`INSERT INTO jobs (id, project, idempotency_key, form, content_type, action, body, recipient, envelope_hash, fee_rate, postage,
         status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`).run(
         job.id, job.project, job.idempotencyKey, job.form, job.contentType, job.action, Buffer.from(job.body), job.recipient, job.envelopeHash,
         job.feeRateKoinuPerKb.toString(), job.postageKoinu.toString(), at, at);
-      return { job: this.get(job.id)!, created: true };
+      return { kind: "created", job: this.get(job.id)! };
     }).immediate();
   }
 
