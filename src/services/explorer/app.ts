@@ -9,6 +9,7 @@ import { IndexQueries } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { TO_EXPRESS, fastJsonGet } from "../http/app";
 import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
+import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
@@ -27,7 +28,15 @@ export interface ExplorerOptions {
   pqc?: PqcRegistry;
   /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
+  /**
+   * Public writes allowed per client IP and minute on each of broadcast, pipeline and the PQC
+   * registry's writes (default EXPLORER_WRITES_PER_MINUTE; 0 = no limit). Past it: 429 RATE_LIMITED.
+   */
+  rateLimitPerMinute?: number;
 }
+
+/** The explorer's default public write limit per client IP and minute (`--rate-limit`). */
+export const EXPLORER_WRITES_PER_MINUTE = 60;
 
 /** Koinu as a JSON integer while exact, as a decimal string beyond 2^53 (DESIGN.md section 1). */
 export function koinu(value: bigint): number | string {
@@ -46,6 +55,11 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  // Limits first, so that a refused request costs no body parsing (DESIGN.md section 8).
+  const writesPerMinute = options.rateLimitPerMinute ?? EXPLORER_WRITES_PER_MINUTE;
+  app.post("/api/tx/broadcast", rateLimited({ name: "explorer broadcast", limit: writesPerMinute }));
+  app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
+  app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
   app.use(express.json({ limit: "2mb" }));
   const api = express.Router();
   // A public API without credentials: pages on other origins (the launchpad's, a wallet's) read it
