@@ -19,11 +19,12 @@ import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { createInscriberApp } from "../../src/services/inscriber/app";
+import { INSCRIBER_WRITES_PER_MINUTE, createInscriberApp } from "../../src/services/inscriber/app";
+import { rateLimitOption } from "../../src/services/http/rate-limit";
 import { readProjects } from "../../src/services/inscriber/projects";
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
-import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
+import { PREPARATIONS_PER_CLIENT, PREPARATIONS_TOTAL, UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
@@ -42,6 +43,10 @@ const SPEC = {
   "utxo-koinu": { kind: "integer", env: "INSCRIBER_UTXO_KOINU", default: 100_000_000, min: 2_000_000, max: 100_000_000_000, description: "value of each fan-out output" },
   host: { kind: "string", env: "INSCRIBER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "INSCRIBER_PORT", default: 3005, min: 0, max: 65535, description: "listen port" },
+  "rate-limit": { ...rateLimitOption("INSCRIBER_RATE_LIMIT", INSCRIBER_WRITES_PER_MINUTE), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
+  "max-preparations-per-client": { kind: "integer", env: "INSCRIBER_MAX_PREPARATIONS_PER_CLIENT", default: PREPARATIONS_PER_CLIENT, min: 1, max: 100_000, description: "user-signed preparations one client IP may hold unexpired (429 TOO_MANY_PREPARATIONS past it)" },
+  "max-preparations": { kind: "integer", env: "INSCRIBER_MAX_PREPARATIONS", default: PREPARATIONS_TOTAL, min: 1, max: 1_000_000, description: "user-signed preparations held unexpired in all" },
+  "trust-proxy": { kind: "string", env: "INSCRIBER_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
 } as const;
 
 async function main(): Promise<void> {
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
   const platform = new PlatformInscriber({ store: jobs, wallet, network, postageKoinu: postage, feeRateKoinuPerKb: feeRate, log });
   const userSigned = new UserSignedInscriber({
     db, queries, network, feeRateKoinuPerKb: feeRate, postageKoinu: postage,
-    rawTransactions: nodeRawTransactions(rpc),
+    rawTransactions: nodeRawTransactions(rpc), maxPerClient: config["max-preparations-per-client"], maxTotal: config["max-preparations"],
   });
 
   const registry = new Registry();
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
 
   const app = createInscriberApp({
     network, projects, platform, jobs, userSigned, maxPayloadBytes: config["max-payload-bytes"], feeRateKoinuPerKb: feeRate, postageKoinu: postage,
+    rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
     mount: (root) => mountOpsRoutes(root, {
       registry,
@@ -116,6 +122,7 @@ async function main(): Promise<void> {
     void keepUtxos();
   }
 
+  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -7,6 +7,7 @@ import express, { NextFunction, Request, Response } from "express";
 import { DogeNetwork } from "../../doge";
 import { ACTION_REGISTRY, DOGINALS_CHUNK_BYTES, ENVELOPE_CHUNK_BYTES, ENVELOPE_PROTOCOL_ID, MAX_REDEEM_SCRIPT_BYTES } from "../../inscription";
 import { AppError, badRequest, conflict, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { clientIpKey, rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import type { PlatformInscriber } from "./platform";
 import { parseInscriptionInput, planningError } from "./request";
@@ -30,7 +31,15 @@ export interface InscriberAppOptions {
   postageKoinu: bigint;
   log?: (event: string, fields: Record<string, unknown>) => void;
   mount?: (app: express.Express) => void;
+  /**
+   * Requests allowed per client IP and minute on each of `POST /prepare` and the signing steps
+   * (default INSCRIBER_WRITES_PER_MINUTE; 0 = no limit). `/inscribe` takes a project key instead.
+   */
+  rateLimitPerMinute?: number;
 }
+
+/** The inscriber's default public write limit per client IP and minute (`--rate-limit`). */
+export const INSCRIBER_WRITES_PER_MINUTE = 60;
 
 type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
 const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
@@ -87,6 +96,10 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  // The public writes (no credentials) are limited before their bodies are parsed.
+  const writesPerMinute = options.rateLimitPerMinute ?? INSCRIBER_WRITES_PER_MINUTE;
+  app.post("/prepare", rateLimited({ name: "inscriber prepare", limit: writesPerMinute }));
+  app.post(["/prepare/:id/commit", "/prepare/:id/reveal"], rateLimited({ name: "inscriber prepare steps", limit: writesPerMinute }));
   // Base64 of the largest payload plus the JSON around it.
   app.use(express.json({ limit: Math.ceil(options.maxPayloadBytes * 4 / 3) + 16_384 }));
 
@@ -140,7 +153,7 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
     const input = parseInscriptionInput({ ...body, recipient: body.recipient ?? address }, network, options.maxPayloadBytes);
     let prepared;
     try {
-      prepared = await options.userSigned.prepare(address, body.public_key, input);
+      prepared = await options.userSigned.prepare(address, body.public_key, input, clientIpKey(req));
     } catch (error) {
       throw planningError(error);
     }

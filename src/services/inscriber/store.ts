@@ -63,6 +63,15 @@ CREATE TABLE prepares (
 );
 `,
   },
+  {
+    version: 2,
+    description: "preparations record the client that made them, for the per-client cap and the pruning of expired ones",
+    sql: `
+ALTER TABLE prepares ADD COLUMN client TEXT NOT NULL DEFAULT '';
+CREATE INDEX prepares_client ON prepares (client, expires_at);
+CREATE INDEX prepares_expiry ON prepares (expires_at);
+`,
+  },
 ];
 
 export function openInscriberDatabase(file: string): Sqlite {

@@ -40,15 +40,26 @@ export interface UserSignedOptions {
   postageKoinu: bigint;
   /** How long a preparation waits for its signatures (default 30 minutes). */
   ttlMs?: number;
+  /** Preparations not yet expired one client (IP, IPv6 /56) may have (default PREPARATIONS_PER_CLIENT). */
+  maxPerClient?: number;
+  /** Preparations not yet expired in all (default PREPARATIONS_TOTAL). */
+  maxTotal?: number;
+  /** How long a preparation stays readable after it expires before its row is deleted (default 1 hour). */
+  retainMs?: number;
   now?: () => number;
 }
+
+/** Default cap of a client's preparations that have not expired yet. */
+export const PREPARATIONS_PER_CLIENT = 20;
+/** Default cap of all preparations that have not expired yet. */
+export const PREPARATIONS_TOTAL = 1_000;
 
 export type PrepareStatus = "awaiting_commit_signature" | "awaiting_reveal_signature" | "complete" | "expired";
 
 interface PrepareRow {
   id: string; address: string; pubkey: string; recipient: string; form: string; content_type: string; action: string | null; body: Buffer;
   envelope_hash: string; fee_rate: string; postage: string; commit_psbt: string; commit_txid: string | null; commit_hex: string | null;
-  reveal_hexes: string; status: string; created_at: number; expires_at: number;
+  reveal_hexes: string; status: string; created_at: number; expires_at: number; client: string;
 }
 
 export class UserSignedInscriber {
@@ -60,8 +71,14 @@ export class UserSignedInscriber {
     this.network = toBitcoinjsNetwork(options.network);
   }
 
-  /** Step 1: plans the inscription for the user's key and builds the commit PSBT from their outputs. */
-  async prepare(address: string, publicKeyHex: string, input: InscriptionInput) {
+  /**
+   * Step 1: plans the inscription for the user's key and builds the commit PSBT from their outputs.
+   * `client` is who asks (its IP key): it may hold at most `maxPerClient` preparations that have not
+   * expired, all clients together `maxTotal`; past either, 429 TOO_MANY_PREPARATIONS with Retry-After.
+   */
+  async prepare(address: string, publicKeyHex: string, input: InscriptionInput, client: string) {
+    this.prune();
+    this.checkRoom(client);
     const pubkey = parsePublicKey(publicKeyHex);
     checkKeyOfAddress(address, pubkey, this.options.network, "public_key is not the key of address (a P2PKH address of that key is needed)");
     const plan = this.plan({ form: input.form, content: input.content, pubkey, recipient: input.recipient, feeRate: this.options.feeRateKoinuPerKb, postage: this.options.postageKoinu });
@@ -79,10 +96,13 @@ export class UserSignedInscriber {
     for (const output of outputs) psbt.addOutput({ script: output.script, value: output.value });
     const id = `prep_${crypto.randomBytes(12).toString("hex")}`;
     const at = this.now();
+    // Checked again after the awaits above: no await between this check and the insert, so
+    // concurrent requests of one client cannot pass the cap together.
+    this.checkRoom(client);
     this.options.db.prepare(`INSERT INTO prepares (id, address, pubkey, recipient, form, content_type, action, body, envelope_hash, fee_rate, postage,
-      commit_psbt, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'awaiting_commit_signature', ?, ?)`).run(
+      commit_psbt, status, created_at, expires_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'awaiting_commit_signature', ?, ?, ?)`).run(
       id, address, bytesToHex(pubkey), input.recipient, plan.form, input.content.contentType, input.content.action, Buffer.from(input.content.body),
-      plan.envelopeHash, this.options.feeRateKoinuPerKb.toString(), this.options.postageKoinu.toString(), psbt.toBase64(), at, at + (this.options.ttlMs ?? 30 * 60_000));
+      plan.envelopeHash, this.options.feeRateKoinuPerKb.toString(), this.options.postageKoinu.toString(), psbt.toBase64(), at, at + (this.options.ttlMs ?? 30 * 60_000), client);
     return {
       ...this.view(this.row(id)),
       commit: {
@@ -147,6 +167,28 @@ export class UserSignedInscriber {
     const row = this.options.db.prepare("SELECT * FROM prepares WHERE id = ?").get(id) as PrepareRow | undefined;
     if (!row) throw notFound("PREPARATION_NOT_FOUND", `no preparation ${id}`, { id });
     return { ...this.view(row), next_reveal: row.status === "awaiting_reveal_signature" && row.expires_at > this.now() ? this.revealPsbt(row) : null };
+  }
+
+  /** Deletes the preparations that expired more than `retainMs` ago (complete or not). */
+  prune(): number {
+    return this.options.db.prepare("DELETE FROM prepares WHERE expires_at <= ?").run(this.now() - (this.options.retainMs ?? 3_600_000)).changes;
+  }
+
+  /** Refuses a new preparation when the client, or everyone together, holds the most allowed. */
+  private checkRoom(client: string): void {
+    const now = this.now();
+    const caps = [
+      { scope: "client", limit: this.options.maxPerClient ?? PREPARATIONS_PER_CLIENT, where: "client = ? AND expires_at > ?", args: [client, now] },
+      { scope: "total", limit: this.options.maxTotal ?? PREPARATIONS_TOTAL, where: "expires_at > ?", args: [now] },
+    ];
+    for (const cap of caps) {
+      const { n, first } = this.options.db.prepare(`SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM prepares WHERE ${cap.where}`).get(...cap.args) as { n: number; first: number | null };
+      if (n < cap.limit) continue;
+      const retryAfter = Math.max(1, Math.ceil(((first ?? now) - now) / 1000));
+      throw new AppError(429, "TOO_MANY_PREPARATIONS", cap.scope === "client"
+        ? `this client made ${n} preparations that have not expired yet (complete or not); retry once the oldest expires`
+        : "the inscriber holds as many preparations as it keeps; retry once the oldest expires", { scope: cap.scope, limit: cap.limit }, { "Retry-After": String(retryAfter) });
+    }
   }
 
   private row(id: string): PrepareRow {
