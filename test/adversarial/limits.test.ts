@@ -26,7 +26,7 @@ import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app"
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
-import { mountOpsRoutes } from "../../src/services/ops/server";
+import { isLoopbackAddress, mountOpsRoutes } from "../../src/services/ops/server";
 import type { HotWallet } from "../../src/wallet";
 import { TestKey, newKey } from "../helpers/keys";
 
@@ -325,6 +325,13 @@ describe("limits on public writes (adversarial)", () => {
         } finally {
           running.close();
         }
+      }
+    });
+
+    it("takes only 127.0.0.0/8 and ::1 (also IPv4-mapped) as this host", () => {
+      for (const local of ["127.0.0.1", "127.8.0.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(local), local).to.equal(true);
+      for (const remote of ["10.0.0.1", "192.0.2.2", "::ffff:10.0.0.1", "::", "::2", "fe80::1", "2001:db8::1", "", "localhost", undefined]) {
+        expect(isLoopbackAddress(remote), String(remote)).to.equal(false);
       }
     });
 

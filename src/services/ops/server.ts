@@ -2,11 +2,17 @@
  * The operations endpoints every daemon serves: GET /health (its own state and what it depends
  * on), GET /metrics (Prometheus text format), and any extra read-only JSON routes a daemon adds
  * (the relayer's /v1/status).
+ *
+ * Where they share a port with a public API (mountOpsRoutes), /metrics answers only clients on this
+ * host: it tells a stranger the process's memory, load and counters (docs/security.md). A daemon
+ * with its own ops port (startOpsServer) serves it to whoever can reach that port.
  */
 import http from "node:http";
-import type { Router } from "express";
+import net from "node:net";
+import type { Request, Router } from "express";
 import { Registry } from "prom-client";
 import type { IndexQueries } from "../../indexer/queries";
+import { errorBody } from "../http/errors";
 
 export type HealthDocument = { ok: boolean } & Record<string, unknown>;
 
@@ -20,16 +26,45 @@ export function indexHealth(queries: Pick<IndexQueries, "status">): { ok: boolea
   return { ok, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight };
 }
 
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+/** Whether an IP address is this host's loopback: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return LOOPBACK.check(mapped[1], "ipv4");
+  if (net.isIPv4(address)) return LOOPBACK.check(address, "ipv4");
+  return net.isIPv6(address) && LOOPBACK.check(address, "ipv6");
+}
+
+
+/**
+ * Whether a request was made on this host: it reached the socket from a loopback address and no
+ * proxy forwarded it (a reverse proxy on the same host connects from loopback for every client, so
+ * a request carrying forwarding headers is never taken as local, whatever "trust proxy" says).
+ */
+export function isLocalRequest(req: Request): boolean {
+  if (req.get("x-forwarded-for") !== undefined || req.get("forwarded") !== undefined || req.get("x-real-ip") !== undefined) return false;
+  return isLoopbackAddress(req.socket.remoteAddress);
+}
+
 /**
  * GET /health and GET /metrics on a daemon whose HTTP surface is an Express app (mounted beside its
- * API, before its 404 handler): the same answers as startOpsServer's.
+ * API, before its 404 handler): /health as startOpsServer answers it, to everyone; /metrics only to
+ * a local client (isLocalRequest), any other gets 403 LOCAL_ONLY with the JSON error body.
  */
 export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument> }): void {
   router.get("/health", async (_req, res) => {
     const health = await options.health();
     res.status(health.ok ? 200 : 503).json(health);
   });
-  router.get("/metrics", async (_req, res) => {
+  router.get("/metrics", async (req, res) => {
+    if (!isLocalRequest(req)) {
+      res.status(403).json(errorBody("LOCAL_ONLY", "/metrics is served only to clients on this host; scrape it from there (docs/operations.md)"));
+      return;
+    }
     res.setHeader("Content-Type", options.registry.contentType);
     res.send(await options.registry.metrics());
   });
