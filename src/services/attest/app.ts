@@ -11,6 +11,7 @@ import type { FactParamsJson } from "../../attester/wire";
 import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_SLUG_PATTERN } from "../../inscription";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import type { AttesterPanel } from "./panel";
 
@@ -29,7 +30,12 @@ export interface AttestAppOptions {
   fulfil?: (inputs: FulfilInputs) => Promise<Record<string, unknown>>;
   log?: (event: string, fields: Record<string, unknown>) => void;
   mount?: (app: express.Express) => void;
+  /** POST /fulfill calls allowed per client IP and minute (default ATTEST_WRITES_PER_MINUTE; 0 = no limit). */
+  rateLimitPerMinute?: number;
 }
+
+/** The attest API's default public write limit per client IP and minute (`--rate-limit`). */
+export const ATTEST_WRITES_PER_MINUTE = 60;
 
 type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
 const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
@@ -70,6 +76,8 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  // Checked before the body is parsed: a refused request costs nothing more.
+  app.post("/api/attest/fulfill", rateLimited({ name: "attest fulfill", limit: options.rateLimitPerMinute ?? ATTEST_WRITES_PER_MINUTE }));
   app.use(express.json({ limit: "16kb" }));
   const api = express.Router();
 
@@ -77,9 +85,10 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     const infos = await panel.infos();
     res.setHeader("Cache-Control", "no-store");
     res.json({
+      // By number and signing address: the attesters' URLs are internal (docs/security.md).
       attesters: infos.map((answer) => answer.ok && answer.body && "signer" in answer.body
-        ? { url: answer.attester, address: answer.body.signer, up: true, signable_height: answer.body.signable_height, indexed_height: answer.body.indexed_height }
-        : { url: answer.attester, address: null, up: false, error: (answer.body as { error?: unknown } | null)?.error ?? null }),
+        ? { index: answer.index, address: answer.body.signer, up: true, signable_height: answer.body.signable_height, indexed_height: answer.body.indexed_height }
+        : { index: answer.index, address: null, up: false, error: (answer.body as { error?: unknown } | null)?.error ?? null }),
       min_signatures: 2,
       confirmation_depth: options.minConfirmations,
       facts: FACT_ENDPOINTS.map((endpoint) => ({ type: endpoint.type, path: `/api/attest/${endpoint.path}`, query: QUERY_FIELDS[endpoint.path] })),

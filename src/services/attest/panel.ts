@@ -38,10 +38,15 @@ export interface PanelOptions {
   answerCacheMs?: number;
   /** Most answers kept (default 10,000; the oldest go first). */
   answerCacheSize?: number;
+  /** Where an attester that did not answer is logged with its URL and the cause (never shown to clients). */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
 interface Answer<T> {
+  /** The attester's internal base URL: for this module only, never in an answer to a client. */
   attester: string;
+  /** Its number in the panel's list (1-based): how answers to clients name it. */
+  index: number;
   ok: boolean;
   status: number;
   body: T | { error: { code: string; message: string; details?: unknown } } | null;
@@ -92,7 +97,12 @@ export class AttesterPanel {
 
   private call<T>(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer<T>> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const failed = (message: string): Answer<T> => ({ attester: base, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message } } });
+    const index = this.options.attesters.indexOf(base) + 1;
+    // The cause (a connection error names the host and port) goes to the log, not to the client.
+    const failed = (cause: string): Answer<T> => {
+      this.options.log?.("attester_unreachable", { attester: index, url: base, path, cause });
+      return { attester: base, index, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message: "the attester did not answer in time or refused the connection" } } };
+    };
     return new Promise((resolve) => {
       let url: URL;
       try {
@@ -117,7 +127,7 @@ export class AttesterPanel {
             parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
           }
           const status = response.statusCode ?? 0;
-          resolve({ attester: base, ok: status >= 200 && status < 300, status, body: parsed });
+          resolve({ attester: base, index, ok: status >= 200 && status < 300, status, body: parsed });
         });
       });
       // Headers and body go out as two writes: without TCP_NODELAY the body waits for the
@@ -146,7 +156,7 @@ export class AttesterPanel {
     return [...first, ...rest];
   }
 
-  /** Every attester's `/v1/info` (or why it did not answer). */
+  /** Every attester's `/v1/info` (or why it did not answer), in the panel's order. */
   async infos(): Promise<Answer<AttesterInfoJson>[]> {
     return Promise.all(this.options.attesters.map((base) => this.call<AttesterInfoJson>(base, "GET", "/v1/info")));
   }
@@ -243,9 +253,10 @@ function majority(values: string[]): string | null {
   return null;
 }
 
+/** What each attester said, as a client may see it: the attester by number, never by URL. */
 function summary<T>(answers: Answer<T>[]) {
   return answers.map((a) => ({
-    attester: a.attester,
+    attester: a.index,
     status: a.status,
     ...(a.ok ? { answer: a.body } : { error: (a.body as { error?: unknown } | null)?.error ?? null }),
   }));
