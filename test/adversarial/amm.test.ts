@@ -335,7 +335,7 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       const racer = newKey();
       const coin: Spendable = await faucetCoin(stack.devnet, racer, 60);
       await mine();
-      const q = await quote(MAIN, 50n * DOGE, 10_000);
+      const q = await quote(MAIN, 40n * DOGE, 10_000);
       const order = await call("POST", "/swap/create", { quoteId: q.quoteId, address: racer.address });
       expect(order.status, show(order)).to.equal(201);
 
@@ -343,7 +343,7 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       const [blockE] = await stack.devnet.rpc<string[]>("generatetoaddress", [1, stack.miner.address]);
       await stack.indexer.syncOnce();
       const heightE = await stack.devnet.rpc<number>("getblockcount");
-      const deposit = await pay(stack.devnet, racer, [coin], [{ script: custody.script, value: 50n * DOGE }], { locktime: heightE });
+      const deposit = await pay(stack.devnet, racer, [coin], [{ script: custody.script, value: 40n * DOGE }], { locktime: heightE });
       await mine();
       expect(stack.queries.tx(deposit.txid), "the deposit is indexed, 1 deep").to.not.equal(null);
 
