@@ -329,6 +329,9 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
         if (asked.plugId != 0 && marketplace != address(0)) {
             // A view call (STATICCALL): the marketplace cannot change state here.
             creator = IPlugCreatorRegistry(marketplace).creatorOf(asked.plugId);
+            // Listing is permissionless: a requester naming its own plug would take back a share
+            // of its own fee, so the whole fee goes to the treasury.
+            if (creator == asked.requester) creator = address(0);
         }
         uint256 creatorShareWei = creator == address(0) ? 0 : (uint256(asked.feeWei) * CREATOR_SHARE_PERCENT) / 100;
         uint256 operatorShareWei = asked.feeWei - creatorShareWei;

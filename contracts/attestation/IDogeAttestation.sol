@@ -6,7 +6,7 @@ import {IAdminTimelock} from "../governance/IAdminTimelock.sol";
 /// @title IPlugCreatorRegistry
 /// @notice What DogeAttestation asks a plugs marketplace: who created a listed plug. A registry
 /// returns `address(0)` for a plug id it does not know or that is not listed (then the whole fee
-/// of a request goes to the operator). Plug id 0 is reserved for "no plug": DogeAttestation never
+/// of a request goes to the operator, as it does when the creator is the requester itself). Plug id 0 is reserved for "no plug": DogeAttestation never
 /// asks about it, so a registry must not hand it out.
 interface IPlugCreatorRegistry {
     /// @notice The creator of `plugId` while it is listed, `address(0)` otherwise.
@@ -52,9 +52,11 @@ interface IPlugCreatorRegistry {
 ///
 /// Requests. `requestFact` escrows exactly `requestFee(factType)`; `fulfill` with a matching
 /// signed fact attested no earlier than the request credits 20% to the plug's creator (when a plug
-/// id was given and the marketplace names its creator) and the rest to the treasury, as balances
-/// withdrawn later with `withdraw`; after the deadline the requester takes the whole fee back with
-/// `refund`. A request is fulfilled or refunded at most once.
+/// id was given, the marketplace names its creator, and that creator is not the requester) and the
+/// rest to the treasury, as balances withdrawn later with `withdraw`; after the deadline the
+/// requester takes the whole fee back with `refund`. A request is fulfilled or refunded at most once.
+/// Listing a plug is permissionless, so a requester naming a plug of its own would otherwise take
+/// back a fifth of its own fee: the creator's share goes only to someone other than the requester.
 ///
 /// Administration (`IAdminTimelock`, shared with the job services). Changes to the attester set,
 /// fees, the deadline window, the treasury, the plugs marketplace, the guardian and the admin are
@@ -133,7 +135,8 @@ interface IDogeAttestation is IAdminTimelock {
     /// @notice A paid request for a fresh fact, as stored (two storage slots).
     /// @param requester Who paid, and who may take the fee back after the deadline.
     /// @param feeWei The escrowed fee.
-    /// @param plugId The plug whose creator gets 20% on fulfilment, 0 for none.
+    /// @param plugId The plug whose creator gets 20% on fulfilment (unless the creator is the
+    /// requester), 0 for none.
     /// @param sequence The request's number; the request id is
     /// keccak256(abi.encode(factType, subject, qualifier, sequence)).
     /// @param requestedAt Block time of the request; the answering fact's attestedAt must not be earlier.
@@ -175,7 +178,7 @@ interface IDogeAttestation is IAdminTimelock {
     );
 
     /// @notice A request was answered; its fee was credited to the creator (`address(0)` and 0 when
-    /// none) and the treasury.
+    /// none, or when the plug's creator is the requester) and the treasury.
     event RequestFulfilled(
         bytes32 indexed requestId,
         address indexed creator,
@@ -296,7 +299,8 @@ interface IDogeAttestation is IAdminTimelock {
     /// @notice How far (seconds) a fact's `attestedAt` may lie ahead of the block's time (15 minutes).
     function MAX_ATTESTED_AT_SKEW() external view returns (uint64);
 
-    /// @notice The plug creator's share of a fulfilled request's fee, in percent (20).
+    /// @notice The plug creator's share of a fulfilled request's fee, in percent (20); never paid
+    /// to the requester itself.
     function CREATOR_SHARE_PERCENT() external view returns (uint256);
 
     /// @notice keccak256 of the Fact type string (see `Fact`).
@@ -441,7 +445,8 @@ interface IDogeAttestation is IAdminTimelock {
     /// inscription or tx key for the types keyed by those).
     /// @param qualifierKey The fact's qualifier: the `tickKey` for DRC-20 balances, the `slugKey`
     /// for collection counts, 0 otherwise.
-    /// @param plugId The plug the request comes through (its creator gets 20%), or 0.
+    /// @param plugId The plug the request comes through (its creator gets 20%, unless it is the
+    /// caller), or 0.
     /// @return requestId keccak256(abi.encode(factTypeKey, subjectKey, qualifierKey, sequence)).
     function requestFact(bytes32 factTypeKey, bytes32 subjectKey, bytes32 qualifierKey, uint256 plugId)
         external
@@ -451,8 +456,9 @@ interface IDogeAttestation is IAdminTimelock {
     /// @notice Answers an open request with a signed fact for the same (factType, subject,
     /// qualifier), attested no earlier than the request, no later than its deadline. Stores the
     /// fact if it is newer than the stored one (a newer stored fact does not block payment), then
-    /// credits 20% of the fee to the plug's creator when the marketplace names one, the rest to the
-    /// treasury. Emits `FactStored` (when stored) and `RequestFulfilled`.
+    /// credits 20% of the fee to the plug's creator when the marketplace names one other than the
+    /// requester, the rest (or, with no such creator, all of it) to the treasury. Emits
+    /// `FactStored` (when stored) and `RequestFulfilled`.
     /// @dev Reverts with `AttestationRequestNotOpen`, `AttestationRequestExpired`,
     /// `AttestationFactDoesNotAnswerRequest`, `AttestationFactOlderThanRequest`,
     /// `AttestationPaused` and the signature errors.

@@ -8,7 +8,8 @@ pragma solidity 0.8.28;
 /// (plug, buyer), perpetual or expiring after the plug's duration. Payments are credited to the
 /// creator's payout balance and withdrawn later (pull). A creator may change the price for future
 /// buyers and delist the plug; licenses already sold stay valid. `DogeAttestation` asks
-/// `creatorOf(plugId)` whom to credit 20% of a paid fact request's fee.
+/// `creatorOf(plugId)` whom to credit 20% of a paid fact request's fee (nobody when the creator is
+/// the requester: listing is open to anyone, so the share never flows back to the payer).
 /// @dev Invariant: the contract's ether balance equals the sum of all unpaid payout balances.
 interface IPlugsMarketplace {
     /// @notice One listed (or formerly listed) plug.
@@ -158,7 +159,8 @@ interface IPlugsMarketplace {
     function withdrawPayout() external returns (uint256 amountWei);
 
     /// @notice The creator of a listed plug; the zero address for an id never listed or delisted.
-    /// `DogeAttestation` pays the plug's share of a request fee to this address.
+    /// `DogeAttestation` pays the plug's share of a request fee to this address, unless it is the
+    /// requester.
     /// @param plugId Any id.
     /// @return creator The creator, or address(0).
     function creatorOf(uint256 plugId) external view returns (address creator);

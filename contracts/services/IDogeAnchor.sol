@@ -33,7 +33,8 @@ interface IDogeAnchor is IJobService {
     /// @notice The fee at deployment: 0.1 DOGE.
     function DEFAULT_FEE() external view returns (uint256);
 
-    /// @notice Opens an anchor job, escrowing exactly `fee()`. Emits `AnchorRequested`.
+    /// @notice Opens an anchor job, escrowing exactly `fee()` and recording `attestation.l1Tip()`
+    /// (the OP_RETURN must be mined above it). Emits `AnchorRequested`.
     /// @dev Reverts with `JobPaused`, `JobWrongFee` or `AnchorPayloadLengthInvalid`.
     /// @param payload The bytes to anchor, 1 to 76.
     /// @return jobId `jobIdOf(sequence, sha256(payload))`.

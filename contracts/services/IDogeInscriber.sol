@@ -70,7 +70,8 @@ interface IDogeInscriber is IJobService {
     /// @notice The fee at deployment: 1 DOGE.
     function DEFAULT_FEE() external view returns (uint256);
 
-    /// @notice Opens an inscription job, escrowing exactly `fee()`. Emits `InscriptionRequested`.
+    /// @notice Opens an inscription job, escrowing exactly `fee()` and recording
+    /// `attestation.l1Tip()` (the reveal must be mined above it). Emits `InscriptionRequested`.
     /// @dev Reverts with `JobPaused`, `JobWrongFee`, `InscriberContentTypeLengthInvalid`,
     /// `InscriberActionTooLong`, `InscriberActionRequired`, `InscriberPayloadTooLarge` or
     /// `InscriberRecipientLengthInvalid`.

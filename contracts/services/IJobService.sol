@@ -9,7 +9,8 @@ import {IAdminTimelock} from "../governance/IAdminTimelock.sol";
 /// 2 of 3 attesters signed, refundable after their deadline.
 ///
 /// Lifecycle. A request (`requestInscription` / `requestAnchor`, in the service's own interface)
-/// escrows exactly `fee()` and opens a job with id
+/// escrows exactly `fee()`, records the attested base-chain tip (`attestation.l1Tip()`, a view
+/// call) as the job's `l1TipAtRequest`, and opens a job with id
 /// `jobIdOf(sequence, resultHash) = keccak256(abi.encode(address(this), block.chainid, sequence, resultHash))`,
 /// where `sequence` counts this contract's jobs from 1 and `resultHash` is what the finished job
 /// must produce on the base chain (the inscription's envelopeHash, or SHA-256 of the OP_RETURN
@@ -19,12 +20,26 @@ import {IAdminTimelock} from "../governance/IAdminTimelock.sol";
 ///
 /// Settlement. Anyone may relay `settle(jobId, receipt, signatures)`. It is accepted when the
 /// service is not paused, `receipt.jobContract` is this contract, `receipt.jobId` is `jobId`, the
-/// job is Open, `receipt.resultHash` is the job's result hash, the base-chain transaction is
-/// `CONFIRMATIONS` (6) deep by the attested tip (`attestation.l1Tip() >= receipt.l1Height + 5`),
-/// and `attestation.verifyReceipt(receipt, signatures)` accepts the signatures (2 of 3 attesters of
-/// the current set; it reverts while the attestation contract is paused). The fee is then credited
-/// to the operator's withdrawable balance, and the txid and height are stored. A job past its
-/// deadline can still be settled while nobody has refunded it: the base-chain work is done.
+/// job is Open, `receipt.resultHash` is the job's result hash, the base-chain transaction was mined
+/// after the job was requested (`receipt.l1Height > job.l1TipAtRequest`, see below), no job of this
+/// contract was settled with the same txid before, the transaction is `CONFIRMATIONS` (6) deep by
+/// the attested tip (`attestation.l1Tip() >= receipt.l1Height + 5`), and
+/// `attestation.verifyReceipt(receipt, signatures)` accepts the signatures (2 of 3 attesters of the
+/// current set; it reverts while the attestation contract is paused). The fee is then credited to
+/// the operator's withdrawable balance, the txid and height are stored, and the txid is recorded as
+/// spent (`settledJobOf`). A job past its deadline can still be settled while nobody has refunded
+/// it: the base-chain work is done.
+///
+/// One job per transaction, and only a transaction made for the job. The result hash alone does not
+/// tie a transaction to one job: two requests of the same payload (or the same inscription) have the
+/// same result hash, and a payload may already be on the base chain before anyone asks for it. So
+/// a base-chain txid settles at most one job of this contract (`JobL1TxidAlreadySettled` names the
+/// job it settled), and a request records `attestation.l1Tip()` as `l1TipAtRequest`: the settling
+/// transaction must be in a block above it (`JobL1TxNotAfterRequest`). The bound is only as tight as
+/// the attested tip is fresh: a block mined after the last attested tip but before the request is
+/// above `l1TipAtRequest` too (the relayer keeps the tip moving with L1_TIP facts). The txid book is
+/// per contract: an inscription reveal that also carries an OP_RETURN could settle one inscriber job
+/// and one anchor job, each of which it does complete.
 ///
 /// Refunds. After the deadline, the requester (only) takes the whole fee back with `refund`, as
 /// long as the job is still Open; refunds work while paused. A job is settled or refunded at most
@@ -60,6 +75,8 @@ interface IJobService is IAdminTimelock {
     /// @param deadline Block time after which `refund` is accepted (while the job is Open).
     /// @param status Open, Settled or Refunded.
     /// @param l1Height The base-chain height of the settling transaction's block (0 until settled).
+    /// @param l1TipAtRequest `attestation.l1Tip()` when the job was requested: the settling
+    /// transaction's block must be above it.
     /// @param l1Txid The settling base-chain txid in display byte order (0 until settled).
     struct Job {
         address requester;
@@ -68,6 +85,7 @@ interface IJobService is IAdminTimelock {
         uint40 deadline;
         JobStatus status;
         uint64 l1Height;
+        uint64 l1TipAtRequest;
         bytes32 l1Txid;
     }
 
@@ -114,6 +132,14 @@ interface IJobService is IAdminTimelock {
     /// @notice The receipt's result hash is not the one the job was requested with (the job id,
     /// recomputed from the job's sequence and `resultHash`, does not match).
     error JobResultHashMismatch(bytes32 jobId, bytes32 resultHash);
+
+    /// @notice The receipt's transaction is in a block at or below the attested tip recorded when
+    /// the job was requested (`l1TipAtRequest`): it was not made for this job.
+    error JobL1TxNotAfterRequest(bytes32 jobId, uint64 l1Height, uint64 l1TipAtRequest);
+
+    /// @notice Base-chain transaction `l1Txid` already settled job `settledJobId` of this contract;
+    /// a transaction settles at most one job.
+    error JobL1TxidAlreadySettled(bytes32 jobId, bytes32 l1Txid, bytes32 settledJobId);
 
     /// @notice The base-chain transaction is not `requiredConfirmations` deep by the attested tip:
     /// it needs `l1Tip >= l1Height + requiredConfirmations - 1`.
@@ -166,10 +192,11 @@ interface IJobService is IAdminTimelock {
     // ---------------------------------------------------------------- jobs
 
     /// @notice Settles an open job with a receipt signed by 2 of 3 attesters (see the contract
-    /// notice for every check), credits the fee to the operator, stores the txid and height.
-    /// Emits `JobSettled`. Anyone may call it.
+    /// notice for every check), credits the fee to the operator, stores the txid and height and
+    /// records the txid as spent. Emits `JobSettled`. Anyone may call it.
     /// @dev Reverts with `JobPaused`, `JobReceiptForOtherContract`, `JobReceiptForOtherJob`,
-    /// `JobNotOpen`, `JobResultHashMismatch`, `JobNotConfirmed`, and the attestation contract's
+    /// `JobNotOpen`, `JobResultHashMismatch`, `JobL1TxNotAfterRequest`, `JobL1TxidAlreadySettled`,
+    /// `JobNotConfirmed`, and the attestation contract's
     /// errors from `verifyReceipt` (`AttestationQuorumNotMet`, `AttestationInvalidSignature`,
     /// `AttestationSignersNotAscending`, `AttestationSignerNotAttester`,
     /// `AttestationWrongAttesterSet`, `AttestationPaused`), passed through unchanged.
@@ -189,6 +216,9 @@ interface IJobService is IAdminTimelock {
 
     /// @notice The job as stored (status None and zeros for an unknown id).
     function jobOf(bytes32 jobId) external view returns (Job memory);
+
+    /// @notice The job that base-chain transaction `l1Txid` (display byte order) settled, 0 if none.
+    function settledJobOf(bytes32 l1Txid) external view returns (bytes32 jobId);
 
     /// @notice The id of job number `sequence` with result hash `resultHash` in this contract:
     /// keccak256(abi.encode(address(this), block.chainid, sequence, resultHash)).

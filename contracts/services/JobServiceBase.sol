@@ -45,12 +45,14 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
 
     uint256 private constant _STATUS_OFFSET = 104; // bits: sequence (64) + deadline (40)
     uint256 private constant _L1_HEIGHT_OFFSET = 112; // bits: + status (8)
+    uint256 private constant _L1_TIP_AT_REQUEST_OFFSET = 176; // bits: + l1Height (64)
 
     IDogeAttestation private immutable _attestation;
 
     HotState private _hot;
     OperatorAccount private _operator;
     mapping(bytes32 jobId => Job) private _jobs;
+    mapping(bytes32 l1Txid => bytes32 jobId) private _settledJobOf;
     mapping(address account => uint256 amountWei) private _withdrawableOf;
 
     /// @param attestationContract DogeAttestation: checks receipts and supplies the base-chain tip.
@@ -82,12 +84,18 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
         if (receipt.jobContract != address(this)) revert JobReceiptForOtherContract(jobId, receipt.jobContract);
         if (receipt.jobId != jobId) revert JobReceiptForOtherJob(jobId, receipt.jobId);
         Job storage job = _jobs[jobId];
-        uint64 sequence = job.sequence;
-        JobStatus status = job.status;
+        // Slot 1 read once: sequence, deadline, status, l1Height, l1TipAtRequest (see Job).
+        uint256 terms;
+        assembly ("memory-safe") {
+            terms := sload(add(job.slot, 1))
+        }
+        JobStatus status = JobStatus(uint8(terms >> _STATUS_OFFSET));
         if (status != JobStatus.Open) revert JobNotOpen(jobId, status);
         // The id commits to the result hash: a receipt for another result gives another id.
-        if (_jobIdOf(sequence, receipt.resultHash) != jobId) revert JobResultHashMismatch(jobId, receipt.resultHash);
+        if (_jobIdOf(uint64(terms), receipt.resultHash) != jobId) revert JobResultHashMismatch(jobId, receipt.resultHash);
         uint64 l1Height = receipt.l1Height;
+        bytes32 l1Txid = receipt.l1Txid;
+        _checkMadeForJob(jobId, l1Height, uint64(terms >> _L1_TIP_AT_REQUEST_OFFSET), l1Txid);
         // Both calls are views (STATICCALL) on the immutable attestation contract: no re-entry.
         uint64 tip = _attestation.l1Tip();
         // tip >= l1Height + CONFIRMATIONS - 1, in 256 bits so that no height overflows.
@@ -96,16 +104,16 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
         }
         _attestation.verifyReceipt(receipt, signatures);
 
-        uint256 feeWei = job.feeWei;
-        uint40 deadline = job.deadline;
-        // Slot 1 in one SSTORE, laid out as Job declares it: sequence, deadline, status, l1Height.
-        uint256 terms = uint256(sequence) | (uint256(deadline) << 64)
-            | (uint256(uint8(JobStatus.Settled)) << _STATUS_OFFSET) | (uint256(l1Height) << _L1_HEIGHT_OFFSET);
-        bytes32 l1Txid = receipt.l1Txid;
+        // Slot 1 in one SSTORE: Open becomes Settled and l1Height is filled in (it was 0); the
+        // sequence, deadline and l1TipAtRequest stay.
+        terms += ((uint256(uint8(JobStatus.Settled)) - uint256(uint8(JobStatus.Open))) << _STATUS_OFFSET)
+            | (uint256(l1Height) << _L1_HEIGHT_OFFSET);
         assembly ("memory-safe") {
             sstore(add(job.slot, 1), terms)
             sstore(add(job.slot, 2), l1Txid)
         }
+        _settledJobOf[l1Txid] = jobId;
+        uint256 feeWei = job.feeWei;
         OperatorAccount memory operatorAccount = _operator;
         // Checked: reverts only if over 79 billion DOGE of fees went unwithdrawn.
         _operator.accruedWei = operatorAccount.accruedWei + uint96(feeWei);
@@ -143,6 +151,11 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
     /// @inheritdoc IJobService
     function jobOf(bytes32 jobId) external view returns (Job memory) {
         return _jobs[jobId];
+    }
+
+    /// @inheritdoc IJobService
+    function settledJobOf(bytes32 l1Txid) external view returns (bytes32 jobId) {
+        return _settledJobOf[l1Txid];
     }
 
     /// @inheritdoc IJobService
@@ -203,7 +216,8 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
     // ---------------------------------------------------------------- for the services
 
     /// @dev Opens a job for `resultHash`: refuses while paused or without exactly the fee, numbers
-    /// the job, stores it (two fresh slots) and returns what the service's event reports.
+    /// the job, records the attested base-chain tip, stores it (two fresh slots) and returns what
+    /// the service's event reports.
     function _openJob(bytes32 resultHash) internal returns (bytes32 jobId, uint256 feeWei, uint64 deadline) {
         HotState memory hot = _hot;
         if (hot.paused) revert JobPaused();
@@ -214,10 +228,13 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
         jobId = _jobIdOf(sequence, resultHash);
         // Fits 40 bits until the year 36812: the window is at most 7 days.
         deadline = uint64(block.timestamp) + hot.deadlineWindow;
+        // A view call (STATICCALL) on the immutable attestation contract: no re-entry.
+        uint64 l1TipAtRequest = _attestation.l1Tip();
         // Two SSTOREs laid out as Job declares its members (low-order bits first) instead of a
         // read-modify-write per member. feeWei fits 96 bits: MAX_FEE is far below 2^96.
         uint256 requesterAndFee = uint256(uint160(msg.sender)) | (feeWei << 160);
-        uint256 terms = uint256(sequence) | (uint256(deadline) << 64) | (uint256(uint8(JobStatus.Open)) << _STATUS_OFFSET);
+        uint256 terms = uint256(sequence) | (uint256(deadline) << 64) | (uint256(uint8(JobStatus.Open)) << _STATUS_OFFSET)
+            | (uint256(l1TipAtRequest) << _L1_TIP_AT_REQUEST_OFFSET);
         Job storage job = _jobs[jobId];
         assembly ("memory-safe") {
             sstore(job.slot, requesterAndFee)
@@ -226,6 +243,16 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// @dev Refuses a transaction that was not made for this job: one in a block the attesters had
+    /// already reported when the job was requested (an OP_RETURN or inscription of the same content
+    /// that already existed), or one that settled another job (two jobs of one result hash would
+    /// otherwise both be settled by it).
+    function _checkMadeForJob(bytes32 jobId, uint64 l1Height, uint64 l1TipAtRequest, bytes32 l1Txid) private view {
+        if (l1Height <= l1TipAtRequest) revert JobL1TxNotAfterRequest(jobId, l1Height, l1TipAtRequest);
+        bytes32 settledJobId = _settledJobOf[l1Txid];
+        if (settledJobId != bytes32(0)) revert JobL1TxidAlreadySettled(jobId, l1Txid, settledJobId);
+    }
 
     function _jobIdOf(uint64 sequence, bytes32 resultHash) private view returns (bytes32) {
         return keccak256(abi.encode(address(this), block.chainid, sequence, resultHash));

@@ -1,7 +1,7 @@
 /**
  * The TypeScript twins of DogeAttestation's rules (STYLE.md 6): the quorum rule, when a fact
- * replaces the stored one, the fee split and the confirmation count. Services use them to predict
- * what the contract will do; the tests hold the contract to them. Pure.
+ * replaces the stored one, who gets a creator share, the fee split and the confirmation count.
+ * Services use them to predict what the contract will do; the tests hold the contract to them. Pure.
  */
 
 /** Signatures needed from distinct attesters of the current set. A constant on chain too. */
@@ -65,7 +65,19 @@ export function replacesStoredFact(stored: FactAge | null, incoming: FactAge): b
   return incoming.l1Height >= current.l1Height && incoming.attestedAt > current.attestedAt;
 }
 
-/** How a fulfilled request's fee is credited: 20% (rounded down) to the plug's creator, if any, the rest to the treasury. */
+/**
+ * The creator `fulfill` credits for a request through a plug: the marketplace's `creatorOf(plugId)`,
+ * unless that is the requester itself (listing is permissionless, so a requester naming its own plug
+ * would take back a share of its own fee): then none, the zero address, and the treasury gets it all.
+ */
+export function creditedCreator(creatorOfPlug: string, requester: string): string {
+  return creatorOfPlug.toLowerCase() === requester.toLowerCase() ? ZERO_ADDRESS : creatorOfPlug;
+}
+
+/**
+ * How a fulfilled request's fee is credited: 20% (rounded down) to the plug's creator, if any (see
+ * `creditedCreator`: never the requester), the rest to the treasury.
+ */
 export function splitRequestFee(feeWei: bigint, hasCreator: boolean): { creatorShareWei: bigint; operatorShareWei: bigint } {
   const creatorShareWei = hasCreator ? (feeWei * CREATOR_SHARE_PERCENT) / 100n : 0n;
   return { creatorShareWei, operatorShareWei: feeWei - creatorShareWei };

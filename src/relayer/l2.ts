@@ -34,6 +34,8 @@ export interface JobOnChain {
   /** Unix seconds. */
   deadline: number;
   l1Height: bigint;
+  /** The attested L1 tip when the job was requested: settle takes only a transaction in a block above it. */
+  l1TipAtRequest: bigint;
   l1Txid: string;
 }
 
@@ -221,6 +223,7 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
         feeWei: BigInt(job.feeWei),
         deadline: Number(job.deadline),
         l1Height: BigInt(job.l1Height),
+        l1TipAtRequest: BigInt(job.l1TipAtRequest),
         l1Txid: String(job.l1Txid).toLowerCase(),
       };
     },

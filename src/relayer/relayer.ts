@@ -10,7 +10,9 @@
  *   submitted  -> the inscriber job is confirmed / the wallet's transaction is broadcast
  *   l1_done    -> two attesters sign the receipt (each checks on its own index that the transaction
  *                 is 6 deep and matches the job); the attested L1 tip is raised with an L1_TIP fact
- *                 when it is too low for `settle`; settle
+ *                 when it is too low for `settle`; settle. A transaction the contract can never take
+ *                 for this job (mined at or below the tip recorded at request time, or already
+ *                 spent on another job) starts the next round of base-chain work instead
  *   settled | refunded | expired | dropped | failed_permanently   (final)
  *
  * Before every attempt the job is read from its contract (`jobOf`): a job settled or refunded by
@@ -397,7 +399,7 @@ export class Relayer {
     }
     const landed = job.kind === "inscription" ? await this.followInscription(job) : await this.followAnchor(job);
     if ("kind" in landed) return landed;
-    return this.settle(this.store.get(job.jobId)!, landed.l1Txid);
+    return this.settle(this.store.get(job.jobId)!, landed.l1Txid, onChain.l1TipAtRequest);
   }
 
   // -------------------------------------------------------------------- inscriptions
@@ -501,7 +503,7 @@ export class Relayer {
     return run;
   }
 
-  private async settle(job: RelayerJob, l1Txid: string): Promise<Outcome> {
+  private async settle(job: RelayerJob, l1Txid: string, l1TipAtRequest: bigint): Promise<Outcome> {
     if (job.settleTx) {
       const outcome = await this.l2.outcome(job.settleTx);
       if (outcome === "pending") return { kind: "wait", code: "SETTLE_PENDING", message: `settle transaction ${job.settleTx} is not mined yet` };
@@ -512,6 +514,11 @@ export class Relayer {
     const receipt = receiptFromJson(attested.receipt);
     if (receipt.jobId !== job.jobId || receipt.resultHash !== job.resultHash || receipt.l1Txid !== hashToBytes32(l1Txid)) {
       return { kind: "error", code: "RECEIPT_MISMATCH", message: "the attesters signed a receipt for another job, result or transaction" };
+    }
+    // settle takes only a transaction mined above the attested tip of the request (JobL1TxNotAfterRequest):
+    // one at or below it (a base-chain reorg, or work done for a request an L2 reorg replaced) never settles.
+    if (receipt.l1Height <= l1TipAtRequest) {
+      return this.nextRound(job, "L1_TX_BEFORE_REQUEST", `transaction ${l1Txid} is at height ${receipt.l1Height}, not above the tip ${l1TipAtRequest} recorded when the job was requested`);
     }
     const needed = receipt.l1Height + CONFIRMATIONS;
     if ((await this.l2.l1Tip()) < needed) {
@@ -538,7 +545,15 @@ export class Relayer {
       const tipNow = await this.l2.l1Tip();
       if (tipNow < needed) return { kind: "wait", code: "L1_TIP_BEHIND", message: `the attested tip is ${tipNow}; settle needs ${needed}` };
     }
-    await this.l2.checkSettle(job.kind, job.jobId, receipt, attested.signatures);
+    try {
+      await this.l2.checkSettle(job.kind, job.jobId, receipt, attested.signatures);
+    } catch (error) {
+      // A transaction settles at most one job: one spent on another job (of the same result) needs new work.
+      if (error instanceof ContractRefusedError && /^Job(L1TxidAlreadySettled|L1TxNotAfterRequest)\b/.test(error.revert ?? "")) {
+        return this.nextRound(job, "L1_TX_UNUSABLE", `settle refuses transaction ${l1Txid} for this job: ${error.revert}`);
+      }
+      throw error;
+    }
     return this.withL2Lock(async (): Promise<Outcome> => {
       const sent = await this.l2.settle(job.kind, job.jobId, receipt, attested.signatures);
       this.options.afterAction?.(job, "settle_sent");

@@ -5,8 +5,8 @@ import type { Contract } from "ethers";
 import { signReceipt } from "../../src/facts";
 import { ATTESTERS, OUTSIDER, SPARE_ATTESTERS, TIMELOCK_DELAY, highS, rotateAttesters } from "./attestation-fixture";
 import {
-  ANCHOR_FEE, CONFIRMATIONS, MAX_FEE, ONE_DAY, SIX_DEEP, STATUS, TIP, TXID, anchorResultHash, attestTip, deployJobsFixture, jobIdOf,
-  receiptFor, requestAnchor, requestInscription, scheduleAndExecute, settleJob, signByTwo,
+  ANCHOR_FEE, CONFIRMATIONS, L1_HEIGHT, MAX_FEE, ONE_DAY, SETTLE_TIP, STATUS, TIP, anchorResultHash, attestTip, attestTipFor, deployJobsFixture,
+  jobIdOf, l1TxidFor, receiptFor, requestAnchor, requestInscription, scheduleAndExecute, settleJob, signByTwo,
 } from "./jobs-fixture";
 
 describe("contracts/DogeAnchor", () => {
@@ -73,7 +73,7 @@ describe("contracts/DogeAnchor", () => {
   });
 
   describe("requestAnchor", () => {
-    it("escrows the fee, opens the job and emits AnchorRequested with sha256 of the payload and the deadline", async () => {
+    it("escrows the fee, opens the job recording the attested L1 tip, and emits AnchorRequested with sha256 of the payload and the deadline", async () => {
       const { anchor, chainId, requester } = await loadFixture(deployJobsFixture);
       const payload = ethers.toUtf8Bytes("dogeos anchor: hello, base chain");
       const resultHash = anchorResultHash(payload);
@@ -93,6 +93,7 @@ describe("contracts/DogeAnchor", () => {
       expect(job.deadline).to.equal(next + ONE_DAY);
       expect(job.status).to.equal(STATUS.Open);
       expect(job.l1Height).to.equal(0n);
+      expect(job.l1TipAtRequest).to.equal(TIP);
       expect(job.l1Txid).to.equal(ethers.ZeroHash);
       expect(await anchor.jobIdOf(1n, resultHash)).to.equal(expectedId);
     });
@@ -142,16 +143,20 @@ describe("contracts/DogeAnchor", () => {
   });
 
   describe("settle", () => {
-    it("settles a 6-deep job relayed by anyone, credits the operator, stores the txid and height, and emits JobSettled", async () => {
+    it("settles a 6-deep job relayed by anyone, credits the operator, stores the txid and height, spends the txid, and emits JobSettled", async () => {
       const { anchor, domain, requester, stranger, operator } = await loadFixture(deployJobsFixture);
       const job = await requestAnchor(anchor, requester);
+      const l1Txid = l1TxidFor(job.jobId);
+      expect(await anchor.settledJobOf(l1Txid)).to.equal(ethers.ZeroHash);
       const tx = settleJob(anchor, domain, job, stranger);
-      await expect(tx).to.emit(anchor, "JobSettled").withArgs(job.jobId, operator.address, TXID, SIX_DEEP, ANCHOR_FEE);
+      await expect(tx).to.emit(anchor, "JobSettled").withArgs(job.jobId, operator.address, l1Txid, L1_HEIGHT, ANCHOR_FEE);
       await expect(tx).to.changeEtherBalance(anchor, 0n);
+      expect(await anchor.settledJobOf(l1Txid)).to.equal(job.jobId);
       const stored = await anchor.jobOf(job.jobId);
       expect(stored.status).to.equal(STATUS.Settled);
-      expect(stored.l1Txid).to.equal(TXID);
-      expect(stored.l1Height).to.equal(SIX_DEEP);
+      expect(stored.l1Txid).to.equal(l1Txid);
+      expect(stored.l1Height).to.equal(L1_HEIGHT);
+      expect(stored.l1TipAtRequest).to.equal(TIP);
       expect(stored.requester).to.equal(requester.address);
       expect(stored.feeWei).to.equal(ANCHOR_FEE);
       expect(stored.sequence).to.equal(1n);
@@ -163,11 +168,14 @@ describe("contracts/DogeAnchor", () => {
     it("reverts with JobNotConfirmed for a transaction only 5 deep, and accepts it once the tip moves", async () => {
       const { anchor, attestation, domain, requester } = await loadFixture(deployJobsFixture);
       const job = await requestAnchor(anchor, requester);
-      const receipt = await receiptFor(anchor, job, SIX_DEEP + 1n);
+      const receipt = await receiptFor(anchor, job);
       const signatures = await signByTwo(domain, receipt);
       await expect(anchor.settle(job.jobId, receipt, signatures))
-        .to.be.revertedWithCustomError(anchor, "JobNotConfirmed").withArgs(job.jobId, SIX_DEEP + 1n, TIP, CONFIRMATIONS);
-      await attestTip(attestation, domain, TIP + 1n);
+        .to.be.revertedWithCustomError(anchor, "JobNotConfirmed").withArgs(job.jobId, L1_HEIGHT, TIP, CONFIRMATIONS);
+      await attestTip(attestation, domain, SETTLE_TIP - 1n);
+      await expect(anchor.settle(job.jobId, receipt, signatures))
+        .to.be.revertedWithCustomError(anchor, "JobNotConfirmed").withArgs(job.jobId, L1_HEIGHT, SETTLE_TIP - 1n, CONFIRMATIONS);
+      await attestTip(attestation, domain, SETTLE_TIP);
       await expect(anchor.settle(job.jobId, receipt, signatures)).to.emit(anchor, "JobSettled");
     });
 
@@ -242,6 +250,7 @@ describe("contracts/DogeAnchor", () => {
       const { anchor, attestation, domain, requester } = await loadFixture(deployJobsFixture);
       const job = await requestAnchor(anchor, requester);
       const receipt = await receiptFor(anchor, job);
+      await attestTipFor(anchor, domain, receipt.l1Height);
       const [one] = await signReceipt([ATTESTERS[0]], domain, receipt);
       await expect(anchor.settle(job.jobId, receipt, [one])).to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet").withArgs(1n, 2n);
       await expect(anchor.settle(job.jobId, receipt, [one, one]))
@@ -253,6 +262,7 @@ describe("contracts/DogeAnchor", () => {
       const { anchor, attestation, domain, requester } = await loadFixture(deployJobsFixture);
       const job = await requestAnchor(anchor, requester);
       const receipt = await receiptFor(anchor, job);
+      await attestTipFor(anchor, domain, receipt.l1Height);
       const signatures = await signReceipt([ATTESTERS[0], OUTSIDER], domain, receipt);
       const outsiderIndex = BigInt(OUTSIDER.address) > BigInt(ATTESTERS[0].address) ? 1n : 0n;
       await expect(anchor.settle(job.jobId, receipt, signatures))
@@ -267,12 +277,13 @@ describe("contracts/DogeAnchor", () => {
       const { anchor, attestation, admin, domain, requester } = await loadFixture(deployJobsFixture);
       const job = await requestAnchor(anchor, requester);
       const oldSetReceipt = await receiptFor(anchor, job);
+      await attestTipFor(anchor, domain, oldSetReceipt.l1Height);
       const oldSetSignatures = await signByTwo(domain, oldSetReceipt);
       // Current set becomes {A1, A2, S1}; A3 is removed.
       await rotateAttesters(attestation, admin, [ATTESTERS[0], ATTESTERS[1], SPARE_ATTESTERS[0]]);
       await expect(anchor.settle(job.jobId, oldSetReceipt, oldSetSignatures))
         .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet").withArgs(1n, 2n);
-      const receipt = await receiptFor(anchor, job, SIX_DEEP, 2n);
+      const receipt = await receiptFor(anchor, job, L1_HEIGHT, 2n);
       const signatures = await signReceipt([ATTESTERS[0], ATTESTERS[2]], domain, receipt);
       const removedIndex = BigInt(ATTESTERS[2].address) > BigInt(ATTESTERS[0].address) ? 1n : 0n;
       await expect(anchor.settle(job.jobId, receipt, signatures))
@@ -408,7 +419,8 @@ describe("contracts/DogeAnchor", () => {
       await expect(scheduleAndExecute(anchor, admin, anchor.interface.encodeFunctionData("setOperator", [stranger.address])))
         .to.emit(anchor, "OperatorChanged").withArgs(stranger.address);
       const job = await requestAnchor(anchor, requester);
-      await expect(settleJob(anchor, domain, job)).to.emit(anchor, "JobSettled").withArgs(job.jobId, stranger.address, TXID, SIX_DEEP, ANCHOR_FEE);
+      // Requested after the first settlement raised the attested tip to SETTLE_TIP: settled from the block above it.
+      await expect(settleJob(anchor, domain, job)).to.emit(anchor, "JobSettled").withArgs(job.jobId, stranger.address, l1TxidFor(job.jobId), SETTLE_TIP + 1n, ANCHOR_FEE);
       expect(await anchor.withdrawableOf(operator.address)).to.equal(ANCHOR_FEE);
       expect(await anchor.withdrawableOf(stranger.address)).to.equal(ANCHOR_FEE);
       await expect((anchor.connect(operator) as Contract).withdraw()).to.emit(anchor, "PayoutWithdrawn").withArgs(operator.address, ANCHOR_FEE);

@@ -4,7 +4,7 @@ import { ethers } from "hardhat";
 import type { Contract, ContractTransactionResponse } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import {
-  DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey, dogeBalanceFact, drc20BalanceFact, requestIdOf, signFact,
+  DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey, creditedCreator, dogeBalanceFact, drc20BalanceFact, requestIdOf, signFact,
   splitRequestFee, tickKey,
 } from "../../src/facts";
 import {
@@ -146,6 +146,26 @@ describe("contracts/DogeAttestation paid requests", () => {
       const fact = await balanceFact(1n, 900);
       await expect(attestation.fulfill(requestId, fact, await signByTwo(fixture.domain, fact)))
         .to.emit(attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
+    });
+
+    it("credits the whole fee to the treasury when the plug's creator is the requester, as creditedCreator says", async () => {
+      const fixture = await loadFixture(withListedPlug);
+      const { attestation, registry, requester, treasury, domain } = fixture;
+      await registry.setCreator(8n, requester.address);
+      const requestId = await requestBalance(fixture, 8n);
+      expect(creditedCreator(requester.address, requester.address)).to.equal(ethers.ZeroAddress);
+      const { creatorShareWei, operatorShareWei } = splitRequestFee(FEE, false);
+      const fact = await balanceFact(1n, 900);
+      await expect(attestation.fulfill(requestId, fact, await signByTwo(domain, fact)))
+        .to.emit(attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, treasury.address, creatorShareWei, operatorShareWei);
+      expect(await attestation.withdrawableOf(requester.address)).to.equal(0n);
+      expect(await attestation.withdrawableOf(treasury.address)).to.equal(FEE);
+      // Another requester through the same plug pays its creator (the first requester) the share.
+      expect(creditedCreator(requester.address, fixture.stranger.address)).to.equal(requester.address);
+      const othersRequest = await requestBalance(fixture, 8n, fixture.stranger);
+      const later = await balanceFact(2n, 901, 5n);
+      await expect(attestation.fulfill(othersRequest, later, await signByTwo(domain, later)))
+        .to.emit(attestation, "RequestFulfilled").withArgs(othersRequest, requester.address, treasury.address, FEE / 5n, (FEE * 4n) / 5n);
     });
 
     it("credits the creator of a plug listed on the real PlugsMarketplace, and nobody once it is delisted", async () => {

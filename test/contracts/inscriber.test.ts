@@ -8,7 +8,7 @@ import { hexToBytes } from "../../src/doge";
 import { envelopeHash } from "../../src/inscription";
 import { TIMELOCK_DELAY } from "./attestation-fixture";
 import {
-  CONFIRMATIONS, INSCRIBER_FEE, MINT, ONE_DAY, RECIPIENT, SIX_DEEP, STATUS, TIP, TXID, deployJobsFixture, jobIdOf, receiptFor,
+  CONFIRMATIONS, INSCRIBER_FEE, L1_HEIGHT, MINT, ONE_DAY, RECIPIENT, STATUS, TIP, deployJobsFixture, jobIdOf, l1TxidFor, receiptFor,
   requestAnchor, requestInscription, settleJob, signByTwo,
 } from "./jobs-fixture";
 import type { InscriptionInput } from "./jobs-fixture";
@@ -173,9 +173,9 @@ describe("contracts/DogeInscriber", () => {
       const { inscriber, domain, requester, stranger, operator } = await loadFixture(deployJobsFixture);
       const job = await requestInscription(inscriber, requester);
       const tx = settleJob(inscriber, domain, { jobId: job.jobId, resultHash: codecHash(MINT) }, stranger);
-      await expect(tx).to.emit(inscriber, "JobSettled").withArgs(job.jobId, operator.address, TXID, SIX_DEEP, INSCRIBER_FEE);
+      await expect(tx).to.emit(inscriber, "JobSettled").withArgs(job.jobId, operator.address, l1TxidFor(job.jobId), L1_HEIGHT, INSCRIBER_FEE);
       const stored = await inscriber.jobOf(job.jobId);
-      expect([stored.status, stored.l1Txid, stored.l1Height]).to.deep.equal([STATUS.Settled, TXID, SIX_DEEP]);
+      expect([stored.status, stored.l1Txid, stored.l1Height, stored.l1TipAtRequest]).to.deep.equal([STATUS.Settled, l1TxidFor(job.jobId), L1_HEIGHT, TIP]);
       expect(await inscriber.withdrawableOf(operator.address)).to.equal(INSCRIBER_FEE);
     });
 
@@ -202,9 +202,9 @@ describe("contracts/DogeInscriber", () => {
     it("reverts with JobNotConfirmed before 6 confirmations and JobPaused while paused", async () => {
       const { inscriber, domain, requester, guardian } = await loadFixture(deployJobsFixture);
       const job = await requestInscription(inscriber, requester);
-      const shallow = await receiptFor(inscriber, job, TIP);
+      const shallow = await receiptFor(inscriber, job);
       await expect(inscriber.settle(job.jobId, shallow, await signByTwo(domain, shallow)))
-        .to.be.revertedWithCustomError(inscriber, "JobNotConfirmed").withArgs(job.jobId, TIP, TIP, CONFIRMATIONS);
+        .to.be.revertedWithCustomError(inscriber, "JobNotConfirmed").withArgs(job.jobId, L1_HEIGHT, TIP, CONFIRMATIONS);
       await (inscriber.connect(guardian) as Contract).pause();
       await expect(settleJob(inscriber, domain, job)).to.be.revertedWithCustomError(inscriber, "JobPaused");
     });

@@ -7,16 +7,17 @@ import { l1TipFact, signFact, signReceipt } from "../../src/facts";
 import type { AttestationDomain, Receipt } from "../../src/facts";
 import { ATTESTERS, TIMELOCK_DELAY, deployAttestationFixture } from "./attestation-fixture";
 
-/** The attested base-chain tip the fixture starts at: a receipt at TIP - 5 is exactly 6 deep. */
+/** The attested base-chain tip the fixture starts at: the `l1TipAtRequest` of the jobs it requests. */
 export const TIP = 1_000n;
 export const CONFIRMATIONS = 6n;
-/** The deepest-but-one height: 6 confirmations at TIP. */
-export const SIX_DEEP = TIP - CONFIRMATIONS + 1n;
+/** The lowest height a job requested at TIP is settled from: the first block above the tip at request time. */
+export const L1_HEIGHT = TIP + 1n;
+/** The attested tip at which a transaction at L1_HEIGHT is 6 deep (l1Tip >= l1Height + 5). */
+export const SETTLE_TIP = L1_HEIGHT + CONFIRMATIONS - 1n;
 export const ONE_DAY = 86_400n;
 export const INSCRIBER_FEE = 10n ** 18n;
 export const ANCHOR_FEE = 10n ** 17n;
 export const MAX_FEE = 1_000n * 10n ** 18n;
-export const TXID = `0x${"7a".repeat(32)}`;
 export const RECIPIENT = "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L";
 
 /** JobStatus as the contracts number it. */
@@ -27,6 +28,11 @@ const abi = AbiCoder.defaultAbiCoder();
 /** The TypeScript twin of `jobIdOf`: keccak256(abi.encode(service, chainId, sequence, resultHash)). */
 export function jobIdOf(service: string, chainId: bigint, sequence: bigint, resultHash: string): string {
   return keccak256(abi.encode(["address", "uint256", "uint64", "bytes32"], [service, chainId, sequence, resultHash]));
+}
+
+/** The base-chain txid the fixture's receipts name for `jobId`: one transaction per job, as settle requires. */
+export function l1TxidFor(jobId: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(["string", "bytes32"], ["base-chain transaction of job", jobId]));
 }
 
 /** Attests the base-chain tip at `height` (an L1_TIP fact signed by the first two attesters). */
@@ -97,17 +103,28 @@ export async function requestInscription(inscriber: Contract, requester: Contrac
   return openedFrom(inscriber, tx, "InscriptionRequested");
 }
 
-/** A receipt for `job` of `service` at `l1Height` (6 deep by default), signed now for set `attesterSetId`. */
-export async function receiptFor(service: Contract, job: Pick<OpenedJob, "jobId" | "resultHash">, l1Height = SIX_DEEP, attesterSetId = 1n): Promise<Receipt> {
+/**
+ * A receipt for `job` of `service` naming the job's own transaction (`l1TxidFor`) at `l1Height`,
+ * by default the first block above the tip recorded at request time; signed now for set `attesterSetId`.
+ */
+export async function receiptFor(service: Contract, job: Pick<OpenedJob, "jobId" | "resultHash">, l1Height?: bigint, attesterSetId = 1n): Promise<Receipt> {
+  const height = l1Height ?? ((await service.jobOf(job.jobId)).l1TipAtRequest as bigint) + 1n;
   return {
     jobId: job.jobId,
     jobContract: await service.getAddress(),
-    l1Txid: TXID,
+    l1Txid: l1TxidFor(job.jobId),
     resultHash: job.resultHash,
-    l1Height,
+    l1Height: height,
     attestedAt: BigInt(await time.latest()),
     attesterSetId,
   };
+}
+
+/** Attests a tip at which a transaction at `l1Height` is 6 deep for `service`'s settle, unless the attested tip already is one. */
+export async function attestTipFor(service: Contract, domain: AttestationDomain, l1Height: bigint) {
+  const attestation = await ethers.getContractAt("DogeAttestation", (await service.attestation()) as string);
+  const needed = l1Height + CONFIRMATIONS - 1n;
+  if ((await attestation.l1Tip()) < needed) await attestTip(attestation as unknown as Contract, domain, needed);
 }
 
 /** The first two attesters' signatures, sorted. */
@@ -115,9 +132,10 @@ export function signByTwo(domain: AttestationDomain, receipt: Receipt): Promise<
   return signReceipt(ATTESTERS.slice(0, 2), domain, receipt);
 }
 
-/** Settles `job` with a valid receipt from `relayer` (anyone). */
+/** Settles `job` with a valid receipt from `relayer` (anyone), first attesting a tip that makes it 6 deep. */
 export async function settleJob(service: Contract, domain: AttestationDomain, job: Pick<OpenedJob, "jobId" | "resultHash">, relayer?: Contract["runner"]) {
   const receipt = await receiptFor(service, job);
+  await attestTipFor(service, domain, receipt.l1Height);
   const signatures = await signByTwo(domain, receipt);
   const caller = relayer ? (service.connect(relayer) as Contract) : service;
   return (await caller.settle(job.jobId, receipt, signatures)) as ContractTransactionResponse;

@@ -4,13 +4,15 @@ import hre from "hardhat";
 import type { Contract, ContractTransactionResponse } from "ethers";
 import { signReceipt } from "../../src/facts";
 import { ATTESTERS } from "./attestation-fixture";
-import { MINT, deployJobsFixture, receiptFor, requestAnchor, requestInscription, settleJob } from "./jobs-fixture";
+import { MINT, attestTipFor, deployJobsFixture, receiptFor, requestAnchor, requestInscription, settleJob } from "./jobs-fixture";
 
 /** Gas ceilings of the hot calls (whole transaction: 21,000 base and calldata included). */
 const CEILING = {
   requestInscription: 100_000n,
   requestAnchor: 85_000n,
-  settle: 110_000n,
+  // 110,000 until issue 17: settle now records the spent txid (settledJobOf), one more fresh
+  // storage slot (22,100 gas), so that a base-chain transaction settles at most one job.
+  settle: 125_000n,
   refund: 45_000n,
   withdraw: 45_000n,
 };
@@ -52,13 +54,14 @@ describe("contracts/DogeInscriber and DogeAnchor gas", () => {
     pin("requestAnchor, 76-byte payload, later job", await gasOf((await requestAnchor(anchor, requester, `0x${"5a".repeat(76)}`)).tx), CEILING.requestAnchor);
   });
 
-  it("settles a job under 110,000 gas", async () => {
+  it("settles a job under 125,000 gas", async () => {
     const { inscriber, anchor, domain, requester, stranger } = await loadFixture(deployJobsFixture);
     // The operator's accrued fees share a slot with its address, so the first credit costs what later ones do.
     pin("settle (anchor), two signatures", await gasOf(settleJob(anchor, domain, await requestAnchor(anchor, requester), stranger)), CEILING.settle);
     pin("settle (inscriber), two signatures", await gasOf(settleJob(inscriber, domain, await requestInscription(inscriber, requester), stranger)), CEILING.settle);
     const job = await requestAnchor(anchor, requester);
     const receipt = await receiptFor(anchor, job);
+    await attestTipFor(anchor, domain, receipt.l1Height);
     pin("settle (anchor), three signatures", await gasOf(anchor.settle(job.jobId, receipt, await signReceipt(ATTESTERS, domain, receipt))), CEILING.settle);
   });
 

@@ -61,9 +61,11 @@ export class FakeL2 implements RelayerL2 {
     this.extend(n, events);
   }
 
-  /** Stores a job as the contract would after its request. */
+  /** Stores a job as the contract would after its request (recorded with an attested tip of 0: any height settles it). */
   open(job: AnnouncedJob): void {
-    this.jobs.set(job.jobId, { status: JOB_STATUS.Open, requester: job.requester, feeWei: job.feeWei, deadline: job.deadline, l1Height: 0n, l1Txid: `0x${"00".repeat(32)}` });
+    this.jobs.set(job.jobId, {
+      status: JOB_STATUS.Open, requester: job.requester, feeWei: job.feeWei, deadline: job.deadline, l1Height: 0n, l1TipAtRequest: 0n, l1Txid: `0x${"00".repeat(32)}`,
+    });
   }
 
   async head() { return this.blocks.length - 1; }
@@ -78,7 +80,9 @@ export class FakeL2 implements RelayerL2 {
   }
   async timestamp() { return this.now; }
   async jobOf(_kind: JobKind, jobId: string) {
-    return this.jobs.get(jobId) ?? { status: JOB_STATUS.None, requester: "0x0000000000000000000000000000000000000000", feeWei: 0n, deadline: 0, l1Height: 0n, l1Txid: `0x${"00".repeat(32)}` };
+    return this.jobs.get(jobId) ?? {
+      status: JOB_STATUS.None, requester: "0x0000000000000000000000000000000000000000", feeWei: 0n, deadline: 0, l1Height: 0n, l1TipAtRequest: 0n, l1Txid: `0x${"00".repeat(32)}`,
+    };
   }
   async l1Tip() { return this.tip; }
   async l1TipAttestedAt() { return this.tipAttestedAt; }

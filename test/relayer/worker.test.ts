@@ -203,6 +203,42 @@ describe("relayer worker", () => {
     expect(r.store.get(job.jobId)!.status).to.equal("settled");
   });
 
+  it("starts a new round, raising no tip and sending no settle, when the receipt's transaction is not above the tip recorded at request time", async () => {
+    const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
+    const job = request("anchor");
+    // The contract recorded tip 100 when the job was requested; the attesters place the transaction at 100.
+    chain.jobs.set(job.jobId, { ...chain.jobs.get(job.jobId)!, l1TipAtRequest: 100n });
+    panel.deep = true;
+    chain.tip = 90n;
+    panel.tipHeight = 106;
+    await r.runOnce();
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "seen", round: 2, lastErrorCode: "L1_TX_BEFORE_REQUEST" });
+    expect(chain.facts).to.have.length(0);
+    expect(chain.settles).to.have.length(0);
+    panel.height = 101;
+    await r.runOnce();
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "settled", round: 2, l1Height: 101, l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid });
+    expect(chain.settles).to.have.length(1);
+  });
+
+  it("starts a new round when settle refuses the transaction as already spent on another job", async () => {
+    const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
+    const job = request("anchor");
+    panel.deep = true;
+    chain.tip = 200n;
+    chain.refuseSettle = `JobL1TxidAlreadySettled(${job.jobId}, 0x${"01".repeat(32)}, 0x${"02".repeat(32)})`;
+    await r.runOnce();
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "seen", round: 2, lastErrorCode: "L1_TX_UNUSABLE" });
+    expect(chain.settles).to.have.length(0);
+    chain.refuseSettle = null;
+    await r.runOnce();
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "settled", round: 2, l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid });
+  });
+
   it("does not start a job whose deadline is closer than the start margin, and reports it", async () => {
     const r = relayer({ startMarginSeconds: 3600 });
     const job = request("inscription", chain.now + 3599);
