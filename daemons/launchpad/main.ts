@@ -1,15 +1,18 @@
 /**
- * The launchpad API daemon: sessions, collections, claims, paid mints through the inscriber,
- * refunds from the operator's hot wallet, membership from the explorer's index.
+ * The launchpad API daemon: sessions, collections, claims, paid mints through the inscriber (the
+ * payments go to the creators; the launchpad refunds nothing itself), membership from the
+ * explorer's index.
  *
  *   node --import tsx daemons/launchpad/main.ts --index-db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
  *        --inscriber-url http://127.0.0.1:3005 --inscriber-key-file data/launchpad/inscriber-project.key \
- *        --wallet-key-file data/launchpad/wallet.wif [--port 3002] [--demo] \
+ *        [--operator-key-file data/launchpad/operator.key] [--port 3002] [--rate-limit 60] \
+ *        [--demo --wallet-key-file data/launchpad/wallet.wif] \
  *        [--web-dir web --explorer-url http://127.0.0.1:3001 [--dev-wallet-key-file data/launchpad/dev-wallet.wif]]
  *
- * With --demo it lists two demo collections (one priced, one free) under the wallet's own session
- * when they are not listed yet. Prints `launchpad  <url>/api` once listening.
+ * With --demo it lists two demo collections (one priced, one free with the operator key) under the
+ * demo key's own session when they are not listed yet. Prints `launchpad  <url>/api` once listening.
  */
+import crypto from "node:crypto";
 import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
@@ -22,17 +25,23 @@ import { getNetwork, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
-import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import { loadWalletKey } from "../../src/wallet";
+import { rateLimitOption } from "../../src/services/http/rate-limit";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
   db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
   "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, description: "the explorer indexer's database (read): payments, membership" },
-  "rpc-url": { kind: "url", env: "LAUNCHPAD_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (refund broadcasts)" },
+  "rpc-url": { kind: "url", env: "LAUNCHPAD_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (payment PSBTs: previous transactions, mempool spends)" },
   "inscriber-url": { kind: "url", env: "LAUNCHPAD_INSCRIBER_URL", required: true, description: "the inscriber service" },
   "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },
-  "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "file with the refund hot wallet's WIF (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
-  "wallet-db": { kind: "string", env: "LAUNCHPAD_WALLET_DB", default: "data/launchpad/wallet.sqlite", description: "the refund wallet's database" },
+  "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
+  "operator-key-file": { kind: "string", env: "LAUNCHPAD_OPERATOR_KEY_FILE", default: "", description: "file with the operator key free listings need in X-Operator-Key (mode 0600); without it no free collection can be listed" },
+  "rate-limit": { ...rateLimitOption("LAUNCHPAD_RATE_LIMIT", 60), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
+  "claim-limit": { kind: "integer", env: "LAUNCHPAD_CLAIM_LIMIT", default: 10, min: 0, max: 1_000_000, description: "claims allowed per session and minute (429 past it; 0 = no limit)" },
+  "reservations-per-client": { kind: "integer", env: "LAUNCHPAD_RESERVATIONS_PER_CLIENT", default: 3, min: 0, max: 1_000_000, description: "live reservations one client IP may hold per collection (0 = no cap)" },
+  "streams-per-client": { kind: "integer", env: "LAUNCHPAD_STREAMS_PER_CLIENT", default: 8, min: 0, max: 1_000_000, description: "open live-counter event streams per client IP (0 = no cap)" },
+  "trust-proxy": { kind: "string", env: "LAUNCHPAD_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
   network: { kind: "string", env: "LAUNCHPAD_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "web-dir": { kind: "string", env: "LAUNCHPAD_WEB_DIR", default: "", description: "directory of the pages served at / (the repository's web/)" },
   "explorer-url": { kind: "string", env: "LAUNCHPAD_EXPLORER_URL", default: "", description: "the explorer's public base URL, where pages broadcast payments" },
@@ -53,10 +62,13 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: response.status, body: await response.json() };
 }
 
-/** Lists the demo collections through the API itself, signed in with the wallet's key. */
-async function listDemo(base: string, key: { address: string; privateKey: Uint8Array }): Promise<string[]> {
+/** Lists the demo collections through the API itself, signed in with the demo key (their creator); the free one needs the operator key. */
+async function listDemo(base: string, key: { address: string; privateKey: Uint8Array }, operatorKey: string | null): Promise<string[]> {
   const missing = [];
-  for (const demo of DEMO) if ((await json(`${base}/collections/${demo.slug}`)).status === 404) missing.push(demo);
+  for (const demo of DEMO) {
+    if (demo.price_koinu === "0" && operatorKey === null) continue;
+    if ((await json(`${base}/collections/${demo.slug}`)).status === 404) missing.push(demo);
+  }
   if (missing.length === 0) return [];
   const challenge = await json(`${base}/session/challenge?address=${key.address}`);
   const session = await json(`${base}/session`, {
@@ -66,7 +78,9 @@ async function listDemo(base: string, key: { address: string; privateKey: Uint8A
   const listed = [];
   for (const demo of missing) {
     const answer = await json(`${base}/collections`, {
-      method: "POST", headers: { Authorization: `Bearer ${session.body.token}` }, body: JSON.stringify({ ...demo, creator_address: key.address }),
+      method: "POST",
+      headers: { Authorization: `Bearer ${session.body.token}`, ...(demo.price_koinu === "0" && operatorKey ? { "X-Operator-Key": operatorKey } : {}) },
+      body: JSON.stringify({ ...demo, creator_address: key.address }),
     });
     if (answer.status !== 201) throw new Error(`listing ${demo.slug} failed: ${JSON.stringify(answer.body)}`);
     listed.push(demo.slug);
@@ -81,10 +95,9 @@ async function main(): Promise<void> {
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
   const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
   const queries = new IndexQueries(indexDb);
-  const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network });
-  const walletDb = openWalletDatabase(config["wallet-db"]);
+  const demoKey = config.demo ? loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network }) : null;
+  const operatorKey = config["operator-key-file"] ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim() : null;
   const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
-  const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
   const db = openLaunchpadDatabase(config.db);
   const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const registry = new Registry();
@@ -93,7 +106,12 @@ async function main(): Promise<void> {
     ? await devWalletScript(readSecretFile(config["dev-wallet-key-file"], "development wallet key").trim(), network)
     : undefined;
   const app = createLaunchpadApp({
-    db, indexDb, network, inscriber, refundWallet: wallet,
+    db, indexDb, network, inscriber,
+    operatorKeySha256: operatorKey ? crypto.createHash("sha256").update(operatorKey, "utf8").digest("hex") : undefined,
+    rateLimitPerMinute: config["rate-limit"],
+    claimsPerSessionPerMinute: config["claim-limit"],
+    maxReservationsPerClient: config["reservations-per-client"],
+    events: { maxStreamsPerClient: config["streams-per-client"] },
     webDir: config["web-dir"] || undefined,
     walletProviderScript,
     explorerUrl: config["explorer-url"] ? config["explorer-url"].replace(/\/+$/, "") : undefined,
@@ -105,11 +123,11 @@ async function main(): Promise<void> {
       registry,
       health: () => {
         const index = indexHealth(queries);
-        return { ok: index.ok, name: "launchpad", refund_wallet: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
+        return { ok: index.ok, name: "launchpad", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
       },
     }),
   });
-  wallet.start();
+  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
   // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.
   app.launchpad.mints.start(500);
   const server = http.createServer(app);
@@ -118,15 +136,15 @@ async function main(): Promise<void> {
     const port = typeof address === "object" && address ? address.port : config.port;
     const base = `http://${config.host}:${port}/api`;
     void (async () => {
-      if (config.demo) {
+      if (demoKey) {
         try {
-          const listed = await listDemo(base, key);
+          const listed = await listDemo(base, demoKey, operatorKey);
           if (listed.length > 0) log("launchpad_demo_listed", { slugs: listed });
         } catch (error) {
           logger.error({ event: "launchpad_demo_failed", err: (error as Error).message });
         }
       }
-      logger.info({ event: "ready", port, wallet: wallet.address });
+      logger.info({ event: "ready", port });
       process.stdout.write(`launchpad  ${base}\n`);
       if (config["web-dir"]) process.stdout.write(`pages  http://${config.host}:${port}/\n`);
     })();
@@ -136,9 +154,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     app.launchpad.feed.close();
     await app.launchpad.mints.stop();
-    wallet.stop();
     db.close();
-    walletDb.close();
     indexDb.close();
   });
 }

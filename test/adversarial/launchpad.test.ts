@@ -93,7 +93,15 @@ describe("launchpad attacks (issue 17)", function () {
     ];
     return stack.devnet.rpc<string>("sendrawtransaction", [spendP2pkh(key, [coin], outputs).hex]);
   }
-  const balance = (key: TestKey) => stack.queries.balance(key.address).confirmedKoinu;
+  /**
+   * `key`'s confirmed koinu, less the postage of inscriptions it received (a mint's or the deploy's):
+   * what it holds of its own money.
+   */
+  const balance = (key: TestKey) => {
+    const total = stack.queries.balance(key.address).confirmedKoinu;
+    const postage = stack.queries.utxos(key.address, null, 100).items.filter((u) => u.inscriptions.length > 0).reduce((sum, u) => sum + u.valueKoinu, 0n);
+    return total - postage;
+  };
   /** Lists a priced collection as `creator` itself (the only listing the fix allows). */
   async function listPriced(creator: TestKey, slug: string, price = PRICE, max = 10): Promise<void> {
     const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug, name: slug, price_koinu: price.toString(), max, creator_address: creator.address } });

@@ -1,9 +1,12 @@
 /**
  * The launchpad's end-to-end stack for tests: a devnet, an in-memory index of it, the real
  * inscriber (as test/services/inscriber.test.ts builds it, with its own funded hot wallet) served
- * over HTTP and reached by HttpLaunchpadInscriber, and the launchpad app with a funded refund
- * wallet. The mint-path tests and the browser tests share it.
+ * over HTTP and reached by HttpLaunchpadInscriber, and the launchpad app (no wallet of its own: it
+ * refunds nothing). Free listings take LAUNCHPAD_OPERATOR_KEY; the per-IP limits are off unless a
+ * test sets them, since every test client is 127.0.0.1. The mint-path tests and the browser tests
+ * share it.
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +33,8 @@ import { jsonRequest } from "./http";
 export const STACK_FEE_RATE = 1_000_000n;
 export const STACK_POSTAGE = 1_000_000n;
 export const LAUNCHPAD_PROJECT_KEY = "ik_test_launchpad_key";
+/** The launchpad operator key free listings need in X-Operator-Key. */
+export const LAUNCHPAD_OPERATOR_KEY = "lk_test_operator_key";
 
 export interface Answer { status: number; body: any }
 
@@ -46,12 +51,12 @@ export interface LaunchpadStack {
   app: LaunchpadApp;
   /** The launchpad's origin (API under /api). */
   base: string;
-  refundWallet: HotWallet;
   dir: string;
   miner: TestKey;
   /** Seconds added to the launchpad's clock (reservation expiry tests). */
   clockOffset: number;
-  call(method: string, p: string, options?: { token?: string; body?: unknown }): Promise<Answer>;
+  /** A JSON call to the launchpad's API; `operator` sends the operator key (free listings). */
+  call(method: string, p: string, options?: { token?: string; body?: unknown; operator?: boolean }): Promise<Answer>;
   signIn(key: TestKey): Promise<string>;
   /** Mines one block and indexes it. */
   mine(): Promise<void>;
@@ -77,7 +82,20 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
     await devnet.rpc("generatetoaddress", [1, miner.address]);
     await indexer.syncOnce();
   };
-  stack.call = (method, p, callOptions = {}) => jsonRequest(`${stack.base}/api${p}`, method, callOptions);
+  stack.call = async (method, p, callOptions = {}) => {
+    if (!callOptions.operator) return jsonRequest(`${stack.base}/api${p}`, method, callOptions);
+    const response = await fetch(`${stack.base}/api${p}`, {
+      method,
+      headers: {
+        "X-Operator-Key": LAUNCHPAD_OPERATOR_KEY,
+        ...(callOptions.body !== undefined ? { "Content-Type": "application/json" } : {}),
+        ...(callOptions.token ? { Authorization: `Bearer ${callOptions.token}` } : {}),
+      },
+      body: callOptions.body !== undefined ? JSON.stringify(callOptions.body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
   stack.signIn = async (key) => {
     const { challenge } = (await stack.call("GET", `/session/challenge?address=${key.address}`)).body;
     return (await stack.call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
@@ -85,13 +103,9 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
 
   const inscriberKey = newKey();
   const inscriberWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")), key: inscriberKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE });
-  const refundKey = newKey();
-  stack.refundWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "refund-wallet.sqlite")), key: refundKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE });
   for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [inscriberKey.address, 100, false]);
-  for (let i = 0; i < 3; i++) await devnet.rpc("devnet_faucet", [refundKey.address, 100, false]);
   await stack.mine();
   await inscriberWallet.sync();
-  await stack.refundWallet.sync();
 
   const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
   const jobs = new JobStore(db);
@@ -127,8 +141,11 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
     db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
     inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-    refundWallet: stack.refundWallet,
     node: nodeRawTransactions(client),
+    operatorKeySha256: crypto.createHash("sha256").update(LAUNCHPAD_OPERATOR_KEY, "utf8").digest("hex"),
+    rateLimitPerMinute: 0,
+    claimsPerSessionPerMinute: 0,
+    maxReservationsPerClient: 0,
     ...extra,
   });
   const server: Server = stack.app.listen(0, "127.0.0.1");

@@ -1,15 +1,15 @@
 /**
  * The launchpad's mint path end to end on the devnet: the real inscriber (in process, as
  * test/services/inscriber.test.ts builds it) reached over HTTP by HttpLaunchpadInscriber, payments
- * made by the claimants' own keys and read back from the index, and refunds sent by the launchpad's
- * hot wallet. The index is the judge of what landed.
+ * made by the claimants' own keys and read back from the index; a wrong amount is recorded as the
+ * creator's to settle (the launchpad has no wallet and refunds nothing). The index is the judge of
+ * what landed.
  */
 import { expect } from "chai";
-import { NETWORKS, OP, bytesToHex, compileScript, parseTransactionHex } from "../../src/doge";
+import { NETWORKS, OP, compileScript } from "../../src/doge";
 import { IndexQueries } from "../../src/indexer/queries";
 import { HttpLaunchpadInscriber, InscriberCallError, LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
-import type { HotWallet } from "../../src/wallet";
 import type { RunningDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
@@ -29,9 +29,7 @@ describe("launchpad mint path", function () {
   let inscriberBase: string;
   let app: LaunchpadApp;
   let indexDb: LaunchpadStack["indexDb"];
-  let refundWallet: HotWallet;
-  const creator = newKey();
-  const alice = newKey(); // lists the collections
+  const creator = newKey(); // lists the collections (a listing is its creator's)
 
   const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => stack.call(method, p, options);
   const signIn = (key: TestKey): Promise<string> => stack.signIn(key);
@@ -51,23 +49,20 @@ describe("launchpad mint path", function () {
     return devnet.rpc<string>("sendrawtransaction", [hex]);
   }
 
-  /** The refund transaction `txid` (mempool or chain) and what it pays `key`. */
-  async function refundPaid(txid: string, key: TestKey): Promise<bigint> {
-    const parsed = parseTransactionHex(await devnet.rpc<string>("getrawtransaction", [txid, 0]));
-    if (!parsed.ok) throw new Error("the refund does not decode");
-    return parsed.value.outputs.filter((o) => bytesToHex(o.script) === bytesToHex(key.script)).reduce((sum, o) => sum + o.value, 0n);
-  }
+  /** What the creator owes `payer` back for a payment, as the answers show it. */
+  const owed = (reason: string, koinu: bigint, payer: TestKey) => ({ reason, owed_koinu: koinu.toString(), owed_by: creator.address, owed_to: payer.address });
 
   const minted = async (slug: string) => (await call("GET", `/collections/${slug}`)).body.minted as number;
 
   before(async () => {
     stack = await startLaunchpadStack();
-    ({ devnet, queries, inscriberBase, app, indexDb, refundWallet } = stack);
+    ({ devnet, queries, inscriberBase, app, indexDb } = stack);
 
-    // Both collections listed, their deploys inscribed by the inscriber and confirmed.
-    const token = await signIn(alice);
+    // Both collections listed by their creator (the free one with the operator key), their deploys
+    // inscribed by the inscriber and confirmed.
+    const token = await signIn(creator);
     for (const [slug, price] of [[PAID, PRICE], [FREE, 0n]] as const) {
-      const listed = await call("POST", "/collections", { token, body: { slug, name: slug, price_koinu: price.toString(), max: MAX, creator_address: creator.address } });
+      const listed = await stack.call("POST", "/collections", { token, operator: price === 0n, body: { slug, name: slug, price_koinu: price.toString(), max: MAX, creator_address: creator.address } });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
       expect(listed.body.deploy.status).to.equal("submitted");
       await confirmInscriberJob(listed.body.deploy.job_id);
@@ -130,7 +125,7 @@ describe("launchpad mint path", function () {
       const before = await minted(PAID);
       const record = await mintToConfirmation(token, PAID, claim.body.reservation_id, bobPayment);
       expect(record.payment).to.include({ txid: bobPayment, status: "accepted", received_koinu: PRICE.toString() });
-      expect(record.payment.refund.status).to.equal("none");
+      expect(record.payment.settlement).to.equal(null);
       expectMintInIndex(record, bob, PAID);
       expect(await minted(PAID)).to.equal(before + 1);
       await app.launchpad.mints.runOnce();
@@ -153,7 +148,7 @@ describe("launchpad mint path", function () {
       expect(answer.body.error.details).to.include({ payment_txid: bobPayment, slug: PAID, index: 0 });
     });
 
-    it("records a second payment for a reservation already minted, answers 409 RESERVATION_USED and refunds it on chain", async () => {
+    it("records a second payment for a reservation already minted, answers 409 RESERVATION_USED and shows it as the creator's to settle", async () => {
       const coin = await faucet(bob);
       const txid = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:0`);
       await mine();
@@ -161,8 +156,7 @@ describe("launchpad mint path", function () {
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("RESERVATION_USED");
       expect(answer.body.error.details.payment).to.include({ status: "duplicate", received_koinu: PRICE.toString() });
-      expect(answer.body.error.details.payment.refund).to.include({ status: "sent", reason: "RESERVATION_USED" });
-      expect(await refundPaid(answer.body.error.details.payment.refund.txid, bob)).to.equal(PRICE);
+      expect(answer.body.error.details.payment.settlement).to.deep.equal(owed("RESERVATION_USED", PRICE, bob));
       expect((await call("GET", `/collections/${PAID}/mints/0`)).body.payment_txid).to.equal(bobPayment);
     });
 
@@ -177,7 +171,7 @@ describe("launchpad mint path", function () {
       expect(app.launchpad.mints.payment(txid)).to.equal(null);
     });
 
-    it("records an underpayment, answers 422 UNDERPAID and refunds it on chain to the payer", async () => {
+    it("records an underpayment, answers 422 UNDERPAID and shows it in the claim as owed by the creator", async () => {
       const amount = 1n * KOINU_PER_DOGE;
       const txid = await pay(carol, carolCoin, amount, `service-launch-mint:${PAID}:${carolReservation.index}`);
       await mine();
@@ -186,22 +180,22 @@ describe("launchpad mint path", function () {
       expect(answer.body.error.code).to.equal("UNDERPAID");
       const payment = answer.body.error.details.payment;
       expect(payment).to.include({ txid, status: "underpaid", received_koinu: amount.toString(), payer_address: carol.address });
-      expect(payment.refund).to.include({ status: "sent", reason: "UNDERPAID", koinu: amount.toString() });
-      expect(await refundPaid(payment.refund.txid, carol)).to.equal(amount);
-      // Recorded: the same txid again is a reuse, and no second refund is made.
+      expect(payment.settlement).to.deep.equal(owed("UNDERPAID", amount, carol));
+      // The claim (still live) shows the payer what the creator owes it.
+      const claim = await call("GET", `/collections/${PAID}/claim`, { token: carolToken });
+      expect(claim.body.owed_payments.map((p: any) => p.txid)).to.deep.equal([txid]);
+      // Recorded: the same txid again is a reuse.
       const again = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
       expect(again.body.error.code).to.equal("PAYMENT_REUSED");
-      expect(refundWallet.txsOf(`launchpad-refund-${txid}`)).to.have.length(1);
     });
 
-    it("mints an overpaid index and refunds the excess", async () => {
+    it("mints an overpaid index and records the excess as the creator's to settle", async () => {
       const coin = await faucet(carol);
       const txid = await pay(carol, coin, PRICE + 2n * KOINU_PER_DOGE, `service-launch-mint:${PAID}:${carolReservation.index}`);
       await mine();
       const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
-      expect(answer.body.payment.refund).to.include({ status: "sent", reason: "OVERPAID", koinu: (2n * KOINU_PER_DOGE).toString() });
-      expect(await refundPaid(answer.body.payment.refund.txid, carol)).to.equal(2n * KOINU_PER_DOGE);
+      expect(answer.body.payment.settlement).to.deep.equal(owed("OVERPAID", 2n * KOINU_PER_DOGE, carol));
       await confirmInscriberJob(answer.body.inscriber_job_id);
       await app.launchpad.mints.runOnce();
       expectMintInIndex((await call("GET", `/collections/${PAID}/mints/${carolReservation.index}`)).body, carol, PAID);
@@ -226,7 +220,7 @@ describe("launchpad mint path", function () {
       expect(record.payment.txid).to.equal(txid);
     });
 
-    it("records a payment made after the reservation expired, answers 409 RESERVATION_EXPIRED and refunds it on chain", async () => {
+    it("records a payment made after the reservation expired as its payer's, and takes it for the payer's next reservation of that index", async () => {
       const dave = newKey();
       const token = await signIn(dave);
       const coin = await faucet(dave);
@@ -239,8 +233,15 @@ describe("launchpad mint path", function () {
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("RESERVATION_EXPIRED");
       expect(answer.body.error.details.payment).to.include({ status: "late", received_koinu: PRICE.toString() });
-      expect(answer.body.error.details.payment.refund).to.include({ status: "sent", reason: "RESERVATION_EXPIRED", koinu: PRICE.toString() });
-      expect(await refundPaid(answer.body.error.details.payment.refund.txid, dave)).to.equal(PRICE);
+      expect(answer.body.error.details.payment.settlement).to.deep.equal(owed("RESERVATION_EXPIRED", PRICE, dave));
+      // The index is free again; dave claims it anew and the recorded payment pays for it.
+      const again = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
+      expect(again.index).to.equal(claim.index);
+      expect(again.owed_payments.map((p: any) => p.txid)).to.deep.equal([txid]);
+      const minted = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid } });
+      expect(minted.status, JSON.stringify(minted.body)).to.equal(202);
+      expect(minted.body.payment).to.include({ status: "accepted", settlement: null });
+      await mine();
     });
   });
 
@@ -311,10 +312,10 @@ describe("launchpad mint path", function () {
   });
 
   describe("a failed inscriber job", () => {
-    it("is recorded with its reason, the index is minted again on a new claim, and the payment is refunded on chain", async () => {
+    it("is recorded with its reason, and the index is minted again on the payer's new claim with the same payment", async () => {
       // A second launchpad over the same index whose inscriber accepts the job and then fails it.
       const failing = createLaunchpadApp({
-        db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest, refundWallet,
+        db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest, rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
         inscriber: {
           inscribe: async (req) => ({ jobId: `job_${req.idempotencyKey.length.toString(16).padStart(24, "0")}` }),
           job: async (id) => ({ id, status: "failed", revealTxids: [], inscriptionId: null, confirmedHeight: null, error: { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } }),
@@ -326,7 +327,7 @@ describe("launchpad mint path", function () {
       stack.base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
       try {
         const slug = "failing-pups";
-        const listed = await call("POST", "/collections", { token: await signIn(alice), body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
+        const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
         expect(listed.status).to.equal(201);
         const gina = newKey();
         const token = await signIn(gina);
@@ -342,19 +343,21 @@ describe("launchpad mint path", function () {
         expect(record.status).to.equal("failed");
         expect(record.error).to.contain("INSUFFICIENT_FUNDS");
         expect(record.payment).to.include({ status: "mint_failed" });
-        expect(record.payment.refund).to.include({ status: "sent", reason: "MINT_FAILED", koinu: PRICE.toString() });
-        expect(await refundPaid(record.payment.refund.txid, gina)).to.equal(PRICE);
+        expect(record.payment.settlement).to.deep.equal(owed("MINT_FAILED", PRICE, gina));
         expect(await minted(slug)).to.equal(0);
         expect((await call("GET", `/collections/${slug}`)).body.deploy.error).to.contain("INSUFFICIENT_FUNDS");
-        // The failed index is free again: the next claim gets it and its mint is a second attempt.
+        // The failed index is free again: the next claim gets it, the payment still counts for its
+        // payer, and the mint is a second attempt.
         const again = (await call("POST", `/collections/${slug}/claim`, { token })).body;
         expect(again.index).to.equal(claim.index);
-        const coin2 = await faucet(gina);
-        const txid2 = await pay(gina, coin2, PRICE, `service-launch-mint:${slug}:${claim.index}`);
-        await mine();
-        const second = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid2 } });
+        const second = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid } });
         expect(second.status, JSON.stringify(second.body)).to.equal(202);
         expect(second.body.attempt).to.equal(2);
+        expect(second.body.payment).to.include({ txid, status: "accepted", settlement: null });
+        // Nobody else can use it.
+        const harry = newKey();
+        const stolen = await call("POST", `/collections/${slug}/mint`, { token: await signIn(harry), body: { reservation_id: again.reservation_id, payment_txid: txid } });
+        expect(stolen.status).to.equal(404);
       } finally {
         stack.base = saved;
         failingServer.close();

@@ -9,6 +9,12 @@ import { TestKey, newKey } from "../helpers/keys";
 import { jsonRequest } from "../helpers/http";
 
 const START = 1_800_000_000;
+const OPERATOR_KEY = "lk_test_operator_key";
+/** What every app of these tests is given besides its database: free listings take OPERATOR_KEY, no per-IP limits (every client is 127.0.0.1). */
+const OPTIONS = {
+  operatorKeySha256: crypto.createHash("sha256").update(OPERATOR_KEY).digest("hex"),
+  rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+};
 
 interface Answer { status: number; headers: Headers; body: any }
 
@@ -20,7 +26,16 @@ describe("launchpad API", function () {
   let base: string;
   const inscribed: LaunchpadInscriptionRequest[] = [];
 
-  const call = (method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}${path}`, method, options);
+  const call = async (method: string, path: string, options: { token?: string; body?: unknown; operator?: boolean } = {}): Promise<Answer> => {
+    if (!options.operator) return jsonRequest(`${base}${path}`, method, options);
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { "X-Operator-Key": OPERATOR_KEY, "Content-Type": "application/json", ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
+      body: JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  };
   const challengeFor = async (address: string) => (await call("GET", `/session/challenge?address=${address}`)).body;
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = await challengeFor(key.address);
@@ -28,13 +43,17 @@ describe("launchpad API", function () {
     expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
     return answer.body.token;
   };
-  const listCollection = (token: string, slug: string, max: number, extra: Record<string, unknown> = {}) =>
-    call("POST", "/collections", { token, body: { slug, name: `Collection ${slug}`, price_koinu: "0", max, creator_address: newKey().address, ...extra } });
+  /** Lists as the token's own address (its creator); a free collection with the operator key. */
+  const listCollection = async (token: string, slug: string, max: number, extra: Record<string, unknown> = {}) => {
+    const me = token ? await call("GET", "/session", { token }) : null;
+    const body = { slug, name: `Collection ${slug}`, price_koinu: "0", max, creator_address: me?.body?.address ?? newKey().address, ...extra };
+    return call("POST", "/collections", { token, body, operator: body.price_koinu === "0" });
+  };
 
   before(async () => {
     db = openLaunchpadDatabase(":memory:");
     const app = createLaunchpadApp({
-      db, indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now,
+      db, indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now, ...OPTIONS,
       // Records what would go to the inscriber, for the one test of the hand-over below.
       inscriber: {
         inscribe: async (request) => {
@@ -179,11 +198,10 @@ describe("launchpad API", function () {
 
   describe("collections", () => {
     let token: string;
-    let lister: TestKey;
-    const creator = newKey();
+    const lister = newKey();
+    const creator = lister; // a collection is listed by its creator
 
     before(async () => {
-      lister = newKey();
       token = await signIn(lister);
     });
 
@@ -212,7 +230,7 @@ describe("launchpad API", function () {
     });
 
     it("stores a collection with its deploy pending when no inscriber is configured", async () => {
-      const bare = createLaunchpadApp({ db: openLaunchpadDatabase(":memory:"), indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now });
+      const bare = createLaunchpadApp({ db: openLaunchpadDatabase(":memory:"), indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now, ...OPTIONS });
       const bareServer = bare.listen(0, "127.0.0.1");
       await new Promise((resolve) => bareServer.once("listening", resolve));
       const savedBase = base;
@@ -275,6 +293,8 @@ describe("launchpad API", function () {
         [{ price_koinu: 5 }, "INVALID_PRICE"],
         [{ price_koinu: "05" }, "INVALID_PRICE"],
         [{ price_koinu: "18446744073709551616" }, "INVALID_PRICE"],
+        [{ price_koinu: "18446744073709551615" }, "INVALID_PRICE"],
+        [{ price_koinu: "100000000000001" }, "INVALID_PRICE"], // 1,000,000 DOGE and 1 koinu
         [{ max: 0 }, "INVALID_MAX"],
         [{ max: "3" }, "INVALID_MAX"],
         [{ max: 1_000_001 }, "INVALID_MAX"],
@@ -333,7 +353,7 @@ describe("launchpad API", function () {
       expect(first.status).to.equal(201);
       expect(first.body).to.deep.equal({
         reservation_id: first.body.reservation_id, slug: "twins", index: 0, address: claimant.address, status: "active", reserved_at: now, expires_at: now + 600,
-        mint_body: { p: "service", op: "LAUNCHPAD_MINT", slug: "twins", id: "0", max: "5" }, created: true,
+        mint_body: { p: "service", op: "LAUNCHPAD_MINT", slug: "twins", id: "0", max: "5" }, owed_payments: [], created: true,
       });
       const again = await call("POST", "/collections/twins/claim", { token });
       expect(again.status).to.equal(200);

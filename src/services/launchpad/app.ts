@@ -3,20 +3,25 @@
  * directory, listing a collection, claims (reservations of the next free index) and membership read
  * from the explorer's index, the live minted counter (server-sent events), payment PSBTs, and the
  * pages' directory when one is given. Writes take a Bearer token from POST /api/session.
+ *
+ * Limits (DESIGN.md 6 and 8, issue 17): every public write has a per-IP rate limit (429 with
+ * Retry-After), claims also one per session; a client IP holds a capped number of live reservations
+ * per collection and of open event streams; sign-in challenges store nothing.
  */
-import express, { NextFunction, Request, Response } from "express";
+import crypto from "node:crypto";
+import express, { NextFunction, Request, RequestHandler, Response } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
-import type { HotWallet } from "../../wallet/hot-wallet";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
 import { noStoreJsonApp } from "../http/app";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
-import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, Reservation, deployRequest, mintBodyJson } from "./collections";
+import { clientIpKey, rateLimited } from "../http/rate-limit";
+import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, MAX_PRICE_KOINU, Reservation, deployRequest, mintBodyJson } from "./collections";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
-import { MintRecord, MintService, paymentJson, paymentMemo } from "./mints";
-import { SessionStore, sessionOf, signingAddress } from "./sessions";
+import { MintRecord, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
+import { LaunchpadSession, SessionStore, sessionOf, signingAddress } from "./sessions";
 import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
@@ -34,6 +39,8 @@ export interface LaunchpadOptions {
   reservationSeconds?: number;
   /** How long a sign-in challenge may be answered (default 300 s). */
   challengeSeconds?: number;
+  /** The HMAC key of sign-in challenges (default 32 random bytes of this process). */
+  challengeSecret?: Uint8Array;
   /** How long a session token lives (default 86,400 s). */
   sessionSeconds?: number;
   /**
@@ -41,8 +48,17 @@ export interface LaunchpadOptions {
    * (HttpLaunchpadInscriber); otherwise deploys stay pending and mints answer 503 MINTING_UNAVAILABLE.
    */
   inscriber?: LaunchpadInscriber;
-  /** The operator's hot wallet that fronts refunds (see mints.ts); without one refunds stay due. */
-  refundWallet?: HotWallet;
+  /**
+   * SHA-256 (hex) of the operator key that free listings need in `X-Operator-Key`: the operator pays
+   * a free collection's inscriptions. Without it no free collection can be listed.
+   */
+  operatorKeySha256?: string;
+  /** Requests per client IP, minute and write route (default 60; 0 = no limit). */
+  rateLimitPerMinute?: number;
+  /** Claims per session and minute (default 10; 0 = no limit). */
+  claimsPerSessionPerMinute?: number;
+  /** Live reservations one client IP may hold per collection (default 3; 0 = no cap). */
+  maxReservationsPerClient?: number;
   /**
    * The node, for payment PSBTs: previous transactions (getrawtransaction, -txindex) and whether an
    * output is unspent counting the mempool (gettxout). Without it payment-psbt answers 503.
@@ -50,8 +66,11 @@ export interface LaunchpadOptions {
   node?: PaymentNode;
   /** Fee rate of payment PSBTs (default RECOMMENDED_FEE_RATE, 0.01 DOGE/kB). */
   feeRateKoinuPerKb?: bigint;
-  /** The live counter's fallback poll of the database (default 2,000 ms) and its cap on open streams (default 1,000). */
-  events?: { pollMs?: number; maxStreams?: number; heartbeatMs?: number };
+  /**
+   * The live counter's fallback poll of the database (default 2,000 ms), its cap on open streams
+   * (default 1,000) and on open streams per client IP (default 8; 0 = none).
+   */
+  events?: { pollMs?: number; maxStreams?: number; maxStreamsPerClient?: number; heartbeatMs?: number };
   /** When given, this directory's files are served at `/` (index.html as a directory's page). */
   webDir?: string;
   /**
@@ -90,7 +109,7 @@ const collectionJson = (c: Collection) => ({
   deploy: { status: c.deploy.status, job_id: c.deploy.jobId, inscription_id: c.deploy.inscriptionId, error: c.deploy.error },
 });
 
-const reservationJson = (r: Reservation, maxSupply: number) => ({
+const reservationJson = (r: Reservation, maxSupply: number, owed: PaymentRecord[]) => ({
   reservation_id: r.id,
   slug: r.slug,
   index: r.tokenIndex,
@@ -99,6 +118,8 @@ const reservationJson = (r: Reservation, maxSupply: number) => ({
   reserved_at: r.reservedAt,
   expires_at: r.expiresAt,
   mint_body: mintBodyJson(r.slug, r.tokenIndex, maxSupply),
+  // The claimant's recorded payments on this collection that the creator owes something back for.
+  owed_payments: owed.map(paymentJson),
 });
 
 const mintJsonOf = (mints: MintService) => (m: MintRecord) => {
@@ -137,13 +158,15 @@ function slugParam(value: unknown, field = "slug"): string {
   return value;
 }
 
-/** A canonical decimal string of koinu, 0 to 2^64 - 1 (the deploy body's `price`). */
+/** A canonical decimal string of koinu, 0 to MAX_PRICE_KOINU (1,000,000 DOGE). */
 function priceKoinu(value: unknown, field = "price_koinu"): bigint {
-  if (typeof value !== "string" || !/^(?:0|[1-9][0-9]{0,19})$/.test(value) || BigInt(value) > 2n ** 64n - 1n) {
-    throw badRequest("INVALID_PRICE", `${field} must be a decimal string of koinu without sign or leading zeros, at most 2^64 - 1`, { field });
+  if (typeof value !== "string" || !/^(?:0|[1-9][0-9]{0,19})$/.test(value) || BigInt(value) > MAX_PRICE_KOINU) {
+    throw badRequest("INVALID_PRICE", `${field} must be a decimal string of koinu without sign or leading zeros, at most ${MAX_PRICE_KOINU}`, { field, max_koinu: MAX_PRICE_KOINU.toString() });
   }
   return BigInt(value);
 }
+
+const sha256Of = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest();
 
 function maxSupply(value: unknown, field = "max"): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_COLLECTION_SIZE) {
@@ -165,15 +188,17 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const { db, network } = options;
   const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
   const log = options.log ?? (() => undefined);
-  const sessions = new SessionStore(db, { network, clock, challengeSeconds: options.challengeSeconds ?? 300, sessionSeconds: options.sessionSeconds ?? 86_400 });
+  const sessions = new SessionStore(db, {
+    network, clock, challengeSeconds: options.challengeSeconds ?? 300, sessionSeconds: options.sessionSeconds ?? 86_400, challengeSecret: options.challengeSecret,
+  });
   const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
   const index = new CollectionIndex(options.indexDb);
   const gate = createMemberGate(sessions, index);
-  const feed = new MintedFeed(collections, { pollMs: options.events?.pollMs, maxStreams: options.events?.maxStreams });
+  const feed = new MintedFeed(collections, { pollMs: options.events?.pollMs, maxStreams: options.events?.maxStreams, maxStreamsPerClient: options.events?.maxStreamsPerClient });
   const heartbeatMs = options.events?.heartbeatMs ?? 15_000;
   const queries = new IndexQueries(options.indexDb);
   const mints = new MintService({
-    db, queries, collections, inscriber: options.inscriber, refundWallet: options.refundWallet, clock, log, onMinted: (slug) => feed.changed(slug),
+    db, queries, collections, inscriber: options.inscriber, clock, log, onMinted: (slug) => feed.changed(slug),
   });
   const payments = options.node
     ? new PaymentPsbtService({ db, queries, node: options.node, network, feeRateKoinuPerKb: options.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE, clock })
@@ -183,6 +208,21 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     return payments;
   };
   const requireSession = sessions.requireSession();
+  // One limit per write route and client IP; claims also per session (after requireSession).
+  const perMinute = options.rateLimitPerMinute ?? 60;
+  const limit = (name: string): RequestHandler => rateLimited({ name: `launchpad ${name}`, limit: perMinute });
+  const claimsPerSession = rateLimited({
+    name: "launchpad claims per session", limit: options.claimsPerSessionPerMinute ?? 10, key: (req) => {
+      const session = req.res?.locals.launchpadSession as LaunchpadSession | undefined;
+      return session ? `session:${session.address}` : `ip:${clientIpKey(req)}`;
+    },
+  });
+  const maxReservationsPerClient = options.maxReservationsPerClient ?? 3;
+  const operatorKeyHash = options.operatorKeySha256 ? Buffer.from(options.operatorKeySha256, "hex") : null;
+  const isOperator = (req: Request): boolean => {
+    const given = req.header("x-operator-key");
+    return operatorKeyHash !== null && operatorKeyHash.length === 32 && typeof given === "string" && crypto.timingSafeEqual(sha256Of(given), operatorKeyHash);
+  };
 
   // The pages' static files keep their ETags: express.static makes its own.
   const base = noStoreJsonApp("16kb");
@@ -199,13 +239,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   // ------------------------------------------------------------------------------ sessions
 
-  api.get("/session/challenge", route((req, res) => {
+  api.get("/session/challenge", limit("sign-in challenges"), route((req, res) => {
     const address = signingAddress(req.query.address, network);
     const issued = sessions.issueChallenge(address);
     res.json({ address: issued.address, nonce: issued.nonce, challenge: issued.challenge, expires_at: issued.expiresAt });
   }));
 
-  api.post("/session", route((req, res) => {
+  api.post("/session", limit("sign-ins"), route((req, res) => {
     const body = v.exactObject(req.body, ["address", "challenge", "signature"]);
     const address = signingAddress(body.address, network);
     if (typeof body.challenge !== "string" || body.challenge.length === 0 || body.challenge.length > 1024) {
@@ -248,12 +288,23 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     });
   }));
 
-  api.post("/collections", requireSession, route(async (req, res) => {
+  api.post("/collections", limit("listings"), requireSession, route(async (req, res) => {
     const session = sessionOf(res);
     const body = v.exactObject(req.body, ["slug", "name", "price_koinu", "max", "creator_address"]);
     const slug = slugParam(body.slug);
     const price = priceKoinu(body.price_koinu);
     const max = maxSupply(body.max);
+    const creatorAddress = v.address(body.creator_address, network, "creator_address");
+    // Payments go straight to the creator: only the creator's own session may name it.
+    if (creatorAddress !== session.address) {
+      throw new AppError(403, "CREATOR_NOT_SESSION", "creator_address must be the signed-in address: a collection is listed by its creator", {
+        field: "creator_address", creator_address: creatorAddress, session_address: session.address,
+      });
+    }
+    // The operator pays every mint's inscription; nobody pays it for a free one.
+    if (price === 0n && !isOperator(req)) {
+      throw new AppError(403, "FREE_LISTING_NEEDS_OPERATOR_KEY", "a free collection's inscriptions are paid by the operator: listing one needs the operator key in X-Operator-Key", { field: "price_koinu" });
+    }
     // A priced mint is paid with the OP_RETURN `service-launch-mint:<slug>:<index>`, which nodes
     // relay only up to 80 bytes: refuse a listing whose last index could not be paid for.
     const memoBytes = Buffer.byteLength(paymentMemo(slug, max - 1));
@@ -265,7 +316,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       name: collectionName(body.name),
       priceKoinu: price,
       maxSupply: max,
-      creatorAddress: v.address(body.creator_address, network, "creator_address"),
+      creatorAddress,
       listedBy: session.address,
     });
     log("launchpad_collection_listed", { slug: collection.slug, listedBy: session.address });
@@ -285,13 +336,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   // -------------------------------------------------------------------------------- claims
 
-  api.post("/collections/:slug/claim", requireSession, route((req, res) => {
+  api.post("/collections/:slug/claim", limit("claims"), requireSession, claimsPerSession, route((req, res) => {
     const session = sessionOf(res);
     const slug = slugParam(req.params.slug);
     if (req.body !== undefined && Object.keys(req.body ?? {}).length > 0) v.exactObject(req.body, []);
-    const { reservation, created } = collections.claim(slug, session.address);
+    const { reservation, created } = collections.claim(slug, session.address, { key: clientIpKey(req), maxLive: maxReservationsPerClient });
     const collection = collectionOr404(slug);
-    res.status(created ? 201 : 200).json({ ...reservationJson(reservation, collection.maxSupply), created });
+    res.status(created ? 201 : 200).json({ ...reservationJson(reservation, collection.maxSupply, mints.owedTo(slug, session.address)), created });
   }));
 
   api.get("/collections/:slug/claim", requireSession, route((req, res) => {
@@ -299,12 +350,12 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     const collection = collectionOr404(slugParam(req.params.slug));
     const reservation = collections.liveReservation(collection.slug, session.address);
     if (!reservation) throw notFound("NO_RESERVATION", `${session.address} holds no live reservation on "${collection.slug}"`, { slug: collection.slug, address: session.address });
-    res.json(reservationJson(reservation, collection.maxSupply));
+    res.json(reservationJson(reservation, collection.maxSupply, mints.owedTo(collection.slug, session.address)));
   }));
 
   // --------------------------------------------------------------------------------- mints
 
-  api.post("/collections/:slug/mint", requireSession, route(async (req, res) => {
+  api.post("/collections/:slug/mint", limit("mints"), requireSession, route(async (req, res) => {
     const session = sessionOf(res);
     const collection = collectionOr404(slugParam(req.params.slug));
     const body = v.exactObject(req.body, ["reservation_id", "payment_txid"]);
@@ -333,8 +384,14 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     if (!feed.hasRoom()) {
       throw new AppError(503, "TOO_MANY_STREAMS", `this process serves at most ${feed.maxStreams} open event streams; retry later`, { max_streams: feed.maxStreams }, { "Retry-After": "5" });
     }
+    const client = clientIpKey(req);
+    if (!feed.clientHasRoom(client)) {
+      throw new AppError(429, "TOO_MANY_CLIENT_STREAMS", `one client may hold at most ${feed.maxStreamsPerClient} open event streams; close one or retry later`, {
+        max_streams_per_client: feed.maxStreamsPerClient,
+      }, { "Retry-After": "5" });
+    }
     const send = (count: { minted: number; max: number }) => res.write(`event: minted\ndata: ${JSON.stringify(count)}\n\n`);
-    const { current, unsubscribe } = feed.subscribe(collection.slug, send);
+    const { current, unsubscribe } = feed.subscribe(collection.slug, send, client);
     const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), heartbeatMs);
     heartbeat.unref();
     const close = () => {
@@ -361,7 +418,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     return value;
   };
 
-  api.post("/collections/:slug/payment-psbt", requireSession, route(async (req, res) => {
+  api.post("/collections/:slug/payment-psbt", limit("payment PSBTs"), requireSession, route(async (req, res) => {
     const session = sessionOf(res);
     const collection = collectionOr404(slugParam(req.params.slug));
     const body = v.exactObject(req.body, ["reservation_id", "public_key"]);
@@ -369,7 +426,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     res.status(201).json(await paymentsOr503().build(collection, session.address, id, body.public_key));
   }));
 
-  api.post("/collections/:slug/payment", requireSession, route((req, res) => {
+  api.post("/collections/:slug/payment", limit("signed payments"), requireSession, route((req, res) => {
     const session = sessionOf(res);
     const collection = collectionOr404(slugParam(req.params.slug));
     const body = v.exactObject(req.body, ["reservation_id", "psbt"]);

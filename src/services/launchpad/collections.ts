@@ -6,10 +6,16 @@
  */
 import type { Sqlite } from "../../db/sqlite";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_DEPLOY_OP, LAUNCHPAD_MINT_OP, LAUNCHPAD_PROTOCOL, encodeLaunchpadDeploy } from "../../inscription/launchpad";
-import { conflict, notFound } from "../http/errors";
+import { AppError, conflict, notFound } from "../http/errors";
 
 /** Largest collection the launchpad lists (the wire format allows more; reservations are per index). */
 export const MAX_COLLECTION_SIZE = 1_000_000;
+
+/**
+ * Highest price the launchpad lists: 1,000,000 DOGE. The wire format allows 2^64 - 1 koinu, more
+ * DOGE than exist, a price no payment can meet (issue 17).
+ */
+export const MAX_PRICE_KOINU = 1_000_000n * 100_000_000n;
 
 export type DeployStatus = "pending" | "submitted";
 
@@ -128,7 +134,8 @@ export class CollectionStore {
       lowerFloor: p("UPDATE collections SET claim_floor = MIN(claim_floor, ?) WHERE slug = ?"),
       minExpiring: p("SELECT MIN(token_index) AS low FROM reservations WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
       liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
-      insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status) VALUES (?, ?, ?, ?, ?, 'active')"),
+      insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status, client_key) VALUES (?, ?, ?, ?, ?, 'active', ?)"),
+      liveOfClient: p("SELECT COUNT(*) AS n, MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?"),
     };
   }
 
@@ -160,9 +167,11 @@ export class CollectionStore {
   /**
    * Reserves the lowest free index of `slug` for `address` until now + the reservation window, or
    * gives back the address's live reservation (`created: false`). 404 for an unknown collection,
-   * 409 SOLD_OUT when every index is minted or held by a live reservation.
+   * 409 SOLD_OUT when every index is minted or held by a live reservation, 429 RESERVATION_LIMIT when
+   * `client.key` (the claim's client IP) already holds `client.maxLive` live reservations of `slug`
+   * (0: no cap), with Retry-After until the first of them expires.
    */
-  claim(slug: string, address: string): { reservation: Reservation; created: boolean } {
+  claim(slug: string, address: string, client: { key: string; maxLive: number } = { key: "", maxLive: 0 }): { reservation: Reservation; created: boolean } {
     return this.db.transaction(() => {
       const now = this.clock();
       const collection = this.get(slug);
@@ -174,6 +183,15 @@ export class CollectionStore {
       this.s.expire.run(slug, now);
       const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
       if (live) return { reservation: toReservation(live), created: false };
+      if (client.maxLive > 0) {
+        const held = this.s.liveOfClient.get(slug, client.key, now) as { n: number; first_expiry: number | null };
+        if (held.n >= client.maxLive) {
+          const retryAfter = Math.max(1, (held.first_expiry ?? now + 1) - now);
+          throw new AppError(429, "RESERVATION_LIMIT", `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`, {
+            slug, live_reservations: held.n, max_per_client: client.maxLive, retry_after_seconds: retryAfter,
+          }, { "Retry-After": String(retryAfter) });
+        }
+      }
       // Every index below the floor is taken (the floor is lowered whenever one is freed), so the
       // lowest free index is the first one from the floor up that is not taken: a few index
       // lookups per claim however many are taken, instead of a scan of all of them.
@@ -185,7 +203,7 @@ export class CollectionStore {
         throw conflict("SOLD_OUT", `every index of "${slug}" is minted or reserved`, { slug, max: collection.maxSupply, minted: collection.minted, reserved });
       }
       const expiresAt = now + this.reservationSeconds;
-      const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt).lastInsertRowid);
+      const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt, client.key).lastInsertRowid);
       return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
     }).immediate();
   }

@@ -11,7 +11,7 @@ export type { LaunchpadSession } from "./sessions";
 export { HttpLaunchpadInscriber, InscriberCallError } from "./inscriber-client";
 export type { HttpInscriberOptions } from "./inscriber-client";
 export { MINT_PAYMENT_PROTOCOL, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
-export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, RefundReason, RefundStatus } from "./mints";
+export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, SettlementReason } from "./mints";
 export { MintedFeed } from "./live";
 export type { MintedCount, MintedFeedOptions, MintedListener } from "./live";
 export { MAX_OP_RETURN_PAYLOAD_BYTES, MAX_PAYMENT_INPUTS, PaymentPsbtService } from "./payment";

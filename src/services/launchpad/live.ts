@@ -18,6 +18,8 @@ export interface MintedFeedOptions {
   pollMs?: number;
   /** Open streams allowed in this process (default 1,000). */
   maxStreams?: number;
+  /** Open streams allowed per client (its IP key; default 8; 0 = no cap per client). */
+  maxStreamsPerClient?: number;
 }
 
 interface Watcher {
@@ -28,13 +30,17 @@ interface Watcher {
 
 export class MintedFeed {
   readonly maxStreams: number;
+  readonly maxStreamsPerClient: number;
   private readonly pollMs: number;
   private readonly watchers = new Map<string, Watcher>();
   private streams = 0;
+  /** Open streams per client key; a key leaves the map with its last stream, so it holds only clients with a stream open. */
+  private readonly perClient = new Map<string, number>();
 
   constructor(private readonly collections: CollectionStore, options: MintedFeedOptions = {}) {
     this.pollMs = options.pollMs ?? 2_000;
     this.maxStreams = options.maxStreams ?? 1_000;
+    this.maxStreamsPerClient = options.maxStreamsPerClient ?? 8;
   }
 
   /** Streams open now, over all collections. */
@@ -47,12 +53,17 @@ export class MintedFeed {
     return this.streams < this.maxStreams;
   }
 
+  /** Whether `clientKey` may open another stream (false at the per-client cap). */
+  clientHasRoom(clientKey: string): boolean {
+    return this.maxStreamsPerClient <= 0 || (this.perClient.get(clientKey) ?? 0) < this.maxStreamsPerClient;
+  }
+
   /**
    * Adds a listener on `slug` (a listed collection) and answers the current count and the function
    * that removes the listener (idempotent). The first listener of a collection starts its watcher,
    * the last one to leave stops it.
    */
-  subscribe(slug: string, listener: MintedListener): { current: MintedCount; unsubscribe: () => void } {
+  subscribe(slug: string, listener: MintedListener, clientKey = ""): { current: MintedCount; unsubscribe: () => void } {
     let watcher = this.watchers.get(slug);
     if (!watcher) {
       const timer = setInterval(() => this.changed(slug), this.pollMs);
@@ -62,6 +73,7 @@ export class MintedFeed {
     }
     watcher.listeners.add(listener);
     this.streams++;
+    this.perClient.set(clientKey, (this.perClient.get(clientKey) ?? 0) + 1);
     let open = true;
     return {
       current: watcher.last,
@@ -69,6 +81,9 @@ export class MintedFeed {
         if (!open) return;
         open = false;
         this.streams--;
+        const left = (this.perClient.get(clientKey) ?? 1) - 1;
+        if (left > 0) this.perClient.set(clientKey, left);
+        else this.perClient.delete(clientKey);
         const w = this.watchers.get(slug);
         if (!w) return;
         w.listeners.delete(listener);

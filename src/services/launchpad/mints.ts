@@ -5,18 +5,21 @@
  * are recorded, and the collection's `minted` counter (the rows of collection_items) grows exactly
  * once, when the inscriber reports the job confirmed.
  *
- * Money: the payment pays the collection's creator, so the launchpad never holds it. Refunds
- * (underpaid, paid after the reservation expired, overpaid excess, a failed mint) are fronted by the
- * launchpad operator's own hot wallet, to the address that funded the payment's first input, for
- * the koinu the creator received (the refund's network fee is the operator's). Each refund is one
- * wallet transaction of owner `launchpad-refund-<payment txid>`, so it is made once per payment.
+ * Money (DESIGN.md 8, docs/security.md "Launchpad payments"): the payment pays the collection's
+ * creator straight, so the launchpad never holds it and never pays anything back from a wallet of
+ * its own. A payment counts only for its payer: every input spends an output of the claimant's
+ * address, and the claimant is not the creator (so no output to the creator is the payer's change).
+ * A wrong amount (underpaid, paid after the reservation expired, a second payment for a used
+ * reservation, the excess of an overpayment, a payment whose mint failed) is recorded with what the
+ * creator owes the payer, shown in the mint and claim answers, and is the creator's to settle. A
+ * payment recorded as late or mint_failed still counts for its own payer's next live reservation of
+ * the same index.
  */
 import type { Sqlite } from "../../db/sqlite";
-import { addressToOutputScript, bytesToHex } from "../../doge";
+import crypto from "node:crypto";
+import { bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "../../inscription/launchpad";
-import { HARD_DUST_LIMIT } from "../../wallet/fees";
-import type { HotWallet } from "../../wallet/hot-wallet";
 import { AppError, badRequest, conflict, indexBehind, notFound, unprocessable } from "../http/errors";
 import type { Collection, CollectionStore, LaunchpadInscriber } from "./collections";
 import { InscriberCallError } from "./inscriber-client";
@@ -26,9 +29,8 @@ export const MINT_PAYMENT_PROTOCOL = "service-launch-mint";
 
 export type MintStatus = "accepted" | "submitted" | "revealed" | "confirmed" | "failed";
 export type PaymentStatus = "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed";
-/** none: nothing owed; due: to be sent (retried by the worker); sent; below_dust: too small to send; failed: cannot be sent (no payer address). */
-export type RefundStatus = "none" | "due" | "sent" | "below_dust" | "failed";
-export type RefundReason = "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED";
+/** Why the creator owes the payer koinu of a payment (the creator settles it; the launchpad only records it). */
+export type SettlementReason = "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED";
 
 export interface MintRecord {
   slug: string;
@@ -56,16 +58,21 @@ export interface PaymentRecord {
   receivedKoinu: bigint;
   priceKoinu: bigint;
   status: PaymentStatus;
-  refund: { status: RefundStatus; reason: RefundReason | null; koinu: bigint; txid: string | null; error: string | null };
+  /** The collection's creator, who received the payment. */
+  creatorAddress: string;
+  /** What the creator owes the payer (null: nothing). */
+  settlement: { reason: SettlementReason; owedKoinu: bigint } | null;
   createdAt: number;
 }
 
 /** The OP_RETURN text a payment for `index` of `slug` must carry, exactly. */
 export const paymentMemo = (slug: string, tokenIndex: number) => `${MINT_PAYMENT_PROTOCOL}:${slug}:${tokenIndex}`;
 
-/** The inscriber's Idempotency-Key of a mint: the first attempt's is `launchpad-mint-<slug>-<index>`. */
-export const mintIdempotencyKey = (slug: string, tokenIndex: number, attempt: number) =>
-  attempt === 1 ? `launchpad-mint-${slug}-${tokenIndex}` : `launchpad-mint-${slug}-${tokenIndex}-attempt-${attempt}`;
+/**
+ * The inscriber's Idempotency-Key of a mint: `launchpad-mint:<slug>:<index>:<attempt>`. A slug holds
+ * no ":" and the index and attempt are decimal, so two different mints never share a key.
+ */
+export const mintIdempotencyKey = (slug: string, tokenIndex: number, attempt: number) => `launchpad-mint:${slug}:${tokenIndex}:${attempt}`;
 
 interface MintRow {
   slug: string; token_index: number; attempt: number; reservation_id: number; address: string; payment_txid: string | null; status: MintStatus;
@@ -73,8 +80,7 @@ interface MintRow {
 }
 interface PaymentRow {
   txid: string; slug: string; token_index: number; reservation_id: number; address: string; payer_address: string | null; received_koinu: string;
-  price_koinu: string; status: PaymentStatus; refund_reason: RefundReason | null; refund_koinu: string; refund_status: RefundStatus; refund_txid: string | null;
-  refund_error: string | null; created_at: number;
+  price_koinu: string; status: PaymentStatus; settlement_reason: SettlementReason | null; settlement_koinu: string; creator_address: string; created_at: number;
 }
 interface ReservationRow { id: number; slug: string; token_index: number; address: string; expires_at: number; status: string }
 
@@ -85,8 +91,8 @@ const toMint = (r: MintRow): MintRecord => ({
 });
 const toPayment = (r: PaymentRow): PaymentRecord => ({
   txid: r.txid, slug: r.slug, tokenIndex: r.token_index, reservationId: r.reservation_id, address: r.address, payerAddress: r.payer_address,
-  receivedKoinu: BigInt(r.received_koinu), priceKoinu: BigInt(r.price_koinu), status: r.status,
-  refund: { status: r.refund_status, reason: r.refund_reason, koinu: BigInt(r.refund_koinu), txid: r.refund_txid, error: r.refund_error },
+  receivedKoinu: BigInt(r.received_koinu), priceKoinu: BigInt(r.price_koinu), status: r.status, creatorAddress: r.creator_address,
+  settlement: r.settlement_reason !== null && BigInt(r.settlement_koinu) > 0n ? { reason: r.settlement_reason, owedKoinu: BigInt(r.settlement_koinu) } : null,
   createdAt: r.created_at,
 });
 
@@ -96,7 +102,9 @@ export const paymentJson = (p: PaymentRecord) => ({
   received_koinu: p.receivedKoinu.toString(),
   price_koinu: p.priceKoinu.toString(),
   status: p.status,
-  refund: { status: p.refund.status, reason: p.refund.reason, koinu: p.refund.koinu.toString(), txid: p.refund.txid, error: p.refund.error },
+  settlement: p.settlement
+    ? { reason: p.settlement.reason, owed_koinu: p.settlement.owedKoinu.toString(), owed_by: p.creatorAddress, owed_to: p.payerAddress }
+    : null,
 });
 
 export interface MintServiceOptions {
@@ -104,8 +112,6 @@ export interface MintServiceOptions {
   queries: IndexQueries;
   collections: CollectionStore;
   inscriber?: LaunchpadInscriber;
-  /** The operator's hot wallet that fronts refunds; without one refunds stay `due`. */
-  refundWallet?: HotWallet;
   clock: () => number;
   log: (event: string, fields: Record<string, unknown>) => void;
   /** Told after a collection's minted counter grew in this process (the live counter, live.ts). */
@@ -144,16 +150,18 @@ export class MintService {
       failed: p("UPDATE mints SET status = 'failed', error = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status IN ('accepted', 'submitted', 'revealed')"),
       item: p(`INSERT INTO collection_items (slug, token_index, address, reservation_id, mint_txid, inscription_id, minted_at)
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug, token_index) DO NOTHING`),
-      payment: p("SELECT * FROM payments WHERE txid = ?"),
+      payment: p("SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug WHERE p.txid = ?"),
+      // refund_status is 'none' from schema version 5 on: the launchpad pays nothing back itself.
       insertPayment: p(`INSERT INTO payments (txid, slug, token_index, reservation_id, address, payer_address, received_koinu, price_koinu, status,
-        refund_reason, refund_koinu, refund_status, created_at) VALUES ($txid, $slug, $index, $reservation, $address, $payer, $received, $price, $status,
-        $reason, $refund, $refundStatus, $now)`),
-      refundsDue: p("SELECT * FROM payments WHERE refund_status = 'due' ORDER BY created_at LIMIT 100"),
-      refundAfterFailure: p(`UPDATE payments SET status = 'mint_failed', refund_reason = 'MINT_FAILED', refund_status = 'due', refund_error = NULL,
-        refund_koinu = CASE WHEN refund_status = 'sent' THEN price_koinu ELSE received_koinu END WHERE txid = ? AND status = 'accepted'`),
-      refundTxid: p("UPDATE payments SET refund_txid = ? WHERE txid = ?"),
-      refundDone: p("UPDATE payments SET refund_status = ?, refund_error = ? WHERE txid = ? AND refund_status = 'due'"),
-      refundError: p("UPDATE payments SET refund_error = ? WHERE txid = ?"),
+        settlement_reason, settlement_koinu, refund_status, created_at) VALUES ($txid, $slug, $index, $reservation, $address, $payer, $received, $price, $status,
+        $reason, $owed, 'none', $now)`),
+      // A payment recorded as late or mint_failed, applied to its own payer's new live reservation of the same index.
+      reapplyPayment: p(`UPDATE payments SET status = 'accepted', reservation_id = $reservation, settlement_reason = $reason, settlement_koinu = $owed
+        WHERE txid = $txid AND status IN ('late', 'mint_failed')`),
+      owedTo: p(`SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug
+        WHERE p.slug = ? AND p.address = ? AND p.settlement_reason IS NOT NULL AND p.settlement_koinu != '0' ORDER BY p.created_at DESC LIMIT 20`),
+      settleAfterFailure: p(`UPDATE payments SET status = 'mint_failed', settlement_reason = 'MINT_FAILED', settlement_koinu = received_koinu
+        WHERE txid = ? AND status = 'accepted'`),
       deploysOpen: p("SELECT slug, deploy_job_id FROM collections WHERE deploy_status = 'submitted' AND deploy_inscription_id IS NULL LIMIT 100"),
       deployInscribed: p("UPDATE collections SET deploy_inscription_id = ? WHERE slug = ?"),
     };
@@ -163,6 +171,11 @@ export class MintService {
   get(slug: string, tokenIndex: number): MintRecord | null {
     const row = this.s.mint.get(slug, tokenIndex) as MintRow | undefined;
     return row ? toMint(row) : null;
+  }
+
+  /** The latest 20 payments of `address` on `slug` that the creator owes something back for (shown with its claims). */
+  owedTo(slug: string, address: string): PaymentRecord[] {
+    return (this.s.owedTo.all(slug, address) as PaymentRow[]).map(toPayment);
   }
 
   payment(txid: string): PaymentRecord | null {
@@ -183,7 +196,7 @@ export class MintService {
     }
     const index = reservation.token_index;
     const existing = this.get(slug, index);
-    // A retry of a mint already made answers it; a second payment for it is recorded and refunded below.
+    // A retry of a mint already made answers it; a second payment for it is recorded below (the creator's to settle).
     if (existing && existing.reservationId === reservation.id && existing.paymentTxid === paymentTxid) return { mint: existing, created: false };
     if (reservation.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
     const priced = collection.priceKoinu > 0n;
@@ -194,11 +207,14 @@ export class MintService {
       });
     }
 
-    let payment: { received: bigint; payer: string | null } | null = null;
+    let payment: { received: bigint; payer: string } | null = null;
+    let reapply: PaymentRecord | null = null;
     if (paymentTxid !== null) {
+      if (address === collection.creatorAddress) throw this.payerIsCreator(collection, paymentTxid);
       const used = this.payment(paymentTxid);
-      if (used) throw this.reused(used, paymentTxid);
-      payment = this.checkPayment(collection, index, paymentTxid);
+      if (used && this.reappliable(used, address, slug, index, collection.priceKoinu)) reapply = used;
+      else if (used) throw this.reused(used, paymentTxid);
+      else payment = this.checkPayment(collection, address, index, paymentTxid);
     }
 
     const now = this.options.clock();
@@ -208,29 +224,42 @@ export class MintService {
       if (current.status === "minted" && mintNow?.reservationId === reservationId && mintNow.paymentTxid === paymentTxid) return { kind: "already" };
       if (current.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
       const live = current.status === "active" && current.expires_at > now;
-      if (paymentTxid !== null && payment !== null) {
+      if (paymentTxid !== null && reapply !== null) {
+        // Still the payer's recorded payment (another call may have used it since): the reservation must be live.
+        const again = this.payment(paymentTxid)!;
+        if (!this.reappliable(again, address, slug, index, collection.priceKoinu)) return { kind: "refused", paymentTxid, error: () => this.reused(again, paymentTxid) };
+        if (!live || current.status !== "active") {
+          return { kind: "refused", paymentTxid, error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} is not live; claim again`, { slug, index, expires_at: current.expires_at, ...extra }) };
+        }
+        const excess = again.receivedKoinu - collection.priceKoinu;
+        this.s.reapplyPayment.run({ txid: paymentTxid, reservation: reservationId, reason: excess > 0n ? "OVERPAID" : null, owed: excess.toString() });
+      } else if (paymentTxid !== null && payment !== null) {
         if (this.s.payment.get(paymentTxid)) {
           const used = this.payment(paymentTxid)!;
           return { kind: "refused", paymentTxid, error: () => this.reused(used, paymentTxid) };
         }
-        const insert = (status: PaymentStatus, reason: RefundReason | null, refundKoinu: bigint) => this.s.insertPayment.run({
+        const insert = (status: PaymentStatus, reason: SettlementReason | null, owedKoinu: bigint) => this.s.insertPayment.run({
           txid: paymentTxid, slug, index, reservation: reservationId, address, payer: payment!.payer, received: payment!.received.toString(),
-          price: collection.priceKoinu.toString(), status, reason, refund: refundKoinu.toString(), refundStatus: refundKoinu > 0n ? "due" : "none", now,
+          price: collection.priceKoinu.toString(), status, reason, owed: owedKoinu.toString(), now,
         });
+        const owedBy = `the creator ${collection.creatorAddress} owes it back to the payer; the launchpad never refunds`;
         if (current.status === "minted") {
           insert("duplicate", "RESERVATION_USED", payment.received);
           return { kind: "refused", paymentTxid, error: (extra) => this.reservationUsed(reservationId, slug, index, extra) };
         }
         if (!live) {
           insert("late", "RESERVATION_EXPIRED", payment.received);
-          return { kind: "refused", paymentTxid, error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${current.expires_at}; the payment is refunded`, { slug, index, expires_at: current.expires_at, ...extra }) };
+          return {
+            kind: "refused", paymentTxid,
+            error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${current.expires_at}; the payment is recorded as yours: it counts for your next live reservation of index ${index}, or ${owedBy}`, { slug, index, expires_at: current.expires_at, ...extra }),
+          };
         }
         if (payment.received < collection.priceKoinu) {
           // The reservation stays live: the claimant may still pay the full price with a new transaction.
           insert("underpaid", "UNDERPAID", payment.received);
           return {
             kind: "refused", paymentTxid,
-            error: (extra) => unprocessable("UNDERPAID", `the payment gave the creator ${payment!.received} koinu of ${collection.priceKoinu}; it is refunded`, { slug, index, price_koinu: collection.priceKoinu.toString(), received_koinu: payment!.received.toString(), ...extra }),
+            error: (extra) => unprocessable("UNDERPAID", `the payment gave the creator ${payment!.received} koinu of ${collection.priceKoinu}; ${owedBy}`, { slug, index, price_koinu: collection.priceKoinu.toString(), received_koinu: payment!.received.toString(), ...extra }),
           };
         }
         const excess = payment.received - collection.priceKoinu;
@@ -246,14 +275,25 @@ export class MintService {
     }).immediate();
 
     if (outcome.kind === "already") return { mint: this.get(slug, index)!, created: false };
-    if (paymentTxid !== null) await this.refund(paymentTxid);
     if (outcome.kind === "refused") {
-      const recorded = this.payment(outcome.paymentTxid)!;
-      throw outcome.error({ payment: paymentJson(recorded) });
+      const recorded = this.payment(outcome.paymentTxid);
+      throw outcome.error(recorded ? { payment: paymentJson(recorded) } : {});
     }
     this.options.log("launchpad_mint_accepted", { slug, index, address, paymentTxid });
     await this.submit(this.get(slug, index)!);
     return { mint: this.get(slug, index)!, created: true };
+  }
+
+  /** Whether `used`, a recorded payment, may pay for `address`'s reservation of `index`: its own late or failed payment of that index at the full price. */
+  private reappliable(used: PaymentRecord, address: string, slug: string, index: number, priceKoinu: bigint): boolean {
+    return (used.status === "late" || used.status === "mint_failed") && used.address === address && used.payerAddress === address
+      && used.slug === slug && used.tokenIndex === index && used.receivedKoinu >= priceKoinu;
+  }
+
+  private payerIsCreator(collection: Collection, paymentTxid: string | null): AppError {
+    return unprocessable("PAYER_IS_CREATOR", `${collection.creatorAddress} is the creator of "${collection.slug}": a payment from the creator to itself pays nothing`, {
+      slug: collection.slug, creator_address: collection.creatorAddress, ...(paymentTxid ? { payment_txid: paymentTxid } : {}),
+    });
   }
 
   private reservationUsed(reservationId: number, slug: string, index: number, extra: Record<string, unknown>): AppError {
@@ -264,8 +304,12 @@ export class MintService {
     return conflict("PAYMENT_REUSED", `payment ${txid} was already used for index ${used.tokenIndex} of "${used.slug}"`, { payment_txid: txid, slug: used.slug, index: used.tokenIndex });
   }
 
-  /** What the payment gave the creator, after checking it is indexed and bound to this index. */
-  private checkPayment(collection: Collection, index: number, txid: string): { received: bigint; payer: string | null } {
+  /**
+   * What the payment gave the creator, after checking it is indexed, bound to this index (its
+   * OP_RETURN) and the claimant's own (every input spends an output of `claimant`, who is not the
+   * creator, so no output to the creator is the payer's change).
+   */
+  private checkPayment(collection: Collection, claimant: string, index: number, txid: string): { received: bigint; payer: string } {
     const { queries } = this.options;
     const tx = queries.tx(txid);
     if (!tx) {
@@ -280,12 +324,18 @@ export class MintService {
         payment_txid: txid, expected_op_return: memo, found: tx.opReturns.map((o) => Buffer.from(o.payloadHex, "hex").toString("utf8")),
       });
     }
+    const inputs = [...queries.txInputs(txid).values()];
+    const foreign = inputs.filter((input) => input.address !== claimant);
+    if (tx.coinbase || inputs.length === 0 || foreign.length > 0) {
+      throw unprocessable("PAYMENT_NOT_FROM_CLAIMANT", `payment ${txid} must spend only outputs of the claimant ${claimant}; it counts for no one else`, {
+        payment_txid: txid, claimant, input_addresses: [...new Set(inputs.map((input) => input.address))],
+      });
+    }
     const received = tx.outputs.filter((o) => o.address === collection.creatorAddress).reduce((sum, o) => sum + o.valueKoinu, 0n);
-    const payer = queries.txInputs(txid).get(0)?.address ?? null;
-    return { received, payer };
+    return { received, payer: claimant };
   }
 
-  /** Hands an accepted mint to the inscriber; a refusal fails it (and refunds), anything else is retried by the worker. */
+  /** Hands an accepted mint to the inscriber; a refusal fails it, anything else is retried by the worker. */
   private async submit(mint: MintRecord): Promise<void> {
     if (mint.status !== "accepted") return;
     const collection = this.options.collections.get(mint.slug)!;
@@ -332,53 +382,13 @@ export class MintService {
       this.s.failed.run(reason, this.options.clock(), mint.slug, mint.tokenIndex);
       // The index is free again: claims look from it upwards.
       this.options.collections.freed(mint.slug, mint.tokenIndex);
-      if (mint.paymentTxid) this.s.refundAfterFailure.run(mint.paymentTxid);
+      // The payment stays the payer's: it counts for the payer's next reservation of this index.
+      if (mint.paymentTxid) this.s.settleAfterFailure.run(mint.paymentTxid);
     }).immediate();
     this.options.log("launchpad_mint_failed", { slug: mint.slug, index: mint.tokenIndex, reason });
-    if (mint.paymentTxid) await this.refund(mint.paymentTxid);
   }
 
-  /**
-   * Sends the refund a payment is owed, if any, through the refund wallet: one wallet transaction
-   * (owner `launchpad-refund-<txid>`, label `refund`, or `refund-mint-failed` for the rest of an
-   * overpaid payment whose mint then failed), so a repeated call never pays twice. Only when that
-   * transaction failed for good (the wallet says it can never confirm) is another one made, labelled
-   * `<label>-retry-<n>`.
-   */
-  async refund(paymentTxid: string): Promise<PaymentRecord | null> {
-    const payment = this.payment(paymentTxid);
-    if (!payment || payment.refund.status !== "due") return payment;
-    const wallet = this.options.refundWallet;
-    if (!wallet) return payment;
-    if (payment.refund.koinu < HARD_DUST_LIMIT) {
-      this.s.refundDone.run("below_dust", `${payment.refund.koinu} koinu is below the dust limit of ${HARD_DUST_LIMIT}`, paymentTxid);
-      return this.payment(paymentTxid);
-    }
-    if (!payment.payerAddress) {
-      this.s.refundDone.run("failed", "the payment's first input has no address to refund to", paymentTxid);
-      return this.payment(paymentTxid);
-    }
-    const owner = `launchpad-refund-${paymentTxid}`;
-    const base = payment.refund.reason === "MINT_FAILED" && payment.refund.txid !== null ? "refund-mint-failed" : "refund";
-    // A refund transaction that can never confirm (a conflict) is replaced by a new one under the next label.
-    let label = base;
-    for (let attempt = 2; wallet.txOf(owner, label)?.state === "failed"; attempt++) label = `${base}-retry-${attempt}`;
-    try {
-      const funded = wallet.fund(owner, label, [{ script: addressToOutputScript(payment.payerAddress, wallet.network), value: payment.refund.koinu }]);
-      this.s.refundTxid.run(funded.txid, paymentTxid);
-      const sent = await wallet.broadcast(funded.txid);
-      if (sent.state === "failed") throw new Error(`refund transaction ${sent.txid} can never confirm: ${sent.error ?? "conflict"}`);
-      this.s.refundDone.run("sent", null, paymentTxid);
-      this.options.log("launchpad_refund_sent", { paymentTxid, refundTxid: funded.txid, koinu: payment.refund.koinu.toString(), reason: payment.refund.reason });
-    } catch (error) {
-      // Stays due: the worker tries again (the wallet gives back the same transaction).
-      this.s.refundError.run((error as Error).message, paymentTxid);
-      this.options.log("launchpad_refund_failed", { paymentTxid, err: (error as Error).message });
-    }
-    return this.payment(paymentTxid);
-  }
-
-  /** One pass of the worker: submits accepted mints, follows jobs, sends due refunds, records deploy inscriptions. */
+  /** One pass of the worker: submits accepted mints, follows jobs, records deploy inscriptions. */
   async runOnce(): Promise<void> {
     const inscriber = this.options.inscriber;
     if (inscriber) {
@@ -403,7 +413,6 @@ export class MintService {
         }
       }
     }
-    for (const row of this.s.refundsDue.all() as PaymentRow[]) await this.refund(row.txid);
   }
 
   /** Runs `runOnce` every `intervalMs` until `stop()`. */

@@ -141,6 +141,9 @@ export class PaymentPsbtService {
   private liveReservation(collection: Collection, address: string, reservationId: number): ReservationRow {
     const { slug } = collection;
     if (collection.priceKoinu === 0n) throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: there is nothing to pay`, { slug });
+    if (address === collection.creatorAddress) {
+      throw unprocessable("PAYER_IS_CREATOR", `${address} is the creator of "${slug}": a payment from the creator to itself pays nothing`, { slug, creator_address: address });
+    }
     const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
       throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, { slug, reservation_id: reservationId });

@@ -131,6 +131,24 @@ CREATE TABLE payment_psbts (
 ALTER TABLE collections ADD COLUMN claim_floor INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 5,
+    description: "issue 17: no refunds (what a creator owes a payer is recorded as a settlement), reservations carry their client's key (the per-IP cap), sign-in challenges are stateless (only used ones are kept, until they expire)",
+    sql: `
+ALTER TABLE payments RENAME COLUMN refund_reason TO settlement_reason;
+ALTER TABLE payments RENAME COLUMN refund_koinu TO settlement_koinu;
+DROP INDEX payments_refund_due;
+ALTER TABLE reservations ADD COLUMN client_key TEXT;
+CREATE INDEX reservations_live_client ON reservations (slug, client_key) WHERE status = 'active';
+DROP TABLE challenges;
+CREATE TABLE used_challenges (
+  nonce TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX used_challenges_by_expiry ON used_challenges (expires_at);
+`,
+  },
 ];
 
 /** Opens (creating if needed) the launchpad database; ":memory:" for tests. */

@@ -3,6 +3,10 @@
  * wallet signs it with Dogecoin message signing (4.1), and a good signature over exactly that
  * issued, unexpired, unused challenge buys a random Bearer token. Only the token's SHA-256 is
  * stored; a challenge is used once.
+ *
+ * Challenges are stateless (issue 17): the text carries an HMAC of its address, nonce and times
+ * under a secret of this process, so issuing one stores nothing. Only a challenge exchanged for a
+ * session is written down (its nonce, until it expires), which takes a valid signature.
  */
 import crypto from "node:crypto";
 import type { RequestHandler, Response } from "express";
@@ -30,7 +34,12 @@ export interface SessionSettings {
   clock: () => number;
   challengeSeconds: number;
   sessionSeconds: number;
+  /** The HMAC key of challenges (default: 32 random bytes, so a restart voids outstanding challenges). */
+  challengeSecret?: Uint8Array;
 }
+
+const CHALLENGE_TITLE = "Sign in to the DogeOS launchpad";
+const CHALLENGE_PATTERN = new RegExp(`^${CHALLENGE_TITLE}\naddress: ([1-9A-HJ-NP-Za-km-z]{25,40})\nnonce: ([0-9a-f]{32})\nissued at: (\\S+)\nexpires at: (\\S+)\ncheck: ([0-9a-f]{64})$`);
 
 const BEARER_REALM = 'Bearer realm="launchpad"';
 
@@ -54,62 +63,75 @@ export function signingAddress(value: unknown, network: DogeNetwork, field = "ad
 
 export class SessionStore {
   private readonly s;
+  private readonly secret: Uint8Array;
 
   constructor(private readonly db: Sqlite, private readonly settings: SessionSettings) {
     const p = (sql: string) => db.prepare(sql);
+    this.secret = settings.challengeSecret ?? crypto.randomBytes(32);
     this.s = {
-      insertChallenge: p("INSERT INTO challenges (nonce, address, text, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)"),
-      challengeByText: p("SELECT nonce, address, expires_at, used_at FROM challenges WHERE text = ?"),
-      useChallenge: p("UPDATE challenges SET used_at = ? WHERE nonce = ? AND used_at IS NULL"),
+      used: p("SELECT 1 FROM used_challenges WHERE nonce = ?"),
+      useChallenge: p("INSERT INTO used_challenges (nonce, address, expires_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING"),
       insertSession: p("INSERT INTO sessions (token_sha256, address, created_at, expires_at) VALUES (?, ?, ?, ?)"),
       sessionByHash: p("SELECT address, expires_at FROM sessions WHERE token_sha256 = ?"),
-      pruneChallenges: p("DELETE FROM challenges WHERE expires_at < ?"),
+      pruneChallenges: p("DELETE FROM used_challenges WHERE expires_at < ?"),
       pruneSessions: p("DELETE FROM sessions WHERE expires_at < ?"),
     };
   }
 
-  /** Issues a challenge for `address` (already validated as a P2PKH address of the network). */
+  /** The challenge text of these fields, its last line the HMAC over the lines before it. */
+  private challengeText(address: string, nonce: string, issuedAt: number, expiresAt: number): string {
+    const lines = [
+      CHALLENGE_TITLE,
+      `address: ${address}`,
+      `nonce: ${nonce}`,
+      `issued at: ${new Date(issuedAt * 1000).toISOString()}`,
+      `expires at: ${new Date(expiresAt * 1000).toISOString()}`,
+    ];
+    const check = crypto.createHmac("sha256", this.secret).update(lines.join("\n"), "utf8").digest("hex");
+    return [...lines, `check: ${check}`].join("\n");
+  }
+
+  /** Issues a challenge for `address` (already validated as a P2PKH address of the network); stores nothing. */
   issueChallenge(address: string): IssuedChallenge {
     const now = this.settings.clock();
     const nonce = crypto.randomBytes(16).toString("hex");
     const expiresAt = now + this.settings.challengeSeconds;
-    const challenge = [
-      "Sign in to the DogeOS launchpad",
-      `address: ${address}`,
-      `nonce: ${nonce}`,
-      `issued at: ${new Date(now * 1000).toISOString()}`,
-      `expires at: ${new Date(expiresAt * 1000).toISOString()}`,
-    ].join("\n");
-    this.s.insertChallenge.run(nonce, address, challenge, now, expiresAt);
-    // Expired challenges and sessions are of no use to anyone: dropped a day after they expired.
-    this.s.pruneChallenges.run(now - 86_400);
-    this.s.pruneSessions.run(now - 86_400);
-    return { address, nonce, challenge, expiresAt };
+    return { address, nonce, challenge: this.challengeText(address, nonce, now, expiresAt), expiresAt };
   }
 
   /**
    * Exchanges a signed challenge for a session. The challenge must be one this service issued to
-   * `address`, unexpired and unused; the signature must be `address`'s key over exactly its text.
-   * The challenge is marked used in the same transaction that stores the session.
+   * `address` (its HMAC checks), unexpired and unused; the signature must be `address`'s key over
+   * exactly its text. The challenge is marked used in the same transaction that stores the session.
    */
   openSession(address: string, challenge: string, signature: string): { token: string; session: LaunchpadSession } {
     const now = this.settings.clock();
-    const row = this.s.challengeByText.get(challenge) as { nonce: string; address: string; expires_at: number; used_at: number | null } | undefined;
-    if (!row) throw unauthorized("UNKNOWN_CHALLENGE", "the challenge was not issued by this service (ask GET /api/session/challenge for one)");
-    if (row.address !== address) throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", { challenge_address: row.address, address });
-    if (row.used_at !== null) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one", { used_at: row.used_at });
-    if (row.expires_at <= now) throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", { expires_at: row.expires_at, now });
+    const unknown = () => unauthorized("UNKNOWN_CHALLENGE", "the challenge was not issued by this service (ask GET /api/session/challenge for one)");
+    const match = CHALLENGE_PATTERN.exec(challenge);
+    if (!match) throw unknown();
+    const [, challengeAddress, nonce, issuedText, expiresText] = match;
+    const issuedAt = Date.parse(issuedText) / 1000;
+    const expiresAt = Date.parse(expiresText) / 1000;
+    if (!Number.isSafeInteger(issuedAt) || !Number.isSafeInteger(expiresAt)) throw unknown();
+    const expected = this.challengeText(challengeAddress, nonce, issuedAt, expiresAt);
+    if (expected.length !== challenge.length || !crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(challenge))) throw unknown();
+    if (challengeAddress !== address) throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", { challenge_address: challengeAddress, address });
+    if (this.s.used.get(nonce)) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
+    if (expiresAt <= now) throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", { expires_at: expiresAt, now });
     if (!verifyMessage(address, signature, challenge, this.settings.network)) {
       throw unauthorized("INVALID_SIGNATURE", "the signature is not the address's key over the challenge text");
     }
     const token = crypto.randomBytes(32).toString("base64url");
-    const expiresAt = now + this.settings.sessionSeconds;
+    const sessionExpiresAt = now + this.settings.sessionSeconds;
     this.db.transaction(() => {
       // Two requests racing with the same signed challenge: only one marks it used.
-      if (this.s.useChallenge.run(now, row.nonce).changes !== 1) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
-      this.s.insertSession.run(sha256Hex(token), address, now, expiresAt);
+      if (this.s.useChallenge.run(nonce, address, expiresAt).changes !== 1) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
+      this.s.insertSession.run(sha256Hex(token), address, now, sessionExpiresAt);
+      // A used challenge past its expiry is refused as expired anyway; a session past its own is dead.
+      this.s.pruneChallenges.run(now);
+      this.s.pruneSessions.run(now);
     }).immediate();
-    return { token, session: { address, expiresAt } };
+    return { token, session: { address, expiresAt: sessionExpiresAt } };
   }
 
   /** The live session of a Bearer token, or null. */
