@@ -25,7 +25,10 @@ import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
-import { AmmLedger, BondingStore, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import {
+  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, defaultDepositConfirmations, mountBonding, openAmmDatabase,
+} from "../../src/services/amm";
+import { rateLimitOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 
 const SPEC = {
@@ -38,6 +41,15 @@ const SPEC = {
   "wallet-db": { kind: "string", env: "AMM_WALLET_DB", default: "data/amm/wallet.sqlite", description: "the custody wallet's database" },
   network: { kind: "string", env: "AMM_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   demo: { kind: "boolean", env: "AMM_DEMO", default: false, description: "make the demo pool WOOF/DOGE when missing" },
+  "deposit-confirmations": {
+    kind: "integer", env: "AMM_DEPOSIT_CONFIRMATIONS", min: 1, max: 1_000,
+    description: "depth at which a deposit counts (default: 6 on mainnet and testnet, 1 on regtest)",
+  },
+  "service-addresses": {
+    kind: "string", env: "AMM_SERVICE_ADDRESSES", default: "",
+    description: "comma-separated addresses of the operator's other wallets (the inscriber's): their transactions are never deposits, and no order may name them",
+  },
+  "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
   host: { kind: "string", env: "AMM_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "AMM_PORT", default: 3003, min: 0, max: 65535, description: "listen port" },
 } as const;
@@ -67,7 +79,10 @@ async function main(): Promise<void> {
   const db = openAmmDatabase(config.db);
   const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
   const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
-  const deposits = new DepositReader(queries, indexDb, wallet.address);
+  const serviceAddresses = config["service-addresses"].split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const deposits = new DepositReader(queries, indexDb, wallet.address, {
+    confirmations: config["deposit-confirmations"] ?? defaultDepositConfirmations(network), serviceAddresses,
+  });
   const ledger = new AmmLedger({ db, network, deposits, tickDeployed });
   const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
@@ -75,14 +90,18 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createAmmApp({
-    ledger, network, log,
+    ledger, network, log, rateLimit: config["rate-limit"],
     mount: (root) => {
       mountBonding(root, { store: bonding, ledger, network, log });
       mountOpsRoutes(root, {
         registry,
         health: () => {
           const index = indexHealth(queries);
-          return { ok: index.ok, name: "amm", custody_address: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
+          const frozen = settlement.frozenCount();
+          return {
+            ok: index.ok && frozen === 0, name: "amm", custody_address: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight,
+            depositConfirmations: deposits.confirmations, frozenPayouts: frozen,
+          };
         },
       });
     },
@@ -135,7 +154,7 @@ async function main(): Promise<void> {
       try {
         const { executed, expired } = ledger.retryPending();
         if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
-        ledger.pruneQuotes();
+        ledger.prune();
         await bonding.runOnce();
       } catch (error) {
         logger.error({ event: "amm_pending_pass_failed", err: (error as Error).message });

@@ -2,16 +2,18 @@
  * npm run bench:amm, printing each figure against its target:
  *   1. in-process quotes from src/amm (quoteExactIn, both directions alternately): >= 1,000,000/s.
  *   2. bonding-curve quotes from src/amm/bonding (quoteBuy and quoteSell alternately): >= 1,000,000/s.
- *   3. quote requests over HTTP (GET /api/swap/quote, 64 connections, keep-alive, each quote kept in
- *      the AMM's SQLite file; the server in its own process, quotes on the daemon's node:http fast
- *      path): >= 2,000/s.
- *   4. executed swaps on one pool in the ledger (AmmLedger.executeSwap: deposit read, checks,
- *      pool update, ledger row, payout queued, in one IMMEDIATE transaction on a WAL file),
- *      excluding on-chain settlement: >= 500/s. The deposits come from an in-memory reader standing
- *      in for the index (the bench measures the ledger, not the indexer), and the swaps are made
- *      beforehand through quote and createSwap.
- *   5. bonding reservations over HTTP (POST /api/bonding/:symbol/reserve, 64 at a time, from
- *      BENCH_RESERVATIONS / 3 addresses, three each, asking for more than the curve holds): >= 500/s,
+ *   3. quote requests over HTTP (GET /api/swap/quote, 64 connections, keep-alive; quotes are
+ *      stateless, each id an HMAC of its terms; the server in its own process, quotes on the
+ *      daemon's node:http fast path): >= 2,000/s.
+ *   4. executed swaps on one pool in the ledger (AmmLedger.executeSwap: the payer's signature
+ *      verified, the deposit bound by deposits.ts (payer, service funding, depth), pool update,
+ *      ledger row, payout queued, in one IMMEDIATE transaction on a WAL file), excluding on-chain
+ *      settlement: >= 500/s. The deposits come from an in-memory reader standing in for the index
+ *      (the bench measures the ledger, not the indexer); the swaps are made and their execute
+ *      messages signed beforehand.
+ *   5. bonding reservations over HTTP (POST /api/bonding/:symbol/reserve, each signed beforehand by
+ *      its address, 64 at a time, from BENCH_RESERVATIONS / 3 addresses, three each, asking for
+ *      more than the curve holds): >= 500/s,
  *      and no over-allocation: the live reservations hold at most the curve's real tokens, checked
  *      in the database afterwards. The curve is recorded with an inscriber that files nothing and
  *      set active directly (the bench measures reservations, not the launch's inscriptions).
@@ -28,10 +30,12 @@ import { spawn } from "node:child_process";
 import autocannon from "autocannon";
 import { quoteExactIn } from "../../src/amm";
 import { buy, createCurve, quoteBuy, quoteSell } from "../../src/amm/bonding";
-import { NETWORKS } from "../../src/doge";
+import { NETWORKS, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { AmmLedger, BondingStore, DepositReader, DogeDeposit, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import {
+  AmmLedger, BondingStore, DepositReader, DogeDeposit, authorizationMessage, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase, reserveFields,
+} from "../../src/services/amm";
 import type { InscriberHttp } from "../../src/services/inscriber/client";
 import { newKey } from "../../test/helpers/keys";
 
@@ -123,13 +127,14 @@ async function benchHttpQuotes(dir: string): Promise<number> {
  */
 async function serve(dir: string): Promise<void> {
   const { ledger, deposits, db } = seededLedger(dir, "http");
+  fs.writeFileSync(path.join(dir, "custody"), ledger.custodyAddress);
   const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_bench" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
   const indexDb = openIndexerDatabase(":memory:");
   const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(indexDb), indexDb, inscriber, maxReservationsPerAddress: 3 });
   await store.launch({ tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 2_000n * DOGE }, store.issueApiKey("bench").id);
   db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
   // As the daemon serves it: quotes on the node:http fast path, everything else through Express.
-  const app = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (root) => mountBonding(root, { store, ledger, network: NETWORKS.regtest }) });
+  const app = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0, mount: (root) => mountBonding(root, { store, ledger, network: NETWORKS.regtest }) });
   const fastQuotes = createQuoteFastPath(ledger);
   const server: Server = http.createServer((req, res) => {
     if (!fastQuotes(req, res)) app(req, res);
@@ -157,8 +162,17 @@ function post(port: number, p: string, body: unknown): Promise<{ status: number;
 /** Reservations per second over HTTP, and the proof that they never hold more than the curve has. */
 async function benchReservations(dir: string): Promise<{ perSecond: number; held: bigint; realToken: bigint; accepted: number; refused: Record<string, number> }> {
   const { child, port } = await startServer(dir);
-  const addresses = Array.from({ length: Math.ceil(RESERVATIONS / 3) }, () => newKey().address);
-  const jobs = Array.from({ length: RESERVATIONS }, (_, i) => ({ address: addresses[i % addresses.length], amountIn: BigInt(10 + (i * 7) % 90) * 1_000_000n }));
+  const keys = Array.from({ length: Math.ceil(RESERVATIONS / 3) }, () => newKey());
+  const custodyAddress = fs.readFileSync(path.join(dir, "custody"), "utf8");
+  const domain = { network: NETWORKS.regtest, custodyAddress };
+  const expiresAt = Math.floor(Date.now() / 1000) + 3_000;
+  const jobs = Array.from({ length: RESERVATIONS }, (_, i) => {
+    const key = keys[i % keys.length];
+    const amountIn = BigInt(10 + (i * 7) % 90) * 1_000_000n;
+    const auth = { address: key.address, nonce: `bench-${i.toString().padStart(8, "0")}`, expiresAt };
+    const signature = signMessage(authorizationMessage(domain, "bonding-reserve", reserveFields({ tick: "MOON", side: "BUY", amountIn }), auth), key.privateKey);
+    return { address: key.address, amountIn, body: { side: "BUY", address: key.address, amountIn: amountIn.toString(), nonce: auth.nonce, expiresAt, signature } };
+  });
   let next = 0;
   let accepted = 0;
   const refused: Record<string, number> = {};
@@ -166,7 +180,7 @@ async function benchReservations(dir: string): Promise<{ perSecond: number; held
   await Promise.all(Array.from({ length: 64 }, async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
-      const answer = await post(port, "/api/bonding/MOON/reserve", { side: "BUY", address: job.address, amountIn: job.amountIn.toString() });
+      const answer = await post(port, "/api/bonding/MOON/reserve", job.body);
       if (answer.status === 201) accepted += 1;
       else refused[answer.body.error.code] = (refused[answer.body.error.code] ?? 0) + 1;
     }
@@ -184,18 +198,18 @@ async function benchReservations(dir: string): Promise<{ perSecond: number; held
 function benchExecutes(dir: string): number {
   const { ledger, deposits } = seededLedger(dir, "swaps");
   const trader = newKey();
-  const swaps: { id: string; txid: string }[] = [];
+  const swaps: { id: string; txid: string; signature: string }[] = [];
   for (let i = 0; i < SWAPS; i++) {
     const amountIn = DOGE + BigInt(i % 1000) * 1_000_000n;
     const quote = ledger.quote({ tick: "PUPS", direction: "DOGE_TO_TOKEN", amountIn, slippageBps: 10_000 });
     const { swap } = ledger.createSwap(quote.id, trader.address);
     const txid = i.toString(16).padStart(64, "0");
-    deposits.dogeDeposits.set(txid, { txid, height: 1, blockTime: swap.createdAt, amount: amountIn, payer: trader.address });
-    swaps.push({ id: swap.id, txid });
+    deposits.dogeDeposits.set(txid, { txid, height: 1, blockTime: swap.createdAt, confirmations: 6, amount: amountIn, payer: trader.address, serviceFunded: false });
+    swaps.push({ id: swap.id, txid, signature: signMessage(ledger.executeSwapMessage(swap.id, txid), trader.privateKey) });
   }
   const start = performance.now();
   for (const swap of swaps) {
-    if (ledger.executeSwap(swap.id, swap.txid).outcome !== "executed") throw new Error(`swap ${swap.id} was not executed`);
+    if (ledger.executeSwap(swap.id, swap.txid, swap.signature).outcome !== "executed") throw new Error(`swap ${swap.id} was not executed`);
   }
   const ms = performance.now() - start;
   return rate(SWAPS, ms);

@@ -1,7 +1,9 @@
 /**
  * The AMM's HTTP API (base /api; docs/api.md "AMM"). Amounts are decimal strings of base units
  * (koinu, whole DRC-20 units); every fee is in DOGE. Reads are public; value moves only against
- * deposits the index shows (swaps, adds) or wallet-signed authorizations (removes, fee claims).
+ * deposits the index shows, bound by their payer's signature (swaps, adds, bonding confirms), or
+ * wallet-signed authorizations (removes, fee claims, bonding reservations): orders.ts. Every public
+ * write is rate limited per client (429 with Retry-After).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { NextFunction, Request, Response } from "express";
@@ -10,7 +12,9 @@ import type { Direction, Pool } from "../../amm";
 import { TO_EXPRESS, fastJsonGet, noStoreJsonApp } from "../http/app";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
-import { AmmLedger, Authorization, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, authorizationMessage, parseAmount } from "./ledger";
+import { rateLimited } from "../http/rate-limit";
+import { AmmLedger, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, addLiquidityFields, parseAmount } from "./ledger";
+import { Authorization, authorizationMessage, orderMessage } from "./orders";
 
 export interface AmmAppOptions {
   ledger: AmmLedger;
@@ -18,7 +22,12 @@ export interface AmmAppOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
   mount?: (app: express.Express) => void;
+  /** Public writes per client IP and minute (default 120; 0 = no limit): every POST of /api, bonding's included. */
+  rateLimit?: number;
 }
+
+/** Default public writes per client IP and minute of the AMM. */
+export const DEFAULT_AMM_RATE_LIMIT = 120;
 
 type Handler = (req: Request, res: Response) => unknown;
 const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
@@ -27,6 +36,8 @@ const route = (handler: Handler) => (req: Request, res: Response, next: NextFunc
 
 const DIRECTIONS: readonly Direction[] = ["DOGE_TO_TOKEN", "TOKEN_TO_DOGE"];
 const ID = (prefix: string) => new RegExp(`^${prefix}_[0-9a-f]{24}$`);
+/** A quote's id carries its terms (ledger.ts quoteId). */
+const QUOTE_ID = /^qt_[A-Za-z0-9_-]{1,800}\.[A-Za-z0-9_-]{22}$/;
 
 function direction(value: unknown): Direction {
   if (typeof value !== "string" || !DIRECTIONS.includes(value as Direction)) {
@@ -43,7 +54,15 @@ function slippage(value: unknown): number {
 }
 
 function id(value: unknown, prefix: string, field: string, code: string): string {
-  if (typeof value !== "string" || !ID(prefix).test(value)) throw badRequest(code, `${field} must be a ${prefix}_ id`, { field });
+  if (typeof value !== "string" || !(prefix === "qt" ? QUOTE_ID : ID(prefix)).test(value)) throw badRequest(code, `${field} must be a ${prefix}_ id`, { field });
+  return value;
+}
+
+/** A base64 compact Dogecoin message signature (65 bytes: 88 characters). */
+export function signatureField(value: unknown, field = "signature"): string {
+  if (typeof value !== "string" || !/^[A-Za-z0-9+/]{86}[A-Za-z0-9+/=]{2}$/.test(value)) {
+    throw badRequest(value === undefined ? "SIGNATURE_REQUIRED" : "INVALID_SIGNATURE_FORMAT", `${field} must be the payer's base64 compact Dogecoin message signature of the order message (GET /api/auth/message)`, { field });
+  }
   return value;
 }
 
@@ -120,6 +139,8 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   const { ledger, network } = options;
   const log = options.log ?? (() => undefined);
   const { app, api } = noStoreJsonApp("16kb");
+  // Every POST under /api (quotes, swaps, liquidity, claims, bonding) counts against one budget per client.
+  api.post("*splat", rateLimited({ name: "AMM writes", limit: options.rateLimit ?? DEFAULT_AMM_RATE_LIMIT }));
 
   const swapJson = (s: SwapRecord) => ({
     swapId: s.id, quoteId: s.quoteId, tick: s.tick, direction: s.direction, address: s.address, status: s.status,
@@ -133,10 +154,7 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   const tickOf = (value: unknown) => v.tick(value);
   const authOf = (body: Record<string, unknown>): Authorization => {
     const address = v.address(body.address, network);
-    if (typeof body.signature !== "string" || body.signature.length < 80 || body.signature.length > 100) {
-      throw badRequest("INVALID_SIGNATURE_FORMAT", "signature must be a base64 compact Dogecoin message signature", { field: "signature" });
-    }
-    return { address, nonce: nonce(body.nonce), expiresAt: unixSeconds(body.expiresAt, "expiresAt"), signature: body.signature };
+    return { address, nonce: nonce(body.nonce), expiresAt: unixSeconds(body.expiresAt, "expiresAt"), signature: signatureField(body.signature) };
   };
 
   // --------------------------------------------------------------------------------- pools
@@ -182,8 +200,8 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   }));
 
   api.post("/swap/execute", route((req, res) => {
-    const body = v.exactObject(req.body, ["swapId", "depositTxid"]);
-    const { swap, outcome } = ledger.executeSwap(id(body.swapId, "swp", "swapId", "INVALID_SWAP_ID"), v.txid(body.depositTxid, "depositTxid"));
+    const body = v.exactObject(req.body, ["swapId", "depositTxid", "signature"]);
+    const { swap, outcome } = ledger.executeSwap(id(body.swapId, "swp", "swapId", "INVALID_SWAP_ID"), v.txid(body.depositTxid, "depositTxid"), signatureField(body.signature));
     if (outcome === "executed") log("amm_swap_executed", { swap: swap.id, tick: swap.tick, amountOut: swap.amountOut?.toString() });
     res.status(outcome === "pending" ? 202 : 200).json(swapJson(swap));
   }));
@@ -222,10 +240,10 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   });
 
   api.post("/liquidity/add", route((req, res) => {
-    const body = v.exactObject(req.body, ["tick", "address", "dogeTxid", "tokenTxid", "minShares"]);
+    const body = v.exactObject(req.body, ["tick", "address", "dogeTxid", "tokenTxid", "minShares", "signature"]);
     const { operation, created } = ledger.addLiquidity({
       tick: tickOf(body.tick), address: v.address(body.address, network), dogeTxid: v.txid(body.dogeTxid, "dogeTxid"), tokenTxid: v.txid(body.tokenTxid, "tokenTxid"),
-      ...(body.minShares !== undefined ? { minShares: parseAmount(body.minShares, "minShares") } : {}),
+      ...(body.minShares !== undefined ? { minShares: parseAmount(body.minShares, "minShares") } : {}), signature: signatureField(body.signature),
     });
     if (created) log("amm_liquidity_added", { operation: operation.id, tick: operation.tick, shares: operation.shares.toString() });
     res.status(created ? 201 : 200).json(operationJson(operation));
@@ -257,18 +275,23 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
     res.status(202).json({ claimId: claim.id, address: body.address, amount: claim.amount.toString(), feeAsset: "DOGE", pools: claim.pools, payout: payoutJson(ledger.payout(claim.payoutId)) });
   }));
 
-  /** The exact text to sign for an authorization (what removes and fee claims verify). */
-  api.get("/auth/message", route((req, res) => {
+  /** The exact text to sign for an order or an authorization (orders.ts), by action. */
+  const authQuery = (q: Record<string, unknown>) => ({ address: v.address(q.address, network), nonce: nonce(q.nonce), expiresAt: unixSeconds(Number(q.expiresAt), "expiresAt") });
+  const messages: Record<string, (q: Record<string, unknown>) => string> = {
+    "claim-fees": (q) => authorizationMessage(ledger.domain, "claim-fees", {}, authQuery(q)),
+    "remove-liquidity": (q) => authorizationMessage(ledger.domain, "remove-liquidity", { tick: tickOf(q.tick), shares: parseAmount(q.shares, "shares").toString() }, authQuery(q)),
+    "execute-swap": (q) => ledger.executeSwapMessage(id(q.swapId, "swp", "swapId", "INVALID_SWAP_ID"), v.txid(q.depositTxid, "depositTxid")),
+    "add-liquidity": (q) => orderMessage(ledger.domain, "add-liquidity", addLiquidityFields({
+      tick: tickOf(q.tick), address: v.address(q.address, network), dogeTxid: v.txid(q.dogeTxid, "dogeTxid"), tokenTxid: v.txid(q.tokenTxid, "tokenTxid"),
+      ...(q.minShares !== undefined ? { minShares: parseAmount(q.minShares, "minShares") } : {}),
+    })),
+  };
+  api.get("/auth/message", (req, res, next) => {
     const action = req.query.action;
-    const auth = { address: v.address(req.query.address, network), nonce: nonce(req.query.nonce), expiresAt: unixSeconds(Number(req.query.expiresAt), "expiresAt") };
-    if (action === "claim-fees") {
-      res.json({ message: authorizationMessage("claim-fees", {}, auth) });
-    } else if (action === "remove-liquidity") {
-      res.json({ message: authorizationMessage("remove-liquidity", { tick: tickOf(req.query.tick), shares: parseAmount(req.query.shares, "shares").toString() }, auth) });
-    } else {
-      throw badRequest("INVALID_ACTION", "action must be claim-fees or remove-liquidity", { field: "action" });
-    }
-  }));
+    // Other actions (the bonding routes') are answered by the routes mounted after this app's.
+    if (typeof action !== "string" || !Object.hasOwn(messages, action)) return next();
+    route((rq, rs) => rs.json({ message: messages[action](rq.query as Record<string, unknown>) }))(req, res, next);
+  });
 
   api.get("/payouts/:id", route((req, res) => {
     const payout = ledger.payout(id(req.params.id, "pay", "id", "INVALID_PAYOUT_ID"));
@@ -278,6 +301,9 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
 
   app.use("/api", api);
   options.mount?.(app);
+  app.get("/api/auth/message", () => {
+    throw badRequest("INVALID_ACTION", "action must be one of claim-fees, remove-liquidity, execute-swap, add-liquidity (and bonding-reserve, bonding-confirm where bonding is served)", { field: "action" });
+  });
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

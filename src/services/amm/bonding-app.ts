@@ -1,16 +1,18 @@
 /**
  * The bonding-curve HTTP API (base /api, issue 10), mounted beside the AMM's: camelCase JSON,
  * amounts as decimal strings of base units (koinu, whole DRC-20 units), errors as AppError codes.
- * Launches take an operator key (`Authorization: Bearer`); reservations and confirms move value only
- * against deposits the index shows (bonding-store.ts).
+ * Launches take an operator key (`Authorization: Bearer`); reservations are signed by their address
+ * and confirms by the payer of their deposit, which the index must show deep enough (bonding-store.ts,
+ * orders.ts).
  *
  *   GET  /bonding/active              curves open for trading
  *   POST /bonding/launch              {symbol, totalSupply, sellableSupply, virtualDoge, graduationThreshold}
  *   POST /bonding/quote               {symbol, side, amountIn | amountOut}
- *   POST /bonding/confirm             {reservationId, depositTxid}
+ *   POST /bonding/confirm             {reservationId, depositTxid, signature}
  *   GET  /bonding/reservations/:id
  *   GET  /bonding/:symbol             curve state, price, progress, status
- *   POST /bonding/:symbol/reserve     {side, address, amountIn}
+ *   POST /bonding/:symbol/reserve     {side, address, amountIn, minAmountOut?, nonce, expiresAt, signature}
+ *   GET  /auth/message?action=bonding-reserve|bonding-confirm&...   the exact text to sign
  *
  * Mount: `mountBonding(app, { store, network, log })` after createAmmApp's own routes (its `mount`
  * option), or `app.use("/api", createBondingRouter(...))`.
@@ -18,8 +20,10 @@
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
+import { signatureField } from "./app";
+import { authorizationMessage } from "./orders";
 import * as v from "../http/validation";
-import { BondingSide, BondingStore, CurveRecord, ReservationRecord } from "./bonding-store";
+import { BondingSide, BondingStore, CurveRecord, ReservationRecord, reserveFields } from "./bonding-store";
 import { AmmLedger, PayoutRecord, parseAmount } from "./ledger";
 
 export interface BondingRouterOptions {
@@ -39,6 +43,17 @@ const RESERVATION_ID = /^rsv_[0-9a-f]{24}$/;
 
 function side(value: unknown): BondingSide {
   if (value !== "BUY" && value !== "SELL") throw badRequest("INVALID_SIDE", "side must be BUY or SELL", { field: "side" });
+  return value;
+}
+
+function unixSeconds(value: unknown, field: string): number {
+  const n = typeof value === "string" && /^[0-9]{1,12}$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw badRequest("INVALID_EXPIRY", `${field} must be unix seconds`, { field });
+  return n;
+}
+
+function nonce(value: unknown): string {
+  if (typeof value !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(value)) throw badRequest("INVALID_NONCE", "nonce must be 8 to 64 characters of A-Z a-z 0-9 _ -", { field: "nonce" });
   return value;
 }
 
@@ -123,8 +138,8 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
   }));
 
   router.post("/bonding/confirm", route((req, res) => {
-    const body = v.exactObject(req.body, ["reservationId", "depositTxid"]);
-    const { reservation, outcome, graduated } = store.confirm(reservationId(body.reservationId), v.txid(body.depositTxid, "depositTxid"));
+    const body = v.exactObject(req.body, ["reservationId", "depositTxid", "signature"]);
+    const { reservation, outcome, graduated } = store.confirm(reservationId(body.reservationId), v.txid(body.depositTxid, "depositTxid"), signatureField(body.signature));
     if (outcome === "confirmed") log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });
     // 202: the payment is not in an indexed block yet; the bonding pass confirms it once it is.
     res.status(outcome === "pending" ? 202 : 200).json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
@@ -141,13 +156,34 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
   }));
 
   router.post("/bonding/:symbol/reserve", route((req, res) => {
-    const body = v.exactObject(req.body, ["side", "address", "amountIn"]);
+    const body = v.exactObject(req.body, ["side", "address", "amountIn", "minAmountOut", "nonce", "expiresAt", "signature"]);
+    const address = v.address(body.address, network);
     const reservation = store.reserve({
-      tick: v.tick(req.params.symbol, "symbol"), side: side(body.side), address: v.address(body.address, network), amountIn: parseAmount(body.amountIn, "amountIn"),
+      tick: v.tick(req.params.symbol, "symbol"), side: side(body.side), address, amountIn: parseAmount(body.amountIn, "amountIn"),
+      ...(body.minAmountOut !== undefined ? { minAmountOut: parseAmount(body.minAmountOut, "minAmountOut") } : {}),
+      auth: { address, nonce: nonce(body.nonce), expiresAt: unixSeconds(body.expiresAt, "expiresAt"), signature: signatureField(body.signature) },
     });
     log("bonding_reserved", { reservation: reservation.id, tick: reservation.tick, side: reservation.side });
     res.status(201).setHeader("Location", `/api/bonding/reservations/${reservation.id}`);
     res.json(reservationJson(reservation));
+  }));
+
+  /** The texts bonding reservations and confirms sign (the AMM's own actions are answered before this route). */
+  router.get("/auth/message", route((req, res) => {
+    const q = req.query as Record<string, unknown>;
+    if (q.action === "bonding-reserve") {
+      const curve = store.curveOr404(v.tick(q.symbol, "symbol"));
+      const fields = reserveFields({
+        tick: curve.tick, side: side(q.side), amountIn: parseAmount(q.amountIn, "amountIn"),
+        ...(q.minAmountOut !== undefined ? { minAmountOut: parseAmount(q.minAmountOut, "minAmountOut") } : {}),
+      });
+      const auth = { address: v.address(q.address, network), nonce: nonce(q.nonce), expiresAt: unixSeconds(q.expiresAt, "expiresAt") };
+      res.json({ message: authorizationMessage(ledger.domain, "bonding-reserve", fields, auth) });
+    } else if (q.action === "bonding-confirm") {
+      res.json({ message: store.confirmMessage(reservationId(q.reservationId), v.txid(q.depositTxid, "depositTxid")) });
+    } else {
+      throw badRequest("INVALID_ACTION", "action must be one of claim-fees, remove-liquidity, execute-swap, add-liquidity, bonding-reserve, bonding-confirm", { field: "action" });
+    }
   }));
 
   return router;

@@ -15,13 +15,19 @@
  *   holding the total supply. `runOnce` (the daemon's loop) moves launches along.
  * - Reservations: an allocation held ahead of payment, priced on the curve as it is: BUY reserves
  *   the tokens an exact DOGE deposit buys now, SELL the DOGE an exact token deposit sells for now.
- *   Live reservations (status reserved, not expired) of a curve never hold more tokens than its
- *   real token reserve (buys), nor more tokens than it sold (sells); an address holds at most
- *   `maxReservationsPerAddress` live reservations. An expired reservation holds nothing.
- * - Confirm: the deposit is read from the index (DepositReader: bound to the reservation's address)
- *   and consumed once (`deposits`, kind bonding_buy / bonding_sell). The trade is executed on the
- *   curve as it is then (so it pays what a quote said when nothing moved in between), never taking
- *   tokens other live reservations hold; what it owes is queued in `payouts` in the same
+ *   A reservation is made by its payer: the address signs it (orders.ts bonding-reserve, with a
+ *   nonce used once). Live reservations (status reserved, not expired) of a curve never hold more
+ *   tokens than its real token reserve (buys), nor more tokens than it sold (sells); an address
+ *   holds at most `maxReservationsPerAddress` live reservations, and at most
+ *   `maxReservationShareBps` of the curve's remaining tokens (buys) or of its sold tokens (sells)
+ *   in them, except that the last slice of the curve (at most that share of the sellable supply)
+ *   may be reserved whole. An expired reservation holds nothing.
+ * - Confirm: the reservation's address signs the deposit's txid (orders.ts bonding-confirm); the
+ *   deposit is bound by deposits.ts (paid by that address, not by the service, deep enough) and
+ *   consumed once (`deposits`, kind bonding_buy / bonding_sell). The trade is executed on the curve
+ *   as it is then, never taking tokens other live reservations hold, and it honours the
+ *   reservation: a trade that would pay less than the reservation's `reservedOut` is refunded in
+ *   full instead (RESERVATION_NOT_HONOURED). What it owes is queued in `payouts` in the same
  *   transaction, and the settlement worker pays it. A deposit mined after the reservation's expiry,
  *   smaller than asked, or that finds nothing left to buy (sold out, graduated) is refunded in full;
  *   the excess of a larger deposit is refunded.
@@ -43,12 +49,15 @@ import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/d
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import type { InscriberHttp } from "../inscriber/client";
-import { DepositReader, UsedDeposits, checkDepositOwner } from "./deposits";
+import { DepositOrder, DepositReader, UsedDeposits, bindDeposit } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
+import { Authorization, orderMessage, requireSignature } from "./orders";
 import { queuePayout } from "./settlement";
 
-/** How long a reservation holds its allocation. */
-export const DEFAULT_RESERVATION_SECONDS = 600;
+/** How long a reservation holds its allocation (short: an unpaid reservation blocks others). */
+export const DEFAULT_RESERVATION_SECONDS = 300;
+/** The share of a curve's remaining tokens one address may hold in live reservations, basis points. */
+export const DEFAULT_MAX_RESERVATION_SHARE_BPS = 1_000;
 /** Live reservations an address may hold at once (over every curve). */
 export const DEFAULT_MAX_RESERVATIONS_PER_ADDRESS = 3;
 /** How long after its reservation expired an announced payment is still looked for in the index. */
@@ -144,6 +153,8 @@ export interface BondingStoreOptions {
   clock?: () => number;
   reservationSeconds?: number;
   maxReservationsPerAddress?: number;
+  /** The share of a curve's remaining (buys) or sold (sells) tokens one address may hold in live reservations, bps (default 1,000). */
+  maxReservationShareBps?: number;
   /** Fee of new curves on the DOGE side, basis points (default: bonding.ts DEFAULT_FEE_BPS). */
   feeBps?: bigint;
   log?: (event: string, fields: Record<string, unknown>) => void;
@@ -187,6 +198,19 @@ function curveError(error: unknown): AppError {
   throw error;
 }
 
+/** The fields of a bonding-reserve authorization, in order (orders.ts). */
+export function reserveFields(request: { tick: string; side: BondingSide; amountIn: bigint; minAmountOut?: bigint }): Record<string, string> {
+  return { symbol: request.tick, side: request.side, "amount in": request.amountIn.toString(), "min amount out": (request.minAmountOut ?? 0n).toString() };
+}
+
+/** The fields of a bonding-confirm message, in order (orders.ts). */
+export function confirmFields(reservation: Pick<ReservationRecord, "id" | "tick" | "side" | "amountIn" | "reservedOut" | "address">, depositTxid: string): Record<string, string> {
+  return {
+    reservation: reservation.id, symbol: reservation.tick, side: reservation.side, "amount in": reservation.amountIn.toString(),
+    "reserved out": reservation.reservedOut.toString(), address: reservation.address, deposit: depositTxid,
+  };
+}
+
 /** Operator API keys of bonding launches: made here and shown once, stored as their SHA-256 only. */
 export class BondingApiKeys {
   private readonly s;
@@ -225,6 +249,7 @@ export class BondingStore {
   private readonly clock: () => number;
   private readonly reservationSeconds: number;
   private readonly maxReservationsPerAddress: number;
+  private readonly maxReservationShareBps: bigint;
   private readonly project: string;
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
   private readonly used: UsedDeposits;
@@ -237,6 +262,7 @@ export class BondingStore {
     this.used = new UsedDeposits(options.db);
     this.reservationSeconds = options.reservationSeconds ?? DEFAULT_RESERVATION_SECONDS;
     this.maxReservationsPerAddress = options.maxReservationsPerAddress ?? DEFAULT_MAX_RESERVATIONS_PER_ADDRESS;
+    this.maxReservationShareBps = BigInt(options.maxReservationShareBps ?? DEFAULT_MAX_RESERVATION_SHARE_BPS);
     this.project = options.inscriberProject ?? DEFAULT_BONDING_INSCRIBER_PROJECT;
     this.log = options.log ?? (() => undefined);
     const p = (sql: string) => options.db.prepare(sql);
@@ -273,6 +299,8 @@ export class BondingStore {
         WHERE tick_key = ? AND side = 'SELL' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(true),
       liveOfCurve: p("SELECT id, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND side = ? AND status = 'reserved' AND expires_at >= ?"),
       liveOfAddress: p("SELECT COUNT(*) AS n FROM bonding_reservations WHERE address = ? AND status = 'reserved' AND expires_at >= ?"),
+      liveOfAddressOnCurve: p(`SELECT side, amount_in, reserved_out FROM bonding_reservations
+        WHERE address = ? AND tick_key = ? AND status = 'reserved' AND expires_at >= ?`),
       expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
       closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
@@ -445,7 +473,7 @@ export class BondingStore {
     // Announced payments that are mined now; looked for up to a day after their reservation expired.
     for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as { id: string; pending_txid: string }[]) {
       try {
-        this.confirm(row.id, row.pending_txid);
+        this.confirmAnnounced(row.id, row.pending_txid);
       } catch (error) {
         // A refusal that consumed the payment closed the reservation (refunded); others leave it to a better txid.
         if (!(error instanceof AppError)) throw error;
@@ -533,9 +561,12 @@ export class BondingStore {
    * would hold more than the curve has), 422 AMOUNT_TOO_SMALL (the DOGE side below 0.01 DOGE), and
    * the curve's own refusals.
    */
-  reserve(request: { tick: string; side: BondingSide; address: string; amountIn: bigint }): ReservationRecord {
+  reserve(request: { tick: string; side: BondingSide; address: string; amountIn: bigint; minAmountOut?: bigint; auth: Authorization }): ReservationRecord {
+    this.options.ledger.refuseServiceAddress(request.address);
+    if (request.auth.address !== request.address) throw new AppError(401, "INVALID_SIGNATURE", "the reservation's address must sign it", { address: request.address });
     return this.write(() => {
       const curve = this.activeCurve(request.tick);
+      this.options.ledger.checkAuthorization("bonding-reserve", reserveFields({ ...request, tick: curve.tick }), request.auth);
       const now = this.now();
       const live = (this.s.liveOfAddress.get(request.address, now) as { n: number }).n;
       if (live >= this.maxReservationsPerAddress) {
@@ -573,6 +604,12 @@ export class BondingStore {
         }
         ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
       }
+      if (request.minAmountOut !== undefined && reservedOut < request.minAmountOut) {
+        throw unprocessable("MIN_OUT_NOT_MET", `the curve gives ${reservedOut} now, below minAmountOut ${request.minAmountOut}`, {
+          amount_out: reservedOut.toString(), min_amount_out: request.minAmountOut.toString(),
+        });
+      }
+      this.refuseOverShare(curve, request.address, request.side, request.side === "BUY" ? reservedOut : amountIn, now);
       const id = newId("rsv");
       this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), now, now + this.reservationSeconds, now);
       // held() just made the counters valid; this reservation adds to its side's.
@@ -581,6 +618,25 @@ export class BondingStore {
       this.s.addHeld.run(buy.toString(), sell.toString(), now + this.reservationSeconds, curve.tickKey);
       return this.reservation(id)!;
     });
+  }
+
+  /**
+   * 409 RESERVATION_SHARE_EXCEEDED when `address` would hold more than its share of the curve in
+   * live reservations of `side`: of the remaining tokens for buys, of the sold tokens for sells. The
+   * last slice of a curve (remaining at most the share of its sellable supply) may be reserved whole.
+   */
+  private refuseOverShare(curve: CurveRecord, address: string, side: BondingSide, tokens: bigint, now: number): void {
+    const mine = (this.s.liveOfAddressOnCurve.all(address, curve.tickKey, now) as { side: BondingSide; amount_in: string; reserved_out: string }[])
+      .filter((r) => r.side === side)
+      .reduce((sum, r) => sum + BigInt(side === "BUY" ? r.reserved_out : r.amount_in), 0n);
+    const base = side === "BUY" ? curve.state.realToken : tokensSold(curve.state);
+    const lastSlice = side === "BUY" && base * 10_000n <= curve.state.sellableSupply * this.maxReservationShareBps;
+    const cap = lastSlice ? base : (base * this.maxReservationShareBps) / 10_000n;
+    if (mine + tokens > cap) {
+      throw conflict("RESERVATION_SHARE_EXCEEDED", `${address} would hold ${mine + tokens} tokens of ${curve.tick} in live reservations; one address may hold at most ${cap}`, {
+        address, symbol: curve.tick, held: mine.toString(), asked: tokens.toString(), cap: cap.toString(), share_bps: Number(this.maxReservationShareBps),
+      });
+    }
   }
 
   reservation(id: string): ReservationRecord | null {
@@ -608,7 +664,22 @@ export class BondingStore {
    * reservation's address: 422); refusals that consumed and refunded the deposit are committed,
    * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...).
    */
-  confirm(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+  confirm(id: string, depositTxid: string, signature: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+    const reservation = this.reservation(id);
+    if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
+    requireSignature(this.options.ledger.domain, reservation.address, signature, this.confirmMessage(id, depositTxid));
+    return this.confirmAnnounced(id, depositTxid);
+  }
+
+  /** The exact text the reservation's address signs to pay reservation `id` with `depositTxid` (orders.ts bonding-confirm). */
+  confirmMessage(id: string, depositTxid: string): string {
+    const reservation = this.reservation(id);
+    if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
+    return orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid));
+  }
+
+  /** Confirms a reservation with a payment its payer announced with a valid signature (confirm, or the pass). */
+  private confirmAnnounced(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
     const result = this.write((): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } | AppError => {
       const row = this.s.reservation.get(id) as ReservationRow | undefined;
       if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
@@ -616,20 +687,24 @@ export class BondingStore {
         if (row.deposit_txid === depositTxid) return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
         throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, { reservation_id: id, status: row.status });
       }
-      this.used.refuseUsed(depositTxid);
       const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
       const isBuy = row.side === "BUY";
-      const deposit = isBuy ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, curve.tick);
-      if (!deposit) {
-        // Not in an indexed block yet: remembered, and confirmed by the bonding pass once it is
-        // (a later announcement with another txid replaces it). A payment is never left unanswered.
-        this.s.setPending.run(depositTxid, this.now(), id);
+      const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
+      const order: DepositOrder = {
+        kind: isBuy ? "bonding_buy" : "bonding_sell", id, address: row.address, asset, tick: curve.tick, amountIn: BigInt(row.amount_in), expiresAt: row.expires_at,
+        whose: "the reservation's address",
+      };
+      const now = this.now();
+      const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
+      if (bound.kind === "refused") throw bound.error;
+      if (bound.kind === "pending") {
+        // Not in an indexed block yet, or not deep enough: remembered, and confirmed by the bonding
+        // pass once it is (a later announcement with another txid replaces it). A payment is never
+        // left unanswered.
+        this.s.setPending.run(depositTxid, now, id);
         return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
       }
-      checkDepositOwner(deposit, this.custodyAddress, isBuy ? "DOGE" : curve.tick, row.address, "the reservation's address");
-      const now = this.now();
-      const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
-      this.used.use(depositTxid, isBuy ? "bonding_buy" : "bonding_sell", id, asset, deposit.amount, row.address, now);
+      const deposit = bound.deposit;
       const close = (status: ReservationStatus, fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.closeReservation.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.payoutId ?? null,
           fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, id);
@@ -641,17 +716,8 @@ export class BondingStore {
         this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: deposit.amount.toString() });
         return new AppError(error.status, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
       };
-      const amountIn = BigInt(row.amount_in);
-      if (deposit.blockTime > row.expires_at) {
-        return refuse(unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the reservation expired at ${row.expires_at}; it is refunded`, {
-          block_time: deposit.blockTime, expires_at: row.expires_at,
-        }));
-      }
-      if (deposit.amount < amountIn) {
-        return refuse(unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the reservation needs exactly ${amountIn}; it is refunded`, {
-          deposit_amount: deposit.amount.toString(), amount_in: amountIn.toString(),
-        }));
-      }
+      const amountIn = order.amountIn;
+      if (bound.kind === "refund") return refuse(bound.error);
       if (curve.status !== "active") {
         const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
         return refuse(unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, { symbol: curve.tick, status: curve.status }));
@@ -691,6 +757,13 @@ export class BondingStore {
         next = traded.state;
         paid = amountIn;
         amountOut = traded.quote.dogeOutKoinu;
+      }
+      // The reservation's promise: at least what it reserved, or the whole deposit back.
+      const promised = BigInt(row.reserved_out);
+      if (amountOut < promised) {
+        return refuse(unprocessable("RESERVATION_NOT_HONOURED", `the curve would pay ${amountOut} now, below the ${promised} reserved; the deposit is refunded`, {
+          amount_out: amountOut.toString(), reserved_out: promised.toString(),
+        }));
       }
       this.s.saveState.run(next.virtualDoge.toString(), next.virtualToken.toString(), next.realDoge.toString(), next.realToken.toString(),
         next.feesCollected.toString(), now, curve.tickKey);

@@ -1,46 +1,74 @@
 /**
- * Deposits as the explorer's index shows them (the AMM never trusts a client's word for money).
+ * Deposits as the explorer's index shows them (the AMM never trusts a client's word for money), and
+ * the one procedure that binds a deposit to an order (docs/security.md "AMM and bonding custody").
  *
- * A deposit is bound to its depositor by where its money came from: the AMM pays out to the swap's
- * or the provider's address, and only a transaction funded from that address counts as its
- * deposit. So someone else's deposit txid cannot be claimed for another swap, and each txid is
- * consumed once (the `deposits` table).
- *
- * - DOGE: the transaction is in an indexed block; every one of its inputs spends an output of the
- *   depositor's address; the deposit is the sum of its outputs paying the custody address.
- * - DRC-20: the transaction moves a DRC-20 transfer inscription of the tick, inscribed by the
- *   depositor (the transfer's owner), to the custody address (the indexer credited it: `sent`, not
- *   returned); the deposit is the transfer's amount. One transaction may move several.
+ * The binding rule (DESIGN.md section 8, the payer-signed order):
+ * - The payer of a DOGE deposit is the address of its first input (vin 0): a wallet that funds a
+ *   payment from several of its addresses still has one payer, who signs and is refunded. The
+ *   payer of a DRC-20 deposit is the owner of the transfer inscriptions it moves to the custody.
+ * - A deposit counts only for an order whose address is its payer, and only when that payer signed
+ *   the order's terms together with the deposit's txid (orders.ts: the message names the service,
+ *   the network and the custody address). Nobody but the payer can bind a deposit, so a deposit
+ *   mined before someone else's order for the payer's address never counts for it.
+ * - No transaction with an input from a service address (the custody itself, the operator's
+ *   wallets) is a deposit: the custody's own change and the inscriber's postage never count.
+ * - A deposit counts only once it is `confirmations` deep (a per-network default, floor 1); until
+ *   then the order waits (pending) and nothing is consumed, so a deposit reorged out or
+ *   double-spent before that depth is never credited.
+ * - Each txid is consumed once (the `deposits` table), whatever consumed it.
  */
 import type { Sqlite } from "../../db/sqlite";
+import type { DogeNetwork } from "../../doge";
 import { IndexQueries } from "../../indexer/queries";
-import { conflict, unprocessable } from "../http/errors";
+import { AppError, conflict, unprocessable } from "../http/errors";
 
-export interface DogeDeposit {
-  txid: string;
-  height: number;
-  blockTime: number;
-  /** Koinu paid to the custody address. */
-  amount: bigint;
-  /** The address every input spent from, or null when the inputs came from several or unknown addresses. */
-  payer: string | null;
+/** Depth at which a deposit counts, by network (mainnet and testnet 6; regtest 1, for the demo). */
+export const DEFAULT_DEPOSIT_CONFIRMATIONS: Readonly<Record<string, number>> = { mainnet: 6, testnet: 6, regtest: 1 };
+
+/** The default depth of `network` (6 for any network not listed). */
+export function defaultDepositConfirmations(network: Pick<DogeNetwork, "name">): number {
+  return DEFAULT_DEPOSIT_CONFIRMATIONS[network.name] ?? 6;
 }
 
-export interface Drc20Deposit {
+interface DepositBase {
   txid: string;
   height: number;
   blockTime: number;
-  tick: string;
-  /** Whole units credited to the custody address. */
+  /** Blocks from the indexed tip down to the deposit's block, both counted (1 = in the tip). */
+  confirmations: number;
+  /** Base units paid to the custody address: koinu, or whole DRC-20 units. */
   amount: bigint;
-  /** The transfers' owner, or null when the transfers moved were inscribed by several addresses. */
+  /** Who paid (see the binding rule), or null when no payer can be named (a coinbase, no transfer). */
   payer: string | null;
+  /** True when an input of the transaction spent an output of a service address: never a deposit. */
+  serviceFunded: boolean;
+}
+
+export type DogeDeposit = DepositBase;
+export interface Drc20Deposit extends DepositBase {
+  tick: string;
+}
+export type Deposit = DogeDeposit | Drc20Deposit;
+
+export interface DepositReaderOptions {
+  /** Depth at which a deposit counts (floor 1; default: defaultDepositConfirmations of the network, or 1 without one). */
+  confirmations?: number;
+  /** Addresses of wallets the service controls besides the custody (the inscriber's, the operator's). */
+  serviceAddresses?: readonly string[];
 }
 
 export class DepositReader {
   private readonly s;
+  /** Depth at which a deposit counts. */
+  readonly confirmations: number;
+  /** The custody address and every other address the service controls. */
+  readonly serviceAddresses: ReadonlySet<string>;
 
-  constructor(private readonly queries: IndexQueries, indexDb: Sqlite, readonly custodyAddress: string) {
+  constructor(private readonly queries: IndexQueries, indexDb: Sqlite, readonly custodyAddress: string, options: DepositReaderOptions = {}) {
+    const confirmations = options.confirmations ?? 1;
+    if (!Number.isInteger(confirmations) || confirmations < 1) throw new RangeError(`deposit confirmations must be an integer of at least 1, got ${confirmations}`);
+    this.confirmations = confirmations;
+    this.serviceAddresses = new Set([custodyAddress, ...(options.serviceAddresses ?? [])]);
     this.s = {
       drc20Moves: indexDb.prepare(`SELECT d.tick, t.amount, t.owner_address, m.height FROM inscription_moves m
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
@@ -53,14 +81,25 @@ export class DepositReader {
     return this.queries.status().indexedHeight;
   }
 
+  /** Whether `address` is one the service controls (the custody's, an operator's): never an order's address. */
+  isServiceAddress(address: string): boolean {
+    return this.serviceAddresses.has(address);
+  }
+
+  private funding(txid: string): { firstInputAddress: string | null; serviceFunded: boolean } {
+    const inputs = this.queries.txInputs(txid);
+    let serviceFunded = false;
+    for (const input of inputs.values()) if (input.address !== null && this.serviceAddresses.has(input.address)) serviceFunded = true;
+    return { firstInputAddress: inputs.get(0)?.address ?? null, serviceFunded };
+  }
+
   /** A DOGE deposit to the custody address, or null when the transaction is not in an indexed block. */
   doge(txid: string): DogeDeposit | null {
     const tx = this.queries.tx(txid);
     if (!tx) return null;
     const amount = tx.outputs.filter((o) => o.address === this.custodyAddress).reduce((sum, o) => sum + o.valueKoinu, 0n);
-    const payers = new Set([...this.queries.txInputs(txid).values()].map((input) => input.address));
-    const payer = payers.size === 1 ? [...payers][0] : null;
-    return { txid, height: tx.height, blockTime: tx.blockTime, amount, payer };
+    const { firstInputAddress, serviceFunded } = this.funding(txid);
+    return { txid, height: tx.height, blockTime: tx.blockTime, confirmations: this.indexedHeight() - tx.height + 1, amount, payer: firstInputAddress, serviceFunded };
   }
 
   /** The DRC-20 `tick` credited to the custody address by `txid`, or null when it is not in an indexed block. */
@@ -69,18 +108,26 @@ export class DepositReader {
     if (!tx) return null;
     const moves = (this.s.drc20Moves.all(txid, this.custodyAddress) as { tick: string; amount: string; owner_address: string; height: number }[])
       .filter((m) => m.tick.toLowerCase() === tick.toLowerCase());
-    const payers = new Set(moves.map((m) => m.owner_address));
+    const owners = new Set(moves.map((m) => m.owner_address));
     return {
-      txid, height: tx.height, blockTime: tx.blockTime, tick,
+      txid, height: tx.height, blockTime: tx.blockTime, confirmations: this.indexedHeight() - tx.height + 1, tick,
       amount: moves.reduce((sum, m) => sum + BigInt(m.amount), 0n),
-      payer: payers.size === 1 ? [...payers][0] : null,
+      // Transfers of several owners moved in one transaction have no single payer: they count for nobody.
+      payer: owners.size === 1 ? [...owners][0] : null,
+      serviceFunded: this.funding(txid).serviceFunded || [...owners].some((owner) => this.serviceAddresses.has(owner)),
     };
+  }
+
+  /** The deposit of `asset` (DRC-20 of `tick`) made by `txid`, or null when it is not in an indexed block. */
+  read(asset: "DOGE" | "DRC20", txid: string, tick: string): Deposit | null {
+    return asset === "DOGE" ? this.doge(txid) : this.drc20(txid, tick);
   }
 }
 
 /**
  * The deposits the AMM consumed (its `deposits` table: a txid once, whatever used it: a swap, a
- * liquidity add, a bonding buy or sell). Calls run inside the caller's write transaction.
+ * liquidity add, a bonding buy or sell, a refund asked by its payer). Calls run inside the caller's
+ * write transaction.
  */
 export class UsedDeposits {
   private readonly s;
@@ -89,6 +136,7 @@ export class UsedDeposits {
     this.s = {
       get: db.prepare("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
       use: db.prepare("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      ofRef: db.prepare("SELECT txid FROM deposits WHERE ref_id = ?"),
     };
   }
 
@@ -107,18 +155,113 @@ export class UsedDeposits {
   use(txid: string, kind: string, refId: string, asset: "DOGE" | "DRC20", amount: bigint, address: string, now: number): void {
     this.s.use.run(txid, kind, refId, asset, amount.toString(), address, now);
   }
+
+  /** The txids an order (swap, liquidity add, reservation, refund) consumed. */
+  txidsOf(refId: string): string[] {
+    return (this.s.ofRef.all(refId) as { txid: string }[]).map((r) => r.txid);
+  }
 }
 
+/** What an order expects of its deposit. */
+export interface DepositOrder {
+  /** What consumes the deposit (the `deposits` row's kind). */
+  kind: string;
+  /** The order's id (swap, liquidity operation, reservation). */
+  id: string;
+  /** The order's address: the deposit's payer must be it. */
+  address: string;
+  asset: "DOGE" | "DRC20";
+  /** The DRC-20 tick of a token deposit (the pool's or curve's tick; also named in DOGE messages). */
+  tick: string;
+  /** The exact deposit the order asks; less is refunded in full, more is the caller's to refund. 0n: any amount. */
+  amountIn: bigint;
+  /** The deposit's block must not be later than this (unix seconds), or null. */
+  expiresAt: number | null;
+  /** How the order's address is named in messages ("the swap's address"). */
+  whose: string;
+}
+
+/** What binding a deposit to an order came to. Only `credited` and `refund` consumed the deposit. */
+export type DepositOutcome =
+  /** Not in an indexed block, or not yet `confirmations` deep: nothing consumed; try again later. */
+  | { kind: "pending"; reason: "NOT_INDEXED" | "NOT_DEEP_ENOUGH"; confirmations: number }
+  /** Not this order's deposit (nothing consumed): the error says why. */
+  | { kind: "refused"; error: AppError }
+  /** Consumed, but it cannot serve the order (late, too small): to be refunded in full to the payer. */
+  | { kind: "refund"; deposit: Deposit; error: AppError }
+  /** Consumed for the order. */
+  | { kind: "credited"; deposit: Deposit };
+
 /**
- * The refusals that consume nothing, because the deposit is not this depositor's: it pays no
- * `asset` to the custody (422 DEPOSIT_NOT_TO_CUSTODY), or it is not funded from `address` only
- * (422 DEPOSIT_NOT_FROM_ADDRESS; `whose` names the address in the message, e.g. "the swap's address").
+ * What binding deposit `txid` to `order` would come to, by the rule at the top of this file,
+ * consuming nothing: a txid already consumed is refused by its own 409; a deposit not indexed or not
+ * deep enough is pending; one funded by the service, paying nothing to the custody, or paid by
+ * another address is refused; a deposit mined after the order expired or smaller than asked is to
+ * be refunded; otherwise it is credited.
  */
-export function checkDepositOwner(deposit: DogeDeposit | Drc20Deposit, custodyAddress: string, asset: string, address: string, whose: string): void {
+export function inspectDeposit(reader: DepositReader, used: UsedDeposits, order: DepositOrder, txid: string): DepositOutcome {
+  const already = used.usedBy(txid);
+  if (already) {
+    return { kind: "refused", error: conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${already.kind} ${already.refId})`, { deposit_txid: txid, used_by: already.refId }) };
+  }
+  const deposit = reader.read(order.asset, txid, order.tick);
+  if (!deposit) return { kind: "pending", reason: "NOT_INDEXED", confirmations: 0 };
+  const assetName = order.asset === "DOGE" ? "DOGE" : order.tick;
+  if (deposit.serviceFunded) {
+    return { kind: "refused", error: unprocessable("DEPOSIT_FROM_SERVICE", `${txid} is funded by a wallet of this service; it is not a deposit`, { deposit_txid: txid }) };
+  }
   if (deposit.amount === 0n) {
-    throw unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${deposit.txid} pays no ${asset} to the deposit address ${custodyAddress}`, { deposit_txid: deposit.txid, deposit_address: custodyAddress });
+    return { kind: "refused", error: unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${txid} pays no ${assetName} to the deposit address ${reader.custodyAddress}`, { deposit_txid: txid, deposit_address: reader.custodyAddress }) };
   }
-  if (deposit.payer !== address) {
-    throw unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${deposit.txid} is not funded from ${whose} ${address} only`, { deposit_txid: deposit.txid, address, payer: deposit.payer });
+  if (deposit.payer !== order.address) {
+    return {
+      kind: "refused",
+      error: unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${txid} is paid by ${deposit.payer ?? "no single address"}, not by ${order.whose} ${order.address}`, {
+        deposit_txid: txid, address: order.address, payer: deposit.payer,
+      }),
+    };
   }
+  if (deposit.confirmations < reader.confirmations) return { kind: "pending", reason: "NOT_DEEP_ENOUGH", confirmations: deposit.confirmations };
+  if (order.expiresAt !== null && deposit.blockTime > order.expiresAt) {
+    return {
+      kind: "refund", deposit,
+      error: unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the order expired at ${order.expiresAt}; it is refunded`, {
+        block_time: deposit.blockTime, expires_at: order.expiresAt,
+      }),
+    };
+  }
+  if (deposit.amount < order.amountIn) {
+    return {
+      kind: "refund", deposit,
+      error: unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the order needs exactly ${order.amountIn}; it is refunded`, {
+        deposit_amount: deposit.amount.toString(), amount_in: order.amountIn.toString(),
+      }),
+    };
+  }
+  return { kind: "credited", deposit };
+}
+
+/** Consumes the deposit of an outcome that takes it (credited, or to be refunded) for `order` (inside the caller's write). */
+export function consumeDeposit(used: UsedDeposits, order: DepositOrder, outcome: DepositOutcome, now: number): void {
+  if (outcome.kind !== "credited" && outcome.kind !== "refund") return;
+  used.use(outcome.deposit.txid, order.kind, order.id, order.asset, outcome.deposit.amount, order.address, now);
+}
+
+/** inspectDeposit, then the deposit consumed when the outcome takes it (inside the caller's write transaction). */
+export function bindDeposit(reader: DepositReader, used: UsedDeposits, order: DepositOrder, txid: string, now: number): DepositOutcome {
+  const outcome = inspectDeposit(reader, used, order, txid);
+  consumeDeposit(used, order, outcome, now);
+  return outcome;
+}
+
+/** A pending outcome as the refusal of a caller that cannot wait (409: retry once the deposit is mined and deep enough). */
+export function pendingError(outcome: Extract<DepositOutcome, { kind: "pending" }>, txid: string, reader: DepositReader): AppError {
+  if (outcome.reason === "NOT_INDEXED") {
+    return new AppError(409, "DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`, {
+      deposit_txid: txid, indexed_height: reader.indexedHeight(),
+    }, { "Retry-After": "10" });
+  }
+  return new AppError(409, "DEPOSIT_NOT_DEEP_ENOUGH", `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`, {
+    deposit_txid: txid, confirmations: outcome.confirmations, required: reader.confirmations,
+  }, { "Retry-After": "10" });
 }

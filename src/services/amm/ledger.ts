@@ -5,13 +5,17 @@
  * ledger row records the change in order, and the payouts it owes are queued for the settlement
  * worker; a crash leaves all of it or none of it.
  *
- * Deposits are bound to their depositor (deposits.ts): a swap's deposit must come from the swap's
- * address, which is also where its output is paid. A deposit that arrived but cannot be used as
- * asked (too small, too late, the minimum out not met) is consumed and refunded on chain in full.
+ * Deposits are bound to their payer's own orders (deposits.ts, orders.ts): a swap's deposit must be
+ * paid by the swap's address, which signs the swap's terms with the deposit's txid, and it counts
+ * only once it is deep enough. A deposit that arrived but cannot be used as asked (too small, too
+ * late, the minimum out not met) is consumed and refunded on chain in full.
+ *
+ * Quotes are stateless: a quote's id carries its terms under an HMAC of this ledger's key, so a
+ * quote (the hot read) writes nothing; a swap made from it keeps its own copy.
  */
 import crypto from "node:crypto";
 import type { Sqlite } from "../../db/sqlite";
-import { DogeNetwork, verifyMessage } from "../../doge";
+import type { DogeNetwork } from "../../doge";
 import { drc20TickKey } from "../../inscription/drc20";
 import {
   AmmMathError, Direction, MAX_AMOUNT, Pool, Position, addLiquidity, auditFees, claimFees, claimableFees, depth, emptyPosition,
@@ -19,7 +23,8 @@ import {
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
-import { DepositReader, UsedDeposits, checkDepositOwner } from "./deposits";
+import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, consumeDeposit, inspectDeposit, pendingError } from "./deposits";
+import { Authorization, OrderDomain, authorizationMessage, orderMessage, requireSignature } from "./orders";
 import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
@@ -79,8 +84,7 @@ export interface SwapRecord {
 
 /** A payout as the ledger answers it (settlement.ts owns the table's life cycle). */
 export type PayoutRecord = Payout;
-
-export interface Authorization { address: string; nonce: string; expiresAt: number; signature: string }
+export type { Authorization };
 
 export interface AmmLedgerOptions {
   db: Sqlite;
@@ -94,7 +98,12 @@ export interface AmmLedgerOptions {
   feeBps?: bigint;
   /** Whether a tick is deployed on chain (new pools only for deployed ticks). */
   tickDeployed: (tick: string) => string | null;
+  /** Key of the quotes' HMAC (default: 32 random bytes per process; quotes live a minute). */
+  quoteKey?: Uint8Array;
 }
+
+/** How long an expired swap that never got a deposit is kept (then pruned). */
+export const EXPIRED_SWAP_KEEP_SECONDS = 86_400;
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
 const big = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -140,16 +149,20 @@ export function parseAmount(value: unknown, field: string): bigint {
   return amount;
 }
 
-/** The exact text a wallet signs for `action` (Dogecoin message signing). */
-export function authorizationMessage(action: string, fields: Record<string, string>, auth: Pick<Authorization, "address" | "nonce" | "expiresAt">): string {
-  return [
-    "dogeos-amm authorization",
-    `action: ${action}`,
-    `address: ${auth.address}`,
-    ...Object.entries(fields).map(([k, v]) => `${k}: ${v}`),
-    `nonce: ${auth.nonce}`,
-    `expires: ${auth.expiresAt}`,
-  ].join("\n");
+/** The fields of a swap's execute-swap message, in order (orders.ts). */
+export function executeSwapFields(swap: Pick<SwapRecord, "id" | "tick" | "direction" | "amountIn" | "minAmountOut" | "expiresAt" | "address">, depositTxid: string): Record<string, string> {
+  return {
+    swap: swap.id, tick: swap.tick, direction: swap.direction, "amount in": swap.amountIn.toString(), "min amount out": swap.minAmountOut.toString(),
+    expires: String(swap.expiresAt), address: swap.address, deposit: depositTxid,
+  };
+}
+
+/** The fields of an add-liquidity message, in order (orders.ts). */
+export function addLiquidityFields(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint }): Record<string, string> {
+  return {
+    tick: request.tick, address: request.address, "doge deposit": request.dogeTxid, "token deposit": request.tokenTxid,
+    "min shares": request.minShares === undefined ? "0" : request.minShares.toString(),
+  };
 }
 
 /** Math refusals as HTTP answers (422: well formed, but the pool cannot do it). */
@@ -163,6 +176,9 @@ function mathError(error: unknown): never {
 
 export class AmmLedger {
   readonly custodyAddress: string;
+  /** The deployment every signed message names. */
+  readonly domain: OrderDomain;
+  private readonly quoteKey: Uint8Array;
   private readonly clock: () => number;
   private readonly quoteSeconds: number;
   private readonly swapSeconds: number;
@@ -172,6 +188,8 @@ export class AmmLedger {
 
   constructor(private readonly options: AmmLedgerOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
+    this.domain = { network: options.network, custodyAddress: this.custodyAddress };
+    this.quoteKey = options.quoteKey ?? crypto.randomBytes(32);
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.quoteSeconds = options.quoteSeconds ?? DEFAULT_QUOTE_SECONDS;
     this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
@@ -194,10 +212,8 @@ export class AmmLedger {
         doge_reserve, token_reserve, lp_supply, at) VALUES (@tick_key, @kind, @ref_id, @address, @direction, @amount_in, @amount_out, @fee,
         @doge_delta, @token_delta, @lp_delta, @doge_reserve, @token_reserve, @lp_supply, @at)`),
       ledgerOf: p("SELECT * FROM ledger WHERE tick_key = ? ORDER BY seq"),
-      insertQuote: p(`INSERT INTO quotes (id, tick_key, direction, amount_in, amount_out, fee, slippage_bps, min_amount_out, price_impact_bps, created_at, expires_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      quote: p("SELECT * FROM quotes WHERE id = ?"),
       pruneQuotes: p("DELETE FROM quotes WHERE expires_at < ?"),
+      pruneSwaps: p("DELETE FROM swaps WHERE status = 'expired' AND deposit_txid IS NULL AND expires_at < ?"),
       insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, status,
         created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
       swap: p("SELECT * FROM swaps WHERE id = ?"),
@@ -325,7 +341,7 @@ export class AmmLedger {
 
   /** Prices a swap (exact in, or exact out when `amountOut` is given) and keeps the quote until it expires. */
   quote(request: { tick: string; direction: Direction; amountIn?: bigint; amountOut?: bigint; slippageBps: number }): QuoteRecord {
-    const { pool, tickKey, tick } = this.poolOr404(request.tick);
+    const { pool, tick } = this.poolOr404(request.tick);
     if (pool.lpSupply === 0n) throw unprocessable("POOL_EMPTY", `the ${tick}/DOGE pool holds no liquidity yet`, { tick });
     let amountIn: bigint;
     let amountOut: bigint;
@@ -349,34 +365,56 @@ export class AmmLedger {
     if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
     const impact = priceImpactBps(pool.dogeReserve, pool.tokenReserve, request.direction, amountIn, { amountOut, fee });
     const now = this.now();
-    const record: QuoteRecord = {
-      id: newId("qt"), tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
+    const terms = {
+      tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
       minAmountOut: minAmountOut(amountOut, BigInt(request.slippageBps)), priceImpactBps: Number(impact), createdAt: now, expiresAt: now + this.quoteSeconds,
     };
-    this.s.insertQuote.run(record.id, tickKey, record.direction, amountIn.toString(), amountOut.toString(), fee.toString(), record.slippageBps,
-      record.minAmountOut.toString(), record.priceImpactBps, now, record.expiresAt);
-    return record;
+    return { id: this.quoteId(terms), ...terms };
   }
 
+  private quoteMac(payload: string): string {
+    return crypto.createHmac("sha256", this.quoteKey).update(payload).digest().subarray(0, 16).toString("base64url");
+  }
+
+  /**
+   * `qt_<terms, base64url JSON>.<HMAC-SHA256 of them, 16 bytes, base64url>`. The terms start with 8
+   * random bytes, so two equal quotes in one second are two ids (one swap per quote: an equal
+   * quote asked by someone else must not take this one).
+   */
+  private quoteId(q: Omit<QuoteRecord, "id">): string {
+    const payload = Buffer.from(JSON.stringify([crypto.randomBytes(8).toString("hex"), q.tick, q.direction, q.amountIn.toString(), q.amountOut.toString(), q.fee.toString(), q.slippageBps,
+      q.minAmountOut.toString(), q.priceImpactBps, q.createdAt, q.expiresAt])).toString("base64url");
+    return `qt_${payload}.${this.quoteMac(payload)}`;
+  }
+
+  /** The quote an id carries, or null when the id is not one this ledger made. */
   getQuote(id: string): QuoteRecord | null {
-    const r = this.s.quote.get(id) as Record<string, any> | undefined;
-    if (!r) return null;
-    const pool = this.s.pool.get(r.tick_key) as PoolRow;
+    const match = /^qt_([A-Za-z0-9_-]{1,800})\.([A-Za-z0-9_-]{22})$/.exec(id);
+    if (!match) return null;
+    const expected = Buffer.from(this.quoteMac(match[1]));
+    const given = Buffer.from(match[2]);
+    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
+    const [, tick, direction, amountIn, amountOut, fee, slippageBps, minOut, priceImpactBps, createdAt, expiresAt] = JSON.parse(Buffer.from(match[1], "base64url").toString("utf8"));
     return {
-      id: r.id, tick: pool.tick, direction: r.direction, amountIn: BigInt(r.amount_in), amountOut: BigInt(r.amount_out), fee: BigInt(r.fee),
-      slippageBps: r.slippage_bps, minAmountOut: BigInt(r.min_amount_out), priceImpactBps: r.price_impact_bps, createdAt: r.created_at, expiresAt: r.expires_at,
+      id, tick, direction, amountIn: BigInt(amountIn), amountOut: BigInt(amountOut), fee: BigInt(fee), slippageBps, minAmountOut: BigInt(minOut),
+      priceImpactBps, createdAt, expiresAt,
     };
   }
 
-  /** Drops quotes that expired more than a day ago and were never used (swaps keep their own copy). */
-  pruneQuotes(): number {
-    return this.s.pruneQuotes.run(this.now() - 86_400).changes;
+  /**
+   * Drops what strangers' requests left behind: swaps that expired without a deposit more than
+   * EXPIRED_SWAP_KEEP_SECONDS ago, and the quote rows of earlier versions (quotes are stateless now).
+   */
+  prune(): { swaps: number; quotes: number } {
+    const before = this.now() - EXPIRED_SWAP_KEEP_SECONDS;
+    return { swaps: this.s.pruneSwaps.run(before).changes, quotes: this.s.pruneQuotes.run(before).changes };
   }
 
   // -------------------------------------------------------------------------------- swaps
 
   /** A swap from a live quote: where to deposit, exactly how much, and until when. One swap per quote. */
   createSwap(quoteId: string, address: string): { swap: SwapRecord; created: boolean } {
+    this.refuseServiceAddress(address);
     return this.write(() => {
       const quote = this.getQuote(quoteId);
       if (!quote) throw notFound("QUOTE_NOT_FOUND", `no quote ${quoteId}`, { quote_id: quoteId });
@@ -420,11 +458,32 @@ export class AmmLedger {
     return (this.s.swapsOf.all(address, at, at, before?.id ?? "\uffff", limit) as SwapRow[]).map((r) => this.swapOf(r));
   }
 
+  /** 422 ADDRESS_IS_SERVICE when `address` is one of the service's own (the custody's): never an order's address. */
+  refuseServiceAddress(address: string): void {
+    if (this.options.deposits.isServiceAddress(address)) {
+      throw unprocessable("ADDRESS_IS_SERVICE", `${address} is an address of this service; orders are made by their payers' own addresses`, { address });
+    }
+  }
+
+  /** The exact text the swap's address signs to bind `depositTxid` to swap `swapId` (orders.ts execute-swap). */
+  executeSwapMessage(swapId: string, depositTxid: string): string {
+    const swap = this.swap(swapId);
+    if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
+    return orderMessage(this.domain, "execute-swap", executeSwapFields(swap, depositTxid));
+  }
+
   /**
-   * Executes `swapId` against the deposit `depositTxid`, atomically. Answers the swap as it stands
-   * (`outcome` says what happened); throws for refusals that change nothing.
+   * Executes `swapId` against the deposit `depositTxid` that the swap's address signed for
+   * (`signature` over executeSwapMessage), atomically. Answers the swap as it stands (`outcome`
+   * says what happened); throws for refusals that change nothing.
    */
-  executeSwap(swapId: string, depositTxid: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+  executeSwap(swapId: string, depositTxid: string, signature: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+    requireSignature(this.domain, this.swap(swapId)?.address ?? "", signature, this.executeSwapMessage(swapId, depositTxid));
+    return this.executeAnnounced(swapId, depositTxid);
+  }
+
+  /** Executes a swap against a deposit its payer announced with a valid signature (executeSwap, or the pass). */
+  private executeAnnounced(swapId: string, depositTxid: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
     const result = this.write((): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
       const row = this.s.swap.get(swapId) as SwapRow | undefined;
       if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
@@ -435,23 +494,25 @@ export class AmmLedger {
         if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
         throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
       }
-      this.used.refuseUsed(depositTxid);
       const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
       const dogeIn = row.direction === "DOGE_TO_TOKEN";
-      const deposit = dogeIn ? this.options.deposits.doge(depositTxid) : this.options.deposits.drc20(depositTxid, tick);
+      const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
+      const order: DepositOrder = {
+        kind: "swap", id: swapId, address: row.address, asset, tick, amountIn: BigInt(row.amount_in), expiresAt: row.expires_at, whose: "the swap's address",
+      };
       const now = this.now();
-      if (!deposit) {
-        if (row.status === "expired") {
+      const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
+      if (bound.kind === "refused") throw bound.error;
+      if (bound.kind === "pending") {
+        if (row.status === "expired" && bound.reason === "NOT_INDEXED") {
           throw conflict("DEPOSIT_NOT_FOUND", `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`, { deposit_txid: depositTxid });
         }
-        // Not in an indexed block yet: remembered, and executed by the worker once it is.
+        // Not in an indexed block yet, or not deep enough: remembered, and executed by the pass once it is.
         this.s.swapSeen.run(depositTxid, now, swapId);
         return { swap: this.swap(swapId)!, outcome: "pending" };
       }
-      checkDepositOwner(deposit, this.custodyAddress, dogeIn ? "DOGE" : tick, row.address, "the swap's address");
-      const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
-      this.used.use(depositTxid, "swap", swapId, asset, deposit.amount, row.address, now);
-      const amountIn = BigInt(row.amount_in);
+      const deposit = bound.deposit;
+      const amountIn = order.amountIn;
       const close = (status: SwapStatus, fields: { amountOut?: bigint; fee?: bigint; ledgerSeq?: number; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.swapClosed.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.fee?.toString() ?? null,
           fields.ledgerSeq ?? null, fields.payoutId ?? null, fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, swapId);
@@ -461,12 +522,7 @@ export class AmmLedger {
         close("refunded", { refundPayoutId, error });
         return new AppError(error.status, error.code, error.message, { ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
       };
-      if (deposit.blockTime > row.expires_at) {
-        return refuse(unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the swap expired at ${row.expires_at}; it is refunded`, { block_time: deposit.blockTime, expires_at: row.expires_at }));
-      }
-      if (deposit.amount < amountIn) {
-        return refuse(unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the swap needs exactly ${amountIn}; it is refunded`, { deposit_amount: deposit.amount.toString(), amount_in: amountIn.toString() }));
-      }
+      if (bound.kind === "refund") return refuse(bound.error);
       const before = this.pool(tick)!.pool;
       let swapped;
       try {
@@ -494,7 +550,7 @@ export class AmmLedger {
     return result;
   }
 
-  /** The worker's pass: executes swaps whose announced deposit is now indexed, and expires the rest. */
+  /** The worker's pass: executes swaps whose announced deposit is now indexed and deep enough, and expires the rest. */
   retryPending(): { executed: number; expired: number } {
     let executed = 0;
     let expired = 0;
@@ -502,7 +558,7 @@ export class AmmLedger {
     for (const row of this.s.pendingSwaps.all(now) as SwapRow[]) {
       if (row.deposit_txid) {
         try {
-          const { outcome } = this.executeSwap(row.id, row.deposit_txid);
+          const { outcome } = this.executeAnnounced(row.id, row.deposit_txid);
           if (outcome === "executed") executed += 1;
           if (outcome !== "pending") continue;
         } catch (error) {
@@ -521,19 +577,20 @@ export class AmmLedger {
   // ---------------------------------------------------------------------------- liquidity
 
   /**
-   * Adds liquidity from two deposits (DOGE and the pool's DRC-20, both from `address`): shares are
-   * minted pro rata (the first deposit: sqrt(doge x token) - 1000, 1000 locked), the excess side is
-   * refunded on chain. The pair of txids is the operation's identity: the same pair again answers it.
+   * Adds liquidity from two deposits (DOGE and the pool's DRC-20, both paid by `address`, which
+   * signs the add-liquidity message naming both txids): shares are minted pro rata (the first
+   * deposit: sqrt(doge x token) - 1000, 1000 locked), the excess side is refunded on chain. The pair
+   * of txids is the operation's identity: the same pair again answers it.
    */
-  addLiquidity(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint }) {
+  addLiquidity(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint; signature: string }) {
+    this.refuseServiceAddress(request.address);
+    requireSignature(this.domain, request.address, request.signature, orderMessage(this.domain, "add-liquidity", addLiquidityFields(request)));
     const result = this.write(() => {
       const usedDoge = this.used.usedBy(request.dogeTxid);
       const usedToken = this.used.usedBy(request.tokenTxid);
       if (usedDoge && usedToken && usedDoge.refId === usedToken.refId && usedDoge.kind === "liquidity_add") {
         return { operation: this.liquidityOp(usedDoge.refId)!, created: false };
       }
-      this.used.refuseUsed(request.dogeTxid);
-      this.used.refuseUsed(request.tokenTxid);
       if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
       // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
       // then nobody may open it (the seed needs an empty pool).
@@ -542,17 +599,25 @@ export class AmmLedger {
         throw conflict("TICK_ON_BONDING_CURVE", `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`, { tick: request.tick, curve_status: curve.status });
       }
       const record = this.poolForDeposit(request.tick);
-      const doge = this.options.deposits.doge(request.dogeTxid);
-      const token = this.options.deposits.drc20(request.tokenTxid, record.tick);
-      const height = this.options.deposits.indexedHeight();
-      for (const [txid, deposit, asset] of [[request.dogeTxid, doge, "DOGE"], [request.tokenTxid, token, record.tick]] as const) {
-        if (!deposit) throw conflict("DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${height}); retry once it is mined`, { deposit_txid: txid, indexed_height: height });
-        checkDepositOwner(deposit, this.custodyAddress, asset, request.address, "the provider's address");
-      }
       const id = newId("liq");
       const now = this.now();
-      this.used.use(request.dogeTxid, "liquidity_add", id, "DOGE", doge!.amount, request.address, now);
-      this.used.use(request.tokenTxid, "liquidity_add", id, "DRC20", token!.amount, request.address, now);
+      const orderOf = (asset: "DOGE" | "DRC20"): DepositOrder => ({
+        kind: "liquidity_add", id, address: request.address, asset, tick: record.tick, amountIn: 0n, expiresAt: null, whose: "the provider's address",
+      });
+      const dogeOrder = orderOf("DOGE");
+      const tokenOrder = orderOf("DRC20");
+      // Both deposits are judged before either is consumed: an add takes both or neither.
+      const dogeOutcome = inspectDeposit(this.options.deposits, this.used, dogeOrder, request.dogeTxid);
+      const tokenOutcome = inspectDeposit(this.options.deposits, this.used, tokenOrder, request.tokenTxid);
+      for (const [outcome, txid] of [[dogeOutcome, request.dogeTxid], [tokenOutcome, request.tokenTxid]] as const) {
+        if (outcome.kind === "refused") throw outcome.error;
+        if (outcome.kind === "pending") throw pendingError(outcome, txid, this.options.deposits);
+      }
+      if (dogeOutcome.kind !== "credited" || tokenOutcome.kind !== "credited") throw new Error("an add's deposits have no expiry or amount to miss");
+      consumeDeposit(this.used, dogeOrder, dogeOutcome, now);
+      consumeDeposit(this.used, tokenOrder, tokenOutcome, now);
+      const doge = dogeOutcome.deposit;
+      const token = tokenOutcome.deposit;
       const before = record.pool;
       const position = positionOf(this.s.position.get(record.tickKey, request.address) as PositionRow | undefined);
       let added;
@@ -736,21 +801,17 @@ export class AmmLedger {
     });
   }
 
-  /** Checks a wallet-signed authorization and consumes its nonce (inside the caller's write). */
-  private checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
+  /**
+   * Checks a wallet-signed authorization of `action` (orders.ts authorizationMessage, naming this
+   * deployment) and consumes its nonce, inside the caller's write (the bonding store's too).
+   */
+  checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
     const now = this.now();
     if (auth.expiresAt <= now) throw new AppError(401, "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, { expires_at: auth.expiresAt, now });
     if (auth.expiresAt > now + MAX_AUTHORIZATION_SECONDS) {
       throw badRequest("AUTHORIZATION_TOO_LONG", `an authorization may be valid for at most ${MAX_AUTHORIZATION_SECONDS} s`, { field: "expires_at", max_seconds: MAX_AUTHORIZATION_SECONDS });
     }
-    const message = authorizationMessage(action, fields, auth);
-    let valid = false;
-    try {
-      valid = verifyMessage(auth.address, auth.signature, message, this.options.network);
-    } catch {
-      valid = false;
-    }
-    if (!valid) throw new AppError(401, "INVALID_SIGNATURE", "the signature is not the address's key over the authorization message", { message });
+    requireSignature(this.domain, auth.address, auth.signature, authorizationMessage(this.domain, action, fields, auth));
     if (this.s.useNonce.run(auth.address, auth.nonce, action, now).changes !== 1) {
       throw conflict("AUTHORIZATION_USED", `nonce ${auth.nonce} of ${auth.address} was already used`, { nonce: auth.nonce });
     }

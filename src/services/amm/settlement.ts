@@ -10,6 +10,7 @@
  *   DRC20   queued ──POST /inscribe──▶ inscribing ──job confirmed──▶ inscribed
  *                  ──carrier sent to the user──▶ sent ──`confirmations` deep──▶ confirmed
  *   queued | inscribing | inscribed | sent ──▶ failed                                     (final, see below)
+ *   queued ──a deposit of its order is gone from the index (a reorg deeper than the deposit depth)──▶ frozen
  *
  * Never twice: every effect outside the AMM database is keyed by the payout id, and the status moves
  * only after the effect, so a step repeated after a crash (or by a second worker) finds the effect
@@ -49,6 +50,10 @@
  *   the replacement).
  * - A DRC-20 payout is confirmed only when the index also shows its transfer sent to the payout's
  *   address.
+ * - Before a queued payout is sent, the deposits its order consumed (deposits.ts) must still be in
+ *   the index: a credited deposit that a reorg deeper than the deposit depth took away freezes the
+ *   order's payouts (`frozen`, final until an operator settles it, counted on /health and logged as
+ *   amm_payout_frozen), so the custody never pays for coins it no longer holds.
  */
 import crypto from "node:crypto";
 import type { Statement as SqliteStatement } from "better-sqlite3";
@@ -60,6 +65,7 @@ import {
 } from "../../wallet";
 import type { Sqlite } from "../../db/sqlite";
 import type { InscriberHttp } from "../inscriber/client";
+import { UsedDeposits } from "./deposits";
 
 /** Owner of every wallet transaction of a payout; the label is the payout id. */
 export const PAYOUT_OWNER = "amm-payout";
@@ -84,7 +90,9 @@ export type PayoutStatus =
   /** DOGE below the hard dust limit: never sent. Final. */
   | "below_dust"
   /** Cannot be paid by the worker (`error` says why); settled by hand. Final. */
-  | "failed";
+  | "failed"
+  /** Held back: a deposit of its order left the index in a reorg (`error`); settled by an operator. Final. */
+  | "frozen";
 
 /** The statuses the worker still acts on. */
 export const OPEN_PAYOUT_STATUSES: readonly PayoutStatus[] = ["queued", "inscribing", "inscribed", "sent"];
@@ -204,6 +212,7 @@ export class SettlementWorker {
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
   private readonly confirmations: number;
   private readonly s;
+  private readonly used: UsedDeposits;
   private pass: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
@@ -231,7 +240,15 @@ export class SettlementWorker {
       confirmed: p("UPDATE payouts SET status = 'confirmed', confirmed_height = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?"),
       failed: p("UPDATE payouts SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = ?"),
       retry: p("UPDATE payouts SET error = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = ?"),
+      frozen: p("UPDATE payouts SET status = 'frozen', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'"),
+      frozenCount: p("SELECT COUNT(*) AS n FROM payouts WHERE status = 'frozen'"),
     };
+    this.used = new UsedDeposits(this.db);
+  }
+
+  /** Payouts held back because a deposit of their order left the index (for /health and operators). */
+  frozenCount(): number {
+    return (this.s.frozenCount.get() as { n: number }).n;
   }
 
   /** The payout `id`, or null. */
@@ -300,6 +317,14 @@ export class SettlementWorker {
       return;
     }
     const payout = toPayout(row);
+    if (payout.status === "queued") {
+      const gone = this.used.txidsOf(payout.refId).filter((txid) => this.queries.tx(txid) === null);
+      if (gone.length > 0) {
+        const reason = `DEPOSIT_REORGED: deposit ${gone.join(", ")} of ${payout.refId} is no longer in the index`;
+        if (this.s.frozen.run(reason, this.clock(), payout.id).changes === 1) this.log("amm_payout_frozen", { payout: payout.id, ref: payout.refId, deposits: gone });
+        return;
+      }
+    }
     switch (payout.status) {
       case "queued":
         if (payout.asset === "DOGE") await this.payDoge(payout);

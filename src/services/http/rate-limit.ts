@@ -59,7 +59,7 @@ export function rateLimited(options: RateLimitOptions): RequestHandler {
  * The daemon option that sets a surface's public write limit (`--rate-limit`, per client IP and
  * minute; 0 turns it off), with the daemon's own environment variable.
  */
-export function rateLimitOption(env: string, defaultPerMinute: number): OptionSpec {
+export function rateLimitOption(env: string, defaultPerMinute: number): OptionSpec & { kind: "integer" } {
   return {
     kind: "integer",
     env,
