@@ -107,7 +107,11 @@ async function main(): Promise<void> {
     log: (event, fields) => logger.info({ event, ...fields }),
   });
   const db = openRelayerDatabase(config.db);
-  const panel = new AttesterPanel({ attesters: config.attesters.split(",").map((url) => url.trim().replace(/\/$/, "")) });
+  const panel = new AttesterPanel({
+    attesters: config.attesters.split(",").map((url) => url.trim().replace(/\/$/, "")),
+    // Why an attester did not answer (its URL and the connection error) is only in the log.
+    log: (event, fields) => logger.warn({ event, ...fields }),
+  });
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -138,6 +138,21 @@ describe("limits on public writes (adversarial)", () => {
     });
   });
 
+  it("takes the limit its daemon passes (--rate-limit), and 0 turns it off", async () => {
+    const queries = new IndexQueries(openIndexerDatabase(":memory:"));
+    const hex = bytesToHex(serializeTransaction(fundingTransaction(newKey().script, DOGE, 2)));
+    for (const [limit, served] of [[3, 3], [0, 20]]) {
+      const running = await listen(createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "ab".repeat(32) }, rateLimitPerMinute: limit }));
+      try {
+        const answers = await burst(20, () => request(`http://127.0.0.1:${running.port}/api/tx/broadcast`, { method: "POST", body: { hex } }));
+        expect(answers.filter((a) => a.status === 200).length, `limit ${limit}`).to.equal(served);
+        if (limit > 0) expect(answers.find((a) => a.status === 429)!.body.error.details).to.include({ limit_name: "explorer broadcast", limit: 3 });
+      } finally {
+        running.close();
+      }
+    }
+  });
+
   describe("inscriber", () => {
     let base: string;
     let stop: () => void;
