@@ -171,20 +171,22 @@ describe("limits on public writes (adversarial)", () => {
       return key;
     }
     const prepareBody = (key: TestKey, text = "hello") => ({ address: key.address, public_key: bytesToHex(key.publicKey), content_type: "text/plain;charset=utf-8", content: text });
+    let queries: IndexQueries;
+    let rawTransactions: { rawTransaction(txid: string): Promise<string>; unspentWithMempool(): Promise<boolean> };
     const preparationRows = () => (inscriberDb.prepare("SELECT COUNT(*) AS n FROM prepares").get() as { n: number }).n;
 
     before(async () => {
       inscriberDb = openInscriberDatabase(":memory:");
       jobs = new JobStore(inscriberDb, () => now);
       // The index and the node as far as /prepare needs them: the user's confirmed, unspent outputs.
-      const queries = {
+      queries = {
         utxos: (address: string) => {
           const user = funded.get(address);
           const items = user ? [{ txid: user.txid, vout: 0, valueKoinu: 100n * DOGE, height: 1, scriptHex: bytesToHex(user.key.script), inscriptions: [], drc20: [] }] : [];
           return { items, total: items.length };
         },
       } as unknown as IndexQueries;
-      const rawTransactions = {
+      rawTransactions = {
         rawTransaction: async (txid: string) => bytesToHex(serializeTransaction([...funded.values()].find((user) => user.txid === txid)!.tx)),
         unspentWithMempool: async () => true,
       };
@@ -236,6 +238,28 @@ describe("limits on public writes (adversarial)", () => {
       expect(preparationRows()).to.equal(1);
       const gone = await request(`${base}/prepare/${made[0].body.id}`);
       expect(gone.status).to.equal(404);
+    });
+
+    it("caps the preparations of all clients together, and frees room as they expire", async () => {
+      const small = new UserSignedInscriber({
+        db: openInscriberDatabase(":memory:"), queries, rawTransactions, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
+        maxPerClient: 5, maxTotal: 2, ttlMs: 60_000, now: () => now,
+      });
+      const input = { form: "v1" as const, recipient: "", content: { contentType: "text/plain", action: null, body: new TextEncoder().encode("x") } };
+      const prepareFor = (client: string) => {
+        const user = fund();
+        return small.prepare(user.address, bytesToHex(user.publicKey), { ...input, recipient: user.address }, client);
+      };
+      await prepareFor("198.51.100.1");
+      await prepareFor("198.51.100.2");
+      let refusal: any = null;
+      await prepareFor("198.51.100.3").catch((error) => { refusal = error; });
+      expect(refusal?.status).to.equal(429);
+      expect(refusal?.code).to.equal("TOO_MANY_PREPARATIONS");
+      expect(refusal?.details).to.deep.equal({ scope: "total", limit: 2 });
+      expect(Number(refusal?.headers["Retry-After"])).to.be.within(1, 60);
+      now += 60_000;
+      expect((await prepareFor("198.51.100.3")).status).to.equal("awaiting_commit_signature");
     });
 
     it("refuses with 409 IDEMPOTENCY_KEY_REUSED a repeated Idempotency-Key with other content, and answers the same job for the same content", async () => {
