@@ -264,6 +264,9 @@ const AMM_PORT = process.env.AMM_PORT ?? "3003";
  */
 async function prepareAmm(): Promise<string[]> {
   const key = walletKeyIn(AMM_WALLET_KEY_FILE);
+  // The inscriber's hot wallet is the operator's too: its transactions (the postage of the payouts'
+  // transfer inscriptions, sent to the custody) are never deposits, and no order may name it.
+  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS.regtest }).address;
   const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
   for (let i = 0; i < 3; i++) await rpc.call("devnet_faucet", [key.address, 5_000, false]);
   await rpc.call("devnet_faucet", [key.address, 5_000, true]);
