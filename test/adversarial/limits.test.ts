@@ -125,6 +125,9 @@ describe("limits on public writes (adversarial)", () => {
     it("answers 429 RATE_LIMITED with Retry-After to a burst of broadcasts from one client, and keeps serving other clients and reads", async () => {
       const answers = await burst(BURST, () => request(`${base}/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.2" }));
       expectRateLimited(answers);
+      const refused = answers.find((a) => a.status === 429)!;
+      expect(refused.headers["access-control-allow-origin"], "a page on another origin can read the refusal").to.equal("*");
+      expect(refused.headers["access-control-expose-headers"]).to.include("Retry-After");
       expect(broadcasts, "refused requests never reach the node").to.equal(answers.filter((a) => a.status === 200).length);
       const other = await request(`${base}/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.3" });
       expect(other.status, other.text).to.equal(200);

@@ -55,17 +55,12 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  // Limits first, so that a refused request costs no body parsing (DESIGN.md section 8).
-  const writesPerMinute = options.rateLimitPerMinute ?? EXPLORER_WRITES_PER_MINUTE;
-  app.post("/api/tx/broadcast", rateLimited({ name: "explorer broadcast", limit: writesPerMinute }));
-  app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
-  app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
-  app.use(express.json({ limit: "2mb" }));
-  const api = express.Router();
   // A public API without credentials: pages on other origins (the launchpad's, a wallet's) read it
   // and broadcast through it, so every origin may call it; no cookie or auth header is ever read.
-  api.use((req, res, next) => {
+  // Set before the limits, so that a page can read a 429 and its Retry-After too.
+  app.use("/api", (req, res, next) => {
     res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Access-Control-Expose-Headers", "Retry-After");
     if (req.method === "OPTIONS") {
       res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
       res.setHeader("Access-Control-Allow-Headers", "Content-Type");
@@ -75,6 +70,13 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     }
     next();
   });
+  // Limits next, so that a refused request costs no body parsing (DESIGN.md section 8).
+  const writesPerMinute = options.rateLimitPerMinute ?? EXPLORER_WRITES_PER_MINUTE;
+  app.post("/api/tx/broadcast", rateLimited({ name: "explorer broadcast", limit: writesPerMinute }));
+  app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
+  app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
+  app.use(express.json({ limit: "2mb" }));
+  const api = express.Router();
 
   // The index status changes once per block: reading it at most every 200 ms spares two queries on
   // every request under load.
