@@ -330,6 +330,30 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     });
   });
 
+  describe("deposits bound to no order", () => {
+    it("refunds a deposit that serves no order to its payer only, once", async () => {
+      const payer = newKey();
+      const txid = await depositDoge(payer, 30n * DOGE);
+      await bury();
+      const refund = (key: TestKey) => ({ asset: "DOGE", address: key.address, depositTxid: txid });
+      // The attacker signs for itself: the deposit is not its own.
+      const stolenMessage = await authMessage({ action: "refund-deposit", ...refund(attacker) });
+      expect(stolenMessage, "the refund-deposit message").to.be.a("string");
+      const stolen = await call("POST", "/deposits/refund", { ...refund(attacker), signature: signMessage(stolenMessage!, attacker.privateKey) });
+      expect([stolen.status, stolen.body?.error?.code], show(stolen)).to.deep.equal([422, "DEPOSIT_NOT_FROM_ADDRESS"]);
+      // The payer's own signature over another deployment's text (no domain) is refused too.
+      const replayed = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(`refund-deposit\n${txid}`, payer.privateKey) });
+      expect([replayed.status, replayed.body?.error?.code], show(replayed)).to.deep.equal([401, "INVALID_SIGNATURE"]);
+      const message = await authMessage({ action: "refund-deposit", ...refund(payer) });
+      const refunded = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(message!, payer.privateKey) });
+      expect(refunded.status, show(refunded)).to.equal(202);
+      expect(refunded.body).to.include({ asset: "DOGE", address: payer.address, amount: (30n * DOGE).toString(), reason: "deposit_refund" });
+      const again = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(message!, payer.privateKey) });
+      expect([again.status, again.body?.error?.code], show(again)).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
+      expect(payoutsTo(attacker.address).filter((p) => p.reason === "deposit_refund")).to.deep.equal([]);
+    });
+  });
+
   describe("depth", () => {
     it("never credits a deposit reorged out before N confirmations", async () => {
       const racer = newKey();

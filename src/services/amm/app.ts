@@ -293,6 +293,21 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
     route((rq, rs) => rs.json({ message: messages[action](rq.query as Record<string, unknown>) }))(req, res, next);
   });
 
+  const refundOf = (q: Record<string, unknown>) => {
+    const asset = q.asset === "DOGE" || q.asset === "DRC20" ? q.asset : null;
+    if (!asset) throw badRequest("INVALID_ASSET", "asset must be DOGE or DRC20", { field: "asset" });
+    return { asset, tick: asset === "DRC20" ? tickOf(q.tick) : null, address: v.address(q.address, network), depositTxid: v.txid(q.depositTxid, "depositTxid") } as const;
+  };
+  messages["refund-deposit"] = (q) => orderMessage(ledger.domain, "refund-deposit", AmmLedger.refundFields(refundOf(q)));
+
+  /** A deposit that serves no order, back to its payer (signed refund-deposit). */
+  api.post("/deposits/refund", route((req, res) => {
+    const body = v.exactObject(req.body, ["asset", "tick", "address", "depositTxid", "signature"]);
+    const payout = ledger.refundDeposit({ ...refundOf(body), signature: signatureField(body.signature) });
+    log("amm_deposit_refunded", { payout: payout.id, amount: payout.amount.toString(), asset: payout.asset });
+    res.status(202).json(payoutJson(payout));
+  }));
+
   api.get("/payouts/:id", route((req, res) => {
     const payout = ledger.payout(id(req.params.id, "pay", "id", "INVALID_PAYOUT_ID"));
     if (!payout) throw notFound("PAYOUT_NOT_FOUND", `no payout ${req.params.id}`, { payout_id: req.params.id });

@@ -574,6 +574,32 @@ export class AmmLedger {
     return { executed, expired };
   }
 
+  /** The fields of a refund-deposit message, in order (orders.ts): the tick is "DOGE" for a DOGE deposit. */
+  static refundFields(request: { asset: PayoutAsset; tick: string | null; address: string; depositTxid: string }): Record<string, string> {
+    return { asset: request.asset, tick: request.asset === "DOGE" ? "DOGE" : request.tick ?? "", address: request.address, deposit: request.depositTxid };
+  }
+
+  /**
+   * Refunds a deposit that serves no order (never announced, or paid to an order that was filled,
+   * refunded or expired) to its payer, who signs refund-deposit naming it: the deposit is bound
+   * like any other (paid by `address`, not by the service, deep enough, unused), consumed as kind
+   * `refund`, and its whole amount queued back to the payer. Answers the payout.
+   */
+  refundDeposit(request: { asset: PayoutAsset; tick: string | null; address: string; depositTxid: string; signature: string }): PayoutRecord {
+    this.refuseServiceAddress(request.address);
+    requireSignature(this.domain, request.address, request.signature, orderMessage(this.domain, "refund-deposit", AmmLedger.refundFields(request)));
+    return this.write(() => {
+      const id = newId("rfd");
+      const order: DepositOrder = {
+        kind: "refund", id, address: request.address, asset: request.asset, tick: request.tick ?? "", amountIn: 0n, expiresAt: null, whose: "the signing address",
+      };
+      const bound = bindDeposit(this.options.deposits, this.used, order, request.depositTxid, this.now());
+      if (bound.kind === "refused") throw bound.error;
+      if (bound.kind === "pending") throw pendingError(bound, request.depositTxid, this.options.deposits);
+      return this.payout(this.queuePayout(request.asset, request.asset === "DOGE" ? null : request.tick, request.address, bound.deposit.amount, "deposit_refund", id))!;
+    });
+  }
+
   // ---------------------------------------------------------------------------- liquidity
 
   /**
