@@ -2,15 +2,19 @@
  * Bonding-curve launches on the devnet (issue 10): the launchpad stack's index and real inscriber
  * (project "launchpad" stands in for "amm") deploy and mint the tick to the custody address; the
  * AMM app with the bonding routes mounted as the daemon mounts them; reservations confirmed with
- * real DOGE deposits read back from the index; graduation seeds an AMM pool that then swaps.
+ * real DOGE deposits read back from the index, each reservation and confirm signed by its payer
+ * (issue 16's signed orders); graduation seeds an AMM pool that then swaps.
  * Payouts are checked as queued (test/services/amm-settlement.test.ts follows them on chain).
  */
 import { expect } from "chai";
 import type { Server } from "node:http";
-import { NETWORKS } from "../../src/doge";
+import { NETWORKS, signMessage } from "../../src/doge";
 import path from "node:path";
 import { createCurve, quoteBuy } from "../../src/amm/bonding";
-import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase, priceString } from "../../src/services/amm";
+import {
+  AmmLedger, DepositReader, addLiquidityFields, authorizationMessage, createAmmApp, openAmmDatabase, orderMessage, priceString, reserveFields,
+} from "../../src/services/amm";
+import type { AppError } from "../../src/services/http/errors";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
@@ -50,8 +54,25 @@ describe("AMM bonding curves", function () {
     coins.set(key.address, paid.change!);
     return paid.txid;
   };
-  const reserve = (key: TestKey, amountIn: bigint, side = "BUY") => call("POST", `/bonding/${TICK}/reserve`, { body: { side, address: key.address, amountIn: amountIn.toString() } });
-  const confirm = (reservationId: string, depositTxid: string) => call("POST", "/bonding/confirm", { body: { reservationId, depositTxid } });
+  let nonceCounter = 0;
+  /** The exact text to sign for `params`, as the service answers it (GET /api/auth/message). */
+  const authMessage = async (params: Record<string, string>): Promise<string> => {
+    const answer = await call("GET", `/auth/message?${new URLSearchParams(params)}`);
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    return answer.body.message;
+  };
+  /** `key` reserves on the curve, signing the reservation (a fresh nonce, valid 5 minutes by the test's clock). */
+  const reserve = async (key: TestKey, amountIn: bigint, side = "BUY") => {
+    const order = { side, address: key.address, amountIn: amountIn.toString() };
+    const auth = { nonce: `bond-${process.pid}-${++nonceCounter}`, expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300 };
+    const message = await authMessage({ action: "bonding-reserve", symbol: TICK, ...order, nonce: auth.nonce, expiresAt: String(auth.expiresAt) });
+    return call("POST", `/bonding/${TICK}/reserve`, { body: { ...order, ...auth, signature: signMessage(message, key.privateKey) } });
+  };
+  /** `key` (the reservation's address) confirms it with `depositTxid`, signing the bonding-confirm order. */
+  const confirm = async (key: TestKey, reservationId: string, depositTxid: string) => {
+    const message = await authMessage({ action: "bonding-confirm", reservationId, depositTxid });
+    return call("POST", "/bonding/confirm", { body: { reservationId, depositTxid, signature: signMessage(message, key.privateKey) } });
+  };
   const curveNow = async (): Promise<any> => (await call("GET", `/bonding/${TICK}`)).body;
   const payoutsOf = (refId: string) => ammDb.prepare("SELECT asset, tick, address, amount, reason FROM payouts WHERE ref_id = ? ORDER BY reason").all(refId) as any[];
 
@@ -66,8 +87,12 @@ describe("AMM bonding curves", function () {
       tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
     });
     const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+    // No share cap (10,000 bps): these tests reserve a quarter of the curve in one buy and the whole
+    // rest of it at graduation. The default cap (10% of the remaining tokens) is checked by a store
+    // with default options in "refuses reservations over the address's cap ...".
     store = new BondingStore({
       db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
+      maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("test operator").key;
     const wallet = new HotWallet({
@@ -153,8 +178,10 @@ describe("AMM bonding curves", function () {
 
     it("keeps the tick's AMM pool closed to liquidity until the curve graduates", () => {
       let refused: unknown = null;
+      const provider = newKey();
+      const request = { tick: TICK, address: provider.address, dogeTxid: "aa".repeat(32), tokenTxid: "bb".repeat(32) };
       try {
-        ledger.addLiquidity({ tick: TICK, address: newKey().address, dogeTxid: "aa".repeat(32), tokenTxid: "bb".repeat(32) });
+        ledger.addLiquidity({ ...request, signature: signMessage(orderMessage(ledger.domain, "add-liquidity", addLiquidityFields(request)), provider.privateKey) });
       } catch (error) {
         refused = error;
       }
@@ -176,22 +203,22 @@ describe("AMM bonding curves", function () {
 
       aliceTxid = await payCustody(alice, 10n * DOGE);
       // Announced before it is mined: remembered (202), and confirmed by the bonding pass once it is.
-      const early = await confirm(reserved.body.reservationId, aliceTxid);
+      const early = await confirm(alice, reserved.body.reservationId, aliceTxid);
       expect([early.status, early.body.status, early.body.pendingTxid]).to.deep.equal([202, "reserved", aliceTxid]);
       await stack.mine();
       await store.runOnce();
       expect((await call("GET", `/bonding/reservations/${reserved.body.reservationId}`)).body.status).to.equal("confirmed");
-      const confirmed = await confirm(reserved.body.reservationId, aliceTxid);
+      const confirmed = await confirm(alice, reserved.body.reservationId, aliceTxid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
       expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositTxid: aliceTxid, graduated: false });
       expect(confirmed.body.payout).to.include({ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy", status: "queued" });
       expect(confirmed.body.refund).to.equal(null);
       expect(confirmed.body.curve).to.include({ tokensSold: quoted.amountOut, reservedTokens: "0", realDoge: (10n * DOGE - BigInt(quoted.fee)).toString() });
 
-      const twice = await confirm(reserved.body.reservationId, aliceTxid);
+      const twice = await confirm(alice, reserved.body.reservationId, aliceTxid);
       expect([twice.status, twice.body.status, twice.body.amountOut]).to.deep.equal([200, "confirmed", quoted.amountOut]);
       const other = await reserve(alice, DOGE);
-      const reused = await confirm(other.body.reservationId, aliceTxid);
+      const reused = await confirm(alice, other.body.reservationId, aliceTxid);
       expect([reused.status, reused.body.error.code]).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
       expect(payoutsOf(reserved.body.reservationId)).to.deep.equal([{ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy" }]);
       expect(payoutsOf(other.body.reservationId)).to.deep.equal([]);
@@ -228,7 +255,7 @@ describe("AMM bonding curves", function () {
       const txid = await sendTransfer(stack.devnet, alice, inscribed, custody.script);
       await stack.mine();
       const before = await curveNow();
-      const confirmed = await confirm(reserved.body.reservationId, txid);
+      const confirmed = await confirm(alice, reserved.body.reservationId, txid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
       expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositReceived: tokens.toString() });
       expect(confirmed.body.payout).to.include({ asset: "DOGE", address: alice.address, amount: quoted.amountOut, reason: "bonding_sell", status: "queued" });
@@ -243,6 +270,29 @@ describe("AMM bonding curves", function () {
       // 500 DOGE would take every token left; bob's three hold some of them.
       const all = await reserve(carol, 500n * DOGE);
       expect([all.status, all.body.error.code]).to.deep.equal([409, "RESERVATION_CAP_REACHED"]);
+      // The default share cap, through a store with default options over the same database: one
+      // address holds at most 10% of the curve's remaining tokens in its live buy reservations, summed.
+      const capped = new BondingStore({
+        db: ammDb, ledger, deposits: new DepositReader(stack.queries, stack.indexDb, custody.address), queries: stack.queries, indexDb: stack.indexDb,
+        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
+        clock: () => Math.floor(Date.now() / 1000) + clockOffset, reservationSeconds: RESERVATION_SECONDS,
+      });
+      const reserveCapped = (key: TestKey, amountIn: bigint) => {
+        const auth = { address: key.address, nonce: `bond-${process.pid}-${++nonceCounter}`, expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300 };
+        const message = authorizationMessage(ledger.domain, "bonding-reserve", reserveFields({ tick: TICK, side: "BUY", amountIn }), auth);
+        return capped.reserve({ tick: TICK, side: "BUY", address: key.address, amountIn, auth: { ...auth, signature: signMessage(message, key.privateKey) } });
+      };
+      const cap = BigInt((await curveNow()).realToken) / 10n;
+      const within = reserveCapped(carol, 2n * DOGE);
+      expect(within.reservedOut <= cap && 2n * within.reservedOut > cap, `${within.reservedOut} of ${cap}`).to.equal(true);
+      let overShare: AppError | null = null;
+      try {
+        reserveCapped(carol, 2n * DOGE);
+      } catch (error) {
+        overShare = error as AppError;
+      }
+      expect([overShare?.status, overShare?.code]).to.deep.equal([409, "RESERVATION_SHARE_EXCEEDED"]);
+      expect(overShare!.details).to.include({ held: within.reservedOut.toString(), cap: cap.toString(), share_bps: 1_000 });
       // Sells may hold at most the tokens the curve sold.
       const sold = BigInt((await curveNow()).tokensSold);
       expect((await reserve(carol, sold - 500n, "SELL")).status).to.equal(201);
@@ -280,10 +330,10 @@ describe("AMM bonding curves", function () {
       const smallTxid = await payCustody(erin, 4n * DOGE);
       await stack.mine();
       const sold = (await curveNow()).tokensSold;
-      const tooLate = await confirm(late.body.reservationId, lateTxid);
+      const tooLate = await confirm(dave, late.body.reservationId, lateTxid);
       expect([tooLate.status, tooLate.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
       expect(tooLate.body.error.details).to.include({ reservation_id: late.body.reservationId, refund_amount: (5n * DOGE).toString() });
-      const tooSmall = await confirm(small.body.reservationId, smallTxid);
+      const tooSmall = await confirm(erin, small.body.reservationId, smallTxid);
       expect([tooSmall.status, tooSmall.body.error.code]).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
       const status = (await call("GET", `/bonding/reservations/${small.body.reservationId}`)).body;
       expect(status.status).to.equal("refunded");
@@ -291,7 +341,7 @@ describe("AMM bonding curves", function () {
       expect(payoutsOf(late.body.reservationId)).to.deep.equal([{ asset: "DOGE", tick: null, address: dave.address, amount: (5n * DOGE).toString(), reason: "bonding_refund:DEPOSIT_LATE" }]);
       expect((await curveNow()).tokensSold).to.equal(sold);
       // Answered again as refunded, never paid twice.
-      expect((await confirm(small.body.reservationId, smallTxid)).body.status).to.equal("refunded");
+      expect((await confirm(erin, small.body.reservationId, smallTxid)).body.status).to.equal("refunded");
       expect(payoutsOf(small.body.reservationId)).to.have.length(1);
     });
   });
@@ -315,7 +365,7 @@ describe("AMM bonding curves", function () {
       expect(cost < 150n * DOGE).to.equal(true);
       const txid = await payCustody(frank, cost);
       await stack.mine();
-      const confirmed = await confirm(rest.body.reservationId, txid);
+      const confirmed = await confirm(frank, rest.body.reservationId, txid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
       expect(confirmed.body).to.include({ status: "confirmed", amountOut: before.realToken, graduated: true });
       const curve = confirmed.body.curve;
@@ -336,7 +386,7 @@ describe("AMM bonding curves", function () {
     });
 
     it("refunds a payment that arrived in time but finds the curve sold out", async () => {
-      const refused = await confirm(ginaReservation, ginaTxid);
+      const refused = await confirm(gina, ginaReservation, ginaTxid);
       expect([refused.status, refused.body.error.code]).to.deep.equal([422, "SOLD_OUT"]);
       expect(payoutsOf(ginaReservation)).to.deep.equal([{ asset: "DOGE", tick: null, address: gina.address, amount: (2n * DOGE).toString(), reason: "bonding_refund:SOLD_OUT" }]);
     });
@@ -357,7 +407,7 @@ describe("AMM bonding curves", function () {
       const { swap } = ledger.createSwap(quote.id, henry.address);
       const txid = await payCustody(henry, 5n * DOGE);
       await stack.mine();
-      const executed = ledger.executeSwap(swap.id, txid);
+      const executed = ledger.executeSwap(swap.id, txid, signMessage(ledger.executeSwapMessage(swap.id, txid), henry.privateKey));
       expect(executed.outcome).to.equal("executed");
       expect(executed.swap.amountOut).to.equal(quote.amountOut);
       expect(ledger.payout(executed.swap.payoutId!)).to.include({ asset: "DRC20", tick: TICK, address: henry.address, amount: quote.amountOut });

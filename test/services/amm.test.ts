@@ -1,7 +1,8 @@
 /**
  * The AMM service on the devnet: a DRC-20 tick deployed and minted by users' own keys, real DOGE
  * and DRC-20 deposits to the custody address read back from the index, the HTTP API over the
- * ledger; at the end the settlement worker pays every payout the ledger queued (DOGE from the
+ * ledger, every swap and liquidity add signed by its payer over the text GET /api/auth/message
+ * answers (issue 16); at the end the settlement worker pays every payout the ledger queued (DOGE from the
  * custody hot wallet, DRC-20 through the real inscriber) and the explorer's index shows them.
  */
 import { expect } from "chai";
@@ -65,8 +66,25 @@ describe("AMM service", function () {
   };
   const poolNow = async (): Promise<any> => (await call("GET", `/pools/${TICK}/DOGE`)).body;
   const authorize = (key: TestKey, action: string, fields: Record<string, string>, nonce: string, expiresAt = Math.floor(Date.now() / 1000) + clockOffset + 600) => ({
-    address: key.address, nonce, expiresAt, signature: signMessage(authorizationMessage(action, fields, { address: key.address, nonce, expiresAt }), key.privateKey),
+    address: key.address, nonce, expiresAt, signature: signMessage(authorizationMessage(ledger.domain, action, fields, { address: key.address, nonce, expiresAt }), key.privateKey),
   });
+  /** The exact text to sign for `params`, as the service answers it (GET /api/auth/message). */
+  const authMessage = async (params: Record<string, string>): Promise<string> => {
+    const answer = await call("GET", `/auth/message?${new URLSearchParams(params)}`);
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    return answer.body.message;
+  };
+  /** `key` adds liquidity from its deposits, signing the add-liquidity order (the pair of txids) with its key. */
+  const addLiquidity = async (key: TestKey, request: { tick: string; dogeTxid: string; tokenTxid: string }): Promise<Answer> => {
+    const body = { ...request, address: key.address };
+    const message = await authMessage({ action: "add-liquidity", ...body });
+    return call("POST", "/liquidity/add", { ...body, signature: signMessage(message, key.privateKey) });
+  };
+  /** `key` (the swap's address) executes `swapId` on `depositTxid`, signing the execute-swap order. */
+  const execute = async (key: TestKey, swapId: string, depositTxid: string): Promise<Answer> => {
+    const message = await authMessage({ action: "execute-swap", swapId, depositTxid });
+    return call("POST", "/swap/execute", { swapId, depositTxid, signature: signMessage(message, key.privateKey) });
+  };
 
   before(async () => {
     // The stack's devnet, index and inscriber (project "launchpad" stands in for "amm").
@@ -81,7 +99,8 @@ describe("AMM service", function () {
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
       tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
     });
-    server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
+    // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.
+    server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
@@ -99,7 +118,7 @@ describe("AMM service", function () {
 
   describe("liquidity", () => {
     it("refuses a pool of a tick not deployed on chain", async () => {
-      const answer = await call("POST", "/liquidity/add", { tick: "NOPE", address: alice.address, dogeTxid: "11".repeat(32), tokenTxid: "22".repeat(32) });
+      const answer = await addLiquidity(alice, { tick: "NOPE", dogeTxid: "11".repeat(32), tokenTxid: "22".repeat(32) });
       expect(answer.status).to.equal(404);
       expect(answer.body.error.code).to.equal("TICK_NOT_DEPLOYED");
     });
@@ -107,15 +126,15 @@ describe("AMM service", function () {
     it("mints the first deposit's shares as floor(sqrt(doge x token)) - 1000 from two real deposits", async () => {
       const dogeTxid = await depositDoge(alice, 1_000n * DOGE);
       const tokenTxid = await depositToken(alice, 500_000n);
-      const early = await call("POST", "/liquidity/add", { tick: TICK, address: alice.address, dogeTxid, tokenTxid });
+      const early = await addLiquidity(alice, { tick: TICK, dogeTxid, tokenTxid });
       expect(early.status).to.equal(409);
       expect(early.body.error.code).to.equal("DEPOSIT_NOT_FOUND");
       await mine();
-      const added = await call("POST", "/liquidity/add", { tick: TICK, address: alice.address, dogeTxid, tokenTxid });
+      const added = await addLiquidity(alice, { tick: TICK, dogeTxid, tokenTxid });
       expect(added.status, JSON.stringify(added.body)).to.equal(201);
       const expected = isqrt(1_000n * DOGE * 500_000n) - 1_000n;
       expect(added.body).to.include({ kind: "add", shares: expected.toString(), doge: (1_000n * DOGE).toString(), token: "500000" });
-      const again = await call("POST", "/liquidity/add", { tick: TICK, address: alice.address, dogeTxid, tokenTxid });
+      const again = await addLiquidity(alice, { tick: TICK, dogeTxid, tokenTxid });
       expect(again.status).to.equal(200);
       expect(again.body.operationId).to.equal(added.body.operationId);
       const pool = await poolNow();
@@ -137,7 +156,7 @@ describe("AMM service", function () {
       const tokenTxid = await depositToken(bob, 600_000n); // 100,000 more than the pool's ratio takes
       await mine();
       const before = await poolNow();
-      const added = await call("POST", "/liquidity/add", { tick: TICK, address: bob.address, dogeTxid, tokenTxid });
+      const added = await addLiquidity(bob, { tick: TICK, dogeTxid, tokenTxid });
       expect(added.status, JSON.stringify(added.body)).to.equal(201);
       expect(added.body.shares).to.equal(before.lpSupply);
       expect(added.body.token).to.equal("500000");
@@ -159,7 +178,8 @@ describe("AMM service", function () {
         const out = (net * BigInt(pool.tokenReserve)) / (BigInt(pool.dogeReserve) + net);
         expect(q).to.include({ tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString(), amountOut: out.toString(), fee: fee.toString(), feeAsset: "DOGE" });
         expect(q.minAmountOut).to.equal(((out * 9_900n) / 10_000n).toString());
-        expect(q.quoteId).to.match(/^qt_[0-9a-f]{24}$/);
+        // Stateless: the id carries the quote's terms under the ledger's MAC.
+        expect(q.quoteId).to.match(/^qt_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
         expect(q.expiresAt).to.be.greaterThan(Math.floor(Date.now() / 1000));
         expect(q.priceImpactBps).to.be.a("number");
       }
@@ -241,12 +261,12 @@ describe("AMM service", function () {
     it("swaps DOGE for the token: the deposit announced before it is mined, executed once it is, delivering exactly the quote", async () => {
       const { quote, swap, txid } = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 20n * DOGE, { mined: false });
       expect(swap).to.include({ status: "created", depositAddress: custody.address, depositAmount: (20n * DOGE).toString(), depositAsset: "DOGE" });
-      const pending = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const pending = await execute(trader, swap.swapId, txid);
       expect(pending.status).to.equal(202);
       expect(pending.body.status).to.equal("deposit_seen");
       await mine();
       const before = await poolNow();
-      const executed = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const executed = await execute(trader, swap.swapId, txid);
       expect(executed.status, JSON.stringify(executed.body)).to.equal(200);
       expect(executed.body).to.include({ status: "executed", amountOut: quote.amountOut, fee: quote.fee, depositTxid: txid });
       expect(executed.body.payout).to.include({ asset: "DRC20", tick: TICK, address: trader.address, amount: quote.amountOut, reason: "swap", status: "queued" });
@@ -255,7 +275,7 @@ describe("AMM service", function () {
       expect(BigInt(after.tokenReserve)).to.equal(BigInt(before.tokenReserve) - BigInt(quote.amountOut));
       expect(BigInt(after.dogeReserve) * BigInt(after.tokenReserve) >= BigInt(before.dogeReserve) * BigInt(before.tokenReserve)).to.equal(true);
       // Executing again answers the same swap; the history lists it.
-      const again = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const again = await execute(trader, swap.swapId, txid);
       expect([again.status, again.body.ledgerSeq]).to.deep.equal([200, executed.body.ledgerSeq]);
       expect((await call("GET", `/swap/history/${trader.address}`)).body.swaps.map((s: any) => s.swapId)).to.include(swap.swapId);
       expect((await call("GET", `/swap/status/${swap.swapId}`)).body.status).to.equal("executed");
@@ -267,7 +287,7 @@ describe("AMM service", function () {
       const gross = (10_000n * BigInt(before.dogeReserve)) / (BigInt(before.tokenReserve) + 10_000n);
       const fee = (gross * 100n + 9_999n) / 10_000n;
       expect(quote).to.include({ amountOut: (gross - fee).toString(), fee: fee.toString() });
-      const executed = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const executed = await execute(trader, swap.swapId, txid);
       expect(executed.status, JSON.stringify(executed.body)).to.equal(200);
       expect(executed.body.amountOut).to.equal(quote.amountOut);
       expect(executed.body.payout).to.include({ asset: "DOGE", amount: quote.amountOut, address: trader.address });
@@ -278,9 +298,9 @@ describe("AMM service", function () {
     it("refunds a swap whose minimum out is no longer met when it executes", async () => {
       const first = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE, { slippageBps: 0 });
       const mover = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 50n * DOGE);
-      expect((await call("POST", "/swap/execute", { swapId: mover.swap.swapId, depositTxid: mover.txid })).status).to.equal(200);
+      expect((await execute(trader, mover.swap.swapId, mover.txid)).status).to.equal(200);
       const seq = ledger.ledgerOf(TICK).length;
-      const refused = await call("POST", "/swap/execute", { swapId: first.swap.swapId, depositTxid: first.txid });
+      const refused = await execute(trader, first.swap.swapId, first.txid);
       expect(refused.status).to.equal(422);
       expect(refused.body.error.code).to.equal("MIN_OUT_NOT_MET");
       expect(refused.body.error.details).to.include({ swap_id: first.swap.swapId, refund_amount: (10n * DOGE).toString() });
@@ -293,29 +313,32 @@ describe("AMM service", function () {
     it("refuses a deposit too small, one mined too late, one already used and one from another address", async () => {
       const seq = ledger.ledgerOf(TICK).length;
       const small = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE, { deposit: 9n * DOGE });
-      const tooSmall = await call("POST", "/swap/execute", { swapId: small.swap.swapId, depositTxid: small.txid });
+      const tooSmall = await execute(trader, small.swap.swapId, small.txid);
       expect([tooSmall.status, tooSmall.body.error.code]).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
       expect((await call("GET", `/swap/status/${small.swap.swapId}`)).body.refund).to.include({ amount: (9n * DOGE).toString() });
 
       const reused = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE, { mined: false });
-      const used = await call("POST", "/swap/execute", { swapId: reused.swap.swapId, depositTxid: small.txid });
+      const used = await execute(trader, reused.swap.swapId, small.txid);
       expect([used.status, used.body.error.code]).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
 
       const stranger = newKey();
       const strangerTxid = await depositDoge(stranger, 10n * DOGE);
       await mine();
-      const foreign = await call("POST", "/swap/execute", { swapId: reused.swap.swapId, depositTxid: strangerTxid });
+      const foreign = await execute(trader, reused.swap.swapId, strangerTxid);
       expect([foreign.status, foreign.body.error.code]).to.deep.equal([422, "DEPOSIT_NOT_FROM_ADDRESS"]);
+      // Nor may the stranger bind its deposit to the trader's swap: only the swap's address signs it.
+      const hijack = await execute(stranger, reused.swap.swapId, strangerTxid);
+      expect([hijack.status, hijack.body.error.code]).to.deep.equal([401, "INVALID_SIGNATURE"]);
 
       // A swap made in the past: its deposit is mined after it expired.
       clockOffset = -3_600;
       const late = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE);
       clockOffset = 0;
-      const tooLate = await call("POST", "/swap/execute", { swapId: late.swap.swapId, depositTxid: late.txid });
+      const tooLate = await execute(trader, late.swap.swapId, late.txid);
       expect([tooLate.status, tooLate.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
       expect(ledger.ledgerOf(TICK)).to.have.length(seq);
       // The right deposit still executes the swap that refused the others.
-      expect((await call("POST", "/swap/execute", { swapId: reused.swap.swapId, depositTxid: reused.txid })).status).to.equal(200);
+      expect((await execute(trader, reused.swap.swapId, reused.txid)).status).to.equal(200);
     });
 
     it("refunds a deposit mined after its swap expired unseen, when it is announced", async () => {
@@ -326,17 +349,17 @@ describe("AMM service", function () {
       expect(ledger.retryPending().expired).to.be.at.least(1);
       expect((await call("GET", `/swap/status/${swap.swapId}`)).body.status).to.equal("expired");
       const txid = await depositDoge(trader, 10n * DOGE);
-      const unmined = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const unmined = await execute(trader, swap.swapId, txid);
       expect([unmined.status, unmined.body.error.code]).to.deep.equal([409, "DEPOSIT_NOT_FOUND"]);
       await mine();
-      const late = await call("POST", "/swap/execute", { swapId: swap.swapId, depositTxid: txid });
+      const late = await execute(trader, swap.swapId, txid);
       expect([late.status, late.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
       const status = (await call("GET", `/swap/status/${swap.swapId}`)).body;
       expect(status.status).to.equal("refunded");
       expect(status.refund).to.include({ asset: "DOGE", address: trader.address, amount: (10n * DOGE).toString() });
     });
 
-    it("refuses an expired quote and an unknown swap", async () => {
+    it("refuses an expired quote, an unknown swap and a swap for the custody's own address", async () => {
       const quote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })).body;
       clockOffset = 61;
       const expired = await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address });
@@ -345,6 +368,8 @@ describe("AMM service", function () {
       expect((await call("GET", `/swap/status/swp_${"0".repeat(24)}`)).status).to.equal(404);
       expect((await call("POST", "/swap/execute", { swapId: "nope", depositTxid: "00".repeat(32) })).body.error.code).to.equal("INVALID_SWAP_ID");
       expect((await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address, extra: 1 })).body.error.code).to.equal("UNKNOWN_FIELDS");
+      const custodyOwn = await call("POST", "/swap/create", { quoteId: quote.quoteId, address: custody.address });
+      expect([custodyOwn.status, custodyOwn.body.error.code]).to.deep.equal([422, "ADDRESS_IS_SERVICE"]);
     });
 
     it("gives 50 concurrent executes on one pool the reserves of applying them one by one in the ledger's order", async () => {
@@ -362,7 +387,10 @@ describe("AMM service", function () {
       await mine();
       const start = ledger.pool(TICK)!.pool;
       const firstSeq = ledger.ledgerOf(TICK).length;
-      const answers = await Promise.all(swaps.map((s) => call("POST", "/swap/execute", { swapId: s.swapId, depositTxid: s.depositTxid })));
+      // Each execute signed by the trader first, so that the 50 POSTs themselves run concurrently.
+      const signed = [];
+      for (const s of swaps) signed.push({ ...s, signature: signMessage(await authMessage({ action: "execute-swap", swapId: s.swapId, depositTxid: s.depositTxid }), trader.privateKey) });
+      const answers = await Promise.all(signed.map((s) => call("POST", "/swap/execute", { swapId: s.swapId, depositTxid: s.depositTxid, signature: s.signature })));
       expect(answers.map((a) => a.status)).to.deep.equal(swaps.map(() => 200));
       const rows = ledger.ledgerOf(TICK).slice(firstSeq) as { ref_id: string; amount_in: string }[];
       expect(rows).to.have.length(50);
