@@ -66,12 +66,14 @@ export function signatureField(value: unknown, field = "signature"): string {
   return value;
 }
 
-function unixSeconds(value: unknown, field: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) throw badRequest("INVALID_EXPIRY", `${field} must be unix seconds`, { field });
-  return value;
+/** Unix seconds, as a JSON number or (in a query string) digits. */
+export function unixSeconds(value: unknown, field: string): number {
+  const n = typeof value === "string" && /^[0-9]{1,12}$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw badRequest("INVALID_EXPIRY", `${field} must be unix seconds`, { field });
+  return n;
 }
 
-function nonce(value: unknown): string {
+export function nonce(value: unknown): string {
   if (typeof value !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(value)) throw badRequest("INVALID_NONCE", "nonce must be 8 to 64 characters of A-Z a-z 0-9 _ -", { field: "nonce" });
   return value;
 }
@@ -276,7 +278,7 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   }));
 
   /** The exact text to sign for an order or an authorization (orders.ts), by action. */
-  const authQuery = (q: Record<string, unknown>) => ({ address: v.address(q.address, network), nonce: nonce(q.nonce), expiresAt: unixSeconds(Number(q.expiresAt), "expiresAt") });
+  const authQuery = (q: Record<string, unknown>) => ({ address: v.address(q.address, network), nonce: nonce(q.nonce), expiresAt: unixSeconds(q.expiresAt, "expiresAt") });
   const messages: Record<string, (q: Record<string, unknown>) => string> = {
     "claim-fees": (q) => authorizationMessage(ledger.domain, "claim-fees", {}, authQuery(q)),
     "remove-liquidity": (q) => authorizationMessage(ledger.domain, "remove-liquidity", { tick: tickOf(q.tick), shares: parseAmount(q.shares, "shares").toString() }, authQuery(q)),

@@ -20,7 +20,7 @@
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
-import { signatureField } from "./app";
+import { nonce, signatureField, unixSeconds } from "./app";
 import { authorizationMessage } from "./orders";
 import * as v from "../http/validation";
 import { BondingSide, BondingStore, CurveRecord, ReservationRecord, reserveFields } from "./bonding-store";
@@ -43,17 +43,6 @@ const RESERVATION_ID = /^rsv_[0-9a-f]{24}$/;
 
 function side(value: unknown): BondingSide {
   if (value !== "BUY" && value !== "SELL") throw badRequest("INVALID_SIDE", "side must be BUY or SELL", { field: "side" });
-  return value;
-}
-
-function unixSeconds(value: unknown, field: string): number {
-  const n = typeof value === "string" && /^[0-9]{1,12}$/.test(value) ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw badRequest("INVALID_EXPIRY", `${field} must be unix seconds`, { field });
-  return n;
-}
-
-function nonce(value: unknown): string {
-  if (typeof value !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(value)) throw badRequest("INVALID_NONCE", "nonce must be 8 to 64 characters of A-Z a-z 0-9 _ -", { field: "nonce" });
   return value;
 }
 
