@@ -28,7 +28,7 @@ import { InscriberHttp } from "../../src/services/inscriber/client";
 import {
   AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, defaultDepositConfirmations, mountBonding, openAmmDatabase,
 } from "../../src/services/amm";
-import { rateLimitOption } from "../../src/services/http/rate-limit";
+import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 
 const SPEC = {
@@ -50,6 +50,7 @@ const SPEC = {
     description: "comma-separated addresses of the operator's other wallets (the inscriber's): their transactions are never deposits, and no order may name them",
   },
   "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
+  "trust-proxy": trustProxyOption("AMM_TRUST_PROXY"),
   host: { kind: "string", env: "AMM_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "AMM_PORT", default: 3003, min: 0, max: 65535, description: "listen port" },
 } as const;
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
       });
     },
   });
+
+  trustProxies(app, config["trust-proxy"]);
 
   /** Launches the demo bonding coin MOON when it is not launched yet (its deploy and mint follow in the bonding pass). */
   async function launchDemoCurve(): Promise<void> {

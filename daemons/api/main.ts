@@ -18,7 +18,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import http from "node:http";
 import { EXPLORER_WRITES_PER_MINUTE, createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
-import { rateLimitOption } from "../../src/services/http/rate-limit";
+import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
 import { openDatabase } from "../../src/db/sqlite";
 
@@ -29,8 +29,8 @@ const SPEC = {
   network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   host: { kind: "string", env: "EXPLORER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "EXPLORER_PORT", default: 3001, min: 0, max: 65535, description: "listen port" },
-  "rate-limit": { ...rateLimitOption("EXPLORER_RATE_LIMIT", EXPLORER_WRITES_PER_MINUTE), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
-  "trust-proxy": { kind: "string", env: "EXPLORER_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
+  "rate-limit": rateLimitOption("EXPLORER_RATE_LIMIT", EXPLORER_WRITES_PER_MINUTE),
+  "trust-proxy": trustProxyOption("EXPLORER_TRUST_PROXY"),
 } as const;
 
 async function main(): Promise<void> {
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       },
     }),
   });
-  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
+  trustProxies(app, config["trust-proxy"]);
   const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network) });
   const server = http.createServer((req, res) => {
     if (!fastWalletReads(req, res)) app(req, res);

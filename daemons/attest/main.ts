@@ -24,7 +24,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
 import { ATTEST_WRITES_PER_MINUTE, createAttestApp } from "../../src/services/attest/app";
-import { rateLimitOption } from "../../src/services/http/rate-limit";
+import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { AttesterPanel } from "../../src/services/attest/panel";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -39,8 +39,8 @@ const SPEC = {
   "min-confirmations": { kind: "integer", env: "ATTEST_MIN_CONFIRMATIONS", default: 6, min: 6, max: 1000, description: "confirmations facts count from (reported in GET /api/attest)" },
   host: { kind: "string", env: "ATTEST_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "ATTEST_PORT", default: 3004, min: 0, max: 65535, description: "listen port" },
-  "rate-limit": { ...rateLimitOption("ATTEST_RATE_LIMIT", ATTEST_WRITES_PER_MINUTE), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
-  "trust-proxy": { kind: "string", env: "ATTEST_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
+  "rate-limit": rateLimitOption("ATTEST_RATE_LIMIT", ATTEST_WRITES_PER_MINUTE),
+  "trust-proxy": trustProxyOption("ATTEST_TRUST_PROXY"),
 } as const;
 
 function relayerKey(file: string): string | null {
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
       },
     }),
   });
-  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
+  trustProxies(app, config["trust-proxy"]);
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -20,7 +20,7 @@ import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { INSCRIBER_WRITES_PER_MINUTE, createInscriberApp } from "../../src/services/inscriber/app";
-import { rateLimitOption } from "../../src/services/http/rate-limit";
+import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { readProjects } from "../../src/services/inscriber/projects";
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
@@ -43,10 +43,10 @@ const SPEC = {
   "utxo-koinu": { kind: "integer", env: "INSCRIBER_UTXO_KOINU", default: 100_000_000, min: 2_000_000, max: 100_000_000_000, description: "value of each fan-out output" },
   host: { kind: "string", env: "INSCRIBER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "INSCRIBER_PORT", default: 3005, min: 0, max: 65535, description: "listen port" },
-  "rate-limit": { ...rateLimitOption("INSCRIBER_RATE_LIMIT", INSCRIBER_WRITES_PER_MINUTE), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
+  "rate-limit": rateLimitOption("INSCRIBER_RATE_LIMIT", INSCRIBER_WRITES_PER_MINUTE),
   "max-preparations-per-client": { kind: "integer", env: "INSCRIBER_MAX_PREPARATIONS_PER_CLIENT", default: PREPARATIONS_PER_CLIENT, min: 1, max: 100_000, description: "user-signed preparations one client IP may hold unexpired (429 TOO_MANY_PREPARATIONS past it)" },
   "max-preparations": { kind: "integer", env: "INSCRIBER_MAX_PREPARATIONS", default: PREPARATIONS_TOTAL, min: 1, max: 1_000_000, description: "user-signed preparations held unexpired in all" },
-  "trust-proxy": { kind: "string", env: "INSCRIBER_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
+  "trust-proxy": trustProxyOption("INSCRIBER_TRUST_PROXY"),
 } as const;
 
 async function main(): Promise<void> {
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     void keepUtxos();
   }
 
-  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
+  trustProxies(app, config["trust-proxy"]);
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
     const address = server.address();

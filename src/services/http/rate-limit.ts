@@ -69,3 +69,22 @@ export function rateLimitOption(env: string, defaultPerMinute: number): OptionSp
     description: "public writes allowed per client IP and minute (429 with Retry-After past it; 0 = no limit)",
   };
 }
+
+/**
+ * The daemon option naming the reverse proxies whose `X-Forwarded-For` names the client (Express's
+ * "trust proxy": `loopback`, or addresses and CIDRs, comma separated; empty: none), with the
+ * daemon's own environment variable. Apply it with `trustProxies(app, value)`.
+ */
+export function trustProxyOption(env: string): OptionSpec & { kind: "string" } {
+  return {
+    kind: "string",
+    env,
+    default: "",
+    description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none",
+  };
+}
+
+/** Sets Express's "trust proxy" to a trustProxyOption value (nothing for an empty one). */
+export function trustProxies(app: { set(setting: string, value: unknown): unknown }, value: string | undefined): void {
+  if (value) app.set("trust proxy", value);
+}
