@@ -330,6 +330,57 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     });
   });
 
+  describe("deposits funded from several addresses", () => {
+    it("counts a deposit funded from two addresses for its first input's address only", async () => {
+      // An HD wallet pays from two of its addresses: the first input's is the payer.
+      const first = newKey();
+      const second = newKey();
+      const coinA = await faucetCoin(stack.devnet, first, 12);
+      const coinB = await faucetCoin(stack.devnet, second, 12);
+      await mine();
+      const deposit = await pay(stack.devnet, first, [coinA, coinB], [{ script: custody.script, value: 20n * DOGE }], { signers: [first, second] });
+      await bury();
+      const q = await quote(MAIN, 20n * DOGE, 10_000);
+      // The second input's address cannot bind it to a swap of its own.
+      const theirs = await call("POST", "/swap/create", { quoteId: q.quoteId, address: second.address });
+      expect(theirs.status, show(theirs)).to.equal(201);
+      const refused = await executeSigned(second, theirs.body.swapId, deposit.txid);
+      expect([refused.status, refused.body?.error?.code], show(refused)).to.deep.equal([422, "DEPOSIT_NOT_FROM_ADDRESS"]);
+      expect(consumed(deposit.txid)).to.equal(undefined);
+      // The payer (first input) executes its own swap with it: nothing is stranded.
+      const q2 = await quote(MAIN, 20n * DOGE, 10_000);
+      const mine2 = await call("POST", "/swap/create", { quoteId: q2.quoteId, address: first.address });
+      const executed = await executeSigned(first, mine2.body.swapId, deposit.txid);
+      expect([executed.status, executed.body?.status], show(executed)).to.deep.equal([200, "executed"]);
+      expect(payoutsOf(mine2.body.swapId).map((p) => p.address)).to.deep.equal([first.address]);
+    });
+  });
+
+  describe("rate limits", () => {
+    it("answers 429 with Retry-After to a burst of orders from one client and keeps answering others", async () => {
+      const limited = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 3 });
+      limited.set("trust proxy", "loopback");
+      const limitedServer = limited.listen(0, "127.0.0.1");
+      await new Promise((resolve) => limitedServer.once("listening", resolve));
+      try {
+        const url = `http://127.0.0.1:${(limitedServer.address() as { port: number }).port}/api/swap/quote`;
+        const post = (client: string) => fetch(url, {
+          method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": client },
+          body: JSON.stringify({ tick: MAIN, direction: "DOGE_TO_TOKEN", amountIn: DOGE.toString() }),
+        });
+        const burst = await Promise.all(Array.from({ length: 6 }, () => post("198.51.100.7")));
+        expect(burst.map((r) => r.status).sort()).to.deep.equal([200, 200, 200, 429, 429, 429]);
+        const refused = burst.find((r) => r.status === 429)!;
+        expect(Number(refused.headers.get("retry-after"))).to.be.within(1, 60);
+        expect((await refused.json()).error.code).to.equal("RATE_LIMITED");
+        expect((await post("198.51.100.8")).status).to.equal(200);
+      } finally {
+        limitedServer.close();
+        limitedServer.closeAllConnections();
+      }
+    });
+  });
+
   describe("deposits bound to no order", () => {
     it("refunds a deposit that serves no order to its payer only, once", async () => {
       const payer = newKey();

@@ -38,6 +38,8 @@ export interface BuildOptions {
    * transaction fall out of the mempool when a reorg lowers the tip below it.
    */
   locktime?: number;
+  /** pay(): the key that signs each coin, in order (default: `key` for every coin), for payments funded from several addresses. */
+  signers?: TestKey[];
 }
 
 export interface InscribeOptions extends BuildOptions {
@@ -92,7 +94,7 @@ export async function pay(
     outputs: changeValue >= MIN_CHANGE_KOINU ? [...outputs, { script: key.script, value: changeValue }] : [...outputs],
     locktime: options.locktime ?? 0,
   };
-  tx.inputs.forEach((_, i) => signP2pkh(tx, i, key));
+  tx.inputs.forEach((_, i) => signP2pkh(tx, i, options.signers?.[i] ?? key));
   const txid = await broadcast(devnet, tx);
   const made = tx.outputs.map((output, vout) => ({ txid, vout, value: output.value }));
   const hasChange = tx.outputs.length > outputs.length;
