@@ -10,6 +10,7 @@
  * development wallet over a funded devnet key), and the AMM with a demo pool.
  */
 import { ChildProcess, spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { HDNodeWallet } from "ethers";
@@ -154,6 +155,8 @@ function localKeyFile(name: string, account: number): string {
 const LAUNCHPAD_DIR = path.join(DATA_DIR, "launchpad");
 const LAUNCHPAD_INSCRIBER_KEY_FILE = path.join(LAUNCHPAD_DIR, "inscriber-project.key");
 const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
+/** The operator key free listings need (the demo's free collection). */
+const LAUNCHPAD_OPERATOR_KEY_FILE = path.join(LAUNCHPAD_DIR, "operator.key");
 /** The development wallet the pages get as window.wallet (DESIGN.md 7): a devnet key of the person at the browser. */
 const LAUNCHPAD_DEV_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "dev-wallet.wif");
 const LAUNCHPAD_PORT = process.env.LAUNCHPAD_PORT ?? "3002";
@@ -162,20 +165,20 @@ const LAUNCHPAD_PORT = process.env.LAUNCHPAD_PORT ?? "3002";
 const walletKeyIn = (file: string) => (fs.existsSync(file) ? loadWalletKey({ keyFile: file, network: NETWORKS.regtest }) : generateWalletKeyFile(file, NETWORKS.regtest));
 
 /**
- * The launchpad's refund wallet (also the demo collections' creator) and the pages' development
- * wallet, made once and funded at each start: the development wallet gets five 100-DOGE outputs so
+ * The demo collections' creator key, the operator key of free listings, and the pages' development
+ * wallet, made once; the development wallet is funded at each start with five 100-DOGE outputs so
  * that several mints can be paid one after the other.
  */
 async function prepareLaunchpad(): Promise<string[]> {
   const key = walletKeyIn(LAUNCHPAD_WALLET_KEY_FILE);
+  if (!fs.existsSync(LAUNCHPAD_OPERATOR_KEY_FILE)) fs.writeFileSync(LAUNCHPAD_OPERATOR_KEY_FILE, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
   const devWallet = walletKeyIn(LAUNCHPAD_DEV_WALLET_KEY_FILE);
   const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
   for (let i = 0; i < 4; i++) await rpc.call("devnet_faucet", [devWallet.address, 100, false]);
   await rpc.call("devnet_faucet", [devWallet.address, 100, true]);
-  await rpc.call("devnet_faucet", [key.address, 200, true]);
   return [
     `pages  http://127.0.0.1:${LAUNCHPAD_PORT}/ (window.wallet is the development wallet ${devWallet.address})`,
-    `refund wallet and demo creator ${key.address}; demo collections demo-pups (1 DOGE) and demo-free`,
+    `demo creator ${key.address} (payments for demo-pups, 1 DOGE, go there); demo-free listed with the operator key`,
   ];
 }
 
@@ -184,7 +187,7 @@ const LAUNCHPAD: ServiceSpec = {
   entry: "daemons/launchpad/main.ts",
   args: ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
     "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--wallet-db", path.join(LAUNCHPAD_DIR, "wallet.sqlite"), "--network", "regtest",
+    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--operator-key-file", LAUNCHPAD_OPERATOR_KEY_FILE, "--network", "regtest",
     "--port", LAUNCHPAD_PORT, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", LAUNCHPAD_DEV_WALLET_KEY_FILE,
     "--explorer-url", `http://127.0.0.1:${process.env.EXPLORER_PORT ?? "3001"}`],
   ready: /^launchpad {2}(\S+)$/m,

@@ -91,11 +91,17 @@ step("connect", "connect-message", async () => {
   say("connect-message", "ok", `Connected as ${state.session.address}`);
 });
 
+/**
+ * What the creator owes back on the claimant's recorded payments (the launchpad refunds nothing:
+ * payments go straight to the creator, who settles a wrong amount).
+ */
+const owedText = (payments) => payments.length === 0 ? "" : ` · the creator owes you ${payments.map((p) => `${formatDoge(p.settlement.owed_koinu)} DOGE (${p.settlement.reason}, payment ${p.txid.slice(0, 12)}…)`).join(", ")}`;
+
 step("claim", "claim-message", async () => {
   const reservation = await api("POST", `/collections/${encodeURIComponent(slug)}/claim`, { token: state.session.token });
   state.reservation = reservation;
   state.paymentTxid = null;
-  say("claim-message", "ok", `You hold index #${reservation.index} until ${new Date(reservation.expires_at * 1000).toLocaleTimeString()}`);
+  say("claim-message", "ok", `You hold index #${reservation.index} until ${new Date(reservation.expires_at * 1000).toLocaleTimeString()}${owedText(reservation.owed_payments ?? [])}`);
 });
 
 step("pay", "pay-message", async () => {
@@ -132,17 +138,18 @@ step("mint", "mint-message", async () => {
         });
         break;
       } catch (error) {
-        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.status === 503))) throw error;
+        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.status === 503 || error.status === 429))) throw error;
         say("mint-message", "info", "Waiting for the payment to be confirmed in a block…");
-        await sleep(1000);
+        // Every launchpad write is rate limited per client: ask every 2 s, and back off on a 429.
+        await sleep(error.status === 429 ? 10_000 : 2000);
       }
     }
     const labels = { accepted: "accepted", submitted: "inscribing…", revealed: "inscribed, waiting for a confirmation…", confirmed: "minted", failed: "failed" };
     for (;;) {
       say("mint-message", mint.status === "failed" ? "error" : mint.status === "confirmed" ? "ok" : "info",
         mint.status === "confirmed"
-          ? `Minted #${mint.index}: inscription ${mint.inscription_id}`
-          : mint.status === "failed" ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment && mint.payment.refund.status !== "none" ? `; refund ${mint.payment.refund.status}` : ""}`
+          ? `Minted #${mint.index}: inscription ${mint.inscription_id}${mint.payment && mint.payment.settlement ? owedText([mint.payment]) : ""}`
+          : mint.status === "failed" ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment ? "; your payment still counts for your next claim of this index" : ""}`
           : `#${mint.index}: ${labels[mint.status] ?? mint.status}`);
       if (mint.status === "confirmed" || mint.status === "failed") break;
       await sleep(1000);

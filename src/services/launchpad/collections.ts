@@ -135,7 +135,9 @@ export class CollectionStore {
       minExpiring: p("SELECT MIN(token_index) AS low FROM reservations WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
       liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
       insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status, client_key) VALUES (?, ?, ?, ?, ?, 'active', ?)"),
-      liveOfClient: p("SELECT COUNT(*) AS n, MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?"),
+      // Counts at most `cap` rows: a claim's cost does not grow with what one client holds.
+      liveOfClient: p("SELECT COUNT(*) AS n FROM (SELECT 1 FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ? LIMIT ?)"),
+      firstExpiryOfClient: p("SELECT MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?"),
     };
   }
 
@@ -184,9 +186,10 @@ export class CollectionStore {
       const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
       if (live) return { reservation: toReservation(live), created: false };
       if (client.maxLive > 0) {
-        const held = this.s.liveOfClient.get(slug, client.key, now) as { n: number; first_expiry: number | null };
+        const held = this.s.liveOfClient.get(slug, client.key, now, client.maxLive) as { n: number };
         if (held.n >= client.maxLive) {
-          const retryAfter = Math.max(1, (held.first_expiry ?? now + 1) - now);
+          const first = (this.s.firstExpiryOfClient.get(slug, client.key, now) as { first_expiry: number | null }).first_expiry;
+          const retryAfter = Math.max(1, (first ?? now + 1) - now);
           throw new AppError(429, "RESERVATION_LIMIT", `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`, {
             slug, live_reservations: held.n, max_per_client: client.maxLive, retry_after_seconds: retryAfter,
           }, { "Retry-After": String(retryAfter) });
