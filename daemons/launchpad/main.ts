@@ -26,7 +26,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { loadWalletKey } from "../../src/wallet";
-import { rateLimitOption } from "../../src/services/http/rate-limit";
+import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
@@ -37,11 +37,11 @@ const SPEC = {
   "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },
   "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
   "operator-key-file": { kind: "string", env: "LAUNCHPAD_OPERATOR_KEY_FILE", default: "", description: "file with the operator key free listings need in X-Operator-Key (mode 0600); without it no free collection can be listed" },
-  "rate-limit": { ...rateLimitOption("LAUNCHPAD_RATE_LIMIT", 60), kind: "integer" }, // kind restated: rateLimitOption is typed as any OptionSpec
+  "rate-limit": rateLimitOption("LAUNCHPAD_RATE_LIMIT", 60),
   "claim-limit": { kind: "integer", env: "LAUNCHPAD_CLAIM_LIMIT", default: 10, min: 0, max: 1_000_000, description: "claims allowed per session and minute (429 past it; 0 = no limit)" },
   "reservations-per-client": { kind: "integer", env: "LAUNCHPAD_RESERVATIONS_PER_CLIENT", default: 3, min: 0, max: 1_000_000, description: "live reservations one client IP may hold per collection (0 = no cap)" },
   "streams-per-client": { kind: "integer", env: "LAUNCHPAD_STREAMS_PER_CLIENT", default: 8, min: 0, max: 1_000_000, description: "open live-counter event streams per client IP (0 = no cap)" },
-  "trust-proxy": { kind: "string", env: "LAUNCHPAD_TRUST_PROXY", default: "", description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none" },
+  "trust-proxy": trustProxyOption("LAUNCHPAD_TRUST_PROXY"),
   network: { kind: "string", env: "LAUNCHPAD_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "web-dir": { kind: "string", env: "LAUNCHPAD_WEB_DIR", default: "", description: "directory of the pages served at / (the repository's web/)" },
   "explorer-url": { kind: "string", env: "LAUNCHPAD_EXPLORER_URL", default: "", description: "the explorer's public base URL, where pages broadcast payments" },
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       },
     }),
   });
-  if (config["trust-proxy"]) app.set("trust proxy", config["trust-proxy"]);
+  trustProxies(app, config["trust-proxy"]);
   // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.
   app.launchpad.mints.start(500);
   const server = http.createServer(app);
