@@ -11,9 +11,10 @@ import type { Server } from "node:http";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
 import { LaunchpadApp, createLaunchpadApp, mintIdempotencyKey, openLaunchpadDatabase } from "../../src/services/launchpad";
-import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { KOINU_PER_DOGE, pay as payCoins } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
-import { Answer, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { HttpLaunchpadInscriber } from "../../src/services/launchpad";
 
 const PRICE = 5n * KOINU_PER_DOGE;
 const FAUCET = 100n * KOINU_PER_DOGE;
@@ -391,6 +392,75 @@ describe("launchpad attacks (issue 17)", function () {
         const other = await requestFrom(`127.0.5.${i + 1}`, `${base}/api${write.path}`, write.method, { token: write.token ? otherToken : undefined, body: write.body });
         expect(other.status, `${write.method} ${write.path} from another client`).to.not.equal(429);
       }
+    });
+  });
+
+  describe("7. a payment counts only at the configured depth", () => {
+    let app: LaunchpadApp;
+    let server: Server;
+    let base: string;
+    const creator = newKey();
+    const slug = "attack-depth";
+    const deep = (method: string, p: string, options: { token?: string; body?: unknown } = {}) => requestFrom("127.0.0.1", `${base}/api${p}`, method, options);
+
+    before(async () => {
+      app = createLaunchpadApp({
+        db: openLaunchpadDatabase(":memory:"), indexDb: stack.indexDb, network: NETWORKS.regtest,
+        inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+        rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0, paymentConfirmations: 2,
+      });
+      server = app.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    });
+
+    after(async () => {
+      await app?.launchpad.mints.stop();
+      app?.launchpad.feed.close();
+      server?.closeAllConnections();
+      server?.close();
+    });
+
+    const signInHere = async (key: TestKey): Promise<string> => {
+      const { challenge } = (await deep("GET", `/session/challenge?address=${key.address}`)).body;
+      return (await deep("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+    };
+
+    it("never mints against a payment 1 deep when 2 are configured, nor after a reorg takes it away", async () => {
+      const listed = await deep("POST", "/collections", { token: await signInHere(creator), body: { slug, name: slug, price_koinu: PRICE.toString(), max: 5, creator_address: creator.address } });
+      expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      const racer = newKey();
+      const token = await signInHere(racer);
+      const coin = await faucet(racer);
+      await mine();
+      const reservation = (await deep("POST", `/collections/${slug}/claim`, { token })).body;
+      const memo = { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(`service-launch-mint:${slug}:${reservation.index}`)]), value: 0n };
+      // An empty block E, then the payment, final only above E's height: 1 confirmation.
+      const [blockE] = await stack.devnet.rpc<string[]>("generatetoaddress", [1, stack.miner.address]);
+      await stack.indexer.syncOnce();
+      const heightE = await stack.devnet.rpc<number>("getblockcount");
+      const payment = await payCoins(stack.devnet, racer, [coin], [{ script: creator.script, value: PRICE }, memo], { locktime: heightE });
+      await mine();
+      const early = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid } });
+      expect([early.status, early.body?.error?.code], JSON.stringify(early.body)).to.deep.equal([409, "PAYMENT_NOT_DEEP_ENOUGH"]);
+      expect(early.headers["retry-after"]).to.match(/^[0-9]+$/);
+      // The reorg: the payment's block goes, its coin is spent back to the racer.
+      await stack.devnet.rpc("invalidateblock", [blockE]);
+      await payCoins(stack.devnet, racer, [coin], []);
+      await stack.devnet.rpc("generatetoaddress", [3, stack.miner.address]);
+      await stack.indexer.syncOnce();
+      const gone = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid } });
+      expect([gone.status, gone.body?.error?.code], JSON.stringify(gone.body)).to.deep.equal([409, "PAYMENT_NOT_FOUND"]);
+      expect((await deep("GET", `/collections/${slug}`)).body.minted).to.equal(0);
+      // An honest payment counts once it is 2 deep.
+      const coin2 = await faucet(racer);
+      await mine();
+      const honest = await payCoins(stack.devnet, racer, [coin2], [{ script: creator.script, value: PRICE }, memo]);
+      await mine();
+      expect((await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid } })).status).to.equal(409);
+      await mine();
+      const accepted = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid } });
+      expect(accepted.status, JSON.stringify(accepted.body)).to.equal(202);
     });
   });
 
