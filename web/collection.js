@@ -138,7 +138,7 @@ step("mint", "mint-message", async () => {
         });
         break;
       } catch (error) {
-        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.status === 503 || error.status === 429))) throw error;
+        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.code === "PAYMENT_NOT_DEEP_ENOUGH" || error.status === 503 || error.status === 429))) throw error;
         say("mint-message", "info", "Waiting for the payment to be confirmed in a block…");
         // Every launchpad write is rate limited per client: ask every 2 s, and back off on a 429.
         await sleep(error.status === 429 ? 10_000 : 2000);

@@ -18,6 +18,7 @@ import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
+import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
@@ -38,6 +39,10 @@ const SPEC = {
   "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
   "operator-key-file": { kind: "string", env: "LAUNCHPAD_OPERATOR_KEY_FILE", default: "", description: "file with the operator key free listings need in X-Operator-Key (mode 0600); without it no free collection can be listed" },
   "rate-limit": rateLimitOption("LAUNCHPAD_RATE_LIMIT", 60),
+  "payment-confirmations": {
+    kind: "integer", env: "LAUNCHPAD_PAYMENT_CONFIRMATIONS", min: 1, max: 1_000,
+    description: "depth at which a mint's payment counts (default: 6 on mainnet and testnet, 1 on regtest)",
+  },
   "claim-limit": { kind: "integer", env: "LAUNCHPAD_CLAIM_LIMIT", default: 10, min: 0, max: 1_000_000, description: "claims allowed per session and minute (429 past it; 0 = no limit)" },
   "reservations-per-client": { kind: "integer", env: "LAUNCHPAD_RESERVATIONS_PER_CLIENT", default: 3, min: 0, max: 1_000_000, description: "live reservations one client IP may hold per collection (0 = no cap)" },
   "streams-per-client": { kind: "integer", env: "LAUNCHPAD_STREAMS_PER_CLIENT", default: 8, min: 0, max: 1_000_000, description: "open live-counter event streams per client IP (0 = no cap)" },
@@ -110,6 +115,7 @@ async function main(): Promise<void> {
     operatorKeySha256: operatorKey ? crypto.createHash("sha256").update(operatorKey, "utf8").digest("hex") : undefined,
     rateLimitPerMinute: config["rate-limit"],
     claimsPerSessionPerMinute: config["claim-limit"],
+    paymentConfirmations: config["payment-confirmations"] ?? defaultPaymentConfirmations(network),
     maxReservationsPerClient: config["reservations-per-client"],
     events: { maxStreamsPerClient: config["streams-per-client"] },
     webDir: config["web-dir"] || undefined,

@@ -18,17 +18,11 @@
  * - Each txid is consumed once (the `deposits` table), whatever consumed it.
  */
 import type { Sqlite } from "../../db/sqlite";
-import type { DogeNetwork } from "../../doge";
 import { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, unprocessable } from "../http/errors";
 
-/** Depth at which a deposit counts, by network (mainnet and testnet 6; regtest 1, for the demo). */
-export const DEFAULT_DEPOSIT_CONFIRMATIONS: Readonly<Record<string, number>> = { mainnet: 6, testnet: 6, regtest: 1 };
-
-/** The default depth of `network` (6 for any network not listed). */
-export function defaultDepositConfirmations(network: Pick<DogeNetwork, "name">): number {
-  return DEFAULT_DEPOSIT_CONFIRMATIONS[network.name] ?? 6;
-}
+/** Depth at which a deposit counts, by network (mainnet and testnet 6; regtest 1, for the demo): src/chain/depth.ts. */
+export { DEFAULT_PAYMENT_CONFIRMATIONS as DEFAULT_DEPOSIT_CONFIRMATIONS, defaultPaymentConfirmations as defaultDepositConfirmations } from "../../chain/depth";
 
 interface DepositBase {
   txid: string;

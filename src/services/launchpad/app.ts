@@ -57,6 +57,8 @@ export interface LaunchpadOptions {
   rateLimitPerMinute?: number;
   /** Claims per session and minute (default 10; 0 = no limit). */
   claimsPerSessionPerMinute?: number;
+  /** Depth at which a mint's payment counts (default 1; the daemon's default is per network, src/chain/depth.ts). */
+  paymentConfirmations?: number;
   /** Live reservations one client IP may hold per collection (default 3; 0 = no cap). */
   maxReservationsPerClient?: number;
   /**
@@ -199,6 +201,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const queries = new IndexQueries(options.indexDb);
   const mints = new MintService({
     db, queries, collections, inscriber: options.inscriber, clock, log, onMinted: (slug) => feed.changed(slug),
+    paymentConfirmations: options.paymentConfirmations,
   });
   const payments = options.node
     ? new PaymentPsbtService({ db, queries, node: options.node, network, feeRateKoinuPerKb: options.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE, clock })

@@ -116,6 +116,8 @@ export interface MintServiceOptions {
   log: (event: string, fields: Record<string, unknown>) => void;
   /** Told after a collection's minted counter grew in this process (the live counter, live.ts). */
   onMinted?: (slug: string) => void;
+  /** Depth at which a payment counts (default 1; src/chain/depth.ts has the per-network defaults). */
+  paymentConfirmations?: number;
 }
 
 type Outcome =
@@ -316,6 +318,15 @@ export class MintService {
       const status = queries.status();
       if (status.nodeHeight !== null && status.nodeHeight > status.indexedHeight) throw indexBehind(status.indexedHeight, status.nodeHeight, { payment_txid: txid });
       throw conflict("PAYMENT_NOT_FOUND", `payment ${txid} is not in a block the index holds yet; retry after it confirms`, { payment_txid: txid, indexed_height: status.indexedHeight });
+    }
+    // A payment counts only once it is deep enough: a mint is the operator's cost, and a payment
+    // reorged out or double-spent before that depth must never have bought one.
+    const required = this.options.paymentConfirmations ?? 1;
+    const confirmations = queries.status().indexedHeight - tx.height + 1;
+    if (confirmations < required) {
+      throw new AppError(409, "PAYMENT_NOT_DEEP_ENOUGH", `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`, {
+        payment_txid: txid, confirmations, required,
+      }, { "Retry-After": "10" });
     }
     const memo = paymentMemo(collection.slug, index);
     const memoHex = bytesToHex(new TextEncoder().encode(memo));
