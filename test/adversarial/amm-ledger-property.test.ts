@@ -1,0 +1,775 @@
+/**
+ * The AMM's custody as a property (issue 16, "Tests": "random interleavings of honest users and an
+ * attacker with many keys; after every step the custody's holdings cover its obligations exactly,
+ * and the attacker's net gain is never positive").
+ *
+ * The real AmmLedger over an in-memory AMM database; the index is a model chain (ModelChain) read by
+ * a DepositReader subclass, as scripts/bench/amm.ts does with its map: transactions with a payer
+ * (the first input's address), a service-funded flag, the DOGE they pay to the custody and the
+ * DRC-20 they move to it, mined into blocks (height, block time) or waiting in the mempool; a
+ * deposit counts at N confirmations (tip - height + 1). Reorgs replace at most N - 1 blocks (the
+ * threat model's depth) and may double-spend the attacker's transactions in them.
+ *
+ * Pools: PUPS, seeded from the custody's holdings (seedPool) for the operator, traded and provided
+ * by the honest users; EVIL, the attacker's own thin pool, opened by one of its keys in the setup.
+ * Honest users quote, create, pay, sign and execute their own swaps, add liquidity with their own
+ * signed deposits, remove and claim with their own authorizations. The attacker (several keys) also
+ * trades and provides on EVIL with its own deposits, trades on PUPS, and tries everything else:
+ * swaps and adds for victims' addresses with victims' deposits, on PUPS and on its EVIL pool
+ * (the hijack of the issue), signed by itself, by nobody, or with a victim's signature replayed
+ * from another order; executing anyone's swap with any txid (its own, the order owner's, the
+ * custody's change, a consumed one); orders for the custody's and the operator's addresses;
+ * service-funded deposits; deposits announced before they are deep enough and then double-spent in
+ * a reorg or in the mempool; removals and fee claims of others' positions.
+ *
+ * A run is 10 to 50 generated commands, then N more blocks and a pass of the worker (so every
+ * announced deposit gets its chance). AMM_PROPERTY_RUNS=<n> changes the number of runs (default 80,
+ * about 25 s), FC_SEED=<n> the seed; AMM_PROPERTY_STATS=1 prints how the swaps ended and the commands
+ * drawn. Checked against mutants of the code under test (no signature check, no refusal of service
+ * addresses, deposits counted at any depth, service funding ignored): each fails the property.
+ *
+ * After every step:
+ * 1. Binding: every consumed deposit (the `deposits` table) is in the chain now, mined at least N
+ *    deep when it was consumed, not service funded, paid by the row's address (the order's), for
+ *    the amount the chain shows; when an honest key paid it, that key signed exactly this
+ *    (order, txid) (or this add's pair of txids).
+ * 2. Custody, exactly, per asset (DOGE; each tick's token): seed + consumed deposits - queued
+ *    payouts == what the pools hold (DOGE: reserves + fees credited - fees claimed, so fee dust
+ *    stays in custody and is counted; token: reserves), and ledger.obligations(tick) == seed +
+ *    consumed deposits (no payout is sent in this test, so every payout is still owed). Every pool's
+ *    fee audit balances.
+ * 3. Payouts go to their order's address only (swap, liquidity operation, fee claim), and the
+ *    deposits of that order were paid by that address.
+ * 4. Honest users: a closed swap paid exactly what it promised (at least the signed minimum out,
+ *    the excess back), or refunded the deposit in full; honest and operator positions change only by
+ *    their own keys' adds and removals.
+ * 5. Attacker: per asset, payouts to its keys + the value of its positions (share of reserves and
+ *    claimable fees) - its consumed deposits <= 0, leaving out its executed PUPS swaps (an exchange
+ *    at the pool's price: its amount in is not counted as paid in, its amount out not as received).
+ *    EVIL is the attacker's closed system, so nothing there can be a gain unless value leaks in
+ *    from elsewhere (a victim's deposit, the custody's change, another's position).
+ */
+import { expect } from "chai";
+import fc from "fast-check";
+import type { Direction } from "../../src/amm";
+import type { Sqlite } from "../../src/db/sqlite";
+import { NETWORKS, signMessage } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
+import {
+  AmmLedger, DepositReader, DogeDeposit, Drc20Deposit, addLiquidityFields, authorizationMessage, openAmmDatabase, orderMessage,
+} from "../../src/services/amm";
+import { AppError } from "../../src/services/http/errors";
+import { TestKey, newKey } from "../helpers/keys";
+
+/** Depth at which a deposit counts; reorgs replace at most N - 1 blocks. */
+const N = 3;
+const COIN = 100_000_000n;
+/** A tenth of a DOGE: the unit of the generated DOGE amounts. */
+const DIME = 10_000_000n;
+/** Koinu of the inscription carrier a DRC-20 transfer moves to the custody with the tokens. */
+const CARRIER = 100_000n;
+const PUPS = "PUPS";
+const EVIL = "EVIL";
+const TICKS = [PUPS, EVIL] as const;
+type Tick = (typeof TICKS)[number];
+const SEED = { doge: 1_000n * COIN, token: 1_000_000n };
+const EVIL_OPEN = { doge: 100n * COIN, token: 100_000n };
+const START = 1_800_000_000;
+const NUM_RUNS = Number(process.env.AMM_PROPERTY_RUNS ?? 80);
+
+// ------------------------------------------------------------------------------ the model chain
+
+interface ChainTx {
+  txid: string;
+  /** The first input's address (the payer), or the custody's for its own change. */
+  payer: string;
+  serviceFunded: boolean;
+  /** Koinu paid to the custody address. */
+  doge: bigint;
+  /** DRC-20 moved to the custody address (one owner: the payer). */
+  token: { tick: Tick; amount: bigint } | null;
+  /** null: in the mempool. */
+  height: number | null;
+  blockTime: number;
+  /** Who can double-spend it: an attacker key's index, or null. */
+  attacker: number | null;
+}
+
+class ModelChain {
+  tip = 100;
+  now = START;
+  readonly txs = new Map<string, ChainTx>();
+  private next = 0;
+
+  add(tx: Omit<ChainTx, "txid" | "height" | "blockTime">): ChainTx {
+    const txid = (++this.next).toString(16).padStart(64, "0");
+    const full = { ...tx, txid, height: null, blockTime: 0 };
+    this.txs.set(txid, full);
+    return full;
+  }
+
+  /** k blocks, a minute apart; the first takes the mempool. */
+  mine(k: number): void {
+    for (let i = 0; i < k; i++) {
+      this.now += 60;
+      this.tip += 1;
+      if (i === 0) for (const tx of this.txs.values()) if (tx.height === null) Object.assign(tx, { height: this.tip, blockTime: this.now });
+    }
+  }
+
+  /** The last k blocks replaced by k others; the attacker's transactions in them (and in the mempool) double-spent when asked. */
+  reorg(k: number, doubleSpend: boolean): void {
+    for (const tx of this.txs.values()) if (tx.height !== null && tx.height > this.tip - k) tx.height = null;
+    if (doubleSpend) for (const tx of [...this.txs.values()]) if (tx.height === null && tx.attacker !== null) this.txs.delete(tx.txid);
+    this.tip -= k;
+    this.mine(k);
+  }
+
+  mined(txid: string): ChainTx | null {
+    const tx = this.txs.get(txid);
+    return tx && tx.height !== null ? tx : null;
+  }
+}
+
+/** The index as the model chain shows it. */
+class ModelDeposits extends DepositReader {
+  constructor(private readonly chain: ModelChain, indexDb: Sqlite, custody: string, operator: string) {
+    super(new IndexQueries(indexDb), indexDb, custody, { confirmations: N, serviceAddresses: [operator] });
+  }
+  indexedHeight(): number {
+    return this.chain.tip;
+  }
+  doge(txid: string): DogeDeposit | null {
+    const tx = this.chain.mined(txid);
+    if (!tx) return null;
+    return { txid, height: tx.height!, blockTime: tx.blockTime, confirmations: this.chain.tip - tx.height! + 1, amount: tx.doge, payer: tx.payer, serviceFunded: tx.serviceFunded };
+  }
+  drc20(txid: string, tick: string): Drc20Deposit | null {
+    const tx = this.chain.mined(txid);
+    if (!tx) return null;
+    const moved = tx.token !== null && tx.token.tick.toLowerCase() === tick.toLowerCase() ? tx.token.amount : 0n;
+    return {
+      txid, tick, height: tx.height!, blockTime: tx.blockTime, confirmations: this.chain.tip - tx.height! + 1, amount: moved,
+      payer: tx.token ? tx.payer : null, serviceFunded: tx.serviceFunded,
+    };
+  }
+}
+
+// ------------------------------------------------------------------------------------ commands
+
+type PayVariant = "exact" | "more" | "less" | "service";
+type Cmd =
+  | { t: "swap"; who: number; tick: Tick; dir: Direction; n: number; slip: number; pay: PayVariant | "later"; announce: boolean }
+  | { t: "add"; who: number; tick: Tick; n: number; ratio: number }
+  | { t: "pay"; o: number; variant: PayVariant }
+  | { t: "execute"; o: number }
+  | { t: "remove"; who: number; pct: number }
+  | { t: "claim"; who: number }
+  | { t: "mine"; k: number; pass: boolean }
+  | { t: "time"; s: number }
+  | { t: "pass" }
+  | { t: "reorg"; k: number; doubleSpend: boolean }
+  | { t: "raceSpend"; x: number }
+  | { t: "aDeposit"; a: number; asset: "DOGE" | Tick; n: number; service: boolean }
+  | { t: "aExec"; a: number; o: number; src: "own" | "victim" | "change" | "used" | "any"; x: number; sig: "own" | "replay" | "garbage" }
+  | { t: "aHijack"; a: number; o: number; tick: Tick; sig: "own" | "replay" | "garbage" }
+  | { t: "aService"; a: number; what: "swap" | "add"; target: "custody" | "operator" }
+  | { t: "aAdd"; a: number; tick: Tick; x: number; y: number; addr: "own" | "victim"; sig: "own" | "replay" }
+  | { t: "aRemove"; a: number; target: "own" | "victim" | "operator"; tick: Tick; pct: number }
+  | { t: "aClaim"; a: number; target: "own" | "victim" | "operator" };
+
+const HONEST = 3;
+const ATTACKERS = 4;
+const dirs = fc.constantFrom<Direction>("DOGE_TO_TOKEN", "TOKEN_TO_DOGE");
+const ticks = fc.constantFrom<Tick>(PUPS, EVIL);
+const honestWho = fc.nat({ max: HONEST - 1 });
+const attackerWho = fc.nat({ max: ATTACKERS - 1 });
+
+const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
+  // Honest users: PUPS only.
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      t: fc.constant("swap" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 50, 500, 10_000),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "exact", "exact", "more", "less", "later"), announce: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant("pay" as const), o: fc.nat(), variant: fc.constantFrom<PayVariant>("exact", "exact", "more", "less", "service") }) },
+  { weight: 5, arbitrary: fc.record({ t: fc.constant("execute" as const), o: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("remove" as const), who: honestWho, pct: fc.integer({ min: 1, max: 100 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("claim" as const), who: honestWho }) },
+  // The chain and the clock.
+  { weight: 7, arbitrary: fc.record({ t: fc.constant("mine" as const), k: fc.integer({ min: 1, max: N + 1 }), pass: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("time" as const), s: fc.integer({ min: 1, max: 900 }) }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant("pass" as const) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("reorg" as const), k: fc.integer({ min: 1, max: N - 1 }), doubleSpend: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("raceSpend" as const), x: fc.nat() }) },
+  // The attacker: its own trades and liquidity (swap, add, pay, execute above, with attacker keys), and attacks.
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant("swap" as const), who: attackerWho.map((a) => HONEST + a), tick: ticks, dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 10_000),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "more", "less", "service", "later"), announce: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: attackerWho.map((a) => HONEST + a), tick: fc.constant<Tick>(EVIL), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("remove" as const), who: attackerWho.map((a) => HONEST + a), pct: fc.integer({ min: 1, max: 100 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("claim" as const), who: attackerWho.map((a) => HONEST + a) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("aDeposit" as const), a: attackerWho, asset: fc.constantFrom<"DOGE" | Tick>("DOGE", PUPS, EVIL), n: fc.integer({ min: 1, max: 500 }), service: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      t: fc.constant("aExec" as const), a: attackerWho, o: fc.nat(), src: fc.constantFrom("own" as const, "victim" as const, "change" as const, "used" as const, "any" as const), x: fc.nat(),
+      sig: fc.constantFrom("own" as const, "replay" as const, "garbage" as const),
+    }),
+  },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant("aHijack" as const), a: attackerWho, o: fc.nat(), tick: ticks, sig: fc.constantFrom("own" as const, "replay" as const, "garbage" as const) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("aService" as const), a: attackerWho, what: fc.constantFrom("swap" as const, "add" as const), target: fc.constantFrom("custody" as const, "operator" as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant("aAdd" as const), a: attackerWho, tick: ticks, x: fc.nat(), y: fc.nat(), addr: fc.constantFrom("own" as const, "victim" as const), sig: fc.constantFrom("own" as const, "replay" as const),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("aRemove" as const), a: attackerWho, target: fc.constantFrom("own" as const, "victim" as const, "operator" as const), tick: ticks, pct: fc.integer({ min: 1, max: 100 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("aClaim" as const), a: attackerWho, target: fc.constantFrom("own" as const, "victim" as const, "operator" as const) }) },
+);
+
+// --------------------------------------------------------------------------------------- world
+
+interface Order {
+  kind: "swap" | "add";
+  /** Actor index: < HONEST honest, else attacker HONEST + a. */
+  who: number;
+  tick: Tick;
+  /** Swap: its id once created. */
+  swapId: string | null;
+  direction: Direction | null;
+  amountIn: bigint;
+  minOut: bigint;
+  /** Add: the two amounts. */
+  doge: bigint;
+  token: bigint;
+  /** The deposit(s) paid for it: swap [txid], add [dogeTxid, tokenTxid]. */
+  txids: string[];
+  /** Add: its deposits were taken (added or refunded). */
+  added?: boolean;
+}
+
+interface DepositRow { txid: string; kind: string; ref_id: string; asset: "DOGE" | "DRC20"; amount: string; address: string }
+interface PayoutRow { id: string; asset: "DOGE" | "DRC20"; tick: string | null; address: string; amount: string; reason: string; ref_id: string; status: string }
+
+/** Runs `fn`; an AppError (a refusal the API answers) is its answer, anything else a failure of the property. */
+function attempt<T>(fn: () => T): T | AppError {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+class World {
+  readonly chain = new ModelChain();
+  readonly db: Sqlite;
+  readonly ledger: AmmLedger;
+  readonly orders: Order[] = [];
+  /** `${swapId}|${txid}` an honest key signed (execute-swap), and the signatures, for replays. */
+  readonly honestSwapBindings = new Set<string>();
+  /** `${address}|${dogeTxid}|${tokenTxid}` an honest key signed (add-liquidity). */
+  readonly honestAddBindings = new Set<string>();
+  readonly honestSignatures: { swapId: string; txid: string; address: string; signature: string }[] = [];
+  /** Shares of PUPS each honest key and the operator hold by their own acts. */
+  readonly expectedShares = new Map<string, bigint>();
+  readonly changeTxids: string[] = [];
+  /** Deposit rows already checked (their depth is checked when they first appear). */
+  private readonly seenDeposits = new Set<string>();
+  private nonce = 0;
+  private payoutCount = 0;
+
+  constructor(private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, indexDb: Sqlite) {
+    this.db = openAmmDatabase(":memory:");
+    const deposits = new ModelDeposits(this.chain, indexDb, keys.custody.address, keys.operator.address);
+    this.ledger = new AmmLedger({
+      db: this.db, network: NETWORKS.regtest, deposits, clock: () => this.chain.now,
+      tickDeployed: (tick) => (TICKS as readonly string[]).includes(tick.toUpperCase()) ? tick.toUpperCase() : null,
+    });
+    // The operator's pool, seeded from what the custody holds (plus a float of its own, never anyone's).
+    this.ledger.seedPool({ tick: PUPS, doge: SEED.doge, token: SEED.token, provider: keys.operator.address, refId: "seed", holdings: { doge: SEED.doge + 500n * COIN, token: SEED.token } });
+    this.expectedShares.set(keys.operator.address, this.sharesOf(keys.operator.address, PUPS));
+    for (const key of keys.honest) this.expectedShares.set(key.address, 0n);
+    // The attacker's thin pool, opened with its own deposits.
+    const opener = this.keys.attackers[0];
+    const doge = this.chain.add({ payer: opener.address, serviceFunded: false, doge: EVIL_OPEN.doge, token: null, attacker: 0 });
+    const token = this.chain.add({ payer: opener.address, serviceFunded: false, doge: CARRIER, token: { tick: EVIL, amount: EVIL_OPEN.token }, attacker: 0 });
+    this.chain.mine(N);
+    const request = { tick: EVIL, address: opener.address, dogeTxid: doge.txid, tokenTxid: token.txid };
+    this.ledger.addLiquidity({ ...request, signature: signMessage(orderMessage(this.ledger.domain, "add-liquidity", addLiquidityFields(request)), opener.privateKey) });
+  }
+
+  key(who: number): TestKey {
+    return who < HONEST ? this.keys.honest[who] : this.keys.attackers[who - HONEST];
+  }
+
+  /** Whether an order is past executing (a swap closed, an add whose deposits were taken). */
+  private closed(order: Order): boolean {
+    if (order.kind === "add") return order.added === true;
+    return !["created", "deposit_seen", "expired"].includes(this.ledger.swap(order.swapId!)!.status);
+  }
+
+  private pick<T>(list: readonly T[], index: number): T | null {
+    return list.length === 0 ? null : list[index % list.length];
+  }
+
+  private sharesOf(address: string, tick: Tick): bigint {
+    return this.ledger.positions(address).find((p) => p.tick === tick)?.shares ?? 0n;
+  }
+
+  private authorization(key: TestKey, address: string, action: string, fields: Record<string, string>) {
+    const auth = { address, nonce: `n${++this.nonce}`, expiresAt: this.chain.now + 600 };
+    return { ...auth, signature: signMessage(authorizationMessage(this.ledger.domain, action, fields, auth), key.privateKey) };
+  }
+
+  private addSignature(key: TestKey, request: { tick: string; address: string; dogeTxid: string; tokenTxid: string }): string {
+    return signMessage(orderMessage(this.ledger.domain, "add-liquidity", addLiquidityFields(request)), key.privateKey);
+  }
+
+  private usedTxids(): string[] {
+    return (this.db.prepare("SELECT txid FROM deposits ORDER BY txid").all() as { txid: string }[]).map((r) => r.txid);
+  }
+
+  /** Its owner pays `order` (a new transaction in the mempool). */
+  private pay(order: Order, variant: PayVariant): void {
+    const { chain } = this;
+    const honest = order.who < HONEST;
+    const payer = this.key(order.who).address;
+    const attacker = honest ? null : order.who - HONEST;
+    // Honest wallets never fund from the service; the attacker may get the service to fund its transaction.
+    const serviceFunded = !honest && variant === "service";
+    if (order.kind === "swap") {
+      const amount = variant === "more" ? order.amountIn + order.amountIn / 10n + 1n : variant === "less" ? order.amountIn - 1n : order.amountIn;
+      const tx = order.direction === "DOGE_TO_TOKEN"
+        ? chain.add({ payer, serviceFunded, doge: amount, token: null, attacker })
+        : chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount }, attacker });
+      order.txids = [tx.txid];
+    } else {
+      const doge = chain.add({ payer, serviceFunded, doge: order.doge, token: null, attacker });
+      const token = chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount: order.token }, attacker });
+      order.txids = [doge.txid, token.txid];
+    }
+  }
+
+  /** Its owner signs and announces `order`'s deposit(s). */
+  private execute(order: Order): void {
+    const { ledger } = this;
+    const key = this.key(order.who);
+    if (order.kind === "swap") {
+      const txid = order.txids[0];
+      const signature = signMessage(ledger.executeSwapMessage(order.swapId!, txid), key.privateKey);
+      if (order.who < HONEST) {
+        this.honestSwapBindings.add(`${order.swapId}|${txid}`);
+        this.honestSignatures.push({ swapId: order.swapId!, txid, address: key.address, signature });
+      }
+      attempt(() => ledger.executeSwap(order.swapId!, txid, signature));
+    } else {
+      const request = { tick: order.tick, address: key.address, dogeTxid: order.txids[0], tokenTxid: order.txids[1] };
+      if (order.who < HONEST) this.honestAddBindings.add(`${key.address}|${request.dogeTxid}|${request.tokenTxid}`);
+      const added = attempt(() => ledger.addLiquidity({ ...request, signature: this.addSignature(key, request) }));
+      if (!(added instanceof AppError) || this.usedTxids().includes(request.dogeTxid)) order.added = true;
+      if (!(added instanceof AppError) && added.created && order.who < HONEST) {
+        this.expectedShares.set(key.address, this.expectedShares.get(key.address)! + added.operation.shares);
+      }
+    }
+  }
+
+  apply(cmd: Cmd): void {
+    const { chain, ledger } = this;
+    switch (cmd.t) {
+      case "swap": {
+        const amountIn = cmd.dir === "DOGE_TO_TOKEN" ? BigInt(cmd.n) * DIME : BigInt(cmd.n) * 100n;
+        const quote = attempt(() => ledger.quote({ tick: cmd.tick, direction: cmd.dir, amountIn, slippageBps: cmd.slip }));
+        if (quote instanceof AppError) return;
+        const created = attempt(() => ledger.createSwap(quote.id, this.key(cmd.who).address));
+        if (created instanceof AppError) throw new Error(`an own swap from a fresh quote was refused: ${created.code}`);
+        const order: Order = { kind: "swap", who: cmd.who, tick: cmd.tick, swapId: created.swap.id, direction: cmd.dir, amountIn, minOut: created.swap.minAmountOut, doge: 0n, token: 0n, txids: [] };
+        this.orders.push(order);
+        // A wallet pays at once and announces its payment (pending until deep enough), or later.
+        if (cmd.pay !== "later") {
+          this.pay(order, cmd.pay);
+          if (cmd.announce) this.execute(order);
+        }
+        return;
+      }
+      case "add": {
+        const doge = BigInt(cmd.n) * DIME;
+        // About the pool's price (1,000 units a DOGE), between half and twice it.
+        const token = (BigInt(cmd.n) * 100n * BigInt(cmd.ratio)) / 100n;
+        const order: Order = { kind: "add", who: cmd.who, tick: cmd.tick, swapId: null, direction: null, amountIn: 0n, minOut: 0n, doge, token, txids: [] };
+        this.orders.push(order);
+        // A wallet pays both deposits at once; the add is announced once they are deep enough.
+        this.pay(order, "exact");
+        return;
+      }
+      case "pay": {
+        const order = this.pick(this.orders.filter((o) => o.txids.length === 0), cmd.o);
+        if (order) this.pay(order, cmd.variant);
+        return;
+      }
+      case "execute": {
+        // The order's own key announces its own deposit(s).
+        const order = this.pick(this.orders.filter((o) => o.txids.length > 0 && !this.closed(o)), cmd.o);
+        if (order) this.execute(order);
+        return;
+      }
+      case "remove": {
+        const key = this.key(cmd.who);
+        const tick = cmd.who < HONEST ? PUPS : EVIL;
+        const held = this.sharesOf(key.address, tick);
+        const shares = (held * BigInt(cmd.pct)) / 100n;
+        if (shares === 0n) return;
+        const removed = attempt(() => ledger.removeLiquidity({ tick, shares, auth: this.authorization(key, key.address, "remove-liquidity", { tick, shares: shares.toString() }) }));
+        if (removed instanceof AppError) throw new Error(`an own removal of ${shares} of ${held} shares was refused: ${removed.code} ${removed.message}`);
+        if (cmd.who < HONEST) this.expectedShares.set(key.address, this.expectedShares.get(key.address)! - shares);
+        return;
+      }
+      case "claim": {
+        const key = this.key(cmd.who);
+        attempt(() => ledger.claimFees(this.authorization(key, key.address, "claim-fees", {})));
+        return;
+      }
+      case "mine":
+        // The worker's pass runs every few seconds: often right after a block.
+        chain.mine(cmd.k);
+        if (cmd.pass) ledger.retryPending();
+        return;
+      case "time":
+        chain.now += cmd.s;
+        return;
+      case "pass":
+        ledger.retryPending();
+        return;
+      case "reorg":
+        chain.reorg(cmd.k, cmd.doubleSpend);
+        return;
+      case "raceSpend": {
+        const tx = this.pick([...chain.txs.values()].filter((t) => t.height === null && t.attacker !== null), cmd.x);
+        if (tx) chain.txs.delete(tx.txid);
+        return;
+      }
+      case "aDeposit": {
+        const key = this.keys.attackers[cmd.a];
+        if (cmd.asset === "DOGE") chain.add({ payer: key.address, serviceFunded: cmd.service, doge: BigInt(cmd.n) * DIME, token: null, attacker: cmd.a });
+        else chain.add({ payer: key.address, serviceFunded: cmd.service, doge: CARRIER, token: { tick: cmd.asset, amount: BigInt(cmd.n) * 100n }, attacker: cmd.a });
+        return;
+      }
+      case "aExec": {
+        // Any swap (its own, a victim's), any txid, signed by the attacker, replayed, or not at all.
+        const key = this.keys.attackers[cmd.a];
+        const order = this.pick(this.orders.filter((o) => o.kind === "swap"), cmd.o);
+        if (!order) return;
+        const all = [...chain.txs.values()];
+        const candidates = {
+          own: all.filter((t) => t.payer === key.address).map((t) => t.txid),
+          victim: all.filter((t) => t.payer === this.key(order.who).address).map((t) => t.txid),
+          change: this.changeTxids,
+          used: this.usedTxids(),
+          any: all.map((t) => t.txid),
+        }[cmd.src];
+        const txid = this.pick(candidates, cmd.x);
+        if (!txid) return;
+        const signature = cmd.sig === "own" ? signMessage(ledger.executeSwapMessage(order.swapId!, txid), key.privateKey)
+          : cmd.sig === "replay" ? this.pick(this.honestSignatures, cmd.x)?.signature ?? "" : "H".repeat(88);
+        const before = ledger.swap(order.swapId!)!;
+        const result = attempt(() => ledger.executeSwap(order.swapId!, txid, signature));
+        const signedByOwner = cmd.sig === "own" && order.who === HONEST + cmd.a;
+        if (!signedByOwner && !(result instanceof AppError)) {
+          // A valid replay is only the owner's own (swap, txid) again: the answer is its own order's.
+          expect(this.honestSwapBindings.has(`${order.swapId}|${txid}`), `aExec ${JSON.stringify(cmd)} was accepted without the owner's signature (${result.outcome})`).to.equal(true);
+        }
+        if (!signedByOwner && !this.honestSwapBindings.has(`${order.swapId}|${txid}`)) {
+          expect(ledger.swap(order.swapId!)!.status, "a swap moved on a deposit its owner did not sign").to.equal(before.status);
+        }
+        return;
+      }
+      case "aHijack": {
+        // A swap for a victim's address on the victim's paid deposit, executed before the victim.
+        const key = this.keys.attackers[cmd.a];
+        const victim = this.pick(this.orders.filter((o) => o.who < HONEST && o.kind === "swap" && o.txids.length > 0), cmd.o);
+        if (!victim) return;
+        const txid = victim.txids[0];
+        const tx = chain.txs.get(txid);
+        if (!tx) return;
+        const direction = victim.direction!;
+        const amountIn = direction === "DOGE_TO_TOKEN" ? tx.doge : tx.token!.amount;
+        const quote = attempt(() => ledger.quote({ tick: cmd.tick, direction, amountIn, slippageBps: 10_000 }));
+        if (quote instanceof AppError) return;
+        const victimAddress = this.key(victim.who).address;
+        const created = attempt(() => ledger.createSwap(quote.id, victimAddress));
+        if (created instanceof AppError) return;
+        const swapId = created.swap.id;
+        const signature = cmd.sig === "own" ? signMessage(ledger.executeSwapMessage(swapId, txid), key.privateKey)
+          : cmd.sig === "replay" ? this.honestSignatures.find((s) => s.txid === txid)?.signature ?? "" : "";
+        const result = attempt(() => ledger.executeSwap(swapId, txid, signature));
+        expect(result, `hijack ${JSON.stringify(cmd)} of ${txid} was not refused`).to.be.instanceOf(AppError);
+        expect(ledger.swap(swapId)!.status).to.equal("created");
+        // The victim's own swap, announced by the attacker with its own key first.
+        const front = attempt(() => ledger.executeSwap(victim.swapId!, txid, signMessage(ledger.executeSwapMessage(victim.swapId!, txid), key.privateKey)));
+        expect(front, "the victim's swap was executed on the attacker's signature").to.be.instanceOf(AppError);
+        return;
+      }
+      case "aService": {
+        const key = this.keys.attackers[cmd.a];
+        const target = cmd.target === "custody" ? this.keys.custody : this.keys.operator;
+        if (cmd.what === "swap") {
+          const quote = ledger.quote({ tick: PUPS, direction: "DOGE_TO_TOKEN", amountIn: 10n * COIN, slippageBps: 10_000 });
+          const created = attempt(() => ledger.createSwap(quote.id, target.address));
+          expect(created, "a swap for a service address was created").to.be.instanceOf(AppError);
+          expect((created as AppError).code).to.equal("ADDRESS_IS_SERVICE");
+        } else {
+          const dogeTxid = this.pick(this.changeTxids, cmd.a) ?? [...chain.txs.values()].find((t) => t.token === null)?.txid;
+          const tokenTx = [...chain.txs.values()].find((t) => t.token?.tick === PUPS);
+          if (!dogeTxid || !tokenTx) return;
+          const request = { tick: PUPS, address: target.address, dogeTxid, tokenTxid: tokenTx.txid };
+          const added = attempt(() => ledger.addLiquidity({ ...request, signature: this.addSignature(key, request) }));
+          expect(added, "an add for a service address was accepted").to.be.instanceOf(AppError);
+          expect((added as AppError).code).to.equal("ADDRESS_IS_SERVICE");
+        }
+        return;
+      }
+      case "aAdd": {
+        // An add from any two txids, for its own address or a victim's, signed by itself or replayed.
+        const key = this.keys.attackers[cmd.a];
+        const all = [...chain.txs.values()];
+        const address = cmd.addr === "own" ? key.address : this.keys.honest[cmd.x % HONEST].address;
+        // Its own liquidity on the honest pool would earn the honest swaps' fees, a gain this test does not
+        // measure apart: there it only tries deposits it did not pay.
+        const usable = all.filter((t) => cmd.tick === EVIL || t.payer !== key.address);
+        const dogeTx = this.pick(usable.filter((t) => t.token === null), cmd.x);
+        const tokenTx = this.pick(usable.filter((t) => t.token?.tick === cmd.tick), cmd.y);
+        if (!dogeTx || !tokenTx) return;
+        const request = { tick: cmd.tick, address, dogeTxid: dogeTx.txid, tokenTxid: tokenTx.txid };
+        const signature = cmd.sig === "own" ? this.addSignature(key, request) : this.pick(this.honestSignatures, cmd.y)?.signature ?? "";
+        const added = attempt(() => ledger.addLiquidity({ ...request, signature }));
+        if (!(added instanceof AppError) && added.created) {
+          expect(cmd.addr === "own" && cmd.sig === "own", `aAdd ${JSON.stringify(cmd)} was accepted`).to.equal(true);
+          expect(dogeTx.payer === key.address && tokenTx.payer === key.address, "an add took deposits its address did not pay").to.equal(true);
+        }
+        return;
+      }
+      case "aRemove": {
+        const key = this.keys.attackers[cmd.a];
+        const address = cmd.target === "own" ? key.address : cmd.target === "operator" ? this.keys.operator.address : this.keys.honest[cmd.a % HONEST].address;
+        const held = this.sharesOf(address, cmd.tick);
+        const shares = held === 0n ? 1n : (held * BigInt(cmd.pct)) / 100n || 1n;
+        const removed = attempt(() => ledger.removeLiquidity({ tick: cmd.tick, shares, auth: this.authorization(key, address, "remove-liquidity", { tick: cmd.tick, shares: shares.toString() }) }));
+        if (cmd.target !== "own") expect(removed, `aRemove ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
+        return;
+      }
+      case "aClaim": {
+        const key = this.keys.attackers[cmd.a];
+        const address = cmd.target === "own" ? key.address : cmd.target === "operator" ? this.keys.operator.address : this.keys.honest[cmd.a % HONEST].address;
+        const claimed = attempt(() => ledger.claimFees(this.authorization(key, address, "claim-fees", {})));
+        if (cmd.target !== "own") expect(claimed, `aClaim ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
+        return;
+      }
+    }
+  }
+
+  /** The custody pays: each step that queued payouts leaves a change transaction of the custody's in the mempool. */
+  afterStep(): void {
+    const count = (this.db.prepare("SELECT COUNT(*) AS n FROM payouts").get() as { n: number }).n;
+    if (count > this.payoutCount) {
+      this.payoutCount = count;
+      const change = this.chain.add({ payer: this.keys.custody.address, serviceFunded: true, doge: 5_000n * COIN, token: null, attacker: null });
+      this.changeTxids.push(change.txid);
+    }
+  }
+
+  /** The order (swap, liquidity operation, fee claim) `refId` names: its address. */
+  private orderAddress(refId: string): string | null {
+    const swap = this.ledger.swap(refId);
+    if (swap) return swap.address;
+    const op = this.ledger.liquidityOp(refId);
+    if (op) return op.address;
+    const claim = this.db.prepare("SELECT address FROM fee_claims WHERE id = ?").get(refId) as { address: string } | undefined;
+    return claim?.address ?? null;
+  }
+
+  check(step: string): void {
+    const { ledger, chain } = this;
+    const at = (what: string) => `${what} (after ${step})`;
+    const honestAddresses = new Set(this.keys.honest.map((k) => k.address));
+    const attackerAddresses = new Set(this.keys.attackers.map((k) => k.address));
+
+    // 1. Binding of every consumed deposit.
+    const deposits = this.db.prepare("SELECT * FROM deposits").all() as DepositRow[];
+    const consumed = { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
+    const paidBy = new Map<string, { doge: bigint; token: Map<Tick, bigint> }>();
+    for (const row of deposits) {
+      const tx = chain.mined(row.txid);
+      expect(tx, at(`consumed deposit ${row.txid} (${row.kind} ${row.ref_id}) is not in the chain`)).to.not.equal(null);
+      if (!this.seenDeposits.has(row.txid)) {
+        this.seenDeposits.add(row.txid);
+        expect(chain.tip - tx!.height! + 1, at(`deposit ${row.txid} consumed at ${chain.tip - tx!.height! + 1} confirmations`)).to.be.at.least(N);
+      }
+      expect(tx!.serviceFunded, at(`service-funded ${row.txid} consumed`)).to.equal(false);
+      expect(tx!.payer, at(`deposit ${row.txid} paid by ${tx!.payer} consumed for ${row.address}`)).to.equal(row.address);
+      expect(honestAddresses.has(row.address) || attackerAddresses.has(row.address), at(`deposit ${row.txid} of ${row.address}`)).to.equal(true);
+      const amount = row.asset === "DOGE" ? tx!.doge : tx!.token?.amount;
+      expect(amount?.toString(), at(`deposit ${row.txid} amount`)).to.equal(row.amount);
+      const mine = paidBy.get(row.address) ?? { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
+      paidBy.set(row.address, mine);
+      if (row.asset === "DOGE") {
+        consumed.doge += amount!;
+        mine.doge += amount!;
+      } else {
+        consumed.token.set(tx!.token!.tick, consumed.token.get(tx!.token!.tick)! + amount!);
+        mine.token.set(tx!.token!.tick, mine.token.get(tx!.token!.tick)! + amount!);
+      }
+      if (honestAddresses.has(row.address)) {
+        if (row.kind === "swap") {
+          expect(this.honestSwapBindings.has(`${row.ref_id}|${row.txid}`), at(`honest deposit ${row.txid} consumed by swap ${row.ref_id} its payer never signed`)).to.equal(true);
+        } else {
+          expect(row.kind, at(`honest deposit ${row.txid} consumed by ${row.kind}`)).to.equal("liquidity_add");
+          const op = ledger.liquidityOp(row.ref_id)!;
+          expect(this.honestAddBindings.has(`${op.address}|${op.dogeTxid}|${op.tokenTxid}`), at(`honest deposit ${row.txid} consumed by an add its payer never signed`)).to.equal(true);
+        }
+      }
+    }
+
+    // 3. Payouts, to their orders' addresses.
+    const payouts = this.db.prepare("SELECT * FROM payouts").all() as PayoutRow[];
+    const paidOut = { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
+    const received = new Map<string, { doge: bigint; token: Map<Tick, bigint> }>();
+    for (const p of payouts) {
+      expect(p.status, at(`payout ${p.id}`)).to.equal("queued");
+      const address = this.orderAddress(p.ref_id);
+      expect(p.address, at(`payout ${p.id} (${p.reason}) of ${p.ref_id} to ${p.address}, the order's address is ${address}`)).to.equal(address);
+      for (const row of deposits.filter((d) => d.ref_id === p.ref_id)) expect(row.address, at(`payout ${p.id} for a deposit of another address`)).to.equal(p.address);
+      const amount = BigInt(p.amount);
+      const mine = received.get(p.address) ?? { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
+      received.set(p.address, mine);
+      if (p.asset === "DOGE") {
+        paidOut.doge += amount;
+        mine.doge += amount;
+      } else {
+        const tick = p.tick!.toUpperCase() as Tick;
+        paidOut.token.set(tick, paidOut.token.get(tick)! + amount);
+        mine.token.set(tick, mine.token.get(tick)! + amount);
+      }
+    }
+
+    // 2. The custody, exactly.
+    let dogeHeld = 0n;
+    const tokenHeld = new Map<Tick, bigint>(TICKS.map((t) => [t, 0n]));
+    for (const { pool, tick } of ledger.pools()) {
+      dogeHeld += pool.dogeReserve + pool.feesCredited - pool.feesClaimed;
+      tokenHeld.set(tick as Tick, pool.tokenReserve);
+      expect(ledger.audit(tick).balanced, at(`fee audit of ${tick}`)).to.equal(true);
+    }
+    const seedToken = (tick: Tick) => (tick === PUPS ? SEED.token : 0n);
+    expect(SEED.doge + consumed.doge - paidOut.doge, at("DOGE: seed + consumed deposits - payouts vs what the pools hold")).to.equal(dogeHeld);
+    for (const tick of TICKS) {
+      expect(seedToken(tick) + consumed.token.get(tick)! - paidOut.token.get(tick)!, at(`${tick}: seed + consumed deposits - payouts vs the pool's reserve`)).to.equal(tokenHeld.get(tick));
+      const owed = ledger.obligations(tick);
+      expect(owed.doge, at(`obligations(${tick}).doge vs what the custody took in`)).to.equal(SEED.doge + consumed.doge);
+      expect(owed.token, at(`obligations(${tick}).token vs what the custody took in`)).to.equal(seedToken(tick) + consumed.token.get(tick)!);
+    }
+
+    // 4. Honest users got what they signed for, and nobody else moved their positions.
+    for (const order of this.orders) {
+      if (order.who >= HONEST || order.kind !== "swap") continue;
+      const swap = ledger.swap(order.swapId!)!;
+      if (swap.status !== "executed" && swap.status !== "refunded") continue;
+      expect(swap.depositTxid, at(`honest swap ${swap.id} closed on a deposit its owner did not sign`)).to.equal(order.txids[0]);
+      const deposited = BigInt(deposits.find((d) => d.txid === swap.depositTxid)!.amount);
+      const mine = ledger.payoutsOf(swap.id);
+      const dogeIn = order.direction === "DOGE_TO_TOKEN";
+      if (swap.status === "refunded") {
+        expect(mine.map((p) => [p.asset, p.amount]), at(`refund of honest swap ${swap.id}`)).to.deep.equal([[dogeIn ? "DOGE" : "DRC20", deposited]]);
+      } else {
+        const out = mine.find((p) => p.reason === "swap")!;
+        expect(out.asset, at(`asset out of ${swap.id}`)).to.equal(dogeIn ? "DRC20" : "DOGE");
+        expect(out.amount >= order.minOut, at(`honest swap ${swap.id} paid ${out.amount} below its signed minimum ${order.minOut}`)).to.equal(true);
+        const excess = mine.filter((p) => p.reason === "swap_excess").reduce((sum, p) => sum + p.amount, 0n);
+        expect(excess, at(`excess of ${swap.id}`)).to.equal(deposited - order.amountIn);
+      }
+    }
+    for (const [address, shares] of this.expectedShares) expect(this.sharesOf(address, PUPS), at(`PUPS shares of ${address}`)).to.equal(shares);
+
+    // 5. The attacker's net, per asset.
+    const net = { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
+    const addTo = (asset: "DOGE" | Tick, amount: bigint) => {
+      if (asset === "DOGE") net.doge += amount;
+      else net.token.set(asset, net.token.get(asset)! + amount);
+    };
+    for (const key of this.keys.attackers) {
+      const got = received.get(key.address);
+      const paid = paidBy.get(key.address);
+      if (got) {
+        addTo("DOGE", got.doge);
+        for (const tick of TICKS) addTo(tick, got.token.get(tick)!);
+      }
+      if (paid) {
+        addTo("DOGE", -paid.doge);
+        for (const tick of TICKS) addTo(tick, -paid.token.get(tick)!);
+      }
+      for (const position of ledger.positions(key.address)) {
+        addTo("DOGE", position.doge + position.claimableFees);
+        addTo(position.tick as Tick, position.token);
+      }
+    }
+    for (const order of this.orders) {
+      if (order.who < HONEST || order.kind !== "swap" || order.tick !== PUPS) continue;
+      const swap = ledger.swap(order.swapId!)!;
+      if (swap.status !== "executed") continue;
+      // An exchange at the honest pool's price is not a gain (nor a loss) of custody theft.
+      const dogeIn = swap.direction === "DOGE_TO_TOKEN";
+      addTo(dogeIn ? "DOGE" : PUPS, swap.amountIn);
+      addTo(dogeIn ? PUPS : "DOGE", -swap.amountOut!);
+    }
+    expect(net.doge <= 0n, at(`the attacker gained ${net.doge} koinu`)).to.equal(true);
+    for (const tick of TICKS) expect(net.token.get(tick)! <= 0n, at(`the attacker gained ${net.token.get(tick)} ${tick}`)).to.equal(true);
+  }
+}
+
+describe("adversarial: AMM ledger custody, property (issue 16)", function () {
+  this.timeout(600_000);
+  let keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey };
+  let indexDb: Sqlite;
+
+  before(() => {
+    keys = { honest: Array.from({ length: HONEST }, newKey), attackers: Array.from({ length: ATTACKERS }, newKey), custody: newKey(), operator: newKey() };
+    indexDb = openIndexerDatabase(":memory:");
+  });
+
+  it("random interleavings of honest users and a many-key attacker: deposits bind only to their payer's signed orders, the custody holds exactly what it owes, the attacker never gains", () => {
+    let executed = 0;
+    let steps = 0;
+    const stats: Record<string, number> = {};
+    const cmdStats: Record<string, number> = {};
+    fc.assert(
+      fc.property(fc.array(commandArb, { minLength: 10, maxLength: 50, size: "max" }), (cmds) => {
+        const world = new World(keys, indexDb);
+        world.check("setup");
+        // The commands, then the chain grows and the worker runs (every announced deposit is deep enough).
+        [...cmds, { t: "mine", k: N, pass: true } as const].forEach((cmd, i) => {
+          world.apply(cmd);
+          cmdStats[cmd.t] = (cmdStats[cmd.t] ?? 0) + 1;
+          world.afterStep();
+          world.check(`step ${i} ${JSON.stringify(cmd)}`);
+        });
+        steps += cmds.length;
+        executed += (world.db.prepare("SELECT COUNT(*) AS n FROM swaps WHERE status = 'executed'").get() as { n: number }).n;
+        if (process.env.AMM_PROPERTY_STATS) for (const r of world.db.prepare("SELECT status, error_code, COUNT(*) AS n FROM swaps GROUP BY 1, 2").all() as { status: string; error_code: string; n: number }[]) stats[`${r.status} ${r.error_code}`] = (stats[`${r.status} ${r.error_code}`] ?? 0) + r.n;
+        world.db.close();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    if (process.env.AMM_PROPERTY_STATS) console.log(stats, cmdStats);
+    // The generator must reach the ledger's paths, not only its refusals.
+    expect(executed, `executed swaps over ${steps} steps`).to.be.greaterThan(NUM_RUNS / 2);
+  });
+});
