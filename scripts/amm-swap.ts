@@ -10,8 +10,8 @@
  * DOGE_TO_TOKEN only (a token deposit is a DRC-20 transfer inscription, which a Doginals wallet
  * sends). The user's coins are found through the explorer's index; the payment is kept in a wallet
  * database beside the key file (`<key file>.wallet.sqlite`) so that a rerun never pays twice.
- * Prints each answer as one JSON line; the last is the swap (202 deposit_seen until the deposit is
- * deep enough, then the AMM executes it by itself).
+ * Prints each answer as one JSON line `{http, body}`; the last is the swap (202 deposit_seen until
+ * the deposit is deep enough, then the AMM executes it by itself).
  */
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { addressToOutputScript, getNetwork, signMessage } from "../src/doge";
@@ -32,7 +32,7 @@ function flag(name: string, fallback?: string): string {
 async function call(url: string, method = "GET", body?: unknown): Promise<any> {
   const response = await fetch(url, { method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
   const answer = await response.json();
-  process.stdout.write(`${JSON.stringify({ status: response.status, ...answer })}\n`);
+  process.stdout.write(`${JSON.stringify({ http: response.status, body: answer })}\n`);
   if (response.status >= 400) process.exit(1);
   return answer;
 }
