@@ -26,7 +26,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import {
-  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, defaultDepositConfirmations, mountBonding, openAmmDatabase,
+  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, defaultDepositConfirmations, mountBonding, openAmmDatabase,
 } from "../../src/services/amm";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
@@ -48,6 +48,14 @@ const SPEC = {
   "service-addresses": {
     kind: "string", env: "AMM_SERVICE_ADDRESSES", default: "",
     description: "comma-separated addresses of the operator's other wallets (the inscriber's): their transactions are never deposits, and no order may name them",
+  },
+  "payout-cost-doge": {
+    kind: "integer", env: "AMM_PAYOUT_COST_DOGE", default: Number(DEFAULT_PAYOUT_COSTS.dogeKoinu), min: 0, max: 100_000_000_000,
+    description: "koinu withheld from every DOGE payout for its network fee (the order pays the operator's cost)",
+  },
+  "payout-cost-drc20": {
+    kind: "integer", env: "AMM_PAYOUT_COST_DRC20", default: Number(DEFAULT_PAYOUT_COSTS.drc20Koinu), min: 0, max: 100_000_000_000,
+    description: "koinu an order pays for each DRC-20 payout (inscription fees, postage, the carrier's send), on top of its DOGE deposit or out of its DOGE payout",
   },
   "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
   "trust-proxy": trustProxyOption("AMM_TRUST_PROXY"),
@@ -84,7 +92,9 @@ async function main(): Promise<void> {
   const deposits = new DepositReader(queries, indexDb, wallet.address, {
     confirmations: config["deposit-confirmations"] ?? defaultDepositConfirmations(network), serviceAddresses,
   });
-  const ledger = new AmmLedger({ db, network, deposits, tickDeployed });
+  const ledger = new AmmLedger({
+    db, network, deposits, tickDeployed, payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },
+  });
   const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
   const bonding = new BondingStore({ db, ledger, deposits, queries, indexDb, inscriber, inscriberProject: "amm", log });

@@ -13,7 +13,7 @@ import { TO_EXPRESS, fastJsonGet, noStoreJsonApp } from "../http/app";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { rateLimited } from "../http/rate-limit";
-import { AmmLedger, DEFAULT_SLIPPAGE_BPS, PayoutRecord, QuoteRecord, SwapRecord, addLiquidityFields, parseAmount } from "./ledger";
+import { AmmLedger, DEFAULT_SLIPPAGE_BPS, PayoutCosts, PayoutRecord, QuoteRecord, SwapRecord, addLiquidityFields, parseAmount } from "./ledger";
 import { Authorization, authorizationMessage, orderMessage } from "./orders";
 
 export interface AmmAppOptions {
@@ -89,14 +89,25 @@ const poolJson = (tick: string, pool: Pool) => ({
   feesClaimed: pool.feesClaimed.toString(),
 });
 
-const quoteJson = (q: QuoteRecord) => ({
-  quoteId: q.id, tick: q.tick, direction: q.direction, amountIn: q.amountIn.toString(), amountOut: q.amountOut.toString(), fee: q.fee.toString(),
-  feeAsset: "DOGE", slippageBps: q.slippageBps, minAmountOut: q.minAmountOut.toString(), priceImpactBps: q.priceImpactBps, createdAt: q.createdAt, expiresAt: q.expiresAt,
-});
+/**
+ * A quote as answered: the trade (`amountIn` -> `amountOut`, before the payout's cost) and the payout's
+ * cost in koinu: DOGE -> token, the deposit is `amountIn + payoutCost`; token -> DOGE, the payout is
+ * `amountOut - payoutCost`.
+ */
+const quoteJson = (q: QuoteRecord, costs: PayoutCosts) => {
+  const dogeIn = q.direction === "DOGE_TO_TOKEN";
+  const payoutCost = dogeIn ? costs.drc20Koinu : costs.dogeKoinu;
+  return {
+    quoteId: q.id, tick: q.tick, direction: q.direction, amountIn: q.amountIn.toString(), amountOut: q.amountOut.toString(), fee: q.fee.toString(),
+    feeAsset: "DOGE", slippageBps: q.slippageBps, minAmountOut: q.minAmountOut.toString(), priceImpactBps: q.priceImpactBps,
+    payoutCost: payoutCost.toString(), depositAmount: (dogeIn ? q.amountIn + payoutCost : q.amountIn).toString(),
+    payoutAmount: (dogeIn ? q.amountOut : q.amountOut - payoutCost).toString(), createdAt: q.createdAt, expiresAt: q.expiresAt,
+  };
+};
 
 const payoutJson = (p: PayoutRecord | null) => (p ? {
   id: p.id, asset: p.asset, tick: p.tick, address: p.address, amount: p.amount.toString(), reason: p.reason, status: p.status, txid: p.txid,
-  inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error,
+  inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error, costKoinu: p.costKoinu.toString(),
 } : null);
 
 const QUOTE_FIELDS = ["tick", "direction", "amountIn", "amountOut", "slippageBps"] as const;
@@ -133,7 +144,7 @@ export function createQuoteFastPath(ledger: AmmLedger): (req: IncomingMessage, r
       if (key in query) return TO_EXPRESS; // repeated parameters: Express's parser decides
       query[key] = value;
     }
-    return quoteJson(quoteFromQuery(ledger, query));
+    return quoteJson(quoteFromQuery(ledger, query), ledger.payoutCosts);
   });
 }
 
@@ -146,7 +157,7 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
 
   const swapJson = (s: SwapRecord) => ({
     swapId: s.id, quoteId: s.quoteId, tick: s.tick, direction: s.direction, address: s.address, status: s.status,
-    depositAddress: s.depositAddress, depositAmount: s.amountIn.toString(), depositAsset: s.direction === "DOGE_TO_TOKEN" ? "DOGE" : s.tick,
+    depositAddress: s.depositAddress, depositAmount: (s.amountIn + s.payoutCost).toString(), payoutCost: s.payoutCost.toString(), depositAsset: s.direction === "DOGE_TO_TOKEN" ? "DOGE" : s.tick,
     quotedOut: s.quotedOut.toString(), minAmountOut: s.minAmountOut.toString(), expiresAt: s.expiresAt,
     depositTxid: s.depositTxid, depositReceived: s.depositAmount?.toString() ?? null, amountOut: s.amountOut?.toString() ?? null, fee: s.fee?.toString() ?? null,
     feeAsset: "DOGE", ledgerSeq: s.ledgerSeq, payout: payoutJson(s.payoutId ? ledger.payout(s.payoutId) : null),
@@ -184,11 +195,11 @@ export function createAmmApp(options: AmmAppOptions): express.Express {
   // -------------------------------------------------------------------------------- quotes
 
   api.get("/swap/quote", route((req, res) => {
-    res.json(quoteJson(quoteFromQuery(ledger, req.query as Record<string, unknown>)));
+    res.json(quoteJson(quoteFromQuery(ledger, req.query as Record<string, unknown>), ledger.payoutCosts));
   }));
 
   api.post("/swap/quote", route((req, res) => {
-    res.json(quoteJson(quoteOf(ledger, v.exactObject(req.body, QUOTE_FIELDS))));
+    res.json(quoteJson(quoteOf(ledger, v.exactObject(req.body, QUOTE_FIELDS)), ledger.payoutCosts));
   }));
 
   // --------------------------------------------------------------------------------- swaps

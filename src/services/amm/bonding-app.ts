@@ -87,7 +87,7 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
 
   const reservationJson = (r: ReservationRecord) => ({
     reservationId: r.id, symbol: r.tick, side: r.side, address: r.address, status: r.status,
-    depositAddress: store.custodyAddress, depositAmount: r.amountIn.toString(), depositAsset: r.side === "BUY" ? "DOGE" : r.tick,
+    depositAddress: store.custodyAddress, depositAmount: (r.amountIn + r.payoutCost).toString(), payoutCost: r.payoutCost.toString(), depositAsset: r.side === "BUY" ? "DOGE" : r.tick,
     reservedAmount: r.reservedOut.toString(), reservedAsset: r.side === "BUY" ? r.tick : "DOGE", fee: r.feeKoinu.toString(), feeAsset: "DOGE",
     expiresAt: r.expiresAt, depositTxid: r.depositTxid, pendingTxid: r.pendingTxid, depositReceived: r.depositAmount?.toString() ?? null, amountOut: r.amountOut?.toString() ?? null,
     payout: payoutJson(r.payoutId ? ledger.payout(r.payoutId) : null), refund: payoutJson(r.refundPayoutId ? ledger.payout(r.refundPayoutId) : null),
@@ -122,7 +122,8 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
     res.json({
       symbol: q.tick, side: q.side, amountIn: q.amountIn.toString(), amountInAsset: q.side === "BUY" ? "DOGE" : q.tick,
       amountOut: q.amountOut.toString(), amountOutAsset: q.side === "BUY" ? q.tick : "DOGE", fee: q.feeKoinu.toString(), feeAsset: "DOGE",
-      refund: q.refundKoinu.toString(), ...BondingStore.progress(curve.state),
+      refund: q.refundKoinu.toString(), payoutCost: (q.side === "BUY" ? ledger.payoutCosts.drc20Koinu : ledger.payoutCosts.dogeKoinu).toString(),
+      ...BondingStore.progress(curve.state),
     });
   }));
 

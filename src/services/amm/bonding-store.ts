@@ -52,7 +52,6 @@ import type { InscriberHttp } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { Authorization, orderMessage, requireSignature } from "./orders";
-import { queuePayout } from "./settlement";
 
 /** How long a reservation holds its allocation (short: an unpaid reservation blocks others). */
 export const DEFAULT_RESERVATION_SECONDS = 300;
@@ -99,8 +98,10 @@ export interface ReservationRecord {
   tick: string;
   side: BondingSide;
   address: string;
-  /** The exact deposit asked: koinu for a buy, tokens for a sell. */
+  /** What the trade takes: koinu for a buy, tokens for a sell (the deposit is this plus `payoutCost` for a buy). */
   amountIn: bigint;
+  /** DOGE a buy's deposit carries on top of `amountIn` for its DRC-20 payout's cost (0 for a sell: its DOGE payout's is withheld). */
+  payoutCost: bigint;
   /** Held for the deposit: tokens for a buy, DOGE (koinu, after the fee) for a sell. */
   reservedOut: bigint;
   feeKoinu: bigint;
@@ -171,6 +172,7 @@ interface ReservationRow {
   id: string; tick_key: string; side: BondingSide; address: string; amount_in: string; reserved_out: string; fee: string; status: ReservationStatus;
   deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; payout_id: string | null; refund_payout_id: string | null;
   error_code: string | null; error_message: string | null; created_at: number; expires_at: number; updated_at: number; pending_txid: string | null;
+  payout_cost: string;
 }
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("hex")}`;
@@ -284,8 +286,8 @@ export class BondingStore {
       mintFiled: p("UPDATE bonding_curves SET mint_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND mint_job_id IS NULL"),
       activated: p("UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
       failed: p("UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
-      insertReservation: p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, status, created_at, expires_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
+      insertReservation: p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, payout_cost, status, created_at, expires_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
       reservation: p("SELECT * FROM bonding_reservations WHERE id = ?"),
       heldCounters: p("SELECT held_buy, held_sell, held_valid_until FROM bonding_curves WHERE tick_key = ?"),
       setHeld: p("UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = ? WHERE tick_key = ?"),
@@ -594,7 +596,7 @@ export class BondingStore {
         ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
       } else {
         const q = this.price(state, { side: "SELL", amountIn: request.amountIn });
-        if (q.amountOut < MIN_DOGE_KOINU) throw tooSmall(q.amountOut);
+        if (q.amountOut - this.options.ledger.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) throw tooSmall(q.amountOut);
         const held = this.held(curve.tickKey, "SELL");
         const sold = tokensSold(state);
         if (held + request.amountIn > sold) {
@@ -611,7 +613,10 @@ export class BondingStore {
       }
       this.refuseOverShare(curve, request.address, request.side, request.side === "BUY" ? reservedOut : amountIn, now);
       const id = newId("rsv");
-      this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), now, now + this.reservationSeconds, now);
+      // A buy's DRC-20 payout is paid for on top of its deposit; a sell's DOGE payout pays for itself.
+      const payoutCost = request.side === "BUY" ? this.options.ledger.payoutCosts.drc20Koinu : 0n;
+      this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), payoutCost.toString(),
+        now, now + this.reservationSeconds, now);
       // held() just made the counters valid; this reservation adds to its side's.
       const buy = this.held(curve.tickKey, "BUY") + (request.side === "BUY" ? reservedOut : 0n);
       const sell = this.held(curve.tickKey, "SELL") + (request.side === "SELL" ? amountIn : 0n);
@@ -646,14 +651,10 @@ export class BondingStore {
     // Expired once past its expiry even before a pass marks it.
     const status = r.status === "reserved" && r.expires_at < this.now() ? "expired" : r.status;
     return {
-      id: r.id, tick, side: r.side, address: r.address, amountIn: BigInt(r.amount_in), reservedOut: BigInt(r.reserved_out), feeKoinu: BigInt(r.fee), status,
+      id: r.id, tick, side: r.side, address: r.address, amountIn: BigInt(r.amount_in), payoutCost: BigInt(r.payout_cost), reservedOut: BigInt(r.reserved_out), feeKoinu: BigInt(r.fee), status,
       depositTxid: r.deposit_txid, pendingTxid: r.pending_txid, depositAmount: big(r.deposit_amount), amountOut: big(r.amount_out), payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
       error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
     };
-  }
-
-  private queuePayout(asset: PayoutAsset, tick: string, address: string, amount: bigint, reason: string, refId: string): string {
-    return queuePayout(this.options.db, this.now(), { asset, tick, address, amount, reason, refId });
   }
 
   /**
@@ -690,8 +691,9 @@ export class BondingStore {
       const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
       const isBuy = row.side === "BUY";
       const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
+      const payoutCost = BigInt(row.payout_cost);
       const order: DepositOrder = {
-        kind: isBuy ? "bonding_buy" : "bonding_sell", id, address: row.address, asset, tick: curve.tick, amountIn: BigInt(row.amount_in), expiresAt: row.expires_at,
+        kind: isBuy ? "bonding_buy" : "bonding_sell", id, address: row.address, asset, tick: curve.tick, amountIn: BigInt(row.amount_in) + payoutCost, expiresAt: row.expires_at,
         whose: "the reservation's address",
       };
       const now = this.now();
@@ -711,12 +713,13 @@ export class BondingStore {
         this.s.invalidateHeld.run(row.tick_key);
       };
       const refuse = (error: AppError) => {
-        const refundPayoutId = this.queuePayout(asset, curve.tick, row.address, deposit.amount, `bonding_refund:${error.code}`, id);
-        close("refunded", { refundPayoutId, error });
-        this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: deposit.amount.toString() });
-        return new AppError(error.status, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
+        const refundPayoutId = this.options.ledger.oweRefund(asset, curve.tick, row.address, deposit.amount, `bonding_refund:${error.code}`, id);
+        close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
+        const refundAmount = refundPayoutId ? this.options.ledger.payout(refundPayoutId)!.amount : 0n;
+        this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: refundAmount.toString() });
+        return new AppError(error.status, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: refundAmount.toString() });
       };
-      const amountIn = order.amountIn;
+      const amountIn = BigInt(row.amount_in);
       if (bound.kind === "refund") return refuse(bound.error);
       if (curve.status !== "active") {
         const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
@@ -767,9 +770,11 @@ export class BondingStore {
       }
       this.s.saveState.run(next.virtualDoge.toString(), next.virtualToken.toString(), next.realDoge.toString(), next.realToken.toString(),
         next.feesCollected.toString(), now, curve.tickKey);
-      const payoutId = this.queuePayout(isBuy ? "DRC20" : "DOGE", curve.tick, row.address, amountOut, isBuy ? "bonding_buy" : "bonding_sell", id);
-      const excess = deposit.amount - paid;
-      const refundPayoutId = excess > 0n ? this.queuePayout(asset, curve.tick, row.address, excess, "bonding_excess", id) : undefined;
+      const payoutId = isBuy
+        ? this.options.ledger.oweToken(curve.tick, row.address, amountOut, "bonding_buy", id, payoutCost)
+        : this.options.ledger.oweDoge(curve.tick, row.address, amountOut, "bonding_sell", id)!;
+      const excess = deposit.amount - paid - payoutCost;
+      const refundPayoutId = excess > 0n ? this.options.ledger.oweRefund(asset, curve.tick, row.address, excess, "bonding_excess", id) ?? undefined : undefined;
       close("confirmed", { amountOut, payoutId, refundPayoutId });
       this.log("bonding_confirmed", { reservation: id, tick: curve.tick, side: row.side, amountIn: paid.toString(), amountOut: amountOut.toString() });
       const graduated = isBuy && readyToGraduate(next) && this.graduate(curve.tickKey);

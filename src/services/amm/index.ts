@@ -5,10 +5,10 @@ export type { Deposit, DepositOrder, DepositOutcome, DepositReaderOptions, DogeD
 export { authorizationMessage, orderMessage } from "./orders";
 export type { Authorization, OrderDomain } from "./orders";
 export {
-  AmmLedger, DEFAULT_QUOTE_SECONDS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
+  AmmLedger, DEFAULT_PAYOUT_COSTS, DEFAULT_QUOTE_SECONDS, NO_PAYOUT_COSTS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
   addLiquidityFields, executeSwapFields, parseAmount, priceString,
 } from "./ledger";
-export type { AmmLedgerOptions, PayoutAsset, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
+export type { AmmLedgerOptions, PayoutAsset, PayoutCosts, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";
 export { DEFAULT_AMM_RATE_LIMIT, createAmmApp, createQuoteFastPath } from "./app";
 export type { AmmAppOptions } from "./app";
 export { DEFAULT_CONFIRMATIONS, DEFAULT_INSCRIBER_PROJECT, DRC20_TRANSFER_CONTENT_TYPE, OPEN_PAYOUT_STATUSES, PAYOUT_OWNER, SettlementWorker } from "./settlement";

@@ -68,6 +68,8 @@ export interface SwapRecord {
   quotedOut: bigint;
   minAmountOut: bigint;
   depositAddress: string;
+  /** DOGE the deposit carries on top of `amountIn` for the DRC-20 payout's cost (DOGE_TO_TOKEN; 0 otherwise). */
+  payoutCost: bigint;
   status: SwapStatus;
   depositTxid: string | null;
   depositAmount: bigint | null;
@@ -100,7 +102,31 @@ export interface AmmLedgerOptions {
   tickDeployed: (tick: string) => string | null;
   /** Key of the quotes' HMAC (default: 32 random bytes per process; quotes live a minute). */
   quoteKey?: Uint8Array;
+  /** The operator's cost of each payout, charged to the order that owes it (default: none). */
+  payoutCosts?: PayoutCosts;
 }
+
+/**
+ * What one payout costs the operator, in koinu, charged to the order that owes it (docs/security.md,
+ * threat-model rule 3): a DOGE payout's network fee is withheld from it; a DRC-20 payout's network
+ * fees and postage are paid in DOGE by its order (on top of a DOGE deposit, or withheld from the
+ * order's DOGE payout).
+ */
+export interface PayoutCosts {
+  dogeKoinu: bigint;
+  drc20Koinu: bigint;
+}
+export const NO_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 0n, drc20Koinu: 0n };
+/**
+ * The daemon's default costs: a DOGE payout's network fee, 0.01 DOGE (one kilobyte at Core's
+ * recommended 0.01 DOGE/kB, wallet/fees.ts RECOMMENDED_FEE_RATE: a payout with up to six inputs);
+ * a DRC-20 payout's, 0.1 DOGE (the transfer inscription's commit and reveal fees, its postage,
+ * which goes to the user with the carrier, and the carrier's send). Measured on the devnet at
+ * 0.01 DOGE/kB with 0.01 DOGE of postage (test/adversarial/amm-costs.test.ts, AMM_COSTS_PRINT=1):
+ * two DOGE payouts and one DRC-20 payout cost the custody 1,597,000 koinu and the inscriber
+ * 1,513,000, against 12,000,000 charged; the margin is for higher fee rates and fee bumps.
+ */
+export const DEFAULT_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 1_000_000n, drc20Koinu: 10_000_000n };
 
 /** How long an expired swap that never got a deposit is kept (then pruned). */
 export const EXPIRED_SWAP_KEEP_SECONDS = 86_400;
@@ -115,7 +141,7 @@ interface PoolRow {
 interface PositionRow { tick_key: string; address: string; shares: string; fee_debt: string; unclaimed: string; unclaimed_fraction: string }
 interface SwapRow {
   id: string; quote_id: string; tick_key: string; direction: Direction; address: string; amount_in: string; quoted_out: string; min_amount_out: string;
-  deposit_address: string; status: SwapStatus; deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; fee: string | null;
+  deposit_address: string; payout_cost: string; status: SwapStatus; deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; fee: string | null;
   ledger_seq: number | null; payout_id: string | null; refund_payout_id: string | null; error_code: string | null; error_message: string | null;
   created_at: number; expires_at: number; updated_at: number;
 }
@@ -178,6 +204,8 @@ export class AmmLedger {
   readonly custodyAddress: string;
   /** The deployment every signed message names. */
   readonly domain: OrderDomain;
+  /** The operator's cost of each payout, charged to the orders. */
+  readonly payoutCosts: PayoutCosts;
   private readonly quoteKey: Uint8Array;
   private readonly clock: () => number;
   private readonly quoteSeconds: number;
@@ -190,6 +218,7 @@ export class AmmLedger {
     this.custodyAddress = options.deposits.custodyAddress;
     this.domain = { network: options.network, custodyAddress: this.custodyAddress };
     this.quoteKey = options.quoteKey ?? crypto.randomBytes(32);
+    this.payoutCosts = options.payoutCosts ?? NO_PAYOUT_COSTS;
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.quoteSeconds = options.quoteSeconds ?? DEFAULT_QUOTE_SECONDS;
     this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
@@ -214,8 +243,8 @@ export class AmmLedger {
       ledgerOf: p("SELECT * FROM ledger WHERE tick_key = ? ORDER BY seq"),
       pruneQuotes: p("DELETE FROM quotes WHERE expires_at < ?"),
       pruneSwaps: p("DELETE FROM swaps WHERE status = 'expired' AND deposit_txid IS NULL AND expires_at < ?"),
-      insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, status,
-        created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
+      insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, payout_cost, status,
+        created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
       swap: p("SELECT * FROM swaps WHERE id = ?"),
       swapOfQuote: p("SELECT * FROM swaps WHERE quote_id = ?"),
       swapsOf: p("SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?"),
@@ -319,8 +348,25 @@ export class AmmLedger {
     return this.s.ledgerOf.all(drc20TickKey(tick)) as Record<string, unknown>[];
   }
 
-  private queuePayout(asset: PayoutAsset, tick: string | null, address: string, amount: bigint, reason: string, refId: string): string {
-    return queuePayout(this.options.db, this.now(), { asset, tick, address, amount, reason, refId });
+  /**
+   * Owes `gross` koinu to `address` (inside the caller's write), less the operator's cost of paying
+   * it (`payoutCosts.dogeKoinu`) and of `siblingCostKoinu` (a DRC-20 payout of the same order paid
+   * from this DOGE). Answers the payout's id, or null when the costs take it all (nothing is sent).
+   */
+  oweDoge(tick: string | null, address: string, gross: bigint, reason: string, refId: string, siblingCostKoinu = 0n): string | null {
+    const net = gross - this.payoutCosts.dogeKoinu - siblingCostKoinu;
+    if (net <= 0n) return null;
+    return queuePayout(this.options.db, this.now(), { asset: "DOGE", tick, address, amount: net, reason, refId, costKoinu: this.payoutCosts.dogeKoinu });
+  }
+
+  /** Owes `amount` of `tick` to `address` (inside the caller's write); `paidKoinu`: the DOGE its order paid toward its cost (0: the operator's). */
+  oweToken(tick: string, address: string, amount: bigint, reason: string, refId: string, paidKoinu: bigint): string {
+    return queuePayout(this.options.db, this.now(), { asset: "DRC20", tick, address, amount, reason, refId, costKoinu: paidKoinu });
+  }
+
+  /** Owes a deposit back in full to its payer: DOGE less its payout cost; DRC-20 at the operator's cost (there is no DOGE to charge). */
+  oweRefund(asset: PayoutAsset, tick: string, address: string, amount: bigint, reason: string, refId: string): string | null {
+    return asset === "DOGE" ? this.oweDoge(tick, address, amount, reason, refId) : this.oweToken(tick, address, amount, reason, refId, 0n);
   }
 
   payout(id: string): PayoutRecord | null {
@@ -363,6 +409,11 @@ export class AmmLedger {
     }
     const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
     if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
+    if (request.direction === "TOKEN_TO_DOGE" && amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+      throw unprocessable("AMOUNT_TOO_SMALL", `the swap pays ${amountOut} koinu; less its payout's cost ${this.payoutCosts.dogeKoinu} that is below ${MIN_DOGE_KOINU}`, {
+        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: amountOut.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
+      });
+    }
     const impact = priceImpactBps(pool.dogeReserve, pool.tokenReserve, request.direction, amountIn, { amountOut, fee });
     const now = this.now();
     const terms = {
@@ -426,8 +477,10 @@ export class AmmLedger {
       const now = this.now();
       if (quote.expiresAt <= now) throw unprocessable("QUOTE_EXPIRED", `quote ${quoteId} expired at ${quote.expiresAt}; ask for a new one`, { quote_id: quoteId, expires_at: quote.expiresAt });
       const id = newId("swp");
+      // A DRC-20 payout's cost rides on the DOGE deposit; a DOGE payout's is withheld from it.
+      const payoutCost = quote.direction === "DOGE_TO_TOKEN" ? this.payoutCosts.drc20Koinu : 0n;
       this.s.insertSwap.run(id, quoteId, drc20TickKey(quote.tick), quote.direction, address, quote.amountIn.toString(), quote.amountOut.toString(),
-        quote.minAmountOut.toString(), this.custodyAddress, now, now + this.swapSeconds, now);
+        quote.minAmountOut.toString(), this.custodyAddress, payoutCost.toString(), now, now + this.swapSeconds, now);
       return { swap: this.swap(id)!, created: true };
     });
   }
@@ -447,7 +500,7 @@ export class AmmLedger {
     }
     return {
       id: r.id, quoteId: r.quote_id, tick, direction: r.direction, address: r.address, amountIn: BigInt(r.amount_in), quotedOut: BigInt(r.quoted_out),
-      minAmountOut: BigInt(r.min_amount_out), depositAddress: r.deposit_address, status, depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount),
+      minAmountOut: BigInt(r.min_amount_out), depositAddress: r.deposit_address, payoutCost: BigInt(r.payout_cost), status, depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount),
       amountOut: big(r.amount_out), fee: big(r.fee), ledgerSeq: r.ledger_seq, payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
       error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
     };
@@ -497,8 +550,9 @@ export class AmmLedger {
       const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
       const dogeIn = row.direction === "DOGE_TO_TOKEN";
       const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
+      const payoutCost = BigInt(row.payout_cost);
       const order: DepositOrder = {
-        kind: "swap", id: swapId, address: row.address, asset, tick, amountIn: BigInt(row.amount_in), expiresAt: row.expires_at, whose: "the swap's address",
+        kind: "swap", id: swapId, address: row.address, asset, tick, amountIn: BigInt(row.amount_in) + payoutCost, expiresAt: row.expires_at, whose: "the swap's address",
       };
       const now = this.now();
       const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
@@ -512,15 +566,17 @@ export class AmmLedger {
         return { swap: this.swap(swapId)!, outcome: "pending" };
       }
       const deposit = bound.deposit;
-      const amountIn = order.amountIn;
+      const amountIn = BigInt(row.amount_in);
       const close = (status: SwapStatus, fields: { amountOut?: bigint; fee?: bigint; ledgerSeq?: number; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
         this.s.swapClosed.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.fee?.toString() ?? null,
           fields.ledgerSeq ?? null, fields.payoutId ?? null, fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, swapId);
       };
       const refuse = (error: AppError) => {
-        const refundPayoutId = this.queuePayout(asset, tick, row.address, deposit.amount, `swap_refund:${error.code}`, swapId);
-        close("refunded", { refundPayoutId, error });
-        return new AppError(error.status, error.code, error.message, { ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: deposit.amount.toString() });
+        const refundPayoutId = this.oweRefund(asset, tick, row.address, deposit.amount, `swap_refund:${error.code}`, swapId);
+        close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
+        return new AppError(error.status, error.code, error.message, {
+          ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: (refundPayoutId ? this.payout(refundPayoutId)!.amount : 0n).toString(),
+        });
       };
       if (bound.kind === "refund") return refuse(bound.error);
       const before = this.pool(tick)!.pool;
@@ -532,6 +588,11 @@ export class AmmLedger {
         return refuse(unprocessable("MIN_OUT_NOT_MET", `the pool cannot fill the swap now (${error.code}); the deposit is refunded`, { reason: error.code }));
       }
       const minOut = BigInt(row.min_amount_out);
+      if (!dogeIn && swapped.amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${swapped.amountOut} koinu, too little to cover its payout's cost ${this.payoutCosts.dogeKoinu} and a payout; the deposit is refunded`, {
+          amount_out: swapped.amountOut.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
+        }));
+      }
       if (swapped.amountOut < minOut) {
         return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${swapped.amountOut}, below its minimum ${minOut}; the deposit is refunded`, {
           amount_out: swapped.amountOut.toString(), min_amount_out: minOut.toString(),
@@ -539,9 +600,11 @@ export class AmmLedger {
       }
       this.savePool(row.tick_key, swapped.pool);
       const ledgerSeq = this.record({ tickKey: row.tick_key, kind: "swap", refId: swapId, address: row.address, direction: row.direction, amountIn, amountOut: swapped.amountOut, fee: swapped.fee, before, after: swapped.pool });
-      const payoutId = this.queuePayout(dogeIn ? "DRC20" : "DOGE", tick, row.address, swapped.amountOut, "swap", swapId);
-      const excess = deposit.amount - amountIn;
-      const refundPayoutId = excess > 0n ? this.queuePayout(asset, tick, row.address, excess, "swap_excess", swapId) : undefined;
+      const payoutId = dogeIn
+        ? this.oweToken(tick, row.address, swapped.amountOut, "swap", swapId, payoutCost)
+        : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId)!;
+      const excess = deposit.amount - amountIn - payoutCost;
+      const refundPayoutId = excess > 0n ? this.oweRefund(asset, tick, row.address, excess, "swap_excess", swapId) ?? undefined : undefined;
       close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
       return { swap: this.swap(swapId)!, outcome: "executed" };
     });
@@ -593,10 +656,16 @@ export class AmmLedger {
       const order: DepositOrder = {
         kind: "refund", id, address: request.address, asset: request.asset, tick: request.tick ?? "", amountIn: 0n, expiresAt: null, whose: "the signing address",
       };
-      const bound = bindDeposit(this.options.deposits, this.used, order, request.depositTxid, this.now());
+      const bound = inspectDeposit(this.options.deposits, this.used, order, request.depositTxid);
       if (bound.kind === "refused") throw bound.error;
       if (bound.kind === "pending") throw pendingError(bound, request.depositTxid, this.options.deposits);
-      return this.payout(this.queuePayout(request.asset, request.asset === "DOGE" ? null : request.tick, request.address, bound.deposit.amount, "deposit_refund", id))!;
+      if (request.asset === "DOGE" && bound.deposit.amount <= this.payoutCosts.dogeKoinu) {
+        throw unprocessable("REFUND_BELOW_COST", `the deposit is ${bound.deposit.amount} koinu, not more than the ${this.payoutCosts.dogeKoinu}-koinu cost of paying it back`, {
+          deposit_amount: bound.deposit.amount.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
+        });
+      }
+      consumeDeposit(this.used, order, bound, this.now());
+      return this.payout(this.oweRefund(request.asset, request.tick ?? "", request.address, bound.deposit.amount, "deposit_refund", id)!)!;
     });
   }
 
@@ -656,17 +725,17 @@ export class AmmLedger {
         const refusal = error instanceof AmmMathError ? unprocessable(error.code, `${error.message}; both deposits are refunded`) : error;
         if (!(refusal instanceof AppError)) throw error;
         const refunds = [
-          this.queuePayout("DOGE", record.tick, request.address, doge!.amount, `liquidity_refund:${refusal.code}`, id),
-          this.queuePayout("DRC20", record.tick, request.address, token!.amount, `liquidity_refund:${refusal.code}`, id),
-        ];
+          this.oweRefund("DOGE", record.tick, request.address, doge.amount, `liquidity_refund:${refusal.code}`, id),
+          this.oweRefund("DRC20", record.tick, request.address, token.amount, `liquidity_refund:${refusal.code}`, id),
+        ].filter((payoutId) => payoutId !== null);
         this.s.insertLiquidity.run(id, record.tickKey, request.address, "add_refunded", request.dogeTxid, request.tokenTxid, "0", "0", "0", "0", 0, now);
         return new AppError(refusal.status, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
       }
       this.savePool(record.tickKey, added.pool);
       this.savePosition(record.tickKey, request.address, added.position);
       const seq = this.record({ tickKey: record.tickKey, kind: "add", refId: id, address: request.address, before, after: added.pool });
-      if (added.dogeRefund > 0n) this.queuePayout("DOGE", record.tick, request.address, added.dogeRefund, "liquidity_excess", id);
-      if (added.tokenRefund > 0n) this.queuePayout("DRC20", record.tick, request.address, added.tokenRefund, "liquidity_excess", id);
+      if (added.dogeRefund > 0n) this.oweRefund("DOGE", record.tick, request.address, added.dogeRefund, "liquidity_excess", id);
+      if (added.tokenRefund > 0n) this.oweRefund("DRC20", record.tick, request.address, added.tokenRefund, "liquidity_excess", id);
       this.s.insertLiquidity.run(id, record.tickKey, request.address, "add", request.dogeTxid, request.tokenTxid, added.dogeUsed.toString(), added.tokenUsed.toString(),
         added.shares.toString(), "0", seq, now);
       return { operation: this.liquidityOp(id)!, created: true };
@@ -745,14 +814,22 @@ export class AmmLedger {
       } catch (error) {
         mathError(error);
       }
+      // Both payouts' costs come out of the DOGE side: it must cover them and still pay something.
+      const dogeOut = removed.doge + removed.fees;
+      const tokenCost = removed.token > 0n ? this.payoutCosts.drc20Koinu : 0n;
+      const removalCost = this.payoutCosts.dogeKoinu + tokenCost;
+      if (removalCost > 0n && dogeOut - removalCost < MIN_DOGE_KOINU) {
+        throw unprocessable("WITHDRAWAL_BELOW_COST", `the removal pays ${dogeOut} koinu, too little to cover its payouts' cost ${removalCost} and a payout; remove more shares`, {
+          doge_out: dogeOut.toString(), payout_cost: removalCost.toString(), min_koinu: MIN_DOGE_KOINU.toString(),
+        });
+      }
       const id = newId("liq");
       const now = this.now();
       this.savePool(record.tickKey, removed.pool);
       this.savePosition(record.tickKey, auth.address, removed.position);
       const seq = this.record({ tickKey: record.tickKey, kind: "remove", refId: id, address: auth.address, before: record.pool, after: removed.pool });
-      const dogeOut = removed.doge + removed.fees;
-      if (dogeOut > 0n) this.queuePayout("DOGE", record.tick, auth.address, dogeOut, "liquidity_remove", id);
-      if (removed.token > 0n) this.queuePayout("DRC20", record.tick, auth.address, removed.token, "liquidity_remove", id);
+      this.oweDoge(record.tick, auth.address, dogeOut, "liquidity_remove", id, tokenCost);
+      if (removed.token > 0n) this.oweToken(record.tick, auth.address, removed.token, "liquidity_remove", id, tokenCost);
       this.s.insertLiquidity.run(id, record.tickKey, auth.address, "remove", null, null, removed.doge.toString(), removed.token.toString(), removed.shares.toString(),
         removed.fees.toString(), seq, now);
       return this.liquidityOp(id)!;
@@ -813,15 +890,17 @@ export class AmmLedger {
         updates.push([row.tick_key, claimed.pool, claimed.position]);
       }
       if (amount === 0n) throw unprocessable("NOTHING_TO_CLAIM", `${auth.address} has no fees to claim`, { address: auth.address });
-      if (amount < MIN_DOGE_KOINU) {
-        throw unprocessable("CLAIM_TOO_SMALL", `${amount} koinu is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`, { claimable: amount.toString(), min_koinu: MIN_DOGE_KOINU.toString() });
+      if (amount - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+        throw unprocessable("CLAIM_TOO_SMALL", `${amount} koinu, less the payout's cost ${this.payoutCosts.dogeKoinu}, is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`, {
+          claimable: amount.toString(), min_koinu: MIN_DOGE_KOINU.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
+        });
       }
       for (const [tickKey, pool, position] of updates) {
         this.savePool(tickKey, pool);
         this.savePosition(tickKey, auth.address, position);
       }
       const id = newId("clm");
-      const payoutId = this.queuePayout("DOGE", null, auth.address, amount, "fee_claim", id);
+      const payoutId = this.oweDoge(null, auth.address, amount, "fee_claim", id)!;
       this.s.insertClaim.run(id, auth.address, auth.nonce, amount.toString(), JSON.stringify(pools), payoutId, this.now());
       return { id, amount, pools, payoutId };
     });

@@ -24,6 +24,10 @@
  *   deposit; SELL: DOGE reserved for an exact token deposit) and how each was closed. Their
  *   deposits are consumed in `deposits` (kind bonding_buy / bonding_sell) and paid through `payouts`.
  * - bonding_api_keys: the operators' launch keys, sha256 only.
+ *
+ * Version 5 (payout costs, docs/security.md): each payout's `cost_koinu` (the DOGE its order paid
+ * toward the operator's network fee and postage for it), and each swap's and reservation's
+ * `payout_cost` (the DOGE its deposit carries on top of the trade for a DRC-20 payout).
  */
 import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
 
@@ -262,6 +266,16 @@ ALTER TABLE bonding_curves ADD COLUMN held_valid_until INTEGER NOT NULL DEFAULT 
     sql: `
 ALTER TABLE bonding_reservations ADD COLUMN pending_txid TEXT;
 CREATE INDEX bonding_reservations_pending ON bonding_reservations (pending_txid) WHERE pending_txid IS NOT NULL;
+`,
+  },
+  {
+    version: 5,
+    description: "the operator's payout costs charged to the orders (per payout, per swap and reservation), and swaps found by their quote",
+    sql: `
+ALTER TABLE payouts ADD COLUMN cost_koinu TEXT NOT NULL DEFAULT '0';
+ALTER TABLE swaps ADD COLUMN payout_cost TEXT NOT NULL DEFAULT '0';
+ALTER TABLE bonding_reservations ADD COLUMN payout_cost TEXT NOT NULL DEFAULT '0';
+CREATE INDEX swaps_by_quote ON swaps (quote_id);
 `,
   },
 ];

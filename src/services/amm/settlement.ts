@@ -113,6 +113,8 @@ export interface Payout {
   confirmedHeight: number | null;
   error: string | null;
   attempts: number;
+  /** DOGE (koinu) the payout's order paid toward the operator's cost of it (withheld from a DOGE payout, or charged on the order's DOGE side). */
+  costKoinu: bigint;
   createdAt: number;
   updatedAt: number;
 }
@@ -151,6 +153,7 @@ interface PayoutRow {
   confirmed_height: number | null;
   error: string | null;
   attempts: number;
+  cost_koinu: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -165,7 +168,8 @@ function statementsOf(db: Sqlite) {
   let found: { insert: Statement; get: Statement } | undefined = payoutStatements.get(db);
   if (!found) {
     found = {
-      insert: db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`),
+      insert: db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, cost_koinu, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`),
       get: db.prepare("SELECT * FROM payouts WHERE id = ?"),
     };
     payoutStatements.set(db, found);
@@ -177,9 +181,12 @@ function statementsOf(db: Sqlite) {
  * Queues a payout (status `queued`) inside the caller's transaction, so that it is owed exactly
  * when the ledger change that owes it is made; answers its id.
  */
-export function queuePayout(db: Sqlite, now: number, payout: { asset: PayoutAsset; tick: string | null; address: string; amount: bigint; reason: string; refId: string }): string {
+export function queuePayout(
+  db: Sqlite, now: number, payout: { asset: PayoutAsset; tick: string | null; address: string; amount: bigint; reason: string; refId: string; costKoinu?: bigint },
+): string {
   const id = `pay_${crypto.randomBytes(12).toString("hex")}`;
-  statementsOf(db).insert.run(id, payout.asset, payout.asset === "DRC20" ? payout.tick : null, payout.address, payout.amount.toString(), payout.reason, payout.refId, now, now);
+  statementsOf(db).insert.run(id, payout.asset, payout.asset === "DRC20" ? payout.tick : null, payout.address, payout.amount.toString(), payout.reason, payout.refId,
+    (payout.costKoinu ?? 0n).toString(), now, now);
   return id;
 }
 
@@ -193,7 +200,7 @@ function toPayout(row: PayoutRow): Payout {
   return {
     id: row.id, asset: row.asset as PayoutAsset, tick: row.tick, address: row.address, amount: BigInt(row.amount), reason: row.reason, refId: row.ref_id,
     status: row.status as PayoutStatus, inscriberJobId: row.inscriber_job_id, inscriptionId: row.inscription_id, txid: row.txid,
-    confirmedHeight: row.confirmed_height, error: row.error, attempts: row.attempts, createdAt: row.created_at, updatedAt: row.updated_at,
+    confirmedHeight: row.confirmed_height, error: row.error, attempts: row.attempts, costKoinu: BigInt(row.cost_koinu ?? "0"), createdAt: row.created_at, updatedAt: row.updated_at,
   };
 }
 

@@ -1,0 +1,142 @@
+/**
+ * The operator's costs of paying out are charged to the orders, never to the custody's float
+ * (issue 16, threat-model rule 3): on the devnet, with the daemon's default payout costs, a
+ * DOGE -> token swap carries its DRC-20 payout's cost on top of its deposit, a token -> DOGE swap
+ * has its payout's network fee withheld, and when the settlement worker has paid both (DOGE from
+ * the custody wallet, the DRC-20 transfer through the real inscriber) what the operator's wallets
+ * spent is at most what the orders paid toward it.
+ */
+import { expect } from "chai";
+import path from "node:path";
+import type { Server } from "node:http";
+import { NETWORKS, signMessage } from "../../src/doge";
+import {
+  AmmLedger, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase,
+} from "../../src/services/amm";
+import { InscriberHttp } from "../../src/services/inscriber/client";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
+import { jsonRequest } from "../helpers/http";
+import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { until } from "../helpers/wait";
+
+const DOGE = KOINU_PER_DOGE;
+const TICK = "COST";
+
+describe("adversarial: the operator's payout costs are charged to the orders (issue 16)", function () {
+  this.timeout(600_000);
+  let stack: LaunchpadStack;
+  let ammDb: ReturnType<typeof openAmmDatabase>;
+  let ledger: AmmLedger;
+  let custodyWallet: HotWallet;
+  let settlement: SettlementWorker;
+  let server: Server;
+  let base: string;
+  let inscriberAddress: string;
+  const custody = newKey();
+  const trader = newKey();
+  const deployer = newKey();
+
+  const call = (method: string, p: string, body?: unknown): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, body === undefined ? {} : { body });
+  const show = (answer: Answer) => `${answer.status} ${JSON.stringify(answer.body)}`;
+  const execute = async (key: TestKey, swapId: string, depositTxid: string): Promise<Answer> => {
+    const { message } = (await call("GET", `/auth/message?${new URLSearchParams({ action: "execute-swap", swapId, depositTxid })}`)).body;
+    return call("POST", "/swap/execute", { swapId, depositTxid, signature: signMessage(message, key.privateKey) });
+  };
+  const confirmed = (address: string) => stack.queries.balance(address).confirmedKoinu;
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+    ammDb = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, stack.indexDb, custody.address, { confirmations: 1, serviceAddresses: [inscriberAddress] });
+    const tickRow = stack.indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
+    ledger = new AmmLedger({
+      db: ammDb, network: NETWORKS.regtest, deposits, payoutCosts: DEFAULT_PAYOUT_COSTS,
+      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+    });
+    custodyWallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+    settlement = new SettlementWorker({
+      db: ammDb, wallet: custodyWallet, queries: stack.queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
+      inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+    });
+    server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+    // The pool, seeded from what the custody holds: 1,000 DOGE and 1,000,000 COST minted to it.
+    await deployTick(stack.devnet, deployer, TICK, 21_000_000n, 1_000_000n);
+    await stack.mine();
+    await mintTick(stack.devnet, custody, TICK, 1_000_000n);
+    await mintTick(stack.devnet, trader, TICK, 1_000_000n);
+    for (let i = 0; i < 3; i++) await faucetCoin(stack.devnet, custody, 500);
+    await stack.mine();
+    ledger.seedPool({ tick: TICK, doge: 1_000n * DOGE, token: 1_000_000n, provider: custody.address, refId: "cost-seed", holdings: { doge: confirmed(custody.address), token: 1_000_000n } });
+  });
+
+  after(async () => {
+    server?.close();
+    await stack?.stop();
+  });
+
+  it("takes a DRC-20 payout's cost on top of the deposit and a DOGE payout's from the payout, and the operator's wallets spend no more than that", async () => {
+    const { dogeKoinu, drc20Koinu } = DEFAULT_PAYOUT_COSTS;
+    // DOGE -> COST: the deposit is the trade plus the DRC-20 payout's cost.
+    const buyQuote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString(), slippageBps: 100 })).body;
+    expect(buyQuote).to.include({ payoutCost: drc20Koinu.toString(), depositAmount: (10n * DOGE + drc20Koinu).toString() });
+    const buy = (await call("POST", "/swap/create", { quoteId: buyQuote.quoteId, address: trader.address })).body;
+    expect(buy).to.include({ depositAmount: (10n * DOGE + drc20Koinu).toString(), payoutCost: drc20Koinu.toString() });
+    const coin = await faucetCoin(stack.devnet, trader, 20);
+    await stack.mine();
+    // A deposit of only the trade's amount is short by the cost: refunded, less the refund's own cost.
+    const shortSwap = (await call("POST", "/swap/create", { quoteId: (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (2n * DOGE).toString() })).body.quoteId, address: trader.address })).body;
+    const paid = await pay(stack.devnet, trader, [coin], [{ script: custody.script, value: 10n * DOGE + drc20Koinu }]);
+    const short = await pay(stack.devnet, trader, [paid.change!], [{ script: custody.script, value: 2n * DOGE }]);
+    await stack.mine();
+    const bought = await execute(trader, buy.swapId, paid.txid);
+    expect([bought.status, bought.body.status], show(bought)).to.deep.equal([200, "executed"]);
+    expect(bought.body.amountOut).to.equal(buyQuote.amountOut);
+    expect(bought.body.payout).to.include({ asset: "DRC20", amount: buyQuote.amountOut, costKoinu: drc20Koinu.toString() });
+    const refused = await execute(trader, shortSwap.swapId, short.txid);
+    expect([refused.status, refused.body.error.code], show(refused)).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
+    expect(refused.body.error.details.refund_amount).to.equal((2n * DOGE - dogeKoinu).toString());
+
+    // COST -> DOGE: the payout is the trade's output less the DOGE payout's cost.
+    const inscribed = await inscribeTransfer(stack.devnet, trader, TICK, 50_000n);
+    await stack.mine();
+    const tokenTxid = await sendTransfer(stack.devnet, trader, inscribed, custody.script);
+    const sellQuote = (await call("POST", "/swap/quote", { tick: TICK, direction: "TOKEN_TO_DOGE", amountIn: "50000", slippageBps: 100 })).body;
+    expect(sellQuote).to.include({ payoutCost: dogeKoinu.toString(), payoutAmount: (BigInt(sellQuote.amountOut) - dogeKoinu).toString() });
+    const sell = (await call("POST", "/swap/create", { quoteId: sellQuote.quoteId, address: trader.address })).body;
+    await stack.mine();
+    const sold = await execute(trader, sell.swapId, tokenTxid);
+    expect([sold.status, sold.body.status], show(sold)).to.deep.equal([200, "executed"]);
+    expect(sold.body.payout).to.include({ asset: "DOGE", amount: (BigInt(sold.body.amountOut) - dogeKoinu).toString(), costKoinu: dogeKoinu.toString() });
+
+    // Settle every payout; what the custody and the inscriber spent on them is what the orders paid at most.
+    await custodyWallet.sync();
+    const payouts = ammDb.prepare("SELECT asset, amount, cost_koinu FROM payouts").all() as { asset: string; amount: string; cost_koinu: string }[];
+    expect(payouts.map((p) => p.asset).sort()).to.deep.equal(["DOGE", "DOGE", "DRC20"]);
+    const dogePaidOut = payouts.filter((p) => p.asset === "DOGE").reduce((sum, p) => sum + BigInt(p.amount), 0n);
+    const charged = payouts.reduce((sum, p) => sum + BigInt(p.cost_koinu), 0n);
+    const before = { custody: confirmed(custody.address), inscriber: confirmed(inscriberAddress) };
+    await until("every payout confirmed", async () => {
+      await settlement.runOnce();
+      await stack.mine();
+      await stack.platform.checkConfirmations();
+      const failed = ammDb.prepare("SELECT id, error FROM payouts WHERE status = 'failed'").all();
+      if (failed.length > 0) throw new Error(`payouts failed: ${JSON.stringify(failed)}`);
+      return (ammDb.prepare("SELECT COUNT(*) AS n FROM payouts WHERE status <> 'confirmed'").get() as { n: number }).n === 0;
+    }, 240_000);
+    const custodySpent = before.custody - confirmed(custody.address) - dogePaidOut;
+    const inscriberSpent = before.inscriber - confirmed(inscriberAddress);
+    if (process.env.AMM_COSTS_PRINT) process.stdout.write(`      custody spent ${custodySpent}, inscriber spent ${inscriberSpent}, orders paid ${charged} koinu\n`);
+    expect(custodySpent > 0n && inscriberSpent > 0n, `custody spent ${custodySpent}, inscriber ${inscriberSpent}`).to.equal(true);
+    expect(custodySpent + inscriberSpent <= charged, `the operator spent ${custodySpent} + ${inscriberSpent} koinu; the orders paid ${charged}`).to.equal(true);
+  });
+});
