@@ -304,6 +304,7 @@ export class BondingStore {
       liveOfAddressOnCurve: p(`SELECT side, amount_in, reserved_out FROM bonding_reservations
         WHERE address = ? AND tick_key = ? AND status = 'reserved' AND expires_at >= ?`),
       expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
+      pruneExpired: p(`DELETE FROM bonding_reservations WHERE status = 'expired' AND deposit_txid IS NULL AND pending_txid IS NULL AND expires_at < ?`),
       closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
       setPending: p("UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')"),
@@ -472,6 +473,8 @@ export class BondingStore {
     let seeded = 0;
     const expired = this.s.expire.run(this.now(), this.now()).changes;
     if (expired > 0) this.s.invalidateAllHeld.run();
+    // Reservations that expired unpaid and unannounced hold nothing and owe nothing: kept a day, then dropped.
+    this.s.pruneExpired.run(this.now() - PENDING_CONFIRM_SECONDS);
     // Announced payments that are mined now; looked for up to a day after their reservation expired.
     for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as { id: string; pending_txid: string }[]) {
       try {

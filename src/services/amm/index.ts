@@ -5,7 +5,7 @@ export type { Deposit, DepositOrder, DepositOutcome, DepositReaderOptions, DogeD
 export { authorizationMessage, orderMessage } from "./orders";
 export type { Authorization, OrderDomain } from "./orders";
 export {
-  AmmLedger, DEFAULT_PAYOUT_COSTS, DEFAULT_QUOTE_SECONDS, NO_PAYOUT_COSTS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
+  AmmLedger, DEFAULT_PAYOUT_COSTS, DEFAULT_QUOTE_SECONDS, EXPIRED_SWAP_KEEP_SECONDS, NO_PAYOUT_COSTS, DEFAULT_SLIPPAGE_BPS, DEFAULT_SWAP_SECONDS, DEPOSIT_GRACE_SECONDS, MAX_AUTHORIZATION_SECONDS, MIN_DOGE_KOINU,
   addLiquidityFields, executeSwapFields, parseAmount, priceString,
 } from "./ledger";
 export type { AmmLedgerOptions, PayoutAsset, PayoutCosts, PayoutRecord, PoolRecord, QuoteRecord, SwapRecord, SwapStatus } from "./ledger";

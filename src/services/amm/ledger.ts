@@ -243,6 +243,7 @@ export class AmmLedger {
       ledgerOf: p("SELECT * FROM ledger WHERE tick_key = ? ORDER BY seq"),
       pruneQuotes: p("DELETE FROM quotes WHERE expires_at < ?"),
       pruneSwaps: p("DELETE FROM swaps WHERE status = 'expired' AND deposit_txid IS NULL AND expires_at < ?"),
+      pruneNonces: p("DELETE FROM auth_nonces WHERE used_at < ?"),
       insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, payout_cost, status,
         created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
       swap: p("SELECT * FROM swaps WHERE id = ?"),
@@ -453,12 +454,19 @@ export class AmmLedger {
   }
 
   /**
-   * Drops what strangers' requests left behind: swaps that expired without a deposit more than
-   * EXPIRED_SWAP_KEEP_SECONDS ago, and the quote rows of earlier versions (quotes are stateless now).
+   * Drops what requests left behind that nothing needs any more: swaps that expired without a
+   * deposit more than EXPIRED_SWAP_KEEP_SECONDS ago, the quote rows of earlier versions (quotes are
+   * stateless now), and authorization nonces used before any authorization still valid could have
+   * been signed (an authorization lives at most MAX_AUTHORIZATION_SECONDS, and an expired one is
+   * refused before its nonce is looked at, so its nonce can no longer be replayed).
    */
-  prune(): { swaps: number; quotes: number } {
+  prune(): { swaps: number; quotes: number; nonces: number } {
     const before = this.now() - EXPIRED_SWAP_KEEP_SECONDS;
-    return { swaps: this.s.pruneSwaps.run(before).changes, quotes: this.s.pruneQuotes.run(before).changes };
+    return {
+      swaps: this.s.pruneSwaps.run(before).changes,
+      quotes: this.s.pruneQuotes.run(before).changes,
+      nonces: this.s.pruneNonces.run(this.now() - MAX_AUTHORIZATION_SECONDS - 60).changes,
+    };
   }
 
   // -------------------------------------------------------------------------------- swaps
