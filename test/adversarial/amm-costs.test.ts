@@ -4,7 +4,9 @@
  * DOGE -> token swap carries its DRC-20 payout's cost on top of its deposit, a token -> DOGE swap
  * has its payout's network fee withheld, and when the settlement worker has paid both (DOGE from
  * the custody wallet, the DRC-20 transfer through the real inscriber) what the operator's wallets
- * spent is at most what the orders paid toward it.
+ * spent is at most what the orders paid toward it. On a bonding curve launched by the operator, a
+ * BUY reservation's deposit carries its DRC-20 payout's cost and a SELL's DOGE payout is paid less
+ * its cost, and again the operator's wallets spend no more than what those orders paid.
  */
 import { expect } from "chai";
 import path from "node:path";
@@ -13,6 +15,8 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import {
   AmmLedger, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase,
 } from "../../src/services/amm";
+import { mountBonding } from "../../src/services/amm/bonding-app";
+import { BondingStore } from "../../src/services/amm/bonding-store";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
@@ -24,6 +28,9 @@ import { until } from "../helpers/wait";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "COST";
+/** The bonding curve the operator launches (after the pool's test). */
+const CURVE = "CSTB";
+const CURVE_PARAMS = { totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
 
 describe("adversarial: the operator's payout costs are charged to the orders (issue 16)", function () {
   this.timeout(600_000);
@@ -32,6 +39,8 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
   let ledger: AmmLedger;
   let custodyWallet: HotWallet;
   let settlement: SettlementWorker;
+  let store: BondingStore;
+  let apiKey: string;
   let server: Server;
   let base: string;
   let inscriberAddress: string;
@@ -65,7 +74,15 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
       db: ammDb, wallet: custodyWallet, queries: stack.queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
       inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
-    server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");
+    // The bonding routes, as the daemon mounts them (no share cap: one buyer takes what it likes).
+    store = new BondingStore({
+      db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      inscriberProject: "launchpad", maxReservationShareBps: 10_000,
+    });
+    apiKey = store.issueApiKey("costs operator").key;
+    server = createAmmApp({
+      ledger, network: NETWORKS.regtest, rateLimit: 0, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+    }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
@@ -138,5 +155,135 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
     if (process.env.AMM_COSTS_PRINT) process.stdout.write(`      custody spent ${custodySpent}, inscriber spent ${inscriberSpent}, orders paid ${charged} koinu\n`);
     expect(custodySpent > 0n && inscriberSpent > 0n, `custody spent ${custodySpent}, inscriber ${inscriberSpent}`).to.equal(true);
     expect(custodySpent + inscriberSpent <= charged, `the operator spent ${custodySpent} + ${inscriberSpent} koinu; the orders paid ${charged}`).to.equal(true);
+  });
+
+  describe("on a bonding curve", () => {
+    let nonceCounter = 0;
+    /** `key` reserves on the curve, signing the reservation. */
+    const reserve = async (key: TestKey, side: "BUY" | "SELL", amountIn: bigint): Promise<Answer> => {
+      const order = { side, address: key.address, amountIn: amountIn.toString() };
+      const auth = { nonce: `costs-${process.pid}-${++nonceCounter}`, expiresAt: String(Math.floor(Date.now() / 1000) + 300) };
+      const { message } = (await call("GET", `/auth/message?${new URLSearchParams({ action: "bonding-reserve", symbol: CURVE, ...order, ...auth })}`)).body;
+      return call("POST", `/bonding/${CURVE}/reserve`, { ...order, nonce: auth.nonce, expiresAt: Number(auth.expiresAt), signature: signMessage(message, key.privateKey) });
+    };
+    /** `key` confirms its reservation with `depositTxid`, signing the bonding-confirm order. */
+    const confirm = async (key: TestKey, reservationId: string, depositTxid: string): Promise<Answer> => {
+      const { message } = (await call("GET", `/auth/message?${new URLSearchParams({ action: "bonding-confirm", reservationId, depositTxid })}`)).body;
+      return call("POST", "/bonding/confirm", { reservationId, depositTxid, signature: signMessage(message, key.privateKey) });
+    };
+    const curveNow = async (): Promise<any> => (await call("GET", `/bonding/${CURVE}`)).body;
+    /**
+     * Settles every queued payout of `refIds` (the custody pays DOGE, the inscriber inscribes DRC-20
+     * transfers) and answers what the operator's wallets spent on them beyond the DOGE paid out, and
+     * what their orders paid toward it.
+     */
+    const settle = async (refIds: string[]): Promise<{ spent: bigint; charged: bigint; detail: string }> => {
+      await stack.mine();
+      await custodyWallet.sync();
+      const marks = refIds.map(() => "?").join(", ");
+      const payouts = ammDb.prepare(`SELECT id, asset, amount, cost_koinu FROM payouts WHERE ref_id IN (${marks})`).all(...refIds) as { id: string; asset: string; amount: string; cost_koinu: string }[];
+      const dogePaidOut = payouts.filter((p) => p.asset === "DOGE").reduce((sum, p) => sum + BigInt(p.amount), 0n);
+      const charged = payouts.reduce((sum, p) => sum + BigInt(p.cost_koinu), 0n);
+      const before = { custody: confirmed(custody.address), inscriber: confirmed(inscriberAddress) };
+      await until(`the payouts of ${refIds.join(", ")} confirmed`, async () => {
+        await settlement.runOnce();
+        await stack.mine();
+        await stack.platform.checkConfirmations();
+        const open = payouts.map((p) => settlement.payout(p.id)!);
+        const failed = open.filter((p) => p.status === "failed");
+        if (failed.length > 0) throw new Error(`payouts failed: ${JSON.stringify(failed.map((p) => [p.id, p.error]))}`);
+        return open.every((p) => p.status === "confirmed");
+      }, 240_000);
+      const custodySpent = before.custody - confirmed(custody.address) - dogePaidOut;
+      const inscriberSpent = before.inscriber - confirmed(inscriberAddress);
+      return { spent: custodySpent + inscriberSpent, charged, detail: `custody spent ${custodySpent}, inscriber spent ${inscriberSpent}, orders paid ${charged} koinu` };
+    };
+
+    it("a BUY's deposit is amountIn + the DRC-20 payout's cost (recorded on its payout), a SELL's DOGE payout is paid less its cost, and the operator spends no more than that", async () => {
+      const { dogeKoinu, drc20Koinu } = DEFAULT_PAYOUT_COSTS;
+      // The operator launches the curve: the tick deployed and its supply minted to the custody.
+      const launched = await jsonRequest(`${base}/api/bonding/launch`, "POST", { token: apiKey, body: { symbol: CURVE, ...CURVE_PARAMS } });
+      expect(launched.status, show(launched)).to.equal(202);
+      await stack.confirmInscriberJob(launched.body.deployJobId);
+      await store.runOnce();
+      const mintJobId = await until(`${CURVE}'s mint filed`, async () => {
+        await store.runOnce();
+        return (await curveNow()).mintJobId as string | null;
+      });
+      await stack.confirmInscriberJob(mintJobId);
+      await until(`${CURVE} active`, async () => {
+        await store.runOnce();
+        return (await curveNow()).status === "active";
+      });
+
+      // BUY: the quote names the cost; the signed reservation asks for the trade plus it.
+      const buyer = newKey();
+      const amountIn = 10n * DOGE;
+      const quoted = (await call("POST", "/bonding/quote", { symbol: CURVE, side: "BUY", amountIn: amountIn.toString() })).body;
+      expect(quoted, JSON.stringify(quoted)).to.include({ amountIn: amountIn.toString(), payoutCost: drc20Koinu.toString() });
+      const buy = await reserve(buyer, "BUY", amountIn);
+      expect(buy.status, show(buy)).to.equal(201);
+      expect(buy.body).to.include({ depositAmount: (amountIn + drc20Koinu).toString(), payoutCost: drc20Koinu.toString(), depositAsset: "DOGE", reservedAmount: quoted.amountOut });
+      // A second BUY paid with only its amountIn (a wallet that ignores the cost): short, refunded less the refund's own cost.
+      const shortIn = 2n * DOGE;
+      const shortBuy = await reserve(buyer, "BUY", shortIn);
+      expect(shortBuy.status, show(shortBuy)).to.equal(201);
+      expect(shortBuy.body.depositAmount).to.equal((shortIn + drc20Koinu).toString());
+      const coin = await faucetCoin(stack.devnet, buyer, 20);
+      await stack.mine();
+      const paid = await pay(stack.devnet, buyer, [coin], [{ script: custody.script, value: amountIn + drc20Koinu }]);
+      const short = await pay(stack.devnet, buyer, [paid.change!], [{ script: custody.script, value: shortIn }]);
+      await stack.mine();
+      const bought = await confirm(buyer, buy.body.reservationId, paid.txid);
+      expect([bought.status, bought.body.status], show(bought)).to.deep.equal([200, "confirmed"]);
+      expect(bought.body).to.include({ amountOut: quoted.amountOut, depositReceived: (amountIn + drc20Koinu).toString() });
+      expect(bought.body.payout).to.include({ asset: "DRC20", tick: CURVE, address: buyer.address, amount: quoted.amountOut, reason: "bonding_buy" });
+      expect(ammDb.prepare("SELECT asset, amount, cost_koinu FROM payouts WHERE ref_id = ?").all(buy.body.reservationId), "the BUY's payouts")
+        .to.deep.equal([{ asset: "DRC20", amount: quoted.amountOut, cost_koinu: drc20Koinu.toString() }]);
+      expect(ammDb.prepare("SELECT payout_cost FROM bonding_reservations WHERE id = ?").get(buy.body.reservationId)).to.deep.equal({ payout_cost: drc20Koinu.toString() });
+      expect(bought.body.refund, "nothing to refund: the cost is not an excess").to.equal(null);
+      // The curve took the trade only (its DOGE: the amount in less the curve's fee), not the cost.
+      expect(bought.body.curve.realDoge).to.equal((amountIn - BigInt(quoted.fee)).toString());
+      const refused = await confirm(buyer, shortBuy.body.reservationId, short.txid);
+      expect([refused.status, refused.body.error?.code], show(refused)).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
+      expect(refused.body.error.details.refund_amount).to.equal((shortIn - dogeKoinu).toString());
+      expect(ammDb.prepare("SELECT asset, amount, cost_koinu FROM payouts WHERE ref_id = ?").all(shortBuy.body.reservationId))
+        .to.deep.equal([{ asset: "DOGE", amount: (shortIn - dogeKoinu).toString(), cost_koinu: dogeKoinu.toString() }]);
+
+      // The buyer's tokens and the short refund reach the buyer; the operator spent at most what the orders paid.
+      const buySettled = await settle([buy.body.reservationId, shortBuy.body.reservationId]);
+      if (process.env.AMM_COSTS_PRINT) process.stdout.write(`      bonding BUY: ${buySettled.detail}\n`);
+      expect(buySettled.charged).to.equal(drc20Koinu + dogeKoinu);
+      expect(buySettled.spent > 0n && buySettled.spent <= buySettled.charged, buySettled.detail).to.equal(true);
+      expect(stack.queries.drc20Balances(buyer.address)).to.deep.include({ tick: CURVE, available: quoted.amountOut, transferable: "0" });
+
+      // SELL: half the tokens back; the reservation asks exactly the tokens, the DOGE payout is the curve's output less its cost.
+      const tokens = BigInt(quoted.amountOut) / 2n;
+      const sellQuote = (await call("POST", "/bonding/quote", { symbol: CURVE, side: "SELL", amountIn: tokens.toString() })).body;
+      expect(sellQuote, JSON.stringify(sellQuote)).to.include({ payoutCost: dogeKoinu.toString() });
+      const sell = await reserve(buyer, "SELL", tokens);
+      expect(sell.status, show(sell)).to.equal(201);
+      expect(sell.body).to.include({ depositAmount: tokens.toString(), payoutCost: "0", depositAsset: CURVE, reservedAmount: sellQuote.amountOut });
+      const inscribed = await inscribeTransfer(stack.devnet, buyer, CURVE, tokens);
+      await stack.mine();
+      const tokenTxid = await sendTransfer(stack.devnet, buyer, inscribed, custody.script);
+      await stack.mine();
+      const sold = await confirm(buyer, sell.body.reservationId, tokenTxid);
+      expect([sold.status, sold.body.status], show(sold)).to.deep.equal([200, "confirmed"]);
+      expect(sold.body.amountOut).to.equal(sellQuote.amountOut);
+      expect(sold.body.payout).to.include({ asset: "DOGE", address: buyer.address, amount: (BigInt(sellQuote.amountOut) - dogeKoinu).toString(), reason: "bonding_sell" });
+      expect(ammDb.prepare("SELECT asset, amount, cost_koinu FROM payouts WHERE ref_id = ?").all(sell.body.reservationId), "the SELL's payouts")
+        .to.deep.equal([{ asset: "DOGE", amount: (BigInt(sellQuote.amountOut) - dogeKoinu).toString(), cost_koinu: dogeKoinu.toString() }]);
+      expect(sold.body.refund).to.equal(null);
+      const sellSettled = await settle([sell.body.reservationId]);
+      if (process.env.AMM_COSTS_PRINT) process.stdout.write(`      bonding SELL: ${sellSettled.detail}\n`);
+      expect(sellSettled.charged).to.equal(dogeKoinu);
+      expect(sellSettled.spent > 0n && sellSettled.spent <= sellSettled.charged, sellSettled.detail).to.equal(true);
+
+      // docs/api.md: "every payout answers costKoinu", the reservations' payouts too.
+      expect(bought.body.payout, "the bonding BUY's payout as answered").to.include({ costKoinu: drc20Koinu.toString() });
+      expect(refused.body.error.details, "the short BUY's refund").to.include({ refund_amount: (shortIn - dogeKoinu).toString() });
+      expect(sold.body.payout, "the bonding SELL's payout as answered").to.include({ costKoinu: dogeKoinu.toString() });
+    });
   });
 });

@@ -23,8 +23,11 @@
  * a reorg or in the mempool; removals and fee claims of others' positions.
  *
  * A run is 10 to 50 generated commands, then N more blocks and a pass of the worker (so every
- * announced deposit gets its chance). AMM_PROPERTY_RUNS=<n> changes the number of runs (default 80,
- * about 25 s), FC_SEED=<n> the seed; AMM_PROPERTY_STATS=1 prints how the swaps ended and the commands
+ * announced deposit gets its chance). The property runs twice: without payout costs
+ * (NO_PAYOUT_COSTS) and with the daemon's (DEFAULT_PAYOUT_COSTS: 0.01 DOGE withheld from each DOGE
+ * payout, 0.1 DOGE paid by the order toward each DRC-20 payout; threat-model rule 3).
+ * AMM_PROPERTY_RUNS=<n> changes the number of runs of each (default 60, about 20 s each),
+ * FC_SEED=<n> the seed; AMM_PROPERTY_STATS=1 prints how the swaps ended and the commands
  * drawn. Checked against mutants of the code under test (no signature check, no refusal of service
  * addresses, deposits counted at any depth, service funding ignored): each fails the property.
  *
@@ -35,14 +38,24 @@
  *    (order, txid) (or this add's pair of txids).
  * 2. Custody, exactly, per asset (DOGE; each tick's token): seed + consumed deposits - queued
  *    payouts == what the pools hold (DOGE: reserves + fees credited - fees claimed, so fee dust
- *    stays in custody and is counted; token: reserves), and ledger.obligations(tick) == seed +
- *    consumed deposits (no payout is sent in this test, so every payout is still owed). Every pool's
- *    fee audit balances.
+ *    stays in custody and is counted; token: reserves) + the DOGE withheld for payout costs (every
+ *    payout's cost_koinu, and the DOGE refunds or excesses kept whole because the cost takes them
+ *    all; 0 without costs), and ledger.obligations(tick) == seed + consumed deposits - that DOGE
+ *    withheld (no payout is sent in this test, so every payout is still owed). Every pool's fee
+ *    audit balances.
  * 3. Payouts go to their order's address only (swap, liquidity operation, fee claim), and the
- *    deposits of that order were paid by that address.
- * 4. Honest users: a closed swap paid exactly what it promised (at least the signed minimum out,
- *    the excess back), or refunded the deposit in full; honest and operator positions change only by
- *    their own keys' adds and removals.
+ *    deposits of that order were paid by that address. Each order's payouts are exactly what the
+ *    test computes from its terms and consumed deposits under the payout costs (src/services/amm/
+ *    ledger.ts oweDoge, oweToken, oweRefund): a DOGE payout is its gross less dogeKoinu (a removal's
+ *    also less its DRC-20 payout's cost), none when that takes it all; a DRC-20 payout records the
+ *    DOGE its order paid toward it (a DOGE -> token swap's payout_cost, a removal's drc20Koinu, 0 for
+ *    refunds and excesses); every swap's payout_cost is drc20Koinu for DOGE -> token, else 0.
+ * 4. Honest users: an honest wallet pays its swap's depositAmount (amountIn + payoutCost); a deposit
+ *    short of it (one koinu less, or the trade's amountIn only) is refunded (DEPOSIT_TOO_SMALL), one
+ *    that covers it is never refused as too small; a closed swap paid exactly what it promised (a
+ *    trade at least the minimum out, its payout the output less a DOGE payout's cost, the excess
+ *    back less its cost), or refunded the deposit in full (less a DOGE refund's cost); honest and
+ *    operator positions change only by their own keys' adds and removals.
  * 5. Attacker: per asset, payouts to its keys + the value of its positions (share of reserves and
  *    claimable fees) - its consumed deposits <= 0, leaving out its executed PUPS swaps (an exchange
  *    at the pool's price: its amount in is not counted as paid in, its amount out not as received).
@@ -57,7 +70,8 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import {
-  AmmLedger, DepositReader, DogeDeposit, Drc20Deposit, addLiquidityFields, authorizationMessage, openAmmDatabase, orderMessage,
+  AmmLedger, DEFAULT_PAYOUT_COSTS, DepositReader, DogeDeposit, Drc20Deposit, MIN_DOGE_KOINU, NO_PAYOUT_COSTS, PayoutCosts, addLiquidityFields, authorizationMessage,
+  openAmmDatabase, orderMessage,
 } from "../../src/services/amm";
 import { AppError } from "../../src/services/http/errors";
 import { TestKey, newKey } from "../helpers/keys";
@@ -76,7 +90,8 @@ type Tick = (typeof TICKS)[number];
 const SEED = { doge: 1_000n * COIN, token: 1_000_000n };
 const EVIL_OPEN = { doge: 100n * COIN, token: 100_000n };
 const START = 1_800_000_000;
-const NUM_RUNS = Number(process.env.AMM_PROPERTY_RUNS ?? 80);
+/** Runs per payout-cost setting (the property runs once without costs, once with the daemon's). */
+const NUM_RUNS = Number(process.env.AMM_PROPERTY_RUNS ?? 60);
 
 // ------------------------------------------------------------------------------ the model chain
 
@@ -158,7 +173,12 @@ class ModelDeposits extends DepositReader {
 
 // ------------------------------------------------------------------------------------ commands
 
-type PayVariant = "exact" | "more" | "less" | "service";
+/**
+ * How a wallet pays a swap: exactly its `depositAmount` (amountIn + payoutCost), more, one koinu less,
+ * only the trade's amountIn (a wallet that ignores the payout's cost: short by it when there is one),
+ * or (the attacker) from a service-funded transaction.
+ */
+type PayVariant = "exact" | "more" | "less" | "trade" | "service";
 type Cmd =
   | { t: "swap"; who: number; tick: Tick; dir: Direction; n: number; slip: number; pay: PayVariant | "later"; announce: boolean }
   | { t: "add"; who: number; tick: Tick; n: number; ratio: number }
@@ -166,6 +186,7 @@ type Cmd =
   | { t: "execute"; o: number }
   | { t: "remove"; who: number; pct: number }
   | { t: "claim"; who: number }
+  | { t: "opClaim" }
   | { t: "mine"; k: number; pass: boolean }
   | { t: "time"; s: number }
   | { t: "pass" }
@@ -192,14 +213,16 @@ const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       t: fc.constant("swap" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 50, 500, 10_000),
-      pay: fc.constantFrom<PayVariant | "later">("exact", "exact", "exact", "more", "less", "later"), announce: fc.boolean(),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "exact", "exact", "more", "less", "trade", "later"), announce: fc.boolean(),
     }),
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant("pay" as const), o: fc.nat(), variant: fc.constantFrom<PayVariant>("exact", "exact", "more", "less", "service") }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant("pay" as const), o: fc.nat(), variant: fc.constantFrom<PayVariant>("exact", "exact", "more", "less", "trade", "service") }) },
   { weight: 5, arbitrary: fc.record({ t: fc.constant("execute" as const), o: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("remove" as const), who: honestWho, pct: fc.integer({ min: 1, max: 100 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("claim" as const), who: honestWho }) },
+  // The operator claims its seed position's fees (the pool's fees are mostly its own: fee claims that pay).
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("opClaim" as const) }) },
   // The chain and the clock.
   { weight: 7, arbitrary: fc.record({ t: fc.constant("mine" as const), k: fc.integer({ min: 1, max: N + 1 }), pass: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("time" as const), s: fc.integer({ min: 1, max: 900 }) }) },
@@ -211,7 +234,7 @@ const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       t: fc.constant("swap" as const), who: attackerWho.map((a) => HONEST + a), tick: ticks, dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 10_000),
-      pay: fc.constantFrom<PayVariant | "later">("exact", "more", "less", "service", "later"), announce: fc.boolean(),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "more", "less", "trade", "service", "later"), announce: fc.boolean(),
     }),
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: attackerWho.map((a) => HONEST + a), tick: fc.constant<Tick>(EVIL), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
@@ -249,6 +272,10 @@ interface Order {
   direction: Direction | null;
   amountIn: bigint;
   minOut: bigint;
+  /** Swap: the DOGE its deposit carries on top of amountIn for its DRC-20 payout's cost (the swap's `payoutCost`). */
+  payoutCost: bigint;
+  /** How its owner paid it. */
+  variant?: PayVariant;
   /** Add: the two amounts. */
   doge: bigint;
   token: bigint;
@@ -259,7 +286,13 @@ interface Order {
 }
 
 interface DepositRow { txid: string; kind: string; ref_id: string; asset: "DOGE" | "DRC20"; amount: string; address: string }
-interface PayoutRow { id: string; asset: "DOGE" | "DRC20"; tick: string | null; address: string; amount: string; reason: string; ref_id: string; status: string }
+interface PayoutRow {
+  id: string; asset: "DOGE" | "DRC20"; tick: string | null; address: string; amount: string; reason: string; ref_id: string; status: string; cost_koinu: string;
+}
+interface SwapRow { id: string; direction: Direction; amount_in: string; amount_out: string | null; payout_cost: string; status: string; error_code: string | null; tick_key: string }
+interface LiquidityRow { id: string; tick_key: string; kind: string; doge_amount: string; token_amount: string; fees: string }
+/** A payout the test expects, from the order's own terms and deposits (the ledger's rules for costs applied by the test). */
+interface ExpectedPayout { asset: "DOGE" | "DRC20"; tick: string | null; amount: bigint; cost: bigint; reason: string }
 
 /** Runs `fn`; an AppError (a refusal the API answers) is its answer, anything else a failure of the property. */
 function attempt<T>(fn: () => T): T | AppError {
@@ -289,11 +322,13 @@ class World {
   private nonce = 0;
   private payoutCount = 0;
 
-  constructor(private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, indexDb: Sqlite) {
+  constructor(
+    private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, indexDb: Sqlite, readonly costs: PayoutCosts,
+  ) {
     this.db = openAmmDatabase(":memory:");
     const deposits = new ModelDeposits(this.chain, indexDb, keys.custody.address, keys.operator.address);
     this.ledger = new AmmLedger({
-      db: this.db, network: NETWORKS.regtest, deposits, clock: () => this.chain.now,
+      db: this.db, network: NETWORKS.regtest, deposits, clock: () => this.chain.now, payoutCosts: costs,
       tickDeployed: (tick) => (TICKS as readonly string[]).includes(tick.toUpperCase()) ? tick.toUpperCase() : null,
     });
     // The operator's pool, seeded from what the custody holds (plus a float of its own, never anyone's).
@@ -349,7 +384,10 @@ class World {
     // Honest wallets never fund from the service; the attacker may get the service to fund its transaction.
     const serviceFunded = !honest && variant === "service";
     if (order.kind === "swap") {
-      const amount = variant === "more" ? order.amountIn + order.amountIn / 10n + 1n : variant === "less" ? order.amountIn - 1n : order.amountIn;
+      order.variant = variant;
+      // What the swap answers as its depositAmount: the trade plus its DRC-20 payout's cost.
+      const due = order.amountIn + order.payoutCost;
+      const amount = variant === "more" ? due + order.amountIn / 10n + 1n : variant === "less" ? due - 1n : variant === "trade" ? order.amountIn : due;
       const tx = order.direction === "DOGE_TO_TOKEN"
         ? chain.add({ payer, serviceFunded, doge: amount, token: null, attacker })
         : chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount }, attacker });
@@ -393,7 +431,12 @@ class World {
         if (quote instanceof AppError) return;
         const created = attempt(() => ledger.createSwap(quote.id, this.key(cmd.who).address));
         if (created instanceof AppError) throw new Error(`an own swap from a fresh quote was refused: ${created.code}`);
-        const order: Order = { kind: "swap", who: cmd.who, tick: cmd.tick, swapId: created.swap.id, direction: cmd.dir, amountIn, minOut: created.swap.minAmountOut, doge: 0n, token: 0n, txids: [] };
+        // A DOGE -> token swap's deposit carries its DRC-20 payout's cost; a token -> DOGE swap's DOGE payout pays for itself.
+        expect(created.swap.payoutCost, "the swap's payoutCost").to.equal(cmd.dir === "DOGE_TO_TOKEN" ? this.costs.drc20Koinu : 0n);
+        const order: Order = {
+          kind: "swap", who: cmd.who, tick: cmd.tick, swapId: created.swap.id, direction: cmd.dir, amountIn, minOut: created.swap.minAmountOut, payoutCost: created.swap.payoutCost,
+          doge: 0n, token: 0n, txids: [],
+        };
         this.orders.push(order);
         // A wallet pays at once and announces its payment (pending until deep enough), or later.
         if (cmd.pay !== "later") {
@@ -406,7 +449,7 @@ class World {
         const doge = BigInt(cmd.n) * DIME;
         // About the pool's price (1,000 units a DOGE), between half and twice it.
         const token = (BigInt(cmd.n) * 100n * BigInt(cmd.ratio)) / 100n;
-        const order: Order = { kind: "add", who: cmd.who, tick: cmd.tick, swapId: null, direction: null, amountIn: 0n, minOut: 0n, doge, token, txids: [] };
+        const order: Order = { kind: "add", who: cmd.who, tick: cmd.tick, swapId: null, direction: null, amountIn: 0n, minOut: 0n, payoutCost: 0n, doge, token, txids: [] };
         this.orders.push(order);
         // A wallet pays both deposits at once; the add is announced once they are deep enough.
         this.pay(order, "exact");
@@ -430,6 +473,8 @@ class World {
         const shares = (held * BigInt(cmd.pct)) / 100n;
         if (shares === 0n) return;
         const removed = attempt(() => ledger.removeLiquidity({ tick, shares, auth: this.authorization(key, key.address, "remove-liquidity", { tick, shares: shares.toString() }) }));
+        // With payout costs, a removal too small to pay its payouts' costs and a 0.01 DOGE payout is refused (nothing moves).
+        if (removed instanceof AppError && removed.code === "WITHDRAWAL_BELOW_COST" && this.costs.dogeKoinu + this.costs.drc20Koinu > 0n) return;
         if (removed instanceof AppError) throw new Error(`an own removal of ${shares} of ${held} shares was refused: ${removed.code} ${removed.message}`);
         if (cmd.who < HONEST) this.expectedShares.set(key.address, this.expectedShares.get(key.address)! - shares);
         return;
@@ -437,6 +482,11 @@ class World {
       case "claim": {
         const key = this.key(cmd.who);
         attempt(() => ledger.claimFees(this.authorization(key, key.address, "claim-fees", {})));
+        return;
+      }
+      case "opClaim": {
+        const operator = this.keys.operator;
+        attempt(() => ledger.claimFees(this.authorization(operator, operator.address, "claim-fees", {})));
         return;
       }
       case "mine":
@@ -661,7 +711,100 @@ class World {
       }
     }
 
-    // 2. The custody, exactly.
+    // 3b. Every payout is what its order owes, and nothing else is queued: the test's own account of
+    // each closed order (its terms, its consumed deposits) under the payout costs. A DOGE payout is
+    // its gross amount less `dogeKoinu` (a removal's also less its DRC-20 payout's cost), kept whole
+    // when the costs take it all (no row); a DRC-20 payout records the DOGE its order paid toward it
+    // (a DOGE -> token swap's payout_cost, a removal's drc20Koinu, 0 for refunds and excesses).
+    const { dogeKoinu, drc20Koinu } = this.costs;
+    const charging = dogeKoinu + drc20Koinu > 0n;
+    const expected = new Map<string, ExpectedPayout[]>();
+    /** DOGE owed whole amounts too small to pay out after their cost: kept in custody, no row. */
+    let keptWhole = 0n;
+    const owe = (refId: string, payout: ExpectedPayout) => expected.set(refId, [...(expected.get(refId) ?? []), payout]);
+    const oweDoge = (refId: string, gross: bigint, reason: string, siblingCost = 0n) => {
+      const net = gross - dogeKoinu - siblingCost;
+      if (net > 0n) owe(refId, { asset: "DOGE", tick: null, amount: net, cost: dogeKoinu, reason });
+      else {
+        expect(siblingCost, at(`${refId}'s ${reason} of ${gross} koinu cannot pay its DRC-20 payout's cost ${siblingCost}`)).to.equal(0n);
+        keptWhole += gross;
+      }
+    };
+    const oweToken = (refId: string, tick: string, amount: bigint, reason: string, cost: bigint) => owe(refId, { asset: "DRC20", tick, amount, cost, reason });
+    const depositOf = new Map<string, { doge: bigint; token: bigint }>();
+    for (const row of deposits) {
+      const paid = depositOf.get(row.ref_id) ?? { doge: 0n, token: 0n };
+      if (row.asset === "DOGE") paid.doge += BigInt(row.amount);
+      else paid.token += BigInt(row.amount);
+      depositOf.set(row.ref_id, paid);
+    }
+    const tickOf = (tickKey: string) => ledger.pool(tickKey)!.tick;
+    for (const row of this.db.prepare("SELECT * FROM swaps").all() as SwapRow[]) {
+      const tick = tickOf(row.tick_key);
+      const dogeIn = row.direction === "DOGE_TO_TOKEN";
+      const cost = BigInt(row.payout_cost);
+      expect(cost, at(`payout_cost of ${row.direction} swap ${row.id}`)).to.equal(dogeIn ? drc20Koinu : 0n);
+      const paid = depositOf.get(row.id) ?? { doge: 0n, token: 0n };
+      const deposited = dogeIn ? paid.doge : paid.token;
+      if (row.status === "refunded") {
+        if (dogeIn) oweDoge(row.id, deposited, "swap_refund");
+        else oweToken(row.id, tick, deposited, "swap_refund", 0n);
+      } else if (row.status === "executed") {
+        const amountIn = BigInt(row.amount_in);
+        const out = BigInt(row.amount_out!);
+        expect(deposited >= amountIn + cost, at(`swap ${row.id} executed on ${deposited}, short of ${amountIn} + ${cost}`)).to.equal(true);
+        if (dogeIn) {
+          oweToken(row.id, tick, out, "swap", cost);
+          if (deposited > amountIn + cost) oweDoge(row.id, deposited - amountIn - cost, "swap_excess");
+        } else {
+          expect(out - dogeKoinu >= MIN_DOGE_KOINU, at(`swap ${row.id} pays ${out} koinu, less its cost ${dogeKoinu} under the minimum payout`)).to.equal(true);
+          oweDoge(row.id, out, "swap");
+          if (deposited > amountIn) oweToken(row.id, tick, deposited - amountIn, "swap_excess", 0n);
+        }
+      } else {
+        expect(paid, at(`swap ${row.id} (${row.status}) consumed a deposit`)).to.deep.equal({ doge: 0n, token: 0n });
+      }
+    }
+    for (const op of this.db.prepare("SELECT * FROM liquidity_ops").all() as LiquidityRow[]) {
+      const tick = tickOf(op.tick_key);
+      const paid = depositOf.get(op.id) ?? { doge: 0n, token: 0n };
+      const [doge, token] = [BigInt(op.doge_amount), BigInt(op.token_amount)];
+      if (op.kind === "add") {
+        if (paid.doge > doge) oweDoge(op.id, paid.doge - doge, "liquidity_excess");
+        if (paid.token > token) oweToken(op.id, tick, paid.token - token, "liquidity_excess", 0n);
+      } else if (op.kind === "add_refunded") {
+        oweDoge(op.id, paid.doge, "liquidity_refund");
+        oweToken(op.id, tick, paid.token, "liquidity_refund", 0n);
+      } else if (op.kind === "remove") {
+        // Both payouts' costs come out of the DOGE side.
+        const tokenCost = token > 0n ? drc20Koinu : 0n;
+        const dogeOut = doge + BigInt(op.fees);
+        if (charging) expect(dogeOut - dogeKoinu - tokenCost >= MIN_DOGE_KOINU, at(`removal ${op.id} of ${dogeOut} koinu pays less than the minimum after its costs`)).to.equal(true);
+        oweDoge(op.id, dogeOut, "liquidity_remove", tokenCost);
+        if (token > 0n) oweToken(op.id, tick, token, "liquidity_remove", tokenCost);
+      } else {
+        expect(op.kind, at(`liquidity op ${op.id}`)).to.equal("seed");
+      }
+    }
+    for (const claim of this.db.prepare("SELECT id, amount FROM fee_claims").all() as { id: string; amount: string }[]) {
+      if (charging) expect(BigInt(claim.amount) - dogeKoinu >= MIN_DOGE_KOINU, at(`claim ${claim.id} of ${claim.amount} pays less than the minimum after its cost`)).to.equal(true);
+      oweDoge(claim.id, BigInt(claim.amount), "fee_claim");
+    }
+    const actual = new Map<string, ExpectedPayout[]>();
+    for (const p of payouts) {
+      actual.set(p.ref_id, [...(actual.get(p.ref_id) ?? []), {
+        asset: p.asset, tick: p.tick, amount: BigInt(p.amount), cost: BigInt(p.cost_koinu), reason: p.reason.split(":")[0],
+      }]);
+    }
+    const shown = (list: ExpectedPayout[] | undefined) => (list ?? []).map((e) => `${e.asset} ${e.tick?.toUpperCase() ?? "-"} ${e.amount} cost ${e.cost} ${e.reason}`).sort();
+    for (const refId of new Set([...expected.keys(), ...actual.keys()])) {
+      expect(shown(actual.get(refId)), at(`the payouts of ${refId}`)).to.deep.equal(shown(expected.get(refId)));
+    }
+
+    // 2. The custody, exactly: what it took in, less what it owes out, is what the pools hold plus
+    // the DOGE withheld for the payouts' costs (each payout's cost_koinu, and amounts kept whole).
+    const withheld = payouts.reduce((sum, p) => sum + BigInt(p.cost_koinu), 0n) + keptWhole;
+    if (!charging) expect(withheld, at("DOGE withheld without payout costs")).to.equal(0n);
     let dogeHeld = 0n;
     const tokenHeld = new Map<Tick, bigint>(TICKS.map((t) => [t, 0n]));
     for (const { pool, tick } of ledger.pools()) {
@@ -670,11 +813,11 @@ class World {
       expect(ledger.audit(tick).balanced, at(`fee audit of ${tick}`)).to.equal(true);
     }
     const seedToken = (tick: Tick) => (tick === PUPS ? SEED.token : 0n);
-    expect(SEED.doge + consumed.doge - paidOut.doge, at("DOGE: seed + consumed deposits - payouts vs what the pools hold")).to.equal(dogeHeld);
+    expect(SEED.doge + consumed.doge - paidOut.doge, at(`DOGE: seed + consumed deposits - payouts vs what the pools hold + ${withheld} withheld for costs`)).to.equal(dogeHeld + withheld);
     for (const tick of TICKS) {
       expect(seedToken(tick) + consumed.token.get(tick)! - paidOut.token.get(tick)!, at(`${tick}: seed + consumed deposits - payouts vs the pool's reserve`)).to.equal(tokenHeld.get(tick));
       const owed = ledger.obligations(tick);
-      expect(owed.doge, at(`obligations(${tick}).doge vs what the custody took in`)).to.equal(SEED.doge + consumed.doge);
+      expect(owed.doge, at(`obligations(${tick}).doge vs what the custody took in less what it withheld for costs`)).to.equal(SEED.doge + consumed.doge - withheld);
       expect(owed.token, at(`obligations(${tick}).token vs what the custody took in`)).to.equal(seedToken(tick) + consumed.token.get(tick)!);
     }
 
@@ -687,14 +830,30 @@ class World {
       const deposited = BigInt(deposits.find((d) => d.txid === swap.depositTxid)!.amount);
       const mine = ledger.payoutsOf(swap.id);
       const dogeIn = order.direction === "DOGE_TO_TOKEN";
+      // Honest wallets pay the swap's depositAmount: the trade plus its DRC-20 payout's cost.
+      const due = order.amountIn + order.payoutCost;
+      if (order.variant === "exact") expect(deposited, at(`honest swap ${swap.id} paid ${deposited}, its depositAmount is ${due}`)).to.equal(due);
+      const errorCode = swap.error?.code ?? null;
+      if (deposited < due) {
+        expect(swap.status, at(`honest swap ${swap.id} paid ${deposited} < ${due}`)).to.equal("refunded");
+        expect(errorCode, at(`honest swap ${swap.id} paid ${deposited} < ${due}`)).to.be.oneOf(["DEPOSIT_TOO_SMALL", "DEPOSIT_LATE"]);
+      } else {
+        expect(errorCode, at(`honest swap ${swap.id} paid its depositAmount ${due} (${deposited})`)).to.not.equal("DEPOSIT_TOO_SMALL");
+      }
       if (swap.status === "refunded") {
-        expect(mine.map((p) => [p.asset, p.amount]), at(`refund of honest swap ${swap.id}`)).to.deep.equal([[dogeIn ? "DOGE" : "DRC20", deposited]]);
+        // The whole deposit back, less a DOGE refund's own cost (kept whole when it takes it all).
+        const back = dogeIn ? (deposited > this.costs.dogeKoinu ? [["DOGE", deposited - this.costs.dogeKoinu]] : []) : [["DRC20", deposited]];
+        expect(mine.map((p) => [p.asset, p.amount]), at(`refund of honest swap ${swap.id}`)).to.deep.equal(back);
       } else {
         const out = mine.find((p) => p.reason === "swap")!;
         expect(out.asset, at(`asset out of ${swap.id}`)).to.equal(dogeIn ? "DRC20" : "DOGE");
-        expect(out.amount >= order.minOut, at(`honest swap ${swap.id} paid ${out.amount} below its signed minimum ${order.minOut}`)).to.equal(true);
+        expect(swap.amountOut! >= order.minOut, at(`honest swap ${swap.id} traded for ${swap.amountOut} below its signed minimum ${order.minOut}`)).to.equal(true);
+        // DRC-20 out: the whole output, its cost paid by the deposit; DOGE out: the output less its cost.
+        expect([out.amount, out.costKoinu], at(`payout of honest swap ${swap.id}`))
+          .to.deep.equal(dogeIn ? [swap.amountOut!, order.payoutCost] : [swap.amountOut! - this.costs.dogeKoinu, this.costs.dogeKoinu]);
         const excess = mine.filter((p) => p.reason === "swap_excess").reduce((sum, p) => sum + p.amount, 0n);
-        expect(excess, at(`excess of ${swap.id}`)).to.equal(deposited - order.amountIn);
+        const grossExcess = deposited - due;
+        expect(excess, at(`excess of ${swap.id}`)).to.equal(dogeIn ? (grossExcess > this.costs.dogeKoinu ? grossExcess - this.costs.dogeKoinu : 0n) : grossExcess);
       }
     }
     for (const [address, shares] of this.expectedShares) expect(this.sharesOf(address, PUPS), at(`PUPS shares of ${address}`)).to.equal(shares);
@@ -745,14 +904,15 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
     indexDb = openIndexerDatabase(":memory:");
   });
 
-  it("random interleavings of honest users and a many-key attacker: deposits bind only to their payer's signed orders, the custody holds exactly what it owes, the attacker never gains", () => {
+  /** The property under one setting of the operator's payout costs. */
+  function property(costs: PayoutCosts): void {
     let executed = 0;
     let steps = 0;
     const stats: Record<string, number> = {};
     const cmdStats: Record<string, number> = {};
     fc.assert(
       fc.property(fc.array(commandArb, { minLength: 10, maxLength: 50, size: "max" }), (cmds) => {
-        const world = new World(keys, indexDb);
+        const world = new World(keys, indexDb, costs);
         world.check("setup");
         // The commands, then the chain grows and the worker runs (every announced deposit is deep enough).
         [...cmds, { t: "mine", k: N, pass: true } as const].forEach((cmd, i) => {
@@ -763,7 +923,14 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
         });
         steps += cmds.length;
         executed += (world.db.prepare("SELECT COUNT(*) AS n FROM swaps WHERE status = 'executed'").get() as { n: number }).n;
-        if (process.env.AMM_PROPERTY_STATS) for (const r of world.db.prepare("SELECT status, error_code, COUNT(*) AS n FROM swaps GROUP BY 1, 2").all() as { status: string; error_code: string; n: number }[]) stats[`${r.status} ${r.error_code}`] = (stats[`${r.status} ${r.error_code}`] ?? 0) + r.n;
+        if (process.env.AMM_PROPERTY_STATS) {
+          for (const r of world.db.prepare("SELECT status, error_code, COUNT(*) AS n FROM swaps GROUP BY 1, 2").all() as { status: string; error_code: string; n: number }[]) {
+            stats[`${r.status} ${r.error_code}`] = (stats[`${r.status} ${r.error_code}`] ?? 0) + r.n;
+          }
+          for (const r of world.db.prepare("SELECT asset, reason, cost_koinu, COUNT(*) AS n FROM payouts GROUP BY 1, 2, 3").all() as { asset: string; reason: string; cost_koinu: string; n: number }[]) {
+            stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] = (stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] ?? 0) + r.n;
+          }
+        }
         world.db.close();
       }),
       { numRuns: NUM_RUNS },
@@ -771,5 +938,13 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
     if (process.env.AMM_PROPERTY_STATS) console.log(stats, cmdStats);
     // The generator must reach the ledger's paths, not only its refusals.
     expect(executed, `executed swaps over ${steps} steps`).to.be.greaterThan(NUM_RUNS / 2);
+  }
+
+  it("random interleavings of honest users and a many-key attacker: deposits bind only to their payer's signed orders, the custody holds exactly what it owes, the attacker never gains", () => {
+    property(NO_PAYOUT_COSTS);
+  });
+
+  it("the same with the daemon's payout costs: honest swaps pay amountIn + payoutCost, every payout is its order's amount less its cost, the custody holds what it owes plus exactly the DOGE withheld for costs, the attacker never gains", () => {
+    property(DEFAULT_PAYOUT_COSTS);
   });
 });
