@@ -105,7 +105,8 @@ const quoteJson = (q: QuoteRecord, costs: PayoutCosts) => {
   };
 };
 
-const payoutJson = (p: PayoutRecord | null) => (p ? {
+/** A payout as every AMM and bonding answer shows it. */
+export const payoutJson = (p: PayoutRecord | null) => (p ? {
   id: p.id, asset: p.asset, tick: p.tick, address: p.address, amount: p.amount.toString(), reason: p.reason, status: p.status, txid: p.txid,
   inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error, costKoinu: p.costKoinu.toString(),
 } : null);

@@ -20,11 +20,11 @@
 import express, { NextFunction, Request, Response } from "express";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
-import { nonce, signatureField, unixSeconds } from "./app";
+import { nonce, payoutJson, signatureField, unixSeconds } from "./app";
 import { authorizationMessage } from "./orders";
 import * as v from "../http/validation";
 import { BondingSide, BondingStore, CurveRecord, ReservationRecord, reserveFields } from "./bonding-store";
-import { AmmLedger, PayoutRecord, parseAmount } from "./ledger";
+import { AmmLedger, PayoutCosts, parseAmount } from "./ledger";
 
 export interface BondingRouterOptions {
   store: BondingStore;
@@ -51,9 +51,18 @@ function reservationId(value: unknown, field = "reservationId"): string {
   return value;
 }
 
-const payoutJson = (p: PayoutRecord | null) => (p ? {
-  id: p.id, asset: p.asset, tick: p.tick, address: p.address, amount: p.amount.toString(), reason: p.reason, status: p.status, txid: p.txid,
-} : null);
+/**
+ * A bonding quote's payout cost (docs/api.md "Payout costs"): a BUY's DRC-20 payout is paid on top
+ * of its deposit, a SELL's DOGE payout pays its own.
+ */
+function quoteCosts(q: { side: BondingSide; amountIn: bigint; amountOut: bigint }, costs: PayoutCosts) {
+  const buying = q.side === "BUY";
+  const payoutCost = buying ? costs.drc20Koinu : costs.dogeKoinu;
+  return {
+    payoutCost: payoutCost.toString(), depositAmount: (buying ? q.amountIn + payoutCost : q.amountIn).toString(),
+    payoutAmount: (buying ? q.amountOut : q.amountOut - payoutCost).toString(),
+  };
+}
 
 /** The bonding routes, to mount under /api. */
 export function createBondingRouter(options: BondingRouterOptions): express.Router {
@@ -122,7 +131,7 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
     res.json({
       symbol: q.tick, side: q.side, amountIn: q.amountIn.toString(), amountInAsset: q.side === "BUY" ? "DOGE" : q.tick,
       amountOut: q.amountOut.toString(), amountOutAsset: q.side === "BUY" ? q.tick : "DOGE", fee: q.feeKoinu.toString(), feeAsset: "DOGE",
-      refund: q.refundKoinu.toString(), payoutCost: (q.side === "BUY" ? ledger.payoutCosts.drc20Koinu : ledger.payoutCosts.dogeKoinu).toString(),
+      refund: q.refundKoinu.toString(), ...quoteCosts(q, ledger.payoutCosts),
       ...BondingStore.progress(curve.state),
     });
   }));
