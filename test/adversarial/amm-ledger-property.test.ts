@@ -77,6 +77,16 @@ import { AppError } from "../../src/services/http/errors";
 import { TestKey, newKey } from "../helpers/keys";
 
 /** Depth at which a deposit counts; reorgs replace at most N - 1 blocks. */
+
+/**
+ * ledger.ts's rule for tokens paid in excess of a token -> DOGE swap: they go back at a DRC-20
+ * payout's cost, which the swap's DOGE payout pays when it can still pay its minimum and 0.01 DOGE.
+ */
+function excessTokenCost(excessTokens: bigint, dogeOut: bigint, minOut: bigint, costs: { dogeKoinu: bigint; drc20Koinu: bigint }): bigint {
+  const floor = minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU;
+  return excessTokens > 0n && dogeOut - costs.dogeKoinu - costs.drc20Koinu >= floor ? costs.drc20Koinu : 0n;
+}
+
 const N = 3;
 const COIN = 100_000_000n;
 /** A tenth of a DOGE: the unit of the generated DOGE amounts. */
@@ -289,7 +299,7 @@ interface DepositRow { txid: string; kind: string; ref_id: string; asset: "DOGE"
 interface PayoutRow {
   id: string; asset: "DOGE" | "DRC20"; tick: string | null; address: string; amount: string; reason: string; ref_id: string; status: string; cost_koinu: string;
 }
-interface SwapRow { id: string; direction: Direction; amount_in: string; amount_out: string | null; payout_cost: string; status: string; error_code: string | null; tick_key: string }
+interface SwapRow { id: string; direction: Direction; amount_in: string; amount_out: string | null; min_amount_out: string; payout_cost: string; status: string; error_code: string | null; tick_key: string }
 interface LiquidityRow { id: string; tick_key: string; kind: string; doge_amount: string; token_amount: string; fees: string }
 /** A payout the test expects, from the order's own terms and deposits (the ledger's rules for costs applied by the test). */
 interface ExpectedPayout { asset: "DOGE" | "DRC20"; tick: string | null; amount: bigint; cost: bigint; reason: string }
@@ -758,8 +768,10 @@ class World {
           if (deposited > amountIn + cost) oweDoge(row.id, deposited - amountIn - cost, "swap_excess");
         } else {
           expect(out - dogeKoinu >= MIN_DOGE_KOINU, at(`swap ${row.id} pays ${out} koinu, less its cost ${dogeKoinu} under the minimum payout`)).to.equal(true);
-          oweDoge(row.id, out, "swap");
-          if (deposited > amountIn) oweToken(row.id, tick, deposited - amountIn, "swap_excess", 0n);
+          // Excess tokens go back at a DRC-20 payout's cost, paid by the DOGE payout when it can still pay its minimum.
+          const excessCost = excessTokenCost(deposited - amountIn, out, BigInt(row.min_amount_out), this.costs);
+          oweDoge(row.id, out, "swap", excessCost);
+          if (deposited > amountIn) oweToken(row.id, tick, deposited - amountIn, "swap_excess", excessCost);
         }
       } else {
         expect(paid, at(`swap ${row.id} (${row.status}) consumed a deposit`)).to.deep.equal({ doge: 0n, token: 0n });
@@ -773,8 +785,10 @@ class World {
         if (paid.doge > doge) oweDoge(op.id, paid.doge - doge, "liquidity_excess");
         if (paid.token > token) oweToken(op.id, tick, paid.token - token, "liquidity_excess", 0n);
       } else if (op.kind === "add_refunded") {
-        oweDoge(op.id, paid.doge, "liquidity_refund");
-        oweToken(op.id, tick, paid.token, "liquidity_refund", 0n);
+        // The DOGE refund pays the token refund's cost when it can.
+        const tokenRefundCost = paid.doge - dogeKoinu - drc20Koinu > 0n ? drc20Koinu : 0n;
+        oweDoge(op.id, paid.doge, "liquidity_refund", tokenRefundCost);
+        oweToken(op.id, tick, paid.token, "liquidity_refund", tokenRefundCost);
       } else if (op.kind === "remove") {
         // Both payouts' costs come out of the DOGE side.
         const tokenCost = token > 0n ? drc20Koinu : 0n;
@@ -847,10 +861,14 @@ class World {
       } else {
         const out = mine.find((p) => p.reason === "swap")!;
         expect(out.asset, at(`asset out of ${swap.id}`)).to.equal(dogeIn ? "DRC20" : "DOGE");
-        expect(swap.amountOut! >= order.minOut, at(`honest swap ${swap.id} traded for ${swap.amountOut} below its signed minimum ${order.minOut}`)).to.equal(true);
-        // DRC-20 out: the whole output, its cost paid by the deposit; DOGE out: the output less its cost.
+        // The signed minimum is of what the user gets: the tokens, or the DOGE after its payout's cost.
+        const gets = dogeIn ? swap.amountOut! : swap.amountOut! - this.costs.dogeKoinu;
+        expect(gets >= order.minOut, at(`honest swap ${swap.id} pays ${gets} below its signed minimum ${order.minOut}`)).to.equal(true);
+        // DRC-20 out: the whole output, its cost paid by the deposit; DOGE out: the output less its
+        // cost (and less the cost of sending back excess tokens when it can pay it).
+        const excessCost = dogeIn ? 0n : excessTokenCost(deposited - due, swap.amountOut!, order.minOut, this.costs);
         expect([out.amount, out.costKoinu], at(`payout of honest swap ${swap.id}`))
-          .to.deep.equal(dogeIn ? [swap.amountOut!, order.payoutCost] : [swap.amountOut! - this.costs.dogeKoinu, this.costs.dogeKoinu]);
+          .to.deep.equal(dogeIn ? [swap.amountOut!, order.payoutCost] : [swap.amountOut! - this.costs.dogeKoinu - excessCost, this.costs.dogeKoinu]);
         const excess = mine.filter((p) => p.reason === "swap_excess").reduce((sum, p) => sum + p.amount, 0n);
         const grossExcess = deposited - due;
         expect(excess, at(`excess of ${swap.id}`)).to.equal(dogeIn ? (grossExcess > this.costs.dogeKoinu ? grossExcess - this.costs.dogeKoinu : 0n) : grossExcess);

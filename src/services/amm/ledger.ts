@@ -419,7 +419,9 @@ export class AmmLedger {
     const now = this.now();
     const terms = {
       tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
-      minAmountOut: minAmountOut(amountOut, BigInt(request.slippageBps)), priceImpactBps: Number(impact), createdAt: now, expiresAt: now + this.quoteSeconds,
+      // The minimum is of what the user gets: tokens, or DOGE after its payout's cost.
+      minAmountOut: minAmountOut(request.direction === "TOKEN_TO_DOGE" ? amountOut - this.payoutCosts.dogeKoinu : amountOut, BigInt(request.slippageBps)),
+      priceImpactBps: Number(impact), createdAt: now, expiresAt: now + this.quoteSeconds,
     };
     return { id: this.quoteId(terms), ...terms };
   }
@@ -601,18 +603,26 @@ export class AmmLedger {
           amount_out: swapped.amountOut.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
         }));
       }
-      if (swapped.amountOut < minOut) {
-        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${swapped.amountOut}, below its minimum ${minOut}; the deposit is refunded`, {
-          amount_out: swapped.amountOut.toString(), min_amount_out: minOut.toString(),
+      // What the user gets: the tokens, or the DOGE less its payout's cost.
+      const paidOut = dogeIn ? swapped.amountOut : swapped.amountOut - this.payoutCosts.dogeKoinu;
+      if (paidOut < minOut) {
+        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${paidOut}, below its minimum ${minOut}; the deposit is refunded`, {
+          amount_out: swapped.amountOut.toString(), payout_amount: paidOut.toString(), min_amount_out: minOut.toString(),
         }));
       }
       this.savePool(row.tick_key, swapped.pool);
       const ledgerSeq = this.record({ tickKey: row.tick_key, kind: "swap", refId: swapId, address: row.address, direction: row.direction, amountIn, amountOut: swapped.amountOut, fee: swapped.fee, before, after: swapped.pool });
+      const excess = deposit.amount - amountIn - payoutCost;
+      // Tokens paid in excess go back at the cost of a DRC-20 payout, which the swap's DOGE payout
+      // pays when it can do so and still pay its minimum (else the operator does).
+      const excessCost = !dogeIn && excess > 0n && paidOut - this.payoutCosts.drc20Koinu >= (minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU)
+        ? this.payoutCosts.drc20Koinu : 0n;
       const payoutId = dogeIn
         ? this.oweToken(tick, row.address, swapped.amountOut, "swap", swapId, payoutCost)
-        : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId)!;
-      const excess = deposit.amount - amountIn - payoutCost;
-      const refundPayoutId = excess > 0n ? this.oweRefund(asset, tick, row.address, excess, "swap_excess", swapId) ?? undefined : undefined;
+        : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId, excessCost)!;
+      const refundPayoutId = excess <= 0n ? undefined
+        : dogeIn ? this.oweDoge(tick, row.address, excess, "swap_excess", swapId) ?? undefined
+        : this.oweToken(tick, row.address, excess, "swap_excess", swapId, excessCost);
       close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
       return { swap: this.swap(swapId)!, outcome: "executed" };
     });
@@ -732,9 +742,11 @@ export class AmmLedger {
       } catch (error) {
         const refusal = error instanceof AmmMathError ? unprocessable(error.code, `${error.message}; both deposits are refunded`) : error;
         if (!(refusal instanceof AppError)) throw error;
+        // Both deposits go back; the DOGE refund also pays the token refund's cost when it can.
+        const tokenRefundCost = doge.amount - this.payoutCosts.dogeKoinu - this.payoutCosts.drc20Koinu > 0n ? this.payoutCosts.drc20Koinu : 0n;
         const refunds = [
-          this.oweRefund("DOGE", record.tick, request.address, doge.amount, `liquidity_refund:${refusal.code}`, id),
-          this.oweRefund("DRC20", record.tick, request.address, token.amount, `liquidity_refund:${refusal.code}`, id),
+          this.oweDoge(record.tick, request.address, doge.amount, `liquidity_refund:${refusal.code}`, id, tokenRefundCost),
+          this.oweToken(record.tick, request.address, token.amount, `liquidity_refund:${refusal.code}`, id, tokenRefundCost),
         ].filter((payoutId) => payoutId !== null);
         this.s.insertLiquidity.run(id, record.tickKey, request.address, "add_refunded", request.dogeTxid, request.tokenTxid, "0", "0", "0", "0", 0, now);
         return new AppError(refusal.status, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
