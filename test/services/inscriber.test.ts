@@ -379,6 +379,14 @@ describe("inscriber", function () {
       await refused(post("/inscribe", valid()), 401, "MISSING_CREDENTIALS");
     });
 
+    it("authenticates before it reads the body: a malformed or invalid body without a valid key is 401", async () => {
+      const raw = await fetch(`${base}/inscribe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
+      expect([raw.status, ((await raw.json()) as any).error.code]).to.deep.equal([401, "MISSING_CREDENTIALS"]);
+      expect(raw.headers.get("www-authenticate")).to.equal("Bearer");
+      await refused(post("/inscribe", { project: "launchpad", content_type: 5 }, { Authorization: "Bearer ik_other" }), 401, "INVALID_PROJECT_KEY");
+      await refused(post("/inscribe", { ...valid(), project: "NOT A NAME" }), 401, "MISSING_CREDENTIALS");
+    });
+
     it("refuses a content type that does not match the ACTION's registered type", async () => {
       await refused(inscribe({ ...valid(), content_type: "text/plain;charset=utf-8" }), 400, "CONTENT_TYPE_MISMATCH");
       await refused(inscribe({ ...valid(), action: "NOT_AN_ACTION" }), 400, "UNKNOWN_ACTION");

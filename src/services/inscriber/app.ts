@@ -55,17 +55,27 @@ export function sha256Hex(text: string): string {
   return crypto.createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Checks `Authorization: Bearer <key>` against the project's stored hash; 401 otherwise. */
-export function authenticateProject(projects: ProjectKeys, project: unknown, authorization: string | undefined): string {
-  if (typeof project !== "string" || !PROJECT_NAME.test(project)) throw badRequest("INVALID_PROJECT", "project must be a project name (lower-case letters, digits, - and _)", { field: "project" });
-  const expected = projects.get(project);
-  if (!expected) throw new AppError(401, "UNKNOWN_PROJECT", `project ${project} is not configured on this inscriber`, { project });
+/**
+ * The project whose key `Authorization: Bearer <key>` carries, checked against every project's
+ * stored hash before the body is read (authentication comes first: a stranger learns nothing of
+ * the body's rules); 401 MISSING_CREDENTIALS or INVALID_PROJECT_KEY otherwise.
+ */
+export function projectOfKey(projects: ProjectKeys, authorization: string | undefined): string {
   const match = /^Bearer ([\x21-\x7e]+)$/.exec(authorization ?? "");
-  if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send the project's key as Authorization: Bearer <key>", { project }, { "WWW-Authenticate": "Bearer" });
+  if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send the project's key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
   const given = Buffer.from(sha256Hex(match[1]), "hex");
-  if (!crypto.timingSafeEqual(given, Buffer.from(expected, "hex"))) {
-    throw new AppError(401, "INVALID_PROJECT_KEY", `the key is not project ${project}'s`, { project }, { "WWW-Authenticate": "Bearer" });
-  }
+  let found: string | null = null;
+  // Every stored hash is compared (in constant time each), so the answer's timing says nothing of which matched.
+  for (const [project, expected] of projects) if (crypto.timingSafeEqual(given, Buffer.from(expected, "hex")) && found === null) found = project;
+  if (found === null) throw new AppError(401, "INVALID_PROJECT_KEY", "the key is no project's key on this inscriber", undefined, { "WWW-Authenticate": "Bearer" });
+  return found;
+}
+
+/** The body's `project` must be the one whose key authenticated the request (400 INVALID_PROJECT, 401 UNKNOWN_PROJECT or INVALID_PROJECT_KEY). */
+export function checkProject(projects: ProjectKeys, project: unknown, authenticated: string): string {
+  if (typeof project !== "string" || !PROJECT_NAME.test(project)) throw badRequest("INVALID_PROJECT", "project must be a project name (lower-case letters, digits, - and _)", { field: "project" });
+  if (!projects.has(project)) throw new AppError(401, "UNKNOWN_PROJECT", `project ${project} is not configured on this inscriber`, { project });
+  if (project !== authenticated) throw new AppError(401, "INVALID_PROJECT_KEY", `the key is not project ${project}'s`, { project }, { "WWW-Authenticate": "Bearer" });
   return project;
 }
 
@@ -101,6 +111,15 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
   app.post("/prepare", rateLimited({ name: "inscriber prepare", limit: writesPerMinute }));
   app.post(["/prepare/:id/commit", "/prepare/:id/reveal"], rateLimited({ name: "inscriber prepare steps", limit: writesPerMinute }));
   // Base64 of the largest payload plus the JSON around it.
+  // POST /inscribe authenticates before its body is parsed or validated.
+  app.post("/inscribe", (req, res, next) => {
+    try {
+      res.locals.project = projectOfKey(options.projects, req.get("authorization"));
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
   app.use(express.json({ limit: Math.ceil(options.maxPayloadBytes * 4 / 3) + 16_384 }));
 
   app.get("/standard", (_req, res) => {
@@ -119,7 +138,7 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
 
   app.post("/inscribe", route((req, res) => {
     const body = v.exactObject(req.body, ["project", "content_type", "action", "content", "encoding", "recipient", "form"]);
-    const project = authenticateProject(options.projects, body.project, req.get("authorization"));
+    const project = checkProject(options.projects, body.project, res.locals.project as string);
     const rawKey = req.get("idempotency-key");
     if (rawKey !== undefined && !IDEMPOTENCY_KEY.test(rawKey)) throw badRequest("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 128 printable ASCII characters", { field: "Idempotency-Key" });
     const input = parseInscriptionInput(body, network, options.maxPayloadBytes);
