@@ -12,7 +12,7 @@ import { time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
 import { Contract, TypedDataEncoder, Wallet, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { NETWORKS } from "../../src/doge";
+import { NETWORKS, bytesToHex, nullDataScript, sha256 } from "../../src/doge";
 import { FACT_TYPE_KEYS, ZERO_KEY, addressKey, tickKey } from "../../src/facts";
 import { encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -54,6 +54,8 @@ describe("attest API", function () {
   let image: InscribeResult;
   let transfer: InscribeResult;
   let paymentTxid: string;
+  let anchorTxid: string;
+  const anchorPayload = utf8("dogeos attest anchor");
 
   const get = async (path: string) => {
     const response = await fetch(`${base}${path}`);
@@ -100,6 +102,9 @@ describe("attest API", function () {
     const payment = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: bob.script, value: 25n * DOGE }]);
     purse.give(payment.change);
     paymentTxid = payment.txid;
+    const anchor = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: nullDataScript(anchorPayload), value: 0n }]);
+    purse.give(anchor.change);
+    anchorTxid = anchor.txid;
     const inscribe = async (make: (coin: ReturnType<Purse["take"]>) => Promise<InscribeResult>) => {
       const result = await make(purse.take(10n * DOGE));
       purse.give(result.change);
@@ -162,7 +167,9 @@ describe("attest API", function () {
         const [count] = await attestation.collectionCount(bob.address, SLUG);
         expect(count).to.equal(1n);
       }],
-      [`/inscription-owner?id=${image.inscriptionId}`, async () => {
+      [`/inscription-owner?id=${image.inscriptionId}`, async (answer) => {
+        expect(answer.owner_address).to.equal(bob.address);
+        expect(answer.fact.data).to.equal(addressKey(bob.address));
         expect(await attestation.isInscriptionOwner(image.inscriptionId, bob.address)).to.equal(true);
         expect(await attestation.isInscriptionOwner(image.inscriptionId, alice.address)).to.equal(false);
       }],
@@ -204,6 +211,16 @@ describe("attest API", function () {
     const zkp = await get(`/zkp?txid=${paymentTxid}`);
     expect(zkp.body.verified_by_consensus).to.equal(false);
     expect((await get(`/op-return?txid=${"ab".repeat(32)}`)).body.error.code).to.equal("TX_NOT_FOUND");
+  });
+
+  it("answers the spec's OP_RETURN record, with every field name and type, for a transaction's OP_RETURNs", async () => {
+    const { status, body } = await get(`/op-return?txid=${anchorTxid}`);
+    expect(status).to.equal(200);
+    const tip = await devnet.rpc<number>("getblockcount");
+    expect(body.items).to.deep.equal([{
+      txid: anchorTxid, vout: 0, payload_hex: bytesToHex(anchorPayload), payload_utf8: "dogeos attest anchor", payload_sha256: bytesToHex(sha256(anchorPayload)),
+      magic: bytesToHex(anchorPayload.subarray(0, 4)), bytes: anchorPayload.length, block: body.block_height, confirmations: tip - body.block_height + 1,
+    }]);
   });
 
   it("refuses bad input with 400", async () => {

@@ -20,6 +20,7 @@ import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
 import { signMessage, parseTransactionHex } from "../../src/doge";
 import { inscribeDoginals, sendInscription } from "../helpers/inscribe";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
+import { isInteger, parse as parseLossless } from "lossless-json";
 
 const DOGE = 100_000_000n;
 let now = 1_800_000_000;
@@ -88,7 +89,47 @@ describe("explorer API", function () {
       [0, Number(25n * DOGE), bob.address, null],
       [2, Number(74n * DOGE), alice.address, null],
     ]);
-    expect(body.op_returns).to.deep.equal([{ vout: 1, payload_hex: payload.toString("hex"), magic: payload.subarray(0, 4).toString("hex"), sha256: bytesToHex(sha256(payload)), size: payload.length }]);
+    expect(body.op_returns).to.deep.equal([opReturnRecord(body.block.height, 1)]);
+  });
+
+  /** The spec's OP_RETURN record for the test payment's OP_RETURN, exactly its fields. */
+  const opReturnRecord = (block: number, confirmations: number) => ({
+    txid: paymentTxid, vout: 1, payload_hex: payload.toString("hex"), payload_utf8: payload.toString("utf8"), payload_sha256: bytesToHex(sha256(payload)),
+    magic: payload.subarray(0, 4).toString("hex"), bytes: payload.length, block, confirmations,
+  });
+
+  it("answers OP_RETURN records with the spec's field names and types everywhere", async () => {
+    const block = (await get(`/tx/${paymentTxid}`)).body.block.height;
+    const confirmations = (await get("/status")).body.indexer.indexed_height - block + 1;
+    const record = opReturnRecord(block, confirmations);
+    expect((await get(`/explorer/opreturn/tx/${paymentTxid}`)).body.items).to.deep.equal([record]);
+    const bySha = (await get(`/explorer/opreturn/sha256/${record.payload_sha256}`)).body;
+    expect(bySha.first).to.deep.equal(record);
+    expect(bySha.matches).to.deep.equal([record]);
+    expect((await get(`/explorer/opreturn/recent?magic=${record.magic}`)).body.items).to.deep.equal([record]);
+  });
+
+  it("writes 2^60 koinu as a JSON integer with every digit, on both the Express and the fast path", async () => {
+    const whale = newKey().address;
+    const huge = 2n ** 60n;
+    indexer.store.db.prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)").run(whale, huge, 1);
+    const queries = new IndexQueries(indexer.store.db);
+    const fast = createWalletFastPath({ queries, network: NETWORKS.regtest });
+    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "" }, statusCacheMs: 0 });
+    const served = http.createServer((req, res) => { if (!fast(req, res)) app(req, res); });
+    await new Promise<void>((resolve) => served.listen(0, "127.0.0.1", resolve));
+    const fastBase = `http://127.0.0.1:${(served.address() as { port: number }).port}/api`;
+    try {
+      for (const url of [`${base}/wallet/address/${whale}/balance`, `${fastBase}/wallet/address/${whale}/balance`]) {
+        const text = await (await fetch(url)).text();
+        expect(text, url).to.contain(`"confirmed_koinu":${huge}`);
+        const body = parseLossless(text, null, (value) => (isInteger(value) ? BigInt(value) : Number(value))) as { confirmed_koinu: unknown };
+        expect(body.confirmed_koinu, url).to.equal(huge);
+      }
+    } finally {
+      served.close();
+      indexer.store.db.prepare("DELETE FROM balances WHERE address = ?").run(whale);
+    }
   });
 
   it("serves balances, UTXOs and the seed's history object", async () => {
@@ -421,12 +462,58 @@ describe("explorer API", function () {
       expect((await get("/explorer/zkp/recent?limit=0")).status).to.equal(400);
       expect((await get(`/explorer/zkp/tx/${"cd".repeat(32)}`)).body.error.code).to.equal("TX_NOT_FOUND");
     });
+
+    it("answers OP_CHECKZKP records with their confirmations on every route", async () => {
+      const tip = (await get("/status")).body.indexer.indexed_height;
+      const lists = [
+        (await get("/explorer/zkp/recent?limit=2")).body.items,
+        (await get(`/explorer/zkp/tx/${validTxid}`)).body.items,
+        (await get(`/explorer/zkp/vk/${vkSha}`)).body.items,
+        (await get(`/tx/${validTxid}`)).body.zkp,
+      ];
+      for (const items of lists) {
+        expect(items).to.not.be.empty;
+        for (const item of items) expect(item.confirmations).to.equal(tip - item.block_height + 1);
+      }
+    });
+
+    it("pages through every use of a verifying key with a cursor, none lost or repeated", async () => {
+      const db = indexer.store.db;
+      // 60 more uses of the key beside the real one (copies at other op indexes), so the list passes 50.
+      const copy = db.prepare(`INSERT INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+        public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at)
+        SELECT txid, height, position, role, input_index, output_index, op_index + ?, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+        public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at FROM zkp_uses WHERE vk_sha256 = ? AND op_index < 1000`);
+      for (let i = 1; i <= 60; i++) copy.run(1000 + i, vkSha);
+      try {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page: any = (await get(`/explorer/zkp/vk/${vkSha}?limit=25${cursor ? `&cursor=${cursor}` : ""}`)).body;
+          expect(page.total).to.equal(61);
+          expect(page.items.length).to.be.at.most(25);
+          seen.push(...page.items.map((u: any) => `${u.txid}:${u.role}:${u.input_index}:${u.output_index}:${u.op_index}`));
+          cursor = page.next_cursor;
+          pages++;
+        } while (cursor && pages < 10);
+        expect(seen).to.have.length(61);
+        expect(new Set(seen).size).to.equal(61);
+        const all = (await get(`/explorer/zkp/vk/${vkSha}?limit=100`)).body;
+        expect(all.items).to.have.length(61);
+        expect(all.next_cursor).to.equal(null);
+        expect((await get(`/explorer/zkp/vk/${vkSha}?limit=101`)).status).to.equal(400);
+        expect((await get(`/explorer/zkp/vk/${vkSha}?cursor=nope`)).status).to.equal(400);
+      } finally {
+        db.prepare("DELETE FROM zkp_uses WHERE vk_sha256 = ? AND op_index > 1000").run(vkSha);
+      }
+    });
   });
 
   it("serves a transaction's OP_RETURNs, and caches only deep-confirmed transactions as immutable", async () => {
     const own = await get(`/explorer/opreturn/tx/${paymentTxid}`);
     expect(own.body.items).to.have.length(1);
-    expect(own.body.items[0]).to.include({ vout: 1, payload_hex: payload.toString("hex"), size: payload.length });
+    expect(own.body.items[0]).to.include({ vout: 1, payload_hex: payload.toString("hex"), bytes: payload.length });
     expect((await get(`/explorer/opreturn/tx/${"ef".repeat(32)}`)).status).to.equal(404);
     expect((await get(`/tx/${paymentTxid}`)).headers.get("cache-control")).to.equal("no-store");
     await devnet.rpc("generatetoaddress", [100, newKey().address]);
