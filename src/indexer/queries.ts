@@ -112,7 +112,8 @@ export class IndexQueries {
       anchorBySha: p("SELECT txid, height FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 1"),
       zkpCount: p("SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses"),
       zkpRecent: p("SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, role, input_index, output_index, op_index LIMIT ?"),
-      zkpByVk: p("SELECT * FROM zkp_uses WHERE vk_sha256 = ? ORDER BY height DESC, position DESC LIMIT 50"),
+      zkpByVk: p(`SELECT rowid AS row_key, * FROM zkp_uses WHERE vk_sha256 = ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND rowid < ?))))
+        ORDER BY height DESC, position DESC, rowid DESC LIMIT ?`),
       zkpByVkCount: p("SELECT COUNT(*) AS n FROM zkp_uses WHERE vk_sha256 = ?"),
       inscription: p(`SELECT i.id, i.number, i.form, i.content_type, i.action, i.body_size, i.envelope_hash, i.genesis_txid, i.reveal_txid,
         i.reveal_tx_count, i.inscriber_address, i.height, i.position, i.collection_key, l.txid AS location_txid, l.vout AS location_vout,
@@ -294,10 +295,24 @@ export class IndexQueries {
     return (this.s.txZkp.all(txid) as Record<string, unknown>[]).map(zkpRow);
   }
 
-  zkpByVk(sha: string) {
-    return { total: (this.s.zkpByVkCount.get(sha) as { n: number }).n, items: (this.s.zkpByVk.all(sha) as Record<string, unknown>[]).map(zkpRow) };
+  /**
+   * Uses of the verifying key `sha`, newest first, a page of `pageSize` after the key `before` (the
+   * `next` of the previous page); `next` is null on the last page.
+   */
+  zkpByVk(sha: string, before: ZkpPageKey | null, pageSize: number): { total: number; items: Record<string, unknown>[]; next: ZkpPageKey | null } {
+    const key = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0, row: 0 };
+    const rows = this.s.zkpByVk.all(sha, key.height, key.height, key.position, key.position, key.row, pageSize) as Record<string, unknown>[];
+    const last = rows[rows.length - 1];
+    return {
+      total: (this.s.zkpByVkCount.get(sha) as { n: number }).n,
+      items: rows.map(zkpRow),
+      next: rows.length === pageSize && last ? { height: Number(last.height), position: Number(last.position), row: Number(last.row_key) } : null,
+    };
   }
 }
+
+/** Where a page of OP_CHECKZKP uses ended: height, position in the block, and the row's key. */
+export interface ZkpPageKey { height: number; position: number; row: number }
 
 interface OpReturnRow { txid: string; vout: number; height: number; position: number; payload: string; magic: string; sha256: string; size: number }
 

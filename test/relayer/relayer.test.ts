@@ -269,7 +269,7 @@ describe("relayer", function () {
     const opReturn = await explorerGet(`/explorer/opreturn/tx/${anc.l1Txid}`);
     expect(opReturn.status, JSON.stringify(opReturn.body)).to.equal(200);
     expect(opReturn.body.items).to.have.length(1);
-    expect(`0x${opReturn.body.items[0].sha256}`).to.equal(ancJob.resultHash);
+    expect(`0x${opReturn.body.items[0].payload_sha256}`).to.equal(ancJob.resultHash);
     expect(opReturn.body.items[0].payload_hex).to.equal(bytesToHex(payload));
     expect(ancJob.resultHash).to.equal(sha256(payload));
 

@@ -9,6 +9,9 @@ import { DogeNetwork } from "../../doge";
 import type { FactTypeName } from "../../facts";
 import type { FactParamsJson } from "../../attester/wire";
 import type { IndexQueries } from "../../indexer/queries";
+import { IndexHistory } from "../../indexer/history";
+import { ZERO_KEY, addressKey } from "../../facts";
+import { opReturnRecord, zkpRecord } from "../explorer/records";
 import { LAUNCHPAD_SLUG_PATTERN } from "../../inscription";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import { rateLimited } from "../http/rate-limit";
@@ -80,6 +83,23 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
   app.post("/api/attest/fulfill", rateLimited({ name: "attest fulfill", limit: options.rateLimitPerMinute ?? ATTEST_WRITES_PER_MINUTE }));
   app.use(express.json({ limit: "16kb" }));
   const api = express.Router();
+  const history = new IndexHistory(queries.db);
+
+  /**
+   * The owner's address of a signed INSCRIPTION_OWNER fact, read from this API's index at the fact's
+   * height and answered only when its addressKey is the signed `data` (null when nobody owns it).
+   */
+  const ownerAddressOf = (inscriptionId: string, fact: { data: string; l1Height: string }): string | null => {
+    if (fact.data === ZERO_KEY) return null;
+    const height = Number(fact.l1Height);
+    const owner = history.inscriptionPlaceAt(inscriptionId, height)?.ownerAddress ?? null;
+    if (owner === null || addressKey(owner) !== fact.data) {
+      throw new AppError(503, "OWNER_ADDRESS_UNAVAILABLE", `this API's index cannot name the owner the attesters signed for ${inscriptionId} at height ${height}`, {
+        inscription_id: inscriptionId, l1_height: height, indexed_height: queries.status().indexedHeight,
+      });
+    }
+    return owner;
+  };
 
   api.get("/", route(async (_req, res) => {
     const infos = await panel.infos();
@@ -100,7 +120,10 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     api.get(`/${endpoint.path}`, route(async (req, res) => {
       const params = endpoint.read(exactQuery(req, QUERY_FIELDS[endpoint.path]), network);
       res.setHeader("Cache-Control", "no-store");
-      res.json(await panel.fact(endpoint.type, params));
+      const answer = await panel.fact(endpoint.type, params);
+      // The signed fact carries keccak256(owner) only: the address itself goes beside it.
+      if (endpoint.type === "INSCRIPTION_OWNER") res.json({ ...answer, owner_address: ownerAddressOf(params.inscription_id!, answer.fact) });
+      else res.json(answer);
     }));
   }
 
@@ -111,7 +134,7 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     const tip = queries.status().indexedHeight;
     res.json({
       txid, block_height: tx.height, confirmations: tip - tx.height + 1, signed: false,
-      items: tx.opReturns.map((o) => ({ vout: o.vout, payload_hex: o.payloadHex, sha256: o.sha256, size: o.size, magic: o.magic })),
+      items: tx.opReturns.map((o) => opReturnRecord({ ...o, txid: tx.txid, height: tx.height }, tip)),
     });
   }));
 
@@ -119,10 +142,11 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     const txid = v.txid(exactQuery(req, ["txid"]).txid);
     const tx = queries.tx(txid);
     if (!tx) throw notFound("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    const tip = queries.status().indexedHeight;
     res.json({
-      txid, block_height: tx.height, signed: false, verified_by_consensus: false,
+      txid, block_height: tx.height, confirmations: tip - tx.height + 1, signed: false, verified_by_consensus: false,
       status: "shadow (not consensus-enforced): OP_CHECKZKP is OP_NOP10 today; shadow_valid is our off-chain pairing check",
-      items: tx.zkpUses,
+      items: tx.zkpUses.map((use) => zkpRecord(use, tip)),
     });
   }));
 

@@ -14,6 +14,7 @@ import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
+import { exactJson, opReturnRecord, zkpRecord } from "./records";
 
 export interface ExplorerOptions {
   queries: IndexQueries;
@@ -38,10 +39,8 @@ export interface ExplorerOptions {
 /** The explorer's default public write limit per client IP and minute (`--rate-limit`). */
 export const EXPLORER_WRITES_PER_MINUTE = 60;
 
-/** Koinu as a JSON integer while exact, as a decimal string beyond 2^53 (DESIGN.md section 1). */
-export function koinu(value: bigint): number | string {
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
-}
+// Koinu fields are bigints in the bodies below and JSON integers of every digit on the wire
+// (exactJson), whatever their size: one type per field (issue 18; the spec's "integer, koinu").
 
 type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
 const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
@@ -76,6 +75,14 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
   app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
   app.use(express.json({ limit: "2mb" }));
+  // Every answer, errors included, through the exact writer: bigints become JSON integers.
+  app.use((_req, res, next) => {
+    res.json = (body: unknown) => {
+      if (!res.get("Content-Type")) res.type("application/json");
+      return res.send(exactJson(body));
+    };
+    next();
+  });
   const api = express.Router();
 
   // The index status changes once per block: reading it at most every 200 ms spares two queries on
@@ -86,7 +93,6 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     if (!statusCache || now - statusCache.at > (options.statusCacheMs ?? 200)) statusCache = { at: now, value: queries.status() };
     return statusCache.value;
   };
-  const confirmationsOf = (height: number) => status().indexedHeight - height + 1;
   const cacheFor = (res: Response, confirmations: number) => {
     res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");
   };
@@ -113,7 +119,8 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     const tx = queries.tx(txid);
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     const inputs = queries.txInputs(txid);
-    const confirmations = confirmationsOf(tx.height);
+    const tip = status().indexedHeight;
+    const confirmations = tip - tx.height + 1;
     cacheFor(res, confirmations);
     res.json({
       txid: tx.txid,
@@ -121,17 +128,17 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       confirmations,
       size: tx.size,
       coinbase: tx.coinbase,
-      fee_koinu: tx.feeKoinu === null ? null : koinu(tx.feeKoinu),
+      fee_koinu: tx.feeKoinu,
       inputs: [...inputs.entries()].sort((a, b) => a[0] - b[0]).map(([vin, prev]) => ({
-        vin, prev_txid: prev.prevTxid, prev_vout: prev.prevVout, value_koinu: koinu(prev.valueKoinu), address: prev.address,
+        vin, prev_txid: prev.prevTxid, prev_vout: prev.prevVout, value_koinu: prev.valueKoinu, address: prev.address,
       })),
       outputs: tx.outputs.map((o) => ({
-        vout: o.vout, value_koinu: koinu(o.valueKoinu), script_hex: o.scriptHex, address: o.address,
+        vout: o.vout, value_koinu: o.valueKoinu, script_hex: o.scriptHex, address: o.address,
         spent: o.spent ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height } : null,
       })),
-      op_returns: tx.opReturns.map((o) => ({ vout: o.vout, payload_hex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size })),
+      op_returns: tx.opReturns.map((o) => opReturnRecord({ ...o, txid: tx.txid, height: tx.height }, tip)),
       inscriptions: tx.inscriptions.map((i) => ({ id: i.id, number: i.number, form: i.form, content_type: i.contentType, action: i.action, envelope_hash: i.envelopeHash })),
-      zkp: tx.zkpUses,
+      zkp: tx.zkpUses.map((use) => zkpRecord(use, tip)),
     });
   }));
 
@@ -178,7 +185,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       address,
       total: page.total,
       items: page.items.map((u) => ({
-        txid: u.txid, vout: u.vout, value_koinu: koinu(u.valueKoinu), height: u.height, confirmations: tip - u.height + 1, script_hex: u.scriptHex,
+        txid: u.txid, vout: u.vout, value_koinu: u.valueKoinu, height: u.height, confirmations: tip - u.height + 1, script_hex: u.scriptHex,
         inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
         drc20: u.drc20,
         carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
@@ -202,7 +209,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       address,
       tick,
       items: queries.tickCarriers(address, drc20TickKey(tick)).map((c) => ({
-        txid: c.txid, vout: c.vout, value_koinu: koinu(c.valueKoinu), confirmations: tip - c.height + 1, inscription_id: c.inscriptionId, offset: c.offset, amount: c.amount,
+        txid: c.txid, vout: c.vout, value_koinu: c.valueKoinu, confirmations: tip - c.height + 1, inscription_id: c.inscriptionId, offset: c.offset, amount: c.amount,
       })),
     });
   }));
@@ -283,7 +290,8 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   api.get("/explorer/zkp/recent", route((req, res) => {
     const limit = v.limit(req.query.limit, { max: 100, fallback: 25 });
     res.setHeader("Cache-Control", "no-store");
-    res.json({ items: queries.zkpRecent(limit) });
+    const tip = status().indexedHeight;
+    res.json({ items: queries.zkpRecent(limit).map((use) => zkpRecord(use, tip)) });
   }));
 
   api.get("/explorer/zkp/tx/:txid", route((req, res) => {
@@ -291,15 +299,22 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     const tx = queries.tx(txid);
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     res.setHeader("Cache-Control", "no-store");
-    res.json({ txid, items: queries.zkpOfTx(txid) });
+    const tip = status().indexedHeight;
+    res.json({ txid, items: queries.zkpOfTx(txid).map((use) => zkpRecord(use, tip)) });
   }));
 
   api.get("/explorer/zkp/vk/:sha256", route((req, res) => {
     const sha = v.sha256Hex(req.params.sha256);
-    const found = queries.zkpByVk(sha);
+    const limit = v.limit(req.query.limit, { max: 100, fallback: 50 });
+    const before = v.cursor<{ h: number; p: number; r: number }>(req.query.cursor, { h: "number", p: "number", r: "number" });
+    const found = queries.zkpByVk(sha, before ? { height: before.h, position: before.p, row: before.r } : null, limit);
     if (found.total === 0) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
+    const tip = status().indexedHeight;
     res.setHeader("Cache-Control", "no-store");
-    res.json({ vk_sha256: sha, total: found.total, items: found.items });
+    res.json({
+      vk_sha256: sha, total: found.total, items: found.items.map((use) => zkpRecord(use, tip)),
+      next_cursor: found.next ? v.encodeCursor({ h: found.next.height, p: found.next.position, r: found.next.row }) : null,
+    });
   }));
 
   api.get("/explorer/opreturn/recent", route((req, res) => {
@@ -311,7 +326,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.setHeader("Cache-Control", "no-store");
     res.json({
       total: page.total,
-      items: page.items.map(opReturnJson),
+      items: page.items.map((o) => opReturnRecord(o, status().indexedHeight)),
       next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout }) : null,
     });
   }));
@@ -320,14 +335,16 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     const txid = v.txid(req.params.txid);
     if (!queries.tx(txid)) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     res.setHeader("Cache-Control", "no-store");
-    res.json({ txid, items: queries.opReturnsOfTx(txid).map(opReturnJson) });
+    const tip = status().indexedHeight;
+    res.json({ txid, items: queries.opReturnsOfTx(txid).map((o) => opReturnRecord(o, tip)) });
   }));
 
   api.get("/explorer/opreturn/sha256/:hash", route((req, res) => {
     const sha = v.sha256Hex(req.params.hash);
     const matches = queries.opReturnsBySha(sha);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnJson(matches[0]) : null, matches: matches.map(opReturnJson) });
+    const tip = status().indexedHeight;
+    res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnRecord(matches[0], tip) : null, matches: matches.map((o) => opReturnRecord(o, tip)) });
   }));
 
   const pqc = options.pqc;
@@ -379,7 +396,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
 
 function balanceBody(queries: IndexQueries, address: string, indexedHeight: number) {
   const balance = queries.balance(address);
-  return { address, confirmed_koinu: koinu(balance.confirmedKoinu), tx_count: balance.txCount, indexed_height: indexedHeight };
+  return { address, confirmed_koinu: balance.confirmedKoinu, tx_count: balance.txCount, indexed_height: indexedHeight };
 }
 
 /** The seed's history object { address, items } with pagination fields beside them. */
@@ -392,7 +409,7 @@ function historyBody(queries: IndexQueries, address: string, limitParam: unknown
     address,
     items: page.items.map((item) => ({
       txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: item.height,
-      amount_koinu: koinu(item.amountKoinu), is_doginal: item.isDoginal, confirmations: tip - item.height + 1,
+      amount_koinu: item.amountKoinu, is_doginal: item.isDoginal, confirmations: tip - item.height + 1,
     })),
     total: page.total,
     next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position }) : null,
@@ -417,7 +434,7 @@ export function createWalletFastPath(options: { queries: IndexQueries; network: 
     const query = new URLSearchParams(match[3] ?? "");
     for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
     return historyBody(options.queries, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
-  });
+  }, exactJson);
 }
 
 function magicParam(value: unknown): string {
@@ -425,9 +442,5 @@ function magicParam(value: unknown): string {
     throw badRequest("INVALID_MAGIC", "magic must be 1 to 4 bytes in hexadecimal", { field: "magic" });
   }
   return value.toLowerCase();
-}
-
-function opReturnJson(o: { txid: string; vout: number; height: number; payloadHex: string; magic: string; sha256: string; size: number }) {
-  return { txid: o.txid, vout: o.vout, block_height: o.height, payload_hex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size };
 }
 

@@ -29,10 +29,13 @@ export const TO_EXPRESS = Symbol("to Express");
  * A hot GET route served on node:http in front of an Express app, skipping Express's router and
  * response helpers: `answer` gets the path's match and returns the JSON body (200), throws an
  * AppError (its status and error body), or returns TO_EXPRESS. Any other failure is also left to
- * the Express app, which logs it. Answers are no-store. Use:
+ * the Express app, which logs it. Answers are no-store, written by `stringify` (JSON.stringify unless
+ * the app writes bigints: the explorer's exactJson). Use:
  * `http.createServer((req, res) => { if (!fast(req, res)) app(req, res); })`.
  */
-export function fastJsonGet(pattern: RegExp, answer: (match: RegExpExecArray) => unknown): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function fastJsonGet(
+  pattern: RegExp, answer: (match: RegExpExecArray) => unknown, stringify: (body: unknown) => string = JSON.stringify,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== "GET" || !req.url) return false;
     const match = pattern.exec(req.url);
@@ -47,7 +50,7 @@ export function fastJsonGet(pattern: RegExp, answer: (match: RegExpExecArray) =>
       status = error.status;
       body = errorBody(error.code, error.message, error.details);
     }
-    const text = JSON.stringify(body);
+    const text = stringify(body);
     res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
     res.end(text);
     return true;
