@@ -32,8 +32,27 @@ export function signMessage(message: string | Uint8Array, privateKey: Uint8Array
   return Buffer.from(out).toString("base64");
 }
 
+/**
+ * Public-key recovery from a 64-byte compact signature (r || s) over a 32-byte digest: the key
+ * (33 bytes when `compressed`, else 65), or null when it does not recover. Any implementation must
+ * answer what libsecp256k1's does; `nobleRecover` is pure JavaScript (and bundles for the browser),
+ * message-native.ts's WebAssembly libsecp256k1 is the servers' faster one.
+ */
+export type CompactRecover = (digest: Uint8Array, signature64: Uint8Array, recoveryId: number, compressed: boolean) => Uint8Array | null;
+
+/** Recovery with @noble/curves. */
+export const nobleRecover: CompactRecover = (digest, signature64, recoveryId, compressed) => {
+  const recoveredFormat = new Uint8Array(65);
+  recoveredFormat[0] = recoveryId;
+  recoveredFormat.set(signature64, 1);
+  const point = secp256k1.recoverPublicKey(recoveredFormat, digest, { prehash: false });
+  return compressed ? point : secp256k1.Point.fromBytes(point).toBytes(false);
+};
+
 /** Recovers the public key of a compact message signature, or null if it does not recover. */
-export function recoverMessagePublicKey(message: string | Uint8Array, signatureBase64: string): { publicKey: Uint8Array; compressed: boolean } | null {
+export function recoverMessagePublicKey(
+  message: string | Uint8Array, signatureBase64: string, recover: CompactRecover = nobleRecover,
+): { publicKey: Uint8Array; compressed: boolean } | null {
   if (typeof signatureBase64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(signatureBase64)) return null;
   const sig = Buffer.from(signatureBase64, "base64");
   if (sig.length !== 65) return null;
@@ -41,13 +60,9 @@ export function recoverMessagePublicKey(message: string | Uint8Array, signatureB
   if (header < 27 || header > 34) return null;
   const compressed = header >= 31;
   const recoveryId = (header - 27) & 3;
-  const recoveredFormat = new Uint8Array(65);
-  recoveredFormat[0] = recoveryId;
-  recoveredFormat.set(sig.subarray(1), 1);
   try {
-    const point = secp256k1.recoverPublicKey(recoveredFormat, messageHash(message), { prehash: false });
-    const publicKey = compressed ? point : secp256k1.Point.fromBytes(point).toBytes(false);
-    return { publicKey, compressed };
+    const publicKey = recover(messageHash(message), new Uint8Array(sig.subarray(1)), recoveryId, compressed);
+    return publicKey ? { publicKey, compressed } : null;
   } catch {
     return null;
   }
@@ -58,10 +73,10 @@ export function recoverMessagePublicKey(message: string | Uint8Array, signatureB
  * verifymessage does. Returns false for a well-formed signature by another key; throws AddressError
  * for an address that is not a P2PKH address of the network (dogecoind: "Invalid address").
  */
-export function verifyMessage(address: string, signatureBase64: string, message: string | Uint8Array, network: DogeNetwork): boolean {
+export function verifyMessage(address: string, signatureBase64: string, message: string | Uint8Array, network: DogeNetwork, recover: CompactRecover = nobleRecover): boolean {
   const decoded = decodeAddress(address, network);
   if (decoded.type !== "pubkeyhash") throw new AddressError("ADDRESS_NOT_PUBKEYHASH", "address does not refer to a key");
-  const recovered = recoverMessagePublicKey(message, signatureBase64);
+  const recovered = recoverMessagePublicKey(message, signatureBase64, recover);
   if (!recovered) return false;
   return equalBytes(hash160(recovered.publicKey), decoded.hash);
 }

@@ -5,8 +5,9 @@ import fc from "fast-check";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
   AddressError, NETWORKS, NetworkName, bytesToHex, decodeWif, messageHash, privateKeyToPublicKey, publicKeyToAddress,
-  recoverMessagePublicKey, signMessage, verifyMessage,
+  recoverMessagePublicKey, sha256, signMessage, verifyMessage,
 } from "../../src/doge";
+import { nativeRecover, verifyMessageNative } from "../../src/doge/message-native";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -67,6 +68,7 @@ describe("doge/message", () => {
       it(`verifies ${vector.description}`, () => {
         const { message, address, signature, network } = vector.input;
         expect(verifyMessage(address, signature, message, NETWORKS[network])).to.equal(true);
+        expect(verifyMessageNative(address, signature, message, NETWORKS[network])).to.equal(true);
         expect(recoverMessagePublicKey(message, signature)?.compressed).to.equal(vector.expected.compressed);
       });
     }
@@ -77,6 +79,7 @@ describe("doge/message", () => {
         const { message, address, signature, network } = vector.input;
         if (vector.error === "NOT_VERIFIED" || vector.error === "MALFORMED_SIGNATURE") {
           expect(verifyMessage(address, signature, message, NETWORKS[network])).to.equal(false);
+          expect(verifyMessageNative(address, signature, message, NETWORKS[network])).to.equal(false);
           expect(recoverMessagePublicKey(message, signature) === null).to.equal(vector.error === "MALFORMED_SIGNATURE");
         } else {
           let thrown: unknown;
@@ -119,6 +122,17 @@ describe("doge/message", () => {
   });
 
   describe("signMessage and verifyMessage with random keys and messages", () => {
+    it("recover the same key with @noble/curves and with libsecp256k1 (message-native.ts)", () => {
+      fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), textMessage, fc.boolean(), (seed, message, compressed) => {
+        const privateKey = sha256(seed);
+        const signature = signMessage(message, privateKey, compressed);
+        const noble = recoverMessagePublicKey(message, signature)!;
+        const native = recoverMessagePublicKey(message, signature, nativeRecover)!;
+        expect(Buffer.from(native.publicKey).toString("hex")).to.equal(Buffer.from(noble.publicKey).toString("hex"));
+        expect(native.compressed).to.equal(compressed);
+      }), { numRuns: 100 });
+    });
+
     it("verify what they sign on every network, with compressed and uncompressed keys", () => {
       fc.assert(fc.property(secretKey, textMessage, networkName, fc.boolean(), (privateKey, message, name, compressed) => {
         const network = NETWORKS[name];
@@ -195,6 +209,10 @@ describe("doge/message", () => {
       fc.assert(fc.property(signatureText, textMessage, (signature, message) => {
         const recovered = recoverMessagePublicKey(message, signature);
         if (recovered) expect(recovered.publicKey.length).to.equal(recovered.compressed ? 33 : 65);
+        // libsecp256k1's recovery answers exactly what @noble/curves' does, malformed input included.
+        const native = recoverMessagePublicKey(message, signature, nativeRecover);
+        expect(native && { compressed: native.compressed, publicKey: Buffer.from(native.publicKey).toString("hex") })
+          .to.deep.equal(recovered && { compressed: recovered.compressed, publicKey: Buffer.from(recovered.publicKey).toString("hex") });
         expect(verifyMessage("D8mQ2sKYpLbFCQLhGeHCPBmkLJRi6kRoSg", signature, message, NETWORKS.mainnet)).to.be.a("boolean");
       }), { numRuns: 300 });
     });

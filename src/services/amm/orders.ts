@@ -17,7 +17,8 @@
  * - with a nonce and an expiry (authorizationMessage): remove-liquidity (tick, shares), claim-fees,
  *   bonding-reserve (symbol, side, amount in, min amount out)
  */
-import { DogeNetwork, verifyMessage } from "../../doge";
+import type { DogeNetwork } from "../../doge";
+import { verifyMessageNative } from "../../doge/message-native";
 import { AppError } from "../http/errors";
 
 /** The deployment a signature is for. */
@@ -48,7 +49,7 @@ export function authorizationMessage(domain: OrderDomain, action: string, fields
 export function requireSignature(domain: OrderDomain, address: string, signature: string, message: string): void {
   let valid = false;
   try {
-    valid = verifyMessage(address, signature, message, domain.network);
+    valid = verifyMessageNative(address, signature, message, domain.network);
   } catch {
     valid = false;
   }

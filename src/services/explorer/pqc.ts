@@ -7,7 +7,8 @@
  * the index. State lives in its own SQLite database (schema `dogeos-pqc`).
  */
 import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
-import { DogeNetwork, bytesToHex, sha256, verifyMessage, decodeAddress } from "../../doge";
+import { DogeNetwork, bytesToHex, sha256, decodeAddress } from "../../doge";
+import { verifyMessageNative } from "../../doge/message-native";
 import { Migration, Sqlite } from "../../db/sqlite";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 
@@ -104,7 +105,7 @@ export class PqcRegistry {
     if (typeof signature !== "string") throw badRequest("INVALID_SIGNATURE", "dogecoin_signature must be a base64 string", { field: "dogecoin_signature" });
     const decoded = decodeAddress(address, this.network);
     if (decoded.type !== "pubkeyhash") throw badRequest("ADDRESS_NOT_KEY", "only P2PKH addresses can sign messages", { field: "address" });
-    if (!verifyMessage(address, signature, message, this.network)) {
+    if (!verifyMessageNative(address, signature, message, this.network)) {
       throw new AppError(401, "BAD_DOGECOIN_SIGNATURE", "the Dogecoin message signature does not match the address");
     }
   }

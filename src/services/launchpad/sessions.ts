@@ -10,7 +10,8 @@
  */
 import crypto from "node:crypto";
 import type { RequestHandler, Response } from "express";
-import { DogeNetwork, decodeAddress, verifyMessage } from "../../doge";
+import { DogeNetwork, decodeAddress } from "../../doge";
+import { verifyMessageNative } from "../../doge/message-native";
 import type { Sqlite } from "../../db/sqlite";
 import { AppError, badRequest } from "../http/errors";
 
@@ -118,7 +119,7 @@ export class SessionStore {
     if (challengeAddress !== address) throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", { challenge_address: challengeAddress, address });
     if (this.s.used.get(nonce)) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
     if (expiresAt <= now) throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", { expires_at: expiresAt, now });
-    if (!verifyMessage(address, signature, challenge, this.settings.network)) {
+    if (!verifyMessageNative(address, signature, challenge, this.settings.network)) {
       throw unauthorized("INVALID_SIGNATURE", "the signature is not the address's key over the challenge text");
     }
     const token = crypto.randomBytes(32).toString("base64url");
