@@ -75,6 +75,7 @@ export class IndexQueries {
     this.s = {
       meta: p("SELECT key, value FROM meta"),
       tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),
+      hasTx: p("SELECT 1 FROM txs WHERE txid = ?"),
       tx: p("SELECT t.txid, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?").safeIntegers(true),
       txOutputs: p("SELECT vout, value, hex(script) AS script, address, spent_txid, spent_vin, spent_height FROM outputs WHERE txid = ? ORDER BY vout").safeIntegers(true),
       txInputs: p("SELECT txid, vout, value, address, spent_vin FROM outputs WHERE spent_txid = ? ORDER BY spent_vin").safeIntegers(true),
@@ -82,7 +83,7 @@ export class IndexQueries {
       txInscriptions: p("SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number"),
       txZkp: p("SELECT * FROM zkp_uses WHERE txid = ? ORDER BY role, input_index, output_index, op_index"),
       balance: p("SELECT confirmed, tx_count FROM balances WHERE address = ?").safeIntegers(true),
-      utxos: p(`SELECT o.txid, o.vout, o.value, o.height, hex(o.script) AS script FROM outputs o WHERE o.address = ? AND o.spent_txid IS NULL
+      utxos: p(`SELECT o.txid, o.vout, o.value, o.height, hex(o.script) AS script, (SELECT coinbase FROM txs WHERE txid = o.txid) AS coinbase FROM outputs o WHERE o.address = ? AND o.spent_txid IS NULL
         AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?)))) ORDER BY o.height, o.txid, o.vout LIMIT ?`).safeIntegers(true),
       utxoCount: p("SELECT COUNT(*) AS n FROM outputs WHERE address = ? AND spent_txid IS NULL"),
       inscriptionsOn: p("SELECT l.inscription_id, l.offset, i.content_type, i.body_size FROM inscription_locations l JOIN inscriptions i ON i.id = l.inscription_id WHERE l.txid = ? AND l.vout = ?"),
@@ -141,6 +142,11 @@ export class IndexQueries {
     const row = this.s.tx.get(txid) as { txid: string; height: bigint; position: bigint; size: bigint; fee: bigint | null; coinbase: bigint; block_hash: string; block_time: bigint } | undefined;
     if (!row) return null;
     const outputs = (this.s.txOutputs.all(txid) as { vout: bigint; value: bigint; script: string; address: string | null; spent_txid: string | null; spent_vin: bigint | null; spent_height: bigint | null }[])
+  /** Whether the index holds the transaction. */
+  hasTx(txid: string): boolean {
+    return this.s.hasTx.get(txid) !== undefined;
+  }
+
       .map((o) => ({ vout: Number(o.vout), valueKoinu: o.value, scriptHex: o.script.toLowerCase(), address: o.address,
         spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null }));
     const opReturns = (this.s.txOpReturns.all(txid) as { vout: number; payload: string; magic: string; sha256: string; size: number }[])
@@ -170,14 +176,14 @@ export class IndexQueries {
 
   utxos(address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number) {
     const key = after ?? { height: -1, txid: "", vout: -1 };
-    const rows = this.s.utxos.all(address, key.height, key.height, key.txid, key.txid, key.vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: string }[];
+    const rows = this.s.utxos.all(address, key.height, key.height, key.txid, key.txid, key.vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: string; coinbase: bigint | null }[];
     return {
       total: (this.s.utxoCount.get(address) as { n: number }).n,
       items: rows.map((r) => {
         const inscriptions = this.s.inscriptionsOn.all(r.txid, Number(r.vout)) as { inscription_id: string; offset: number; content_type: string; body_size: number }[];
         const drc20 = inscriptions.map((i) => this.s.drc20Carrier.get(i.inscription_id) as { tick_key: string; tick: string; amount: string } | undefined).filter((x) => x !== undefined);
         return {
-          txid: r.txid, vout: Number(r.vout), valueKoinu: r.value, height: Number(r.height), scriptHex: r.script.toLowerCase(),
+          txid: r.txid, vout: Number(r.vout), valueKoinu: r.value, height: Number(r.height), scriptHex: r.script.toLowerCase(), coinbase: r.coinbase === 1n,
           inscriptions: inscriptions.map((i) => ({ id: i.inscription_id, offset: i.offset, contentType: i.content_type })),
           drc20: drc20.map((d) => ({ tick: d!.tick, amount: d!.amount })),
         };

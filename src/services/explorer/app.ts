@@ -16,6 +16,7 @@ import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
 import { exactJson, opReturnRecord, zkpRecord } from "./records";
 
+import type { MempoolReader } from "./mempool";
 export interface ExplorerOptions {
   queries: IndexQueries;
   network: DogeNetwork;
@@ -35,6 +36,8 @@ export interface ExplorerOptions {
    */
   rateLimitPerMinute?: number;
 }
+  /** The node's mempool (./mempool.ts); without it nothing is pending (unconfirmed_koinu 0). */
+  mempool?: MempoolReader;
 
 /** The explorer's default public write limit per client IP and minute (`--rate-limit`). */
 export const EXPLORER_WRITES_PER_MINUTE = 60;
@@ -424,7 +427,7 @@ const WALLET_READ_PATH = /^\/api\/wallet\/address\/([^/?#]+)\/(balance|history)\
  * per request (npm run bench:api). Same validation, bodies and errors as the Express routes.
  * Returns false for every other request.
  */
-export function createWalletFastPath(options: { queries: IndexQueries; network: DogeNetwork }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createWalletFastPath(options: { queries: IndexQueries; network: DogeNetwork; mempool?: MempoolReader }): (req: IncomingMessage, res: ServerResponse) => boolean {
   let statusCache: { at: number; height: number } | null = null;
   return fastJsonGet(WALLET_READ_PATH, (match) => {
     const address = v.address(decodeURIComponent(match[1]), options.network);
