@@ -101,6 +101,10 @@ export class IndexQueries {
       opReturnBySha: p("SELECT txid, vout, height, position, hex(payload) AS payload, magic, sha256, size FROM op_returns WHERE sha256 = ? ORDER BY height, position, vout LIMIT 50"),
       opReturnCount: p("SELECT COUNT(*) AS n FROM op_returns WHERE (? IS NULL OR magic = ?)"),
       unspent: p("SELECT value, script FROM outputs WHERE txid = ? AND vout = ? AND spent_txid IS NULL").safeIntegers(true),
+      output: p("SELECT value, hex(script) AS script, address FROM outputs WHERE txid = ? AND vout = ?").safeIntegers(true),
+      txoStats: p(`SELECT COUNT(*) AS funded_count, COALESCE(SUM(o.value), 0) AS funded, COALESCE(SUM(o.spent_txid IS NOT NULL), 0) AS spent_count,
+        COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE o.value END), 0) AS spent
+        FROM address_history h JOIN outputs o ON o.txid = h.txid AND o.address = h.address WHERE h.address = ?`).safeIntegers(true),
       tickCarriers: p(`SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount, o.value, o.height FROM inscription_locations l
         JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0
         JOIN outputs o ON o.txid = l.txid AND o.vout = l.vout AND o.spent_txid IS NULL
@@ -138,15 +142,15 @@ export class IndexQueries {
     };
   }
 
-  tx(txid: string): TxView | null {
-    const row = this.s.tx.get(txid) as { txid: string; height: bigint; position: bigint; size: bigint; fee: bigint | null; coinbase: bigint; block_hash: string; block_time: bigint } | undefined;
-    if (!row) return null;
-    const outputs = (this.s.txOutputs.all(txid) as { vout: bigint; value: bigint; script: string; address: string | null; spent_txid: string | null; spent_vin: bigint | null; spent_height: bigint | null }[])
   /** Whether the index holds the transaction. */
   hasTx(txid: string): boolean {
     return this.s.hasTx.get(txid) !== undefined;
   }
 
+  tx(txid: string): TxView | null {
+    const row = this.s.tx.get(txid) as { txid: string; height: bigint; position: bigint; size: bigint; fee: bigint | null; coinbase: bigint; block_hash: string; block_time: bigint } | undefined;
+    if (!row) return null;
+    const outputs = (this.s.txOutputs.all(txid) as { vout: bigint; value: bigint; script: string; address: string | null; spent_txid: string | null; spent_vin: bigint | null; spent_height: bigint | null }[])
       .map((o) => ({ vout: Number(o.vout), valueKoinu: o.value, scriptHex: o.script.toLowerCase(), address: o.address,
         spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null }));
     const opReturns = (this.s.txOpReturns.all(txid) as { vout: number; payload: string; magic: string; sha256: string; size: number }[])
@@ -279,6 +283,21 @@ export class IndexQueries {
   unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
     const row = this.s.unspent.get(txid, vout) as { value: bigint; script: Buffer } | undefined;
     return row ? { value: row.value, script: new Uint8Array(row.script) } : null;
+  }
+
+  /** One output, spent or not, as the index holds it. */
+  output(txid: string, vout: number): { valueKoinu: bigint; scriptHex: string; address: string | null } | null {
+    const row = this.s.output.get(txid, vout) as { value: bigint; script: string; address: string | null } | undefined;
+    return row ? { valueKoinu: row.value, scriptHex: row.script.toLowerCase(), address: row.address } : null;
+  }
+
+  /**
+   * Outputs ever paid to `address` (funded) and those of them spent since, counted and summed in
+   * koinu over the address's history (Esplora's chain_stats). One pass over its history rows.
+   */
+  txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
+    const row = this.s.txoStats.get(address) as { funded_count: bigint; funded: bigint; spent_count: bigint; spent: bigint };
+    return { fundedCount: Number(row.funded_count), fundedKoinu: row.funded, spentCount: Number(row.spent_count), spentKoinu: row.spent };
   }
 
   /** First OP_RETURN whose payload is exactly `payloadHex`. */

@@ -13,10 +13,11 @@ import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
+import { createEsploraRouter } from "./esplora";
 import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
 import { exactJson, opReturnRecord, zkpRecord } from "./records";
+import type { MempoolReader, MempoolTx } from "./mempool";
 
-import type { MempoolReader } from "./mempool";
 export interface ExplorerOptions {
   queries: IndexQueries;
   network: DogeNetwork;
@@ -35,9 +36,9 @@ export interface ExplorerOptions {
    * registry's writes (default EXPLORER_WRITES_PER_MINUTE; 0 = no limit). Past it: 429 RATE_LIMITED.
    */
   rateLimitPerMinute?: number;
-}
   /** The node's mempool (./mempool.ts); without it nothing is pending (unconfirmed_koinu 0). */
   mempool?: MempoolReader;
+}
 
 /** The explorer's default public write limit per client IP and minute (`--rate-limit`). */
 export const EXPLORER_WRITES_PER_MINUTE = 60;
@@ -51,7 +52,7 @@ const route = (handler: Handler) => (req: Request, res: Response, next: NextFunc
 };
 
 export function createExplorerApp(options: ExplorerOptions): express.Express {
-  const { queries, network, node } = options;
+  const { queries, network, node, mempool } = options;
   const immutableDepth = options.immutableDepth ?? 100;
   const log = options.log ?? (() => undefined);
   const app = express();
@@ -120,7 +121,13 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   api.get("/tx/:txid", route((req, res) => {
     const txid = v.txid(req.params.txid);
     const tx = queries.tx(txid);
-    if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    if (!tx) {
+      const pending = mempool?.tx(txid);
+      if (!pending) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+      res.setHeader("Cache-Control", "no-store");
+      res.json(pendingTxBody(pending, mempool!));
+      return;
+    }
     const inputs = queries.txInputs(txid);
     const tip = status().indexedHeight;
     const confirmations = tip - tx.height + 1;
@@ -137,7 +144,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       })),
       outputs: tx.outputs.map((o) => ({
         vout: o.vout, value_koinu: o.valueKoinu, script_hex: o.scriptHex, address: o.address,
-        spent: o.spent ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height } : null,
+        spent: o.spent ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height } : pendingSpend(mempool, tx.txid, o.vout),
       })),
       op_returns: tx.opReturns.map((o) => opReturnRecord({ ...o, txid: tx.txid, height: tx.height }, tip)),
       inscriptions: tx.inscriptions.map((i) => ({ id: i.id, number: i.number, form: i.form, content_type: i.contentType, action: i.action, envelope_hash: i.envelopeHash })),
@@ -173,27 +180,54 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   api.get("/wallet/address/:address/balance", route((req, res) => {
     const address = addressParam(req);
     res.setHeader("Cache-Control", "no-store");
-    res.json(balanceBody(queries, address, status().indexedHeight));
+    res.json(balanceBody(queries, mempool, address, status().indexedHeight));
   }));
 
+  const maturity = coinbaseMaturity(network);
   api.get("/wallet/address/:address/utxos", route((req, res) => {
     const address = addressParam(req);
     const limit = v.limit(req.query.limit, { max: 500, fallback: 100 });
     const after = v.cursor<{ h: number; t: string; v: number }>(req.query.cursor, { h: "number", t: "string", v: "number" });
-    const page = queries.utxos(address, after ? { height: after.h, txid: after.t, vout: after.v } : null, limit);
-    const last = page.items[page.items.length - 1];
+    const key = after ? { height: after.h, txid: after.t, vout: after.v } : null;
+    const page = queries.utxos(address, key, limit);
     const tip = status().indexedHeight;
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      address,
-      total: page.total,
-      items: page.items.map((u) => ({
-        txid: u.txid, vout: u.vout, value_koinu: u.valueKoinu, height: u.height, confirmations: tip - u.height + 1, script_hex: u.scriptHex,
+    const items: Record<string, unknown>[] = page.items.map((u) => {
+      // At least 1 even when the cached tip lags the row just read: 0 means pending.
+      const confirmations = Math.max(1, tip - u.height + 1);
+      const mature = !u.coinbase || confirmations >= maturity;
+      const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
+      return {
+        txid: u.txid, vout: u.vout, value_koinu: u.valueKoinu, height: u.height, confirmations, script_hex: u.scriptHex,
         inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
         drc20: u.drc20,
         carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
-      })),
-      next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, t: last.txid, v: last.vout }) : null,
+        coinbase: u.coinbase, mature, spent_in_mempool: spentInMempool, spendable: mature && spentInMempool === null,
+      };
+    });
+    // Unconfirmed outputs come after every confirmed one (oldest first), keyed at height
+    // PENDING_HEIGHT by txid and vout, so that one cursor pages through both.
+    let last: { h: number; t: string; v: number } | null = page.items.length > 0
+      ? { h: page.items[page.items.length - 1].height, t: page.items[page.items.length - 1].txid, v: page.items[page.items.length - 1].vout } : null;
+    const unconfirmed = mempool ? mempool.outputs(address) : [];
+    if (items.length < limit) {
+      const from = key && key.height === PENDING_HEIGHT ? key : null;
+      for (const o of unconfirmed) {
+        if (items.length >= limit) break;
+        if (from && (o.txid < from.txid || (o.txid === from.txid && o.vout <= from.vout))) continue;
+        items.push({
+          txid: o.txid, vout: o.vout, value_koinu: o.valueKoinu, height: null, confirmations: 0, script_hex: o.scriptHex,
+          inscriptions: [], drc20: [], carrier: null,
+          coinbase: false, mature: true, spent_in_mempool: o.spentBy, spendable: o.spentBy === null,
+        });
+        last = { h: PENDING_HEIGHT, t: o.txid, v: o.vout };
+      }
+    }
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      address,
+      total: page.total + unconfirmed.length,
+      items,
+      next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
     });
   }));
 
@@ -242,7 +276,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   api.get("/wallet/address/:address/history", route((req, res) => {
     const address = addressParam(req);
     res.setHeader("Cache-Control", "no-store");
-    res.json(historyBody(queries, address, req.query.limit, req.query.cursor, status().indexedHeight));
+    res.json(historyBody(queries, mempool, address, req.query.limit, req.query.cursor, status().indexedHeight));
   }));
 
   api.get("/explorer/inscription/:id", route((req, res) => {
@@ -391,31 +425,82 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   }
 
   app.use("/api", api);
+  app.use("/esplora/api", createEsploraRouter({ queries, network, node, writesPerMinute }));
   options.mount?.(app);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;
 }
 
-function balanceBody(queries: IndexQueries, address: string, indexedHeight: number) {
+function balanceBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, indexedHeight: number) {
   const balance = queries.balance(address);
-  return { address, confirmed_koinu: balance.confirmedKoinu, tx_count: balance.txCount, indexed_height: indexedHeight };
+  return {
+    address, confirmed_koinu: balance.confirmedKoinu, unconfirmed_koinu: mempool ? mempool.unconfirmedKoinu(address) : 0n,
+    tx_count: balance.txCount, indexed_height: indexedHeight,
+  };
 }
 
 /** The seed's history object { address, items } with pagination fields beside them. */
-function historyBody(queries: IndexQueries, address: string, limitParam: unknown, cursorParam: unknown, tip: number) {
+function historyBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, limitParam: unknown, cursorParam: unknown, tip: number) {
   const limit = v.limit(limitParam, { max: 200, fallback: 50 });
   const before = v.cursor<{ h: number; p: number }>(cursorParam, { h: "number", p: "number" });
-  const page = queries.history(address, before ? { height: before.h, position: before.p } : null, limit);
+  // Pending items head the first page (newest first, at most `limit`); the confirmed ones fill the
+  // rest of it and the pages after, from the index.
+  const pendingAll = mempool ? mempool.history(address) : [];
+  const pending = before ? [] : pendingAll.slice(0, limit);
+  const confirmedLimit = limit - pending.length;
+  const page = queries.history(address, before ? { height: before.h, position: before.p } : null, confirmedLimit);
   const last = page.items[page.items.length - 1];
+  const nextCursor = confirmedLimit === 0
+    ? (page.total > 0 ? v.encodeCursor({ h: Number.MAX_SAFE_INTEGER, p: 0 }) : null)
+    : page.items.length === confirmedLimit && last ? v.encodeCursor({ h: last.height, p: last.position }) : null;
   return {
     address,
-    items: page.items.map((item) => ({
-      txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: item.height,
-      amount_koinu: item.amountKoinu, is_doginal: item.isDoginal, confirmations: tip - item.height + 1,
+    items: [
+      ...pending.map((item) => ({
+        txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: null,
+        amount_koinu: item.amountKoinu, is_doginal: false, confirmations: 0,
+      })),
+      ...page.items.map((item) => ({
+        txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: item.height,
+        amount_koinu: item.amountKoinu, is_doginal: item.isDoginal, confirmations: Math.max(1, tip - item.height + 1),
+      })),
+    ],
+    total: page.total + pendingAll.length,
+    next_cursor: nextCursor,
+  };
+}
+
+/** Where unconfirmed outputs sort in the UTXO list's cursor: after every block. */
+const PENDING_HEIGHT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Blocks before a coinbase output may be spent (its confirmations must reach it): 60 on regtest
+ * (src/devnet/params.ts, Dogecoin Core 1.14's CRegTestParams), 240 on mainnet and testnet since
+ * Digishield (chainparams.cpp digishieldConsensus.nCoinbaseMaturity).
+ */
+export function coinbaseMaturity(network: DogeNetwork): number {
+  return network.name === "regtest" ? 60 : 240;
+}
+
+/** A confirmed output's spend by a pending transaction, written as the index's spends (height null). */
+function pendingSpend(mempool: MempoolReader | undefined, txid: string, vout: number) {
+  const spender = mempool?.spentBy(txid, vout);
+  return spender ? { txid: spender.txid, vin: spender.vin, height: null } : null;
+}
+
+/**
+ * A pending transaction in /tx/:txid's shape: block null, confirmations 0. OP_RETURN records,
+ * inscriptions and OP_CHECKZKP uses are the index's work and appear once it is mined.
+ */
+function pendingTxBody(tx: MempoolTx, mempool: MempoolReader) {
+  return {
+    txid: tx.txid, block: null, confirmations: 0, size: tx.size, coinbase: false, fee_koinu: tx.feeKoinu,
+    inputs: tx.inputs.map((i) => ({ vin: i.vin, prev_txid: i.prevTxid, prev_vout: i.prevVout, value_koinu: i.valueKoinu, address: i.address })),
+    outputs: tx.outputs.filter((o) => !o.scriptHex.startsWith("6a")).map((o) => ({
+      vout: o.vout, value_koinu: o.valueKoinu, script_hex: o.scriptHex, address: o.address, spent: pendingSpend(mempool, tx.txid, o.vout),
     })),
-    total: page.total,
-    next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position }) : null,
+    op_returns: [], inscriptions: [], zkp: [],
   };
 }
 
@@ -433,10 +518,10 @@ export function createWalletFastPath(options: { queries: IndexQueries; network: 
     const address = v.address(decodeURIComponent(match[1]), options.network);
     const now = Date.now();
     if (!statusCache || now - statusCache.at > 200) statusCache = { at: now, height: options.queries.status().indexedHeight };
-    if (match[2] === "balance") return balanceBody(options.queries, address, statusCache.height);
+    if (match[2] === "balance") return balanceBody(options.queries, options.mempool, address, statusCache.height);
     const query = new URLSearchParams(match[3] ?? "");
     for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
-    return historyBody(options.queries, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
+    return historyBody(options.queries, options.mempool, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
   }, exactJson);
 }
 
