@@ -5,7 +5,8 @@
  *   node --import tsx daemons/api/main.ts --db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
  *        --network regtest [--port 3001]
  *
- * Prints `explorer  <url>/api` once listening.
+ * Prints `explorer  <url>/api` once listening. Keeps a view of the node's mempool, refreshed every
+ * second (src/services/explorer/mempool.ts; `--mempool-max-txs`, 0 turns it off).
  */
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
@@ -20,6 +21,7 @@ import http from "node:http";
 import { EXPLORER_WRITES_PER_MINUTE, createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
+import { DEFAULT_MAX_MEMPOOL_TRANSACTIONS, MempoolView } from "../../src/services/explorer/mempool";
 import { openDatabase } from "../../src/db/sqlite";
 
 const SPEC = {
@@ -31,6 +33,7 @@ const SPEC = {
   port: { kind: "integer", env: "EXPLORER_PORT", default: 3001, min: 0, max: 65535, description: "listen port" },
   "rate-limit": rateLimitOption("EXPLORER_RATE_LIMIT", EXPLORER_WRITES_PER_MINUTE),
   "trust-proxy": trustProxyOption("EXPLORER_TRUST_PROXY"),
+  "mempool-max-txs": { kind: "integer", env: "EXPLORER_MEMPOOL_MAX_TXS", default: DEFAULT_MAX_MEMPOOL_TRANSACTIONS, min: 0, max: 1_000_000, description: "pending transactions the mempool view keeps at most (0 turns the view off)" },
 } as const;
 
 async function main(): Promise<void> {
@@ -39,12 +42,19 @@ async function main(): Promise<void> {
   const db = openIndexerDatabase(config.db, { cacheMb: 64 });
   const queries = new IndexQueries(db);
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
+  const node = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  // The mempool view asks the node every second; its own client does not retry (the next refresh does).
+  const mempool = config["mempool-max-txs"] > 0
+    ? new MempoolView({ node: new DogecoinRpcClient({ url: config["rpc-url"], logger, retries: 0, timeoutMs: 10_000 }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
+    : undefined;
+  const stopMempool = mempool?.start({ log: (event, fields) => logger.warn({ event, ...fields }) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createExplorerApp({
     queries,
     network: getNetwork(config.network),
-    node: new DogecoinRpcClient({ url: config["rpc-url"], logger }),
+    node,
+    mempool,
     pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
@@ -57,7 +67,7 @@ async function main(): Promise<void> {
     }),
   });
   trustProxies(app, config["trust-proxy"]);
-  const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network) });
+  const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network), mempool });
   const server = http.createServer((req, res) => {
     if (!fastWalletReads(req, res)) app(req, res);
   });
@@ -68,6 +78,7 @@ async function main(): Promise<void> {
     process.stdout.write(`explorer  http://${config.host}:${port}/api\n`);
   });
   stopOnSignals(logger, async () => {
+    await stopMempool?.();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
