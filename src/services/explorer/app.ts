@@ -7,7 +7,7 @@ import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { TO_EXPRESS, fastJsonGet } from "../http/app";
+import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
 import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
 import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
@@ -58,21 +58,8 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  // A public API without credentials: pages on other origins (the launchpad's, a wallet's) read it
-  // and broadcast through it, so every origin may call it; no cookie or auth header is ever read.
-  // Set before the limits, so that a page can read a 429 and its Retry-After too.
-  app.use("/api", (req, res, next) => {
-    res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Expose-Headers", "Retry-After");
-    if (req.method === "OPTIONS") {
-      res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-      res.setHeader("Access-Control-Allow-Headers", "Content-Type");
-      res.setHeader("Access-Control-Max-Age", "600");
-      res.status(204).end();
-      return;
-    }
-    next();
-  });
+  // Pages on other origins (the launchpad's, a wallet's) read this API and broadcast through it.
+  app.use("/api", publicCors);
   // Limits next, so that a refused request costs no body parsing (DESIGN.md section 8).
   const writesPerMinute = options.rateLimitPerMinute ?? EXPLORER_WRITES_PER_MINUTE;
   app.post("/api/tx/broadcast", rateLimited({ name: "explorer broadcast", limit: writesPerMinute }));

@@ -28,6 +28,7 @@ import {
 } from "../../doge";
 import { IndexQueries, TxView } from "../../indexer/queries";
 import { AppError, badRequest, indexBehind, notFound } from "../http/errors";
+import { publicCors } from "../http/app";
 import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
@@ -65,19 +66,11 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   const blocks = new BlockCache(node, options.blockCacheSize ?? 16);
 
   // Esplora is served to browsers on any origin, without credentials, like the explorer's /api.
-  router.use((req, res, next) => {
-    res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Expose-Headers", "Retry-After");
+  router.use((_req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
-    if (req.method === "OPTIONS") {
-      res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-      res.setHeader("Access-Control-Allow-Headers", "Content-Type");
-      res.setHeader("Access-Control-Max-Age", "600");
-      res.status(204).end();
-      return;
-    }
     next();
   });
+  router.use(publicCors);
 
   /** Not in the index: absent, or not indexed yet (503 while the index is behind the node). */
   const missing = (code: string, message: string, details: Record<string, unknown>): AppError => {

@@ -5,7 +5,7 @@
  * `Cache-Control: no-store`, to mount at `/api`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import express from "express";
+import express, { RequestHandler } from "express";
 import { AppError, errorBody } from "./errors";
 
 export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api: express.Router } {
@@ -56,3 +56,22 @@ export function fastJsonGet(
     return true;
   };
 }
+
+/**
+ * CORS for a public API without credentials (the explorer's /api and its Esplora subset): pages on
+ * any origin may read it and broadcast through it; no cookie or auth header is ever read. Mounted
+ * before the rate limits, so that a page can read a 429 and its Retry-After too. Preflights
+ * (OPTIONS) are answered 204 here.
+ */
+export const publicCors: RequestHandler = (req, res, next) => {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Expose-Headers", "Retry-After");
+  if (req.method === "OPTIONS") {
+    res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", "Content-Type");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+    return;
+  }
+  next();
+};
