@@ -395,6 +395,48 @@ describe("launchpad attacks (issue 17)", function () {
     });
   });
 
+  describe("5b. claims leave no row forever", () => {
+    it("deletes the reservations of strangers' claims a day after they expired unpaid", async () => {
+      let now = Math.floor(Date.now() / 1000);
+      const db = openLaunchpadDatabase(":memory:");
+      const app = createLaunchpadApp({
+        db, indexDb: stack.indexDb, network: NETWORKS.regtest, clock: () => now,
+        rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+      });
+      const server = app.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
+      try {
+        const signInHere = async (key: TestKey): Promise<string> => {
+          const { challenge } = (await requestFrom("127.0.0.1", `${base}/session/challenge?address=${key.address}`)).body;
+          return (await requestFrom("127.0.0.1", `${base}/session`, "POST", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+        };
+        const creator = newKey();
+        const listed = await requestFrom("127.0.0.1", `${base}/collections`, "POST", {
+          token: await signInHere(creator), body: { slug: "attack-rows", name: "Rows", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
+        });
+        expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+        for (let i = 0; i < 5; i++) {
+          const claimed = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", { token: await signInHere(newKey()) });
+          expect(claimed.status, JSON.stringify(claimed.body)).to.equal(201);
+        }
+        expect(rowCount(db) > 5).to.equal(true);
+        const reservations = () => (db.prepare("SELECT COUNT(*) AS n FROM reservations").get() as { n: number }).n;
+        expect(reservations()).to.equal(5);
+        // A day and the reservation window later, the next claim sweeps the five away.
+        now += 600 + 86_400 + 61;
+        const next = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", { token: await signInHere(newKey()) });
+        expect(next.status, JSON.stringify(next.body)).to.equal(201);
+        expect(reservations()).to.equal(1);
+      } finally {
+        await app.launchpad.mints.stop();
+        app.launchpad.feed.close();
+        server.closeAllConnections();
+        server.close();
+      }
+    });
+  });
+
   describe("7. a payment counts only at the configured depth", () => {
     let app: LaunchpadApp;
     let server: Server;

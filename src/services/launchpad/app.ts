@@ -27,6 +27,9 @@ import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
 
+/** How long an expired reservation that nothing refers to is kept before it is deleted. */
+export const EXPIRED_RESERVATION_KEEP_SECONDS = 86_400;
+
 export interface LaunchpadOptions {
   /** The launchpad's own database (openLaunchpadDatabase). */
   db: Sqlite;
@@ -199,6 +202,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const feed = new MintedFeed(collections, { pollMs: options.events?.pollMs, maxStreams: options.events?.maxStreams, maxStreamsPerClient: options.events?.maxStreamsPerClient });
   const heartbeatMs = options.events?.heartbeatMs ?? 15_000;
   const queries = new IndexQueries(options.indexDb);
+  let lastReservationPrune = 0;
   const mints = new MintService({
     db, queries, collections, inscriber: options.inscriber, clock, log, onMinted: (slug) => feed.changed(slug),
     paymentConfirmations: options.paymentConfirmations,
@@ -344,6 +348,11 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     const slug = slugParam(req.params.slug);
     if (req.body !== undefined && Object.keys(req.body ?? {}).length > 0) v.exactObject(req.body, []);
     const { reservation, created } = collections.claim(slug, session.address, { key: clientIpKey(req), maxLive: maxReservationsPerClient });
+    // Claims leave rows: those expired a day ago that nothing refers to go, at most once a minute.
+    if (clock() - lastReservationPrune >= 60) {
+      lastReservationPrune = clock();
+      collections.pruneExpired(lastReservationPrune - EXPIRED_RESERVATION_KEEP_SECONDS);
+    }
     const collection = collectionOr404(slug);
     res.status(created ? 201 : 200).json({ ...reservationJson(reservation, collection.maxSupply, mints.owedTo(slug, session.address)), created });
   }));

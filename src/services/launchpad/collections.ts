@@ -138,6 +138,15 @@ export class CollectionStore {
       // Counts at most `cap` rows: a claim's cost does not grow with what one client holds.
       liveOfClient: p("SELECT COUNT(*) AS n FROM (SELECT 1 FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ? LIMIT ?)"),
       firstExpiryOfClient: p("SELECT MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?"),
+      // Expired reservations that nothing refers to (no mint, payment or minted item), and the
+      // payment PSBTs built for them: a claim's rows, gone a day after it expired.
+      prunePsbts: p(`DELETE FROM payment_psbts WHERE reservation_id IN (SELECT r.id FROM reservations r WHERE r.status = 'expired' AND r.expires_at < ?
+        AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.reservation_id = r.id) AND NOT EXISTS (SELECT 1 FROM payments y WHERE y.reservation_id = r.id)
+        AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = r.id))`),
+      pruneReservations: p(`DELETE FROM reservations WHERE status = 'expired' AND expires_at < ?
+        AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.reservation_id = reservations.id) AND NOT EXISTS (SELECT 1 FROM payments y WHERE y.reservation_id = reservations.id)
+        AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = reservations.id)
+        AND NOT EXISTS (SELECT 1 FROM payment_psbts s WHERE s.reservation_id = reservations.id)`),
     };
   }
 
@@ -208,6 +217,18 @@ export class CollectionStore {
       const expiresAt = now + this.reservationSeconds;
       const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt, client.key).lastInsertRowid);
       return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
+    }).immediate();
+  }
+
+  /**
+   * Deletes reservations that expired before `before` and that no mint, payment or minted item
+   * refers to, with their payment PSBTs (a stranger's claims leave no row forever). Answers how many
+   * reservations went.
+   */
+  pruneExpired(before: number): number {
+    return this.db.transaction(() => {
+      this.s.prunePsbts.run(before);
+      return this.s.pruneReservations.run(before).changes;
     }).immediate();
   }
 
