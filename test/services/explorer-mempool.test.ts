@@ -106,6 +106,18 @@ describe("explorer mempool view", function () {
       expect(chained.fee_koinu).to.equal(koinu(DOGE));
     });
 
+    it("fills the Esplora subset's mempool_stats of the addresses it funds and spends", async () => {
+      const esplora = (address: string) => fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/address/${address}`);
+      expect((await esplora(alice.address)).body.mempool_stats).to.deep.equal({
+        funded_txo_count: 1, funded_txo_sum: Number(74n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(100n * DOGE), tx_count: 1,
+      });
+      expect((await esplora(bob.address)).body.mempool_stats).to.deep.equal({
+        funded_txo_count: 1, funded_txo_sum: Number(25n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(25n * DOGE), tx_count: 2,
+      });
+      const plain = await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/address/${alice.address}`);
+      expect(plain.body.mempool_stats).to.deep.equal({ funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 });
+    });
+
     it("marks the confirmed output it spends as spent by it, with height null", async () => {
       const { body } = await get(`/tx/${coin.txid}`);
       expect(body.outputs[0].spent).to.deep.equal({ txid: paymentTxid, vin: 0, height: null });

@@ -412,7 +412,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   }
 
   app.use("/api", api);
-  app.use("/esplora/api", createEsploraRouter({ queries, network, node, writesPerMinute }));
+  app.use("/esplora/api", createEsploraRouter({ queries, network, node, writesPerMinute, mempool }));
   options.mount?.(app);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));

@@ -13,7 +13,8 @@
  *   GET  /blocks/tip/height, /blocks/tip/hash   text
  *   POST /tx                                    raw hex text in, txid text out
  *
- * Confirmed data only: the index is the source, and mempool_stats are zeros. Amounts are koinu as
+ * The index is the source, but for mempool_stats, which the explorer's mempool view fills (zeros
+ * without one); pending transactions are not listed yet. Amounts are koinu as
  * JSON integers of every digit (the explorer's exact writer). Dogecoin has no witness, so weight is
  * 4 x size and no witness field is written.
  *
@@ -32,6 +33,7 @@ import { publicCors } from "../http/app";
 import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
+import type { MempoolReader } from "./mempool";
 
 /** The node as the subset uses it: broadcasts, and (when it can) serialized blocks by hash. */
 export interface EsploraNode extends BroadcastNode {
@@ -47,6 +49,8 @@ export interface EsploraOptions {
   writesPerMinute: number;
   /** Parsed blocks kept for raw transaction reads (default 16). */
   blockCacheSize?: number;
+  /** The node's mempool (mempool.ts): fills an address's mempool_stats; without it they are zeros. */
+  mempool?: Pick<MempoolReader, "addressStats">;
 }
 
 /** Esplora's page sizes: confirmed history per page, and the mempool part of /txs. */
@@ -146,9 +150,18 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
         spent_txo_sum: stats.spentKoinu,
         tx_count: queries.balance(address).txCount,
       },
-      mempool_stats: { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 },
+      mempool_stats: mempoolStats(address),
     });
   }));
+
+  function mempoolStats(address: string) {
+    const pending = options.mempool?.addressStats(address);
+    if (!pending) return { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
+    return {
+      funded_txo_count: pending.fundedCount, funded_txo_sum: pending.fundedKoinu, spent_txo_count: pending.spentCount, spent_txo_sum: pending.spentKoinu,
+      tx_count: pending.txCount,
+    };
+  }
 
   router.get("/address/:address/utxo", route((req, res) => {
     const address = addressParam(req);

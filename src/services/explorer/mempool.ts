@@ -92,7 +92,7 @@ export interface RefreshResult {
 }
 
 /** What the explorer's routes read from the view. */
-export type MempoolReader = Pick<MempoolView, "tx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs">;
+export type MempoolReader = Pick<MempoolView, "tx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs" | "addressStats">;
 
 interface Entry extends MempoolTx {
   seq: number;
@@ -215,6 +215,29 @@ export class MempoolView {
       for (const input of entry.inputs) if (input.address === address && input.valueKoinu !== null) net -= input.valueKoinu;
     }
     return net;
+  }
+
+  /**
+   * What the address's pending transactions fund and spend (Esplora's mempool_stats): outputs paying
+   * it, and inputs spending its outputs whose value is known, counted and summed, and the number of
+   * its pending transactions.
+   */
+  addressStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint; txCount: number } {
+    const stats = { fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n, txCount: 0 };
+    for (const entry of this.pendingOf(address)) {
+      stats.txCount += 1;
+      for (const output of entry.outputs) {
+        if (output.address !== address) continue;
+        stats.fundedCount += 1;
+        stats.fundedKoinu += output.valueKoinu;
+      }
+      for (const input of entry.inputs) {
+        if (input.address !== address || input.valueKoinu === null) continue;
+        stats.spentCount += 1;
+        stats.spentKoinu += input.valueKoinu;
+      }
+    }
+    return stats;
   }
 
   /** The address's pending transactions as history items, newest first. */
