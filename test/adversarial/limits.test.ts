@@ -156,6 +156,22 @@ describe("limits on public writes (adversarial)", () => {
     }
   });
 
+  it("gives a client one broadcast budget across /api/tx/broadcast and the Esplora subset's POST /tx", async () => {
+    const queries = new IndexQueries(openIndexerDatabase(":memory:"));
+    const hex = bytesToHex(serializeTransaction(fundingTransaction(newKey().script, DOGE, 3)));
+    const running = await listen(createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "ab".repeat(32) }, rateLimitPerMinute: 3 }));
+    try {
+      const root = `http://127.0.0.1:${running.port}`;
+      for (let i = 0; i < 2; i++) expect((await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status).to.equal(200);
+      expect((await request(`${root}/esplora/api/tx`, { method: "POST", body: hex, from: "127.0.0.7", headers: { "Content-Type": "text/plain" } })).status).to.equal(200);
+      const fourth = await request(`${root}/esplora/api/tx`, { method: "POST", body: hex, from: "127.0.0.7", headers: { "Content-Type": "text/plain" } });
+      expect([fourth.status, fourth.body?.error?.code]).to.deep.equal([429, "RATE_LIMITED"]);
+      expect((await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status).to.equal(429);
+    } finally {
+      running.close();
+    }
+  });
+
   describe("inscriber", () => {
     let base: string;
     let stop: () => void;

@@ -62,7 +62,9 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   app.use("/api", publicCors);
   // Limits next, so that a refused request costs no body parsing (DESIGN.md section 8).
   const writesPerMinute = options.rateLimitPerMinute ?? EXPLORER_WRITES_PER_MINUTE;
-  app.post("/api/tx/broadcast", rateLimited({ name: "explorer broadcast", limit: writesPerMinute }));
+  // One broadcast budget per client, whichever path it broadcasts through (ours or Esplora's POST /tx).
+  const broadcastLimit = rateLimited({ name: "explorer broadcast", limit: writesPerMinute });
+  app.post("/api/tx/broadcast", broadcastLimit);
   app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
   app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
   app.use(express.json({ limit: "2mb" }));
@@ -412,7 +414,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   }
 
   app.use("/api", api);
-  app.use("/esplora/api", createEsploraRouter({ queries, network, node, writesPerMinute, mempool }));
+  app.use("/esplora/api", createEsploraRouter({ queries, network, node, broadcastLimit, mempool }));
   options.mount?.(app);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));

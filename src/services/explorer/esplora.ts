@@ -22,7 +22,7 @@
  * block the index names, read from the node by hash (`getblock <hash> false`) and kept in a small
  * cache of parsed blocks. Everything else (values, addresses, fees, spends, heights) is the index's.
  */
-import express, { NextFunction, Request, Response } from "express";
+import express, { NextFunction, Request, RequestHandler, Response } from "express";
 import {
   Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, parseBlock,
   parseScript, parseTransactionHex, serializeTransaction,
@@ -30,7 +30,6 @@ import {
 import { IndexQueries, TxView } from "../../indexer/queries";
 import { AppError, badRequest, indexBehind, notFound } from "../http/errors";
 import { publicCors } from "../http/app";
-import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import type { MempoolReader } from "./mempool";
@@ -45,8 +44,8 @@ export interface EsploraOptions {
   queries: IndexQueries;
   network: DogeNetwork;
   node: EsploraNode;
-  /** Broadcasts allowed per client IP and minute on POST /tx (the explorer's broadcast limit; 0 = none). */
-  writesPerMinute: number;
+  /** The limit of POST /tx: the explorer's own broadcast limiter, so that both paths share one budget per client. */
+  broadcastLimit: RequestHandler;
   /** Parsed blocks kept for raw transaction reads (default 16). */
   blockCacheSize?: number;
   /** The node's mempool (mempool.ts): fills an address's mempool_stats; without it they are zeros. */
@@ -245,7 +244,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
   // Limit first, then the body: Esplora clients post the hex as text under any content type
   // (axios says application/x-www-form-urlencoded), so every type is read as text here.
-  router.post("/tx", rateLimited({ name: "explorer broadcast", limit: options.writesPerMinute }), express.text({ type: () => true, limit: "2mb" }), route(async (req, res) => {
+  router.post("/tx", options.broadcastLimit, express.text({ type: () => true, limit: "2mb" }), route(async (req, res) => {
     const hex = typeof req.body === "string" ? req.body.trim() : "";
     const parsed = parseTransactionHex(hex);
     if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
