@@ -17,6 +17,7 @@ import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
+import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
@@ -26,7 +27,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import {
-  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, defaultDepositConfirmations, mountBonding, openAmmDatabase,
+  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase,
 } from "../../src/services/amm";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
   const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
   const serviceAddresses = config["service-addresses"].split(",").map((a) => a.trim()).filter((a) => a !== "");
   const deposits = new DepositReader(queries, indexDb, wallet.address, {
-    confirmations: config["deposit-confirmations"] ?? defaultDepositConfirmations(network), serviceAddresses,
+    confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network), serviceAddresses,
   });
   const ledger = new AmmLedger({
     db, network, deposits, tickDeployed, payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },

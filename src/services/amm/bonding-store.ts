@@ -671,7 +671,7 @@ export class BondingStore {
   confirm(id: string, depositTxid: string, signature: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
     const reservation = this.reservation(id);
     if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
-    requireSignature(this.options.ledger.domain, reservation.address, signature, this.confirmMessage(id, depositTxid));
+    requireSignature(this.options.ledger.domain, reservation.address, signature, orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid)));
     return this.confirmAnnounced(id, depositTxid);
   }
 

@@ -21,8 +21,6 @@ import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, unprocessable } from "../http/errors";
 
-/** Depth at which a deposit counts, by network (mainnet and testnet 6; regtest 1, for the demo): src/chain/depth.ts. */
-export { DEFAULT_PAYMENT_CONFIRMATIONS as DEFAULT_DEPOSIT_CONFIRMATIONS, defaultPaymentConfirmations as defaultDepositConfirmations } from "../../chain/depth";
 
 interface DepositBase {
   txid: string;
@@ -45,7 +43,7 @@ export interface Drc20Deposit extends DepositBase {
 export type Deposit = DogeDeposit | Drc20Deposit;
 
 export interface DepositReaderOptions {
-  /** Depth at which a deposit counts (floor 1; default: defaultDepositConfirmations of the network, or 1 without one). */
+  /** Depth at which a deposit counts (floor 1; default 1; daemons pass src/chain/depth.ts's per-network default). */
   confirmations?: number;
   /** Addresses of wallets the service controls besides the custody (the inscriber's, the operator's). */
   serviceAddresses?: readonly string[];

@@ -1,6 +1,6 @@
 /** The AMM service (issue 9): ledger over SQLite, deposits read from the index, HTTP API, settlement. */
 export { AMM_MIGRATIONS, AMM_SCHEMA, openAmmDatabase } from "./schema";
-export { DEFAULT_DEPOSIT_CONFIRMATIONS, DepositReader, defaultDepositConfirmations } from "./deposits";
+export { DepositReader } from "./deposits";
 export type { Deposit, DepositOrder, DepositOutcome, DepositReaderOptions, DogeDeposit, Drc20Deposit } from "./deposits";
 export { authorizationMessage, orderMessage } from "./orders";
 export type { Authorization, OrderDomain } from "./orders";

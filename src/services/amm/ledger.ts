@@ -541,7 +541,9 @@ export class AmmLedger {
    * says what happened); throws for refusals that change nothing.
    */
   executeSwap(swapId: string, depositTxid: string, signature: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
-    requireSignature(this.domain, this.swap(swapId)?.address ?? "", signature, this.executeSwapMessage(swapId, depositTxid));
+    const swap = this.swap(swapId);
+    if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
+    requireSignature(this.domain, swap.address, signature, orderMessage(this.domain, "execute-swap", executeSwapFields(swap, depositTxid)));
     return this.executeAnnounced(swapId, depositTxid);
   }
 
