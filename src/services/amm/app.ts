@@ -6,10 +6,10 @@
  * write is rate limited per client (429 with Retry-After).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import express, { NextFunction, Request, Response } from "express";
+import express from "express";
 import type { DogeNetwork } from "../../doge";
 import type { Direction, Pool } from "../../amm";
-import { TO_EXPRESS, fastJsonGet, noStoreJsonApp } from "../http/app";
+import { TO_EXPRESS, fastJsonGet, noStoreJsonApp, route } from "../http/app";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { rateLimited } from "../http/rate-limit";
@@ -28,11 +28,6 @@ export interface AmmAppOptions {
 
 /** Default public writes per client IP and minute of the AMM. */
 export const DEFAULT_AMM_RATE_LIMIT = 120;
-
-type Handler = (req: Request, res: Response) => unknown;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 const DIRECTIONS: readonly Direction[] = ["DOGE_TO_TOKEN", "TOKEN_TO_DOGE"];
 const ID = (prefix: string) => new RegExp(`^${prefix}_[0-9a-f]{24}$`);

@@ -17,7 +17,8 @@
  * Mount: `mountBonding(app, { store, network, log })` after createAmmApp's own routes (its `mount`
  * option), or `app.use("/api", createBondingRouter(...))`.
  */
-import express, { NextFunction, Request, Response } from "express";
+import express from "express";
+import { route } from "../http/app";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
 import { nonce, payoutJson, signatureField, unixSeconds } from "./app";
@@ -33,11 +34,6 @@ export interface BondingRouterOptions {
   network: DogeNetwork;
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
-
-type Handler = (req: Request, res: Response) => unknown;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 const RESERVATION_ID = /^rsv_[0-9a-f]{24}$/;
 

@@ -4,7 +4,8 @@
  * OP_CHECKZKP data of a transaction from the index (parsed data, not signed facts). Bodies and errors
  * are in docs/api.md.
  */
-import express, { NextFunction, Request, Response } from "express";
+import express, { Request } from "express";
+import { route } from "../http/app";
 import { DogeNetwork } from "../../doge";
 import type { FactTypeName } from "../../facts";
 import type { FactParamsJson } from "../../attester/wire";
@@ -39,11 +40,6 @@ export interface AttestAppOptions {
 
 /** The attest API's default public write limit per client IP and minute (`--rate-limit`). */
 export const ATTEST_WRITES_PER_MINUTE = 60;
-
-type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 /** The query parameters of each fact endpoint, and the attesters' `params` they map to. */
 const FACT_ENDPOINTS: { path: string; type: FactTypeName; read: (q: Record<string, unknown>, network: DogeNetwork) => FactParamsJson }[] = [

@@ -2,13 +2,13 @@
  * The explorer's REST API over our own index (base path /api). Routes read the index through
  * IndexQueries and never call the node, except broadcast, which hands a signed transaction to it.
  */
-import express, { Request, Response, NextFunction } from "express";
+import express, { Request, Response } from "express";
 import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
-import { AppError, badRequest, errorMiddleware, indexBehind, notFound, unknownRoute } from "../http/errors";
+import { TO_EXPRESS, fastJsonGet, publicCors, route } from "../http/app";
+import { AppError, absentOrBehind, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
@@ -45,11 +45,6 @@ export const EXPLORER_WRITES_PER_MINUTE = 60;
 
 // Koinu fields are bigints in the bodies below and JSON integers of every digit on the wire
 // (exactJson), whatever their size: one type per field (issue 18; the spec's "integer, koinu").
-
-type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 export function createExplorerApp(options: ExplorerOptions): express.Express {
   const { queries, network, node, mempool } = options;
@@ -90,11 +85,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");
   };
   /** Not found in the index: absent, or not indexed yet (503 while the index is behind the node). */
-  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => {
-    const s = status();
-    if (s.nodeHeight !== null && s.indexedHeight < s.nodeHeight) return indexBehind(s.indexedHeight, s.nodeHeight, details);
-    return notFound(code, message, details);
-  };
+  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(status(), code, message, details);
 
   api.get("/status", route((_req, res) => {
     const s = status();

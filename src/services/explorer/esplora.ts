@@ -22,14 +22,14 @@
  * block the index names, read from the node by hash (`getblock <hash> false`) and kept in a small
  * cache of parsed blocks. Everything else (values, addresses, fees, spends, heights) is the index's.
  */
-import express, { NextFunction, Request, RequestHandler, Response } from "express";
+import express, { Request, RequestHandler } from "express";
 import {
   Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, parseBlock,
   parseScript, parseTransactionHex, serializeTransaction,
 } from "../../doge";
 import { IndexQueries, TxView } from "../../indexer/queries";
-import { AppError, badRequest, indexBehind, notFound } from "../http/errors";
-import { publicCors } from "../http/app";
+import { AppError, absentOrBehind, badRequest } from "../http/errors";
+import { publicCors, route } from "../http/app";
 import * as v from "../http/validation";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import type { MempoolReader } from "./mempool";
@@ -55,11 +55,6 @@ export interface EsploraOptions {
 /** Esplora's page sizes: confirmed history per page, and the mempool part of /txs. */
 export const ESPLORA_CHAIN_PAGE = 25;
 
-type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
-
 /** Esplora's confirmation status of a confirmed transaction. */
 interface EsploraStatus { confirmed: true; block_height: number; block_hash: string; block_time: number }
 
@@ -76,11 +71,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   router.use(publicCors);
 
   /** Not in the index: absent, or not indexed yet (503 while the index is behind the node). */
-  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => {
-    const s = queries.status();
-    if (s.nodeHeight !== null && s.indexedHeight < s.nodeHeight) return indexBehind(s.indexedHeight, s.nodeHeight, details);
-    return notFound(code, message, details);
-  };
+  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(queries.status(), code, message, details);
   const indexedTx = (txid: string): TxView => {
     const tx = queries.tx(txid);
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });

@@ -5,7 +5,7 @@
  * `Cache-Control: no-store`, to mount at `/api`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import express, { RequestHandler } from "express";
+import express, { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError, errorBody } from "./errors";
 
 export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api: express.Router } {
@@ -20,6 +20,13 @@ export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api:
     next();
   });
   return { app, api };
+}
+
+/** An Express route from a handler, sync or async: whatever it throws or rejects with goes to `next` (the app's error middleware). */
+export function route(handler: (req: Request, res: Response) => unknown): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    Promise.resolve().then(() => handler(req, res)).catch(next);
+  };
 }
 
 /** What a fast route's answer returns to leave the request to the Express app. */

@@ -19,6 +19,12 @@ export const unprocessable = (code: string, message: string, details?: Record<st
 export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
   new AppError(503, "INDEX_BEHIND", "the index has not reached the data asked for yet", { indexedHeight, nodeHeight, ...details }, { "Retry-After": "5" });
 
+/** Not found in an index: 503 INDEX_BEHIND while the index is behind its node (it may only not have it yet), else 404 `code`. */
+export function absentOrBehind(status: { indexedHeight: number; nodeHeight: number | null }, code: string, message: string, details: Record<string, unknown>): AppError {
+  if (status.nodeHeight !== null && status.indexedHeight < status.nodeHeight) return indexBehind(status.indexedHeight, status.nodeHeight, details);
+  return notFound(code, message, details);
+}
+
 export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
   return { error: details ? { code, message, details } : { code, message } };
 }

@@ -3,7 +3,8 @@
  * projects, and the user-signed PSBT steps. Bodies and errors are in docs/api.md.
  */
 import crypto from "node:crypto";
-import express, { NextFunction, Request, Response } from "express";
+import express, { Request } from "express";
+import { route } from "../http/app";
 import { DogeNetwork } from "../../doge";
 import { ACTION_REGISTRY, DOGINALS_CHUNK_BYTES, ENVELOPE_CHUNK_BYTES, ENVELOPE_PROTOCOL_ID, MAX_REDEEM_SCRIPT_BYTES } from "../../inscription";
 import { AppError, badRequest, conflict, errorMiddleware, notFound, unknownRoute } from "../http/errors";
@@ -40,11 +41,6 @@ export interface InscriberAppOptions {
 
 /** The inscriber's default public write limit per client IP and minute (`--rate-limit`). */
 export const INSCRIBER_WRITES_PER_MINUTE = 60;
-
-type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;

@@ -9,12 +9,12 @@
  * per collection and of open event streams; sign-in challenges store nothing.
  */
 import crypto from "node:crypto";
-import express, { NextFunction, Request, RequestHandler, Response } from "express";
+import express, { Request, RequestHandler } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
-import { noStoreJsonApp } from "../http/app";
+import { noStoreJsonApp, route } from "../http/app";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import * as v from "../http/validation";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
@@ -95,11 +95,6 @@ export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
   launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null };
 }
-
-type Handler = (req: Request, res: Response) => unknown | Promise<unknown>;
-const route = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
-  Promise.resolve().then(() => handler(req, res)).catch(next);
-};
 
 /** Koinu as a decimal string (every launchpad amount). */
 const collectionJson = (c: Collection) => ({
