@@ -44,6 +44,14 @@ const config: HardhatUserConfig = {
       beforeAll() {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         require("fast-check").configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261123) });
+        // Every answer of our HTTP surfaces is checked against that surface's /openapi.json (issue 18).
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("./test/helpers/openapi").installResponseValidation();
+      },
+      afterEach() {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const violations: string[] = require("./test/helpers/openapi").takeViolations();
+        if (violations.length > 0) throw new Error(`answers that their OpenAPI document refuses:\n  ${violations.join("\n  ")}`);
       },
     },
   },

@@ -13,6 +13,7 @@ import type { Request, Router } from "express";
 import { Registry } from "prom-client";
 import type { IndexQueries } from "../../indexer/queries";
 import { errorBody } from "../http/errors";
+import { ApiSurface, z } from "../http/openapi";
 
 export type HealthDocument = { ok: boolean } & Record<string, unknown>;
 
@@ -55,12 +56,13 @@ export function isLocalRequest(req: Request): boolean {
  * API, before its 404 handler): /health as startOpsServer answers it, to everyone; /metrics only to
  * a local client (isLocalRequest), any other gets 403 LOCAL_ONLY with the JSON error body.
  */
-export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument> }): void {
-  router.get("/health", async (_req, res) => {
+export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument>; surface?: ApiSurface }): void {
+  const routes = (options.surface ?? new ApiSurface({ title: "operations", description: "health and metrics" })).on(router);
+  routes.get("/health", { summary: "The daemon's state and what it depends on (503 when not ok)", tags: ["operations"], responses: { 200: HealthBody, 503: HealthBody } }, async (_input, _req, res) => {
     const health = await options.health();
     res.status(health.ok ? 200 : 503).json(health);
   });
-  router.get("/metrics", async (req, res) => {
+  routes.get("/metrics", { summary: "Prometheus metrics, only to clients on this host (403 LOCAL_ONLY otherwise)", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, req, res) => {
     if (!isLocalRequest(req)) {
       res.status(403).json(errorBody("LOCAL_ONLY", "/metrics is served only to clients on this host; scrape it from there (docs/operations.md)"));
       return;
@@ -69,6 +71,9 @@ export function mountOpsRoutes(router: Router, options: { registry: Registry; he
     res.send(await options.registry.metrics());
   });
 }
+
+/** A health document: `ok` and whatever the daemon reports beside it. */
+export const HealthBody = z.object({ ok: z.boolean() }).catchall(z.unknown()).openapi("Health");
 
 export interface OpsServerOptions {
   host: string;
