@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => mountOpsRoutes(root, {
+    mount: (root, surface) => mountOpsRoutes(root, {
+      surface,
       registry,
       health: () => {
         const index = indexHealth(queries);

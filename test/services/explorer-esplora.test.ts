@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import mempoolJS from "@mempool/mempool.js";
+import { checkedCount } from "../helpers/openapi";
 import { isInteger, parse as parseLossless } from "lossless-json";
 import { NETWORKS, bytesToHex, nullDataScript } from "../../src/doge";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
@@ -57,7 +58,9 @@ describe("explorer Esplora-compatible subset", function () {
     const { port } = server.address() as { port: number };
     root = `http://127.0.0.1:${port}/esplora/api`;
     // mempool.js builds `${protocol}://${hostname}/api/`: a hostname with our path prefix points it here.
-    esplora = mempoolJS({ hostname: `127.0.0.1:${port}/esplora`, protocol: "http" }).bitcoin;
+    // Its axios on the fetch adapter: then every answer it gets is also checked against the explorer's
+    // OpenAPI document by the test helper (test/helpers/openapi.ts), which sees the global fetch.
+    esplora = mempoolJS({ hostname: `127.0.0.1:${port}/esplora`, protocol: "http", config: { adapter: "fetch" } }).bitcoin;
 
     fundTxid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true])).txid;
     payment = spendP2pkh(alice, [{ txid: fundTxid, vout: 0, value: 100n * DOGE }], [
@@ -77,7 +80,9 @@ describe("explorer Esplora-compatible subset", function () {
 
   describe("through @mempool/mempool.js", () => {
     it("answers an address's chain_stats over its funded and spent outputs, and zero mempool_stats", async () => {
+      const before = checkedCount();
       const info = await esplora.addresses.getAddress({ address: alice.address });
+      expect(checkedCount(), "the client's answer was checked against /openapi.json").to.equal(before + 1);
       expect(info).to.deep.equal({
         address: alice.address,
         chain_stats: { funded_txo_count: 2, funded_txo_sum: Number(174n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(100n * DOGE), tx_count: 2 },

@@ -8,6 +8,10 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { createExplorerApp, createWalletFastPath } from "../../src/services/explorer/app";
+import createClient from "openapi-fetch";
+import type { paths } from "../../shared/openapi/explorer";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
+import { expectPublished } from "../helpers/openapi-publish";
 import http from "node:http";
 import { OP, compileScript } from "../../src/doge";
 import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
@@ -31,6 +35,8 @@ describe("explorer API", function () {
   let indexer: Indexer;
   let server: Server;
   let base: string;
+  let app: ReturnType<typeof createExplorerApp>;
+  let client: ReturnType<typeof createClient<paths>>;
   let alice: TestKey;
   let bob: TestKey;
   let paymentTxid: string;
@@ -51,16 +57,18 @@ describe("explorer API", function () {
     devnet = await startDevnet({ args: ["--promiscuousmempool"] });
     alice = newKey();
     bob = newKey();
-    const client = new DogecoinRpcClient({ url: devnet.url });
+    const rpc = new DogecoinRpcClient({ url: devnet.url });
     const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(rpc), network: NETWORKS.regtest });
     const queries = new IndexQueries(db);
     const pqcDb = openDatabase(":memory:", PQC_MIGRATIONS, PQC_SCHEMA);
-    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
+    app = createExplorerApp({ queries, network: NETWORKS.regtest, node: rpc, statusCacheMs: 0, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const address = server.address() as { port: number };
     base = `http://127.0.0.1:${address.port}/api`;
+    // A client generated from the published document (shared/openapi/explorer.d.ts), used unchanged.
+    client = createClient<paths>({ baseUrl: `http://127.0.0.1:${address.port}` });
 
     fundTxid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true])).txid;
     const payment = spendP2pkh(alice, [{ txid: fundTxid, vout: 0, value: 100n * DOGE }], [
@@ -132,22 +140,37 @@ describe("explorer API", function () {
     }
   });
 
-  it("serves balances, UTXOs and the seed's history object", async () => {
-    const balance = await get(`/wallet/address/${bob.address}/balance`);
-    expect(balance.body).to.include({ address: bob.address, confirmed_koinu: Number(25n * DOGE), tx_count: 1 });
-    const utxos = await get(`/wallet/address/${alice.address}/utxos`);
-    expect(utxos.body.total).to.equal(1);
-    expect(utxos.body.items[0]).to.include({ txid: paymentTxid, vout: 2, value_koinu: Number(74n * DOGE), confirmations: 1, carrier: null });
-    const history = await get(`/wallet/address/${bob.address}/history`);
-    expect(history.body.address).to.equal(bob.address);
-    expect(history.body.items).to.deep.equal([{
+  it("serves balances, UTXOs and the seed's history object (through the client generated from its document)", async () => {
+    const balance = await client.GET("/api/wallet/address/{address}/balance", { params: { path: { address: bob.address } } });
+    expect(balance.data).to.include({ address: bob.address, confirmed_koinu: Number(25n * DOGE), tx_count: 1 });
+    const utxos = await client.GET("/api/wallet/address/{address}/utxos", { params: { path: { address: alice.address } } });
+    expect(utxos.data!.total).to.equal(1);
+    expect(utxos.data!.items[0]).to.include({ txid: paymentTxid, vout: 2, value_koinu: Number(74n * DOGE), confirmations: 1, carrier: null });
+    const history = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: bob.address } } });
+    expect(history.data!.address).to.equal(bob.address);
+    expect(history.data!.items).to.deep.equal([{
       txid: paymentTxid, direction: "in", counterparty_address: alice.address, block_height: (await devnet.rpc<number>("getblockcount")),
       amount_koinu: Number(25n * DOGE), is_doginal: false, confirmations: 1,
     }]);
-    const aliceHistory = await get(`/wallet/address/${alice.address}/history?limit=1`);
-    expect(aliceHistory.body.items[0]).to.include({ txid: paymentTxid, direction: "out", counterparty_address: bob.address, amount_koinu: Number(26n * DOGE) });
-    const next = await get(`/wallet/address/${alice.address}/history?limit=1&cursor=${aliceHistory.body.next_cursor}`);
-    expect(next.body.items[0]).to.include({ txid: fundTxid, direction: "in" });
+    const aliceHistory = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: alice.address }, query: { limit: 1 } } });
+    expect(aliceHistory.data!.items[0]).to.include({ txid: paymentTxid, direction: "out", counterparty_address: bob.address, amount_koinu: Number(26n * DOGE) });
+    const next = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: alice.address }, query: { limit: 1, cursor: aliceHistory.data!.next_cursor! } } });
+    expect(next.data!.items[0]).to.include({ txid: fundTxid, direction: "in" });
+    const refused = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: "xyz" } } });
+    expect(refused.error!.error.code).to.equal("INVALID_ADDRESS");
+  });
+
+  it("documents every route it serves, and publishes that document with its client types", async () => {
+    expect(undocumentedRoutes(app)).to.deep.equal([]);
+    const document = await (await fetch(`${base.replace(/\/api$/, "")}/openapi.json`)).json();
+    expect(document.openapi).to.equal("3.1.0");
+    await expectPublished("explorer", document);
+    const page = await fetch(`${base.replace(/\/api$/, "")}/docs`);
+    expect(page.headers.get("content-type")).to.match(/^text\/html/);
+    expect(await page.text()).to.include("docs/assets/swagger-ui-bundle.js");
+    const script = await fetch(`${base.replace(/\/api$/, "")}/docs/assets/swagger-ui-bundle.js`);
+    expect(script.status).to.equal(200);
+    expect((await script.arrayBuffer()).byteLength).to.be.greaterThan(100_000);
   });
 
   it("finds OP_RETURN payloads by transaction, by hash and among the recent ones", async () => {

@@ -7,7 +7,9 @@ import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { TO_EXPRESS, fastJsonGet, publicCors, route } from "../http/app";
+import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
+import { ApiSurface, coded, parseAs, queryInteger, z } from "../http/openapi";
+import * as S from "./api-schema";
 import { AppError, absentOrBehind, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import { rateLimited } from "../http/rate-limit";
 import * as v from "../http/validation";
@@ -30,7 +32,7 @@ export interface ExplorerOptions {
   /** The post-quantum key registry; its routes are served when given. */
   pqc?: PqcRegistry;
   /** Extra routes (a daemon's /health and /metrics), mounted before the 404 handler. */
-  mount?: (app: express.Express) => void;
+  mount?: (app: express.Express, surface: ApiSurface) => void;
   /**
    * Public writes allowed per client IP and minute on each of broadcast, pipeline and the PQC
    * registry's writes (default EXPLORER_WRITES_PER_MINUTE; 0 = no limit). Past it: 429 RATE_LIMITED.
@@ -72,6 +74,12 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     next();
   });
   const api = express.Router();
+  const surface = new ApiSurface({
+    title: "dogeos-stack explorer",
+    description: "REST over our own Dogecoin index (transactions, balances, UTXOs, history, DRC-20, inscriptions, every OP_RETURN output and OP_CHECKZKP use, the post-quantum key registry), the node's mempool, broadcast, and an Esplora-compatible read subset under /esplora/api. Koinu fields are exact JSON integers.",
+  });
+  const get = surface.on(api, "/api");
+  const AddressParams = z.object({ address: v.Address(network) });
 
   // The index status changes once per block: reading it at most every 200 ms spares two queries on
   // every request under load.
@@ -87,7 +95,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   /** Not found in the index: absent, or not indexed yet (503 while the index is behind the node). */
   const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(status(), code, message, details);
 
-  api.get("/status", route((_req, res) => {
+  get.get("/status", { summary: "The index's height, its node's and the sync progress", tags: ["index"], responses: { 200: S.StatusBody } }, (_input, _req, res) => {
     const s = status();
     res.setHeader("Cache-Control", "no-store");
     res.json({
@@ -96,10 +104,9 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       capture_start_height: s.startHeight,
       progress: s.nodeHeight === null || s.nodeHeight < s.startHeight ? null : Math.min(1, (s.indexedHeight - s.startHeight + 1) / (s.nodeHeight - s.startHeight + 1)),
     });
-  }));
+  });
 
-  api.get("/tx/:txid", route((req, res) => {
-    const txid = v.txid(req.params.txid);
+  get.get("/tx/:txid", { summary: "A transaction, confirmed (from the index) or pending (from the node's mempool: block null, confirmations 0)", tags: ["transactions"], params: z.object({ txid: v.Txid }), responses: { 200: S.TxBody } }, ({ params: { txid } }, _req, res) => {
     const tx = queries.tx(txid);
     if (!tx) {
       const pending = mempool?.tx(txid);
@@ -130,11 +137,9 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       inscriptions: tx.inscriptions.map((i) => ({ id: i.id, number: i.number, form: i.form, content_type: i.contentType, action: i.action, envelope_hash: i.envelopeHash })),
       zkp: tx.zkpUses.map((use) => zkpRecord(use, tip)),
     });
-  }));
+  });
 
-  api.post("/tx/broadcast", route(async (req, res) => {
-    const body = v.exactObject(req.body, ["hex"]);
-    const hex = typeof body.hex === "string" ? body.hex : "";
+  get.post("/tx/broadcast", { summary: "Hands a signed transaction to the node", tags: ["transactions"], body: z.object({ hex: z.string().openapi({ description: "the raw transaction, hexadecimal" }) }).strict(), responses: { 200: S.BroadcastAnswer } }, async ({ body: { hex } }, _req, res) => {
     const parsed = parseTransactionHex(hex);
     if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
     try {
@@ -143,31 +148,31 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     } catch (error) {
       throw mapBroadcastError(error);
     }
-  }));
+  });
 
-  api.post("/tx/pipeline", route(async (req, res) => {
-    const body = v.exactObject(req.body, ["transactions"]);
-    const list = body.transactions;
-    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_PACKAGE_SIZE || !list.every((item) => typeof item === "string")) {
-      throw badRequest("INVALID_PACKAGE", `transactions must be a list of 1 to ${MAX_PACKAGE_SIZE} raw transaction hex strings, parents first`, { field: "transactions" });
-    }
-    const outcome = await runPipeline(list as string[], queries, node);
+  const Package = coded(z.array(z.string()).min(1).max(MAX_PACKAGE_SIZE).openapi({ description: "raw transactions in hexadecimal, parents first" }),
+    "INVALID_PACKAGE", (field) => `${field} must be a list of 1 to ${MAX_PACKAGE_SIZE} raw transaction hex strings, parents first`);
+  get.post("/tx/pipeline", {
+    summary: "Checks a package of transactions (parents first) against the index and the node's policy, then broadcasts it",
+    description: "200 when every transaction was valid and broadcast; 422 when one was refused (nothing is broadcast); 502 when the node refused a broadcast.",
+    tags: ["transactions"], body: z.object({ transactions: Package }).strict(), responses: { 200: S.PipelineOutcome, 422: S.PipelineOutcome, 502: S.PipelineOutcome },
+  }, async ({ body }, _req, res) => {
+    const outcome = await runPipeline(body.transactions, queries, node);
     res.status(outcome.accepted ? (outcome.broadcast ? 200 : 502) : 422).json(outcome);
-  }));
+  });
 
-  const addressParam = (req: Request) => v.address(req.params.address, network);
-
-  api.get("/wallet/address/:address/balance", route((req, res) => {
-    const address = addressParam(req);
+  get.get("/wallet/address/:address/balance", { summary: "An address's confirmed balance and what its pending transactions change", tags: ["addresses"], params: AddressParams, responses: { 200: S.BalanceBody } }, ({ params: { address } }, _req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json(balanceBody(queries, mempool, address, status().indexedHeight));
-  }));
+  });
 
   const maturity = coinbaseMaturity(network);
-  api.get("/wallet/address/:address/utxos", route((req, res) => {
-    const address = addressParam(req);
-    const limit = v.limit(req.query.limit, { max: 500, fallback: 100 });
-    const after = v.cursor<{ h: number; t: string; v: number }>(req.query.cursor, { h: "number", t: "string", v: "number" });
+  get.get("/wallet/address/:address/utxos", {
+    summary: "An address's unspent outputs: confirmed ones oldest first, then unconfirmed ones", tags: ["addresses"], params: AddressParams,
+    query: z.object({ limit: queryInteger(1, 500).optional(), cursor: v.Cursor.optional() }), responses: { 200: S.UtxoPage },
+  }, ({ params: { address }, query }, _req, res) => {
+    const limit = query.limit ?? 100;
+    const after = v.cursor<{ h: number; t: string; v: number }>(query.cursor, { h: "number", t: "string", v: "number" });
     const key = after ? { height: after.h, txid: after.t, vout: after.v } : null;
     const page = queries.utxos(address, key, limit);
     const tip = status().indexedHeight;
@@ -209,17 +214,14 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       items,
       next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
     });
-  }));
+  });
 
-  api.get("/wallet/address/:address/drc20", route((req, res) => {
-    const address = addressParam(req);
+  get.get("/wallet/address/:address/drc20", { summary: "An address's DRC-20 balances, by tick", tags: ["drc20"], params: AddressParams, responses: { 200: S.Drc20Balances } }, ({ params: { address } }, _req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json({ address, balances: queries.drc20Balances(address) });
-  }));
+  });
 
-  api.get("/wallet/address/:address/drc20/:tick/utxos", route((req, res) => {
-    const address = addressParam(req);
-    const tick = v.tick(req.params.tick);
+  get.get("/wallet/address/:address/drc20/:tick/utxos", { summary: "The outputs of an address that carry unsent transfer inscriptions of a tick", tags: ["drc20"], params: AddressParams.extend({ tick: v.Tick }), responses: { 200: S.TickCarriers } }, ({ params: { address, tick } }, _req, res) => {
     const tip = status().indexedHeight;
     res.setHeader("Cache-Control", "no-store");
     res.json({
@@ -229,16 +231,22 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
         txid: c.txid, vout: c.vout, value_koinu: c.valueKoinu, confirmations: tip - c.height + 1, inscription_id: c.inscriptionId, offset: c.offset, amount: c.amount,
       })),
     });
-  }));
+  });
 
-  api.get("/wallet/address/:address/transfer_inscriptions", route((req, res) => {
-    const address = addressParam(req);
-    const count = v.limit(req.query.count, { max: 100, fallback: 20 }, "count");
-    const order = req.query.order === undefined ? "desc" : req.query.order;
-    if (order !== "asc" && order !== "desc") throw badRequest("INVALID_ORDER", "order must be asc or desc", { field: "order" });
-    const envelope = req.query.envelope === undefined ? false : req.query.envelope === "true" ? true : req.query.envelope === "false" ? false : null;
-    if (envelope === null) throw badRequest("INVALID_ENVELOPE", "envelope must be true or false", { field: "envelope" });
-    const revealTxid = req.query.txid === undefined ? null : v.txid(req.query.txid);
+  get.get("/wallet/address/:address/transfer_inscriptions", {
+    summary: "An address's DRC-20 transfer inscriptions and their state", tags: ["drc20"], params: AddressParams,
+    query: z.object({
+      count: queryInteger(1, 100).optional(),
+      order: coded(z.enum(["asc", "desc"]), "INVALID_ORDER", () => "order must be asc or desc").optional(),
+      envelope: coded(z.enum(["true", "false"]), "INVALID_ENVELOPE", () => "envelope must be true or false").optional().openapi({ description: "true adds each inscription's content type and body" }),
+      txid: v.Txid.optional().openapi({ description: "only the inscriptions revealed by this transaction" }),
+    }),
+    responses: { 200: S.TransferInscriptions },
+  }, ({ params: { address }, query }, _req, res) => {
+    const count = query.count ?? 20;
+    const order = query.order ?? "desc";
+    const envelope = query.envelope === "true";
+    const revealTxid = query.txid ?? null;
     const page = queries.transferInscriptions(address, { order, count, revealTxid });
     res.setHeader("Cache-Control", "no-store");
     res.json({
@@ -251,16 +259,18 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
         ...(envelope ? { content_type: t.content_type, body: Buffer.from(t.body, "hex").toString("utf8") } : {}),
       })),
     });
-  }));
+  });
 
-  api.get("/wallet/address/:address/history", route((req, res) => {
-    const address = addressParam(req);
+  get.get("/wallet/address/:address/history", {
+    summary: "An address's transactions, newest first, pending ones before the confirmed", tags: ["addresses"], params: AddressParams,
+    query: HistoryQuery, responses: { 200: S.HistoryBody },
+  }, ({ params: { address }, query }, _req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.json(historyBody(queries, mempool, address, req.query.limit, req.query.cursor, status().indexedHeight));
-  }));
+    res.json(historyBody(queries, mempool, address, query.limit, query.cursor, status().indexedHeight));
+  });
 
-  api.get("/explorer/inscription/:id", route((req, res) => {
-    const id = v.inscriptionId(req.params.id, "id");
+  const InscriptionParams = z.object({ id: v.InscriptionId });
+  get.get("/explorer/inscription/:id", { summary: "An inscription and where it is now", tags: ["inscriptions"], params: InscriptionParams, responses: { 200: S.InscriptionBody } }, ({ params: { id } }, _req, res) => {
     const found = queries.inscription(id);
     if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
     res.setHeader("Cache-Control", "no-store");
@@ -270,10 +280,12 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       reveal_tx_count: found.revealTxCount, inscriber_address: found.inscriberAddress, height: found.height,
       location: found.location, owner_address: found.ownerAddress, content_url: `/api/explorer/inscription/${found.id}/content`,
     });
-  }));
+  });
 
-  api.get("/explorer/inscription/:id/content", route((req, res) => {
-    const id = v.inscriptionId(req.params.id, "id");
+  get.get("/explorer/inscription/:id/content", {
+    summary: "An inscription's body, with its own content type, sandboxed (never run on this origin)", tags: ["inscriptions"], params: InscriptionParams,
+    responses: { 200: { description: "the body, as inscribed", contentType: "application/octet-stream" } },
+  }, ({ params: { id } }, _req, res) => {
     const found = queries.inscriptionBody(id);
     if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
     // The body is whatever the inscriber wrote: never let a browser sniff or run it on our origin.
@@ -282,9 +294,9 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.setHeader("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox");
     res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
     res.send(Buffer.from(found.body));
-  }));
+  });
 
-  api.get("/explorer/zkp/status", route((_req, res) => {
+  get.get("/explorer/zkp/status", { summary: "OP_CHECKZKP: the proposal, its modes, and what the index and the shadow verifier have seen", tags: ["zkp"], responses: { 200: S.ZkpStatus } }, (_input, _req, res) => {
     const summary = queries.zkpSummary();
     const s = status();
     res.setHeader("Cache-Control", "no-store");
@@ -302,28 +314,28 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       indexing: { indexed_height: s.indexedHeight, node_height: s.nodeHeight, capture_start_height: s.startHeight },
       verifier: { pending: summary.pending, valid: summary.valid, invalid: summary.invalid },
     });
-  }));
+  });
 
-  api.get("/explorer/zkp/recent", route((req, res) => {
-    const limit = v.limit(req.query.limit, { max: 100, fallback: 25 });
+  get.get("/explorer/zkp/recent", { summary: "The latest OP_CHECKZKP uses", tags: ["zkp"], query: z.object({ limit: queryInteger(1, 100).optional() }), responses: { 200: S.ZkpList } }, ({ query }, _req, res) => {
     res.setHeader("Cache-Control", "no-store");
     const tip = status().indexedHeight;
-    res.json({ items: queries.zkpRecent(limit).map((use) => zkpRecord(use, tip)) });
-  }));
+    res.json({ items: queries.zkpRecent(query.limit ?? 25).map((use) => zkpRecord(use, tip)) });
+  });
 
-  api.get("/explorer/zkp/tx/:txid", route((req, res) => {
-    const txid = v.txid(req.params.txid);
+  get.get("/explorer/zkp/tx/:txid", { summary: "The OP_CHECKZKP uses of a transaction", tags: ["zkp"], params: z.object({ txid: v.Txid }), responses: { 200: S.ZkpOfTx } }, ({ params: { txid } }, _req, res) => {
     const tx = queries.tx(txid);
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     res.setHeader("Cache-Control", "no-store");
     const tip = status().indexedHeight;
     res.json({ txid, items: queries.zkpOfTx(txid).map((use) => zkpRecord(use, tip)) });
-  }));
+  });
 
-  api.get("/explorer/zkp/vk/:sha256", route((req, res) => {
-    const sha = v.sha256Hex(req.params.sha256);
-    const limit = v.limit(req.query.limit, { max: 100, fallback: 50 });
-    const before = v.cursor<{ h: number; p: number; r: number }>(req.query.cursor, { h: "number", p: "number", r: "number" });
+  get.get("/explorer/zkp/vk/:sha256", {
+    summary: "Every OP_CHECKZKP use of a verifying key (by its SHA-256), newest first, in pages", tags: ["zkp"], params: z.object({ sha256: v.Sha256Hex }),
+    query: z.object({ limit: queryInteger(1, 100).optional(), cursor: v.Cursor.optional() }), responses: { 200: S.ZkpByVk },
+  }, ({ params: { sha256: sha }, query }, _req, res) => {
+    const limit = query.limit ?? 50;
+    const before = v.cursor<{ h: number; p: number; r: number }>(query.cursor, { h: "number", p: "number", r: "number" });
     const found = queries.zkpByVk(sha, before ? { height: before.h, position: before.p, row: before.r } : null, limit);
     if (found.total === 0) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
     const tip = status().indexedHeight;
@@ -332,12 +344,15 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       vk_sha256: sha, total: found.total, items: found.items.map((use) => zkpRecord(use, tip)),
       next_cursor: found.next ? v.encodeCursor({ h: found.next.height, p: found.next.position, r: found.next.row }) : null,
     });
-  }));
+  });
 
-  api.get("/explorer/opreturn/recent", route((req, res) => {
-    const limit = v.limit(req.query.limit, { max: 100, fallback: 25 });
-    const magic = req.query.magic === undefined ? null : magicParam(req.query.magic);
-    const before = v.cursor<{ h: number; p: number; v: number }>(req.query.cursor, { h: "number", p: "number", v: "number" });
+  get.get("/explorer/opreturn/recent", {
+    summary: "The latest OP_RETURN outputs, optionally of one magic prefix, in pages", tags: ["opreturn"],
+    query: z.object({ limit: queryInteger(1, 100).optional(), magic: Magic.optional(), cursor: v.Cursor.optional() }), responses: { 200: S.OpReturnPage },
+  }, ({ query }, _req, res) => {
+    const limit = query.limit ?? 25;
+    const magic = query.magic ?? null;
+    const before = v.cursor<{ h: number; p: number; v: number }>(query.cursor, { h: "number", p: "number", v: "number" });
     const page = queries.opReturnRecent(magic, before ? { height: before.h, position: before.p, vout: before.v } : null, limit);
     const last = page.items[page.items.length - 1];
     res.setHeader("Cache-Control", "no-store");
@@ -346,67 +361,68 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       items: page.items.map((o) => opReturnRecord(o, status().indexedHeight)),
       next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout }) : null,
     });
-  }));
+  });
 
-  api.get("/explorer/opreturn/tx/:txid", route((req, res) => {
-    const txid = v.txid(req.params.txid);
+  get.get("/explorer/opreturn/tx/:txid", { summary: "The OP_RETURN outputs of a transaction", tags: ["opreturn"], params: z.object({ txid: v.Txid }), responses: { 200: S.OpReturnsOfTx } }, ({ params: { txid } }, _req, res) => {
     if (!queries.tx(txid)) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     res.setHeader("Cache-Control", "no-store");
     const tip = status().indexedHeight;
     res.json({ txid, items: queries.opReturnsOfTx(txid).map((o) => opReturnRecord(o, tip)) });
-  }));
+  });
 
-  api.get("/explorer/opreturn/sha256/:hash", route((req, res) => {
-    const sha = v.sha256Hex(req.params.hash);
+  get.get("/explorer/opreturn/sha256/:hash", { summary: "Whether a document's SHA-256 is anchored in an OP_RETURN payload, and where", tags: ["opreturn"], params: z.object({ hash: v.Sha256Hex }), responses: { 200: S.OpReturnBySha } }, ({ params: { hash: sha } }, _req, res) => {
     const matches = queries.opReturnsBySha(sha);
     res.setHeader("Cache-Control", "no-store");
     const tip = status().indexedHeight;
     res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnRecord(matches[0], tip) : null, matches: matches.map((o) => opReturnRecord(o, tip)) });
-  }));
+  });
 
   const pqc = options.pqc;
   if (pqc) {
-    api.post("/pqc/register", route((req, res) => {
-      const body = v.exactObject(req.body, ["address", "mldsa_public_key", "issued_at", "dogecoin_signature", "mldsa_signature"]);
-      const address = v.address(body.address, network);
-      const publicKey = v.hexBytes(body.mldsa_public_key, "mldsa_public_key", 4096);
-      const { binding, created } = pqc.register(address, publicKey, body);
+    const Address = v.Address(network);
+    const signed = { issued_at: z.number().int().openapi({ description: "unix seconds the signatures were made at" }), dogecoin_signature: z.string().openapi({ description: "the address's signed message (base64), DESIGN.md section 7" }) };
+    get.post("/pqc/register", {
+      summary: "Binds an ML-DSA-44 key to an address (signed by both); 201 when new, 200 when the same binding exists", tags: ["pqc"],
+      body: z.object({ address: Address, mldsa_public_key: v.HexBytes(4096), mldsa_signature: z.string(), ...signed }).strict(),
+      responses: { 200: S.PqcBinding, 201: S.PqcBinding },
+    }, ({ body }, _req, res) => {
+      const { binding, created } = pqc.register(body.address, body.mldsa_public_key, body);
       res.status(created ? 201 : 200).json(bindingJson(binding));
-    }));
-    api.post("/pqc/revoke", route((req, res) => {
-      const body = v.exactObject(req.body, ["address", "key_sha256", "issued_at", "dogecoin_signature"]);
-      const address = v.address(body.address, network);
-      res.json(bindingJson(pqc.revoke(address, v.sha256Hex(body.key_sha256, "key_sha256"), body)));
-    }));
-    api.get("/pqc/address/:address", route((req, res) => {
-      const address = v.address(req.params.address, network);
+    });
+    get.post("/pqc/revoke", {
+      summary: "Revokes an address's ML-DSA-44 key (signed by the address)", tags: ["pqc"],
+      body: z.object({ address: Address, key_sha256: v.Sha256Hex, ...signed }).strict(), responses: { 200: S.PqcBinding },
+    }, ({ body }, _req, res) => {
+      res.json(bindingJson(pqc.revoke(body.address, body.key_sha256, body)));
+    });
+    get.get("/pqc/address/:address", { summary: "An address's active ML-DSA-44 key", tags: ["pqc"], params: AddressParams, responses: { 200: S.PqcBinding } }, ({ params: { address } }, _req, res) => {
       const binding = pqc.byAddress(address);
       if (!binding) throw notFound("BINDING_NOT_FOUND", "the address has no active ML-DSA-44 key", { address });
       res.setHeader("Cache-Control", "no-store");
       res.json(bindingJson(binding));
-    }));
-    api.get("/pqc/key/:sha256", route((req, res) => {
-      const sha = v.sha256Hex(req.params.sha256);
+    });
+    get.get("/pqc/key/:sha256", { summary: "The binding of an ML-DSA-44 key, by the SHA-256 of the key", tags: ["pqc"], params: z.object({ sha256: v.Sha256Hex }), responses: { 200: S.PqcBinding } }, ({ params: { sha256: sha } }, _req, res) => {
       const binding = pqc.byKey(sha);
       if (!binding) throw notFound("BINDING_NOT_FOUND", "no binding for this key", { key_sha256: sha });
       res.setHeader("Cache-Control", "no-store");
       res.json(bindingJson(binding));
-    }));
-    api.post("/pqc/verify", route((req, res) => {
-      const body = v.exactObject(req.body, ["address", "message", "message_hex", "signature"]);
-      const address = v.address(body.address, network);
+    });
+    get.post("/pqc/verify", {
+      summary: "Verifies an ML-DSA-44 signature by an address's registered key; give exactly one of message (UTF-8) or message_hex", tags: ["pqc"],
+      body: z.object({ address: Address, message: coded(z.string(), "INVALID_MESSAGE", (field) => `${field} must be a string`).optional(), message_hex: v.HexBytes(1 << 20).optional(), signature: v.HexBytes(8192) }).strict(),
+      responses: { 200: S.PqcVerdict },
+    }, ({ body }, _req, res) => {
       if ((body.message === undefined) === (body.message_hex === undefined)) throw badRequest("INVALID_MESSAGE", "give exactly one of message (UTF-8 text) or message_hex", { field: "message" });
-      if (body.message !== undefined && typeof body.message !== "string") throw badRequest("INVALID_MESSAGE", "message must be a string", { field: "message" });
-      const message = body.message !== undefined ? new TextEncoder().encode(body.message as string) : v.hexBytes(body.message_hex, "message_hex", 1 << 20);
-      const signature = v.hexBytes(body.signature, "signature", 8192);
-      const result = pqc.verify(address, message, signature);
-      res.json({ address, key_sha256: result.binding.keySha256, valid: result.valid });
-    }));
+      const message = body.message !== undefined ? new TextEncoder().encode(body.message) : body.message_hex!;
+      const result = pqc.verify(body.address, message, body.signature);
+      res.json({ address: body.address, key_sha256: result.binding.keySha256, valid: result.valid });
+    });
   }
 
   app.use("/api", api);
-  app.use("/esplora/api", createEsploraRouter({ queries, network, node, broadcastLimit, mempool }));
-  options.mount?.(app);
+  app.use("/esplora/api", createEsploraRouter({ queries, network, node, broadcastLimit, mempool, surface }));
+  surface.serve(app);
+  options.mount?.(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;
@@ -421,8 +437,8 @@ function balanceBody(queries: IndexQueries, mempool: MempoolReader | undefined, 
 }
 
 /** The seed's history object { address, items } with pagination fields beside them. */
-function historyBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, limitParam: unknown, cursorParam: unknown, tip: number) {
-  const limit = v.limit(limitParam, { max: 200, fallback: 50 });
+function historyBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, limitParam: number | undefined, cursorParam: string | undefined, tip: number) {
+  const limit = limitParam ?? 50;
   const before = v.cursor<{ h: number; p: number }>(cursorParam, { h: "number", p: "number" });
   // Pending items head the first page (newest first, at most `limit`); the confirmed ones fill the
   // rest of it and the pages after, from the index.
@@ -494,21 +510,24 @@ const WALLET_READ_PATH = /^\/api\/wallet\/address\/([^/?#]+)\/(balance|history)\
  */
 export function createWalletFastPath(options: { queries: IndexQueries; network: DogeNetwork; mempool?: MempoolReader }): (req: IncomingMessage, res: ServerResponse) => boolean {
   let statusCache: { at: number; height: number } | null = null;
+  const Address = v.Address(options.network);
   return fastJsonGet(WALLET_READ_PATH, (match) => {
-    const address = v.address(decodeURIComponent(match[1]), options.network);
+    const address = parseAs(Address, decodeURIComponent(match[1]), "address");
     const now = Date.now();
     if (!statusCache || now - statusCache.at > 200) statusCache = { at: now, height: options.queries.status().indexedHeight };
     if (match[2] === "balance") return balanceBody(options.queries, options.mempool, address, statusCache.height);
     const query = new URLSearchParams(match[3] ?? "");
     for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
-    return historyBody(options.queries, options.mempool, address, query.get("limit") ?? undefined, query.get("cursor") ?? undefined, statusCache.height);
+    const parsed = HistoryQuery.safeParse(Object.fromEntries(query));
+    if (!parsed.success) return TO_EXPRESS; // and refusals, with the route's error
+    return historyBody(options.queries, options.mempool, address, parsed.data.limit, parsed.data.cursor, statusCache.height);
   }, exactJson);
 }
 
-function magicParam(value: unknown): string {
-  if (typeof value !== "string" || !/^[0-9a-fA-F]{2,8}$/.test(value) || value.length % 2 !== 0) {
-    throw badRequest("INVALID_MAGIC", "magic must be 1 to 4 bytes in hexadecimal", { field: "magic" });
-  }
-  return value.toLowerCase();
-}
+const HistoryQuery = z.object({ limit: queryInteger(1, 200).optional(), cursor: v.Cursor.optional() });
+
+const Magic = coded(
+  z.string().regex(/^([0-9a-fA-F]{2}){1,4}$/).transform((value) => value.toLowerCase()).openapi({ type: "string", pattern: "^([0-9a-fA-F]{2}){1,4}$", description: "only payloads that start with these 1 to 4 bytes (hexadecimal)" }),
+  "INVALID_MAGIC", () => "magic must be 1 to 4 bytes in hexadecimal",
+);
 

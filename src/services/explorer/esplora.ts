@@ -22,14 +22,16 @@
  * block the index names, read from the node by hash (`getblock <hash> false`) and kept in a small
  * cache of parsed blocks. Everything else (values, addresses, fees, spends, heights) is the index's.
  */
-import express, { Request, RequestHandler } from "express";
+import express, { RequestHandler } from "express";
 import {
   Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, parseBlock,
   parseScript, parseTransactionHex, serializeTransaction,
 } from "../../doge";
 import { IndexQueries, TxView } from "../../indexer/queries";
 import { AppError, absentOrBehind, badRequest } from "../http/errors";
-import { publicCors, route } from "../http/app";
+import { publicCors } from "../http/app";
+import { ApiSurface, z } from "../http/openapi";
+import * as E from "./esplora-schema";
 import * as v from "../http/validation";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import type { MempoolReader } from "./mempool";
@@ -50,6 +52,8 @@ export interface EsploraOptions {
   blockCacheSize?: number;
   /** The node's mempool (mempool.ts): fills an address's mempool_stats; without it they are zeros. */
   mempool?: Pick<MempoolReader, "addressStats">;
+  /** The explorer's document, in which these routes are declared (under /esplora/api). */
+  surface: ApiSurface;
 }
 
 /** Esplora's page sizes: confirmed history per page, and the mempool part of /txs. */
@@ -126,10 +130,12 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     };
   };
 
-  const addressParam = (req: Request) => v.address(req.params.address, network);
+  const on = options.surface.on(router, "/esplora/api");
+  const tags = ["esplora"];
+  const AddressParams = z.object({ address: v.Address(network) });
+  const TxParams = z.object({ txid: v.Txid });
 
-  router.get("/address/:address", route((req, res) => {
-    const address = addressParam(req);
+  on.get("/address/:address", { summary: "Esplora: an address's chain and mempool statistics", tags, params: AddressParams, responses: { 200: E.AddressStats } }, ({ params: { address } }, _req, res) => {
     const stats = queries.txoStats(address);
     res.json({
       address,
@@ -142,7 +148,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       },
       mempool_stats: mempoolStats(address),
     });
-  }));
+  });
 
   function mempoolStats(address: string) {
     const pending = options.mempool?.addressStats(address);
@@ -153,8 +159,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     };
   }
 
-  router.get("/address/:address/utxo", route((req, res) => {
-    const address = addressParam(req);
+  on.get("/address/:address/utxo", { summary: "Esplora: every confirmed unspent output of an address", tags, params: AddressParams, responses: { 200: z.array(E.Utxo) } }, ({ params: { address } }, _req, res) => {
     // Esplora answers every unspent output at once; pages of 500 from the index until the end.
     const items: { txid: string; vout: number; height: number; valueKoinu: bigint }[] = [];
     let after: { height: number; txid: string; vout: number } | null = null;
@@ -180,62 +185,71 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
         value: u.valueKoinu,
       };
     }));
-  }));
+  });
 
   /** A page of the address's confirmed history, newest first, after `lastSeen` when given. */
   const chainPage = async (address: string, lastSeen: string | null) => {
     let before: { height: number; position: number } | null = null;
     if (lastSeen !== null) {
-      const seen = indexedTx(v.txid(lastSeen, "last_seen_txid"));
+      const seen = indexedTx(lastSeen);
       before = { height: seen.height, position: seen.position };
     }
     const page = queries.history(address, before, ESPLORA_CHAIN_PAGE);
     return Promise.all(page.items.map((item) => txJson(indexedTx(item.txid))));
   };
 
-  router.get("/address/:address/txs", route(async (req, res) => {
-    const address = addressParam(req);
-    // mempool.js and newer Esplora servers page this path with ?after_txid=.
-    const after = req.query.after_txid === undefined ? null : String(req.query.after_txid);
-    res.json(await chainPage(address, after));
-  }));
-  router.get(["/address/:address/txs/chain", "/address/:address/txs/chain/:lastSeen"], route(async (req, res) => {
-    const address = addressParam(req);
-    const lastSeen = req.params.lastSeen;
-    res.json(await chainPage(address, typeof lastSeen === "string" ? lastSeen : null));
-  }));
-  router.get("/address/:address/txs/mempool", route((req, res) => {
-    addressParam(req);
+  // mempool.js and newer Esplora servers page this path with ?after_txid=.
+  on.get("/address/:address/txs", {
+    summary: "Esplora: an address's transactions, newest first (25 per page)", tags, params: AddressParams,
+    query: z.object({ after_txid: v.Txid.optional().openapi({ description: "the last transaction of the previous page" }) }), responses: { 200: z.array(E.Tx) },
+  }, async ({ params: { address }, query }, _req, res) => {
+    res.json(await chainPage(address, query.after_txid ?? null));
+  });
+  on.get("/address/:address/txs/chain", { summary: "Esplora: an address's confirmed transactions, newest first (25 per page)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, async ({ params: { address } }, _req, res) => {
+    res.json(await chainPage(address, null));
+  });
+  on.get("/address/:address/txs/chain/:last_seen_txid", {
+    summary: "Esplora: the next page of an address's confirmed transactions, after the last one seen", tags,
+    params: AddressParams.extend({ last_seen_txid: v.Txid }), responses: { 200: z.array(E.Tx) },
+  }, async ({ params }, _req, res) => {
+    res.json(await chainPage(params.address, params.last_seen_txid));
+  });
+  on.get("/address/:address/txs/mempool", { summary: "Esplora: an address's unconfirmed transactions (none listed yet)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, (_input, _req, res) => {
     res.json([]);
-  }));
+  });
 
-  router.get("/tx/:txid", route(async (req, res) => {
-    res.json(await txJson(indexedTx(v.txid(req.params.txid))));
-  }));
-  router.get("/tx/:txid/status", route((req, res) => {
-    res.json(statusOf(indexedTx(v.txid(req.params.txid))));
-  }));
-  router.get("/tx/:txid/hex", route(async (req, res) => {
-    const tx = indexedTx(v.txid(req.params.txid));
+  on.get("/tx/:txid", { summary: "Esplora: a confirmed transaction", tags, params: TxParams, responses: { 200: E.Tx } }, async ({ params: { txid } }, _req, res) => {
+    res.json(await txJson(indexedTx(txid)));
+  });
+  on.get("/tx/:txid/status", { summary: "Esplora: a transaction's confirmation status", tags, params: TxParams, responses: { 200: E.TxStatus } }, ({ params: { txid } }, _req, res) => {
+    res.json(statusOf(indexedTx(txid)));
+  });
+  on.get("/tx/:txid/hex", { summary: "Esplora: the raw transaction, hexadecimal text", tags, params: TxParams, responses: { 200: { description: "hexadecimal", contentType: "text/plain" } } }, async ({ params: { txid } }, _req, res) => {
+    const tx = indexedTx(txid);
     const raw = await blocks.transaction(tx.blockHash, tx.txid);
     res.type("text/plain").send(bytesToHex(serializeTransaction(raw)));
-  }));
+  });
 
   const tip = () => {
     const s = queries.status();
     if (s.indexedHash === null) throw missing("NO_BLOCKS", "no block is indexed yet", {});
     return s;
   };
-  router.get("/blocks/tip/height", route((_req, res) => {
+  on.get("/blocks/tip/height", { summary: "Esplora: the indexed tip's height, as text", tags, responses: { 200: { description: "a decimal integer", contentType: "text/plain" } } }, (_input, _req, res) => {
     res.type("text/plain").send(String(tip().indexedHeight));
-  }));
-  router.get("/blocks/tip/hash", route((_req, res) => {
+  });
+  on.get("/blocks/tip/hash", { summary: "Esplora: the indexed tip's block hash, as text", tags, responses: { 200: { description: "64 hexadecimal characters", contentType: "text/plain" } } }, (_input, _req, res) => {
     res.type("text/plain").send(tip().indexedHash);
-  }));
+  });
 
   // Limit first, then the body: Esplora clients post the hex as text under any content type
   // (axios says application/x-www-form-urlencoded), so every type is read as text here.
-  router.post("/tx", options.broadcastLimit, express.text({ type: () => true, limit: "2mb" }), route(async (req, res) => {
+  on.post("/tx", {
+    summary: "Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text", tags,
+    rawBody: { contentType: "text/plain", description: "the raw transaction in hexadecimal (any content type is read as text)" },
+    before: [options.broadcastLimit, express.text({ type: () => true, limit: "2mb" })],
+    responses: { 200: { description: "the txid", contentType: "text/plain" } },
+  }, async (_input, req, res) => {
     const hex = typeof req.body === "string" ? req.body.trim() : "";
     const parsed = parseTransactionHex(hex);
     if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
@@ -246,7 +260,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       throw mapBroadcastError(error);
     }
     res.type("text/plain").send(txid);
-  }));
+  });
 
   return router;
 }

@@ -13,7 +13,7 @@
 import path from "node:path";
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
 import type express from "express";
-import type { Request, Response, Router } from "express";
+import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import { route } from "./app";
 import { AppError, badRequest, notFound } from "./errors";
@@ -83,6 +83,13 @@ function refusal(schema: z.ZodType, error: z.ZodError, where: string): AppError 
   return badRequest("INVALID_FIELD", `${field}: ${issue.message}`, { field });
 }
 
+/** `value` parsed by `schema`, or the 400 a route would answer for it (`where` names it: a field, body, query). */
+export function parseAs<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw refusal(schema, result.error, where);
+  return result.data;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The common schemas.
 
@@ -96,6 +103,15 @@ export const ErrorBody = z
     }),
   })
   .openapi("Error");
+
+/**
+ * `schema` or null. Use it instead of `.nullable()` on a schema registered as a component
+ * (`.openapi("Name")`): zod-to-openapi 9 writes a nullable reference as the bare `$ref` (its known
+ * issue 141), which refuses the null; a union writes `anyOf: [$ref, {type: "null"}]`.
+ */
+export function orNull<T extends z.ZodType>(schema: T) {
+  return z.union([schema, z.null()]);
+}
 
 /**
  * An amount in koinu as a JSON integer of every digit, whatever its size (the explorer writes
@@ -129,6 +145,10 @@ export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   params?: P;
   query?: Q;
   body?: B;
+  /** A request body that is not JSON (documented, not parsed here: `before` reads it). */
+  rawBody?: { contentType: string; description: string };
+  /** Express handlers run before the input is parsed (a rate limit, a body reader, authentication). */
+  before?: RequestHandler[];
   /** A security scheme of the surface (by name) that this operation requires. */
   security?: string;
   /** Answers by status (200, 201, 202, ...); every operation also documents the error body as `default`. */
@@ -158,6 +178,13 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
 }
 
+const SERVED = new WeakMap<object, ApiSurface>();
+
+/** The surface whose document `app` serves (`surface.serve(app)`), if any. */
+export function surfaceOf(app: express.Express): ApiSurface | undefined {
+  return SERVED.get(app);
+}
+
 export class ApiSurface {
   private readonly registry = new OpenAPIRegistry();
   private readonly mounts = new Map<unknown, string>();
@@ -173,7 +200,7 @@ export class ApiSurface {
     this.mounts.set(router, prefix);
     const bind = (method: Method) => <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(routePath: string, operation: Operation<P, Q, B>, handler: Handler<P, Q, B>) => {
       this.declare(method, prefix + routePath, operation);
-      (router as Router)[method](routePath, route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)));
+      (router as Router)[method](routePath, ...(operation.before ?? []), route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)));
     };
     return { get: bind("get"), post: bind("post"), put: bind("put"), delete: bind("delete") };
   }
@@ -197,7 +224,9 @@ export class ApiSurface {
       request: {
         params: operation.params as z.ZodObject | undefined,
         query: operation.query as z.ZodObject | undefined,
-        body: operation.body ? { required: true, content: { "application/json": { schema: operation.body } } } : undefined,
+        body: operation.body
+          ? { required: true, content: { "application/json": { schema: operation.body } } }
+          : operation.rawBody ? { required: true, description: operation.rawBody.description, content: { [operation.rawBody.contentType]: { schema: z.string() } } } : undefined,
       },
       responses: responses as never,
     });
@@ -230,6 +259,7 @@ export class ApiSurface {
    * `app`; they are declared in the document too.
    */
   serve(app: express.Express): void {
+    SERVED.set(app, this);
     const self = this.on(app);
     self.get("/openapi.json", { summary: "This surface's OpenAPI 3.1 document", tags: ["meta"], responses: { 200: z.record(z.string(), z.unknown()) } }, (_input, _req, res) => {
       res.setHeader("Cache-Control", "no-cache");
@@ -247,12 +277,7 @@ export class ApiSurface {
   }
 
   private parse(operation: Operation, req: Request): Input<unknown, unknown, unknown> {
-    const part = (schema: z.ZodType | undefined, value: unknown, where: string): unknown => {
-      if (!schema) return undefined;
-      const result = schema.safeParse(value);
-      if (!result.success) throw refusal(schema, result.error, where);
-      return result.data;
-    };
+    const part = (schema: z.ZodType | undefined, value: unknown, where: string): unknown => (schema ? parseAs(schema, value, where) : undefined);
     return {
       params: part(operation.params, req.params, "path"),
       query: part(operation.query, req.query ?? {}, "query"),
@@ -278,7 +303,7 @@ interface RouteLayer { route?: { path: string | string[]; methods: Record<string
  * with `use` are followed when a surface knows their prefix (`on(router, prefix)`); a mounted
  * router no surface knows is reported as `USE <unknown router>`.
  */
-export function undocumentedRoutes(app: express.Express, surfaces: ApiSurface[]): string[] {
+export function undocumentedRoutes(app: express.Express, surfaces: ApiSurface[] = [SERVED.get(app)].filter((s): s is ApiSurface => s !== undefined)): string[] {
   const missing: string[] = [];
   const prefixOf = (router: unknown) => surfaces.map((s) => s.prefixOf(router)).find((p) => p !== undefined);
   const walk = (stack: RouteLayer[], prefix: string) => {
