@@ -125,8 +125,9 @@ async function main(): Promise<void> {
     // coins the node's mempool already spends.
     node: nodeRawTransactions(rpc),
     log: (event, fields) => logger.info({ event, ...fields }),
-    mount: (root) => mountOpsRoutes(root, {
+    mount: (root, _gate, surface) => mountOpsRoutes(root, {
       registry,
+      surface,
       health: () => {
         const index = indexHealth(queries);
         return { ok: index.ok, name: "launchpad", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };

@@ -9,6 +9,7 @@ import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { LaunchpadApp, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { z } from "../../src/services/http/openapi";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { InscribeResult, KOINU_PER_DOGE, inscribeV1, sendInscription } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
@@ -58,9 +59,12 @@ describe("launchpad membership from the index", function () {
     indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
     app = createLaunchpadApp({
       db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
-      // A members-only page, as a page of the launchpad would mount it.
-      mount: (express, gate) => {
-        express.get("/members/:slug", gate.requireMember((req) => String(req.params.slug)), (_req, res) => { res.json({ welcome: true }); });
+      // A members-only page, as a page of the launchpad would mount it (declared in the app's document).
+      mount: (express, gate, surface) => {
+        express.get("/members/:slug", gate.requireMember((req) => String(req.params.slug)));
+        surface.on(express).get("/members/:slug", {
+          summary: "A members-only page", params: z.object({ slug: z.string() }), security: "session", responses: { 200: z.object({ welcome: z.literal(true) }) },
+        }, (_input, _req, res) => { res.json({ welcome: true }); });
       },
     });
     server = app.listen(0, "127.0.0.1");

@@ -1,10 +1,16 @@
 import { expect } from "chai";
 import crypto from "node:crypto";
 import type { Server } from "node:http";
+import createClient from "openapi-fetch";
+import { Registry } from "prom-client";
 import { NETWORKS, encodeAddress, signMessage } from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
-import { LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
+import { mountOpsRoutes } from "../../src/services/ops/server";
+import type { paths } from "../../shared/openapi/launchpad";
+import { expectPublished } from "../helpers/openapi-publish";
 import { TestKey, newKey } from "../helpers/keys";
 import { jsonRequest } from "../helpers/http";
 
@@ -22,7 +28,9 @@ describe("launchpad API", function () {
   this.timeout(60_000);
   let now = START;
   let db: Sqlite;
+  let app: LaunchpadApp;
   let server: Server;
+  let origin: string;
   let base: string;
   const inscribed: LaunchpadInscriptionRequest[] = [];
 
@@ -36,7 +44,12 @@ describe("launchpad API", function () {
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
   };
-  const challengeFor = async (address: string) => (await call("GET", `/session/challenge?address=${address}`)).body;
+  // Typed by the published document (shared/openapi/launchpad.d.ts).
+  const challengeFor = async (address: string) => {
+    const { data, error } = await createClient<paths>({ baseUrl: base.replace(/\/api$/, "") }).GET("/api/session/challenge", { params: { query: { address } } });
+    if (!data) throw new Error(`no challenge for ${address}: ${JSON.stringify(error)}`);
+    return data;
+  };
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = await challengeFor(key.address);
     const answer = await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } });
@@ -52,8 +65,10 @@ describe("launchpad API", function () {
 
   before(async () => {
     db = openLaunchpadDatabase(":memory:");
-    const app = createLaunchpadApp({
+    app = createLaunchpadApp({
       db, indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now, ...OPTIONS,
+      // The daemon's ops routes, so that the document is the one the daemon serves.
+      mount: (root, _gate, surface) => mountOpsRoutes(root, { registry: new Registry(), health: () => ({ ok: true, name: "launchpad" }), surface }),
       // Records what would go to the inscriber, for the one test of the hand-over below.
       inscriber: {
         inscribe: async (request) => {
@@ -66,11 +81,28 @@ describe("launchpad API", function () {
     });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    base = `${origin}/api`;
   });
 
   after(() => {
     server?.close();
+  });
+
+  describe("OpenAPI", () => {
+    it("documents every route it serves", () => {
+      expect(undocumentedRoutes(app, [app.launchpad.surface])).to.deep.equal([]);
+    });
+
+    it("publishes its OpenAPI document", async () => {
+      const document = await fetch(`${origin}/openapi.json`);
+      expect(document.status).to.equal(200);
+      await expectPublished("launchpad", await document.json());
+      const reference = await fetch(`${origin}/docs`);
+      expect(reference.status).to.equal(200);
+      expect(reference.headers.get("content-type")).to.match(/^text\/html/);
+      expect((await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`)).status).to.equal(200);
+    });
   });
 
   describe("sessions", () => {

@@ -4,6 +4,9 @@
  * from the explorer's index, the live minted counter (server-sent events), payment PSBTs, and the
  * pages' directory when one is given. Writes take a Bearer token from POST /api/session.
  *
+ * Every route is declared with zod schemas (./api-schema.ts) in one ApiSurface: they validate the
+ * requests and make the OpenAPI document served at GET /openapi.json (reference page GET /docs).
+ *
  * Limits (DESIGN.md 6 and 8, issue 17): every public write has a per-IP rate limit (429 with
  * Retry-After), claims also one per session; a client IP holds a capped number of live reservations
  * per collection and of open event streams; sign-in challenges store nothing.
@@ -13,12 +16,13 @@ import express, { Request, RequestHandler } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import { IndexQueries } from "../../indexer/queries";
-import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, LAUNCHPAD_SLUG_PATTERN, parseLaunchpadBody } from "../../inscription/launchpad";
-import { noStoreJsonApp, route } from "../http/app";
+import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP } from "../../inscription/launchpad";
+import { noStoreJsonApp } from "../http/app";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { ApiSurface, z } from "../http/openapi";
 import * as v from "../http/validation";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
-import { Collection, CollectionStore, LaunchpadInscriber, MAX_COLLECTION_SIZE, MAX_PRICE_KOINU, Reservation, deployRequest, mintBodyJson } from "./collections";
+import { Collection, CollectionStore, LaunchpadInscriber, Reservation, deployRequest, mintBodyJson } from "./collections";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
 import { MintRecord, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
 import { LaunchpadSession, SessionStore, sessionOf, signingAddress } from "./sessions";
@@ -26,6 +30,7 @@ import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
+import * as S from "./api-schema";
 
 /** How long an expired reservation that nothing refers to is kept before it is deleted. */
 export const EXPIRED_RESERVATION_KEEP_SECONDS = 86_400;
@@ -87,13 +92,20 @@ export interface LaunchpadOptions {
   /** The explorer's public base URL (e.g. http://127.0.0.1:3001), where pages broadcast payments. */
   explorerUrl?: string;
   log?: (event: string, fields: Record<string, unknown>) => void;
-  /** Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler. */
-  mount?: (app: express.Express, gate: MemberGate) => void;
+  /**
+   * Extra routes (a daemon's /health and /metrics, pages), mounted before the 404 handler; declare
+   * them in `surface` (mountOpsRoutes takes it) so the document lists them.
+   */
+  mount?: (app: express.Express, gate: MemberGate, surface: ApiSurface) => void;
 }
 
 export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
-  launchpad: { gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null };
+  launchpad: {
+    gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null;
+    /** The routes' declarations: the OpenAPI document this app serves at /openapi.json. */
+    surface: ApiSurface;
+  };
 }
 
 /** Koinu as a decimal string (every launchpad amount). */
@@ -151,38 +163,7 @@ const membershipJson = (m: Membership) => ({
   indexed_height: m.indexedHeight,
 });
 
-function slugParam(value: unknown, field = "slug"): string {
-  if (typeof value !== "string" || !LAUNCHPAD_SLUG_PATTERN.test(value)) {
-    throw badRequest("INVALID_SLUG", `${field} must be 1 to 64 of a-z, 0-9 and inner hyphens`, { field });
-  }
-  return value;
-}
-
-/** A canonical decimal string of koinu, 0 to MAX_PRICE_KOINU (1,000,000 DOGE). */
-function priceKoinu(value: unknown, field = "price_koinu"): bigint {
-  if (typeof value !== "string" || !/^(?:0|[1-9][0-9]{0,19})$/.test(value) || BigInt(value) > MAX_PRICE_KOINU) {
-    throw badRequest("INVALID_PRICE", `${field} must be a decimal string of koinu without sign or leading zeros, at most ${MAX_PRICE_KOINU}`, { field, max_koinu: MAX_PRICE_KOINU.toString() });
-  }
-  return BigInt(value);
-}
-
 const sha256Of = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest();
-
-function maxSupply(value: unknown, field = "max"): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_COLLECTION_SIZE) {
-    throw badRequest("INVALID_MAX", `${field} must be an integer from 1 to ${MAX_COLLECTION_SIZE}`, { field, min: 1, max: MAX_COLLECTION_SIZE });
-  }
-  return value;
-}
-
-/** The name rule is the deploy body's (src/inscription/launchpad.ts), checked by parsing a deploy body. */
-function collectionName(value: unknown, field = "name"): string {
-  const check = typeof value === "string"
-    ? parseLaunchpadBody(new TextEncoder().encode(JSON.stringify({ p: "service", op: "LAUNCHPAD_DEPLOY", slug: "x", name: value, price: "0", max: "1" })), LAUNCHPAD_CONTENT_TYPE)
-    : null;
-  if (!check || !check.ok) throw badRequest("INVALID_NAME", `${field} must be 1 to 128 characters without control characters`, { field });
-  return value as string;
-}
 
 export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const { db, network } = options;
@@ -230,7 +211,15 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   const base = noStoreJsonApp("16kb");
   const app = base.app as LaunchpadApp;
   const { api } = base;
-  app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
+  const surface = new ApiSurface({
+    title: "DogeOS launchpad",
+    description: "The launchpad API (base path /api): wallet sign-in (a signed challenge buys a Bearer token), the collection directory, listing a collection, claims (reservations of the next free index), paid mints through the inscriber (payments go straight to the creators), payment PSBTs, membership read from the explorer's index, the live minted counter (server-sent events), and the pages (HTML, /wallet-provider.js) when the daemon serves a pages directory. Write routes are rate limited per client IP (429 with Retry-After). Errors answer `{error: {code, message, details?}}` (DESIGN.md section 6).",
+    securitySchemes: {
+      session: { type: "http", scheme: "bearer", description: "a session token from POST /api/session (sign-in with the address's key); 401 SESSION_REQUIRED or INVALID_TOKEN with WWW-Authenticate otherwise" },
+      operatorKey: { type: "apiKey", in: "header", name: "X-Operator-Key", description: "the operator key, which listing a free collection needs besides the creator's session" },
+    },
+  });
+  app.launchpad = { gate, sessions, collections, index, mints, feed, payments, surface };
   const mintJson = mintJsonOf(mints);
 
   const collectionOr404 = (slug: string): Collection => {
@@ -239,47 +228,59 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     return collection;
   };
 
+  const req8 = S.launchpadRequests(network);
+  const routes = surface.on(api, "/api");
+  // A write route's limits and session come first, on their own route layer of the same path (so a
+  // refused request is refused before its input is read); the declared route then validates it.
+  const SESSION = "session";
+
   // ------------------------------------------------------------------------------ sessions
 
-  api.get("/session/challenge", limit("sign-in challenges"), route((req, res) => {
-    const address = signingAddress(req.query.address, network);
-    const issued = sessions.issueChallenge(address);
+  api.get("/session/challenge", limit("sign-in challenges"));
+  routes.get("/session/challenge", {
+    summary: "A sign-in challenge for an address", tags: ["sessions"],
+    description: "The text to sign with Dogecoin message signing. Challenges are stateless (an HMAC under a secret of this process, so a restart voids them) and answer one sign-in each.",
+    query: req8.ChallengeQuery, responses: { 200: S.Challenge },
+  }, ({ query }, _req, res) => {
+    const issued = sessions.issueChallenge(signingAddress(query.address, network));
     res.json({ address: issued.address, nonce: issued.nonce, challenge: issued.challenge, expires_at: issued.expiresAt });
-  }));
+  });
 
-  api.post("/session", limit("sign-ins"), route((req, res) => {
-    const body = v.exactObject(req.body, ["address", "challenge", "signature"]);
+  api.post("/session", limit("sign-ins"));
+  routes.post("/session", {
+    summary: "Sign in: a signed challenge for a Bearer token", tags: ["sessions"],
+    description: "The challenge must be one this service issued to the address, unexpired and unused; the signature the address's key over exactly its text. 401 UNKNOWN_CHALLENGE, CHALLENGE_ADDRESS_MISMATCH, CHALLENGE_USED, CHALLENGE_EXPIRED or INVALID_SIGNATURE otherwise.",
+    body: req8.SignIn, responses: { 201: S.SessionCreated },
+  }, ({ body }, _req, res) => {
     const address = signingAddress(body.address, network);
-    if (typeof body.challenge !== "string" || body.challenge.length === 0 || body.challenge.length > 1024) {
-      throw badRequest("INVALID_CHALLENGE", "challenge must be the text GET /api/session/challenge answered", { field: "challenge" });
-    }
-    if (typeof body.signature !== "string" || !/^[A-Za-z0-9+/]{86}[A-Za-z0-9+/=]{2}$/.test(body.signature)) {
-      throw badRequest("INVALID_SIGNATURE_FORMAT", "signature must be a base64 compact message signature (65 bytes)", { field: "signature" });
-    }
     const { token, session } = sessions.openSession(address, body.challenge, body.signature);
     res.status(201).json({ token, token_type: "Bearer", address: session.address, expires_at: session.expiresAt });
-  }));
+  });
 
-  api.get("/session", requireSession, route((_req, res) => {
+  api.get("/session", requireSession);
+  routes.get("/session", { summary: "The session of the Bearer token", tags: ["sessions"], security: SESSION, responses: { 200: S.Session } }, (_input, _req, res) => {
     const session = sessionOf(res);
     res.json({ address: session.address, expires_at: session.expiresAt });
-  }));
+  });
 
   // --------------------------------------------------------------------------- collections
 
-  api.get("/collections", route((req, res) => {
-    const limit = v.limit(req.query.limit, { max: 500, fallback: 100 });
-    const after = v.cursor<{ slug: string }>(req.query.cursor, { slug: "string" });
+  routes.get("/collections", {
+    summary: "The collection directory, by slug", tags: ["collections"], query: req8.CollectionsQuery, responses: { 200: S.CollectionPage },
+    description: "Pages of `limit` collections (default 100) in slug order; `next_cursor` continues.",
+  }, ({ query }, _req, res) => {
+    const limit = query.limit ?? 100;
+    const after = v.cursor<{ slug: string }>(query.cursor, { slug: "string" });
     const items = collections.list(after?.slug ?? "", limit + 1);
     const page = items.slice(0, limit);
     res.json({
       items: page.map(collectionJson),
       next_cursor: items.length > limit ? v.encodeCursor({ slug: page[page.length - 1].slug }) : null,
     });
-  }));
+  });
 
-  api.get("/collections/:slug", route((req, res) => {
-    const collection = collectionOr404(slugParam(req.params.slug));
+  routes.get("/collections/:slug", { summary: "A listed collection, with an example mint body", tags: ["collections"], params: S.SlugParams, responses: { 200: S.CollectionDetail } }, ({ params }, _req, res) => {
+    const collection = collectionOr404(params.slug);
     res.json({
       ...collectionJson(collection),
       mint_body_example: {
@@ -288,15 +289,17 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
         body: mintBodyJson(collection.slug, 0, collection.maxSupply),
       },
     });
-  }));
+  });
 
-  api.post("/collections", limit("listings"), requireSession, route(async (req, res) => {
+  api.post("/collections", limit("listings"), requireSession);
+  routes.post("/collections", {
+    summary: "List a collection (its creator's session)", tags: ["collections"], security: SESSION, body: req8.NewCollection,
+    responses: { 201: { description: "the listed collection; Location names it", schema: S.Collection, headers: { Location: "/api/collections/<slug>" } } },
+    description: "creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu \"0\") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason).",
+  }, async ({ body }, req, res) => {
     const session = sessionOf(res);
-    const body = v.exactObject(req.body, ["slug", "name", "price_koinu", "max", "creator_address"]);
-    const slug = slugParam(body.slug);
-    const price = priceKoinu(body.price_koinu);
-    const max = maxSupply(body.max);
-    const creatorAddress = v.address(body.creator_address, network, "creator_address");
+    const { slug, max, creator_address: creatorAddress } = body;
+    const price = body.price_koinu;
     // Payments go straight to the creator: only the creator's own session may name it.
     if (creatorAddress !== session.address) {
       throw new AppError(403, "CREATOR_NOT_SESSION", "creator_address must be the signed-in address: a collection is listed by its creator", {
@@ -315,7 +318,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     }
     const collection = collections.create({
       slug,
-      name: collectionName(body.name),
+      name: body.name,
       priceKoinu: price,
       maxSupply: max,
       creatorAddress,
@@ -334,13 +337,18 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     }
     res.status(201).setHeader("Location", `/api/collections/${collection.slug}`);
     res.json(collectionJson(collections.get(collection.slug)!));
-  }));
+  });
 
   // -------------------------------------------------------------------------------- claims
 
-  api.post("/collections/:slug/claim", limit("claims"), requireSession, claimsPerSession, route((req, res) => {
+  api.post("/collections/:slug/claim", limit("claims"), requireSession, claimsPerSession);
+  routes.post("/collections/:slug/claim", {
+    summary: "Claim (reserve) the next free index", tags: ["claims"], security: SESSION, params: S.SlugParams,
+    description: "Takes no body (an empty JSON object is accepted; any field is 400 UNKNOWN_FIELDS). An address holds one live reservation per collection: claiming again answers it (200, created false). 409 SOLD_OUT when every index is minted or reserved; 429 when the client IP holds its cap of live reservations on the collection or the session claims too often.",
+    responses: { 201: S.Claim, 200: S.Claim },
+  }, ({ params }, req, res) => {
     const session = sessionOf(res);
-    const slug = slugParam(req.params.slug);
+    const { slug } = params;
     if (req.body !== undefined && Object.keys(req.body ?? {}).length > 0) v.exactObject(req.body, []);
     const { reservation, created } = collections.claim(slug, session.address, { key: clientIpKey(req), maxLive: maxReservationsPerClient });
     // Claims leave rows: those expired a day ago that nothing refers to go, at most once a minute.
@@ -350,44 +358,55 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     }
     const collection = collectionOr404(slug);
     res.status(created ? 201 : 200).json({ ...reservationJson(reservation, collection.maxSupply, mints.owedTo(slug, session.address)), created });
-  }));
+  });
 
-  api.get("/collections/:slug/claim", requireSession, route((req, res) => {
+  api.get("/collections/:slug/claim", requireSession);
+  routes.get("/collections/:slug/claim", {
+    summary: "The session's live reservation on a collection (404 NO_RESERVATION without one)", tags: ["claims"], security: SESSION, params: S.SlugParams, responses: { 200: S.Reservation },
+  }, ({ params }, _req, res) => {
     const session = sessionOf(res);
-    const collection = collectionOr404(slugParam(req.params.slug));
+    const collection = collectionOr404(params.slug);
     const reservation = collections.liveReservation(collection.slug, session.address);
     if (!reservation) throw notFound("NO_RESERVATION", `${session.address} holds no live reservation on "${collection.slug}"`, { slug: collection.slug, address: session.address });
     res.json(reservationJson(reservation, collection.maxSupply, mints.owedTo(collection.slug, session.address)));
-  }));
+  });
 
   // --------------------------------------------------------------------------------- mints
 
-  api.post("/collections/:slug/mint", limit("mints"), requireSession, route(async (req, res) => {
+  api.post("/collections/:slug/mint", limit("mints"), requireSession);
+  routes.post("/collections/:slug/mint", {
+    summary: "Mint the session's reserved index", tags: ["mints"], security: SESSION, params: S.SlugParams, body: req8.MintRequest,
+    description: "A priced collection's mint names its payment (payment_txid), found in the explorer's index at the launchpad's payment depth and paying the creator the price with the OP_RETURN `service-launch-mint:<slug>:<index>`, from the claimant's address. 202 with the new mint (created true), 200 with the existing one when the reservation was already minted. 503 MINTING_UNAVAILABLE without an inscriber.",
+    responses: {
+      202: { description: "the mint was accepted (handed to the inscriber); Location names it", schema: S.MintAccepted, headers: { Location: "/api/collections/<slug>/mints/<index>" } },
+      200: { description: "this reservation's mint, already accepted before; Location names it", schema: S.MintAccepted, headers: { Location: "/api/collections/<slug>/mints/<index>" } },
+    },
+  }, async ({ params, body }, _req, res) => {
     const session = sessionOf(res);
-    const collection = collectionOr404(slugParam(req.params.slug));
-    const body = v.exactObject(req.body, ["reservation_id", "payment_txid"]);
-    if (typeof body.reservation_id !== "number" || !Number.isSafeInteger(body.reservation_id) || body.reservation_id < 1) {
-      throw badRequest("INVALID_RESERVATION_ID", "reservation_id must be the positive integer the claim answered", { field: "reservation_id" });
-    }
-    const paymentTxid = body.payment_txid === undefined || body.payment_txid === null ? null : v.txid(body.payment_txid, "payment_txid");
-    const { mint, created } = await mints.mint(collection, session.address, body.reservation_id, paymentTxid);
+    const collection = collectionOr404(params.slug);
+    const { mint, created } = await mints.mint(collection, session.address, body.reservation_id, body.payment_txid ?? null);
     res.status(created ? 202 : 200).setHeader("Location", `/api/collections/${mint.slug}/mints/${mint.tokenIndex}`);
     res.json({ ...mintJson(mint), created });
-  }));
+  });
 
-  api.get("/collections/:slug/mints/:index", route((req, res) => {
-    const slug = slugParam(req.params.slug);
-    const raw = req.params.index as string;
-    if (!/^(?:0|[1-9][0-9]{0,6})$/.test(raw)) throw badRequest("INVALID_INDEX", "index must be a decimal token index", { field: "index" });
-    const mint = mints.get(slug, Number(raw));
-    if (!mint) throw notFound("MINT_NOT_FOUND", `no mint of index ${raw} of "${slug}"`, { slug, index: Number(raw) });
+  routes.get("/collections/:slug/mints/:index", {
+    summary: "A mint of one index (its latest attempt)", tags: ["mints"],
+    params: z.object({ slug: S.Slug, index: S.TokenIndexParam }), responses: { 200: S.Mint },
+  }, ({ params }, _req, res) => {
+    const { slug, index } = params;
+    const mint = mints.get(slug, index);
+    if (!mint) throw notFound("MINT_NOT_FOUND", `no mint of index ${index} of "${slug}"`, { slug, index });
     res.json(mintJson(mint));
-  }));
+  });
 
   // -------------------------------------------------------------------------- live counter
 
-  api.get("/collections/:slug/events", route((req, res) => {
-    const collection = collectionOr404(slugParam(req.params.slug));
+  routes.get("/collections/:slug/events", {
+    summary: "The live minted counter (server-sent events)", tags: ["collections"], params: S.SlugParams,
+    description: "An event stream: `retry: 2000`, then an `event: minted` whose data is `{\"minted\": n, \"max\": m}` at once and after every change, and a `: heartbeat` comment every 15 s. 503 TOO_MANY_STREAMS when the process serves its cap of streams, 429 TOO_MANY_CLIENT_STREAMS past the cap per client IP (both with Retry-After).",
+    responses: { 200: { description: "a text/event-stream of `minted` events", contentType: "text/event-stream" } },
+  }, ({ params }, req, res) => {
+    const collection = collectionOr404(params.slug);
     if (!feed.hasRoom()) {
       throw new AppError(503, "TOO_MANY_STREAMS", `this process serves at most ${feed.maxStreams} open event streams; retry later`, { max_streams: feed.maxStreams }, { "Retry-After": "5" });
     }
@@ -414,61 +433,60 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     res.flushHeaders();
     res.write("retry: 2000\n\n");
     send(current);
-  }));
+  });
 
   // ---------------------------------------------------------------------------- payments
 
-  const reservationId = (value: unknown): number => {
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw badRequest("INVALID_RESERVATION_ID", "reservation_id must be the positive integer the claim answered", { field: "reservation_id" });
-    }
-    return value;
-  };
-
-  api.post("/collections/:slug/payment-psbt", limit("payment PSBTs"), requireSession, route(async (req, res) => {
+  api.post("/collections/:slug/payment-psbt", limit("payment PSBTs"), requireSession);
+  routes.post("/collections/:slug/payment-psbt", {
+    summary: "Build the unsigned payment PSBT of the session's reservation", tags: ["payments"], security: SESSION, params: S.SlugParams, body: req8.PaymentPsbtRequest,
+    description: "Funded from the claimant's confirmed outputs that carry no inscription or DRC-20 transfer (outputs the node's mempool spends are skipped): the price to the creator, the OP_RETURN memo, the change back. Building again replaces the kept PSBT. 503 PAYMENT_PSBT_UNAVAILABLE without a node.",
+    responses: { 201: S.PaymentPsbt },
+  }, async ({ params, body }, _req, res) => {
     const session = sessionOf(res);
-    const collection = collectionOr404(slugParam(req.params.slug));
-    const body = v.exactObject(req.body, ["reservation_id", "public_key"]);
-    const id = reservationId(body.reservation_id);
-    res.status(201).json(await paymentsOr503().build(collection, session.address, id, body.public_key));
-  }));
+    const collection = collectionOr404(params.slug);
+    res.status(201).json(await paymentsOr503().build(collection, session.address, body.reservation_id, body.public_key));
+  });
 
-  api.post("/collections/:slug/payment", limit("signed payments"), requireSession, route((req, res) => {
+  api.post("/collections/:slug/payment", limit("signed payments"), requireSession);
+  routes.post("/collections/:slug/payment", {
+    summary: "Finalise the signed payment PSBT (the page broadcasts it through the explorer)", tags: ["payments"], security: SESSION, params: S.SlugParams, body: req8.SignedPaymentRequest,
+    description: "The signed PSBT's transaction must be byte for byte the one built for this reservation (400 PSBT_MISMATCH), each input signed once, low-s SIGHASH_ALL, by the session's key. The launchpad never broadcasts.",
+    responses: { 200: S.SignedPayment },
+  }, ({ params, body }, _req, res) => {
     const session = sessionOf(res);
-    const collection = collectionOr404(slugParam(req.params.slug));
-    const body = v.exactObject(req.body, ["reservation_id", "psbt"]);
-    const id = reservationId(body.reservation_id);
-    res.json(paymentsOr503().finish(collection, session.address, id, body.psbt));
-  }));
+    const collection = collectionOr404(params.slug);
+    res.json(paymentsOr503().finish(collection, session.address, body.reservation_id, body.psbt));
+  });
 
   // ---------------------------------------------------------------------------- membership
 
-  api.get("/collections/:slug/membership", route((req, res) => {
-    const slug = slugParam(req.params.slug);
-    const address = v.address(req.query.address, network);
+  routes.get("/collections/:slug/membership", {
+    summary: "Whether an address holds a member token of a collection now (the explorer's index)", tags: ["membership"],
+    params: S.SlugParams, query: req8.MembershipQuery, responses: { 200: S.Membership },
+  }, ({ params, query }, _req, res) => {
+    const { slug } = params;
     if (!collections.get(slug) && !index.hasCollection(slug)) {
       throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed or indexed`, { slug });
     }
-    res.json(membershipJson(index.membership(slug, address)));
-  }));
+    res.json(membershipJson(index.membership(slug, query.address)));
+  });
 
   // ---------------------------------------------------------------------- the pages' needs
 
-  api.get("/config", (_req, res) => {
+  routes.get("/config", { summary: "What the pages need to know: the network, the explorer, the development wallet", tags: ["pages"], responses: { 200: S.PagesConfig } }, (_input, _req, res) => {
     res.json({ network: network.name, explorer_url: options.explorerUrl ?? null, development_wallet: options.walletProviderScript !== undefined });
   });
 
   // The members-only page's content, behind requireMember: a Bearer session whose address holds a
   // member token of the collection now (the index decides, so a sold token stops opening it).
-  api.get("/collections/:slug/members-only", (req, _res, next) => {
-    try {
-      const slug = slugParam(req.params.slug);
-      if (!collections.get(slug) && !index.hasCollection(slug)) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed or indexed`, { slug });
-      next();
-    } catch (error) {
-      next(error);
-    }
-  }, gate.requireMember((req) => req.params.slug as string), (req, res) => {
+  routes.get("/collections/:slug/members-only", {
+    summary: "The members-only page's content", tags: ["membership"], security: SESSION, params: S.SlugParams, responses: { 200: S.MembersOnly },
+    description: "For a session whose address holds a member token of the collection now (403 NOT_A_MEMBER otherwise): the index decides, so a sold token stops opening it.",
+  }, async ({ params }, req, res) => {
+    const { slug } = params;
+    if (!collections.get(slug) && !index.hasCollection(slug)) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed or indexed`, { slug });
+    await new Promise<void>((resolve, reject) => gate.requireMember(slug)(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
     const membership = res.locals.launchpadMembership as Membership;
     const collection = collections.get(membership.slug);
     res.json({
@@ -481,15 +499,32 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   });
 
   app.use("/api", api);
-  options.mount?.(app, gate);
-  if (options.webDir) {
-    app.get("/wallet-provider.js", (_req, res) => {
-      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
-      res.setHeader("Cache-Control", "no-store");
-      res.send(options.walletProviderScript ?? NO_DEV_WALLET_SCRIPT);
-    });
-    app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
-  }
+  options.mount?.(app, gate, surface);
+  surface.serve(app);
+  // The pages: served when a directory is given (404 NOT_FOUND otherwise), documented either way.
+  const pages = surface.on(app);
+  pages.get("/wallet-provider.js", {
+    summary: "The pages' wallet provider script", tags: ["pages"],
+    description: "Installs the development wallet as window.wallet when the daemon has one (devnet and testnet only); otherwise installs nothing and the browser's own wallet provides window.wallet. Served with the pages (404 without a pages directory).",
+    responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
+  }, (_input, req, res) => {
+    if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
+    res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+    res.setHeader("Cache-Control", "no-store");
+    res.send(options.walletProviderScript ?? NO_DEV_WALLET_SCRIPT);
+  });
+  const PAGES = "served from the daemon's pages directory (--web-dir; 404 without one)";
+  surface.declare("get", "/", { summary: "The directory page (index.html)", tags: ["pages"], description: PAGES, responses: { 200: { description: "an HTML page", contentType: "text/html" } } });
+  surface.declare("get", "/:file", {
+    summary: "A file of the pages: HTML, JavaScript, CSS", tags: ["pages"], params: z.object({ file: z.string() }),
+    description: `${PAGES}; the content type follows the file's extension, and a directory's name redirects to its page (/<directory>/).`,
+    responses: { 200: { description: "the file", contentType: "*/*" } },
+  });
+  surface.declare("get", "/:directory/", {
+    summary: "A directory's page (its index.html)", tags: ["pages"], params: z.object({ directory: z.string() }), description: PAGES,
+    responses: { 200: { description: "an HTML page", contentType: "text/html" } },
+  });
+  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;
