@@ -1456,11 +1456,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Esplora: an address's transactions, newest first (25 per page) */
+        /** Esplora: an address's transactions, newest first: up to 50 pending ones, then 25 confirmed per page */
         get: {
             parameters: {
                 query?: {
-                    /** @description the last transaction of the previous page */
+                    /** @description the last confirmed transaction of the previous page (the next pages hold confirmed ones only) */
                     after_txid?: string;
                 };
                 header?: never;
@@ -1605,7 +1605,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Esplora: an address's unconfirmed transactions (none listed yet) */
+        /** Esplora: an address's pending transactions, newest first (up to 50) */
         get: {
             parameters: {
                 query?: never;
@@ -1653,7 +1653,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Esplora: a confirmed transaction */
+        /** Esplora: a transaction, confirmed (the index) or pending (the node's mempool) */
         get: {
             parameters: {
                 query?: never;

@@ -76,7 +76,9 @@ describe("explorer mempool view", function () {
     let carol: TestKey;
     let coin: { txid: string; vout: number; value: bigint };
     let paymentTxid: string;
+    let paymentHex: string;
     let chainedTxid: string;
+    const esploraRoot = () => expressBase.replace(/\/api$/, "/esplora/api");
 
     before(async () => {
       alice = newKey();
@@ -86,6 +88,7 @@ describe("explorer mempool view", function () {
       const payment = spendP2pkh(alice, [coin], [{ script: bob.script, value: 25n * DOGE }, { script: alice.script, value: 74n * DOGE }]);
       const response = await fetch(`${base}/tx/broadcast`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ hex: payment.hex }) });
       paymentTxid = ((await response.json()) as { txid: string }).txid;
+      paymentHex = payment.hex;
       // Bob spends his unconfirmed coin at once: its prevout is resolved from the mempool view.
       const chained = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: carol.script, value: 24n * DOGE }]);
       chainedTxid = await devnet.rpc<string>("sendrawtransaction", [chained.hex]);
@@ -116,6 +119,26 @@ describe("explorer mempool view", function () {
       });
       const plain = await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/address/${alice.address}`);
       expect(plain.body.mempool_stats).to.deep.equal({ funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 });
+    });
+
+    it("is served by the Esplora subset as unconfirmed: /tx, /tx/status, /tx/hex, /address/txs/mempool, and first in /address/txs", async () => {
+      const tx = (await fetchJson(`${esploraRoot()}/tx/${paymentTxid}`)).body;
+      expect(tx).to.include({ txid: paymentTxid, fee: Number(DOGE), size: paymentHex.length / 2 });
+      expect(tx.status).to.deep.equal({ confirmed: false });
+      expect(tx.vin[0]).to.include({ txid: coin.txid, vout: 0, is_coinbase: false });
+      expect(tx.vin[0].prevout).to.include({ value: Number(100n * DOGE), scriptpubkey_address: alice.address });
+      expect(tx.vout.map((o: any) => [o.value, o.scriptpubkey_address])).to.deep.equal([[Number(25n * DOGE), bob.address], [Number(74n * DOGE), alice.address]]);
+      // The chained spend's prevout is the pending payment's output.
+      const chained = (await fetchJson(`${esploraRoot()}/tx/${chainedTxid}`)).body;
+      expect(chained.vin[0].prevout).to.include({ value: Number(25n * DOGE), scriptpubkey_address: bob.address });
+      expect((await fetchJson(`${esploraRoot()}/tx/${chainedTxid}/status`)).body).to.deep.equal({ confirmed: false });
+      expect(await (await fetch(`${esploraRoot()}/tx/${paymentTxid}/hex`)).text()).to.equal(paymentHex);
+      const pending = (await fetchJson(`${esploraRoot()}/address/${bob.address}/txs/mempool`)).body;
+      expect(pending.map((t: any) => t.txid)).to.deep.equal([chainedTxid, paymentTxid]);
+      const all = (await fetchJson(`${esploraRoot()}/address/${alice.address}/txs`)).body;
+      expect(all.map((t: any) => [t.txid, t.status.confirmed])).to.deep.equal([[paymentTxid, false], [coin.txid, true]]);
+      // Without a mempool view nothing is pending.
+      expect((await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/tx/${paymentTxid}`)).status).to.equal(404);
     });
 
     it("marks the confirmed output it spends as spent by it, with height null", async () => {
@@ -190,6 +213,9 @@ describe("explorer mempool view", function () {
       const utxos = (await get(`/wallet/address/${alice.address}/utxos`)).body.items;
       expect(utxos.map((u: any) => [u.txid, u.vout, u.confirmations, u.spendable])).to.deep.equal([[paymentTxid, 1, 1, true]]);
       expect(view.size).to.equal(0);
+      const esplora = (await fetchJson(`${esploraRoot()}/tx/${paymentTxid}/status`)).body;
+      expect(esplora).to.include({ confirmed: true, block_height: body.block.height, block_hash: body.block.hash });
+      expect((await fetchJson(`${esploraRoot()}/address/${bob.address}/txs/mempool`)).body).to.deep.equal([]);
     });
   });
 
@@ -206,6 +232,7 @@ describe("explorer mempool view", function () {
       await devnet.rpc("devnet_evict", [txid]);
       await view.refresh();
       expect((await get(`/tx/${txid}`)).status).to.equal(404);
+      expect((await fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/tx/${txid}/status`)).status).to.equal(404);
       expect((await get(`/wallet/address/${erin.address}/balance`)).body.unconfirmed_koinu).to.equal(0);
       expect((await get(`/wallet/address/${erin.address}/history`)).body.items).to.deep.equal([]);
       expect((await get(`/wallet/address/${dave.address}/utxos`)).body.items[0]).to.deep.include({ txid: coin.txid, spendable: true, spent_in_mempool: null });

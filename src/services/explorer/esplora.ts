@@ -4,17 +4,17 @@
  *
  *   GET  /address/:address                      {address, chain_stats, mempool_stats}
  *   GET  /address/:address/utxo                 [{txid, vout, status, value}]
- *   GET  /address/:address/txs                  newest first: mempool (none yet) then 25 confirmed
+ *   GET  /address/:address/txs                  newest first: up to 50 pending, then 25 confirmed
  *   GET  /address/:address/txs/chain[/:last_seen_txid]   25 confirmed per page, newest first
- *   GET  /address/:address/txs/mempool          [] (no mempool view yet)
+ *   GET  /address/:address/txs/mempool          up to 50 pending, newest first
  *   GET  /tx/:txid                              {txid, version, locktime, vin, vout, size, weight, fee, status}
  *   GET  /tx/:txid/hex                          the raw transaction, hex text
  *   GET  /tx/:txid/status                       {confirmed, block_height, block_hash, block_time}
  *   GET  /blocks/tip/height, /blocks/tip/hash   text
  *   POST /tx                                    raw hex text in, txid text out
  *
- * The index is the source, but for mempool_stats, which the explorer's mempool view fills (zeros
- * without one); pending transactions are not listed yet. Amounts are koinu as
+ * The index is the source of confirmed data; pending transactions and mempool_stats come from the
+ * explorer's mempool view (none without one), with status {confirmed: false}. Amounts are koinu as
  * JSON integers of every digit (the explorer's exact writer). Dogecoin has no witness, so weight is
  * 4 x size and no witness field is written.
  *
@@ -24,7 +24,7 @@
  */
 import express, { RequestHandler } from "express";
 import {
-  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, parseBlock,
+  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, outputScriptToAddress, parseBlock,
   parseScript, parseTransactionHex, serializeTransaction,
 } from "../../doge";
 import { IndexQueries, TxView } from "../../indexer/queries";
@@ -50,8 +50,11 @@ export interface EsploraOptions {
   broadcastLimit: RequestHandler;
   /** Parsed blocks kept for raw transaction reads (default 16). */
   blockCacheSize?: number;
-  /** The node's mempool (mempool.ts): fills an address's mempool_stats; without it they are zeros. */
-  mempool?: Pick<MempoolReader, "addressStats">;
+  /**
+   * The node's mempool (mempool.ts): fills an address's mempool_stats and the pending transactions
+   * of /tx/:txid, /address/:address/txs and /txs/mempool; without it nothing is pending.
+   */
+  mempool?: Pick<MempoolReader, "addressStats" | "tx" | "rawTx" | "history">;
   /** The explorer's document, in which these routes are declared (under /esplora/api). */
   surface: ApiSurface;
 }
@@ -59,8 +62,11 @@ export interface EsploraOptions {
 /** Esplora's page sizes: confirmed history per page, and the mempool part of /txs. */
 export const ESPLORA_CHAIN_PAGE = 25;
 
-/** Esplora's confirmation status of a confirmed transaction. */
-interface EsploraStatus { confirmed: true; block_height: number; block_hash: string; block_time: number }
+/** Esplora's page of an address's mempool transactions (API.md: "up to 50 mempool transactions"). */
+export const ESPLORA_MEMPOOL_PAGE = 50;
+
+/** Esplora's confirmation status: the block of a confirmed transaction, or `{confirmed: false}`. */
+type EsploraStatus = { confirmed: true; block_height: number; block_hash: string; block_time: number } | { confirmed: false };
 
 export function createEsploraRouter(options: EsploraOptions): express.Router {
   const { queries, network, node } = options;
@@ -81,7 +87,15 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
     return tx;
   };
-  const statusOf = (tx: TxView): EsploraStatus => ({ confirmed: true, block_height: tx.height, block_hash: tx.blockHash, block_time: tx.blockTime });
+  /** A transaction of the index, else of the mempool view, else 404 (or 503 while the index is behind). */
+  const anyTx = (txid: string): { indexed: TxView } | { pending: DecodedTransaction; fee: bigint | null } => {
+    const tx = queries.tx(txid);
+    if (tx) return { indexed: tx };
+    const raw = options.mempool?.rawTx(txid);
+    if (raw) return { pending: raw, fee: options.mempool!.tx(txid)?.feeKoinu ?? null };
+    throw missing("TX_NOT_FOUND", `transaction ${txid} is neither in the index nor in the node's mempool`, { txid });
+  };
+  const statusOf = (tx: TxView): EsploraStatus & { confirmed: true } => ({ confirmed: true, block_height: tx.height, block_hash: tx.blockHash, block_time: tx.blockTime });
 
   /** The output as Esplora writes it; the address only when the script has one. */
   const outputJson = (scriptHex: string, valueKoinu: bigint, address: string | null) => ({
@@ -92,16 +106,32 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     value: valueKoinu,
   });
 
+  /** The output a pending input spends: a confirmed one (the index) or another pending transaction's. */
+  const prevOutput = (txid: string, vout: number): { scriptHex: string; valueKoinu: bigint; address: string | null } | null => {
+    const indexed = queries.output(txid, vout);
+    if (indexed) return indexed;
+    const parent = options.mempool?.tx(txid)?.outputs.find((o) => o.vout === vout);
+    return parent ? { scriptHex: parent.scriptHex, valueKoinu: parent.valueKoinu, address: parent.address } : null;
+  };
+
   const txJson = async (tx: TxView) => {
     const raw = await blocks.transaction(tx.blockHash, tx.txid);
     const byVout = new Map(tx.outputs.map((o) => [o.vout, o]));
+    return rawTxJson(raw, { size: tx.size, fee: tx.feeKoinu ?? 0n, status: statusOf(tx), output: (vout) => byVout.get(vout) ?? null });
+  };
+
+  /** A pending transaction in Esplora's shape: status `{confirmed: false}`, values from the outputs it spends. */
+  const pendingTxJson = (raw: DecodedTransaction, fee: bigint | null) =>
+    rawTxJson(raw, { size: raw.size, fee: fee ?? 0n, status: { confirmed: false }, output: () => null });
+
+  const rawTxJson = (raw: DecodedTransaction, known: { size: number; fee: bigint; status: EsploraStatus; output: (vout: number) => { scriptHex: string; valueKoinu: bigint; address: string | null } | null }) => {
     return {
-      txid: tx.txid,
+      txid: raw.txid,
       version: raw.version,
       locktime: raw.locktime,
       vin: raw.inputs.map((input) => {
         const coinbase = isCoinbaseInput(input);
-        const prev = coinbase ? null : queries.output(input.prevTxid, input.vout);
+        const prev = coinbase ? null : prevOutput(input.prevTxid, input.vout);
         const prevout = prev ? outputJson(prev.scriptHex, prev.valueKoinu, prev.address) : null;
         const redeemScript = prevout?.scriptpubkey_type === "p2sh" ? lastPush(input.scriptSig) : null;
         return {
@@ -118,17 +148,23 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       // The index keeps every output but OP_RETURNs' values and scripts come from the raw
       // transaction too; values and addresses are the index's where it has the output.
       vout: raw.outputs.map((output, vout) => {
-        const indexed = byVout.get(vout);
+        const indexed = known.output(vout);
         return indexed
           ? outputJson(indexed.scriptHex, indexed.valueKoinu, indexed.address)
-          : outputJson(bytesToHex(output.script), output.value, null);
+          : outputJson(bytesToHex(output.script), output.value, outputScriptToAddress(output.script, network));
       }),
-      size: tx.size,
-      weight: 4 * tx.size,
-      fee: tx.feeKoinu ?? 0n,
-      status: statusOf(tx),
+      size: known.size,
+      weight: 4 * known.size,
+      fee: known.fee,
+      status: known.status,
     };
   };
+
+  /** The address's pending transactions, newest first, at most one Esplora mempool page. */
+  const mempoolPage = (address: string) => (options.mempool?.history(address) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
+    const raw = options.mempool!.rawTx(item.txid);
+    return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
+  });
 
   const on = options.surface.on(router, "/esplora/api");
   const tags = ["esplora"];
@@ -200,10 +236,11 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
   // mempool.js and newer Esplora servers page this path with ?after_txid=.
   on.get("/address/:address/txs", {
-    summary: "Esplora: an address's transactions, newest first (25 per page)", tags, params: AddressParams,
-    query: z.object({ after_txid: v.Txid.optional().openapi({ description: "the last transaction of the previous page" }) }), responses: { 200: z.array(E.Tx) },
+    summary: "Esplora: an address's transactions, newest first: up to 50 pending ones, then 25 confirmed per page", tags, params: AddressParams,
+    query: z.object({ after_txid: v.Txid.optional().openapi({ description: "the last confirmed transaction of the previous page (the next pages hold confirmed ones only)" }) }), responses: { 200: z.array(E.Tx) },
   }, async ({ params: { address }, query }, _req, res) => {
-    res.json(await chainPage(address, query.after_txid ?? null));
+    const after = query.after_txid ?? null;
+    res.json([...(after === null ? mempoolPage(address) : []), ...await chainPage(address, after)]);
   });
   on.get("/address/:address/txs/chain", { summary: "Esplora: an address's confirmed transactions, newest first (25 per page)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, async ({ params: { address } }, _req, res) => {
     res.json(await chainPage(address, null));
@@ -214,19 +251,21 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   }, async ({ params }, _req, res) => {
     res.json(await chainPage(params.address, params.last_seen_txid));
   });
-  on.get("/address/:address/txs/mempool", { summary: "Esplora: an address's unconfirmed transactions (none listed yet)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, (_input, _req, res) => {
-    res.json([]);
+  on.get("/address/:address/txs/mempool", { summary: "Esplora: an address's pending transactions, newest first (up to 50)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, ({ params: { address } }, _req, res) => {
+    res.json(mempoolPage(address));
   });
 
-  on.get("/tx/:txid", { summary: "Esplora: a confirmed transaction", tags, params: TxParams, responses: { 200: E.Tx } }, async ({ params: { txid } }, _req, res) => {
-    res.json(await txJson(indexedTx(txid)));
+  on.get("/tx/:txid", { summary: "Esplora: a transaction, confirmed (the index) or pending (the node's mempool)", tags, params: TxParams, responses: { 200: E.Tx } }, async ({ params: { txid } }, _req, res) => {
+    const found = anyTx(txid);
+    res.json("indexed" in found ? await txJson(found.indexed) : pendingTxJson(found.pending, found.fee));
   });
   on.get("/tx/:txid/status", { summary: "Esplora: a transaction's confirmation status", tags, params: TxParams, responses: { 200: E.TxStatus } }, ({ params: { txid } }, _req, res) => {
-    res.json(statusOf(indexedTx(txid)));
+    const found = anyTx(txid);
+    res.json("indexed" in found ? statusOf(found.indexed) : { confirmed: false });
   });
   on.get("/tx/:txid/hex", { summary: "Esplora: the raw transaction, hexadecimal text", tags, params: TxParams, responses: { 200: { description: "hexadecimal", contentType: "text/plain" } } }, async ({ params: { txid } }, _req, res) => {
-    const tx = indexedTx(txid);
-    const raw = await blocks.transaction(tx.blockHash, tx.txid);
+    const found = anyTx(txid);
+    const raw = "indexed" in found ? await blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
     res.type("text/plain").send(bytesToHex(serializeTransaction(raw)));
   });
 

@@ -92,9 +92,11 @@ export interface RefreshResult {
 }
 
 /** What the explorer's routes read from the view. */
-export type MempoolReader = Pick<MempoolView, "tx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs" | "addressStats">;
+export type MempoolReader = Pick<MempoolView, "tx" | "rawTx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs" | "addressStats">;
 
 interface Entry extends MempoolTx {
+  /** The transaction as the node gave it (the Esplora subset writes scriptSigs, sequences, version). */
+  raw: DecodedTransaction;
   seq: number;
   /** Addresses it pays or spends from (resolved inputs only). */
   addresses: Set<string>;
@@ -194,6 +196,11 @@ export class MempoolView {
       clearTimeout(timer);
       await running;
     };
+  }
+
+  /** A pending transaction as decoded from the node's hex, unless the index already holds it. */
+  rawTx(txid: string): DecodedTransaction | undefined {
+    return this.tx(txid) ? this.txs.get(txid)!.raw : undefined;
   }
 
   /** A pending transaction, unless the index already holds it. */
@@ -296,7 +303,7 @@ export class MempoolView {
       vout, valueKoinu: output.value, scriptHex: bytesToHex(output.script), address: outputScriptToAddress(output.script, this.network),
     }));
     const inputs = tx.inputs.map((input, vin) => ({ vin, prevTxid: input.prevTxid, prevVout: input.vout, valueKoinu: null, address: null }));
-    const entry: Entry = { txid: tx.txid, size: tx.size, seenAt: now, inputs, outputs, feeKoinu: null, seq: ++this.seq, addresses: new Set(), unresolved: inputs.length };
+    const entry: Entry = { txid: tx.txid, size: tx.size, seenAt: now, inputs, outputs, feeKoinu: null, raw: tx, seq: ++this.seq, addresses: new Set(), unresolved: inputs.length };
     this.txs.set(tx.txid, entry);
     for (const input of inputs) this.spends.set(`${input.prevTxid}:${input.prevVout}`, { txid: tx.txid, vin: input.vin });
     for (const output of outputs) if (output.address) this.link(output.address, entry);
