@@ -12,6 +12,9 @@ import path from "node:path";
 import type { Server } from "node:http";
 import { time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
+import createClient from "openapi-fetch";
+import { Registry } from "prom-client";
+import type { paths } from "../../shared/openapi/relayer";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import { sha256 } from "ethers";
 import type { Contract, ContractTransactionResponse } from "ethers";
@@ -32,7 +35,8 @@ import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/st
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { AttesterPanel } from "../../src/services/attest/panel";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { Relayer, openRelayerDatabase } from "../../src/relayer";
+import { Relayer, openRelayerDatabase, startRelayerServer } from "../../src/relayer";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
 import type { RelayerAction, RelayerJob, RelayerJobStatus } from "../../src/relayer";
 import type { Sqlite } from "../../src/db/sqlite";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
@@ -40,6 +44,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
 import { until } from "../helpers/wait";
+import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const FEE_RATE = 1_000_000n;
@@ -436,5 +441,43 @@ describe("relayer", function () {
     await relayer.runOnce();
     expect(relayer.store.get(mismatch.jobId)!.status).to.equal("failed_permanently");
     expect(relayer.store.get(late.jobId)!.status).to.equal("expired");
+  });
+
+  it("serves its status port: every route documented, its OpenAPI document published, GET only", async () => {
+    // Over the jobs the tests above left: settled, failed, expired.
+    const { relayer } = makeRelayer();
+    const server = await startRelayerServer({ relayer, registry: new Registry(), host: "127.0.0.1", port: 0 });
+    try {
+      expect(undocumentedRoutes(server.app)).to.deep.equal([]);
+      const document = await (await fetch(`${server.url}/openapi.json`)).json();
+      expect(document.openapi).to.equal("3.1.0");
+      await expectPublished("relayer", document);
+      const page = await fetch(`${server.url}/docs`);
+      expect(page.headers.get("content-type")).to.match(/^text\/html/);
+      expect(await page.text()).to.include("docs/assets/swagger-ui-bundle.js");
+      const script = await fetch(`${server.url}/docs/assets/swagger-ui-bundle.js`);
+      expect(script.status).to.equal(200);
+      await script.arrayBuffer();
+
+      // A client generated from the published document (shared/openapi/relayer.d.ts).
+      const client = createClient<paths>({ baseUrl: server.url });
+      const { data: status, response } = await client.GET("/v1/status");
+      expect(response.status).to.equal(200);
+      expect(response.headers.get("cache-control")).to.equal("no-store");
+      expect(status!.jobs.settled).to.be.greaterThanOrEqual(2);
+      expect(status!.attention.failed_permanently.map((job) => job.last_error?.code)).to.include("CONTENT_TYPE_MISMATCH");
+      expect(status!.attention.expired.length).to.be.greaterThanOrEqual(1);
+      // No scan has run in this relayer: its health says so.
+      const health = await client.GET("/health");
+      expect(health.response.status).to.equal(503);
+      expect(health.error).to.deep.include({ ok: false, name: "relayer" });
+      expect((await fetch(`${server.url}/metrics`)).status).to.equal(200);
+      const posted = await fetch(`${server.url}/v1/status`, { method: "POST" });
+      expect([posted.status, ((await posted.json()) as { error: { code: string } }).error.code]).to.deep.equal([405, "METHOD_NOT_ALLOWED"]);
+      const unknown = await fetch(`${server.url}/v2/status`);
+      expect([unknown.status, ((await unknown.json()) as { error: { code: string } }).error.code]).to.deep.equal([404, "NOT_FOUND"]);
+    } finally {
+      await server.close();
+    }
   });
 });

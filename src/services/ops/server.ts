@@ -5,14 +5,16 @@
  *
  * Where they share a port with a public API (mountOpsRoutes), /metrics answers only clients on this
  * host: it tells a stranger the process's memory, load and counters (docs/security.md). A daemon
- * with its own ops port (startOpsServer) serves it to whoever can reach that port.
+ * with its own ops port (startOpsServer) serves it to whoever can reach that port, with the port's
+ * own OpenAPI document (GET /openapi.json, reference page GET /docs).
  */
 import http from "node:http";
 import net from "node:net";
+import express from "express";
 import type { Request, Router } from "express";
 import { Registry } from "prom-client";
 import type { IndexQueries } from "../../indexer/queries";
-import { errorBody } from "../http/errors";
+import { errorBody, errorMiddleware } from "../http/errors";
 import { ApiSurface, z } from "../http/openapi";
 
 export type HealthDocument = { ok: boolean } & Record<string, unknown>;
@@ -75,41 +77,84 @@ export function mountOpsRoutes(router: Router, options: { registry: Registry; he
 /** A health document: `ok` and whatever the daemon reports beside it. */
 export const HealthBody = z.object({ ok: z.boolean() }).catchall(z.unknown()).openapi("Health");
 
+/** An extra read-only JSON route of an ops server: its summary and the schema of its answer. */
+export interface OpsRoute {
+  summary: string;
+  description?: string;
+  /** The answer's schema (documented in the server's OpenAPI document). */
+  schema: z.ZodType;
+  answer: () => unknown | Promise<unknown>;
+}
+
 export interface OpsServerOptions {
   host: string;
   port: number;
   registry: Registry;
   /** Health document; `ok: false` answers 503. */
   health: () => HealthDocument | Promise<HealthDocument>;
+  /** The health document's schema (default HealthBody: `ok` and anything beside it). */
+  healthSchema?: z.ZodType;
   /** Extra GET routes by path, each answering a JSON document. */
-  routes?: Record<string, () => unknown | Promise<unknown>>;
+  routes?: Record<string, OpsRoute>;
+  /** The title and description of the server's OpenAPI document (GET /openapi.json). */
+  title?: string;
+  description?: string;
+  /** Where an internal error is logged (default: nowhere; the client gets 500 INTERNAL). */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
-export async function startOpsServer(options: OpsServerOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const json = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(JSON.stringify(body));
-  };
-  const paths = ["/health", "/metrics", ...Object.keys(options.routes ?? {})];
-  const server = http.createServer(async (req, res) => {
-    try {
-      const path = (req.url ?? "/").split("?")[0];
-      const route = options.routes?.[path];
-      if (req.method !== "GET") {
-        json(res, 405, { error: { code: "METHOD_NOT_ALLOWED", message: "only GET is served here" } });
-      } else if (path === "/health") {
-        const health = await options.health();
-        json(res, health.ok ? 200 : 503, health);
-      } else if (path === "/metrics") {
-        res.writeHead(200, { "Content-Type": options.registry.contentType }).end(await options.registry.metrics());
-      } else if (route) {
-        json(res, 200, await route());
-      } else {
-        json(res, 404, { error: { code: "NOT_FOUND", message: `only GET ${paths.join(", ")} are served here` } });
-      }
-    } catch {
-      json(res, 500, { error: { code: "INTERNAL", message: "internal error" } });
-    }
+export interface OpsServer {
+  url: string;
+  /** The Express app it serves, and the surface that documents it (GET /openapi.json, /docs). */
+  app: express.Express;
+  surface: ApiSurface;
+  close(): Promise<void>;
+}
+
+/**
+ * A daemon's own ops port: GET /health, GET /metrics (to whoever reaches the port), the extra JSON
+ * routes, and the port's OpenAPI document (GET /openapi.json, the reference page GET /docs). Only
+ * GET is served (405 METHOD_NOT_ALLOWED otherwise); answers are no-store.
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const surface = new ApiSurface({
+    title: options.title ?? "operations",
+    description: options.description ?? "A daemon's operations port: its health, its Prometheus metrics and its read-only status routes.",
   });
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use((req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    if (req.method !== "GET") {
+      res.status(405).setHeader("Allow", "GET").json(errorBody("METHOD_NOT_ALLOWED", "only GET is served here"));
+      return;
+    }
+    next();
+  });
+  const routes = surface.on(app);
+  const healthSchema = options.healthSchema ?? HealthBody;
+  routes.get("/health", { summary: "The daemon's state and what it depends on (503 when not ok)", tags: ["operations"], responses: { 200: healthSchema, 503: healthSchema } }, async (_input, _req, res) => {
+    const health = await options.health();
+    res.status(health.ok ? 200 : 503).json(health);
+  });
+  routes.get("/metrics", { summary: "Prometheus metrics", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, _req, res) => {
+    res.setHeader("Content-Type", options.registry.contentType);
+    res.send(await options.registry.metrics());
+  });
+  for (const [routePath, route] of Object.entries(options.routes ?? {})) {
+    routes.get(routePath, { summary: route.summary, description: route.description, tags: ["status"], responses: { 200: route.schema } }, async (_input, _req, res) => {
+      res.json(await route.answer());
+    });
+  }
+  surface.serve(app);
+  const paths = ["/health", "/metrics", ...Object.keys(options.routes ?? {}), "/openapi.json", "/docs"];
+  app.use((_req, res) => {
+    res.status(404).json(errorBody("NOT_FOUND", `only GET ${paths.join(", ")} are served here`));
+  });
+  app.use(errorMiddleware(options.log ?? (() => undefined)));
+
+  const server = http.createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -118,6 +163,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<{ url: 
   const port = typeof address === "object" && address ? address.port : options.port;
   return {
     url: `http://${options.host}:${port}`,
+    app,
+    surface,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
