@@ -3,25 +3,28 @@
  * "Attesters"): GET /v1/info, POST /v1/fact, POST /v1/receipt, plus GET /health and GET /metrics.
  * Every signing request passes, in order: the body's validation (400), the attestedAt window
  * (422), the height against the index (409 / 422), the L2 checks (503: domain, membership, set id)
- * and the computation on the index (404 / 422); only then is anything signed.
+ * and the computation on the index (404 / 422); only then is anything signed. The routes are
+ * declared with their schemas (./schemas.ts), which validate the bodies and make the OpenAPI
+ * document served at GET /openapi.json (reference page GET /docs).
  */
 import express from "express";
 import type { ErrorRequestHandler, Express } from "express";
 import { Counter, Registry } from "prom-client";
-import { getAddress, isAddress } from "ethers";
+import { getAddress } from "ethers";
 import type { Wallet } from "ethers";
 import type { DogeNetwork } from "../doge";
 import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, fastFactDigest, fastReceiptDigest, signDigest } from "../facts";
-import type { AttestationDomain } from "../facts";
+import type { AttestationDomain, FactTypeName } from "../facts";
 import type { IndexHistory } from "../indexer/history";
-import { AppError, badRequest, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
-import * as validate from "../services/http/validation";
-import { MIN_CONFIRMATIONS, checkAttestableHeight, computeFact, parseFactParams, parseFactType, signableHeight } from "./facts";
+import { AppError, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
+import { ApiSurface } from "../services/http/openapi";
+import { MIN_CONFIRMATIONS, checkAttestableHeight, checkFactParams, computeFact, signableHeight } from "./facts";
 import type { AttesterL2, AttesterSet } from "./l2";
 import { JOB_STATUS_OPEN, checkJobReceipt } from "./receipts";
 import type { JobKind } from "./receipts";
 import { domainToJson, factToJson, receiptToJson } from "./wire";
 import type { AttesterInfoJson, SignedFactJson, SignedReceiptJson } from "./wire";
+import { AttesterHealth, AttesterInfo, ReceiptRequest, SignedFact, SignedReceipt, factRequest } from "./schemas";
 
 export interface AttesterAppOptions {
   /** Shown in /v1/info and /health (default "attester"). */
@@ -55,20 +58,6 @@ export interface AttesterAppOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
-const UINT64_MAX = 2n ** 64n - 1n;
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-
-/** A non-negative integer from a JSON number or a decimal string. */
-function integer(value: unknown, field: string, min: bigint, max: bigint): bigint {
-  let parsed: bigint | null = null;
-  if (typeof value === "number" && Number.isSafeInteger(value)) parsed = BigInt(value);
-  else if (typeof value === "string" && /^(0|[1-9][0-9]{0,19})$/.test(value)) parsed = BigInt(value);
-  if (parsed === null || parsed < min || parsed > max) {
-    throw badRequest("INVALID_INTEGER", `${field} must be an integer from ${min} to ${max} (a JSON number or a decimal string)`, { field });
-  }
-  return parsed;
-}
-
 export function createAttesterApp(options: AttesterAppOptions): Express {
   const minConfirmations = options.minConfirmations ?? MIN_CONFIRMATIONS;
   if (!Number.isInteger(minConfirmations) || minConfirmations < MIN_CONFIRMATIONS) {
@@ -87,8 +76,8 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   const signatures = new Counter({ name: "attester_signatures_total", help: "Facts and receipts signed", labelNames: ["kind", "type"], registers: [registry] });
   const refusals = new Counter({ name: "attester_refusals_total", help: "Signing requests refused, by error code", labelNames: ["code"], registers: [registry] });
 
-  const attestedAtOf = (value: unknown): bigint => {
-    const attestedAt = integer(value, "attested_at", 1n, UINT64_MAX);
+  /** `attested_at` (its schema checked the integer) within the allowed skew of the clock, or 422. */
+  const checkAttestedAt = (attestedAt: bigint): bigint => {
     const now = BigInt(clock());
     const distance = attestedAt > now ? attestedAt - now : now - attestedAt;
     if (distance > skew) {
@@ -150,8 +139,16 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     res.setHeader("Cache-Control", "no-store");
     next();
   });
+  const surface = new ApiSurface({
+    title: "DogeOS attester",
+    description: "An attester's internal signing API (docs/architecture.md, \"Attesters\"): facts about the base chain and job receipts, "
+      + "computed from its own index and signed under DogeAttestation's EIP-712 domain. Every signing request passes, in order: the body's "
+      + "validation (400), the attestedAt window (422), the height against the index (409, 422), the L2 checks (503) and the computation "
+      + "on the index (404, 422); only then is anything signed. Not for the public: serve it on a private network.",
+  });
+  const routes = surface.on(app);
 
-  app.get("/v1/info", async (_req, res) => {
+  routes.get("/v1/info", { summary: "The signer, the domain, the current attester set and the heights it can sign at", tags: ["signing"], responses: { 200: AttesterInfo } }, async (_input, _req, res) => {
     const tip = history.tip();
     const indexedHeight = tip ? tip.height : -1;
     let attesterSetId: string | null = null;
@@ -174,13 +171,20 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     res.json(body);
   });
 
-  app.post("/v1/fact", async (req, res) => {
-    const body = validate.exactObject(req.body, ["type", "params", "l1_height", "attested_at", "attester_set_id"]);
-    const type = parseFactType(body.type);
-    const params = parseFactParams(type, body.params, network);
-    const l1Height = Number(integer(body.l1_height, "l1_height", 0n, BigInt(Number.MAX_SAFE_INTEGER)));
-    const attesterSetId = integer(body.attester_set_id, "attester_set_id", 1n, UINT64_MAX);
-    const attestedAt = attestedAtOf(body.attested_at);
+  routes.post("/v1/fact", {
+    summary: "A fact about the base chain at l1_height, signed",
+    description: "400 for a malformed body (UNKNOWN_FACT_TYPE, MISSING_PARAMS, INVALID_INTEGER, field codes); 422 ATTESTED_AT_OUT_OF_WINDOW beyond 15 minutes from the attester's clock; "
+      + "409 INDEX_BEHIND, 422 NOT_DEEP_ENOUGH (l1_height must be 6 blocks deep in the index, the L1 tip 1), 503 INDEX_INCOMPLETE; "
+      + "503 DOMAIN_MISMATCH, L2_UNAVAILABLE, NOT_AN_ATTESTER, WRONG_ATTESTER_SET; 404 INSCRIPTION_NOT_FOUND.",
+    tags: ["signing"],
+    body: factRequest(network),
+    responses: { 200: SignedFact },
+  }, async ({ body }, _req, res) => {
+    const type = body.type as FactTypeName;
+    const params = checkFactParams(type, body.params);
+    const l1Height = Number(body.l1_height);
+    const attesterSetId = body.attester_set_id;
+    const attestedAt = checkAttestedAt(body.attested_at);
     // Cheap refusals first: the index decides before the L2 is asked anything.
     history.snapshot(() => checkAttestableHeight(history, l1Height, minConfirmations, type));
     await checkL2(attesterSetId);
@@ -192,28 +196,28 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     res.json(answer);
   });
 
-  app.post("/v1/receipt", async (req, res) => {
-    const body = validate.exactObject(req.body, ["kind", "job_contract", "job_id", "l1_txid", "attested_at", "attester_set_id"]);
-    if (body.kind !== "inscription" && body.kind !== "anchor") throw badRequest("INVALID_KIND", "kind must be inscription or anchor", { field: "kind" });
+  routes.post("/v1/receipt", {
+    summary: "A receipt that a base-chain transaction did an open L2 job, signed",
+    description: "Refusals as for /v1/fact, and 409 JOB_NOT_OPEN; the transaction's checks against the job (docs/architecture.md, \"Attesters\").",
+    tags: ["signing"],
+    body: ReceiptRequest,
+    responses: { 200: SignedReceipt },
+  }, async ({ body }, _req, res) => {
     const kind = body.kind as JobKind;
-    if (typeof body.job_contract !== "string" || !isAddress(body.job_contract)) throw badRequest("INVALID_ADDRESS", "job_contract must be an L2 address", { field: "job_contract" });
-    if (typeof body.job_id !== "string" || !BYTES32.test(body.job_id)) throw badRequest("INVALID_JOB_ID", "job_id must be 0x and 64 hex digits", { field: "job_id" });
-    const rawTxid = typeof body.l1_txid === "string" && /^0x/i.test(body.l1_txid) ? body.l1_txid.slice(2) : body.l1_txid;
-    const l1Txid = validate.txid(rawTxid, "l1_txid");
-    const attesterSetId = integer(body.attester_set_id, "attester_set_id", 1n, UINT64_MAX);
-    const attestedAt = attestedAtOf(body.attested_at);
+    const attesterSetId = body.attester_set_id;
+    const attestedAt = checkAttestedAt(body.attested_at);
     await checkL2(attesterSetId);
     const job = await l2.job(kind, body.job_contract, body.job_id);
     if (job.status !== JOB_STATUS_OPEN) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
-    const receipt = checkJobReceipt(history, job, l1Txid, { attestedAt, attesterSetId }, minConfirmations);
+    const receipt = checkJobReceipt(history, job, body.l1_txid, { attestedAt, attesterSetId }, minConfirmations);
     const signature = signDigest(privateKey, fastReceiptDigest(domain, receipt));
     signatures.inc({ kind: "receipt", type: kind });
-    log("signed_receipt", { kind, job_id: job.jobId, l1_txid: l1Txid, l1_height: Number(receipt.l1Height) });
+    log("signed_receipt", { kind, job_id: job.jobId, l1_txid: body.l1_txid, l1_height: Number(receipt.l1Height) });
     const answer: SignedReceiptJson = { receipt: receiptToJson(receipt), signature, signer: signerAddress };
     res.json(answer);
   });
 
-  app.get("/health", async (_req, res) => {
+  routes.get("/health", { summary: "The attester's state: its index and the L2 checks (503 when not ok)", tags: ["operations"], responses: { 200: AttesterHealth, 503: AttesterHealth } }, async (_input, _req, res) => {
     const tip = history.tip();
     const indexedHeight = tip ? tip.height : -1;
     const nodeHeight = await nodeHeightOrNull(options.nodeHeight);
@@ -235,11 +239,12 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     });
   });
 
-  app.get("/metrics", async (_req, res) => {
+  routes.get("/metrics", { summary: "Prometheus metrics (attester_signatures_total, attester_refusals_total, ...)", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, _req, res) => {
     res.setHeader("Content-Type", registry.contentType);
     res.send(await registry.metrics());
   });
 
+  surface.serve(app);
   app.use(unknownRoute);
   const countRefusals: ErrorRequestHandler = (error, req, _res, next) => {
     if (error instanceof AppError) {

@@ -6,14 +6,12 @@
  * including unknown subjects, are listed in docs/architecture.md ("Attesters").
  */
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../services/http/errors";
-import * as validate from "../services/http/validation";
-import type { DogeNetwork } from "../doge";
 import {
-  FACT_TYPE_NAMES, ZERO_KEY, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact,
+  ZERO_KEY, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact,
   inscriptionOwnerFact, inscriptionValidFact, l1TipFact, txIncludedFact,
 } from "../facts";
 import type { Fact, FactStamp, FactTypeName } from "../facts";
-import { checkActionContentType, drc20TickKey, LAUNCHPAD_SLUG_PATTERN } from "../inscription";
+import { checkActionContentType, drc20TickKey } from "../inscription";
 import type { IndexHistory, IndexedTip } from "../indexer/history";
 import type { FactParamsJson } from "./wire";
 
@@ -48,34 +46,21 @@ export function signableHeight(indexedHeight: number, minConfirmations: number):
   return indexedHeight - (Math.max(MIN_CONFIRMATIONS, minConfirmations) - 1);
 }
 
-/** A fact type name from a request, or 400 UNKNOWN_FACT_TYPE. */
-export function parseFactType(value: unknown): FactTypeName {
-  if (typeof value !== "string" || !(FACT_TYPE_NAMES as readonly string[]).includes(value)) {
-    throw badRequest("UNKNOWN_FACT_TYPE", `type must be one of ${FACT_TYPE_NAMES.join(", ")}`, { field: "type" });
-  }
-  return value as FactTypeName;
-}
-
 /**
- * The subject parameters of a fact request, validated and in canonical form (txids and
- * inscription ids in lower case; addresses of `network`). Exactly the parameters the type takes.
+ * The subject parameters of a fact request, whose values their schemas validated and put in
+ * canonical form (schemas.ts factParams: txids and inscription ids in lower case, addresses of the
+ * attester's network): exactly the parameters `type` takes, or 400 UNKNOWN_FIELDS (one it does not
+ * take) or MISSING_PARAMS.
  */
-export function parseFactParams(type: FactTypeName, value: unknown, network: DogeNetwork): FactParamsJson {
+export function checkFactParams(type: FactTypeName, params: FactParamsJson | undefined): FactParamsJson {
   const wanted = FACT_PARAMS[type];
-  const params = validate.exactObject(value ?? {}, wanted, "params");
-  const missing = wanted.filter((name) => params[name] === undefined);
+  const given = params ?? {};
+  const unknown = Object.keys(given).filter((key) => given[key as keyof FactParamsJson] !== undefined && !(wanted as readonly string[]).includes(key));
+  if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `params has unknown fields for ${type}: ${unknown.join(", ")}`, { field: "params", unknown });
+  const missing = wanted.filter((name) => given[name] === undefined);
   if (missing.length > 0) throw badRequest("MISSING_PARAMS", `${type} needs params ${missing.join(", ")}`, { field: "params", missing });
   const out: FactParamsJson = {};
-  if (params.address !== undefined) out.address = validate.address(params.address, network, "params.address");
-  if (params.tick !== undefined) out.tick = validate.tick(params.tick, "params.tick");
-  if (params.slug !== undefined) {
-    if (typeof params.slug !== "string" || !LAUNCHPAD_SLUG_PATTERN.test(params.slug)) {
-      throw badRequest("INVALID_SLUG", "params.slug must be a launchpad slug ([a-z0-9-], 1 to 64 characters)", { field: "params.slug" });
-    }
-    out.slug = params.slug;
-  }
-  if (params.inscription_id !== undefined) out.inscription_id = validate.inscriptionId(params.inscription_id, "params.inscription_id");
-  if (params.txid !== undefined) out.txid = validate.txid(params.txid, "params.txid");
+  for (const name of wanted) out[name] = given[name];
   return out;
 }
 
@@ -110,7 +95,7 @@ function withData(fact: Fact, data: string): Fact {
 }
 
 /**
- * The fact of `type` about `params` (canonical, see parseFactParams) at `stamp.l1Height`, read in
+ * The fact of `type` about `params` (canonical: schemas.ts factParams, checkFactParams) at `stamp.l1Height`, read in
  * one snapshot of the index after checking the height (checkAttestableHeight). Throws AppError:
  * INDEX_BEHIND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE, INSCRIPTION_NOT_FOUND.
  */

@@ -1,11 +1,15 @@
 import { expect } from "chai";
 import { JsonRpcProvider, TypedDataEncoder, verifyTypedData } from "ethers";
+import createClient from "openapi-fetch";
+import type { paths } from "../../shared/openapi/attester";
 import type { Contract, Wallet } from "ethers";
 import { FACT_TYPES, FACT_TYPE_NAMES, attestationDomain, factDigest } from "../../src/facts";
 import type { AttestationDomain, FactTypeName } from "../../src/facts";
 import { IndexHistory } from "../../src/indexer/history";
 import { Indexer } from "../../src/indexer/indexer";
 import { ethersAttesterL2, factFromJson } from "../../src/attester";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
+import { expectPublished } from "../helpers/openapi-publish";
 import type { FactParamsJson, SignedFactJson } from "../../src/attester";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { InscribeResult, inscribeV1, pay } from "../helpers/inscribe";
@@ -72,10 +76,30 @@ describe("attester signing API", function () {
     await devnet?.stop();
   });
 
+  describe("its contract", () => {
+    it("documents every route it serves", () => {
+      expect(undocumentedRoutes(attesters[0].app)).to.deep.equal([]);
+    });
+
+    it("publishes its OpenAPI document, with the reference page", async () => {
+      const document = await (await fetch(`${attesters[0].url}/openapi.json`)).json();
+      expect(document.openapi).to.equal("3.1.0");
+      await expectPublished("attester", document);
+      const page = await fetch(`${attesters[0].url}/docs`);
+      expect(page.headers.get("content-type")).to.match(/^text\/html/);
+      expect(await page.text()).to.include("docs/assets/swagger-ui-bundle.js");
+      const script = await fetch(`${attesters[0].url}/docs/assets/swagger-ui-bundle.js`);
+      expect(script.status).to.equal(200);
+      await script.arrayBuffer();
+    });
+  });
+
   describe("GET /v1/info", () => {
     it("reports the signer, the domain, the current set and the heights", async () => {
-      const { status, body } = await call(`${attesters[1].url}/v1/info`);
-      expect(status).to.equal(200);
+      // A client generated from the published document (shared/openapi/attester.d.ts).
+      const client = createClient<paths>({ baseUrl: attesters[1].url });
+      const { data: body, response } = await client.GET("/v1/info");
+      expect(response.status).to.equal(200);
       expect(body).to.deep.equal({
         name: "attester-2",
         signer: ATTESTERS[1].address,

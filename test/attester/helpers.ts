@@ -1,5 +1,6 @@
 /** Shared pieces of the attester tests: in-process indexers over the devnet, coins, the contract set as deploy/deploy.ts wires it. */
 import type { Server } from "node:http";
+import type { Express } from "express";
 import { ethers } from "hardhat";
 import type { Contract, Wallet } from "ethers";
 import { NETWORKS } from "../../src/doge";
@@ -63,6 +64,8 @@ export async function deployContracts(attesters: readonly Wallet[]): Promise<{
 
 export interface RunningAttester {
   url: string;
+  /** The attester's Express app (its surface: surfaceOf(app)). */
+  app: Express;
   server: Server;
   close(): Promise<void>;
 }
@@ -82,6 +85,7 @@ export async function startAttester(
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
+    app,
     server,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
