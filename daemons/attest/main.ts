@@ -80,8 +80,9 @@ async function main(): Promise<void> {
     fulfil: fulfiller ? ({ requestId, params }) => fulfiller!.fulfil(requestId, params) : undefined,
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => mountOpsRoutes(root, {
+    mount: (root, surface) => mountOpsRoutes(root, {
       registry,
+      surface,
       health: async () => {
         const up = (await panel.infos()).filter((answer) => answer.ok).length;
         return { ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null };

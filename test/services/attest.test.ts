@@ -10,6 +10,9 @@ import { expect } from "chai";
 import type { Server } from "node:http";
 import { time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
+import createClient from "openapi-fetch";
+import type express from "express";
+import type { paths } from "../../shared/openapi/attest";
 import { Contract, TypedDataEncoder, Wallet, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NETWORKS, bytesToHex, nullDataScript, sha256 } from "../../src/doge";
@@ -24,10 +27,12 @@ import { IndexerStore } from "../../src/indexer/store";
 import { factFromJson } from "../../src/attester/wire";
 import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
 import { createAttestApp } from "../../src/services/attest/app";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { AttesterPanel } from "../../src/services/attest/panel";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { InscribeResult, inscribeDoginals, inscribeV1, pay } from "../helpers/inscribe";
 import { newKey } from "../helpers/keys";
+import { expectPublished } from "../helpers/openapi-publish";
 import { DOGE, Purse, RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
 
 const TEXT = "text/plain;charset=utf-8";
@@ -46,6 +51,7 @@ describe("attest API", function () {
   let attestation: Contract;
   let chainId: bigint;
   let server: Server;
+  let app: express.Express;
   let base: string;
   const alice = newKey();
   const bob = newKey();
@@ -127,7 +133,7 @@ describe("attest API", function () {
     const [, relayer] = await ethers.getSigners();
     const panel = panelFor(attesters.map((a) => a.url));
     const fulfiller = new FactRequestFulfiller({ attestation: attestation.connect(relayer) as Contract, panel });
-    const app = createAttestApp({ panel, queries: new IndexQueries(dbs[3]), network: NETWORKS.regtest, minConfirmations: 6, fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params) });
+    app = createAttestApp({ panel, queries: new IndexQueries(dbs[3]), network: NETWORKS.regtest, minConfirmations: 6, fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params) });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/attest`;
@@ -139,14 +145,34 @@ describe("attest API", function () {
     await devnet?.stop();
   });
 
+  it("documents every route it serves", () => {
+    expect(undocumentedRoutes(app)).to.deep.equal([]);
+  });
+
+  it("publishes its OpenAPI document, with the reference page", async () => {
+    const origin = base.replace(/\/api\/attest$/, "");
+    const document = await (await fetch(`${origin}/openapi.json`)).json();
+    expect(document.openapi).to.equal("3.1.0");
+    await expectPublished("attest", document);
+    const page = await fetch(`${origin}/docs`);
+    expect(page.headers.get("content-type")).to.match(/^text\/html/);
+    expect(await page.text()).to.include("docs/assets/swagger-ui-bundle.js");
+    const script = await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`);
+    expect(script.status).to.equal(200);
+    await script.arrayBuffer();
+  });
+
   it("describes the attesters, the depth and the facts", async () => {
-    const { status, body } = await get("");
-    expect(status).to.equal(200);
-    expect(body.attesters.map((a: { address: string }) => a.address).sort()).to.deep.equal(attesterKeys.map((w) => w.address).sort());
-    expect(body.attesters.every((a: { up: boolean }) => a.up)).to.equal(true);
+    // A client generated from the published document (shared/openapi/attest.d.ts).
+    const client = createClient<paths>({ baseUrl: base.replace(/\/api\/attest$/, "") });
+    const { data: body, response } = await client.GET("/api/attest/");
+    expect(response.status).to.equal(200);
+    if (!body) throw new Error("no body");
+    expect(body.attesters.map((a) => (a.up ? a.address : null)).sort()).to.deep.equal(attesterKeys.map((w) => w.address).sort());
+    expect(body.attesters.every((a) => a.up)).to.equal(true);
     expect(body.confirmation_depth).to.equal(6);
     expect(body.min_signatures).to.equal(2);
-    expect(body.facts.map((f: { type: string }) => f.type)).to.include.members(["DOGE_BALANCE", "DRC20_BALANCE", "COLLECTION_COUNT", "INSCRIPTION_OWNER", "INSCRIPTION_VALID", "DRC20_TRANSFER_VALID", "TX_INCLUDED", "L1_TIP"]);
+    expect(body.facts.map((f) => f.type)).to.include.members(["DOGE_BALANCE", "DRC20_BALANCE", "COLLECTION_COUNT", "INSCRIPTION_OWNER", "INSCRIPTION_VALID", "DRC20_TRANSFER_VALID", "TX_INCLUDED", "L1_TIP"]);
   });
 
   it("serves each fact with two or more signatures that ethers recovers and the contract stores; the reads return the same values", async () => {
