@@ -93,8 +93,9 @@ async function main(): Promise<void> {
     network, projects, platform, jobs, userSigned, maxPayloadBytes: config["max-payload-bytes"], feeRateKoinuPerKb: feeRate, postageKoinu: postage,
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root) => mountOpsRoutes(root, {
+    mount: (root, surface) => mountOpsRoutes(root, {
       registry,
+      surface,
       health: () => {
         const index = indexHealth(queries);
         const balance = wallet.balance();

@@ -12,6 +12,9 @@ import os from "node:os";
 import path from "node:path";
 import type { Server } from "node:http";
 import { Psbt } from "bitcoinjs-lib";
+import createClient from "openapi-fetch";
+import type express from "express";
+import type { paths } from "../../shared/openapi/inscriber";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NETWORKS, bytesToHex, hexToBytes, parseTransactionHex, toBitcoinjsNetwork } from "../../src/doge";
@@ -23,6 +26,7 @@ import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { PreparedTransaction, standardFlags } from "../../src/devnet/script-check";
 import { createExplorerApp } from "../../src/services/explorer/app";
+import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
@@ -32,6 +36,7 @@ import type { WalletKey } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
+import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -88,6 +93,7 @@ describe("inscriber", function () {
   let queries: IndexQueries;
   let explorer: Server;
   let inscriber: Server;
+  let app: express.Express;
   let explorerBase: string;
   let base: string;
   let dir: string;
@@ -197,7 +203,7 @@ describe("inscriber", function () {
       db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
       rawTransactions: nodeRawTransactions(client),
     });
-    const app = createInscriberApp({
+    app = createInscriberApp({
       network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)], ["relayer", sha256Hex("ik_other")]]),
       platform, jobs, userSigned, maxPayloadBytes: MAX_PAYLOAD, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
     });
@@ -214,16 +220,36 @@ describe("inscriber", function () {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it("documents every route it serves", () => {
+    expect(undocumentedRoutes(app)).to.deep.equal([]);
+  });
+
+  it("publishes its OpenAPI document, with the reference page", async () => {
+    const document = await (await fetch(`${base}/openapi.json`)).json();
+    expect(document.openapi).to.equal("3.1.0");
+    await expectPublished("inscriber", document);
+    const page = await fetch(`${base}/docs`);
+    expect(page.headers.get("content-type")).to.match(/^text\/html/);
+    expect(await page.text()).to.include("docs/assets/swagger-ui-bundle.js");
+    const script = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`);
+    expect(script.status).to.equal(200);
+    await script.arrayBuffer();
+  });
+
   it("serves the standard: envelope version, forms, the ACTION registry and the limits", async () => {
-    const { status, body } = await get("/standard");
-    expect(status).to.equal(200);
+    // A client generated from the published document (shared/openapi/inscriber.d.ts).
+    const client = createClient<paths>({ baseUrl: base });
+    const { data: body, error, response } = await client.GET("/standard");
+    expect(response.status).to.equal(200);
+    expect(error).to.equal(undefined);
+    if (!body) throw new Error("no body");
     expect(body.envelope_version).to.equal(1);
     expect(body.protocol_id).to.equal("ord");
     expect(body.forms.v1.chunk_bytes).to.equal(520);
     expect(body.forms.doginals.chunk_bytes).to.equal(240);
     expect(body.limits.max_payload_bytes).to.equal(MAX_PAYLOAD);
-    expect(body.actions.find((a: { name: string }) => a.name === "LAUNCHPAD_MINT").content_types).to.deep.equal(["application/json"]);
-    expect(body.actions.map((a: { name: string }) => a.name)).to.include.members(["TRANSFER", "LIST", "TOKENIZE", "LAUNCHPAD_DEPLOY", "BRIDGE_L1_*", "ZKP"]);
+    expect(body.actions.find((a) => a.name === "LAUNCHPAD_MINT")?.content_types).to.deep.equal(["application/json"]);
+    expect(body.actions.map((a) => a.name)).to.include.members(["TRANSFER", "LIST", "TOKENIZE", "LAUNCHPAD_DEPLOY", "BRIDGE_L1_*", "ZKP"]);
   });
 
   describe("platform path", () => {

@@ -1,17 +1,22 @@
 /**
  * The inscriber's HTTP surface (base `{inscriber_url}`): the standard, platform jobs for configured
- * projects, and the user-signed PSBT steps. Bodies and errors are in docs/api.md.
+ * projects, and the user-signed PSBT steps. Every route is declared with its schemas (./schemas.ts):
+ * they validate the requests and make the OpenAPI document served at GET /openapi.json (reference
+ * page GET /docs); docs/api.md keeps the rules a schema cannot say.
  */
 import crypto from "node:crypto";
-import express, { Request } from "express";
-import { route } from "../http/app";
+import express from "express";
+import type { RequestHandler } from "express";
 import { DogeNetwork } from "../../doge";
 import { ACTION_REGISTRY, DOGINALS_CHUNK_BYTES, ENVELOPE_CHUNK_BYTES, ENVELOPE_PROTOCOL_ID, MAX_REDEEM_SCRIPT_BYTES } from "../../inscription";
 import { AppError, badRequest, conflict, errorMiddleware, notFound, unknownRoute } from "../http/errors";
+import { ApiSurface, z } from "../http/openapi";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
-import * as v from "../http/validation";
 import type { PlatformInscriber } from "./platform";
-import { parseInscriptionInput, planningError } from "./request";
+import { inscriptionInput, planningError } from "./request";
+import {
+  CommittedAnswer, Job, JobId, PreparationAnswer, PreparationId, PreparedAnswer, ProjectName, RevealedAnswer, SignedPsbtBody, Standard, inscribeBody, prepareBody,
+} from "./schemas";
 import type { JobRow, JobStore } from "./store";
 import type { UserSignedInscriber } from "./user-signed";
 
@@ -31,7 +36,8 @@ export interface InscriberAppOptions {
   feeRateKoinuPerKb: bigint;
   postageKoinu: bigint;
   log?: (event: string, fields: Record<string, unknown>) => void;
-  mount?: (app: express.Express) => void;
+  /** Mounts more routes (the ops routes) on the app, declared in its surface. */
+  mount?: (app: express.Express, surface: ApiSurface) => void;
   /**
    * Requests allowed per client IP and minute on each of `POST /prepare` and the signing steps
    * (default INSCRIBER_WRITES_PER_MINUTE; 0 = no limit). `/inscribe` takes a project key instead.
@@ -42,10 +48,7 @@ export interface InscriberAppOptions {
 /** The inscriber's default public write limit per client IP and minute (`--rate-limit`). */
 export const INSCRIBER_WRITES_PER_MINUTE = 60;
 
-const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
-const JOB_ID = /^job_[0-9a-f]{24}$/;
-const PREPARE_ID = /^prep_[0-9a-f]{24}$/;
 
 export function sha256Hex(text: string): string {
   return crypto.createHash("sha256").update(text, "utf8").digest("hex");
@@ -67,9 +70,12 @@ export function projectOfKey(projects: ProjectKeys, authorization: string | unde
   return found;
 }
 
-/** The body's `project` must be the one whose key authenticated the request (400 INVALID_PROJECT, 401 UNKNOWN_PROJECT or INVALID_PROJECT_KEY). */
-export function checkProject(projects: ProjectKeys, project: unknown, authenticated: string): string {
-  if (typeof project !== "string" || !PROJECT_NAME.test(project)) throw badRequest("INVALID_PROJECT", "project must be a project name (lower-case letters, digits, - and _)", { field: "project" });
+/**
+ * The body's `project` (a project name: its schema refuses anything else with 400 INVALID_PROJECT)
+ * must be configured (401 UNKNOWN_PROJECT) and the one whose key authenticated the request (401
+ * INVALID_PROJECT_KEY).
+ */
+export function checkProject(projects: ProjectKeys, project: string, authenticated: string): string {
   if (!projects.has(project)) throw new AppError(401, "UNKNOWN_PROJECT", `project ${project} is not configured on this inscriber`, { project });
   if (project !== authenticated) throw new AppError(401, "INVALID_PROJECT_KEY", `the key is not project ${project}'s`, { project }, { "WWW-Authenticate": "Bearer" });
   return project;
@@ -102,12 +108,18 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  const surface = new ApiSurface({
+    title: "DogeOS inscriber",
+    description: "The v1 envelope standard, platform inscriptions paid and signed by the operator's hot wallet for configured projects, and user-signed PSBTs for anyone's wallet (docs/api.md, \"Inscriber\"). Every amount is a decimal string of koinu.",
+    securitySchemes: {
+      projectKey: { type: "http", scheme: "bearer", description: "a configured project's key (the inscriber stores only its SHA-256): POST /inscribe" },
+    },
+  });
   // The public writes (no credentials) are limited before their bodies are parsed.
   const writesPerMinute = options.rateLimitPerMinute ?? INSCRIBER_WRITES_PER_MINUTE;
   app.post("/prepare", rateLimited({ name: "inscriber prepare", limit: writesPerMinute }));
   app.post(["/prepare/:id/commit", "/prepare/:id/reveal"], rateLimited({ name: "inscriber prepare steps", limit: writesPerMinute }));
-  // Base64 of the largest payload plus the JSON around it.
-  // POST /inscribe authenticates before its body is parsed or validated.
+  // POST /inscribe authenticates before its body is parsed or validated (its route's schema runs after this).
   app.post("/inscribe", (req, res, next) => {
     try {
       res.locals.project = projectOfKey(options.projects, req.get("authorization"));
@@ -116,9 +128,21 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
       next(error);
     }
   });
+  // Base64 of the largest payload plus the JSON around it.
   app.use(express.json({ limit: Math.ceil(options.maxPayloadBytes * 4 / 3) + 16_384 }));
+  const routes = surface.on(app);
+  // Then, before the body's schema: the project it names must be the key's (a malformed name is left to the schema).
+  const projectOfKeyNamed: RequestHandler = (req, res, next) => {
+    const project = (req.body as { project?: unknown } | undefined)?.project;
+    try {
+      if (ProjectName.safeParse(project).success) checkProject(options.projects, project as string, res.locals.project as string);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
 
-  app.get("/standard", (_req, res) => {
+  routes.get("/standard", { summary: "The envelope standard: version, forms, the ACTION registry, the limits and the fees", tags: ["standard"], responses: { 200: Standard } }, (_input, _req, res) => {
     res.json({
       envelope_version: ENVELOPE_VERSION,
       protocol_id: ENVELOPE_PROTOCOL_ID,
@@ -132,12 +156,25 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
     });
   });
 
-  app.post("/inscribe", route((req, res) => {
-    const body = v.exactObject(req.body, ["project", "content_type", "action", "content", "encoding", "recipient", "form"]);
+  routes.post("/inscribe", {
+    summary: "A platform inscription for the authenticated project, paid and signed by the hot wallet",
+    description: "Authenticated first (401 MISSING_CREDENTIALS or INVALID_PROJECT_KEY before the body is read); then `project` must be a configured project (401 UNKNOWN_PROJECT) "
+      + "and the key's (401 INVALID_PROJECT_KEY), before the other fields are checked. "
+      + "An optional `Idempotency-Key` header (1 to 128 printable ASCII characters) makes a retry answer the same job (200) instead of a second inscription; "
+      + "the same key with other content is 409 IDEMPOTENCY_KEY_REUSED.",
+    tags: ["platform"],
+    security: "projectKey",
+    before: [projectOfKeyNamed],
+    body: inscribeBody(network),
+    responses: {
+      200: { description: "the job this Idempotency-Key made before, with the same content", schema: Job, headers: { Location: "/jobs/<id>" } },
+      202: { description: "a new job", schema: Job, headers: { Location: "/jobs/<id>" } },
+    },
+  }, ({ body }, req, res) => {
     const project = checkProject(options.projects, body.project, res.locals.project as string);
     const rawKey = req.get("idempotency-key");
     if (rawKey !== undefined && !IDEMPOTENCY_KEY.test(rawKey)) throw badRequest("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 128 printable ASCII characters", { field: "Idempotency-Key" });
-    const input = parseInscriptionInput(body, network, options.maxPayloadBytes);
+    const input = inscriptionInput(body, options.maxPayloadBytes);
     let result;
     try {
       result = options.platform.submit(project, input, rawKey ?? null);
@@ -150,53 +187,56 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
       });
     }
     res.status(result.kind === "created" ? 202 : 200).setHeader("Location", `/jobs/${result.job.id}`).json(jobView(result.job));
-  }));
+  });
 
-  app.get("/jobs/:id", route((req, res) => {
-    const id = req.params.id as string;
-    if (!JOB_ID.test(id)) throw badRequest("INVALID_JOB_ID", "a job id looks like job_<24 hex>", { field: "id" });
-    const job = options.jobs.get(id);
-    if (!job) throw notFound("JOB_NOT_FOUND", `no job ${id}`, { id });
+  routes.get("/jobs/:id", { summary: "A platform job", tags: ["platform"], params: z.object({ id: JobId }), responses: { 200: Job } }, ({ params }, _req, res) => {
+    const job = options.jobs.get(params.id);
+    if (!job) throw notFound("JOB_NOT_FOUND", `no job ${params.id}`, { id: params.id });
     res.setHeader("Cache-Control", "no-store");
     res.json(jobView(job));
-  }));
+  });
 
-  app.post("/prepare", route(async (req, res) => {
-    const body = v.exactObject(req.body, ["address", "public_key", "content_type", "action", "content", "encoding", "recipient", "form"]);
-    const address = v.address(body.address, network, "address");
-    if (typeof body.public_key !== "string") throw badRequest("INVALID_PUBLIC_KEY", "public_key must be the address's compressed public key in hex", { field: "public_key" });
-    const input = parseInscriptionInput({ ...body, recipient: body.recipient ?? address }, network, options.maxPayloadBytes);
+  routes.post("/prepare", {
+    summary: "Plans a user-signed inscription and builds its commit PSBT from the address's confirmed outputs",
+    description: "`address` is the user's P2PKH address (its confirmed outputs fund the commit; change returns to it) and `public_key` its key. "
+      + "Limited per client IP and minute (429 RATE_LIMITED) and by the preparations a client holds unexpired (429 TOO_MANY_PREPARATIONS).",
+    tags: ["user-signed"],
+    body: prepareBody(network),
+    responses: { 201: { description: "the preparation and its commit PSBT", schema: PreparedAnswer, headers: { Location: "/prepare/<id>" } } },
+  }, async ({ body }, req, res) => {
+    const input = inscriptionInput({ ...body, recipient: body.recipient ?? body.address }, options.maxPayloadBytes);
     let prepared;
     try {
-      prepared = await options.userSigned.prepare(address, body.public_key, input, clientIpKey(req));
+      prepared = await options.userSigned.prepare(body.address, body.public_key, input, clientIpKey(req));
     } catch (error) {
       throw planningError(error);
     }
     res.status(201).setHeader("Location", `/prepare/${prepared.id}`).json(prepared);
-  }));
+  });
 
-  const prepareId = (req: Request) => {
-    const id = req.params.id as string;
-    if (!PREPARE_ID.test(id)) throw badRequest("INVALID_PREPARATION_ID", "a preparation id looks like prep_<24 hex>", { field: "id" });
-    return id;
-  };
+  const preparation = z.object({ id: PreparationId });
 
-  app.get("/prepare/:id", route((req, res) => {
+  routes.get("/prepare/:id", { summary: "A preparation, with the reveal PSBT awaited next", tags: ["user-signed"], params: preparation, responses: { 200: PreparationAnswer } }, ({ params }, _req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.json(options.userSigned.get(prepareId(req)));
-  }));
+    res.json(options.userSigned.get(params.id));
+  });
 
-  app.post("/prepare/:id/commit", route((req, res) => {
-    const body = v.exactObject(req.body, ["psbt"]);
-    res.json(options.userSigned.submitCommit(prepareId(req), body.psbt));
-  }));
+  routes.post("/prepare/:id/commit", {
+    summary: "The signed commit PSBT in; the commit transaction and the first reveal's PSBT out",
+    tags: ["user-signed"], params: preparation, body: SignedPsbtBody, responses: { 200: CommittedAnswer },
+  }, ({ params, body }, _req, res) => {
+    res.json(options.userSigned.submitCommit(params.id, body.psbt));
+  });
 
-  app.post("/prepare/:id/reveal", route((req, res) => {
-    const body = v.exactObject(req.body, ["psbt"]);
-    res.json(options.userSigned.submitReveal(prepareId(req), body.psbt));
-  }));
+  routes.post("/prepare/:id/reveal", {
+    summary: "A signed reveal PSBT in; the reveal transaction and, for a Doginals chain, the next PSBT out",
+    tags: ["user-signed"], params: preparation, body: SignedPsbtBody, responses: { 200: RevealedAnswer },
+  }, ({ params, body }, _req, res) => {
+    res.json(options.userSigned.submitReveal(params.id, body.psbt));
+  });
 
-  options.mount?.(app);
+  options.mount?.(app, surface);
+  surface.serve(app);
   app.use(unknownRoute);
   app.use(errorMiddleware(options.log ?? (() => undefined)));
   return app;
