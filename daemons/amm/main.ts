@@ -10,7 +10,9 @@
  * With --demo it makes the demo pool WOOF/DOGE when missing (the tick deployed and minted to the
  * custody address through the inscriber, then the pool seeded from the custody's holdings) and
  * launches the demo bonding coin MOON. Bonding launches take an operator API key:
- * `scripts/amm-bonding-key.ts` issues one. Prints `amm  <url>/api` once listening.
+ * `scripts/amm-bonding-key.ts` issues one. Prints `amm  <url>/api` once listening. The API's
+ * OpenAPI document is served at GET /openapi.json (reference page GET /docs; published as
+ * shared/openapi/amm.json).
  */
 import http from "node:http";
 import pino from "pino";
@@ -103,10 +105,10 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry });
   const app = createAmmApp({
     ledger, network, log, rateLimit: config["rate-limit"],
-    mount: (root) => {
+    mount: (root, surface) => {
       mountBonding(root, { store: bonding, ledger, network, log });
       mountOpsRoutes(root, {
-        registry,
+        registry, surface,
         health: () => {
           const index = indexHealth(queries);
           const frozen = settlement.frozenCount();

@@ -4,6 +4,9 @@
  * ledger, every swap and liquidity add signed by its payer over the text GET /api/auth/message
  * answers (issue 16); at the end the settlement worker pays every payout the ledger queued (DOGE from the
  * custody hot wallet, DRC-20 through the real inscriber) and the explorer's index shows them.
+ * The app is assembled as the daemon assembles it (the bonding routes and /health, /metrics mounted),
+ * so that its OpenAPI document, checked against every answer here, is the one published as
+ * shared/openapi/amm.json.
  */
 import { expect } from "chai";
 import http from "node:http";
@@ -12,7 +15,14 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import type { Indexer } from "../../src/indexer/indexer";
 import type { IndexQueries } from "../../src/indexer/queries";
 import { Pool, isqrt, swapExactIn } from "../../src/amm";
-import { AmmLedger, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, createQuoteFastPath, openAmmDatabase } from "../../src/services/amm";
+import createClient from "openapi-fetch";
+import { Registry } from "prom-client";
+import { AmmLedger, BondingStore, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import type { AmmApp } from "../../src/services/amm/app";
+import { ApiSurface, undocumentedRoutes } from "../../src/services/http/openapi";
+import { mountOpsRoutes } from "../../src/services/ops/server";
+import type { paths } from "../../shared/openapi/amm";
+import { expectPublished } from "../helpers/openapi-publish";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import type { RunningDevnet } from "../helpers/devnet";
@@ -37,8 +47,11 @@ describe("AMM service", function () {
   let queries: IndexQueries;
   let ledger: AmmLedger;
   let ammDb: ReturnType<typeof openAmmDatabase>;
+  let app: AmmApp;
+  let surface: ApiSurface;
   let server: Server;
   let base: string;
+  let client: ReturnType<typeof createClient<paths>>;
   let clockOffset = 0;
   const custody = newKey();
   const miner = newKey();
@@ -64,7 +77,12 @@ describe("AMM service", function () {
     await mine();
     return sendTransfer(devnet, key, inscribed, custody.script);
   };
-  const poolNow = async (): Promise<any> => (await call("GET", `/pools/${TICK}/DOGE`)).body;
+  /** The pool now, read through the client typed by the published document (shared/openapi/amm.d.ts). */
+  const poolNow = async () => {
+    const { data, error } = await client.GET("/api/pools/{tokenA}/{tokenB}", { params: { path: { tokenA: TICK, tokenB: "DOGE" } } });
+    if (!data) throw new Error(`GET /api/pools/${TICK}/DOGE: ${JSON.stringify(error)}`);
+    return data;
+  };
   const authorize = (key: TestKey, action: string, fields: Record<string, string>, nonce: string, expiresAt = Math.floor(Date.now() / 1000) + clockOffset + 600) => ({
     address: key.address, nonce, expiresAt, signature: signMessage(authorizationMessage(ledger.domain, action, fields, { address: key.address, nonce, expiresAt }), key.privateKey),
   });
@@ -99,10 +117,24 @@ describe("AMM service", function () {
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
       tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
     });
+    // As the daemon mounts them: the bonding routes, /health and /metrics, in the app's one surface.
+    const bonding = new BondingStore({
+      db: ammDb, ledger, deposits: new DepositReader(queries, indexDb, custody.address), queries, indexDb, inscriberProject: "launchpad",
+      inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+    });
     // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.
-    server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");
+    app = createAmmApp({
+      ledger, network: NETWORKS.regtest, rateLimit: 0,
+      mount: (root, routes) => {
+        surface = routes;
+        mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest });
+        mountOpsRoutes(root, { registry: new Registry(), surface: routes, health: () => ({ ok: true, name: "amm" }) });
+      },
+    });
+    server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    client = createClient<paths>({ baseUrl: base });
 
     await deployTick(devnet, deployer, TICK, 21_000_000n, 1_000_000n);
     await mine();
@@ -114,6 +146,22 @@ describe("AMM service", function () {
   after(async () => {
     server?.close();
     await stack?.stop();
+  });
+
+  describe("contract", () => {
+    it("documents every route it serves", () => {
+      expect(undocumentedRoutes(app, [surface])).to.deep.equal([]);
+    });
+
+    it("publishes its OpenAPI document", async () => {
+      const document = await fetch(`${base}/openapi.json`);
+      expect(document.status).to.equal(200);
+      await expectPublished("amm", await document.json());
+      const page = await fetch(`${base}/docs`);
+      expect([page.status, page.headers.get("content-type")]).to.satisfy(([status, type]: [number, string]) => status === 200 && type.startsWith("text/html"));
+      expect((await page.text())).to.include("DogeOS AMM");
+      expect((await fetch(`${base}/docs/assets/swagger-ui-bundle.js`)).status).to.equal(200);
+    });
   });
 
   describe("liquidity", () => {
@@ -140,9 +188,10 @@ describe("AMM service", function () {
       const pool = await poolNow();
       expect(pool).to.include({ tick: TICK, dogeReserve: (1_000n * DOGE).toString(), tokenReserve: "500000", lpSupply: (expected + 1_000n).toString(), feeBps: 100 });
       expect(pool.priceKoinuPerToken).to.equal("200000"); // 1,000 DOGE for 500,000 tokens
-      expect(pool.depth.map((d: any) => d.bps)).to.deep.equal([100, 200, 500]);
+      expect(pool.depth.map((d) => d.bps)).to.deep.equal([100, 200, 500]);
       // 1% depth: the smallest DOGE input that moves dogeReserve/tokenReserve up by 1% or more.
       const onePercent = pool.depth[0].dogeToToken;
+      if (!onePercent) throw new Error("no 1% depth");
       const moved = swapExactIn({ ...ledger.pool(TICK)!.pool }, "DOGE_TO_TOKEN", BigInt(onePercent.amountIn)).pool;
       expect(moved.dogeReserve * 500_000n * 10_000n >= 10_100n * moved.tokenReserve * 1_000n * DOGE).to.equal(true);
       const positions = (await call("GET", `/liquidity/positions/${alice.address}`)).body.positions;

@@ -12,20 +12,22 @@
  *   GET  /bonding/reservations/:id
  *   GET  /bonding/:symbol             curve state, price, progress, status
  *   POST /bonding/:symbol/reserve     {side, address, amountIn, minAmountOut?, nonce, expiresAt, signature}
- *   GET  /auth/message?action=bonding-reserve|bonding-confirm&...   the exact text to sign
+ *   GET  /auth/message?action=bonding-reserve|bonding-confirm&...   the exact text to sign (the AMM app's route)
  *
- * Mount: `mountBonding(app, { store, network, log })` after createAmmApp's own routes (its `mount`
- * option), or `app.use("/api", createBondingRouter(...))`.
+ * Mount: `mountBonding(app, { store, ledger, network, log })` in createAmmApp's `mount` option: the
+ * routes are declared in the AMM app's ApiSurface (./api-schema.ts has their schemas), so that its
+ * one OpenAPI document lists them.
  */
 import express from "express";
-import { route } from "../http/app";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
-import { nonce, payoutJson, signatureField, unixSeconds } from "./app";
+import { ApiSurface, z } from "../http/openapi";
+import type { AmmApp } from "./app";
+import { payoutJson } from "./app";
 import { authorizationMessage } from "./orders";
-import * as v from "../http/validation";
 import { BondingSide, BondingStore, CurveRecord, ReservationRecord, reserveFields } from "./bonding-store";
 import { AmmLedger, PayoutCosts, parseAmount } from "./ledger";
+import * as S from "./api-schema";
 
 export interface BondingRouterOptions {
   store: BondingStore;
@@ -33,18 +35,6 @@ export interface BondingRouterOptions {
   ledger: AmmLedger;
   network: DogeNetwork;
   log?: (event: string, fields: Record<string, unknown>) => void;
-}
-
-const RESERVATION_ID = /^rsv_[0-9a-f]{24}$/;
-
-function side(value: unknown): BondingSide {
-  if (value !== "BUY" && value !== "SELL") throw badRequest("INVALID_SIDE", "side must be BUY or SELL", { field: "side" });
-  return value;
-}
-
-function reservationId(value: unknown, field = "reservationId"): string {
-  if (typeof value !== "string" || !RESERVATION_ID.test(value)) throw badRequest("INVALID_RESERVATION_ID", `${field} must be a rsv_ id`, { field });
-  return value;
 }
 
 /**
@@ -60,15 +50,20 @@ function quoteCosts(q: { side: BondingSide; amountIn: bigint; amountOut: bigint 
   };
 }
 
-/** The bonding routes, to mount under /api. */
-export function createBondingRouter(options: BondingRouterOptions): express.Router {
+/**
+ * The bonding routes, to mount under /api, declared in `surface` (the AMM app's), and the texts
+ * their orders sign, to answer in GET /api/auth/message by action.
+ */
+export function createBondingRouter(options: BondingRouterOptions, surface: ApiSurface): { router: express.Router; messages: Record<"bonding-reserve" | "bonding-confirm", (q: S.AuthMessageQuery) => string> } {
   const { store, ledger, network } = options;
   const log = options.log ?? (() => undefined);
+  const R = S.requests(network);
   const router = express.Router();
   router.use("/bonding", (_req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
     next();
   });
+  const routes = surface.on(router, "/api");
 
   const curveJson = (c: CurveRecord) => {
     const { state } = c;
@@ -99,28 +94,47 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
     error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt,
   });
 
-  router.get("/bonding/active", route((_req, res) => {
+  routes.get("/bonding/active", { summary: "The curves open for trading, oldest first", tags: ["bonding"], responses: { 200: S.ActiveCurves } }, (_input, _req, res) => {
     res.json({ curves: store.curves("active").map(curveJson) });
-  }));
+  });
 
-  router.post("/bonding/launch", route(async (req, res) => {
-    const apiKeyId = store.authenticate(req.header("authorization"));
-    const body = v.exactObject(req.body, ["symbol", "totalSupply", "sellableSupply", "virtualDoge", "graduationThreshold"]);
+  // The operator's key is checked before the body is read: a stranger learns nothing of the launch rules.
+  router.post("/bonding/launch", (req, res, next) => {
+    try {
+      res.locals.apiKeyId = store.authenticate(req.header("authorization"));
+    } catch (error) {
+      next(error);
+      return;
+    }
+    next();
+  });
+  routes.post("/bonding/launch", {
+    summary: "Launches a DRC-20 token on a bonding curve (operator key)",
+    description: "Files the tick's deploy (max = lim = totalSupply) to the custody address through the inscriber; the curve is active once the index shows the custody holding the whole supply. "
+      + "Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE).",
+    tags: ["bonding"], security: "operatorKey", body: S.LaunchBody,
+    responses: { 202: { description: "the curve, deploying (or failed when the inscriber refused the deploy)", schema: S.Curve, headers: { Location: "/api/bonding/<symbol>" } } },
+  }, async ({ body }, _req, res) => {
+    const apiKeyId = res.locals.apiKeyId as string;
     const curve = await store.launch({
-      tick: v.tick(body.symbol, "symbol"), totalSupply: parseAmount(body.totalSupply, "totalSupply"), sellableSupply: parseAmount(body.sellableSupply, "sellableSupply"),
+      tick: body.symbol, totalSupply: parseAmount(body.totalSupply, "totalSupply"), sellableSupply: parseAmount(body.sellableSupply, "sellableSupply"),
       virtualDoge: parseAmount(body.virtualDoge, "virtualDoge"), graduationThreshold: parseAmount(body.graduationThreshold, "graduationThreshold"),
     }, apiKeyId);
     log("bonding_launch", { tick: curve.tick, key: apiKeyId });
     res.status(202).setHeader("Location", `/api/bonding/${encodeURIComponent(curve.tick)}`);
     res.json(curveJson(curve));
-  }));
+  });
 
-  router.post("/bonding/quote", route((req, res) => {
-    const body = v.exactObject(req.body, ["symbol", "side", "amountIn", "amountOut"]);
+  routes.post("/bonding/quote", {
+    summary: "A quote on a curve as it is now",
+    description: "BUY: koinu in or tokens out; SELL: tokens in or koinu out (exactly one of amountIn and amountOut: 400 AMOUNT_REQUIRED otherwise). Live reservations are not counted; progress and price are before the trade. "
+      + "`refund` is the DOGE a BUY would not use; depositAmount and payoutAmount are the trade's with the payout's cost.",
+    tags: ["bonding"], body: S.BondingQuoteBody, responses: { 200: S.BondingQuote },
+  }, ({ body }, _req, res) => {
     const hasIn = body.amountIn !== undefined;
     if (hasIn === (body.amountOut !== undefined)) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
     const q = store.quote({
-      tick: v.tick(body.symbol, "symbol"), side: side(body.side),
+      tick: body.symbol, side: body.side,
       ...(hasIn ? { amountIn: parseAmount(body.amountIn, "amountIn") } : { amountOut: parseAmount(body.amountOut, "amountOut") }),
     });
     const curve = store.curveOr404(q.tick);
@@ -130,61 +144,72 @@ export function createBondingRouter(options: BondingRouterOptions): express.Rout
       refund: q.refundKoinu.toString(), ...quoteCosts(q, ledger.payoutCosts),
       ...BondingStore.progress(curve.state),
     });
-  }));
+  });
 
-  router.post("/bonding/confirm", route((req, res) => {
-    const body = v.exactObject(req.body, ["reservationId", "depositTxid", "signature"]);
-    const { reservation, outcome, graduated } = store.confirm(reservationId(body.reservationId), v.txid(body.depositTxid, "depositTxid"), signatureField(body.signature));
+  routes.post("/bonding/confirm", {
+    summary: "Confirms a reservation with its deposit (signed bonding-confirm)",
+    description: "200: confirmed (or the same reservation and txid again, unchanged, graduated false). 202: the txid is not in an indexed block yet or not deep enough; the reservation stays reserved with pendingTxid set and the bonding pass confirms it once it is mined. "
+      + "A refused deposit is consumed and refunded in full (422 with details.refund_payout_id).",
+    tags: ["bonding"], body: S.ConfirmBody,
+    responses: { 200: S.ConfirmedReservation, 202: { description: "the payment is announced, not deep enough yet", schema: S.ConfirmedReservation } },
+  }, ({ body }, _req, res) => {
+    const { reservation, outcome, graduated } = store.confirm(body.reservationId, body.depositTxid, S.signatureOf(body.signature));
     if (outcome === "confirmed") log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });
     // 202: the payment is not in an indexed block yet; the bonding pass confirms it once it is.
     res.status(outcome === "pending" ? 202 : 200).json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
-  }));
+  });
 
-  router.get("/bonding/reservations/:id", route((req, res) => {
-    const reservation = store.reservation(reservationId(req.params.id, "id"));
-    if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${req.params.id}`, { reservation_id: req.params.id });
+  routes.get("/bonding/reservations/:id", { summary: "A reservation", tags: ["bonding"], params: z.object({ id: S.ReservationId }), responses: { 200: S.Reservation } }, ({ params }, _req, res) => {
+    const reservation = store.reservation(params.id);
+    if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${params.id}`, { reservation_id: params.id });
     res.json(reservationJson(reservation));
-  }));
+  });
 
-  router.get("/bonding/:symbol", route((req, res) => {
-    res.json(curveJson(store.curveOr404(v.tick(req.params.symbol, "symbol"))));
-  }));
+  routes.get("/bonding/:symbol", { summary: "A curve, whatever its status", tags: ["bonding"], params: S.SymbolParams, responses: { 200: S.Curve } }, ({ params }, _req, res) => {
+    res.json(curveJson(store.curveOr404(params.symbol)));
+  });
 
-  router.post("/bonding/:symbol/reserve", route((req, res) => {
-    const body = v.exactObject(req.body, ["side", "address", "amountIn", "minAmountOut", "nonce", "expiresAt", "signature"]);
-    const address = v.address(body.address, network);
+  routes.post("/bonding/:symbol/reserve", {
+    summary: "Reserves an allocation on a curve (authorization bonding-reserve)",
+    description: "`address` is the payer of the deposit and where the service pays. Priced on the curve now; a BUY that would take the last tokens asks only their cost as depositAmount. "
+      + "Limits: 3 live reservations per address; 10% of the curve's remaining tokens (or of the tokens sold, for SELL) per address; never more than the curve holds.",
+    tags: ["bonding"], params: S.SymbolParams, body: R.ReserveBody,
+    responses: { 201: { description: "the reservation", schema: S.Reservation, headers: { Location: "/api/bonding/reservations/<reservationId>" } } },
+  }, ({ params, body }, _req, res) => {
     const reservation = store.reserve({
-      tick: v.tick(req.params.symbol, "symbol"), side: side(body.side), address, amountIn: parseAmount(body.amountIn, "amountIn"),
+      tick: params.symbol, side: body.side, address: body.address, amountIn: parseAmount(body.amountIn, "amountIn"),
       ...(body.minAmountOut !== undefined ? { minAmountOut: parseAmount(body.minAmountOut, "minAmountOut") } : {}),
-      auth: { address, nonce: nonce(body.nonce), expiresAt: unixSeconds(body.expiresAt, "expiresAt"), signature: signatureField(body.signature) },
+      auth: { address: body.address, nonce: body.nonce, expiresAt: body.expiresAt, signature: S.signatureOf(body.signature) },
     });
     log("bonding_reserved", { reservation: reservation.id, tick: reservation.tick, side: reservation.side });
     res.status(201).setHeader("Location", `/api/bonding/reservations/${reservation.id}`);
     res.json(reservationJson(reservation));
-  }));
+  });
 
-  /** The texts bonding reservations and confirms sign (the AMM's own actions are answered before this route). */
-  router.get("/auth/message", route((req, res) => {
-    const q = req.query as Record<string, unknown>;
-    if (q.action === "bonding-reserve") {
-      const curve = store.curveOr404(v.tick(q.symbol, "symbol"));
+  /** The texts bonding reservations and confirms sign (GET /api/auth/message, served by the AMM app). */
+  const messages = {
+    "bonding-reserve": (q: S.AuthMessageQuery) => {
+      const curve = store.curveOr404(S.need(q, "symbol"));
       const fields = reserveFields({
-        tick: curve.tick, side: side(q.side), amountIn: parseAmount(q.amountIn, "amountIn"),
+        tick: curve.tick, side: S.need(q, "side"), amountIn: parseAmount(q.amountIn, "amountIn"),
         ...(q.minAmountOut !== undefined ? { minAmountOut: parseAmount(q.minAmountOut, "minAmountOut") } : {}),
       });
-      const auth = { address: v.address(q.address, network), nonce: nonce(q.nonce), expiresAt: unixSeconds(q.expiresAt, "expiresAt") };
-      res.json({ message: authorizationMessage(ledger.domain, "bonding-reserve", fields, auth) });
-    } else if (q.action === "bonding-confirm") {
-      res.json({ message: store.confirmMessage(reservationId(q.reservationId), v.txid(q.depositTxid, "depositTxid")) });
-    } else {
-      throw badRequest("INVALID_ACTION", "action must be one of claim-fees, remove-liquidity, execute-swap, add-liquidity, bonding-reserve, bonding-confirm", { field: "action" });
-    }
-  }));
+      const auth = { address: S.need(q, "address"), nonce: S.need(q, "nonce"), expiresAt: S.need(q, "expiresAt") };
+      return authorizationMessage(ledger.domain, "bonding-reserve", fields, auth);
+    },
+    "bonding-confirm": (q: S.AuthMessageQuery) => store.confirmMessage(S.need(q, "reservationId"), S.need(q, "depositTxid")),
+  };
 
-  return router;
+  return { router, messages };
 }
 
-/** Mounts the bonding routes under /api of `app` (e.g. in createAmmApp's `mount` option, before its 404 handler). */
-export function mountBonding(app: express.Express | express.Router, options: BondingRouterOptions): void {
-  (app as express.Router).use("/api", createBondingRouter(options));
+/**
+ * Mounts the bonding routes under /api of the AMM app (in createAmmApp's `mount` option, before
+ * its 404 handler): declared in the app's surface, their signing texts answered by its
+ * GET /api/auth/message.
+ */
+export function mountBonding(app: AmmApp, options: BondingRouterOptions): void {
+  const { router, messages } = createBondingRouter(options, app.amm.surface);
+  for (const [action, build] of Object.entries(messages)) app.amm.messages.set(action as S.Action, build);
+  app.use("/api", router);
 }
