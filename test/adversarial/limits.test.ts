@@ -9,6 +9,7 @@
  */
 import { expect } from "chai";
 import express from "express";
+import { ApiSurface } from "../../src/services/http/openapi";
 import http from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
@@ -365,7 +366,9 @@ describe("limits on public writes (adversarial)", () => {
     const opsApp = (trustProxy: boolean) => {
       const app = express();
       if (trustProxy) app.set("trust proxy", "loopback");
-      mountOpsRoutes(app, { registry, health: () => ({ ok: true, name: "test" }) });
+      const surface = new ApiSurface({ title: "ops routes", description: "health and metrics beside an API" });
+      mountOpsRoutes(app, { registry, health: () => ({ ok: true, name: "test" }), surface });
+      surface.serve(app);
       return app;
     };
 

@@ -1,7 +1,8 @@
 /**
  * The one validation module every HTTP surface uses: addresses per configured network, txids,
- * inscription ids, ticks, hashes, limits and cursors. Each parser returns the typed value or
- * throws a 400 AppError naming the field.
+ * inscription ids, ticks, hashes, hexadecimal bytes and cursors, as zod schemas for the route
+ * declarations (./openapi.ts; each refuses with its own 400 code naming the field), and the few
+ * parsers handlers still call (ticks, cursors, the exact-object check of a body without fields).
  */
 import { DogeNetwork, decodeAddress } from "../../doge";
 import { badRequest } from "./errors";
@@ -11,50 +12,10 @@ const TXID = /^[0-9a-fA-F]{64}$/;
 const HASH = /^[0-9a-fA-F]{64}$/;
 const INSCRIPTION_ID = /^([0-9a-fA-F]{64})i(0|[1-9][0-9]{0,5})$/;
 
-export function txid(value: unknown, field = "txid"): string {
-  if (typeof value !== "string" || !TXID.test(value)) throw badRequest("INVALID_TXID", `${field} must be 64 hexadecimal characters`, { field });
-  return value.toLowerCase();
-}
-
-export function sha256Hex(value: unknown, field = "sha256"): string {
-  if (typeof value !== "string" || !HASH.test(value)) throw badRequest("INVALID_HASH", `${field} must be 64 hexadecimal characters`, { field });
-  return value.toLowerCase();
-}
-
-export function inscriptionId(value: unknown, field = "inscription_id"): string {
-  const match = typeof value === "string" ? INSCRIPTION_ID.exec(value) : null;
-  if (!match) throw badRequest("INVALID_INSCRIPTION_ID", `${field} must look like <txid>i<n>`, { field });
-  return `${match[1].toLowerCase()}i${match[2]}`;
-}
-
-export function address(value: unknown, network: DogeNetwork, field = "address"): string {
-  if (typeof value !== "string") throw badRequest("INVALID_ADDRESS", `${field} must be a string`, { field });
-  try {
-    decodeAddress(value, network);
-  } catch (error) {
-    throw badRequest("INVALID_ADDRESS", `${field} is not a ${network.name} address: ${(error as Error).message}`, { field });
-  }
-  return value;
-}
-
 /** DRC-20 ticks are exactly 4 bytes of UTF-8 (DESIGN.md 4.4); compared in lower case. */
 export function tick(value: unknown, field = "tick"): string {
   if (typeof value !== "string" || Buffer.byteLength(value, "utf8") !== 4) throw badRequest("INVALID_TICK", `${field} must be exactly 4 bytes of UTF-8`, { field });
   return value;
-}
-
-export function hexBytes(value: unknown, field: string, maxBytes: number): Uint8Array {
-  if (typeof value !== "string" || !/^(?:[0-9a-fA-F]{2})*$/.test(value) || value.length === 0) throw badRequest("INVALID_HEX", `${field} must be non-empty hexadecimal`, { field });
-  if (value.length / 2 > maxBytes) throw badRequest("TOO_LARGE", `${field} is larger than ${maxBytes} bytes`, { field, maxBytes });
-  return Uint8Array.from(Buffer.from(value, "hex"));
-}
-
-export function limit(value: unknown, options: { min?: number; max: number; fallback: number }, field = "limit"): number {
-  if (value === undefined) return options.fallback;
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : NaN;
-  const min = options.min ?? 1;
-  if (!Number.isInteger(n) || n < min || n > options.max) throw badRequest("INVALID_LIMIT", `${field} must be an integer from ${min} to ${options.max}`, { field, min, max: options.max });
-  return n;
 }
 
 /** Opaque pagination cursors: base64url JSON of the last row's sort key. */

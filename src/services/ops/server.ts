@@ -58,8 +58,8 @@ export function isLocalRequest(req: Request): boolean {
  * API, before its 404 handler): /health as startOpsServer answers it, to everyone; /metrics only to
  * a local client (isLocalRequest), any other gets 403 LOCAL_ONLY with the JSON error body.
  */
-export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument>; surface?: ApiSurface }): void {
-  const routes = (options.surface ?? new ApiSurface({ title: "operations", description: "health and metrics" })).on(router);
+export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument>; surface: ApiSurface }): void {
+  const routes = options.surface.on(router);
   routes.get("/health", { summary: "The daemon's state and what it depends on (503 when not ok)", tags: ["operations"], responses: { 200: HealthBody, 503: HealthBody } }, async (_input, _req, res) => {
     const health = await options.health();
     res.status(health.ok ? 200 : 503).json(health);
