@@ -1,13 +1,15 @@
 /**
  * Every response a test receives from one of our HTTP surfaces is checked against that surface's
- * own OpenAPI document (GET /openapi.json on the same origin), by one helper: the root hooks in
- * hardhat.config.ts install it around the global fetch before the first test and fail any test
- * after which a violation was recorded. A violation is an answer whose body the document's schema
- * for that route and status refuses, or an answer from a route the document does not have.
+ * own OpenAPI document, by one helper: the root hooks in hardhat.config.ts install it around the
+ * global fetch before the first test and fail any test after which a violation was recorded. A
+ * violation is an answer whose body the document's schema for that route and status refuses, or
+ * an answer from a route the document does not have.
  *
- * Origins that serve no OpenAPI 3.1 document (the Hardhat node, the devnet's JSON-RPC) are left
- * alone. Violations are recorded rather than thrown, so that a service that calls another in the
- * same process (the relayer calling attesters) cannot swallow them as network errors.
+ * Our answers name their document with `Link: </openapi.json>; rel="service-desc"` (RFC 8631);
+ * answers without it (the Hardhat node, JSON-RPC servers, a rate limit's 429 before any route) are
+ * left alone, and nothing else is ever requested from a server that did not name a document.
+ * Violations are recorded rather than thrown, so that a service that calls another in the same
+ * process (the relayer calling attesters) cannot swallow them as network errors.
  */
 import Ajv2020 from "ajv/dist/2020";
 import type { ValidateFunction } from "ajv";
@@ -29,10 +31,10 @@ const violations: string[] = [];
 let counter = 0;
 let checked = 0;
 
-async function loadSurface(origin: string): Promise<Surface | null> {
+async function loadSurface(documentUrl: string): Promise<Surface | null> {
   let document: Document;
   try {
-    const response = await originalFetch(`${origin}/openapi.json`, { signal: AbortSignal.timeout(5000) });
+    const response = await originalFetch(documentUrl, { signal: AbortSignal.timeout(5000) });
     if (response.status !== 200 || !(response.headers.get("content-type") ?? "").includes("json")) return null;
     document = (await response.json()) as Document;
   } catch {
@@ -52,9 +54,16 @@ async function loadSurface(origin: string): Promise<Surface | null> {
   return { id, document, routes, validators: new Map() };
 }
 
-function surfaceOf(origin: string, fresh = false): Promise<Surface | null> {
-  if (fresh || !surfaces.has(origin)) surfaces.set(origin, loadSurface(origin));
-  return surfaces.get(origin)!;
+function surfaceOf(documentUrl: string, fresh = false): Promise<Surface | null> {
+  if (fresh || !surfaces.has(documentUrl)) surfaces.set(documentUrl, loadSurface(documentUrl));
+  return surfaces.get(documentUrl)!;
+}
+
+/** The document an answer names in its Link header (rel="service-desc"), as an absolute URL. */
+function describedBy(response: Response, url: URL): string | null {
+  const link = response.headers.get("link");
+  const match = link ? /<([^>]+)>\s*;\s*rel="?service-desc"?/.exec(link) : null;
+  return match ? new URL(match[1], url).href : null;
 }
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
@@ -97,13 +106,18 @@ function validate(surface: Surface, ref: string, text: string, contentType: stri
 async function check(method: string, url: URL, response: Response): Promise<void> {
   const contentType = response.headers.get("content-type") ?? "";
   if (method === "OPTIONS" || method === "HEAD" || contentType.includes("text/event-stream")) return;
-  let surface = await surfaceOf(url.origin);
-  if (!surface) return;
+  const documentUrl = describedBy(response, url);
+  if (!documentUrl) return;
+  let surface = await surfaceOf(documentUrl);
+  if (!surface) {
+    violations.push(`${method} ${url.pathname}: its answer names ${documentUrl}, which is not an OpenAPI 3.1 document`);
+    return;
+  }
   const text = await response.clone().text();
   let why = judge(surface, method, url.pathname, response.status, contentType, text);
   if (why) {
     // The port may now belong to another of our servers than the one whose document is cached.
-    surface = await surfaceOf(url.origin, true);
+    surface = await surfaceOf(documentUrl, true);
     if (!surface) return;
     why = judge(surface, method, url.pathname, response.status, contentType, text);
   }

@@ -22,6 +22,13 @@ export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api:
   return { app, api };
 }
 
+/**
+ * The `Link` header every documented answer carries (RFC 8631 "service-desc"): where the
+ * surface's OpenAPI document is. Clients discover the contract from any answer, and the tests'
+ * response check (test/helpers/openapi.ts) knows which answers to check against what.
+ */
+export const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
+
 /** An Express route from a handler, sync or async: whatever it throws or rejects with goes to `next` (the app's error middleware). */
 export function route(handler: (req: Request, res: Response) => unknown): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -58,7 +65,7 @@ export function fastJsonGet(
       body = errorBody(error.code, error.message, error.details);
     }
     const text = stringify(body);
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store", Link: SERVICE_DESC_LINK });
     res.end(text);
     return true;
   };

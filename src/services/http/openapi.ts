@@ -6,6 +6,7 @@
  *   - registers the operation in the surface's OpenAPI 3.1 document (zod-to-openapi), served at
  *     GET /openapi.json with a reference page at GET /docs (swagger-ui-dist, served from this
  *     host: no CDN).
+ * Every answer of a declared route carries `Link: </openapi.json>; rel="service-desc"`.
  * Answers are not validated here (that costs time on the hot path): the tests validate every
  * response body they receive against the served document (test/helpers/openapi.ts), and
  * `undocumentedRoutes(app)` lists any route an app serves that its document lacks.
@@ -15,7 +16,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from "@ast
 import type express from "express";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
-import { route } from "./app";
+import { SERVICE_DESC_LINK, route } from "./app";
 import { AppError, badRequest, notFound } from "./errors";
 
 extendZodWithOpenApi(z);
@@ -178,6 +179,12 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
 }
 
+/** Every answer of a declared route says where its document is (RFC 8631; see SERVICE_DESC_LINK). */
+const describedBy: RequestHandler = (_req, res, next) => {
+  res.setHeader("Link", SERVICE_DESC_LINK);
+  next();
+};
+
 const SERVED = new WeakMap<object, ApiSurface>();
 
 /** The surface whose document `app` serves (`surface.serve(app)`), if any. */
@@ -200,7 +207,7 @@ export class ApiSurface {
     this.mounts.set(router, prefix);
     const bind = (method: Method) => <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(routePath: string, operation: Operation<P, Q, B>, handler: Handler<P, Q, B>) => {
       this.declare(method, prefix + routePath, operation);
-      (router as Router)[method](routePath, ...(operation.before ?? []), route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)));
+      (router as Router)[method](routePath, describedBy, ...(operation.before ?? []), route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)));
     };
     return { get: bind("get"), post: bind("post"), put: bind("put"), delete: bind("delete") };
   }
