@@ -1,9 +1,13 @@
 /**
  * The published contract set: what deploy/ deploys and what shared/abi/ describes. One list for
- * the exporter, the deployer and the test that guards the committed ABI files.
+ * the exporter, the deployer and the test that guards the committed ABI files. The index's types
+ * and its reader for the daemons are in src/l2/abi-index.ts.
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { AbiIndex, AbiIndexEntry } from "../src/l2/abi-index";
+
+export type { AbiIndex, AbiIndexContract, AbiIndexEntry } from "../src/l2/abi-index";
 
 export const PUBLISHED_CONTRACTS = ["DogeAttestation", "PlugsMarketplace", "EnvelopeHelper", "DogeInscriber", "DogeAnchor"] as const;
 export type PublishedContract = (typeof PUBLISHED_CONTRACTS)[number];
@@ -11,13 +15,6 @@ export type PublishedContract = (typeof PUBLISHED_CONTRACTS)[number];
 export const ABI_DIR = path.resolve(__dirname, "..", "shared", "abi");
 /** DogeOS test network (DESIGN.md section 1). */
 export const DOGEOS_TESTNET_CHAIN_ID = 6281971;
-
-export interface AbiIndexEntry {
-  deployed: boolean;
-  contracts: Record<string, { address: string | null; abi: string }>;
-}
-
-export type AbiIndex = Record<string, AbiIndexEntry>;
 
 export function readAbiIndex(): AbiIndex {
   const file = path.join(ABI_DIR, "index.json");
@@ -35,9 +32,26 @@ export function indexFileText(index: AbiIndex): string {
   return JSON.stringify(ordered, null, 2) + "\n";
 }
 
-/** The entry for a chain: every published contract, with addresses when deployed. */
-export function indexEntry(addresses: Partial<Record<PublishedContract, string>> | null): AbiIndexEntry {
+/** Where and how a contract was deployed. */
+export interface DeployedContractRecord {
+  address: string;
+  /** The block that holds the creation. */
+  deployBlock: number;
+  /** The creating transaction. */
+  deployTx: string;
+}
+
+/**
+ * The entry for a chain: every published contract, with addresses when deployed. `addresses`
+ * gives either bare addresses or records with the deploy block and transaction.
+ */
+export function indexEntry(addresses: Partial<Record<PublishedContract, string | DeployedContractRecord>> | null): AbiIndexEntry {
   const contracts: AbiIndexEntry["contracts"] = {};
-  for (const name of PUBLISHED_CONTRACTS) contracts[name] = { address: addresses?.[name] ?? null, abi: `${name}.json` };
+  for (const name of PUBLISHED_CONTRACTS) {
+    const given = addresses?.[name];
+    if (given === undefined) contracts[name] = { address: null, abi: `${name}.json` };
+    else if (typeof given === "string") contracts[name] = { address: given, abi: `${name}.json` };
+    else contracts[name] = { address: given.address, abi: `${name}.json`, deployBlock: given.deployBlock, deployTx: given.deployTx };
+  }
   return { deployed: addresses !== null, contracts };
 }
