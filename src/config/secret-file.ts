@@ -31,3 +31,13 @@ export function readSecretFile(file: string, what: string): string {
     throw new SecretFileError("UNREADABLE", `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
   }
 }
+
+/**
+ * A one-line secret (a password, a cookie, a key) from the secret file `file`: its text without the
+ * final line break (editors and `echo` add one). Refuses an empty file.
+ */
+export function readSecretLine(file: string, what: string): string {
+  const text = readSecretFile(file, what).replace(/\r?\n$/, "");
+  if (text === "") throw new SecretFileError("UNREADABLE", `the ${what} file ${file} is empty`);
+  return text;
+}
