@@ -11,15 +11,22 @@
  * - The in-process Hardhat network (`hardhat run` without --network) journals to a temporary
  *   directory only to read the deploy transactions back.
  *
- * A resumed deployment first wipes the futures that failed (a reverted or refused creation sends
- * nothing that counts, so running it again deploys nothing twice); a future that timed out is left
- * for the operator (its transaction may still be mined): `npx hardhat ignition wipe <id> <future>`.
+ * Before resuming, the journal is repaired where that is safe, so that the operator only has to run
+ * the same command again:
+ * - a future that failed (its creation reverted, or its simulation did: nothing was deployed), or
+ *   that started without a transaction being prepared, is wiped and runs again with the current
+ *   parameters;
+ * - a transaction prepared (its nonce taken) whose hash the journal lacks, because the connection
+ *   dropped while it was sent, is looked up on chain by sender and nonce and, when it is the very
+ *   transaction prepared, tracked (Ignition's `track-tx`), so it is not sent twice;
+ * - a future that timed out is left for the operator (its transaction may still be mined):
+ *   `npx hardhat ignition wipe <deployment id> <future id>`.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { DeploymentResultType, deploy, listTransactions, status, wipe, type DeploymentParameters, type EIP1193Provider } from "@nomicfoundation/ignition-core";
+import { DeploymentResultType, deploy, listTransactions, status, trackTransaction, wipe, type DeploymentParameters, type EIP1193Provider } from "@nomicfoundation/ignition-core";
 import { HardhatArtifactResolver, errorDeploymentResultToExceptionMessage } from "@nomicfoundation/hardhat-ignition/helpers";
 import DogeOSModule, { MODULE_ID } from "../ignition/modules/DogeOS";
 import { PUBLISHED_CONTRACTS, type DeployedContractRecord, type PublishedContract } from "./contracts";
@@ -81,6 +88,83 @@ export function readParametersFile(file: string): Partial<ContractSetParameters>
   return own as Partial<ContractSetParameters>;
 }
 
+interface JournalMessage {
+  type: string;
+  futureId: string;
+  networkInteractionId?: number;
+  nonce?: number;
+  from?: string;
+  networkInteraction?: { id: number; to?: string; data: string };
+  receipt?: { blockNumber: number };
+}
+
+function readJournal(deploymentDir: string): JournalMessage[] {
+  return fs.readFileSync(path.join(deploymentDir, JOURNAL), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as JournalMessage);
+}
+
+type Request = (method: string, params?: unknown[]) => Promise<unknown>;
+
+/**
+ * The hash of the transaction `from` sent with `nonce`, mined at or after block `since`: the block
+ * is found by bisecting the sender's nonce (eth_getTransactionCount at a block), then read.
+ * Undefined when no mined transaction has that nonce yet.
+ */
+async function minedTransactionWithNonce(request: Request, from: string, nonce: number, since: number): Promise<{ hash: string; to: string | null; input: string } | undefined> {
+  const count = async (block: number) => Number(await request("eth_getTransactionCount", [from, `0x${block.toString(16)}`]));
+  let high = Number(await request("eth_blockNumber"));
+  if ((await count(high)) <= nonce) return undefined;
+  let low = Math.max(0, since);
+  if ((await count(low)) > nonce) low = 0; // `since` was too late: search the whole chain
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if ((await count(mid)) > nonce) high = mid;
+    else low = mid + 1;
+  }
+  const block = (await request("eth_getBlockByNumber", [`0x${high.toString(16)}`, true])) as { transactions: { hash: string; from: string; nonce: string; to: string | null; input: string }[] };
+  return block.transactions.find((tx) => tx.from.toLowerCase() === from.toLowerCase() && Number(tx.nonce) === nonce);
+}
+
+/** Repairs the journal of an interrupted deployment where that is safe (see the file's comment); returns the futures wiped. */
+async function repairJournal(deploymentDir: string, artifactResolver: HardhatArtifactResolver, provider: EIP1193Provider, log: (line: string) => void): Promise<string[]> {
+  const request: Request = (method, params) => provider.request({ method, params });
+  const messages = readJournal(deploymentDir);
+  const previous = await status(deploymentDir);
+  log(`resuming the deployment journaled in ${deploymentDir} (${previous.successful.length} futures done)`);
+  const key = (m: JournalMessage) => `${m.futureId}/${m.networkInteractionId}`;
+  const sent = new Set(messages.filter((m) => m.type === "TRANSACTION_SEND").map(key));
+  const prepared = messages.filter((m) => m.type === "TRANSACTION_PREPARE_SEND");
+  const fromOf = new Map(messages.filter((m) => m.from !== undefined).map((m) => [m.futureId, m.from!]));
+  const interactionOf = new Map(messages.filter((m) => m.type === "NETWORK_INTERACTION_REQUEST" && m.networkInteraction).map((m) => [`${m.futureId}/${m.networkInteraction!.id}`, m.networkInteraction!]));
+  const lastConfirmedBlock = Math.max(0, ...messages.filter((m) => m.type === "TRANSACTION_CONFIRM" && m.receipt).map((m) => m.receipt!.blockNumber));
+
+  // Transactions whose sending was cut off: find them on chain and track them.
+  for (const lost of prepared.filter((m) => !sent.has(key(m)))) {
+    const from = fromOf.get(lost.futureId)!;
+    const interaction = interactionOf.get(key(lost));
+    const tx = await minedTransactionWithNonce(request, from, lost.nonce!, lastConfirmedBlock);
+    const track = `npx hardhat ignition track-tx <txHash> ${path.basename(deploymentDir)} --network <network>`;
+    if (!tx) {
+      throw new Error(`${lost.futureId}: its transaction (nonce ${lost.nonce} from ${from}) was prepared but is not mined yet; wait for it and run again, or if it was dropped see ${track}`);
+    }
+    const same = interaction !== undefined && (tx.to ?? undefined)?.toLowerCase() === interaction.to?.toLowerCase() && tx.input === interaction.data;
+    if (!same) throw new Error(`${lost.futureId}: nonce ${lost.nonce} from ${from} was used by another transaction (${tx.hash}); check it, then ${track}`);
+    log(`found ${lost.futureId}'s transaction ${tx.hash} (nonce ${lost.nonce}) on chain: tracking it instead of sending it again`);
+    await trackTransaction(deploymentDir, tx.hash, provider);
+  }
+
+  // Futures that failed, or started without taking a nonce: nothing of theirs is on chain.
+  const preparedFutures = new Set(prepared.map((m) => m.futureId));
+  const wipeable = [
+    ...previous.failed.map((f) => ({ futureId: f.futureId, why: `failed in the previous run: ${f.error}` })),
+    ...previous.started.filter((id) => !preparedFutures.has(id)).map((futureId) => ({ futureId, why: "started in the previous run, no transaction sent" })),
+  ];
+  for (const { futureId, why } of wipeable) {
+    log(`wiping ${futureId}, which ${why}`);
+    await wipe(deploymentDir, artifactResolver, futureId);
+  }
+  return wipeable.map((w) => w.futureId);
+}
+
 export interface DeployContractSetOptions {
   parameters: ContractSetParameters;
   /** Where the journal goes; undefined journals to a temporary directory removed afterwards. */
@@ -111,16 +195,7 @@ export async function deployContractSet(hre: HardhatRuntimeEnvironment, options:
   const deploymentDir = options.deploymentDir ?? temporary!;
   const artifactResolver = new HardhatArtifactResolver(hre);
   try {
-    const wiped: string[] = [];
-    if (fs.existsSync(path.join(deploymentDir, JOURNAL))) {
-      const previous = await status(deploymentDir);
-      log(`resuming the deployment journaled in ${deploymentDir} (${previous.successful.length} futures done)`);
-      for (const failed of previous.failed) {
-        log(`wiping ${failed.futureId}, which failed in the previous run: ${failed.error}`);
-        await wipe(deploymentDir, artifactResolver, failed.futureId);
-        wiped.push(failed.futureId);
-      }
-    }
+    const wiped = fs.existsSync(path.join(deploymentDir, JOURNAL)) ? await repairJournal(deploymentDir, artifactResolver, provider, log) : [];
     const accounts = (await provider.request({ method: "eth_accounts" })) as string[];
     if (accounts.length === 0) throw new Error("no deployer account: configure one for this network (DOGEOS_PRIVATE_KEY_FILE)");
     const result = await deploy({
