@@ -44,6 +44,19 @@ export interface DogecoinRpcClientOptions {
   /** Ceiling of one back-off delay. Default 10,000. */
   retryMaxDelayMs?: number;
   logger?: RpcLogger;
+  /**
+   * Aborted when the daemon stops: the request in flight is cut, no retry is waited for, and every
+   * call from then on rejects at once with `RpcAbortedError` (a stop never waits for a node).
+   */
+  signal?: AbortSignal;
+}
+
+/** The call was abandoned because the client's `signal` was aborted (the daemon is stopping). */
+export class RpcAbortedError extends RpcClientError {
+  readonly retryable = false;
+  constructor(method: string, endpoint: string) {
+    super(`dogecoind RPC ${method} at ${endpoint} abandoned: stopping`, method, endpoint);
+  }
 }
 
 // ------------------------------------------------------------------ result shapes (dogecoind 1.14)
@@ -233,6 +246,7 @@ export class DogecoinRpcClient {
   readonly #authorization: string | undefined;
   readonly #password: string;
   readonly #logger: RpcLogger | undefined;
+  readonly #signal: AbortSignal | undefined;
   #nextId = 0;
 
   constructor(options: DogecoinRpcClientOptions) {
@@ -256,6 +270,7 @@ export class DogecoinRpcClient {
       ? "Basic " + Buffer.from(`${username}:${password}`, "utf8").toString("base64")
       : undefined;
     this.#logger = options.logger;
+    this.#signal = options.signal;
     const userinfo = username || password ? `${encodeURIComponent(username)}${password ? ":***" : ""}@` : "";
     this.endpoint = `${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${parsed.search}`;
 
@@ -284,9 +299,11 @@ export class DogecoinRpcClient {
    */
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      if (this.#signal?.aborted) throw new RpcAbortedError(method, this.endpoint);
       try {
         return await this.#send<T>(method, params);
       } catch (error) {
+        if (this.#signal?.aborted) throw new RpcAbortedError(method, this.endpoint);
         if (attempt >= this.retries || !isRetryableRpcError(error)) throw error;
         const delayMs = this.#backoffDelay(attempt);
         this.#logger?.warn({
@@ -298,7 +315,7 @@ export class DogecoinRpcClient {
           error: (error as RpcClientError).message,
           code: error instanceof DogecoinRpcError ? error.code : undefined,
         }, "dogecoind RPC call failed, retrying");
-        await sleep(delayMs);
+        await sleep(delayMs, this.#signal);
       }
     }
   }
@@ -445,6 +462,8 @@ export class DogecoinRpcClient {
     const startedAt = Date.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const stop = () => controller.abort();
+    this.#signal?.addEventListener("abort", stop, { once: true });
     let status: number;
     let text: string;
     try {
@@ -452,6 +471,7 @@ export class DogecoinRpcClient {
       status = response.status;
       text = await response.text();
     } catch (error) {
+      if (this.#signal?.aborted) throw new RpcAbortedError(method, this.endpoint);
       if (controller.signal.aborted) throw new RpcTimeoutError(method, this.endpoint, this.timeoutMs);
       const { detail, systemCode } = describeNetworkError(error);
       throw new RpcTransportError(
@@ -460,6 +480,7 @@ export class DogecoinRpcClient {
       );
     } finally {
       clearTimeout(timer);
+      this.#signal?.removeEventListener("abort", stop);
     }
     this.#logger?.debug?.({ method, status, durationMs: Date.now() - startedAt }, "dogecoind RPC call");
     return this.#interpret<T>(method, id, status, text);
@@ -552,8 +573,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` is (or gets) aborted. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

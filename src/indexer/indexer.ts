@@ -28,6 +28,21 @@ export interface IndexerOptions {
   /** When further behind the node than this many blocks, read-side indexes are dropped until caught up (default 1000). */
   deferIndexesBehind?: number;
   log?: (event: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Called after each committed batch while syncOnce() runs (the daemon's progress line and
+   * gauges): the height written, the node's height this sync aims at, the batch's blocks and
+   * transactions. Errors it throws are the caller's: they end the sync.
+   */
+  onProgress?: (progress: SyncProgress) => void;
+  /** A batch is committed once its blocks took this long to read, even short of batchBlocks (default 2000 ms). */
+  batchMs?: number;
+}
+
+export interface SyncProgress {
+  indexedHeight: number;
+  targetHeight: number;
+  blocks: number;
+  transactions: number;
 }
 
 export class ReorgTooDeepError extends Error {
@@ -53,6 +68,8 @@ export class Indexer {
   private readonly batchBytes: number;
   private readonly deferIndexesBehind: number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
+  private readonly onProgress: (progress: SyncProgress) => void;
+  private readonly batchMs: number;
   private nodeHeight: number | null = null;
   private stopRequested = false;
 
@@ -70,6 +87,8 @@ export class Indexer {
     this.batchBytes = Math.max(1, options.batchBytes ?? 32 * 1024 * 1024);
     this.deferIndexesBehind = options.deferIndexesBehind ?? 1000;
     this.log = options.log ?? (() => undefined);
+    this.onProgress = options.onProgress ?? (() => undefined);
+    this.batchMs = Math.max(1, options.batchMs ?? 2_000);
     const storedStart = this.store.getMeta("start_height");
     const requested = options.startHeight ?? 0;
     if (storedStart !== null && Number(storedStart) !== requested) {
@@ -124,7 +143,9 @@ export class Indexer {
     while (next <= nodeHeight && !this.stopRequested) {
       const batch: { block: Block; height: number }[] = [];
       let batchBytes = 0;
-      while (batch.length < this.batchBlocks && batchBytes < this.batchBytes && next + batch.length <= nodeHeight) {
+      const readStarted = Date.now();
+      while (batch.length < this.batchBlocks && batchBytes < this.batchBytes && next + batch.length <= nodeHeight
+        && !this.stopRequested && (batch.length === 0 || Date.now() - readStarted < this.batchMs)) {
         const height = next + batch.length;
         const hash = await this.source.getBlockHash(height);
         if (hash === null) break;
@@ -162,6 +183,9 @@ export class Indexer {
       blocksApplied += usable.length;
       next += usable.length;
       this.log("indexed", { height: next - 1, blocks: usable.length });
+      let transactions = 0;
+      for (const item of usable) transactions += item.block.txs.length;
+      this.onProgress({ indexedHeight: next - 1, targetHeight: nodeHeight, blocks: usable.length, transactions });
     }
     if (this.indexedHeight() >= nodeHeight) this.restoreReadIndexes();
     return { indexedHeight: this.indexedHeight(), blocksApplied, rolledBack };
@@ -181,8 +205,13 @@ export class Indexer {
   private restoreReadIndexes(): void {
     if (this.store.getMeta("read_indexes_deferred") !== "1") return;
     const started = Date.now();
+    this.log("read_indexes_restoring", { indexes: CATCH_UP_DEFERRED_INDEXES.length });
     this.store.transaction(() => {
-      for (const index of CATCH_UP_DEFERRED_INDEXES) this.store.db.exec(index.sql);
+      CATCH_UP_DEFERRED_INDEXES.forEach((index, i) => {
+        const indexStarted = Date.now();
+        this.store.db.exec(index.sql);
+        this.log("read_index_restored", { index: index.name, done: i + 1, of: CATCH_UP_DEFERRED_INDEXES.length, ms: Date.now() - indexStarted });
+      });
       this.store.setMeta("read_indexes_deferred", "0");
     });
     this.log("read_indexes_restored", { ms: Date.now() - started });
