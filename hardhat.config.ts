@@ -3,6 +3,9 @@ import { subtask } from "hardhat/config";
 import { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } from "hardhat/builtin-tasks/task-names";
 import type { HardhatUserConfig } from "hardhat/config";
 import "@nomicfoundation/hardhat-toolbox";
+// The DOGEOS_PRIVATE_KEY_FILE account and the dogeos:* timelock admin tasks (deploy/systemd/README.md, docs/operations.md).
+import "./tasks/key-file";
+import "./tasks/admin";
 
 const SOLC_VERSION = "0.8.28";
 
