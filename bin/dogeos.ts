@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import Module from "node:module";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
-import { loadDaemonConfig } from "../src/config/load";
+import { loadDaemonConfig, setUsagePrefix } from "../src/config/load";
 import { getNetwork } from "../src/doge";
 import { generateWalletKeyFile } from "../src/wallet/keys";
 
@@ -36,9 +36,10 @@ const DAEMONS: [string, string, string][] = [
  * Runs daemons/<dir>/main.ts in this process as if it were the main module (`node main.ts args`):
  * process.argv is the daemon's, and `require.main === module` holds in it.
  */
-function runDaemon(dir: string, args: string[]): void {
+function runDaemon(dir: string, args: string[], summary: string): void {
   const main = path.join(ROOT, "daemons", dir, "main.ts");
   process.argv = [process.argv[0], main, ...args];
+  setUsagePrefix("dogeos", summary);
   // Module._load(request, parent, isMain) is how Node loads its entry point (lib/internal/modules/
   // run_main.js); isMain sets process.mainModule and require.main. tsx's hooks compile the file.
   (Module as unknown as { _load(request: string, parent: null, isMain: boolean): unknown })._load(main, null, true);
@@ -127,7 +128,7 @@ export function buildProgram(): Command {
     });
   program.configureHelp({ sortSubcommands: false });
 
-  for (const [name, dir, description] of DAEMONS) passThrough(program, name, `${description} (daemons/${dir})`, (args) => runDaemon(dir, args));
+  for (const [name, dir, description] of DAEMONS) passThrough(program, name, `${description} (daemons/${dir})`, (args) => runDaemon(dir, args, `The ${name} daemon (daemons/${dir}/main.ts): ${description}.`));
 
   const key = program.command("key").description("wallet key files");
   key.command("new")

@@ -4,7 +4,7 @@
  * making sure DogeOS testnet (6281971) is listed (deployed: false until a real deployment writes its
  * addresses).
  *
- *   npx hardhat run scripts/export-abi.ts
+ *   npx dogeos abi export        (or: npx hardhat run scripts/export-abi.ts)
  */
 import fs from "node:fs";
 import path from "node:path";

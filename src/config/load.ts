@@ -177,6 +177,18 @@ export function formatHelp(name: string, spec: Record<string, OptionSpec>, help:
   return `${lines.join("\n")}\n`;
 }
 
+let usagePrefix = "";
+let defaultSummary: string | undefined;
+
+/**
+ * Set by `npx dogeos` before it runs a daemon, so that help's usage line reads `dogeos indexer
+ * [options]`, with the command's one-line summary when the daemon gives none.
+ */
+export function setUsagePrefix(prefix: string, summary?: string): void {
+  usagePrefix = prefix;
+  defaultSummary = summary;
+}
+
 /**
  * A daemon's configuration, or a clear one-line message on stderr and exit status 2 (for the
  * entry points: a misconfigured daemon should say what is wrong and stop, not print a stack).
@@ -188,7 +200,8 @@ export function loadDaemonConfig<S extends Record<string, OptionSpec>>(
   argv: string[] = process.argv.slice(2),
 ): ConfigValues<S> {
   if (wantsHelp(argv)) {
-    process.stdout.write(formatHelp(name, spec, help));
+    const usageName = usagePrefix && !name.startsWith(`${usagePrefix} `) ? `${usagePrefix} ${name}` : name;
+    process.stdout.write(formatHelp(usageName, spec, { summary: defaultSummary, ...help }));
     process.exit(0);
   }
   try {
