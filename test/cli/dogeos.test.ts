@@ -4,7 +4,7 @@
  * command's own "unknown option" refusal, which lists them); an unknown command exits 2 with one
  * clear line; `key new` makes a 0600 key file and never overwrites one.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -82,6 +82,43 @@ describe("dogeos command line", () => {
     const { status, stderr } = dogeos(["indexer", "--rpc-url", "http://127.0.0.1:1/", "--start-height", "-5"]);
     expect(status).to.equal(2);
     expect(stderr.trim()).to.equal("indexer: start-height (--start-height or INDEXER_START_HEIGHT) must be at least 0");
+  });
+
+  it("dogeos devnet runs the daemon in its own process: it serves RPC and stops on SIGTERM with status 0", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-devnet-"));
+    const child = spawn(process.execPath, [BIN, "devnet", "--datadir", dataDir, "--port", "0", "--automine", "0"], {
+      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
+    });
+    try {
+      let stderr = "";
+      child.stderr!.on("data", (chunk) => { stderr += chunk; });
+      const url = await new Promise<string>((resolve, reject) => {
+        let stdout = "";
+        const timer = setTimeout(() => reject(new Error(`no ready line in 60 s: ${stderr}`)), 60_000);
+        child.stdout!.on("data", (chunk) => {
+          stdout += chunk;
+          const match = /^devnet {2}(\S+)$/m.exec(stdout);
+          if (match) { clearTimeout(timer); resolve(match[1]); }
+        });
+        child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${stderr}`)); });
+      });
+      const parsed = new URL(url);
+      const response = await fetch(`http://${parsed.host}/`, {
+        method: "POST",
+        headers: { Authorization: "Basic " + Buffer.from(`${parsed.username}:${parsed.password}`).toString("base64") },
+        body: JSON.stringify({ jsonrpc: "1.0", id: 1, method: "getblockchaininfo", params: [] }),
+      });
+      expect(((await response.json()) as { result: { chain: string } }).result.chain).to.equal("regtest");
+      // The daemon's log lines carry the pid of the dogeos process itself: no second process.
+      const ready = stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { event?: string; pid: number }).find((line) => line.event === "ready");
+      expect(ready?.pid).to.equal(child.pid);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      expect(await exited).to.equal(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe("key new", () => {
