@@ -12,12 +12,15 @@
  * launches the demo bonding coin MOON. Bonding launches take an operator API key:
  * `scripts/amm-bonding-key.ts` issues one. Prints `amm  <url>/api` once listening. The API's
  * OpenAPI document is served at GET /openapi.json (reference page GET /docs; published as
- * shared/openapi/amm.json).
+ * shared/openapi/amm.json). Checks that the node is on --network and keeps -txindex (exit 2 with
+ * one line if not); stops within 5 s of SIGTERM.
  */
 import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
@@ -86,7 +89,16 @@ async function main(): Promise<void> {
   const queries = new IndexQueries(indexDb);
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "AMM_WALLET_WIF", network });
   const walletDb = openWalletDatabase(config["wallet-db"]);
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const stopped = stopSignal("amm");
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  void runNodeChecks({
+    daemon: "amm", logger, signal: stopped,
+    check: async () => {
+      await checkNodeNetwork(rpc, config.network, "amm");
+      const txindex = await checkTxindex(rpc, "amm", "the custody wallet's transaction status");
+      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the custody wallet's transaction status needs it");
+    },
+  });
   const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
   const db = openAmmDatabase(config.db);
   const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");

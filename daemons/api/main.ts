@@ -6,11 +6,15 @@
  *        --network regtest [--port 3001]
  *
  * Prints `explorer  <url>/api` once listening. Keeps a view of the node's mempool, refreshed every
- * second (src/services/explorer/mempool.ts; `--mempool-max-txs`, 0 turns it off).
+ * second (src/services/explorer/mempool.ts; `--mempool-max-txs`, 0 turns it off). Checks that the
+ * node is on --network (getblockchaininfo's chain; exit 2 with one line if not, retried while the
+ * node does not answer); stops within 5 s of SIGTERM (RPC calls in flight abandoned).
  */
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { checkNodeNetwork, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
@@ -42,10 +46,12 @@ async function main(): Promise<void> {
   const db = openIndexerDatabase(config.db, { cacheMb: 64 });
   const queries = new IndexQueries(db);
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
-  const node = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const stopped = stopSignal("explorer");
+  const node = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  void runNodeChecks({ daemon: "explorer", logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, "explorer"); } });
   // The mempool view asks the node every second; its own client does not retry (the next refresh does).
   const mempool = config["mempool-max-txs"] > 0
-    ? new MempoolView({ node: new DogecoinRpcClient({ url: config["rpc-url"], logger, retries: 0, timeoutMs: 10_000 }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
+    ? new MempoolView({ node: new DogecoinRpcClient({ url: config["rpc-url"], logger, retries: 0, timeoutMs: 10_000, signal: stopped }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
     : undefined;
   const stopMempool = mempool?.start({ log: (event, fields) => logger.warn({ event, ...fields }) });
   const registry = new Registry();

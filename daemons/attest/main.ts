@@ -7,7 +7,9 @@
  *        --index-db data/indexer/explorer.sqlite --l2-rpc-url http://127.0.0.1:8545 --attestation-address 0x... \
  *        [--relayer-key-file data/relayer/l2.key] [--port 3004]
  *
- * Prints `attest  <url>/api/attest` once listening.
+ * Prints `attest  <url>/api/attest` once listening. With --chain-id and a relayer key, the L2's
+ * eth_chainId is checked before any fulfilment is signed (a mismatch exits 2 with one line; while
+ * the L2 does not answer, POST /fulfill answers 503). Stops within 5 s of SIGTERM.
  */
 import fs from "node:fs";
 import http from "node:http";
@@ -16,6 +18,9 @@ import pino from "pino";
 import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress } from "ethers";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
+import { checkL2ChainId, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
+import { AppError } from "../../src/services/http/errors";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
@@ -35,6 +40,7 @@ const SPEC = {
   "l2-rpc-url": { kind: "url", env: "ATTEST_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
   "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract" },
   "relayer-key-file": { kind: "string", env: "ATTEST_RELAYER_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)" },
+  "chain-id": { kind: "integer", env: "ATTEST_CHAIN_ID", min: 1, description: "the L2's chain id, checked before fulfilments are signed (DogeOS testnet: 6281971)" },
   network: { kind: "string", env: "ATTEST_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "min-confirmations": { kind: "integer", env: "ATTEST_MIN_CONFIRMATIONS", default: 6, min: 6, max: 1000, description: "confirmations facts count from (reported in GET /api/attest)" },
   host: { kind: "string", env: "ATTEST_HOST", default: "127.0.0.1", description: "listen address" },
@@ -63,9 +69,17 @@ async function main(): Promise<void> {
     log: (event, fields) => logger.warn({ event, ...fields }),
   });
   const key = relayerKey(config["relayer-key-file"]);
+  const stopped = stopSignal("attest");
   let fulfiller: FactRequestFulfiller | null = null;
+  let chainChecked = config["chain-id"] === undefined;
   if (key) {
     const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
+    if (!chainChecked) {
+      void runNodeChecks({
+        daemon: "attest", logger, signal: stopped, retryMs: 2_000,
+        check: async () => { await checkL2ChainId(provider, config["l2-rpc-url"], config["chain-id"]!, "attest"); },
+      }).then((passed) => { chainChecked = passed; });
+    }
     const signer = new NonceManager(new Wallet(key, provider));
     const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared", "abi", "DogeAttestation.json"), "utf8"));
     fulfiller = new FactRequestFulfiller({
@@ -77,7 +91,10 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry });
   const app = createAttestApp({
     panel, queries, network, minConfirmations: config["min-confirmations"],
-    fulfil: fulfiller ? ({ requestId, params }) => fulfiller!.fulfil(requestId, params) : undefined,
+    fulfil: fulfiller ? async ({ requestId, params }) => {
+      if (!chainChecked) throw new AppError(503, "L2_NOT_CHECKED", "the L2's chain id has not been checked yet (it does not answer)");
+      return fulfiller!.fulfil(requestId, params);
+    } : undefined,
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
     mount: (root, surface) => mountOpsRoutes(root, {

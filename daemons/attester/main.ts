@@ -10,13 +10,18 @@
  * The key is a 0x-hex EVM private key in a file of mode 0600, or ATTESTER_PRIVATE_KEY. At start
  * the contract's eip712Domain() must equal the configured chain id and address (a mismatch exits
  * with status 2; an L2 that does not answer yet only delays signing). Prints `<name>  <url>`
- * (`attester  <url>` by default) once listening.
+ * (`attester  <url>` by default) once listening. The domain check is the L2 chain id check: the
+ * contract's eip712Domain() chainId is the chain's own (block.chainid), compared with --chain-id
+ * before every signature. With --rpc-url it checks that the node is on --network (exit 2 with one
+ * line if not). Stops within 5 s of SIGTERM.
  */
 import http from "node:http";
 import { JsonRpcProvider } from "ethers";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { checkNodeNetwork, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
@@ -69,7 +74,9 @@ async function main(): Promise<void> {
     }
     logger.warn({ event: "l2_unreachable", err: (error as Error).message }, "the L2 does not answer yet; signing waits for it");
   }
-  const node = config["rpc-url"] ? new DogecoinRpcClient({ url: config["rpc-url"], logger, timeoutMs: 2_000 }) : null;
+  const stopped = stopSignal(config.name);
+  const node = config["rpc-url"] ? new DogecoinRpcClient({ url: config["rpc-url"], logger, timeoutMs: 2_000, signal: stopped }) : null;
+  if (node) void runNodeChecks({ daemon: config.name, logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, config.name); } });
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

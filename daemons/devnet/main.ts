@@ -12,6 +12,7 @@ import fs from "node:fs";
 import pino from "pino";
 import { DevnetNode } from "../../src/devnet/node";
 import { DevnetRpcServer } from "../../src/devnet/rpc-server";
+import { stopSignal } from "../../src/services/ops/stopping";
 
 interface DevnetConfig {
   datadir: string;
@@ -168,6 +169,8 @@ async function main(): Promise<void> {
     node.close();
     process.exit(0);
   };
+  // A deadline on the stop: 4 s after SIGTERM the process exits whatever the close waits on.
+  stopSignal("devnet");
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 

@@ -7,12 +7,15 @@
  *
  * It reads the explorer's index (its own read-only connection) for the wallet's and users' outputs
  * and for confirmations, and talks to dogecoind for broadcasts and raw transactions. Prints
- * `inscriber  <url>` once listening; `wallet  <address>` before that.
+ * `inscriber  <url>` once listening; `wallet  <address>` before that. Checks that the node is on
+ * --network and keeps -txindex (exit 2 with one line if not); stops within 5 s of SIGTERM.
  */
 import http from "node:http";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
@@ -58,7 +61,16 @@ async function main(): Promise<void> {
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network });
   const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
   const queries = new IndexQueries(indexDb);
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const stopped = stopSignal("inscriber");
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  void runNodeChecks({
+    daemon: "inscriber", logger, signal: stopped,
+    check: async () => {
+      await checkNodeNetwork(rpc, config.network, "inscriber");
+      const txindex = await checkTxindex(rpc, "inscriber", "the hot wallet's and the user-signed PSBTs' previous transactions");
+      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the hot wallet's and the user-signed PSBTs' previous transactions needs it");
+    },
+  });
   const walletDb = openWalletDatabase(config["wallet-db"]);
   const db = openInscriberDatabase(config.db);
   const feeRate = BigInt(config["fee-rate"]);

@@ -11,12 +11,16 @@
  *
  * With --demo it lists two demo collections (one priced, one free with the operator key) under the
  * demo key's own session when they are not listed yet. Prints `launchpad  <url>/api` once listening.
+ * Checks that the node is on --network and keeps -txindex (exit 2 with one line if not); stops
+ * within 5 s of SIGTERM.
  */
 import crypto from "node:crypto";
 import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
@@ -102,7 +106,16 @@ async function main(): Promise<void> {
   const queries = new IndexQueries(indexDb);
   const demoKey = config.demo ? loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network }) : null;
   const operatorKey = config["operator-key-file"] ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim() : null;
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const stopped = stopSignal("launchpad");
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  void runNodeChecks({
+    daemon: "launchpad", logger, signal: stopped,
+    check: async () => {
+      await checkNodeNetwork(rpc, config.network, "launchpad");
+      const txindex = await checkTxindex(rpc, "launchpad", "payment PSBTs' previous transactions");
+      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; payment PSBTs need it");
+    },
+  });
   const db = openLaunchpadDatabase(config.db);
   const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const registry = new Registry();

@@ -13,12 +13,16 @@
  *
  * Prints `wallet  <address>` and then `relayer  <url>` once its endpoints (GET /health, /metrics,
  * /v1/status) listen. Stops cleanly on SIGTERM: the attempts in progress finish, the next start
- * resumes every job from its database.
+ * resumes every job from its database. Before it sends anything it checks the L2's eth_chainId
+ * against --chain-id and the contracts' wiring, and that the node is on --network with -txindex
+ * (exit 2 with one line on a mismatch); stops within 5 s of SIGTERM.
  */
 import { JsonRpcProvider, Wallet, isAddress } from "ethers";
 import pino from "pino";
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { NodeCheckError, checkL2ChainId, checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
+import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { getNetwork } from "../../src/doge";
@@ -78,21 +82,18 @@ async function main(): Promise<void> {
   // cacheTimeout -1: ethers would otherwise answer a repeated call (the nonce of the next
   // transaction, sent right after the last one) from a 250 ms cache, with a used nonce.
   const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 500, cacheTimeout: -1 });
-  try {
-    const { chainId } = await provider.getNetwork();
-    if (config["chain-id"] !== undefined && chainId !== BigInt(config["chain-id"])) {
-      process.stderr.write(`relayer: the L2 at --l2-rpc-url has chain id ${chainId}, not ${config["chain-id"]}\n`);
-      process.exit(2);
-    }
-    const problems = await checkJobContracts(provider, addresses);
-    if (problems.length > 0) {
-      process.stderr.write(`relayer: ${problems.join("; ")}\n`);
-      process.exit(2);
-    }
-  } catch (error) {
-    // An L2 that does not answer yet only delays the work: the passes retry.
-    logger.warn({ event: "l2_not_checked", err: (error as Error).message.split("\n")[0] });
-  }
+  const stopped = stopSignal("relayer");
+  // The L2's chain id (eth_chainId against --chain-id) and the job contracts' wiring are checked
+  // before the relayer sends anything: a mismatch exits 2 with one line; an L2 that does not answer
+  // yet is asked again, and the relayer's passes start once the checks pass.
+  const l2Checked = runNodeChecks({
+    daemon: "relayer", logger, signal: stopped, retryMs: 2_000,
+    check: async () => {
+      if (config["chain-id"] !== undefined) await checkL2ChainId(provider, config["l2-rpc-url"], config["chain-id"], "relayer");
+      const problems = await checkJobContracts(provider, addresses);
+      if (problems.length > 0) throw new NodeCheckError(`relayer: ${problems.join("; ")}`);
+    },
+  });
 
   const signer = loadRelayerL2Key({ keyFile: config["l2-key-file"] || undefined, env: process.env }).connect(provider) as Wallet;
   const inscriberKey = loadInscriberKey({ keyFile: config["inscriber-key-file"] || undefined, env: process.env });
@@ -100,7 +101,15 @@ async function main(): Promise<void> {
   const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
   indexDb.pragma("query_only = ON");
   const queries = new IndexQueries(indexDb);
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger });
+  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  void runNodeChecks({
+    daemon: "relayer", logger, signal: stopped,
+    check: async () => {
+      await checkNodeNetwork(rpc, config.network, "relayer");
+      const txindex = await checkTxindex(rpc, "relayer", "the hot wallet's dropped-transaction check");
+      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the hot wallet's dropped-transaction check needs it");
+    },
+  });
   const walletDb = openWalletDatabase(config["wallet-db"]);
   const wallet = new HotWallet({
     db: walletDb, key: walletKey, chain: indexNodeChain(queries, rpc), network, feeRateKoinuPerKb: BigInt(config["fee-rate"]),
@@ -134,7 +143,7 @@ async function main(): Promise<void> {
   process.stdout.write(`wallet  ${wallet.address}\n`);
   await wallet.sync().catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
   wallet.start(10_000);
-  relayer.start();
+  void l2Checked.then((passed) => { if (passed && !stopped.aborted) relayer.start(); });
   const server = await startRelayerServer({
     relayer, registry, host: config.host, port: config.port, maxScanAgeMs: Math.max(60_000, config["poll-ms"] * 10),
     health: async () => {
