@@ -14,6 +14,7 @@ import Module from "node:module";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { loadDaemonConfig, setUsagePrefix } from "../src/config/load";
+import { readSecretLine } from "../src/config/secret-file";
 import { getNetwork } from "../src/doge";
 import { generateWalletKeyFile } from "../src/wallet/keys";
 
@@ -65,21 +66,26 @@ function runHardhat(script: string, network: string | undefined, env: NodeJS.Pro
   });
 }
 
-/** deploy/deploy.ts's settings: each option sets the environment variable the script reads. */
+/** deploy/deploy.ts's settings: each option sets the environment variable the script (or hardhat.config.ts) reads. */
 export const DEPLOY_SPEC = {
-  network: { kind: "string", env: "HARDHAT_NETWORK", default: "localhost", description: "the Hardhat network: localhost (a local node, L2_RPC_URL) or dogeosTestnet (chain id 6281971)" },
+  network: { kind: "string", env: "HARDHAT_NETWORK", default: "localhost", description: "the Hardhat network: localhost (a local node at L2_RPC_URL) or dogeosTestnet (chain id 6281971)" },
   "rpc-url": { kind: "url", env: "DOGEOS_RPC_URL", description: "the L2 JSON-RPC URL of dogeosTestnet (also sets L2_RPC_URL for localhost)" },
-  "private-key": { kind: "string", env: "DOGEOS_PRIVATE_KEY", secret: true, description: "the deployer's private key, 0x + 64 hex digits (on dogeosTestnet; prefer --private-key-file)" },
-  attesters: { kind: "string", env: "DEPLOY_ATTESTERS", description: "three attester addresses, comma-separated (local chains: Hardhat accounts 1-3)" },
-  admin: { kind: "string", env: "DEPLOY_ADMIN", description: "the contracts' admin (default: the deployer)" },
-  guardian: { kind: "string", env: "DEPLOY_GUARDIAN", description: "the guardian that can pause (default: the deployer)" },
-  treasury: { kind: "string", env: "DEPLOY_TREASURY", description: "the treasury and job services' operator (default: the deployer)" },
-  "timelock-delay": { kind: "integer", env: "DEPLOY_TIMELOCK_DELAY", min: 3600, description: "seconds of the admin timelock (default 86400; 3600 on local chains)" },
+  "key-file": { kind: "string", env: "DOGEOS_PRIVATE_KEY_FILE", description: "the deployer's private key file, 0x + 64 hex digits, chmod 600 (local chains: the Hardhat accounts)" },
+  parameters: { kind: "string", env: "DEPLOY_PARAMETERS", description: "the Ignition parameters file (default ignition/parameters/<devnet|dogeos|network>.json)" },
+  attesters: { kind: "string", env: "DEPLOY_ATTESTERS", description: "three attester addresses, comma-separated (overrides the parameters file)" },
+  admin: { kind: "string", env: "DEPLOY_ADMIN", description: "the contracts' admin (overrides the parameters file)" },
+  guardian: { kind: "string", env: "DEPLOY_GUARDIAN", description: "the guardian that can pause (overrides the parameters file)" },
+  treasury: { kind: "string", env: "DEPLOY_TREASURY", description: "the treasury and job services' operator (overrides the parameters file)" },
+  "timelock-delay": { kind: "integer", env: "DEPLOY_TIMELOCK_DELAY", min: 0, description: "seconds of the admin timelock (overrides the parameters file)" },
 } as const;
 
 async function deploy(args: string[]): Promise<number> {
-  const config = loadDaemonConfig("dogeos deploy", DEPLOY_SPEC, undefined, {
-    summary: "Deploys the published contracts with deploy/deploy.ts through Hardhat and records their addresses in the ABI index.",
+  const config = loadDaemonConfig("dogeos deploy", DEPLOY_SPEC, (values) => {
+    // The key goes to Hardhat as the file's name, never as a value in its environment; checked here
+    // first so that a readable or missing file is one clear line.
+    if (values["key-file"]) readSecretLine(values["key-file"], "deployer key");
+  }, {
+    summary: "Deploys the published contracts with Hardhat Ignition (deploy/deploy.ts) and records them in the ABI index; after a failure, run it again: nothing is deployed twice.",
   }, args);
   const env: NodeJS.ProcessEnv = {};
   for (const [key, option] of Object.entries(DEPLOY_SPEC)) {
