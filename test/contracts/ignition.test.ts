@@ -5,7 +5,7 @@
  * blocks and transactions it returns are the chain's, and the ABI index records them.
  */
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -176,5 +176,58 @@ describe("Ignition deployment of the contract set", function () {
       expect(entry?.contracts[name].deployTx).to.match(/^0x[0-9a-f]{64}$/);
       expect(fs.existsSync(path.join(dataDir, "abi", `${name}.json`))).to.equal(true);
     }
+  });
+
+  describe("deploy/deploy.ts against a Hardhat node (the L2 of npm start)", () => {
+    const HARDHAT = require.resolve("hardhat/internal/cli/cli.js");
+    let node: ChildProcess | undefined;
+    let url = "";
+    /** Starts `hardhat node` on a free port; resolves once it serves. */
+    const startNode = async () => {
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      node = spawn(process.execPath, [HARDHAT, "node", "--port", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      await new Promise<void>((resolve, reject) => {
+        let out = "";
+        node!.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("Started HTTP")) resolve();
+        });
+        node!.once("exit", (code) => reject(new Error(`hardhat node exited (${code}): ${out}`)));
+      });
+      url = `http://127.0.0.1:${port}`;
+    };
+    const stopNode = async () => {
+      if (!node || node.exitCode !== null) return;
+      const exited = new Promise((resolve) => node!.once("exit", resolve));
+      node.kill("SIGTERM");
+      await exited;
+    };
+    afterEach(stopNode);
+    const blockNumber = async () => Number((await (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }) })).json()).result);
+    const deployTo = (dataDir: string) => execFileSync(process.execPath, [HARDHAT, "run", "--no-compile", "deploy/deploy.ts", "--network", "localhost"], {
+      cwd: ROOT, encoding: "utf8", env: { ...process.env, DOGEOS_DATA_DIR: dataDir, L2_RPC_URL: url }, stdio: ["ignore", "pipe", "pipe"],
+    });
+
+    it("a second run resumes from the journal under the data dir and sends nothing; a new node makes it forget the journal", async function () {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-data-"));
+      dirs.push(dataDir);
+      await startNode();
+      const first = deployTo(dataDir);
+      const height = await blockNumber();
+      expect(height).to.equal(PUBLISHED_CONTRACTS.length);
+      expect(fs.existsSync(path.join(dataDir, "ignition", "chain-31337", "journal.jsonl"))).to.equal(true);
+      const second = deployTo(dataDir);
+      expect(second).to.equal(first);
+      expect(await blockNumber()).to.equal(height);
+
+      // npm start runs a new Hardhat node each time: the journal of the old chain must not count.
+      await stopNode();
+      await startNode();
+      const third = deployTo(dataDir);
+      expect(await blockNumber()).to.equal(PUBLISHED_CONTRACTS.length);
+      expect(third).to.equal(first); // same deployer, same nonces: the same addresses on the new chain
+      const entry = readChainDeployment(31337, { dataDir, env: {} });
+      for (const name of PUBLISHED_CONTRACTS) expect(entry?.contracts[name].deployBlock).to.be.within(1, PUBLISHED_CONTRACTS.length);
+    });
   });
 });
