@@ -1,43 +1,108 @@
 /**
- * The embedded default (`npm start`): runs the whole system on this machine with no outside
- * service and prints one line per surface, `name  URL`. Each part is its own process (the same
- * entry points operators run); Ctrl-C or SIGTERM stops them all cleanly.
+ * The embedded default (`npm start`): runs the whole system on this machine and prints one table of
+ * its surfaces, `name  URL` with the keys under them, once everything is up. Each part is its own
+ * process (the same entry points operators run) under the supervisor of src/ops/supervisor.ts:
+ * each one's output goes to data/logs/<name>.log, a part that crashes after it was ready is
+ * restarted with back-off while the others keep serving, and Ctrl-C or SIGTERM stops them all.
  *
- * Today: the devnet base chain, the explorer's indexer and the explorer API, the inscriber with a
- * funded development hot wallet, the L2 (a Hardhat node) and the contract deployment, three
- * attesters each over its own indexer, the attest API (with paid-request fulfilment), and the
- * relayer for inscriber and anchor jobs, the launchpad API with its pages (window.wallet is a
- * development wallet over a funded devnet key), and the AMM with a demo pool.
+ * Today: the devnet base chain (or, with `--node <rpc url>` or DOGECOIN_RPC_URL, an existing
+ * dogecoind), the explorer's indexer and the explorer API, the inscriber with a funded development
+ * hot wallet, the L2 (a Hardhat node) and the contract deployment, three attesters each over its
+ * own indexer, the attest API (with paid-request fulfilment), and the relayer for inscriber and
+ * anchor jobs, the launchpad API with its pages (window.wallet is a development wallet over a
+ * funded key), and the AMM with a demo pool.
+ *
+ * Flags: `--verbose` streams every log line (pretty-printed with pino-pretty when stdout is a
+ * terminal); `--node <url>` uses an existing node; `--port-offset N` (or DOGEOS_PORT_OFFSET) adds N
+ * to every default port, so a second stack (a test's) can run beside the first. The per-service
+ * port variables (DEVNET_PORT, EXPLORER_PORT, ...) still win over the offset.
  */
-import { ChildProcess, spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
+import crypto from "node:crypto";
 import path from "node:path";
+import { spawn } from "node:child_process";
+import { parseArgs } from "node:util";
 import { HDNodeWallet } from "ethers";
+import { prettyFactory } from "pino-pretty";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
-import { NETWORKS } from "../src/doge";
+import { NETWORKS, NetworkName } from "../src/doge";
+import { blockSubsidy } from "../src/devnet/params";
+import { Supervisor, SupervisorEvent, WATCH_PARENT_PRELOAD } from "../src/ops/supervisor";
 import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
 import { addProject } from "../src/services/inscriber/projects";
 import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
 
+const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url>] [--port-offset N]]
+
+  --verbose         stream every service's log lines (pretty when stdout is a terminal)
+  --node <url>      run against an existing dogecoind instead of the devnet (env DOGECOIN_RPC_URL),
+                    e.g. http://user:password@127.0.0.1:18332; regtest wallets are funded by mining
+  --port-offset N   add N to every default port (env DOGEOS_PORT_OFFSET)
+  --help            this text
+`;
+
+const { values: FLAGS } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        verbose: { type: "boolean", default: false },
+        node: { type: "string" },
+        "port-offset": { type: "string" },
+        l2: { type: "string" },
+        "l2-key-file": { type: "string" },
+        help: { type: "boolean", default: false },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    process.stderr.write(`start: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (FLAGS.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (FLAGS.l2 || FLAGS["l2-key-file"]) {
+  process.stderr.write("start: --l2 and --l2-key-file are not implemented yet: npm start always runs a local Hardhat node as the L2 (docs/operations.md)\n");
+  process.exit(2);
+}
+
 const ROOT = path.resolve(__dirname, "..");
-const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data");
+/** An existing dogecoind to run against instead of the devnet. */
+const NODE_URL = FLAGS.node ?? (process.env.DOGECOIN_RPC_URL || undefined);
+const PORT_OFFSET = Number(FLAGS["port-offset"] ?? process.env.DOGEOS_PORT_OFFSET ?? 0);
+if (!Number.isInteger(PORT_OFFSET) || PORT_OFFSET < 0 || PORT_OFFSET > 60_000) {
+  process.stderr.write("start: --port-offset must be an integer from 0 to 60000\n");
+  process.exit(2);
+}
+/** A service's port: its own variable if set, else its default plus the offset. */
+const port = (variable: string, base: number): string => process.env[variable] ?? String(base + PORT_OFFSET);
+
+/** The base chain's network: regtest on the devnet, the node's chain with --node (set in main). */
+let NETWORK: NetworkName = "regtest";
+/** State of a stack on another node is kept apart from the devnet's (keys of another network, another chain's index). */
+const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data", ...(NODE_URL ? ["node"] : []));
+const LOG_DIR = path.join(DATA_DIR, "logs");
+const DEVNET_PORT = port("DEVNET_PORT", 18332);
+const DEVNET_RPC = NODE_URL ?? `http://devnet:devnet@127.0.0.1:${DEVNET_PORT}`;
+const EXPLORER_PORT = port("EXPLORER_PORT", 3001);
+const INSCRIBER_PORT = port("INSCRIBER_PORT", 3005);
 
 interface ServiceSpec {
   name: string;
   /** A TypeScript entry point run with tsx, or a plain argv for node (`argv`). */
   entry?: string;
   argv?: string[];
-  /** Arguments, or a function computing them when the service starts (after the steps before it). */
+  /** Arguments, computed when the service starts (after the steps before it) and at each restart. */
   args: string[] | (() => string[]);
-  /** Line on stdout that carries the service's URL once it is ready. */
+  /** Line in the service's output that carries its URL once it is ready. */
   ready: RegExp;
   /** Runs before the service starts; returns lines to print under its URL. */
   prepare?: () => Promise<string[]>;
 }
 
 const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
-const DEVNET_RPC = `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`;
 const INSCRIBER_DIR = path.join(DATA_DIR, "inscriber");
 const INSCRIBER_KEY_FILE = path.join(INSCRIBER_DIR, "wallet.wif");
 const INSCRIBER_PROJECTS = path.join(INSCRIBER_DIR, "projects.json");
@@ -46,6 +111,20 @@ const INSCRIBER_DEV_KEYS = path.join(INSCRIBER_DIR, "dev-project-keys.json");
 /** DOGE the devnet faucet gives the development hot wallet at each start. */
 const INSCRIBER_FUNDING_DOGE = 2_000;
 
+/** A key made once in `file` (0600), or the one already there. */
+const walletKeyIn = (file: string) => (fs.existsSync(file) ? loadWalletKey({ keyFile: file, network: NETWORKS[NETWORK] }) : generateWalletKeyFile(file, NETWORKS[NETWORK]));
+
+/**
+ * Funding of a development wallet: from the devnet's faucet (`devnet_faucet`, one output of
+ * `doge`, mined at once with `confirm`), or nothing here when the stack runs on another node,
+ * where fundNodeWallets did it before any service started.
+ */
+async function devFund(address: string, doge: number, confirm: boolean): Promise<void> {
+  if (NODE_URL) return;
+  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [address, doge, confirm]);
+}
+const funded = (doge: number) => (NODE_URL ? (NETWORK === "regtest" ? "funded by mining" : "funded by you") : `funded with ${doge.toLocaleString("en-US")} DOGE`);
+
 /**
  * The development hot wallet and projects: a key file made once (mode 0600, under data/, never in
  * the repository), project keys for "launchpad" and "demo" made once, and DOGE from the devnet
@@ -53,8 +132,8 @@ const INSCRIBER_FUNDING_DOGE = 2_000;
  */
 async function prepareInscriber(): Promise<string[]> {
   const key = fs.existsSync(INSCRIBER_KEY_FILE)
-    ? loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS.regtest })
-    : generateWalletKeyFile(INSCRIBER_KEY_FILE, NETWORKS.regtest);
+    ? loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS[NETWORK] })
+    : generateWalletKeyFile(INSCRIBER_KEY_FILE, NETWORKS[NETWORK]);
   let keys: Record<string, string> = fs.existsSync(INSCRIBER_DEV_KEYS) ? JSON.parse(fs.readFileSync(INSCRIBER_DEV_KEYS, "utf8")) : {};
   if (!fs.existsSync(INSCRIBER_PROJECTS) || !keys.launchpad || !keys.demo || !keys.relayer) {
     keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo"), relayer: addProject(INSCRIBER_PROJECTS, "relayer") };
@@ -72,16 +151,16 @@ async function prepareInscriber(): Promise<string[]> {
   fs.writeFileSync(RELAYER_INSCRIBER_KEY_FILE, `${keys.relayer}\n`, { mode: 0o600 });
   fs.mkdirSync(LAUNCHPAD_DIR, { recursive: true, mode: 0o700 });
   fs.writeFileSync(LAUNCHPAD_INSCRIBER_KEY_FILE, `${keys.launchpad}\n`, { mode: 0o600 });
-  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, INSCRIBER_FUNDING_DOGE, true]);
-  return [`hot wallet ${key.address} (funded with ${INSCRIBER_FUNDING_DOGE} DOGE)`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
+  await devFund(key.address, INSCRIBER_FUNDING_DOGE, true);
+  return [`hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
 }
-const L2_PORT = process.env.L2_PORT ?? "8545";
+const L2_PORT = port("L2_PORT", 8545);
 
 const SERVICES: ServiceSpec[] = [
   {
     name: "devnet",
     entry: "daemons/devnet/main.ts",
-    args: ["--datadir", path.join(DATA_DIR, "devnet"), "--port", process.env.DEVNET_PORT ?? "18332", "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
+    args: () => ["--datadir", path.join(DATA_DIR, "devnet"), "--port", DEVNET_PORT, "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
       // An empty block at least every 15 s, so that what the system does becomes 6 deep (and
       // attestable) within a couple of minutes even when nothing else happens.
       "--emptyblocks", process.env.DEVNET_EMPTY_BLOCK_SECONDS ?? "15"],
@@ -90,8 +169,8 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "indexer",
     entry: "daemons/indexer/main.ts",
-    args: ["--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`, "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
-      "--network", "regtest", "--name", "indexer", "--ops-port", process.env.INDEXER_OPS_PORT ?? "3021",
+    args: () => ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+      "--network", NETWORK, "--name", "indexer", "--ops-port", port("INDEXER_OPS_PORT", 3021),
       // The devnet's index can always be rebuilt from the devnet: do so after a schema change.
       "--reset-on-rebuild"],
     ready: /^indexer {2}(\S+)$/m,
@@ -99,16 +178,16 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "explorer",
     entry: "daemons/api/main.ts",
-    args: ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), "--rpc-url", `http://devnet:devnet@127.0.0.1:${process.env.DEVNET_PORT ?? "18332"}`,
-      "--network", "regtest", "--port", process.env.EXPLORER_PORT ?? "3001"],
+    args: () => ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), "--rpc-url", DEVNET_RPC,
+      "--network", NETWORK, "--port", EXPLORER_PORT],
     ready: /^explorer {2}(\S+)$/m,
   },
   {
     name: "inscriber",
     entry: "daemons/inscriber/main.ts",
-    args: ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", "regtest",
+    args: () => ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", NETWORK,
       "--db", path.join(INSCRIBER_DIR, "inscriber.sqlite"), "--wallet-db", path.join(INSCRIBER_DIR, "wallet.sqlite"),
-      "--wallet-key-file", INSCRIBER_KEY_FILE, "--projects-file", INSCRIBER_PROJECTS, "--port", process.env.INSCRIBER_PORT ?? "3005",
+      "--wallet-key-file", INSCRIBER_KEY_FILE, "--projects-file", INSCRIBER_PROJECTS, "--port", INSCRIBER_PORT,
       "--min-utxos", "20", "--utxo-koinu", "5000000000"],
     ready: /^inscriber {2}(\S+)$/m,
     prepare: prepareInscriber,
@@ -116,7 +195,7 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "l2",
     argv: [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", L2_PORT],
-    args: [],
+    args: () => [],
     ready: /Started HTTP and WebSocket JSON-RPC server at (\S+)/,
   },
 ];
@@ -159,10 +238,7 @@ const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
 const LAUNCHPAD_OPERATOR_KEY_FILE = path.join(LAUNCHPAD_DIR, "operator.key");
 /** The development wallet the pages get as window.wallet (DESIGN.md 7): a devnet key of the person at the browser. */
 const LAUNCHPAD_DEV_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "dev-wallet.wif");
-const LAUNCHPAD_PORT = process.env.LAUNCHPAD_PORT ?? "3002";
-
-/** A key made once in `file` (0600), or the one already there. */
-const walletKeyIn = (file: string) => (fs.existsSync(file) ? loadWalletKey({ keyFile: file, network: NETWORKS.regtest }) : generateWalletKeyFile(file, NETWORKS.regtest));
+const LAUNCHPAD_PORT = port("LAUNCHPAD_PORT", 3002);
 
 /**
  * The demo collections' creator key, the operator key of free listings, and the pages' development
@@ -173,9 +249,8 @@ async function prepareLaunchpad(): Promise<string[]> {
   const key = walletKeyIn(LAUNCHPAD_WALLET_KEY_FILE);
   if (!fs.existsSync(LAUNCHPAD_OPERATOR_KEY_FILE)) fs.writeFileSync(LAUNCHPAD_OPERATOR_KEY_FILE, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
   const devWallet = walletKeyIn(LAUNCHPAD_DEV_WALLET_KEY_FILE);
-  const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
-  for (let i = 0; i < 4; i++) await rpc.call("devnet_faucet", [devWallet.address, 100, false]);
-  await rpc.call("devnet_faucet", [devWallet.address, 100, true]);
+  for (let i = 0; i < 4; i++) await devFund(devWallet.address, 100, false);
+  await devFund(devWallet.address, 100, true);
   return [
     `pages  http://127.0.0.1:${LAUNCHPAD_PORT}/ (window.wallet is the development wallet ${devWallet.address})`,
     `demo creator ${key.address} (payments for demo-pups, 1 DOGE, go there); demo-free listed with the operator key`,
@@ -185,11 +260,11 @@ async function prepareLaunchpad(): Promise<string[]> {
 const LAUNCHPAD: ServiceSpec = {
   name: "launchpad",
   entry: "daemons/launchpad/main.ts",
-  args: ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
-    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--operator-key-file", LAUNCHPAD_OPERATOR_KEY_FILE, "--network", "regtest",
+  args: () => ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
+    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--operator-key-file", LAUNCHPAD_OPERATOR_KEY_FILE, "--network", NETWORK,
     "--port", LAUNCHPAD_PORT, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", LAUNCHPAD_DEV_WALLET_KEY_FILE,
-    "--explorer-url", `http://127.0.0.1:${process.env.EXPLORER_PORT ?? "3001"}`],
+    "--explorer-url", `http://127.0.0.1:${EXPLORER_PORT}`],
   ready: /^launchpad {2}(\S+)$/m,
   prepare: prepareLaunchpad,
 };
@@ -203,20 +278,20 @@ const RELAYER_FUNDING_DOGE = 500;
 /** The relayer's own hot wallet (never the inscriber's), made once and funded at each start. */
 async function prepareRelayer(): Promise<string[]> {
   const key = fs.existsSync(RELAYER_WALLET_KEY_FILE)
-    ? loadWalletKey({ keyFile: RELAYER_WALLET_KEY_FILE, network: NETWORKS.regtest })
-    : generateWalletKeyFile(RELAYER_WALLET_KEY_FILE, NETWORKS.regtest);
-  await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [key.address, RELAYER_FUNDING_DOGE, true]);
-  return [`anchor wallet ${key.address} (funded with ${RELAYER_FUNDING_DOGE} DOGE); L2 key: Hardhat account 6`];
+    ? loadWalletKey({ keyFile: RELAYER_WALLET_KEY_FILE, network: NETWORKS[NETWORK] })
+    : generateWalletKeyFile(RELAYER_WALLET_KEY_FILE, NETWORKS[NETWORK]);
+  await devFund(key.address, RELAYER_FUNDING_DOGE, true);
+  return [`anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: Hardhat account 6`];
 }
 
-const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: String(3010 + n), opsPort: String(3021 + n) }));
+const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: port(`ATTESTER_${n}_PORT`, 3010 + n), opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n) }));
 
 /** The attesters: each reads its own indexer's database (three indexers of the devnet). */
 const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) => [
   {
     name: `indexer-${n}`,
     entry: "daemons/indexer/main.ts",
-    args: ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", "regtest", "--name", `indexer-${n}`,
+    args: () => ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", NETWORK, "--name", `indexer-${n}`,
       "--ops-port", opsPort, "--reset-on-rebuild"],
     ready: new RegExp(`^indexer-${n} {2}(\\S+)$`, "m"),
   },
@@ -225,7 +300,7 @@ const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) 
     entry: "daemons/attester/main.ts",
     args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--rpc-url", DEVNET_RPC, "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`,
       "--attestation-address", deployed("DogeAttestation"), "--chain-id", "31337", "--key-file", localKeyFile(`attester-${n}`, n),
-      "--network", "regtest", "--port", port, "--name", `attester-${n}`],
+      "--network", NETWORK, "--port", port, "--name", `attester-${n}`],
     ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
   },
 ]);
@@ -235,7 +310,7 @@ const ATTEST: ServiceSpec = {
   entry: "daemons/attest/main.ts",
   args: () => ["--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
     "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", localKeyFile("relayer", 4),
-    "--network", "regtest", "--port", process.env.ATTEST_PORT ?? "3004"],
+    "--network", NETWORK, "--port", port("ATTEST_PORT", 3004)],
   ready: /^attest {2}(\S+)$/m,
 };
 
@@ -246,11 +321,11 @@ const RELAYER: ServiceSpec = {
   args: () => ["--db", path.join(RELAYER_DIR, "relayer.sqlite"), "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--chain-id", "31337",
     "--attestation-address", deployed("DogeAttestation"), "--inscriber-address", deployed("DogeInscriber"), "--anchor-address", deployed("DogeAnchor"),
     "--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","),
-    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
+    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
     "--wallet-key-file", RELAYER_WALLET_KEY_FILE, "--wallet-db", path.join(RELAYER_DIR, "wallet.sqlite"),
-    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", "regtest",
+    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", NETWORK,
     // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
-    "--l2-key-file", localKeyFile("relayer-jobs", 6), "--port", process.env.RELAYER_PORT ?? "3030"],
+    "--l2-key-file", localKeyFile("relayer-jobs", 6), "--port", port("RELAYER_PORT", 3030)],
   ready: /^relayer {2}(\S+)$/m,
   prepare: prepareRelayer,
 };
@@ -259,7 +334,9 @@ const AMM_DIR = path.join(DATA_DIR, "amm");
 const AMM_INSCRIBER_KEY_FILE = path.join(AMM_DIR, "inscriber-project.key");
 const AMM_WALLET_KEY_FILE = path.join(AMM_DIR, "custody.wif");
 const AMM_BONDING_KEY_FILE = path.join(AMM_DIR, "bonding-operator.key");
-const AMM_PORT = process.env.AMM_PORT ?? "3003";
+const AMM_PORT = port("AMM_PORT", 3003);
+/** DOGE the custody wallet gets at each start on the devnet (four outputs of 5,000). */
+const AMM_FUNDING_DOGE = 20_000;
 
 /**
  * The AMM's custody wallet, made once and funded at each start: it holds the pools' DOGE and pays
@@ -269,10 +346,9 @@ async function prepareAmm(): Promise<string[]> {
   const key = walletKeyIn(AMM_WALLET_KEY_FILE);
   // The inscriber's hot wallet is the operator's too: its transactions (the postage of the payouts'
   // transfer inscriptions, sent to the custody) are never deposits, and no order may name it.
-  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS.regtest }).address;
-  const rpc = new DogecoinRpcClient({ url: DEVNET_RPC });
-  for (let i = 0; i < 3; i++) await rpc.call("devnet_faucet", [key.address, 5_000, false]);
-  await rpc.call("devnet_faucet", [key.address, 5_000, true]);
+  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS[NETWORK] }).address;
+  for (let i = 0; i < 3; i++) await devFund(key.address, 5_000, false);
+  await devFund(key.address, 5_000, true);
   // The operator key of bonding launches: issued once into the AMM's database (only its hash is
   // kept there) and kept in clear in a 0600 file for the person at this machine.
   if (!fs.existsSync(AMM_BONDING_KEY_FILE)) {
@@ -282,7 +358,7 @@ async function prepareAmm(): Promise<string[]> {
     fs.writeFileSync(AMM_BONDING_KEY_FILE, `${operatorKey}\n`, { mode: 0o600 });
   }
   return [
-    `custody wallet ${key.address} (funded with 20,000 DOGE); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`,
+    `custody wallet ${key.address} (${funded(AMM_FUNDING_DOGE)}); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`,
     `bonding launches' operator key: ${fs.readFileSync(AMM_BONDING_KEY_FILE, "utf8").trim()}; demo bonding coin MOON (graduates at 2,000 DOGE)`,
   ];
 }
@@ -290,16 +366,17 @@ async function prepareAmm(): Promise<string[]> {
 const AMM: ServiceSpec = {
   name: "amm",
   entry: "daemons/amm/main.ts",
-  args: ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
-    "--inscriber-url", `http://127.0.0.1:${process.env.INSCRIBER_PORT ?? "3005"}`, "--inscriber-key-file", AMM_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", AMM_WALLET_KEY_FILE, "--wallet-db", path.join(AMM_DIR, "wallet.sqlite"), "--network", "regtest", "--port", AMM_PORT, "--demo"],
+  args: () => ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", AMM_INSCRIBER_KEY_FILE,
+    "--wallet-key-file", AMM_WALLET_KEY_FILE, "--wallet-db", path.join(AMM_DIR, "wallet.sqlite"), "--network", NETWORK, "--port", AMM_PORT, "--demo"],
   ready: /^amm {2}(\S+)$/m,
   prepare: prepareAmm,
 };
 
 /** Start order: services, and the deploy step once the L2 is up. */
 const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
-  ...SERVICES.map((service) => ({ service })),
+  // With --node the base chain is that node: no devnet.
+  ...SERVICES.filter((service) => !(NODE_URL && service.name === "devnet")).map((service) => ({ service })),
   { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] } },
   ...ATTESTER_STAGES.map((service) => ({ service })),
   { service: ATTEST },
@@ -308,85 +385,264 @@ const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   { service: AMM },
 ];
 
-const running: { spec: ServiceSpec; child: ChildProcess }[] = [];
-let stopping = false;
-
-function startService(spec: ServiceSpec): Promise<string> {
-  process.stderr.write(`starting ${spec.name}...\n`);
-  const argv = spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)];
-  const args = typeof spec.args === "function" ? spec.args() : spec.args;
-  const child = spawn(process.execPath, [...argv, ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.push({ spec, child });
-  child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = spec.ready.exec(buffer);
-      if (match) {
-        buffer = "";
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code, signal) => {
-      if (!stopping) {
-        process.stderr.write(`${spec.name} exited (${signal ?? code}); stopping everything\n`);
-        reject(new Error(`${spec.name} exited`));
-        void stopAll(1);
-      }
-    });
-  });
+/**
+ * The development wallets a stack on another node needs, with the DOGE each gets on the devnet and
+ * the number of outputs it gets there (some demos pay several times in a row).
+ */
+function nodeWallets(): { name: string; file: string; doge: number; outputs: number }[] {
+  return [
+    { name: "inscriber hot wallet", file: INSCRIBER_KEY_FILE, doge: INSCRIBER_FUNDING_DOGE, outputs: 1 },
+    { name: "launchpad development wallet", file: LAUNCHPAD_DEV_WALLET_KEY_FILE, doge: 500, outputs: 5 },
+    { name: "relayer anchor wallet", file: RELAYER_WALLET_KEY_FILE, doge: RELAYER_FUNDING_DOGE, outputs: 1 },
+    { name: "AMM custody wallet", file: AMM_WALLET_KEY_FILE, doge: AMM_FUNDING_DOGE, outputs: 4 },
+  ];
 }
 
-async function stopAll(exitCode: number): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  process.stderr.write("stopping...\n");
-  for (const { child } of [...running].reverse()) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { child.kill("SIGKILL"); }, 10_000);
-      child.once("exit", () => { clearTimeout(timer); resolve(); });
-      child.kill("SIGTERM");
-    });
+/** Dogecoin regtest's coinbase maturity (60, src/services/explorer/app.ts coinbaseMaturity); we mine 100 to be safe. */
+const MATURITY_BLOCKS = 100;
+
+/**
+ * Regtest on another node: each development wallet gets coinbases by `generatetoaddress` (as many
+ * blocks as it needs for its DOGE, and at least one per output; the subsidy is regtest's,
+ * src/devnet/params.ts blockSubsidy), then 100 more blocks so that they mature. Only when a wallet
+ * has fewer confirmed blocks' worth than that, so a restart does not mine again.
+ */
+async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
+  const marker = path.join(DATA_DIR, "keys", "funded-by-mining.json");
+  const done: string[] = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, "utf8")) : [];
+  let height = await rpc.call<number>("getblockcount", []);
+  let mined = false;
+  for (const wallet of nodeWallets()) {
+    const address = walletKeyIn(wallet.file).address;
+    if (done.includes(address)) continue;
+    let koinu = 0n;
+    let blocks = 0;
+    while (koinu < BigInt(wallet.doge) * 100_000_000n || blocks < wallet.outputs) {
+      height += 1;
+      koinu += blockSubsidy(height);
+      blocks += 1;
+    }
+    await rpc.call("generatetoaddress", [blocks, address]);
+    progress(`mined ${blocks} block(s) to the ${wallet.name} ${address}`);
+    done.push(address);
+    mined = true;
+  }
+  if (mined) {
+    // The maturity blocks' own coinbases go to the first wallet: nothing depends on them.
+    await rpc.call("generatetoaddress", [MATURITY_BLOCKS, walletKeyIn(INSCRIBER_KEY_FILE).address]);
+    progress(`mined ${MATURITY_BLOCKS} more blocks so that those coinbases mature`);
+    fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(marker, JSON.stringify(done) + "\n");
+  }
+}
+
+/**
+ * Testnet or mainnet: nothing can be mined, so print the addresses and wait until the explorer's
+ * index (started before this) shows a confirmed balance on each.
+ */
+async function waitUntilFunded(): Promise<void> {
+  const wallets = nodeWallets().map((wallet) => ({ ...wallet, address: walletKeyIn(wallet.file).address }));
+  const balance = async (address: string): Promise<bigint> => {
+    const response = await fetch(`http://127.0.0.1:${EXPLORER_PORT}/api/wallet/address/${address}/balance`);
+    if (!response.ok) return 0n;
+    return BigInt((await response.json() as { confirmed_koinu: string }).confirmed_koinu);
+  };
+  let first = true;
+  for (;;) {
+    const missing: typeof wallets = [];
+    for (const wallet of wallets) if ((await balance(wallet.address)) === 0n) missing.push(wallet);
+    if (missing.length === 0) return;
+    if (first) {
+      process.stdout.write(`\nFund these ${NETWORK} addresses (the amounts are what the devnet gives; less works for a try), then wait for one confirmation:\n`);
+      for (const wallet of missing) process.stdout.write(`  ${wallet.address}  ${wallet.doge.toLocaleString("en-US")} DOGE  ${wallet.name}\n`);
+      first = false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+}
+
+/** `getblockchaininfo.chain` (main, test, regtest) as our network names. */
+const CHAINS: Record<string, NetworkName> = { main: "mainnet", test: "testnet", regtest: "regtest" };
+
+/** With --node: which network the node is on, and the development wallets funded on regtest. */
+async function prepareNode(): Promise<void> {
+  const rpc = new DogecoinRpcClient({ url: NODE_URL! });
+  const info = await rpc.call<{ chain: string; blocks: number }>("getblockchaininfo", []);
+  const network = CHAINS[info.chain];
+  if (!network) throw new Error(`the node at --node is on chain "${info.chain}", which is none of main, test, regtest`);
+  NETWORK = network;
+  progress(`node: chain ${info.chain} (${network}) at height ${info.blocks}`);
+  if (network === "regtest") await fundByMining(rpc);
+}
+
+const VERBOSE = FLAGS.verbose;
+const TTY = Boolean(process.stdout.isTTY);
+const pretty = VERBOSE && TTY ? prettyFactory({ colorize: true, ignore: "pid,hostname" }) : null;
+
+/** Start-up progress: one rewritten line on a terminal, plain lines elsewhere; nothing with --verbose (the logs say it). */
+let progressShown = false;
+function progress(text: string): void {
+  if (VERBOSE) return;
+  if (process.stderr.isTTY) {
+    process.stderr.write(`\r\x1b[K${text}`);
+    progressShown = true;
+  } else {
+    process.stderr.write(`${text}\n`);
+  }
+}
+function endProgress(): void {
+  if (progressShown) process.stderr.write("\r\x1b[K");
+  progressShown = false;
+}
+
+/** What a person at the terminal sees of the supervisor: restarts and errors. */
+function onEvent(event: SupervisorEvent): void {
+  if (event.type === "started") {
+    if (event.restarts > 0) {
+      endProgress();
+      process.stderr.write(`${event.name} restarted (restart ${event.restarts}): ${event.url}\n`);
+    }
+    return;
+  }
+  if (event.type === "exited") {
+    endProgress();
+    const seconds = (event.restartInMs ?? 0) / 1000;
+    process.stderr.write(`${event.name} exited (${event.signal ?? `code ${event.code}`}); restart ${event.restarts} in ${seconds} s; its last lines (${path.join(LOG_DIR, `${event.name}.log`)}):\n`);
+    for (const line of event.tail) process.stderr.write(`  ${line.length > 300 ? `${line.slice(0, 300)}...` : line}\n`);
+    return;
+  }
+  if (VERBOSE) return; // the line is streamed anyway
+  endProgress();
+  let text = event.line;
+  try {
+    const fields = JSON.parse(event.line) as Record<string, unknown>;
+    text = [fields.event, fields.msg, fields.err].filter((part) => part !== undefined).map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(": ") || event.line;
+  } catch {
+    // not JSON: shown as it is
+  }
+  process.stderr.write(`${event.name}: error: ${text}\n`);
+}
+
+/** --verbose: every log line, pretty when stdout is a terminal. */
+function onLine(name: string, line: string): void {
+  if (pretty && line.startsWith("{")) {
+    try {
+      process.stdout.write(pretty(line));
+      return;
+    } catch {
+      // not a pino line after all
+    }
+  }
+  process.stdout.write(`${name.padEnd(10)} | ${line}\n`);
+}
+
+const supervisor = new Supervisor({ logDir: LOG_DIR, onEvent, onLine: VERBOSE ? onLine : undefined });
+let stopping = false;
+
+async function stopAll(exitCode: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    endProgress();
+    process.stderr.write("stopping...\n");
+    await supervisor.stopAll();
   }
   process.exit(exitCode);
 }
 
-function runStep(argv: string[]): Promise<string> {
+/** A one-shot step (the deploy): its stdout is returned, its stderr goes to its log file. */
+function runStep(name: string, argv: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, L2_RPC_URL: `http://127.0.0.1:${L2_PORT}` } });
+    const log = fs.openSync(path.join(LOG_DIR, `${name}.log`), "a");
+    const child = spawn(process.execPath, ["--require", WATCH_PARENT_PRELOAD, ...argv], {
+      cwd: ROOT, stdio: ["ignore", "pipe", log], env: { ...process.env, L2_RPC_URL: `http://127.0.0.1:${L2_PORT}` },
+    });
+    fs.closeSync(log);
     let stdout = "";
-    child.stdout!.on("data", (chunk: Buffer) => { stdout += chunk; });
-    child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-    child.once("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${argv.slice(1, 3).join(" ")} exited with ${code}`))));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      fs.appendFileSync(path.join(LOG_DIR, `${name}.log`), chunk);
+    });
+    child.once("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${name} exited with ${code} (see ${path.join(LOG_DIR, `${name}.log`)})`))));
   });
+}
+
+/**
+ * `npm start` runs this under `sh -c`, below npm: if npm is killed, sh lives on and this
+ * process's parent does not change, so watch npm too (/proc/<pid>/stat's start time tells a
+ * reused pid apart). Our own daemons watch this process (src/config/daemon.ts).
+ */
+function watchAncestors(onGone: () => void): void {
+  const startTime = (pid: number): string | null => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return fields[0] === "Z" ? null : fields[19];
+    } catch {
+      return null;
+    }
+  };
+  const parentOf = (pid: number): number | null => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return null;
+    }
+  };
+  const parent = process.ppid;
+  const watched = [parent];
+  if (process.env.npm_lifecycle_event) {
+    const grandparent = parentOf(parent);
+    if (grandparent && grandparent > 1) watched.push(grandparent);
+  }
+  const starts = watched.map(startTime);
+  const timer = setInterval(() => {
+    if (process.ppid !== parent || watched.some((pid, i) => startTime(pid) !== starts[i])) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 1_000);
+  timer.unref();
 }
 
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  process.on("SIGHUP", () => void stopAll(0));
+  watchAncestors(() => void stopAll(1));
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  if (NODE_URL) await prepareNode();
+  const table: string[] = [];
+  const total = STAGES.length;
+  let index = 0;
   for (const stage of STAGES) {
+    index += 1;
     if ("step" in stage) {
-      process.stderr.write(`running ${stage.step.name}...\n`);
-      const output = await runStep(stage.step.argv);
+      progress(`[${index}/${total}] running ${stage.step.name}...`);
+      const output = await runStep(stage.step.name, stage.step.argv);
       if (stage.step.name === "deploy") deployOutput.text = output;
-      for (const line of output.trim().split("\n")) process.stdout.write(`  ${line}\n`);
+      for (const line of output.trim().split("\n")) table.push(`  ${line}`);
       continue;
     }
     const spec = stage.service;
+    if (NODE_URL && NETWORK !== "regtest" && spec.name === "inscriber") await waitUntilFunded();
+    progress(`[${index}/${total}] starting ${spec.name}...`);
     const notes = spec.prepare ? await spec.prepare() : [];
-    const url = await startService(spec);
-    process.stdout.write(`${spec.name.padEnd(10)}  ${url}\n`);
-    for (const note of notes) process.stdout.write(`  ${note}\n`);
+    const url = await supervisor.start({
+      name: spec.name,
+      args: () => [...(spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)]), ...(typeof spec.args === "function" ? spec.args() : spec.args)],
+      ready: spec.ready,
+      cwd: ROOT,
+    });
+    table.push(`${spec.name.padEnd(10)}  ${url}`, ...notes.map((note) => `  ${note}`));
   }
-  process.stderr.write("all services running; Ctrl-C stops them\n");
+  endProgress();
+  process.stdout.write(`${table.join("\n")}\n`);
+  process.stderr.write(`all services running (logs in ${LOG_DIR}${VERBOSE ? "" : "; --verbose streams them"}); Ctrl-C stops them\n`);
 }
 
 main().catch((error) => {
+  endProgress();
   process.stderr.write(`start: ${(error as Error).message}\n`);
   void stopAll(1);
 });
