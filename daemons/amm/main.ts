@@ -24,6 +24,7 @@ import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
@@ -40,7 +41,7 @@ import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "..
 const SPEC = {
   db: { kind: "string", env: "AMM_DB", default: "data/amm/amm.sqlite", description: "the AMM's ledger database" },
   "index-db": { kind: "string", env: "AMM_INDEX_DB", required: true, description: "the explorer indexer's database (read): deposits, DRC-20" },
-  "rpc-url": { kind: "url", env: "AMM_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (payout broadcasts)" },
+  ...rpcOptions("AMM", { purpose: "payout broadcasts" }),
   "inscriber-url": { kind: "url", env: "AMM_INSCRIBER_URL", required: true, description: "the inscriber service (DRC-20 transfer inscriptions of payouts)" },
   "inscriber-key-file": { kind: "string", env: "AMM_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"amm\" (mode 0600)" },
   "wallet-key-file": { kind: "string", env: "AMM_WALLET_KEY_FILE", default: "", description: "file with the custody hot wallet's WIF (mode 0600; else AMM_WALLET_WIF)" },
@@ -81,7 +82,7 @@ const DEMO_CURVE = { tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("amm", SPEC, (values) => { getNetwork(values.network); });
+  const config = loadDaemonConfig("amm", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "amm", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "AMM_WALLET_WIF", network });
   const walletDb = openWalletDatabase(config["wallet-db"]);
   const stopped = stopSignal("amm");
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "amm", logger, signal: stopped,
     check: async () => {

@@ -17,6 +17,7 @@ import { checkNodeNetwork, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -30,7 +31,7 @@ import { openDatabase } from "../../src/db/sqlite";
 
 const SPEC = {
   db: { kind: "string", env: "EXPLORER_DB", required: true, description: "the indexer's SQLite database" },
-  "rpc-url": { kind: "url", env: "EXPLORER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL for broadcasts" },
+  ...rpcOptions("EXPLORER", { purpose: "broadcasts, the mempool view" }),
   "pqc-db": { kind: "string", env: "EXPLORER_PQC_DB", default: "data/explorer/pqc.sqlite", description: "the post-quantum key registry's SQLite database" },
   network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   host: { kind: "string", env: "EXPLORER_HOST", default: "127.0.0.1", description: "listen address" },
@@ -41,17 +42,17 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("explorer", SPEC, (values) => { getNetwork(values.network); });
+  const config = loadDaemonConfig("explorer", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const db = openIndexerDatabase(config.db, { cacheMb: 64 });
   const queries = new IndexQueries(db);
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
   const stopped = stopSignal("explorer");
-  const node = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  const node = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({ daemon: "explorer", logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, "explorer"); } });
   // The mempool view asks the node every second; its own client does not retry (the next refresh does).
   const mempool = config["mempool-max-txs"] > 0
-    ? new MempoolView({ node: new DogecoinRpcClient({ url: config["rpc-url"], logger, retries: 0, timeoutMs: 10_000, signal: stopped }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
+    ? new MempoolView({ node: createDogecoinRpcClient(config, { logger, retries: 0, timeoutMs: 10_000, signal: stopped }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
     : undefined;
   const stopMempool = mempool?.start({ log: (event, fields) => logger.warn({ event, ...fields }) });
   const registry = new Registry();

@@ -24,6 +24,7 @@ import { checkNodeNetwork, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
 import { FactDomainMismatchError, assertAttestationDomain, attestationDomain } from "../../src/facts";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -32,7 +33,7 @@ import { L2ReadError, MIN_CONFIRMATIONS, createAttesterApp, ethersAttesterL2, lo
 
 const SPEC = {
   "index-db": { kind: "string", env: "ATTESTER_INDEX_DB", required: true, description: "this attester's own indexer database (read only)" },
-  "rpc-url": { kind: "url", env: "ATTESTER_RPC_URL", description: "this attester's own dogecoind JSON-RPC URL (for node_height)" },
+  ...rpcOptions("ATTESTER", { purpose: "this attester's own dogecoind, for node_height", required: false }),
   "l2-rpc-url": { kind: "url", env: "ATTESTER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
   "attestation-address": { kind: "string", env: "ATTESTER_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract (the EIP-712 verifyingContract)" },
   "chain-id": { kind: "integer", env: "ATTESTER_CHAIN_ID", required: true, min: 1, description: "the L2's chain id (DogeOS testnet: 6281971)" },
@@ -48,6 +49,7 @@ const SPEC = {
 
 async function main(): Promise<void> {
   const config = loadDaemonConfig("attester", SPEC, (values) => {
+    checkRpcConfig(values);
     getNetwork(values.network);
     if (!/^0x[0-9a-fA-F]{40}$/.test(values["attestation-address"])) throw new Error(`--attestation-address must be an L2 address, got "${values["attestation-address"]}"`);
     loadAttesterKey({ keyFile: values["key-file"] || undefined, env: process.env });
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
     logger.warn({ event: "l2_unreachable", err: (error as Error).message }, "the L2 does not answer yet; signing waits for it");
   }
   const stopped = stopSignal(config.name);
-  const node = config["rpc-url"] ? new DogecoinRpcClient({ url: config["rpc-url"], logger, timeoutMs: 2_000, signal: stopped }) : null;
+  const node = config["rpc-url"] ? createDogecoinRpcClient(config, { logger, timeoutMs: 2_000, signal: stopped }) : null;
   if (node) void runNodeChecks({ daemon: config.name, logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, config.name); } });
 
   const registry = new Registry();

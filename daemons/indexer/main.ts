@@ -18,6 +18,7 @@ import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NodeCheckError, checkNodeNetwork } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, ReorgTooDeepError, SyncProgress } from "../../src/indexer/indexer";
@@ -27,9 +28,7 @@ import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
 import { startOpsServer } from "../../src/services/ops/server";
 
 const SPEC = {
-  "rpc-url": { kind: "url", env: "INDEXER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (credentials may be embedded)" },
-  "rpc-user": { kind: "string", env: "INDEXER_RPC_USER", description: "dogecoind rpcuser (if not in the URL)" },
-  "rpc-password": { kind: "string", env: "INDEXER_RPC_PASSWORD", description: "dogecoind rpcpassword (if not in the URL)" },
+  ...rpcOptions("INDEXER", { purpose: "blocks" }),
   db: { kind: "string", env: "INDEXER_DB", default: "data/indexer/index.sqlite", description: "SQLite database file" },
   network: { kind: "string", env: "INDEXER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "start-height": { kind: "integer", env: "INDEXER_START_HEIGHT", default: 0, min: 0, description: "first block to index (mainnet capture: 4728316)" },
@@ -44,14 +43,11 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("indexer", SPEC, (values) => { getNetwork(values.network); });
+  const config = loadDaemonConfig("indexer", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   // Aborted by SIGTERM/SIGINT: RPC calls in flight and their retries stop at once.
   const stopped = stopSignal(config.name);
-  const client = new DogecoinRpcClient({
-    url: config["rpc-url"],
-    username: config["rpc-user"] || undefined,
-    password: config["rpc-password"] || undefined,
+  const client = createDogecoinRpcClient(config, {
     logger,
     signal: stopped,
   });

@@ -18,6 +18,7 @@ import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/n
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -33,7 +34,7 @@ import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
   "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, description: "the explorer indexer's SQLite database (read)" },
-  "rpc-url": { kind: "url", env: "INSCRIBER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (broadcasts, raw transactions; dogecoind needs -txindex)" },
+  ...rpcOptions("INSCRIBER", { purpose: "broadcasts, raw transactions; dogecoind needs -txindex" }),
   network: { kind: "string", env: "INSCRIBER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   db: { kind: "string", env: "INSCRIBER_DB", default: "data/inscriber/inscriber.sqlite", description: "the inscriber's job database" },
   "wallet-db": { kind: "string", env: "INSCRIBER_WALLET_DB", default: "data/inscriber/wallet.sqlite", description: "the hot wallet's database" },
@@ -53,7 +54,7 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("inscriber", SPEC, (values) => { getNetwork(values.network); });
+  const config = loadDaemonConfig("inscriber", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "inscriber", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
   const queries = new IndexQueries(indexDb);
   const stopped = stopSignal("inscriber");
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "inscriber", logger, signal: stopped,
     check: async () => {

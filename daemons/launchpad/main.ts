@@ -24,6 +24,7 @@ import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork, signMessage } from "../../src/doge";
@@ -37,7 +38,7 @@ import { nodeRawTransactions } from "../../src/services/user-psbt";
 const SPEC = {
   db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
   "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, description: "the explorer indexer's database (read): payments, membership" },
-  "rpc-url": { kind: "url", env: "LAUNCHPAD_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (payment PSBTs: previous transactions, mempool spends)" },
+  ...rpcOptions("LAUNCHPAD", { purpose: "payment PSBTs: previous transactions, mempool spends; -txindex" }),
   "inscriber-url": { kind: "url", env: "LAUNCHPAD_INSCRIBER_URL", required: true, description: "the inscriber service" },
   "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },
   "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
@@ -98,7 +99,7 @@ async function listDemo(base: string, key: { address: string; privateKey: Uint8A
 }
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("launchpad", SPEC, (values) => { getNetwork(values.network); });
+  const config = loadDaemonConfig("launchpad", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "launchpad", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
   const demoKey = config.demo ? loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network }) : null;
   const operatorKey = config["operator-key-file"] ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim() : null;
   const stopped = stopSignal("launchpad");
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "launchpad", logger, signal: stopped,
     check: async () => {

@@ -25,6 +25,7 @@ import { NodeCheckError, checkL2ChainId, checkNodeNetwork, checkTxindex, runNode
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
+import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -48,7 +49,7 @@ const SPEC = {
   "wallet-key-file": { kind: "string", env: "RELAYER_WALLET_KEY_FILE", default: "", description: `file with the relayer's hot wallet WIF, mode 0600 (else ${RELAYER_WALLET_KEY_ENV})` },
   "wallet-db": { kind: "string", env: "RELAYER_WALLET_DB", default: "data/relayer/wallet.sqlite", description: "the relayer's hot wallet database (never the inscriber's)" },
   "index-db": { kind: "string", env: "RELAYER_INDEX_DB", required: true, description: "an indexer database (read): the wallet's coins and confirmations" },
-  "rpc-url": { kind: "url", env: "RELAYER_RPC_URL", required: true, description: "dogecoind JSON-RPC URL (broadcasts; -txindex for the wallet's dropped-transaction checks)" },
+  ...rpcOptions("RELAYER", { purpose: "broadcasts; -txindex for the wallet's dropped-transaction checks" }),
   network: { kind: "string", env: "RELAYER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "fee-rate": { kind: "integer", env: "RELAYER_FEE_RATE", default: 1_000_000, min: 100_000, max: 100_000_000, description: "the wallet's fee rate in koinu per 1000 bytes" },
   "l2-key-file": { kind: "string", env: "RELAYER_L2_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key, mode 0600 (else RELAYER_PRIVATE_KEY)" },
@@ -64,6 +65,7 @@ const SPEC = {
 
 async function main(): Promise<void> {
   const config = loadDaemonConfig("relayer", SPEC, (values) => {
+    checkRpcConfig(values);
     const network = getNetwork(values.network);
     for (const name of ["attestation-address", "inscriber-address", "anchor-address"] as const) {
       if (!isAddress(values[name])) throw new Error(`--${name} must be an L2 address, got "${values[name]}"`);
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
   const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
   indexDb.pragma("query_only = ON");
   const queries = new IndexQueries(indexDb);
-  const rpc = new DogecoinRpcClient({ url: config["rpc-url"], logger, signal: stopped });
+  const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "relayer", logger, signal: stopped,
     check: async () => {

@@ -61,9 +61,13 @@ describe("indexer daemon: start-up check, progress, stopping", function () {
   });
 
   it("logs catch-up progress lines (height, target, blocks/s, tx/s, ETA) and moves its gauges while catching up", async () => {
-    // The same database: the refused start recorded no network, so regtest is accepted now.
+    // The same database: the refused start recorded no network, so regtest is accepted now. The
+    // credentials come from a cookie file (dogecoind's "user:password" form, mode 0600).
+    const url = new URL(devnet.url);
+    const cookie = path.join(dir, ".cookie");
+    fs.writeFileSync(cookie, `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`, { mode: 0o600 });
     const daemon = await spawnDaemon("daemons/indexer/main.ts",
-      ["--rpc-url", devnet.url, "--db", dbFile, "--network", "regtest", "--ops-port", "0", "--batch-blocks", "20", "--progress-ms", "0"],
+      ["--rpc-url", `http://${url.host}/`, "--rpc-cookie-file", cookie, "--db", dbFile, "--network", "regtest", "--ops-port", "0", "--batch-blocks", "20", "--progress-ms", "0"],
       "indexer", { env: { LOG_LEVEL: "info" } });
     try {
       await until("the synced line", () => jsonLines(daemon.stderr()).find((line) => line.event === "synced" && line.indexedHeight === BLOCKS));
