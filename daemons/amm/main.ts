@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const db = openAmmDatabase(config.db);
   const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
   const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
-  const serviceAddresses = config["service-addresses"].split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const serviceAddresses = (config["service-addresses"] ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
   const deposits = new DepositReader(queries, indexDb, wallet.address, {
     confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network), serviceAddresses,
   });

@@ -123,6 +123,34 @@ describe("daemon start-up checks and stopping", function () {
     ], "relayer", { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey, RELAYER_INSCRIBER_KEY: "ik_unused", RELAYER_WALLET_WIF: "" });
   });
 
+  it("amm and launchpad: stop within 5 s of SIGTERM with their node unreachable", async () => {
+    const projectKey = path.join(dir, "project.key");
+    fs.writeFileSync(projectKey, "ik_unused\n", { mode: 0o600 });
+    const ammWallet = path.join(dir, "amm.wif");
+    generateWalletKeyFile(ammWallet, NETWORKS.regtest);
+    await stopsWithin5s("daemons/amm/main.ts", [
+      "--db", path.join(dir, "amm.sqlite"), "--index-db", path.join(dir, "amm-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
+      "--inscriber-url", `http://127.0.0.1:${await closedPort()}`, "--inscriber-key-file", projectKey, "--wallet-key-file", ammWallet,
+      "--wallet-db", path.join(dir, "amm-wallet.sqlite"), "--port", "0",
+    ], "amm", { AMM_WALLET_WIF: "" });
+    await stopsWithin5s("daemons/launchpad/main.ts", [
+      "--db", path.join(dir, "launchpad.sqlite"), "--index-db", path.join(dir, "launchpad-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
+      "--inscriber-url", `http://127.0.0.1:${await closedPort()}`, "--inscriber-key-file", projectKey, "--port", "0",
+    ], "launchpad");
+  });
+
+  it("attester and attest: stop within 5 s of SIGTERM with their node and L2 unreachable", async () => {
+    const attestation = Wallet.createRandom().address;
+    await stopsWithin5s("daemons/attester/main.ts", [
+      "--index-db", path.join(dir, "attester-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
+      "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
+    ], "attester", { ATTESTER_PRIVATE_KEY: Wallet.createRandom().privateKey });
+    await stopsWithin5s("daemons/attest/main.ts", [
+      "--attesters", "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c", "--index-db", path.join(dir, "attest-index.sqlite"),
+      "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
+    ], "attest", { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey });
+  });
+
   it("-txindex probe: finds the devnet's index through a fully spent transaction, and reports a node without one", async () => {
     const client = new DogecoinRpcClient({ url: devnet.url });
     // A fresh chain of coinbases only cannot tell.
