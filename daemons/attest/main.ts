@@ -74,7 +74,8 @@ async function main(): Promise<void> {
   let chainChecked = config["chain-id"] === undefined;
   if (key) {
     const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
-    if (!chainChecked) {
+    if (chainChecked) logger.warn({ event: "l2_chain_id_unchecked" }, "no --chain-id: the L2's chain id is not checked before fulfilments are signed");
+    else {
       void runNodeChecks({
         daemon: "attest", logger, signal: stopped, retryMs: 2_000,
         check: async () => { await checkL2ChainId(provider, config["l2-rpc-url"], config["chain-id"]!, "attest"); },

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
   // transaction, sent right after the last one) from a 250 ms cache, with a used nonce.
   const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 500, cacheTimeout: -1 });
   const stopped = stopSignal("relayer");
+  if (config["chain-id"] === undefined) logger.warn({ event: "l2_chain_id_unchecked" }, "no --chain-id: the L2's chain id is not checked before the relayer sends transactions");
   // The L2's chain id (eth_chainId against --chain-id) and the job contracts' wiring are checked
   // before the relayer sends anything: a mismatch exits 2 with one line; an L2 that does not answer
   // yet is asked again, and the relayer's passes start once the checks pass.
