@@ -477,7 +477,7 @@ async function prepareNode(): Promise<void> {
 
 const VERBOSE = FLAGS.verbose;
 const TTY = Boolean(process.stdout.isTTY);
-const pretty = VERBOSE && TTY ? prettyFactory({ colorize: true, ignore: "pid,hostname" }) : null;
+const pretty = VERBOSE && TTY ? prettyFactory({ colorize: true, ignore: "pid,hostname", singleLine: true }) : null;
 
 /** Start-up progress: one rewritten line on a terminal, plain lines elsewhere; nothing with --verbose (the logs say it). */
 let progressShown = false;
