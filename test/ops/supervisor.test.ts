@@ -84,6 +84,53 @@ describe("npm start's supervisor", function () {
     }
   });
 
+  it("resets the back-off once a run stayed up long enough", async () => {
+    const logDir = tempDir();
+    const events: SupervisorEvent[] = [];
+    const supervisor = new Supervisor({ logDir, onEvent: (event) => events.push(event), initialBackoffMs: 100, maxBackoffMs: 10_000, resetAfterMs: 1_000 });
+    try {
+      await supervisor.start(childSpec("gamma"));
+      const delays: number[] = [];
+      for (const upFor of [0, 0, 1_500]) {
+        const pid = supervisor.pids().gamma!;
+        // Up for at least `upFor` ms after its ready line before the kill.
+        await new Promise((resolve) => setTimeout(resolve, upFor));
+        process.kill(pid, "SIGKILL");
+        const exited = await until("the exit event", () => events.find((e) => e.type === "exited" && e.pid === pid));
+        if (exited.type === "exited") delays.push(exited.restartInMs!);
+        await until("the restart", () => events.some((e) => e.type === "started" && e.name === "gamma" && e.pid !== pid && e.restarts === delays.length));
+      }
+      // 100, doubled to 200 after a short run, back to 100 after a run longer than resetAfterMs.
+      expect(delays).to.deep.equal([100, 200, 100]);
+    } finally {
+      await supervisor.stopAll();
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a supervised daemon (DOGEOS_SUPERVISED=1) runs its stop when its parent is killed with SIGKILL", async () => {
+    const dir = tempDir();
+    const log = path.join(dir, "child.log");
+    // A bare parent (no supervisor, no preload): only stopOnSignals' own watch can stop the child.
+    const parentScript = `const { spawn } = require("node:child_process"); const fs = require("node:fs");
+      const fd = fs.openSync(${JSON.stringify(log)}, "a");
+      const child = spawn(process.execPath, ["--import", "tsx", ${JSON.stringify(CHILD)}], { cwd: ${JSON.stringify(ROOT)}, stdio: ["ignore", fd, fd], env: { ...process.env, CHILD_NAME: "orphan", DOGEOS_SUPERVISED: "1" } });
+      console.log("child " + child.pid); setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ["-e", parentScript], { stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    parent.stdout!.on("data", (chunk) => { stdout += chunk; });
+    try {
+      const pid = await until("the child's pid", () => Number(/^child (\d+)$/m.exec(stdout)?.[1]) || undefined);
+      await until("the child's ready line", () => fs.existsSync(log) && /^orphan {2}http/m.test(fs.readFileSync(log, "utf8")), 60_000);
+      parent.kill("SIGKILL");
+      await until("the child gone", () => !alive(pid), 10_000);
+      expect(fs.readFileSync(log, "utf8")).to.match(/"event":"stopping","reason":"parent_exited"/);
+    } finally {
+      parent.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("leaves no child running when the supervisor itself is killed with SIGKILL", async () => {
     const logDir = tempDir();
     const supervisorProcess = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fixtures", "supervise.ts")], {
