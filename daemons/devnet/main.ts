@@ -8,113 +8,15 @@
  * DEVNET_AUTOMINE_SECONDS, DEVNET_PROMISCUOUS_MEMPOOL=1. Command-line flags win over the
  * environment, which wins over the config file. Prints `devnet  <url>` once it serves RPC.
  */
-import fs from "node:fs";
 import pino from "pino";
+import { DEVNET_OPTIONS } from "../../src/config/devnet-options";
+import { loadDaemonConfig } from "../../src/config/load";
 import { DevnetNode } from "../../src/devnet/node";
 import { DevnetRpcServer } from "../../src/devnet/rpc-server";
 import { stopSignal } from "../../src/services/ops/stopping";
 
-interface DevnetConfig {
-  datadir: string;
-  host: string;
-  port: number;
-  rpcuser: string;
-  rpcpassword: string;
-  automine: number;
-  /** With automine on: also mine an empty block when none came for this many seconds (0: never). */
-  emptyblocks: number;
-  promiscuousmempool: boolean;
-  acceptnonstdtxn: boolean;
-}
-
-const DEFAULTS: DevnetConfig = {
-  datadir: "data/devnet",
-  host: "127.0.0.1",
-  port: 18332,
-  rpcuser: "devnet",
-  rpcpassword: "devnet",
-  automine: 5,
-  emptyblocks: 0,
-  promiscuousmempool: false,
-  acceptnonstdtxn: false,
-};
-
-class ConfigError extends Error {}
-
-function parseConfig(argv: string[], env: NodeJS.ProcessEnv): DevnetConfig {
-  const flags: Record<string, string | boolean> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith("--")) throw new ConfigError(`unexpected argument "${arg}"`);
-    const [key, inline] = arg.slice(2).split("=", 2);
-    if (["promiscuousmempool", "acceptnonstdtxn"].includes(key) && inline === undefined) flags[key] = true;
-    else if (inline !== undefined) flags[key] = inline;
-    else {
-      const value = argv[++i];
-      if (value === undefined) throw new ConfigError(`--${key} needs a value`);
-      flags[key] = value;
-    }
-  }
-  let file: Partial<Record<keyof DevnetConfig, unknown>> = {};
-  if (typeof flags.config === "string") {
-    try {
-      file = JSON.parse(fs.readFileSync(flags.config, "utf8"));
-    } catch (error) {
-      throw new ConfigError(`cannot read config file ${flags.config}: ${(error as Error).message}`);
-    }
-  }
-  const fromEnv: Partial<Record<keyof DevnetConfig, string>> = {
-    datadir: env.DEVNET_DATADIR,
-    host: env.DEVNET_HOST,
-    port: env.DEVNET_PORT,
-    rpcuser: env.DEVNET_RPC_USER,
-    rpcpassword: env.DEVNET_RPC_PASSWORD,
-    automine: env.DEVNET_AUTOMINE_SECONDS,
-    emptyblocks: env.DEVNET_EMPTY_BLOCK_SECONDS,
-    promiscuousmempool: env.DEVNET_PROMISCUOUS_MEMPOOL,
-    acceptnonstdtxn: env.DEVNET_ACCEPT_NONSTD,
-  };
-  const known = new Set([...Object.keys(DEFAULTS), "config"]);
-  for (const key of Object.keys(flags)) if (!known.has(key)) throw new ConfigError(`unknown option --${key}`);
-  const pick = (key: keyof DevnetConfig): unknown => flags[key] ?? fromEnv[key] ?? file[key] ?? DEFAULTS[key];
-  const integer = (key: keyof DevnetConfig, min: number, max: number): number => {
-    const value = Number(pick(key));
-    if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${key} must be an integer between ${min} and ${max} (got ${String(pick(key))})`);
-    return value;
-  };
-  const bool = (key: keyof DevnetConfig): boolean => {
-    const value = pick(key);
-    return value === true || value === "1" || value === "true";
-  };
-  const text = (key: keyof DevnetConfig): string => {
-    const value = pick(key);
-    if (typeof value !== "string" || value.length === 0) throw new ConfigError(`${key} must be a non-empty string`);
-    return value;
-  };
-  return {
-    datadir: text("datadir"),
-    host: text("host"),
-    port: integer("port", 0, 65535),
-    rpcuser: text("rpcuser"),
-    rpcpassword: text("rpcpassword"),
-    automine: integer("automine", 0, 86_400),
-    emptyblocks: integer("emptyblocks", 0, 86_400),
-    promiscuousmempool: bool("promiscuousmempool"),
-    acceptnonstdtxn: bool("acceptnonstdtxn"),
-  };
-}
-
 async function main(): Promise<void> {
-  let config: DevnetConfig;
-  try {
-    config = parseConfig(process.argv.slice(2), process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`devnet: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadDaemonConfig("devnet", DEVNET_OPTIONS, undefined, { summary: "the devnet base chain: a Dogecoin regtest-compatible node speaking dogecoind's JSON-RPC" });
   const logger = pino({ name: "devnet", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const log = (event: string, fields?: Record<string, unknown>) => logger.info({ event, ...fields });
   const node = new DevnetNode({
