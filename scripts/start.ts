@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { HDNodeWallet } from "ethers";
 import { prettyFactory } from "pino-pretty";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
+import { createDogecoinRpcClient } from "../src/config/rpc";
 import { NETWORKS, NetworkName } from "../src/doge";
 import { blockSubsidy } from "../src/devnet/params";
 import { Supervisor, SupervisorEvent, WATCH_PARENT_PRELOAD } from "../src/ops/supervisor";
@@ -37,6 +38,8 @@ const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url>] [--port-offse
   --verbose         stream every service's log lines (pretty when stdout is a terminal)
   --node <url>      run against an existing dogecoind instead of the devnet (env DOGECOIN_RPC_URL),
                     e.g. http://user:password@127.0.0.1:18332; regtest wallets are funded by mining
+  --node-cookie-file <file>
+                    dogecoind's .cookie instead of credentials in the URL (env DOGECOIN_RPC_COOKIE_FILE)
   --port-offset N   add N to every default port (env DOGEOS_PORT_OFFSET)
   --help            this text
 `;
@@ -47,6 +50,7 @@ const { values: FLAGS } = (() => {
       options: {
         verbose: { type: "boolean", default: false },
         node: { type: "string" },
+        "node-cookie-file": { type: "string" },
         "port-offset": { type: "string" },
         l2: { type: "string" },
         "l2-key-file": { type: "string" },
@@ -86,6 +90,40 @@ const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data", ...(NODE
 const LOG_DIR = path.join(DATA_DIR, "logs");
 const DEVNET_PORT = port("DEVNET_PORT", 18332);
 const DEVNET_RPC = NODE_URL ?? `http://devnet:devnet@127.0.0.1:${DEVNET_PORT}`;
+const NODE_COOKIE_FILE = FLAGS["node-cookie-file"] ?? (process.env.DOGECOIN_RPC_COOKIE_FILE || undefined);
+if (NODE_COOKIE_FILE && !NODE_URL) {
+  process.stderr.write("start: --node-cookie-file needs --node <url> (the node's address, without credentials)\n");
+  process.exit(2);
+}
+
+/**
+ * The node's connection as the daemons' options (src/config/rpc.ts): on the devnet its URL (the
+ * devnet's well-known development credentials); with --node the URL without credentials, and the
+ * password in a 0600 file under data/ (`--rpc-password-file`) or the cookie file, so that `ps` shows
+ * no secret.
+ */
+function rpcArgs(): string[] {
+  if (!NODE_URL) return ["--rpc-url", DEVNET_RPC];
+  const url = new URL(NODE_URL);
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = url.password = "";
+  if (NODE_COOKIE_FILE) return ["--rpc-url", url.toString(), "--rpc-cookie-file", path.resolve(NODE_COOKIE_FILE)];
+  if (!user) return ["--rpc-url", url.toString()];
+  const passwordFile = path.join(DATA_DIR, "keys", "node-rpc-password");
+  fs.mkdirSync(path.dirname(passwordFile), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  fs.chmodSync(passwordFile, 0o600);
+  return ["--rpc-url", url.toString(), "--rpc-user", user, "--rpc-password-file", passwordFile];
+}
+
+/** start.ts's own client of the node. */
+function nodeClient(): DogecoinRpcClient {
+  const url = new URL(NODE_URL!);
+  const config = { "rpc-user": decodeURIComponent(url.username) || undefined, "rpc-password": decodeURIComponent(url.password) || undefined, "rpc-cookie-file": NODE_COOKIE_FILE };
+  url.username = url.password = "";
+  return createDogecoinRpcClient({ "rpc-url": url.toString(), ...config });
+}
 const EXPLORER_PORT = port("EXPLORER_PORT", 3001);
 const INSCRIBER_PORT = port("INSCRIBER_PORT", 3005);
 
@@ -169,7 +207,7 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "indexer",
     entry: "daemons/indexer/main.ts",
-    args: () => ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+    args: () => [...rpcArgs(), "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
       "--network", NETWORK, "--name", "indexer", "--ops-port", port("INDEXER_OPS_PORT", 3021),
       // The devnet's index can always be rebuilt from the devnet: do so after a schema change.
       "--reset-on-rebuild"],
@@ -178,14 +216,14 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "explorer",
     entry: "daemons/api/main.ts",
-    args: () => ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), "--rpc-url", DEVNET_RPC,
+    args: () => ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), ...rpcArgs(),
       "--network", NETWORK, "--port", EXPLORER_PORT],
     ready: /^explorer {2}(\S+)$/m,
   },
   {
     name: "inscriber",
     entry: "daemons/inscriber/main.ts",
-    args: () => ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", NETWORK,
+    args: () => ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(), "--network", NETWORK,
       "--db", path.join(INSCRIBER_DIR, "inscriber.sqlite"), "--wallet-db", path.join(INSCRIBER_DIR, "wallet.sqlite"),
       "--wallet-key-file", INSCRIBER_KEY_FILE, "--projects-file", INSCRIBER_PROJECTS, "--port", INSCRIBER_PORT,
       "--min-utxos", "20", "--utxo-koinu", "5000000000"],
@@ -260,7 +298,7 @@ async function prepareLaunchpad(): Promise<string[]> {
 const LAUNCHPAD: ServiceSpec = {
   name: "launchpad",
   entry: "daemons/launchpad/main.ts",
-  args: () => ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+  args: () => ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(),
     "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
     "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--operator-key-file", LAUNCHPAD_OPERATOR_KEY_FILE, "--network", NETWORK,
     "--port", LAUNCHPAD_PORT, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", LAUNCHPAD_DEV_WALLET_KEY_FILE,
@@ -291,14 +329,14 @@ const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) 
   {
     name: `indexer-${n}`,
     entry: "daemons/indexer/main.ts",
-    args: () => ["--rpc-url", DEVNET_RPC, "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", NETWORK, "--name", `indexer-${n}`,
+    args: () => [...rpcArgs(), "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", NETWORK, "--name", `indexer-${n}`,
       "--ops-port", opsPort, "--reset-on-rebuild"],
     ready: new RegExp(`^indexer-${n} {2}(\\S+)$`, "m"),
   },
   {
     name: `attester-${n}`,
     entry: "daemons/attester/main.ts",
-    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--rpc-url", DEVNET_RPC, "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`,
+    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), ...rpcArgs(), "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`,
       "--attestation-address", deployed("DogeAttestation"), "--chain-id", "31337", "--key-file", localKeyFile(`attester-${n}`, n),
       "--network", NETWORK, "--port", port, "--name", `attester-${n}`],
     ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
@@ -323,7 +361,7 @@ const RELAYER: ServiceSpec = {
     "--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","),
     "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
     "--wallet-key-file", RELAYER_WALLET_KEY_FILE, "--wallet-db", path.join(RELAYER_DIR, "wallet.sqlite"),
-    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC, "--network", NETWORK,
+    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(), "--network", NETWORK,
     // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
     "--l2-key-file", localKeyFile("relayer-jobs", 6), "--port", port("RELAYER_PORT", 3030)],
   ready: /^relayer {2}(\S+)$/m,
@@ -366,7 +404,7 @@ async function prepareAmm(): Promise<string[]> {
 const AMM: ServiceSpec = {
   name: "amm",
   entry: "daemons/amm/main.ts",
-  args: () => ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--rpc-url", DEVNET_RPC,
+  args: () => ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(),
     "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", AMM_INSCRIBER_KEY_FILE,
     "--wallet-key-file", AMM_WALLET_KEY_FILE, "--wallet-db", path.join(AMM_DIR, "wallet.sqlite"), "--network", NETWORK, "--port", AMM_PORT, "--demo"],
   ready: /^amm {2}(\S+)$/m,
@@ -466,7 +504,7 @@ const CHAINS: Record<string, NetworkName> = { main: "mainnet", test: "testnet", 
 
 /** With --node: which network the node is on, and the development wallets funded on regtest. */
 async function prepareNode(): Promise<void> {
-  const rpc = new DogecoinRpcClient({ url: NODE_URL! });
+  const rpc = nodeClient();
   const info = await rpc.call<{ chain: string; blocks: number }>("getblockchaininfo", []);
   const network = CHAINS[info.chain];
   if (!network) throw new Error(`the node at --node is on chain "${info.chain}", which is none of main, test, regtest`);
@@ -520,8 +558,23 @@ function onEvent(event: SupervisorEvent): void {
   } catch {
     // not JSON: shown as it is
   }
-  process.stderr.write(`${event.name}: error: ${text}\n`);
+  // The same error from the same service (a node that does not answer, every few seconds) is shown
+  // once a minute, with how many were left out since.
+  const key = `${event.name}\0${text}`;
+  const seen = shownErrors.get(key);
+  const now = Date.now();
+  if (seen && now - seen.at < ERROR_REPEAT_MS) {
+    seen.suppressed += 1;
+    return;
+  }
+  const again = seen && seen.suppressed > 0 ? ` (${seen.suppressed} more like it in the last minute)` : "";
+  shownErrors.set(key, { at: now, suppressed: 0 });
+  process.stderr.write(`${event.name}: error: ${text}${again}\n`);
 }
+
+/** One line a minute for a repeated error; the log file has every one. */
+const ERROR_REPEAT_MS = 60_000;
+const shownErrors = new Map<string, { at: number; suppressed: number }>();
 
 /** --verbose: every log line, pretty when stdout is a terminal. */
 function onLine(name: string, line: string): void {

@@ -107,7 +107,14 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
     for (const name of ["indexer", "explorer", "inscriber", "l2", "deploy", "amm"]) {
       expect(fs.statSync(path.join(dataDir, "logs", `${name}.log`)).size, name).to.be.greaterThan(0);
     }
-    expect(processesUnder(dataDir).length).to.be.greaterThan(5);
+    const processes = processesUnder(dataDir);
+    expect(processes.length).to.be.greaterThan(5);
+    // The daemons get the node's password from a 0600 file, not on their command lines.
+    const daemons = processes.filter((line) => line.includes("/daemons/"));
+    expect(daemons.length).to.be.greaterThan(5);
+    expect(daemons.filter((line) => line.includes("devnet:devnet@"))).to.deep.equal([]);
+    expect(daemons.filter((line) => line.includes("daemons/indexer/main.ts"))[0]).to.include("--rpc-password-file");
+    expect(fs.statSync(path.join(dataDir, "keys", "node-rpc-password")).mode & 0o777).to.equal(0o600);
 
     // Ctrl-C: SIGINT to the whole process group, as a terminal sends it.
     process.kill(-child.pid!, "SIGINT");
