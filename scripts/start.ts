@@ -120,7 +120,9 @@ function rpcArgs(): string[] {
 /** start.ts's own client of the node. */
 function nodeClient(): DogecoinRpcClient {
   const url = new URL(NODE_URL!);
-  const config = { "rpc-user": decodeURIComponent(url.username) || undefined, "rpc-password": decodeURIComponent(url.password) || undefined, "rpc-cookie-file": NODE_COOKIE_FILE };
+  const config = NODE_COOKIE_FILE
+    ? { "rpc-cookie-file": path.resolve(NODE_COOKIE_FILE) }
+    : { "rpc-user": decodeURIComponent(url.username) || undefined, "rpc-password": decodeURIComponent(url.password) || undefined };
   url.username = url.password = "";
   return createDogecoinRpcClient({ "rpc-url": url.toString(), ...config });
 }
@@ -658,12 +660,22 @@ function watchAncestors(onGone: () => void): void {
   timer.unref();
 }
 
+/** The logs are appended across starts: one larger than this at a start is kept as <name>.log.1 and begun anew. */
+const LOG_ROTATE_BYTES = 64 * 1024 * 1024;
+function rotateLogs(): void {
+  for (const file of fs.readdirSync(LOG_DIR)) {
+    const full = path.join(LOG_DIR, file);
+    if (file.endsWith(".log") && fs.statSync(full).size > LOG_ROTATE_BYTES) fs.renameSync(full, `${full}.1`);
+  }
+}
+
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
   process.on("SIGHUP", () => void stopAll(0));
   watchAncestors(() => void stopAll(1));
   fs.mkdirSync(LOG_DIR, { recursive: true });
+  rotateLogs();
   if (NODE_URL) await prepareNode();
   const table: string[] = [];
   const total = STAGES.length;
