@@ -18,8 +18,8 @@ export interface StopLogger {
   error(fields: Record<string, unknown>): void;
 }
 
-/** Stop must be done by then (4.5 s, leaving margin under the 5 s that operators are promised). */
-export const STOP_DEADLINE_MS = 4_500;
+/** Stop must be done by then: 4 s, leaving margin under the 5 s that operators are promised (docs/operations.md, "Stopping"). */
+export const STOP_DEADLINE_MS = 4_000;
 /** How often a supervised daemon looks at its parent. */
 export const PARENT_POLL_MS = 1_000;
 

@@ -149,7 +149,7 @@ describe("npm start's supervisor", function () {
       expect(Object.keys(pids)).to.deep.equal(["alpha", "beta", "gamma"]);
       for (const pid of Object.values(pids)) expect(alive(pid)).to.equal(true);
       supervisorProcess.kill("SIGKILL");
-      // Parent watch once a second plus a stop that the deadline bounds at 4.5 s: well within 10 s.
+      // Parent watch once a second plus a stop that the deadline bounds at 4 s: well within 10 s.
       await until("every child gone", () => Object.values(pids).every((pid) => !alive(pid)), 10_000);
       // Our daemons ran their own stop (stopOnSignals), from the parent watch or the preload's SIGTERM.
       for (const name of ["alpha", "beta"]) {
