@@ -33,7 +33,7 @@ import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
 import { addProject } from "../src/services/inscriber/projects";
 import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
 
-const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url>] [--port-offset N]]
+const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url> [--node-cookie-file <file>]] [--port-offset N]]
 
   --verbose         stream every service's log lines (pretty when stdout is a terminal)
   --node <url>      run against an existing dogecoind instead of the devnet (env DOGECOIN_RPC_URL),
@@ -444,12 +444,16 @@ const MATURITY_BLOCKS = 100;
 /**
  * Regtest on another node: each development wallet gets coinbases by `generatetoaddress` (as many
  * blocks as it needs for its DOGE, and at least one per output; the subsidy is regtest's,
- * src/devnet/params.ts blockSubsidy), then 100 more blocks so that they mature. Only when a wallet
- * has fewer confirmed blocks' worth than that, so a restart does not mine again.
+ * src/devnet/params.ts blockSubsidy), then 100 more blocks so that they mature. Once per wallet
+ * and chain (recorded in data/.../keys/funded-by-mining.json), so a restart does not mine again.
  */
 async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
+  // What was funded, and the last block mined for it: a node whose chain no longer has that block
+  // (a new regtest data directory) is funded again.
   const marker = path.join(DATA_DIR, "keys", "funded-by-mining.json");
-  const done: string[] = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, "utf8")) : [];
+  const record: { addresses: string[]; height: number; hash: string } | null = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, "utf8")) : null;
+  const stillThere = record ? await rpc.call<string>("getblockhash", [record.height]).then((hash) => hash === record.hash, () => false) : false;
+  const done = stillThere && record ? record.addresses : [];
   let height = await rpc.call<number>("getblockcount", []);
   let mined = false;
   for (const wallet of nodeWallets()) {
@@ -472,7 +476,8 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
     await rpc.call("generatetoaddress", [MATURITY_BLOCKS, walletKeyIn(INSCRIBER_KEY_FILE).address]);
     progress(`mined ${MATURITY_BLOCKS} more blocks so that those coinbases mature`);
     fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(marker, JSON.stringify(done) + "\n");
+    const tip = await rpc.call<number>("getblockcount", []);
+    fs.writeFileSync(marker, JSON.stringify({ addresses: done, height: tip, hash: await rpc.call<string>("getblockhash", [tip]) }) + "\n");
   }
 }
 
