@@ -31,16 +31,13 @@ export interface StopOptions {
 }
 
 export function stopOnSignals(logger: StopLogger, stop: () => Promise<void> | void, options: StopOptions = {}): void {
-  const deadlineMs = options.deadlineMs ?? (Number(process.env.DOGEOS_STOP_DEADLINE_MS) || STOP_DEADLINE_MS);
+  const deadlineMs = options.deadlineMs ?? stopDeadlineMs();
   let stopping = false;
   const onSignal = (reason: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ event: "stopping", reason });
-    setTimeout(() => {
-      logger.error({ event: "stop_deadline", reason, deadlineMs, msg: `stop did not finish within ${deadlineMs} ms; exiting anyway` });
-      process.exit(1);
-    }, deadlineMs);
+    armStopDeadline(deadlineMs, () => logger.error({ event: "stop_deadline", reason, deadlineMs, msg: `stop did not finish within ${deadlineMs} ms; exiting anyway` }));
     Promise.resolve().then(stop).then(
       () => process.exit(0),
       (error) => {
@@ -52,6 +49,28 @@ export function stopOnSignals(logger: StopLogger, stop: () => Promise<void> | vo
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
   if (options.watchParent ?? process.env.DOGEOS_SUPERVISED === "1") watchParent(() => onSignal("parent_exited"));
+}
+
+let deadlineArmed = false;
+
+/**
+ * The one stop deadline of a process (stopOnSignals and src/services/ops/stopping.ts's stopSignal
+ * both arm it; the first call wins): `deadlineMs` later the process exits 1 after `report`,
+ * whatever its stop still waits on (the timer holds the process open: a stop that hangs on a promise
+ * with nothing else pending still ends in exit 1, not in a silent exit 0).
+ */
+export function armStopDeadline(deadlineMs: number, report: () => void): void {
+  if (deadlineArmed) return;
+  deadlineArmed = true;
+  setTimeout(() => {
+    report();
+    process.exit(1);
+  }, deadlineMs);
+}
+
+/** STOP_DEADLINE_MS, or DOGEOS_STOP_DEADLINE_MS when set (tests). */
+export function stopDeadlineMs(): number {
+  return Number(process.env.DOGEOS_STOP_DEADLINE_MS) || STOP_DEADLINE_MS;
 }
 
 /**
