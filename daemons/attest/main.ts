@@ -11,6 +11,7 @@
  * eth_chainId is checked before any fulfilment is signed (a mismatch exits 2 with one line; while
  * the L2 does not answer, POST /fulfill answers 503). Stops within 5 s of SIGTERM.
  */
+import { contractAddresses } from "../../src/l2/abi-index";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -38,7 +39,7 @@ const SPEC = {
   attesters: { kind: "string", env: "ATTEST_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
   "index-db": { kind: "string", env: "ATTEST_INDEX_DB", required: true, description: "an indexer database for op-return and zkp (read)" },
   "l2-rpc-url": { kind: "url", env: "ATTEST_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
-  "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract" },
+  "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", description: "the DogeAttestation contract (default: the ABI index of --chain-id)" },
   "relayer-key-file": { kind: "string", env: "ATTEST_RELAYER_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)" },
   "chain-id": { kind: "integer", env: "ATTEST_CHAIN_ID", min: 1, description: "the L2's chain id, checked before fulfilments are signed (DogeOS testnet: 6281971)" },
   network: { kind: "string", env: "ATTEST_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
@@ -54,12 +55,16 @@ function relayerKey(file: string): string | null {
   return process.env.RELAYER_PRIVATE_KEY ?? null;
 }
 
+/** The contract by flag; unset, it comes from the ABI index of --chain-id (src/l2/abi-index.ts). */
+const CONTRACTS = { "attestation-address": "DogeAttestation" } as const;
+
 async function main(): Promise<void> {
   const config = loadDaemonConfig("attest", SPEC, (values) => {
     getNetwork(values.network);
-    if (!isAddress(values["attestation-address"])) throw new Error("attestation-address is not an address");
+    if (!isAddress(contractAddresses(values["chain-id"], values, CONTRACTS)["attestation-address"])) throw new Error("attestation-address is not an address");
     if (values.attesters.split(",").length !== 3) throw new Error("attesters must list exactly three URLs");
   });
+  const { "attestation-address": attestationAddress } = contractAddresses(config["chain-id"], config, CONTRACTS);
   const logger = pino({ name: "attest", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const db = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
@@ -84,7 +89,7 @@ async function main(): Promise<void> {
     const signer = new NonceManager(new Wallet(key, provider));
     const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared", "abi", "DogeAttestation.json"), "utf8"));
     fulfiller = new FactRequestFulfiller({
-      attestation: new Contract(config["attestation-address"], abi, signer), panel,
+      attestation: new Contract(attestationAddress, abi, signer), panel,
       log: (event, fields) => logger.info({ event, ...fields }),
     });
   }

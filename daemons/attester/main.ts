@@ -15,6 +15,7 @@
  * before every signature. With --rpc-url it checks that the node is on --network (exit 2 with one
  * line if not). Stops within 5 s of SIGTERM.
  */
+import { contractAddresses, deployBlock } from "../../src/l2/abi-index";
 import http from "node:http";
 import { JsonRpcProvider } from "ethers";
 import pino from "pino";
@@ -35,28 +36,34 @@ const SPEC = {
   "index-db": { kind: "string", env: "ATTESTER_INDEX_DB", required: true, description: "this attester's own indexer database (read only)" },
   ...rpcOptions("ATTESTER", { purpose: "this attester's own dogecoind, for node_height", required: false }),
   "l2-rpc-url": { kind: "url", env: "ATTESTER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
-  "attestation-address": { kind: "string", env: "ATTESTER_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract (the EIP-712 verifyingContract)" },
+  "attestation-address": { kind: "string", env: "ATTESTER_ATTESTATION_ADDRESS", description: "the DogeAttestation contract, the EIP-712 verifyingContract (default: the ABI index of --chain-id)" },
   "chain-id": { kind: "integer", env: "ATTESTER_CHAIN_ID", required: true, min: 1, description: "the L2's chain id (DogeOS testnet: 6281971)" },
   "key-file": { kind: "string", env: "ATTESTER_KEY_FILE", description: "file holding the attester's 0x-hex private key, mode 0600 (else ATTESTER_PRIVATE_KEY)" },
   "min-confirmations": { kind: "integer", env: "ATTESTER_MIN_CONFIRMATIONS", default: MIN_CONFIRMATIONS, min: MIN_CONFIRMATIONS, max: 1000, description: "confirmations a height needs before it is signed (never below 6)" },
   network: { kind: "string", env: "ATTESTER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest (Dogecoin addresses in requests)" },
   "l2-cache-ms": { kind: "integer", env: "ATTESTER_L2_CACHE_MS", default: 2000, min: 0, max: 60_000, description: "how long a read of the contract's domain and attester set is reused (0: every request)" },
-  "l2-from-block": { kind: "integer", env: "ATTESTER_L2_FROM_BLOCK", default: 0, min: 0, description: "first L2 block searched for job request events (the services' deployment block)" },
+  "l2-from-block": { kind: "integer", env: "ATTESTER_L2_FROM_BLOCK", min: 0, description: "first L2 block searched for job request events (default: the job contracts' deploy block in the ABI index, else 0)" },
   host: { kind: "string", env: "ATTESTER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "ATTESTER_PORT", default: 3011, min: 0, max: 65535, description: "listen port" },
   name: { kind: "string", env: "ATTESTER_NAME", default: "attester", description: "name in logs, /v1/info and the ready line" },
 } as const;
 
+/** The attester's contract by flag; unset, it comes from the ABI index (src/l2/abi-index.ts). */
+const CONTRACTS = { "attestation-address": "DogeAttestation" } as const;
+
 async function main(): Promise<void> {
   const config = loadDaemonConfig("attester", SPEC, (values) => {
     checkRpcConfig(values);
     getNetwork(values.network);
-    if (!/^0x[0-9a-fA-F]{40}$/.test(values["attestation-address"])) throw new Error(`--attestation-address must be an L2 address, got "${values["attestation-address"]}"`);
+    const { "attestation-address": address } = contractAddresses(values["chain-id"], values, CONTRACTS);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`--attestation-address must be an L2 address, got "${address}"`);
     loadAttesterKey({ keyFile: values["key-file"] || undefined, env: process.env });
   });
   const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const { "attestation-address": attestationAddress } = contractAddresses(config["chain-id"], config, CONTRACTS);
+  const fromBlock = config["l2-from-block"] ?? deployBlock(config["chain-id"], ["DogeInscriber", "DogeAnchor"]) ?? 0;
   const signer = loadAttesterKey({ keyFile: config["key-file"] || undefined, env: process.env });
-  const domain = attestationDomain(config["chain-id"], config["attestation-address"]);
+  const domain = attestationDomain(config["chain-id"], attestationAddress);
   // The index is written by this attester's indexer daemon; this connection only reads it.
   const db = openIndexerDatabase(config["index-db"], { cacheMb: 32 });
   db.pragma("query_only = ON");
@@ -66,7 +73,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true });
-  const l2 = ethersAttesterL2(provider, config["attestation-address"], { fromBlock: config["l2-from-block"] });
+  const l2 = ethersAttesterL2(provider, attestationAddress, { fromBlock });
   try {
     assertAttestationDomain(await l2.eip712Domain(), domain);
   } catch (error) {

@@ -34,14 +34,15 @@ import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "..
 import {
   RELAYER_WALLET_KEY_ENV, Relayer, checkJobContracts, loadInscriberKey, loadRelayerL2Key, openRelayerDatabase, startRelayerServer,
 } from "../../src/relayer";
+import { contractAddresses, deployBlock } from "../../src/l2/abi-index";
 
 const SPEC = {
   db: { kind: "string", env: "RELAYER_DB", default: "data/relayer/relayer.sqlite", description: "the relayer's job database" },
   "l2-rpc-url": { kind: "url", env: "RELAYER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
   "chain-id": { kind: "integer", env: "RELAYER_CHAIN_ID", min: 1, description: "the L2's chain id, checked at start (DogeOS testnet: 6281971)" },
-  "attestation-address": { kind: "string", env: "RELAYER_ATTESTATION_ADDRESS", required: true, description: "the DogeAttestation contract" },
-  "inscriber-address": { kind: "string", env: "RELAYER_INSCRIBER_ADDRESS", required: true, description: "the DogeInscriber contract" },
-  "anchor-address": { kind: "string", env: "RELAYER_ANCHOR_ADDRESS", required: true, description: "the DogeAnchor contract" },
+  "attestation-address": { kind: "string", env: "RELAYER_ATTESTATION_ADDRESS", description: "the DogeAttestation contract (default: the ABI index of --chain-id)" },
+  "inscriber-address": { kind: "string", env: "RELAYER_INSCRIBER_ADDRESS", description: "the DogeInscriber contract (default: the ABI index of --chain-id)" },
+  "anchor-address": { kind: "string", env: "RELAYER_ANCHOR_ADDRESS", description: "the DogeAnchor contract (default: the ABI index of --chain-id)" },
   attesters: { kind: "string", env: "RELAYER_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
   "inscriber-url": { kind: "url", env: "RELAYER_INSCRIBER_URL", required: true, description: "the inscriber service's URL" },
   "inscriber-project": { kind: "string", env: "RELAYER_INSCRIBER_PROJECT", default: "relayer", description: "the relayer's project on the inscriber" },
@@ -53,7 +54,7 @@ const SPEC = {
   network: { kind: "string", env: "RELAYER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "fee-rate": { kind: "integer", env: "RELAYER_FEE_RATE", default: 1_000_000, min: 100_000, max: 100_000_000, description: "the wallet's fee rate in koinu per 1000 bytes" },
   "l2-key-file": { kind: "string", env: "RELAYER_L2_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key, mode 0600 (else RELAYER_PRIVATE_KEY)" },
-  "from-block": { kind: "integer", env: "RELAYER_FROM_BLOCK", default: 0, min: 0, description: "first L2 block scanned on a new database (the services' deployment block)" },
+  "from-block": { kind: "integer", env: "RELAYER_FROM_BLOCK", min: 0, description: "first L2 block scanned on a new database (default: the job contracts' deploy block in the ABI index of --chain-id, else 0)" },
   "l2-confirmations": { kind: "integer", env: "RELAYER_L2_CONFIRMATIONS", default: 0, min: 0, max: 1000, description: "blocks the scan stays behind the L2 head" },
   "reorg-depth": { kind: "integer", env: "RELAYER_REORG_DEPTH", default: 12, min: 1, max: 10_000, description: "L2 blocks scanned again after a reorg" },
   "poll-ms": { kind: "integer", env: "RELAYER_POLL_MS", default: 2000, min: 50, max: 600_000, description: "time between passes" },
@@ -63,12 +64,16 @@ const SPEC = {
   port: { kind: "integer", env: "RELAYER_PORT", default: 3030, min: 0, max: 65535, description: "listen port (GET /health, /metrics, /v1/status)" },
 } as const;
 
+/** The contracts the relayer uses, by flag; unset flags come from the ABI index (src/l2/abi-index.ts). */
+const CONTRACTS = { "attestation-address": "DogeAttestation", "inscriber-address": "DogeInscriber", "anchor-address": "DogeAnchor" } as const;
+
 async function main(): Promise<void> {
   const config = loadDaemonConfig("relayer", SPEC, (values) => {
     checkRpcConfig(values);
     const network = getNetwork(values.network);
-    for (const name of ["attestation-address", "inscriber-address", "anchor-address"] as const) {
-      if (!isAddress(values[name])) throw new Error(`--${name} must be an L2 address, got "${values[name]}"`);
+    const given = contractAddresses(values["chain-id"], values, CONTRACTS);
+    for (const name of Object.keys(CONTRACTS) as (keyof typeof CONTRACTS)[]) {
+      if (!isAddress(given[name])) throw new Error(`--${name} must be an L2 address, got "${given[name]}"`);
     }
     const attesters = values.attesters.split(",").map((url) => url.trim()).filter(Boolean);
     if (attesters.length !== 3) throw new Error("--attesters must list exactly three URLs");
@@ -79,7 +84,9 @@ async function main(): Promise<void> {
   });
   const logger = pino({ name: "relayer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
-  const addresses = { attestation: config["attestation-address"], inscriber: config["inscriber-address"], anchor: config["anchor-address"] };
+  const given = contractAddresses(config["chain-id"], config, CONTRACTS);
+  const addresses = { attestation: given["attestation-address"], inscriber: given["inscriber-address"], anchor: given["anchor-address"] };
+  const fromBlock = config["from-block"] ?? (config["chain-id"] === undefined ? null : deployBlock(config["chain-id"], ["DogeInscriber", "DogeAnchor"])) ?? 0;
 
   // cacheTimeout -1: ethers would otherwise answer a repeated call (the nonce of the next
   // transaction, sent right after the last one) from a 250 ms cache, with a used nonce.
@@ -138,7 +145,7 @@ async function main(): Promise<void> {
   const relayer = new Relayer({
     db, signer, addresses, panel, wallet, registry,
     inscriber: { url: config["inscriber-url"], project: config["inscriber-project"], key: inscriberKey },
-    fromBlock: config["from-block"], l2Confirmations: config["l2-confirmations"], reorgDepth: config["reorg-depth"],
+    fromBlock, l2Confirmations: config["l2-confirmations"], reorgDepth: config["reorg-depth"],
     pollIntervalMs: config["poll-ms"], retryMaxMs: config["retry-max-ms"], startMarginSeconds: config["start-margin"],
     log: (level, event, fields) => logger[level]({ event, ...fields }),
   });

@@ -130,3 +130,22 @@ export function requireContractAddress(chainId: number | bigint, contract: strin
   const file = abiIndexFile(chainId, location);
   throw new Error(`no ${contract} address recorded for chain ${chainId} in ${file}: deploy it (npx hardhat run deploy/deploy.ts) or give ${flag}`);
 }
+
+/**
+ * A daemon's contract addresses: each flag's value when given, else the address the ABI index of
+ * `chainId` records for that contract (`contracts` maps flag name to contract name, e.g.
+ * `{"attestation-address": "DogeAttestation"}`). Throws one line naming the flag when neither is
+ * there, or when an address is missing and no `--chain-id` says which deployment to read.
+ */
+export function contractAddresses<K extends string>(
+  chainId: number | undefined, given: { [P in NoInfer<K>]?: string }, contracts: Record<K, string>, location: AbiIndexLocation = {},
+): Record<K, string> {
+  const out = {} as Record<K, string>;
+  for (const flag of Object.keys(contracts) as K[]) {
+    const value = given[flag];
+    if (value) out[flag] = value;
+    else if (chainId === undefined) throw new Error(`missing --${flag}: give it, or --chain-id to read it from the ABI index`);
+    else out[flag] = requireContractAddress(chainId, contracts[flag], `--${flag}`, location);
+  }
+  return out;
+}
