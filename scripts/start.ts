@@ -596,7 +596,32 @@ function onLine(name: string, line: string): void {
   process.stdout.write(`${name.padEnd(10)} | ${line}\n`);
 }
 
-const supervisor = new Supervisor({ logDir: LOG_DIR, onEvent, onLine: VERBOSE ? onLine : undefined });
+/**
+ * The explorer's indexer catching up (a fresh index against a real node takes hours): its
+ * `catch_up` log lines become one progress line in the terminal (issue 19, item 4).
+ */
+function showCatchUp(name: string, line: string): void {
+  if (name !== "indexer" || !line.includes('"catch_up"')) return;
+  let entry: { event?: string; height?: number; target?: number; remaining?: number; blocks_per_s?: number; tx_per_s?: number; eta_s?: number | null };
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (entry.event !== "catch_up" || typeof entry.height !== "number" || typeof entry.target !== "number") return;
+  const percent = entry.target > 0 ? ((100 * entry.height) / entry.target).toFixed(1) : "100";
+  const eta = entry.eta_s == null ? "" : `, about ${formatDuration(entry.eta_s)} left`;
+  progress(`indexer catching up: block ${entry.height} of ${entry.target} (${percent}%), ${entry.blocks_per_s ?? 0} blocks/s, ${entry.tx_per_s ?? 0} tx/s${eta}`);
+  if (entry.remaining === 0) endProgress();
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 90) return `${seconds} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+const supervisor = new Supervisor({ logDir: LOG_DIR, onEvent, onLine: VERBOSE ? onLine : showCatchUp });
 let stopping = false;
 
 async function stopAll(exitCode: number): Promise<never> {
