@@ -16,13 +16,18 @@
  * terminal); `--node <url>` uses an existing node; `--port-offset N` (or DOGEOS_PORT_OFFSET) adds N
  * to every default port, so a second stack (a test's) can run beside the first. The per-service
  * port variables (DEVNET_PORT, EXPLORER_PORT, ...) still win over the offset.
+ *
+ * `--l2 <url> --l2-key-file <file>` runs against an existing EVM L2 (DogeOS, chain 6281971, or any
+ * other) instead of the Hardhat node: the key file's account deploys the contract set there (or the
+ * deployment the ABI index records for that chain id is used) and funds the relayer's and the
+ * attest API's own keys; the attesters' keys are made here (they only sign EIP-712, no gas).
  */
 import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
-import { HDNodeWallet } from "ethers";
+import { Contract, HDNodeWallet, JsonRpcProvider, Wallet } from "ethers";
 import { prettyFactory } from "pino-pretty";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { createDogecoinRpcClient } from "../src/config/rpc";
@@ -32,6 +37,9 @@ import { Supervisor, SupervisorEvent, WATCH_PARENT_PRELOAD } from "../src/ops/su
 import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
 import { addProject } from "../src/services/inscriber/projects";
 import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
+import { readSecretLine } from "../src/config/secret-file";
+import { LOCAL_CHAIN_ID, readChainDeployment } from "../src/l2/abi-index";
+import { DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS } from "../deploy/contracts";
 
 const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url> [--node-cookie-file <file>]] [--port-offset N]]
 
@@ -41,6 +49,15 @@ const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url> [--node-cookie
   --node-cookie-file <file>
                     dogecoind's .cookie instead of credentials in the URL (env DOGECOIN_RPC_COOKIE_FILE)
   --port-offset N   add N to every default port (env DOGEOS_PORT_OFFSET)
+  --l2 <url> --l2-key-file <file>
+                    run against an existing EVM L2 (e.g. DogeOS) instead of a local Hardhat node: the
+                    key file (0600) is the deployer and admin and pays gas; the contract set is deployed
+                    there, or the ABI index's deployment for that chain id is used
+  --l2-fund-wei N   what the relayer's and the attest API's L2 keys get from the --l2-key-file account
+                    when they hold less than half of it (default 1000000000000000000, 1 ETH)
+  --l2-attester-key-files a,b,c
+                    the three attesters' key files (0600) instead of keys made under the data dir; needed
+                    when the recorded deployment's attesters are keys made elsewhere
   --help            this text
 `;
 
@@ -54,6 +71,8 @@ const { values: FLAGS } = (() => {
         "port-offset": { type: "string" },
         l2: { type: "string" },
         "l2-key-file": { type: "string" },
+        "l2-fund-wei": { type: "string" },
+        "l2-attester-key-files": { type: "string" },
         help: { type: "boolean", default: false },
       },
       strict: true,
@@ -67,8 +86,30 @@ if (FLAGS.help) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-if (FLAGS.l2 || FLAGS["l2-key-file"]) {
-  process.stderr.write("start: --l2 and --l2-key-file are not implemented yet: npm start always runs a local Hardhat node as the L2 (docs/operations.md)\n");
+/** An existing EVM L2 to run against instead of the Hardhat node, and its deployer's key file. */
+const L2_EXTERNAL_URL = FLAGS.l2;
+const L2_KEY_FILE = FLAGS["l2-key-file"] ? path.resolve(FLAGS["l2-key-file"]) : undefined;
+if (Boolean(L2_EXTERNAL_URL) !== Boolean(L2_KEY_FILE)) {
+  process.stderr.write("start: --l2 <url> and --l2-key-file <file> go together (the key pays the deployment and the funding on that L2)\n");
+  process.exit(2);
+}
+if (!L2_EXTERNAL_URL && (FLAGS["l2-fund-wei"] || FLAGS["l2-attester-key-files"])) {
+  process.stderr.write("start: --l2-fund-wei and --l2-attester-key-files need --l2 <url> --l2-key-file <file>\n");
+  process.exit(2);
+}
+const L2_FUND_WEI = ((): bigint => {
+  try {
+    const wei = BigInt(FLAGS["l2-fund-wei"] ?? "1000000000000000000");
+    if (wei >= 0n) return wei;
+  } catch {
+    // refused below
+  }
+  process.stderr.write("start: --l2-fund-wei must be a whole number of wei\n");
+  process.exit(2);
+})();
+const L2_ATTESTER_KEY_FILES = FLAGS["l2-attester-key-files"]?.split(",").map((file) => path.resolve(file.trim()));
+if (L2_ATTESTER_KEY_FILES && L2_ATTESTER_KEY_FILES.length !== 3) {
+  process.stderr.write("start: --l2-attester-key-files takes three comma-separated files\n");
   process.exit(2);
 }
 
@@ -195,6 +236,10 @@ async function prepareInscriber(): Promise<string[]> {
   return [`hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
 }
 const L2_PORT = port("L2_PORT", 8545);
+/** The L2's JSON-RPC URL: the existing L2's with --l2, else the local Hardhat node's. */
+const L2_URL = L2_EXTERNAL_URL ?? `http://127.0.0.1:${L2_PORT}`;
+/** The L2's chain id: the Hardhat node's, or the existing L2's eth_chainId (set in prepareL2). */
+let L2_CHAIN_ID = LOCAL_CHAIN_ID;
 
 const SERVICES: ServiceSpec[] = [
   {
@@ -271,6 +316,102 @@ function localKeyFile(name: string, account: number): string {
   return file;
 }
 
+/**
+ * With --l2: the attesters' keys (--l2-attester-key-files, else made once under data/keys/),
+ * and the relayer's and the attest API's own L2 keys (made once; each keeps its own nonces). The
+ * attesters sign EIP-712 only and need no gas.
+ */
+function l2KeyFile(name: string): string {
+  const file = path.join(DATA_DIR, "keys", `${name}.key`);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, `${Wallet.createRandom().privateKey}\n`, { mode: 0o600 });
+  }
+  return file;
+}
+function attesterKeyFile(n: number): string {
+  if (!L2_EXTERNAL_URL) return localKeyFile(`attester-${n}`, n);
+  return L2_ATTESTER_KEY_FILES ? L2_ATTESTER_KEY_FILES[n - 1] : l2KeyFile(`l2-attester-${n}`);
+}
+/** The key in a 0600 file (refused otherwise, src/config/secret-file.ts), as a wallet. */
+function l2Wallet(file: string, provider?: JsonRpcProvider): Wallet {
+  const raw = readSecretLine(file, "L2 key").trim();
+  const key = raw.startsWith("0x") ? raw : `0x${raw}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error(`the L2 key file ${file} must hold one 32-byte hex private key`);
+  return new Wallet(key, provider);
+}
+const l2AttesterAddresses = (): string[] => ATTESTERS.map(({ n }) => l2Wallet(attesterKeyFile(n)).address);
+
+/**
+ * The deploy step's environment with --l2: the key file is the deployer's account (tasks/key-file.ts)
+ * and the attesters are this stack's. Chains other than the local one and DogeOS have no parameters
+ * file of their own: DogeOS's (ignition/parameters/dogeos.json) is used unless DEPLOY_PARAMETERS names one.
+ */
+function l2DeployEnv(): Record<string, string> {
+  if (!L2_EXTERNAL_URL) return {};
+  const env: Record<string, string> = { DOGEOS_PRIVATE_KEY_FILE: L2_KEY_FILE!, DEPLOY_ATTESTERS: l2AttesterAddresses().join(",") };
+  if (!process.env.DEPLOY_PARAMETERS && L2_CHAIN_ID !== LOCAL_CHAIN_ID && L2_CHAIN_ID !== DOGEOS_TESTNET_CHAIN_ID) {
+    env.DEPLOY_PARAMETERS = path.join(ROOT, "ignition", "parameters", "dogeos.json");
+  }
+  return env;
+}
+
+let l2Provider: JsonRpcProvider | null = null;
+
+/**
+ * With --l2: the chain id (eth_chainId, printed), the deployer's key checked, and the relayer's and
+ * the attest API's keys funded from the deployer's account with --l2-fund-wei when either holds less
+ * than half of it. Returns the chain id.
+ */
+async function prepareL2(): Promise<number> {
+  const response = await fetch(L2_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }) })
+    .catch((error: Error) => { throw new Error(`the L2 at --l2 ${L2_URL} does not answer: ${error.message}`); });
+  const body = await response.json().catch(() => null) as { result?: string } | null;
+  if (!response.ok || typeof body?.result !== "string") throw new Error(`the L2 at --l2 ${L2_URL} gave no chain id (eth_chainId: HTTP ${response.status})`);
+  L2_CHAIN_ID = Number(BigInt(body.result));
+  endProgress();
+  process.stderr.write(`l2: ${L2_URL} is chain ${L2_CHAIN_ID}\n`);
+  l2Provider = new JsonRpcProvider(L2_URL, L2_CHAIN_ID, { staticNetwork: true });
+  const deployer = l2Wallet(L2_KEY_FILE!, l2Provider);
+  l2AttesterAddresses(); // made (or checked) before anything is deployed
+  // One nonce counted here: ethers caches the account's nonce for a moment (the provider's cacheTimeout).
+  let nonce: number | null = null;
+  for (const name of ["l2-relayer", "l2-attest"]) {
+    const address = l2Wallet(l2KeyFile(name)).address;
+    const balance = await l2Provider.getBalance(address);
+    if (balance * 2n >= L2_FUND_WEI) continue;
+    progress(`l2: funding the ${name.slice(3)} key ${address} with ${L2_FUND_WEI} wei from ${deployer.address}`);
+    nonce ??= await l2Provider.getTransactionCount(deployer.address, "pending");
+    const tx = await deployer.sendTransaction({ to: address, value: L2_FUND_WEI, nonce: nonce++ });
+    await tx.wait();
+  }
+  return L2_CHAIN_ID;
+}
+
+/**
+ * With --l2: the deployment the ABI index records for the chain (src/l2/abi-index.ts), as the deploy
+ * step would print it, when every contract has code there; null when there is none (deploy then).
+ * A recorded DogeAttestation whose attesters are not this stack's keys stops the start.
+ */
+async function recordedDeployment(): Promise<string | null> {
+  const recorded = readChainDeployment(L2_CHAIN_ID);
+  if (!recorded?.deployed) return null;
+  const addresses: string[] = [];
+  for (const name of PUBLISHED_CONTRACTS) {
+    const address = recorded.contracts[name]?.address;
+    if (!address || (await l2Provider!.getCode(address)) === "0x") return null;
+    addresses.push(address);
+  }
+  const attestation = new Contract(addresses[0], ["function attesters() view returns (address[3], uint64)"], l2Provider!);
+  const [onChain] = (await attestation.getFunction("attesters")()) as [string[], bigint];
+  const ours = l2AttesterAddresses();
+  const key = (list: string[]) => list.map((address) => address.toLowerCase()).sort().join(",");
+  if (key([...onChain]) !== key(ours)) {
+    throw new Error(`the DogeAttestation recorded for chain ${L2_CHAIN_ID} (${addresses[0]}, ${recorded.file}) has the attesters ${[...onChain].join(",")}, not this stack's ${ours.join(",")}: pass their key files with --l2-attester-key-files a,b,c`);
+  }
+  return `${PUBLISHED_CONTRACTS.map((name, i) => `${name.padEnd(18)} ${addresses[i]}`).join("\n")}\nabi index: ${recorded.file} (recorded deployment, nothing deployed)\n`;
+}
+
 const LAUNCHPAD_DIR = path.join(DATA_DIR, "launchpad");
 const LAUNCHPAD_INSCRIBER_KEY_FILE = path.join(LAUNCHPAD_DIR, "inscriber-project.key");
 const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
@@ -321,7 +462,7 @@ async function prepareRelayer(): Promise<string[]> {
     ? loadWalletKey({ keyFile: RELAYER_WALLET_KEY_FILE, network: NETWORKS[NETWORK] })
     : generateWalletKeyFile(RELAYER_WALLET_KEY_FILE, NETWORKS[NETWORK]);
   await devFund(key.address, RELAYER_FUNDING_DOGE, true);
-  return [`anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: Hardhat account 6`];
+  return [`anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: ${L2_EXTERNAL_URL ? l2Wallet(l2KeyFile("l2-relayer")).address : "Hardhat account 6"}`];
 }
 
 const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: port(`ATTESTER_${n}_PORT`, 3010 + n), opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n) }));
@@ -338,8 +479,8 @@ const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) 
   {
     name: `attester-${n}`,
     entry: "daemons/attester/main.ts",
-    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), ...rpcArgs(), "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`,
-      "--attestation-address", deployed("DogeAttestation"), "--chain-id", "31337", "--key-file", localKeyFile(`attester-${n}`, n),
+    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), ...rpcArgs(), "--l2-rpc-url", L2_URL,
+      "--attestation-address", deployed("DogeAttestation"), "--chain-id", String(L2_CHAIN_ID), "--key-file", attesterKeyFile(n),
       "--network", NETWORK, "--port", port, "--name", `attester-${n}`],
     ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
   },
@@ -349,7 +490,7 @@ const ATTEST: ServiceSpec = {
   name: "attest",
   entry: "daemons/attest/main.ts",
   args: () => ["--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
-    "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", localKeyFile("relayer", 4),
+    "--l2-rpc-url", L2_URL, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
     "--network", NETWORK, "--port", port("ATTEST_PORT", 3004)],
   ready: /^attest {2}(\S+)$/m,
 };
@@ -358,14 +499,14 @@ const ATTEST: ServiceSpec = {
 const RELAYER: ServiceSpec = {
   name: "relayer",
   entry: "daemons/relayer/main.ts",
-  args: () => ["--db", path.join(RELAYER_DIR, "relayer.sqlite"), "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--chain-id", "31337",
+  args: () => ["--db", path.join(RELAYER_DIR, "relayer.sqlite"), "--l2-rpc-url", L2_URL, "--chain-id", String(L2_CHAIN_ID),
     "--attestation-address", deployed("DogeAttestation"), "--inscriber-address", deployed("DogeInscriber"), "--anchor-address", deployed("DogeAnchor"),
     "--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","),
     "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
     "--wallet-key-file", RELAYER_WALLET_KEY_FILE, "--wallet-db", path.join(RELAYER_DIR, "wallet.sqlite"),
     "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(), "--network", NETWORK,
     // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
-    "--l2-key-file", localKeyFile("relayer-jobs", 6), "--port", port("RELAYER_PORT", 3030)],
+    "--l2-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-relayer") : localKeyFile("relayer-jobs", 6), "--port", port("RELAYER_PORT", 3030)],
   ready: /^relayer {2}(\S+)$/m,
   prepare: prepareRelayer,
 };
@@ -416,7 +557,8 @@ const AMM: ServiceSpec = {
 /** Start order: services, and the deploy step once the L2 is up. */
 const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
   // With --node the base chain is that node: no devnet.
-  ...SERVICES.filter((service) => !(NODE_URL && service.name === "devnet")).map((service) => ({ service })),
+  // With --l2 the L2 is that chain: no Hardhat node.
+  ...SERVICES.filter((service) => !(NODE_URL && service.name === "devnet") && !(L2_EXTERNAL_URL && service.name === "l2")).map((service) => ({ service })),
   { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] } },
   ...ATTESTER_STAGES.map((service) => ({ service })),
   { service: ATTEST },
@@ -639,7 +781,7 @@ function runStep(name: string, argv: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const log = fs.openSync(path.join(LOG_DIR, `${name}.log`), "a");
     const child = spawn(process.execPath, ["--require", WATCH_PARENT_PRELOAD, ...argv], {
-      cwd: ROOT, stdio: ["ignore", "pipe", log], env: { ...process.env, L2_RPC_URL: `http://127.0.0.1:${L2_PORT}` },
+      cwd: ROOT, stdio: ["ignore", "pipe", log], env: { ...process.env, L2_RPC_URL: L2_URL, ...l2DeployEnv() },
     });
     fs.closeSync(log);
     let stdout = "";
@@ -708,13 +850,15 @@ async function main(): Promise<void> {
   rotateLogs();
   if (NODE_URL) await prepareNode();
   const table: string[] = [];
+  if (L2_EXTERNAL_URL) table.push(`${"l2".padEnd(10)}  ${L2_EXTERNAL_URL} (existing L2, chain ${await prepareL2()})`);
   const total = STAGES.length;
   let index = 0;
   for (const stage of STAGES) {
     index += 1;
     if ("step" in stage) {
       progress(`[${index}/${total}] running ${stage.step.name}...`);
-      const output = await runStep(stage.step.name, stage.step.argv);
+      const recorded = stage.step.name === "deploy" && L2_EXTERNAL_URL ? await recordedDeployment() : null;
+      const output = recorded ?? await runStep(stage.step.name, stage.step.argv);
       if (stage.step.name === "deploy") deployOutput.text = output;
       for (const line of output.trim().split("\n")) table.push(`  ${line}`);
       continue;
