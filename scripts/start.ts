@@ -41,7 +41,7 @@ import { readSecretLine } from "../src/config/secret-file";
 import { LOCAL_CHAIN_ID, readChainDeployment } from "../src/l2/abi-index";
 import { DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS } from "../deploy/contracts";
 
-const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url> [--node-cookie-file <file>]] [--port-offset N]]
+const USAGE = `usage: npm start [-- [--verbose] [--node <rpc url> [--node-cookie-file <file>]] [--l2 <rpc url> --l2-key-file <file>] [--port-offset N]]
 
   --verbose         stream every service's log lines (pretty when stdout is a terminal)
   --node <url>      run against an existing dogecoind instead of the devnet (env DOGECOIN_RPC_URL),
