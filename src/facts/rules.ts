@@ -97,3 +97,19 @@ export function isTxConfirmed(inclusionHeight: bigint, tip: bigint, minConfirmat
   if (inclusionHeight === 0n || inclusionHeight > tip) return false;
   return confirmations(inclusionHeight, tip) >= minConfirmations;
 }
+
+/**
+ * Depth a job's base-chain transaction needs before `settle` takes it: JobServiceBase.CONFIRMATIONS
+ * (contracts/services/JobServiceBase.sol; test/contracts/jobs-fixture.ts holds the contract to it).
+ */
+export const SETTLE_CONFIRMATIONS = 6n;
+
+/** The least attested tip at which a transaction mined at `l1Height` settles: l1Height + 5. */
+export function settleTipNeeded(l1Height: bigint): bigint {
+  return l1Height + SETTLE_CONFIRMATIONS - 1n;
+}
+
+/** Whether `settle` takes a transaction mined at `l1Height` under the attested tip `tip` (the contract's JobNotConfirmed check). */
+export function settleable(l1Height: bigint, tip: bigint): boolean {
+  return isTxConfirmed(l1Height, tip, SETTLE_CONFIRMATIONS);
+}

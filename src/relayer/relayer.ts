@@ -28,7 +28,7 @@ import type { Signer } from "ethers";
 import { Counter, Gauge } from "prom-client";
 import type { Registry } from "prom-client";
 import { nullDataScript } from "../doge";
-import { hashToBytes32 } from "../facts";
+import { hashToBytes32, settleTipNeeded } from "../facts";
 import type { FactTypeName } from "../facts";
 import { factFromJson, receiptFromJson } from "../attester/wire";
 import type { FactParamsJson } from "../attester/wire";
@@ -120,7 +120,6 @@ interface Landed {
   l1Txid: string;
 }
 
-const CONFIRMATIONS = 5n; // settle: l1Tip >= l1Height + 5
 /** Inscriber refusals about how the relayer called it (its configuration), not about the content. */
 const CONFIGURATION_REFUSALS = new Set(["INVALID_PROJECT", "INVALID_IDEMPOTENCY_KEY", "UNKNOWN_FIELDS", "MALFORMED_JSON", "BAD_REQUEST"]);
 
@@ -520,7 +519,7 @@ export class Relayer {
     if (receipt.l1Height <= l1TipAtRequest) {
       return this.nextRound(job, "L1_TX_BEFORE_REQUEST", `transaction ${l1Txid} is at height ${receipt.l1Height}, not above the tip ${l1TipAtRequest} recorded when the job was requested`);
     }
-    const needed = receipt.l1Height + CONFIRMATIONS;
+    const needed = settleTipNeeded(receipt.l1Height);
     if ((await this.l2.l1Tip()) < needed) {
       // DogeAttestation keeps a stored fact unless the new one is attested later (AttestationStaleFact).
       const notBefore = Number(await this.l2.l1TipAttestedAt()) + 1;

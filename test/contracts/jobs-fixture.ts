@@ -6,10 +6,12 @@ import { ethers } from "hardhat";
 import { l1TipFact, signFact, signReceipt } from "../../src/facts";
 import type { AttestationDomain, Receipt } from "../../src/facts";
 import { ATTESTERS, TIMELOCK_DELAY, deployAttestationFixture } from "./attestation-fixture";
+import { SETTLE_CONFIRMATIONS } from "../../src/facts/rules";
 
 /** The attested base-chain tip the fixture starts at: the `l1TipAtRequest` of the jobs it requests. */
 export const TIP = 1_000n;
-export const CONFIRMATIONS = 6n;
+/** The off-chain rule's settle depth (src/facts/rules.ts): the tests hold the contracts' CONFIRMATIONS() to it. */
+export const CONFIRMATIONS = SETTLE_CONFIRMATIONS;
 /** The lowest height a job requested at TIP is settled from: the first block above the tip at request time. */
 export const L1_HEIGHT = TIP + 1n;
 /** The attested tip at which a transaction at L1_HEIGHT is 6 deep (l1Tip >= l1Height + 5). */

@@ -7,7 +7,7 @@ import {
   ZERO_KEY, actionKey, addressKey, asciiLower, assertAttestationDomain, attestationDomain, canonicalInscriptionId, canonicalTxid,
   collectionCountFact, confirmations, dogeBalanceFact, domainFromEip712Result, domainSeparator, drc20BalanceFact,
   drc20TransferValidFact, factDigest, factStorageKey, factTypeKey, factTypeName, hashFactStruct, hashReceiptStruct,
-  hashToBytes32, inscriptionActionFact, inscriptionKey, inscriptionOwnerFact, inscriptionValidFact, isTxConfirmed, l1TipFact,
+  hashToBytes32, SETTLE_CONFIRMATIONS, settleTipNeeded, settleable, inscriptionActionFact, inscriptionKey, inscriptionOwnerFact, inscriptionValidFact, isTxConfirmed, l1TipFact,
   quorumVerdict, receiptDigest, recoverSigner, replacesStoredFact, requestIdOf, signFact, signReceipt, slugKey, sortSignatures,
   splitRequestFee, tickKey, txIncludedFact, txKey,
 } from "../../src/facts";
@@ -229,6 +229,14 @@ describe("facts", () => {
       expect(isTxConfirmed(100n, 105n, 6n)).to.equal(true);
       expect(isTxConfirmed(100n, 104n, 6n)).to.equal(false);
       expect(isTxConfirmed(0n, 104n, 0n)).to.equal(false);
+    });
+
+    it("settles a job's transaction at the contract's depth: 6 confirmations, an attested tip of l1Height + 5", () => {
+      expect(SETTLE_CONFIRMATIONS).to.equal(6n);
+      expect(settleTipNeeded(100n)).to.equal(105n);
+      expect(settleable(100n, 105n)).to.equal(true);
+      expect(settleable(100n, 104n)).to.equal(false);
+      expect(settleable(0n, 1_000n)).to.equal(false);
     });
 
     it("judges signer lists like the contract: ascending, members, at least two", () => {
