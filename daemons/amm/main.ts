@@ -96,8 +96,7 @@ async function main(): Promise<void> {
     daemon: "amm", logger, signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "amm");
-      const txindex = await checkTxindex(rpc, "amm", "the custody wallet's transaction status");
-      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the custody wallet's transaction status needs it");
+      await checkTxindex(rpc, "amm", "the custody wallet's transaction status", logger);
     },
   });
   const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });

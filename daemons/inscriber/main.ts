@@ -68,8 +68,7 @@ async function main(): Promise<void> {
     daemon: "inscriber", logger, signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "inscriber");
-      const txindex = await checkTxindex(rpc, "inscriber", "the hot wallet's and the user-signed PSBTs' previous transactions");
-      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the hot wallet's and the user-signed PSBTs' previous transactions needs it");
+      await checkTxindex(rpc, "inscriber", "the hot wallet's and the user-signed PSBTs' previous transactions", logger);
     },
   });
   const walletDb = openWalletDatabase(config["wallet-db"]);

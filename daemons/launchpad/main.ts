@@ -113,8 +113,7 @@ async function main(): Promise<void> {
     daemon: "launchpad", logger, signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "launchpad");
-      const txindex = await checkTxindex(rpc, "launchpad", "payment PSBTs' previous transactions");
-      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; payment PSBTs need it");
+      await checkTxindex(rpc, "launchpad", "payment PSBTs' previous transactions", logger);
     },
   });
   const db = openLaunchpadDatabase(config.db);

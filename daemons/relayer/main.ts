@@ -116,8 +116,7 @@ async function main(): Promise<void> {
     daemon: "relayer", logger, signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "relayer");
-      const txindex = await checkTxindex(rpc, "relayer", "the hot wallet's dropped-transaction check");
-      if (txindex.state === "unknown") logger.warn({ event: "txindex_unverified", reason: txindex.reason }, "could not tell whether dogecoind has -txindex=1; the hot wallet's dropped-transaction check needs it");
+      await checkTxindex(rpc, "relayer", "the hot wallet's dropped-transaction check", logger);
     },
   });
   const walletDb = openWalletDatabase(config["wallet-db"]);

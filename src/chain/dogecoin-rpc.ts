@@ -315,7 +315,7 @@ export class DogecoinRpcClient {
           error: (error as RpcClientError).message,
           code: error instanceof DogecoinRpcError ? error.code : undefined,
         }, "dogecoind RPC call failed, retrying");
-        await sleep(delayMs, this.#signal);
+        await abortableSleep(delayMs, this.#signal);
       }
     }
   }
@@ -574,7 +574,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Resolves after `ms`, or at once when `signal` is (or gets) aborted. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

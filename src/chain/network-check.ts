@@ -6,7 +6,7 @@
  * until it does or the daemon stops.
  */
 import { getNetwork, hexToBytes, isCoinbase, parseBlock, parseTransaction } from "../doge";
-import type { BlockchainInfo } from "./dogecoin-rpc";
+import { type BlockchainInfo, abortableSleep } from "./dogecoin-rpc";
 import { DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY, RpcAuthError } from "./errors";
 
 /**
@@ -110,12 +110,16 @@ export async function probeTxindex(node: CheckedNode, maxBlocks = 10, maxCandida
   return { state: "unknown", reason: `no spent transaction in the last ${maxBlocks} blocks` };
 }
 
-/** Throws NodeCheckError when the probe finds no transaction index; resolves with the probe otherwise. */
-export async function checkTxindex(node: CheckedNode, daemon: string, why: string): Promise<TxindexProbe> {
+/**
+ * Throws NodeCheckError when the probe finds no transaction index; resolves with the probe
+ * otherwise, after a `txindex_unverified` warning on `logger` when the probe could not tell.
+ */
+export async function checkTxindex(node: CheckedNode, daemon: string, why: string, logger?: NodeCheckLogger): Promise<TxindexProbe> {
   const probe = await probeTxindex(node);
   if (probe.state === "off") {
     throw new NodeCheckError(`${daemon}: the node at ${withoutCredentials(node.endpoint)} has no transaction index (getrawtransaction ${probe.txid} answers -5), which ${why} needs; restart dogecoind with -txindex=1 (once: -reindex)`);
   }
+  if (probe.state === "unknown") logger?.warn({ event: "txindex_unverified", reason: probe.reason }, `could not tell whether dogecoind has -txindex=1; ${why} needs it`);
   return probe;
 }
 
@@ -136,7 +140,7 @@ export async function checkL2ChainId(l2: L2Rpc, url: string, chainId: number | b
 
 export interface NodeCheckLogger {
   info(fields: Record<string, unknown>): void;
-  warn(fields: Record<string, unknown>): void;
+  warn(fields: Record<string, unknown>, message?: string): void;
 }
 
 /**
@@ -179,18 +183,4 @@ export async function runNodeChecks(options: {
     await abortableSleep(options.retryMs ?? 5_000, options.signal);
   }
   return false;
-}
-
-/** Resolves after `ms`, or at once when `signal` is (or gets) aborted. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

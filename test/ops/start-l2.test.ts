@@ -13,41 +13,19 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { processesUnder } from "../helpers/processes";
+import { until as waitUntil } from "../helpers/wait";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 /** Apart from start-node.test.ts's 20000 and npm start's own ports. */
 const PORT_OFFSET = 21_000;
+/** The shared poll (test/helpers/wait.ts), every 250 ms: each probe of these tests reads /proc or a log. */
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) => waitUntil(what, probe, limitMs, 250);
 const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
 /** Hardhat's account 0 (mnemonic "test test ... junk"), public knowledge: funded on every Hardhat node. */
 const ACCOUNT_0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const ACCOUNT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const CONTRACTS = ["DogeAttestation", "PlugsMarketplace", "EnvelopeHelper", "DogeInscriber", "DogeAnchor"];
-
-function processesUnder(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
-      if (cmdline.includes(dir) || (cmdline.includes("scripts/start.ts") && cmdline.includes(`--port-offset ${PORT_OFFSET}`))) found.push(`${entry}: ${cmdline}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -122,7 +100,7 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
       stop: async () => {
         process.kill(-child.pid!, "SIGINT");
         expect(await exited).to.be.oneOf(["0", "SIGINT"]);
-        await until("no process left", () => processesUnder(dataDir).length === 0, 60_000);
+        await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
         start = null;
       },
     };
@@ -159,7 +137,7 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     }
     expect(stdout).to.include(`L2 key: ${addressOf("l2-relayer")}`);
     // The attesters on chain are the keys npm start made.
-    const daemons = processesUnder(dataDir).filter((line) => line.includes("daemons/attester/main.ts"));
+    const daemons = processesUnder(dataDir, PORT_OFFSET).filter((line) => line.includes("daemons/attester/main.ts"));
     expect(daemons.length).to.equal(3);
     expect(daemons[0]).to.include(`--l2-rpc-url ${l2Url}`).and.include("--chain-id 31337");
 
@@ -202,7 +180,7 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     start = null;
     expect(code).to.not.equal(0);
     expect(stderr).to.match(/^start: the DogeAttestation recorded for chain 31337 .* pass their key files with --l2-attester-key-files a,b,c$/m);
-    await until("no process left", () => processesUnder(dataDir).length === 0, 60_000);
+    await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
 
     const nonceBefore = await rpc<string>("eth_getTransactionCount", [ACCOUNT_0, "latest"]);
     const stack = await runStack(["--l2-attester-key-files", moved.join(",")]);
@@ -226,6 +204,6 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     start = null;
     expect(code).to.not.equal(0);
     expect(stderr).to.match(/^start: .*has mode 644.*chmod 600/m);
-    await until("no process left", () => processesUnder(dataDir).length === 0, 60_000);
+    await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
   });
 });

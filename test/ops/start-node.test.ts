@@ -12,38 +12,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { processesUnder } from "../helpers/processes";
+import { until as waitUntil } from "../helpers/wait";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 /** Well below the ephemeral range (32768 and up), apart from npm start's own 3001-3030, 8545, 18332. */
 const PORT_OFFSET = 20_000;
-
-/** Processes whose command line names `dir` (the daemons) or is this test's scripts/start.ts. */
-function processesUnder(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
-      if (cmdline.includes(dir) || (cmdline.includes("scripts/start.ts") && cmdline.includes(`--port-offset ${PORT_OFFSET}`))) found.push(`${entry}: ${cmdline}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** The shared poll (test/helpers/wait.ts), every 250 ms: each probe of these tests reads /proc or a log. */
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) => waitUntil(what, probe, limitMs, 250);
 
 describe("npm start -- --node <rpc url> (an existing node: the devnet through its dogecoind RPC)", function () {
   this.timeout(300_000);
@@ -107,7 +84,7 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
     for (const name of ["indexer", "explorer", "inscriber", "l2", "deploy", "amm"]) {
       expect(fs.statSync(path.join(dataDir, "logs", `${name}.log`)).size, name).to.be.greaterThan(0);
     }
-    const processes = processesUnder(dataDir);
+    const processes = processesUnder(dataDir, PORT_OFFSET);
     expect(processes.length).to.be.greaterThan(5);
     // The daemons get the node's password from a 0600 file, not on their command lines.
     const daemons = processes.filter((line) => line.includes("/daemons/"));
@@ -120,7 +97,7 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
     process.kill(-child.pid!, "SIGINT");
     // npm itself dies of the SIGINT; scripts/start.ts stops the stack in reverse order and exits 0.
     expect(await exited).to.be.oneOf(["0", "SIGINT"]);
-    await until("no process left", () => processesUnder(dataDir).length === 0, 60_000);
+    await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
     // The Hardhat node (which does not know our data directory) is gone too: its port is free.
     const l2 = await fetch(`http://127.0.0.1:${8545 + PORT_OFFSET}`, { method: "POST" }).then(() => "answered", () => "refused");
     expect(l2).to.equal("refused");

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { until as waitUntil } from "../helpers/wait";
 import { Supervisor, SupervisorEvent, isErrorLine } from "../../src/ops/supervisor";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -29,15 +30,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The shared poll (test/helpers/wait.ts), every 100 ms, 30 s at most unless told. */
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs = 30_000) => waitUntil(what, probe, limitMs, 100);
 
 const childSpec = (name: string, env: NodeJS.ProcessEnv = {}) => ({
   name, args: () => ["--import", "tsx", CHILD], ready: new RegExp(`^${name} {2}(\\S+)$`, "m"), env: { CHILD_NAME: name, ...env }, cwd: ROOT,

@@ -228,7 +228,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     return collection;
   };
 
-  const req8 = S.launchpadRequests(network);
+  const requests = S.launchpadRequests(network);
   const routes = surface.on(api, "/api");
   // A write route's limits and session come first, on their own route layer of the same path (so a
   // refused request is refused before its input is read); the declared route then validates it.
@@ -240,7 +240,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   routes.get("/session/challenge", {
     summary: "A sign-in challenge for an address", tags: ["sessions"],
     description: "The text to sign with Dogecoin message signing. Challenges are stateless (an HMAC under a secret of this process, so a restart voids them) and answer one sign-in each.",
-    query: req8.ChallengeQuery, responses: { 200: S.Challenge },
+    query: requests.ChallengeQuery, responses: { 200: S.Challenge },
   }, ({ query }, _req, res) => {
     const issued = sessions.issueChallenge(signingAddress(query.address, network));
     res.json({ address: issued.address, nonce: issued.nonce, challenge: issued.challenge, expires_at: issued.expiresAt });
@@ -250,7 +250,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   routes.post("/session", {
     summary: "Sign in: a signed challenge for a Bearer token", tags: ["sessions"],
     description: "The challenge must be one this service issued to the address, unexpired and unused; the signature the address's key over exactly its text. 401 UNKNOWN_CHALLENGE, CHALLENGE_ADDRESS_MISMATCH, CHALLENGE_USED, CHALLENGE_EXPIRED or INVALID_SIGNATURE otherwise.",
-    body: req8.SignIn, responses: { 201: S.SessionCreated },
+    body: requests.SignIn, responses: { 201: S.SessionCreated },
   }, ({ body }, _req, res) => {
     const address = signingAddress(body.address, network);
     const { token, session } = sessions.openSession(address, body.challenge, body.signature);
@@ -266,7 +266,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   // --------------------------------------------------------------------------- collections
 
   routes.get("/collections", {
-    summary: "The collection directory, by slug", tags: ["collections"], query: req8.CollectionsQuery, responses: { 200: S.CollectionPage },
+    summary: "The collection directory, by slug", tags: ["collections"], query: requests.CollectionsQuery, responses: { 200: S.CollectionPage },
     description: "Pages of `limit` collections (default 100) in slug order; `next_cursor` continues.",
   }, ({ query }, _req, res) => {
     const limit = query.limit ?? 100;
@@ -293,7 +293,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   api.post("/collections", limit("listings"), requireSession);
   routes.post("/collections", {
-    summary: "List a collection (its creator's session)", tags: ["collections"], security: SESSION, body: req8.NewCollection,
+    summary: "List a collection (its creator's session)", tags: ["collections"], security: SESSION, body: requests.NewCollection,
     responses: { 201: { description: "the listed collection; Location names it", schema: S.Collection, headers: { Location: "/api/collections/<slug>" } } },
     description: "creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu \"0\") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason).",
   }, async ({ body }, req, res) => {
@@ -375,7 +375,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   api.post("/collections/:slug/mint", limit("mints"), requireSession);
   routes.post("/collections/:slug/mint", {
-    summary: "Mint the session's reserved index", tags: ["mints"], security: SESSION, params: S.SlugParams, body: req8.MintRequest,
+    summary: "Mint the session's reserved index", tags: ["mints"], security: SESSION, params: S.SlugParams, body: requests.MintRequest,
     description: "A priced collection's mint names its payment (payment_txid), found in the explorer's index at the launchpad's payment depth and paying the creator the price with the OP_RETURN `service-launch-mint:<slug>:<index>`, from the claimant's address. 202 with the new mint (created true), 200 with the existing one when the reservation was already minted. 503 MINTING_UNAVAILABLE without an inscriber.",
     responses: {
       202: { description: "the mint was accepted (handed to the inscriber); Location names it", schema: S.MintAccepted, headers: { Location: "/api/collections/<slug>/mints/<index>" } },
@@ -439,7 +439,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   api.post("/collections/:slug/payment-psbt", limit("payment PSBTs"), requireSession);
   routes.post("/collections/:slug/payment-psbt", {
-    summary: "Build the unsigned payment PSBT of the session's reservation", tags: ["payments"], security: SESSION, params: S.SlugParams, body: req8.PaymentPsbtRequest,
+    summary: "Build the unsigned payment PSBT of the session's reservation", tags: ["payments"], security: SESSION, params: S.SlugParams, body: requests.PaymentPsbtRequest,
     description: "Funded from the claimant's confirmed outputs that carry no inscription or DRC-20 transfer (outputs the node's mempool spends are skipped): the price to the creator, the OP_RETURN memo, the change back. Building again replaces the kept PSBT. 503 PAYMENT_PSBT_UNAVAILABLE without a node.",
     responses: { 201: S.PaymentPsbt },
   }, async ({ params, body }, _req, res) => {
@@ -450,7 +450,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   api.post("/collections/:slug/payment", limit("signed payments"), requireSession);
   routes.post("/collections/:slug/payment", {
-    summary: "Finalise the signed payment PSBT (the page broadcasts it through the explorer)", tags: ["payments"], security: SESSION, params: S.SlugParams, body: req8.SignedPaymentRequest,
+    summary: "Finalise the signed payment PSBT (the page broadcasts it through the explorer)", tags: ["payments"], security: SESSION, params: S.SlugParams, body: requests.SignedPaymentRequest,
     description: "The signed PSBT's transaction must be byte for byte the one built for this reservation (400 PSBT_MISMATCH), each input signed once, low-s SIGHASH_ALL, by the session's key. The launchpad never broadcasts.",
     responses: { 200: S.SignedPayment },
   }, ({ params, body }, _req, res) => {
@@ -463,7 +463,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
 
   routes.get("/collections/:slug/membership", {
     summary: "Whether an address holds a member token of a collection now (the explorer's index)", tags: ["membership"],
-    params: S.SlugParams, query: req8.MembershipQuery, responses: { 200: S.Membership },
+    params: S.SlugParams, query: requests.MembershipQuery, responses: { 200: S.Membership },
   }, ({ params, query }, _req, res) => {
     const { slug } = params;
     if (!collections.get(slug) && !index.hasCollection(slug)) {
