@@ -103,8 +103,6 @@ export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
   launchpad: {
     gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null;
-    /** The routes' declarations: the OpenAPI document this app serves at /openapi.json. */
-    surface: ApiSurface;
   };
 }
 
@@ -219,7 +217,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       operatorKey: { type: "apiKey", in: "header", name: "X-Operator-Key", description: "the operator key, which listing a free collection needs besides the creator's session" },
     },
   });
-  app.launchpad = { gate, sessions, collections, index, mints, feed, payments, surface };
+  app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
   const mintJson = mintJsonOf(mints);
 
   const collectionOr404 = (slug: string): Collection => {
