@@ -8,8 +8,8 @@
  * `snapshot()` so that a concurrent indexer batch (or rollback) cannot change the state between
  * them. Never calls the node.
  */
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "../db/sqlite";
+import type { SqlStatement } from "../db/sql";
+import type { SqlDatabase } from "../db/sql";
 import { envelopeHash } from "../inscription/envelope";
 
 /** The indexed tip: height and hash of the last fully written block. */
@@ -61,10 +61,10 @@ export interface RevealedInscription extends InscriptionAtHeight {
 type Row = Record<string, unknown>;
 
 export class IndexHistory {
-  private readonly s: Record<string, Statement<unknown[]>>;
+  private readonly s: Record<string, SqlStatement>;
 
-  constructor(readonly db: Sqlite) {
-    const p = (sql: string) => db.prepare<unknown[]>(sql);
+  constructor(readonly db: SqlDatabase) {
+    const p = (sql: string) => db.prepare(sql);
     this.s = {
       startHeight: p("SELECT value FROM meta WHERE key = 'start_height'"),
       tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),

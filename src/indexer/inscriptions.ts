@@ -5,8 +5,8 @@
  * them (src/inscription rules). Mutable tables are changed only through the undo journal;
  * append-only tables carry their height. Runs inside the block's SQLite transaction.
  */
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "../db/sqlite";
+import type { SqlStatement } from "../db/sql";
+import type { SqlDatabase } from "../db/sql";
 import { DecodedTransaction } from "../doge";
 import {
   DoginalsAssembly, Drc20Action, Drc20Balance, Drc20Effect, Drc20TickState, Drc20TransferState, Drc20View, IndexedLaunchpadDeploy,
@@ -93,7 +93,7 @@ class OutpointFilter {
 
 export class InscriptionTracker {
   private readonly journal: Journal;
-  private readonly q: Record<string, Statement<unknown[]>>;
+  private readonly q: Record<string, SqlStatement>;
   private pendingDoginals: number;
   private nextNumber: number;
   /** Per block: fees of earlier transactions and inscriptions waiting for the coinbase. */
@@ -102,9 +102,9 @@ export class InscriptionTracker {
   private opSeq = 0;
   private readonly inscribedOutpoints = new OutpointFilter();
 
-  constructor(private readonly db: Sqlite) {
+  constructor(private readonly db: SqlDatabase) {
     this.journal = new Journal(db, JOURNALED_TABLES);
-    const p = (sql: string) => db.prepare<unknown[]>(sql);
+    const p = (sql: string) => db.prepare(sql);
     this.q = {
       onOutpoint: p("SELECT inscription_id, offset FROM inscription_locations WHERE txid = ? AND vout = ? ORDER BY offset, inscription_id"),
       setLocation: p("INSERT OR REPLACE INTO inscription_locations (inscription_id, txid, vout, offset, owner_address, height) VALUES (?, ?, ?, ?, ?, ?)"),

@@ -4,8 +4,8 @@
  * absence) is recorded with the height of the block that changes it; a rollback replays the
  * journal backwards down to the fork point. Entries deeper than the reorg limit are pruned.
  */
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "../db/sqlite";
+import type { SqlStatement } from "../db/sql";
+import type { SqlDatabase } from "../db/sql";
 
 type Row = Record<string, unknown>;
 
@@ -14,12 +14,12 @@ export class Journal {
   private readonly entriesAbove;
   private readonly deleteAbove;
   private readonly pruneBelow;
-  private readonly selectCache = new Map<string, Statement<unknown[]>>();
-  private readonly deleteCache = new Map<string, Statement<unknown[]>>();
-  private readonly insertCache = new Map<string, Statement<unknown[]>>();
+  private readonly selectCache = new Map<string, SqlStatement>();
+  private readonly deleteCache = new Map<string, SqlStatement>();
+  private readonly insertCache = new Map<string, SqlStatement>();
 
   /** `tables` maps each journaled table to its primary-key columns. */
-  constructor(private readonly db: Sqlite, private readonly tables: Readonly<Record<string, readonly string[]>>) {
+  constructor(private readonly db: SqlDatabase, private readonly tables: Readonly<Record<string, readonly string[]>>) {
     this.insertEntry = db.prepare("INSERT INTO journal (height, tbl, pk, previous) VALUES (?, ?, ?, ?)");
     this.entriesAbove = db.prepare("SELECT tbl, pk, previous FROM journal WHERE height > ? ORDER BY seq DESC");
     this.deleteAbove = db.prepare("DELETE FROM journal WHERE height > ?");
@@ -35,7 +35,7 @@ export class Journal {
   private select(table: string) {
     let statement = this.selectCache.get(table);
     if (!statement) {
-      statement = this.db.prepare<unknown[]>(`SELECT * FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
+      statement = this.db.prepare(`SELECT * FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
       this.selectCache.set(table, statement);
     }
     return statement;
@@ -44,7 +44,7 @@ export class Journal {
   private remove(table: string) {
     let statement = this.deleteCache.get(table);
     if (!statement) {
-      statement = this.db.prepare<unknown[]>(`DELETE FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
+      statement = this.db.prepare(`DELETE FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
       this.deleteCache.set(table, statement);
     }
     return statement;
@@ -54,7 +54,7 @@ export class Journal {
     const key = `${table}(${columns.join(",")})`;
     let statement = this.insertCache.get(key);
     if (!statement) {
-      statement = this.db.prepare<unknown[]>(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+      statement = this.db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
       this.insertCache.set(key, statement);
     }
     return statement;

@@ -2,8 +2,8 @@
  * Read queries over the index, turning rows into the explorer's domain shapes. Never calls the
  * node. Amounts are bigint koinu here; the HTTP layer decides how to carry them in JSON.
  */
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "../db/sqlite";
+import type { SqlStatement } from "../db/sql";
+import type { SqlDatabase } from "../db/sql";
 import { bytesToHex, hexToBytes, sha256 } from "../doge";
 import { envelopeHash } from "../inscription/envelope";
 
@@ -68,10 +68,10 @@ export interface InscriptionView {
 }
 
 export class IndexQueries {
-  private readonly s: Record<string, Statement<unknown[]>>;
+  private readonly s: Record<string, SqlStatement>;
 
-  constructor(readonly db: Sqlite) {
-    const p = (sql: string) => db.prepare<unknown[]>(sql);
+  constructor(readonly db: SqlDatabase) {
+    const p = (sql: string) => db.prepare(sql);
     this.s = {
       meta: p("SELECT key, value FROM meta"),
       tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),

@@ -2,7 +2,7 @@
  * The indexer's repository over SQLite: the writes of block application and rollback, and the
  * reads the follower needs. Routes read through the query module, never through this one.
  */
-import { Sqlite } from "../db/sqlite";
+import type { SqlDatabase } from "../db/sql";
 import type { ZkpUse } from "../zkp";
 
 export interface StoredOutput {
@@ -26,7 +26,7 @@ export class IndexerStore {
   private readonly s;
   private readonly pendingBalances = new Map<string, { delta: bigint; txs: number }>();
 
-  constructor(readonly db: Sqlite) {
+  constructor(readonly db: SqlDatabase) {
     this.s = {
       getMeta: db.prepare("SELECT value FROM meta WHERE key = ?"),
       setMeta: db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),

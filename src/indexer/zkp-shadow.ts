@@ -4,7 +4,7 @@
  * event loop runs; verdicts are written back to `zkp_uses`. Unverified rows survive restarts (they
  * are simply queued again), and rows deleted by a rollback make their late verdicts a no-op.
  */
-import type { Sqlite } from "../db/sqlite";
+import type { SqlDatabase } from "../db/sql";
 import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZKP_SHADOW_STATUS, ZkpUse } from "../zkp";
 
 interface PendingRow {
@@ -33,7 +33,7 @@ export class ZkpShadowService {
   private readonly update;
   verified = 0;
 
-  constructor(private readonly db: Sqlite, options: { cache?: VerifyingKeyCache; clock?: () => number } = {}) {
+  constructor(private readonly db: SqlDatabase, options: { cache?: VerifyingKeyCache; clock?: () => number } = {}) {
     const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.selectPending = db.prepare(`SELECT txid, height, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
       public_inputs, parse_error FROM zkp_uses WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL ORDER BY height, position LIMIT 1000`);
