@@ -6,6 +6,7 @@
  *   devnet, indexer, explorer, inscriber, attester, attest, relayer, launchpad, amm
  * Operator tasks:
  *   key new <file>   project add   bonding-key   amm-authorize   deploy   abi export
+ *   indexer snapshot --db <index> --out <file>
  *
  * Exit status: the daemon's or task's own; 2 for an unknown command or a bad option.
  */
@@ -23,7 +24,7 @@ const ROOT = path.resolve(__dirname, "..");
 /** Subcommand, directory under daemons/, one line for `dogeos --help`. */
 const DAEMONS: [string, string, string][] = [
   ["devnet", "devnet", "the devnet base chain: a regtest-compatible Dogecoin node speaking dogecoind's RPC"],
-  ["indexer", "indexer", "follows a dogecoind over JSON-RPC and writes the index to SQLite"],
+  ["indexer", "indexer", "follows a dogecoind over JSON-RPC and writes the index to SQLite (`dogeos indexer snapshot`: a copy of the index)"],
   ["explorer", "api", "the explorer API over an index (Esplora subset, inscriptions, tokens)"],
   ["inscriber", "inscriber", "the inscriber service: inscriptions paid from its hot wallet"],
   ["attester", "attester", "one attester: signs facts about the Dogecoin chain for the L2"],
@@ -96,6 +97,28 @@ async function deploy(args: string[]): Promise<number> {
   return runHardhat("deploy/deploy.ts", config.network, env);
 }
 
+/** `dogeos indexer snapshot`'s settings (src/indexer/snapshot.ts); --db is the indexer daemon's own option and default. */
+export const SNAPSHOT_SPEC = {
+  db: { kind: "string", env: "INDEXER_DB", default: "data/indexer/index.sqlite", description: "the index to copy: the indexer's SQLite file (a postgres:// URL is refused with the pg_dump / pg_basebackup commands to use)" },
+  out: { kind: "string", required: true, description: "the snapshot file to write; never replaced if it exists" },
+} as const;
+
+/** `dogeos indexer snapshot`: a consistent copy of a SQLite index, taken while the indexer runs. */
+function indexerSnapshot(args: string[]): number {
+  const config = loadDaemonConfig("dogeos indexer snapshot", SNAPSHOT_SPEC, undefined, {
+    summary: "Writes a consistent copy of the index (SQLite VACUUM INTO, safe while the indexer writes) and prints its size and indexed height; a new explorer or attester starts from it instead of genesis.",
+  }, args);
+  // Loaded here: the daemons' start-up does not pay for it.
+  const { formatSnapshotResult, snapshotIndex } = require("../src/indexer/snapshot") as typeof import("../src/indexer/snapshot");
+  try {
+    process.stdout.write(`${formatSnapshotResult(snapshotIndex(config.db, config.out))}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`dogeos indexer snapshot: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
 async function abiExport(args: string[]): Promise<number> {
   loadDaemonConfig("dogeos abi export", {}, undefined, {
     summary: "Writes shared/abi/: the published contracts' ABI files and index.json (compiles first; scripts/export-abi.ts).",
@@ -134,7 +157,13 @@ export function buildProgram(): Command {
     });
   program.configureHelp({ sortSubcommands: false });
 
-  for (const [name, dir, description] of DAEMONS) passThrough(program, name, `${description} (daemons/${dir})`, (args) => runDaemon(dir, args, `The ${name} daemon (daemons/${dir}/main.ts): ${description}.`));
+  for (const [name, dir, description] of DAEMONS) {
+    passThrough(program, name, `${description} (daemons/${dir})`, (args) => {
+      // `dogeos indexer snapshot ...` is an operator task beside the daemon, not one of its options.
+      if (name === "indexer" && args[0] === "snapshot") process.exitCode = indexerSnapshot(args.slice(1));
+      else runDaemon(dir, args, `The ${name} daemon (daemons/${dir}/main.ts): ${description}.`);
+    });
+  }
 
   const key = program.command("key").description("wallet key files");
   key.command("new")
