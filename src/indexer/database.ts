@@ -6,9 +6,11 @@
  */
 import fs from "node:fs";
 import Database from "better-sqlite3";
-import { RebuildRequiredError, openDatabase } from "../db/sqlite";
+import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../db/sqlite";
 import { SqlDatabase, isPostgresUrl, printableLocation, sqliteDatabase } from "../db/sql";
+import { PostgresDatabase, openPostgres } from "../db/postgres";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "./schema";
+import { INDEXER_PG_CONFLICT_KEYS, INDEXER_PG_DDL } from "./schema-postgres";
 
 export const INDEXER_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
@@ -22,7 +24,7 @@ export class IndexUnreadableError extends Error {
 
 /** The indexer's own handle: creates the index if needed and migrates it. */
 export function openIndexerDatabase(location: string, options: { cacheMb?: number; resetIfRebuildRequired?: boolean } = {}): SqlDatabase {
-  if (isPostgresUrl(location)) throw new IndexUnreadableError(location, "PostgreSQL is not supported by this build yet");
+  if (isPostgresUrl(location)) return openPostgresIndexWriter(location, options);
   let db: Database.Database;
   try {
     db = openDatabase(location, INDEXER_MIGRATIONS, INDEXER_SCHEMA);
@@ -45,7 +47,21 @@ export function openIndexerDatabase(location: string, options: { cacheMb?: numbe
  * build's, is refused with IndexUnreadableError naming what to do.
  */
 export function openIndexReader(location: string, options: { cacheMb?: number } = {}): SqlDatabase {
-  if (isPostgresUrl(location)) throw new IndexUnreadableError(location, "PostgreSQL is not supported by this build yet");
+  if (isPostgresUrl(location)) {
+    let db: PostgresDatabase;
+    try {
+      db = openPostgres(location, { readOnly: true, applicationName: "dogeos-index-reader", conflictKeys: INDEXER_PG_CONFLICT_KEYS, statementTimeoutMs: 30_000 });
+    } catch (error) {
+      throw new IndexUnreadableError(location, (error as Error).message);
+    }
+    try {
+      checkIndexSchema(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  }
   if (location === ":memory:") throw new IndexUnreadableError(location, "an in-memory index has no reader; pass the indexer's handle");
   if (!fs.existsSync(location)) throw new IndexUnreadableError(location, "the file does not exist (start the indexer first; it creates the index)");
   const db = new Database(location, { readonly: true, fileMustExist: true });
@@ -76,4 +92,49 @@ export function checkIndexSchema(db: SqlDatabase): void {
     const hint = version < INDEXER_SCHEMA_VERSION ? "upgrade the indexer first (it migrates the index), then this reader" : "this reader is older than the indexer; upgrade it";
     throw new IndexUnreadableError(db.location, `schema version ${version}, this build reads ${INDEXER_SCHEMA_VERSION}: ${hint}`);
   }
+}
+
+/** The advisory lock the writer holds for its session: a second indexer on the same database is refused. */
+const WRITER_LOCK = 0x646f6765; // "doge"
+
+/**
+ * The indexer's PostgreSQL handle: takes the single-writer lock, then creates the schema in one
+ * transaction when the database has none, or checks its version as openDatabase does for SQLite.
+ */
+function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequired?: boolean }): SqlDatabase {
+  const db = openPostgres(location, { applicationName: "dogeos-indexer", conflictKeys: INDEXER_PG_CONFLICT_KEYS, statementTimeoutMs: 0 });
+  try {
+    const locked = db.prepare<{ ok: number }>("SELECT pg_try_advisory_lock(?) AS ok").get(WRITER_LOCK);
+    if (!locked?.ok) throw new IndexUnreadableError(location, "another indexer is writing this database (its advisory lock is held)");
+    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT COLLATE \"C\" PRIMARY KEY, value TEXT NOT NULL)");
+    const meta = Object.fromEntries(db.prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')").all().map((r) => [r.key, r.value]));
+    if (meta.schema !== undefined && meta.schema !== INDEXER_SCHEMA) throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
+    const version = meta.schema_version === undefined ? 0 : Number(meta.schema_version);
+    if (version > INDEXER_SCHEMA_VERSION) throw new SchemaMismatchError(version, INDEXER_SCHEMA_VERSION, db.location);
+    if (version !== 0 && version < INDEXER_SCHEMA_VERSION) {
+      // The PostgreSQL schema starts at the latest SQLite version; an older one predates this backend.
+      if (!options.resetIfRebuildRequired) throw new RebuildRequiredError(version, INDEXER_SCHEMA_VERSION, db.location);
+      dropIndexTables(db);
+    }
+    if (version !== INDEXER_SCHEMA_VERSION) {
+      db.transaction(() => {
+        db.exec(INDEXER_PG_DDL);
+        const set = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+        set.run("schema", INDEXER_SCHEMA);
+        set.run("schema_version", String(INDEXER_SCHEMA_VERSION));
+      })();
+    }
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function dropIndexTables(db: SqlDatabase): void {
+  const tables = [...INDEXER_PG_DDL.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]);
+  db.transaction(() => {
+    for (const table of tables) db.exec(`DROP TABLE IF EXISTS ${table}`);
+    db.exec("DELETE FROM meta WHERE key IN ('schema', 'schema_version')");
+  })();
 }

@@ -169,7 +169,7 @@ export class Indexer {
       try {
         this.store.transaction(() => {
           for (const item of usable) this.applyBlock(item.block, item.height);
-          this.store.flushBalances();
+          this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
           this.inscriptions.pruneJournal(usable[usable.length - 1].height - this.maxReorgDepth - 1);
         });

@@ -35,7 +35,7 @@ export class Journal {
   private select(table: string) {
     let statement = this.selectCache.get(table);
     if (!statement) {
-      statement = this.db.prepare(`SELECT * FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
+      statement = this.db.prepare(`SELECT * FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} = ?`).join(" AND ")}`);
       this.selectCache.set(table, statement);
     }
     return statement;
@@ -44,7 +44,7 @@ export class Journal {
   private remove(table: string) {
     let statement = this.deleteCache.get(table);
     if (!statement) {
-      statement = this.db.prepare(`DELETE FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} IS ?`).join(" AND ")}`);
+      statement = this.db.prepare(`DELETE FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} = ?`).join(" AND ")}`);
       this.deleteCache.set(table, statement);
     }
     return statement;

@@ -1,8 +1,17 @@
 /**
- * The indexer's repository over SQLite: the writes of block application and rollback, and the
- * reads the follower needs. Routes read through the query module, never through this one.
+ * The indexer's repository: the writes of block application and rollback, and the reads the
+ * follower needs. Routes read through the query module, never through this one.
+ *
+ * On SQLite every row is written by its own prepared statement (in-process, microseconds). On
+ * PostgreSQL a statement is a round trip, so the rows of a batch (blocks, transactions, outputs,
+ * spends, history, OP_RETURN outputs, balances) are buffered and written with one multi-row
+ * statement per table (`unnest` of one array per column) when the batch ends or before any other
+ * statement runs on the connection (PostgresDatabase.beforeQuery), so every read still sees every
+ * earlier write. The outputs a batch spends are fetched in one query before it is applied
+ * (prefetchOutputs).
  */
 import type { SqlDatabase } from "../db/sql";
+import { PostgresDatabase } from "../db/postgres";
 import type { ZkpUse } from "../zkp";
 
 export interface StoredOutput {
@@ -25,8 +34,16 @@ export interface IndexedBlockRow {
 export class IndexerStore {
   private readonly s;
   private readonly pendingBalances = new Map<string, { delta: bigint; txs: number }>();
+  /** PostgreSQL only: the batch's rows not yet written. */
+  private readonly bulk: BulkRows | null;
 
   constructor(readonly db: SqlDatabase) {
+    if (db instanceof PostgresDatabase) {
+      this.bulk = new BulkRows(db);
+      db.beforeQuery(() => this.flushRows());
+    } else {
+      this.bulk = null;
+    }
     this.s = {
       getMeta: db.prepare("SELECT value FROM meta WHERE key = ?"),
       setMeta: db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
@@ -85,29 +102,51 @@ export class IndexerStore {
   }
 
   insertBlock(block: IndexedBlockRow): void {
+    if (this.bulk) return void this.bulk.blocks.push([block.height, block.hash, block.prevHash, block.time, block.txCount, block.size]);
     this.s.insertBlock.run(block.height, block.hash, block.prevHash, block.time, block.txCount, block.size);
   }
 
   insertTx(txid: string, height: number, position: number, size: number, fee: bigint | null, coinbase: boolean, inputCount: number, outputCount: number): void {
+    if (this.bulk) return void this.bulk.txs.set(txid, [txid, height, position, size, fee, coinbase ? 1 : 0, inputCount, outputCount]);
     this.s.insertTx.run(txid, height, position, size, fee, coinbase ? 1 : 0, inputCount, outputCount);
   }
 
   insertOutput(txid: string, vout: number, height: number, value: bigint, script: Uint8Array, address: string | null): void {
+    if (this.bulk) return void this.bulk.outputs.set(`${txid}:${vout}`, [txid, vout, height, value, script, address, null, null, null]);
     this.s.insertOutput.run(txid, vout, height, value, script, address);
   }
 
   getOutput(txid: string, vout: number): StoredOutput | null {
+    if (this.bulk) {
+      const key = `${txid}:${vout}`;
+      const pending = this.bulk.outputs.get(key);
+      if (pending) return { txid, vout, value: pending[3] as bigint, address: pending[5] as string | null, height: pending[2] as number };
+      const fetched = this.bulk.prefetched.get(key);
+      if (fetched !== undefined) return fetched;
+    }
     const row = this.s.getOutput.get(txid, vout) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint } | undefined;
     return row ? { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) } : null;
   }
 
   spendOutput(txid: string, vout: number, spentTxid: string, spentVin: number, height: number): void {
+    if (this.bulk) {
+      const pending = this.bulk.outputs.get(`${txid}:${vout}`);
+      if (pending) {
+        pending[6] = spentTxid;
+        pending[7] = spentVin;
+        pending[8] = height;
+      } else {
+        this.bulk.spends.push([txid, vout, spentTxid, spentVin, height]);
+      }
+      return;
+    }
     this.s.spendOutput.run(spentTxid, spentVin, height, txid, vout);
   }
 
   /** Records one transaction's effect on an address; the balance change is buffered until flushBalances(). */
   addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint, counterparty: string | null): void {
-    this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
+    if (this.bulk) this.bulk.history.set(`${address}:${height}:${position}`, [address, height, position, txid, received, sent, counterparty]);
+    else this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
     const pending = this.pendingBalances.get(address);
     if (pending) {
       pending.delta += received - sent;
@@ -117,18 +156,46 @@ export class IndexerStore {
     }
   }
 
-  /** Writes the buffered balance changes; call inside the same transaction as the history rows. */
-  flushBalances(): void {
+  /**
+   * Writes every buffered row and balance change; call inside the batch's transaction, after its
+   * last block.
+   */
+  flushWrites(): void {
+    if (this.bulk) {
+      this.flushRows();
+      this.bulk.prefetched.clear();
+      return;
+    }
     for (const [address, { delta, txs }] of this.pendingBalances) this.s.addBalance.run(address, delta, txs);
     this.pendingBalances.clear();
   }
 
-  /** Drops buffered balance changes (after a failed transaction). */
+  private flushRows(): void {
+    this.bulk?.write(this.pendingBalances);
+  }
+
+  /** Drops buffered writes (after a failed transaction). */
   discardPending(): void {
     this.pendingBalances.clear();
+    this.bulk?.clear();
+  }
+
+  /** True when prefetchOutputs() saves round trips (PostgreSQL). */
+  get prefetches(): boolean {
+    return this.bulk !== null;
+  }
+
+  /**
+   * Reads the given outputs in one query, so that applying a batch needs no read per input. An
+   * outpoint the index does not have (created before the start height) is remembered as absent.
+   */
+  prefetchOutputs(outpoints: readonly { txid: string; vout: number }[]): void {
+    if (!this.bulk || outpoints.length === 0) return;
+    this.bulk.prefetch(outpoints);
   }
 
   insertOpReturn(txid: string, vout: number, height: number, position: number, payload: Uint8Array, magic: string, sha256Hex: string): void {
+    if (this.bulk) return void this.bulk.opReturns.set(`${txid}:${vout}`, [txid, vout, height, position, payload, magic, sha256Hex, payload.length]);
     this.s.insertOpReturn.run(txid, vout, height, position, payload, magic, sha256Hex, payload.length);
   }
 
@@ -172,4 +239,114 @@ interface BlockRow {
 
 function toBlock(row: BlockRow): IndexedBlockRow {
   return { height: row.height, hash: row.hash, prevHash: row.prev_hash, time: row.time, txCount: row.tx_count, size: row.size };
+}
+
+type Cells = unknown[];
+
+/**
+ * The rows of one batch on PostgreSQL, keyed like their tables' primary keys (a later row for the
+ * same key replaces an earlier one, as INSERT OR REPLACE does), and their multi-row writes.
+ */
+class BulkRows {
+  readonly blocks: Cells[] = [];
+  readonly txs = new Map<string, Cells>();
+  readonly outputs = new Map<string, Cells>();
+  readonly spends: Cells[] = [];
+  readonly history = new Map<string, Cells>();
+  readonly opReturns = new Map<string, Cells>();
+  readonly prefetched = new Map<string, StoredOutput | null>();
+  private writing = false;
+  private readonly q;
+
+  constructor(private readonly db: PostgresDatabase) {
+    // One array parameter per column: the statement text is the same whatever the row count.
+    const upsert = (table: string, columns: [string, string][], key: string[]) => {
+      const names = columns.map(([c]) => c);
+      const rest = names.filter((c) => !key.includes(c));
+      return db.prepareNative(`INSERT INTO ${table} (${names.join(", ")}) SELECT * FROM unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
+        ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`);
+    };
+    this.q = {
+      blocks: db.prepareNative(`INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size)
+        SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[], $5::int[], $6::int[])`),
+      txs: upsert("txs", [["txid", "text"], ["height", "int"], ["position", "int"], ["size", "int"], ["fee", "bigint"], ["coinbase", "int"], ["input_count", "int"], ["output_count", "int"]], ["txid"]),
+      outputs: upsert("outputs", [["txid", "text"], ["vout", "int"], ["height", "int"], ["value", "bigint"], ["script", "bytea"], ["address", "text"],
+        ["spent_txid", "text"], ["spent_vin", "int"], ["spent_height", "int"]], ["txid", "vout"]),
+      history: upsert("address_history", [["address", "text"], ["height", "int"], ["position", "int"], ["txid", "text"], ["received", "bigint"], ["sent", "bigint"],
+        ["counterparty", "text"]], ["address", "height", "position"]),
+      opReturns: upsert("op_returns", [["txid", "text"], ["vout", "int"], ["height", "int"], ["position", "int"], ["payload", "bytea"], ["magic", "text"],
+        ["sha256", "text"], ["size", "int"]], ["txid", "vout"]),
+      spends: db.prepareNative(`UPDATE outputs o SET spent_txid = s.spent_txid, spent_vin = s.spent_vin, spent_height = s.spent_height
+        FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[]) AS s(txid, vout, spent_txid, spent_vin, spent_height)
+        WHERE o.txid = s.txid AND o.vout = s.vout`),
+      balances: db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+        ON CONFLICT (address) DO UPDATE SET confirmed = balances.confirmed + EXCLUDED.confirmed, tx_count = balances.tx_count + EXCLUDED.tx_count`),
+      prefetch: db.prepareNative(`SELECT o.txid, o.vout, o.value, o.address, o.height FROM outputs o
+        JOIN unnest($1::text[], $2::int[]) AS k(txid, vout) ON o.txid = k.txid AND o.vout = k.vout`).safeIntegers(true),
+    };
+  }
+
+  prefetch(outpoints: readonly { txid: string; vout: number }[]): void {
+    for (const { txid, vout } of outpoints) this.prefetched.set(`${txid}:${vout}`, null);
+    const rows = this.q.prefetch.all(outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint }[];
+    for (const row of rows) {
+      this.prefetched.set(`${row.txid}:${row.vout}`, { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) });
+    }
+  }
+
+  /**
+   * Writes everything buffered (and empties `balances`), in an order where each write finds what
+   * it refers to. Its own statements re-enter through the connection's beforeQuery hook: ignored.
+   */
+  write(balances: Map<string, { delta: bigint; txs: number }>): void {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      const columns = (rows: Iterable<Cells>, width: number) => {
+        const out: unknown[][] = Array.from({ length: width }, () => []);
+        for (const row of rows) for (let i = 0; i < width; i++) out[i].push(row[i]);
+        return out;
+      };
+      if (this.txs.size > 0) this.q.txs.run(...columns(this.txs.values(), 8));
+      if (this.outputs.size > 0) this.q.outputs.run(...columns(this.outputs.values(), 9));
+      if (this.spends.length > 0) this.q.spends.run(...columns(this.spends, 5));
+      if (this.history.size > 0) this.q.history.run(...columns(this.history.values(), 7));
+      if (this.opReturns.size > 0) this.q.opReturns.run(...columns(this.opReturns.values(), 8));
+      if (balances.size > 0) {
+        const addresses: string[] = [];
+        const deltas: bigint[] = [];
+        const counts: number[] = [];
+        for (const [address, { delta, txs }] of balances) {
+          addresses.push(address);
+          deltas.push(delta);
+          counts.push(txs);
+        }
+        this.q.balances.run(addresses, deltas, counts);
+        balances.clear();
+      }
+      if (this.blocks.length > 0) this.q.blocks.run(...columns(this.blocks, 6));
+    } finally {
+      this.writing = false;
+      this.clearRows();
+    }
+  }
+
+  private clearRows(): void {
+    this.blocks.length = 0;
+    this.txs.clear();
+    this.outputs.clear();
+    this.spends.length = 0;
+    this.history.clear();
+    this.opReturns.clear();
+  }
+
+  clear(): void {
+    this.blocks.length = 0;
+    this.txs.clear();
+    this.outputs.clear();
+    this.spends.length = 0;
+    this.history.clear();
+    this.opReturns.clear();
+    this.prefetched.clear();
+  }
 }

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import { NETWORKS, nullDataScript } from "../../src/doge";
-import { openDatabase } from "../../src/db/sqlite";
+import type { SqlDatabase } from "../../src/db/sql";
 import { Indexer, ReorgTooDeepError } from "../../src/indexer/indexer";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { BlockRpc, RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { dumpDatabase } from "../helpers/db-dump";
+import { forEachIndexBackend } from "../helpers/index-backends";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { newKey, spendP2pkh } from "../helpers/keys";
 
@@ -19,12 +19,11 @@ function blockRpc(devnet: RunningDevnet): BlockRpc {
   };
 }
 
-function newIndexer(devnet: RunningDevnet, options: { maxReorgDepth?: number; batchBlocks?: number } = {}) {
-  const store = new IndexerStore(openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA));
-  return new Indexer({ store, source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest, ...options });
+function newIndexer(db: SqlDatabase, devnet: RunningDevnet, options: { maxReorgDepth?: number; batchBlocks?: number } = {}) {
+  return new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest, ...options });
 }
 
-describe("indexer on the devnet", function () {
+forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
   this.timeout(120_000);
   let devnet: RunningDevnet;
   before(async () => { devnet = await startDevnet(); });
@@ -33,11 +32,11 @@ describe("indexer on the devnet", function () {
   it("tracks payments, balances, spends and OP_RETURNs, and after a 6-block reorg equals a fresh index of the final chain", async () => {
     const alice = newKey();
     const bob = newKey();
-    const indexer = newIndexer(devnet, { batchBlocks: 4 });
+    const indexer = newIndexer(await openIndex(), devnet, { batchBlocks: 4 });
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true]);
     await indexer.syncOnce();
     const aliceBalance = () => indexer.store.db.prepare("SELECT confirmed FROM balances WHERE address = ?").get(alice.address) as { confirmed: number } | undefined;
-    expect(aliceBalance()!.confirmed).to.equal(100 * 1e8);
+    expect(Number(aliceBalance()!.confirmed)).to.equal(100 * 1e8);
 
     const pay = spendP2pkh(alice, [{ txid: paid.txid, vout: 0, value: 100n * DOGE }], [
       { script: bob.script, value: 30n * DOGE },
@@ -48,7 +47,7 @@ describe("indexer on the devnet", function () {
     const forkPoint = await devnet.rpc<number>("getblockcount");
     const oldBranch = await devnet.rpc<string[]>("generatetoaddress", [6, alice.address]);
     await indexer.syncOnce();
-    expect(aliceBalance()!.confirmed, "change, six coinbases and the 1 DOGE fee").to.equal(69 * 1e8 + 6 * 500_000 * 1e8 + 1e8);
+    expect(Number(aliceBalance()!.confirmed), "change, six coinbases and the 1 DOGE fee").to.equal(69 * 1e8 + 6 * 500_000 * 1e8 + 1e8);
     const spent = indexer.store.db.prepare("SELECT spent_txid FROM outputs WHERE txid = ? AND vout = 0").get(paid.txid) as { spent_txid: string };
     expect(spent.spent_txid).to.equal(payTxid);
     const opReturn = indexer.store.db.prepare("SELECT magic, size FROM op_returns WHERE txid = ?").get(payTxid) as { magic: string; size: number };
@@ -60,15 +59,15 @@ describe("indexer on the devnet", function () {
     const result = await indexer.syncOnce();
     expect(result.rolledBack).to.equal(6);
     expect(indexer.indexedHeight()).to.equal(forkPoint + 7);
-    expect(aliceBalance()!.confirmed).to.equal(69 * 1e8);
+    expect(Number(aliceBalance()!.confirmed)).to.equal(69 * 1e8);
 
-    const fresh = newIndexer(devnet);
+    const fresh = newIndexer(await openIndex(), devnet);
     await fresh.syncOnce();
     expect(dumpDatabase(indexer.store.db)).to.deep.equal(dumpDatabase(fresh.store.db));
   });
 
   it("stops with ReorgTooDeepError when the fork is deeper than the configured limit", async () => {
-    const indexer = newIndexer(devnet, { maxReorgDepth: 3 });
+    const indexer = newIndexer(await openIndex(), devnet, { maxReorgDepth: 3 });
     const key = newKey();
     const branch = await devnet.rpc<string[]>("generatetoaddress", [5, key.address]);
     await indexer.syncOnce();

@@ -1,0 +1,299 @@
+/**
+ * PostgreSQL behind the index's synchronous SQL surface (src/db/sql.ts). A worker thread holds
+ * the connection (src/db/postgres-worker.cjs); each call posts its request and blocks on a shared
+ * Int32Array until the worker answers, so the indexer and every reader run the same code on both
+ * backends. The cost is one query in flight per process: a reader process serves one request's
+ * query at a time, which is why readers scale out as processes (docs/operations.md, "Many
+ * readers"). Measured in `npm run bench:api` and `npm run bench:indexer`.
+ *
+ * Values come back as better-sqlite3 gives them: integers as number, or bigint for every integer
+ * column when the statement asked for safeIntegers(); booleans as 1/0; bytea as Buffer.
+ */
+import path from "node:path";
+import { MessageChannel, Worker, receiveMessageOnPort } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
+import { toPostgres } from "./dialect";
+import { SqlDatabase, SqlRunResult, SqlStatement, printableLocation } from "./sql";
+
+export class PostgresError extends Error {
+  constructor(message: string, readonly code: string | undefined, readonly sql: string | null) {
+    super(message);
+    this.name = "PostgresError";
+  }
+}
+
+export interface PostgresOptions {
+  /** Every transaction read-only (readers, replicas). */
+  readOnly?: boolean;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+  /** Server-side limit per statement (default 60 s; 0 for none). */
+  statementTimeoutMs?: number;
+  /** Key columns per table, for `INSERT OR REPLACE` (src/db/dialect.ts). */
+  conflictKeys?: Readonly<Record<string, readonly string[]>>;
+}
+
+interface Answer {
+  rows: unknown[][];
+  fields: [string, number][];
+  rowCount: number;
+  error?: { message: string; code?: string };
+}
+
+const OID = { bool: 16, bytea: 17, int8: 20, int2: 21, int4: 23, numeric: 1700 } as const;
+
+/** One connection, driven synchronously through its worker. */
+class Connection {
+  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+  private closed = false;
+
+  constructor(url: string, private readonly waitMs: number, options: PostgresOptions) {
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.worker = new Worker(path.join(__dirname, "postgres-worker.cjs"), {
+      workerData: {
+        url,
+        signal: this.signal.buffer,
+        port: channel.port2,
+        readOnly: options.readOnly ?? false,
+        applicationName: options.applicationName ?? "dogeos",
+        statementTimeoutMs: options.statementTimeoutMs ?? 60_000,
+      },
+      transferList: [channel.port2],
+    });
+    // The worker never keeps a process alive on its own: close() ends it, exit ends it anyway.
+    this.worker.unref();
+  }
+
+  /** Sends a request and blocks until its answer. */
+  call(request: Record<string, unknown>, sql: string | null): Answer {
+    if (this.closed) throw new PostgresError("the PostgreSQL handle is closed", undefined, sql);
+    Atomics.store(this.signal, 0, 0);
+    this.worker.postMessage(request);
+    if (Atomics.wait(this.signal, 0, 0, this.waitMs) === "timed-out") {
+      throw new PostgresError(`PostgreSQL did not answer within ${this.waitMs} ms`, "TIMEOUT", sql);
+    }
+    const message = receiveMessageOnPort(this.port);
+    if (!message) throw new PostgresError("the PostgreSQL worker answered nothing", undefined, sql);
+    const answer = message.message as Answer;
+    if (answer.error) throw new PostgresError(answer.error.message, answer.error.code, sql);
+    return answer;
+  }
+
+  /** Sends a request without waiting: its error, if any, is thrown by the next call(). */
+  send(request: Record<string, unknown>): void {
+    if (this.closed) throw new PostgresError("the PostgreSQL handle is closed", undefined, null);
+    this.worker.postMessage({ ...request, op: "send" });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.call({ op: "close" }, null);
+    } finally {
+      this.closed = true;
+      void this.worker.terminate();
+      this.port.close();
+    }
+  }
+}
+
+function convert(value: unknown, oid: number, safe: boolean): unknown {
+  if (value === null || value === undefined) return null;
+  switch (oid) {
+    case OID.int8:
+    case OID.numeric: {
+      const text = value as string;
+      if (safe && /^-?\d+$/.test(text)) return BigInt(text);
+      return Number(text);
+    }
+    case OID.int2:
+    case OID.int4:
+      return safe ? BigInt(value as number) : value;
+    case OID.bool:
+      return safe ? (value ? 1n : 0n) : value ? 1 : 0;
+    case OID.bytea: {
+      const bytes = value as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    default:
+      return value;
+  }
+}
+
+export class PostgresStatement<Row> implements SqlStatement<Row> {
+  private safe = false;
+  private readonly text: string;
+  private readonly names: string[] | null;
+
+  /** `conflictKeys` null: the SQL is PostgreSQL's own, sent as written. */
+  constructor(private readonly db: PostgresDatabase, readonly source: string, private readonly name: string, conflictKeys: Readonly<Record<string, readonly string[]>> | null) {
+    if (conflictKeys === null) {
+      this.text = source;
+      this.names = null;
+    } else {
+      const translated = toPostgres(source, conflictKeys);
+      this.text = translated.text;
+      this.names = translated.names;
+    }
+  }
+
+  safeIntegers(toggle = true): this {
+    this.safe = toggle;
+    return this;
+  }
+
+  private values(params: unknown[]): unknown[] {
+    if (this.names === null) return params;
+    const bag = (params[0] ?? {}) as Record<string, unknown>;
+    return this.names.map((n) => (bag[n] === undefined ? null : bag[n]));
+  }
+
+  private query(params: unknown[]): Answer {
+    this.db.runBeforeQuery();
+    return this.db.connection.call({ op: "query", text: this.text, values: this.values(params), name: this.name }, this.source);
+  }
+
+  private rows(answer: Answer): Row[] {
+    const { fields } = answer;
+    return answer.rows.map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < fields.length; i++) row[fields[i][0]] = convert(values[i], fields[i][1], this.safe);
+      return row as Row;
+    });
+  }
+
+  get(...params: unknown[]): Row | undefined {
+    return this.rows(this.query(params))[0];
+  }
+
+  all(...params: unknown[]): Row[] {
+    return this.rows(this.query(params));
+  }
+
+  iterate(...params: unknown[]): IterableIterator<Row> {
+    return this.all(...params)[Symbol.iterator]();
+  }
+
+  run(...params: unknown[]): SqlRunResult {
+    return { changes: this.query(params).rowCount };
+  }
+
+  /** Queues the statement without waiting for it (writes inside a transaction whose count nobody reads). */
+  send(...params: unknown[]): void {
+    this.db.runBeforeQuery();
+    this.db.connection.send({ text: this.text, values: this.values(params), name: this.name });
+  }
+}
+
+export class PostgresDatabase implements SqlDatabase {
+  readonly dialect = "postgres" as const;
+  readonly location: string;
+  readonly readonly: boolean;
+  readonly connection: Connection;
+  private depth = 0;
+  private readonly names = new Map<string, string>();
+  private readonly conflictKeys: Readonly<Record<string, readonly string[]>>;
+
+  constructor(url: string, options: PostgresOptions = {}) {
+    this.location = printableLocation(url);
+    this.readonly = options.readOnly ?? false;
+    this.conflictKeys = options.conflictKeys ?? {};
+    const timeout = options.statementTimeoutMs ?? 60_000;
+    // The client-side wait outlasts the server's own limit, so the server's error is what is seen.
+    this.connection = new Connection(url, timeout === 0 ? 3_600_000 : timeout + 30_000, options);
+    this.connection.call({ op: "query", text: "SELECT 1", values: [] }, "SELECT 1");
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  private statementName(sql: string): string {
+    let name = this.names.get(sql);
+    if (!name) {
+      name = `s${this.names.size + 1}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+
+  prepare<Row = unknown>(sql: string): SqlStatement<Row> {
+    return new PostgresStatement<Row>(this, sql, this.statementName(sql), this.conflictKeys);
+  }
+
+  /** A statement in PostgreSQL's own SQL ($n placeholders, arrays, casts), not translated. */
+  prepareNative<Row = unknown>(sql: string): PostgresStatement<Row> {
+    return new PostgresStatement<Row>(this, sql, this.statementName(sql), null);
+  }
+
+  private readonly hooks: (() => void)[] = [];
+  private hooking = false;
+
+  /**
+   * Registers `hook` to run before every statement sent on this connection (a writer flushing
+   * rows it buffered, so that the statement sees them). Statements the hook itself sends do not
+   * run it again.
+   */
+  beforeQuery(hook: () => void): void {
+    this.hooks.push(hook);
+  }
+
+  runBeforeQuery(): void {
+    if (this.hooking || this.hooks.length === 0) return;
+    this.hooking = true;
+    try {
+      for (const hook of this.hooks) hook();
+    } finally {
+      this.hooking = false;
+    }
+  }
+
+  exec(sql: string): void {
+    this.runBeforeQuery();
+    this.connection.call({ op: "exec", text: sql }, sql);
+  }
+
+  transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): (...args: Args) => Result {
+    return (...args: Args) => {
+      const level = this.depth;
+      this.exec(level === 0 ? "BEGIN" : `SAVEPOINT s${level}`);
+      this.depth += 1;
+      let result: Result;
+      try {
+        result = fn(...args);
+      } catch (error) {
+        this.depth -= 1;
+        try {
+          this.exec(level === 0 ? "ROLLBACK" : `ROLLBACK TO SAVEPOINT s${level}; RELEASE SAVEPOINT s${level}`);
+        } catch {
+          // The connection is gone: the server rolls the transaction back itself.
+        }
+        throw error;
+      }
+      this.depth -= 1;
+      try {
+        this.exec(level === 0 ? "COMMIT" : `RELEASE SAVEPOINT s${level}`);
+      } catch (error) {
+        // A queued write failed (send()): nothing of the transaction may stay.
+        try {
+          this.exec(level === 0 ? "ROLLBACK" : `ROLLBACK TO SAVEPOINT s${level}; RELEASE SAVEPOINT s${level}`);
+        } catch {
+          // As above.
+        }
+        throw error;
+      }
+      return result;
+    };
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): PostgresDatabase {
+  return new PostgresDatabase(url, options);
+}

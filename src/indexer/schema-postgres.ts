@@ -1,0 +1,259 @@
+/**
+ * The index's schema on PostgreSQL: the same tables, columns, keys and indexes as the SQLite
+ * migrations in schema.ts, at their latest version, in PostgreSQL's types (BIGINT for koinu and
+ * 64-bit counts, BYTEA for scripts and bodies, byte-order "C" collation so text sorts as SQLite's
+ * does). test/indexer/schema.test.ts holds the two to the same tables and columns. A future
+ * migration is written for both.
+ *
+ * Differences that keep the semantics: zkp_uses has nullable key columns (an input's use has no
+ * output index), so its key is a UNIQUE NULLS NOT DISTINCT constraint rather than a primary key,
+ * as SQLite's primary key there treats NULLs; the journal's sequence is an identity column.
+ */
+import { INDEXER_MIGRATIONS } from "./schema";
+
+export const INDEXER_PG_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+const T = 'TEXT COLLATE "C"';
+
+export const INDEXER_PG_DDL = `
+CREATE TABLE blocks (
+  height INTEGER PRIMARY KEY,
+  hash ${T} NOT NULL UNIQUE,
+  prev_hash ${T} NOT NULL,
+  time BIGINT NOT NULL,
+  tx_count INTEGER NOT NULL,
+  size INTEGER NOT NULL
+);
+CREATE TABLE txs (
+  txid ${T} PRIMARY KEY,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  fee BIGINT,
+  coinbase INTEGER NOT NULL,
+  input_count INTEGER NOT NULL,
+  output_count INTEGER NOT NULL
+);
+CREATE INDEX txs_by_height ON txs (height, position);
+CREATE TABLE outputs (
+  txid ${T} NOT NULL,
+  vout INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  value BIGINT NOT NULL,
+  script BYTEA NOT NULL,
+  address ${T},
+  spent_txid ${T},
+  spent_vin INTEGER,
+  spent_height INTEGER,
+  PRIMARY KEY (txid, vout)
+);
+CREATE INDEX outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL;
+CREATE INDEX outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL;
+CREATE TABLE address_history (
+  address ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  txid ${T} NOT NULL,
+  received BIGINT NOT NULL,
+  sent BIGINT NOT NULL,
+  counterparty ${T},
+  PRIMARY KEY (address, height, position)
+);
+CREATE INDEX address_history_by_height ON address_history (height);
+CREATE TABLE balances (
+  address ${T} PRIMARY KEY,
+  confirmed BIGINT NOT NULL,
+  tx_count BIGINT NOT NULL
+);
+CREATE TABLE op_returns (
+  txid ${T} NOT NULL,
+  vout INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  payload BYTEA NOT NULL,
+  magic ${T} NOT NULL,
+  sha256 ${T} NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (txid, vout)
+);
+CREATE INDEX op_returns_by_height ON op_returns (height, position);
+CREATE INDEX op_returns_by_magic ON op_returns (magic, height);
+CREATE INDEX op_returns_by_sha256 ON op_returns (sha256);
+CREATE TABLE zkp_uses (
+  txid ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  role ${T} NOT NULL,
+  input_index INTEGER,
+  output_index INTEGER,
+  op_index INTEGER NOT NULL,
+  mode INTEGER,
+  mode_name ${T},
+  proof_hex ${T},
+  vk_hex ${T},
+  vk_sha256 ${T},
+  public_inputs ${T} NOT NULL,
+  parse_error ${T},
+  shadow_valid INTEGER,
+  shadow_encoding ${T},
+  shadow_error ${T},
+  verified_at BIGINT,
+  CONSTRAINT zkp_uses_key UNIQUE NULLS NOT DISTINCT (txid, role, input_index, output_index, op_index)
+);
+CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
+CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
+CREATE TABLE journal (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, height INTEGER NOT NULL, tbl ${T} NOT NULL, pk ${T} NOT NULL, previous ${T});
+CREATE INDEX journal_by_height ON journal (height);
+CREATE TABLE inscriptions (
+  id ${T} PRIMARY KEY,
+  number BIGINT NOT NULL UNIQUE,
+  form ${T} NOT NULL,
+  content_type ${T} NOT NULL,
+  action ${T},
+  body BYTEA NOT NULL,
+  body_size INTEGER NOT NULL,
+  envelope_hash ${T},
+  collection_key ${T},
+  genesis_txid ${T} NOT NULL,
+  reveal_txid ${T} NOT NULL,
+  reveal_tx_count INTEGER NOT NULL,
+  inscriber_address ${T},
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL
+);
+CREATE INDEX inscriptions_by_height ON inscriptions (height, position);
+CREATE INDEX inscriptions_by_collection ON inscriptions (collection_key) WHERE collection_key IS NOT NULL;
+CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
+CREATE TABLE inscription_locations (
+  inscription_id ${T} PRIMARY KEY,
+  txid ${T},
+  vout INTEGER,
+  "offset" BIGINT,
+  owner_address ${T},
+  height INTEGER NOT NULL
+);
+CREATE INDEX inscription_locations_by_outpoint ON inscription_locations (txid, vout) WHERE txid IS NOT NULL;
+CREATE INDEX inscription_locations_by_owner ON inscription_locations (owner_address) WHERE owner_address IS NOT NULL;
+CREATE TABLE inscription_moves (
+  inscription_id ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  txid ${T} NOT NULL,
+  kind ${T} NOT NULL,
+  to_txid ${T},
+  to_vout INTEGER,
+  to_offset BIGINT,
+  owner_address ${T},
+  PRIMARY KEY (inscription_id, height, position, kind)
+);
+CREATE INDEX inscription_moves_by_height ON inscription_moves (height);
+CREATE TABLE inscription_rejections (
+  txid ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  form ${T} NOT NULL,
+  reason ${T} NOT NULL,
+  PRIMARY KEY (txid, form, reason)
+);
+CREATE INDEX inscription_rejections_by_height ON inscription_rejections (height);
+CREATE TABLE doginals_pending (
+  outpoint ${T} PRIMARY KEY,
+  inscription_id ${T} NOT NULL,
+  state ${T} NOT NULL,
+  inscriber_address ${T},
+  height INTEGER NOT NULL
+);
+CREATE TABLE drc20_ticks (
+  tick_key ${T} PRIMARY KEY,
+  tick ${T} NOT NULL,
+  max_supply ${T} NOT NULL,
+  mint_limit ${T} NOT NULL,
+  minted ${T} NOT NULL,
+  deployer_address ${T} NOT NULL,
+  inscription_id ${T} NOT NULL,
+  height INTEGER NOT NULL
+);
+CREATE TABLE drc20_balances (
+  address ${T} NOT NULL,
+  tick_key ${T} NOT NULL,
+  available ${T} NOT NULL,
+  transferable ${T} NOT NULL,
+  PRIMARY KEY (address, tick_key)
+);
+CREATE TABLE drc20_transfers (
+  inscription_id ${T} PRIMARY KEY,
+  tick_key ${T} NOT NULL,
+  amount ${T} NOT NULL,
+  owner_address ${T} NOT NULL,
+  sent INTEGER NOT NULL,
+  receiver_address ${T},
+  returned INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  sent_height INTEGER
+);
+CREATE INDEX drc20_transfers_by_owner ON drc20_transfers (owner_address, tick_key);
+CREATE TABLE drc20_operations (
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  inscription_id ${T} NOT NULL,
+  event ${T} NOT NULL,
+  op ${T},
+  tick_key ${T},
+  tick ${T},
+  amount ${T},
+  address ${T},
+  valid INTEGER NOT NULL,
+  reason ${T},
+  note ${T},
+  PRIMARY KEY (height, position, seq)
+);
+CREATE INDEX drc20_operations_by_tick ON drc20_operations (tick_key, height);
+CREATE INDEX drc20_operations_by_inscription ON drc20_operations (inscription_id);
+CREATE INDEX drc20_operations_by_address ON drc20_operations (address, tick_key, height) WHERE address IS NOT NULL;
+CREATE TABLE collections (
+  slug ${T} PRIMARY KEY,
+  name ${T} NOT NULL,
+  price_koinu ${T} NOT NULL,
+  max_supply ${T} NOT NULL,
+  inscriber_address ${T} NOT NULL,
+  deploy_inscription ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  minted_count INTEGER NOT NULL
+);
+CREATE TABLE collection_members (
+  slug ${T} NOT NULL,
+  token_id ${T} NOT NULL,
+  inscription_id ${T} NOT NULL,
+  height INTEGER NOT NULL,
+  PRIMARY KEY (slug, token_id)
+);
+CREATE INDEX collection_members_by_height ON collection_members (height);
+CREATE TABLE launchpad_operations (
+  inscription_id ${T} PRIMARY KEY,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  op ${T} NOT NULL,
+  slug ${T},
+  token_id ${T},
+  valid INTEGER NOT NULL,
+  reason ${T}
+);
+CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
+`;
+
+/** Key columns per table (primary key, or zkp_uses's unique key), read from the DDL above. */
+export const INDEXER_PG_CONFLICT_KEYS: Readonly<Record<string, readonly string[]>> = (() => {
+  const keys: Record<string, string[]> = { meta: ["key"] };
+  for (const match of INDEXER_PG_DDL.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\n\);/g)) {
+    const [, table, body] = match;
+    const composite = /(?:PRIMARY KEY|UNIQUE NULLS NOT DISTINCT) \(([^)]*)\)/.exec(body);
+    if (composite) {
+      keys[table] = composite[1].split(",").map((c) => c.trim());
+      continue;
+    }
+    const single = /^\s*"?(\w+)"?\s[^,\n]*PRIMARY KEY/m.exec(body);
+    if (single) keys[table] = [single[1]];
+  }
+  return keys;
+})();
