@@ -15,7 +15,7 @@
  */
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { addressToOutputScript, getNetwork, signMessage } from "../src/doge";
-import { openIndexerDatabase } from "../src/indexer/database";
+import { openIndexReader } from "../src/indexer/database";
 import { IndexQueries } from "../src/indexer/queries";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../src/wallet";
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const keyFile = flag("key-file");
   const amm = flag("amm", "http://127.0.0.1:3003/api");
   const key = loadWalletKey({ keyFile, network });
-  const queries = new IndexQueries(openIndexerDatabase(flag("index-db", "data/indexer/explorer.sqlite")));
+  const queries = new IndexQueries(openIndexReader(flag("index-db", "data/indexer/explorer.sqlite")));
   const rpc = new DogecoinRpcClient({ url: flag("rpc-url", "http://devnet:devnet@127.0.0.1:18332") });
   const wallet = new HotWallet({ db: openWalletDatabase(`${keyFile}.wallet.sqlite`), key, chain: indexNodeChain(queries, rpc), network });
   const query = new URLSearchParams({ tick: flag("tick"), direction: "DOGE_TO_TOKEN", amountIn: flag("amount-in"), slippageBps: flag("slippage-bps", "100") });

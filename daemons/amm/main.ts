@@ -29,7 +29,7 @@ import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberHttp } from "../../src/services/inscriber/client";
 import {
@@ -86,11 +86,11 @@ async function main(): Promise<void> {
   const logger = pino({ name: "amm", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
-  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
-  const queries = new IndexQueries(indexDb);
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "AMM_WALLET_WIF", network });
-  const walletDb = openWalletDatabase(config["wallet-db"]);
   const stopped = stopSignal("amm");
+  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const queries = new IndexQueries(indexDb);
+  const walletDb = openWalletDatabase(config["wallet-db"]);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "amm", logger, signal: stopped,
@@ -101,10 +101,9 @@ async function main(): Promise<void> {
   });
   const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
   const db = openAmmDatabase(config.db);
-  const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
-  const tickDeployed = (tick: string) => (tickRow.get(drc20TickKey(tick)) as { tick: string } | undefined)?.tick ?? null;
+  const tickDeployed = (tick: string) => queries.drc20Tick(drc20TickKey(tick))?.tick ?? null;
   const serviceAddresses = (config["service-addresses"] ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
-  const deposits = new DepositReader(queries, indexDb, wallet.address, {
+  const deposits = new DepositReader(queries, wallet.address, {
     confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network), serviceAddresses,
   });
   const ledger = new AmmLedger({
@@ -112,7 +111,7 @@ async function main(): Promise<void> {
   });
   const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
-  const bonding = new BondingStore({ db, ledger, deposits, queries, indexDb, inscriber, inscriberProject: "amm", log });
+  const bonding = new BondingStore({ db, ledger, deposits, queries, inscriber, inscriberProject: "amm", log });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createAmmApp({

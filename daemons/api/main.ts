@@ -20,7 +20,7 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import http from "node:http";
 import { EXPLORER_WRITES_PER_MINUTE, createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
@@ -44,10 +44,10 @@ const SPEC = {
 async function main(): Promise<void> {
   const config = loadDaemonConfig("explorer", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
-  const db = openIndexerDatabase(config.db, { cacheMb: 64 });
+  const stopped = stopSignal("explorer");
+  const db = await waitForIndex(config.db, { signal: stopped, cacheMb: 64, log: (fields) => logger.info(fields) });
   const queries = new IndexQueries(db);
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
-  const stopped = stopSignal("explorer");
   const node = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({ daemon: "explorer", logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, "explorer"); } });
   // The mempool view asks the node every second; its own client does not retry (the next refresh does).

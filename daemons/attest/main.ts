@@ -26,7 +26,7 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
 import { ATTEST_WRITES_PER_MINUTE, createAttestApp } from "../../src/services/attest/app";
@@ -67,14 +67,14 @@ async function main(): Promise<void> {
   const { "attestation-address": attestationAddress } = contractAddresses(config["chain-id"], config, CONTRACTS);
   const logger = pino({ name: "attest", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
-  const db = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
-  const queries = new IndexQueries(db);
   const panel = new AttesterPanel({
     attesters: config.attesters.split(",").map((url) => url.trim().replace(/\/$/, "")),
     log: (event, fields) => logger.warn({ event, ...fields }),
   });
   const key = relayerKey(config["relayer-key-file"]);
   const stopped = stopSignal("attest");
+  const db = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const queries = new IndexQueries(db);
   let fulfiller: FactRequestFulfiller | null = null;
   let chainChecked = config["chain-id"] === undefined;
   if (key) {

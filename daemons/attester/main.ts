@@ -28,8 +28,8 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
 import { FactDomainMismatchError, assertAttestationDomain, attestationDomain } from "../../src/facts";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/history";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { L2ReadError, MIN_CONFIRMATIONS, createAttesterApp, ethersAttesterL2, loadAttesterKey, signableHeight } from "../../src/attester";
 
 const SPEC = {
@@ -65,8 +65,8 @@ async function main(): Promise<void> {
   const signer = loadAttesterKey({ keyFile: config["key-file"] || undefined, env: process.env });
   const domain = attestationDomain(config["chain-id"], attestationAddress);
   // The index is written by this attester's indexer daemon; this connection only reads it.
-  const db = openIndexerDatabase(config["index-db"], { cacheMb: 32 });
-  db.pragma("query_only = ON");
+  const stopped = stopSignal(config.name);
+  const db = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 32, log: (fields) => logger.info(fields) });
   const history = new IndexHistory(db);
   if (history.startHeight() !== 0) {
     process.stderr.write(`${config.name}: the index ${config["index-db"]} starts at height ${history.startHeight()}; an attester needs an index built from genesis\n`);
@@ -83,7 +83,6 @@ async function main(): Promise<void> {
     }
     logger.warn({ event: "l2_unreachable", err: (error as Error).message }, "the L2 does not answer yet; signing waits for it");
   }
-  const stopped = stopSignal(config.name);
   const node = config["rpc-url"] ? createDogecoinRpcClient(config, { logger, timeoutMs: 2_000, signal: stopped }) : null;
   if (node) void runNodeChecks({ daemon: config.name, logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, config.name); } });
 

@@ -21,7 +21,7 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { getNetwork } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { INSCRIBER_WRITES_PER_MINUTE, createInscriberApp } from "../../src/services/inscriber/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
@@ -60,9 +60,9 @@ async function main(): Promise<void> {
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
   const projects = readProjects(config["projects-file"]);
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network });
-  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
-  const queries = new IndexQueries(indexDb);
   const stopped = stopSignal("inscriber");
+  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const queries = new IndexQueries(indexDb);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "inscriber", logger, signal: stopped,

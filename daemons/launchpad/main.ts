@@ -28,7 +28,7 @@ import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/c
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork, signMessage } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { loadWalletKey } from "../../src/wallet";
@@ -103,11 +103,11 @@ async function main(): Promise<void> {
   const logger = pino({ name: "launchpad", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
-  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
-  const queries = new IndexQueries(indexDb);
   const demoKey = config.demo ? loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network }) : null;
   const operatorKey = config["operator-key-file"] ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim() : null;
   const stopped = stopSignal("launchpad");
+  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const queries = new IndexQueries(indexDb);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
     daemon: "launchpad", logger, signal: stopped,
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
     ? await devWalletScript(readSecretFile(config["dev-wallet-key-file"], "development wallet key").trim(), network)
     : undefined;
   const app = createLaunchpadApp({
-    db, indexDb, network, inscriber,
+    db, queries, network, inscriber,
     operatorKeySha256: operatorKey ? crypto.createHash("sha256").update(operatorKey, "utf8").digest("hex") : undefined,
     rateLimitPerMinute: config["rate-limit"],
     claimsPerSessionPerMinute: config["claim-limit"],

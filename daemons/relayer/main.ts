@@ -27,7 +27,7 @@ import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { AttesterPanel } from "../../src/services/attest/panel";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
@@ -108,8 +108,7 @@ async function main(): Promise<void> {
   const signer = loadRelayerL2Key({ keyFile: config["l2-key-file"] || undefined, env: process.env }).connect(provider) as Wallet;
   const inscriberKey = loadInscriberKey({ keyFile: config["inscriber-key-file"] || undefined, env: process.env });
   const walletKey = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network, envVar: RELAYER_WALLET_KEY_ENV });
-  const indexDb = openIndexerDatabase(config["index-db"], { cacheMb: 16 });
-  indexDb.pragma("query_only = ON");
+  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
   const queries = new IndexQueries(indexDb);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({

@@ -81,7 +81,7 @@ function benchCurveQuotes(): number {
 class MapDeposits extends DepositReader {
   readonly dogeDeposits = new Map<string, DogeDeposit>();
   constructor(custody: string) {
-    super(new IndexQueries(openIndexerDatabase(":memory:")), openIndexerDatabase(":memory:"), custody);
+    super(new IndexQueries(openIndexerDatabase(":memory:")), custody);
   }
   doge(txid: string): DogeDeposit | null {
     return this.dogeDeposits.get(txid) ?? null;
@@ -129,8 +129,7 @@ async function serve(dir: string): Promise<void> {
   const { ledger, deposits, db } = seededLedger(dir, "http");
   fs.writeFileSync(path.join(dir, "custody"), ledger.custodyAddress);
   const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_bench" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
-  const indexDb = openIndexerDatabase(":memory:");
-  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(indexDb), indexDb, inscriber, maxReservationsPerAddress: 3 });
+  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(openIndexerDatabase(":memory:")), inscriber, maxReservationsPerAddress: 3 });
   await store.launch({ tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 2_000n * DOGE }, store.issueApiKey("bench").id);
   db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
   // As the daemon serves it: quotes on the node:http fast path, everything else through Express.

@@ -13,6 +13,7 @@ import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { MemoryChainSource } from "../../src/indexer/source";
+import { IndexQueries } from "../../src/indexer/queries";
 import { IndexerStore } from "../../src/indexer/store";
 import { spawnDaemon } from "../../test/helpers/daemon";
 import { GeneratedChain, generateChain } from "./chain-generator";
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const db = openIndexerDatabase(dbFile);
   process.stderr.write("indexing the benchmark chain...\n");
   await new Indexer({ store: new IndexerStore(db), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest }).syncOnce();
-  const busiest = db.prepare("SELECT address, tx_count FROM balances ORDER BY tx_count DESC LIMIT 1").get() as { address: string; tx_count: number };
+  const [busiest] = new IndexQueries(db).busiestAddresses(1);
   db.close();
   const daemon = await spawnDaemon("daemons/api/main.ts", ["--db", dbFile, "--pqc-db", path.join(dir, "pqc.sqlite"), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`);
       return ok;
     };
-    process.stdout.write(`address ${busiest.address} with ${busiest.tx_count} transactions; ${seconds} s per endpoint, 16 connections\n`);
+    process.stdout.write(`address ${busiest.address} with ${busiest.txCount} transactions; ${seconds} s per endpoint, 16 connections\n`);
     const balance = await run(`${daemon.url}/wallet/address/${busiest.address}/balance`, seconds);
     const history = await run(`${daemon.url}/wallet/address/${busiest.address}/history?limit=50`, seconds);
     const balanceOk = line("balance", balance, 5000, 20);

@@ -20,6 +20,7 @@ import type { Server } from "node:http";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { NETWORKS, privateKeyToPublicKey, publicKeyToAddress, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
 import { createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { startLaunchpadStack } from "../../test/helpers/launchpad-stack";
 import { until } from "../../test/helpers/wait";
@@ -86,7 +87,7 @@ async function listen(app: http.RequestListener): Promise<{ server: Server; base
 async function claimsPerSecond(dir: string): Promise<boolean> {
   const claims = Number(process.env.BENCH_CLAIMS ?? 5000);
   const app = createLaunchpadApp({
-    db: openLaunchpadDatabase(path.join(dir, "claims.sqlite")), indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest,
+    db: openLaunchpadDatabase(path.join(dir, "claims.sqlite")), queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest,
     operatorKeySha256: OPERATOR_KEY_SHA256, rateLimitPerMinute: 10 * claims, claimsPerSessionPerMinute: 10, maxReservationsPerClient: 0,
   });
   const { server, base } = await listen(app);

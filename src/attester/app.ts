@@ -15,7 +15,7 @@ import type { Wallet } from "ethers";
 import type { DogeNetwork } from "../doge";
 import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, fastFactDigest, fastReceiptDigest, signDigest } from "../facts";
 import type { AttestationDomain, FactTypeName } from "../facts";
-import type { IndexHistory } from "../indexer/history";
+import type { IndexHistory } from "../indexer/read/as-of-height";
 import { AppError, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
 import { ApiSurface } from "../services/http/openapi";
 import { MIN_CONFIRMATIONS, checkAttestableHeight, checkFactParams, computeFact, signableHeight } from "./facts";

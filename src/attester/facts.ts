@@ -12,7 +12,7 @@ import {
 } from "../facts";
 import type { Fact, FactStamp, FactTypeName } from "../facts";
 import { checkActionContentType, drc20TickKey } from "../inscription";
-import type { IndexHistory, IndexedTip } from "../indexer/history";
+import type { IndexHistory, IndexedTip } from "../indexer/read/as-of-height";
 import type { FactParamsJson } from "./wire";
 
 /** Confirmations a height needs before anything at or below it is signed: a floor no configuration lowers. */

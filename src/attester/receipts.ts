@@ -7,7 +7,7 @@
 import { AppError, unprocessable } from "../services/http/errors";
 import { hashToBytes32 } from "../facts";
 import type { Receipt } from "../facts";
-import type { IndexHistory } from "../indexer/history";
+import type { IndexHistory } from "../indexer/read/as-of-height";
 import { MIN_CONFIRMATIONS, checkAttestableHeight } from "./facts";
 
 export type JobKind = "inscription" | "anchor";

@@ -5,7 +5,7 @@ import type { paths } from "../../shared/openapi/attester";
 import type { Contract, Wallet } from "ethers";
 import { FACT_TYPES, FACT_TYPE_NAMES, attestationDomain, factDigest } from "../../src/facts";
 import type { AttestationDomain, FactTypeName } from "../../src/facts";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { ethersAttesterL2, factFromJson } from "../../src/attester";
 import { undocumentedRoutes } from "../../src/services/http/openapi";

@@ -6,7 +6,7 @@ import {
 } from "../../src/facts";
 import type { Fact, FactTypeName } from "../../src/facts";
 import { Drc20Operation, encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { AppError } from "../../src/services/http/errors";
 import { computeFact } from "../../src/attester";

@@ -7,7 +7,7 @@ import { NETWORKS } from "../../src/doge";
 import { attestationDomain } from "../../src/facts";
 import type { AttestationDomain } from "../../src/facts";
 import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { BlockRpc, RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";

@@ -5,7 +5,7 @@ import { nullDataScript } from "../../src/doge";
 import { RECEIPT_TYPES, hashToBytes32 } from "../../src/facts";
 import type { AttestationDomain } from "../../src/facts";
 import { envelopeHash } from "../../src/inscription";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { factFromJson, receiptFromJson } from "../../src/attester";
 import type { SignedFactJson, SignedReceiptJson } from "../../src/attester";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 
 /** IndexHistory over hand-written rows: the cases a devnet story rarely produces. */

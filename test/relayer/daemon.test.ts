@@ -8,7 +8,7 @@ import { Wallet } from "ethers";
 import type { Contract } from "ethers";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";

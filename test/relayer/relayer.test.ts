@@ -24,7 +24,7 @@ import { factFromJson } from "../../src/attester/wire";
 import { FACT_TYPE_KEYS, ZERO_KEY } from "../../src/facts";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";

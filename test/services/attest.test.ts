@@ -19,7 +19,7 @@ import { NETWORKS, bytesToHex, nullDataScript, sha256 } from "../../src/doge";
 import { FACT_TYPE_KEYS, ZERO_KEY, addressKey, tickKey } from "../../src/facts";
 import { encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
 import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/history";
+import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";

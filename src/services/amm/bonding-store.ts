@@ -144,9 +144,8 @@ export interface BondingStoreOptions {
   /** The AMM ledger over the same database: graduation seeds its pools. */
   ledger: AmmLedger;
   deposits: DepositReader;
+  /** The explorer's index: deployed ticks, the custody's balances. */
   queries: IndexQueries;
-  /** The explorer's index (read only: the deployed ticks). */
-  indexDb: Sqlite;
   /** The inscriber, with the key of `inscriberProject`. */
   inscriber: InscriberHttp;
   inscriberProject?: string;
@@ -269,7 +268,6 @@ export class BondingStore {
     this.log = options.log ?? (() => undefined);
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
-      deployedTick: options.indexDb.prepare("SELECT tick, max_supply, mint_limit, inscription_id FROM drc20_ticks WHERE tick_key = ?"),
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
       curvesToAdvance: p("SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at"),
@@ -419,8 +417,8 @@ export class BondingStore {
     }
     const tickKey = drc20TickKey(request.tick);
     this.write(() => {
-      const deployed = this.s.deployedTick.get(tickKey) as { tick: string; inscription_id: string } | undefined;
-      if (deployed) throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, { symbol: deployed.tick, inscription_id: deployed.inscription_id });
+      const deployed = this.options.queries.drc20Tick(tickKey);
+      if (deployed) throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, { symbol: deployed.tick, inscription_id: deployed.inscriptionId });
       if (this.s.curve.get(tickKey)) throw conflict("CURVE_EXISTS", `${request.tick} was already launched here`, { symbol: request.tick });
       const now = this.now();
       this.s.insertCurve.run(tickKey, request.tick, newId("bnd"), state.totalSupply.toString(), state.sellableSupply.toString(), state.virtualDoge.toString(),
@@ -508,18 +506,18 @@ export class BondingStore {
       this.s.deployInscribed.run(job.inscription_id, this.now(), curve.tickKey);
       curve = this.curve(curve.tick)!;
     }
-    const deployed = this.s.deployedTick.get(curve.tickKey) as { tick: string; inscription_id: string } | undefined;
+    const deployed = this.options.queries.drc20Tick(curve.tickKey);
     if (!deployed) return false;
-    if (deployed.inscription_id !== curve.deployInscriptionId) {
-      this.fail(curve, `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscription_id}, not by this launch's ${curve.deployInscriptionId}`);
+    if (deployed.inscriptionId !== curve.deployInscriptionId) {
+      this.fail(curve, `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscriptionId}, not by this launch's ${curve.deployInscriptionId}`);
       return false;
     }
     if (!curve.mintJobId) {
       await this.fileInscription(curve, "mint");
       return false;
     }
-    const balance = this.options.queries.drc20Balances(this.custodyAddress).find((b) => drc20TickKey(b.tick) === curve.tickKey);
-    const held = balance ? BigInt(balance.available) + BigInt(balance.transferable) : 0n;
+    const balance = this.options.queries.drc20Balance(this.custodyAddress, curve.tickKey);
+    const held = balance.available + balance.transferable;
     if (held < curve.state.totalSupply) {
       const answer = await this.options.inscriber.job(curve.mintJobId).catch(() => null);
       if (answer?.status === 200 && answer.body?.status === "failed") this.fail(curve, `MINT_FAILED: inscriber job ${curve.mintJobId} failed: ${answer.body.error?.code ?? "UNKNOWN"}`);
@@ -836,10 +834,10 @@ export class BondingStore {
    * inscribed as owed).
    */
   private holdings(curve: CurveRecord): { doge: bigint; token: bigint } {
-    const balance = this.options.queries.drc20Balances(this.custodyAddress).find((b) => drc20TickKey(b.tick) === curve.tickKey);
+    const balance = this.options.queries.drc20Balance(this.custodyAddress, curve.tickKey);
     return {
       doge: this.options.queries.balance(this.custodyAddress).confirmedKoinu,
-      token: balance ? BigInt(balance.available) + BigInt(balance.transferable) : 0n,
+      token: balance.available + balance.transferable,
     };
   }
 

@@ -18,7 +18,7 @@
  * - Each txid is consumed once (the `deposits` table), whatever consumed it.
  */
 import type { Sqlite } from "../../db/sqlite";
-import { IndexQueries } from "../../indexer/queries";
+import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, unprocessable } from "../http/errors";
 
 
@@ -50,22 +50,16 @@ export interface DepositReaderOptions {
 }
 
 export class DepositReader {
-  private readonly s;
   /** Depth at which a deposit counts. */
   readonly confirmations: number;
   /** The custody address and every other address the service controls. */
   readonly serviceAddresses: ReadonlySet<string>;
 
-  constructor(private readonly queries: IndexQueries, indexDb: Sqlite, readonly custodyAddress: string, options: DepositReaderOptions = {}) {
+  constructor(private readonly queries: IndexQueries, readonly custodyAddress: string, options: DepositReaderOptions = {}) {
     const confirmations = options.confirmations ?? 1;
     if (!Number.isInteger(confirmations) || confirmations < 1) throw new RangeError(`deposit confirmations must be an integer of at least 1, got ${confirmations}`);
     this.confirmations = confirmations;
     this.serviceAddresses = new Set([custodyAddress, ...(options.serviceAddresses ?? [])]);
-    this.s = {
-      drc20Moves: indexDb.prepare(`SELECT d.tick, t.amount, t.owner_address, m.height FROM inscription_moves m
-        JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
-        WHERE m.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_address = ? AND t.sent_height = m.height`),
-    };
   }
 
   /** The indexed height (what "not found" means: not in a block up to this height). */
@@ -98,9 +92,8 @@ export class DepositReader {
   drc20(txid: string, tick: string): Drc20Deposit | null {
     const tx = this.queries.tx(txid);
     if (!tx) return null;
-    const moves = (this.s.drc20Moves.all(txid, this.custodyAddress) as { tick: string; amount: string; owner_address: string; height: number }[])
-      .filter((m) => m.tick.toLowerCase() === tick.toLowerCase());
-    const owners = new Set(moves.map((m) => m.owner_address));
+    const moves = this.queries.drc20Receipts(txid, this.custodyAddress).filter((m) => m.tick.toLowerCase() === tick.toLowerCase());
+    const owners = new Set(moves.map((m) => m.sender));
     return {
       txid, height: tx.height, blockTime: tx.blockTime, confirmations: this.indexedHeight() - tx.height + 1, tick,
       amount: moves.reduce((sum, m) => sum + BigInt(m.amount), 0n),

@@ -10,7 +10,7 @@ import { DogeNetwork } from "../../doge";
 import type { FactTypeName } from "../../facts";
 import type { FactParamsJson } from "../../attester/wire";
 import type { IndexQueries } from "../../indexer/queries";
-import { IndexHistory } from "../../indexer/history";
+import { IndexHistory } from "../../indexer/read/as-of-height";
 import { ZERO_KEY, addressKey } from "../../facts";
 import { opReturnRecord, zkpRecord } from "../explorer/records";
 import { AppError, errorMiddleware, notFound, unknownRoute } from "../http/errors";

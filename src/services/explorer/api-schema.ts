@@ -96,7 +96,6 @@ export const HistoryBody = z.object({ address: z.string(), items: z.array(Histor
 
 export const UtxoPage = z.object({
   address: z.string(),
-  total: z.number().int().min(0),
   items: z.array(z.object({
     txid: Txid, vout: z.number().int().min(0), value_koinu: Koinu, height: Height.nullable(), confirmations: Confirmations, script_hex: z.string(),
     inscriptions: z.array(z.object({ id: z.string(), offset: z.number().int().min(0), content_type: z.string().nullable() })),
@@ -155,9 +154,9 @@ export const ZkpStatus = z.object({
 
 export const ZkpList = z.object({ items: z.array(ZkpRecord) });
 export const ZkpOfTx = z.object({ txid: Txid, items: z.array(ZkpRecord) });
-export const ZkpByVk = z.object({ vk_sha256: z.string(), total: z.number().int().min(0), items: z.array(ZkpRecord), next_cursor: NextCursor });
+export const ZkpByVk = z.object({ vk_sha256: z.string(), items: z.array(ZkpRecord), next_cursor: NextCursor });
 
-export const OpReturnPage = z.object({ total: z.number().int().min(0), items: z.array(OpReturnRecord), next_cursor: NextCursor });
+export const OpReturnPage = z.object({ items: z.array(OpReturnRecord), next_cursor: NextCursor });
 export const OpReturnsOfTx = z.object({ txid: Txid, items: z.array(OpReturnRecord) });
 export const OpReturnBySha = z.object({ sha256: z.string(), anchored: z.boolean(), first: orNull(OpReturnRecord), matches: z.array(OpReturnRecord) });
 

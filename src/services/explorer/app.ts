@@ -5,7 +5,7 @@
 import express, { Request, Response } from "express";
 import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
-import { IndexQueries } from "../../indexer/queries";
+import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
 import { ApiSurface, coded, parseAs, queryInteger, z } from "../http/openapi";
@@ -210,7 +210,6 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     res.setHeader("Cache-Control", "no-store");
     res.json({
       address,
-      total: page.total + unconfirmed.length,
       items,
       next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
     });
@@ -335,14 +334,15 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     query: z.object({ limit: queryInteger(1, 100).optional(), cursor: v.Cursor.optional() }), responses: { 200: S.ZkpByVk },
   }, ({ params: { sha256: sha }, query }, _req, res) => {
     const limit = query.limit ?? 50;
-    const before = v.cursor<{ h: number; p: number; r: number }>(query.cursor, { h: "number", p: "number", r: "number" });
-    const found = queries.zkpByVk(sha, before ? { height: before.h, position: before.p, row: before.r } : null, limit);
-    if (found.total === 0) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
+    const before = v.cursor<{ h: number; p: number; u: string }>(query.cursor, { h: "number", p: "number", u: "string" });
+    if (before && !isZkpUseKey(before.u)) throw badRequest("INVALID_CURSOR", "cursor is not a cursor this API issued", { field: "cursor" });
+    const found = queries.zkpByVk(sha, before ? { height: before.h, position: before.p, use: before.u } : null, limit);
+    if (found.items.length === 0 && !queries.zkpVkUsed(sha)) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
     const tip = status().indexedHeight;
     res.setHeader("Cache-Control", "no-store");
     res.json({
-      vk_sha256: sha, total: found.total, items: found.items.map((use) => zkpRecord(use, tip)),
-      next_cursor: found.next ? v.encodeCursor({ h: found.next.height, p: found.next.position, r: found.next.row }) : null,
+      vk_sha256: sha, items: found.items.map((use) => zkpRecord(use, tip)),
+      next_cursor: found.next ? v.encodeCursor({ h: found.next.height, p: found.next.position, u: found.next.use }) : null,
     });
   });
 
@@ -357,7 +357,6 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     const last = page.items[page.items.length - 1];
     res.setHeader("Cache-Control", "no-store");
     res.json({
-      total: page.total,
       items: page.items.map((o) => opReturnRecord(o, status().indexedHeight)),
       next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout }) : null,
     });

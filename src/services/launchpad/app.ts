@@ -15,7 +15,7 @@ import crypto from "node:crypto";
 import express, { Request, RequestHandler } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
-import { IndexQueries } from "../../indexer/queries";
+import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP } from "../../inscription/launchpad";
 import { noStoreJsonApp } from "../http/app";
 import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
@@ -38,8 +38,8 @@ export const EXPIRED_RESERVATION_KEEP_SECONDS = 86_400;
 export interface LaunchpadOptions {
   /** The launchpad's own database (openLaunchpadDatabase). */
   db: Sqlite;
-  /** The explorer's index database, read for membership (never written). */
-  indexDb: Sqlite;
+  /** The explorer's index (membership, payments, mints), through its query module. */
+  queries: IndexQueries;
   network: DogeNetwork;
   /** Unix seconds (default: the system clock). */
   clock?: () => number;
@@ -171,11 +171,11 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     network, clock, challengeSeconds: options.challengeSeconds ?? 300, sessionSeconds: options.sessionSeconds ?? 86_400, challengeSecret: options.challengeSecret,
   });
   const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
-  const index = new CollectionIndex(options.indexDb);
+  const queries = options.queries;
+  const index = new CollectionIndex(queries);
   const gate = createMemberGate(sessions, index);
   const feed = new MintedFeed(collections, { pollMs: options.events?.pollMs, maxStreams: options.events?.maxStreams, maxStreamsPerClient: options.events?.maxStreamsPerClient });
   const heartbeatMs = options.events?.heartbeatMs ?? 15_000;
-  const queries = new IndexQueries(options.indexDb);
   let lastReservationPrune = 0;
   const mints = new MintService({
     db, queries, collections, inscriber: options.inscriber, clock, log, onMinted: (slug) => feed.changed(slug),

@@ -5,7 +5,7 @@
  * counts for its buyer and stops counting for its seller, with no launchpad record involved.
  */
 import type { RequestHandler } from "express";
-import type { Sqlite } from "../../db/sqlite";
+import type { IndexQueries } from "../../indexer/queries";
 import { AppError } from "../http/errors";
 import { SessionStore, ensureSession } from "./sessions";
 
@@ -26,32 +26,19 @@ export interface Membership {
   indexedHeight: number | null;
 }
 
-/** Reads membership from the explorer's index database (opened read-only by a daemon). */
+/** Reads membership from the explorer's index (through its query module, opened read-only by a daemon). */
 export class CollectionIndex {
-  private readonly s;
-
-  constructor(indexDb: Sqlite) {
-    const p = (sql: string) => indexDb.prepare(sql);
-    this.s = {
-      collection: p("SELECT 1 FROM collections WHERE slug = ?"),
-      tokens: p(`SELECT m.token_id, m.inscription_id, l.txid, l.vout, l.offset FROM collection_members m
-        JOIN inscription_locations l ON l.inscription_id = m.inscription_id
-        WHERE m.slug = ? AND l.owner_address = ? ORDER BY CAST(m.token_id AS INTEGER)`),
-      tip: p("SELECT MAX(height) AS height FROM blocks"),
-    };
-  }
+  constructor(private readonly queries: IndexQueries) {}
 
   /** Whether the index holds a deploy of `slug`. */
   hasCollection(slug: string): boolean {
-    return this.s.collection.get(slug) !== undefined;
+    return this.queries.hasCollection(slug);
   }
 
   /** The member tokens of `slug` that `address` holds now. */
   membership(slug: string, address: string): Membership {
-    const tokens = (this.s.tokens.all(slug, address) as { token_id: string; inscription_id: string; txid: string; vout: number; offset: number }[])
-      .map((r) => ({ tokenId: r.token_id, inscriptionId: r.inscription_id, location: { txid: r.txid, vout: r.vout, offset: r.offset } }));
-    const height = (this.s.tip.get() as { height: number | null }).height;
-    return { slug, address, member: tokens.length > 0, tokens, collectionIndexed: this.hasCollection(slug), indexedHeight: height };
+    const tokens = this.queries.collectionTokensHeld(slug, address);
+    return { slug, address, member: tokens.length > 0, tokens, collectionIndexed: this.hasCollection(slug), indexedHeight: this.queries.tipHeight() };
   }
 }
 

@@ -8,9 +8,9 @@
  * `snapshot()` so that a concurrent indexer batch (or rollback) cannot change the state between
  * them. Never calls the node.
  */
-import type { SqlStatement } from "../db/sql";
-import type { SqlDatabase } from "../db/sql";
-import { envelopeHash } from "../inscription/envelope";
+import type { SqlStatement } from "../../db/sql";
+import type { SqlDatabase } from "../../db/sql";
+import { envelopeHash } from "../../inscription/envelope";
 
 /** The indexed tip: height and hash of the last fully written block. */
 export interface IndexedTip {
@@ -212,7 +212,7 @@ function inscriptionOf(row: Row): InscriptionAtHeight {
   let hash = (row.envelope_hash as string | null) ?? null;
   if (hash === null) {
     // Doginals-form rows carry no envelope; envelopeHash commits to (content type, ACTION, body)
-    // whatever the form, as the explorer computes it (src/indexer/queries.ts).
+    // whatever the form, as the explorer computes it (./inscriptions.ts).
     try {
       hash = envelopeHash({ contentType: row.content_type as string, action, body: new Uint8Array(row.body as Buffer) });
     } catch {

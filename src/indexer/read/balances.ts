@@ -1,0 +1,77 @@
+/** DOGE held by an address: its balance and transaction count, its unspent outputs, its output totals. */
+import type { SqlDatabase } from "../../db/sql";
+import type { Drc20Reads } from "./drc20";
+import type { InscriptionReads } from "./inscriptions";
+import { hexOf, prepareAll } from "./rows";
+
+export interface UtxoView {
+  txid: string;
+  vout: number;
+  valueKoinu: bigint;
+  height: number;
+  scriptHex: string;
+  coinbase: boolean;
+  inscriptions: { id: string; offset: number; contentType: string }[];
+  drc20: { tick: string; amount: string }[];
+}
+
+export class BalanceReads {
+  private readonly s;
+
+  constructor(db: SqlDatabase, private readonly inscriptions: InscriptionReads, private readonly drc20: Drc20Reads) {
+    this.s = prepareAll(db, {
+      balance: "SELECT confirmed, tx_count FROM balances WHERE address = ?",
+      // outputs_unspent_by_address (address, height), then the primary key's (txid, vout) order.
+      utxos: `SELECT o.txid, o.vout, o.value, o.height, o.script, (SELECT coinbase FROM txs WHERE txid = o.txid) AS coinbase FROM outputs o
+        WHERE o.address = ? AND o.spent_txid IS NULL AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?))))
+        ORDER BY o.height, o.txid, o.vout LIMIT ?`,
+      // One pass over the address's history rows (see txoStats).
+      txoStats: `SELECT COUNT(*) AS funded_count, COALESCE(SUM(o.value), 0) AS funded,
+        COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE 1 END), 0) AS spent_count,
+        COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE o.value END), 0) AS spent
+        FROM address_history h JOIN outputs o ON o.txid = h.txid AND o.address = h.address WHERE h.address = ?`,
+      busiest: "SELECT address, tx_count FROM balances ORDER BY tx_count DESC LIMIT ?",
+    });
+    for (const key of ["balance", "utxos", "txoStats"] as const) this.s[key].safeIntegers(true);
+  }
+
+  balance(address: string): { confirmedKoinu: bigint; txCount: number } {
+    const row = this.s.balance.get(address) as { confirmed: bigint; tx_count: bigint } | undefined;
+    return row ? { confirmedKoinu: BigInt(row.confirmed), txCount: Number(row.tx_count) } : { confirmedKoinu: 0n, txCount: 0 };
+  }
+
+  /**
+   * A page of `address`'s unspent outputs, oldest first, after the key `after`. No total: counting
+   * an address's unspent outputs reads all of them (the caller pages until a short page).
+   */
+  utxos(address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number): { items: UtxoView[] } {
+    const key = after ?? { height: -1, txid: "", vout: -1 };
+    const rows = this.s.utxos.all(address, key.height, key.height, key.txid, key.txid, key.vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: Buffer; coinbase: bigint | null }[];
+    return {
+      items: rows.map((r) => {
+        const vout = Number(r.vout);
+        const inscriptions = this.inscriptions.on(r.txid, vout);
+        const drc20 = inscriptions.map((i) => this.drc20.unsentTransfer(i.id)).filter((d) => d !== null);
+        return {
+          txid: r.txid, vout, valueKoinu: BigInt(r.value), height: Number(r.height), scriptHex: hexOf(r.script), coinbase: r.coinbase !== null && BigInt(r.coinbase) === 1n,
+          inscriptions, drc20: drc20.map((d) => ({ tick: d!.tick, amount: d!.amount })),
+        };
+      }),
+    };
+  }
+
+  /**
+   * Outputs ever paid to `address` (funded) and those of them spent since, counted and summed in
+   * koinu (Esplora's chain_stats). Reads every history row of the address and its outputs: its cost
+   * grows with the address's history (no counter holds these sums yet).
+   */
+  txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
+    const row = this.s.txoStats.get(address) as { funded_count: bigint; funded: bigint; spent_count: bigint; spent: bigint };
+    return { fundedCount: Number(row.funded_count), fundedKoinu: BigInt(row.funded), spentCount: Number(row.spent_count), spentKoinu: BigInt(row.spent) };
+  }
+
+  /** The addresses with the most transactions. Reads every balance row: for benches and operators' tools, never a request. */
+  busiestAddresses(limit: number): { address: string; txCount: number }[] {
+    return (this.s.busiest.all(limit) as { address: string; tx_count: number }[]).map((r) => ({ address: r.address, txCount: Number(r.tx_count) }));
+  }
+}

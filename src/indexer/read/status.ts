@@ -1,0 +1,43 @@
+/** The index's own state: how far it got, what the node said, which network. */
+import type { SqlDatabase } from "../../db/sql";
+import { prepareAll } from "./rows";
+
+export interface IndexStatus {
+  indexedHeight: number;
+  indexedHash: string | null;
+  nodeHeight: number | null;
+  nodeSeenAt: number | null;
+  startHeight: number;
+  network: string | null;
+}
+
+export class StatusReads {
+  private readonly s;
+
+  constructor(db: SqlDatabase) {
+    this.s = prepareAll(db, {
+      meta: "SELECT key, value FROM meta",
+      tip: "SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1",
+    });
+  }
+
+  status(): IndexStatus {
+    const meta = Object.fromEntries((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const tip = this.tip();
+    const startHeight = Number(meta.start_height ?? 0);
+    return {
+      indexedHeight: tip ? tip.height : startHeight - 1,
+      indexedHash: tip ? tip.hash : null,
+      nodeHeight: meta.node_height !== undefined ? Number(meta.node_height) : null,
+      nodeSeenAt: meta.node_seen_at !== undefined ? Number(meta.node_seen_at) : null,
+      startHeight,
+      network: meta.network ?? null,
+    };
+  }
+
+  /** The last indexed block, or null before the first. */
+  tip(): { height: number; hash: string } | null {
+    const row = this.s.tip.get() as { height: number | bigint; hash: string } | undefined;
+    return row ? { height: Number(row.height), hash: row.hash } : null;
+  }
+}

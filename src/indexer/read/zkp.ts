@@ -1,0 +1,109 @@
+/** OP_CHECKZKP uses (shadow mode): the latest, of a transaction, of a verifying key, and the counts. */
+import type { SqlDatabase } from "../../db/sql";
+import { prepareAll } from "./rows";
+
+/**
+ * Where a page of a verifying key's uses ended: the transaction (height, position in the block) and
+ * the use within it (role, input index, output index, op index; an absent index is -1).
+ */
+export interface ZkpPageKey { height: number; position: number; use: string }
+
+// Uses of one transaction in a fixed order on both backends: an absent input or output index sorts
+// as -1 (SQLite sorts NULL first and PostgreSQL last, so NULL is never compared).
+const IN = "COALESCE(input_index, -1)";
+const OUT = "COALESCE(output_index, -1)";
+const WITHIN_TX = `role, ${IN}, ${OUT}, op_index`;
+
+export class ZkpReads {
+  private readonly s;
+
+  constructor(db: SqlDatabase) {
+    this.s = prepareAll(db, {
+      ofTx: `SELECT * FROM zkp_uses WHERE txid = ? ORDER BY ${WITHIN_TX}`,
+      // Scans zkp_uses: OP_CHECKZKP is a shadow-mode proposal with few uses. A counter kept by the
+      // indexer would replace it (docs/architecture.md "Who reads the index").
+      summary: `SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending,
+        SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses`,
+      recent: `SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
+      byVk: `SELECT * FROM zkp_uses WHERE vk_sha256 = ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND (role > ? OR (role = ? AND
+        (${IN} > ? OR (${IN} = ? AND (${OUT} > ? OR (${OUT} = ? AND op_index > ?)))))))))) ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
+      vkUsed: "SELECT 1 FROM zkp_uses WHERE vk_sha256 = ? LIMIT 1",
+    });
+  }
+
+  summary(): { events: number; pending: number; valid: number; invalid: number } {
+    const row = this.s.summary.get() as { n: number; pending: number | null; valid: number | null; invalid: number | null };
+    return { events: Number(row.n), pending: Number(row.pending ?? 0), valid: Number(row.valid ?? 0), invalid: Number(row.invalid ?? 0) };
+  }
+
+  recent(limit: number): Record<string, unknown>[] {
+    return (this.s.recent.all(limit) as Record<string, unknown>[]).map(zkpRow);
+  }
+
+  ofTx(txid: string): Record<string, unknown>[] {
+    return (this.s.ofTx.all(txid) as Record<string, unknown>[]).map(zkpRow);
+  }
+
+  /** Whether any use names the verifying key `sha`. */
+  vkUsed(sha: string): boolean {
+    return this.s.vkUsed.get(sha) !== undefined;
+  }
+
+  /**
+   * Uses of the verifying key `sha`, newest first, a page of `pageSize` after the key `before` (the
+   * `next` of the previous page); `next` is null on the last page.
+   */
+  byVk(sha: string, before: ZkpPageKey | null, pageSize: number): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
+    const h = before?.height ?? Number.MAX_SAFE_INTEGER;
+    const p = before?.position ?? 0;
+    // The first page takes every use of the newest transaction: "" sorts before every role.
+    const [role, input, output, op] = before ? parseUseKey(before.use) : ["", -1, -1, -1];
+    const rows = this.s.byVk.all(sha, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<string, unknown>[];
+    const last = rows[rows.length - 1];
+    return {
+      items: rows.map(zkpRow),
+      next: rows.length === pageSize && last ? { height: Number(last.height), position: Number(last.position), use: useKey(last) } : null,
+    };
+  }
+}
+
+function useKey(row: Record<string, unknown>): string {
+  const index = (value: unknown) => (value === null || value === undefined ? -1 : Number(value));
+  return [row.role, index(row.input_index), index(row.output_index), Number(row.op_index)].join(":");
+}
+
+/** Whether `key` is a use key a page's `next` carries (role:input:output:op). */
+export function isZkpUseKey(key: string): boolean {
+  return /^[a-z_]+:-?[0-9]{1,10}:-?[0-9]{1,10}:[0-9]{1,10}$/.test(key);
+}
+
+/** The use key of a cursor; a malformed one is a RangeError (the HTTP layer refuses it first with isZkpUseKey). */
+export function parseUseKey(key: string): [string, number, number, number] {
+  if (!isZkpUseKey(key)) throw new RangeError(`not a use key: ${key}`);
+  const parts = key.split(":");
+  const numbers = parts.slice(1).map(Number);
+  return [parts[0], numbers[0], numbers[1], numbers[2]];
+}
+
+/** A zkp_uses row in the seed's record shape (ZKP.md). */
+export function zkpRow(row: Record<string, unknown>): Record<string, unknown> {
+  return {
+    txid: row.txid,
+    block_height: row.height,
+    role: row.role,
+    input_index: row.input_index,
+    output_index: row.output_index,
+    op_index: row.op_index,
+    mode: row.mode,
+    mode_name: row.mode_name,
+    proof_hex: row.proof_hex,
+    vk_hex: row.vk_hex,
+    vk_sha256: row.vk_sha256,
+    public_inputs: JSON.parse(String(row.public_inputs ?? "[]")),
+    parse_error: row.parse_error,
+    shadow_valid: row.shadow_valid === null ? null : Number(row.shadow_valid) === 1,
+    shadow_encoding: row.shadow_encoding,
+    consensus_enforced: false,
+    status: "shadow (not consensus-enforced)",
+  };
+}
