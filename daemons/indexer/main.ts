@@ -29,7 +29,10 @@ import { startOpsServer } from "../../src/services/ops/server";
 
 const SPEC = {
   ...rpcOptions("INDEXER", { purpose: "blocks" }),
-  db: { kind: "string", env: "INDEXER_DB", default: "data/indexer/index.sqlite", description: "SQLite database file" },
+  db: {
+    kind: "string", env: "INDEXER_DB", alias: "database", default: "data/indexer/index.sqlite",
+    description: "the index: a SQLite file (the embedded default) or a PostgreSQL URL postgres://user@host:port/db (password from PGPASSWORD or ~/.pgpass)",
+  },
   network: { kind: "string", env: "INDEXER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "start-height": { kind: "integer", env: "INDEXER_START_HEIGHT", default: 0, min: 0, description: "first block to index (mainnet capture: 4728316)" },
   "max-reorg-depth": { kind: "integer", env: "INDEXER_MAX_REORG_DEPTH", default: 100, min: 1, max: 10_000, description: "deepest reorg rolled back automatically" },
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
 
-  logger.info({ event: "ready", db: config.db, network: config.network, startHeight: config["start-height"], indexedHeight: indexer?.indexedHeight() ?? config["start-height"] - 1, ops: ops.url });
+  logger.info({ event: "ready", db: db.location, network: config.network, startHeight: config["start-height"], indexedHeight: indexer?.indexedHeight() ?? config["start-height"] - 1, ops: ops.url });
   process.stdout.write(`${config.name}  ${ops.url}\n`);
 
   let backoffMs = config["poll-ms"];

@@ -20,6 +20,8 @@ export interface OptionSpec {
   min?: number;
   max?: number;
   description: string;
+  /** Another name for the option on the command line (`--database` for `--db`). */
+  alias?: string;
   /** A secret: also readable from a 0600 file with `--<name>-file` / `<ENV>_FILE`; never shown in help defaults. */
   secret?: true;
 }
@@ -50,7 +52,8 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
     const arg = argv[i];
     if (!arg.startsWith("--")) throw new ConfigError(`unexpected argument "${arg}"`);
     const eq = arg.indexOf("=");
-    const key = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const written = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const key = Object.entries(spec).find(([, option]) => option.alias === written)?.[0] ?? written;
     if (key !== "config" && !(key in spec) && !secretFileOption(spec, key)) throw new ConfigError(`unknown option --${key} (known: ${knownOptions(spec)}; --help lists them)`);
     if (eq !== -1) flags[key] = arg.slice(eq + 1);
     else if (key in spec && spec[key].kind === "boolean" && (argv[i + 1] === undefined || argv[i + 1].startsWith("--"))) flags[key] = "true";
@@ -156,7 +159,7 @@ export function formatHelp(name: string, spec: Record<string, OptionSpec>, help:
   lines.push("Options (command line > environment > --config file > default):");
   const pad = "      ";
   for (const [key, option] of Object.entries(spec)) {
-    lines.push(`  --${key} ${KIND_PLACEHOLDER[option.kind]}${option.required ? "  (required)" : ""}`);
+    lines.push(`  --${key}${option.alias ? `, --${option.alias}` : ""} ${KIND_PLACEHOLDER[option.kind]}${option.required ? "  (required)" : ""}`);
     lines.push(`${pad}${option.description}`);
     const facts: string[] = [];
     if (option.env) facts.push(`env ${option.env}`);

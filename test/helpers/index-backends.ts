@@ -23,7 +23,7 @@ export interface BackendContext {
   newLocation(): Promise<string>;
 }
 
-export function forEachIndexBackend(title: string, body: (context: BackendContext) => void): void {
+export function forEachIndexBackend(title: string, body: (this: Mocha.Suite, context: BackendContext) => void): void {
   for (const backend of INDEX_BACKENDS) {
     describe(`${title} [${backend}]`, function () {
       const cleanups: (() => Promise<void> | void)[] = [];

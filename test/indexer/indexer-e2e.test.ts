@@ -3,14 +3,15 @@ import {
   DecodedTransaction, NETWORKS, OP, Transaction, bytesToHex, compileScript, concatBytes, hexToBytes, nullDataScript, parseBlock, p2pkhScriptSig,
   serializeTransaction, sha256, signInput,
 } from "../../src/doge";
-import { openDatabase } from "../../src/db/sqlite";
+import type { SqlDatabase } from "../../src/db/sql";
 import { Drc20Operation, encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
+import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { BlockRpc, RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
 import { dumpDatabase } from "../helpers/db-dump";
+import { forEachIndexBackend } from "../helpers/index-backends";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import {
   InscribeResult, KOINU_PER_DOGE as DOGE, POSTAGE_KOINU, SendResult, TX_FEE_KOINU, V1Commit, commitP2sh, commitV1, inscribeDoginals, inscribeV1, pay, sendInscription,
@@ -60,8 +61,8 @@ function blockRpc(devnet: RunningDevnet): BlockRpc {
   };
 }
 
-function newIndexer(devnet: RunningDevnet, options: { batchBlocks?: number } = {}): Indexer {
-  const store = new IndexerStore(openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA));
+function newIndexer(db: SqlDatabase, devnet: RunningDevnet, options: { batchBlocks?: number } = {}): Indexer {
+  const store = new IndexerStore(db);
   return new Indexer({ store, source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest, ...options });
 }
 
@@ -86,7 +87,7 @@ class Purse {
   }
 }
 
-describe("indexer end to end on the devnet", function () {
+forEachIndexBackend("indexer end to end on the devnet", function ({ backend, openIndex }) {
   this.timeout(120_000);
   let devnet: RunningDevnet;
   let indexer: Indexer;
@@ -101,9 +102,14 @@ describe("indexer end to end on the devnet", function () {
   const malloryPurse = new Purse(mallory);
   let carolCoin: Spendable;
 
-  const get = (sql: string, ...params: unknown[]) => indexer.store.db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
-  const all = (sql: string, ...params: unknown[]) => indexer.store.db.prepare(sql).all(...params) as Record<string, unknown>[];
-  const inscriptionRow = (id: string) => get(`SELECT id, number, form, content_type, action, lower(hex(body)) AS body, body_size, envelope_hash, collection_key,
+  // Byte columns are compared as lower-case hex (the portable way: hex() is SQLite's alone).
+  const hexed = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v]));
+  const get = (sql: string, ...params: unknown[]) => {
+    const row = indexer.store.db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+    return row && hexed(row);
+  };
+  const all = (sql: string, ...params: unknown[]) => (indexer.store.db.prepare(sql).all(...params) as Record<string, unknown>[]).map(hexed);
+  const inscriptionRow = (id: string) => get(`SELECT id, number, form, content_type, action, body, body_size, envelope_hash, collection_key,
     genesis_txid, reveal_txid, reveal_tx_count, inscriber_address, height, position FROM inscriptions WHERE id = ?`, id);
   const location = (id: string) => get("SELECT txid, vout, offset, owner_address, height FROM inscription_locations WHERE inscription_id = ?", id);
   const moves = (id: string) => all("SELECT height, position, txid, kind, to_txid, to_vout, to_offset, owner_address FROM inscription_moves WHERE inscription_id = ? ORDER BY height, position, kind", id);
@@ -134,7 +140,7 @@ describe("indexer end to end on the devnet", function () {
 
   before(async () => {
     devnet = await startDevnet({ args: ["--promiscuousmempool", "--acceptnonstdtxn"] });
-    indexer = newIndexer(devnet, { batchBlocks: 3 });
+    indexer = newIndexer(await openIndex(), devnet, { batchBlocks: 3 });
     const funded = await devnet.rpc<{ txid: string; vout: number }>("devnet_faucet", [alice.address, 20_000, true]);
     alicePurse.give({ txid: funded.txid, vout: funded.vout, value: 20_000n * DOGE });
     await indexer.syncOnce();
@@ -180,7 +186,7 @@ describe("indexer end to end on the devnet", function () {
       value: Number(10n * DOGE), address: bob.address, spent_txid: bobPays.txid, spent_vin: 0, spent_height: height,
     });
     expect(get("SELECT * FROM outputs WHERE txid = ? AND vout = 1", payment.txid), "an OP_RETURN output is no UTXO").to.equal(undefined);
-    expect(all("SELECT txid, vout, height, position, lower(hex(payload)) AS payload, magic, sha256, size FROM op_returns WHERE height = ?", height)).to.deep.equal([{
+    expect(all("SELECT txid, vout, height, position, payload, magic, sha256, size FROM op_returns WHERE height = ?", height)).to.deep.equal([{
       txid: payment.txid, vout: 1, height, position: at(paymentBlock, payment.txid), payload: bytesToHex(OP_RETURN_PAYLOAD),
       magic: bytesToHex(utf8("doge")), sha256: bytesToHex(sha256(OP_RETURN_PAYLOAD)), size: OP_RETURN_PAYLOAD.length,
     }]);
@@ -509,7 +515,7 @@ describe("indexer end to end on the devnet", function () {
       .to.deep.equal({ sent: 1, receiver_address: alice.address, returned: 1, sent_height: r5.height });
     expect(get("SELECT event, address, valid, reason, note FROM drc20_operations WHERE inscription_id = ? AND event = 'send'", transfer20.inscriptionId))
       .to.deep.equal({ event: "send", address: null, valid: 1, reason: null, note: "RETURNED_TO_SENDER" });
-    expect(get("SELECT vout, height, position, lower(hex(payload)) AS payload FROM op_returns WHERE txid = ?", opReturnPayment.txid))
+    expect(get("SELECT vout, height, position, payload FROM op_returns WHERE txid = ?", opReturnPayment.txid))
       .to.deep.equal({ vout: 1, height: r1.height, position: at(r1, opReturnPayment.txid), payload: bytesToHex(REORG_PAYLOAD) });
 
     // OP_CHECKZKP: every use recorded, then the shadow verifier's verdicts.
@@ -594,7 +600,7 @@ describe("indexer end to end on the devnet", function () {
     expect(all("SELECT * FROM inscription_rejections")).to.deep.equal([]);
 
     // The same database as a fresh index of the final chain (the shadow verdicts written at the same clock).
-    const fresh = newIndexer(devnet);
+    const fresh = newIndexer(await openIndex(), devnet);
     await fresh.syncOnce();
     for (const db of [indexer.store.db, fresh.store.db]) {
       const shadow = new ZkpShadowService(db, { clock: SHADOW_CLOCK });
@@ -605,5 +611,15 @@ describe("indexer end to end on the devnet", function () {
     // The undo journal holds the same entries too (only its sequence numbers move on after a rollback).
     const journal = (of: Indexer) => of.store.db.prepare("SELECT height, tbl, pk, previous FROM journal ORDER BY seq").all();
     expect(journal(indexer)).to.deep.equal(journal(fresh));
+    if (backend === "postgres") {
+      // And the same rows as the embedded SQLite index of the same chain.
+      const lite = newIndexer(openIndexerDatabase(":memory:"), devnet);
+      await lite.syncOnce();
+      const shadow = new ZkpShadowService(lite.store.db, { clock: SHADOW_CLOCK });
+      shadow.enqueuePending();
+      await shadow.drain();
+      expect(dumpDatabase(indexer.store.db, ["meta", "journal"])).to.deep.equal(dumpDatabase(lite.store.db, ["meta", "journal"]));
+      lite.store.db.close();
+    }
   });
 });
