@@ -875,7 +875,6 @@ export interface paths {
                     content: {
                         "application/json": {
                             vk_sha256: string;
-                            total: number;
                             items: components["schemas"]["ZkpRecord"][];
                             /** @description pass as `cursor` for the next page; null on the last page */
                             next_cursor: string | null;
@@ -931,7 +930,6 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            total: number;
                             items: components["schemas"]["OpReturnRecord"][];
                             /** @description pass as `cursor` for the next page; null on the last page */
                             next_cursor: string | null;
@@ -2367,7 +2365,6 @@ export interface components {
         };
         UtxoPage: {
             address: string;
-            total: number;
             items: {
                 txid: string;
                 vout: number;

@@ -60,11 +60,10 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
     stack = await startLaunchpadStack();
     inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
     ammDb = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, stack.indexDb, custody.address, { confirmations: 1, serviceAddresses: [inscriberAddress] });
-    const tickRow = stack.indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
+    const deposits = new DepositReader(stack.queries, custody.address, { confirmations: 1, serviceAddresses: [inscriberAddress] });
     ledger = new AmmLedger({
       db: ammDb, network: NETWORKS.regtest, deposits, payoutCosts: DEFAULT_PAYOUT_COSTS,
-      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     custodyWallet = new HotWallet({
       db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,
@@ -76,7 +75,7 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
     });
     // The bonding routes, as the daemon mounts them (no share cap: one buyer takes what it likes).
     store = new BondingStore({
-      db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      db: ammDb, ledger, deposits, queries: stack.queries, inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       inscriberProject: "launchpad", maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("costs operator").key;

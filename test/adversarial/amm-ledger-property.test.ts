@@ -159,8 +159,8 @@ class ModelChain {
 
 /** The index as the model chain shows it. */
 class ModelDeposits extends DepositReader {
-  constructor(private readonly chain: ModelChain, indexDb: Sqlite, custody: string, operator: string) {
-    super(new IndexQueries(indexDb), indexDb, custody, { confirmations: N, serviceAddresses: [operator] });
+  constructor(private readonly chain: ModelChain, queries: IndexQueries, custody: string, operator: string) {
+    super(queries, custody, { confirmations: N, serviceAddresses: [operator] });
   }
   indexedHeight(): number {
     return this.chain.tip;
@@ -333,10 +333,10 @@ class World {
   private payoutCount = 0;
 
   constructor(
-    private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, indexDb: Sqlite, readonly costs: PayoutCosts,
+    private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, queries: IndexQueries, readonly costs: PayoutCosts,
   ) {
     this.db = openAmmDatabase(":memory:");
-    const deposits = new ModelDeposits(this.chain, indexDb, keys.custody.address, keys.operator.address);
+    const deposits = new ModelDeposits(this.chain, queries, keys.custody.address, keys.operator.address);
     this.ledger = new AmmLedger({
       db: this.db, network: NETWORKS.regtest, deposits, clock: () => this.chain.now, payoutCosts: costs,
       tickDeployed: (tick) => (TICKS as readonly string[]).includes(tick.toUpperCase()) ? tick.toUpperCase() : null,
@@ -915,11 +915,11 @@ class World {
 describe("adversarial: AMM ledger custody, property (issue 16)", function () {
   this.timeout(600_000);
   let keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey };
-  let indexDb: Sqlite;
+  let queries: IndexQueries;
 
   before(() => {
     keys = { honest: Array.from({ length: HONEST }, newKey), attackers: Array.from({ length: ATTACKERS }, newKey), custody: newKey(), operator: newKey() };
-    indexDb = openIndexerDatabase(":memory:");
+    queries = new IndexQueries(openIndexerDatabase(":memory:"));
   });
 
   /** The property under one setting of the operator's payout costs. */
@@ -930,7 +930,7 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
     const cmdStats: Record<string, number> = {};
     fc.assert(
       fc.property(fc.array(commandArb, { minLength: 10, maxLength: 50, size: "max" }), (cmds) => {
-        const world = new World(keys, indexDb, costs);
+        const world = new World(keys, queries, costs);
         world.check("setup");
         // The commands, then the chain grows and the worker runs (every announced deposit is deep enough).
         [...cmds, { t: "mine", k: N, pass: true } as const].forEach((cmd, i) => {

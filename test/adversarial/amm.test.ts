@@ -160,15 +160,14 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     ammDb = openAmmDatabase(":memory:");
     // The deposit reader of issue 16: N confirmations, and the service's own addresses (never payers, never order addresses).
     const deposits = new (DepositReader as unknown as new (...args: unknown[]) => DepositReader)(
-      stack.queries, stack.indexDb, custody.address, { confirmations: N, serviceAddresses: [custody.address, inscriberAddress] },
+      stack.queries, custody.address, { confirmations: N, serviceAddresses: [custody.address, inscriberAddress] },
     );
-    const tickRow = stack.indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
     ledger = new AmmLedger({
       db: ammDb, network: NETWORKS.regtest, deposits,
-      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
-    store = new BondingStore({ db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber, inscriberProject: "launchpad" });
+    store = new BondingStore({ db: ammDb, ledger, deposits, queries: stack.queries, inscriber, inscriberProject: "launchpad" });
     apiKey = store.issueApiKey("adversarial operator").key;
     const wallet = new HotWallet({
       db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,

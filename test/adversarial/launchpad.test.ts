@@ -298,7 +298,7 @@ describe("launchpad attacks (issue 17)", function () {
     before(async () => {
       db = openLaunchpadDatabase(":memory:");
       app = createLaunchpadApp({
-        db, indexDb: stack.indexDb, network: NETWORKS.regtest,
+        db, queries: stack.queries, network: NETWORKS.regtest,
         ...({ rateLimitPerMinute: LIMIT, claimsPerSessionPerMinute: 3, maxReservationsPerClient: 2, events: { maxStreams: 100, maxStreamsPerClient: 2, heartbeatMs: 60_000 } } as Record<string, unknown>),
       });
       server = app.listen(0, "127.0.0.1");
@@ -400,7 +400,7 @@ describe("launchpad attacks (issue 17)", function () {
       let now = Math.floor(Date.now() / 1000);
       const db = openLaunchpadDatabase(":memory:");
       const app = createLaunchpadApp({
-        db, indexDb: stack.indexDb, network: NETWORKS.regtest, clock: () => now,
+        db, queries: stack.queries, network: NETWORKS.regtest, clock: () => now,
         rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
       });
       const server = app.listen(0, "127.0.0.1");
@@ -447,7 +447,7 @@ describe("launchpad attacks (issue 17)", function () {
 
     before(async () => {
       app = createLaunchpadApp({
-        db: openLaunchpadDatabase(":memory:"), indexDb: stack.indexDb, network: NETWORKS.regtest,
+        db: openLaunchpadDatabase(":memory:"), queries: stack.queries, network: NETWORKS.regtest,
         inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
         rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0, paymentConfirmations: 2,
       });

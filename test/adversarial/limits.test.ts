@@ -203,7 +203,7 @@ describe("limits on public writes (adversarial)", () => {
         utxos: (address: string) => {
           const user = funded.get(address);
           const items = user ? [{ txid: user.txid, vout: 0, valueKoinu: 100n * DOGE, height: 1, scriptHex: bytesToHex(user.key.script), inscriptions: [], drc20: [] }] : [];
-          return { items, total: items.length };
+          return { items };
         },
       } as unknown as IndexQueries;
       rawTransactions = {

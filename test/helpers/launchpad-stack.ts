@@ -138,7 +138,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
 
   const extra = typeof options.launchpad === "function" ? await options.launchpad(stack) : options.launchpad;
   stack.app = createLaunchpadApp({
-    db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
+    db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest,
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
     inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     node: nodeRawTransactions(client),

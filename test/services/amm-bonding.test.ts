@@ -79,19 +79,18 @@ describe("AMM bonding curves", function () {
   before(async () => {
     stack = await startLaunchpadStack();
     ammDb = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, stack.indexDb, custody.address);
-    const tickRow = stack.indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
+    const deposits = new DepositReader(stack.queries, custody.address);
     const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
     ledger = new AmmLedger({
       db: ammDb, network: NETWORKS.regtest, deposits, clock,
-      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
     // No share cap (10,000 bps): these tests reserve a quarter of the curve in one buy and the whole
     // rest of it at graduation. The default cap (10% of the remaining tokens) is checked by a store
     // with default options in "refuses reservations over the address's cap ...".
     store = new BondingStore({
-      db: ammDb, ledger, deposits, queries: stack.queries, indexDb: stack.indexDb, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
+      db: ammDb, ledger, deposits, queries: stack.queries, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
       maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("test operator").key;
@@ -142,8 +141,7 @@ describe("AMM bonding curves", function () {
       const deploying = await curveNow();
       expect(deploying.status).to.equal("deploying");
       expect(deploying.mintJobId).to.match(/^job_/);
-      expect(stack.indexDb.prepare("SELECT max_supply, mint_limit, inscription_id FROM drc20_ticks WHERE tick_key = 'bond'").get())
-        .to.deep.equal({ max_supply: "1000000", mint_limit: "1000000", inscription_id: deploying.deployInscriptionId });
+      expect(stack.queries.drc20Tick("bond")).to.include({ maxSupply: "1000000", mintLimit: "1000000", inscriptionId: deploying.deployInscriptionId });
 
       await stack.confirmInscriberJob(deploying.mintJobId);
       expect(await store.runOnce()).to.include({ activated: 1 });
@@ -273,7 +271,7 @@ describe("AMM bonding curves", function () {
       // The default share cap, through a store with default options over the same database: one
       // address holds at most 10% of the curve's remaining tokens in its live buy reservations, summed.
       const capped = new BondingStore({
-        db: ammDb, ledger, deposits: new DepositReader(stack.queries, stack.indexDb, custody.address), queries: stack.queries, indexDb: stack.indexDb,
+        db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
         inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
         clock: () => Math.floor(Date.now() / 1000) + clockOffset, reservationSeconds: RESERVATION_SECONDS,
       });
@@ -395,7 +393,7 @@ describe("AMM bonding curves", function () {
       const seeds = () => ledger.ledgerOf(TICK).filter((row) => row.kind === "seed").length;
       expect(seeds()).to.equal(1);
       const restarted = new BondingStore({
-        db: ammDb, ledger, deposits: new DepositReader(stack.queries, stack.indexDb, custody.address), queries: stack.queries, indexDb: stack.indexDb,
+        db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
         inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
       });
       expect(await restarted.runOnce()).to.include({ activated: 0, seeded: 0 });

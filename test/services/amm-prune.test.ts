@@ -20,12 +20,12 @@ describe("AMM pruning", () => {
   let now = 1_800_000_000;
   const custody = newKey();
   const user = newKey();
-  const indexDb = openIndexerDatabase(":memory:");
+  const queries = new IndexQueries(openIndexerDatabase(":memory:"));
   const db = openAmmDatabase(":memory:");
-  const deposits = new DepositReader(new IndexQueries(indexDb), indexDb, custody.address);
+  const deposits = new DepositReader(queries, custody.address);
   const ledger = new AmmLedger({ db, network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick, clock: () => now });
   const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_prune" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
-  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(indexDb), indexDb, inscriber, clock: () => now });
+  const store = new BondingStore({ db, ledger, deposits, queries, inscriber, clock: () => now });
   const rows = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
   before(async () => {

@@ -108,18 +108,16 @@ describe("AMM service", function () {
     // The stack's devnet, index and inscriber (project "launchpad" stands in for "amm").
     stack = await startLaunchpadStack();
     ({ devnet, indexer, queries } = stack);
-    const indexDb = stack.indexDb;
     custodyWallet = new HotWallet({ db: openWalletDatabase(`${stack.dir}/custody-wallet.sqlite`), key: custody, chain: indexNodeChain(queries, stack.client), network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n });
     ammDb = openAmmDatabase(":memory:");
-    const tickRow = indexDb.prepare("SELECT tick FROM drc20_ticks WHERE tick_key = ?");
     ledger = new AmmLedger({
-      db: ammDb, network: NETWORKS.regtest, deposits: new DepositReader(queries, indexDb, custody.address),
+      db: ammDb, network: NETWORKS.regtest, deposits: new DepositReader(queries, custody.address),
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
-      tickDeployed: (tick) => (tickRow.get(tick.toLowerCase()) as { tick: string } | undefined)?.tick ?? null,
+      tickDeployed: (tick) => queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     // As the daemon mounts them: the bonding routes, /health and /metrics, in the app's one surface.
     const bonding = new BondingStore({
-      db: ammDb, ledger, deposits: new DepositReader(queries, indexDb, custody.address), queries, indexDb, inscriberProject: "launchpad",
+      db: ammDb, ledger, deposits: new DepositReader(queries, custody.address), queries, inscriberProject: "launchpad",
       inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
     // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import { NETWORKS, signMessage } from "../../src/doge";
-import type { Sqlite } from "../../src/db/sqlite";
+import type { SqlDatabase } from "../../src/db/sql";
+import { IndexQueries } from "../../src/indexer/queries";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { encodeLaunchpadDeploy, encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -31,7 +32,7 @@ describe("launchpad membership from the index", function () {
   let mallory: TestKey;
   let mint0: InscribeResult;
   let foreignMint: InscribeResult;
-  let indexDb: Sqlite;
+  let indexDb: SqlDatabase;
 
   const get = async (path: string, token?: string) => {
     const response = await fetch(`${base}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
@@ -58,7 +59,7 @@ describe("launchpad membership from the index", function () {
     indexDb = openIndexerDatabase(":memory:");
     indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
     app = createLaunchpadApp({
-      db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
+      db: openLaunchpadDatabase(":memory:"), queries: new IndexQueries(indexDb), network: NETWORKS.regtest,
       // A members-only page, as a page of the launchpad would mount it (declared in the app's document).
       mount: (express, gate, surface) => {
         express.get("/members/:slug", gate.requireMember((req) => String(req.params.slug)));

@@ -315,7 +315,7 @@ describe("launchpad mint path", function () {
     it("is recorded with its reason, and the index is minted again on the payer's new claim with the same payment", async () => {
       // A second launchpad over the same index whose inscriber accepts the job and then fails it.
       const failing = createLaunchpadApp({
-        db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest, rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+        db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest, rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
         inscriber: {
           inscribe: async (req) => ({ jobId: `job_${req.idempotencyKey.length.toString(16).padStart(24, "0")}` }),
           job: async (id) => ({ id, status: "failed", revealTxids: [], inscriptionId: null, confirmedHeight: null, error: { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } }),

@@ -15,6 +15,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NETWORKS, bytesToHex, signMessage, toBitcoinjsNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
 import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
@@ -123,7 +124,7 @@ describe("launchpad pages' server side", function () {
     fs.writeFileSync(path.join(webDir, "collection", "index.html"), "<!doctype html><title>collection</title>");
     fs.writeFileSync(path.join(webDir, "app.js"), "console.log('pages');");
     app = createLaunchpadApp({
-      db: openLaunchpadDatabase(":memory:"), indexDb, network: NETWORKS.regtest,
+      db: openLaunchpadDatabase(":memory:"), queries: new IndexQueries(indexDb), network: NETWORKS.regtest,
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
       node: nodeRawTransactions(client),
       // The poll is slow enough that a counter moving within the tests' waits came from MintService's notification.

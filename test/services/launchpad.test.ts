@@ -6,6 +6,7 @@ import { Registry } from "prom-client";
 import { NETWORKS, encodeAddress, signMessage } from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexQueries } from "../../src/indexer/queries";
 import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
@@ -66,7 +67,7 @@ describe("launchpad API", function () {
   before(async () => {
     db = openLaunchpadDatabase(":memory:");
     app = createLaunchpadApp({
-      db, indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now, ...OPTIONS,
+      db, queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest, clock: () => now, ...OPTIONS,
       // The daemon's ops routes, so that the document is the one the daemon serves.
       mount: (root, _gate, surface) => mountOpsRoutes(root, { registry: new Registry(), health: () => ({ ok: true, name: "launchpad" }), surface }),
       // Records what would go to the inscriber, for the one test of the hand-over below.
@@ -262,7 +263,7 @@ describe("launchpad API", function () {
     });
 
     it("stores a collection with its deploy pending when no inscriber is configured", async () => {
-      const bare = createLaunchpadApp({ db: openLaunchpadDatabase(":memory:"), indexDb: openIndexerDatabase(":memory:"), network: NETWORKS.regtest, clock: () => now, ...OPTIONS });
+      const bare = createLaunchpadApp({ db: openLaunchpadDatabase(":memory:"), queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest, clock: () => now, ...OPTIONS });
       const bareServer = bare.listen(0, "127.0.0.1");
       await new Promise((resolve) => bareServer.once("listening", resolve));
       const savedBase = base;

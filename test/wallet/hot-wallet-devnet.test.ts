@@ -3,12 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { openDatabase } from "../../src/db/sqlite";
+import { openIndexerDatabase } from "../../src/indexer/database";
 import { NETWORKS, Transaction, TxOutput, bytesToHex, hexToBytes, parseTransaction } from "../../src/doge";
 import { Drc20Operation, encodeDrc20 } from "../../src/inscription";
 import { Indexer } from "../../src/indexer/indexer";
 import { IndexQueries } from "../../src/indexer/queries";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import {
@@ -59,7 +58,7 @@ describe("HotWallet on the devnet with a real index", function () {
 
   before(async () => {
     devnet = await startDevnet();
-    const indexDb = openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA);
+    const indexDb = openIndexerDatabase(":memory:");
     indexer = new Indexer({
       store: new IndexerStore(indexDb), network: regtest,
       source: new RpcChainSource({
