@@ -1,0 +1,185 @@
+/**
+ * The index has one reader (issue 20, item 1): no file outside src/indexer/ runs SQL on an index
+ * table (every read goes through src/indexer/queries.ts or read/as-of-height.ts), and a reader's
+ * handle (openIndexReader) is read-only, refuses another schema version and never migrates.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import Database from "better-sqlite3";
+import { IndexUnreadableError, INDEXER_SCHEMA_VERSION, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
+import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
+import { indexNotCreatedYet, waitForIndex } from "../../src/indexer/wait-for-index";
+import { IndexQueries } from "../../src/indexer/queries";
+
+const ROOT = path.join(__dirname, "..", "..");
+const SCANNED = ["src", "daemons", "scripts"];
+
+/** The index's tables: every CREATE TABLE of the indexer's migrations. */
+function indexTables(): string[] {
+  const names = new Set<string>();
+  for (const migration of INDEXER_MIGRATIONS) for (const m of migration.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)) names.add(m[1]);
+  return [...names].sort();
+}
+
+/**
+ * The tables a piece of source names in SQL: a table name right after FROM, JOIN, INTO, UPDATE,
+ * TABLE or DELETE FROM, in upper case as every SQL text of this tree is written.
+ */
+function sqlTablesIn(source: string, tables: readonly string[]): string[] {
+  const found = new Set<string>();
+  const pattern = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF NOT EXISTS)?)\\s+"?(${tables.join("|")})\\b(?!\\.)`, "g");
+  for (const m of source.matchAll(pattern)) found.add(m[1]);
+  return [...found].sort();
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.(ts|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}
+
+/**
+ * Files whose OWN database has a table of the same name as an index table, with the file whose
+ * CREATE TABLE defines it there (checked below, so an entry cannot outlive its reason).
+ */
+const OWN_TABLES: { file: string; table: string; ownSchema: string; why: string }[] = [
+  { file: "src/services/launchpad/collections.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's listed collections (its claims database)" },
+  { file: "src/services/launchpad/mints.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's listed collections (its claims database)" },
+  { file: "src/services/launchpad/schema.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's own schema" },
+  { file: "src/devnet/store.ts", table: "blocks", ownSchema: "src/devnet/store.ts", why: "the devnet node's own block store" },
+];
+
+describe("the index has one reader (issue 20, item 1)", function () {
+  it("reads the index tables from the indexer's migrations, and finds SQL on them", () => {
+    const tables = indexTables();
+    expect(tables).to.include.members(["blocks", "outputs", "address_history", "balances", "drc20_ticks", "collection_members", "inscription_locations", "zkp_uses"]);
+    expect(sqlTablesIn('p("SELECT tick FROM drc20_ticks WHERE tick_key = ?")', tables)).to.deep.equal(["drc20_ticks"]);
+    expect(sqlTablesIn("SELECT m.token_id FROM collection_members m\n JOIN inscription_locations l ON l.id = m.id", tables)).to.deep.equal(["collection_members", "inscription_locations"]);
+    expect(sqlTablesIn("DELETE FROM balances WHERE tx_count <= 0; UPDATE outputs SET spent_txid = NULL", tables)).to.deep.equal(["balances", "outputs"]);
+    // Prose and identifiers are not SQL.
+    expect(sqlTablesIn("// the outputs from the balances; const blocks = from(outputs); import { x } from \"./blocks\"", tables)).to.deep.equal([]);
+  });
+
+  it("finds no SQL on an index table outside src/indexer/ (src, daemons, scripts)", () => {
+    const tables = indexTables();
+    const offenders: string[] = [];
+    const allowedSeen = new Set<string>();
+    for (const dir of SCANNED) {
+      for (const file of sourceFiles(path.join(ROOT, dir))) {
+        const relative = path.relative(ROOT, file).split(path.sep).join("/");
+        if (relative.startsWith("src/indexer/")) continue;
+        for (const table of sqlTablesIn(fs.readFileSync(file, "utf8"), tables)) {
+          const own = OWN_TABLES.find((entry) => entry.file === relative && entry.table === table);
+          if (own) allowedSeen.add(`${own.file}:${own.table}`);
+          else offenders.push(`${relative}: ${table}`);
+        }
+      }
+    }
+    expect(offenders, "read the index through src/indexer/queries.ts (add the method there), never with SQL of your own").to.deep.equal([]);
+    for (const entry of OWN_TABLES) {
+      const schema = fs.readFileSync(path.join(ROOT, entry.ownSchema), "utf8");
+      expect(schema, `${entry.ownSchema} must create its own ${entry.table} (${entry.why})`).to.match(new RegExp(`CREATE TABLE (IF NOT EXISTS )?${entry.table}\\b`));
+      expect(allowedSeen.has(`${entry.file}:${entry.table}`), `${entry.file} no longer names ${entry.table}: drop its entry`).to.equal(true);
+    }
+  });
+
+  describe("openIndexReader", () => {
+    let dir: string;
+    let file: string;
+
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "index-reader-"));
+      file = path.join(dir, "index.sqlite");
+      const writer = openIndexerDatabase(file);
+      writer.prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)").run(0, "aa".repeat(32), "00".repeat(32), 1, 1, 100);
+      writer.close();
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    const schemaVersion = () => {
+      const raw = new Database(file, { readonly: true });
+      try {
+        return Number((raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value);
+      } finally {
+        raw.close();
+      }
+    };
+    const setSchemaVersion = (version: number) => {
+      const raw = new Database(file);
+      raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
+      raw.close();
+    };
+
+    it("reads the index and refuses every write", () => {
+      const reader = openIndexReader(file);
+      try {
+        expect(reader.readonly).to.equal(true);
+        expect(new IndexQueries(reader).status()).to.include({ indexedHeight: 0, indexedHash: "aa".repeat(32) });
+        expect(() => reader.prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (1, 'b', 'a', 2, 1, 1)").run()).to.throw(/readonly|read-only/i);
+        expect(() => reader.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run()).to.throw(/readonly|read-only/i);
+        expect(() => reader.exec("CREATE TABLE extra (x INTEGER)")).to.throw(/readonly|read-only/i);
+      } finally {
+        reader.close();
+      }
+      expect(schemaVersion()).to.equal(INDEXER_SCHEMA_VERSION);
+    });
+
+    it("refuses an older schema version and leaves it unmigrated", () => {
+      setSchemaVersion(INDEXER_SCHEMA_VERSION - 1);
+      expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, new RegExp(`schema version ${INDEXER_SCHEMA_VERSION - 1}.*upgrade the indexer first`));
+      expect(schemaVersion()).to.equal(INDEXER_SCHEMA_VERSION - 1);
+    });
+
+    it("refuses a newer schema version and leaves it as it is", () => {
+      setSchemaVersion(INDEXER_SCHEMA_VERSION + 1);
+      expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /this reader is older than the indexer/);
+      expect(schemaVersion()).to.equal(INDEXER_SCHEMA_VERSION + 1);
+    });
+
+    it("refuses an index that does not exist yet, which a daemon waits for", async () => {
+      const later = path.join(dir, "later.sqlite");
+      let refusal: unknown;
+      try {
+        openIndexReader(later);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(indexNotCreatedYet(refusal)).to.equal(true);
+      expect(fs.existsSync(later), "a reader never creates the index").to.equal(false);
+
+      const told: string[] = [];
+      const waiting = waitForIndex(later, { intervalMs: 20, log: (fields) => told.push(fields.reason) });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      openIndexerDatabase(later).close();
+      const reader = await waiting;
+      try {
+        expect(reader.readonly).to.equal(true);
+        expect(told).to.have.length(1);
+        expect(told[0]).to.match(/does not exist/);
+      } finally {
+        reader.close();
+      }
+    });
+
+    it("stops waiting when the daemon stops, and does not wait for a version it cannot read", async () => {
+      const stop = new AbortController();
+      const waiting = waitForIndex(path.join(dir, "never.sqlite"), { intervalMs: 20, signal: stop.signal });
+      setTimeout(() => stop.abort(new Error("stopping on SIGTERM")), 50);
+      let stopped: unknown;
+      await waiting.catch((error) => { stopped = error; });
+      expect((stopped as Error).message).to.equal("stopping on SIGTERM");
+
+      setSchemaVersion(INDEXER_SCHEMA_VERSION + 1);
+      let refused: unknown;
+      await waitForIndex(file, { intervalMs: 20 }).catch((error) => { refused = error; });
+      expect(refused).to.be.instanceOf(IndexUnreadableError);
+      expect(indexNotCreatedYet(refused)).to.equal(false);
+    });
+  });
+});
