@@ -168,6 +168,7 @@ export class Indexer {
       const usable = broken === -1 ? batch : batch.slice(0, broken);
       try {
         this.store.transaction(() => {
+          if (this.store.prefetches) this.store.prefetchOutputs(this.spentBefore(usable));
           for (const item of usable) this.applyBlock(item.block, item.height);
           this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
@@ -189,6 +190,23 @@ export class Indexer {
     }
     if (this.indexedHeight() >= nodeHeight) this.restoreReadIndexes();
     return { indexedHeight: this.indexedHeight(), blocksApplied, rolledBack };
+  }
+
+  /** The outputs a batch spends that it did not create itself and that are not in memory. */
+  private spentBefore(batch: readonly { block: Block }[]): { txid: string; vout: number }[] {
+    const created = new Set<string>();
+    for (const { block } of batch) for (const tx of block.txs) created.add(tx.txid);
+    const wanted: { txid: string; vout: number }[] = [];
+    for (const { block } of batch) {
+      for (const tx of block.txs) {
+        if (isCoinbase(tx)) continue;
+        for (const input of tx.inputs) {
+          if (created.has(input.prevTxid) || this.recentOutputs.has(`${input.prevTxid}:${input.vout}`)) continue;
+          wanted.push({ txid: input.prevTxid, vout: input.vout });
+        }
+      }
+    }
+    return wanted;
   }
 
   /** Drops the read-side indexes for a long catch-up (recorded in meta, so a restart finishes the job). */
