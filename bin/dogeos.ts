@@ -99,7 +99,7 @@ async function deploy(args: string[]): Promise<number> {
 
 /** `dogeos indexer snapshot`'s settings (src/indexer/snapshot.ts); --db is the indexer daemon's own option and default. */
 export const SNAPSHOT_SPEC = {
-  db: { kind: "string", env: "INDEXER_DB", default: "data/indexer/index.sqlite", description: "the index to copy: the indexer's SQLite file (a postgres:// URL is refused with the pg_dump / pg_basebackup commands to use)" },
+  db: { kind: "string", env: "INDEXER_DB", alias: "database", default: "data/indexer/index.sqlite", description: "the index to copy: the indexer's SQLite file (a postgres:// URL is refused with the pg_dump / pg_basebackup commands to use)" },
   out: { kind: "string", required: true, description: "the snapshot file to write; never replaced if it exists" },
 } as const;
 
