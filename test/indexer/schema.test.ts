@@ -3,8 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexUnreadableError, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
+import { createTestDatabase } from "../helpers/postgres";
 
 describe("indexer database", () => {
   let dir: string;
@@ -48,5 +49,63 @@ describe("indexer database", () => {
     const db = openIndexerDatabase(":memory:");
     const version = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value;
     expect(Number(version)).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
+  });
+});
+
+describe("indexer database on PostgreSQL", function () {
+  this.timeout(60_000);
+  const databases: { drop(): Promise<void> }[] = [];
+  after(async () => { for (const database of databases) await database.drop(); });
+  const newUrl = async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return database.url;
+  };
+
+  it("has the SQLite schema's tables, columns (in order), keys and indexes", async () => {
+    const pg = openIndexerDatabase(await newUrl());
+    const lite = openIndexerDatabase(":memory:");
+    try {
+      const liteTables = lite.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
+      const pgTables = pg.prepare<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name").all().map((r) => r.name);
+      expect(pgTables).to.deep.equal(liteTables);
+      for (const table of liteTables) {
+        const liteColumns = lite.prepare<{ name: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`).all();
+        const pgColumns = pg.prepare<{ name: string; nullable: string }>("SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position").all(table);
+        expect(pgColumns.map((c) => c.name), table).to.deep.equal(liteColumns.map((c) => c.name));
+        // NOT NULL alike (a key column is NOT NULL in PostgreSQL even where SQLite lets it be null).
+        const liteNotNull = liteColumns.filter((c) => c.notnull === 1 || (c.pk > 0 && table !== "zkp_uses")).map((c) => c.name);
+        expect(pgColumns.filter((c) => c.nullable === "NO").map((c) => c.name), table).to.include.members(liteNotNull);
+      }
+      const liteIndexes = lite.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all().map((r) => r.name);
+      const pgIndexes = pg.prepare<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname").all().map((r) => r.name);
+      expect(pgIndexes).to.deep.equal(liteIndexes);
+    } finally {
+      pg.close();
+      lite.close();
+    }
+  });
+
+  it("is written by one indexer at a time, read read-only, and refused by a reader of another version", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    try {
+      expect(() => openIndexerDatabase(url)).to.throw(IndexUnreadableError, /another indexer is writing/);
+      const reader = openIndexReader(url);
+      try {
+        expect(() => reader.prepare("INSERT INTO meta (key, value) VALUES ('x', 'y')").run()).to.throw(/read-only/);
+      } finally {
+        reader.close();
+      }
+      writer.prepare("UPDATE meta SET value = '5' WHERE key = 'schema_version'").run();
+      expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /schema version 5, this build reads/);
+    } finally {
+      writer.close();
+    }
+    // The lock goes with the writer's session; an older index is refused unless a rebuild is allowed.
+    expect(() => openIndexerDatabase(url)).to.throw(RebuildRequiredError);
+    const rebuilt = openIndexerDatabase(url, { resetIfRebuildRequired: true });
+    expect(Number(rebuilt.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value)).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
+    rebuilt.close();
   });
 });
