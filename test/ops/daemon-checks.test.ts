@@ -10,6 +10,7 @@ import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY } from "../../src/chain/errors";
 import { CheckedNode, checkTxindex, probeTxindex } from "../../src/chain/network-check";
 import { NETWORKS } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
 import { generateWalletKeyFile } from "../../src/wallet/keys";
 import { runDaemonToExit, spawnDaemon } from "../helpers/daemon";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
@@ -43,6 +44,10 @@ describe("daemon start-up checks and stopping", function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "daemon-checks-"));
     walletKeyFile = path.join(dir, "wallet.wif");
     generateWalletKeyFile(walletKeyFile, NETWORKS.regtest);
+    // The indexes the readers open, as their indexer would have created them (readers never do).
+    for (const name of ["explorer", "relayer-index", "inscriber-index", "relayer2-index", "amm-index", "launchpad-index", "attester-index", "attest-index"]) {
+      openIndexerDatabase(path.join(dir, `${name}.sqlite`)).close();
+    }
   });
 
   after(async () => {
@@ -100,6 +105,23 @@ describe("daemon start-up checks and stopping", function () {
 
   it("explorer: stops within 5 s of SIGTERM with its node unreachable", async () => {
     await stopsWithin5s("daemons/api/main.ts", explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest"), "explorer");
+  });
+
+  it("explorer: waits for the indexer to create the index, then serves it", async () => {
+    const later = path.join(dir, "later.sqlite");
+    const args = explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest");
+    args[args.indexOf("--db") + 1] = later;
+    const starting = spawnDaemon("daemons/api/main.ts", args, "explorer", { env: { LOG_LEVEL: "info" } });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(fs.existsSync(later), "a reader never creates the index").to.equal(false);
+    openIndexerDatabase(later).close();
+    const daemon = await starting;
+    try {
+      expect(daemon.stderr().match(/"event":"index_waiting"/g)).to.have.length(1);
+      expect((await (await fetch(`${daemon.url}/status`)).json() as { indexer: { indexed_height: number } }).indexer.indexed_height).to.equal(-1);
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it("inscriber: stops within 5 s of SIGTERM with its node unreachable", async () => {
