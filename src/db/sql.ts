@@ -40,6 +40,20 @@ export interface SqlDatabase {
   /** Wraps `fn` in a transaction (nested calls become savepoints), as better-sqlite3 does. */
   transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): (...args: Args) => Result;
   close(): void;
+  /**
+   * On a PostgreSQL hot standby: how far its replay is behind what it has received from the
+   * primary, and whether it is streaming at all. null on a primary and on SQLite.
+   */
+  replication?(): ReplicaState | null;
+}
+
+export interface ReplicaState {
+  /** WAL bytes received from the primary and not yet replayed. */
+  lagBytes: number;
+  /** True while the WAL receiver streams from the primary. */
+  streaming: boolean;
+  /** Commit time (unix seconds) of the last transaction replayed, null before the first. */
+  replayedAt: number | null;
 }
 
 /** Wraps a better-sqlite3 handle; statements are the library's own, so the hot path is unchanged. */
