@@ -293,16 +293,16 @@ export class PostgresDatabase implements SqlDatabase {
     this.connection.close();
   }
 
-  private replicationQuery: SqlStatement<{ standby: number; lag: number | null; streaming: number; replayed_at: number | null }> | null = null;
+  // Functions every role may call (pg_stat_wal_receiver would need pg_read_all_stats).
+  private replicationQuery: SqlStatement<{ standby: number; lag: number | null; replayed_at: number | null }> | null = null;
 
   replication(): ReplicaState | null {
     this.replicationQuery ??= this.prepareNative(`SELECT pg_is_in_recovery() AS standby,
       pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) AS lag,
-      EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming,
       EXTRACT(EPOCH FROM pg_last_xact_replay_timestamp())::bigint AS replayed_at`);
     const row = this.replicationQuery.get()!;
     if (!row.standby) return null;
-    return { lagBytes: Math.max(0, row.lag ?? 0), streaming: row.streaming === 1, replayedAt: row.replayed_at };
+    return { lagBytes: Math.max(0, row.lag ?? 0), replayedAt: row.replayed_at };
   }
 }
 

@@ -42,7 +42,7 @@ export interface SqlDatabase {
   close(): void;
   /**
    * On a PostgreSQL hot standby: how far its replay is behind what it has received from the
-   * primary, and whether it is streaming at all. null on a primary and on SQLite.
+   * primary. null on a primary and on SQLite.
    */
   replication?(): ReplicaState | null;
 }
@@ -50,8 +50,6 @@ export interface SqlDatabase {
 export interface ReplicaState {
   /** WAL bytes received from the primary and not yet replayed. */
   lagBytes: number;
-  /** True while the WAL receiver streams from the primary. */
-  streaming: boolean;
   /** Commit time (unix seconds) of the last transaction replayed, null before the first. */
   replayedAt: number | null;
 }
