@@ -261,6 +261,23 @@ export async function waitForReplay(primary: PgCluster, replica: PgCluster, time
   });
 }
 
+/**
+ * Stops (true) or resumes (false) a replica's WAL replay: it keeps receiving WAL from its primary
+ * and applies none of it, which is a replica lagging behind, on demand.
+ */
+export async function pauseReplay(replica: PgCluster, paused = true): Promise<void> {
+  await replica.query(paused ? "SELECT pg_wal_replay_pause()" : "SELECT pg_wal_replay_resume()");
+  if (!paused) return;
+  // The pause takes effect at the next record: wait until it has.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [{ state }] = await replica.query<{ state: string }>("SELECT pg_get_wal_replay_pause_state() AS state");
+    if (state === "paused") return;
+    if (Date.now() > deadline) throw new Error(`the replica's replay did not pause (state ${state})`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 // ------------------------------------------------------------------------------ suite databases
 
 let ownCluster: Promise<PgCluster> | null = null;

@@ -16,7 +16,7 @@ import { SpawnedDaemon, spawnDaemon } from "../helpers/daemon";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { deployTick, faucetCoin, mintTick } from "../helpers/drc20";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
-import { PgCluster, startCluster, startReplica, waitForReplay } from "../helpers/postgres";
+import { PgCluster, pauseReplay, startCluster, startReplica, waitForReplay } from "../helpers/postgres";
 import { until } from "../helpers/wait";
 
 const DOGE = 100_000_000n;
@@ -206,5 +206,40 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     expect(answers["/api/explorer/opreturn/recent"].body).to.include(Buffer.from("dogeos:replica second round").toString("hex"));
     // The replica's explorers never wrote: the standby would have refused it, and they kept serving.
     for (const { name, daemon } of explorers) expect(daemon.process.exitCode, `${name}: ${daemon.stderr()}`).to.equal(null);
+  });
+
+  // Waits for the replay-position INDEX_BEHIND rule (issue 20, item 4: the explorer asks its index
+  // handle's replication() whether WAL it has received is not replayed yet); un-skip with it.
+  it.skip("a replica that has received blocks it has not replayed answers 503 INDEX_BEHIND for them, not 404", async () => {
+    const base = (name: string) => explorers.find((e) => e.name === name)!.daemon.url.replace(/\/api$/, "");
+    await pauseReplay(replica);
+    let txid: string;
+    try {
+      txid = await payWithNote(alice, bob, "dogeos:replica paused");
+      await mine();
+      await indexToTip();
+      // The WAL with the new blocks has reached the replica; it applies none of it.
+      const [{ lsn }] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+      await until("the replica to receive the new blocks", async () => {
+        const [row] = await replica.query<{ received: boolean }>("SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received", [lsn]);
+        return row.received;
+      }, 30_000);
+      expect((await answer(base("primary"), `/api/tx/${txid}`)).status).to.equal(200);
+      for (const name of ["replica-1", "replica-2"]) {
+        const response = await fetch(`${base(name)}/api/tx/${txid}`);
+        const body = await response.json() as { error: { code: string } };
+        expect(response.status, name).to.equal(503);
+        expect(body.error.code, name).to.equal("INDEX_BEHIND");
+        expect(response.headers.get("retry-after"), name).to.not.equal(null);
+      }
+    } finally {
+      await pauseReplay(replica, false);
+    }
+    const tip = await devnet.rpc<number>("getblockcount");
+    await waitForReplay(primary, replica);
+    await expectSameAnswers(tip);
+    expect((await answer(base("replica-1"), `/api/tx/${txid}`)).status).to.equal(200);
+    // Caught up, an unknown transaction is absent again, not "behind".
+    expect((await answer(base("replica-1"), `/api/tx/${"0".repeat(64)}`)).status).to.equal(404);
   });
 });

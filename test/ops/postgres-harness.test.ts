@@ -6,7 +6,8 @@
  */
 import { expect } from "chai";
 import fs from "node:fs";
-import { PgCluster, createTestDatabase, pgQuery, startCluster, startReplica, testPostgresUrl, waitForReplay } from "../helpers/postgres";
+import { until } from "../helpers/wait";
+import { PgCluster, createTestDatabase, pauseReplay, pgQuery, startCluster, startReplica, testPostgresUrl, waitForReplay } from "../helpers/postgres";
 
 describe("PostgreSQL test harness", function () {
   this.timeout(180_000);
@@ -95,6 +96,26 @@ describe("PostgreSQL test harness", function () {
         expect(failure, write).to.be.an("error");
         expect((failure as { code?: string }).code, write).to.equal("25006"); // read_only_sql_transaction
       }
+    });
+
+    it("pauseReplay holds the replica at what it had replayed while it receives more, until resumed", async () => {
+      await pauseReplay(replica);
+      try {
+        await primary.query("INSERT INTO blocks VALUES (7000, 'while paused')");
+        const [{ lsn }] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+        // Received (streamed) but not applied.
+        await until("the replica to receive the write", async () => {
+          const [row] = await replica.query<{ received: boolean }>("SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received", [lsn]);
+          return row.received;
+        }, 30_000);
+        expect(await replica.query("SELECT count(*)::int AS n FROM blocks WHERE height = 7000")).to.deep.equal([{ n: 0 }]);
+        const [{ behind }] = await replica.query<{ behind: boolean }>("SELECT pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) > 0 AS behind");
+        expect(behind).to.equal(true);
+      } finally {
+        await pauseReplay(replica, false);
+      }
+      await waitForReplay(primary, replica);
+      expect(await replica.query("SELECT hash FROM blocks WHERE height = 7000")).to.deep.equal([{ hash: "while paused" }]);
     });
 
     it("stop() ends the server and removes its directory", async () => {
