@@ -2,7 +2,7 @@
 import type { SqlDatabase } from "../../db/sql";
 import type { Drc20Reads } from "./drc20";
 import type { InscriptionReads } from "./inscriptions";
-import { hexOf, prepareAll } from "./rows";
+import { hexOf, keyInt, prepareAll } from "./rows";
 
 export interface UtxoView {
   txid: string;
@@ -30,7 +30,7 @@ export class BalanceReads {
         COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE 1 END), 0) AS spent_count,
         COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE o.value END), 0) AS spent
         FROM address_history h JOIN outputs o ON o.txid = h.txid AND o.address = h.address WHERE h.address = ?`,
-      busiest: "SELECT address, tx_count FROM balances ORDER BY tx_count DESC LIMIT ?",
+      busiest: "SELECT address, tx_count FROM balances ORDER BY tx_count DESC, address LIMIT ?",
     });
     for (const key of ["balance", "utxos", "txoStats"] as const) this.s[key].safeIntegers(true);
   }
@@ -45,8 +45,10 @@ export class BalanceReads {
    * an address's unspent outputs reads all of them (the caller pages until a short page).
    */
   utxos(address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number): { items: UtxoView[] } {
-    const key = after ?? { height: -1, txid: "", vout: -1 };
-    const rows = this.s.utxos.all(address, key.height, key.height, key.txid, key.txid, key.vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: Buffer; coinbase: bigint | null }[];
+    const height = keyInt(after?.height ?? -1);
+    const txid = after?.txid ?? "";
+    const vout = keyInt(after?.vout ?? -1);
+    const rows = this.s.utxos.all(address, height, height, txid, txid, vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: Buffer; coinbase: bigint | null }[];
     return {
       items: rows.map((r) => {
         const vout = Number(r.vout);

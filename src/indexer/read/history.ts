@@ -1,6 +1,6 @@
 /** An address's transactions, newest first, from the rows the indexer wrote per (address, transaction). */
 import type { SqlDatabase } from "../../db/sql";
-import { prepareAll } from "./rows";
+import { KEY_MAX, keyInt, prepareAll } from "./rows";
 
 export interface HistoryItemView {
   txid: string;
@@ -28,8 +28,9 @@ export class HistoryReads {
 
   /** A page of `address`'s transactions before the key `before`; `total` is the address's transaction count. */
   history(address: string, before: { height: number; position: number } | null, pageSize: number): { total: number; items: HistoryItemView[] } {
-    const key = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0 };
-    const rows = this.s.history.all(address, key.height, key.height, key.position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null }[];
+    const height = keyInt(before?.height ?? KEY_MAX);
+    const position = keyInt(before?.position ?? 0);
+    const rows = this.s.history.all(address, height, height, position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null }[];
     const total = Number((this.s.txCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0);
     return {
       total,

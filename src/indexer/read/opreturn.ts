@@ -1,7 +1,7 @@
 /** OP_RETURN outputs: the latest (optionally of one magic prefix), of a transaction, by payload hash. */
 import type { SqlDatabase } from "../../db/sql";
 import { bytesToHex, hexToBytes, sha256 } from "../../doge";
-import { hexOf, prepareAll } from "./rows";
+import { KEY_MAX, hexOf, keyInt, prepareAll } from "./rows";
 
 export interface OpReturnView { txid: string; vout: number; height: number; position: number; payloadHex: string; magic: string; sha256: string; size: number }
 
@@ -35,8 +35,9 @@ export class OpReturnReads {
    * until a short page).
    */
   recent(magic: string | null, before: { height: number; position: number; vout: number } | null, pageSize: number): { items: OpReturnView[] } {
-    const k = before ?? { height: Number.MAX_SAFE_INTEGER, position: 0, vout: 0 };
-    const key = [k.height, k.height, k.position, k.position, k.vout, pageSize];
+    const height = keyInt(before?.height ?? KEY_MAX);
+    const position = keyInt(before?.position ?? 0);
+    const key = [height, height, position, position, keyInt(before?.vout ?? 0), pageSize];
     const rows = (magic === null ? this.s.recent.all(...key) : this.s.recentOfMagic.all(magic, ...key)) as OpReturnRow[];
     return { items: rows.map(opReturnView) };
   }

@@ -1,6 +1,6 @@
 /** OP_CHECKZKP uses (shadow mode): the latest, of a transaction, of a verifying key, and the counts. */
 import type { SqlDatabase } from "../../db/sql";
-import { prepareAll } from "./rows";
+import { KEY_MAX, keyInt, prepareAll } from "./rows";
 
 /**
  * Where a page of a verifying key's uses ended: the transaction (height, position in the block) and
@@ -54,8 +54,8 @@ export class ZkpReads {
    * `next` of the previous page); `next` is null on the last page.
    */
   byVk(sha: string, before: ZkpPageKey | null, pageSize: number): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
-    const h = before?.height ?? Number.MAX_SAFE_INTEGER;
-    const p = before?.position ?? 0;
+    const h = keyInt(before?.height ?? KEY_MAX);
+    const p = keyInt(before?.position ?? 0);
     // The first page takes every use of the newest transaction: "" sorts before every role.
     const [role, input, output, op] = before ? parseUseKey(before.use) : ["", -1, -1, -1];
     const rows = this.s.byVk.all(sha, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<string, unknown>[];
@@ -82,7 +82,7 @@ export function parseUseKey(key: string): [string, number, number, number] {
   if (!isZkpUseKey(key)) throw new RangeError(`not a use key: ${key}`);
   const parts = key.split(":");
   const numbers = parts.slice(1).map(Number);
-  return [parts[0], numbers[0], numbers[1], numbers[2]];
+  return [parts[0], keyInt(numbers[0]), keyInt(numbers[1]), keyInt(numbers[2])];
 }
 
 /** A zkp_uses row in the seed's record shape (ZKP.md). */
