@@ -1,20 +1,22 @@
 import { expect } from "chai";
 import { NETWORKS, hexToBytes, parseBlock } from "../../src/doge";
-import { openDatabase } from "../../src/db/sqlite";
+import type { SqlDatabase } from "../../src/db/sql";
+import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { MemoryChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
+import { dumpDatabase } from "../helpers/db-dump";
+import { createTestDatabase } from "../helpers/postgres";
 import { rawBlockHex } from "../helpers/testdata";
 import fs from "node:fs";
 import path from "node:path";
 import { TESTDATA_DIR } from "../helpers/testdata";
 
-function indexSingleBlock(height: number) {
+function indexSingleBlock(height: number, db: SqlDatabase = openIndexerDatabase(":memory:")) {
   const raw = hexToBytes(rawBlockHex(height));
   const parsed = parseBlock(raw);
   if (!parsed.ok) throw parsed.error;
-  const store = new IndexerStore(openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA));
+  const store = new IndexerStore(db);
   const indexer = new Indexer({ store, source: new MemoryChainSource([parsed.value.hash], [raw], height), network: NETWORKS.mainnet, startHeight: height });
   return { store, indexer, block: parsed.value };
 }
@@ -93,7 +95,7 @@ describe("indexer read-side indexes during catch-up", () => {
     const raw = hexToBytes(rawBlockHex(5000000));
     const parsed = parseBlock(raw);
     if (!parsed.ok) throw parsed.error;
-    const store = new IndexerStore(openDatabase(":memory:", INDEXER_MIGRATIONS, INDEXER_SCHEMA));
+    const store = new IndexerStore(openIndexerDatabase(":memory:"));
     const seen: string[] = [];
     const indexer = new Indexer({
       store, source: new MemoryChainSource([parsed.value.hash], [raw], 5000000), network: NETWORKS.mainnet, startHeight: 5000000,
@@ -105,4 +107,26 @@ describe("indexer read-side indexes during catch-up", () => {
     expect(names).to.include.members(["outputs_unspent_by_address", "outputs_by_spent_txid", "address_history_by_height", "txs_by_height"]);
     expect(store.getMeta("read_indexes_deferred")).to.equal("0");
   });
+});
+
+describe("indexer on real mainnet blocks, PostgreSQL against SQLite", function () {
+  this.timeout(120_000);
+  // Blocks with thousands of transactions, Doginals reveals, DRC-20 bodies and OP_RETURN outputs.
+  for (const height of [5000000, 5122721]) {
+    it(`indexes block ${height.toLocaleString("en")} into the same rows on both backends`, async () => {
+      const database = await createTestDatabase();
+      try {
+        const pg = indexSingleBlock(height, openIndexerDatabase(database.url));
+        await pg.indexer.syncOnce();
+        const lite = indexSingleBlock(height);
+        await lite.indexer.syncOnce();
+        const dump = dumpDatabase(pg.store.db, ["meta", "journal"]);
+        expect(dump.txs.length).to.be.greaterThan(50);
+        expect(dump).to.deep.equal(dumpDatabase(lite.store.db, ["meta", "journal"]));
+        pg.store.db.close();
+      } finally {
+        await database.drop();
+      }
+    });
+  }
 });
