@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { IndexUnreadableError, INDEXER_SCHEMA_VERSION, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
 import { indexNotCreatedYet, waitForIndex } from "../../src/indexer/wait-for-index";
-import { IndexQueries } from "../../src/indexer/queries";
+import { IndexHistory, IndexQueries } from "../../src/indexer/queries";
 
 const ROOT = path.join(__dirname, "..", "..");
 const SCANNED = ["src", "daemons", "scripts"];
@@ -87,6 +87,40 @@ describe("the index has one reader (issue 20, item 1)", function () {
       expect(schema, `${entry.ownSchema} must create its own ${entry.table} (${entry.why})`).to.match(new RegExp(`CREATE TABLE (IF NOT EXISTS )?${entry.table}\\b`));
       expect(allowedSeen.has(`${entry.file}:${entry.table}`), `${entry.file} no longer names ${entry.table}: drop its entry`).to.equal(true);
     }
+  });
+
+  it("reads no table whole and starts every page at its cursor (SQLite's query plans of every statement)", () => {
+    const db = openIndexerDatabase(":memory:");
+    const sqlite = (db as unknown as { sqlite: Database.Database }).sqlite;
+    const queries = new IndexQueries(db);
+    // Every subject reader the facade holds, and the as-of-height reader: each keeps its statements in `s`.
+    const readers = [...Object.values(queries), new IndexHistory(db)].filter((r): r is { s: Record<string, { source: string }> } => typeof r === "object" && r !== null && "s" in r);
+    expect(readers.length).to.be.at.least(10);
+    const plans = new Map<string, string[]>();
+    for (const reader of readers) {
+      for (const [key, statement] of Object.entries(reader.s)) {
+        const parameters = (statement.source.match(/\?/g) ?? []).length;
+        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...Array(parameters).fill(null)) as { detail: string }[];
+        plans.set(`${reader.constructor.name}.${key}`, plan.map((row) => row.detail));
+      }
+    }
+    /** The statements that read a table from one end, each with why that is bounded or accepted. */
+    const WHOLE: Record<string, string> = {
+      "StatusReads.meta": "meta holds a handful of rows",
+      "StatusReads.tip": "ORDER BY height DESC LIMIT 1: one row from the end of the primary key",
+      "IndexHistory.tip": "ORDER BY height DESC LIMIT 1: one row from the end of the primary key",
+      "ZkpReads.recent": "newest first along zkp_uses_by_height, stops at its LIMIT",
+      "BalanceReads.busiest": "benches and operators' tools only, never a request",
+      "ZkpReads.summary": "counts zkp_uses (shadow mode, few uses) until the indexer keeps counters",
+      "ZkpReads.vkUsed": "no index on vk_sha256 yet (asked of the indexer's schema)",
+    };
+    const scans = [...plans].filter(([, plan]) => plan.some((step) => /^SCAN /.test(step))).map(([key]) => key);
+    expect(scans.sort()).to.deep.equal(Object.keys(WHOLE).sort());
+    // Paged lists bound their index range by the cursor's height: a deep page costs what a first one does.
+    for (const key of ["HistoryReads.history", "BalanceReads.utxos", "OpReturnReads.recent", "OpReturnReads.recentOfMagic", "ZkpReads.byVk"]) {
+      expect(plans.get(key)!.join("; "), key).to.match(/SEARCH \w+ USING (PRIMARY KEY|INDEX \w+) \([^)]*height[<>]\?\)/);
+    }
+    db.close();
   });
 
   describe("openIndexReader", () => {

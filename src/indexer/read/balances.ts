@@ -21,9 +21,10 @@ export class BalanceReads {
   constructor(db: SqlDatabase, private readonly inscriptions: InscriptionReads, private readonly drc20: Drc20Reads) {
     this.s = prepareAll(db, {
       balance: "SELECT confirmed, tx_count FROM balances WHERE address = ?",
-      // outputs_unspent_by_address (address, height), then the primary key's (txid, vout) order.
+      // outputs_unspent_by_address (address, height) from the cursor's height on (`o.height >= ?`
+      // bounds the range), then the primary key's (txid, vout) order.
       utxos: `SELECT o.txid, o.vout, o.value, o.height, o.script, (SELECT coinbase FROM txs WHERE txid = o.txid) AS coinbase FROM outputs o
-        WHERE o.address = ? AND o.spent_txid IS NULL AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?))))
+        WHERE o.address = ? AND o.spent_txid IS NULL AND o.height >= ? AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?))))
         ORDER BY o.height, o.txid, o.vout LIMIT ?`,
       // One pass over the address's history rows (see txoStats).
       txoStats: `SELECT COUNT(*) AS funded_count, COALESCE(SUM(o.value), 0) AS funded,
@@ -48,7 +49,7 @@ export class BalanceReads {
     const height = keyInt(after?.height ?? -1);
     const txid = after?.txid ?? "";
     const vout = keyInt(after?.vout ?? -1);
-    const rows = this.s.utxos.all(address, height, height, txid, txid, vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: Buffer; coinbase: bigint | null }[];
+    const rows = this.s.utxos.all(address, height, height, height, txid, txid, vout, pageSize) as { txid: string; vout: bigint; value: bigint; height: bigint; script: Buffer; coinbase: bigint | null }[];
     return {
       items: rows.map((r) => {
         const vout = Number(r.vout);

@@ -33,9 +33,11 @@ export class Drc20Reads {
         WHERE l.owner_address = ? AND t.tick_key = ? ORDER BY o.height, l.txid, l.vout`,
       transfers: TRANSFERS,
       transfersRevealedBy: `${TRANSFERS} AND i.reveal_txid = ?`,
-      receipts: `SELECT d.tick, t.amount, t.owner_address, m.height FROM inscription_moves m
+      // The transaction's moves are found through its block (inscription_moves_by_height): moves have no txid index.
+      receipts: `SELECT d.tick, t.amount, t.owner_address, m.height FROM txs x
+        JOIN inscription_moves m ON m.height = x.height AND m.txid = x.txid
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
-        WHERE m.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_address = ? AND t.sent_height = m.height ORDER BY t.inscription_id`,
+        WHERE x.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_address = ? AND t.sent_height = m.height ORDER BY t.inscription_id`,
     });
     this.s.carriers.safeIntegers(true);
   }

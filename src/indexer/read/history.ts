@@ -17,7 +17,9 @@ export class HistoryReads {
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      history: `SELECT h.txid, h.height, h.position, h.received, h.sent, h.counterparty FROM address_history h WHERE h.address = ?
+      // `h.height <= ?` bounds the primary key's range: a deep page starts at its cursor instead of
+      // walking the address's newer rows.
+      history: `SELECT h.txid, h.height, h.position, h.received, h.sent, h.counterparty FROM address_history h WHERE h.address = ? AND h.height <= ?
         AND (h.height < ? OR (h.height = ? AND h.position < ?)) ORDER BY h.height DESC, h.position DESC LIMIT ?`,
       // The indexer's counter (one row per address), not a count of the history rows.
       txCount: "SELECT tx_count FROM balances WHERE address = ?",
@@ -30,7 +32,7 @@ export class HistoryReads {
   history(address: string, before: { height: number; position: number } | null, pageSize: number): { total: number; items: HistoryItemView[] } {
     const height = keyInt(before?.height ?? KEY_MAX);
     const position = keyInt(before?.position ?? 0);
-    const rows = this.s.history.all(address, height, height, position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null }[];
+    const rows = this.s.history.all(address, height, height, height, position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null }[];
     const total = Number((this.s.txCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0);
     return {
       total,

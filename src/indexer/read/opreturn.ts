@@ -8,8 +8,9 @@ export interface OpReturnView { txid: string; vout: number; height: number; posi
 interface OpReturnRow { txid: string; vout: number; height: number; position: number; payload: Buffer; magic: string; sha256: string; size: number }
 
 const COLUMNS = "txid, vout, height, position, payload, magic, sha256, size";
-// Newest first after the key (height, position, vout) of the previous page's last row.
-const BEFORE = "(height < ? OR (height = ? AND (position < ? OR (position = ? AND vout < ?))))";
+// Newest first after the key (height, position, vout) of the previous page's last row; `height <= ?`
+// bounds the index range, so a deep page starts at its cursor.
+const BEFORE = "height <= ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND vout < ?))))";
 const NEWEST_FIRST = "ORDER BY height DESC, position DESC, vout DESC LIMIT ?";
 
 export function opReturnView(r: OpReturnRow): OpReturnView {
@@ -37,7 +38,7 @@ export class OpReturnReads {
   recent(magic: string | null, before: { height: number; position: number; vout: number } | null, pageSize: number): { items: OpReturnView[] } {
     const height = keyInt(before?.height ?? KEY_MAX);
     const position = keyInt(before?.position ?? 0);
-    const key = [height, height, position, position, keyInt(before?.vout ?? 0), pageSize];
+    const key = [height, height, height, position, position, keyInt(before?.vout ?? 0), pageSize];
     const rows = (magic === null ? this.s.recent.all(...key) : this.s.recentOfMagic.all(magic, ...key)) as OpReturnRow[];
     return { items: rows.map(opReturnView) };
   }

@@ -25,7 +25,7 @@ export class ZkpReads {
       summary: `SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending,
         SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses`,
       recent: `SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
-      byVk: `SELECT * FROM zkp_uses WHERE vk_sha256 = ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND (role > ? OR (role = ? AND
+      byVk: `SELECT * FROM zkp_uses WHERE vk_sha256 = ? AND height <= ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND (role > ? OR (role = ? AND
         (${IN} > ? OR (${IN} = ? AND (${OUT} > ? OR (${OUT} = ? AND op_index > ?)))))))))) ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
       vkUsed: "SELECT 1 FROM zkp_uses WHERE vk_sha256 = ? LIMIT 1",
     });
@@ -58,7 +58,7 @@ export class ZkpReads {
     const p = keyInt(before?.position ?? 0);
     // The first page takes every use of the newest transaction: "" sorts before every role.
     const [role, input, output, op] = before ? parseUseKey(before.use) : ["", -1, -1, -1];
-    const rows = this.s.byVk.all(sha, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<string, unknown>[];
+    const rows = this.s.byVk.all(sha, h, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<string, unknown>[];
     const last = rows[rows.length - 1];
     return {
       items: rows.map(zkpRow),
