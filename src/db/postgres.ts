@@ -152,7 +152,7 @@ export class PostgresStatement<Row> implements SqlStatement<Row> {
   }
 
   private query(params: unknown[]): Answer {
-    this.db.runBeforeQuery();
+    this.db.runBeforeQuery(this.text);
     return this.db.connection.call({ op: "query", text: this.text, values: this.values(params), name: this.name }, this.source);
   }
 
@@ -183,7 +183,7 @@ export class PostgresStatement<Row> implements SqlStatement<Row> {
 
   /** Queues the statement without waiting for it (writes inside a transaction whose count nobody reads). */
   send(...params: unknown[]): void {
-    this.db.runBeforeQuery();
+    this.db.runBeforeQuery(this.text);
     this.db.connection.send({ text: this.text, values: this.values(params), name: this.name });
   }
 }
@@ -229,30 +229,30 @@ export class PostgresDatabase implements SqlDatabase {
     return new PostgresStatement<Row>(this, sql, this.statementName(sql), null);
   }
 
-  private readonly hooks: (() => void)[] = [];
+  private readonly hooks: ((sql: string) => void)[] = [];
   private hooking = false;
 
   /**
-   * Registers `hook` to run before every statement sent on this connection (a writer flushing
-   * rows it buffered, so that the statement sees them). Statements the hook itself sends do not
-   * run it again.
+   * Registers `hook` to run before every statement sent on this connection, with its text (a
+   * writer flushing rows it buffered, so that the statement sees them). Statements the hook
+   * itself sends do not run it again.
    */
-  beforeQuery(hook: () => void): void {
+  beforeQuery(hook: (sql: string) => void): void {
     this.hooks.push(hook);
   }
 
-  runBeforeQuery(): void {
+  runBeforeQuery(sql: string): void {
     if (this.hooking || this.hooks.length === 0) return;
     this.hooking = true;
     try {
-      for (const hook of this.hooks) hook();
+      for (const hook of this.hooks) hook(sql);
     } finally {
       this.hooking = false;
     }
   }
 
   exec(sql: string): void {
-    this.runBeforeQuery();
+    this.runBeforeQuery(sql);
     this.connection.call({ op: "exec", text: sql }, sql);
   }
 

@@ -40,7 +40,9 @@ export class IndexerStore {
   constructor(readonly db: SqlDatabase) {
     if (db instanceof PostgresDatabase) {
       this.bulk = new BulkRows(db);
-      db.beforeQuery(() => this.flushRows());
+      db.beforeQuery((sql) => {
+        if (this.bulk!.mustFlushBefore(sql)) this.flushRows();
+      });
     } else {
       this.bulk = null;
     }
@@ -257,6 +259,21 @@ class BulkRows {
   readonly prefetched = new Map<string, StoredOutput | null>();
   private writing = false;
   private readonly q;
+  private readonly needsFlush = new Map<string, boolean>();
+
+  /**
+   * Whether `sql` may see the buffered rows: any statement naming a buffered table, and anything
+   * that is not plain DML or SELECT (COMMIT, DDL...). The inscription tracker's reads and writes
+   * of its own tables leave the buffer alone.
+   */
+  mustFlushBefore(sql: string): boolean {
+    let answer = this.needsFlush.get(sql);
+    if (answer === undefined) {
+      answer = !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) || /\b(blocks|txs|outputs|address_history|balances|op_returns)\b/.test(sql);
+      this.needsFlush.set(sql, answer);
+    }
+    return answer;
+  }
 
   constructor(private readonly db: PostgresDatabase) {
     // One array parameter per column: the statement text is the same whatever the row count.
