@@ -307,7 +307,7 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   let fileOffset = 0;
   let height = 0;
   let txCount = 0;
-  let prevHash = Buffer.alloc(32);
+  let prevHash: Buffer = Buffer.alloc(32);
   let time = 1_700_000_000;
   const stats = { payments: 0, commits: 0, reveals: 0, deploy: 0, mint: 0, transfer: 0, other: 0, opReturns: 0 };
   const sampleReveals: ScaleChainMeta["sampleReveals"] = [];

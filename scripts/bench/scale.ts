@@ -202,6 +202,8 @@ async function main(): Promise<void> {
   clockMs -= midRestore;
   const reads1 = measureReads(indexFile, meta, touches, firstReadHeight, indexedTxs, samples);
   const touchesAt1 = (() => { let n = 0; while (n * 2 < touches.length && touches[n * 2] <= firstReadHeight) n++; return n; })();
+  printReads(reads1, touchesAt1);
+  process.stdout.write("\n");
   source.limitTip(null);
   await sync();
   const finalRestore = restores.length > 1 ? restores[restores.length - 1].ms : 0;
@@ -211,31 +213,32 @@ async function main(): Promise<void> {
   if (tip !== meta.blocks - 1) throw new Error(`indexed to height ${tip}, the chain ends at ${meta.blocks - 1}`);
   if (indexedTxs !== meta.txs && !flags.reuse) throw new Error(`indexed ${indexedTxs} transactions, the chain holds ${meta.txs}`);
   const reads2 = measureReads(indexFile, meta, touches, tip, indexedTxs, samples);
-  db.close();
+  db.close(); // checkpoints the WAL into the file
   source.close();
+  const closedBytes = dbBytes(indexFile);
 
-  printReads(reads1, touchesAt1);
   printReads(reads2, meta.busiest.txs);
   if (reads2.historyTotal !== meta.busiest.txs) process.stdout.write(`  NOTE: the index counts ${reads2.historyTotal} txs for the busiest address, the generator ${meta.busiest.txs}\n`);
 
   const overall = meta.txs / totalSeconds;
+  if (steps.length === 0) throw new Error("nothing was indexed (with --reuse the index was already complete: run without it)");
   const first = steps[0];
   const last = steps[steps.length - 1];
   const peak = peakRssMb();
   process.stdout.write(`\nindexed ${meta.txs.toLocaleString("en-US")} txs (${meta.blocks.toLocaleString("en-US")} blocks) in ${totalSeconds.toFixed(0)} s: ${overall.toFixed(0)} tx/s overall,`
     + ` including the final rebuild of the deferred read indexes (${(finalRestore / 1000).toFixed(1)} s; the rebuild at the first read point, ${(midRestore / 1000).toFixed(1)} s, excluded)\n`);
-  process.stdout.write(`database ${(finalBytes / 1e9).toFixed(2)} GB = ${(finalBytes / meta.txs).toFixed(0)} bytes/tx; chain ${(meta.bytes / meta.txs).toFixed(0)} bytes/tx raw; peak RSS ${peak.toFixed(0)} MB\n`);
+  process.stdout.write(`database ${(finalBytes / 1e9).toFixed(2)} GB with its WAL = ${(finalBytes / meta.txs).toFixed(0)} bytes/tx (${(closedBytes / meta.txs).toFixed(0)} bytes/tx once checkpointed); chain ${(meta.bytes / meta.txs).toFixed(0)} bytes/tx raw; peak RSS ${peak.toFixed(0)} MB\n`);
 
   // Projection. Both mainnet figures are assumptions given as flags, not measurements: issue 20
   // gives "about six million blocks and hundreds of millions of transactions"; no sourced total
   // transaction count was available offline, so --mainnet-txs defaults to 400,000,000.
   const pessimistic = last.txPerSecond;
   const hours = (rate: number) => mainnetTxs / rate / 3600;
-  const diskGb = ((finalBytes / meta.txs) * mainnetTxs) / 1e9;
+  const diskGb = ((closedBytes / meta.txs) * mainnetTxs) / 1e9;
   process.stdout.write(`\nprojection of a full mainnet sync (ASSUMPTIONS, change with flags):\n`
     + `  --mainnet-txs ${mainnetTxs.toLocaleString("en-US")} transactions, --mainnet-blocks ${mainnetBlocks.toLocaleString("en-US")} blocks (issue 20: "about six million blocks and hundreds of millions of transactions"; not a sourced count)\n`
     + `  the rate stays at this run's (overall / last step; beyond ${meta.txs.toLocaleString("en-US")} txs the B-trees keep growing, so the real rate is lower: extrapolated, not measured),\n`
-    + `  blocks come from local files (an RPC source adds getblock per block: ${mainnetBlocks.toLocaleString("en-US")} calls), bytes per tx stay at this run's ${(finalBytes / meta.txs).toFixed(0)}\n`
+    + `  blocks come from local files (an RPC source adds getblock per block: ${mainnetBlocks.toLocaleString("en-US")} calls), bytes per tx stay at this run's ${(closedBytes / meta.txs).toFixed(0)} (checkpointed)\n`
     + `  time: ${hours(overall).toFixed(1)} h at ${overall.toFixed(0)} tx/s, ${hours(pessimistic).toFixed(1)} h at the last step's ${pessimistic.toFixed(0)} tx/s; disk: ${diskGb.toFixed(0)} GB of index\n`);
 
   const endHistory = reads2.results[1];
