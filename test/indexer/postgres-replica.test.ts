@@ -208,9 +208,9 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     for (const { name, daemon } of explorers) expect(daemon.process.exitCode, `${name}: ${daemon.stderr()}`).to.equal(null);
   });
 
-  // Waits for the replay-position INDEX_BEHIND rule (issue 20, item 4: the explorer asks its index
-  // handle's replication() whether WAL it has received is not replayed yet); un-skip with it.
-  it.skip("a replica that has received blocks it has not replayed answers 503 INDEX_BEHIND for them, not 404", async () => {
+  // The replay-position INDEX_BEHIND rule (issue 20, item 4): the explorer asks its index handle's
+  // replication() whether WAL it has received is not replayed yet (indexIsBehind).
+  it("a replica that has received blocks it has not replayed answers 503 INDEX_BEHIND for them, not 404", async () => {
     const base = (name: string) => explorers.find((e) => e.name === name)!.daemon.url.replace(/\/api$/, "");
     await pauseReplay(replica);
     let txid: string;

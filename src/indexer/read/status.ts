@@ -1,5 +1,5 @@
 /** The index's own state: how far it got, what the node said, which network. */
-import type { SqlDatabase } from "../../db/sql";
+import type { ReplicaState, SqlDatabase } from "../../db/sql";
 import { prepareAll } from "./rows";
 
 export interface IndexStatus {
@@ -9,12 +9,26 @@ export interface IndexStatus {
   nodeSeenAt: number | null;
   startHeight: number;
   network: string | null;
+  /** Read from a PostgreSQL hot standby: its replay state (null on a primary and on SQLite). */
+  replica: ReplicaState | null;
+}
+
+/**
+ * The one "is the index behind?" rule: behind its node (the indexer has seen blocks it has not
+ * written yet), or, on a replica, holding WAL from the primary that it has not replayed yet (the
+ * node height it reads is the primary's as of its replay, so a lagging replica alone cannot tell
+ * from heights). A reader that does not find something while the index is behind says
+ * INDEX_BEHIND (503, retry) rather than not found.
+ */
+export function indexIsBehind(status: Pick<IndexStatus, "indexedHeight" | "nodeHeight" | "replica">): boolean {
+  if (status.nodeHeight !== null && status.indexedHeight < status.nodeHeight) return true;
+  return status.replica !== null && status.replica.lagBytes > 0;
 }
 
 export class StatusReads {
   private readonly s;
 
-  constructor(db: SqlDatabase) {
+  constructor(private readonly db: SqlDatabase) {
     this.s = prepareAll(db, {
       meta: "SELECT key, value FROM meta",
       tip: "SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1",
@@ -32,6 +46,7 @@ export class StatusReads {
       nodeSeenAt: meta.node_seen_at !== undefined ? Number(meta.node_seen_at) : null,
       startHeight,
       network: meta.network ?? null,
+      replica: this.db.replication?.() ?? null,
     };
   }
 

@@ -6,6 +6,7 @@ import express, { Request, Response } from "express";
 import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
+import { indexIsBehind } from "../../indexer/read/status";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
 import { ApiSurface, coded, parseAs, queryInteger, z } from "../http/openapi";
@@ -92,14 +93,14 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const cacheFor = (res: Response, confirmations: number) => {
     res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");
   };
-  /** Not found in the index: absent, or not indexed yet (503 while the index is behind the node). */
+  /** Not found in the index: absent, or not indexed yet (503 while the index is behind: indexIsBehind). */
   const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(status(), code, message, details);
 
   get.get("/status", { summary: "The index's height, its node's and the sync progress", tags: ["index"], responses: { 200: S.StatusBody } }, (_input, _req, res) => {
     const s = status();
     res.setHeader("Cache-Control", "no-store");
     res.json({
-      indexer: { indexed_height: s.indexedHeight, indexed_hash: s.indexedHash, synced: s.nodeHeight !== null && s.indexedHeight >= s.nodeHeight, network: s.network },
+      indexer: { indexed_height: s.indexedHeight, indexed_hash: s.indexedHash, synced: s.nodeHeight !== null && !indexIsBehind(s), network: s.network },
       node: { height: s.nodeHeight, seen_at: s.nodeSeenAt },
       capture_start_height: s.startHeight,
       progress: s.nodeHeight === null || s.nodeHeight < s.startHeight ? null : Math.min(1, (s.indexedHeight - s.startHeight + 1) / (s.nodeHeight - s.startHeight + 1)),

@@ -4,6 +4,7 @@
  * Anything else is a 500 that is logged and tells the client nothing more.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { IndexStatus, indexIsBehind } from "../../indexer/read/status";
 
 export class AppError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly details?: Record<string, unknown>, readonly headers?: Record<string, string>) {
@@ -19,9 +20,14 @@ export const unprocessable = (code: string, message: string, details?: Record<st
 export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
   new AppError(503, "INDEX_BEHIND", "the index has not reached the data asked for yet", { indexedHeight, nodeHeight, ...details }, { "Retry-After": "5" });
 
-/** Not found in an index: 503 INDEX_BEHIND while the index is behind its node (it may only not have it yet), else 404 `code`. */
-export function absentOrBehind(status: { indexedHeight: number; nodeHeight: number | null }, code: string, message: string, details: Record<string, unknown>): AppError {
-  if (status.nodeHeight !== null && status.indexedHeight < status.nodeHeight) return indexBehind(status.indexedHeight, status.nodeHeight, details);
+/**
+ * Not found in an index: 503 INDEX_BEHIND while the index is behind (indexIsBehind: behind its
+ * node, or a replica with WAL not yet replayed; it may only not have it yet), else 404 `code`.
+ */
+export function absentOrBehind(status: IndexStatus, code: string, message: string, details: Record<string, unknown>): AppError {
+  if (indexIsBehind(status)) {
+    return indexBehind(status.indexedHeight, status.nodeHeight, status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details);
+  }
   return notFound(code, message, details);
 }
 

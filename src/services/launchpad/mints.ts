@@ -21,6 +21,7 @@ import { bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "../../inscription/launchpad";
 import { AppError, badRequest, conflict, indexBehind, notFound, unprocessable } from "../http/errors";
+import { indexIsBehind } from "../../indexer/read/status";
 import type { Collection, CollectionStore, LaunchpadInscriber } from "./collections";
 import { InscriberCallError } from "./inscriber-client";
 
@@ -316,7 +317,7 @@ export class MintService {
     const tx = queries.tx(txid);
     if (!tx) {
       const status = queries.status();
-      if (status.nodeHeight !== null && status.nodeHeight > status.indexedHeight) throw indexBehind(status.indexedHeight, status.nodeHeight, { payment_txid: txid });
+      if (indexIsBehind(status)) throw indexBehind(status.indexedHeight, status.nodeHeight, { payment_txid: txid });
       throw conflict("PAYMENT_NOT_FOUND", `payment ${txid} is not in a block the index holds yet; retry after it confirms`, { payment_txid: txid, indexed_height: status.indexedHeight });
     }
     // A payment counts only once it is deep enough: a mint is the operator's cost, and a payment

@@ -22,11 +22,20 @@ export type HealthDocument = { ok: boolean } & Record<string, unknown>;
 /** How far behind its node an index may be and still serve (blocks). */
 export const INDEX_LAG_LIMIT = 6;
 
-/** A daemon's index as its health reports it: ok while at most INDEX_LAG_LIMIT blocks behind the node (or with no node height known). */
-export function indexHealth(queries: Pick<IndexQueries, "status">): { ok: boolean; indexedHeight: number; nodeHeight: number | null; startHeight: number } {
+/** How much received WAL a PostgreSQL replica may hold unreplayed and still serve (bytes). */
+export const REPLICA_LAG_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A daemon's index as its health reports it: ok while at most INDEX_LAG_LIMIT blocks behind the
+ * node (or with no node height known) and, read from a replica, with at most
+ * REPLICA_LAG_LIMIT_BYTES of WAL not replayed (a load balancer drops a replica that is not ok).
+ */
+export function indexHealth(queries: Pick<IndexQueries, "status">): { ok: boolean; indexedHeight: number; nodeHeight: number | null; startHeight: number; replicaLagBytes?: number } {
   const status = queries.status();
-  const ok = status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - INDEX_LAG_LIMIT;
-  return { ok, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight };
+  const ok = (status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - INDEX_LAG_LIMIT)
+    && (status.replica === null || status.replica.lagBytes <= REPLICA_LAG_LIMIT_BYTES);
+  const health = { ok, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight };
+  return status.replica ? { ...health, replicaLagBytes: status.replica.lagBytes } : health;
 }
 
 const LOOPBACK = new net.BlockList();
