@@ -40,7 +40,7 @@ import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "..
 
 const SPEC = {
   db: { kind: "string", env: "AMM_DB", default: "data/amm/amm.sqlite", description: "the AMM's ledger database" },
-  "index-db": { kind: "string", env: "AMM_INDEX_DB", required: true, description: "the explorer indexer's database (read): deposits, DRC-20" },
+  "index-db": { kind: "string", env: "AMM_INDEX_DB", required: true, alias: "index-database", description: "the index: deposits, DRC-20 (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("AMM", { purpose: "payout broadcasts" }),
   "inscriber-url": { kind: "url", env: "AMM_INSCRIBER_URL", required: true, description: "the inscriber service (DRC-20 transfer inscriptions of payouts)" },
   "inscriber-key-file": { kind: "string", env: "AMM_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"amm\" (mode 0600)" },

@@ -30,7 +30,7 @@ import { DEFAULT_MAX_MEMPOOL_TRANSACTIONS, MempoolView } from "../../src/service
 import { openDatabase } from "../../src/db/sqlite";
 
 const SPEC = {
-  db: { kind: "string", env: "EXPLORER_DB", required: true, description: "the indexer's SQLite database" },
+  db: { kind: "string", env: "EXPLORER_DB", alias: "database", required: true, description: "the index (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("EXPLORER", { purpose: "broadcasts, the mempool view" }),
   "pqc-db": { kind: "string", env: "EXPLORER_PQC_DB", default: "data/explorer/pqc.sqlite", description: "the post-quantum key registry's SQLite database" },
   network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
-    logger.info({ event: "ready", port, db: config.db });
+    logger.info({ event: "ready", port, db: db.location });
     process.stdout.write(`explorer  http://${config.host}:${port}/api\n`);
   });
   stopOnSignals(logger, async () => {

@@ -37,7 +37,7 @@ const ROOT = path.resolve(__dirname, "..", "..");
 
 const SPEC = {
   attesters: { kind: "string", env: "ATTEST_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
-  "index-db": { kind: "string", env: "ATTEST_INDEX_DB", required: true, description: "an indexer database for op-return and zkp (read)" },
+  "index-db": { kind: "string", env: "ATTEST_INDEX_DB", required: true, alias: "index-database", description: "the index: OP_RETURN and OP_CHECKZKP facts (a SQLite file or a postgres:// URL; opened read-only)" },
   "l2-rpc-url": { kind: "url", env: "ATTEST_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
   "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", description: "the DogeAttestation contract (default: the ABI index of --chain-id)" },
   "relayer-key-file": { kind: "string", env: "ATTEST_RELAYER_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)" },

@@ -33,7 +33,7 @@ import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { L2ReadError, MIN_CONFIRMATIONS, createAttesterApp, ethersAttesterL2, loadAttesterKey, signableHeight } from "../../src/attester";
 
 const SPEC = {
-  "index-db": { kind: "string", env: "ATTESTER_INDEX_DB", required: true, description: "this attester's own indexer database (read only)" },
+  "index-db": { kind: "string", env: "ATTESTER_INDEX_DB", required: true, alias: "index-database", description: "this attester's own index (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("ATTESTER", { purpose: "this attester's own dogecoind, for node_height", required: false }),
   "l2-rpc-url": { kind: "url", env: "ATTESTER_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
   "attestation-address": { kind: "string", env: "ATTESTER_ATTESTATION_ADDRESS", description: "the DogeAttestation contract, the EIP-712 verifyingContract (default: the ABI index of --chain-id)" },
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const db = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 32, log: (fields) => logger.info(fields) });
   const history = new IndexHistory(db);
   if (history.startHeight() !== 0) {
-    process.stderr.write(`${config.name}: the index ${config["index-db"]} starts at height ${history.startHeight()}; an attester needs an index built from genesis\n`);
+    process.stderr.write(`${config.name}: the index ${db.location} starts at height ${history.startHeight()}; an attester needs an index built from genesis\n`);
     process.exit(2);
   }
   const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true });

@@ -33,7 +33,7 @@ import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "..
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
-  "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, description: "the explorer indexer's SQLite database (read)" },
+  "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, alias: "index-database", description: "the index (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("INSCRIBER", { purpose: "broadcasts, raw transactions; dogecoind needs -txindex" }),
   network: { kind: "string", env: "INSCRIBER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   db: { kind: "string", env: "INSCRIBER_DB", default: "data/inscriber/inscriber.sqlite", description: "the inscriber's job database" },

@@ -37,7 +37,7 @@ import { nodeRawTransactions } from "../../src/services/user-psbt";
 
 const SPEC = {
   db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
-  "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, description: "the explorer indexer's database (read): payments, membership" },
+  "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, alias: "index-database", description: "the index: payments, membership (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("LAUNCHPAD", { purpose: "payment PSBTs: previous transactions, mempool spends; -txindex" }),
   "inscriber-url": { kind: "url", env: "LAUNCHPAD_INSCRIBER_URL", required: true, description: "the inscriber service" },
   "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },

@@ -49,7 +49,7 @@ const SPEC = {
   "inscriber-key-file": { kind: "string", env: "RELAYER_INSCRIBER_KEY_FILE", default: "", description: "file with the project's key, mode 0600 (else RELAYER_INSCRIBER_KEY)" },
   "wallet-key-file": { kind: "string", env: "RELAYER_WALLET_KEY_FILE", default: "", description: `file with the relayer's hot wallet WIF, mode 0600 (else ${RELAYER_WALLET_KEY_ENV})` },
   "wallet-db": { kind: "string", env: "RELAYER_WALLET_DB", default: "data/relayer/wallet.sqlite", description: "the relayer's hot wallet database (never the inscriber's)" },
-  "index-db": { kind: "string", env: "RELAYER_INDEX_DB", required: true, description: "an indexer database (read): the wallet's coins and confirmations" },
+  "index-db": { kind: "string", env: "RELAYER_INDEX_DB", required: true, alias: "index-database", description: "the index: the wallet's coins and confirmations (a SQLite file or a postgres:// URL; opened read-only)" },
   ...rpcOptions("RELAYER", { purpose: "broadcasts; -txindex for the wallet's dropped-transaction checks" }),
   network: { kind: "string", env: "RELAYER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   "fee-rate": { kind: "integer", env: "RELAYER_FEE_RATE", default: 1_000_000, min: 100_000, max: 100_000_000, description: "the wallet's fee rate in koinu per 1000 bytes" },

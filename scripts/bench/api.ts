@@ -1,8 +1,11 @@
 /**
  * npm run bench:api: builds an index of the generated benchmark chain (the one bench:indexer uses,
  * cached under data/bench/), serves it with the explorer daemon in its own process, and loads two
- * endpoints with autocannon over loopback. Prints requests per second and latency percentiles
- * against the targets (balance >= 5,000 req/s with p99 < 20 ms; history >= 1,000 req/s).
+ * endpoints with autocannon over loopback. Then the same index on PostgreSQL (BENCH_POSTGRES_URL,
+ * an empty database, else a throwaway local cluster) behind a second explorer process, side by
+ * side. Prints requests per second and latency percentiles against the targets (SQLite: balance
+ * >= 5,000 req/s with p99 < 20 ms, history >= 1,000 req/s; PostgreSQL: >= 50% of SQLite's req/s
+ * per process).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +19,8 @@ import { MemoryChainSource } from "../../src/indexer/source";
 import { IndexQueries } from "../../src/indexer/queries";
 import { IndexerStore } from "../../src/indexer/store";
 import { spawnDaemon } from "../../test/helpers/daemon";
+import { PgCluster, startCluster } from "../../test/helpers/postgres";
+import { printableLocation } from "../../src/db/sql";
 import { GeneratedChain, generateChain } from "./chain-generator";
 
 function loadChain(blocks: number, transactions: number): GeneratedChain {
@@ -40,29 +45,57 @@ function run(url: string, seconds: number): Promise<{ requests: { average: numbe
 async function main(): Promise<void> {
   const chain = loadChain(2000, 100_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-api-"));
-  const dbFile = path.join(dir, "index.sqlite");
-  const db = openIndexerDatabase(dbFile);
-  process.stderr.write("indexing the benchmark chain...\n");
-  await new Indexer({ store: new IndexerStore(db), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest }).syncOnce();
-  const [busiest] = new IndexQueries(db).busiestAddresses(1);
-  db.close();
-  const daemon = await spawnDaemon("daemons/api/main.ts", ["--db", dbFile, "--pqc-db", path.join(dir, "pqc.sqlite"), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const build = async (location: string) => {
+    const db = openIndexerDatabase(location);
+    if (new IndexerStore(db).tip() !== null) throw new Error(`${printableLocation(location)} already holds an index: BENCH_POSTGRES_URL must name an empty database`);
+    await new Indexer({ store: new IndexerStore(db), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest }).syncOnce();
+    const [busiest] = new IndexQueries(db).busiestAddresses(1);
+    db.close();
+    return busiest;
+  };
+  const measure = async (location: string, address: string) => {
+    const daemon = await spawnDaemon("daemons/api/main.ts", ["--db", location, "--pqc-db", path.join(dir, `pqc-${Date.now()}.sqlite`), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
+    try {
+      const balance = await run(`${daemon.url}/wallet/address/${address}/balance`, seconds);
+      const history = await run(`${daemon.url}/wallet/address/${address}/history?limit=50`, seconds);
+      return { balance, history };
+    } finally {
+      await daemon.stop();
+    }
+  };
+  const line = (name: string, r: Awaited<ReturnType<typeof run>>, target: number, p99Target: number | null) => {
+    const ok = r.requests.average >= target && (p99Target === null || r.latency.p99 < p99Target) && r.non2xx === 0 && r.errors === 0;
+    process.stdout.write(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target.toFixed(0)} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`);
+    return ok;
+  };
+  let cluster: PgCluster | null = null;
   try {
-    const line = (name: string, r: Awaited<ReturnType<typeof run>>, target: number, p99Target: number | null) => {
-      const ok = r.requests.average >= target && (p99Target === null || r.latency.p99 < p99Target) && r.non2xx === 0 && r.errors === 0;
-      process.stdout.write(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`);
-      return ok;
-    };
-    process.stdout.write(`address ${busiest.address} with ${busiest.txCount} transactions; ${seconds} s per endpoint, 16 connections\n`);
-    const balance = await run(`${daemon.url}/wallet/address/${busiest.address}/balance`, seconds);
-    const history = await run(`${daemon.url}/wallet/address/${busiest.address}/history?limit=50`, seconds);
-    const balanceOk = line("balance", balance, 5000, 20);
-    const historyOk = line("history (50 items)", history, 1000, null);
-    const ok = balanceOk && historyOk;
-    process.exitCode = ok ? 0 : 1;
+    process.stderr.write("indexing the benchmark chain into SQLite...\n");
+    const dbFile = path.join(dir, "index.sqlite");
+    const busiest = await build(dbFile);
+    process.stdout.write(`address ${busiest.address} with ${busiest.txCount} transactions; ${seconds} s per endpoint, 16 connections, one explorer process\n`);
+    const lite = await measure(dbFile, busiest.address);
+    process.stdout.write("SQLite:\n");
+    const liteBalanceOk = line("balance", lite.balance, 5000, 20);
+    const liteOk = line("history (50 items)", lite.history, 1000, null) && liteBalanceOk;
+
+    let url = process.env.BENCH_POSTGRES_URL;
+    if (!url) {
+      cluster = await startCluster();
+      await cluster.query("CREATE DATABASE bench TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'");
+      url = cluster.url("bench");
+    }
+    process.stderr.write("indexing the benchmark chain into PostgreSQL...\n");
+    await build(url);
+    const pg = await measure(url, busiest.address);
+    process.stdout.write(`PostgreSQL (${printableLocation(url)}):\n`);
+    const pgBalanceOk = line("balance", pg.balance, 0.5 * lite.balance.requests.average, null);
+    const pgHistoryOk = line("history (50 items)", pg.history, 0.5 * lite.history.requests.average, null);
+    process.stdout.write(`PostgreSQL / SQLite: balance ${((100 * pg.balance.requests.average) / lite.balance.requests.average).toFixed(0)} %, history ${((100 * pg.history.requests.average) / lite.history.requests.average).toFixed(0)} % (target >= 50 %)\n`);
+    process.exitCode = liteOk && pgBalanceOk && pgHistoryOk ? 0 : 1;
   } finally {
-    await daemon.stop();
+    await cluster?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

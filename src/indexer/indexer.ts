@@ -232,6 +232,9 @@ export class Indexer {
       });
       this.store.setMeta("read_indexes_deferred", "0");
     });
+    // PostgreSQL plans from table statistics: after a bulk catch-up they describe empty tables
+    // until autovacuum comes round, so they are gathered now (SQLite plans from its indexes alone).
+    if (this.store.db.dialect === "postgres") this.store.db.exec("ANALYZE");
     this.log("read_indexes_restored", { ms: Date.now() - started });
   }
 

@@ -56,7 +56,7 @@ describe("dogeos command line", () => {
         expect(status, stderr).to.equal(0);
         expect(stdout).to.match(/^Usage: /);
         expect(stdout).to.include("--config <file>");
-        for (const option of options) expect(stdout, `--${option}`).to.match(new RegExp(`^  --${option} `, "m"));
+        for (const option of options) expect(stdout, `--${option}`).to.match(new RegExp(`^  --${option}[ ,]`, "m"));
       }
     });
   }
