@@ -333,7 +333,7 @@ export class Indexer {
             return;
           }
           if (inputTotal !== null) inputTotal += spent.value;
-          store.spendOutput(input.prevTxid, input.vout, tx.txid, vin, height);
+          store.spendOutput(input.prevTxid, input.vout, tx.txid, vin, height, spent);
           if (spent.address) sent.set(spent.address, (sent.get(spent.address) ?? 0n) + spent.value);
         });
       }

@@ -104,7 +104,7 @@ export class IndexQueries {
     return this.balances.utxos(address, after, pageSize);
   }
 
-  /** Esplora's chain_stats of `address`; its cost grows with the address's history (BalanceReads.txoStats). */
+  /** Esplora's chain_stats of `address`, from the indexer's counters (BalanceReads.txoStats). */
   txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
     return this.balances.txoStats(address);
   }

@@ -63,7 +63,11 @@ CREATE INDEX address_history_by_height ON address_history (height);
 CREATE TABLE balances (
   address ${T} PRIMARY KEY,
   confirmed BIGINT NOT NULL,
-  tx_count BIGINT NOT NULL
+  tx_count BIGINT NOT NULL,
+  funded_txo_count BIGINT NOT NULL DEFAULT 0,
+  funded_txo_sum BIGINT NOT NULL DEFAULT 0,
+  spent_txo_count BIGINT NOT NULL DEFAULT 0,
+  spent_txo_sum BIGINT NOT NULL DEFAULT 0
 );
 CREATE TABLE op_returns (
   txid ${T} NOT NULL,
@@ -102,6 +106,7 @@ CREATE TABLE zkp_uses (
 );
 CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
 CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
+CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_sha256 IS NOT NULL;
 CREATE TABLE journal (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, height INTEGER NOT NULL, tbl ${T} NOT NULL, pk ${T} NOT NULL, previous ${T});
 CREATE INDEX journal_by_height ON journal (height);
 CREATE TABLE inscriptions (

@@ -271,6 +271,22 @@ CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
     // An index over rows the table already has: built from them, no rebuild needed.
     sql: "CREATE INDEX drc20_operations_by_address ON drc20_operations (address, tick_key, height) WHERE address IS NOT NULL;",
   },
+  {
+    version: 7,
+    description: "Esplora's chain_stats kept as counters on balances (no walk of an address's history); a verifying key's uses by height",
+    // Derived from the outputs the index already holds: backfilled in one pass, no rebuild needed.
+    sql: `
+ALTER TABLE balances ADD COLUMN funded_txo_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE balances ADD COLUMN funded_txo_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE balances ADD COLUMN spent_txo_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE balances ADD COLUMN spent_txo_sum INTEGER NOT NULL DEFAULT 0;
+UPDATE balances SET funded_txo_count = a.fc, funded_txo_sum = a.fs, spent_txo_count = a.sc, spent_txo_sum = a.ss
+  FROM (SELECT address, COUNT(*) AS fc, SUM(value) AS fs, SUM(CASE WHEN spent_txid IS NULL THEN 0 ELSE 1 END) AS sc,
+    SUM(CASE WHEN spent_txid IS NULL THEN 0 ELSE value END) AS ss FROM outputs WHERE address IS NOT NULL GROUP BY address) AS a
+  WHERE balances.address = a.address;
+CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_sha256 IS NOT NULL;
+`,
+  },
 ];
 
 /**

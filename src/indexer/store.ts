@@ -33,7 +33,7 @@ export interface IndexedBlockRow {
 
 export class IndexerStore {
   private readonly s;
-  private readonly pendingBalances = new Map<string, { delta: bigint; txs: number }>();
+  private readonly pendingBalances = new Map<string, BalanceChange>();
   /** PostgreSQL only: the batch's rows not yet written. */
   private readonly bulk: BulkRows | null;
 
@@ -57,8 +57,10 @@ export class IndexerStore {
       getOutput: db.prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?").safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?"),
       insertHistory: db.prepare("INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent, counterparty) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)
-        ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count`),
+      addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
+        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
+        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
       insertOpReturn: db.prepare("INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
       getOutputScript: db.prepare("SELECT script FROM outputs WHERE txid = ? AND vout = ?"),
       insertZkpUse: db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
@@ -68,6 +70,13 @@ export class IndexerStore {
       // rollback
       historyAbove: db.prepare("SELECT address, received, sent FROM address_history WHERE height > ?").safeIntegers(true),
       subtractBalance: db.prepare("UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?"),
+      // The outputs created above a height, and those spent above it, per address (before they go).
+      fundedAbove: db.prepare(`SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
+        WHERE txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`).safeIntegers(true),
+      spentAbove: db.prepare(`SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
+        WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`).safeIntegers(true),
+      subtractFunded: db.prepare("UPDATE balances SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE address = ?"),
+      subtractSpent: db.prepare("UPDATE balances SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE address = ?"),
       dropEmptyBalances: db.prepare("DELETE FROM balances WHERE tx_count <= 0"),
       deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE height > ?"),
       // Spends above the fork are found through the spending transactions (outputs_by_spent_txid).
@@ -114,6 +123,11 @@ export class IndexerStore {
   }
 
   insertOutput(txid: string, vout: number, height: number, value: bigint, script: Uint8Array, address: string | null): void {
+    if (address !== null) {
+      const change = this.balanceChange(address);
+      change.fundedCount += 1;
+      change.fundedKoinu += value;
+    }
     if (this.bulk) return void this.bulk.outputs.set(`${txid}:${vout}`, [txid, vout, height, value, script, address, null, null, null]);
     this.s.insertOutput.run(txid, vout, height, value, script, address);
   }
@@ -130,7 +144,13 @@ export class IndexerStore {
     return row ? { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) } : null;
   }
 
-  spendOutput(txid: string, vout: number, spentTxid: string, spentVin: number, height: number): void {
+  /** Marks an output spent; `spent` is what the index knows of it (its value and address). */
+  spendOutput(txid: string, vout: number, spentTxid: string, spentVin: number, height: number, spent: { value: bigint; address: string | null }): void {
+    if (spent.address !== null) {
+      const change = this.balanceChange(spent.address);
+      change.spentCount += 1;
+      change.spentKoinu += spent.value;
+    }
     if (this.bulk) {
       const pending = this.bulk.outputs.get(`${txid}:${vout}`);
       if (pending) {
@@ -149,13 +169,9 @@ export class IndexerStore {
   addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint, counterparty: string | null): void {
     if (this.bulk) this.bulk.history.set(`${address}:${height}:${position}`, [address, height, position, txid, received, sent, counterparty]);
     else this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
-    const pending = this.pendingBalances.get(address);
-    if (pending) {
-      pending.delta += received - sent;
-      pending.txs += 1;
-    } else {
-      this.pendingBalances.set(address, { delta: received - sent, txs: 1 });
-    }
+    const change = this.balanceChange(address);
+    change.delta += received - sent;
+    change.txs += 1;
   }
 
   /**
@@ -168,8 +184,17 @@ export class IndexerStore {
       this.bulk.prefetched.clear();
       return;
     }
-    for (const [address, { delta, txs }] of this.pendingBalances) this.s.addBalance.run(address, delta, txs);
+    for (const [address, c] of this.pendingBalances) this.s.addBalance.run(address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
     this.pendingBalances.clear();
+  }
+
+  private balanceChange(address: string): BalanceChange {
+    let change = this.pendingBalances.get(address);
+    if (!change) {
+      change = { delta: 0n, txs: 0, fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n };
+      this.pendingBalances.set(address, change);
+    }
+    return change;
   }
 
   private flushRows(): void {
@@ -219,6 +244,8 @@ export class IndexerStore {
     for (const row of this.s.historyAbove.all(height) as { address: string; received: bigint; sent: bigint }[]) {
       this.s.subtractBalance.run(row.received - row.sent, row.address);
     }
+    for (const row of this.s.fundedAbove.all(height) as { address: string; n: bigint; koinu: bigint }[]) this.s.subtractFunded.run(row.n, row.koinu, row.address);
+    for (const row of this.s.spentAbove.all(height) as { address: string; n: bigint; koinu: bigint }[]) this.s.subtractSpent.run(row.n, row.koinu, row.address);
     this.s.dropEmptyBalances.run();
     this.s.deleteHistoryAbove.run(height);
     this.s.unspendAbove.run(height);
@@ -296,8 +323,9 @@ class BulkRows {
       spends: db.prepareNative(`UPDATE outputs o SET spent_txid = s.spent_txid, spent_vin = s.spent_vin, spent_height = s.spent_height
         FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[]) AS s(txid, vout, spent_txid, spent_vin, spent_height)
         WHERE o.txid = s.txid AND o.vout = s.vout`),
-      balances: db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
-        ON CONFLICT (address) DO UPDATE SET confirmed = balances.confirmed + EXCLUDED.confirmed, tx_count = balances.tx_count + EXCLUDED.tx_count`),
+      balances: db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+        ON CONFLICT (address) DO UPDATE SET ${["confirmed", "tx_count", "funded_txo_count", "funded_txo_sum", "spent_txo_count", "spent_txo_sum"].map((c) => `${c} = balances.${c} + EXCLUDED.${c}`).join(", ")}`),
       prefetch: db.prepareNative(`SELECT o.txid, o.vout, o.value, o.address, o.height FROM outputs o
         JOIN unnest($1::text[], $2::int[]) AS k(txid, vout) ON o.txid = k.txid AND o.vout = k.vout`).safeIntegers(true),
     };
@@ -315,7 +343,7 @@ class BulkRows {
    * Writes everything buffered (and empties `balances`), in an order where each write finds what
    * it refers to. Its own statements re-enter through the connection's beforeQuery hook: ignored.
    */
-  write(balances: Map<string, { delta: bigint; txs: number }>): void {
+  write(balances: Map<string, BalanceChange>): void {
     if (this.writing) return;
     this.writing = true;
     try {
@@ -330,15 +358,9 @@ class BulkRows {
       if (this.history.size > 0) this.q.history.run(...columns(this.history.values(), 7));
       if (this.opReturns.size > 0) this.q.opReturns.run(...columns(this.opReturns.values(), 8));
       if (balances.size > 0) {
-        const addresses: string[] = [];
-        const deltas: bigint[] = [];
-        const counts: number[] = [];
-        for (const [address, { delta, txs }] of balances) {
-          addresses.push(address);
-          deltas.push(delta);
-          counts.push(txs);
-        }
-        this.q.balances.run(addresses, deltas, counts);
+        const rows: Cells[] = [];
+        for (const [address, c] of balances) rows.push([address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu]);
+        this.q.balances.run(...columns(rows, 7));
         balances.clear();
       }
       if (this.blocks.length > 0) this.q.blocks.run(...columns(this.blocks, 6));
@@ -366,4 +388,14 @@ class BulkRows {
     this.opReturns.clear();
     this.prefetched.clear();
   }
+}
+
+/** What a batch changes in one address's balance row. */
+interface BalanceChange {
+  delta: bigint;
+  txs: number;
+  fundedCount: number;
+  fundedKoinu: bigint;
+  spentCount: number;
+  spentKoinu: bigint;
 }

@@ -112,7 +112,6 @@ describe("the index has one reader (issue 20, item 1)", function () {
       "ZkpReads.recent": "newest first along zkp_uses_by_height, stops at its LIMIT",
       "BalanceReads.busiest": "benches and operators' tools only, never a request",
       "ZkpReads.summary": "counts zkp_uses (shadow mode, few uses) until the indexer keeps counters",
-      "ZkpReads.vkUsed": "no index on vk_sha256 yet (asked of the indexer's schema)",
     };
     const scans = [...plans].filter(([, plan]) => plan.some((step) => /^SCAN /.test(step))).map(([key]) => key);
     expect(scans.sort()).to.deep.equal(Object.keys(WHOLE).sort());

@@ -599,6 +599,12 @@ forEachIndexBackend("indexer end to end on the devnet", function ({ backend, ope
     expect(numbers).to.deep.equal(numbers.map((_, i) => i));
     expect(all("SELECT * FROM inscription_rejections")).to.deep.equal([]);
 
+    // Esplora's chain_stats counters on balances equal what the outputs say, after the rollback too.
+    expect(all(`SELECT address, funded_txo_count AS fc, funded_txo_sum AS fs, spent_txo_count AS sc, spent_txo_sum AS ss FROM balances
+      WHERE funded_txo_count > 0 ORDER BY address`)).to.deep.equal(all(`SELECT address, COUNT(*) AS fc, SUM(value) AS fs,
+      SUM(CASE WHEN spent_txid IS NULL THEN 0 ELSE 1 END) AS sc, SUM(CASE WHEN spent_txid IS NULL THEN 0 ELSE value END) AS ss
+      FROM outputs WHERE address IS NOT NULL GROUP BY address ORDER BY address`));
+
     // The same database as a fresh index of the final chain (the shadow verdicts written at the same clock).
     const fresh = newIndexer(await openIndex(), devnet);
     await fresh.syncOnce();

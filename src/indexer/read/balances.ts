@@ -26,11 +26,8 @@ export class BalanceReads {
       utxos: `SELECT o.txid, o.vout, o.value, o.height, o.script, (SELECT coinbase FROM txs WHERE txid = o.txid) AS coinbase FROM outputs o
         WHERE o.address = ? AND o.spent_txid IS NULL AND o.height >= ? AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?))))
         ORDER BY o.height, o.txid, o.vout LIMIT ?`,
-      // One pass over the address's history rows (see txoStats).
-      txoStats: `SELECT COUNT(*) AS funded_count, COALESCE(SUM(o.value), 0) AS funded,
-        COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE 1 END), 0) AS spent_count,
-        COALESCE(SUM(CASE WHEN o.spent_txid IS NULL THEN 0 ELSE o.value END), 0) AS spent
-        FROM address_history h JOIN outputs o ON o.txid = h.txid AND o.address = h.address WHERE h.address = ?`,
+      // The indexer's counters (one row per address).
+      txoStats: "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM balances WHERE address = ?",
       busiest: "SELECT address, tx_count FROM balances ORDER BY tx_count DESC, address LIMIT ?",
     });
     for (const key of ["balance", "utxos", "txoStats"] as const) this.s[key].safeIntegers(true);
@@ -65,12 +62,13 @@ export class BalanceReads {
 
   /**
    * Outputs ever paid to `address` (funded) and those of them spent since, counted and summed in
-   * koinu (Esplora's chain_stats). Reads every history row of the address and its outputs: its cost
-   * grows with the address's history (no counter holds these sums yet).
+   * koinu (Esplora's chain_stats): the indexer's counters on the address's balance row, one read
+   * whatever the address's history.
    */
   txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
-    const row = this.s.txoStats.get(address) as { funded_count: bigint; funded: bigint; spent_count: bigint; spent: bigint };
-    return { fundedCount: Number(row.funded_count), fundedKoinu: BigInt(row.funded), spentCount: Number(row.spent_count), spentKoinu: BigInt(row.spent) };
+    const row = this.s.txoStats.get(address) as { funded_txo_count: bigint; funded_txo_sum: bigint; spent_txo_count: bigint; spent_txo_sum: bigint } | undefined;
+    if (!row) return { fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n };
+    return { fundedCount: Number(row.funded_txo_count), fundedKoinu: BigInt(row.funded_txo_sum), spentCount: Number(row.spent_txo_count), spentKoinu: BigInt(row.spent_txo_sum) };
   }
 
   /** The addresses with the most transactions. Reads every balance row: for benches and operators' tools, never a request. */
