@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
 import { IndexUnreadableError, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
-import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
+import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 import { createTestDatabase } from "../helpers/postgres";
 
 describe("indexer database", () => {
@@ -36,6 +36,23 @@ describe("indexer database", () => {
     openDatabase(file, v1, "plain").close();
     const db = openDatabase(file, [...v1, { version: 2, description: "b", sql: "CREATE TABLE b (y)" }], "plain");
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).to.deep.equal({ name: "b" });
+    db.close();
+  });
+
+  it("upgrades a version 6 index to version 7 by backfilling chain_stats counters from its outputs", () => {
+    const file = path.join(dir, "v6.sqlite");
+    const v6 = openDatabase(file, INDEXER_MIGRATIONS.filter((m) => m.version <= 6), INDEXER_SCHEMA);
+    const output = v6.prepare("INSERT INTO outputs (txid, vout, height, value, script, address, spent_txid) VALUES (?, ?, 1, ?, x'51', ?, ?)");
+    output.run("aa".repeat(32), 0, 2n ** 60n, "alice", null);
+    output.run("aa".repeat(32), 1, 5, "alice", "bb".repeat(32));
+    output.run("aa".repeat(32), 2, 7, "bob", null);
+    v6.prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES ('alice', 0, 1), ('bob', 7, 1)").run();
+    v6.close();
+    const db = openIndexerDatabase(file);
+    expect(db.prepare("SELECT address, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM balances ORDER BY address").safeIntegers(true).all()).to.deep.equal([
+      { address: "alice", funded_txo_count: 2n, funded_txo_sum: 2n ** 60n + 5n, spent_txo_count: 1n, spent_txo_sum: 5n },
+      { address: "bob", funded_txo_count: 1n, funded_txo_sum: 7n, spent_txo_count: 0n, spent_txo_sum: 0n },
+    ]);
     db.close();
   });
 
