@@ -12,24 +12,28 @@
  * Every message names the method and the node's URL with the password replaced by `***`.
  */
 
-export const RPC_MISC_ERROR = -1;
-export const RPC_TYPE_ERROR = -3;
-export const RPC_INVALID_ADDRESS_OR_KEY = -5;
-export const RPC_OUT_OF_MEMORY = -7;
-export const RPC_INVALID_PARAMETER = -8;
-export const RPC_CLIENT_NOT_CONNECTED = -9;
-export const RPC_CLIENT_IN_INITIAL_DOWNLOAD = -10;
-export const RPC_DATABASE_ERROR = -20;
-export const RPC_DESERIALIZATION_ERROR = -22;
-export const RPC_VERIFY_ERROR = -25;
-export const RPC_VERIFY_REJECTED = -26;
-export const RPC_VERIFY_ALREADY_IN_CHAIN = -27;
-export const RPC_IN_WARMUP = -28;
-export const RPC_INVALID_REQUEST = -32600;
-export const RPC_METHOD_NOT_FOUND = -32601;
-export const RPC_INVALID_PARAMS = -32602;
-export const RPC_INTERNAL_ERROR = -32603;
-export const RPC_PARSE_ERROR = -32700;
+// dogecoind's error codes are defined once, in src/doge/policy.ts; the client re-exports them for its callers.
+export {
+  RPC_MISC_ERROR,
+  RPC_TYPE_ERROR,
+  RPC_INVALID_ADDRESS_OR_KEY,
+  RPC_OUT_OF_MEMORY,
+  RPC_INVALID_PARAMETER,
+  RPC_CLIENT_NOT_CONNECTED,
+  RPC_CLIENT_IN_INITIAL_DOWNLOAD,
+  RPC_DATABASE_ERROR,
+  RPC_DESERIALIZATION_ERROR,
+  RPC_VERIFY_ERROR,
+  RPC_VERIFY_REJECTED,
+  RPC_VERIFY_ALREADY_IN_CHAIN,
+  RPC_IN_WARMUP,
+  RPC_INVALID_REQUEST,
+  RPC_METHOD_NOT_FOUND,
+  RPC_INVALID_PARAMS,
+  RPC_INTERNAL_ERROR,
+  RPC_PARSE_ERROR,
+} from "../doge/policy";
+import { RPC_IN_WARMUP } from "../doge/policy";
 
 /** Base of the client's errors: which call failed, against which node (password redacted). */
 export abstract class RpcClientError extends Error {

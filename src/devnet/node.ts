@@ -9,10 +9,15 @@ import {
   privateKeyToPublicKey, publicKeyToAddress, scryptPowHash, serializeBlock, serializeTransaction, signInput, p2pkhScriptSig,
   transactionSize, DogeNetwork, hexToBytes, bytesToHex, MAX_MONEY, isPushOnly,
 } from "../doge";
-import { REGTEST, POLICY, blockSubsidy, genesisBlock, isTxFinal } from "./params";
-import { PreparedTransaction, SpentOutput, blockFlags, checkScriptsForMempool } from "./script-check";
+import {
+  HARD_DUST_LIMIT, MIN_RELAY_FEE_RATE, REJECT, SOFT_DUST_LIMIT, isUnspendable, minRelayFee,
+  RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_MISC_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR,
+} from "../doge/policy";
+import { TxRejected, checkInputsStandard, checkStandard, checkTransaction } from "../doge/standardness";
+import { PreparedTransaction, SpentOutput, checkScriptsForMempool } from "../doge/script-check";
+import { REGTEST, POLICY, blockFlags, blockSubsidy, genesisBlock, isTxFinal } from "./params";
 import { DevnetStore, StoredCoin, UndoCoin } from "./store";
-import { RPC, REJECT, RpcFailure, TxRejected } from "./errors";
+import { RpcFailure } from "./errors";
 import { randomBytes } from "node:crypto";
 
 export interface BlockIndexEntry {
@@ -64,7 +69,7 @@ export class DevnetNode {
   promiscuousMempool: boolean;
   acceptNonStandard: boolean;
   /** -minrelaytxfee in koinu per 1000 bytes (devnet_setminrelayfee changes it; not persisted). */
-  minRelayFeePerKb: bigint = POLICY.minRelayFeePerKb;
+  minRelayFeePerKb: bigint = MIN_RELAY_FEE_RATE;
   private readonly clock: () => number;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
 
@@ -275,16 +280,6 @@ export class DevnetNode {
     return bytes;
   }
 
-  /** Minimum relay fee of a transaction: Dogecoin's GetDogecoinMinRelayFee with its dust surcharge. */
-  static minRelayFee(tx: Transaction, size: number, feePerKb: bigint = POLICY.minRelayFeePerKb): bigint {
-    let fee = (feePerKb * BigInt(size)) / 1000n;
-    if (fee === 0n) fee = 1n;
-    for (const output of tx.outputs) {
-      if (output.value < POLICY.softDustLimit && !isUnspendable(output.script)) fee += POLICY.softDustLimit;
-    }
-    return fee;
-  }
-
   /**
    * dogecoind's sendrawtransaction: returns the txid when accepted or already in the mempool;
    * -27 when the transaction is in the chain with unspent outputs; -25 for missing inputs; -26 with
@@ -292,11 +287,11 @@ export class DevnetNode {
    */
   sendRawTransaction(raw: Uint8Array, allowHighFees = false): string {
     const parsed = parseTransaction(raw);
-    if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
+    if (!parsed.ok) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
     const tx = parsed.value;
     if (this.mempool.has(tx.txid)) return tx.txid;
     for (let vout = 0; vout < tx.outputs.length; vout++) {
-      if (this.store.getCoin(tx.txid, vout)) throw new RpcFailure(RPC.VERIFY_ALREADY_IN_CHAIN, "transaction already in block chain");
+      if (this.store.getCoin(tx.txid, vout)) throw new RpcFailure(RPC_VERIFY_ALREADY_IN_CHAIN, "transaction already in block chain");
     }
     this.acceptToMempool(raw, { allowHighFees, parsed: tx });
     return tx.txid;
@@ -307,7 +302,7 @@ export class DevnetNode {
     let tx = options.parsed;
     if (!tx) {
       const parsed = parseTransaction(raw);
-      if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
+      if (!parsed.ok) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
       tx = parsed.value;
     }
     checkTransaction(tx);
@@ -332,7 +327,7 @@ export class DevnetNode {
         if (this.store.hasAnyCoinOf(input.prevTxid) || this.mempool.has(input.prevTxid)) {
           throw new TxRejected(REJECT.DUPLICATE, "bad-txns-inputs-spent");
         }
-        throw new RpcFailure(RPC.VERIFY_ERROR, "Missing inputs");
+        throw new RpcFailure(RPC_VERIFY_ERROR, "Missing inputs");
       }
       if (coin.inMempool) depends.add(coin.txid);
       if (coin.coinbase && nextHeight - coin.height < REGTEST.coinbaseMaturity) {
@@ -347,7 +342,7 @@ export class DevnetNode {
     if (inputTotal < outputTotal) throw new TxRejected(REJECT.INVALID, "bad-txns-in-belowout");
     const fee = inputTotal - outputTotal;
     const size = raw.length;
-    if (fee < DevnetNode.minRelayFee(tx, size, this.minRelayFeePerKb)) throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
+    if (fee < minRelayFee(size, tx.outputs, this.minRelayFeePerKb)) throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
     if (!options.allowHighFees && fee > POLICY.maxTxFee) throw new TxRejected(REJECT.HIGHFEE, "absurdly-high-fee");
     if (this.ancestorCount(depends) + 1 > MAX_ANCESTORS) throw new TxRejected(REJECT.NONSTANDARD, "too-long-mempool-chain");
 
@@ -419,7 +414,7 @@ export class DevnetNode {
    * the transaction is older than -mempoolexpiry. Returns the removed txids, the transaction first.
    */
   evictFromMempool(txid: string): string[] {
-    if (!this.mempool.has(txid)) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+    if (!this.mempool.has(txid)) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
     const removed = [txid, ...this.mempoolDescendants(txid)];
     this.store.transaction(() => this.removeWithDescendants(txid));
     this.log("mempool_evicted", { txid, removed: removed.length });
@@ -510,7 +505,7 @@ export class DevnetNode {
    */
   submitBlock(raw: Uint8Array): string | null {
     const parsed = parseBlock(raw);
-    if (!parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "Block decode failed");
+    if (!parsed.ok) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "Block decode failed");
     const block = parsed.value;
     const known = this.index.get(block.hash);
     if (known) return known.invalid ? "duplicate-invalid" : "duplicate";
@@ -722,8 +717,8 @@ export class DevnetNode {
   /** dogecoind's invalidateblock: marks the block and its descendants invalid and reorganises away. */
   invalidateBlock(hash: string): void {
     const entry = this.index.get(hash);
-    if (!entry) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Block not found");
-    if (entry.height === 0) throw new RpcFailure(RPC.MISC_ERROR, "Cannot invalidate the genesis block");
+    if (!entry) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    if (entry.height === 0) throw new RpcFailure(RPC_MISC_ERROR, "Cannot invalidate the genesis block");
     this.markInvalid(hash);
     const disconnected: DecodedTransaction[][] = [];
     while (this.chain.length > entry.height && this.chain[entry.height] === hash) disconnected.unshift(this.disconnectTip());
@@ -734,7 +729,7 @@ export class DevnetNode {
   /** dogecoind's reconsiderblock: clears the invalid mark of the block, its ancestors and descendants. */
   reconsiderBlock(hash: string): void {
     const entry = this.index.get(hash);
-    if (!entry) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Block not found");
+    if (!entry) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     this.store.transaction(() => {
       const stack = [hash];
       while (stack.length > 0) {
@@ -766,8 +761,8 @@ export class DevnetNode {
    */
   faucet(address: string, amount: bigint): string {
     const recipient = addressToOutputScript(address, this.network);
-    if (amount < POLICY.hardDustLimit) throw new RpcFailure(RPC.INVALID_PARAMETER, "Amount is below the dust limit");
-    if (amount > 10_000_000n * 100_000_000n) throw new RpcFailure(RPC.INVALID_PARAMETER, "Amount is above the faucet limit of 10,000,000 DOGE");
+    if (amount < HARD_DUST_LIMIT) throw new RpcFailure(RPC_INVALID_PARAMETER, "Amount is below the dust limit");
+    if (amount > 10_000_000n * 100_000_000n) throw new RpcFailure(RPC_INVALID_PARAMETER, "Amount is above the faucet limit of 10,000,000 DOGE");
     const publicKey = privateKeyToPublicKey(this.faucetKey);
     const ownScript = addressToOutputScript(this.faucetAddress(), this.network);
     const fee = 1_000_000n; // 0.01 DOGE: above the relay minimum for a one- or two-input payment
@@ -791,13 +786,13 @@ export class DevnetNode {
         outputs: [{ value: amount, script: recipient }],
         locktime: 0,
       };
-      if (change >= POLICY.softDustLimit) tx.outputs.push({ value: change, script: ownScript });
+      if (change >= SOFT_DUST_LIMIT) tx.outputs.push({ value: change, script: ownScript });
       tx.inputs.forEach((input, i) => {
         input.scriptSig = p2pkhScriptSig(signInput(tx, i, ownScript, this.faucetKey), publicKey);
       });
       return this.sendRawTransaction(serializeTransaction(tx), true);
     }
-    throw new RpcFailure(RPC.MISC_ERROR, "faucet could not gather enough mature coins");
+    throw new RpcFailure(RPC_MISC_ERROR, "faucet could not gather enough mature coins");
   }
 
   private spendableFaucetCoins(ownScript: Uint8Array): Coin[] {
@@ -825,91 +820,6 @@ export class BlockInvalid extends Error {
     super(reason);
     this.name = "BlockInvalid";
   }
-}
-
-export function isUnspendable(script: Uint8Array): boolean {
-  return (script.length > 0 && script[0] === OP.OP_RETURN) || script.length > 10_000;
-}
-
-/** Core's CheckTransaction (context-free consensus checks). */
-export function checkTransaction(tx: DecodedTransaction): void {
-  if (tx.inputs.length === 0) throw new TxRejected(REJECT.INVALID, "bad-txns-vin-empty");
-  if (tx.outputs.length === 0) throw new TxRejected(REJECT.INVALID, "bad-txns-vout-empty");
-  if (tx.size > REGTEST.maxBlockSize) throw new TxRejected(REJECT.INVALID, "bad-txns-oversize");
-  let total = 0n;
-  for (const output of tx.outputs) {
-    if (output.value < 0n) throw new TxRejected(REJECT.INVALID, "bad-txns-vout-negative");
-    if (output.value > MAX_MONEY) throw new TxRejected(REJECT.INVALID, "bad-txns-vout-toolarge");
-    total += output.value;
-    if (total > MAX_MONEY) throw new TxRejected(REJECT.INVALID, "bad-txns-txouttotal-toolarge");
-  }
-  const seen = new Set<string>();
-  for (const input of tx.inputs) {
-    const key = outpointKey(input.prevTxid, input.vout);
-    if (seen.has(key)) throw new TxRejected(REJECT.INVALID, "bad-txns-inputs-duplicate");
-    seen.add(key);
-  }
-  if (isCoinbase(tx)) {
-    const length = tx.inputs[0].scriptSig.length;
-    if (length < 2 || length > 100) throw new TxRejected(REJECT.INVALID, "bad-cb-length");
-  } else if (tx.inputs.some((input) => input.vout === 0xffffffff && /^0+$/.test(input.prevTxid))) {
-    throw new TxRejected(REJECT.INVALID, "bad-txns-prevout-null");
-  }
-}
-
-/** Core's IsStandardTx with Dogecoin's dust rule (outputs below the hard dust limit are refused). */
-export function checkStandard(tx: DecodedTransaction): void {
-  if (tx.version < 1 || tx.version > 2) throw new TxRejected(REJECT.NONSTANDARD, "version");
-  if (tx.size >= POLICY.maxStandardTxSize) throw new TxRejected(REJECT.NONSTANDARD, "tx-size");
-  for (const input of tx.inputs) {
-    if (input.scriptSig.length > POLICY.maxScriptSigSize) throw new TxRejected(REJECT.NONSTANDARD, "scriptsig-size");
-    const parsed = parseScript(input.scriptSig);
-    if (parsed.malformed || !isPushOnly(parsed)) throw new TxRejected(REJECT.NONSTANDARD, "scriptsig-not-pushonly");
-  }
-  let dataOutputs = 0;
-  for (const output of tx.outputs) {
-    const kind = classifyOutputScript(output.script);
-    if (kind.type === "nonstandard") throw new TxRejected(REJECT.NONSTANDARD, "scriptpubkey");
-    if (kind.type === "nulldata") {
-      if (output.script.length > POLICY.maxDataCarrierScript) throw new TxRejected(REJECT.NONSTANDARD, "scriptpubkey");
-      dataOutputs += 1;
-      continue;
-    }
-    if (kind.type === "multisig" && ((kind.pubkeys?.length ?? 0) > 3 || (kind.required ?? 0) < 1)) {
-      throw new TxRejected(REJECT.NONSTANDARD, "scriptpubkey");
-    }
-    if (output.value < POLICY.hardDustLimit) throw new TxRejected(REJECT.NONSTANDARD, "dust");
-  }
-  if (dataOutputs > 1) throw new TxRejected(REJECT.NONSTANDARD, "multi-op-return");
-}
-
-/** Core's AreInputsStandard: known output types only, P2SH redeem scripts within 15 sigops. */
-function checkInputsStandard(tx: DecodedTransaction, spent: readonly SpentOutput[]): void {
-  spent.forEach((output, i) => {
-    const kind = classifyOutputScript(output.script);
-    if (kind.type === "nonstandard") throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
-    if (kind.type === "scripthash") {
-      const pushes = parseScript(tx.inputs[i].scriptSig);
-      const last = pushes.chunks[pushes.chunks.length - 1];
-      if (!last || !last.data) throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
-      if (countSigOps(last.data) > 15) throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
-    }
-  });
-}
-
-/** Accurate sigop count of a script (Core's GetSigOpCount(true)). */
-export function countSigOps(script: Uint8Array): number {
-  const parsed = parseScript(script);
-  let count = 0;
-  let previous = -1;
-  for (const chunk of parsed.chunks) {
-    if (chunk.opcode === OP.OP_CHECKSIG || chunk.opcode === OP.OP_CHECKSIGVERIFY) count += 1;
-    else if (chunk.opcode === OP.OP_CHECKMULTISIG || chunk.opcode === OP.OP_CHECKMULTISIGVERIFY) {
-      count += previous >= OP.OP_1 && previous <= OP.OP_16 ? previous - OP.OP_1 + 1 : 20;
-    }
-    previous = chunk.opcode;
-  }
-  return count;
 }
 
 export { transactionSize };

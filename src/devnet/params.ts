@@ -5,6 +5,8 @@
  */
 import { hexToBytes, parseBlock, parseTransaction, serializeBlock, Block, BlockHeader, headerHash, Transaction, DecodedTransaction } from "../doge";
 import { KOINU_PER_DOGE } from "../doge/networks";
+import { MAX_BLOCK_SIZE } from "../doge/policy";
+import { FLAGS } from "../doge/script-check";
 
 export const COIN = KOINU_PER_DOGE;
 
@@ -20,7 +22,7 @@ export const REGTEST = Object.freeze({
   coinbaseMaturity: 60,
   subsidyHalvingInterval: 150,
   /** Dogecoin's MAX_BLOCK_SERIALIZED_SIZE (1 MB; no segwit). */
-  maxBlockSize: 1_000_000,
+  maxBlockSize: MAX_BLOCK_SIZE,
   /** Room left in a block for the header and coinbase when assembling a template. */
   coinbaseReserve: 1_000,
   /** BIP66 (strict DER) and BIP65 (CHECKLOCKTIMEVERIFY) activation heights on regtest. */
@@ -30,22 +32,23 @@ export const REGTEST = Object.freeze({
   medianTimeSpan: 11,
 });
 
+/**
+ * The devnet's own knobs beyond Dogecoin Core's relay policy (whose values are src/doge/policy.ts):
+ * dogecoind's -maxtxfee and -maxmempool defaults.
+ */
 export const POLICY = Object.freeze({
-  /** -minrelaytxfee: 0.001 DOGE per kB (koinu per 1000 bytes). */
-  minRelayFeePerKb: 100_000n,
-  incrementalFeePerKb: 10_000n,
-  /** Outputs below this pay an extra `softDustLimit` each (Dogecoin's GetDogecoinDustFee). */
-  softDustLimit: 1_000_000n,
-  /** Outputs below this are refused as dust. */
-  hardDustLimit: 100_000n,
-  maxStandardTxSize: 100_000,
-  maxScriptSigSize: 1650,
-  /** -datacarriersize: 80 bytes of data, 83 bytes of script. */
-  maxDataCarrierScript: 83,
   /** -maxtxfee default: sendrawtransaction refuses larger fees unless allowhighfees is set. */
   maxTxFee: 100n * COIN,
   maxMempoolBytes: 300_000_000,
 });
+
+/** Consensus flags for a block at `height` (BIP16 always; BIP66 and BIP65 from their regtest heights). */
+export function blockFlags(height: number): number {
+  let flags = FLAGS.P2SH;
+  if (height >= REGTEST.bip66Height) flags |= FLAGS.DERSIG;
+  if (height >= REGTEST.bip65Height) flags |= FLAGS.CHECKLOCKTIMEVERIFY;
+  return flags;
+}
 
 /** Dogecoin's GetDogecoinBlockSubsidy with simplified rewards, as regtest uses (src/dogecoin.cpp). */
 export function blockSubsidy(height: number): bigint {

@@ -8,9 +8,14 @@ import http from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { AddressError, DecodeError, bytesToHex, decodeAddress, hexToBytes, isHex, parseTransaction, serializeBlock, serializeTransaction, verifyMessage } from "../doge";
 import { DevnetNode } from "./node";
-import { RPC, RpcFailure } from "./errors";
+import { RpcFailure } from "./errors";
 import { Amount, blockJson, difficulty, headerJson, scriptPubKeyJson, stringifyRpc, txJson, HeaderContext } from "./rpc-json";
 import { POLICY } from "./params";
+import {
+  HARD_DUST_LIMIT, INCREMENTAL_RELAY_FEE_RATE, MIN_RELAY_FEE_RATE, SOFT_DUST_LIMIT,
+  RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_MISC_ERROR, RPC_PARSE_ERROR, RPC_TYPE_ERROR,
+} from "../doge/policy";
+import { TxRejected } from "../doge/standardness";
 
 export interface RpcServerOptions {
   node: DevnetNode;
@@ -89,7 +94,7 @@ export class DevnetRpcServer {
       try {
         request = JSON.parse(body);
       } catch {
-        this.reply(res, 500, { result: null, error: { code: RPC.PARSE_ERROR, message: "Parse error" }, id: null });
+        this.reply(res, 500, { result: null, error: { code: RPC_PARSE_ERROR, message: "Parse error" }, id: null });
         return;
       }
       if (Array.isArray(request)) {
@@ -108,28 +113,28 @@ export class DevnetRpcServer {
 
   private execute(request: unknown): { status: number; body: unknown } {
     if (typeof request !== "object" || request === null || Array.isArray(request)) {
-      return { status: 400, body: { result: null, error: { code: RPC.INVALID_REQUEST, message: "Invalid Request object" }, id: null } };
+      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Invalid Request object" }, id: null } };
     }
     const { method, params, id } = request as { method?: unknown; params?: unknown; id?: unknown };
     if (typeof method !== "string") {
-      return { status: 400, body: { result: null, error: { code: RPC.INVALID_REQUEST, message: "Method must be a string" }, id: id ?? null } };
+      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Method must be a string" }, id: id ?? null } };
     }
     if (params !== undefined && params !== null && !Array.isArray(params)) {
-      return { status: 400, body: { result: null, error: { code: RPC.INVALID_REQUEST, message: "Params must be an array" }, id: id ?? null } };
+      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Params must be an array" }, id: id ?? null } };
     }
     const handler = Object.prototype.hasOwnProperty.call(this.methods, method) ? this.methods[method] : undefined;
     if (!handler) {
-      return { status: 404, body: { result: null, error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" }, id: id ?? null } };
+      return { status: 404, body: { result: null, error: { code: RPC_METHOD_NOT_FOUND, message: "Method not found" }, id: id ?? null } };
     }
     try {
       const result = handler((params as unknown[] | undefined) ?? []);
       return { status: 200, body: { result: result === undefined ? null : result, error: null, id: id ?? null } };
     } catch (error) {
-      if (error instanceof RpcFailure) {
+      if (error instanceof RpcFailure || error instanceof TxRejected) {
         return { status: 500, body: { result: null, error: { code: error.code, message: error.message }, id: id ?? null } };
       }
       this.options.log?.("rpc_internal_error", { method, error: (error as Error).stack });
-      return { status: 500, body: { result: null, error: { code: RPC.MISC_ERROR, message: "Internal error" }, id: id ?? null } };
+      return { status: 500, body: { result: null, error: { code: RPC_MISC_ERROR, message: "Internal error" }, id: id ?? null } };
     }
   }
 }
@@ -144,29 +149,29 @@ function typeName(value: unknown): string {
 }
 
 function arity(params: unknown[], min: number, max: number, usage: string): void {
-  if (params.length < min || params.length > max) throw new RpcFailure(RPC.MISC_ERROR, usage);
+  if (params.length < min || params.length > max) throw new RpcFailure(RPC_MISC_ERROR, usage);
 }
 
 function str(value: unknown): string {
-  if (typeof value !== "string") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type string, got ${typeName(value)}`);
+  if (typeof value !== "string") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type string, got ${typeName(value)}`);
   return value;
 }
 
 function int(value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw new RpcFailure(RPC.TYPE_ERROR, `Expected type number, got ${typeName(value)}`);
+  if (typeof value !== "number" || !Number.isInteger(value)) throw new RpcFailure(RPC_TYPE_ERROR, `Expected type number, got ${typeName(value)}`);
   return value;
 }
 
 function hash(value: unknown, name: string): string {
   const text = str(value);
-  if (!isHex(text)) throw new RpcFailure(RPC.INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
-  if (text.length !== 64) throw new RpcFailure(RPC.INVALID_PARAMETER, `${name} must be of length 64 (not ${text.length})`);
+  if (!isHex(text)) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
+  if (text.length !== 64) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be of length 64 (not ${text.length})`);
   return text.toLowerCase();
 }
 
 function hexBytes(value: unknown, name: string): Uint8Array {
   const text = str(value);
-  if (!isHex(text)) throw new RpcFailure(RPC.INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
+  if (!isHex(text)) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
   return hexToBytes(text);
 }
 
@@ -175,7 +180,7 @@ function verbosity(value: unknown, fallback: number, max: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value === "boolean") return value ? 1 : 0;
   const n = int(value);
-  if (n < 0 || n > max) throw new RpcFailure(RPC.INVALID_PARAMETER, `Verbosity must be between 0 and ${max}`);
+  if (n < 0 || n > max) throw new RpcFailure(RPC_INVALID_PARAMETER, `Verbosity must be between 0 and ${max}`);
   return n;
 }
 
@@ -183,8 +188,8 @@ function amountParam(value: unknown): bigint {
   let text: string;
   if (typeof value === "number") text = value.toFixed(8);
   else if (typeof value === "string" && /^\d+(\.\d{1,8})?$/.test(value)) text = value;
-  else throw new RpcFailure(RPC.TYPE_ERROR, "Amount is not a number or string");
-  if (!/^\d+(\.\d{1,8})?$/.test(text)) throw new RpcFailure(RPC.TYPE_ERROR, "Invalid amount");
+  else throw new RpcFailure(RPC_TYPE_ERROR, "Amount is not a number or string");
+  if (!/^\d+(\.\d{1,8})?$/.test(text)) throw new RpcFailure(RPC_TYPE_ERROR, "Invalid amount");
   const [whole, fraction = ""] = text.split(".");
   return BigInt(whole) * 100_000_000n + BigInt(fraction.padEnd(8, "0"));
 }
@@ -209,9 +214,9 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
   };
 
   const requireBlock = (blockHash: string) => {
-    if (!node.blockEntry(blockHash)) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Block not found");
+    if (!node.blockEntry(blockHash)) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     const block = node.readBlock(blockHash);
-    if (!block) throw new RpcFailure(RPC.MISC_ERROR, "Block not available");
+    if (!block) throw new RpcFailure(RPC_MISC_ERROR, "Block not available");
     return block;
   };
 
@@ -270,7 +275,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       arity(params, 1, 1, "getblockhash height");
       const height = int(params[0]);
       const found = height >= 0 ? node.hashAtHeight(height) : undefined;
-      if (!found) throw new RpcFailure(RPC.INVALID_PARAMETER, "Block height out of range");
+      if (!found) throw new RpcFailure(RPC_INVALID_PARAMETER, "Block height out of range");
       return found;
     },
     getblock: (params) => {
@@ -285,7 +290,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       arity(params, 1, 2, "getblockheader \"hash\" ( verbose )");
       const blockHash = hash(params[0], "hash");
       const verbose = params[1] === undefined ? true : params[1];
-      if (typeof verbose !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
+      if (typeof verbose !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
       const block = requireBlock(blockHash);
       if (!verbose) return bytesToHex(serializeBlock({ header: block.header, txs: [] }).subarray(0, 80));
       return headerJson(block.header, headerContext(blockHash));
@@ -295,7 +300,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       const txid = hash(params[0], "parameter 1");
       const verbose = verbosity(params[1], 0, 1);
       const found = node.findTransaction(txid);
-      if (!found) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.");
+      if (!found) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.");
       const hex = bytesToHex(serializeTransaction(found.tx));
       if (verbose === 0) return hex;
       const out = txJson(found.tx, network, true);
@@ -312,27 +317,27 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       arity(params, 1, 1, "decoderawtransaction \"hexstring\"");
       const text = str(params[0]);
       const parsed = isHex(text) ? parseTransaction(hexToBytes(text)) : null;
-      if (!parsed || !parsed.ok) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
+      if (!parsed || !parsed.ok) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
       return txJson(parsed.value, network, false);
     },
     sendrawtransaction: (params) => {
       arity(params, 1, 2, "sendrawtransaction \"hexstring\" ( allowhighfees )");
       const text = str(params[0]);
-      if (!isHex(text)) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "TX decode failed");
+      if (!isHex(text)) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
       const allowHighFees = params[1] === undefined ? false : params[1];
-      if (typeof allowHighFees !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(allowHighFees)}`);
+      if (typeof allowHighFees !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(allowHighFees)}`);
       return node.sendRawTransaction(hexToBytes(text), allowHighFees);
     },
     submitblock: (params) => {
       arity(params, 1, 2, "submitblock \"hexdata\" ( \"parameters\" )");
       const text = str(params[0]);
-      if (!isHex(text)) throw new RpcFailure(RPC.DESERIALIZATION_ERROR, "Block decode failed");
+      if (!isHex(text)) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "Block decode failed");
       return node.submitBlock(hexToBytes(text));
     },
     getrawmempool: (params) => {
       arity(params, 0, 1, "getrawmempool ( verbose )");
       const verbose = params[0] === undefined ? false : params[0];
-      if (typeof verbose !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
+      if (typeof verbose !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
       const txids = node.mempoolEntries().map((entry) => entry.tx.txid);
       if (!verbose) return txids;
       return Object.fromEntries(txids.map((txid) => [txid, mempoolEntryJson(txid)]));
@@ -340,7 +345,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     getmempoolentry: (params) => {
       arity(params, 1, 1, "getmempoolentry txid");
       const txid = hash(params[0], "parameter 1");
-      if (!node.mempoolEntry(txid)) throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+      if (!node.mempoolEntry(txid)) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
       return mempoolEntryJson(txid);
     },
     getmempoolinfo: (params) => {
@@ -360,7 +365,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       const txid = hash(params[0], "txid");
       const vout = int(params[1]);
       const includeMempool = params[2] === undefined ? true : params[2];
-      if (typeof includeMempool !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(includeMempool)}`);
+      if (typeof includeMempool !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(includeMempool)}`);
       if (vout < 0) return null;
       const coin = node.getCoin(txid, vout, includeMempool);
       if (!coin) return null;
@@ -391,9 +396,9 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
         connections: 0,
         networks: [],
         relayfee: new Amount(node.minRelayFeePerKb),
-        incrementalfee: new Amount(POLICY.incrementalFeePerKb),
-        softdustlimit: new Amount(POLICY.softDustLimit),
-        harddustlimit: new Amount(POLICY.hardDustLimit),
+        incrementalfee: new Amount(INCREMENTAL_RELAY_FEE_RATE),
+        softdustlimit: new Amount(SOFT_DUST_LIMIT),
+        harddustlimit: new Amount(HARD_DUST_LIMIT),
         localaddresses: [],
         warnings: "",
       };
@@ -421,18 +426,18 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       try {
         decoded = decodeAddress(address, network);
       } catch {
-        throw new RpcFailure(RPC.TYPE_ERROR, "Invalid address");
+        throw new RpcFailure(RPC_TYPE_ERROR, "Invalid address");
       }
-      if (decoded.type !== "pubkeyhash") throw new RpcFailure(RPC.TYPE_ERROR, "Address does not refer to key");
+      if (decoded.type !== "pubkeyhash") throw new RpcFailure(RPC_TYPE_ERROR, "Address does not refer to key");
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(signature) || signature.length % 4 !== 0) {
-        throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Malformed base64 encoding");
+        throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Malformed base64 encoding");
       }
       return verifyMessage(address, signature, message, network);
     },
     estimatesmartfee: (params) => {
       arity(params, 1, 1, "estimatesmartfee nblocks");
       const target = int(params[0]);
-      if (target < 1) throw new RpcFailure(RPC.INVALID_PARAMETER, "Invalid nblocks");
+      if (target < 1) throw new RpcFailure(RPC_INVALID_PARAMETER, "Invalid nblocks");
       return estimateSmartFee(node, target);
     },
     estimatefee: (params) => {
@@ -444,11 +449,11 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       arity(params, 2, 3, "generatetoaddress nblocks address (maxtries)");
       const count = int(params[0]);
       const address = str(params[1]);
-      if (count < 0 || count > 10_000) throw new RpcFailure(RPC.INVALID_PARAMETER, "nblocks must be between 0 and 10000");
+      if (count < 0 || count > 10_000) throw new RpcFailure(RPC_INVALID_PARAMETER, "nblocks must be between 0 and 10000");
       try {
         decodeAddress(address, network);
       } catch {
-        throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Error: Invalid address");
+        throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Error: Invalid address");
       }
       return node.generateToAddress(count, address);
     },
@@ -479,11 +484,11 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       try {
         decodeAddress(address, network);
       } catch {
-        throw new RpcFailure(RPC.INVALID_ADDRESS_OR_KEY, "Invalid Dogecoin address");
+        throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Invalid Dogecoin address");
       }
       const amount = amountParam(params[1]);
       const confirm = params[2] === undefined ? false : params[2];
-      if (typeof confirm !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(confirm)}`);
+      if (typeof confirm !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(confirm)}`);
       const txid = node.faucet(address, amount);
       const blockhash = confirm ? node.generateToAddress(1, node.faucetAddress())[0] : null;
       return { txid, vout: 0, amount: new Amount(amount), blockhash };
@@ -492,15 +497,15 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     devnet_setautomine: (params) => {
       arity(params, 1, 1, "devnet_setautomine seconds (0 turns it off)");
       const seconds = int(params[0]);
-      if (seconds < 0 || seconds > 86_400) throw new RpcFailure(RPC.INVALID_PARAMETER, "seconds must be between 0 and 86400");
-      if (!options.setAutomine) throw new RpcFailure(RPC.MISC_ERROR, "automine is not available in this process");
+      if (seconds < 0 || seconds > 86_400) throw new RpcFailure(RPC_INVALID_PARAMETER, "seconds must be between 0 and 86400");
+      if (!options.setAutomine) throw new RpcFailure(RPC_MISC_ERROR, "automine is not available in this process");
       options.setAutomine(seconds);
       return { automine: seconds };
     },
     devnet_getautomine: () => ({ automine: options.getAutomine ? options.getAutomine() : 0 }),
     devnet_setpromiscuousmempool: (params) => {
       arity(params, 1, 1, "devnet_setpromiscuousmempool enabled");
-      if (typeof params[0] !== "boolean") throw new RpcFailure(RPC.TYPE_ERROR, `Expected type bool, got ${typeName(params[0])}`);
+      if (typeof params[0] !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(params[0])}`);
       node.promiscuousMempool = params[0];
       return { promiscuousmempool: node.promiscuousMempool };
     },
@@ -511,7 +516,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     devnet_setminrelayfee: (params) => {
       arity(params, 1, 1, "devnet_setminrelayfee amount (DOGE per kB)");
       const feePerKb = amountParam(params[0]);
-      if (feePerKb > 100_000_000n * 100n) throw new RpcFailure(RPC.INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
+      if (feePerKb > 100_000_000n * 100n) throw new RpcFailure(RPC_INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
       node.minRelayFeePerKb = feePerKb;
       return { relayfee: new Amount(node.minRelayFeePerKb) };
     },
@@ -537,7 +542,7 @@ function estimateSmartFee(node: DevnetNode, target: number): { feerate: Amount |
   if (rates.length === 0) return { feerate: -1, blocks: target };
   rates.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const median = rates[Math.floor(rates.length / 2)];
-  return { feerate: new Amount(median > POLICY.minRelayFeePerKb ? median : POLICY.minRelayFeePerKb), blocks: target };
+  return { feerate: new Amount(median > MIN_RELAY_FEE_RATE ? median : MIN_RELAY_FEE_RATE), blocks: target };
 }
 
 function feeOf(node: DevnetNode, tx: Parameters<typeof txJson>[0]): bigint | null {

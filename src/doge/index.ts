@@ -8,3 +8,4 @@ export * from "./block";
 export * from "./address";
 export * from "./message";
 export * from "./sighash";
+export * from "./policy";

@@ -33,7 +33,7 @@ import {
 } from "../doge";
 import { Coin, planOutputs, minimumInputTotal, signWalletTransaction } from "./build";
 import { CarrierNotAvailableError, InvalidOutputError, WalletConflictError, WalletDatabaseMismatchError, WalletTxStateError } from "./errors";
-import { HARD_DUST_LIMIT, RECOMMENDED_FEE_RATE, isUnspendableScript } from "./fees";
+import { HARD_DUST_LIMIT, RECOMMENDED_FEE_RATE, isUnspendable } from "./fees";
 import { LIVE_STATES, OutputRow, TxRow, WalletStore, toWalletTx } from "./store";
 import {
   BroadcastError, CarrierOutput, ChainTxStatus, ChainUtxo, FundOptions, FundedTx, InsufficientFundsError, Outpoint, WalletChain, WalletEvents, WalletKey,
@@ -216,7 +216,7 @@ export class HotWallet {
    */
   sendCarrier(owner: string, label: string, carrier: Outpoint, recipientScript: Uint8Array, options: Omit<FundOptions, "carrierInputs"> = {}): FundedTx {
     if (!(recipientScript instanceof Uint8Array) || recipientScript.length === 0) throw new TypeError("recipientScript must be a non-empty script");
-    if (isUnspendableScript(recipientScript)) throw new TypeError("recipientScript is unspendable: the carrier would be burnt");
+    if (isUnspendable(recipientScript)) throw new TypeError("recipientScript is unspendable: the carrier would be burnt");
     return this.fundOnce(owner, label, { ...options, carrierInputs: [carrier] }, ([coin]) => [{ value: coin.valueKoinu, script: recipientScript }]);
   }
 
@@ -1001,7 +1001,7 @@ function checkOutputs(outputs: readonly TxOutput[]): void {
     if (!(output.script instanceof Uint8Array)) throw new TypeError(`output ${index}: script must be bytes`);
     if (output.value < 0n || output.value > MAX_MONEY) throw new InvalidOutputError(index, output.value, `output ${index}: ${output.value} koinu is out of range`);
     total += output.value;
-    if (isUnspendableScript(output.script) && output.value === 0n) return;
+    if (isUnspendable(output.script) && output.value === 0n) return;
     if (output.value < HARD_DUST_LIMIT) {
       throw new InvalidOutputError(index, output.value, `output ${index}: ${output.value} koinu is below the hard dust limit of ${HARD_DUST_LIMIT} koinu`);
     }
@@ -1034,6 +1034,6 @@ function checkCarrierOutputs(carriers: readonly Coin[], outputs: readonly TxOutp
     if (output.value !== carrier.valueKoinu) {
       throw new InvalidOutputError(index, output.value, `output ${index} must pay exactly the ${carrier.valueKoinu} koinu of carrier ${outpoint(carrier.txid, carrier.vout)}, got ${output.value}`);
     }
-    if (isUnspendableScript(output.script)) throw new InvalidOutputError(index, output.value, `output ${index} takes carrier ${outpoint(carrier.txid, carrier.vout)} and must not be unspendable`);
+    if (isUnspendable(output.script)) throw new InvalidOutputError(index, output.value, `output ${index} takes carrier ${outpoint(carrier.txid, carrier.vout)} and must not be unspendable`);
   });
 }

@@ -24,7 +24,7 @@ import { Indexer } from "../../src/indexer/indexer";
 import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
-import { PreparedTransaction, standardFlags } from "../../src/devnet/script-check";
+import { PreparedTransaction, standardFlags } from "../../src/doge/script-check";
 import { createExplorerApp } from "../../src/services/explorer/app";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app";

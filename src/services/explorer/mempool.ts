@@ -14,7 +14,7 @@
  * DEFAULT_MAX_MEMPOOL_TRANSACTIONS); past that, new arrivals are left out (counted in `leftOut`)
  * until room is made, so a flood of the node's mempool cannot grow the explorer's memory.
  */
-import { DogecoinRpcError } from "../../chain/errors";
+import { DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY } from "../../chain/errors";
 import { DecodedTransaction, DogeNetwork, bytesToHex, isCoinbase, outputScriptToAddress, parseTransactionHex } from "../../doge";
 
 /** Pending transactions kept at most (about 2 KB of memory each for ordinary payments). */
@@ -103,7 +103,6 @@ interface Entry extends MempoolTx {
   unresolved: number;
 }
 
-const RPC_INVALID_ADDRESS_OR_KEY = -5; // getrawtransaction: "No such mempool or blockchain transaction"
 const FETCH_CONCURRENCY = 8;
 const NO_ENTRIES: Entry[] = [];
 

@@ -4,13 +4,14 @@
  * such call): decoding, context-free and standardness checks, inputs unspent in the index or made
  * by an earlier package member, no double spend inside the package, value, relay fee with
  * Dogecoin's dust surcharge, and every input's scripts through the same interpreter the devnet
- * uses. Only when all pass are they broadcast in order; a failure then (e.g. a conflict only the
- * node's mempool knows) stops the rest and is reported.
+ * uses. The checks are the devnet mempool's own, from src/doge/ (policy, standardness, script-check);
+ * the explorer never imports the devnet. Only when all pass are they broadcast in order; a failure
+ * then (e.g. a conflict only the node's mempool knows) stops the rest and is reported.
  */
 import { DecodedTransaction, parseTransactionHex } from "../../doge";
-import { DevnetNode, checkStandard, checkTransaction } from "../../devnet/node";
-import { PreparedTransaction, checkScriptsForMempool } from "../../devnet/script-check";
-import { RpcFailure } from "../../devnet/errors";
+import { minRelayFee } from "../../doge/policy";
+import { TxRejected, checkStandard, checkTransaction } from "../../doge/standardness";
+import { PreparedTransaction, checkScriptsForMempool } from "../../doge/script-check";
 import { IndexQueries } from "../../indexer/queries";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 
@@ -23,7 +24,10 @@ export interface PipelineItemResult {
 
 export const MAX_PACKAGE_SIZE = 25;
 
-export async function runPipeline(hexes: string[], queries: IndexQueries, node: BroadcastNode): Promise<{ accepted: boolean; broadcast: boolean; results: PipelineItemResult[] }> {
+/** What the package check reads of the chain: an output's value and script while it is unspent in the index. */
+export type UnspentOutputs = Pick<IndexQueries, "unspentOutput">;
+
+export async function runPipeline(hexes: string[], queries: UnspentOutputs, node: BroadcastNode): Promise<{ accepted: boolean; broadcast: boolean; results: PipelineItemResult[] }> {
   const results: PipelineItemResult[] = hexes.map((_, index) => ({ index, txid: null, status: "valid" }));
   const decoded: DecodedTransaction[] = [];
   const fail = (index: number, code: string, message: string) => {
@@ -54,7 +58,7 @@ export async function runPipeline(hexes: string[], queries: IndexQueries, node: 
       checkTransaction(tx);
       checkStandard(tx);
     } catch (error) {
-      fail(index, "TX_REJECTED", error instanceof RpcFailure ? error.message : String(error));
+      fail(index, "TX_REJECTED", error instanceof TxRejected ? error.message : String(error));
       continue;
     }
     const spent: { script: Uint8Array; value: bigint }[] = [];
@@ -81,7 +85,7 @@ export async function runPipeline(hexes: string[], queries: IndexQueries, node: 
     }
     const outputTotal = tx.outputs.reduce((sum, output) => sum + output.value, 0n);
     if (inputTotal < outputTotal) { fail(index, "TX_REJECTED", "16: bad-txns-in-belowout"); continue; }
-    if (inputTotal - outputTotal < DevnetNode.minRelayFee(tx, tx.size)) { fail(index, "TX_REJECTED", "66: min relay fee not met"); continue; }
+    if (inputTotal - outputTotal < minRelayFee(tx.size, tx.outputs)) { fail(index, "TX_REJECTED", "66: min relay fee not met"); continue; }
     const verdict = checkScriptsForMempool(new PreparedTransaction(Buffer.from(hexes[index], "hex")), spent, false);
     if (!verdict.ok) { fail(index, "TX_REJECTED", `${verdict.rejectCode}: ${verdict.reason}`); continue; }
     for (const input of tx.inputs) spentInPackage.add(`${input.prevTxid}:${input.vout}`);

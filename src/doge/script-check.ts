@@ -1,5 +1,8 @@
 /**
- * Script validation through a real interpreter: bitcore-lib-doge's Script.Interpreter.
+ * Script validation through a real interpreter: bitcore-lib-doge's Script.Interpreter, shared by the
+ * devnet's mempool and blocks (src/devnet/node.ts) and the explorer's package check
+ * (src/services/explorer/pipeline.ts). Not exported from ./index.ts: importing it loads bitcore and
+ * patches its interpreter (below), which only the script checkers need.
  *
  * TOOLCHAIN.md pitfalls handled here: bitcore's CLEANSTACK check is wrong (a valid P2PKH fails), so
  * CLEANSTACK is never set; its DISCOURAGE_UPGRADABLE_NOPS constant is overwritten by the WITNESS bit,
@@ -8,7 +11,6 @@
  * CLTV/CSV under their flags and count as upgradable NOPs without them).
  */
 import * as tinysecp from "tiny-secp256k1";
-import { REGTEST } from "./params";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -38,14 +40,6 @@ export function standardFlags(promiscuous: boolean): number {
   let flags = MANDATORY_FLAGS | FLAGS.DERSIG | FLAGS.STRICTENC | FLAGS.MINIMALDATA | FLAGS.NULLDUMMY |
     FLAGS.CHECKLOCKTIMEVERIFY | FLAGS.CHECKSEQUENCEVERIFY | FLAGS.LOW_S | FLAGS.NULLFAIL;
   if (!promiscuous) flags |= FLAGS.DISCOURAGE_UPGRADABLE_NOPS;
-  return flags;
-}
-
-/** Consensus flags for a block at `height` (BIP16 always; BIP66 and BIP65 from their regtest heights). */
-export function blockFlags(height: number): number {
-  let flags = FLAGS.P2SH;
-  if (height >= REGTEST.bip66Height) flags |= FLAGS.DERSIG;
-  if (height >= REGTEST.bip65Height) flags |= FLAGS.CHECKLOCKTIMEVERIFY;
   return flags;
 }
 
