@@ -15,15 +15,14 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { NETWORKS } from "../../src/doge";
-import { openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
+import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
 import { IndexerStore } from "../../src/indexer/store";
-import { ScaleChainMeta, chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
+import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
+import { dbBytes, measureReads, peakRssMb, printReads, readTouches } from "./scale-reads";
 import { CachedChainSource } from "./scale-source";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const PAGE = 25;
 
 export interface StepFigures {
   txs: number;
@@ -33,80 +32,6 @@ export interface StepFigures {
   dbBytes: number;
   bytesPerTx: number;
   peakRssMb: number;
-}
-
-export interface ReadFigures {
-  atTxs: number;
-  address: string;
-  historyTotal: number;
-  results: { name: string; p50: number; p99: number; max: number }[];
-}
-
-function dbBytes(file: string): number {
-  let total = 0;
-  for (const suffix of ["", "-wal"]) if (fs.existsSync(file + suffix)) total += fs.statSync(file + suffix).size;
-  return total;
-}
-
-function peakRssMb(): number {
-  return process.resourceUsage().maxRSS / 1024; // maxRSS is in kilobytes
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** Times `samples` calls of each read (ms), after one warm-up call. */
-function timeReads(reads: { name: string; run: () => unknown }[], samples: number): ReadFigures["results"] {
-  return reads.map(({ name, run }) => {
-    run();
-    const times: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const start = process.hrtime.bigint();
-      run();
-      times.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-    times.sort((a, b) => a - b);
-    return { name, p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1] };
-  });
-}
-
-/** The (height, position) of each transaction touching the busiest address, from the generator. */
-function readTouches(chainDir: string, meta: ScaleChainMeta): Uint32Array {
-  const raw = fs.readFileSync(path.join(chainDir, meta.touchesFile));
-  return new Uint32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
-}
-
-function measureReads(indexFile: string, meta: ScaleChainMeta, touches: Uint32Array, tipHeight: number, atTxs: number, samples: number): ReadFigures {
-  const reader = openIndexReader(indexFile);
-  try {
-    const queries = new IndexQueries(reader);
-    const address = meta.busiest.address;
-    // The deep page starts half way back in the address's history (as of this tip).
-    let count = 0;
-    while (count * 2 < touches.length && touches[count * 2] <= tipHeight) count++;
-    const mid = Math.floor(count / 2) * 2;
-    const before = { height: touches[mid], position: touches[mid + 1] };
-    const firstPage = queries.history(address, null, PAGE);
-    const deepPage = queries.history(address, before, PAGE);
-    if (firstPage.items.length !== Math.min(PAGE, count) || deepPage.items.length !== Math.min(PAGE, mid / 2)) {
-      throw new Error(`history of ${address} at height ${tipHeight}: pages of ${firstPage.items.length} and ${deepPage.items.length} rows, expected ${Math.min(PAGE, count)} and ${Math.min(PAGE, mid / 2)}`);
-    }
-    const results = timeReads([
-      { name: "balance", run: () => queries.balance(address) },
-      { name: "history, first page", run: () => queries.history(address, null, PAGE) },
-      { name: `history, page at ${(mid / 2).toLocaleString("en-US")} back`, run: () => queries.history(address, before, PAGE) },
-      { name: "UTXOs, first page", run: () => queries.utxos(address, null, PAGE) },
-    ], samples);
-    return { atTxs, address, historyTotal: queries.balance(address).txCount, results };
-  } finally {
-    reader.close();
-  }
-}
-
-function printReads(reads: ReadFigures, generatedTouches: number): void {
-  process.stdout.write(`\nreads at ${reads.atTxs.toLocaleString("en-US")} txs, busiest address ${reads.address} (${reads.historyTotal.toLocaleString("en-US")} txs in the index; generator: ${generatedTouches.toLocaleString("en-US")}), page size ${PAGE}\n`);
-  for (const r of reads.results) process.stdout.write(`  ${r.name.padEnd(36)} p50 ${r.p50.toFixed(3).padStart(9)} ms   p99 ${r.p99.toFixed(3).padStart(9)} ms   max ${r.max.toFixed(3).padStart(9)} ms\n`);
 }
 
 async function main(): Promise<void> {
@@ -169,6 +94,14 @@ async function main(): Promise<void> {
       // Batches are whole (up to 500 blocks): a step ends with the first batch that reaches it.
       if (indexedTxs - stepStartTxs >= step || indexedTxs === meta!.txs) {
         const t = nowMs();
+        // A last remainder shorter than half a step is folded into the step before it (a rate over
+        // a few hundred transactions says nothing).
+        const fold = indexedTxs - stepStartTxs < step / 2 && steps.length > 0;
+        if (fold) {
+          const previous = steps.pop()!;
+          stepStartTxs -= previous.stepTxs;
+          stepStartMs -= previous.stepSeconds * 1000;
+        }
         const figures: StepFigures = {
           txs: indexedTxs, stepTxs: indexedTxs - stepStartTxs, stepSeconds: (t - stepStartMs) / 1000, txPerSecond: 0,
           dbBytes: dbBytes(indexFile), bytesPerTx: 0, peakRssMb: peakRssMb(),
@@ -178,7 +111,7 @@ async function main(): Promise<void> {
         steps.push(figures);
         stepStartTxs = indexedTxs;
         stepStartMs = t;
-        process.stdout.write(`  ${figures.txs.toLocaleString("en-US").padStart(12)} txs  ${figures.txPerSecond.toFixed(0).padStart(7)} tx/s  ${figures.bytesPerTx.toFixed(0).padStart(5)} B/tx`
+        process.stdout.write(`  ${figures.txs.toLocaleString("en-US").padStart(12)} txs${fold ? " (last step, the remainder included)" : ""}  ${figures.txPerSecond.toFixed(0).padStart(7)} tx/s  ${figures.bytesPerTx.toFixed(0).padStart(5)} B/tx`
           + `  db ${(figures.dbBytes / 1e9).toFixed(2)} GB  peak RSS ${figures.peakRssMb.toFixed(0)} MB\n`);
       }
     },
