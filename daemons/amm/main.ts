@@ -37,6 +37,7 @@ import {
 } from "../../src/services/amm";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
   db: { kind: "string", env: "AMM_DB", default: "data/amm/amm.sqlite", description: "the AMM's ledger database" },
@@ -169,27 +170,19 @@ async function main(): Promise<void> {
     log("amm_demo_seeded", { tick: DEMO.tick, shares: seeded.shares.toString() });
   }
 
-  wallet.start();
-  settlement.start(2_000);
-  // Swaps whose deposit got mined, expired swaps and quotes, and the bonding curves' launches,
-  // expiries and graduations, every 2 s (one pass at a time).
-  let passing = false;
-  const pending = setInterval(() => {
-    if (passing) return;
-    passing = true;
-    void (async () => {
-      try {
-        const { executed, expired } = ledger.retryPending();
-        if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
-        ledger.prune();
-        await bonding.runOnce();
-      } catch (error) {
-        logger.error({ event: "amm_pending_pass_failed", err: (error as Error).message });
-      } finally {
-        passing = false;
-      }
-    })();
-  }, 2_000);
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
+  const loops = [
+    runEvery("wallet_sync", 10_000, () => wallet.sync(), { log: warn }),
+    runEvery("amm_settlement_pass", 2_000, () => settlement.runOnce(), { log: warn }),
+    // Swaps whose deposit got mined, expired swaps and quotes, and the bonding curves' launches,
+    // expiries and graduations, every 2 s (one pass at a time).
+    runEvery("amm_pending_pass", 2_000, async () => {
+      const { executed, expired } = ledger.retryPending();
+      if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
+      ledger.prune();
+      await bonding.runOnce();
+    }, { log: (event, fields) => logger.error({ event, ...fields }) }),
+  ];
   const fastQuotes = createQuoteFastPath(ledger);
   const server = http.createServer((req, res) => {
     if (!fastQuotes(req, res)) app(req, res);
@@ -205,11 +198,9 @@ async function main(): Promise<void> {
     }
   });
   stopOnSignals(logger, async () => {
-    clearInterval(pending);
     server.close();
     server.closeAllConnections();
-    await settlement.stop();
-    wallet.stop();
+    await Promise.all(loops.map((loop) => loop.stop()));
     db.close();
     walletDb.close();
     indexDb.close();

@@ -26,8 +26,9 @@ import http from "node:http";
 import { EXPLORER_WRITES_PER_MINUTE, createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
-import { DEFAULT_MAX_MEMPOOL_TRANSACTIONS, MempoolView } from "../../src/services/explorer/mempool";
+import { DEFAULT_MAX_MEMPOOL_TRANSACTIONS, DEFAULT_MEMPOOL_REFRESH_MS, MempoolView } from "../../src/services/explorer/mempool";
 import { openDatabase } from "../../src/db/sqlite";
+import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
   db: { kind: "string", env: "EXPLORER_DB", alias: "database", required: true, description: "the index (a SQLite file or a postgres:// URL; opened read-only)" },
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
   const mempool = config["mempool-max-txs"] > 0
     ? new MempoolView({ node: createDogecoinRpcClient(config, { logger, retries: 0, timeoutMs: 10_000, signal: stopped }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
     : undefined;
-  const stopMempool = mempool?.start({ log: (event, fields) => logger.warn({ event, ...fields }) });
+  const mempoolLoop = mempool ? runEvery("mempool_refresh", DEFAULT_MEMPOOL_REFRESH_MS, () => mempool.runOnce(), { log: (event, fields) => logger.warn({ event, ...fields }) }) : null;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createExplorerApp({
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     process.stdout.write(`explorer  http://${config.host}:${port}/api\n`);
   });
   stopOnSignals(logger, async () => {
-    await stopMempool?.();
+    await mempoolLoop?.stop();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

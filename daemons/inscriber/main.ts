@@ -31,6 +31,7 @@ import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/st
 import { PREPARATIONS_PER_CLIENT, PREPARATIONS_TOTAL, UserSignedInscriber } from "../../src/services/inscriber/user-signed";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
   "index-db": { kind: "string", env: "INSCRIBER_INDEX_DB", required: true, alias: "index-database", description: "the index (a SQLite file or a postgres:// URL; opened read-only)" },
@@ -121,19 +122,12 @@ async function main(): Promise<void> {
 
   process.stdout.write(`wallet  ${wallet.address}\n`);
   await wallet.sync().catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
-  platform.start();
-  let fanOut: NodeJS.Timeout | null = null;
-  if (config["min-utxos"] > 0) {
-    const keepUtxos = async () => {
-      try {
-        await wallet.ensureUtxos(config["min-utxos"], BigInt(config["utxo-koinu"]));
-      } catch (error) {
-        logger.warn({ event: "wallet_fan_out_failed", err: (error as Error).message });
-      }
-      fanOut = setTimeout(keepUtxos, 10_000);
-    };
-    void keepUtxos();
-  }
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
+  // The worker resumes every unfinished job at its first pass, then looks for due jobs and confirmations every second.
+  const worker = runEvery("inscriber_worker", 1_000, () => platform.runOnce(), { log: warn });
+  const fanOut = config["min-utxos"] > 0
+    ? runEvery("wallet_fan_out", 10_000, () => wallet.ensureUtxos(config["min-utxos"], BigInt(config["utxo-koinu"])), { log: warn })
+    : null;
 
   trustProxies(app, config["trust-proxy"]);
   const server = http.createServer(app);
@@ -144,9 +138,9 @@ async function main(): Promise<void> {
     process.stdout.write(`inscriber  http://${config.host}:${port}\n`);
   });
   stopOnSignals(logger, async () => {
-    if (fanOut) clearTimeout(fanOut);
     server.close();
     server.closeAllConnections();
+    await Promise.all([worker.stop(), fanOut?.stop()]);
     await platform.stop();
     db.close();
     walletDb.close();

@@ -34,6 +34,7 @@ import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunch
 import { loadWalletKey } from "../../src/wallet";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
   db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
   });
   trustProxies(app, config["trust-proxy"]);
   // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.
-  app.launchpad.mints.start(500);
+  const worker = runEvery("launchpad_worker", 500, () => app.launchpad.mints.runOnce(), { log });
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => {
     const address = server.address();
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
     server.close();
     server.closeAllConnections();
     app.launchpad.feed.close();
-    await app.launchpad.mints.stop();
+    await worker.stop();
     db.close();
     indexDb.close();
   });

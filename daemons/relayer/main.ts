@@ -31,6 +31,7 @@ import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { AttesterPanel } from "../../src/services/attest/panel";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
+import { Loop, runEvery } from "../../src/ops/loop";
 import {
   RELAYER_WALLET_KEY_ENV, Relayer, checkJobContracts, loadInscriberKey, loadRelayerL2Key, openRelayerDatabase, startRelayerServer,
 } from "../../src/relayer";
@@ -144,14 +145,17 @@ async function main(): Promise<void> {
     db, signer, addresses, panel, wallet, registry,
     inscriber: { url: config["inscriber-url"], project: config["inscriber-project"], key: inscriberKey },
     fromBlock, l2Confirmations: config["l2-confirmations"], reorgDepth: config["reorg-depth"],
-    pollIntervalMs: config["poll-ms"], retryMaxMs: config["retry-max-ms"], startMarginSeconds: config["start-margin"],
+    retryMaxMs: config["retry-max-ms"], startMarginSeconds: config["start-margin"],
     log: (level, event, fields) => logger[level]({ event, ...fields }),
   });
 
   process.stdout.write(`wallet  ${wallet.address}\n`);
   await wallet.sync().catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
-  wallet.start(10_000);
-  void l2Checked.then((passed) => { if (passed && !stopped.aborted) relayer.start(); });
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
+  const walletSync = runEvery("wallet_sync", 10_000, () => wallet.sync(), { log: warn });
+  // A failed pass is the scan's (the L2 unreachable, say); jobs record their own failures.
+  let passes: Loop | null = null;
+  void l2Checked.then((passed) => { if (passed && !stopped.aborted) passes = runEvery("relayer_pass", config["poll-ms"], () => relayer.runOnce(), { log: warn }); });
   const server = await startRelayerServer({
     relayer, registry, host: config.host, port: config.port, maxScanAgeMs: Math.max(60_000, config["poll-ms"] * 10),
     health: async () => {
@@ -172,8 +176,8 @@ async function main(): Promise<void> {
 
   stopOnSignals(logger, async () => {
     await server.close();
+    await Promise.all([(passes as Loop | null)?.stop(), walletSync.stop()]);
     await relayer.stop();
-    wallet.stop();
     db.close();
     walletDb.close();
     indexDb.close();

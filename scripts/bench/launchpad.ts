@@ -121,7 +121,7 @@ async function counterLatency(): Promise<boolean> {
   const stack = await startLaunchpadStack({ launchpad: { operatorKeySha256: OPERATOR_KEY_SHA256 } });
   const { jobs, platform, app } = stack;
   const launchpad = { base: stack.base };
-  app.launchpad.mints.start(500);
+  stack.runMints(500);
   /** When the inscriber's own store says `jobId` is confirmed (the moment the latency counts from). */
   const confirm = async (jobId: string): Promise<number> => {
     await until(`job ${jobId} revealed`, () => ["revealed", "confirmed"].includes(jobs.get(jobId)!.status));

@@ -33,13 +33,13 @@ import type { FactTypeName } from "../facts";
 import { factFromJson, receiptFromJson } from "../attester/wire";
 import type { FactParamsJson } from "../attester/wire";
 import type { AttestedFact, AttestedReceipt } from "../services/attest/panel";
-import { AppError } from "../services/http/errors";
+import { DogeosError, Refusal } from "../errors";
 import type { Sqlite } from "../db/sqlite";
-import { BroadcastError, InsufficientFundsError } from "../wallet/types";
+import { InsufficientFundsError } from "../wallet/types";
 import type { HotWallet } from "../wallet/hot-wallet";
 import { InscriberClient, InscriberRefusedError, InscriberUnavailableError } from "./inscriber-client";
 import type { InscriberClientOptions, InscriberJobView, InscribeRequest } from "./inscriber-client";
-import { JOB_STATUS, ContractRefusedError, ethersRelayerL2 } from "./l2";
+import { JOB_STATUS, ContractRefusedError, ethersRelayerL2, guardL2 } from "./l2";
 import type { RelayerL2 } from "./l2";
 import { JobScanner } from "./scanner";
 import type { ScanResult } from "./scanner";
@@ -81,8 +81,6 @@ export interface RelayerOptions {
   wallet?: RelayerWallet;
   /** Milliseconds (default Date.now): schedules attempts. Deadlines use the L2's block time. */
   clock?: () => number;
-  /** Time between passes of `start()` (default 2000 ms). */
-  pollIntervalMs?: number;
   /** First L2 block scanned when the database has no cursor (default 0). */
   fromBlock?: number;
   /** Blocks the scan stays behind the L2 head (default 0). */
@@ -119,9 +117,6 @@ type Outcome =
 interface Landed {
   l1Txid: string;
 }
-
-/** Inscriber refusals about how the relayer called it (its configuration), not about the content. */
-const CONFIGURATION_REFUSALS = new Set(["INVALID_PROJECT", "INVALID_IDEMPOTENCY_KEY", "UNKNOWN_FIELDS", "MALFORMED_JSON", "BAD_REQUEST"]);
 
 export interface RelayerStatus {
   running: boolean;
@@ -183,7 +178,6 @@ export class Relayer {
   private readonly log: RelayerLog;
   private readonly inFlight = new Set<string>();
   private l2Lock: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
   private running = false;
   private pass: Promise<void> | null = null;
   private lastHead: number | null = null;
@@ -203,8 +197,9 @@ export class Relayer {
     this.clock = options.clock ?? Date.now;
     this.log = options.log ?? (() => undefined);
     this.store = new RelayerStore(options.db, this.clock);
-    if (options.l2) this.l2 = options.l2;
-    else if (options.signer) this.l2 = ethersRelayerL2({ signer: options.signer, ...options.addresses });
+    // Failures of the L2 come out of guardL2 as DogeosErrors, retryable or not by src/errors.ts's table.
+    if (options.l2) this.l2 = guardL2(options.l2);
+    else if (options.signer) this.l2 = guardL2(ethersRelayerL2({ signer: options.signer, ...options.addresses }));
     else throw new TypeError("the relayer needs an L2 signer (or an l2)");
     const inscriber = options.inscriber;
     this.inscriber = !inscriber ? null : "url" in inscriber ? new InscriberClient(inscriber) : inscriber;
@@ -254,28 +249,12 @@ export class Relayer {
 
   // ==================================================================== running
 
-  /** Runs a scan and a worker pass every `pollIntervalMs` until `stop()`. */
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    const tick = async () => {
-      if (!this.running) return;
-      try {
-        await this.runOnce();
-      } catch (error) {
-        // The scan's failure (the L2 unreachable, say); jobs record their own.
-        this.log("warn", "relayer_pass_failed", { err: firstLine(error) });
-      }
-      if (this.running) this.timer = setTimeout(() => void tick(), this.options.pollIntervalMs ?? 2000);
-    };
-    void tick();
-  }
-
-  /** Stops the loop and waits for the attempts in progress (work already handed off is resumed by the next start). */
+  /**
+   * Marks the relayer stopped and waits for the pass and the attempts in progress (work already
+   * handed off is resumed by the next run). The daemon stops its loop (runEvery) first.
+   */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
     while (this.pass || this.inFlight.size > 0) {
       if (this.pass) await this.pass.catch(() => undefined);
       else await new Promise((resolve) => setTimeout(resolve, 10));
@@ -284,6 +263,7 @@ export class Relayer {
 
   /** One scan of the L2 and one pass over the due jobs. Throws when the scan fails (after the pass). */
   async runOnce(): Promise<{ scan: ScanResult | null; attempted: number }> {
+    this.running = true;
     const run = (async () => {
       let scan: ScanResult | null = null;
       let scanError: unknown = null;
@@ -568,20 +548,27 @@ export class Relayer {
 
   // -------------------------------------------------------------------- bookkeeping
 
+  /**
+   * What a failed attempt means for the job:
+   * - the inscriber refuses the content (InscriberRefusedError, not retryable): failed for good;
+   * - conditions that pass as the chains move on: the attesters' refusals (not deep enough yet...),
+   *   the contract refusing settle, the wallet short of funds: the job waits;
+   * - any other DogeosError (the inscriber, the L2 behind guardL2, the wallet's broadcast): tried
+   *   again after the back-off under its own code; one that is not `retryable` is logged at error
+   *   level, as waiting will not mend it (the job's deadline bounds the tries);
+   * - anything else is a bug: logged with its stack, and tried again.
+   */
   private outcomeOfError(job: RelayerJob, error: unknown): Outcome {
     if (error instanceof InscriberRefusedError) {
-      if (CONFIGURATION_REFUSALS.has(error.code)) return { kind: "error", code: `INSCRIBER_${error.code}`, message: error.message };
+      if (error.retryable) return { kind: "error", code: `INSCRIBER_${error.code}`, message: error.message };
       return { kind: "final", status: "failed_permanently", code: error.code, message: `the inscriber refuses this content: ${error.message}` };
     }
-    if (error instanceof InscriberUnavailableError) return { kind: "error", code: error.code, message: error.message };
-    if (error instanceof AppError) return { kind: "wait", code: error.code, message: error.message };
+    if (error instanceof Refusal) return { kind: "wait", code: error.code, message: error.message };
     if (error instanceof ContractRefusedError) return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
     if (error instanceof InsufficientFundsError) return { kind: "wait", code: "WAITING_FOR_FUNDS", message: error.message };
-    if (error instanceof BroadcastError) return { kind: "error", code: `BROADCAST_${error.kind.toUpperCase()}`, message: error.message };
-    // ethers' own errors (the L2 not answering, a timeout waiting for a transaction): retried, no stack.
-    const ethersCode = (error as { code?: unknown; shortMessage?: unknown })?.code;
-    if (typeof ethersCode === "string" && typeof (error as { shortMessage?: unknown }).shortMessage === "string") {
-      return { kind: "error", code: `L2_${ethersCode}`, message: firstLine(error) };
+    if (error instanceof DogeosError) {
+      if (!error.retryable) this.log("error", "relayer_attempt_not_retryable", { job_id: job.jobId, status: job.status, code: error.code, err: firstLine(error) });
+      return { kind: "error", code: String(error.code), message: firstLine(error) };
     }
     this.log("error", "relayer_attempt_crashed", { job_id: job.jobId, status: job.status, err: (error as Error)?.stack ?? String(error) });
     return { kind: "error", code: "ATTEMPT_FAILED", message: firstLine(error) };

@@ -117,8 +117,6 @@ export class HotWallet {
   private readonly scriptHex: string;
   private pendingEvents: PendingEvent[] = [];
   private syncing: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
 
   constructor(options: HotWalletOptions) {
     this.key = options.key;
@@ -514,7 +512,7 @@ export class HotWallet {
       const failure = asBroadcastError(error);
       this.write(() => this.recordFailure(fresh.txid, failure));
       if (await this.resolveFailure(fresh, failure)) return;
-      throw this.store.tx(fresh.txid)?.state === "failed" && failure.kind === "missing_inputs"
+      throw this.store.tx(fresh.txid)?.state === "failed" && failure.reason === "missing_inputs"
         ? new BroadcastError("conflict", `${failure.message} (an input was spent by another transaction)`, failure.nodeCode)
         : failure;
     }
@@ -528,7 +526,7 @@ export class HotWallet {
       await this.chain.broadcast(row.hex);
     } catch (error) {
       const failure = asBroadcastError(error);
-      if (failure.kind !== "missing_inputs") throw failure;
+      if (failure.reason !== "missing_inputs") throw failure;
       const parents = this.store.parents(row.txid).filter((parent) => parent.state === "broadcast" || parent.state === "confirmed");
       if (parents.length === 0) throw failure;
       for (const parent of parents) await this.chain.broadcast(parent.hex).catch(() => undefined);
@@ -542,7 +540,7 @@ export class HotWallet {
    * version of it that got in.
    */
   private async resolveFailure(row: TxRow, failure: BroadcastError): Promise<boolean> {
-    if (failure.kind !== "conflict" && failure.kind !== "missing_inputs") return false;
+    if (failure.reason !== "conflict" && failure.reason !== "missing_inputs") return false;
     const status = await this.chain.txStatus(row.txid);
     if (status.state === "confirmed") {
       this.write(() => this.markConfirmed(row, status));
@@ -554,7 +552,7 @@ export class HotWallet {
     }
     const unspent = await this.refreshOutputs();
     const spent = this.inputSpentElsewhere(row, unspent);
-    if (failure.kind === "conflict" || spent) await this.conflicted(row, spent ? `input ${spent} was spent by another transaction` : failure.message, unspent);
+    if (failure.reason === "conflict" || spent) await this.conflicted(row, spent ? `input ${spent} was spent by another transaction` : failure.message, unspent);
     return false;
   }
 
@@ -710,7 +708,7 @@ export class HotWallet {
       try {
         await this.broadcastSigned(parent);
       } catch (error) {
-        if (asBroadcastError(error).kind === "unavailable") throw error;
+        if (asBroadcastError(error).reason === "unavailable") throw error;
         this.log("wallet_rebroadcast_parent_refused", { txid: row.txid, parent: parent.txid, err: (error as Error).message });
         return;
       }
@@ -722,10 +720,10 @@ export class HotWallet {
     } catch (error) {
       const failure = asBroadcastError(error);
       this.write(() => this.recordFailure(fresh.txid, failure));
-      this.log("wallet_rebroadcast_refused", { owner: fresh.owner, label: fresh.label, txid: fresh.txid, kind: failure.kind, err: failure.message });
-      if (failure.kind === "unavailable") throw failure;
-      if (failure.kind === "conflict") await this.conflicted(fresh, failure.message, unspent);
-      else if (failure.kind === "insufficient_fee" && fresh.kind === "funded") this.write(() => this.replaceForFee(fresh, unspent));
+      this.log("wallet_rebroadcast_refused", { owner: fresh.owner, label: fresh.label, txid: fresh.txid, kind: failure.reason, err: failure.message });
+      if (failure.reason === "unavailable") throw failure;
+      if (failure.reason === "conflict") await this.conflicted(fresh, failure.message, unspent);
+      else if (failure.reason === "insufficient_fee" && fresh.kind === "funded") this.write(() => this.replaceForFee(fresh, unspent));
       return;
     }
     this.write(() => this.markSent(fresh.txid));
@@ -879,7 +877,7 @@ export class HotWallet {
   private recordFailure(txid: string, failure: BroadcastError): void {
     const row = this.store.tx(txid);
     if (!row) return;
-    this.store.updateTx(txid, { attempts: row.attempts + 1, error: failure.message, error_kind: failure.kind });
+    this.store.updateTx(txid, { attempts: row.attempts + 1, error: failure.message, error_kind: failure.reason });
   }
 
   /** The node has it in its mempool. */
@@ -949,34 +947,6 @@ export class HotWallet {
         this.log("wallet_event_handler_failed", { event: event.kind, err: error instanceof Error ? error.message : String(error) });
       }
     }
-  }
-
-  // ==================================================================== periodic sync
-
-  /** Syncs every `intervalMs` (default 10 s), one run at a time; errors are logged, never thrown. */
-  start(intervalMs = 10_000): void {
-    if (this.running) return;
-    this.running = true;
-    const tick = async () => {
-      this.timer = null;
-      try {
-        await this.sync();
-      } catch (error) {
-        this.log("wallet_sync_failed", { err: error instanceof Error ? error.message : String(error) });
-      }
-      if (this.running) {
-        this.timer = setTimeout(tick, intervalMs);
-        this.timer.unref?.();
-      }
-    };
-    this.timer = setTimeout(tick, 0);
-    this.timer.unref?.();
-  }
-
-  stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
   }
 }
 

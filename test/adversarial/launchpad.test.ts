@@ -429,7 +429,6 @@ describe("launchpad attacks (issue 17)", function () {
         expect(next.status, JSON.stringify(next.body)).to.equal(201);
         expect(reservations()).to.equal(1);
       } finally {
-        await app.launchpad.mints.stop();
         app.launchpad.feed.close();
         server.closeAllConnections();
         server.close();
@@ -457,7 +456,6 @@ describe("launchpad attacks (issue 17)", function () {
     });
 
     after(async () => {
-      await app?.launchpad.mints.stop();
       app?.launchpad.feed.close();
       server?.closeAllConnections();
       server?.close();

@@ -29,6 +29,7 @@ import { TestKey, newKey } from "./keys";
 import { until } from "./wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { jsonRequest } from "./http";
+import { Loop, runEvery } from "../../src/ops/loop";
 
 export const STACK_FEE_RATE = 1_000_000n;
 export const STACK_POSTAGE = 1_000_000n;
@@ -55,6 +56,8 @@ export interface LaunchpadStack {
   miner: TestKey;
   /** Seconds added to the launchpad's clock (reservation expiry tests). */
   clockOffset: number;
+  /** Runs the launchpad's mint worker every `ms` as the daemon does (stopped by `stop()`). */
+  runMints(ms: number): void;
   /** A JSON call to the launchpad's API; `operator` sends the operator key (free listings). */
   call(method: string, p: string, options?: { token?: string; body?: unknown; operator?: boolean }): Promise<Answer>;
   signIn(key: TestKey): Promise<string>;
@@ -109,8 +112,8 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
 
   const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
   const jobs = new JobStore(db);
-  const platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: STACK_POSTAGE, feeRateKoinuPerKb: STACK_FEE_RATE, pollMs: 50 });
-  platform.start();
+  const platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: STACK_POSTAGE, feeRateKoinuPerKb: STACK_FEE_RATE });
+  const platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
   stack.platform = platform;
   stack.jobs = jobs;
   const userSigned = new UserSignedInscriber({
@@ -152,9 +155,14 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
   await new Promise((resolve) => server.once("listening", resolve));
   stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
+  let mintsLoop: Loop | null = null;
+  stack.runMints = (ms) => {
+    mintsLoop ??= runEvery("launchpad_worker", ms, () => stack.app.launchpad.mints.runOnce());
+  };
   stack.stop = async () => {
-    await stack.app.launchpad.mints.stop();
+    await mintsLoop?.stop();
     stack.app.launchpad.feed.close();
+    await platformLoop.stop();
     await platform.stop();
     server.closeAllConnections();
     server.close();

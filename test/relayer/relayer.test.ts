@@ -46,6 +46,7 @@ import { RunningAttester, blockRpc, deployContracts, startAttester } from "../at
 import { until } from "../helpers/wait";
 import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { Loop, runEvery } from "../../src/ops/loop";
 
 const FEE_RATE = 1_000_000n;
 const POSTAGE = 1_000_000n;
@@ -71,6 +72,7 @@ describe("relayer", function () {
   let inscriberServer: Server;
   let inscriberUrl: string;
   let platform: PlatformInscriber;
+  let platformLoop: Loop;
   let inscriberJobs: JobStore;
   let inscriberWallet: HotWallet;
   let relayerWallet: HotWallet;
@@ -193,8 +195,8 @@ describe("relayer", function () {
     // The inscriber service, with a project for the relayer.
     const inscriberDb = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
     inscriberJobs = new JobStore(inscriberDb);
-    platform = new PlatformInscriber({ store: inscriberJobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, pollMs: 50 });
-    platform.start();
+    platform = new PlatformInscriber({ store: inscriberJobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE });
+    platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
     const userSigned = new UserSignedInscriber({
       db: inscriberDb, queries: explorerQueries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
       rawTransactions: nodeRawTransactions(client),
@@ -223,6 +225,7 @@ describe("relayer", function () {
   });
 
   after(async () => {
+    await platformLoop?.stop();
     await platform?.stop();
     inscriberServer?.close();
     explorer?.close();

@@ -11,6 +11,7 @@ import { createExplorerApp, createWalletFastPath } from "../../src/services/expl
 import { MempoolView } from "../../src/services/explorer/mempool";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
+import { runEvery } from "../../src/ops/loop";
 
 const DOGE = 100_000_000n;
 const koinu = (amount: bigint) => Number(amount);
@@ -281,7 +282,7 @@ describe("explorer mempool view", function () {
   describe("refreshing", () => {
     it("sees a new mempool transaction within two seconds once started", async () => {
       const polled = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
-      const stop = polled.start({ intervalMs: 250 });
+      const loop = runEvery("mempool_refresh", 250, () => polled.runOnce());
       try {
         const henry = newKey();
         const { txid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [henry.address, 5]);
@@ -290,7 +291,7 @@ describe("explorer mempool view", function () {
         expect(polled.tx(txid), "seen within 2 s").to.not.equal(undefined);
         expect(polled.unconfirmedKoinu(henry.address)).to.equal(5n * DOGE);
       } finally {
-        await stop();
+        await loop.stop();
       }
       await mine();
     });

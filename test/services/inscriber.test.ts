@@ -38,6 +38,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
 import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
+import { Loop, runEvery } from "../../src/ops/loop";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -100,6 +101,7 @@ describe("inscriber", function () {
   let walletKey: WalletKey;
   let wallet: HotWallet;
   let platform: PlatformInscriber;
+  let platformLoop: Loop;
   let jobs: JobStore;
   const producedHex = new Set<string>();
   const miner = newKey();
@@ -139,7 +141,7 @@ describe("inscriber", function () {
   }
 
   function makePlatform(store: JobStore, hotWallet: HotWallet, afterStep?: ConstructorParameters<typeof PlatformInscriber>[0]["afterStep"]) {
-    return new PlatformInscriber({ store, wallet: hotWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, pollMs: 50, afterStep });
+    return new PlatformInscriber({ store, wallet: hotWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, afterStep });
   }
 
   async function checkInExplorer(inscriptionId: string, content: Content, owner: string) {
@@ -198,7 +200,7 @@ describe("inscriber", function () {
     platform = makePlatform(jobs, wallet, (job, step) => {
       if (job.idempotencyKey === RESTART_KEY && step === "committed") throw new Error("simulated crash after the commit broadcast");
     });
-    platform.start();
+    platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
     const userSigned = new UserSignedInscriber({
       db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
       rawTransactions: nodeRawTransactions(client),
@@ -213,6 +215,7 @@ describe("inscriber", function () {
   });
 
   after(async () => {
+    await platformLoop?.stop();
     await platform?.stop();
     inscriber?.close();
     explorer?.close();
@@ -351,13 +354,14 @@ describe("inscriber", function () {
       const mempool = await devnet.rpc<string[]>("getrawmempool");
       expect(mempool).to.include(committed.commitTxid);
       expect(mempool).to.not.include(committed.revealTxids[0]);
+      await platformLoop.stop();
       await platform.stop();
 
       // A new process: new connections to the same databases, a new wallet object and worker.
       const restartedWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "wallet.sqlite")), key: walletKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
       const restartedJobs = new JobStore(openInscriberDatabase(path.join(dir, "inscriber.sqlite")));
       const restarted = makePlatform(restartedJobs, restartedWallet);
-      restarted.start();
+      const restartedLoop = runEvery("inscriber_worker", 50, () => restarted.runOnce());
       try {
         const revealed = await until("the resumed reveal", async () => {
           const job = restartedJobs.get(submitted.body.id)!;
@@ -376,8 +380,10 @@ describe("inscriber", function () {
         expect(inscribedOnRecipient.body.items).to.have.length(1);
         expect(inscribedOnRecipient.body.items[0].inscriptions.map((i: { id: string }) => i.id)).to.deep.equal([confirmed.inscriptionId]);
       } finally {
+        await restartedLoop.stop();
         await restarted.stop();
         platform = restarted;
+        platformLoop = restartedLoop;
         wallet = restartedWallet;
         jobs = restartedJobs;
       }

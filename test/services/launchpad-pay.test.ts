@@ -155,7 +155,6 @@ describe("launchpad pages' server side", function () {
 
   after(async () => {
     app?.launchpad.feed.close();
-    await app?.launchpad.mints.stop();
     server?.closeAllConnections();
     server?.close();
     await devnet?.stop();

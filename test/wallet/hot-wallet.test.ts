@@ -10,6 +10,7 @@ import {
   MAX_FEE_RATE_FACTOR, RECOMMENDED_FEE_RATE, WalletChain, WalletConflictError, WalletKey, WalletTx, dogecoinFee, openWalletDatabase, walletKeyFromPrivateKey,
 } from "../../src/wallet";
 import { newKey, spendP2pkh } from "../helpers/keys";
+import { runEvery } from "../../src/ops/loop";
 
 const DOGE = 100_000_000n;
 const regtest = NETWORKS.regtest;
@@ -441,9 +442,9 @@ describe("HotWallet", () => {
     it("runs one sync at a time until stopped, logging failures", async () => {
       const h = harness();
       h.chain.failUtxoCall = 2;
-      h.wallet.start(1);
+      const loop = runEvery("wallet_sync", 1, () => h.wallet.sync(), { log: (event, fields) => h.logs.push({ event, fields }) });
       while (h.chain.utxoCalls < 5) await new Promise((resolve) => setTimeout(resolve, 2));
-      h.wallet.stop();
+      await loop.stop();
       await h.wallet.sync();
       const calls = h.chain.utxoCalls;
       await new Promise((resolve) => setTimeout(resolve, 20));

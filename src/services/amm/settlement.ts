@@ -221,8 +221,6 @@ export class SettlementWorker {
   private readonly s;
   private readonly used: UsedDeposits;
   private pass: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
 
   constructor(options: SettlementWorkerOptions) {
     this.db = options.db;
@@ -276,32 +274,6 @@ export class SettlementWorker {
       });
     }
     return this.pass;
-  }
-
-  /** Runs a pass every `intervalMs` (default 5 s) until `stop()`; a failed pass is logged. */
-  start(intervalMs = 5_000): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      this.timer = null;
-      this.runOnce()
-        .catch((error) => this.log("amm_settlement_pass_failed", { err: messageOf(error) }))
-        .finally(() => {
-          if (!this.stopped) {
-            this.timer = setTimeout(tick, intervalMs);
-            this.timer.unref?.();
-          }
-        });
-    };
-    tick();
-  }
-
-  /** Stops the periodic passes and waits for the one in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.pass?.catch(() => undefined);
   }
 
   private async runPass(): Promise<void> {
@@ -510,7 +482,7 @@ export class SettlementWorker {
     } catch (error) {
       if (!(error instanceof BroadcastError)) throw error;
       if (this.wallet.txOf(PAYOUT_OWNER, payout.id)?.state === "failed") this.fail(payout, "TX_FAILED", `transaction ${txid} can never confirm: ${error.message}`);
-      else this.retry(payout, `BROADCAST_${error.kind.toUpperCase()}`, error.message);
+      else this.retry(payout, error.code, error.message);
       return;
     }
     if (tx.state === "failed") {

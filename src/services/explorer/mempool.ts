@@ -8,7 +8,7 @@
  * replaced through a reorg), decodes what arrived (`getrawtransaction <txid> 0`; the same calls on
  * the devnet and on Dogecoin Core 1.14, which finds mempool transactions without -txindex) and
  * resolves each input's previous output from another pending transaction or from the index.
- * `start()` runs it every second (the daemon's loop, which owns the only catch).
+ * `runOnce()` is the daemon's pass (runEvery, every second; the loop owns the only catch).
  *
  * Bounded: at most `maxTransactions` pending transactions are kept (default
  * DEFAULT_MAX_MEMPOOL_TRANSACTIONS); past that, new arrivals are left out (counted in `leftOut`)
@@ -19,7 +19,7 @@ import { DecodedTransaction, DogeNetwork, bytesToHex, isCoinbase, outputScriptTo
 
 /** Pending transactions kept at most (about 2 KB of memory each for ordinary payments). */
 export const DEFAULT_MAX_MEMPOOL_TRANSACTIONS = 20_000;
-/** How often `start()` refreshes the view. */
+/** How often the explorer daemon refreshes the view. */
 export const DEFAULT_MEMPOOL_REFRESH_MS = 1_000;
 /** A view the node has not refreshed for this long is emptied rather than shown stale. */
 export const DEFAULT_MEMPOOL_STALE_MS = 30_000;
@@ -115,12 +115,14 @@ export class MempoolView {
   private readonly network: DogeNetwork;
   private readonly maxTransactions: number;
   private readonly clock: () => number;
+  private readonly staleMs: number;
   private seq = 0;
   private lastRefreshAt = 0;
   /** Transactions of the node's mempool left out at the last refresh (past maxTransactions). */
   leftOut = 0;
 
-  constructor(options: { node: MempoolNode; index: MempoolIndex; network: DogeNetwork; maxTransactions?: number; clock?: () => number }) {
+  constructor(options: { node: MempoolNode; index: MempoolIndex; network: DogeNetwork; maxTransactions?: number; clock?: () => number; staleMs?: number }) {
+    this.staleMs = options.staleMs ?? DEFAULT_MEMPOOL_STALE_MS;
     this.node = options.node;
     this.index = options.index;
     this.network = options.network;
@@ -166,35 +168,18 @@ export class MempoolView {
   }
 
   /**
-   * Refreshes every `intervalMs` until the returned stop function is called. A failed refresh is
-   * logged and retried with back-off (up to 30 s); a view not refreshed for `staleMs` is emptied,
-   * so that a lost node never leaves pending transactions shown for ever.
+   * One pass of the daemon's loop (runEvery, every DEFAULT_MEMPOOL_REFRESH_MS with back-off): a
+   * refresh; when it fails and the view has not been refreshed for `staleMs`, the view is emptied
+   * first, so that a lost node never leaves pending transactions shown for ever. Throws the
+   * refresh's error (the loop logs it).
    */
-  start(options: { intervalMs?: number; staleMs?: number; log?: (event: string, fields: Record<string, unknown>) => void } = {}): () => Promise<void> {
-    const intervalMs = options.intervalMs ?? DEFAULT_MEMPOOL_REFRESH_MS;
-    const staleMs = options.staleMs ?? DEFAULT_MEMPOOL_STALE_MS;
-    const log = options.log ?? (() => undefined);
-    let stopped = false;
-    let delay = intervalMs;
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<void> = Promise.resolve();
-    const tick = async () => {
-      try {
-        await this.refresh();
-        delay = intervalMs;
-      } catch (error) {
-        log("mempool_refresh_failed", { error: (error as Error).message, retry_ms: delay });
-        if (this.clock() - this.lastRefreshAt > staleMs) this.clear();
-        delay = Math.min(delay * 2, 30_000);
-      }
-      if (!stopped) timer = setTimeout(() => { running = tick(); }, delay);
-    };
-    running = tick();
-    return async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    };
+  async runOnce(): Promise<void> {
+    try {
+      await this.refresh();
+    } catch (error) {
+      if (this.clock() - this.lastRefreshAt > this.staleMs) this.clear();
+      throw error;
+    }
   }
 
   /** A pending transaction as decoded from the node's hex, unless the index already holds it. */

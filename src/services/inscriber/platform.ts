@@ -26,8 +26,6 @@ export interface PlatformOptions {
   maxInFlight?: number;
   /** How long a job waits for spendable coins before it fails (default 10 minutes). */
   fundsWaitMs?: number;
-  /** How often the worker looks for due jobs and confirmations (default 1000 ms). */
-  pollMs?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
   now?: () => number;
   /**
@@ -46,10 +44,10 @@ export class PlatformInscriber {
   private readonly inFlight = new Set<string>();
   private readonly log: NonNullable<PlatformOptions["log"]>;
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | null = null;
   private pumping = false;
   private pumpAgain = false;
-  private stopped = true;
+  /** idle until the first runOnce(); stopped for good by stop(). */
+  private state: "idle" | "running" | "stopped" = "idle";
   private confirming: Promise<void> | null = null;
 
   constructor(private readonly options: PlatformOptions) {
@@ -76,30 +74,27 @@ export class PlatformInscriber {
     return result;
   }
 
-  /** Starts the worker: resumes every unfinished job, then polls. */
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      if (this.stopped) return;
-      this.kick();
-      void this.checkConfirmations();
-      this.timer = setTimeout(tick, this.options.pollMs ?? 1000);
-    };
-    tick();
+  /**
+   * One pass of the worker: runs the due jobs (the first pass resumes every unfinished one and
+   * lets submit() run new jobs at once), then follows the broadcast ones. The daemon repeats it
+   * with runEvery; after stop() it does nothing.
+   */
+  async runOnce(): Promise<void> {
+    if (this.state === "stopped") return;
+    this.state = "running";
+    this.kick();
+    await this.checkConfirmations();
   }
 
-  /** Stops taking new steps; waits for the steps in progress. */
+  /** Stops taking new steps; waits for the steps in progress (the daemon stops its loop first). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.state = "stopped";
     while (this.inFlight.size > 0 || this.pumping || this.confirming) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** Runs due jobs, up to the in-flight limit. */
   kick(): void {
-    if (this.stopped) return;
+    if (this.state !== "running") return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -206,13 +201,13 @@ export class PlatformInscriber {
 
   private onError(job: JobRow, error: unknown): void {
     const current = this.store.get(job.id) ?? job;
-    if (error instanceof BroadcastError && error.kind === "conflict" && current.status === "queued") {
+    if (error instanceof BroadcastError && error.reason === "conflict" && current.status === "queued") {
       // The commit's coins were spent elsewhere before it got in: nothing was inscribed, so the
       // job is funded again with other coins (the two commits conflict; at most one can confirm).
       this.store.update(current.id, { fundingRound: current.fundingRound + 1, commitTxid: null, revealTxids: [], inscriptionId: null, errorCode: "REFUNDED_ROUND", errorMessage: error.message, attempts: current.attempts + 1, nextAttemptAt: this.now() + this.backoff(current.attempts) });
       return;
     }
-    if (error instanceof BroadcastError && (error.kind === "rejected" || error.kind === "conflict")) {
+    if (error instanceof BroadcastError && (error.reason === "rejected" || error.reason === "conflict")) {
       // A transaction the node refuses on policy, or a reveal whose input is gone: the same bytes
       // can never get in. Before anything was broadcast the coins go back to the wallet.
       if (current.status === "queued") {
@@ -222,7 +217,7 @@ export class PlatformInscriber {
           this.log("inscriber_abandon_failed", { job: current.id, err: (abandonError as Error).message });
         }
       }
-      this.fail(current, error.kind === "conflict" ? "TX_CONFLICT" : "TX_REJECTED", error.message);
+      this.fail(current, error.reason === "conflict" ? "TX_CONFLICT" : "TX_REJECTED", error.message);
       return;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -128,9 +128,6 @@ type Outcome =
 
 export class MintService {
   private readonly s;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
 
   constructor(private readonly options: MintServiceOptions) {
     const p = (sql: string) => options.db.prepare(sql);
@@ -192,7 +189,7 @@ export class MintService {
    */
   async mint(collection: Collection, address: string, reservationId: number, paymentTxid: string | null): Promise<{ mint: MintRecord; created: boolean }> {
     const { slug } = collection;
-    if (!this.options.inscriber) throw new AppError(503, "MINTING_UNAVAILABLE", "this launchpad has no inscriber configured; mints cannot be made", { slug });
+    if (!this.options.inscriber) throw new AppError("unavailable", "MINTING_UNAVAILABLE", "this launchpad has no inscriber configured; mints cannot be made", { slug });
     const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
       throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, { slug, reservation_id: reservationId });
@@ -325,9 +322,9 @@ export class MintService {
     const required = this.options.paymentConfirmations ?? 1;
     const confirmations = queries.status().indexedHeight - tx.height + 1;
     if (confirmations < required) {
-      throw new AppError(409, "PAYMENT_NOT_DEEP_ENOUGH", `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`, {
+      throw new AppError("conflict", "PAYMENT_NOT_DEEP_ENOUGH", `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`, {
         payment_txid: txid, confirmations, required,
-      }, { "Retry-After": "10" });
+      }, { headers: { "Retry-After": "10" } });
     }
     const memo = paymentMemo(collection.slug, index);
     const memoHex = bytesToHex(new TextEncoder().encode(memo));
@@ -425,27 +422,5 @@ export class MintService {
         }
       }
     }
-  }
-
-  /** Runs `runOnce` every `intervalMs` until `stop()`. */
-  start(intervalMs = 2_000): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error) => this.options.log("launchpad_worker_failed", { err: (error as Error).message }))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
-        });
-    };
-    tick();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
   }
 }
