@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const app = createAttestApp({
     panel, queries, network, minConfirmations: config["min-confirmations"],
     fulfil: fulfiller ? async ({ requestId, params }) => {
-      if (!chainChecked) throw new AppError(503, "L2_NOT_CHECKED", "the L2's chain id has not been checked yet (it does not answer)");
+      if (!chainChecked) throw new AppError("unavailable", "L2_NOT_CHECKED", "the L2's chain id has not been checked yet (it does not answer)");
       return fulfiller!.fulfil(requestId, params);
     } : undefined,
     rateLimitPerMinute: config["rate-limit"],

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   try {
     assertAttestationDomain(await l2.eip712Domain(), domain);
   } catch (error) {
-    if (error instanceof FactDomainMismatchError || (error instanceof L2ReadError && error.kind === "call")) {
+    if (error instanceof FactDomainMismatchError || (error instanceof L2ReadError && error.failure === "call")) {
       process.stderr.write(`${config.name}: refusing to start: ${(error as Error).message}\n`);
       process.exit(2);
     }

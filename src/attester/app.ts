@@ -16,7 +16,8 @@ import type { DogeNetwork } from "../doge";
 import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, fastFactDigest, fastReceiptDigest, signDigest } from "../facts";
 import type { AttestationDomain, FactTypeName } from "../facts";
 import type { IndexHistory } from "../indexer/read/as-of-height";
-import { AppError, conflict, errorMiddleware, unknownRoute, unprocessable } from "../services/http/errors";
+import { Refusal, conflict, unprocessable } from "../errors";
+import { errorMiddleware, unknownRoute } from "../services/http/errors";
 import { ApiSurface } from "../services/http/openapi";
 import { MIN_CONFIRMATIONS, checkAttestableHeight, checkFactParams, computeFact, signableHeight } from "./facts";
 import type { AttesterL2, AttesterSet } from "./l2";
@@ -98,7 +99,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     try {
       actual = await l2.eip712Domain();
     } catch (error) {
-      throw new AppError(503, "DOMAIN_MISMATCH", "the attestation contract's EIP-712 domain cannot be read", {
+      throw new Refusal("unavailable", "DOMAIN_MISMATCH", "the attestation contract's EIP-712 domain cannot be read", {
         reason: (error as Error).message, expected: domainToJson(domain),
       });
     }
@@ -106,13 +107,13 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
       assertAttestationDomain(actual, domain);
     } catch (error) {
       if (!(error instanceof FactDomainMismatchError)) throw error;
-      throw new AppError(503, "DOMAIN_MISMATCH", error.message, { mismatches: error.mismatches, expected: domainToJson(domain) });
+      throw new Refusal("unavailable", "DOMAIN_MISMATCH", error.message, { mismatches: error.mismatches, expected: domainToJson(domain) });
     }
     let set: AttesterSet;
     try {
       set = await l2.attesterSet();
     } catch (error) {
-      throw new AppError(503, "L2_UNAVAILABLE", "the attester set cannot be read", { reason: (error as Error).message });
+      throw new Refusal("unavailable", "L2_UNAVAILABLE", "the attester set cannot be read", { reason: (error as Error).message });
     }
     if (cacheMs > 0) l2Checked = { at: Date.now(), set };
     return checkSet(set, requestedSetId);
@@ -120,12 +121,12 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
 
   const checkSet = (set: AttesterSet, requestedSetId: bigint): AttesterSet => {
     if (!set.attesters.includes(signerAddress)) {
-      throw new AppError(503, "NOT_AN_ATTESTER", `${signerAddress} is not in the current attester set`, {
+      throw new Refusal("unavailable", "NOT_AN_ATTESTER", `${signerAddress} is not in the current attester set`, {
         signer: signerAddress, attesters: set.attesters, attester_set_id: set.attesterSetId.toString(),
       });
     }
     if (set.attesterSetId !== requestedSetId) {
-      throw new AppError(503, "WRONG_ATTESTER_SET", `the current attester set is ${set.attesterSetId}, not ${requestedSetId}`, {
+      throw new Refusal("unavailable", "WRONG_ATTESTER_SET", `the current attester set is ${set.attesterSetId}, not ${requestedSetId}`, {
         requested: requestedSetId.toString(), current: set.attesterSetId.toString(),
       });
     }
@@ -247,7 +248,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   surface.serve(app);
   app.use(unknownRoute);
   const countRefusals: ErrorRequestHandler = (error, req, _res, next) => {
-    if (error instanceof AppError) {
+    if (error instanceof Refusal) {
       refusals.inc({ code: error.code });
       log("refused", { path: req.path, code: error.code, details: error.details });
     }

@@ -5,7 +5,7 @@
  * independently built indexes of one chain sign identical bytes. The semantics of each type,
  * including unknown subjects, are listed in docs/architecture.md ("Attesters").
  */
-import { AppError, badRequest, conflict, notFound, unprocessable } from "../services/http/errors";
+import { Refusal, badRequest, conflict, notFound, unprocessable } from "../errors";
 import {
   ZERO_KEY, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact,
   inscriptionOwnerFact, inscriptionValidFact, l1TipFact, txIncludedFact,
@@ -72,7 +72,7 @@ export function checkFactParams(type: FactTypeName, params: FactParamsJson | und
 export function checkAttestableHeight(history: IndexHistory, l1Height: number, minConfirmations: number, type: FactTypeName | null = null): IndexedTip {
   const startHeight = history.startHeight();
   if (startHeight !== 0) {
-    throw new AppError(503, "INDEX_INCOMPLETE", "this index does not start at genesis, so it cannot attest balances or ownership", { start_height: startHeight });
+    throw new Refusal("unavailable", "INDEX_INCOMPLETE", "this index does not start at genesis, so it cannot attest balances or ownership", { start_height: startHeight });
   }
   const tip = history.tip();
   const indexedHeight = tip ? tip.height : -1;
@@ -96,7 +96,7 @@ function withData(fact: Fact, data: string): Fact {
 
 /**
  * The fact of `type` about `params` (canonical: schemas.ts factParams, checkFactParams) at `stamp.l1Height`, read in
- * one snapshot of the index after checking the height (checkAttestableHeight). Throws AppError:
+ * one snapshot of the index after checking the height (checkAttestableHeight). Throws Refusal:
  * INDEX_BEHIND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE, INSCRIPTION_NOT_FOUND.
  */
 export function computeFact(history: IndexHistory, type: FactTypeName, params: FactParamsJson, stamp: FactStamp, minConfirmations = MIN_CONFIRMATIONS): Fact {
@@ -168,6 +168,6 @@ export function computeFact(history: IndexHistory, type: FactTypeName, params: F
   });
 }
 
-function inscriptionNotFound(id: string, height: number): AppError {
+function inscriptionNotFound(id: string, height: number): Refusal {
   return notFound("INSCRIPTION_NOT_FOUND", `no inscription ${id} was revealed at or below height ${height}`, { inscription_id: id, l1_height: height });
 }

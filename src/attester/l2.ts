@@ -11,7 +11,7 @@ import anchorAbi from "../../shared/abi/DogeAnchor.json";
 import inscriberAbi from "../../shared/abi/DogeInscriber.json";
 import { domainFromEip712Result } from "../facts";
 import type { AttestationDomain } from "../facts";
-import { AppError, notFound, unprocessable } from "../services/http/errors";
+import { DogeosError, Refusal, notFound, unprocessable } from "../errors";
 import type { JobKind, JobOnL2 } from "./receipts";
 
 /** The current attester set of the attestation contract. */
@@ -28,16 +28,18 @@ export interface AttesterL2 {
   attesterSet(): Promise<AttesterSet>;
   /**
    * The job `jobId` of the `kind` service at `jobContract`, which must be wired to this attester's
-   * attestation contract. Throws AppError: JOB_CONTRACT_MISMATCH, JOB_NOT_FOUND, L2_UNAVAILABLE.
+   * attestation contract. Throws Refusal: JOB_CONTRACT_MISMATCH, JOB_NOT_FOUND, L2_UNAVAILABLE.
    */
   job(kind: JobKind, jobContract: string, jobId: string): Promise<JobOnL2>;
 }
 
-/** A read of the L2 failed: `unreachable` (transport) or `call` (no such contract or function, a revert). */
-export class L2ReadError extends Error {
-  constructor(readonly kind: "unreachable" | "call", message: string) {
-    super(message);
-    this.name = "L2ReadError";
+/**
+ * A read of the L2 failed: `unreachable` (transport: L2_UNREACHABLE, unavailable, retryable) or
+ * `call` (no such contract or function, a revert: L2_CALL_FAILED, unprocessable).
+ */
+export class L2ReadError extends DogeosError {
+  constructor(readonly failure: "unreachable" | "call", message: string, cause?: unknown) {
+    super(failure === "unreachable" ? "unavailable" : "unprocessable", failure === "unreachable" ? "L2_UNREACHABLE" : "L2_CALL_FAILED", message, { cause });
   }
 }
 
@@ -52,8 +54,8 @@ async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isCallFailure(error)) throw new L2ReadError("call", `${what} failed: ${(error as Error).message.split("\n")[0]}`);
-    throw new L2ReadError("unreachable", `${what}: the L2 did not answer (${(error as Error).message.split("\n")[0]})`);
+    if (isCallFailure(error)) throw new L2ReadError("call", `${what} failed: ${(error as Error).message.split("\n")[0]}`, error);
+    throw new L2ReadError("unreachable", `${what}: the L2 did not answer (${(error as Error).message.split("\n")[0]})`, error);
   }
 }
 
@@ -85,7 +87,7 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
         try {
           wiredTo = getAddress(await read("attestation()", () => service.attestation() as Promise<string>));
         } catch (error) {
-          if (error instanceof L2ReadError && error.kind === "call") throw jobContractMismatch(address, `not a job service: ${error.message}`);
+          if (error instanceof L2ReadError && error.failure === "call") throw jobContractMismatch(address, `not a job service: ${error.message}`);
           throw error;
         }
         if (wiredTo !== attestation.target) throw jobContractMismatch(address, `settles through ${wiredTo}, not ${String(attestation.target)}`);
@@ -109,8 +111,8 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
         };
       } catch (error) {
         if (error instanceof L2ReadError) {
-          throw error.kind === "unreachable"
-            ? new AppError(503, "L2_UNAVAILABLE", "the L2 could not be read", { reason: error.message })
+          throw error.failure === "unreachable"
+            ? new Refusal("unavailable", "L2_UNAVAILABLE", "the L2 could not be read", { reason: error.message })
             : jobContractMismatch(address, error.message);
         }
         throw error;
@@ -119,6 +121,6 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
   };
 }
 
-function jobContractMismatch(address: string, reason: string): AppError {
+function jobContractMismatch(address: string, reason: string): Refusal {
   return unprocessable("JOB_CONTRACT_MISMATCH", `${address} is not a job service of this attester's attestation contract`, { job_contract: address, reason });
 }

@@ -4,7 +4,7 @@
  * The job's parameters (result hash, recipient) come from the L2 contract (l2.ts), never from
  * the caller; the base-chain side comes from the index only.
  */
-import { AppError, unprocessable } from "../services/http/errors";
+import { Refusal, unprocessable } from "../errors";
 import { hashToBytes32 } from "../facts";
 import type { Receipt } from "../facts";
 import type { IndexHistory } from "../indexer/read/as-of-height";
@@ -30,7 +30,7 @@ export const JOB_STATUS_OPEN = 1;
 
 /**
  * Checks `l1Txid` against `job` on the index and returns the receipt to sign (the transaction's
- * inclusion height as l1Height). Throws AppError: TX_NOT_FOUND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE,
+ * inclusion height as l1Height). Throws Refusal: TX_NOT_FOUND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE,
  * RESULT_MISMATCH (with a `reason`: NO_INSCRIPTION, ENVELOPE_HASH, WRONG_RECIPIENT, NO_MATCHING_OP_RETURN).
  */
 export function checkJobReceipt(
@@ -81,6 +81,6 @@ export function checkJobReceipt(
   });
 }
 
-function mismatch(reason: string, message: string, details: Record<string, unknown>): AppError {
+function mismatch(reason: string, message: string, details: Record<string, unknown>): Refusal {
   return unprocessable("RESULT_MISMATCH", message, { reason, ...details });
 }

@@ -86,15 +86,15 @@ export class FactRequestFulfiller {
     const deadline = Number(stored.deadline);
     const block = await attestation.runner!.provider!.getBlock("latest");
     if (block && block.timestamp > deadline) {
-      throw new AppError(410, "REQUEST_EXPIRED", `request ${requestId} passed its deadline; the requester can take the fee back with refund`, { requestId, deadline });
+      throw new AppError("gone", "REQUEST_EXPIRED", `request ${requestId} passed its deadline; the requester can take the fee back with refund`, { requestId, deadline });
     }
     const event = await this.requestEvent(requestId);
     const type = factTypeName(event.factType);
-    if (!type) throw new AppError(422, "UNKNOWN_FACT_TYPE", `request ${requestId} is for fact type ${event.factType}, which this relayer does not know`, { requestId });
+    if (!type) throw new AppError("unprocessable", "UNKNOWN_FACT_TYPE", `request ${requestId} is for fact type ${event.factType}, which this relayer does not know`, { requestId });
     const wanted = paramsFor(type, params);
     const keys = factKeysOf(type, wanted);
     if (keys.subject !== event.subject || keys.qualifier !== event.qualifier) {
-      throw new AppError(422, "INPUTS_DO_NOT_MATCH_REQUEST", `the inputs do not hash to the keys request ${requestId} was paid for (keccak256 of the address, the tick key, ...)`, {
+      throw new AppError("unprocessable", "INPUTS_DO_NOT_MATCH_REQUEST", `the inputs do not hash to the keys request ${requestId} was paid for (keccak256 of the address, the tick key, ...)`, {
         requestId, type, expected: { subject: event.subject, qualifier: event.qualifier }, given: keys,
       });
     }
@@ -111,7 +111,7 @@ export class FactRequestFulfiller {
       const after = STATUS[Number((await attestation.requestOf(requestId)).status)];
       if (after === "Fulfilled") throw conflict("ALREADY_FULFILLED", `request ${requestId} was fulfilled meanwhile`, { requestId });
       if (after === "Refunded") throw conflict("REQUEST_REFUNDED", `request ${requestId} was refunded meanwhile`, { requestId });
-      throw new AppError(502, "FULFIL_FAILED", `the fulfil transaction failed: ${(error as Error).message.split("\n")[0]}`, { requestId });
+      throw new AppError("upstream", "FULFIL_FAILED", `the fulfil transaction failed: ${(error as Error).message.split("\n")[0]}`, { requestId });
     }
   }
 

@@ -5,6 +5,7 @@
  * `GET /jobs/:id` to follow it. The transport is the inscriber's own client (InscriberHttp); this
  * decides what each answer means for a relayer job.
  */
+import { DogeosError } from "../errors";
 import { InscriberAnswer, InscriberHttp, InscriberUnreachableError } from "../services/inscriber/client";
 
 /** The inscriber's job view (only the fields the relayer reads). */
@@ -27,19 +28,29 @@ export interface InscribeRequest {
   recipient: string;
 }
 
-/** The inscriber refused the content for good (a 4xx about the request itself): retrying cannot help. */
-export class InscriberRefusedError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: unknown) {
-    super(message);
-    this.name = "InscriberRefusedError";
+/**
+ * Refusals about how the relayer called the inscriber (its configuration), not about the content:
+ * retryable, since the operator fixes them without the job changing.
+ */
+export const CONFIGURATION_REFUSALS: ReadonlySet<string> = new Set(["INVALID_PROJECT", "INVALID_IDEMPOTENCY_KEY", "UNKNOWN_FIELDS", "MALFORMED_JSON", "BAD_REQUEST"]);
+
+/**
+ * The inscriber refused the request (a 4xx about the request itself). Not retryable (the content is
+ * refused for good) unless its code is one of CONFIGURATION_REFUSALS. `details`: the answer's.
+ */
+export class InscriberRefusedError extends DogeosError {
+  constructor(readonly status: number, code: string, message: string, details: unknown) {
+    super(status === 422 ? "unprocessable" : "invalid", code, message, {
+      details: details === null || details === undefined ? undefined : typeof details === "object" ? (details as Record<string, unknown>) : { value: details },
+      retryable: CONFIGURATION_REFUSALS.has(code),
+    });
   }
 }
 
-/** The inscriber could not be reached or answered with something to retry later (5xx, 401, 429...). */
-export class InscriberUnavailableError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-    this.name = "InscriberUnavailableError";
+/** The inscriber could not be reached or answered with something to retry later (5xx, 401, 429...): retryable. */
+export class InscriberUnavailableError extends DogeosError {
+  constructor(readonly status: number, code: string, message: string, cause?: unknown) {
+    super("unavailable", code, message, { retryable: true, cause });
   }
 }
 
@@ -67,7 +78,7 @@ export class InscriberClient {
       return await send();
     } catch (error) {
       if (error instanceof InscriberUnreachableError) {
-        throw new InscriberUnavailableError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${error.base} did not answer: ${error.reason}`);
+        throw new InscriberUnavailableError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${error.base} did not answer: ${error.reason}`, error);
       }
       throw error;
     }

@@ -9,6 +9,7 @@ import type { Log, Provider, Signer, TransactionResponse } from "ethers";
 import attestationAbi from "../../shared/abi/DogeAttestation.json";
 import anchorAbi from "../../shared/abi/DogeAnchor.json";
 import inscriberAbi from "../../shared/abi/DogeInscriber.json";
+import { DogeosError, classifyExternalFailure, ExternalCallError } from "../errors";
 import { FACT_TYPE_KEYS, ZERO_KEY } from "../facts";
 import type { Fact, Receipt } from "../facts";
 import type { AnnouncedJob, JobKind } from "./store";
@@ -66,12 +67,45 @@ export interface JobChain {
 
 export type RelayerL2 = JobLogSource & JobChain;
 
-/** A contract refuses a call of the relayer (a revert found by simulation or when sending it). */
-export class ContractRefusedError extends Error {
-  constructor(message: string, readonly revert: string | null) {
-    super(message);
-    this.name = "ContractRefusedError";
+/** A contract refuses a call of the relayer (a revert found by simulation or when sending it): CONTRACT_REFUSED, not retryable. */
+export class ContractRefusedError extends DogeosError {
+  constructor(message: string, readonly revert: string | null, cause?: unknown) {
+    super("unprocessable", "CONTRACT_REFUSED", message, { details: { revert }, cause });
   }
+}
+
+/**
+ * The relayer's boundary with the L2: a failure of a call to `l2` (or of a sent transaction's
+ * `wait`) that src/errors.ts's table knows (ethers' errors, a socket error, an HTTP status) comes
+ * out as an ExternalCallError coded L2_<ethers code>, retryable by that table, with the original as
+ * its cause. A DogeosError (ContractRefusedError) and an error the table does not know (a bug) pass
+ * unchanged. Methods are looked up at each call, so a test may replace one on `l2` later.
+ */
+export function guardL2(l2: RelayerL2): RelayerL2 {
+  const wrap = (error: unknown): unknown => {
+    if (error instanceof DogeosError) return error;
+    const failure = classifyExternalFailure(error);
+    if (!failure) return error;
+    return new ExternalCallError(`L2_${failure.code}`, error instanceof Error ? error.message : String(error), { retryable: failure.retryable, cause: error });
+  };
+  const guard = <T>(promise: Promise<T>): Promise<T> => promise.catch((error) => { throw wrap(error); });
+  const guardSent = (sent: SentTransaction): SentTransaction => ({ hash: sent.hash, wait: () => guard(sent.wait()) });
+  return new Proxy(l2, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = value.apply(target, args);
+        } catch (error) {
+          throw wrap(error);
+        }
+        if (!(result instanceof Promise)) return result;
+        return guard(result).then((answer) => (property === "submitFact" || property === "settle" ? guardSent(answer as SentTransaction) : answer));
+      };
+    },
+  });
 }
 
 export interface EthersRelayerL2Options {
@@ -191,7 +225,7 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
     } catch (error) {
       if (!isRevert(error)) throw error;
       const { message, revert } = revertOf(error, errors);
-      throw new ContractRefusedError(message, revert);
+      throw new ContractRefusedError(message, revert, error);
     }
   };
 
@@ -241,7 +275,7 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
       } catch (error) {
         if (!isRevert(error)) throw error;
         const { message, revert } = revertOf(error, errors);
-        throw new ContractRefusedError(message, revert);
+        throw new ContractRefusedError(message, revert, error);
       }
     },
     settle: (kind, jobId, receipt, signatures) => send(() => service(kind).settle(jobId, receipt, signatures)),

@@ -163,7 +163,7 @@ export async function selectUserCoins(args: {
   }
   const needed = fixedTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, fixed, rate);
   const available = candidates.reduce((sum, c) => sum + c.value, 0n);
-  throw new AppError(422, "INSUFFICIENT_FUNDS", `${address} has ${available} koinu in confirmed outputs that carry no inscription; ${args.purpose} needs at least ${needed}`, {
+  throw new AppError("unprocessable", "INSUFFICIENT_FUNDS", `${address} has ${available} koinu in confirmed outputs that carry no inscription; ${args.purpose} needs at least ${needed}`, {
     address, needed_koinu: needed.toString(), available_koinu: available.toString(),
   });
 }

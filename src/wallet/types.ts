@@ -11,6 +11,7 @@
  * and restarts.
  */
 import type { Transaction, TxOutput } from "../doge";
+import { DogeosError } from "../errors";
 
 export interface WalletKey {
   privateKey: Uint8Array;
@@ -53,10 +54,16 @@ export type BroadcastFailureKind =
   /** The node could not be reached or answered with something else. */
   | "unavailable";
 
-export class BroadcastError extends Error {
-  constructor(readonly kind: BroadcastFailureKind, message: string, readonly nodeCode?: number) {
-    super(message);
-    this.name = "BroadcastError";
+/**
+ * A broadcast failed: `reason` says why, the code is BROADCAST_<REASON>; retryable only when the
+ * node was not reached (`unavailable`).
+ */
+export class BroadcastError extends DogeosError {
+  constructor(readonly reason: BroadcastFailureKind, message: string, readonly nodeCode?: number, cause?: unknown) {
+    super(reason === "unavailable" ? "unavailable" : reason === "conflict" ? "conflict" : "unprocessable", `BROADCAST_${reason.toUpperCase()}`, message, {
+      details: nodeCode === undefined ? { reason } : { reason, node_code: nodeCode },
+      cause,
+    });
   }
 }
 
@@ -155,10 +162,12 @@ export interface FundedTx {
   changeVout: number | null;
 }
 
-export class InsufficientFundsError extends Error {
+/** INSUFFICIENT_FUNDS: retryable, as funds may arrive. */
+export class InsufficientFundsError extends DogeosError {
   constructor(readonly neededKoinu: bigint, readonly availableKoinu: bigint) {
-    super(`the hot wallet has ${availableKoinu} koinu spendable, ${neededKoinu} needed`);
-    this.name = "InsufficientFundsError";
+    super("unavailable", "INSUFFICIENT_FUNDS", `the hot wallet has ${availableKoinu} koinu spendable, ${neededKoinu} needed`, {
+      details: { needed_koinu: neededKoinu.toString(), available_koinu: availableKoinu.toString() },
+    });
   }
 }
 

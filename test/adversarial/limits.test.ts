@@ -10,6 +10,7 @@
 import { expect } from "chai";
 import express from "express";
 import { ApiSurface } from "../../src/services/http/openapi";
+import { statusOf } from "../../src/services/http/errors";
 import http from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
@@ -274,7 +275,7 @@ describe("limits on public writes (adversarial)", () => {
       await prepareFor("198.51.100.2");
       let refusal: any = null;
       await prepareFor("198.51.100.3").catch((error) => { refusal = error; });
-      expect(refusal?.status).to.equal(429);
+      expect(refusal && statusOf(refusal)).to.equal(429);
       expect(refusal?.code).to.equal("TOO_MANY_PREPARATIONS");
       expect(refusal?.details).to.deep.equal({ scope: "total", limit: 2 });
       expect(Number(refusal?.headers["Retry-After"])).to.be.within(1, 60);

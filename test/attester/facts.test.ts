@@ -8,7 +8,7 @@ import type { Fact, FactTypeName } from "../../src/facts";
 import { Drc20Operation, encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
 import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
-import { AppError } from "../../src/services/http/errors";
+import { AppError, statusOf } from "../../src/services/http/errors";
 import { computeFact } from "../../src/attester";
 import type { FactParamsJson } from "../../src/attester";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
@@ -186,7 +186,7 @@ describe("attester facts at an explicit height", function () {
 
     it("refuses with 404 INSCRIPTION_NOT_FOUND below the reveal and for an unknown id", () => {
       const early = refusal(() => at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.C - 1));
-      expect([early.status, early.code]).to.deep.equal([404, "INSCRIPTION_NOT_FOUND"]);
+      expect([statusOf(early), early.code]).to.deep.equal([404, "INSCRIPTION_NOT_FOUND"]);
       expect(refusal(() => at("INSCRIPTION_OWNER", { inscription_id: `${"ab".repeat(32)}i0` }, h.M)).code).to.equal("INSCRIPTION_NOT_FOUND");
     });
   });
@@ -282,9 +282,9 @@ describe("attester facts at an explicit height", function () {
       const tip = history.tip()!.height;
       expect(at("DOGE_BALANCE", { address: bob.address }, tip - 5).l1Height).to.equal(BigInt(tip - 5));
       const shallow = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip - 4));
-      expect([shallow.status, shallow.code, shallow.details]).to.deep.equal([422, "NOT_DEEP_ENOUGH", { l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 }]);
+      expect([statusOf(shallow), shallow.code, shallow.details]).to.deep.equal([422, "NOT_DEEP_ENOUGH", { l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 }]);
       const ahead = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip + 1));
-      expect([ahead.status, ahead.code, ahead.details]).to.deep.equal([409, "INDEX_BEHIND", { indexed_height: tip, requested_height: tip + 1 }]);
+      expect([statusOf(ahead), ahead.code, ahead.details]).to.deep.equal([409, "INDEX_BEHIND", { indexed_height: tip, requested_height: tip + 1 }]);
     });
 
     it("raises the requirement with more confirmations but never lowers it below 6", () => {

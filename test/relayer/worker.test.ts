@@ -372,7 +372,7 @@ describe("relayer worker", () => {
   it("keeps waiting (not failing) while the attesters are unavailable", async () => {
     const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
     const job = request("anchor");
-    panel.failure = new AppError(503, "ATTESTERS_UNAVAILABLE", "fewer than two attesters answer");
+    panel.failure = new AppError("unavailable", "ATTESTERS_UNAVAILABLE", "fewer than two attesters answer");
     await r.runOnce();
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "ATTESTERS_UNAVAILABLE", attempts: 1 });

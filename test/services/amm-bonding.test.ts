@@ -14,6 +14,7 @@ import { createCurve, quoteBuy } from "../../src/amm/bonding";
 import {
   AmmLedger, DepositReader, addLiquidityFields, authorizationMessage, createAmmApp, openAmmDatabase, orderMessage, priceString, reserveFields,
 } from "../../src/services/amm";
+import { statusOf } from "../../src/services/http/errors";
 import type { AppError } from "../../src/services/http/errors";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
@@ -289,7 +290,7 @@ describe("AMM bonding curves", function () {
       } catch (error) {
         overShare = error as AppError;
       }
-      expect([overShare?.status, overShare?.code]).to.deep.equal([409, "RESERVATION_SHARE_EXCEEDED"]);
+      expect([overShare && statusOf(overShare), overShare?.code]).to.deep.equal([409, "RESERVATION_SHARE_EXCEEDED"]);
       expect(overShare!.details).to.include({ held: within.reservedOut.toString(), cap: cap.toString(), share_bps: 1_000 });
       // Sells may hold at most the tokens the curve sold.
       const sold = BigInt((await curveNow()).tokensSold);

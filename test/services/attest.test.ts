@@ -15,6 +15,7 @@ import type express from "express";
 import type { paths } from "../../shared/openapi/attest";
 import { Contract, TypedDataEncoder, Wallet, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { statusOf } from "../../src/services/http/errors";
 import { NETWORKS, bytesToHex, nullDataScript, sha256 } from "../../src/doge";
 import { FACT_TYPE_KEYS, ZERO_KEY, addressKey, tickKey } from "../../src/facts";
 import { encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
@@ -345,7 +346,7 @@ describe("attest API", function () {
       } catch (caught) {
         error = caught;
       }
-      expect(error?.status).to.equal(503);
+      expect(error && statusOf(error)).to.equal(503);
       expect(error?.code).to.equal("ATTESTERS_UNAVAILABLE");
       expect(error?.details.attesters).to.have.length(3);
     });

@@ -102,9 +102,9 @@ describe("the wallet's chain view over the index and the node", () => {
       let thrown: unknown;
       await conflict.broadcast(hex).catch((error) => { thrown = error; });
       expect(thrown).to.be.instanceOf(BroadcastError);
-      expect(thrown).to.include({ kind: "conflict", nodeCode: -26 });
+      expect(thrown).to.include({ reason: "conflict", nodeCode: -26 });
       await conflict.broadcast(bytesToHex(serializeTransaction(tx)).slice(0, 20)).catch((error) => { thrown = error; });
-      expect(thrown).to.include({ kind: "rejected" });
+      expect(thrown).to.include({ reason: "rejected" });
     });
   });
 });

@@ -502,7 +502,7 @@ describe("HotWallet on the devnet with a real index", function () {
         thrown = error;
       }
       expect(thrown).to.be.instanceOf(BroadcastError);
-      expect((thrown as BroadcastError).kind).to.equal("conflict");
+      expect((thrown as BroadcastError).reason).to.equal("conflict");
       expect(h.wallet.tx(parent.txid)!.state).to.equal("failed");
       expect(h.wallet.tx(child.txid)!.state).to.equal("failed");
       expect(h.events.failed.map((tx) => tx.txid)).to.deep.equal([parent.txid, child.txid]);

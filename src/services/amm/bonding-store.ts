@@ -238,9 +238,9 @@ export class BondingApiKeys {
   /** The key id of `Authorization: Bearer <key>`; 401 otherwise. */
   authenticate(authorization: string | undefined): string {
     const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
-    if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
+    if (!match) throw new AppError("unauthorized", "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
     const row = this.s.byHash.get(sha256Hex(match[1])) as { id: string } | undefined;
-    if (!row) throw new AppError(401, "INVALID_API_KEY", "the key is not a live operator key", undefined, { "WWW-Authenticate": "Bearer" });
+    if (!row) throw new AppError("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
     return row.id;
   }
 }
@@ -566,7 +566,7 @@ export class BondingStore {
    */
   reserve(request: { tick: string; side: BondingSide; address: string; amountIn: bigint; minAmountOut?: bigint; auth: Authorization }): ReservationRecord {
     this.options.ledger.refuseServiceAddress(request.address);
-    if (request.auth.address !== request.address) throw new AppError(401, "INVALID_SIGNATURE", "the reservation's address must sign it", { address: request.address });
+    if (request.auth.address !== request.address) throw new AppError("unauthorized", "INVALID_SIGNATURE", "the reservation's address must sign it", { address: request.address });
     return this.write(() => {
       const curve = this.activeCurve(request.tick);
       this.options.ledger.checkAuthorization("bonding-reserve", reserveFields({ ...request, tick: curve.tick }), request.auth);
@@ -718,7 +718,7 @@ export class BondingStore {
         close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
         const refundAmount = refundPayoutId ? this.options.ledger.payout(refundPayoutId)!.amount : 0n;
         this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: refundAmount.toString() });
-        return new AppError(error.status, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: refundAmount.toString() });
+        return new AppError(error.kind, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: refundAmount.toString() });
       };
       const amountIn = BigInt(row.amount_in);
       if (bound.kind === "refund") return refuse(bound.error);

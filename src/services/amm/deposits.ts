@@ -242,11 +242,11 @@ export function bindDeposit(reader: DepositReader, used: UsedDeposits, order: De
 /** A pending outcome as the refusal of a caller that cannot wait (409: retry once the deposit is mined and deep enough). */
 export function pendingError(outcome: Extract<DepositOutcome, { kind: "pending" }>, txid: string, reader: DepositReader): AppError {
   if (outcome.reason === "NOT_INDEXED") {
-    return new AppError(409, "DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`, {
+    return new AppError("conflict", "DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`, {
       deposit_txid: txid, indexed_height: reader.indexedHeight(),
-    }, { "Retry-After": "10" });
+    }, { headers: { "Retry-After": "10" } });
   }
-  return new AppError(409, "DEPOSIT_NOT_DEEP_ENOUGH", `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`, {
+  return new AppError("conflict", "DEPOSIT_NOT_DEEP_ENOUGH", `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`, {
     deposit_txid: txid, confirmations: outcome.confirmations, required: reader.confirmations,
-  }, { "Retry-After": "10" });
+  }, { headers: { "Retry-After": "10" } });
 }

@@ -586,7 +586,7 @@ export class AmmLedger {
       const refuse = (error: AppError) => {
         const refundPayoutId = this.oweRefund(asset, tick, row.address, deposit.amount, `swap_refund:${error.code}`, swapId);
         close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-        return new AppError(error.status, error.code, error.message, {
+        return new AppError(error.kind, error.code, error.message, {
           ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: (refundPayoutId ? this.payout(refundPayoutId)!.amount : 0n).toString(),
         });
       };
@@ -751,7 +751,7 @@ export class AmmLedger {
           this.oweToken(record.tick, request.address, token.amount, `liquidity_refund:${refusal.code}`, id, tokenRefundCost),
         ].filter((payoutId) => payoutId !== null);
         this.s.insertLiquidity.run(id, record.tickKey, request.address, "add_refunded", request.dogeTxid, request.tokenTxid, "0", "0", "0", "0", 0, now);
-        return new AppError(refusal.status, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
+        return new AppError(refusal.kind, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
       }
       this.savePool(record.tickKey, added.pool);
       this.savePosition(record.tickKey, request.address, added.position);
@@ -934,7 +934,7 @@ export class AmmLedger {
    */
   checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
     const now = this.now();
-    if (auth.expiresAt <= now) throw new AppError(401, "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, { expires_at: auth.expiresAt, now });
+    if (auth.expiresAt <= now) throw new AppError("unauthorized", "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, { expires_at: auth.expiresAt, now });
     if (auth.expiresAt > now + MAX_AUTHORIZATION_SECONDS) {
       throw badRequest("AUTHORIZATION_TOO_LONG", `an authorization may be valid for at most ${MAX_AUTHORIZATION_SECONDS} s`, { field: "expires_at", max_seconds: MAX_AUTHORIZATION_SECONDS });
     }

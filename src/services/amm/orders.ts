@@ -53,5 +53,5 @@ export function requireSignature(domain: OrderDomain, address: string, signature
   } catch {
     valid = false;
   }
-  if (!valid) throw new AppError(401, "INVALID_SIGNATURE", `the signature is not ${address}'s key over the order message`, { address, message });
+  if (!valid) throw new AppError("unauthorized", "INVALID_SIGNATURE", `the signature is not ${address}'s key over the order message`, { address, message });
 }

@@ -98,7 +98,7 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     const height = Number(fact.l1Height);
     const owner = history.inscriptionPlaceAt(inscriptionId, height)?.ownerAddress ?? null;
     if (owner === null || addressKey(owner) !== fact.data) {
-      throw new AppError(503, "OWNER_ADDRESS_UNAVAILABLE", `this API's index cannot name the owner the attesters signed for ${inscriptionId} at height ${height}`, {
+      throw new AppError("unavailable", "OWNER_ADDRESS_UNAVAILABLE", `this API's index cannot name the owner the attesters signed for ${inscriptionId} at height ${height}`, {
         inscription_id: inscriptionId, l1_height: height, indexed_height: queries.status().indexedHeight,
       });
     }
@@ -170,7 +170,7 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
     if (body.collection !== undefined) params.slug = body.collection;
     if (body.id !== undefined) params.inscription_id = body.id;
     if (body.txid !== undefined) params.txid = body.txid;
-    if (!options.fulfil) throw new AppError(503, "FULFIL_UNAVAILABLE", "this attest API runs without a relayer");
+    if (!options.fulfil) throw new AppError("unavailable", "FULFIL_UNAVAILABLE", "this attest API runs without a relayer");
     res.json(await options.fulfil({ requestId: body.requestId, params }));
   });
 

@@ -16,7 +16,7 @@ import type { FactTypeName } from "../../facts";
 import {
   AttesterInfoJson, FactJson, FactParamsJson, ReceiptJson, SignedFactJson, SignedReceiptJson, factFromJson, factToJson, receiptFromJson, receiptToJson,
 } from "../../attester/wire";
-import { AppError } from "../http/errors";
+import { AppError, kindOfStatus } from "../http/errors";
 
 export interface PanelOptions {
   /** Base URLs of the attesters' internal APIs (http://host:port). */
@@ -183,7 +183,7 @@ export class AttesterPanel {
     const heights = live.map((info) => info.signable_height).sort((a, b) => b - a);
     const height = heights[1];
     const tipHeight = live.map((info) => info.indexed_height).sort((a, b) => b - a)[1];
-    if (height < 0) throw new AppError(503, "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", { heights });
+    if (height < 0) throw new AppError("unavailable", "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", { heights });
     const setId = majority(live.map((info) => info.attester_set_id ?? ""));
     const domainKey = majority(live.map((info) => JSON.stringify(info.domain)));
     if (!setId || !domainKey) throw unavailable("the attesters do not agree on the attester set or the contract", infos);
@@ -263,7 +263,7 @@ function summary<T>(answers: Answer<T>[]) {
 }
 
 function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
-  return new AppError(503, "ATTESTERS_UNAVAILABLE", `${message}: a fact needs two of the three`, { attesters: summary(answers) }, { "Retry-After": "5" });
+  return new AppError("unavailable", "ATTESTERS_UNAVAILABLE", `${message}: a fact needs two of the three`, { attesters: summary(answers) }, { headers: { "Retry-After": "5" } });
 }
 
 /**
@@ -294,11 +294,11 @@ function quorum<T extends { signature: string; signer: string }>(answers: Answer
   for (const [code, same] of codes) {
     if (same.length >= 2 && code !== "") {
       const error = (same[0].body as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
-      throw new AppError(same[0].status, code, error.message, { ...(error.details ?? {}), attesters: summary(answers) });
+      throw new AppError(kindOfStatus(same[0].status), code, error.message, { ...(error.details ?? {}), attesters: summary(answers) });
     }
   }
   const answered = answers.filter((a) => a.ok).length;
-  if (answered >= 2) throw new AppError(502, "ATTESTERS_DISAGREE", "the attesters computed different facts; nothing is signed by two of them", { attesters: summary(answers) });
+  if (answered >= 2) throw new AppError("upstream", "ATTESTERS_DISAGREE", "the attesters computed different facts; nothing is signed by two of them", { attesters: summary(answers) });
   throw unavailable(`${answered} attester(s) signed`, answers);
 }
 
@@ -321,7 +321,7 @@ function checkedSignatures(signed: { signature: string; signer: string }[], dige
   }
   const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   if (signers.length < 2) {
-    throw new AppError(502, "BAD_ATTESTER_SIGNATURE", "fewer than two attesters' signatures recover to the attesters that sent them", { bad_signers: bad });
+    throw new AppError("upstream", "BAD_ATTESTER_SIGNATURE", "fewer than two attesters' signatures recover to the attesters that sent them", { bad_signers: bad });
   }
   return { signatures: signers.map((signer) => bySigner.get(signer)!), signers };
 }

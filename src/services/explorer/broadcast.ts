@@ -9,12 +9,12 @@ export interface BroadcastNode {
 export function mapBroadcastError(error: unknown): AppError {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  if (code === -27) return new AppError(409, "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
-  if (code === -25) return new AppError(422, "MISSING_INPUTS", "an input is unknown or already spent", { node_message: message });
+  if (code === -27) return new AppError("conflict", "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
+  if (code === -25) return new AppError("unprocessable", "MISSING_INPUTS", "an input is unknown or already spent", { node_message: message });
   if (code === -26) {
     const conflict = /mempool-conflict|inputs-spent|already-known|already-in-mempool/.test(message);
-    return new AppError(conflict ? 409 : 422, conflict ? "TX_CONFLICT" : "TX_REJECTED", `the node refused the transaction: ${message}`, { node_message: message });
+    return new AppError(conflict ? "conflict" : "unprocessable", conflict ? "TX_CONFLICT" : "TX_REJECTED", `the node refused the transaction: ${message}`, { node_message: message });
   }
   if (code === -22) return badRequest("TX_DECODE_FAILED", "the node could not decode the transaction");
-  return new AppError(502, "NODE_UNAVAILABLE", "the base-chain node did not accept the request", { node_message: message });
+  return new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not accept the request", { node_message: message });
 }

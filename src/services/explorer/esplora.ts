@@ -312,7 +312,7 @@ class BlockCache {
 
   async transaction(blockHash: string, txid: string): Promise<DecodedTransaction> {
     const tx = (await this.block(blockHash)).get(txid);
-    if (!tx) throw new AppError(502, "NODE_BLOCK_MISMATCH", `block ${blockHash} from the node does not hold transaction ${txid}`, { block_hash: blockHash, txid });
+    if (!tx) throw new AppError("upstream", "NODE_BLOCK_MISMATCH", `block ${blockHash} from the node does not hold transaction ${txid}`, { block_hash: blockHash, txid });
     return tx;
   }
 
@@ -332,15 +332,15 @@ class BlockCache {
 
   private async fetch(hash: string): Promise<Map<string, DecodedTransaction>> {
     const getBlockHex = this.node.getBlockHex?.bind(this.node);
-    if (!getBlockHex) throw new AppError(503, "RAW_TX_UNAVAILABLE", "this explorer's node client cannot read blocks, so raw transactions are not served");
+    if (!getBlockHex) throw new AppError("unavailable", "RAW_TX_UNAVAILABLE", "this explorer's node client cannot read blocks, so raw transactions are not served");
     let hex: string;
     try {
       hex = await getBlockHex(hash);
     } catch (error) {
-      throw new AppError(502, "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", { node_message: error instanceof Error ? error.message : String(error) });
+      throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", { node_message: error instanceof Error ? error.message : String(error) });
     }
     const parsed = parseBlock(hexToBytes(hex));
-    if (!parsed.ok) throw new AppError(502, "NODE_BLOCK_MISMATCH", `block ${hash} from the node does not parse: ${parsed.error.message}`, { block_hash: hash });
+    if (!parsed.ok) throw new AppError("upstream", "NODE_BLOCK_MISMATCH", `block ${hash} from the node does not parse: ${parsed.error.message}`, { block_hash: hash });
     const block: Block = parsed.value;
     return new Map(block.txs.map((tx) => [tx.txid, tx]));
   }

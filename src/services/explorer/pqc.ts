@@ -96,7 +96,7 @@ export class PqcRegistry {
     }
     const last = this.s.lastAction.get(address) as { issued_at: number } | undefined;
     if (last && issuedAt <= last.issued_at) {
-      throw new AppError(409, "REPLAYED_REQUEST", "issued_at must be later than the address's previous registry action", { issued_at: issuedAt, previous: last.issued_at });
+      throw new AppError("conflict", "REPLAYED_REQUEST", "issued_at must be later than the address's previous registry action", { issued_at: issuedAt, previous: last.issued_at });
     }
     return issuedAt;
   }
@@ -106,7 +106,7 @@ export class PqcRegistry {
     const decoded = decodeAddress(address, this.network);
     if (decoded.type !== "pubkeyhash") throw badRequest("ADDRESS_NOT_KEY", "only P2PKH addresses can sign messages", { field: "address" });
     if (!verifyMessageNative(address, signature, message, this.network)) {
-      throw new AppError(401, "BAD_DOGECOIN_SIGNATURE", "the Dogecoin message signature does not match the address");
+      throw new AppError("unauthorized", "BAD_DOGECOIN_SIGNATURE", "the Dogecoin message signature does not match the address");
     }
   }
 
@@ -128,7 +128,7 @@ export class PqcRegistry {
     } catch {
       valid = false;
     }
-    if (!valid) throw new AppError(401, "BAD_MLDSA_SIGNATURE", "the ML-DSA-44 signature does not verify with the given key");
+    if (!valid) throw new AppError("unauthorized", "BAD_MLDSA_SIGNATURE", "the ML-DSA-44 signature does not verify with the given key");
 
     return this.db.transaction(() => {
       const active = this.s.byAddress.get(address) as { key_sha256: string } | undefined;

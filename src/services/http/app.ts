@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { NextFunction, Request, RequestHandler, Response } from "express";
-import { AppError, errorBody } from "./errors";
+import { AppError, errorBody, statusOf } from "./errors";
 
 export function noStoreJsonApp(bodyLimit = "16kb"): { app: express.Express; api: express.Router } {
   const app = express();
@@ -61,7 +61,7 @@ export function fastJsonGet(
       if (body === TO_EXPRESS) return false;
     } catch (error) {
       if (!(error instanceof AppError)) return false;
-      status = error.status;
+      status = statusOf(error);
       body = errorBody(error.code, error.message, error.details);
     }
     const text = stringify(body);

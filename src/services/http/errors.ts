@@ -1,30 +1,55 @@
 /**
- * One error family for every HTTP surface (DESIGN.md section 6): an AppError carries a stable
- * SNAKE_CASE code, the HTTP status and details; the middleware maps it once to the JSON body.
- * Anything else is a 500 that is logged and tells the client nothing more.
+ * One error family for every HTTP surface (DESIGN.md section 6): a Refusal (src/errors.ts) carries a
+ * stable SNAKE_CASE code, a kind and details; the middleware maps its kind to the HTTP status once
+ * (STATUS_OF_KIND) and writes the JSON body. Anything else is a 500 that is logged and tells the
+ * client nothing more.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { IndexStatus, indexIsBehind } from "../../indexer/read/status";
+import { Refusal, badRequest, conflict, notFound, unprocessable } from "../../errors";
+import type { ErrorKind } from "../../errors";
 
-export class AppError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: Record<string, unknown>, readonly headers?: Record<string, string>) {
-    super(message);
-    this.name = "AppError";
-  }
+export { Refusal, badRequest, conflict, notFound, unprocessable };
+
+/** The one place a kind becomes an HTTP status. */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
+};
+
+/** The HTTP status a refusal is answered with. */
+export const statusOf = (error: Refusal): number => STATUS_OF_KIND[error.kind];
+
+/**
+ * The kind of another service's HTTP answer (the attest panel passes two attesters' refusal on):
+ * the status STATUS_OF_KIND maps back to, a 4xx it does not name is `invalid`, a 5xx `upstream`.
+ */
+export function kindOfStatus(status: number): ErrorKind {
+  const kind = (Object.keys(STATUS_OF_KIND) as ErrorKind[]).find((k) => STATUS_OF_KIND[k] === status);
+  return kind ?? (status < 500 ? "invalid" : "upstream");
 }
 
-export const badRequest = (code: string, message: string, details?: Record<string, unknown>) => new AppError(400, code, message, details);
-export const notFound = (code: string, message: string, details?: Record<string, unknown>) => new AppError(404, code, message, details);
-export const conflict = (code: string, message: string, details?: Record<string, unknown>) => new AppError(409, code, message, details);
-export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) => new AppError(422, code, message, details);
+/** The refusals of the HTTP surfaces (the name they had when they carried a status). */
+export const AppError = Refusal;
+export type AppError = Refusal;
+
 export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
-  new AppError(503, "INDEX_BEHIND", "the index has not reached the data asked for yet", { indexedHeight, nodeHeight, ...details }, { "Retry-After": "5" });
+  new Refusal("unavailable", "INDEX_BEHIND", "the index has not reached the data asked for yet", { indexedHeight, nodeHeight, ...details }, { headers: { "Retry-After": "5" } });
 
 /**
  * Not found in an index: 503 INDEX_BEHIND while the index is behind (indexIsBehind: behind its
  * node, or a replica with WAL not yet replayed; it may only not have it yet), else 404 `code`.
  */
-export function absentOrBehind(status: IndexStatus, code: string, message: string, details: Record<string, unknown>): AppError {
+export function absentOrBehind(status: IndexStatus, code: string, message: string, details: Record<string, unknown>): Refusal {
   if (indexIsBehind(status)) {
     return indexBehind(status.indexedHeight, status.nodeHeight, status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details);
   }
@@ -42,9 +67,9 @@ export const unknownRoute: RequestHandler = (req, res) => {
 
 export function errorMiddleware(log: (event: string, fields: Record<string, unknown>) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    if (error instanceof AppError) {
+    if (error instanceof Refusal) {
       if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-      res.status(error.status).json(errorBody(error.code, error.message, error.details));
+      res.status(statusOf(error)).json(errorBody(error.code, error.message, error.details));
       return;
     }
     // Body-parser failures (malformed JSON, too large) arrive with a status and a type.

@@ -61,12 +61,12 @@ export function sha256Hex(text: string): string {
  */
 export function projectOfKey(projects: ProjectKeys, authorization: string | undefined): string {
   const match = /^Bearer ([\x21-\x7e]+)$/.exec(authorization ?? "");
-  if (!match) throw new AppError(401, "MISSING_CREDENTIALS", "send the project's key as Authorization: Bearer <key>", undefined, { "WWW-Authenticate": "Bearer" });
+  if (!match) throw new AppError("unauthorized", "MISSING_CREDENTIALS", "send the project's key as Authorization: Bearer <key>", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
   const given = Buffer.from(sha256Hex(match[1]), "hex");
   let found: string | null = null;
   // Every stored hash is compared (in constant time each), so the answer's timing says nothing of which matched.
   for (const [project, expected] of projects) if (crypto.timingSafeEqual(given, Buffer.from(expected, "hex")) && found === null) found = project;
-  if (found === null) throw new AppError(401, "INVALID_PROJECT_KEY", "the key is no project's key on this inscriber", undefined, { "WWW-Authenticate": "Bearer" });
+  if (found === null) throw new AppError("unauthorized", "INVALID_PROJECT_KEY", "the key is no project's key on this inscriber", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
   return found;
 }
 
@@ -76,8 +76,8 @@ export function projectOfKey(projects: ProjectKeys, authorization: string | unde
  * INVALID_PROJECT_KEY).
  */
 export function checkProject(projects: ProjectKeys, project: string, authenticated: string): string {
-  if (!projects.has(project)) throw new AppError(401, "UNKNOWN_PROJECT", `project ${project} is not configured on this inscriber`, { project });
-  if (project !== authenticated) throw new AppError(401, "INVALID_PROJECT_KEY", `the key is not project ${project}'s`, { project }, { "WWW-Authenticate": "Bearer" });
+  if (!projects.has(project)) throw new AppError("unauthorized", "UNKNOWN_PROJECT", `project ${project} is not configured on this inscriber`, { project });
+  if (project !== authenticated) throw new AppError("unauthorized", "INVALID_PROJECT_KEY", `the key is not project ${project}'s`, { project }, { headers: { "WWW-Authenticate": "Bearer" } });
   return project;
 }
 

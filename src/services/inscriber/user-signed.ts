@@ -185,9 +185,9 @@ export class UserSignedInscriber {
       const { n, first } = this.options.db.prepare(`SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM prepares WHERE ${cap.where}`).get(...cap.args) as { n: number; first: number | null };
       if (n < cap.limit) continue;
       const retryAfter = Math.max(1, Math.ceil(((first ?? now) - now) / 1000));
-      throw new AppError(429, "TOO_MANY_PREPARATIONS", cap.scope === "client"
+      throw new AppError("rate_limited", "TOO_MANY_PREPARATIONS", cap.scope === "client"
         ? `this client made ${n} preparations that have not expired yet (complete or not); retry once the oldest expires`
-        : "the inscriber holds as many preparations as it keeps; retry once the oldest expires", { scope: cap.scope, limit: cap.limit }, { "Retry-After": String(retryAfter) });
+        : "the inscriber holds as many preparations as it keeps; retry once the oldest expires", { scope: cap.scope, limit: cap.limit }, { headers: { "Retry-After": String(retryAfter) } });
     }
   }
 
@@ -200,7 +200,7 @@ export class UserSignedInscriber {
     const row = this.options.db.prepare("SELECT * FROM prepares WHERE id = ?").get(id) as PrepareRow | undefined;
     if (!row) throw notFound("PREPARATION_NOT_FOUND", `no preparation ${id}`, { id });
     if (row.status !== "complete" && row.expires_at <= this.now()) {
-      throw new AppError(410, "PREPARATION_EXPIRED", `preparation ${id} expired; prepare again (the user's coins were never reserved)`, { id, expires_at: new Date(row.expires_at).toISOString() });
+      throw new AppError("gone", "PREPARATION_EXPIRED", `preparation ${id} expired; prepare again (the user's coins were never reserved)`, { id, expires_at: new Date(row.expires_at).toISOString() });
     }
     return row;
   }

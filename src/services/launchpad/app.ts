@@ -185,7 +185,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     ? new PaymentPsbtService({ db, queries, node: options.node, network, feeRateKoinuPerKb: options.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE, clock })
     : null;
   const paymentsOr503 = (): PaymentPsbtService => {
-    if (!payments) throw new AppError(503, "PAYMENT_PSBT_UNAVAILABLE", "this launchpad has no node configured; payment PSBTs cannot be built", {});
+    if (!payments) throw new AppError("unavailable", "PAYMENT_PSBT_UNAVAILABLE", "this launchpad has no node configured; payment PSBTs cannot be built", {});
     return payments;
   };
   const requireSession = sessions.requireSession();
@@ -300,13 +300,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     const price = body.price_koinu;
     // Payments go straight to the creator: only the creator's own session may name it.
     if (creatorAddress !== session.address) {
-      throw new AppError(403, "CREATOR_NOT_SESSION", "creator_address must be the signed-in address: a collection is listed by its creator", {
+      throw new AppError("forbidden", "CREATOR_NOT_SESSION", "creator_address must be the signed-in address: a collection is listed by its creator", {
         field: "creator_address", creator_address: creatorAddress, session_address: session.address,
       });
     }
     // The operator pays every mint's inscription; nobody pays it for a free one.
     if (price === 0n && !isOperator(req)) {
-      throw new AppError(403, "FREE_LISTING_NEEDS_OPERATOR_KEY", "a free collection's inscriptions are paid by the operator: listing one needs the operator key in X-Operator-Key", { field: "price_koinu" });
+      throw new AppError("forbidden", "FREE_LISTING_NEEDS_OPERATOR_KEY", "a free collection's inscriptions are paid by the operator: listing one needs the operator key in X-Operator-Key", { field: "price_koinu" });
     }
     // A priced mint is paid with the OP_RETURN `service-launch-mint:<slug>:<index>`, which nodes
     // relay only up to 80 bytes: refuse a listing whose last index could not be paid for.
@@ -406,13 +406,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   }, ({ params }, req, res) => {
     const collection = collectionOr404(params.slug);
     if (!feed.hasRoom()) {
-      throw new AppError(503, "TOO_MANY_STREAMS", `this process serves at most ${feed.maxStreams} open event streams; retry later`, { max_streams: feed.maxStreams }, { "Retry-After": "5" });
+      throw new AppError("unavailable", "TOO_MANY_STREAMS", `this process serves at most ${feed.maxStreams} open event streams; retry later`, { max_streams: feed.maxStreams }, { headers: { "Retry-After": "5" } });
     }
     const client = clientIpKey(req);
     if (!feed.clientHasRoom(client)) {
-      throw new AppError(429, "TOO_MANY_CLIENT_STREAMS", `one client may hold at most ${feed.maxStreamsPerClient} open event streams; close one or retry later`, {
+      throw new AppError("rate_limited", "TOO_MANY_CLIENT_STREAMS", `one client may hold at most ${feed.maxStreamsPerClient} open event streams; close one or retry later`, {
         max_streams_per_client: feed.maxStreamsPerClient,
-      }, { "Retry-After": "5" });
+      }, { headers: { "Retry-After": "5" } });
     }
     const send = (count: { minted: number; max: number }) => res.write(`event: minted\ndata: ${JSON.stringify(count)}\n\n`);
     const { current, unsubscribe } = feed.subscribe(collection.slug, send, client);

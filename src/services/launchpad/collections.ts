@@ -199,9 +199,9 @@ export class CollectionStore {
         if (held.n >= client.maxLive) {
           const first = (this.s.firstExpiryOfClient.get(slug, client.key, now) as { first_expiry: number | null }).first_expiry;
           const retryAfter = Math.max(1, (first ?? now + 1) - now);
-          throw new AppError(429, "RESERVATION_LIMIT", `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`, {
+          throw new AppError("rate_limited", "RESERVATION_LIMIT", `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`, {
             slug, live_reservations: held.n, max_per_client: client.maxLive, retry_after_seconds: retryAfter,
-          }, { "Retry-After": String(retryAfter) });
+          }, { headers: { "Retry-After": String(retryAfter) } });
         }
       }
       // Every index below the floor is taken (the floor is lowered whenever one is freed), so the

@@ -65,7 +65,7 @@ export function createMemberGate(sessions: SessionStore, index: CollectionIndex)
           const wanted = typeof slug === "function" ? slug(req) : slug;
           const membership = index.membership(wanted, session.address);
           if (!membership.member) {
-            throw new AppError(403, "NOT_A_MEMBER", `${session.address} holds no token of "${wanted}"`, { slug: wanted, address: session.address });
+            throw new AppError("forbidden", "NOT_A_MEMBER", `${session.address} holds no token of "${wanted}"`, { slug: wanted, address: session.address });
           }
           res.locals.launchpadMembership = membership;
           next();

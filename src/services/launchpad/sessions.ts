@@ -45,7 +45,7 @@ const CHALLENGE_PATTERN = new RegExp(`^${CHALLENGE_TITLE}\naddress: ([1-9A-HJ-NP
 const BEARER_REALM = 'Bearer realm="launchpad"';
 
 const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
-  new AppError(401, code, message, details, { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM });
+  new AppError("unauthorized", code, message, details, { headers: { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM } });
 
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
