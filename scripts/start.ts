@@ -37,7 +37,7 @@ import { Supervisor, SupervisorEvent, WATCH_PARENT_PRELOAD } from "../src/ops/su
 import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
 import { addProject } from "../src/services/inscriber/projects";
 import { generateWalletKeyFile, loadWalletKey } from "../src/wallet/keys";
-import { readSecretLine } from "../src/config/secret-file";
+import { evmPrivateKey, loadSecret } from "../src/config/secret-file";
 import { LOCAL_CHAIN_ID, readChainDeployment } from "../src/l2/abi-index";
 import { DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS } from "../deploy/contracts";
 
@@ -335,10 +335,7 @@ function attesterKeyFile(n: number): string {
 }
 /** The key in a 0600 file (refused otherwise, src/config/secret-file.ts), as a wallet. */
 function l2Wallet(file: string, provider?: JsonRpcProvider): Wallet {
-  const raw = readSecretLine(file, "L2 key").trim();
-  const key = raw.startsWith("0x") ? raw : `0x${raw}`;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error(`the L2 key file ${file} must hold one 32-byte hex private key`);
-  return new Wallet(key, provider);
+  return loadSecret({ what: "L2 key", file, parse: evmPrivateKey({ allowBare: true }) }).connect(provider ?? null);
 }
 const l2AttesterAddresses = (): string[] => ATTESTERS.map(({ n }) => l2Wallet(attesterKeyFile(n)).address);
 

@@ -3,7 +3,7 @@
  * never from the repository. Error messages never quote the key.
  */
 import fs from "node:fs";
-import { SecretFileError, readSecretFile } from "../config/secret-file";
+import { SecretError, readSecretFile } from "../config/secret-file";
 import path from "node:path";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { AddressError, DogeNetwork, addressToOutputScript, decodeWif, encodeWif, privateKeyToPublicKey, publicKeyToAddress } from "../doge";
@@ -63,7 +63,7 @@ export function loadWalletKey(options: LoadWalletKeyOptions): WalletKey {
     try {
       text = readSecretFile(file, "wallet key");
     } catch (error) {
-      if (error instanceof SecretFileError) throw new WalletKeyError(error.code, error.message);
+      if (error instanceof SecretError) throw new WalletKeyError(error.code, error.message);
       throw error;
     }
     return walletKeyFromWif(text.trim(), options.network, `the wallet key file ${file}`);

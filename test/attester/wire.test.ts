@@ -5,7 +5,8 @@ import path from "node:path";
 import { Wallet } from "ethers";
 import { dogeBalanceFact } from "../../src/facts";
 import type { Receipt } from "../../src/facts";
-import { AttesterKeyError, WireFormatError, factFromJson, factToJson, loadAttesterKey, receiptFromJson, receiptToJson } from "../../src/attester";
+import { WireFormatError, factFromJson, factToJson, loadAttesterKey, receiptFromJson, receiptToJson } from "../../src/attester";
+import { SecretError } from "../../src/config/secret-file";
 
 describe("attester wire format and key", () => {
   describe("facts and receipts as JSON", () => {
@@ -56,9 +57,9 @@ describe("attester wire format and key", () => {
       try {
         run();
       } catch (error) {
-        expect(error).to.be.instanceOf(AttesterKeyError);
+        expect(error).to.be.instanceOf(SecretError);
         expect((error as Error).message).to.not.include(wallet.privateKey.slice(2));
-        return (error as AttesterKeyError).code;
+        return (error as SecretError).code;
       }
       return null;
     };

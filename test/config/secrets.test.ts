@@ -9,7 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { ConfigError, OptionSpec, formatHelp, loadConfig } from "../../src/config/load";
-import { readSecretLine } from "../../src/config/secret-file";
+import { SecretError, evmPrivateKey, loadSecret, readSecretLine } from "../../src/config/secret-file";
+import { loadInscriberKey, loadRelayerL2Key } from "../../src/relayer/keys";
+import { Wallet } from "ethers";
 import { rpcOptions } from "../../src/config/rpc";
 
 const SPEC = {
@@ -94,5 +96,44 @@ describe("secrets from files", () => {
   it("readSecretLine is the one loader: it refuses what readSecretFile refuses", () => {
     expect(() => readSecretLine(write("k", "x\n", 0o640), "test key")).to.throw("chmod 600");
     expect(readSecretLine(write("k2", "x\r\n", 0o600), "test key")).to.equal("x");
+  });
+  describe("loadSecret: the one loader of keys (attester, relayer, deployer)", () => {
+    const wallet = Wallet.createRandom();
+    const codeOf = (run: () => unknown): string | null => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).to.be.instanceOf(SecretError);
+        expect((error as Error).message).to.not.include(wallet.privateKey.slice(2));
+        return (error as SecretError).code;
+      }
+      return null;
+    };
+
+    it("reads the file when given and ignores the environment then; else the variable", () => {
+      const file = write("k", `  ${wallet.privateKey}\n`, 0o600);
+      const other = Wallet.createRandom().privateKey;
+      expect(loadRelayerL2Key({ keyFile: file, env: { RELAYER_PRIVATE_KEY: other } }).address).to.equal(wallet.address);
+      expect(loadRelayerL2Key({ env: { RELAYER_PRIVATE_KEY: wallet.privateKey } }).address).to.equal(wallet.address);
+      expect(loadInscriberKey({ env: { RELAYER_INSCRIBER_KEY: " project-key-1 " } })).to.equal("project-key-1");
+    });
+
+    it("refuses with one error and its code: MISSING, UNREADABLE, INSECURE_PERMISSIONS, MALFORMED", () => {
+      expect(codeOf(() => loadRelayerL2Key({ env: {} }))).to.equal("MISSING");
+      expect(codeOf(() => loadRelayerL2Key({ env: { RELAYER_PRIVATE_KEY: "  " } }))).to.equal("MISSING");
+      expect(codeOf(() => loadRelayerL2Key({ keyFile: write("e", "\n", 0o600), env: {} }))).to.equal("MISSING");
+      expect(codeOf(() => loadRelayerL2Key({ keyFile: path.join(dir, "absent"), env: {} }))).to.equal("UNREADABLE");
+      expect(codeOf(() => loadRelayerL2Key({ keyFile: write("g", wallet.privateKey, 0o640), env: {} }))).to.equal("INSECURE_PERMISSIONS");
+      expect(codeOf(() => loadRelayerL2Key({ env: { RELAYER_PRIVATE_KEY: wallet.privateKey.slice(2) } }))).to.equal("MALFORMED");
+      expect(codeOf(() => loadRelayerL2Key({ env: { RELAYER_PRIVATE_KEY: `0x${"00".repeat(32)}` } }))).to.equal("MALFORMED");
+      expect(codeOf(() => loadInscriberKey({ env: { RELAYER_INSCRIBER_KEY: "two words" } }))).to.equal("MALFORMED");
+    });
+
+    it("names the hint when there is no secret, and the parse decides the form", () => {
+      expect(() => loadSecret({ what: "test key", env: { name: "TEST_KEY", from: {} }, hint: "set TEST_KEY", parse: (t) => t })).to.throw(SecretError, "no test key: set TEST_KEY");
+      const bare = write("b", wallet.privateKey.slice(2), 0o600);
+      expect(loadSecret({ what: "deployer key", file: bare, parse: evmPrivateKey({ allowBare: true }) }).address).to.equal(wallet.address);
+      expect(codeOf(() => loadSecret({ what: "deployer key", file: bare, parse: evmPrivateKey() }))).to.equal("MALFORMED");
+    });
   });
 });
