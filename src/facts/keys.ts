@@ -4,6 +4,7 @@
  * string, as a 0x-prefixed lower-case 32-byte hex string. Pure: no I/O.
  */
 import { AbiCoder, keccak256, toUtf8Bytes } from "ethers";
+import { canonicalInscriptionIdOrNull } from "../inscription/ids";
 
 /** The fact types, by name. The key of each is keccak256(utf8(name)). */
 export const FACT_TYPE_NAMES = [
@@ -84,7 +85,6 @@ export function actionKey(action: string): string {
 }
 
 const TXID_RE = /^[0-9a-fA-F]{64}$/;
-const INSCRIPTION_ID_RE = /^([0-9a-fA-F]{64})i(0|[1-9][0-9]*)$/;
 
 /** The canonical txid: 64 lower-case hex digits. Throws FactKeyError(BAD_TXID) otherwise. */
 export function canonicalTxid(txid: string): string {
@@ -92,13 +92,16 @@ export function canonicalTxid(txid: string): string {
   return txid.toLowerCase();
 }
 
-/** The canonical inscription id `<txid>i<n>`: lower-case hex, n without leading zeros. */
+/**
+ * The canonical inscription id `<txid>i<n>`: lower-case hex, n a u32 without leading zeros (the rule
+ * of src/inscription/ids.ts). Throws FactKeyError(BAD_INSCRIPTION_ID) otherwise.
+ */
 export function canonicalInscriptionId(inscriptionId: string): string {
-  const match = INSCRIPTION_ID_RE.exec(inscriptionId);
-  if (!match) {
+  const canonical = canonicalInscriptionIdOrNull(inscriptionId);
+  if (canonical === null) {
     throw new FactKeyError("BAD_INSCRIPTION_ID", `not an inscription id (<txid>i<n>): ${JSON.stringify(inscriptionId)}`);
   }
-  return `${match[1].toLowerCase()}i${match[2]}`;
+  return canonical;
 }
 
 /** inscriptionKey(id) = keccak256(utf8(canonical id)). */

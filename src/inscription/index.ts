@@ -4,3 +4,4 @@ export * from "./registry";
 export * from "./doginals";
 export * from "./drc20";
 export * from "./launchpad";
+export * from "./ids";

@@ -5,12 +5,12 @@
  * parsers handlers still call (ticks, cursors, the exact-object check of a body without fields).
  */
 import { DogeNetwork, decodeAddress } from "../../doge";
+import { INSCRIPTION_ID_PATTERN, canonicalInscriptionIdOrNull, parseInscriptionId } from "../../inscription/ids";
 import { badRequest } from "./errors";
 import { coded, z } from "./openapi";
 
 const TXID = /^[0-9a-fA-F]{64}$/;
 const HASH = /^[0-9a-fA-F]{64}$/;
-const INSCRIPTION_ID = /^([0-9a-fA-F]{64})i(0|[1-9][0-9]{0,5})$/;
 
 /** DRC-20 ticks are exactly 4 bytes of UTF-8 (DESIGN.md 4.4); compared in lower case. */
 export function tick(value: unknown, field = "tick"): string {
@@ -62,8 +62,9 @@ export const Sha256Hex = coded(
 );
 
 export const InscriptionId = coded(
-  z.string().regex(INSCRIPTION_ID).transform((value) => { const m = INSCRIPTION_ID.exec(value)!; return `${m[1].toLowerCase()}i${m[2]}`; })
-    .openapi({ type: "string", pattern: INSCRIPTION_ID.source, description: "an inscription id, <txid>i<index>" }),
+  z.string().regex(INSCRIPTION_ID_PATTERN).refine((value) => parseInscriptionId(value) !== null)
+    .transform((value) => canonicalInscriptionIdOrNull(value)!)
+    .openapi({ type: "string", pattern: INSCRIPTION_ID_PATTERN.source, description: "an inscription id, <txid>i<index> (index a u32, no leading zeros; src/inscription/ids.ts)" }),
   "INVALID_INSCRIPTION_ID", (field) => `${field} must look like <txid>i<n>`,
 );
 
