@@ -53,9 +53,8 @@ export interface DogecoinRpcClientOptions {
 
 /** The call was abandoned because the client's `signal` was aborted (the daemon is stopping). */
 export class RpcAbortedError extends RpcClientError {
-  readonly retryable = false;
   constructor(method: string, endpoint: string) {
-    super(`dogecoind RPC ${method} at ${endpoint} abandoned: stopping`, method, endpoint);
+    super(`dogecoind RPC ${method} at ${endpoint} abandoned: stopping`, method, endpoint, { kind: "unavailable", code: "RPC_ABORTED", retryable: false });
   }
 }
 

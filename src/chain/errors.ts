@@ -34,41 +34,42 @@ export {
   RPC_PARSE_ERROR,
 } from "../doge/policy";
 import { RPC_IN_WARMUP } from "../doge/policy";
+import { DogeosError, RETRYABLE_HTTP_STATUS } from "../errors";
+import type { ErrorKind } from "../errors";
 
-/** Base of the client's errors: which call failed, against which node (password redacted). */
-export abstract class RpcClientError extends Error {
-  /** Whether the same request may succeed if sent again (the client's retry loop asks this). */
-  abstract readonly retryable: boolean;
-
+/**
+ * Base of the client's errors, on the project's base (src/errors.ts): which call failed, against
+ * which node (password redacted), and whether the same request may succeed if sent again (the
+ * client's retry loop asks `retryable`).
+ */
+export abstract class RpcClientError extends DogeosError<string | number> {
   constructor(
     message: string,
     /** The JSON-RPC method that was called. */
     readonly method: string,
     /** The node's URL with the password replaced by `***`. */
     readonly endpoint: string,
-    options?: { cause?: unknown },
+    options: { kind: ErrorKind; code: string | number; retryable: boolean; cause?: unknown; details?: Record<string, unknown> },
   ) {
-    super(message, options);
-    this.name = new.target.name;
+    super(options.kind, options.code, message, { cause: options.cause, retryable: options.retryable, details: { method, endpoint, ...options.details } });
   }
 }
 
 /** dogecoind answered `{"error":{"code","message"}}`. `message` is dogecoind's message, unchanged. */
 export class DogecoinRpcError extends RpcClientError {
-  /** Only warm-up is worth another try: every other error is dogecoind's final word. */
-  readonly retryable: boolean;
+  /** dogecoind's error code, e.g. RPC_VERIFY_REJECTED (-26). */
+  declare readonly code: number;
 
   constructor(
-    /** dogecoind's error code, e.g. RPC_VERIFY_REJECTED (-26). */
-    readonly code: number,
+    code: number,
     message: string,
     method: string,
     endpoint: string,
     /** The HTTP status it came with (500 for most errors, 404 for -32601, 400 for -32600). */
     readonly httpStatus: number,
   ) {
-    super(message, method, endpoint);
-    this.retryable = code === RPC_IN_WARMUP;
+    // Only warm-up is worth another try: every other error is dogecoind's final word.
+    super(message, method, endpoint, { kind: code === RPC_IN_WARMUP ? "unavailable" : "unprocessable", code, retryable: code === RPC_IN_WARMUP });
   }
 }
 
@@ -82,9 +83,11 @@ export type RpcTransportFailure =
   /** A body that is not the JSON-RPC reply to our request. */
   | "invalid-response";
 
-/** The request got no usable JSON-RPC answer. `cause` holds the underlying error, if any. */
+/**
+ * The request got no usable JSON-RPC answer (code RPC_CONNECTION, RPC_TIMEOUT, RPC_HTTP_STATUS,
+ * RPC_INVALID_RESPONSE). `cause` holds the underlying error, if any.
+ */
 export class RpcTransportError extends RpcClientError {
-  readonly retryable: boolean;
   /** HTTP status of the answer, when there was one. */
   readonly httpStatus: number | undefined;
   /** The system error code behind a connection failure: ECONNREFUSED, ECONNRESET, ... */
@@ -97,13 +100,19 @@ export class RpcTransportError extends RpcClientError {
     readonly failure: RpcTransportFailure,
     details: { cause?: unknown; httpStatus?: number; systemCode?: string } = {},
   ) {
-    super(message, method, endpoint, details.cause === undefined ? undefined : { cause: details.cause });
+    // No answer passes, and a server-side status (503 during start-up or under load, 502/504 from a
+    // proxy, 429) by src/errors.ts's table; a well-formed answer that is not JSON-RPC (wrong URL,
+    // wrong server) will not change.
+    const retryable = failure === "connection" || failure === "timeout" || (details.httpStatus !== undefined && RETRYABLE_HTTP_STATUS(details.httpStatus));
+    super(message, method, endpoint, {
+      kind: retryable ? "unavailable" : "upstream",
+      code: `RPC_${failure.toUpperCase().replace("-", "_")}`,
+      retryable,
+      cause: details.cause,
+      details: { ...(details.httpStatus === undefined ? {} : { http_status: details.httpStatus }), ...(details.systemCode === undefined ? {} : { system_code: details.systemCode }) },
+    });
     this.httpStatus = details.httpStatus;
     this.systemCode = details.systemCode;
-    // A server-side status (503 during start-up or under load, 502/504 from a proxy) passes; a
-    // well-formed answer that is not JSON-RPC (wrong URL, wrong server) will not change.
-    this.retryable = failure === "connection" || failure === "timeout"
-      || (details.httpStatus !== undefined && details.httpStatus >= 500);
   }
 }
 
@@ -114,10 +123,8 @@ export class RpcTimeoutError extends RpcTransportError {
   }
 }
 
-/** dogecoind refused the request: 401 (wrong rpcuser/rpcpassword) or 403 (not in rpcallowip). */
+/** dogecoind refused the request: 401 (wrong rpcuser/rpcpassword) or 403 (not in rpcallowip). RPC_AUTH, not retryable. */
 export class RpcAuthError extends RpcClientError {
-  readonly retryable = false;
-
   constructor(method: string, endpoint: string, readonly httpStatus: number) {
     super(
       httpStatus === 403
@@ -125,6 +132,7 @@ export class RpcAuthError extends RpcClientError {
         : `dogecoind refused the credentials for ${method} at ${endpoint}: HTTP ${httpStatus}`,
       method,
       endpoint,
+      { kind: httpStatus === 403 ? "forbidden" : "unauthorized", code: "RPC_AUTH", retryable: false, details: { http_status: httpStatus } },
     );
   }
 }
