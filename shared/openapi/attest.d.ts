@@ -207,7 +207,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description an inscription id, <txid>i<index> */
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
                     id: string;
                 };
                 header?: never;
@@ -255,7 +255,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description an inscription id, <txid>i<index> */
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
                     id: string;
                 };
                 header?: never;
@@ -303,7 +303,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description an inscription id, <txid>i<index> */
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
                     id: string;
                 };
                 header?: never;
@@ -906,7 +906,7 @@ export interface components {
              * @example dogeos-pups
              */
             collection?: string;
-            /** @description an inscription id, <txid>i<index> */
+            /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
             id?: string;
             /**
              * @description a transaction id, 64 hexadecimal characters

@@ -478,7 +478,7 @@ export interface components {
              * @example dogeos-pups
              */
             slug?: string;
-            /** @description an inscription id, <txid>i<index> */
+            /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
             inscription_id?: string;
             /**
              * @description a transaction id, 64 hexadecimal characters

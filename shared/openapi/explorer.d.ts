@@ -588,7 +588,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description an inscription id, <txid>i<index> */
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
                     id: string;
                 };
                 cookie?: never;
@@ -636,7 +636,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description an inscription id, <txid>i<index> */
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
                     id: string;
                 };
                 cookie?: never;

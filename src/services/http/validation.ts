@@ -64,7 +64,7 @@ export const Sha256Hex = coded(
 export const InscriptionId = coded(
   z.string().regex(INSCRIPTION_ID_PATTERN).refine((value) => parseInscriptionId(value) !== null)
     .transform((value) => canonicalInscriptionIdOrNull(value)!)
-    .openapi({ type: "string", pattern: INSCRIPTION_ID_PATTERN.source, description: "an inscription id, <txid>i<index> (index a u32, no leading zeros; src/inscription/ids.ts)" }),
+    .openapi({ type: "string", pattern: INSCRIPTION_ID_PATTERN.source, description: "an inscription id, <txid>i<index> (index a u32 without leading zeros)" }),
   "INVALID_INSCRIPTION_ID", (field) => `${field} must look like <txid>i<n>`,
 );
 
