@@ -21,7 +21,8 @@ import { errorMiddleware, unknownRoute } from "../services/http/errors";
 import { ApiSurface } from "../services/http/openapi";
 import { MIN_CONFIRMATIONS, checkAttestableHeight, checkFactParams, computeFact, signableHeight } from "./facts";
 import type { AttesterL2, AttesterSet } from "./l2";
-import { JOB_STATUS_OPEN, checkJobReceipt } from "./receipts";
+import { checkJobReceipt } from "./receipts";
+import { JOB_STATUS } from "../l2/contracts";
 import type { JobKind } from "./receipts";
 import { domainToJson, factToJson, receiptToJson } from "./wire";
 import type { AttesterInfoJson, SignedFactJson, SignedReceiptJson } from "./wire";
@@ -209,7 +210,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
     const attestedAt = checkAttestedAt(body.attested_at);
     await checkL2(attesterSetId);
     const job = await l2.job(kind, body.job_contract, body.job_id);
-    if (job.status !== JOB_STATUS_OPEN) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
+    if (job.status !== JOB_STATUS.Open) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
     const receipt = checkJobReceipt(history, job, body.l1_txid, { attestedAt, attesterSetId }, minConfirmations);
     const signature = signDigest(privateKey, fastReceiptDigest(domain, receipt));
     signatures.inc({ kind: "receipt", type: kind });

@@ -6,13 +6,12 @@
  */
 import { Contract, getAddress, isError } from "ethers";
 import type { ContractRunner, EventLog, Provider } from "ethers";
-import attestationAbi from "../../shared/abi/DogeAttestation.json";
-import anchorAbi from "../../shared/abi/DogeAnchor.json";
-import inscriberAbi from "../../shared/abi/DogeInscriber.json";
+import { REQUEST_EVENT, attestationAt, jobServiceAt, readJob } from "../l2/contracts";
+import type { JobKind } from "../l2/contracts";
 import { domainFromEip712Result } from "../facts";
 import type { AttestationDomain } from "../facts";
 import { DogeosError, Refusal, notFound, unprocessable } from "../errors";
-import type { JobKind, JobOnL2 } from "./receipts";
+import type { JobOnL2 } from "./receipts";
 
 /** The current attester set of the attestation contract. */
 export interface AttesterSet {
@@ -66,39 +65,41 @@ export interface EthersAttesterL2Options {
 
 /** An AttesterL2 over an ethers provider (a JsonRpcProvider, or Hardhat's in-process one in tests). */
 export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCode">, attestationAddress: string, options: EthersAttesterL2Options = {}): AttesterL2 {
-  const attestation = new Contract(getAddress(attestationAddress), attestationAbi, runner);
+  const attestation = attestationAt(attestationAddress, runner);
   const fromBlock = options.fromBlock ?? 0;
   return {
     async eip712Domain() {
-      const result = await read("eip712Domain()", () => attestation.eip712Domain() as Promise<unknown[]>);
+      const result = await read("eip712Domain()", () => attestation.eip712Domain());
       return domainFromEip712Result(result);
     },
     async attesterSet() {
-      const [attesters, attesterSetId] = await read("attesters()", () => attestation.attesters() as Promise<[string[], bigint]>);
-      return { attesters: [...attesters].map((a) => getAddress(a)), attesterSetId: BigInt(attesterSetId) };
+      const [attesters, attesterSetId] = await read("attesters()", () => attestation.attesters());
+      return { attesters: [...attesters].map((a) => getAddress(a)), attesterSetId };
     },
     async job(kind, jobContract, jobId) {
       const address = getAddress(jobContract);
-      const service = new Contract(address, kind === "inscription" ? inscriberAbi : anchorAbi, runner);
+      const service = jobServiceAt(kind, address, runner);
       try {
         const code = await read("getCode", () => runner.getCode(address));
         if (code === "0x") throw jobContractMismatch(address, "no contract at this address");
         let wiredTo: string;
         try {
-          wiredTo = getAddress(await read("attestation()", () => service.attestation() as Promise<string>));
+          wiredTo = getAddress(await read("attestation()", () => service.attestation()));
         } catch (error) {
           if (error instanceof L2ReadError && error.failure === "call") throw jobContractMismatch(address, `not a job service: ${error.message}`);
           throw error;
         }
         if (wiredTo !== attestation.target) throw jobContractMismatch(address, `settles through ${wiredTo}, not ${String(attestation.target)}`);
-        const eventName = kind === "inscription" ? "InscriptionRequested" : "AnchorRequested";
-        const logs = await read(`${eventName} logs`, () => service.queryFilter(service.filters[eventName](jobId), fromBlock, "latest"));
+        const eventName = REQUEST_EVENT[kind];
+        // The two kinds' request events differ: filter by name on the contract itself (typechain types them per kind).
+        const requests = service as unknown as Contract;
+        const logs = await read(`${eventName} logs`, () => requests.queryFilter(requests.filters[eventName](jobId), fromBlock, "latest"));
         const request = logs.find((log): log is EventLog => "args" in log && log.address.toLowerCase() === address.toLowerCase());
         if (!request) throw notFound("JOB_NOT_FOUND", `${address} announced no ${kind} job ${jobId}`, { job_contract: address, job_id: jobId, kind });
-        const stored = await read("jobOf()", () => service.jobOf(jobId) as Promise<{ sequence: bigint; status: bigint }>);
+        const stored = await read("jobOf()", () => readJob(service, jobId));
         const resultHash = String(request.args.resultHash).toLowerCase();
         // The id commits to (contract, chain, sequence, result hash): the stored job must be the announced one.
-        const recomputed = String(await read("jobIdOf()", () => service.jobIdOf(stored.sequence, resultHash) as Promise<string>));
+        const recomputed = await read("jobIdOf()", () => service.jobIdOf(stored.sequence, resultHash));
         if (recomputed.toLowerCase() !== jobId.toLowerCase()) throw notFound("JOB_NOT_FOUND", `${address} stores no job ${jobId} for its announced result hash`, { job_contract: address, job_id: jobId, kind });
         return {
           kind,
@@ -106,8 +107,8 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
           jobContract: address,
           resultHash,
           dogeRecipient: kind === "inscription" ? String(request.args.dogeRecipient) : null,
-          status: Number(stored.status),
-          sequence: BigInt(stored.sequence),
+          status: stored.status,
+          sequence: stored.sequence,
         };
       } catch (error) {
         if (error instanceof L2ReadError) {

@@ -10,7 +10,9 @@ import type { Receipt } from "../facts";
 import type { IndexHistory } from "../indexer/read/as-of-height";
 import { MIN_CONFIRMATIONS, checkAttestableHeight } from "./facts";
 
-export type JobKind = "inscription" | "anchor";
+import type { JobKind, JobStatus } from "../l2/contracts";
+
+export type { JobKind };
 
 /** A job as its contract stores and announced it. */
 export interface JobOnL2 {
@@ -21,12 +23,10 @@ export interface JobOnL2 {
   resultHash: string;
   /** The Dogecoin address an inscription job's reveal pays (inscription jobs only). */
   dogeRecipient: string | null;
-  /** IJobService.JobStatus: 0 none, 1 open, 2 settled, 3 refunded. */
-  status: number;
+  /** IJobService.JobStatus (JOB_STATUS of src/l2/contracts.ts). */
+  status: JobStatus;
   sequence: bigint;
 }
-
-export const JOB_STATUS_OPEN = 1;
 
 /**
  * Checks `l1Txid` against `job` on the index and returns the receipt to sign (the transaction's

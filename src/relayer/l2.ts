@@ -4,18 +4,16 @@
  * L1 tip, and the two transactions it sends (submitFact of an L1_TIP fact, settle). Tests may
  * substitute their own RelayerL2 (a fake log source for L2 reorgs).
  */
-import { AbiCoder, Contract, Interface, getAddress, isError } from "ethers";
+import { AbiCoder, Interface, getAddress, isError } from "ethers";
 import type { Log, Provider, Signer, TransactionResponse } from "ethers";
-import attestationAbi from "../../shared/abi/DogeAttestation.json";
-import anchorAbi from "../../shared/abi/DogeAnchor.json";
-import inscriberAbi from "../../shared/abi/DogeInscriber.json";
+import { ABI, REQUEST_TOPIC, anchorAt, attestationAt, inscriberAt, jobServiceAt, readJob } from "../l2/contracts";
+import type { JobKind, JobService, StoredJob } from "../l2/contracts";
 import { DogeosError, classifyExternalFailure, ExternalCallError } from "../errors";
 import { FACT_TYPE_KEYS, ZERO_KEY } from "../facts";
 import type { Fact, Receipt } from "../facts";
-import type { AnnouncedJob, JobKind } from "./store";
+import type { AnnouncedJob } from "./store";
 
-/** IJobService.JobStatus. */
-export const JOB_STATUS = { None: 0, Open: 1, Settled: 2, Refunded: 3 } as const;
+export { JOB_STATUS } from "../l2/contracts";
 
 /** Where the relayer finds job requests: blocks, their hashes (to notice reorgs) and the request events. */
 export interface JobLogSource {
@@ -27,18 +25,8 @@ export interface JobLogSource {
   jobEvents(fromBlock: number, toBlock: number): Promise<AnnouncedJob[]>;
 }
 
-/** A job as the contract stores it (`jobOf`). */
-export interface JobOnChain {
-  status: number;
-  requester: string;
-  feeWei: bigint;
-  /** Unix seconds. */
-  deadline: number;
-  l1Height: bigint;
-  /** The attested L1 tip when the job was requested: settle takes only a transaction in a block above it. */
-  l1TipAtRequest: bigint;
-  l1Txid: string;
-}
+/** A job as the contract stores it (`jobOf`), without the sequence the relayer does not use. */
+export type JobOnChain = Omit<StoredJob, "sequence">;
 
 /** A transaction the relayer sent. `wait` resolves true when it succeeded, false when it reverted; it throws on a timeout. */
 export interface SentTransaction {
@@ -119,10 +107,8 @@ export interface EthersRelayerL2Options {
   txTimeoutMs?: number;
 }
 
-const inscriberInterface = new Interface(inscriberAbi);
-const anchorInterface = new Interface(anchorAbi);
-const INSCRIPTION_TOPIC = inscriberInterface.getEvent("InscriptionRequested")!.topicHash;
-const ANCHOR_TOPIC = anchorInterface.getEvent("AnchorRequested")!.topicHash;
+const INSCRIPTION_TOPIC = REQUEST_TOPIC.inscription;
+const ANCHOR_TOPIC = REQUEST_TOPIC.anchor;
 // Strings are decoded as bytes (the same ABI encoding), so text that is not UTF-8 cannot stop the scan:
 // it becomes U+FFFD and the inscriber refuses it like any other bad input.
 const INSCRIPTION_DATA = ["bytes", "bytes", "bytes", "bytes", "bytes32", "uint256", "uint64"];
@@ -191,18 +177,18 @@ export function isRevert(error: unknown): boolean {
 export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
   const { signer } = options;
   const provider: Provider = signer.provider ?? (() => { throw new Error("the relayer's L2 signer needs a provider"); })();
-  const attestation = new Contract(getAddress(options.attestation), attestationAbi, signer);
-  const services: Record<JobKind, Contract | null> = {
-    inscription: options.inscriber ? new Contract(getAddress(options.inscriber), inscriberAbi, signer) : null,
-    anchor: options.anchor ? new Contract(getAddress(options.anchor), anchorAbi, signer) : null,
+  const attestation = attestationAt(options.attestation, signer);
+  const services: Record<JobKind, JobService | null> = {
+    inscription: options.inscriber ? inscriberAt(options.inscriber, signer) : null,
+    anchor: options.anchor ? anchorAt(options.anchor, signer) : null,
   };
   const addresses = [options.inscriber, options.anchor].filter((a): a is string => Boolean(a)).map((a) => getAddress(a));
   const topics = [...(options.inscriber ? [INSCRIPTION_TOPIC] : []), ...(options.anchor ? [ANCHOR_TOPIC] : [])];
   const txTimeoutMs = options.txTimeoutMs ?? 120_000;
   // One interface that knows every error the settle path can revert with (the service's and DogeAttestation's).
-  const errors = new Interface([...inscriberAbi, ...attestationAbi].filter((item: { type: string }) => item.type === "error"));
+  const errors = new Interface([...ABI.DogeInscriber, ...ABI.DogeAttestation].filter((item: { type: string }) => item.type === "error"));
 
-  const service = (kind: JobKind): Contract => {
+  const service = (kind: JobKind): JobService => {
     const contract = services[kind];
     if (!contract) throw new Error(`no ${kind} contract is configured`);
     return contract;
@@ -249,24 +235,11 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
       if (!block) throw new Error("the L2 has no latest block");
       return block.timestamp;
     },
-    async jobOf(kind, jobId) {
-      const job = await service(kind).jobOf(jobId);
-      return {
-        status: Number(job.status),
-        requester: getAddress(job.requester),
-        feeWei: BigInt(job.feeWei),
-        deadline: Number(job.deadline),
-        l1Height: BigInt(job.l1Height),
-        l1TipAtRequest: BigInt(job.l1TipAtRequest),
-        l1Txid: String(job.l1Txid).toLowerCase(),
-      };
-    },
-    async l1Tip() {
-      return BigInt(await attestation.l1Tip());
-    },
+    jobOf: (kind, jobId) => readJob(service(kind), jobId),
+    l1Tip: () => attestation.l1Tip(),
     async l1TipAttestedAt() {
       const record = await attestation.factOf(FACT_TYPE_KEYS.L1_TIP, ZERO_KEY, ZERO_KEY);
-      return record.exists ? BigInt(record.attestedAt) : 0n;
+      return record.exists ? record.attestedAt : 0n;
     },
     submitFact: (fact, signatures) => send(() => attestation.submitFact(fact, signatures)),
     async checkSettle(kind, jobId, receipt, signatures) {
@@ -296,7 +269,7 @@ export async function checkJobContracts(provider: Provider, addresses: { attesta
   const problems: string[] = [];
   const attestationAddress = getAddress(addresses.attestation);
   if ((await provider.getCode(attestationAddress)) === "0x") problems.push(`no contract at the attestation address ${attestationAddress}`);
-  for (const [name, address, abi] of [["DogeInscriber", addresses.inscriber, inscriberAbi], ["DogeAnchor", addresses.anchor, anchorAbi]] as const) {
+  for (const [name, kind, address] of [["DogeInscriber", "inscription", addresses.inscriber], ["DogeAnchor", "anchor", addresses.anchor]] as const) {
     if (!address) continue;
     const at = getAddress(address);
     if ((await provider.getCode(at)) === "0x") {
@@ -304,7 +277,7 @@ export async function checkJobContracts(provider: Provider, addresses: { attesta
       continue;
     }
     try {
-      const wiredTo = getAddress(await new Contract(at, abi, provider).attestation());
+      const wiredTo = getAddress(await jobServiceAt(kind, at, provider).attestation());
       if (wiredTo !== attestationAddress) problems.push(`${name} at ${at} settles through ${wiredTo}, not ${attestationAddress}`);
     } catch (error) {
       if (!isRevert(error) && !isError(error, "BAD_DATA")) throw error;

@@ -61,7 +61,8 @@ export function openRelayerDatabase(file: string): Sqlite {
   return openDatabase(file, RELAYER_MIGRATIONS, RELAYER_SCHEMA);
 }
 
-export type JobKind = "inscription" | "anchor";
+import type { JobKind } from "../l2/contracts";
+export type { JobKind };
 
 export type RelayerJobStatus = "seen" | "submitted" | "l1_done" | "settled" | "expired" | "refunded" | "dropped" | "failed_permanently";
 
