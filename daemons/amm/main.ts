@@ -28,10 +28,11 @@ import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/c
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
-import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
+import { drc20TickKey } from "../../src/inscription/drc20";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
+import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
 import {
   AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase,
 } from "../../src/services/amm";
@@ -71,17 +72,6 @@ const SPEC = {
   port: { kind: "integer", env: "AMM_PORT", default: 3003, min: 0, max: 65535, description: "listen port" },
 } as const;
 
-/** The demo pool: 1,000,000,000 WOOF deployed and minted to the custody, 100,000,000 of them against 10,000 DOGE. */
-const DEMO = { tick: "WOOF", supply: 1_000_000_000n, token: 100_000_000n, doge: 10_000n * 100_000_000n };
-
-/**
- * The demo bonding coin: 1,000,000,000 MOON, 800,000,000 sold on a curve with a virtual reserve of
- * 30,000 DOGE, graduating into a MOON/DOGE pool once 2,000 real DOGE are in.
- */
-const DEMO_CURVE = { tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * 100_000_000n, graduationThreshold: 2_000n * 100_000_000n };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function main(): Promise<void> {
   const config = loadDaemonConfig("amm", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "amm", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
@@ -110,7 +100,7 @@ async function main(): Promise<void> {
   const ledger = new AmmLedger({
     db, network, deposits, tickDeployed, payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },
   });
-  const inscriber = new InscriberHttp({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const inscriber = new InscriberClient({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
   const bonding = new BondingStore({ db, ledger, deposits, queries, inscriber, inscriberProject: "amm", log });
   const registry = new Registry();
@@ -135,41 +125,6 @@ async function main(): Promise<void> {
 
   trustProxies(app, config["trust-proxy"]);
 
-  /** Launches the demo bonding coin MOON when it is not launched yet (its deploy and mint follow in the bonding pass). */
-  async function launchDemoCurve(): Promise<void> {
-    if (bonding.curve(DEMO_CURVE.tick)) return;
-    const key = bonding.issueApiKey("npm start demo launch");
-    await bonding.launch(DEMO_CURVE, key.id);
-    bonding.revokeApiKey(key.id);
-    log("amm_demo_curve_launched", { tick: DEMO_CURVE.tick });
-  }
-
-  /** Deploys and mints the demo tick to the custody (through the inscriber), then seeds the pool from the custody's holdings. */
-  async function seedDemo(): Promise<void> {
-    if ((ledger.pool(DEMO.tick)?.pool.lpSupply ?? 0n) > 0n) return;
-    const text = "text/plain;charset=utf-8";
-    const tickKey = drc20TickKey(DEMO.tick);
-    if (!tickDeployed(DEMO.tick)) {
-      const deploy = encodeDrc20({ kind: "deploy", tick: DEMO.tick, tickKey, maxSupply: DEMO.supply, mintLimit: DEMO.supply });
-      const answer = await inscriber.inscribe("amm-demo-deploy", { project: "amm", contentType: text, action: null, content: deploy, recipient: wallet.address });
-      if (answer.status >= 300) throw new Error(`the demo deploy was refused: ${JSON.stringify(answer.body)}`);
-      while (!tickDeployed(DEMO.tick)) await sleep(1_000);
-    }
-    const available = () => BigInt(queries.drc20Balances(wallet.address).find((b) => drc20TickKey(b.tick) === tickKey)?.available ?? "0");
-    if (available() < DEMO.token) {
-      const mint = encodeDrc20({ kind: "mint", tick: DEMO.tick, tickKey, amount: DEMO.supply });
-      const answer = await inscriber.inscribe("amm-demo-mint", { project: "amm", contentType: text, action: null, content: mint, recipient: wallet.address });
-      if (answer.status >= 300) throw new Error(`the demo mint was refused: ${JSON.stringify(answer.body)}`);
-      while (available() < DEMO.token) await sleep(1_000);
-    }
-    await wallet.sync();
-    const seeded = ledger.seedPool({
-      tick: DEMO.tick, doge: DEMO.doge, token: DEMO.token, provider: wallet.address, refId: "demo-seed",
-      holdings: { doge: wallet.balance().confirmedKoinu, token: available() },
-    });
-    log("amm_demo_seeded", { tick: DEMO.tick, shares: seeded.shares.toString() });
-  }
-
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
   const loops = [
     runEvery("wallet_sync", 10_000, () => wallet.sync(), { log: warn }),
@@ -193,8 +148,9 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, custody: wallet.address });
     process.stdout.write(`amm  http://${config.host}:${port}/api\n`);
     if (config.demo) {
-      seedDemo().catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
-      launchDemoCurve().catch((error) => logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }));
+      const demo = { ledger, bonding, queries, wallet, inscriber, project: "amm", log, signal: stopped };
+      seedDemoPool(demo).catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
+      launchDemoCurve(demo).catch((error) => logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }));
     }
   });
   stopOnSignals(logger, async () => {

@@ -9,8 +9,8 @@
  *        [--demo --wallet-key-file data/launchpad/wallet.wif] \
  *        [--web-dir web --explorer-url http://127.0.0.1:3001 [--dev-wallet-key-file data/launchpad/dev-wallet.wif]]
  *
- * With --demo it lists two demo collections (one priced, one free with the operator key) under the
- * demo key's own session when they are not listed yet. Prints `launchpad  <url>/api` once listening.
+ * With --demo it lists two demo collections (one priced, one free with the operator key) by the
+ * demo key's address when they are not listed yet (src/services/launchpad/demo.ts). Prints `launchpad  <url>/api` once listening.
  * Checks that the node is on --network and keeps -txindex (exit 2 with one line if not); stops
  * within 5 s of SIGTERM.
  */
@@ -27,10 +27,12 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
-import { getNetwork, signMessage } from "../../src/doge";
+import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
-import { HttpLaunchpadInscriber, createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { createLaunchpadApp, devWalletScript, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { InscriberClient } from "../../src/services/inscriber/client";
+import { seedLaunchpadDemo } from "../../src/services/launchpad/demo";
 import { loadWalletKey } from "../../src/wallet";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
@@ -62,43 +64,6 @@ const SPEC = {
   port: { kind: "integer", env: "LAUNCHPAD_PORT", default: 3002, min: 0, max: 65535, description: "listen port" },
 } as const;
 
-/** The demo collections `--demo` lists: one priced (1 DOGE), one free. */
-const DEMO = [
-  { slug: "demo-pups", name: "Demo Pups", price_koinu: "100000000", max: 100 },
-  { slug: "demo-free", name: "Demo Free Bones", price_koinu: "0", max: 50 },
-];
-
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { ...init, headers: { "Content-Type": "application/json", ...(init.headers ?? {}) } });
-  return { status: response.status, body: await response.json() };
-}
-
-/** Lists the demo collections through the API itself, signed in with the demo key (their creator); the free one needs the operator key. */
-async function listDemo(base: string, key: { address: string; privateKey: Uint8Array }, operatorKey: string | null): Promise<string[]> {
-  const missing = [];
-  for (const demo of DEMO) {
-    if (demo.price_koinu === "0" && operatorKey === null) continue;
-    if ((await json(`${base}/collections/${demo.slug}`)).status === 404) missing.push(demo);
-  }
-  if (missing.length === 0) return [];
-  const challenge = await json(`${base}/session/challenge?address=${key.address}`);
-  const session = await json(`${base}/session`, {
-    method: "POST", body: JSON.stringify({ address: key.address, challenge: challenge.body.challenge, signature: signMessage(challenge.body.challenge, key.privateKey) }),
-  });
-  if (session.status !== 201) throw new Error(`demo sign-in failed: ${JSON.stringify(session.body)}`);
-  const listed = [];
-  for (const demo of missing) {
-    const answer = await json(`${base}/collections`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${session.body.token}`, ...(demo.price_koinu === "0" && operatorKey ? { "X-Operator-Key": operatorKey } : {}) },
-      body: JSON.stringify({ ...demo, creator_address: key.address }),
-    });
-    if (answer.status !== 201) throw new Error(`listing ${demo.slug} failed: ${JSON.stringify(answer.body)}`);
-    listed.push(demo.slug);
-  }
-  return listed;
-}
-
 async function main(): Promise<void> {
   const config = loadDaemonConfig("launchpad", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
   const logger = pino({ name: "launchpad", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
@@ -118,7 +83,7 @@ async function main(): Promise<void> {
     },
   });
   const db = openLaunchpadDatabase(config.db);
-  const inscriber = new HttpLaunchpadInscriber({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const inscriber = new InscriberClient({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const walletProviderScript = config["dev-wallet-key-file"]
@@ -159,7 +124,7 @@ async function main(): Promise<void> {
     void (async () => {
       if (demoKey) {
         try {
-          const listed = await listDemo(base, demoKey, operatorKey);
+          const listed = await seedLaunchpadDemo(app.launchpad, { creatorAddress: demoKey.address, withOperatorKey: operatorKey !== null });
           if (listed.length > 0) log("launchpad_demo_listed", { slugs: listed });
         } catch (error) {
           logger.error({ event: "launchpad_demo_failed", err: (error as Error).message });

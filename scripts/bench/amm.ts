@@ -36,7 +36,9 @@ import { IndexQueries } from "../../src/indexer/queries";
 import {
   AmmLedger, BondingStore, DepositReader, DogeDeposit, authorizationMessage, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase, reserveFields,
 } from "../../src/services/amm";
-import type { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberCallError } from "../../src/services/inscriber/client";
+import type { InscriberClient } from "../../src/services/inscriber/client";
+import { inscriberJob } from "../../test/helpers/inscriber-job";
 import { newKey } from "../../test/helpers/keys";
 
 const QUOTES = Number(process.env.BENCH_QUOTES ?? 3_000_000);
@@ -128,7 +130,10 @@ async function benchHttpQuotes(dir: string): Promise<number> {
 async function serve(dir: string): Promise<void> {
   const { ledger, deposits, db } = seededLedger(dir, "http");
   fs.writeFileSync(path.join(dir, "custody"), ledger.custodyAddress);
-  const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_bench" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
+  const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
+    inscribe: async () => ({ job: inscriberJob({ id: "job_bench" }), created: true }),
+    job: async (id) => { throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`); },
+  };
   const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(openIndexerDatabase(":memory:")), inscriber, maxReservationsPerAddress: 3 });
   await store.launch({ tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 2_000n * DOGE }, store.issueApiKey("bench").id);
   db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();

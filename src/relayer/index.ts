@@ -2,7 +2,6 @@
 export * from "./store";
 export * from "./l2";
 export * from "./scanner";
-export * from "./inscriber-client";
 export * from "./relayer";
 export * from "./http";
 export * from "./keys";

@@ -37,8 +37,8 @@ import { DogeosError, Refusal } from "../errors";
 import type { Sqlite } from "../db/sqlite";
 import { InsufficientFundsError } from "../wallet/types";
 import type { HotWallet } from "../wallet/hot-wallet";
-import { InscriberClient, InscriberRefusedError, InscriberUnavailableError } from "./inscriber-client";
-import type { InscriberClientOptions, InscriberJobView, InscribeRequest } from "./inscriber-client";
+import { InscriberCallError, InscriberClient, isFinalJobStatus, jobFailure } from "../services/inscriber/client";
+import type { InscriberClientOptions, InscriberJob, InscribeRequest } from "../services/inscriber/client";
 import { JOB_STATUS, ContractRefusedError, ethersRelayerL2, guardL2 } from "./l2";
 import type { RelayerL2 } from "./l2";
 import { JobScanner } from "./scanner";
@@ -54,8 +54,8 @@ export interface RelayerPanel {
 
 /** The inscriber as the relayer uses it (an InscriberClient). */
 export interface RelayerInscriber {
-  inscribe(idempotencyKey: string, request: InscribeRequest): Promise<{ job: InscriberJobView; created: boolean }>;
-  job(id: string): Promise<InscriberJobView>;
+  inscribe(idempotencyKey: string, request: InscribeRequest): Promise<{ job: InscriberJob; created: boolean }>;
+  job(id: string): Promise<InscriberJob>;
 }
 
 /** The relayer's own hot wallet (never the inscriber's). */
@@ -394,10 +394,10 @@ export class Relayer {
       contentType: job.contentType ?? "", action: job.action ? job.action : null, content: job.payload, recipient: job.dogeRecipient ?? "",
     });
     this.options.afterAction?.(job, "inscription_submitted");
-    if (`0x${view.envelope_hash}`.toLowerCase() !== job.resultHash) {
+    if (`0x${view.envelopeHash}`.toLowerCase() !== job.resultHash) {
       return {
         kind: "final", status: "failed_permanently", code: "RESULT_HASH_MISMATCH",
-        message: `the inscriber's envelope hash ${view.envelope_hash} is not the job's ${job.resultHash}: no receipt can match`,
+        message: `the inscriber's envelope hash ${view.envelopeHash} is not the job's ${job.resultHash}: no receipt can match`,
         changes: { workRef: view.id },
       };
     }
@@ -409,26 +409,26 @@ export class Relayer {
 
   private async followInscription(job: RelayerJob): Promise<Landed | Outcome> {
     if (!this.inscriber) return { kind: "wait", code: "NO_INSCRIBER", message: "no inscriber is configured" };
-    let view: InscriberJobView;
+    let view: InscriberJob;
     try {
       view = await this.inscriber.job(job.workRef!);
     } catch (error) {
       // The inscription is in a block already: an inscriber that is down need not hold settlement back.
-      if (error instanceof InscriberUnavailableError && job.status === "l1_done" && job.l1Txid) return { l1Txid: job.l1Txid };
+      if (error instanceof InscriberCallError && job.status === "l1_done" && job.l1Txid) return { l1Txid: job.l1Txid };
       throw error;
     }
     if (view.status === "failed") {
-      return this.nextRound(job, "INSCRIBER_JOB_FAILED", `inscriber job ${view.id} failed: ${view.error?.code ?? "?"}: ${view.error?.message ?? ""}`);
+      return this.nextRound(job, "INSCRIBER_JOB_FAILED", jobFailure(view));
     }
     // The receipt names the transaction that completes the reveal (the one reveal of a v1 inscription,
     // the last of a Doginals chain): the attesters' index finds the inscription by it.
-    const txid = view.reveal_txids[view.reveal_txids.length - 1];
-    if (view.status !== "confirmed" || !txid) {
-      return { kind: "wait", code: "INSCRIBER_PENDING", message: `inscriber job ${view.id} is ${view.status}`, details: { inscription_id: view.inscription_id } };
+    const txid = view.revealTxids[view.revealTxids.length - 1];
+    if (!isFinalJobStatus(view.status) || !txid) {
+      return { kind: "wait", code: "INSCRIBER_PENDING", message: `inscriber job ${view.id} is ${view.status}`, details: { inscription_id: view.inscriptionId } };
     }
     if (job.status !== "l1_done" || job.l1Txid !== txid) {
       this.store.update(job.jobId, { status: "l1_done", l1Txid: txid, attempts: 0 });
-      this.log("info", "relayer_inscription_confirmed", { job_id: job.jobId, inscriber_job: view.id, inscription_id: view.inscription_id, l1_txid: txid });
+      this.log("info", "relayer_inscription_confirmed", { job_id: job.jobId, inscriber_job: view.id, inscription_id: view.inscriptionId, l1_txid: txid });
     }
     return { l1Txid: txid };
   }
@@ -550,7 +550,7 @@ export class Relayer {
 
   /**
    * What a failed attempt means for the job:
-   * - the inscriber refuses the content (InscriberRefusedError, not retryable): failed for good;
+   * - the inscriber refuses the content (InscriberCallError.refused, not retryable): failed for good;
    * - conditions that pass as the chains move on: the attesters' refusals (not deep enough yet...),
    *   the contract refusing settle, the wallet short of funds: the job waits;
    * - any other DogeosError (the inscriber, the L2 behind guardL2, the wallet's broadcast): tried
@@ -559,7 +559,7 @@ export class Relayer {
    * - anything else is a bug: logged with its stack, and tried again.
    */
   private outcomeOfError(job: RelayerJob, error: unknown): Outcome {
-    if (error instanceof InscriberRefusedError) {
+    if (error instanceof InscriberCallError && error.refused) {
       if (error.retryable) return { kind: "error", code: `INSCRIBER_${error.code}`, message: error.message };
       return { kind: "final", status: "failed_permanently", code: error.code, message: `the inscriber refuses this content: ${error.message}` };
     }

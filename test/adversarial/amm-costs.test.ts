@@ -17,7 +17,7 @@ import {
 } from "../../src/services/amm";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { BondingStore } from "../../src/services/amm/bonding-store";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { jsonRequest } from "../helpers/http";
@@ -71,11 +71,11 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
     });
     settlement = new SettlementWorker({
       db: ammDb, wallet: custodyWallet, queries: stack.queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
-      inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
     // The bonding routes, as the daemon mounts them (no share cap: one buyer takes what it likes).
     store = new BondingStore({
-      db: ammDb, ledger, deposits, queries: stack.queries, inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      db: ammDb, ledger, deposits, queries: stack.queries, inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       inscriberProject: "launchpad", maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("costs operator").key;

@@ -21,7 +21,7 @@ import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../s
 import { BondingStore } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
@@ -166,7 +166,7 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       db: ammDb, network: NETWORKS.regtest, deposits,
       tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
-    const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+    const inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
     store = new BondingStore({ db: ammDb, ledger, deposits, queries: stack.queries, inscriber, inscriberProject: "launchpad" });
     apiKey = store.issueApiKey("adversarial operator").key;
     const wallet = new HotWallet({

@@ -14,7 +14,7 @@ import { LaunchpadApp, createLaunchpadApp, mintIdempotencyKey, openLaunchpadData
 import { KOINU_PER_DOGE, pay as payCoins } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
-import { HttpLaunchpadInscriber } from "../../src/services/launchpad";
+import { InscriberClient } from "../../src/services/inscriber/client";
 
 const PRICE = 5n * KOINU_PER_DOGE;
 const FAUCET = 100n * KOINU_PER_DOGE;
@@ -447,7 +447,7 @@ describe("launchpad attacks (issue 17)", function () {
     before(async () => {
       app = createLaunchpadApp({
         db: openLaunchpadDatabase(":memory:"), queries: stack.queries, network: NETWORKS.regtest,
-        inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
         rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0, paymentConfirmations: 2,
       });
       server = app.listen(0, "127.0.0.1");

@@ -1,7 +1,7 @@
 /**
  * The launchpad's end-to-end stack for tests: a devnet, an in-memory index of it, the real
  * inscriber (as test/services/inscriber.test.ts builds it, with its own funded hot wallet) served
- * over HTTP and reached by HttpLaunchpadInscriber, and the launchpad app (no wallet of its own: it
+ * over HTTP and reached by InscriberClient, and the launchpad app (no wallet of its own: it
  * refunds nothing). Free listings take LAUNCHPAD_OPERATOR_KEY; the per-IP limits are off unless a
  * test sets them, since every test client is 127.0.0.1. The mint-path tests and the browser tests
  * share it.
@@ -22,7 +22,8 @@ import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app"
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
-import { HttpLaunchpadInscriber, LaunchpadApp, LaunchpadOptions, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { LaunchpadApp, LaunchpadOptions, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "./devnet";
 import { TestKey, newKey } from "./keys";
@@ -143,7 +144,7 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
   stack.app = createLaunchpadApp({
     db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest,
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
-    inscriber: new HttpLaunchpadInscriber({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+    inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     node: nodeRawTransactions(client),
     operatorKeySha256: crypto.createHash("sha256").update(LAUNCHPAD_OPERATOR_KEY, "utf8").digest("hex"),
     rateLimitPerMinute: 0,

@@ -5,8 +5,11 @@ import type { FactTypeName } from "../../src/facts";
 import type { FactParamsJson, ReceiptJson } from "../../src/attester/wire";
 import { AppError, unprocessable } from "../../src/services/http/errors";
 import type { AttestedFact, AttestedReceipt } from "../../src/services/attest/panel";
-import { InscriberRefusedError, JOB_STATUS, Relayer, openRelayerDatabase } from "../../src/relayer";
-import type { InscribeRequest, InscriberJobView, RelayerInscriber, RelayerPanel, RelayerWallet } from "../../src/relayer";
+import { JOB_STATUS, Relayer, openRelayerDatabase } from "../../src/relayer";
+import { InscriberCallError } from "../../src/services/inscriber/client";
+import type { InscribeRequest, InscriberJob } from "../../src/services/inscriber/client";
+import { inscriberJob } from "../helpers/inscriber-job";
+import type { RelayerInscriber, RelayerPanel, RelayerWallet } from "../../src/relayer";
 import type { WalletTx } from "../../src/wallet";
 import { FakeL2, announced } from "./fake-l2";
 
@@ -47,9 +50,9 @@ class FakePanel implements RelayerPanel {
 
 /** An inscriber whose jobs the test moves along. */
 class FakeInscriber implements RelayerInscriber {
-  readonly byKey = new Map<string, InscriberJobView>();
+  readonly byKey = new Map<string, InscriberJob>();
   readonly requests: { key: string; request: InscribeRequest }[] = [];
-  refusal: InscriberRefusedError | null = null;
+  refusal: InscriberCallError | null = null;
   envelopeHash: string | null = null;
 
   async inscribe(key: string, request: InscribeRequest) {
@@ -57,10 +60,7 @@ class FakeInscriber implements RelayerInscriber {
     if (this.refusal) throw this.refusal;
     const existing = this.byKey.get(key);
     if (existing) return { job: existing, created: false };
-    const job: InscriberJobView = {
-      id: `job_${String(this.byKey.size).padStart(24, "0")}`, status: "queued", envelope_hash: this.envelopeHash!, commit_txid: null,
-      reveal_txids: [], inscription_id: null, confirmed_height: null, error: null,
-    };
+    const job = inscriberJob({ id: `job_${String(this.byKey.size).padStart(24, "0")}`, project: "relayer", envelopeHash: this.envelopeHash! });
     this.byKey.set(key, job);
     return { job, created: true };
   }
@@ -72,7 +72,7 @@ class FakeInscriber implements RelayerInscriber {
   }
 
   confirm(id: string, reveals = [TXID]): void {
-    Object.assign([...this.byKey.values()].find((j) => j.id === id)!, { status: "confirmed", reveal_txids: reveals, inscription_id: `${reveals[0]}i0` });
+    Object.assign([...this.byKey.values()].find((j) => j.id === id)!, { status: "confirmed", revealTxids: reveals, inscriptionId: `${reveals[0]}i0` });
   }
 
   fail(id: string): void {
@@ -336,10 +336,10 @@ describe("relayer worker", () => {
   it("fails content the inscriber refuses for good, but retries a refusal of how the relayer calls it", async () => {
     const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
     const job = request("inscription");
-    inscriber.refusal = new InscriberRefusedError(400, "INVALID_PROJECT", "project must be a project name", null);
+    inscriber.refusal = new InscriberCallError(400, "INVALID_PROJECT", "project must be a project name");
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "seen", lastErrorCode: "INSCRIBER_INVALID_PROJECT" });
-    inscriber.refusal = new InscriberRefusedError(400, "UNKNOWN_ACTION", "action NOPE is not in the registry", null);
+    inscriber.refusal = new InscriberCallError(400, "UNKNOWN_ACTION", "action NOPE is not in the registry");
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "failed_permanently", lastErrorCode: "UNKNOWN_ACTION" });
     expect(logs.find((l) => l.event === "relayer_job_failed_permanently")).to.deep.include({ level: "error" });
@@ -367,6 +367,25 @@ describe("relayer worker", () => {
     chain.tip = 200n;
     await r.runOnce();
     expect(r.store.get(job.jobId)!.status).to.equal("settled");
+  });
+
+  it("decides from retryable: an L2 failure that retrying cannot mend is tried again but logged at error level", async () => {
+    const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
+    const job = request("anchor");
+    await r.runOnce();
+    chain.jobOf = async () => { throw makeError("could not decode result data", "BAD_DATA", { value: "0x" }); };
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_BAD_DATA" });
+    const logged = logs.find((l) => l.event === "relayer_attempt_not_retryable");
+    expect(logged?.level).to.equal("error");
+    expect(logged?.fields).to.include({ job_id: job.jobId, code: "L2_BAD_DATA" });
+    expect(logs.some((l) => l.event === "relayer_attempt_crashed")).to.equal(false);
+    // A retryable one (a socket reset under ethers) is not.
+    logs.length = 0;
+    chain.jobOf = async () => { throw makeError("socket hang up", "NETWORK_ERROR", { event: "request" }); };
+    await r.runOnce();
+    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_NETWORK_ERROR" });
+    expect(logs.some((l) => l.event === "relayer_attempt_not_retryable")).to.equal(false);
   });
 
   it("keeps waiting (not failing) while the attesters are unavailable", async () => {

@@ -19,7 +19,7 @@ import type { AppError } from "../../src/services/http/errors";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
@@ -86,7 +86,7 @@ describe("AMM bonding curves", function () {
       db: ammDb, network: NETWORKS.regtest, deposits, clock,
       tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
-    const inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+    const inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
     // No share cap (10,000 bps): these tests reserve a quarter of the curve in one buy and the whole
     // rest of it at graduation. The default cap (10% of the remaining tokens) is checked by a store
     // with default options in "refuses reservations over the address's cap ...".
@@ -273,7 +273,7 @@ describe("AMM bonding curves", function () {
       // address holds at most 10% of the curve's remaining tokens in its live buy reservations, summed.
       const capped = new BondingStore({
         db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
-        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
         clock: () => Math.floor(Date.now() / 1000) + clockOffset, reservationSeconds: RESERVATION_SECONDS,
       });
       const reserveCapped = (key: TestKey, amountIn: bigint) => {
@@ -395,7 +395,7 @@ describe("AMM bonding curves", function () {
       expect(seeds()).to.equal(1);
       const restarted = new BondingStore({
         db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
-        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
       });
       expect(await restarted.runOnce()).to.include({ activated: 0, seeded: 0 });
       expect(seeds()).to.equal(1);

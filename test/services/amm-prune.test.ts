@@ -11,7 +11,9 @@ import { IndexQueries } from "../../src/indexer/queries";
 import {
   AmmLedger, BondingStore, DepositReader, EXPIRED_SWAP_KEEP_SECONDS, MAX_AUTHORIZATION_SECONDS, authorizationMessage, openAmmDatabase, reserveFields,
 } from "../../src/services/amm";
-import type { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberCallError } from "../../src/services/inscriber/client";
+import type { InscriberClient } from "../../src/services/inscriber/client";
+import { inscriberJob } from "../helpers/inscriber-job";
 import { newKey } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -24,7 +26,10 @@ describe("AMM pruning", () => {
   const db = openAmmDatabase(":memory:");
   const deposits = new DepositReader(queries, custody.address);
   const ledger = new AmmLedger({ db, network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick, clock: () => now });
-  const inscriber = { inscribe: async () => ({ status: 202, body: { id: "job_prune" } }), job: async () => ({ status: 404, body: null }) } as unknown as InscriberHttp;
+  const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
+    inscribe: async () => ({ job: inscriberJob({ id: "job_prune" }), created: true }),
+    job: async (id) => { throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`); },
+  };
   const store = new BondingStore({ db, ledger, deposits, queries, inscriber, clock: () => now });
   const rows = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 

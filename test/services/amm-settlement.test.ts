@@ -13,7 +13,7 @@ import { openAmmDatabase } from "../../src/services/amm/schema";
 import {
   DRC20_TRANSFER_CONTENT_TYPE, PAYOUT_OWNER, Payout, PayoutStatus, SettlementWorker,
 } from "../../src/services/amm/settlement";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HARD_DUST_LIMIT, HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import type { Sqlite } from "../../src/db/sqlite";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -31,7 +31,7 @@ describe("AMM settlement worker", function () {
   let stack: LaunchpadStack;
   let wallet: HotWallet;
   let walletFile: string;
-  let inscriber: InscriberHttp;
+  let inscriber: InscriberClient;
   const custody = newKey();
 
   const openCustodyWallet = () => new HotWallet({
@@ -74,8 +74,8 @@ describe("AMM settlement worker", function () {
 
   async function inscribeToCustody(key: string, content: Uint8Array): Promise<void> {
     const answer = await inscriber.inscribe(key, { project: "launchpad", contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: custody.address });
-    expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
-    await stack.confirmInscriberJob(answer.body.id);
+    expect(answer.created, JSON.stringify(answer.job)).to.equal(true);
+    await stack.confirmInscriberJob(answer.job.id);
   }
 
   before(async () => {
@@ -85,7 +85,7 @@ describe("AMM settlement worker", function () {
     for (let i = 0; i < 3; i++) await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
     await stack.mine();
     await wallet.sync();
-    inscriber = new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+    inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
     const tickKey = drc20TickKey(TICK);
     await inscribeToCustody("settle-deploy", encodeDrc20({ kind: "deploy", tick: TICK, tickKey, maxSupply: 10n * MINTED, mintLimit: MINTED }));
     await inscribeToCustody("settle-mint", encodeDrc20({ kind: "mint", tick: TICK, tickKey, amount: MINTED }));
@@ -201,14 +201,14 @@ describe("AMM settlement worker", function () {
       await worker.runOnce();
       const inscribing = worker.payout(id)!;
       expect(inscribing.status).to.equal("inscribing");
-      const job = (await inscriber.job(inscribing.inscriberJobId!)).body;
+      const job = await inscriber.job(inscribing.inscriberJobId!);
       expect(job.recipient).to.equal(custody.address);
       expect(job.form).to.equal("doginals");
-      expect(job.content_type).to.equal(DRC20_TRANSFER_CONTENT_TYPE);
+      expect(job.contentType).to.equal(DRC20_TRANSFER_CONTENT_TYPE);
 
       const [done] = await settle([worker], [id]);
       expect(done.status, done.error ?? "").to.equal("confirmed");
-      expect(done.inscriptionId).to.equal((await inscriber.job(done.inscriberJobId!)).body.inscription_id);
+      expect(done.inscriptionId).to.equal((await inscriber.job(done.inscriberJobId!)).inscriptionId);
       expect(stack.queries.inscriptionBody(done.inscriptionId!)!.body).to.deep.equal(new TextEncoder().encode(`{"p":"drc-20","op":"transfer","tick":"${TICK}","amt":"250"}`));
       expect(stack.queries.inscription(done.inscriptionId!)!.ownerAddress).to.equal(user.address);
       expect(tokenBalance(user.address)).to.deep.equal({ tick: TICK, available: "250", transferable: "0" });
@@ -267,11 +267,11 @@ describe("AMM settlement worker", function () {
       // Crash 1: the inscriber got the request, the row did not move.
       const content = encodeDrc20({ kind: "transfer", tick: TICK, tickKey: drc20TickKey(TICK), amount });
       const asked = await inscriber.inscribe(id, { project: "launchpad", contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: custody.address });
-      expect(asked.status).to.equal(202);
+      expect(asked.created).to.equal(true);
       let worker = newWorker(db);
       await worker.runOnce();
-      expect(worker.payout(id)!.inscriberJobId).to.equal(asked.body.id);
-      await stack.confirmInscriberJob(asked.body.id);
+      expect(worker.payout(id)!.inscriberJobId).to.equal(asked.job.id);
+      await stack.confirmInscriberJob(asked.job.id);
       await worker.runOnce();
       const inscribed = worker.payout(id)!;
       expect(inscribed.status).to.equal("inscribed");

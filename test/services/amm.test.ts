@@ -23,7 +23,7 @@ import { ApiSurface, undocumentedRoutes } from "../../src/services/http/openapi"
 import { mountOpsRoutes } from "../../src/services/ops/server";
 import type { paths } from "../../shared/openapi/amm";
 import { expectPublished } from "../helpers/openapi-publish";
-import { InscriberHttp } from "../../src/services/inscriber/client";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import type { RunningDevnet } from "../helpers/devnet";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
@@ -118,7 +118,7 @@ describe("AMM service", function () {
     // As the daemon mounts them: the bonding routes, /health and /metrics, in the app's one surface.
     const bonding = new BondingStore({
       db: ammDb, ledger, deposits: new DepositReader(queries, custody.address), queries, inscriberProject: "launchpad",
-      inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
     // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.
     app = createAmmApp({
@@ -514,7 +514,7 @@ describe("AMM service", function () {
     it("pays every payout the ledger queued on chain, as the explorer's index shows", async () => {
       const worker = new SettlementWorker({
         db: ammDb, wallet: custodyWallet, queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
-        inscriber: new InscriberHttp({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       });
       // The custody pays network fees (and DRC-20 postage) from its own DOGE on top of the pools'.
       await faucetCoin(devnet, custody, 500);

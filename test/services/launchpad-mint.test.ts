@@ -1,6 +1,6 @@
 /**
  * The launchpad's mint path end to end on the devnet: the real inscriber (in process, as
- * test/services/inscriber.test.ts builds it) reached over HTTP by HttpLaunchpadInscriber, payments
+ * test/services/inscriber.test.ts builds it) reached over HTTP by InscriberClient, payments
  * made by the claimants' own keys and read back from the index; a wrong amount is recorded as the
  * creator's to settle (the launchpad has no wallet and refunds nothing). The index is the judge of
  * what landed.
@@ -8,7 +8,10 @@
 import { expect } from "chai";
 import { NETWORKS, OP, compileScript } from "../../src/doge";
 import { IndexQueries } from "../../src/indexer/queries";
-import { HttpLaunchpadInscriber, InscriberCallError, LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { CONFIGURATION_REFUSALS, InscriberCallError, InscriberClient } from "../../src/services/inscriber/client";
+import type { InscriberJob } from "../../src/services/inscriber/client";
+import { inscriberJob } from "../helpers/inscriber-job";
 import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import type { RunningDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -274,7 +277,7 @@ describe("launchpad mint path", function () {
   describe("the inscriber client", () => {
     const request = (recipient: string, key: string): LaunchpadInscriptionRequest => ({
       project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_MINT",
-      body: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }), recipient, idempotencyKey: key,
+      content: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }), recipient, idempotencyKey: key,
     });
     const refusal = async (promise: Promise<unknown>) => {
       try {
@@ -287,38 +290,49 @@ describe("launchpad mint path", function () {
     };
 
     it("sends one job per Idempotency-Key however often the call is retried, and follows it", async () => {
-      const client = new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY });
+      const client = new InscriberClient({ url: inscriberBase, key: LAUNCHPAD_KEY });
       const recipient = newKey().address;
-      const first = await client.inscribe(request(recipient, "client-check-once"));
-      const second = await client.inscribe(request(recipient, "client-check-once"));
-      expect(second.jobId).to.equal(first.jobId);
-      const job = await client.job(first.jobId);
-      expect(job.id).to.equal(first.jobId);
+      const first = await client.inscribe("client-check-once", request(recipient, "client-check-once"));
+      const second = await client.inscribe("client-check-once", request(recipient, "client-check-once"));
+      expect(first.created).to.equal(true);
+      expect(second.created).to.equal(false);
+      expect(second.job.id).to.equal(first.job.id);
+      const job = await client.job(first.job.id);
+      expect(job.id).to.equal(first.job.id);
       expect(job.status).to.be.oneOf(["queued", "committed", "revealed", "confirmed"]);
-      await confirmInscriberJob(first.jobId);
+      expect(job.envelopeHash).to.match(/^[0-9a-f]{64}$/);
+      await confirmInscriberJob(first.job.id);
+      const confirmed = await client.job(first.job.id);
+      expect(confirmed).to.deep.include({ status: "confirmed", inscriptionId: `${confirmed.revealTxids[0]}i0` });
     });
 
     it("maps the inscriber's refusals: a wrong key, a bad request, an unknown job and no inscriber at all", async () => {
-      const wrongKey = await refusal(new HttpLaunchpadInscriber({ url: inscriberBase, key: "ik_wrong" }).inscribe(request(newKey().address, "client-check-key")));
-      expect(wrongKey).to.include({ code: "INSCRIBER_UNAUTHORIZED", retryable: false, status: 401, inscriberCode: "INVALID_PROJECT_KEY" });
-      const client = new HttpLaunchpadInscriber({ url: inscriberBase, key: LAUNCHPAD_KEY });
-      const bad = await refusal(client.inscribe(request("not-an-address", "client-check-bad")));
-      expect(bad).to.include({ code: "INSCRIBER_REFUSED", retryable: false, status: 400, inscriberCode: "INVALID_ADDRESS" });
+      const wrongKey = await refusal(new InscriberClient({ url: inscriberBase, key: "ik_wrong" }).inscribe("client-check-key", request(newKey().address, "client-check-key")));
+      expect(wrongKey).to.include({ failure: "INSCRIBER_UNAUTHORIZED", kind: "unauthorized", retryable: false, status: 401, code: "INVALID_PROJECT_KEY", refused: false });
+      const client = new InscriberClient({ url: inscriberBase, key: LAUNCHPAD_KEY });
+      const bad = await refusal(client.inscribe("client-check-bad", request("not-an-address", "client-check-bad")));
+      expect(bad).to.include({ failure: "INSCRIBER_REFUSED", kind: "invalid", retryable: false, status: 400, code: "INVALID_ADDRESS", refused: true });
+      // A refusal about how the caller is configured (not the content) is worth retrying once fixed.
+      const misfiled = await refusal(client.inscribe("client-check-project", { ...request(newKey().address, "client-check-project"), project: "no such project!" }));
+      expect(misfiled).to.include({ failure: "INSCRIBER_REFUSED", status: 400, refused: true });
+      expect(misfiled.retryable, misfiled.code).to.equal(CONFIGURATION_REFUSALS.has(misfiled.code));
       const unknown = await refusal(client.job("job_000000000000000000000000"));
-      expect(unknown).to.include({ code: "INSCRIBER_JOB_NOT_FOUND", retryable: false, status: 404 });
-      const down = await refusal(new HttpLaunchpadInscriber({ url: "http://127.0.0.1:1", key: LAUNCHPAD_KEY, timeoutMs: 2_000 }).inscribe(request(newKey().address, "client-check-down")));
-      expect(down).to.include({ code: "INSCRIBER_UNREACHABLE", retryable: true });
+      expect(unknown).to.include({ failure: "INSCRIBER_JOB_NOT_FOUND", kind: "not_found", retryable: false, status: 404 });
+      const down = await refusal(new InscriberClient({ url: "http://127.0.0.1:1", key: LAUNCHPAD_KEY, timeoutMs: 2_000 }).inscribe("client-check-down", request(newKey().address, "client-check-down")));
+      expect(down).to.include({ failure: "INSCRIBER_UNREACHABLE", code: "INSCRIBER_UNREACHABLE", kind: "unavailable", retryable: true, status: 0 });
     });
   });
 
   describe("a failed inscriber job", () => {
+    const failedJob = (id: string, status: InscriberJob["status"]) =>
+      inscriberJob({ id, status, error: status === "failed" ? { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } : null });
     it("is recorded with its reason, and the index is minted again on the payer's new claim with the same payment", async () => {
       // A second launchpad over the same index whose inscriber accepts the job and then fails it.
       const failing = createLaunchpadApp({
         db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest, rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
         inscriber: {
-          inscribe: async (req) => ({ jobId: `job_${req.idempotencyKey.length.toString(16).padStart(24, "0")}` }),
-          job: async (id) => ({ id, status: "failed", revealTxids: [], inscriptionId: null, confirmedHeight: null, error: { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } }),
+          inscribe: async (key) => ({ job: failedJob(`job_${key.length.toString(16).padStart(24, "0")}`, "queued"), created: true }),
+          job: async (id) => failedJob(id, "failed"),
         },
       });
       const failingServer = failing.listen(0, "127.0.0.1");

@@ -20,6 +20,7 @@ import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { inscriberJob } from "../helpers/inscriber-job";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
@@ -133,13 +134,13 @@ describe("launchpad pages' server side", function () {
       // Every client of these tests is 127.0.0.1: the per-IP limits are the adversarial tests' subject.
       rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
       inscriber: {
-        inscribe: async (request) => {
-          inscribed.push(request);
-          return { jobId: `job-${++jobs}` };
+        inscribe: async (idempotencyKey, request) => {
+          inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
+          return { job: inscriberJob({ id: `job-${++jobs}` }), created: true };
         },
         job: async (id) => {
           const txid = bytesToHex(new Uint8Array(32).fill(Number(id.slice(4)) % 256));
-          return { id, status: "confirmed", revealTxids: [txid], inscriptionId: `${txid}i0`, confirmedHeight: 1, error: null };
+          return inscriberJob({ id, status: "confirmed", commitTxid: txid, revealTxids: [txid], inscriptionId: `${txid}i0`, confirmedHeight: 1 });
         },
       },
     });

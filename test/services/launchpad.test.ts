@@ -8,6 +8,7 @@ import type { Sqlite } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import { inscriberJob } from "../helpers/inscriber-job";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
 import type { paths } from "../../shared/openapi/launchpad";
@@ -72,10 +73,10 @@ describe("launchpad API", function () {
       mount: (root, _gate, surface) => mountOpsRoutes(root, { registry: new Registry(), health: () => ({ ok: true, name: "launchpad" }), surface }),
       // Records what would go to the inscriber, for the one test of the hand-over below.
       inscriber: {
-        inscribe: async (request) => {
-          if (request.idempotencyKey.endsWith("-unreachable")) throw new Error("inscriber unreachable");
-          inscribed.push(request);
-          return { jobId: `job-${inscribed.length}` };
+        inscribe: async (idempotencyKey, request) => {
+          if (idempotencyKey.endsWith("-unreachable")) throw new Error("inscriber unreachable");
+          inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
+          return { job: inscriberJob({ id: `job-${inscribed.length}` }), created: true };
         },
         job: async () => { throw new Error("no job is followed in these tests"); },
       },
@@ -248,9 +249,9 @@ describe("launchpad API", function () {
       };
       expect(created.body).to.deep.equal(expected);
       const request = inscribed[inscribed.length - 1];
-      expect({ ...request, body: new TextDecoder().decode(request.body) }).to.deep.equal({
+      expect({ ...request, content: new TextDecoder().decode(request.content) }).to.deep.equal({
         project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_DEPLOY", recipient: creator.address, idempotencyKey: "launchpad-deploy-much-pups",
-        body: '{"p":"service","op":"LAUNCHPAD_DEPLOY","slug":"much-pups","name":"Much Pups","price":"250000000","max":"3"}',
+        content: '{"p":"service","op":"LAUNCHPAD_DEPLOY","slug":"much-pups","name":"Much Pups","price":"250000000","max":"3"}',
       });
 
       const detail = await call("GET", "/collections/much-pups");

@@ -48,7 +48,8 @@ import {
 import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
-import type { InscriberHttp } from "../inscriber/client";
+import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
+import type { InscriberClient, InscriberJob } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { Authorization, orderMessage, requireSignature } from "./orders";
@@ -147,7 +148,7 @@ export interface BondingStoreOptions {
   /** The explorer's index: deployed ticks, the custody's balances. */
   queries: IndexQueries;
   /** The inscriber, with the key of `inscriberProject`. */
-  inscriber: InscriberHttp;
+  inscriber: Pick<InscriberClient, "inscribe" | "job">;
   inscriberProject?: string;
   /** Unix seconds (default: the system clock). */
   clock?: () => number;
@@ -437,24 +438,25 @@ export class BondingStore {
     const content = kind === "deploy"
       ? encodeDrc20({ kind: "deploy", tick: curve.tick, tickKey: curve.tickKey, maxSupply: totalSupply, mintLimit: totalSupply })
       : encodeDrc20({ kind: "mint", tick: curve.tick, tickKey: curve.tickKey, amount: totalSupply });
-    let answer;
+    let job: InscriberJob;
     try {
-      answer = await this.options.inscriber.inscribe(`${curve.id}:${kind}`, {
+      ({ job } = await this.options.inscriber.inscribe(`${curve.id}:${kind}`, {
         project: this.project, contentType: BONDING_INSCRIPTION_CONTENT_TYPE, action: null, content, recipient: this.custodyAddress,
-      });
+      }));
     } catch (error) {
-      this.s.curveError.run(`INSCRIBER_UNAVAILABLE: ${(error as Error).message}`, this.now(), curve.tickKey);
+      if (!(error instanceof InscriberCallError)) throw error;
+      // A refused content will never be accepted; anything else (auth, 5xx, no answer) may pass later.
+      if (error.refused && !error.retryable) this.fail(curve, `${error.failure}: ${error.message}`);
+      else this.s.curveError.run(`${error.failure}: ${error.message}`, this.now(), curve.tickKey);
       return;
     }
-    if ((answer.status === 200 || answer.status === 202) && typeof answer.body?.id === "string") {
-      const filed = kind === "deploy" ? this.s.deployFiled : this.s.mintFiled;
-      if (filed.run(answer.body.id, this.now(), curve.tickKey).changes === 1) this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: answer.body.id });
-      return;
-    }
-    const message = `the inscriber answered ${answer.status} ${answer.body?.error?.code ?? "UNKNOWN"}: ${answer.body?.error?.message ?? "no message"}`;
-    // 400: this content will never be accepted; anything else (auth, 5xx) may pass later.
-    if (answer.status === 400) this.fail(curve, `INSCRIBER_REFUSED: ${message}`);
-    else this.s.curveError.run(`INSCRIBER_UNAVAILABLE: ${message}`, this.now(), curve.tickKey);
+    const filed = kind === "deploy" ? this.s.deployFiled : this.s.mintFiled;
+    if (filed.run(job.id, this.now(), curve.tickKey).changes === 1) this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: job.id });
+  }
+
+  /** The inscriber's job `id`, or null when it cannot be read now (the next pass asks again). */
+  private jobOrNull(id: string): Promise<InscriberJob | null> {
+    return this.options.inscriber.job(id).catch(() => null);
   }
 
   private fail(curve: CurveRecord, reason: string): void {
@@ -499,11 +501,13 @@ export class BondingStore {
       return false;
     }
     if (!curve.deployInscriptionId) {
-      const answer = await this.options.inscriber.job(curve.deployJobId).catch(() => null);
-      const job = answer?.status === 200 ? answer.body : null;
-      if (job?.status === "failed") this.fail(curve, `DEPLOY_FAILED: inscriber job ${curve.deployJobId} failed: ${job.error?.code ?? "UNKNOWN"}`);
-      if (job?.status !== "confirmed" || typeof job.inscription_id !== "string") return false;
-      this.s.deployInscribed.run(job.inscription_id, this.now(), curve.tickKey);
+      const job = await this.jobOrNull(curve.deployJobId);
+      if (!job || !isFinalJobStatus(job.status)) return false;
+      if (job.status === "failed" || !job.inscriptionId) {
+        this.fail(curve, `DEPLOY_FAILED: ${jobFailure(job)}`);
+        return false;
+      }
+      this.s.deployInscribed.run(job.inscriptionId, this.now(), curve.tickKey);
       curve = this.curve(curve.tick)!;
     }
     const deployed = this.options.queries.drc20Tick(curve.tickKey);
@@ -519,8 +523,8 @@ export class BondingStore {
     const balance = this.options.queries.drc20Balance(this.custodyAddress, curve.tickKey);
     const held = balance.available + balance.transferable;
     if (held < curve.state.totalSupply) {
-      const answer = await this.options.inscriber.job(curve.mintJobId).catch(() => null);
-      if (answer?.status === 200 && answer.body?.status === "failed") this.fail(curve, `MINT_FAILED: inscriber job ${curve.mintJobId} failed: ${answer.body.error?.code ?? "UNKNOWN"}`);
+      const job = await this.jobOrNull(curve.mintJobId);
+      if (job?.status === "failed") this.fail(curve, `MINT_FAILED: ${jobFailure(job)}`);
       return false;
     }
     if (this.s.activated.run(this.now(), this.now(), curve.tickKey).changes !== 1) return false;

@@ -64,7 +64,8 @@ import {
   BroadcastError, CarrierNotAvailableError, HARD_DUST_LIMIT, HotWallet, InsufficientFundsError, InvalidOutputError, WalletTx,
 } from "../../wallet";
 import type { Sqlite } from "../../db/sqlite";
-import type { InscriberHttp } from "../inscriber/client";
+import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
+import type { InscriberClient, InscriberJob } from "../inscriber/client";
 import { UsedDeposits } from "./deposits";
 
 /** Owner of every wallet transaction of a payout; the label is the payout id. */
@@ -127,7 +128,7 @@ export interface SettlementWorkerOptions {
   /** The explorer's index. */
   queries: IndexQueries;
   /** The inscriber, with the key of `inscriberProject`. */
-  inscriber: InscriberHttp;
+  inscriber: Pick<InscriberClient, "inscribe" | "job">;
   network: DogeNetwork;
   /** The inscriber project the transfer inscriptions are filed under (default "amm"). */
   inscriberProject?: string;
@@ -212,7 +213,7 @@ export class SettlementWorker {
   private readonly db: Sqlite;
   private readonly wallet: HotWallet;
   private readonly queries: IndexQueries;
-  private readonly inscriber: InscriberHttp;
+  private readonly inscriber: Pick<InscriberClient, "inscribe" | "job">;
   private readonly network: DogeNetwork;
   private readonly project: string;
   private readonly clock: () => number;
@@ -378,36 +379,40 @@ export class SettlementWorker {
       this.fail(payout, "INVALID_PAYOUT", `the transfer body ${new TextDecoder().decode(content)} does not read back as a DRC-20 transfer`);
       return;
     }
-    const answer = await this.inscriber.inscribe(payout.id, {
-      project: this.project, contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: this.wallet.address,
-    });
-    if ((answer.status === 200 || answer.status === 202) && typeof answer.body?.id === "string") {
-      if (this.s.inscribing.run(answer.body.id, this.clock(), payout.id).changes === 1) {
-        this.log("amm_payout_inscribing", { id: payout.id, tick, amount: payout.amount.toString(), job: answer.body.id });
-      }
+    let job: InscriberJob;
+    try {
+      ({ job } = await this.inscriber.inscribe(payout.id, {
+        project: this.project, contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: this.wallet.address,
+      }));
+    } catch (error) {
+      if (!(error instanceof InscriberCallError)) throw error;
+      // A refused content or recipient will never be accepted; anything else (auth, 5xx, no answer) may pass later.
+      if (error.refused && !error.retryable) this.fail(payout, error.failure, error.message);
+      else this.retry(payout, error.failure, error.message);
       return;
     }
-    const code = typeof answer.body?.error?.code === "string" ? answer.body.error.code : "UNKNOWN";
-    const message = `the inscriber answered ${answer.status} ${code}: ${answer.body?.error?.message ?? "no message"}`;
-    // 400: this content or recipient will never be accepted; anything else (auth, 5xx) may pass later.
-    if (answer.status === 400) this.fail(payout, "INSCRIBER_REFUSED", message);
-    else this.retry(payout, "INSCRIBER_UNAVAILABLE", message);
+    if (this.s.inscribing.run(job.id, this.clock(), payout.id).changes === 1) {
+      this.log("amm_payout_inscribing", { id: payout.id, tick, amount: payout.amount.toString(), job: job.id });
+    }
   }
 
   private async followInscription(payout: Payout): Promise<void> {
     const jobId = payout.inscriberJobId!;
-    const answer = await this.inscriber.job(jobId);
-    if (answer.status !== 200 || answer.body === null) {
-      this.retry(payout, "INSCRIBER_UNAVAILABLE", `GET /jobs/${jobId} answered ${answer.status} ${answer.body?.error?.code ?? ""}`.trim());
+    let job: InscriberJob;
+    try {
+      job = await this.inscriber.job(jobId);
+    } catch (error) {
+      if (!(error instanceof InscriberCallError)) throw error;
+      this.retry(payout, error.failure, error.message);
       return;
     }
-    const job = answer.body;
-    if (job.status === "confirmed" && typeof job.inscription_id === "string") {
-      if (this.s.inscribed.run(job.inscription_id, this.clock(), payout.id, jobId).changes === 1) {
-        this.log("amm_payout_inscribed", { id: payout.id, job: jobId, inscriptionId: job.inscription_id });
+    if (!isFinalJobStatus(job.status)) return;
+    if (job.status === "confirmed" && job.inscriptionId) {
+      if (this.s.inscribed.run(job.inscriptionId, this.clock(), payout.id, jobId).changes === 1) {
+        this.log("amm_payout_inscribed", { id: payout.id, job: jobId, inscriptionId: job.inscriptionId });
       }
-    } else if (job.status === "failed") {
-      this.fail(payout, "INSCRIPTION_FAILED", `inscriber job ${jobId} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
+    } else {
+      this.fail(payout, "INSCRIPTION_FAILED", jobFailure(job));
     }
   }
 

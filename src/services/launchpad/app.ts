@@ -53,7 +53,7 @@ export interface LaunchpadOptions {
   sessionSeconds?: number;
   /**
    * When given, a listed collection's LAUNCHPAD_DEPLOY and every mint are handed to it
-   * (HttpLaunchpadInscriber); otherwise deploys stay pending and mints answer 503 MINTING_UNAVAILABLE.
+   * (InscriberClient, src/services/inscriber/client.ts); otherwise deploys stay pending and mints answer 503 MINTING_UNAVAILABLE.
    */
   inscriber?: LaunchpadInscriber;
   /**
@@ -99,10 +99,19 @@ export interface LaunchpadOptions {
   mount?: (app: express.Express, gate: MemberGate, surface: ApiSurface) => void;
 }
 
+/** What listing a collection takes (CollectionStore.create's input). */
+export type NewCollection = Parameters<CollectionStore["create"]>[0];
+
 export interface LaunchpadApp extends express.Express {
   /** `requireMember` / `isMember` over this app's sessions and index. */
   launchpad: {
     gate: MemberGate; sessions: SessionStore; collections: CollectionStore; index: CollectionIndex; mints: MintService; feed: MintedFeed; payments: PaymentPsbtService | null;
+    /**
+     * Lists a collection once its listing was allowed (POST /collections checks the session, the
+     * operator key and the payment memo first) and hands its LAUNCHPAD_DEPLOY to the inscriber;
+     * the listing stands if that fails (deploy pending with the reason).
+     */
+    list(listing: NewCollection): Promise<Collection>;
   };
 }
 
@@ -217,7 +226,23 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       operatorKey: { type: "apiKey", in: "header", name: "X-Operator-Key", description: "the operator key, which listing a free collection needs besides the creator's session" },
     },
   });
-  app.launchpad = { gate, sessions, collections, index, mints, feed, payments };
+  async function list(listing: NewCollection): Promise<Collection> {
+    const collection = collections.create(listing);
+    log("launchpad_collection_listed", { slug: collection.slug, listedBy: listing.listedBy });
+    if (options.inscriber) {
+      try {
+        const request = deployRequest(collection);
+        const { job } = await options.inscriber.inscribe(request.idempotencyKey, request);
+        collections.markDeploySubmitted(collection.slug, job.id);
+      } catch (error) {
+        // The listing stands; the deploy stays pending with the reason, to be submitted again.
+        log("launchpad_deploy_submit_failed", { slug: collection.slug, err: (error as Error).message });
+        collections.markDeployFailed(collection.slug, (error as Error).message);
+      }
+    }
+    return collections.get(collection.slug)!;
+  }
+  app.launchpad = { gate, sessions, collections, index, mints, feed, payments, list };
   const mintJson = mintJsonOf(mints);
 
   const collectionOr404 = (slug: string): Collection => {
@@ -314,27 +339,9 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     if (price > 0n && memoBytes > MAX_OP_RETURN_PAYLOAD_BYTES) {
       throw badRequest("SLUG_TOO_LONG_FOR_PAYMENT", `a priced collection's payment memo for its last index would be ${memoBytes} bytes; nodes relay at most ${MAX_OP_RETURN_PAYLOAD_BYTES}: use a shorter slug`, { field: "slug", memo_bytes: memoBytes, max_bytes: MAX_OP_RETURN_PAYLOAD_BYTES });
     }
-    const collection = collections.create({
-      slug,
-      name: body.name,
-      priceKoinu: price,
-      maxSupply: max,
-      creatorAddress,
-      listedBy: session.address,
-    });
-    log("launchpad_collection_listed", { slug: collection.slug, listedBy: session.address });
-    if (options.inscriber) {
-      try {
-        const { jobId } = await options.inscriber.inscribe(deployRequest(collection));
-        collections.markDeploySubmitted(collection.slug, jobId);
-      } catch (error) {
-        // The listing stands; the deploy stays pending with the reason, to be submitted again.
-        log("launchpad_deploy_submit_failed", { slug: collection.slug, err: (error as Error).message });
-        collections.markDeployFailed(collection.slug, (error as Error).message);
-      }
-    }
+    const collection = await list({ slug, name: body.name, priceKoinu: price, maxSupply: max, creatorAddress, listedBy: session.address });
     res.status(201).setHeader("Location", `/api/collections/${collection.slug}`);
-    res.json(collectionJson(collections.get(collection.slug)!));
+    res.json(collectionJson(collection));
   });
 
   // -------------------------------------------------------------------------------- claims

@@ -7,6 +7,7 @@
 import type { Sqlite } from "../../db/sqlite";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_DEPLOY_OP, LAUNCHPAD_MINT_OP, LAUNCHPAD_PROTOCOL, encodeLaunchpadDeploy } from "../../inscription/launchpad";
 import { AppError, conflict, notFound } from "../http/errors";
+import type { InscriberClient } from "../inscriber/client";
 
 /** Largest collection the launchpad lists (the wire format allows more; reservations are per index). */
 export const MAX_COLLECTION_SIZE = 1_000_000;
@@ -46,32 +47,19 @@ export interface LaunchpadInscriptionRequest {
   contentType: typeof LAUNCHPAD_CONTENT_TYPE;
   action: typeof LAUNCHPAD_DEPLOY_OP | typeof LAUNCHPAD_MINT_OP;
   /** The exact body bytes (encodeLaunchpadDeploy / encodeLaunchpadMint). */
-  body: Uint8Array;
+  content: Uint8Array;
   recipient: string;
   /** Sent as the inscriber's Idempotency-Key: a retried request never makes a second inscription. */
   idempotencyKey: string;
 }
 
-/** An inscriber job as the launchpad follows it (`GET {inscriber_url}/jobs/:id`). */
-export interface InscriberJob {
-  id: string;
-  status: "queued" | "committed" | "revealed" | "confirmed" | "failed";
-  /** Empty until revealed; the first is the reveal carrying the inscription (`<txid>i0`). */
-  revealTxids: string[];
-  inscriptionId: string | null;
-  confirmedHeight: number | null;
-  error: { code: string; message: string } | null;
-}
-
 /**
  * The inscriber as the launchpad needs it: the platform inscription endpoint (`POST /inscribe` of
- * the inscriber with project "launchpad") and its jobs. HttpLaunchpadInscriber (inscriber-client.ts)
- * is the real one; without an inscriber deploys stay `pending` and mints are refused.
+ * the inscriber with project "launchpad") and its jobs. The inscriber's one client (InscriberClient,
+ * src/services/inscriber/client.ts) is the real one; without an inscriber deploys stay `pending`
+ * and mints are refused.
  */
-export interface LaunchpadInscriber {
-  inscribe(request: LaunchpadInscriptionRequest): Promise<{ jobId: string }>;
-  job(jobId: string): Promise<InscriberJob>;
-}
+export type LaunchpadInscriber = Pick<InscriberClient, "inscribe" | "job">;
 
 /** The LAUNCHPAD_MINT body for `tokenIndex` of a collection, as JSON (DESIGN.md 4.3). */
 export function mintBodyJson(slug: string, tokenIndex: number, maxSupply: number) {
@@ -84,7 +72,7 @@ export function deployRequest(collection: Collection): LaunchpadInscriptionReque
     project: "launchpad",
     contentType: LAUNCHPAD_CONTENT_TYPE,
     action: LAUNCHPAD_DEPLOY_OP,
-    body: encodeLaunchpadDeploy({ slug: collection.slug, name: collection.name, priceKoinu: collection.priceKoinu, maxSupply: BigInt(collection.maxSupply) }),
+    content: encodeLaunchpadDeploy({ slug: collection.slug, name: collection.name, priceKoinu: collection.priceKoinu, maxSupply: BigInt(collection.maxSupply) }),
     recipient: collection.creatorAddress,
     idempotencyKey: `launchpad-deploy-${collection.slug}`,
   };

@@ -2,14 +2,12 @@
 export { createLaunchpadApp } from "./app";
 export type { LaunchpadApp, LaunchpadOptions } from "./app";
 export { CollectionStore, MAX_COLLECTION_SIZE, deployRequest, mintBodyJson } from "./collections";
-export type { Collection, InscriberJob, LaunchpadInscriber, LaunchpadInscriptionRequest, Reservation } from "./collections";
+export type { Collection, LaunchpadInscriber, LaunchpadInscriptionRequest, Reservation } from "./collections";
 export { CollectionIndex, createMemberGate } from "./membership";
 export type { MemberGate, MemberToken, Membership } from "./membership";
 export { LAUNCHPAD_MIGRATIONS, LAUNCHPAD_SCHEMA, openLaunchpadDatabase } from "./schema";
 export { SessionStore, sessionOf, signingAddress } from "./sessions";
 export type { LaunchpadSession } from "./sessions";
-export { HttpLaunchpadInscriber, InscriberCallError } from "./inscriber-client";
-export type { HttpInscriberOptions } from "./inscriber-client";
 export { MINT_PAYMENT_PROTOCOL, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
 export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, SettlementReason } from "./mints";
 export { MintedFeed } from "./live";

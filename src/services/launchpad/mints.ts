@@ -23,7 +23,7 @@ import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "
 import { AppError, badRequest, conflict, indexBehind, notFound, unprocessable } from "../http/errors";
 import { indexIsBehind } from "../../indexer/read/status";
 import type { Collection, CollectionStore, LaunchpadInscriber } from "./collections";
-import { InscriberCallError } from "./inscriber-client";
+import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
 
 /** The protocol identifier of a payment's OP_RETURN: `service-launch-mint:<slug>:<index>`. */
 export const MINT_PAYMENT_PROTOCOL = "service-launch-mint";
@@ -349,19 +349,18 @@ export class MintService {
     if (mint.status !== "accepted") return;
     const collection = this.options.collections.get(mint.slug)!;
     try {
-      const { jobId } = await this.options.inscriber!.inscribe({
+      const { job } = await this.options.inscriber!.inscribe(mintIdempotencyKey(mint.slug, mint.tokenIndex, mint.attempt), {
         project: "launchpad",
         contentType: LAUNCHPAD_CONTENT_TYPE,
         action: LAUNCHPAD_MINT_OP,
-        body: encodeLaunchpadMint({ slug: mint.slug, tokenId: BigInt(mint.tokenIndex), maxSupply: BigInt(collection.maxSupply) }),
+        content: encodeLaunchpadMint({ slug: mint.slug, tokenId: BigInt(mint.tokenIndex), maxSupply: BigInt(collection.maxSupply) }),
         recipient: mint.address,
-        idempotencyKey: mintIdempotencyKey(mint.slug, mint.tokenIndex, mint.attempt),
       });
-      this.s.submitted.run(jobId, this.options.clock(), mint.slug, mint.tokenIndex);
+      this.s.submitted.run(job.id, this.options.clock(), mint.slug, mint.tokenIndex);
     } catch (error) {
       const message = (error as Error).message;
       this.options.log("launchpad_mint_submit_failed", { slug: mint.slug, index: mint.tokenIndex, err: message });
-      if (error instanceof InscriberCallError && !error.retryable) await this.fail(mint, `${error.code}: ${message}`);
+      if (error instanceof InscriberCallError && !error.retryable) await this.fail(mint, `${error.failure}: ${message}`);
       else this.s.mintError.run(message, this.options.clock(), mint.slug, mint.tokenIndex);
     }
   }
@@ -371,9 +370,13 @@ export class MintService {
     const job = await this.options.inscriber!.job(mint.inscriberJobId!);
     const now = this.options.clock();
     const revealTxid = job.revealTxids[0] ?? null;
+    if (job.status === "revealed" && mint.status === "submitted") {
+      this.s.revealed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex);
+    }
+    if (!isFinalJobStatus(job.status)) return;
     if (job.status === "failed") {
-      await this.fail(mint, `inscriber job ${job.id} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
-    } else if (job.status === "confirmed") {
+      await this.fail(mint, jobFailure(job));
+    } else {
       const counted = this.options.db.transaction(() => {
         if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1) return false;
         // The counter: one row per index, inserted once (the primary key holds it).
@@ -381,8 +384,6 @@ export class MintService {
       }).immediate();
       if (counted) this.options.onMinted?.(mint.slug);
       this.options.log("launchpad_mint_confirmed", { slug: mint.slug, index: mint.tokenIndex, inscriptionId: job.inscriptionId });
-    } else if (job.status === "revealed" && mint.status === "submitted") {
-      this.s.revealed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex);
     }
   }
 
@@ -416,7 +417,7 @@ export class MintService {
         try {
           const job = await inscriber.job(jobId);
           if (job.status === "confirmed" && job.inscriptionId) this.s.deployInscribed.run(job.inscriptionId, slug);
-          if (job.status === "failed") this.options.collections.markDeployFailed(slug, `inscriber job ${job.id} failed: ${job.error?.code ?? "UNKNOWN"} ${job.error?.message ?? ""}`.trim());
+          if (job.status === "failed") this.options.collections.markDeployFailed(slug, jobFailure(job));
         } catch (error) {
           this.options.log("launchpad_deploy_follow_failed", { slug, err: (error as Error).message });
         }
