@@ -158,6 +158,7 @@ export class InscriptionTracker {
    * outputs' addresses. `fee` is null when an input predates the index (then nothing flows to fees).
    */
   applyTransaction(tx: DecodedTransaction, position: number, height: number, spent: SpentInput[], outputAddresses: (string | null)[], fee: bigint | null): void {
+    this.rememberFirstInput(tx.txid, spent[0]);
     const inputs: FlowInput[] = [];
     const moving: { id: string; offset: bigint }[] = [];
     let anyInscribedInput = false;
@@ -231,6 +232,7 @@ export class InscriptionTracker {
 
   /** Re-reads the in-memory counters from the database (after a rollback or a failed batch). */
   reloadCounters(): void {
+    this.firstInputOwners.clear();
     this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
     this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
     this.feeBound = [];
@@ -309,8 +311,29 @@ export class InscriptionTracker {
   /** The address that funded the commit a reveal input spends: the owner of the commit's input 0. */
   private funderOf(input: SpentInput | undefined): string | null {
     if (!input || !input.known) return null;
+    const remembered = this.firstInputOwners.get(input.txid);
+    if (remembered !== undefined) return remembered;
     const row = this.q.funder.get(input.txid) as { address: string | null } | undefined;
     return row?.address ?? null;
+  }
+
+  /**
+   * Owners of recent transactions' input 0 (what `funder` would read back), so that a reveal of a
+   * recent commit needs no lookup by spending txid: while a long catch-up has dropped
+   * outputs_by_spent_txid, that lookup reads the whole outputs table. Cleared with every rollback.
+   */
+  private readonly firstInputOwners = new Map<string, string | null>();
+
+  private rememberFirstInput(txid: string, input: SpentInput | undefined): void {
+    if (this.firstInputOwners.size >= 300_000) {
+      // Drop the oldest third (Map iteration follows insertion order).
+      let drop = 100_000;
+      for (const key of this.firstInputOwners.keys()) {
+        this.firstInputOwners.delete(key);
+        if (--drop === 0) break;
+      }
+    }
+    this.firstInputOwners.set(txid, input && input.known ? input.address : null);
   }
 
   // ---------------------------------------------------------------- new inscriptions and protocols
