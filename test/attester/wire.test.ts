@@ -6,7 +6,7 @@ import { Wallet } from "ethers";
 import { dogeBalanceFact } from "../../src/facts";
 import type { Receipt } from "../../src/facts";
 import { WireFormatError, factFromJson, factToJson, loadAttesterKey, receiptFromJson, receiptToJson } from "../../src/attester";
-import { SecretError } from "../../src/config/secret-file";
+import { secretErrorCode, writeSecretFile } from "../helpers/secrets";
 
 describe("attester wire format and key", () => {
   describe("facts and receipts as JSON", () => {
@@ -47,22 +47,8 @@ describe("attester wire format and key", () => {
     let dir: string;
     beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "attester-key-")); });
     afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
-    const write = (name: string, text: string, mode: number) => {
-      const file = path.join(dir, name);
-      fs.writeFileSync(file, text, { mode });
-      fs.chmodSync(file, mode);
-      return file;
-    };
-    const codeOf = (run: () => unknown) => {
-      try {
-        run();
-      } catch (error) {
-        expect(error).to.be.instanceOf(SecretError);
-        expect((error as Error).message).to.not.include(wallet.privateKey.slice(2));
-        return (error as SecretError).code;
-      }
-      return null;
-    };
+    const write = (name: string, text: string, mode: number) => writeSecretFile(dir, name, text, mode);
+    const codeOf = (run: () => unknown) => secretErrorCode(run, wallet.privateKey.slice(2));
 
     it("reads a key file of mode 0600 and ignores the environment then", () => {
       const file = write("k", `${wallet.privateKey}\n`, 0o600);

@@ -11,6 +11,7 @@ import { expect } from "chai";
 import { ConfigError, OptionSpec, formatHelp, loadConfig } from "../../src/config/load";
 import { SecretError, evmPrivateKey, loadSecret, readSecretLine } from "../../src/config/secret-file";
 import { loadInscriberKey, loadRelayerL2Key } from "../../src/relayer/keys";
+import { secretErrorCode } from "../helpers/secrets";
 import { Wallet } from "ethers";
 import { rpcOptions } from "../../src/config/rpc";
 
@@ -99,16 +100,7 @@ describe("secrets from files", () => {
   });
   describe("loadSecret: the one loader of keys (attester, relayer, deployer)", () => {
     const wallet = Wallet.createRandom();
-    const codeOf = (run: () => unknown): string | null => {
-      try {
-        run();
-      } catch (error) {
-        expect(error).to.be.instanceOf(SecretError);
-        expect((error as Error).message).to.not.include(wallet.privateKey.slice(2));
-        return (error as SecretError).code;
-      }
-      return null;
-    };
+    const codeOf = (run: () => unknown) => secretErrorCode(run, wallet.privateKey.slice(2));
 
     it("reads the file when given and ignores the environment then; else the variable", () => {
       const file = write("k", `  ${wallet.privateKey}\n`, 0o600);
