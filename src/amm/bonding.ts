@@ -35,6 +35,7 @@
  * Trades stay possible on a curve that is ready to graduate until `graduate` is called: a service
  * that wants none after readiness graduates in the same step as the trade that made it ready.
  */
+import { DogeosError } from "../errors";
 
 /** Amounts and parameters must be below this (2^128), so that every product fits in 256 bits. */
 export const AMOUNT_LIMIT = 1n << 128n;
@@ -60,14 +61,11 @@ export type BondingErrorCode =
   | "NOT_READY_TO_GRADUATE";
 
 /** The one error of this module: a stable code and the values that caused it. */
-export class BondingError extends Error {
-  constructor(
-    readonly code: BondingErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, bigint | number | string | boolean>> = {},
-  ) {
-    super(message);
-    this.name = "BondingError";
+export class BondingError extends DogeosError<BondingErrorCode> {
+  declare readonly details: Readonly<Record<string, bigint | number | string | boolean>>;
+
+  constructor(code: BondingErrorCode, message: string, details: Readonly<Record<string, bigint | number | string | boolean>> = {}) {
+    super("unprocessable", code, message, { details });
   }
 }
 

@@ -16,6 +16,7 @@
  *   units (not floored to koinu) and a position carries its sub-koinu fraction, so that no koinu
  *   is created or lost by rounding.
  */
+import { DogeosError } from "../errors";
 
 /** Basis points in one whole. */
 export const BPS = 10_000n;
@@ -208,14 +209,11 @@ export type AmmMathErrorCode =
   | "SHARES_EXCEED_SUPPLY";
 
 /** The only error this module throws; `details` carries the values that caused it. */
-export class AmmMathError extends Error {
-  constructor(
-    readonly code: AmmMathErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-  ) {
-    super(message);
-    this.name = "AmmMathError";
+export class AmmMathError extends DogeosError<AmmMathErrorCode> {
+  declare readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: AmmMathErrorCode, message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super("unprocessable", code, message, { details });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { getAddress, isAddress } from "ethers";
 import type { AttestationDomain, Fact, FactTypeName, Receipt } from "../facts";
+import { DogeosError } from "../errors";
 
 /** A Fact as JSON. */
 export interface FactJson {
@@ -91,11 +92,9 @@ export interface AttesterInfoJson {
 }
 
 /** A JSON value is not the struct it should be. */
-export class WireFormatError extends Error {
-  readonly code = "WIRE_FORMAT";
+export class WireFormatError extends DogeosError<"WIRE_FORMAT"> {
   constructor(readonly field: string, message: string) {
-    super(`${field}: ${message}`);
-    this.name = "WireFormatError";
+    super("invalid", "WIRE_FORMAT", `${field}: ${message}`, { details: { field } });
   }
 }
 

@@ -8,6 +8,7 @@
 import { getNetwork, hexToBytes, isCoinbase, parseBlock, parseTransaction } from "../doge";
 import { type BlockchainInfo, abortableSleep } from "./dogecoin-rpc";
 import { DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY, RpcAuthError } from "./errors";
+import { DogeosError } from "../errors";
 
 /**
  * `getblockchaininfo`'s `chain` for each `--network`: Dogecoin Core's `strNetworkID` in
@@ -18,10 +19,9 @@ export const CHAIN_OF_NETWORK = { mainnet: "main", testnet: "test", regtest: "re
 const NETWORK_OF_CHAIN: Record<string, string> = { main: "mainnet", test: "testnet", regtest: "regtest" };
 
 /** A node that is not what the daemon was told: the message is the line to print. */
-export class NodeCheckError extends Error {
+export class NodeCheckError extends DogeosError {
   constructor(message: string) {
-    super(message);
-    this.name = "NodeCheckError";
+    super("invalid", "NODE_CHECK_FAILED", message);
   }
 }
 

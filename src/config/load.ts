@@ -9,6 +9,7 @@
  */
 import fs from "node:fs";
 import { readSecretLine } from "./secret-file";
+import { DogeosError } from "../errors";
 
 export type OptionKind = "string" | "integer" | "boolean" | "url";
 
@@ -26,10 +27,9 @@ export interface OptionSpec {
   secret?: true;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends DogeosError {
   constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
+    super("invalid", "CONFIG_INVALID", message);
   }
 }
 

@@ -7,14 +7,14 @@
  */
 import fs from "node:fs";
 import { Wallet } from "ethers";
+import { DogeosError } from "../errors";
 
 export type SecretErrorCode = "MISSING" | "UNREADABLE" | "INSECURE_PERMISSIONS" | "MALFORMED";
 
 /** A secret that could not be had: none given, an unreadable or insecure file, or text that is not one. */
-export class SecretError extends Error {
-  constructor(readonly code: SecretErrorCode, message: string) {
-    super(message);
-    this.name = "SecretError";
+export class SecretError extends DogeosError<SecretErrorCode> {
+  constructor(code: SecretErrorCode, message: string) {
+    super("invalid", code, message);
   }
 }
 

@@ -12,6 +12,7 @@
  * - a camelCase alias (`AS rowKey`) is quoted, since PostgreSQL folds unquoted names to lower case.
  * String literals are left alone.
  */
+import { DogeosError } from "../errors";
 
 export interface TranslatedSql {
   text: string;
@@ -21,10 +22,9 @@ export interface TranslatedSql {
   count: number;
 }
 
-export class DialectError extends Error {
+export class DialectError extends DogeosError {
   constructor(message: string, readonly sql: string) {
-    super(`${message} in SQL: ${sql.slice(0, 200)}`);
-    this.name = "DialectError";
+    super("internal", "SQL_DIALECT", `${message} in SQL: ${sql.slice(0, 200)}`);
   }
 }
 

@@ -14,11 +14,17 @@ import { MessageChannel, Worker, receiveMessageOnPort } from "node:worker_thread
 import type { MessagePort } from "node:worker_threads";
 import { toPostgres } from "./dialect";
 import { ReplicaState, SqlDatabase, SqlRunResult, SqlStatement, printableLocation } from "./sql";
+import { DogeosError } from "../errors";
 
-export class PostgresError extends Error {
-  constructor(message: string, readonly code: string | undefined, readonly sql: string | null) {
-    super(message);
-    this.name = "PostgresError";
+/**
+ * A statement failed on PostgreSQL. `code` is the SQLSTATE (TIMEOUT when the worker did not answer,
+ * POSTGRES_ERROR without one); retryable: a timeout, a lost connection (class 08), a serialization
+ * failure or deadlock (40001, 40P01), a server shutting down or starting (57P01-57P03).
+ */
+export class PostgresError extends DogeosError {
+  constructor(message: string, readonly sqlState: string | undefined, readonly sql: string | null) {
+    const retryable = sqlState !== undefined && (sqlState === "TIMEOUT" || sqlState.startsWith("08") || ["40001", "40P01", "57P01", "57P02", "57P03"].includes(sqlState));
+    super(retryable ? "unavailable" : "internal", sqlState ?? "POSTGRES_ERROR", message, { retryable });
   }
 }
 

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { DogeosError } from "../errors";
 
 export type Sqlite = Database.Database;
 
@@ -20,17 +21,19 @@ export interface Migration {
   requiresRebuild?: boolean;
 }
 
-export class RebuildRequiredError extends Error {
+export class RebuildRequiredError extends DogeosError {
   constructor(readonly found: number, readonly expected: number, readonly file: string) {
-    super(`database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`);
-    this.name = "RebuildRequiredError";
+    super("internal", "REBUILD_REQUIRED", `database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`, {
+      details: { found, expected, file },
+    });
   }
 }
 
-export class SchemaMismatchError extends Error {
+export class SchemaMismatchError extends DogeosError {
   constructor(readonly found: number, readonly expected: number, readonly file: string) {
-    super(`database ${file} has schema version ${found}; this build uses ${expected}. Point the daemon at a new database file (or rebuild the index from scratch).`);
-    this.name = "SchemaMismatchError";
+    super("internal", "SCHEMA_MISMATCH", `database ${file} has schema version ${found}; this build uses ${expected}. Point the daemon at a new database file (or rebuild the index from scratch).`, {
+      details: { found, expected, file },
+    });
   }
 }
 

@@ -19,6 +19,7 @@ import { REGTEST, POLICY, blockFlags, blockSubsidy, genesisBlock, isTxFinal } fr
 import { DevnetStore, StoredCoin, UndoCoin } from "./store";
 import { RpcFailure } from "./errors";
 import { randomBytes } from "node:crypto";
+import { DogeosError } from "../errors";
 
 export interface BlockIndexEntry {
   hash: string;
@@ -815,10 +816,9 @@ export class DevnetNode {
   }
 }
 
-export class BlockInvalid extends Error {
+export class BlockInvalid extends DogeosError {
   constructor(reason: string) {
-    super(reason);
-    this.name = "BlockInvalid";
+    super("unprocessable", "BLOCK_INVALID", reason);
   }
 }
 

@@ -6,16 +6,14 @@ import { bytesToHex, concatBytes, equalBytes } from "./bytes";
 import { hash160, sha256d } from "./hash";
 import { DogeNetwork, NETWORKS, NetworkName } from "./networks";
 import { classifyOutputScript, p2pkhScript, p2shScript } from "./script";
+import { DogeosError } from "../errors";
 
 const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const BASE58_INDEX = new Map<string, number>([...BASE58_ALPHABET].map((ch, i) => [ch, i]));
 
-export class AddressError extends Error {
-  readonly code: string;
+export class AddressError extends DogeosError {
   constructor(code: string, message: string) {
-    super(message);
-    this.name = "AddressError";
-    this.code = code;
+    super("invalid", code, message);
   }
 }
 

@@ -2,15 +2,13 @@
  * Byte helpers shared by the Dogecoin codecs: hex, little-endian readers and writers,
  * Bitcoin-style CompactSize varints. Pure: no I/O.
  */
+import { DogeosError } from "../errors";
 
 /** A decode failure that says what was wrong and at which byte offset it was found. */
-export class DecodeError extends Error {
-  readonly code: string;
+export class DecodeError extends DogeosError {
   readonly offset: number;
   constructor(code: string, message: string, offset: number) {
-    super(`${message} (at byte ${offset})`);
-    this.name = "DecodeError";
-    this.code = code;
+    super("invalid", code, `${message} (at byte ${offset})`, { details: { offset } });
     this.offset = offset;
   }
 }

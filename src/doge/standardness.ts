@@ -12,16 +12,15 @@ import {
   HARD_DUST_LIMIT, MAX_BLOCK_SIZE, MAX_DATA_CARRIER_SCRIPT, MAX_P2SH_SIGOPS, MAX_STANDARD_SCRIPTSIG_SIZE, MAX_STANDARD_TX_SIZE,
   REJECT, RPC_VERIFY_REJECTED,
 } from "./policy";
+import { DogeosError } from "../errors";
 
 /**
  * A transaction refused by mempool policy or consensus, in Core's "<reject code>: <reason>" form;
  * dogecoind answers it to sendrawtransaction as RPC_VERIFY_REJECTED (`code`).
  */
-export class TxRejected extends Error {
-  readonly code = RPC_VERIFY_REJECTED;
+export class TxRejected extends DogeosError<typeof RPC_VERIFY_REJECTED> {
   constructor(readonly rejectCode: number, readonly reason: string) {
-    super(`${rejectCode}: ${reason}`);
-    this.name = "TxRejected";
+    super("unprocessable", RPC_VERIFY_REJECTED, `${rejectCode}: ${reason}`, { details: { reject_code: rejectCode, reason } });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { TypedDataEncoder, getAddress, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
 import type { TypedDataDomain, TypedDataField } from "ethers";
+import { DogeosError } from "../errors";
 
 /** EIP-712 domain name and version of DogeAttestation. */
 export const EIP712_DOMAIN_NAME = "DogeAttestation";
@@ -155,12 +156,12 @@ export async function signReceipt(
 }
 
 /** The domain a contract reports did not match the expected one (daemons refuse to start). */
-export class FactDomainMismatchError extends Error {
-  readonly code = "EIP712_DOMAIN_MISMATCH";
+export class FactDomainMismatchError extends DogeosError<"EIP712_DOMAIN_MISMATCH"> {
   readonly mismatches: { field: keyof AttestationDomain; expected: string; actual: string }[];
   constructor(mismatches: FactDomainMismatchError["mismatches"]) {
-    super(`EIP-712 domain mismatch: ${mismatches.map((m) => `${m.field} is ${m.actual}, expected ${m.expected}`).join("; ")}`);
-    this.name = "FactDomainMismatchError";
+    super("conflict", "EIP712_DOMAIN_MISMATCH", `EIP-712 domain mismatch: ${mismatches.map((m) => `${m.field} is ${m.actual}, expected ${m.expected}`).join("; ")}`, {
+      details: { mismatches },
+    });
     this.mismatches = mismatches;
   }
 }

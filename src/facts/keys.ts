@@ -5,6 +5,7 @@
  */
 import { AbiCoder, keccak256, toUtf8Bytes } from "ethers";
 import { canonicalInscriptionIdOrNull } from "../inscription/ids";
+import { DogeosError } from "../errors";
 
 /** The fact types, by name. The key of each is keccak256(utf8(name)). */
 export const FACT_TYPE_NAMES = [
@@ -25,12 +26,9 @@ export type FactTypeName = (typeof FACT_TYPE_NAMES)[number];
 export const ZERO_KEY = `0x${"00".repeat(32)}`;
 
 /** A caller passed a string that is not in the canonical form a key needs. */
-export class FactKeyError extends Error {
-  readonly code: "BAD_INSCRIPTION_ID" | "BAD_TXID" | "BAD_BYTES32" | "UNKNOWN_FACT_TYPE";
+export class FactKeyError extends DogeosError<"BAD_INSCRIPTION_ID" | "BAD_TXID" | "BAD_BYTES32" | "UNKNOWN_FACT_TYPE"> {
   constructor(code: FactKeyError["code"], message: string) {
-    super(message);
-    this.name = "FactKeyError";
-    this.code = code;
+    super("invalid", code, message);
   }
 }
 

@@ -11,14 +11,13 @@ import { SqlDatabase, isPostgresUrl, printableLocation, sqliteDatabase } from ".
 import { PostgresDatabase, openPostgres } from "../db/postgres";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "./schema";
 import { INDEXER_PG_CONFLICT_KEYS, INDEXER_PG_DDL } from "./schema-postgres";
+import { DogeosError } from "../errors";
 
 export const INDEXER_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
-export class IndexUnreadableError extends Error {
-  readonly code = "INDEX_UNREADABLE";
+export class IndexUnreadableError extends DogeosError<"INDEX_UNREADABLE"> {
   constructor(readonly location: string, reason: string) {
-    super(`index ${printableLocation(location)} cannot be read: ${reason}`);
-    this.name = "IndexUnreadableError";
+    super("unavailable", "INDEX_UNREADABLE", `index ${printableLocation(location)} cannot be read: ${reason}`, { retryable: false, details: { location: printableLocation(location) } });
   }
 }
 

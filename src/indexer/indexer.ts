@@ -12,6 +12,7 @@ import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
 import { IndexerStore } from "./store";
+import { DogeosError } from "../errors";
 
 export interface IndexerOptions {
   store: IndexerStore;
@@ -45,10 +46,11 @@ export interface SyncProgress {
   transactions: number;
 }
 
-export class ReorgTooDeepError extends Error {
+export class ReorgTooDeepError extends DogeosError {
   constructor(readonly depth: number, readonly limit: number, readonly forkSearchedTo: number) {
-    super(`chain reorganisation deeper than ${limit} blocks (at least ${depth}); refusing to roll back automatically. Rebuild the index or raise maxReorgDepth.`);
-    this.name = "ReorgTooDeepError";
+    super("conflict", "REORG_TOO_DEEP", `chain reorganisation deeper than ${limit} blocks (at least ${depth}); refusing to roll back automatically. Rebuild the index or raise maxReorgDepth.`, {
+      details: { depth, limit, fork_searched_to: forkSearchedTo },
+    });
   }
 }
 

@@ -16,11 +16,11 @@ import path from "node:path";
 import { isPostgresUrl, printableLocation } from "../db/sql";
 import { openIndexReader } from "./database";
 import { IndexQueries } from "./queries";
+import { DogeosError } from "../errors";
 
-export class SnapshotError extends Error {
+export class SnapshotError extends DogeosError {
   constructor(message: string) {
-    super(message);
-    this.name = "SnapshotError";
+    super("invalid", "SNAPSHOT_FAILED", message);
   }
 }
 

@@ -16,6 +16,7 @@
  * is not the expected one. Nothing here throws on chain data.
  */
 import { OP, ScriptChunk, bytesToHex, concatBytes, encodePush, encodeScriptNum, hexToBytes, isHex, parseScript } from "../doge";
+import { DogeosError } from "../errors";
 
 /** Chunk size of apezord's inscriber (MAX_CHUNK_LEN). */
 export const DOGINALS_CHUNK_BYTES = 240;
@@ -252,12 +253,11 @@ export interface DoginalsRevealPart {
   pushCount: number;
 }
 
-export class DoginalsEncodeError extends Error {
-  readonly code: "EMPTY_BODY" | "EMPTY_CONTENT_TYPE" | "CONTENT_TYPE_TOO_LONG" | "BAD_PUBKEY" | "BAD_CHUNK_SIZE" | "UNENCODABLE_CONTENT_TYPE" | "UNENCODABLE_BODY";
+export class DoginalsEncodeError extends DogeosError<
+  "EMPTY_BODY" | "EMPTY_CONTENT_TYPE" | "CONTENT_TYPE_TOO_LONG" | "BAD_PUBKEY" | "BAD_CHUNK_SIZE" | "UNENCODABLE_CONTENT_TYPE" | "UNENCODABLE_BODY"
+> {
   constructor(code: DoginalsEncodeError["code"], message: string) {
-    super(message);
-    this.name = "DoginalsEncodeError";
-    this.code = code;
+    super("invalid", code, message);
   }
 }
 

@@ -20,6 +20,7 @@
  */
 import { OP, ScriptChunk, bytesToHex, concatBytes, encodePush, isMinimalPush, parseScript, sha256 } from "../doge";
 import type { Transaction } from "../doge";
+import { DogeosError } from "../errors";
 
 /** The protocol tag pushed after OP_FALSE OP_IF. */
 export const ENVELOPE_PROTOCOL_ID = "ord";
@@ -51,12 +52,9 @@ export type EnvelopeEncodeErrorCode =
   | "HEADER_TOO_LARGE";
 
 /** Raised by the encoders and the planner for inputs that have no valid encoding. */
-export class EnvelopeEncodeError extends Error {
-  readonly code: EnvelopeEncodeErrorCode;
+export class EnvelopeEncodeError extends DogeosError<EnvelopeEncodeErrorCode> {
   constructor(code: EnvelopeEncodeErrorCode, message: string) {
-    super(message);
-    this.name = "EnvelopeEncodeError";
-    this.code = code;
+    super("invalid", code, message);
   }
 }
 

@@ -1,45 +1,45 @@
 /** Errors of the hot wallet besides those of its public contract (types.ts). */
+import { DogeosError } from "../errors";
 
 /** The wallet key could not be loaded; `reason` is stable, the message never contains the key. */
-export class WalletKeyError extends Error {
+export class WalletKeyError extends DogeosError {
   constructor(
     readonly reason: "MISSING" | "UNREADABLE" | "INSECURE_PERMISSIONS" | "MALFORMED" | "WRONG_NETWORK" | "UNCOMPRESSED" | "EXISTS",
     message: string,
   ) {
-    super(message);
-    this.name = "WalletKeyError";
+    super("invalid", `WALLET_KEY_${reason}`, message);
   }
 }
 
 /** An output the wallet refuses to create: below the hard dust limit, negative, or value on OP_RETURN below it. */
-export class InvalidOutputError extends Error {
+export class InvalidOutputError extends DogeosError {
   constructor(readonly index: number, readonly valueKoinu: bigint, message: string) {
-    super(message);
-    this.name = "InvalidOutputError";
+    super("unprocessable", "INVALID_OUTPUT", message, { details: { index, value_koinu: valueKoinu.toString() } });
   }
 }
 
 /** An operation that the transaction's current state does not allow (abandon after broadcast, unknown txid...). */
-export class WalletTxStateError extends Error {
+export class WalletTxStateError extends DogeosError {
   constructor(readonly txid: string | null, readonly state: string | null, message: string) {
-    super(message);
-    this.name = "WalletTxStateError";
+    super("conflict", "WALLET_TX_STATE", message, { details: { txid, state } });
   }
 }
 
 /** A tracked transaction spends a wallet output that another wallet transaction already spends. */
-export class WalletConflictError extends Error {
+export class WalletConflictError extends DogeosError {
   constructor(readonly txid: string, readonly outpoint: string, readonly spentBy: string) {
-    super(`transaction ${txid} spends ${outpoint}, which the wallet already gave to ${spentBy}`);
-    this.name = "WalletConflictError";
+    super("conflict", "WALLET_CONFLICT", `transaction ${txid} spends ${outpoint}, which the wallet already gave to ${spentBy}`, {
+      details: { txid, outpoint, spent_by: spentBy },
+    });
   }
 }
 
 /** The database belongs to another wallet key or network. */
-export class WalletDatabaseMismatchError extends Error {
+export class WalletDatabaseMismatchError extends DogeosError {
   constructor(readonly expected: string, readonly found: string) {
-    super(`this wallet database belongs to ${found}, not ${expected}: use one database file per wallet key`);
-    this.name = "WalletDatabaseMismatchError";
+    super("conflict", "WALLET_DATABASE_MISMATCH", `this wallet database belongs to ${found}, not ${expected}: use one database file per wallet key`, {
+      details: { expected, found },
+    });
   }
 }
 
@@ -55,15 +55,16 @@ export type CarrierUnavailableCode =
   | "CARRIER_HELD";
 
 /** An outpoint named in `carrierInputs` (or given to `sendCarrier`) is not a locked, unspent output of the wallet. */
-export class CarrierNotAvailableError extends Error {
+export class CarrierNotAvailableError extends DogeosError<CarrierUnavailableCode> {
   constructor(
-    readonly code: CarrierUnavailableCode,
+    code: CarrierUnavailableCode,
     readonly outpoint: string,
     readonly spentBy: string | null = null,
     readonly heldUntil: number | null = null,
   ) {
-    super(carrierMessage(code, outpoint, spentBy, heldUntil));
-    this.name = "CarrierNotAvailableError";
+    super(code === "CARRIER_NOT_FOUND" ? "not_found" : "conflict", code, carrierMessage(code, outpoint, spentBy, heldUntil), {
+      details: { outpoint, spent_by: spentBy, held_until: heldUntil },
+    });
   }
 }
 

@@ -269,11 +269,11 @@ describe("HotWallet", () => {
       h.chain.refuse = () => new BroadcastError("insufficient_fee", "66: min relay fee not met", -26);
       let thrown: unknown;
       await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
-      expect(thrown).to.include({ kind: "insufficient_fee" });
+      expect(thrown).to.include({ reason: "insufficient_fee" });
       expect(h.wallet.tx(funded.txid)).to.include({ state: "signed", attempts: 1, error: "66: min relay fee not met" });
       h.chain.refuse = () => new BroadcastError("unavailable", "connection refused");
       await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
-      expect(thrown).to.include({ kind: "unavailable" });
+      expect(thrown).to.include({ reason: "unavailable" });
       expect(() => h.wallet.abandon("job", "x")).to.throw(/may have reached the node/);
 
       const second = h.wallet.fund("job2", "x", [pay(DOGE)]);
@@ -294,7 +294,7 @@ describe("HotWallet", () => {
       let thrown: unknown;
       await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
       expect(thrown).to.be.instanceOf(BroadcastError);
-      expect(thrown).to.include({ kind: "conflict" });
+      expect(thrown).to.include({ reason: "conflict" });
       expect(h.wallet.tx(funded.txid)!.state).to.equal("failed");
       expect(h.events).to.deep.equal(["failed x"]);
       expect(h.wallet.balance().confirmedKoinu).to.equal(0n);
@@ -661,7 +661,7 @@ describe("HotWallet", () => {
       h.chain.refuse = () => new BroadcastError("unavailable", "connection refused");
       let thrown: unknown;
       await h.wallet.ensureUtxos(3, DOGE).catch((error) => { thrown = error; });
-      expect(thrown).to.include({ kind: "unavailable" });
+      expect(thrown).to.include({ reason: "unavailable" });
       const split = h.wallet.txOf("wallet", "split-1")!;
       expect(split.state).to.equal("signed");
       h.chain.refuse = () => null;
