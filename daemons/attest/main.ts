@@ -24,7 +24,7 @@ import { stopSignal } from "../../src/services/ops/stopping";
 import { AppError } from "../../src/services/http/errors";
 import { loadDaemonConfig } from "../../src/config/load";
 import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
-import { readSecretFile } from "../../src/config/secret-file";
+import { RELAYER_L2_KEY_ENV, loadRelayerL2Key } from "../../src/relayer/keys";
 import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
@@ -50,9 +50,10 @@ const SPEC = {
   "trust-proxy": trustProxyOption("ATTEST_TRUST_PROXY"),
 } as const;
 
+/** The relayer's L2 key (src/relayer/keys.ts), or null when neither its file nor RELAYER_PRIVATE_KEY is given. */
 function relayerKey(file: string): string | null {
-  if (file) return readSecretFile(file, "relayer L2 key").trim();
-  return process.env.RELAYER_PRIVATE_KEY ?? null;
+  if (!file && !process.env[RELAYER_L2_KEY_ENV]) return null;
+  return loadRelayerL2Key({ keyFile: file || undefined, env: process.env }).privateKey;
 }
 
 /** The contract by flag; unset, it comes from the ABI index of --chain-id (src/l2/abi-index.ts). */
