@@ -9,6 +9,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
 import { inscriberJob } from "../helpers/inscriber-job";
+import { LAUNCHPAD_DEMO_COLLECTIONS, seedLaunchpadDemo } from "../../src/services/launchpad/demo";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
 import type { paths } from "../../shared/openapi/launchpad";
@@ -350,6 +351,20 @@ describe("launchpad API", function () {
       expect((await call("GET", "/collections/BAD_SLUG")).body.error.code).to.equal("INVALID_SLUG");
       const claim = await call("POST", "/collections/no-such-thing/claim", { token });
       expect(claim.status).to.equal(404);
+    });
+
+    it("seeds the demo (src/services/launchpad/demo.ts) through the service's own listing: once, deploys handed over, the free one only with the operator key", async () => {
+      const creator = newKey();
+      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: false })).to.deep.equal(["demo-pups"]);
+      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true })).to.deep.equal(["demo-free"]);
+      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true })).to.deep.equal([]);
+      for (const demo of LAUNCHPAD_DEMO_COLLECTIONS) {
+        const listed = await call("GET", `/collections/${demo.slug}`);
+        expect(listed.status).to.equal(200);
+        expect(listed.body).to.deep.include({ slug: demo.slug, name: demo.name, price_koinu: demo.priceKoinu.toString(), max: demo.maxSupply, creator_address: creator.address });
+        expect(listed.body.deploy.status).to.equal("submitted");
+        expect(inscribed.filter((request) => request.idempotencyKey === `launchpad-deploy-${demo.slug}`)).to.have.length(1);
+      }
     });
   });
 
