@@ -129,13 +129,65 @@ let NETWORK: NetworkName = "regtest";
 /** State of a stack on another node is kept apart from the devnet's (keys of another network, another chain's index). */
 const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data", ...(NODE_URL ? ["node"] : []));
 const LOG_DIR = path.join(DATA_DIR, "logs");
-const DEVNET_PORT = port("DEVNET_PORT", 18332);
-const DEVNET_RPC = NODE_URL ?? `http://devnet:devnet@127.0.0.1:${DEVNET_PORT}`;
 const NODE_COOKIE_FILE = FLAGS["node-cookie-file"] ?? (process.env.DOGECOIN_RPC_COOKIE_FILE || undefined);
 if (NODE_COOKIE_FILE && !NODE_URL) {
   process.stderr.write("start: --node-cookie-file needs --node <url> (the node's address, without credentials)\n");
   process.exit(2);
 }
+
+/** Files under one service's directory of DATA_DIR: `{dir, ...each name's full path}`. */
+function serviceFiles<T extends Record<string, string>>(service: string, files: T): { dir: string } & T {
+  const dir = path.join(DATA_DIR, service);
+  return { dir, ...Object.fromEntries(Object.entries(files).map(([key, file]) => [key, path.join(dir, file)])) } as { dir: string } & T;
+}
+
+/**
+ * The topology's ports and data paths, each written once here: the services below (TOPOLOGY), their
+ * preparations and the funding of a stack on another node take theirs from these tables. A port is
+ * its own variable if set, else its default plus --port-offset.
+ */
+const PORTS = {
+  devnet: port("DEVNET_PORT", 18332),
+  l2: port("L2_PORT", 8545),
+  explorer: port("EXPLORER_PORT", 3001),
+  launchpad: port("LAUNCHPAD_PORT", 3002),
+  amm: port("AMM_PORT", 3003),
+  attest: port("ATTEST_PORT", 3004),
+  inscriber: port("INSCRIBER_PORT", 3005),
+  indexerOps: port("INDEXER_OPS_PORT", 3021),
+  relayer: port("RELAYER_PORT", 3030),
+};
+/** The three attesters, each with its own indexer (whose ops port it names). */
+const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: port(`ATTESTER_${n}_PORT`, 3010 + n), opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n) }));
+
+const PATHS = {
+  devnet: path.join(DATA_DIR, "devnet"),
+  /** The explorer's index, which every reader of the base chain but the attesters opens. */
+  index: path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+  /** Attester n's own index. */
+  attesterIndex: (n: number) => path.join(DATA_DIR, `attester-${n}`, "index.sqlite"),
+  pqcDb: path.join(DATA_DIR, "explorer", "pqc.sqlite"),
+  /** Keys start.ts makes (the L2's, the node's RPC password) and the funded-by-mining record. */
+  keys: path.join(DATA_DIR, "keys"),
+  /** devKeys: development only, the projects' keys in clear so that a person can curl the inscriber. */
+  inscriber: serviceFiles("inscriber", { db: "inscriber.sqlite", walletDb: "wallet.sqlite", walletKey: "wallet.wif", projects: "projects.json", devKeys: "dev-project-keys.json" }),
+  /**
+   * operatorKey: the key free listings need (the demo's free collection); devWalletKey: the
+   * development wallet the pages get as window.wallet (DESIGN.md 7), a devnet key of the person at the browser.
+   */
+  launchpad: serviceFiles("launchpad", { db: "launchpad.sqlite", inscriberKey: "inscriber-project.key", walletKey: "wallet.wif", operatorKey: "operator.key", devWalletKey: "dev-wallet.wif" }),
+  relayer: serviceFiles("relayer", { db: "relayer.sqlite", walletDb: "wallet.sqlite", inscriberKey: "inscriber-project.key", walletKey: "wallet.wif" }),
+  amm: serviceFiles("amm", { db: "amm.sqlite", walletDb: "wallet.sqlite", inscriberKey: "inscriber-project.key", walletKey: "custody.wif", bondingKey: "bonding-operator.key" }),
+};
+
+/** The local services' URLs the others are given. */
+const local = (port: string) => `http://127.0.0.1:${port}`;
+const URLS = {
+  explorer: local(PORTS.explorer),
+  inscriber: local(PORTS.inscriber),
+  attesters: ATTESTERS.map(({ port }) => local(port)).join(","),
+};
+const DEVNET_RPC = NODE_URL ?? `http://devnet:devnet@127.0.0.1:${PORTS.devnet}`;
 
 /**
  * The node's connection as the daemons' options (src/config/rpc.ts): on the devnet its URL (the
@@ -151,7 +203,7 @@ function rpcArgs(): string[] {
   url.username = url.password = "";
   if (NODE_COOKIE_FILE) return ["--rpc-url", url.toString(), "--rpc-cookie-file", path.resolve(NODE_COOKIE_FILE)];
   if (!user) return ["--rpc-url", url.toString()];
-  const passwordFile = path.join(DATA_DIR, "keys", "node-rpc-password");
+  const passwordFile = path.join(PATHS.keys, "node-rpc-password");
   fs.mkdirSync(path.dirname(passwordFile), { recursive: true, mode: 0o700 });
   fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   fs.chmodSync(passwordFile, 0o600);
@@ -167,8 +219,6 @@ function nodeClient(): DogecoinRpcClient {
   url.username = url.password = "";
   return createDogecoinRpcClient({ "rpc-url": url.toString(), ...config });
 }
-const EXPLORER_PORT = port("EXPLORER_PORT", 3001);
-const INSCRIBER_PORT = port("INSCRIBER_PORT", 3005);
 
 interface ServiceSpec {
   name: string;
@@ -181,14 +231,11 @@ interface ServiceSpec {
   ready: RegExp;
   /** Runs before the service starts; returns lines to print under its URL. */
   prepare?: () => Promise<string[]>;
+  /** The stages it needs up (or done) before it starts: checked against the order of TOPOLOGY. */
+  needs: string[];
 }
 
 const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
-const INSCRIBER_DIR = path.join(DATA_DIR, "inscriber");
-const INSCRIBER_KEY_FILE = path.join(INSCRIBER_DIR, "wallet.wif");
-const INSCRIBER_PROJECTS = path.join(INSCRIBER_DIR, "projects.json");
-/** Development only: the projects' keys in clear, so that a person can curl the inscriber. */
-const INSCRIBER_DEV_KEYS = path.join(INSCRIBER_DIR, "dev-project-keys.json");
 /** DOGE the devnet faucet gives the development hot wallet at each start. */
 const INSCRIBER_FUNDING_DOGE = 2_000;
 
@@ -212,32 +259,31 @@ const funded = (doge: number) => (NODE_URL ? (NETWORK === "regtest" ? "funded by
  * faucet at every start.
  */
 async function prepareInscriber(): Promise<string[]> {
-  const key = fs.existsSync(INSCRIBER_KEY_FILE)
-    ? loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS[NETWORK] })
-    : generateWalletKeyFile(INSCRIBER_KEY_FILE, NETWORKS[NETWORK]);
-  let keys: Record<string, string> = fs.existsSync(INSCRIBER_DEV_KEYS) ? JSON.parse(fs.readFileSync(INSCRIBER_DEV_KEYS, "utf8")) : {};
-  if (!fs.existsSync(INSCRIBER_PROJECTS) || !keys.launchpad || !keys.demo || !keys.relayer) {
-    keys = { launchpad: addProject(INSCRIBER_PROJECTS, "launchpad"), demo: addProject(INSCRIBER_PROJECTS, "demo"), relayer: addProject(INSCRIBER_PROJECTS, "relayer") };
-    fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
+  const key = fs.existsSync(PATHS.inscriber.walletKey)
+    ? loadWalletKey({ keyFile: PATHS.inscriber.walletKey, network: NETWORKS[NETWORK] })
+    : generateWalletKeyFile(PATHS.inscriber.walletKey, NETWORKS[NETWORK]);
+  let keys: Record<string, string> = fs.existsSync(PATHS.inscriber.devKeys) ? JSON.parse(fs.readFileSync(PATHS.inscriber.devKeys, "utf8")) : {};
+  if (!fs.existsSync(PATHS.inscriber.projects) || !keys.launchpad || !keys.demo || !keys.relayer) {
+    keys = { launchpad: addProject(PATHS.inscriber.projects, "launchpad"), demo: addProject(PATHS.inscriber.projects, "demo"), relayer: addProject(PATHS.inscriber.projects, "relayer") };
+    fs.writeFileSync(PATHS.inscriber.devKeys, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
   if (!keys.amm) {
     // Added after the first three: a data directory made before the AMM gains it on its next start.
-    keys.amm = addProject(INSCRIBER_PROJECTS, "amm");
-    fs.writeFileSync(INSCRIBER_DEV_KEYS, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
+    keys.amm = addProject(PATHS.inscriber.projects, "amm");
+    fs.writeFileSync(PATHS.inscriber.devKeys, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
-  fs.mkdirSync(AMM_DIR, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(AMM_INSCRIBER_KEY_FILE, `${keys.amm}\n`, { mode: 0o600 });
+  fs.mkdirSync(PATHS.amm.dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(PATHS.amm.inscriberKey, `${keys.amm}\n`, { mode: 0o600 });
   // The relayer and the launchpad read their project keys from their own 0600 files.
-  fs.mkdirSync(RELAYER_DIR, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(RELAYER_INSCRIBER_KEY_FILE, `${keys.relayer}\n`, { mode: 0o600 });
-  fs.mkdirSync(LAUNCHPAD_DIR, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(LAUNCHPAD_INSCRIBER_KEY_FILE, `${keys.launchpad}\n`, { mode: 0o600 });
+  fs.mkdirSync(PATHS.relayer.dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(PATHS.relayer.inscriberKey, `${keys.relayer}\n`, { mode: 0o600 });
+  fs.mkdirSync(PATHS.launchpad.dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(PATHS.launchpad.inscriberKey, `${keys.launchpad}\n`, { mode: 0o600 });
   await devFund(key.address, INSCRIBER_FUNDING_DOGE, true);
   return [`hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
 }
-const L2_PORT = port("L2_PORT", 8545);
 /** The L2's JSON-RPC URL: the existing L2's with --l2, else the local Hardhat node's. */
-const L2_URL = L2_EXTERNAL_URL ?? `http://127.0.0.1:${L2_PORT}`;
+const L2_URL = L2_EXTERNAL_URL ?? local(PORTS.l2);
 /** The L2's chain id: the Hardhat node's, or the existing L2's eth_chainId (set in prepareL2). */
 let L2_CHAIN_ID = LOCAL_CHAIN_ID;
 
@@ -245,43 +291,49 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "devnet",
     entry: "daemons/devnet/main.ts",
-    args: () => ["--datadir", path.join(DATA_DIR, "devnet"), "--port", DEVNET_PORT, "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
+    args: () => ["--datadir", PATHS.devnet, "--port", PORTS.devnet, "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
       // An empty block at least every 15 s, so that what the system does becomes 6 deep (and
       // attestable) within a couple of minutes even when nothing else happens.
       "--emptyblocks", process.env.DEVNET_EMPTY_BLOCK_SECONDS ?? "15"],
     ready: /^devnet {2}(\S+)$/m,
+    needs: [],
   },
   {
     name: "indexer",
     entry: "daemons/indexer/main.ts",
-    args: () => [...rpcArgs(), "--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
-      "--network", NETWORK, "--name", "indexer", "--ops-port", port("INDEXER_OPS_PORT", 3021),
+    args: () => [...rpcArgs(), "--db", PATHS.index,
+      "--network", NETWORK, "--name", "indexer", "--ops-port", PORTS.indexerOps,
       // The devnet's index can always be rebuilt from the devnet: do so after a schema change.
       "--reset-on-rebuild"],
     ready: /^indexer {2}(\S+)$/m,
+    needs: ["devnet"],
   },
   {
     name: "explorer",
     entry: "daemons/api/main.ts",
-    args: () => ["--db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), "--pqc-db", path.join(DATA_DIR, "explorer", "pqc.sqlite"), ...rpcArgs(),
-      "--network", NETWORK, "--port", EXPLORER_PORT],
+    args: () => ["--db", PATHS.index, "--pqc-db", PATHS.pqcDb, ...rpcArgs(),
+      "--network", NETWORK, "--port", PORTS.explorer],
     ready: /^explorer {2}(\S+)$/m,
+    needs: ["devnet", "indexer"],
   },
   {
     name: "inscriber",
     entry: "daemons/inscriber/main.ts",
-    args: () => ["--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(), "--network", NETWORK,
-      "--db", path.join(INSCRIBER_DIR, "inscriber.sqlite"), "--wallet-db", path.join(INSCRIBER_DIR, "wallet.sqlite"),
-      "--wallet-key-file", INSCRIBER_KEY_FILE, "--projects-file", INSCRIBER_PROJECTS, "--port", INSCRIBER_PORT,
+    args: () => ["--index-db", PATHS.index, ...rpcArgs(), "--network", NETWORK,
+      "--db", PATHS.inscriber.db, "--wallet-db", PATHS.inscriber.walletDb,
+      "--wallet-key-file", PATHS.inscriber.walletKey, "--projects-file", PATHS.inscriber.projects, "--port", PORTS.inscriber,
       "--min-utxos", "20", "--utxo-koinu", "5000000000"],
     ready: /^inscriber {2}(\S+)$/m,
     prepare: prepareInscriber,
+    // Before it starts on another node's testnet or mainnet, the explorer's index shows the wallets funded.
+    needs: ["devnet", "indexer", "explorer"],
   },
   {
     name: "l2",
-    argv: [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", L2_PORT],
+    argv: [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", PORTS.l2],
     args: () => [],
     ready: /Started HTTP and WebSocket JSON-RPC server at (\S+)/,
+    needs: [],
   },
 ];
 
@@ -289,6 +341,7 @@ const SERVICES: ServiceSpec[] = [
 interface StepSpec {
   name: string;
   argv: string[];
+  needs: string[];
 }
 
 const deployOutput: { text: string } = { text: "" };
@@ -307,7 +360,7 @@ function deployed(contract: string): string {
  */
 const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
 function localKeyFile(name: string, account: number): string {
-  const file = path.join(DATA_DIR, "keys", `${name}.key`);
+  const file = path.join(PATHS.keys, `${name}.key`);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const wallet = HDNodeWallet.fromPhrase(HARDHAT_MNEMONIC, undefined, `m/44'/60'/0'/0/${account}`);
@@ -322,7 +375,7 @@ function localKeyFile(name: string, account: number): string {
  * attesters sign EIP-712 only and need no gas.
  */
 function l2KeyFile(name: string): string {
-  const file = path.join(DATA_DIR, "keys", `${name}.key`);
+  const file = path.join(PATHS.keys, `${name}.key`);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, `${Wallet.createRandom().privateKey}\n`, { mode: 0o600 });
@@ -409,14 +462,6 @@ async function recordedDeployment(): Promise<string | null> {
   return `${PUBLISHED_CONTRACTS.map((name, i) => `${name.padEnd(18)} ${addresses[i]}`).join("\n")}\nabi index: ${recorded.file} (recorded deployment, nothing deployed)\n`;
 }
 
-const LAUNCHPAD_DIR = path.join(DATA_DIR, "launchpad");
-const LAUNCHPAD_INSCRIBER_KEY_FILE = path.join(LAUNCHPAD_DIR, "inscriber-project.key");
-const LAUNCHPAD_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "wallet.wif");
-/** The operator key free listings need (the demo's free collection). */
-const LAUNCHPAD_OPERATOR_KEY_FILE = path.join(LAUNCHPAD_DIR, "operator.key");
-/** The development wallet the pages get as window.wallet (DESIGN.md 7): a devnet key of the person at the browser. */
-const LAUNCHPAD_DEV_WALLET_KEY_FILE = path.join(LAUNCHPAD_DIR, "dev-wallet.wif");
-const LAUNCHPAD_PORT = port("LAUNCHPAD_PORT", 3002);
 
 /**
  * The demo collections' creator key, the operator key of free listings, and the pages' development
@@ -424,13 +469,13 @@ const LAUNCHPAD_PORT = port("LAUNCHPAD_PORT", 3002);
  * that several mints can be paid one after the other.
  */
 async function prepareLaunchpad(): Promise<string[]> {
-  const key = walletKeyIn(LAUNCHPAD_WALLET_KEY_FILE);
-  if (!fs.existsSync(LAUNCHPAD_OPERATOR_KEY_FILE)) fs.writeFileSync(LAUNCHPAD_OPERATOR_KEY_FILE, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
-  const devWallet = walletKeyIn(LAUNCHPAD_DEV_WALLET_KEY_FILE);
+  const key = walletKeyIn(PATHS.launchpad.walletKey);
+  if (!fs.existsSync(PATHS.launchpad.operatorKey)) fs.writeFileSync(PATHS.launchpad.operatorKey, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+  const devWallet = walletKeyIn(PATHS.launchpad.devWalletKey);
   for (let i = 0; i < 4; i++) await devFund(devWallet.address, 100, false);
   await devFund(devWallet.address, 100, true);
   return [
-    `pages  http://127.0.0.1:${LAUNCHPAD_PORT}/ (window.wallet is the development wallet ${devWallet.address})`,
+    `pages  ${local(PORTS.launchpad)}/ (window.wallet is the development wallet ${devWallet.address})`,
     `demo creator ${key.address} (payments for demo-pups, 1 DOGE, go there); demo-free listed with the operator key`,
   ];
 }
@@ -438,81 +483,78 @@ async function prepareLaunchpad(): Promise<string[]> {
 const LAUNCHPAD: ServiceSpec = {
   name: "launchpad",
   entry: "daemons/launchpad/main.ts",
-  args: () => ["--db", path.join(LAUNCHPAD_DIR, "launchpad.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(),
-    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", LAUNCHPAD_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", LAUNCHPAD_WALLET_KEY_FILE, "--operator-key-file", LAUNCHPAD_OPERATOR_KEY_FILE, "--network", NETWORK,
-    "--port", LAUNCHPAD_PORT, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", LAUNCHPAD_DEV_WALLET_KEY_FILE,
-    "--explorer-url", `http://127.0.0.1:${EXPLORER_PORT}`],
+  args: () => ["--db", PATHS.launchpad.db, "--index-db", PATHS.index, ...rpcArgs(),
+    "--inscriber-url", URLS.inscriber, "--inscriber-key-file", PATHS.launchpad.inscriberKey,
+    "--wallet-key-file", PATHS.launchpad.walletKey, "--operator-key-file", PATHS.launchpad.operatorKey, "--network", NETWORK,
+    "--port", PORTS.launchpad, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", PATHS.launchpad.devWalletKey,
+    "--explorer-url", URLS.explorer],
   ready: /^launchpad {2}(\S+)$/m,
   prepare: prepareLaunchpad,
+  // The inscriber's preparation writes the launchpad's project key.
+  needs: ["devnet", "indexer", "explorer", "inscriber"],
 };
 
-const RELAYER_DIR = path.join(DATA_DIR, "relayer");
-const RELAYER_INSCRIBER_KEY_FILE = path.join(RELAYER_DIR, "inscriber-project.key");
-const RELAYER_WALLET_KEY_FILE = path.join(RELAYER_DIR, "wallet.wif");
 /** DOGE the devnet faucet gives the relayer's hot wallet (OP_RETURN anchors) at each start. */
 const RELAYER_FUNDING_DOGE = 500;
 
 /** The relayer's own hot wallet (never the inscriber's), made once and funded at each start. */
 async function prepareRelayer(): Promise<string[]> {
-  const key = fs.existsSync(RELAYER_WALLET_KEY_FILE)
-    ? loadWalletKey({ keyFile: RELAYER_WALLET_KEY_FILE, network: NETWORKS[NETWORK] })
-    : generateWalletKeyFile(RELAYER_WALLET_KEY_FILE, NETWORKS[NETWORK]);
+  const key = fs.existsSync(PATHS.relayer.walletKey)
+    ? loadWalletKey({ keyFile: PATHS.relayer.walletKey, network: NETWORKS[NETWORK] })
+    : generateWalletKeyFile(PATHS.relayer.walletKey, NETWORKS[NETWORK]);
   await devFund(key.address, RELAYER_FUNDING_DOGE, true);
   return [`anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: ${L2_EXTERNAL_URL ? l2Wallet(l2KeyFile("l2-relayer")).address : "Hardhat account 6"}`];
 }
 
-const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: port(`ATTESTER_${n}_PORT`, 3010 + n), opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n) }));
 
 /** The attesters: each reads its own indexer's database (three indexers of the devnet). */
 const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) => [
   {
     name: `indexer-${n}`,
     entry: "daemons/indexer/main.ts",
-    args: () => [...rpcArgs(), "--db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), "--network", NETWORK, "--name", `indexer-${n}`,
+    args: () => [...rpcArgs(), "--db", PATHS.attesterIndex(n), "--network", NETWORK, "--name", `indexer-${n}`,
       "--ops-port", opsPort, "--reset-on-rebuild"],
     ready: new RegExp(`^indexer-${n} {2}(\\S+)$`, "m"),
+    needs: ["devnet"],
   },
   {
     name: `attester-${n}`,
     entry: "daemons/attester/main.ts",
-    args: () => ["--index-db", path.join(DATA_DIR, `attester-${n}`, "index.sqlite"), ...rpcArgs(), "--l2-rpc-url", L2_URL,
+    args: () => ["--index-db", PATHS.attesterIndex(n), ...rpcArgs(), "--l2-rpc-url", L2_URL,
       "--attestation-address", deployed("DogeAttestation"), "--chain-id", String(L2_CHAIN_ID), "--key-file", attesterKeyFile(n),
       "--network", NETWORK, "--port", port, "--name", `attester-${n}`],
     ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
+    needs: ["devnet", `indexer-${n}`, "l2", "deploy"],
   },
 ]);
 
 const ATTEST: ServiceSpec = {
   name: "attest",
   entry: "daemons/attest/main.ts",
-  args: () => ["--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"),
+  args: () => ["--attesters", URLS.attesters, "--index-db", PATHS.index,
     "--l2-rpc-url", L2_URL, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
-    "--network", NETWORK, "--port", port("ATTEST_PORT", 3004)],
+    "--network", NETWORK, "--port", PORTS.attest],
   ready: /^attest {2}(\S+)$/m,
+  needs: ["indexer", "l2", "deploy", ...ATTESTERS.map(({ n }) => `attester-${n}`)],
 };
 
 /** Inscriber and anchor jobs paid on the L2: done on the base chain, settled on 2-of-3 receipts. */
 const RELAYER: ServiceSpec = {
   name: "relayer",
   entry: "daemons/relayer/main.ts",
-  args: () => ["--db", path.join(RELAYER_DIR, "relayer.sqlite"), "--l2-rpc-url", L2_URL, "--chain-id", String(L2_CHAIN_ID),
+  args: () => ["--db", PATHS.relayer.db, "--l2-rpc-url", L2_URL, "--chain-id", String(L2_CHAIN_ID),
     "--attestation-address", deployed("DogeAttestation"), "--inscriber-address", deployed("DogeInscriber"), "--anchor-address", deployed("DogeAnchor"),
-    "--attesters", ATTESTERS.map(({ port }) => `http://127.0.0.1:${port}`).join(","),
-    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-project", "relayer", "--inscriber-key-file", RELAYER_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", RELAYER_WALLET_KEY_FILE, "--wallet-db", path.join(RELAYER_DIR, "wallet.sqlite"),
-    "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(), "--network", NETWORK,
+    "--attesters", URLS.attesters,
+    "--inscriber-url", URLS.inscriber, "--inscriber-project", "relayer", "--inscriber-key-file", PATHS.relayer.inscriberKey,
+    "--wallet-key-file", PATHS.relayer.walletKey, "--wallet-db", PATHS.relayer.walletDb,
+    "--index-db", PATHS.index, ...rpcArgs(), "--network", NETWORK,
     // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
-    "--l2-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-relayer") : localKeyFile("relayer-jobs", 6), "--port", port("RELAYER_PORT", 3030)],
+    "--l2-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-relayer") : localKeyFile("relayer-jobs", 6), "--port", PORTS.relayer],
   ready: /^relayer {2}(\S+)$/m,
   prepare: prepareRelayer,
+  needs: ["devnet", "indexer", "inscriber", "l2", "deploy", ...ATTESTERS.map(({ n }) => `attester-${n}`)],
 };
 
-const AMM_DIR = path.join(DATA_DIR, "amm");
-const AMM_INSCRIBER_KEY_FILE = path.join(AMM_DIR, "inscriber-project.key");
-const AMM_WALLET_KEY_FILE = path.join(AMM_DIR, "custody.wif");
-const AMM_BONDING_KEY_FILE = path.join(AMM_DIR, "bonding-operator.key");
-const AMM_PORT = port("AMM_PORT", 3003);
 /** DOGE the custody wallet gets at each start on the devnet (four outputs of 5,000). */
 const AMM_FUNDING_DOGE = 20_000;
 
@@ -521,42 +563,48 @@ const AMM_FUNDING_DOGE = 20_000;
  * the payouts' network fees, so it gets 20,000 DOGE (the demo pool takes 10,000).
  */
 async function prepareAmm(): Promise<string[]> {
-  const key = walletKeyIn(AMM_WALLET_KEY_FILE);
+  const key = walletKeyIn(PATHS.amm.walletKey);
   // The inscriber's hot wallet is the operator's too: its transactions (the postage of the payouts'
   // transfer inscriptions, sent to the custody) are never deposits, and no order may name it.
-  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: INSCRIBER_KEY_FILE, network: NETWORKS[NETWORK] }).address;
+  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: PATHS.inscriber.walletKey, network: NETWORKS[NETWORK] }).address;
   for (let i = 0; i < 3; i++) await devFund(key.address, 5_000, false);
   await devFund(key.address, 5_000, true);
   // The operator key of bonding launches: issued once into the AMM's database (only its hash is
   // kept there) and kept in clear in a 0600 file for the person at this machine.
-  if (!fs.existsSync(AMM_BONDING_KEY_FILE)) {
-    const db = openAmmDatabase(path.join(AMM_DIR, "amm.sqlite"));
+  if (!fs.existsSync(PATHS.amm.bondingKey)) {
+    const db = openAmmDatabase(PATHS.amm.db);
     const { key: operatorKey } = new BondingApiKeys(db).issue("npm start operator");
     db.close();
-    fs.writeFileSync(AMM_BONDING_KEY_FILE, `${operatorKey}\n`, { mode: 0o600 });
+    fs.writeFileSync(PATHS.amm.bondingKey, `${operatorKey}\n`, { mode: 0o600 });
   }
   return [
     `custody wallet ${key.address} (${funded(AMM_FUNDING_DOGE)}); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`,
-    `bonding launches' operator key: ${fs.readFileSync(AMM_BONDING_KEY_FILE, "utf8").trim()}; demo bonding coin MOON (graduates at 2,000 DOGE)`,
+    `bonding launches' operator key: ${fs.readFileSync(PATHS.amm.bondingKey, "utf8").trim()}; demo bonding coin MOON (graduates at 2,000 DOGE)`,
   ];
 }
 
 const AMM: ServiceSpec = {
   name: "amm",
   entry: "daemons/amm/main.ts",
-  args: () => ["--db", path.join(AMM_DIR, "amm.sqlite"), "--index-db", path.join(DATA_DIR, "indexer", "explorer.sqlite"), ...rpcArgs(),
-    "--inscriber-url", `http://127.0.0.1:${INSCRIBER_PORT}`, "--inscriber-key-file", AMM_INSCRIBER_KEY_FILE,
-    "--wallet-key-file", AMM_WALLET_KEY_FILE, "--wallet-db", path.join(AMM_DIR, "wallet.sqlite"), "--network", NETWORK, "--port", AMM_PORT, "--demo"],
+  args: () => ["--db", PATHS.amm.db, "--index-db", PATHS.index, ...rpcArgs(),
+    "--inscriber-url", URLS.inscriber, "--inscriber-key-file", PATHS.amm.inscriberKey,
+    "--wallet-key-file", PATHS.amm.walletKey, "--wallet-db", PATHS.amm.walletDb, "--network", NETWORK, "--port", PORTS.amm, "--demo"],
   ready: /^amm {2}(\S+)$/m,
   prepare: prepareAmm,
+  // The inscriber's preparation writes the AMM's project key, and its hot wallet is the AMM's service address.
+  needs: ["devnet", "indexer", "inscriber"],
 };
 
-/** Start order: services, and the deploy step once the L2 is up. */
-const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
-  // With --node the base chain is that node: no devnet.
-  // With --l2 the L2 is that chain: no Hardhat node.
-  ...SERVICES.filter((service) => !(NODE_URL && service.name === "devnet") && !(L2_EXTERNAL_URL && service.name === "l2")).map((service) => ({ service })),
-  { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"] } },
+type Stage = { service: ServiceSpec } | { step: StepSpec };
+const stageName = (stage: Stage): string => ("step" in stage ? stage.step.name : stage.service.name);
+
+/**
+ * The topology: every stage in start order, services and the deploy step once the L2 is up, each
+ * naming what it needs (checked by inStartOrder: a stage never starts before what it needs).
+ */
+const TOPOLOGY: Stage[] = [
+  ...SERVICES.map((service) => ({ service })),
+  { step: { name: "deploy", argv: [HARDHAT_CLI, "run", "deploy/deploy.ts", "--network", "localhost"], needs: ["l2"] } },
   ...ATTESTER_STAGES.map((service) => ({ service })),
   { service: ATTEST },
   { service: RELAYER },
@@ -565,15 +613,34 @@ const STAGES: ({ service: ServiceSpec } | { step: StepSpec })[] = [
 ];
 
 /**
+ * The stages to run, in TOPOLOGY's order, less the external ones (with --node the base chain is
+ * that node: no devnet; with --l2 the L2 is that chain: no Hardhat node), which count as up. Throws
+ * when a stage needs one that is not before it.
+ */
+function inStartOrder(topology: Stage[], external: ReadonlySet<string>): Stage[] {
+  const up = new Set(external);
+  for (const stage of topology) {
+    const name = stageName(stage);
+    const needs = "step" in stage ? stage.step.needs : stage.service.needs;
+    const missing = needs.filter((need) => !up.has(need));
+    if (missing.length > 0) throw new Error(`the topology starts ${name} before ${missing.join(", ")}, which it needs`);
+    up.add(name);
+  }
+  return topology.filter((stage) => !external.has(stageName(stage)));
+}
+
+const STAGES = inStartOrder(TOPOLOGY, new Set([...(NODE_URL ? ["devnet"] : []), ...(L2_EXTERNAL_URL ? ["l2"] : [])]));
+
+/**
  * The development wallets a stack on another node needs, with the DOGE each gets on the devnet and
  * the number of outputs it gets there (some demos pay several times in a row).
  */
 function nodeWallets(): { name: string; file: string; doge: number; outputs: number }[] {
   return [
-    { name: "inscriber hot wallet", file: INSCRIBER_KEY_FILE, doge: INSCRIBER_FUNDING_DOGE, outputs: 1 },
-    { name: "launchpad development wallet", file: LAUNCHPAD_DEV_WALLET_KEY_FILE, doge: 500, outputs: 5 },
-    { name: "relayer anchor wallet", file: RELAYER_WALLET_KEY_FILE, doge: RELAYER_FUNDING_DOGE, outputs: 1 },
-    { name: "AMM custody wallet", file: AMM_WALLET_KEY_FILE, doge: AMM_FUNDING_DOGE, outputs: 4 },
+    { name: "inscriber hot wallet", file: PATHS.inscriber.walletKey, doge: INSCRIBER_FUNDING_DOGE, outputs: 1 },
+    { name: "launchpad development wallet", file: PATHS.launchpad.devWalletKey, doge: 500, outputs: 5 },
+    { name: "relayer anchor wallet", file: PATHS.relayer.walletKey, doge: RELAYER_FUNDING_DOGE, outputs: 1 },
+    { name: "AMM custody wallet", file: PATHS.amm.walletKey, doge: AMM_FUNDING_DOGE, outputs: 4 },
   ];
 }
 
@@ -589,7 +656,7 @@ const MATURITY_BLOCKS = 100;
 async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
   // What was funded, and the last block mined for it: a node whose chain no longer has that block
   // (a new regtest data directory) is funded again.
-  const marker = path.join(DATA_DIR, "keys", "funded-by-mining.json");
+  const marker = path.join(PATHS.keys, "funded-by-mining.json");
   const record: { addresses: string[]; height: number; hash: string } | null = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, "utf8")) : null;
   const stillThere = record ? await rpc.call<string>("getblockhash", [record.height]).then((hash) => hash === record.hash, () => false) : false;
   const done = stillThere && record ? record.addresses : [];
@@ -612,7 +679,7 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
   }
   if (mined) {
     // The maturity blocks' own coinbases go to the first wallet: nothing depends on them.
-    await rpc.call("generatetoaddress", [MATURITY_BLOCKS, walletKeyIn(INSCRIBER_KEY_FILE).address]);
+    await rpc.call("generatetoaddress", [MATURITY_BLOCKS, walletKeyIn(PATHS.inscriber.walletKey).address]);
     progress(`mined ${MATURITY_BLOCKS} more blocks so that those coinbases mature`);
     fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
     const tip = await rpc.call<number>("getblockcount", []);
@@ -627,7 +694,7 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
 async function waitUntilFunded(): Promise<void> {
   const wallets = nodeWallets().map((wallet) => ({ ...wallet, address: walletKeyIn(wallet.file).address }));
   const balance = async (address: string): Promise<bigint> => {
-    const response = await fetch(`http://127.0.0.1:${EXPLORER_PORT}/api/wallet/address/${address}/balance`);
+    const response = await fetch(`${URLS.explorer}/api/wallet/address/${address}/balance`);
     if (!response.ok) return 0n;
     return BigInt((await response.json() as { confirmed_koinu: string }).confirmed_koinu);
   };
