@@ -8,7 +8,7 @@ import { AbiCoder, Interface, getAddress, isError } from "ethers";
 import type { Log, Provider, Signer, TransactionResponse } from "ethers";
 import { ABI, REQUEST_TOPIC, anchorAt, attestationAt, inscriberAt, jobServiceAt, readJob } from "../l2/contracts";
 import type { JobKind, JobService, StoredJob } from "../l2/contracts";
-import { DogeosError, classifyExternalFailure, ExternalCallError } from "../errors";
+import { DogeosError, classifyExternalFailure, failureFromExternal } from "../errors";
 import { FACT_TYPE_KEYS, ZERO_KEY } from "../facts";
 import type { Fact, Receipt } from "../facts";
 import type { AnnouncedJob } from "./store";
@@ -70,12 +70,7 @@ export class ContractRefusedError extends DogeosError {
  * unchanged. Methods are looked up at each call, so a test may replace one on `l2` later.
  */
 export function guardL2(l2: RelayerL2): RelayerL2 {
-  const wrap = (error: unknown): unknown => {
-    if (error instanceof DogeosError) return error;
-    const failure = classifyExternalFailure(error);
-    if (!failure) return error;
-    return new ExternalCallError(`L2_${failure.code}`, error instanceof Error ? error.message : String(error), { retryable: failure.retryable, cause: error });
-  };
+  const wrap = (error: unknown): unknown => (classifyExternalFailure(error) ? failureFromExternal("L2", error) : error);
   const guard = <T>(promise: Promise<T>): Promise<T> => promise.catch((error) => { throw wrap(error); });
   const guardSent = (sent: SentTransaction): SentTransaction => ({ hash: sent.hash, wait: () => guard(sent.wait()) });
   return new Proxy(l2, {
