@@ -60,7 +60,7 @@ export interface LoadSecretOptions<T> {
   hint?: string;
   /**
    * The secret from its text (surrounding whitespace removed); `source` names where it came from
-   * ("the attester key file /x", "ATTESTER_PRIVATE_KEY"). Throws SecretError MALFORMED (see
+   * ("the attester key file /x", "the environment variable ATTESTER_PRIVATE_KEY"). Throws SecretError MALFORMED (see
    * `malformed`) or its own error for text that is not one.
    */
   parse: (text: string, source: string) => T;
@@ -80,7 +80,7 @@ export function loadSecret<T>(options: LoadSecretOptions<T>): T {
   }
   const text = options.env ? ((options.env.from ?? process.env)[options.env.name] ?? "").trim() : "";
   if (text === "") throw new SecretError("MISSING", `no ${options.what}${options.hint ? `: ${options.hint}` : ""}`);
-  return options.parse(text, options.env!.name);
+  return options.parse(text, `the environment variable ${options.env!.name}`);
 }
 
 /** The MALFORMED refusal of a `parse`: `source` and what is wrong, never the text. */

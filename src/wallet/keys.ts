@@ -3,7 +3,7 @@
  * never from the repository. Error messages never quote the key.
  */
 import fs from "node:fs";
-import { SecretError, readSecretFile } from "../config/secret-file";
+import { SecretError, loadSecret } from "../config/secret-file";
 import path from "node:path";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { AddressError, DogeNetwork, addressToOutputScript, decodeWif, encodeWif, privateKeyToPublicKey, publicKeyToAddress } from "../doge";
@@ -57,21 +57,19 @@ export function walletKeyFromWif(wif: string, network: DogeNetwork, source: stri
  */
 export function loadWalletKey(options: LoadWalletKeyOptions): WalletKey {
   const envVar = options.envVar ?? DEFAULT_WALLET_KEY_ENV;
-  if (options.keyFile) {
-    const file = options.keyFile;
-    let text: string;
-    try {
-      text = readSecretFile(file, "wallet key");
-    } catch (error) {
-      if (error instanceof SecretError) throw new WalletKeyError(error.code, error.message);
-      throw error;
-    }
-    return walletKeyFromWif(text.trim(), options.network, `the wallet key file ${file}`);
+  try {
+    return loadSecret({
+      what: "hot wallet key",
+      file: options.keyFile,
+      env: { name: envVar, from: options.env },
+      hint: `give a key file (one WIF, mode 600) or set ${envVar} to a ${options.network.name} WIF`,
+      parse: (wif, source) => walletKeyFromWif(wif, options.network, source),
+    });
+  } catch (error) {
+    // The wallet's refusals keep their own class (with its reasons past the loader's: WRONG_NETWORK, UNCOMPRESSED).
+    if (error instanceof SecretError) throw new WalletKeyError(error.code, error.message);
+    throw error;
   }
-  const env = options.env ?? process.env;
-  const value = env[envVar];
-  if (value !== undefined && value.trim() !== "") return walletKeyFromWif(value.trim(), options.network, `the environment variable ${envVar}`);
-  throw new WalletKeyError("MISSING", `no hot wallet key: give a key file (one WIF, mode 600) or set ${envVar} to a ${options.network.name} WIF`);
 }
 
 /**
