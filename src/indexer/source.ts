@@ -1,4 +1,5 @@
 /** Where the indexer reads blocks from: a node over RPC, or raw blocks in memory (benchmarks, tests). */
+import { RPC_INVALID_PARAMETER } from "../doge/policy";
 
 export interface ChainSource {
   /** Height of the node's best block. */
@@ -51,7 +52,7 @@ export class RpcChainSource implements ChainSource {
       return await this.rpc.getBlockHash(height);
     } catch (error) {
       // dogecoind answers -8 "Block height out of range" above its tip.
-      if ((error as { code?: number }).code === -8) return null;
+      if ((error as { code?: number }).code === RPC_INVALID_PARAMETER) return null;
       throw error;
     }
   }

@@ -2,7 +2,7 @@
  * The wallet's view of the chain over our own index and a dogecoind (or the devnet): confirmed
  * outputs and confirmations from the index, the mempool and broadcasts from the node.
  */
-import { DogecoinRpcClient, DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR, RPC_VERIFY_REJECTED } from "../chain/dogecoin-rpc";
+import { DogecoinRpcClient, DogecoinRpcError, RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR, RPC_VERIFY_REJECTED } from "../chain/dogecoin-rpc";
 import { hexToBytes, parseTransaction } from "../doge";
 import type { IndexQueries } from "../indexer/queries";
 import { BroadcastError, BroadcastFailureKind, ChainTxStatus, ChainUtxo, WalletChain } from "./types";
@@ -30,7 +30,7 @@ export function classifyBroadcastError(error: unknown): "success" | BroadcastFai
       if (/insufficient fee|mempool min fee not met|min relay fee not met|insufficient priority/i.test(message)) return "insufficient_fee";
       return "rejected";
     }
-    if (error.code === -22) return "rejected";
+    if (error.code === RPC_DESERIALIZATION_ERROR) return "rejected";
     return "unavailable";
   }
   return "unavailable";
