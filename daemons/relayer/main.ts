@@ -176,7 +176,7 @@ async function main(): Promise<void> {
 
   stopOnSignals(logger, async () => {
     await server.close();
-    await Promise.all([(passes as Loop | null)?.stop(), walletSync.stop()]);
+    await Promise.all([passes?.stop(), walletSync.stop()]);
     await relayer.stop();
     db.close();
     walletDb.close();
