@@ -7,11 +7,12 @@
  * come from a fetch stand-in.
  */
 import { expect } from "chai";
-import { INSCRIBER_JOB_FINAL, InscriberCallError, InscriberClient, isFinalJobStatus, jobFailure } from "../../src/services/inscriber/client";
+import { INSCRIBER_JOB_FINAL, InscriberClient, isFinalJobStatus, jobFailure } from "../../src/services/inscriber/client";
 import type { InscriberJobStatus } from "../../src/services/inscriber/client";
 import { Job as JobSchema } from "../../src/services/inscriber/schemas";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { jobView } from "../../src/services/inscriber/app";
+import { inscriberFailure } from "../helpers/inscriber-job";
 
 const TXID = "ab".repeat(32);
 
@@ -33,16 +34,6 @@ function answering(status: number, body: unknown, calls: { url: string; init: Re
     calls.push({ url, init });
     return new Response(body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body), { status });
   }) as unknown as typeof fetch;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<InscriberCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(InscriberCallError);
-    return error as InscriberCallError;
-  }
-  throw new Error("expected the call to fail");
 }
 
 describe("InscriberClient (src/services/inscriber/client.ts)", () => {
@@ -119,7 +110,7 @@ describe("InscriberClient (src/services/inscriber/client.ts)", () => {
     for (const c of cases) {
       it(`reads ${c.status} ${c.code} as ${c.failure} (${c.kind}, ${c.retryable ? "retryable" : "not retryable"})`, async () => {
         const client = new InscriberClient({ url: "http://inscriber.test", key: "ik", fetch: answering(c.status, c.body) });
-        const error = await failureOf(client.job("job_x"));
+        const error = await inscriberFailure(client.job("job_x"));
         expect(error).to.include({ kind: c.kind, failure: c.failure, retryable: c.retryable, code: c.code, refused: c.failure === "INSCRIBER_REFUSED" });
         if (typeof c.body === "object" && c.status >= 300) expect(error.details).to.deep.equal({ field: "x" });
       });
@@ -128,7 +119,7 @@ describe("InscriberClient (src/services/inscriber/client.ts)", () => {
     it("reads no answer at all as INSCRIBER_UNREACHABLE, retryable, with the cause", async () => {
       const cause = new Error("connect ECONNREFUSED");
       const client = new InscriberClient({ url: "http://inscriber.test", key: "ik", fetch: (async () => { throw cause; }) as unknown as typeof fetch });
-      const error = await failureOf(client.inscribe("k", { project: "p", contentType: "text/plain", action: null, content: new Uint8Array([1]), recipient: "n" }));
+      const error = await inscriberFailure(client.inscribe("k", { project: "p", contentType: "text/plain", action: null, content: new Uint8Array([1]), recipient: "n" }));
       expect(error).to.include({ status: 0, kind: "unavailable", failure: "INSCRIBER_UNREACHABLE", code: "INSCRIBER_UNREACHABLE", retryable: true });
       expect(error.cause).to.equal(cause);
     });

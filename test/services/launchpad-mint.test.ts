@@ -9,9 +9,9 @@ import { expect } from "chai";
 import { NETWORKS, OP, compileScript } from "../../src/doge";
 import { IndexQueries } from "../../src/indexer/queries";
 import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
-import { CONFIGURATION_REFUSALS, InscriberCallError, InscriberClient } from "../../src/services/inscriber/client";
+import { CONFIGURATION_REFUSALS, InscriberClient } from "../../src/services/inscriber/client";
 import type { InscriberJob } from "../../src/services/inscriber/client";
-import { inscriberJob } from "../helpers/inscriber-job";
+import { inscriberFailure, inscriberJob } from "../helpers/inscriber-job";
 import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import type { RunningDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -279,15 +279,7 @@ describe("launchpad mint path", function () {
       project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_MINT",
       content: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }), recipient, idempotencyKey: key,
     });
-    const refusal = async (promise: Promise<unknown>) => {
-      try {
-        await promise;
-      } catch (error) {
-        expect(error).to.be.instanceOf(InscriberCallError);
-        return error as InscriberCallError;
-      }
-      throw new Error("expected a refusal");
-    };
+    const refusal = inscriberFailure;
 
     it("sends one job per Idempotency-Key however often the call is retried, and follows it", async () => {
       const client = new InscriberClient({ url: inscriberBase, key: LAUNCHPAD_KEY });
