@@ -3,7 +3,7 @@
  *
  * Daemons (each runs in this process with the rest of the arguments; `--help` prints its options,
  * generated from the option table that validates them, src/config/load.ts):
- *   devnet, indexer, explorer, inscriber, attester, attest, relayer, launchpad, amm
+ *   devnet, indexer, explorer, inscriber, attester, attest-api, relayer, launchpad, amm
  * Operator tasks:
  *   key new <file>   project add   bonding-key   amm-authorize   deploy   abi export
  *   indexer snapshot --db <index> --out <file>
@@ -25,10 +25,10 @@ const ROOT = path.resolve(__dirname, "..");
 const DAEMONS: [string, string, string][] = [
   ["devnet", "devnet", "the devnet base chain: a regtest-compatible Dogecoin node speaking dogecoind's RPC"],
   ["indexer", "indexer", "follows a dogecoind over JSON-RPC and writes the index to SQLite (`dogeos indexer snapshot`: a copy of the index)"],
-  ["explorer", "api", "the explorer API over an index (Esplora subset, inscriptions, tokens)"],
+  ["explorer", "explorer", "the explorer API over an index (Esplora subset, inscriptions, tokens)"],
   ["inscriber", "inscriber", "the inscriber service: inscriptions paid from its hot wallet"],
   ["attester", "attester", "one attester: signs facts about the Dogecoin chain for the L2"],
-  ["attest", "attest", "the attest API: facts, proofs and paid requests over the attesters"],
+  ["attest-api", "attest-api", "the attest API: facts, proofs and paid requests over the attesters (also `attest`)"],
   ["relayer", "relayer", "relays the L2's inscriber and anchor jobs to Dogecoin"],
   ["launchpad", "launchpad", "the launchpad API and pages"],
   ["amm", "amm", "the AMM and bonding-curve API"],
@@ -158,11 +158,13 @@ export function buildProgram(): Command {
   program.configureHelp({ sortSubcommands: false });
 
   for (const [name, dir, description] of DAEMONS) {
-    passThrough(program, name, `${description} (daemons/${dir})`, (args) => {
+    const command = passThrough(program, name, `${description} (daemons/${dir})`, (args) => {
       // `dogeos indexer snapshot ...` is an operator task beside the daemon, not one of its options.
       if (name === "indexer" && args[0] === "snapshot") process.exitCode = indexerSnapshot(args.slice(1));
       else runDaemon(dir, args, `The ${name} daemon (daemons/${dir}/main.ts): ${description}.`);
     });
+    // The attest API's command before it was named apart from the attester's: installed units use it.
+    if (name === "attest-api") command.alias("attest");
   }
 
   const key = program.command("key").description("wallet key files");

@@ -310,7 +310,7 @@ const SERVICES: ServiceSpec[] = [
   },
   {
     name: "explorer",
-    entry: "daemons/api/main.ts",
+    entry: "daemons/explorer/main.ts",
     args: () => ["--db", PATHS.index, "--pqc-db", PATHS.pqcDb, ...rpcArgs(),
       "--network", NETWORK, "--port", PORTS.explorer],
     ready: /^explorer {2}(\S+)$/m,
@@ -530,7 +530,7 @@ const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) 
 
 const ATTEST: ServiceSpec = {
   name: "attest",
-  entry: "daemons/attest/main.ts",
+  entry: "daemons/attest-api/main.ts",
   args: () => ["--attesters", URLS.attesters, "--index-db", PATHS.index,
     "--l2-rpc-url", L2_URL, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
     "--network", NETWORK, "--port", PORTS.attest],

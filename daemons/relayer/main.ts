@@ -29,7 +29,7 @@ import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/c
 import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
-import { AttesterPanel } from "../../src/services/attest/panel";
+import { AttesterPanel } from "../../src/services/attest-api/panel";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
 import { Loop, runEvery } from "../../src/ops/loop";
 import {

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     return busiest;
   };
   const measure = async (location: string, address: string) => {
-    const daemon = await spawnDaemon("daemons/api/main.ts", ["--db", location, "--pqc-db", path.join(dir, `pqc-${Date.now()}.sqlite`), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
+    const daemon = await spawnDaemon("daemons/explorer/main.ts", ["--db", location, "--pqc-db", path.join(dir, `pqc-${Date.now()}.sqlite`), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
     try {
       const balance = await run(`${daemon.url}/wallet/address/${address}/balance`, seconds);
       const history = await run(`${daemon.url}/wallet/address/${address}/history?limit=50`, seconds);

@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     }
     const relayerKeyFile = path.join(dir, "relayer.key");
     fs.writeFileSync(relayerKeyFile, `${RELAYER_KEY}\n`, { mode: 0o600 });
-    const api = await spawnDaemon("daemons/attest/main.ts", ["--attesters", daemons.map((d) => d.url).join(","), "--index-db", indexFiles[0],
+    const api = await spawnDaemon("daemons/attest-api/main.ts", ["--attesters", daemons.map((d) => d.url).join(","), "--index-db", indexFiles[0],
       "--l2-rpc-url", `http://127.0.0.1:${L2_PORT}`, "--attestation-address", attestationAddress, "--relayer-key-file", relayerKeyFile, "--port", "0"], "attest");
     daemons.push(api);
 

@@ -15,7 +15,7 @@ import type { Fact, FactStamp, FactTypeName } from "../facts";
 import { factFromJson } from "../attester/wire";
 import type { FactParamsJson } from "../attester/wire";
 import { AppError, badRequest, conflict, notFound } from "../services/http/errors";
-import type { AttesterPanel } from "../services/attest/panel";
+import type { AttesterPanel } from "../services/attest-api/panel";
 
 const STATUS = ["None", "Open", "Fulfilled", "Refunded"] as const;
 const DUMMY: FactStamp = { l1Height: 0n, attestedAt: 0n, attesterSetId: 0n };

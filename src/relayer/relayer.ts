@@ -32,7 +32,7 @@ import { hashToBytes32, settleTipNeeded } from "../facts";
 import type { FactTypeName } from "../facts";
 import { factFromJson, receiptFromJson } from "../attester/wire";
 import type { FactParamsJson } from "../attester/wire";
-import type { AttestedFact, AttestedReceipt } from "../services/attest/panel";
+import type { AttestedFact, AttestedReceipt } from "../services/attest-api/panel";
 import { DogeosError, Refusal } from "../errors";
 import type { Sqlite } from "../db/sqlite";
 import { InsufficientFundsError } from "../wallet/types";

@@ -19,8 +19,8 @@ import { NETWORKS, bytesToHex, serializeTransaction, txidOf } from "../../src/do
 import type { Transaction } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { createAttestApp } from "../../src/services/attest/app";
-import { AttesterPanel } from "../../src/services/attest/panel";
+import { createAttestApp } from "../../src/services/attest-api/app";
+import { AttesterPanel } from "../../src/services/attest-api/panel";
 import { createExplorerApp } from "../../src/services/explorer/app";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
 import { openDatabase } from "../../src/db/sqlite";

@@ -33,7 +33,7 @@ function tableOptions(command: string[]): string[] {
   return match![1].split(", ").filter(Boolean);
 }
 
-const DAEMONS = ["devnet", "indexer", "explorer", "inscriber", "attester", "attest", "relayer", "launchpad", "amm"];
+const DAEMONS = ["devnet", "indexer", "explorer", "inscriber", "attester", "attest-api", "relayer", "launchpad", "amm"];
 const TASKS = [["project", "add"], ["bonding-key"], ["amm-authorize"], ["deploy"], ["abi", "export"]];
 
 describe("dogeos command line", () => {
@@ -60,6 +60,14 @@ describe("dogeos command line", () => {
       }
     });
   }
+
+  it("answers to the attest API's former name, attest, with the same options", () => {
+    const now = dogeos(["attest-api", "--help"]);
+    const before = dogeos(["attest", "--help"]);
+    expect(before.status, before.stderr).to.equal(0);
+    expect(before.stdout).to.equal(now.stdout);
+    expect(now.stdout).to.include("daemons/attest-api/main.ts");
+  });
 
   it("key new --help lists --network", () => {
     const { status, stdout } = dogeos(["key", "new", "--help"]);

@@ -175,7 +175,7 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     await waitForReplay(primary, replica);
     const servers: [string, PgCluster][] = [["primary", primary], ["replica-1", replica], ["replica-2", replica]];
     for (const [name, server] of servers) {
-      const daemon = await spawnDaemon("daemons/api/main.ts", [
+      const daemon = await spawnDaemon("daemons/explorer/main.ts", [
         "--db", readerUrl(server), "--rpc-url", devnet.url, "--network", "regtest", "--port", "0",
         "--pqc-db", path.join(dir, `pqc-${name}.sqlite`), "--mempool-max-txs", "0",
       ], "explorer");

@@ -60,7 +60,7 @@ describe("daemon start-up checks and stopping", function () {
   ];
 
   it("explorer: exits 2 with the mismatch line when --network mainnet meets the devnet", async () => {
-    const run = await runDaemonToExit("daemons/api/main.ts", explorerArgs(devnet.url, "mainnet"));
+    const run = await runDaemonToExit("daemons/explorer/main.ts", explorerArgs(devnet.url, "mainnet"));
     expect(run.code).to.equal(2);
     const host = new URL(devnet.url).host;
     expect(run.stderr.split("\n").filter((line) => line.startsWith("explorer:"))).to.deep.equal([
@@ -104,14 +104,14 @@ describe("daemon start-up checks and stopping", function () {
   }
 
   it("explorer: stops within 5 s of SIGTERM with its node unreachable", async () => {
-    await stopsWithin5s("daemons/api/main.ts", explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest"), "explorer");
+    await stopsWithin5s("daemons/explorer/main.ts", explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest"), "explorer");
   });
 
   it("explorer: waits for the indexer to create the index, then serves it", async () => {
     const later = path.join(dir, "later.sqlite");
     const args = explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest");
     args[args.indexOf("--db") + 1] = later;
-    const starting = spawnDaemon("daemons/api/main.ts", args, "explorer", { env: { LOG_LEVEL: "info" } });
+    const starting = spawnDaemon("daemons/explorer/main.ts", args, "explorer", { env: { LOG_LEVEL: "info" } });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(fs.existsSync(later), "a reader never creates the index").to.equal(false);
     openIndexerDatabase(later).close();
@@ -167,7 +167,7 @@ describe("daemon start-up checks and stopping", function () {
       "--index-db", path.join(dir, "attester-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
       "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
     ], "attester", { ATTESTER_PRIVATE_KEY: Wallet.createRandom().privateKey });
-    await stopsWithin5s("daemons/attest/main.ts", [
+    await stopsWithin5s("daemons/attest-api/main.ts", [
       "--attesters", "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c", "--index-db", path.join(dir, "attest-index.sqlite"),
       "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
     ], "attest", { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey });

@@ -33,7 +33,7 @@ import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app"
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
-import { AttesterPanel } from "../../src/services/attest/panel";
+import { AttesterPanel } from "../../src/services/attest-api/panel";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { Relayer, openRelayerDatabase, startRelayerServer } from "../../src/relayer";
 import { undocumentedRoutes } from "../../src/services/http/openapi";

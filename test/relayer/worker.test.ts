@@ -4,7 +4,7 @@ import { FACT_TYPE_KEYS, ZERO_KEY } from "../../src/facts";
 import type { FactTypeName } from "../../src/facts";
 import type { FactParamsJson, ReceiptJson } from "../../src/attester/wire";
 import { AppError, unprocessable } from "../../src/services/http/errors";
-import type { AttestedFact, AttestedReceipt } from "../../src/services/attest/panel";
+import type { AttestedFact, AttestedReceipt } from "../../src/services/attest-api/panel";
 import { JOB_STATUS, Relayer, openRelayerDatabase } from "../../src/relayer";
 import { InscriberCallError } from "../../src/services/inscriber/client";
 import type { InscribeRequest, InscriberJob } from "../../src/services/inscriber/client";

@@ -2,7 +2,7 @@
  * The explorer HTTP surface: serves /api over an indexer's database (read side; the indexer daemon
  * writes it) and hands broadcasts to the node. Also GET /health and GET /metrics.
  *
- *   node --import tsx daemons/api/main.ts --db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
+ *   node --import tsx daemons/explorer/main.ts --db data/indexer/explorer.sqlite --rpc-url http://user:pass@127.0.0.1:18332 \
  *        --network regtest [--port 3001]
  *
  * Prints `explorer  <url>/api` once listening. Keeps a view of the node's mempool, refreshed every

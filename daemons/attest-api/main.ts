@@ -3,7 +3,7 @@
  * and OP_CHECKZKP data of a transaction from the index, and paid-request fulfilment (the relayer's
  * fact role: it holds a funded L2 key and calls `fulfill`).
  *
- *   node --import tsx daemons/attest/main.ts --attesters http://127.0.0.1:3011,http://127.0.0.1:3012,http://127.0.0.1:3013 \
+ *   node --import tsx daemons/attest-api/main.ts --attesters http://127.0.0.1:3011,http://127.0.0.1:3012,http://127.0.0.1:3013 \
  *        --index-db data/indexer/explorer.sqlite --l2-rpc-url http://127.0.0.1:8545 --attestation-address 0x... \
  *        [--relayer-key-file data/relayer/l2.key] [--port 3004]
  *
@@ -29,9 +29,9 @@ import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
-import { ATTEST_WRITES_PER_MINUTE, createAttestApp } from "../../src/services/attest/app";
+import { ATTEST_WRITES_PER_MINUTE, createAttestApp } from "../../src/services/attest-api/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
-import { AttesterPanel } from "../../src/services/attest/panel";
+import { AttesterPanel } from "../../src/services/attest-api/panel";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
