@@ -54,7 +54,8 @@ const config: HardhatUserConfig = {
       afterEach() {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const violations: string[] = require("./test/helpers/openapi").takeViolations();
-        if (violations.length > 0) throw new Error(`answers that their OpenAPI document refuses:\n  ${violations.join("\n  ")}`);
+        if (violations.length > 0)
+          throw new Error(`answers that their OpenAPI document refuses:\n  ${violations.join("\n  ")}`);
       },
     },
   },

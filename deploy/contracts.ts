@@ -9,7 +9,13 @@ import type { AbiIndex, AbiIndexEntry } from "../src/l2/abi-index";
 
 export type { AbiIndex, AbiIndexContract, AbiIndexEntry } from "../src/l2/abi-index";
 
-export const PUBLISHED_CONTRACTS = ["DogeAttestation", "PlugsMarketplace", "EnvelopeHelper", "DogeInscriber", "DogeAnchor"] as const;
+export const PUBLISHED_CONTRACTS = [
+  "DogeAttestation",
+  "PlugsMarketplace",
+  "EnvelopeHelper",
+  "DogeInscriber",
+  "DogeAnchor",
+] as const;
 export type PublishedContract = (typeof PUBLISHED_CONTRACTS)[number];
 
 export const ABI_DIR = path.resolve(__dirname, "..", "shared", "abi");
@@ -45,13 +51,21 @@ export interface DeployedContractRecord {
  * The entry for a chain: every published contract, with addresses when deployed. `addresses`
  * gives either bare addresses or records with the deploy block and transaction.
  */
-export function indexEntry(addresses: Partial<Record<PublishedContract, string | DeployedContractRecord>> | null): AbiIndexEntry {
+export function indexEntry(
+  addresses: Partial<Record<PublishedContract, string | DeployedContractRecord>> | null,
+): AbiIndexEntry {
   const contracts: AbiIndexEntry["contracts"] = {};
   for (const name of PUBLISHED_CONTRACTS) {
     const given = addresses?.[name];
     if (given === undefined) contracts[name] = { address: null, abi: `${name}.json` };
     else if (typeof given === "string") contracts[name] = { address: given, abi: `${name}.json` };
-    else contracts[name] = { address: given.address, abi: `${name}.json`, deployBlock: given.deployBlock, deployTx: given.deployTx };
+    else
+      contracts[name] = {
+        address: given.address,
+        abi: `${name}.json`,
+        deployBlock: given.deployBlock,
+        deployTx: given.deployTx,
+      };
   }
   return { deployed: addresses !== null, contracts };
 }

@@ -22,7 +22,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import hre from "hardhat";
-import { ABI_DIR, DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS, abiFileText, indexEntry, indexFileText, readAbiIndex } from "./contracts";
+import {
+  ABI_DIR,
+  DOGEOS_TESTNET_CHAIN_ID,
+  PUBLISHED_CONTRACTS,
+  abiFileText,
+  indexEntry,
+  indexFileText,
+  readAbiIndex,
+} from "./contracts";
 import { checkParameters, deployContractSet, readParametersFile, type ContractSetParameters } from "./ignition";
 import { LOCAL_CHAIN_ID } from "../src/l2/abi-index";
 
@@ -58,7 +66,8 @@ async function deploymentDirFor(chainId: number): Promise<string | undefined> {
   const dir = path.join(DATA_DIR, "ignition", `chain-${chainId}`);
   let instance: string | undefined;
   try {
-    instance = ((await hre.network.provider.request({ method: "hardhat_metadata" })) as { instanceId: string }).instanceId;
+    instance = ((await hre.network.provider.request({ method: "hardhat_metadata" })) as { instanceId: string })
+      .instanceId;
   } catch {
     return dir; // not a Hardhat node: keep the journal as for any chain
   }
@@ -91,7 +100,8 @@ async function checkJobServiceWiring(name: string, address: string, expected: Wi
     delay: String(await service.getFunction("timelockDelay")()),
   };
   for (const key of Object.keys(actual) as (keyof Wiring)[]) {
-    if (actual[key].toLowerCase() !== String(expected[key]).toLowerCase()) throw new Error(`${name} ${key} is ${actual[key]}, expected ${expected[key]}`);
+    if (actual[key].toLowerCase() !== String(expected[key]).toLowerCase())
+      throw new Error(`${name} ${key} is ${actual[key]}, expected ${expected[key]}`);
   }
 }
 
@@ -100,15 +110,24 @@ async function main(): Promise<void> {
   const chainId = Number((await ethers.provider.getNetwork()).chainId);
   const local = chainId === LOCAL_CHAIN_ID;
   const signers = await ethers.getSigners();
-  if (signers.length === 0) throw new Error("no deployer account: set DOGEOS_PRIVATE_KEY_FILE (a 0600 file holding the key) for this network");
+  if (signers.length === 0)
+    throw new Error("no deployer account: set DOGEOS_PRIVATE_KEY_FILE (a 0600 file holding the key) for this network");
   const deployer = signers[0].address;
   const file = parametersFileFor(chainId, hre.network.name);
   const parameters = checkParameters(parametersWithOverrides(file), path.relative(ROOT, file));
   const deploymentDir = await deploymentDirFor(chainId);
 
-  process.stderr.write(`deploying to chain ${chainId} from ${deployer} with ${path.relative(ROOT, file)}${deploymentDir ? `, journal ${deploymentDir}` : ""}...\n`);
-  const deployment = await deployContractSet(hre, { parameters, deploymentDir, log: (line) => process.stderr.write(`${line}\n`) });
-  const addresses = Object.fromEntries(PUBLISHED_CONTRACTS.map((name) => [name, deployment.contracts[name].address])) as Record<(typeof PUBLISHED_CONTRACTS)[number], string>;
+  process.stderr.write(
+    `deploying to chain ${chainId} from ${deployer} with ${path.relative(ROOT, file)}${deploymentDir ? `, journal ${deploymentDir}` : ""}...\n`,
+  );
+  const deployment = await deployContractSet(hre, {
+    parameters,
+    deploymentDir,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const addresses = Object.fromEntries(
+    PUBLISHED_CONTRACTS.map((name) => [name, deployment.contracts[name].address]),
+  ) as Record<(typeof PUBLISHED_CONTRACTS)[number], string>;
 
   // Check the wiring on chain before recording anything.
   const admin = parameters.admin ?? deployer;
@@ -117,15 +136,30 @@ async function main(): Promise<void> {
   const delay = parameters.timelockDelay ?? 86400;
   const attestation = await ethers.getContractAt("DogeAttestation", addresses.DogeAttestation);
   const wired = await attestation.getFunction("plugsMarketplace")();
-  if (wired.toLowerCase() !== addresses.PlugsMarketplace.toLowerCase()) throw new Error(`DogeAttestation points at plugs ${wired}, expected ${addresses.PlugsMarketplace}`);
+  if (wired.toLowerCase() !== addresses.PlugsMarketplace.toLowerCase())
+    throw new Error(`DogeAttestation points at plugs ${wired}, expected ${addresses.PlugsMarketplace}`);
   const [attesters] = await attestation.getFunction("attesters")();
-  if ([...attesters].join(",").toLowerCase() !== parameters.attesters.join(",").toLowerCase()) throw new Error(`DogeAttestation's attesters are ${[...attesters].join(",")}, expected ${parameters.attesters.join(",")}`);
-  for (const name of ["DogeInscriber", "DogeAnchor"] as const) await checkJobServiceWiring(name, addresses[name], { attestation: addresses.DogeAttestation, admin, guardian, operator: treasury, delay });
+  if ([...attesters].join(",").toLowerCase() !== parameters.attesters.join(",").toLowerCase())
+    throw new Error(
+      `DogeAttestation's attesters are ${[...attesters].join(",")}, expected ${parameters.attesters.join(",")}`,
+    );
+  for (const name of ["DogeInscriber", "DogeAnchor"] as const)
+    await checkJobServiceWiring(name, addresses[name], {
+      attestation: addresses.DogeAttestation,
+      admin,
+      guardian,
+      operator: treasury,
+      delay,
+    });
 
   const dir = local ? path.join(DATA_DIR, "abi") : ABI_DIR;
   fs.mkdirSync(dir, { recursive: true });
   const indexFile = path.join(dir, "index.json");
-  const index = local ? (fs.existsSync(indexFile) ? JSON.parse(fs.readFileSync(indexFile, "utf8")) : {}) : readAbiIndex();
+  const index = local
+    ? fs.existsSync(indexFile)
+      ? JSON.parse(fs.readFileSync(indexFile, "utf8"))
+      : {}
+    : readAbiIndex();
   index[String(chainId)] = indexEntry(deployment.contracts);
   fs.writeFileSync(indexFile, indexFileText(index));
   if (local) {

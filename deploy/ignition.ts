@@ -26,8 +26,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { DeploymentResultType, deploy, listTransactions, status, trackTransaction, wipe, type DeploymentParameters, type EIP1193Provider } from "@nomicfoundation/ignition-core";
-import { HardhatArtifactResolver, errorDeploymentResultToExceptionMessage } from "@nomicfoundation/hardhat-ignition/helpers";
+import {
+  DeploymentResultType,
+  deploy,
+  listTransactions,
+  status,
+  trackTransaction,
+  wipe,
+  type DeploymentParameters,
+  type EIP1193Provider,
+} from "@nomicfoundation/ignition-core";
+import {
+  HardhatArtifactResolver,
+  errorDeploymentResultToExceptionMessage,
+} from "@nomicfoundation/hardhat-ignition/helpers";
 import DogeOSModule, { MODULE_ID } from "../ignition/modules/DogeOS";
 import { PUBLISHED_CONTRACTS, type DeployedContractRecord, type PublishedContract } from "./contracts";
 
@@ -58,12 +70,14 @@ export function checkParameters(given: Partial<ContractSetParameters>, where: st
     throw new Error(`${where}: attesters must name exactly three attester addresses (the attester hosts' keys)`);
   }
   if (attesters.some((a) => BigInt(a) === 0n)) throw new Error(`${where}: an attester is the zero address`);
-  if (new Set(attesters.map((a) => a.toLowerCase())).size !== 3) throw new Error(`${where}: the three attesters must be distinct`);
+  if (new Set(attesters.map((a) => a.toLowerCase())).size !== 3)
+    throw new Error(`${where}: the three attesters must be distinct`);
   const out: ContractSetParameters = { attesters: [...attesters].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) };
   for (const role of ["admin", "guardian", "treasury"] as const) {
     const value = given[role];
     if (value === undefined) continue;
-    if (!isAddress(value) || BigInt(value) === 0n) throw new Error(`${where}: ${role} must be a non-zero address, got ${JSON.stringify(value)}`);
+    if (!isAddress(value) || BigInt(value) === 0n)
+      throw new Error(`${where}: ${role} must be a non-zero address, got ${JSON.stringify(value)}`);
     out[role] = value;
   }
   if (given.timelockDelay !== undefined) {
@@ -84,7 +98,8 @@ export function readParametersFile(file: string): Partial<ContractSetParameters>
     throw new Error(`cannot read the parameters file ${file}: ${(error as Error).message}`);
   }
   const own = (parsed as Record<string, unknown> | null)?.[MODULE_ID];
-  if (typeof own !== "object" || own === null) throw new Error(`${file}: no "${MODULE_ID}" object (Ignition parameters are per module)`);
+  if (typeof own !== "object" || own === null)
+    throw new Error(`${file}: no "${MODULE_ID}" object (Ignition parameters are per module)`);
   return own as Partial<ContractSetParameters>;
 }
 
@@ -99,7 +114,11 @@ interface JournalMessage {
 }
 
 function readJournal(deploymentDir: string): JournalMessage[] {
-  return fs.readFileSync(path.join(deploymentDir, JOURNAL), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as JournalMessage);
+  return fs
+    .readFileSync(path.join(deploymentDir, JOURNAL), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as JournalMessage);
 }
 
 type Request = (method: string, params?: unknown[]) => Promise<unknown>;
@@ -109,8 +128,14 @@ type Request = (method: string, params?: unknown[]) => Promise<unknown>;
  * is found by bisecting the sender's nonce (eth_getTransactionCount at a block), then read.
  * Undefined when no mined transaction has that nonce yet.
  */
-async function minedTransactionWithNonce(request: Request, from: string, nonce: number, since: number): Promise<{ hash: string; to: string | null; input: string } | undefined> {
-  const count = async (block: number) => Number(await request("eth_getTransactionCount", [from, `0x${block.toString(16)}`]));
+async function minedTransactionWithNonce(
+  request: Request,
+  from: string,
+  nonce: number,
+  since: number,
+): Promise<{ hash: string; to: string | null; input: string } | undefined> {
+  const count = async (block: number) =>
+    Number(await request("eth_getTransactionCount", [from, `0x${block.toString(16)}`]));
   let high = Number(await request("eth_blockNumber"));
   if ((await count(high)) <= nonce) return undefined;
   let low = Math.max(0, since);
@@ -120,12 +145,19 @@ async function minedTransactionWithNonce(request: Request, from: string, nonce: 
     if ((await count(mid)) > nonce) high = mid;
     else low = mid + 1;
   }
-  const block = (await request("eth_getBlockByNumber", [`0x${high.toString(16)}`, true])) as { transactions: { hash: string; from: string; nonce: string; to: string | null; input: string }[] };
+  const block = (await request("eth_getBlockByNumber", [`0x${high.toString(16)}`, true])) as {
+    transactions: { hash: string; from: string; nonce: string; to: string | null; input: string }[];
+  };
   return block.transactions.find((tx) => tx.from.toLowerCase() === from.toLowerCase() && Number(tx.nonce) === nonce);
 }
 
 /** Repairs the journal of an interrupted deployment where that is safe (see the file's comment); returns the futures wiped. */
-async function repairJournal(deploymentDir: string, artifactResolver: HardhatArtifactResolver, provider: EIP1193Provider, log: (line: string) => void): Promise<string[]> {
+async function repairJournal(
+  deploymentDir: string,
+  artifactResolver: HardhatArtifactResolver,
+  provider: EIP1193Provider,
+  log: (line: string) => void,
+): Promise<string[]> {
   const request: Request = (method, params) => provider.request({ method, params });
   const messages = readJournal(deploymentDir);
   const previous = await status(deploymentDir);
@@ -134,8 +166,15 @@ async function repairJournal(deploymentDir: string, artifactResolver: HardhatArt
   const sent = new Set(messages.filter((m) => m.type === "TRANSACTION_SEND").map(key));
   const prepared = messages.filter((m) => m.type === "TRANSACTION_PREPARE_SEND");
   const fromOf = new Map(messages.filter((m) => m.from !== undefined).map((m) => [m.futureId, m.from!]));
-  const interactionOf = new Map(messages.filter((m) => m.type === "NETWORK_INTERACTION_REQUEST" && m.networkInteraction).map((m) => [`${m.futureId}/${m.networkInteraction!.id}`, m.networkInteraction!]));
-  const lastConfirmedBlock = Math.max(0, ...messages.filter((m) => m.type === "TRANSACTION_CONFIRM" && m.receipt).map((m) => m.receipt!.blockNumber));
+  const interactionOf = new Map(
+    messages
+      .filter((m) => m.type === "NETWORK_INTERACTION_REQUEST" && m.networkInteraction)
+      .map((m) => [`${m.futureId}/${m.networkInteraction!.id}`, m.networkInteraction!]),
+  );
+  const lastConfirmedBlock = Math.max(
+    0,
+    ...messages.filter((m) => m.type === "TRANSACTION_CONFIRM" && m.receipt).map((m) => m.receipt!.blockNumber),
+  );
 
   // Transactions whose sending was cut off: find them on chain and track them.
   for (const lost of prepared.filter((m) => !sent.has(key(m)))) {
@@ -144,11 +183,21 @@ async function repairJournal(deploymentDir: string, artifactResolver: HardhatArt
     const tx = await minedTransactionWithNonce(request, from, lost.nonce!, lastConfirmedBlock);
     const track = `npx hardhat ignition track-tx <txHash> ${path.basename(deploymentDir)} --network <network>`;
     if (!tx) {
-      throw new Error(`${lost.futureId}: its transaction (nonce ${lost.nonce} from ${from}) was prepared but is not mined yet; wait for it and run again, or if it was dropped see ${track}`);
+      throw new Error(
+        `${lost.futureId}: its transaction (nonce ${lost.nonce} from ${from}) was prepared but is not mined yet; wait for it and run again, or if it was dropped see ${track}`,
+      );
     }
-    const same = interaction !== undefined && (tx.to ?? undefined)?.toLowerCase() === interaction.to?.toLowerCase() && tx.input === interaction.data;
-    if (!same) throw new Error(`${lost.futureId}: nonce ${lost.nonce} from ${from} was used by another transaction (${tx.hash}); check it, then ${track}`);
-    log(`found ${lost.futureId}'s transaction ${tx.hash} (nonce ${lost.nonce}) on chain: tracking it instead of sending it again`);
+    const same =
+      interaction !== undefined &&
+      (tx.to ?? undefined)?.toLowerCase() === interaction.to?.toLowerCase() &&
+      tx.input === interaction.data;
+    if (!same)
+      throw new Error(
+        `${lost.futureId}: nonce ${lost.nonce} from ${from} was used by another transaction (${tx.hash}); check it, then ${track}`,
+      );
+    log(
+      `found ${lost.futureId}'s transaction ${tx.hash} (nonce ${lost.nonce}) on chain: tracking it instead of sending it again`,
+    );
     await trackTransaction(deploymentDir, tx.hash, provider);
   }
 
@@ -156,7 +205,9 @@ async function repairJournal(deploymentDir: string, artifactResolver: HardhatArt
   const preparedFutures = new Set(prepared.map((m) => m.futureId));
   const wipeable = [
     ...previous.failed.map((f) => ({ futureId: f.futureId, why: `failed in the previous run: ${f.error}` })),
-    ...previous.started.filter((id) => !preparedFutures.has(id)).map((futureId) => ({ futureId, why: "started in the previous run, no transaction sent" })),
+    ...previous.started
+      .filter((id) => !preparedFutures.has(id))
+      .map((futureId) => ({ futureId, why: "started in the previous run, no transaction sent" })),
   ];
   for (const { futureId, why } of wipeable) {
     log(`wiping ${futureId}, which ${why}`);
@@ -188,16 +239,23 @@ const JOURNAL = "journal.jsonl";
  * Deploys (or finishes deploying) the set and returns every contract's address, deploy block and
  * deploy transaction, read from the journal and the chain.
  */
-export async function deployContractSet(hre: HardhatRuntimeEnvironment, options: DeployContractSetOptions): Promise<ContractSetDeployment> {
+export async function deployContractSet(
+  hre: HardhatRuntimeEnvironment,
+  options: DeployContractSetOptions,
+): Promise<ContractSetDeployment> {
   const provider = options.provider ?? (hre.network.provider as unknown as EIP1193Provider);
   const log = options.log ?? (() => undefined);
-  const temporary = options.deploymentDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-ignition-")) : undefined;
+  const temporary =
+    options.deploymentDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-ignition-")) : undefined;
   const deploymentDir = options.deploymentDir ?? temporary!;
   const artifactResolver = new HardhatArtifactResolver(hre);
   try {
-    const wiped = fs.existsSync(path.join(deploymentDir, JOURNAL)) ? await repairJournal(deploymentDir, artifactResolver, provider, log) : [];
+    const wiped = fs.existsSync(path.join(deploymentDir, JOURNAL))
+      ? await repairJournal(deploymentDir, artifactResolver, provider, log)
+      : [];
     const accounts = (await provider.request({ method: "eth_accounts" })) as string[];
-    if (accounts.length === 0) throw new Error("no deployer account: configure one for this network (DOGEOS_PRIVATE_KEY_FILE)");
+    if (accounts.length === 0)
+      throw new Error("no deployer account: configure one for this network (DOGEOS_PRIVATE_KEY_FILE)");
     const result = await deploy({
       config: hre.config.ignition,
       artifactResolver,
@@ -208,7 +266,9 @@ export async function deployContractSet(hre: HardhatRuntimeEnvironment, options:
       accounts,
     });
     if (result.type !== DeploymentResultType.SUCCESSFUL_DEPLOYMENT) {
-      throw new Error(`${errorDeploymentResultToExceptionMessage(result)}\nthe journal is in ${deploymentDir}: run the same command again to resume`);
+      throw new Error(
+        `${errorDeploymentResultToExceptionMessage(result)}\nthe journal is in ${deploymentDir}: run the same command again to resume`,
+      );
     }
     const chainId = Number(await provider.request({ method: "eth_chainId" }));
     const transactions = await listTransactions(deploymentDir, artifactResolver);
@@ -216,9 +276,13 @@ export async function deployContractSet(hre: HardhatRuntimeEnvironment, options:
     for (const name of PUBLISHED_CONTRACTS) {
       const address = result.contracts[`${MODULE_ID}#${name}`]?.address;
       if (!address) throw new Error(`the deployment result has no ${name}`);
-      const creation = transactions.find((tx) => tx.address !== undefined && tx.address.toLowerCase() === address.toLowerCase());
+      const creation = transactions.find(
+        (tx) => tx.address !== undefined && tx.address.toLowerCase() === address.toLowerCase(),
+      );
       if (!creation) throw new Error(`the journal in ${deploymentDir} has no creation of ${name} at ${address}`);
-      const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [creation.txHash] })) as { blockNumber: string } | null;
+      const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [creation.txHash] })) as {
+        blockNumber: string;
+      } | null;
       if (!receipt) throw new Error(`no receipt for ${name}'s creation ${creation.txHash}`);
       contracts[name] = { address, deployBlock: Number(receipt.blockNumber), deployTx: creation.txHash };
     }

@@ -24,20 +24,37 @@ export const SPEC = {
   network: { kind: "string", default: "regtest", description: "mainnet, testnet or regtest" },
 } as const;
 
-export const HELP = { summary: "Prints the JSON body of a wallet-signed AMM authorization, valid 10 minutes, for curl -d @-." };
+export const HELP = {
+  summary: "Prints the JSON body of a wallet-signed AMM authorization, valid 10 minutes, for curl -d @-.",
+};
 
 /** Runs the task with `argv`; returns the exit status. */
 export function run(argv: string[], name = "dogeos amm-authorize"): number {
-  const config = loadDaemonConfig(name, SPEC, (values) => {
-    if (values.action !== "claim-fees" && values.action !== "remove-liquidity") throw new ConfigError(`--action must be claim-fees or remove-liquidity, got "${values.action}"`);
-    getNetwork(values.network);
-  }, HELP, argv);
+  const config = loadDaemonConfig(
+    name,
+    SPEC,
+    (values) => {
+      if (values.action !== "claim-fees" && values.action !== "remove-liquidity")
+        throw new ConfigError(`--action must be claim-fees or remove-liquidity, got "${values.action}"`);
+      getNetwork(values.network);
+    },
+    HELP,
+    argv,
+  );
   const action = config.action as "claim-fees" | "remove-liquidity";
   const network = getNetwork(config.network);
   const key = loadWalletKey({ keyFile: config["key-file"], network });
-  const fields: Record<string, string> = action === "remove-liquidity" ? { tick: config.tick ?? "", shares: config.shares ?? "" } : {};
-  const auth = { address: key.address, nonce: crypto.randomBytes(12).toString("hex"), expiresAt: Math.floor(Date.now() / 1000) + 600 };
-  const signature = signMessage(authorizationMessage({ network, custodyAddress: config.custody }, action, fields, auth), key.privateKey);
+  const fields: Record<string, string> =
+    action === "remove-liquidity" ? { tick: config.tick ?? "", shares: config.shares ?? "" } : {};
+  const auth = {
+    address: key.address,
+    nonce: crypto.randomBytes(12).toString("hex"),
+    expiresAt: Math.floor(Date.now() / 1000) + 600,
+  };
+  const signature = signMessage(
+    authorizationMessage({ network, custodyAddress: config.custody }, action, fields, auth),
+    key.privateKey,
+  );
   process.stdout.write(`${JSON.stringify({ ...fields, ...auth, signature })}\n`);
   return 0;
 }

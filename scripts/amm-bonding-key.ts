@@ -17,7 +17,9 @@ export const SPEC = {
   revoke: { kind: "string", description: "revoke this key id (bkey_...) instead of issuing a key" },
 } as const;
 
-export const HELP = { summary: "Issues an operator key for bonding launches and prints {\"id\",\"key\"} once, or revokes one with --revoke." };
+export const HELP = {
+  summary: 'Issues an operator key for bonding launches and prints {"id","key"} once, or revokes one with --revoke.',
+};
 
 /** Runs the task with `argv`; returns the exit status. */
 export function run(argv: string[], name = "dogeos bonding-key"): number {
@@ -26,7 +28,9 @@ export function run(argv: string[], name = "dogeos bonding-key"): number {
   try {
     const keys = new BondingApiKeys(db);
     if (config.revoke) {
-      process.stdout.write(keys.revoke(config.revoke) ? `revoked ${config.revoke}\n` : `no live key ${config.revoke}\n`);
+      process.stdout.write(
+        keys.revoke(config.revoke) ? `revoked ${config.revoke}\n` : `no live key ${config.revoke}\n`,
+      );
     } else {
       const { id, key } = keys.issue(config.label);
       process.stdout.write(`${JSON.stringify({ id, key })}\n`);

@@ -23,14 +23,20 @@ function flag(name: string, fallback?: string): string {
   const at = process.argv.indexOf(`--${name}`);
   const value = at > 0 ? process.argv[at + 1] : fallback;
   if (value === undefined) {
-    process.stderr.write(`missing --${name}\nusage: amm-swap.ts --key-file <wif file> --tick T --amount-in <koinu> [--slippage-bps N] [--amm URL] [--index-db FILE] [--rpc-url URL] [--network regtest]\n`);
+    process.stderr.write(
+      `missing --${name}\nusage: amm-swap.ts --key-file <wif file> --tick T --amount-in <koinu> [--slippage-bps N] [--amm URL] [--index-db FILE] [--rpc-url URL] [--network regtest]\n`,
+    );
     process.exit(2);
   }
   return value;
 }
 
 async function call(url: string, method = "GET", body?: unknown): Promise<any> {
-  const response = await fetch(url, { method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+  const response = await fetch(url, {
+    method,
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const answer = await response.json();
   process.stdout.write(`${JSON.stringify({ http: response.status, body: answer })}\n`);
   if (response.status >= 400) process.exit(1);
@@ -44,15 +50,33 @@ async function main(): Promise<void> {
   const key = loadWalletKey({ keyFile, network });
   const queries = new IndexQueries(openIndexReader(flag("index-db", "data/indexer/explorer.sqlite")));
   const rpc = new DogecoinRpcClient({ url: flag("rpc-url", "http://devnet:devnet@127.0.0.1:18332") });
-  const wallet = new HotWallet({ db: openWalletDatabase(`${keyFile}.wallet.sqlite`), key, chain: indexNodeChain(queries, rpc), network });
-  const query = new URLSearchParams({ tick: flag("tick"), direction: "DOGE_TO_TOKEN", amountIn: flag("amount-in"), slippageBps: flag("slippage-bps", "100") });
+  const wallet = new HotWallet({
+    db: openWalletDatabase(`${keyFile}.wallet.sqlite`),
+    key,
+    chain: indexNodeChain(queries, rpc),
+    network,
+  });
+  const query = new URLSearchParams({
+    tick: flag("tick"),
+    direction: "DOGE_TO_TOKEN",
+    amountIn: flag("amount-in"),
+    slippageBps: flag("slippage-bps", "100"),
+  });
   const quote = await call(`${amm}/swap/quote?${query}`);
   const swap = await call(`${amm}/swap/create`, "POST", { quoteId: quote.quoteId, address: key.address });
   await wallet.sync();
-  const paid = wallet.fund("amm-swap", swap.swapId, [{ script: addressToOutputScript(swap.depositAddress, network), value: BigInt(swap.depositAmount) }]);
+  const paid = wallet.fund("amm-swap", swap.swapId, [
+    { script: addressToOutputScript(swap.depositAddress, network), value: BigInt(swap.depositAmount) },
+  ]);
   await wallet.broadcast(paid.txid);
-  const { message } = await call(`${amm}/auth/message?${new URLSearchParams({ action: "execute-swap", swapId: swap.swapId, depositTxid: paid.txid })}`);
-  await call(`${amm}/swap/execute`, "POST", { swapId: swap.swapId, depositTxid: paid.txid, signature: signMessage(message, key.privateKey) });
+  const { message } = await call(
+    `${amm}/auth/message?${new URLSearchParams({ action: "execute-swap", swapId: swap.swapId, depositTxid: paid.txid })}`,
+  );
+  await call(`${amm}/swap/execute`, "POST", {
+    swapId: swap.swapId,
+    depositTxid: paid.txid,
+    signature: signMessage(message, key.privateKey),
+  });
 }
 
 main().catch((error) => {

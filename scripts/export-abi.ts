@@ -9,7 +9,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import hre from "hardhat";
-import { ABI_DIR, DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS, abiFileText, indexEntry, indexFileText, readAbiIndex } from "../deploy/contracts";
+import {
+  ABI_DIR,
+  DOGEOS_TESTNET_CHAIN_ID,
+  PUBLISHED_CONTRACTS,
+  abiFileText,
+  indexEntry,
+  indexFileText,
+  readAbiIndex,
+} from "../deploy/contracts";
 
 async function main(): Promise<void> {
   await hre.run("compile", { quiet: true });

@@ -14,8 +14,12 @@ class SpecWithSummary extends Spec {
     const failures = [];
     let passed = 0;
     let pending = 0;
-    runner.on(EVENT_TEST_PASS, () => { passed += 1; });
-    runner.on(EVENT_TEST_PENDING, () => { pending += 1; });
+    runner.on(EVENT_TEST_PASS, () => {
+      passed += 1;
+    });
+    runner.on(EVENT_TEST_PENDING, () => {
+      pending += 1;
+    });
     runner.on(EVENT_TEST_FAIL, (test, err) => {
       failures.push({ title: test.fullTitle(), message: String(err && err.message) });
     });

@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   const provider = new JsonRpcProvider(process.env.L2_RPC_URL ?? "http://127.0.0.1:8545");
   const { chainId } = await provider.getNetwork();
   const attestationAddress = contractAddress(chainId, "DogeAttestation");
-  if (!attestationAddress) throw new Error(`${abiIndexFile(chainId)} has no DogeAttestation address for chain ${chainId}`);
+  if (!attestationAddress)
+    throw new Error(`${abiIndexFile(chainId)} has no DogeAttestation address for chain ${chainId}`);
   const requester = new Wallet(process.env.L2_PRIVATE_KEY ?? HARDHAT_ACCOUNT_5, provider);
   const attestation = attestationAt(attestationAddress, requester);
   const type = tick ? FACT_TYPE_KEYS.DRC20_BALANCE : FACT_TYPE_KEYS.DOGE_BALANCE;
@@ -35,10 +36,16 @@ async function main(): Promise<void> {
   process.stdout.write(`requestFact: request ${requestId} in L2 block ${receipt.blockNumber}\n`);
   const started = Date.now();
   const response = await fetch(`${process.env.ATTEST_URL ?? "http://127.0.0.1:3004/api/attest"}/fulfill`, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ requestId, address, ...(tick ? { tick } : {}) }),
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ requestId, address, ...(tick ? { tick } : {}) }),
   });
-  process.stdout.write(`POST /fulfill: ${response.status} in ${Date.now() - started} ms\n${JSON.stringify(await response.json(), null, 2)}\n`);
-  const [value, l1Height, attestedAt] = tick ? await attestation.drc20Balance(address, tick) : await attestation.dogeBalance(address);
+  process.stdout.write(
+    `POST /fulfill: ${response.status} in ${Date.now() - started} ms\n${JSON.stringify(await response.json(), null, 2)}\n`,
+  );
+  const [value, l1Height, attestedAt] = tick
+    ? await attestation.drc20Balance(address, tick)
+    : await attestation.dogeBalance(address);
   process.stdout.write(`on chain: value ${value} at base-chain height ${l1Height}, attested at ${attestedAt}\n`);
 }
 

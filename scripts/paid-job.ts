@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   }
   const provider = new JsonRpcProvider(process.env.L2_RPC_URL ?? "http://127.0.0.1:8545");
   const { chainId } = await provider.getNetwork();
-  const indexFile = process.env.ABI_INDEX ?? path.join(ROOT, chainId === 31337n ? "data/abi/index.json" : "shared/abi/index.json");
+  const indexFile =
+    process.env.ABI_INDEX ?? path.join(ROOT, chainId === 31337n ? "data/abi/index.json" : "shared/abi/index.json");
   const contracts = JSON.parse(fs.readFileSync(indexFile, "utf8"))[String(chainId)]?.contracts ?? {};
   const name = kind === "anchor" ? "DogeAnchor" : "DogeInscriber";
   const address = contracts[name]?.address;
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared/abi", `${name}.json`), "utf8"));
   const service = new Contract(address, abi, new Wallet(process.env.L2_PRIVATE_KEY ?? HARDHAT_ACCOUNT_5, provider));
   const fee = (await service.fee()) as bigint;
-  const args = kind === "anchor" ? [toUtf8Bytes(rest[0])] : ["text/plain;charset=utf-8", "", toUtf8Bytes(rest[1]), rest[0]];
+  const args =
+    kind === "anchor" ? [toUtf8Bytes(rest[0])] : ["text/plain;charset=utf-8", "", toUtf8Bytes(rest[1]), rest[0]];
   const method = kind === "anchor" ? "requestAnchor" : "requestInscription";
   const jobId = (await service[method].staticCall(...args, { value: fee })) as string;
   const receipt = await (await service[method](...args, { value: fee })).wait();
@@ -43,7 +45,10 @@ async function main(): Promise<void> {
   for (;;) {
     const job = await service.jobOf(jobId);
     const status = STATUS[Number(job.status)];
-    if (status !== last) process.stdout.write(`job ${status}${status === "Settled" ? `: base-chain tx ${job.l1Txid.slice(2)} at height ${job.l1Height}` : ""}\n`);
+    if (status !== last)
+      process.stdout.write(
+        `job ${status}${status === "Settled" ? `: base-chain tx ${job.l1Txid.slice(2)} at height ${job.l1Height}` : ""}\n`,
+      );
     last = status;
     if (status === "Settled" || status === "Refunded") return;
     if (Date.now() > deadline) throw new Error("the job was not settled in time; see the relayer's GET /v1/status");

@@ -90,7 +90,9 @@ if (FLAGS.help) {
 const L2_EXTERNAL_URL = FLAGS.l2;
 const L2_KEY_FILE = FLAGS["l2-key-file"] ? path.resolve(FLAGS["l2-key-file"]) : undefined;
 if (Boolean(L2_EXTERNAL_URL) !== Boolean(L2_KEY_FILE)) {
-  process.stderr.write("start: --l2 <url> and --l2-key-file <file> go together (the key pays the deployment and the funding on that L2)\n");
+  process.stderr.write(
+    "start: --l2 <url> and --l2-key-file <file> go together (the key pays the deployment and the funding on that L2)\n",
+  );
   process.exit(2);
 }
 if (!L2_EXTERNAL_URL && (FLAGS["l2-fund-wei"] || FLAGS["l2-attester-key-files"])) {
@@ -138,7 +140,9 @@ if (NODE_COOKIE_FILE && !NODE_URL) {
 /** Files under one service's directory of DATA_DIR: `{dir, ...each name's full path}`. */
 function serviceFiles<T extends Record<string, string>>(service: string, files: T): { dir: string } & T {
   const dir = path.join(DATA_DIR, service);
-  return { dir, ...Object.fromEntries(Object.entries(files).map(([key, file]) => [key, path.join(dir, file)])) } as { dir: string } & T;
+  return { dir, ...Object.fromEntries(Object.entries(files).map(([key, file]) => [key, path.join(dir, file)])) } as {
+    dir: string;
+  } & T;
 }
 
 /**
@@ -158,7 +162,11 @@ const PORTS = {
   relayer: port("RELAYER_PORT", 3030),
 };
 /** The three attesters, each with its own indexer (whose ops port it names). */
-const ATTESTERS = [1, 2, 3].map((n) => ({ n, port: port(`ATTESTER_${n}_PORT`, 3010 + n), opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n) }));
+const ATTESTERS = [1, 2, 3].map((n) => ({
+  n,
+  port: port(`ATTESTER_${n}_PORT`, 3010 + n),
+  opsPort: port(`INDEXER_${n}_OPS_PORT`, 3021 + n),
+}));
 
 const PATHS = {
   devnet: path.join(DATA_DIR, "devnet"),
@@ -170,14 +178,37 @@ const PATHS = {
   /** Keys start.ts makes (the L2's, the node's RPC password) and the funded-by-mining record. */
   keys: path.join(DATA_DIR, "keys"),
   /** devKeys: development only, the projects' keys in clear so that a person can curl the inscriber. */
-  inscriber: serviceFiles("inscriber", { db: "inscriber.sqlite", walletDb: "wallet.sqlite", walletKey: "wallet.wif", projects: "projects.json", devKeys: "dev-project-keys.json" }),
+  inscriber: serviceFiles("inscriber", {
+    db: "inscriber.sqlite",
+    walletDb: "wallet.sqlite",
+    walletKey: "wallet.wif",
+    projects: "projects.json",
+    devKeys: "dev-project-keys.json",
+  }),
   /**
    * operatorKey: the key free listings need (the demo's free collection); devWalletKey: the
    * development wallet the pages get as window.wallet (DESIGN.md 7), a devnet key of the person at the browser.
    */
-  launchpad: serviceFiles("launchpad", { db: "launchpad.sqlite", inscriberKey: "inscriber-project.key", walletKey: "wallet.wif", operatorKey: "operator.key", devWalletKey: "dev-wallet.wif" }),
-  relayer: serviceFiles("relayer", { db: "relayer.sqlite", walletDb: "wallet.sqlite", inscriberKey: "inscriber-project.key", walletKey: "wallet.wif" }),
-  amm: serviceFiles("amm", { db: "amm.sqlite", walletDb: "wallet.sqlite", inscriberKey: "inscriber-project.key", walletKey: "custody.wif", bondingKey: "bonding-operator.key" }),
+  launchpad: serviceFiles("launchpad", {
+    db: "launchpad.sqlite",
+    inscriberKey: "inscriber-project.key",
+    walletKey: "wallet.wif",
+    operatorKey: "operator.key",
+    devWalletKey: "dev-wallet.wif",
+  }),
+  relayer: serviceFiles("relayer", {
+    db: "relayer.sqlite",
+    walletDb: "wallet.sqlite",
+    inscriberKey: "inscriber-project.key",
+    walletKey: "wallet.wif",
+  }),
+  amm: serviceFiles("amm", {
+    db: "amm.sqlite",
+    walletDb: "wallet.sqlite",
+    inscriberKey: "inscriber-project.key",
+    walletKey: "custody.wif",
+    bondingKey: "bonding-operator.key",
+  }),
 };
 
 /** The local services' URLs the others are given. */
@@ -215,7 +246,10 @@ function nodeClient(): DogecoinRpcClient {
   const url = new URL(NODE_URL!);
   const config = NODE_COOKIE_FILE
     ? { "rpc-cookie-file": path.resolve(NODE_COOKIE_FILE) }
-    : { "rpc-user": decodeURIComponent(url.username) || undefined, "rpc-password": decodeURIComponent(url.password) || undefined };
+    : {
+        "rpc-user": decodeURIComponent(url.username) || undefined,
+        "rpc-password": decodeURIComponent(url.password) || undefined,
+      };
   url.username = url.password = "";
   return createDogecoinRpcClient({ "rpc-url": url.toString(), ...config });
 }
@@ -240,7 +274,10 @@ const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
 const INSCRIBER_FUNDING_DOGE = 2_000;
 
 /** A key made once in `file` (0600), or the one already there. */
-const walletKeyIn = (file: string) => (fs.existsSync(file) ? loadWalletKey({ keyFile: file, network: NETWORKS[NETWORK] }) : generateWalletKeyFile(file, NETWORKS[NETWORK]));
+const walletKeyIn = (file: string) =>
+  fs.existsSync(file)
+    ? loadWalletKey({ keyFile: file, network: NETWORKS[NETWORK] })
+    : generateWalletKeyFile(file, NETWORKS[NETWORK]);
 
 /**
  * Funding of a development wallet: from the devnet's faucet (`devnet_faucet`, one output of
@@ -251,7 +288,12 @@ async function devFund(address: string, doge: number, confirm: boolean): Promise
   if (NODE_URL) return;
   await new DogecoinRpcClient({ url: DEVNET_RPC }).call("devnet_faucet", [address, doge, confirm]);
 }
-const funded = (doge: number) => (NODE_URL ? (NETWORK === "regtest" ? "funded by mining" : "funded by you") : `funded with ${doge.toLocaleString("en-US")} DOGE`);
+const funded = (doge: number) =>
+  NODE_URL
+    ? NETWORK === "regtest"
+      ? "funded by mining"
+      : "funded by you"
+    : `funded with ${doge.toLocaleString("en-US")} DOGE`;
 
 /**
  * The development hot wallet and projects: a key file made once (mode 0600, under data/, never in
@@ -262,9 +304,15 @@ async function prepareInscriber(): Promise<string[]> {
   const key = fs.existsSync(PATHS.inscriber.walletKey)
     ? loadWalletKey({ keyFile: PATHS.inscriber.walletKey, network: NETWORKS[NETWORK] })
     : generateWalletKeyFile(PATHS.inscriber.walletKey, NETWORKS[NETWORK]);
-  let keys: Record<string, string> = fs.existsSync(PATHS.inscriber.devKeys) ? JSON.parse(fs.readFileSync(PATHS.inscriber.devKeys, "utf8")) : {};
+  let keys: Record<string, string> = fs.existsSync(PATHS.inscriber.devKeys)
+    ? JSON.parse(fs.readFileSync(PATHS.inscriber.devKeys, "utf8"))
+    : {};
   if (!fs.existsSync(PATHS.inscriber.projects) || !keys.launchpad || !keys.demo || !keys.relayer) {
-    keys = { launchpad: addProject(PATHS.inscriber.projects, "launchpad"), demo: addProject(PATHS.inscriber.projects, "demo"), relayer: addProject(PATHS.inscriber.projects, "relayer") };
+    keys = {
+      launchpad: addProject(PATHS.inscriber.projects, "launchpad"),
+      demo: addProject(PATHS.inscriber.projects, "demo"),
+      relayer: addProject(PATHS.inscriber.projects, "relayer"),
+    };
     fs.writeFileSync(PATHS.inscriber.devKeys, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }
   if (!keys.amm) {
@@ -280,7 +328,10 @@ async function prepareInscriber(): Promise<string[]> {
   fs.mkdirSync(PATHS.launchpad.dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(PATHS.launchpad.inscriberKey, `${keys.launchpad}\n`, { mode: 0o600 });
   await devFund(key.address, INSCRIBER_FUNDING_DOGE, true);
-  return [`hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`, ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`)];
+  return [
+    `hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`,
+    ...Object.entries(keys).map(([name, value]) => `project ${name} key: ${value}`),
+  ];
 }
 /** The L2's JSON-RPC URL: the existing L2's with --l2, else the local Hardhat node's. */
 const L2_URL = L2_EXTERNAL_URL ?? local(PORTS.l2);
@@ -291,38 +342,81 @@ const SERVICES: ServiceSpec[] = [
   {
     name: "devnet",
     entry: "daemons/devnet/main.ts",
-    args: () => ["--datadir", PATHS.devnet, "--port", PORTS.devnet, "--automine", process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
+    args: () => [
+      "--datadir",
+      PATHS.devnet,
+      "--port",
+      PORTS.devnet,
+      "--automine",
+      process.env.DEVNET_AUTOMINE_SECONDS ?? "5",
       // An empty block at least every 15 s, so that what the system does becomes 6 deep (and
       // attestable) within a couple of minutes even when nothing else happens.
-      "--emptyblocks", process.env.DEVNET_EMPTY_BLOCK_SECONDS ?? "15"],
+      "--emptyblocks",
+      process.env.DEVNET_EMPTY_BLOCK_SECONDS ?? "15",
+    ],
     ready: /^devnet {2}(\S+)$/m,
     needs: [],
   },
   {
     name: "indexer",
     entry: "daemons/indexer/main.ts",
-    args: () => [...rpcArgs(), "--db", PATHS.index,
-      "--network", NETWORK, "--name", "indexer", "--ops-port", PORTS.indexerOps,
+    args: () => [
+      ...rpcArgs(),
+      "--db",
+      PATHS.index,
+      "--network",
+      NETWORK,
+      "--name",
+      "indexer",
+      "--ops-port",
+      PORTS.indexerOps,
       // The devnet's index can always be rebuilt from the devnet: do so after a schema change.
-      "--reset-on-rebuild"],
+      "--reset-on-rebuild",
+    ],
     ready: /^indexer {2}(\S+)$/m,
     needs: ["devnet"],
   },
   {
     name: "explorer",
     entry: "daemons/explorer/main.ts",
-    args: () => ["--db", PATHS.index, "--pqc-db", PATHS.pqcDb, ...rpcArgs(),
-      "--network", NETWORK, "--port", PORTS.explorer],
+    args: () => [
+      "--db",
+      PATHS.index,
+      "--pqc-db",
+      PATHS.pqcDb,
+      ...rpcArgs(),
+      "--network",
+      NETWORK,
+      "--port",
+      PORTS.explorer,
+    ],
     ready: /^explorer {2}(\S+)$/m,
     needs: ["devnet", "indexer"],
   },
   {
     name: "inscriber",
     entry: "daemons/inscriber/main.ts",
-    args: () => ["--index-db", PATHS.index, ...rpcArgs(), "--network", NETWORK,
-      "--db", PATHS.inscriber.db, "--wallet-db", PATHS.inscriber.walletDb,
-      "--wallet-key-file", PATHS.inscriber.walletKey, "--projects-file", PATHS.inscriber.projects, "--port", PORTS.inscriber,
-      "--min-utxos", "20", "--utxo-koinu", "5000000000"],
+    args: () => [
+      "--index-db",
+      PATHS.index,
+      ...rpcArgs(),
+      "--network",
+      NETWORK,
+      "--db",
+      PATHS.inscriber.db,
+      "--wallet-db",
+      PATHS.inscriber.walletDb,
+      "--wallet-key-file",
+      PATHS.inscriber.walletKey,
+      "--projects-file",
+      PATHS.inscriber.projects,
+      "--port",
+      PORTS.inscriber,
+      "--min-utxos",
+      "20",
+      "--utxo-koinu",
+      "5000000000",
+    ],
     ready: /^inscriber {2}(\S+)$/m,
     prepare: prepareInscriber,
     // Before it starts on another node's testnet or mainnet, the explorer's index shows the wallets funded.
@@ -399,7 +493,10 @@ const l2AttesterAddresses = (): string[] => ATTESTERS.map(({ n }) => l2Wallet(at
  */
 function l2DeployEnv(): Record<string, string> {
   if (!L2_EXTERNAL_URL) return {};
-  const env: Record<string, string> = { DOGEOS_PRIVATE_KEY_FILE: L2_KEY_FILE!, DEPLOY_ATTESTERS: l2AttesterAddresses().join(",") };
+  const env: Record<string, string> = {
+    DOGEOS_PRIVATE_KEY_FILE: L2_KEY_FILE!,
+    DEPLOY_ATTESTERS: l2AttesterAddresses().join(","),
+  };
   if (!process.env.DEPLOY_PARAMETERS && L2_CHAIN_ID !== LOCAL_CHAIN_ID && L2_CHAIN_ID !== DOGEOS_TESTNET_CHAIN_ID) {
     env.DEPLOY_PARAMETERS = path.join(ROOT, "ignition", "parameters", "dogeos.json");
   }
@@ -414,10 +511,16 @@ let l2Provider: JsonRpcProvider | null = null;
  * than half of it. Returns the chain id.
  */
 async function prepareL2(): Promise<number> {
-  const response = await fetch(L2_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }) })
-    .catch((error: Error) => { throw new Error(`the L2 at --l2 ${L2_URL} does not answer: ${error.message}`); });
-  const body = await response.json().catch(() => null) as { result?: string } | null;
-  if (!response.ok || typeof body?.result !== "string") throw new Error(`the L2 at --l2 ${L2_URL} gave no chain id (eth_chainId: HTTP ${response.status})`);
+  const response = await fetch(L2_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+  }).catch((error: Error) => {
+    throw new Error(`the L2 at --l2 ${L2_URL} does not answer: ${error.message}`);
+  });
+  const body = (await response.json().catch(() => null)) as { result?: string } | null;
+  if (!response.ok || typeof body?.result !== "string")
+    throw new Error(`the L2 at --l2 ${L2_URL} gave no chain id (eth_chainId: HTTP ${response.status})`);
   L2_CHAIN_ID = Number(BigInt(body.result));
   endProgress();
   process.stderr.write(`l2: ${L2_URL} is chain ${L2_CHAIN_ID}\n`);
@@ -452,16 +555,25 @@ async function recordedDeployment(): Promise<string | null> {
     if (!address || (await l2Provider!.getCode(address)) === "0x") return null;
     addresses.push(address);
   }
-  const attestation = new Contract(addresses[0], ["function attesters() view returns (address[3], uint64)"], l2Provider!);
+  const attestation = new Contract(
+    addresses[0],
+    ["function attesters() view returns (address[3], uint64)"],
+    l2Provider!,
+  );
   const [onChain] = (await attestation.getFunction("attesters")()) as [string[], bigint];
   const ours = l2AttesterAddresses();
-  const key = (list: string[]) => list.map((address) => address.toLowerCase()).sort().join(",");
+  const key = (list: string[]) =>
+    list
+      .map((address) => address.toLowerCase())
+      .sort()
+      .join(",");
   if (key([...onChain]) !== key(ours)) {
-    throw new Error(`the DogeAttestation recorded for chain ${L2_CHAIN_ID} (${addresses[0]}, ${recorded.file}) has the attesters ${[...onChain].join(",")}, not this stack's ${ours.join(",")}: pass their key files with --l2-attester-key-files a,b,c`);
+    throw new Error(
+      `the DogeAttestation recorded for chain ${L2_CHAIN_ID} (${addresses[0]}, ${recorded.file}) has the attesters ${[...onChain].join(",")}, not this stack's ${ours.join(",")}: pass their key files with --l2-attester-key-files a,b,c`,
+    );
   }
   return `${PUBLISHED_CONTRACTS.map((name, i) => `${name.padEnd(18)} ${addresses[i]}`).join("\n")}\nabi index: ${recorded.file} (recorded deployment, nothing deployed)\n`;
 }
-
 
 /**
  * The demo collections' creator key, the operator key of free listings, and the pages' development
@@ -470,7 +582,8 @@ async function recordedDeployment(): Promise<string | null> {
  */
 async function prepareLaunchpad(): Promise<string[]> {
   const key = walletKeyIn(PATHS.launchpad.walletKey);
-  if (!fs.existsSync(PATHS.launchpad.operatorKey)) fs.writeFileSync(PATHS.launchpad.operatorKey, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+  if (!fs.existsSync(PATHS.launchpad.operatorKey))
+    fs.writeFileSync(PATHS.launchpad.operatorKey, `lk_${crypto.randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
   const devWallet = walletKeyIn(PATHS.launchpad.devWalletKey);
   for (let i = 0; i < 4; i++) await devFund(devWallet.address, 100, false);
   await devFund(devWallet.address, 100, true);
@@ -483,11 +596,32 @@ async function prepareLaunchpad(): Promise<string[]> {
 const LAUNCHPAD: ServiceSpec = {
   name: "launchpad",
   entry: "daemons/launchpad/main.ts",
-  args: () => ["--db", PATHS.launchpad.db, "--index-db", PATHS.index, ...rpcArgs(),
-    "--inscriber-url", URLS.inscriber, "--inscriber-key-file", PATHS.launchpad.inscriberKey,
-    "--wallet-key-file", PATHS.launchpad.walletKey, "--operator-key-file", PATHS.launchpad.operatorKey, "--network", NETWORK,
-    "--port", PORTS.launchpad, "--demo", "--web-dir", path.join(ROOT, "web"), "--dev-wallet-key-file", PATHS.launchpad.devWalletKey,
-    "--explorer-url", URLS.explorer],
+  args: () => [
+    "--db",
+    PATHS.launchpad.db,
+    "--index-db",
+    PATHS.index,
+    ...rpcArgs(),
+    "--inscriber-url",
+    URLS.inscriber,
+    "--inscriber-key-file",
+    PATHS.launchpad.inscriberKey,
+    "--wallet-key-file",
+    PATHS.launchpad.walletKey,
+    "--operator-key-file",
+    PATHS.launchpad.operatorKey,
+    "--network",
+    NETWORK,
+    "--port",
+    PORTS.launchpad,
+    "--demo",
+    "--web-dir",
+    path.join(ROOT, "web"),
+    "--dev-wallet-key-file",
+    PATHS.launchpad.devWalletKey,
+    "--explorer-url",
+    URLS.explorer,
+  ],
   ready: /^launchpad {2}(\S+)$/m,
   prepare: prepareLaunchpad,
   // The inscriber's preparation writes the launchpad's project key.
@@ -503,26 +637,53 @@ async function prepareRelayer(): Promise<string[]> {
     ? loadWalletKey({ keyFile: PATHS.relayer.walletKey, network: NETWORKS[NETWORK] })
     : generateWalletKeyFile(PATHS.relayer.walletKey, NETWORKS[NETWORK]);
   await devFund(key.address, RELAYER_FUNDING_DOGE, true);
-  return [`anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: ${L2_EXTERNAL_URL ? l2Wallet(l2KeyFile("l2-relayer")).address : "Hardhat account 6"}`];
+  return [
+    `anchor wallet ${key.address} (${funded(RELAYER_FUNDING_DOGE)}); L2 key: ${L2_EXTERNAL_URL ? l2Wallet(l2KeyFile("l2-relayer")).address : "Hardhat account 6"}`,
+  ];
 }
-
 
 /** The attesters: each reads its own indexer's database (three indexers of the devnet). */
 const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) => [
   {
     name: `indexer-${n}`,
     entry: "daemons/indexer/main.ts",
-    args: () => [...rpcArgs(), "--db", PATHS.attesterIndex(n), "--network", NETWORK, "--name", `indexer-${n}`,
-      "--ops-port", opsPort, "--reset-on-rebuild"],
+    args: () => [
+      ...rpcArgs(),
+      "--db",
+      PATHS.attesterIndex(n),
+      "--network",
+      NETWORK,
+      "--name",
+      `indexer-${n}`,
+      "--ops-port",
+      opsPort,
+      "--reset-on-rebuild",
+    ],
     ready: new RegExp(`^indexer-${n} {2}(\\S+)$`, "m"),
     needs: ["devnet"],
   },
   {
     name: `attester-${n}`,
     entry: "daemons/attester/main.ts",
-    args: () => ["--index-db", PATHS.attesterIndex(n), ...rpcArgs(), "--l2-rpc-url", L2_URL,
-      "--attestation-address", deployed("DogeAttestation"), "--chain-id", String(L2_CHAIN_ID), "--key-file", attesterKeyFile(n),
-      "--network", NETWORK, "--port", port, "--name", `attester-${n}`],
+    args: () => [
+      "--index-db",
+      PATHS.attesterIndex(n),
+      ...rpcArgs(),
+      "--l2-rpc-url",
+      L2_URL,
+      "--attestation-address",
+      deployed("DogeAttestation"),
+      "--chain-id",
+      String(L2_CHAIN_ID),
+      "--key-file",
+      attesterKeyFile(n),
+      "--network",
+      NETWORK,
+      "--port",
+      port,
+      "--name",
+      `attester-${n}`,
+    ],
     ready: new RegExp(`^attester-${n} {2}(\\S+)$`, "m"),
     needs: ["devnet", `indexer-${n}`, "l2", "deploy"],
   },
@@ -531,9 +692,22 @@ const ATTESTER_STAGES: ServiceSpec[] = ATTESTERS.flatMap(({ n, port, opsPort }) 
 const ATTEST: ServiceSpec = {
   name: "attest",
   entry: "daemons/attest-api/main.ts",
-  args: () => ["--attesters", URLS.attesters, "--index-db", PATHS.index,
-    "--l2-rpc-url", L2_URL, "--attestation-address", deployed("DogeAttestation"), "--relayer-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
-    "--network", NETWORK, "--port", PORTS.attest],
+  args: () => [
+    "--attesters",
+    URLS.attesters,
+    "--index-db",
+    PATHS.index,
+    "--l2-rpc-url",
+    L2_URL,
+    "--attestation-address",
+    deployed("DogeAttestation"),
+    "--relayer-key-file",
+    L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
+    "--network",
+    NETWORK,
+    "--port",
+    PORTS.attest,
+  ],
   ready: /^attest {2}(\S+)$/m,
   needs: ["indexer", "l2", "deploy", ...ATTESTERS.map(({ n }) => `attester-${n}`)],
 };
@@ -542,14 +716,42 @@ const ATTEST: ServiceSpec = {
 const RELAYER: ServiceSpec = {
   name: "relayer",
   entry: "daemons/relayer/main.ts",
-  args: () => ["--db", PATHS.relayer.db, "--l2-rpc-url", L2_URL, "--chain-id", String(L2_CHAIN_ID),
-    "--attestation-address", deployed("DogeAttestation"), "--inscriber-address", deployed("DogeInscriber"), "--anchor-address", deployed("DogeAnchor"),
-    "--attesters", URLS.attesters,
-    "--inscriber-url", URLS.inscriber, "--inscriber-project", "relayer", "--inscriber-key-file", PATHS.relayer.inscriberKey,
-    "--wallet-key-file", PATHS.relayer.walletKey, "--wallet-db", PATHS.relayer.walletDb,
-    "--index-db", PATHS.index, ...rpcArgs(), "--network", NETWORK,
+  args: () => [
+    "--db",
+    PATHS.relayer.db,
+    "--l2-rpc-url",
+    L2_URL,
+    "--chain-id",
+    String(L2_CHAIN_ID),
+    "--attestation-address",
+    deployed("DogeAttestation"),
+    "--inscriber-address",
+    deployed("DogeInscriber"),
+    "--anchor-address",
+    deployed("DogeAnchor"),
+    "--attesters",
+    URLS.attesters,
+    "--inscriber-url",
+    URLS.inscriber,
+    "--inscriber-project",
+    "relayer",
+    "--inscriber-key-file",
+    PATHS.relayer.inscriberKey,
+    "--wallet-key-file",
+    PATHS.relayer.walletKey,
+    "--wallet-db",
+    PATHS.relayer.walletDb,
+    "--index-db",
+    PATHS.index,
+    ...rpcArgs(),
+    "--network",
+    NETWORK,
     // Hardhat account 6: the attest API's fulfilment key is account 4 and each keeps its own nonces.
-    "--l2-key-file", L2_EXTERNAL_URL ? l2KeyFile("l2-relayer") : localKeyFile("relayer-jobs", 6), "--port", PORTS.relayer],
+    "--l2-key-file",
+    L2_EXTERNAL_URL ? l2KeyFile("l2-relayer") : localKeyFile("relayer-jobs", 6),
+    "--port",
+    PORTS.relayer,
+  ],
   ready: /^relayer {2}(\S+)$/m,
   prepare: prepareRelayer,
   needs: ["devnet", "indexer", "inscriber", "l2", "deploy", ...ATTESTERS.map(({ n }) => `attester-${n}`)],
@@ -566,7 +768,10 @@ async function prepareAmm(): Promise<string[]> {
   const key = walletKeyIn(PATHS.amm.walletKey);
   // The inscriber's hot wallet is the operator's too: its transactions (the postage of the payouts'
   // transfer inscriptions, sent to the custody) are never deposits, and no order may name it.
-  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({ keyFile: PATHS.inscriber.walletKey, network: NETWORKS[NETWORK] }).address;
+  process.env.AMM_SERVICE_ADDRESSES = loadWalletKey({
+    keyFile: PATHS.inscriber.walletKey,
+    network: NETWORKS[NETWORK],
+  }).address;
   for (let i = 0; i < 3; i++) await devFund(key.address, 5_000, false);
   await devFund(key.address, 5_000, true);
   // The operator key of bonding launches: issued once into the AMM's database (only its hash is
@@ -586,9 +791,26 @@ async function prepareAmm(): Promise<string[]> {
 const AMM: ServiceSpec = {
   name: "amm",
   entry: "daemons/amm/main.ts",
-  args: () => ["--db", PATHS.amm.db, "--index-db", PATHS.index, ...rpcArgs(),
-    "--inscriber-url", URLS.inscriber, "--inscriber-key-file", PATHS.amm.inscriberKey,
-    "--wallet-key-file", PATHS.amm.walletKey, "--wallet-db", PATHS.amm.walletDb, "--network", NETWORK, "--port", PORTS.amm, "--demo"],
+  args: () => [
+    "--db",
+    PATHS.amm.db,
+    "--index-db",
+    PATHS.index,
+    ...rpcArgs(),
+    "--inscriber-url",
+    URLS.inscriber,
+    "--inscriber-key-file",
+    PATHS.amm.inscriberKey,
+    "--wallet-key-file",
+    PATHS.amm.walletKey,
+    "--wallet-db",
+    PATHS.amm.walletDb,
+    "--network",
+    NETWORK,
+    "--port",
+    PORTS.amm,
+    "--demo",
+  ],
   ready: /^amm {2}(\S+)$/m,
   prepare: prepareAmm,
   // The inscriber's preparation writes the AMM's project key, and its hot wallet is the AMM's service address.
@@ -657,8 +879,15 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
   // What was funded, and the last block mined for it: a node whose chain no longer has that block
   // (a new regtest data directory) is funded again.
   const marker = path.join(PATHS.keys, "funded-by-mining.json");
-  const record: { addresses: string[]; height: number; hash: string } | null = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, "utf8")) : null;
-  const stillThere = record ? await rpc.call<string>("getblockhash", [record.height]).then((hash) => hash === record.hash, () => false) : false;
+  const record: { addresses: string[]; height: number; hash: string } | null = fs.existsSync(marker)
+    ? JSON.parse(fs.readFileSync(marker, "utf8"))
+    : null;
+  const stillThere = record
+    ? await rpc.call<string>("getblockhash", [record.height]).then(
+        (hash) => hash === record.hash,
+        () => false,
+      )
+    : false;
   const done = stillThere && record ? record.addresses : [];
   let height = await rpc.call<number>("getblockcount", []);
   let mined = false;
@@ -683,7 +912,10 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
     progress(`mined ${MATURITY_BLOCKS} more blocks so that those coinbases mature`);
     fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
     const tip = await rpc.call<number>("getblockcount", []);
-    fs.writeFileSync(marker, JSON.stringify({ addresses: done, height: tip, hash: await rpc.call<string>("getblockhash", [tip]) }) + "\n");
+    fs.writeFileSync(
+      marker,
+      JSON.stringify({ addresses: done, height: tip, hash: await rpc.call<string>("getblockhash", [tip]) }) + "\n",
+    );
   }
 }
 
@@ -696,7 +928,7 @@ async function waitUntilFunded(): Promise<void> {
   const balance = async (address: string): Promise<bigint> => {
     const response = await fetch(`${URLS.explorer}/api/wallet/address/${address}/balance`);
     if (!response.ok) return 0n;
-    return BigInt((await response.json() as { confirmed_koinu: string }).confirmed_koinu);
+    return BigInt(((await response.json()) as { confirmed_koinu: string }).confirmed_koinu);
   };
   let first = true;
   for (;;) {
@@ -704,8 +936,11 @@ async function waitUntilFunded(): Promise<void> {
     for (const wallet of wallets) if ((await balance(wallet.address)) === 0n) missing.push(wallet);
     if (missing.length === 0) return;
     if (first) {
-      process.stdout.write(`\nFund these ${NETWORK} addresses (the amounts are what the devnet gives; less works for a try), then wait for one confirmation:\n`);
-      for (const wallet of missing) process.stdout.write(`  ${wallet.address}  ${wallet.doge.toLocaleString("en-US")} DOGE  ${wallet.name}\n`);
+      process.stdout.write(
+        `\nFund these ${NETWORK} addresses (the amounts are what the devnet gives; less works for a try), then wait for one confirmation:\n`,
+      );
+      for (const wallet of missing)
+        process.stdout.write(`  ${wallet.address}  ${wallet.doge.toLocaleString("en-US")} DOGE  ${wallet.name}\n`);
       first = false;
     }
     await new Promise((resolve) => setTimeout(resolve, 10_000));
@@ -758,7 +993,9 @@ function onEvent(event: SupervisorEvent): void {
   if (event.type === "exited") {
     endProgress();
     const seconds = (event.restartInMs ?? 0) / 1000;
-    process.stderr.write(`${event.name} exited (${event.signal ?? `code ${event.code}`}); restart ${event.restarts} in ${seconds} s; its last lines (${path.join(LOG_DIR, `${event.name}.log`)}):\n`);
+    process.stderr.write(
+      `${event.name} exited (${event.signal ?? `code ${event.code}`}); restart ${event.restarts} in ${seconds} s; its last lines (${path.join(LOG_DIR, `${event.name}.log`)}):\n`,
+    );
     for (const line of event.tail) process.stderr.write(`  ${line.length > 300 ? `${line.slice(0, 300)}...` : line}\n`);
     return;
   }
@@ -767,7 +1004,11 @@ function onEvent(event: SupervisorEvent): void {
   let text = event.line;
   try {
     const fields = JSON.parse(event.line) as Record<string, unknown>;
-    text = [fields.event, fields.msg, fields.err].filter((part) => part !== undefined).map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(": ") || event.line;
+    text =
+      [fields.event, fields.msg, fields.err]
+        .filter((part) => part !== undefined)
+        .map((part) => (typeof part === "string" ? part : JSON.stringify(part)))
+        .join(": ") || event.line;
   } catch {
     // not JSON: shown as it is
   }
@@ -808,7 +1049,15 @@ function onLine(name: string, line: string): void {
  */
 function showCatchUp(name: string, line: string): void {
   if (name !== "indexer" || !line.includes('"catch_up"')) return;
-  let entry: { event?: string; height?: number; target?: number; remaining?: number; blocks_per_s?: number; tx_per_s?: number; eta_s?: number | null };
+  let entry: {
+    event?: string;
+    height?: number;
+    target?: number;
+    remaining?: number;
+    blocks_per_s?: number;
+    tx_per_s?: number;
+    eta_s?: number | null;
+  };
   try {
     entry = JSON.parse(line);
   } catch {
@@ -817,7 +1066,9 @@ function showCatchUp(name: string, line: string): void {
   if (entry.event !== "catch_up" || typeof entry.height !== "number" || typeof entry.target !== "number") return;
   const percent = entry.target > 0 ? ((100 * entry.height) / entry.target).toFixed(1) : "100";
   const eta = entry.eta_s == null ? "" : `, about ${formatDuration(entry.eta_s)} left`;
-  progress(`indexer catching up: block ${entry.height} of ${entry.target} (${percent}%), ${entry.blocks_per_s ?? 0} blocks/s, ${entry.tx_per_s ?? 0} tx/s${eta}`);
+  progress(
+    `indexer catching up: block ${entry.height} of ${entry.target} (${percent}%), ${entry.blocks_per_s ?? 0} blocks/s, ${entry.tx_per_s ?? 0} tx/s${eta}`,
+  );
   if (entry.remaining === 0) endProgress();
 }
 
@@ -845,7 +1096,9 @@ function runStep(name: string, argv: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const log = fs.openSync(path.join(LOG_DIR, `${name}.log`), "a");
     const child = spawn(process.execPath, ["--require", WATCH_PARENT_PRELOAD, ...argv], {
-      cwd: ROOT, stdio: ["ignore", "pipe", log], env: { ...process.env, L2_RPC_URL: L2_URL, ...l2DeployEnv() },
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", log],
+      env: { ...process.env, L2_RPC_URL: L2_URL, ...l2DeployEnv() },
     });
     fs.closeSync(log);
     let stdout = "";
@@ -853,7 +1106,11 @@ function runStep(name: string, argv: string[]): Promise<string> {
       stdout += chunk;
       fs.appendFileSync(path.join(LOG_DIR, `${name}.log`), chunk);
     });
-    child.once("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${name} exited with ${code} (see ${path.join(LOG_DIR, `${name}.log`)})`))));
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${name} exited with ${code} (see ${path.join(LOG_DIR, `${name}.log`)})`)),
+    );
   });
 }
 
@@ -922,7 +1179,7 @@ async function main(): Promise<void> {
     if ("step" in stage) {
       progress(`[${index}/${total}] running ${stage.step.name}...`);
       const recorded = stage.step.name === "deploy" && L2_EXTERNAL_URL ? await recordedDeployment() : null;
-      const output = recorded ?? await runStep(stage.step.name, stage.step.argv);
+      const output = recorded ?? (await runStep(stage.step.name, stage.step.argv));
       if (stage.step.name === "deploy") deployOutput.text = output;
       for (const line of output.trim().split("\n")) table.push(`  ${line}`);
       continue;
@@ -933,7 +1190,10 @@ async function main(): Promise<void> {
     const notes = spec.prepare ? await spec.prepare() : [];
     const url = await supervisor.start({
       name: spec.name,
-      args: () => [...(spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)]), ...(typeof spec.args === "function" ? spec.args() : spec.args)],
+      args: () => [
+        ...(spec.argv ?? ["--import", "tsx", path.join(ROOT, spec.entry!)]),
+        ...(typeof spec.args === "function" ? spec.args() : spec.args),
+      ],
       ready: spec.ready,
       cwd: ROOT,
     });
@@ -941,7 +1201,9 @@ async function main(): Promise<void> {
   }
   endProgress();
   process.stdout.write(`${table.join("\n")}\n`);
-  process.stderr.write(`all services running (logs in ${LOG_DIR}${VERBOSE ? "" : "; --verbose streams them"}); Ctrl-C stops them\n`);
+  process.stderr.write(
+    `all services running (logs in ${LOG_DIR}${VERBOSE ? "" : "; --verbose streams them"}); Ctrl-C stops them\n`,
+  );
 }
 
 main().catch((error) => {

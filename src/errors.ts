@@ -42,7 +42,17 @@ export type ErrorKind =
   | "internal";
 
 export const ERROR_KINDS: readonly ErrorKind[] = [
-  "invalid", "unauthorized", "forbidden", "not_found", "conflict", "gone", "unprocessable", "rate_limited", "upstream", "unavailable", "internal",
+  "invalid",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "gone",
+  "unprocessable",
+  "rate_limited",
+  "upstream",
+  "unavailable",
+  "internal",
 ];
 
 /** The kinds whose errors are retryable unless a class says otherwise. */
@@ -124,11 +134,16 @@ export class Refusal extends DogeosError {
   readonly headers: Record<string, string> | undefined;
 }
 
-export const badRequest = (code: string, message: string, details?: Record<string, unknown>) => new Refusal("invalid", code, message, details);
-export const notFound = (code: string, message: string, details?: Record<string, unknown>) => new Refusal("not_found", code, message, details);
-export const conflict = (code: string, message: string, details?: Record<string, unknown>) => new Refusal("conflict", code, message, details);
-export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) => new Refusal("unprocessable", code, message, details);
-export const unavailable = (code: string, message: string, details?: Record<string, unknown>) => new Refusal("unavailable", code, message, details);
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal("invalid", code, message, details);
+export const notFound = (code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal("not_found", code, message, details);
+export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal("conflict", code, message, details);
+export const unprocessable = (code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal("unprocessable", code, message, details);
+export const unavailable = (code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal("unavailable", code, message, details);
 
 // -------------------------------------------------------------------- failures at the boundary
 
@@ -150,13 +165,32 @@ export const unavailable = (code: string, message: string, details?: Record<stri
  * | anything else                                                      | no        |
  */
 export const RETRYABLE_ETHERS_CODES: ReadonlySet<string> = new Set([
-  "NETWORK_ERROR", "TIMEOUT", "SERVER_ERROR", "UNKNOWN_ERROR", "NONCE_EXPIRED", "REPLACEMENT_UNDERPRICED", "TRANSACTION_REPLACED",
+  "NETWORK_ERROR",
+  "TIMEOUT",
+  "SERVER_ERROR",
+  "UNKNOWN_ERROR",
+  "NONCE_EXPIRED",
+  "REPLACEMENT_UNDERPRICED",
+  "TRANSACTION_REPLACED",
 ]);
 export const RETRYABLE_SYSTEM_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_SOCKET", "UND_ERR_CLOSED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
 ]);
-export const RETRYABLE_HTTP_STATUS = (status: number): boolean => status >= 500 || status === 408 || status === 425 || status === 429;
+export const RETRYABLE_HTTP_STATUS = (status: number): boolean =>
+  status >= 500 || status === 408 || status === 425 || status === 429;
 
 /** What an outside call's failure is, by the table above. */
 export interface ExternalFailure {
@@ -166,7 +200,8 @@ export interface ExternalFailure {
   revert: boolean;
 }
 
-const field = (error: unknown, name: string): unknown => (typeof error === "object" && error !== null ? (error as Record<string, unknown>)[name] : undefined);
+const field = (error: unknown, name: string): unknown =>
+  typeof error === "object" && error !== null ? (error as Record<string, unknown>)[name] : undefined;
 
 /**
  * The table's verdict on `error`, or null for an error it does not know (not from an outside call:
@@ -181,23 +216,31 @@ export function classifyExternalFailure(error: unknown): ExternalFailure | null 
   }
   const message = String(field(error, "message") ?? "");
   // Hardhat's in-process network throws its own revert errors, carrying the revert data.
-  if (field(error, "data") !== undefined && /revert/i.test(message)) return { code: "REVERT", retryable: false, revert: true };
+  if (field(error, "data") !== undefined && /revert/i.test(message))
+    return { code: "REVERT", retryable: false, revert: true };
   for (const candidate of [error, field(error, "cause")]) {
     const system = field(candidate, "code");
-    if (typeof system === "string" && RETRYABLE_SYSTEM_CODES.has(system)) return { code: system, retryable: true, revert: false };
+    if (typeof system === "string" && RETRYABLE_SYSTEM_CODES.has(system))
+      return { code: system, retryable: true, revert: false };
   }
   const status = field(error, "status") ?? field(error, "httpStatus");
-  if (typeof status === "number" && status >= 400) return { code: `HTTP_${status}`, retryable: RETRYABLE_HTTP_STATUS(status), revert: false };
+  if (typeof status === "number" && status >= 400)
+    return { code: `HTTP_${status}`, retryable: RETRYABLE_HTTP_STATUS(status), revert: false };
   const name = field(error, "name");
   if (name === "AbortError" || name === "TimeoutError") return { code: "TIMEOUT", retryable: true, revert: false };
   // fetch's "fetch failed" TypeError: the cause holds the system code (handled above) or nothing useful.
-  if (name === "TypeError" && message === "fetch failed") return { code: "NETWORK_ERROR", retryable: true, revert: false };
+  if (name === "TypeError" && message === "fetch failed")
+    return { code: "NETWORK_ERROR", retryable: true, revert: false };
   return null;
 }
 
 /** An outside call failed; `cause` is what the client library threw, `retryable` follows the table above. */
 export class ExternalCallError extends DogeosError {
-  constructor(code: string, message: string, options: { retryable: boolean; cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable: boolean; cause?: unknown; details?: Record<string, unknown> },
+  ) {
     super(options.retryable ? "unavailable" : "upstream", code, message, options);
   }
 }
@@ -211,5 +254,9 @@ export function failureFromExternal(service: string, error: unknown): DogeosErro
   if (error instanceof DogeosError) return error;
   const failure = classifyExternalFailure(error) ?? { code: "FAILED", retryable: false, revert: false };
   const message = error instanceof Error ? error.message : String(error);
-  return new ExternalCallError(`${service}_${failure.code}`, message, { retryable: failure.retryable, cause: error, details: failure.revert ? { revert: true } : undefined });
+  return new ExternalCallError(`${service}_${failure.code}`, message, {
+    retryable: failure.retryable,
+    cause: error,
+    details: failure.revert ? { revert: true } : undefined,
+  });
 }

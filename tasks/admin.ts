@@ -47,24 +47,42 @@ export function saltOf(hre: HardhatRuntimeEnvironment, salt: string | undefined)
 /** A command-line word as the value of a parameter of type `param`. */
 function argumentValue(param: ParamType, word: string): unknown {
   if (param.baseType === "array") {
-    const items: string[] = word.trim().startsWith("[") ? JSON.parse(word) : word.split(",").map((item) => item.trim()).filter((item) => item !== "");
+    const items: string[] = word.trim().startsWith("[")
+      ? JSON.parse(word)
+      : word
+          .split(",")
+          .map((item) => item.trim())
+          .filter((item) => item !== "");
     return items.map((item) => argumentValue(param.arrayChildren!, String(item)));
   }
   if (param.baseType === "bool") {
-    if (word !== "true" && word !== "false") throw new Error(`${param.name || param.type} must be true or false, got "${word}"`);
+    if (word !== "true" && word !== "false")
+      throw new Error(`${param.name || param.type} must be true or false, got "${word}"`);
     return word === "true";
   }
   return word;
 }
 
-async function target(hre: HardhatRuntimeEnvironment, args: TargetArgs): Promise<{ contract: Contract; chainId: number; address: string }> {
-  if (!(ADMIN_CONTRACTS as readonly string[]).includes(args.contract)) throw new Error(`${args.contract} has no timelock: one of ${ADMIN_CONTRACTS.join(", ")}`);
+async function target(
+  hre: HardhatRuntimeEnvironment,
+  args: TargetArgs,
+): Promise<{ contract: Contract; chainId: number; address: string }> {
+  if (!(ADMIN_CONTRACTS as readonly string[]).includes(args.contract))
+    throw new Error(`${args.contract} has no timelock: one of ${ADMIN_CONTRACTS.join(", ")}`);
   const chainId = Number((await hre.ethers.provider.getNetwork()).chainId);
   const address = args.address ?? contractAddress(chainId, args.contract);
-  if (!address) throw new Error(`no ${args.contract} address recorded for chain ${chainId} in ${abiIndexFile(chainId)}: give --address`);
+  if (!address)
+    throw new Error(
+      `no ${args.contract} address recorded for chain ${chainId} in ${abiIndexFile(chainId)}: give --address`,
+    );
   const signers = await hre.ethers.getSigners();
   const signer = args.from ? signers.find((s) => s.address.toLowerCase() === args.from!.toLowerCase()) : signers[0];
-  if (!signer) throw new Error(args.from ? `--from ${args.from} is not an account of network ${hre.network.name}` : `no account for network ${hre.network.name}: set DOGEOS_PRIVATE_KEY_FILE`);
+  if (!signer)
+    throw new Error(
+      args.from
+        ? `--from ${args.from} is not an account of network ${hre.network.name}`
+        : `no account for network ${hre.network.name}: set DOGEOS_PRIVATE_KEY_FILE`,
+    );
   const contract = (await hre.ethers.getContractAt(args.contract, address, signer)) as unknown as Contract;
   return { contract, chainId, address };
 }
@@ -72,7 +90,8 @@ async function target(hre: HardhatRuntimeEnvironment, args: TargetArgs): Promise
 async function requireAdmin(contract: Contract): Promise<void> {
   const admin: string = await contract.getFunction("admin")();
   const sender = await (contract.runner as unknown as { getAddress(): Promise<string> }).getAddress();
-  if (admin.toLowerCase() !== sender.toLowerCase()) throw new Error(`the sender ${sender} is not the admin ${admin} of ${await contract.getAddress()}`);
+  if (admin.toLowerCase() !== sender.toLowerCase())
+    throw new Error(`the sender ${sender} is not the admin ${admin} of ${await contract.getAddress()}`);
 }
 
 /** The encoded setter call from the command line's setter and arguments. */
@@ -94,10 +113,17 @@ function encodeCall(contract: Contract, setter: string, words: string[]): { call
 const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
 
 /** The scheduled call and salt of `operationId`, from its OperationScheduled event. */
-async function scheduledOperation(hre: HardhatRuntimeEnvironment, contract: Contract, chainId: number, name: string, operationId: string): Promise<{ call: string; salt: string }> {
+async function scheduledOperation(
+  hre: HardhatRuntimeEnvironment,
+  contract: Contract,
+  chainId: number,
+  name: string,
+  operationId: string,
+): Promise<{ call: string; salt: string }> {
   const from = deployBlock(chainId, name) ?? 0;
   const events = (await contract.queryFilter(contract.filters.OperationScheduled(operationId), from)) as EventLog[];
-  if (events.length === 0) throw new Error(`no OperationScheduled ${operationId} on ${await contract.getAddress()} since block ${from}`);
+  if (events.length === 0)
+    throw new Error(`no OperationScheduled ${operationId} on ${await contract.getAddress()} since block ${from}`);
   const last = events[events.length - 1];
   return { call: last.args.call as string, salt: last.args.salt as string };
 }
@@ -111,10 +137,20 @@ export interface ScheduleResult {
   txHash: string;
 }
 
-task("dogeos:schedule", "Schedules a timelocked setter call of DogeAttestation, DogeInscriber or DogeAnchor (admin only)")
+task(
+  "dogeos:schedule",
+  "Schedules a timelocked setter call of DogeAttestation, DogeInscriber or DogeAnchor (admin only)",
+)
   .addPositionalParam("contract", "DogeAttestation, DogeInscriber or DogeAnchor")
-  .addPositionalParam("setter", "the setter, e.g. setAttesters, setRequestFee, setTreasury, setFee, setOperator, setGuardian, setAdmin")
-  .addOptionalVariadicPositionalParam("args", "the setter's arguments in order; an array as one comma-separated word", [])
+  .addPositionalParam(
+    "setter",
+    "the setter, e.g. setAttesters, setRequestFee, setTreasury, setFee, setOperator, setGuardian, setAdmin",
+  )
+  .addOptionalVariadicPositionalParam(
+    "args",
+    "the setter's arguments in order; an array as one comma-separated word",
+    [],
+  )
   .addOptionalParam("salt", "32-byte hex, or text that is hashed; default zero", undefined, types.string)
   .addOptionalParam("address", "the contract's address (default: the ABI index of this chain)", undefined, types.string)
   .addOptionalParam("from", "the admin account to send from (default: the first account)", undefined, types.string)
@@ -127,26 +163,43 @@ task("dogeos:schedule", "Schedules a timelocked setter call of DogeAttestation, 
     const receipt = await tx.wait();
     const operationId: string = await contract.getFunction("hashOperation")(call, salt);
     const operation = await contract.getFunction("operationOf")(operationId);
-    const result = { operationId, call, salt, readyAt: operation.readyAt as bigint, expiresAt: operation.expiresAt as bigint, txHash: receipt!.hash };
-    process.stdout.write([
-      `scheduled  ${fragment.format("sighash")} on ${args.contract} ${await contract.getAddress()}`,
-      `operation  ${operationId}`,
-      `salt       ${salt}`,
-      `call       ${call}`,
-      `ready at   ${iso(result.readyAt)} (${result.readyAt})`,
-      `expires at ${iso(result.expiresAt)} (${result.expiresAt})`,
-      `tx         ${result.txHash}`,
-      `then:      npx hardhat dogeos:execute ${args.contract} --operation ${operationId} --network ${hre.network.name}`,
-    ].join("\n") + "\n");
+    const result = {
+      operationId,
+      call,
+      salt,
+      readyAt: operation.readyAt as bigint,
+      expiresAt: operation.expiresAt as bigint,
+      txHash: receipt!.hash,
+    };
+    process.stdout.write(
+      [
+        `scheduled  ${fragment.format("sighash")} on ${args.contract} ${await contract.getAddress()}`,
+        `operation  ${operationId}`,
+        `salt       ${salt}`,
+        `call       ${call}`,
+        `ready at   ${iso(result.readyAt)} (${result.readyAt})`,
+        `expires at ${iso(result.expiresAt)} (${result.expiresAt})`,
+        `tx         ${result.txHash}`,
+        `then:      npx hardhat dogeos:execute ${args.contract} --operation ${operationId} --network ${hre.network.name}`,
+      ].join("\n") + "\n",
+    );
     return result;
   });
 
-task("dogeos:execute", "Executes a scheduled setter call once it is ready (admin only): the same setter, arguments and salt, or --operation <id>")
+task(
+  "dogeos:execute",
+  "Executes a scheduled setter call once it is ready (admin only): the same setter, arguments and salt, or --operation <id>",
+)
   .addPositionalParam("contract", "DogeAttestation, DogeInscriber or DogeAnchor")
   .addOptionalPositionalParam("setter", "the setter that was scheduled (or give --operation)", undefined, types.string)
   .addOptionalVariadicPositionalParam("args", "the setter's arguments as scheduled", [])
   .addOptionalParam("salt", "the salt it was scheduled with", undefined, types.string)
-  .addOptionalParam("operation", "the operation id printed by dogeos:schedule (its call and salt are read from the chain)", undefined, types.string)
+  .addOptionalParam(
+    "operation",
+    "the operation id printed by dogeos:schedule (its call and salt are read from the chain)",
+    undefined,
+    types.string,
+  )
   .addOptionalParam("address", "the contract's address (default: the ABI index of this chain)", undefined, types.string)
   .addOptionalParam("from", "the admin account to send from (default: the first account)", undefined, types.string)
   .setAction(async (args: CallArgs, hre): Promise<{ operationId: string; txHash: string }> => {
@@ -164,11 +217,16 @@ task("dogeos:execute", "Executes a scheduled setter call once it is ready (admin
     }
     const operationId: string = await contract.getFunction("hashOperation")(call, salt);
     const operation = await contract.getFunction("operationOf")(operationId);
-    if (operation.readyAt === 0n) throw new Error(`operation ${operationId} is not scheduled (check the arguments and --salt)`);
+    if (operation.readyAt === 0n)
+      throw new Error(`operation ${operationId} is not scheduled (check the arguments and --salt)`);
     if (operation.executed) throw new Error(`operation ${operationId} was executed already`);
     const now = BigInt((await hre.ethers.provider.getBlock("latest"))!.timestamp);
-    if (now < operation.readyAt) throw new Error(`operation ${operationId} is not ready: it is at ${iso(operation.readyAt)}, the chain's time is ${iso(now)}`);
-    if (now > operation.expiresAt) throw new Error(`operation ${operationId} expired at ${iso(operation.expiresAt)}; schedule it again`);
+    if (now < operation.readyAt)
+      throw new Error(
+        `operation ${operationId} is not ready: it is at ${iso(operation.readyAt)}, the chain's time is ${iso(now)}`,
+      );
+    if (now > operation.expiresAt)
+      throw new Error(`operation ${operationId} expired at ${iso(operation.expiresAt)}; schedule it again`);
     const receipt = await (await contract.getFunction("execute")(call, salt)).wait();
     process.stdout.write(`executed   ${operationId}\ntx         ${receipt!.hash}\n`);
     return { operationId, txHash: receipt!.hash };
@@ -200,7 +258,12 @@ export interface OperationRow {
 task("dogeos:operations", "Lists the operations scheduled on a contract since its deployment, with their state")
   .addPositionalParam("contract", "DogeAttestation, DogeInscriber or DogeAnchor")
   .addOptionalParam("address", "the contract's address (default: the ABI index of this chain)", undefined, types.string)
-  .addOptionalParam("fromBlock", "the first block to read (default: the contract's deploy block from the ABI index, else 0)", undefined, types.int)
+  .addOptionalParam(
+    "fromBlock",
+    "the first block to read (default: the contract's deploy block from the ABI index, else 0)",
+    undefined,
+    types.int,
+  )
   .setAction(async (args: TargetArgs & { fromBlock?: number }, hre): Promise<OperationRow[]> => {
     const { contract, chainId } = await target(hre, args);
     const from = args.fromBlock ?? deployBlock(chainId, args.contract) ?? 0;
@@ -216,14 +279,32 @@ task("dogeos:operations", "Lists the operations scheduled on a contract since it
       } catch {
         // not one of this ABI's functions: show the selector
       }
-      const state = operation.readyAt === 0n ? "cancelled" : operation.executed ? "executed" : now > operation.expiresAt ? "expired" : now >= operation.readyAt ? "ready" : "scheduled";
+      const state =
+        operation.readyAt === 0n
+          ? "cancelled"
+          : operation.executed
+            ? "executed"
+            : now > operation.expiresAt
+              ? "expired"
+              : now >= operation.readyAt
+                ? "ready"
+                : "scheduled";
       // A cancelled then rescheduled operation appears once per scheduling; keep the last.
-      const row: OperationRow = { operationId, call, function: fn, salt: event.args.salt as string, readyAt: event.args.readyAt as bigint, expiresAt: event.args.expiresAt as bigint, state };
+      const row: OperationRow = {
+        operationId,
+        call,
+        function: fn,
+        salt: event.args.salt as string,
+        readyAt: event.args.readyAt as bigint,
+        expiresAt: event.args.expiresAt as bigint,
+        state,
+      };
       const i = rows.findIndex((r) => r.operationId === operationId);
       if (i >= 0) rows.splice(i, 1);
       rows.push(row);
     }
-    for (const row of rows) process.stdout.write(`${row.operationId}  ${row.state.padEnd(9)}  ready ${iso(row.readyAt)}  ${row.function}\n`);
+    for (const row of rows)
+      process.stdout.write(`${row.operationId}  ${row.state.padEnd(9)}  ready ${iso(row.readyAt)}  ${row.function}\n`);
     if (rows.length === 0) process.stdout.write(`no operation scheduled on ${args.contract} since block ${from}\n`);
     return rows;
   });

@@ -10,7 +10,11 @@ import { evmPrivateKey, loadSecret } from "../src/config/secret-file";
 extendConfig((config) => {
   const file = process.env.DOGEOS_PRIVATE_KEY_FILE;
   if (!file) return;
-  const key = loadSecret({ what: "DOGEOS_PRIVATE_KEY_FILE key", file, parse: evmPrivateKey({ allowBare: true }) }).privateKey;
+  const key = loadSecret({
+    what: "DOGEOS_PRIVATE_KEY_FILE key",
+    file,
+    parse: evmPrivateKey({ allowBare: true }),
+  }).privateKey;
   for (const network of Object.values(config.networks)) {
     if ("url" in network) network.accounts = [key];
   }

@@ -24,17 +24,22 @@ export async function api(method, path, { token, body, base = "/api" } = {}) {
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new ApiError(0, "NETWORK_ERROR", `${base === "/api" ? "the launchpad" : base} did not answer; check your connection and retry`);
+    throw new ApiError(
+      0,
+      "NETWORK_ERROR",
+      `${base === "/api" ? "the launchpad" : base} did not answer; check your connection and retry`,
+    );
   }
   const text = await response.text();
-  let parsed = null;
+  let parsed;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
     throw new ApiError(response.status, "BAD_RESPONSE", `unexpected answer (HTTP ${response.status})`);
   }
   if (!response.ok) {
-    const error = parsed && parsed.error ? parsed.error : { code: `HTTP_${response.status}`, message: `HTTP ${response.status}` };
+    const error =
+      parsed && parsed.error ? parsed.error : { code: `HTTP_${response.status}`, message: `HTTP ${response.status}` };
     throw new ApiError(response.status, error.code, error.message, error.details);
   }
   return parsed;
@@ -43,7 +48,8 @@ export async function api(method, path, { token, body, base = "/api" } = {}) {
 /** One line for a person: the service's message and code, or the wallet's. */
 export function describeError(error) {
   if (error instanceof ApiError) return `${error.message} (${error.code})`;
-  if (error && typeof error === "object" && "message" in error) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
+  if (error && typeof error === "object" && "message" in error)
+    return `${error.message}${error.code ? ` (${error.code})` : ""}`;
   return String(error);
 }
 
@@ -78,7 +84,11 @@ export function forgetSession() {
 /** window.wallet, or a clear error when the browser has none. */
 export function wallet() {
   if (!window.wallet || typeof window.wallet.connect !== "function" || typeof window.wallet.signPSBT !== "function") {
-    throw new ApiError(0, "NO_WALLET", "no Dogecoin wallet in this browser: install one that provides window.wallet, then reload");
+    throw new ApiError(
+      0,
+      "NO_WALLET",
+      "no Dogecoin wallet in this browser: install one that provides window.wallet, then reload",
+    );
   }
   return window.wallet;
 }
@@ -105,8 +115,15 @@ export async function signIn() {
   if (signed.address !== account.address || typeof signed.signature !== "string") {
     throw new ApiError(0, "WALLET_REFUSED", "the wallet answered without a signature of the sign-in message");
   }
-  const session = await api("POST", "/session", { body: { address: account.address, challenge, signature: signed.signature } });
-  const kept = { token: session.token, address: session.address, public_key: account.publicKey, expires_at: session.expires_at };
+  const session = await api("POST", "/session", {
+    body: { address: account.address, challenge, signature: signed.signature },
+  });
+  const kept = {
+    token: session.token,
+    address: session.address,
+    public_key: account.publicKey,
+    expires_at: session.expires_at,
+  };
   localStorage.setItem(SESSION_KEY, JSON.stringify(kept));
   return kept;
 }

@@ -1,7 +1,18 @@
 // The collection page: the live "X / Y minted" counter (server-sent events), then connect, claim,
 // pay (a payment PSBT built by the launchpad, signed by window.wallet.signPSBT, broadcast through the
 // explorer) and mint, following the mint until its inscription is confirmed.
-import { ApiError, api, currentSession, describeError, formatDoge, param, showWalletAddress, signIn, sleep, wallet } from "/app.js";
+import {
+  ApiError,
+  api,
+  currentSession,
+  describeError,
+  formatDoge,
+  param,
+  showWalletAddress,
+  signIn,
+  sleep,
+  wallet,
+} from "/app.js";
 
 const $ = (id) => document.getElementById(id);
 const slug = param("slug");
@@ -54,7 +65,8 @@ function followCounter() {
     refreshButtons();
   });
   events.addEventListener("error", () => {
-    if (events.readyState === EventSource.CLOSED) say("status", "error", "the live counter stopped; reload the page to follow it again");
+    if (events.readyState === EventSource.CLOSED)
+      say("status", "error", "the live counter stopped; reload the page to follow it again");
   });
 }
 
@@ -65,7 +77,8 @@ async function load() {
   const c = state.collection;
   document.title = `Launchpad: ${c.name}`;
   $("name").textContent = c.name;
-  $("details").textContent = `${c.price_koinu === "0" ? "Free to mint" : `${formatDoge(c.price_koinu)} DOGE each`} · creator ${c.creator_address}`;
+  $("details").textContent =
+    `${c.price_koinu === "0" ? "Free to mint" : `${formatDoge(c.price_koinu)} DOGE each`} · creator ${c.creator_address}`;
   $("members-link").href = `/members.html?slug=${encodeURIComponent(slug)}`;
   if (!priced()) {
     $("pay-step").hidden = true;
@@ -75,8 +88,14 @@ async function load() {
   if (state.session) {
     say("connect-message", "ok", `Connected as ${state.session.address}`);
     try {
-      state.reservation = await api("GET", `/collections/${encodeURIComponent(slug)}/claim`, { token: state.session.token });
-      say("claim-message", "ok", `You hold index #${state.reservation.index} until ${new Date(state.reservation.expires_at * 1000).toLocaleTimeString()}`);
+      state.reservation = await api("GET", `/collections/${encodeURIComponent(slug)}/claim`, {
+        token: state.session.token,
+      });
+      say(
+        "claim-message",
+        "ok",
+        `You hold index #${state.reservation.index} until ${new Date(state.reservation.expires_at * 1000).toLocaleTimeString()}`,
+      );
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) state.session = null;
       else if (!(error instanceof ApiError && error.code === "NO_RESERVATION")) throw error;
@@ -95,13 +114,22 @@ step("connect", "connect-message", async () => {
  * What the creator owes back on the claimant's recorded payments (the launchpad refunds nothing:
  * payments go straight to the creator, who settles a wrong amount).
  */
-const owedText = (payments) => payments.length === 0 ? "" : ` · the creator owes you ${payments.map((p) => `${formatDoge(p.settlement.owed_koinu)} DOGE (${p.settlement.reason}, payment ${p.txid.slice(0, 12)}…)`).join(", ")}`;
+const owedText = (payments) =>
+  payments.length === 0
+    ? ""
+    : ` · the creator owes you ${payments.map((p) => `${formatDoge(p.settlement.owed_koinu)} DOGE (${p.settlement.reason}, payment ${p.txid.slice(0, 12)}…)`).join(", ")}`;
 
 step("claim", "claim-message", async () => {
-  const reservation = await api("POST", `/collections/${encodeURIComponent(slug)}/claim`, { token: state.session.token });
+  const reservation = await api("POST", `/collections/${encodeURIComponent(slug)}/claim`, {
+    token: state.session.token,
+  });
   state.reservation = reservation;
   state.paymentTxid = null;
-  say("claim-message", "ok", `You hold index #${reservation.index} until ${new Date(reservation.expires_at * 1000).toLocaleTimeString()}${owedText(reservation.owed_payments ?? [])}`);
+  say(
+    "claim-message",
+    "ok",
+    `You hold index #${reservation.index} until ${new Date(reservation.expires_at * 1000).toLocaleTimeString()}${owedText(reservation.owed_payments ?? [])}`,
+  );
 });
 
 step("pay", "pay-message", async () => {
@@ -109,17 +137,26 @@ step("pay", "pay-message", async () => {
   const publicKey = state.session.public_key ?? (await wallet().connect()).publicKey;
   say("pay-message", "info", "Building the payment…");
   const built = await api("POST", `/collections/${encodeURIComponent(slug)}/payment-psbt`, {
-    token: state.session.token, body: { reservation_id: r.reservation_id, public_key: publicKey },
+    token: state.session.token,
+    body: { reservation_id: r.reservation_id, public_key: publicKey },
   });
-  say("pay-message", "info", `Sign the payment of ${formatDoge(state.collection.price_koinu)} DOGE (network fee ${formatDoge(built.fee_koinu)} DOGE) in your wallet…`);
+  say(
+    "pay-message",
+    "info",
+    `Sign the payment of ${formatDoge(state.collection.price_koinu)} DOGE (network fee ${formatDoge(built.fee_koinu)} DOGE) in your wallet…`,
+  );
   let signed;
   try {
     signed = await wallet().signPSBT(built.psbt);
   } catch (error) {
     throw new ApiError(0, "WALLET_REFUSED", `the wallet did not sign the payment: ${describeError(error)}`);
   }
-  const { hex } = await api("POST", `/collections/${encodeURIComponent(slug)}/payment`, { token: state.session.token, body: { reservation_id: r.reservation_id, psbt: signed } });
-  if (!state.config.explorer_url) throw new ApiError(503, "NO_EXPLORER", "this launchpad names no explorer to broadcast through");
+  const { hex } = await api("POST", `/collections/${encodeURIComponent(slug)}/payment`, {
+    token: state.session.token,
+    body: { reservation_id: r.reservation_id, psbt: signed },
+  });
+  if (!state.config.explorer_url)
+    throw new ApiError(503, "NO_EXPLORER", "this launchpad names no explorer to broadcast through");
   const { txid } = await api("POST", "/tx/broadcast", { base: `${state.config.explorer_url}/api`, body: { hex } });
   state.paymentTxid = txid;
   say("pay-message", "ok", `Payment sent: ${txid}`);
@@ -134,23 +171,41 @@ step("mint", "mint-message", async () => {
     for (;;) {
       try {
         mint = await api("POST", `/collections/${encodeURIComponent(slug)}/mint`, {
-          token: state.session.token, body: { reservation_id: r.reservation_id, ...(state.paymentTxid ? { payment_txid: state.paymentTxid } : {}) },
+          token: state.session.token,
+          body: { reservation_id: r.reservation_id, ...(state.paymentTxid ? { payment_txid: state.paymentTxid } : {}) },
         });
         break;
       } catch (error) {
-        if (!(error instanceof ApiError && (error.code === "PAYMENT_NOT_FOUND" || error.code === "PAYMENT_NOT_DEEP_ENOUGH" || error.status === 503 || error.status === 429))) throw error;
+        if (!(
+          error instanceof ApiError &&
+          (error.code === "PAYMENT_NOT_FOUND" ||
+            error.code === "PAYMENT_NOT_DEEP_ENOUGH" ||
+            error.status === 503 ||
+            error.status === 429)
+        ))
+          throw error;
         say("mint-message", "info", "Waiting for the payment to be confirmed in a block…");
         // Every launchpad write is rate limited per client: ask every 2 s, and back off on a 429.
         await sleep(error.status === 429 ? 10_000 : 2000);
       }
     }
-    const labels = { accepted: "accepted", submitted: "inscribing…", revealed: "inscribed, waiting for a confirmation…", confirmed: "minted", failed: "failed" };
+    const labels = {
+      accepted: "accepted",
+      submitted: "inscribing…",
+      revealed: "inscribed, waiting for a confirmation…",
+      confirmed: "minted",
+      failed: "failed",
+    };
     for (;;) {
-      say("mint-message", mint.status === "failed" ? "error" : mint.status === "confirmed" ? "ok" : "info",
+      say(
+        "mint-message",
+        mint.status === "failed" ? "error" : mint.status === "confirmed" ? "ok" : "info",
         mint.status === "confirmed"
           ? `Minted #${mint.index}: inscription ${mint.inscription_id}${mint.payment && mint.payment.settlement ? owedText([mint.payment]) : ""}`
-          : mint.status === "failed" ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment ? "; your payment still counts for your next claim of this index" : ""}`
-          : `#${mint.index}: ${labels[mint.status] ?? mint.status}`);
+          : mint.status === "failed"
+            ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment ? "; your payment still counts for your next claim of this index" : ""}`
+            : `#${mint.index}: ${labels[mint.status] ?? mint.status}`,
+      );
       if (mint.status === "confirmed" || mint.status === "failed") break;
       await sleep(1000);
       mint = await api("GET", `/collections/${encodeURIComponent(slug)}/mints/${mint.index}`);

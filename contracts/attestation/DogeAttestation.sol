@@ -119,69 +119,82 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     /// @inheritdoc IDogeAttestation
     function factOf(bytes32 factType, bytes32 subject, bytes32 qualifier) external view returns (FactRecord memory) {
         StoredFact storage stored = _facts[FactKeys.factKey(factType, subject, qualifier)];
-        return FactRecord({
-            exists: stored.attestedAt != 0,
-            value: stored.value,
-            data: stored.data,
-            l1Height: stored.l1Height,
-            attestedAt: stored.attestedAt
-        });
+        return
+            FactRecord({
+                exists: stored.attestedAt != 0,
+                value: stored.value,
+                data: stored.data,
+                l1Height: stored.l1Height,
+                attestedAt: stored.attestedAt
+            });
     }
 
     /// @inheritdoc IDogeAttestation
-    function dogeBalance(string calldata dogeAddress)
-        external
-        view
-        returns (uint256 koinu, uint64 l1Height, uint64 attestedAt)
-    {
+    function dogeBalance(
+        string calldata dogeAddress
+    ) external view returns (uint256 koinu, uint64 l1Height, uint64 attestedAt) {
         StoredFact storage stored = _fact(FactKeys.DOGE_BALANCE, FactKeys.addressKey(dogeAddress), bytes32(0));
         return (stored.value, stored.l1Height, stored.attestedAt);
     }
 
     /// @inheritdoc IDogeAttestation
-    function drc20Balance(string calldata dogeAddress, string calldata tick)
-        external
-        view
-        returns (uint256 amount, uint64 l1Height, uint64 attestedAt)
-    {
-        StoredFact storage stored =
-            _fact(FactKeys.DRC20_BALANCE, FactKeys.addressKey(dogeAddress), FactKeys.tickKey(tick));
+    function drc20Balance(
+        string calldata dogeAddress,
+        string calldata tick
+    ) external view returns (uint256 amount, uint64 l1Height, uint64 attestedAt) {
+        StoredFact storage stored = _fact(
+            FactKeys.DRC20_BALANCE,
+            FactKeys.addressKey(dogeAddress),
+            FactKeys.tickKey(tick)
+        );
         return (stored.value, stored.l1Height, stored.attestedAt);
     }
 
     /// @inheritdoc IDogeAttestation
-    function collectionCount(string calldata dogeAddress, string calldata slug)
-        external
-        view
-        returns (uint256 count, uint64 l1Height, uint64 attestedAt)
-    {
-        StoredFact storage stored =
-            _fact(FactKeys.COLLECTION_COUNT, FactKeys.addressKey(dogeAddress), FactKeys.slugKey(slug));
+    function collectionCount(
+        string calldata dogeAddress,
+        string calldata slug
+    ) external view returns (uint256 count, uint64 l1Height, uint64 attestedAt) {
+        StoredFact storage stored = _fact(
+            FactKeys.COLLECTION_COUNT,
+            FactKeys.addressKey(dogeAddress),
+            FactKeys.slugKey(slug)
+        );
         return (stored.value, stored.l1Height, stored.attestedAt);
     }
 
     /// @inheritdoc IDogeAttestation
-    function isInscriptionOwner(string calldata inscriptionId, string calldata dogeAddress) external view returns (bool) {
-        StoredFact storage stored =
-            _fact(FactKeys.INSCRIPTION_OWNER, FactKeys.inscriptionKey(inscriptionId), bytes32(0));
+    function isInscriptionOwner(
+        string calldata inscriptionId,
+        string calldata dogeAddress
+    ) external view returns (bool) {
+        StoredFact storage stored = _fact(
+            FactKeys.INSCRIPTION_OWNER,
+            FactKeys.inscriptionKey(inscriptionId),
+            bytes32(0)
+        );
         return stored.attestedAt != 0 && stored.data == FactKeys.addressKey(dogeAddress);
     }
 
     /// @inheritdoc IDogeAttestation
-    function inscriptionValid(string calldata inscriptionId)
-        external
-        view
-        returns (bool ok, bytes32 contentHash, uint64 l1Height)
-    {
-        StoredFact storage stored =
-            _fact(FactKeys.INSCRIPTION_VALID, FactKeys.inscriptionKey(inscriptionId), bytes32(0));
+    function inscriptionValid(
+        string calldata inscriptionId
+    ) external view returns (bool ok, bytes32 contentHash, uint64 l1Height) {
+        StoredFact storage stored = _fact(
+            FactKeys.INSCRIPTION_VALID,
+            FactKeys.inscriptionKey(inscriptionId),
+            bytes32(0)
+        );
         return (stored.value != 0, stored.data, stored.l1Height);
     }
 
     /// @inheritdoc IDogeAttestation
     function inscriptionMatches(string calldata inscriptionId, bytes32 envelopeHash) external view returns (bool) {
-        StoredFact storage stored =
-            _fact(FactKeys.INSCRIPTION_VALID, FactKeys.inscriptionKey(inscriptionId), bytes32(0));
+        StoredFact storage stored = _fact(
+            FactKeys.INSCRIPTION_VALID,
+            FactKeys.inscriptionKey(inscriptionId),
+            bytes32(0)
+        );
         return stored.value != 0 && stored.data == envelopeHash;
     }
 
@@ -248,7 +261,10 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     }
 
     /// @inheritdoc IDogeAttestation
-    function verifyReceipt(Receipt calldata receipt, bytes[] calldata signatures) external view returns (bytes32 digest) {
+    function verifyReceipt(
+        Receipt calldata receipt,
+        bytes[] calldata signatures
+    ) external view returns (bytes32 digest) {
         HotState memory hot = _hot;
         if (hot.paused) revert AttestationPaused();
         _checkAttesterSet(receipt.attesterSetId, hot.attesterSetId);
@@ -274,11 +290,12 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     // ---------------------------------------------------------------- paid requests
 
     /// @inheritdoc IDogeAttestation
-    function requestFact(bytes32 factTypeKey, bytes32 subjectKey, bytes32 qualifierKey, uint256 plugId)
-        external
-        payable
-        returns (bytes32 requestId)
-    {
+    function requestFact(
+        bytes32 factTypeKey,
+        bytes32 subjectKey,
+        bytes32 qualifierKey,
+        uint256 plugId
+    ) external payable returns (bytes32 requestId) {
         HotState memory hot = _hot;
         if (hot.paused) revert AttestationPaused();
         uint256 feeWei = _requestFeeOf[factTypeKey];
@@ -293,8 +310,12 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
         // Two SSTOREs laid out as Request declares its members (low-order bits first), instead of a
         // read-modify-write per member. feeWei fits 96 bits: fees are capped when set.
         uint256 requesterAndFee = uint256(uint160(msg.sender)) | (feeWei << 160);
-        uint256 terms = plugId | (uint256(sequence) << 96) | (uint256(uint40(block.timestamp)) << 160)
-            | (uint256(deadline) << 200) | (uint256(uint8(RequestStatus.Open)) << 240);
+        uint256 terms =
+            plugId |
+                (uint256(sequence) << 96) |
+                (uint256(uint40(block.timestamp)) << 160) |
+                (uint256(deadline) << 200) |
+                (uint256(uint8(RequestStatus.Open)) << 240);
         Request storage request = _requests[requestId];
         assembly ("memory-safe") {
             sstore(request.slot, requesterAndFee)
@@ -310,7 +331,8 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
         Request storage request = _requests[requestId];
         Request memory asked = request;
         if (asked.status != RequestStatus.Open) revert AttestationRequestNotOpen(requestId, asked.status);
-        if (block.timestamp > asked.deadline) revert AttestationRequestExpired(requestId, asked.deadline, block.timestamp);
+        if (block.timestamp > asked.deadline)
+            revert AttestationRequestExpired(requestId, asked.deadline, block.timestamp);
         if (FactKeys.requestId(fact.factType, fact.subject, fact.qualifier, asked.sequence) != requestId) {
             revert AttestationFactDoesNotAnswerRequest(requestId, fact.factType, fact.subject, fact.qualifier);
         }
@@ -436,11 +458,11 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     }
 
     /// @dev Checks the set id, the clock and the quorum; returns the verified digest.
-    function _verifyFact(Fact calldata fact, bytes[] calldata signatures, uint64 currentSetId)
-        private
-        view
-        returns (bytes32 digest)
-    {
+    function _verifyFact(
+        Fact calldata fact,
+        bytes[] calldata signatures,
+        uint64 currentSetId
+    ) private view returns (bytes32 digest) {
         _checkAttesterSet(fact.attesterSetId, currentSetId);
         uint256 latestAllowed = block.timestamp + MAX_ATTESTED_AT_SKEW;
         if (fact.attestedAt > latestAllowed) revert AttestationAttestedInFuture(fact.attestedAt, latestAllowed);
@@ -465,8 +487,11 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
         bool hasData = fact.data != bytes32(0);
         // One SSTORE laid out as StoredFact declares its members (low-order bits first). value fits
         // 128 bits and attestedAt 40 bits: _verifyFact refused anything larger.
-        uint256 packed = uint256(fact.value) | (uint256(fact.l1Height) << 128) | (uint256(fact.attestedAt) << 192)
-            | (hasData ? uint256(1) << 232 : 0);
+        uint256 packed =
+            uint256(fact.value) |
+                (uint256(fact.l1Height) << 128) |
+                (uint256(fact.attestedAt) << 192) |
+                (hasData ? uint256(1) << 232 : 0);
         assembly ("memory-safe") {
             sstore(entry.slot, packed)
         }
@@ -480,7 +505,13 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     /// @dev Its own frame: inside _storeFact the eight event arguments run out of stack.
     function _emitFactStored(Fact calldata fact) private {
         emit FactStored(
-            fact.factType, fact.subject, fact.qualifier, fact.value, fact.data, fact.l1Height, fact.attestedAt
+            fact.factType,
+            fact.subject,
+            fact.qualifier,
+            fact.value,
+            fact.data,
+            fact.l1Height,
+            fact.attestedAt
         );
     }
 
@@ -489,14 +520,18 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     }
 
     function _send(address to, uint256 amountWei) private {
-        (bool success,) = to.call{value: amountWei}("");
+        (bool success, ) = to.call{value: amountWei}("");
         if (!success) revert AttestationPayoutFailed(to, amountWei);
     }
 
     function _isTimelockedSetter(bytes4 selector) internal pure override returns (bool) {
-        return selector == this.setAttesters.selector || selector == this.setRequestFee.selector
-            || selector == this.setRequestDeadlineWindow.selector || selector == this.setTreasury.selector
-            || selector == this.setPlugsMarketplace.selector || super._isTimelockedSetter(selector);
+        return
+            selector == this.setAttesters.selector ||
+            selector == this.setRequestFee.selector ||
+            selector == this.setRequestDeadlineWindow.selector ||
+            selector == this.setTreasury.selector ||
+            selector == this.setPlugsMarketplace.selector ||
+            super._isTimelockedSetter(selector);
     }
 
     /// @dev The flag stays in `_hot`: every hot path reads it with the rest of that slot.
@@ -534,7 +569,9 @@ contract DogeAttestation is IDogeAttestation, EIP712, ReentrancyGuard, AdminTime
     function _setRequestDeadlineWindow(uint64 windowSeconds) private {
         if (windowSeconds < MIN_REQUEST_DEADLINE_WINDOW || windowSeconds > MAX_REQUEST_DEADLINE_WINDOW) {
             revert AttestationInvalidDeadlineWindow(
-                windowSeconds, MIN_REQUEST_DEADLINE_WINDOW, MAX_REQUEST_DEADLINE_WINDOW
+                windowSeconds,
+                MIN_REQUEST_DEADLINE_WINDOW,
+                MAX_REQUEST_DEADLINE_WINDOW
             );
         }
         // Fits: the maximum (7 days) is far below 2^32 seconds.

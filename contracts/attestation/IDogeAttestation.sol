@@ -321,17 +321,20 @@ interface IDogeAttestation is IAdminTimelock {
     function submitFact(Fact calldata fact, bytes[] calldata signatures) external;
 
     /// @notice The stored fact of (factType, subject, qualifier); `exists` false if never attested.
-    function factOf(bytes32 factType, bytes32 subject, bytes32 qualifier) external view returns (FactRecord memory record);
+    function factOf(
+        bytes32 factType,
+        bytes32 subject,
+        bytes32 qualifier
+    ) external view returns (FactRecord memory record);
 
     /// @notice The confirmed balance of a Dogecoin address (DOGE_BALANCE).
     /// @param dogeAddress The Base58Check address as text, e.g. "D...".
     /// @return koinu The balance in koinu (1 DOGE = 100,000,000 koinu).
     /// @return l1Height The height it was computed at; 0 if never attested.
     /// @return attestedAt When it was attested; 0 if never attested (which tells it from a zero balance).
-    function dogeBalance(string calldata dogeAddress)
-        external
-        view
-        returns (uint256 koinu, uint64 l1Height, uint64 attestedAt);
+    function dogeBalance(
+        string calldata dogeAddress
+    ) external view returns (uint256 koinu, uint64 l1Height, uint64 attestedAt);
 
     /// @notice The DRC-20 balance (available + transferable) of an address for a tick (DRC20_BALANCE).
     /// @param dogeAddress The Dogecoin address as text.
@@ -339,10 +342,10 @@ interface IDogeAttestation is IAdminTimelock {
     /// @return amount The balance in the tick's integer units.
     /// @return l1Height The height it was computed at; 0 if never attested.
     /// @return attestedAt When it was attested; 0 if never attested.
-    function drc20Balance(string calldata dogeAddress, string calldata tick)
-        external
-        view
-        returns (uint256 amount, uint64 l1Height, uint64 attestedAt);
+    function drc20Balance(
+        string calldata dogeAddress,
+        string calldata tick
+    ) external view returns (uint256 amount, uint64 l1Height, uint64 attestedAt);
 
     /// @notice How many member tokens of a launchpad collection an address holds (COLLECTION_COUNT).
     /// @param dogeAddress The Dogecoin address as text.
@@ -350,26 +353,28 @@ interface IDogeAttestation is IAdminTimelock {
     /// @return count The number of member tokens.
     /// @return l1Height The height it was computed at; 0 if never attested.
     /// @return attestedAt When it was attested; 0 if never attested.
-    function collectionCount(string calldata dogeAddress, string calldata slug)
-        external
-        view
-        returns (uint256 count, uint64 l1Height, uint64 attestedAt);
+    function collectionCount(
+        string calldata dogeAddress,
+        string calldata slug
+    ) external view returns (uint256 count, uint64 l1Height, uint64 attestedAt);
 
     /// @notice Whether the attested owner of an inscription is `dogeAddress` (INSCRIPTION_OWNER).
     /// False also when the owner was never attested: `factOf` tells the two apart.
     /// @param inscriptionId `<txid>i<n>` (hex in any case; see `inscriptionKey`).
     /// @param dogeAddress The Dogecoin address as text.
-    function isInscriptionOwner(string calldata inscriptionId, string calldata dogeAddress) external view returns (bool);
+    function isInscriptionOwner(
+        string calldata inscriptionId,
+        string calldata dogeAddress
+    ) external view returns (bool);
 
     /// @notice Whether an inscription is valid, and its envelopeHash (INSCRIPTION_VALID).
     /// @param inscriptionId `<txid>i<n>`.
     /// @return ok True when attested valid.
     /// @return contentHash The inscription's envelopeHash (SHA-256 of its canonical v1 envelope).
     /// @return l1Height The height it was computed at; 0 if never attested.
-    function inscriptionValid(string calldata inscriptionId)
-        external
-        view
-        returns (bool ok, bytes32 contentHash, uint64 l1Height);
+    function inscriptionValid(
+        string calldata inscriptionId
+    ) external view returns (bool ok, bytes32 contentHash, uint64 l1Height);
 
     /// @notice Whether an inscription is attested valid with exactly this envelopeHash.
     /// @param inscriptionId `<txid>i<n>`.
@@ -424,7 +429,10 @@ interface IDogeAttestation is IAdminTimelock {
     /// `verifyFact` does. The caller must still check `receipt.jobContract == address(this)`, the
     /// job id, the result hash and whatever else the job requires.
     /// @return digest The verified digest.
-    function verifyReceipt(Receipt calldata receipt, bytes[] calldata signatures) external view returns (bytes32 digest);
+    function verifyReceipt(
+        Receipt calldata receipt,
+        bytes[] calldata signatures
+    ) external view returns (bytes32 digest);
 
     /// @notice The current attester set and its id.
     function attesters() external view returns (address[3] memory currentAttesters, uint64 currentAttesterSetId);
@@ -448,10 +456,12 @@ interface IDogeAttestation is IAdminTimelock {
     /// @param plugId The plug the request comes through (its creator gets 20%, unless it is the
     /// caller), or 0.
     /// @return requestId keccak256(abi.encode(factTypeKey, subjectKey, qualifierKey, sequence)).
-    function requestFact(bytes32 factTypeKey, bytes32 subjectKey, bytes32 qualifierKey, uint256 plugId)
-        external
-        payable
-        returns (bytes32 requestId);
+    function requestFact(
+        bytes32 factTypeKey,
+        bytes32 subjectKey,
+        bytes32 qualifierKey,
+        uint256 plugId
+    ) external payable returns (bytes32 requestId);
 
     /// @notice Answers an open request with a signed fact for the same (factType, subject,
     /// qualifier), attested no earlier than the request, no later than its deadline. Stores the

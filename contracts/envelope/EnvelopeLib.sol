@@ -47,11 +47,11 @@ library EnvelopeLib {
     /// @param action ACTION bytes (UTF-8), at most 520 bytes; empty for no ACTION push.
     /// @param payload The inscription body, any length.
     /// @return script The envelope bytes.
-    function encode(bytes memory contentType, bytes memory action, bytes memory payload)
-        internal
-        pure
-        returns (bytes memory script)
-    {
+    function encode(
+        bytes memory contentType,
+        bytes memory action,
+        bytes memory payload
+    ) internal pure returns (bytes memory script) {
         uint256 length = encodedLength(contentType, action, payload);
         assembly ("memory-safe") {
             script := mload(0x40)
@@ -101,11 +101,11 @@ library EnvelopeLib {
     /// @param action ACTION bytes (UTF-8), at most 520 bytes; empty for no ACTION push.
     /// @param payload The inscription body, any length.
     /// @return length The envelope length in bytes.
-    function encodedLength(bytes memory contentType, bytes memory action, bytes memory payload)
-        internal
-        pure
-        returns (uint256 length)
-    {
+    function encodedLength(
+        bytes memory contentType,
+        bytes memory action,
+        bytes memory payload
+    ) internal pure returns (uint256 length) {
         uint256 contentTypeLength = contentType.length;
         if (contentTypeLength == 0 || contentTypeLength > MAX_PUSH_BYTES) {
             revert EnvelopeContentTypeLengthInvalid(contentTypeLength, 1, MAX_PUSH_BYTES);
@@ -141,11 +141,12 @@ library EnvelopeLib {
     }
 
     /// @dev Writes the minimal push of `data[offset:offset+length]` (length <= 65535) at `cursor`.
-    function _writePush(uint256 cursor, bytes memory data, uint256 offset, uint256 length)
-        private
-        pure
-        returns (uint256)
-    {
+    function _writePush(
+        uint256 cursor,
+        bytes memory data,
+        uint256 offset,
+        uint256 length
+    ) private pure returns (uint256) {
         if (length == 1) {
             uint256 value = _byteAt(data, offset);
             uint256 opcode;

@@ -23,10 +23,11 @@ interface IEnvelopeHelper {
     /// the payload marker OP_0.
     /// @param payload The inscription body, any length (an empty body gives no chunk at all).
     /// @return script The envelope bytes.
-    function encodeEnvelope(string calldata contentType, string calldata action, bytes calldata payload)
-        external
-        pure
-        returns (bytes memory script);
+    function encodeEnvelope(
+        string calldata contentType,
+        string calldata action,
+        bytes calldata payload
+    ) external pure returns (bytes memory script);
 
     /// @notice SHA-256 of `encodeEnvelope(contentType, action, payload)`: the `envelopeHash` that
     /// inscriber receipts and `inscriptionMatches` compare against.
@@ -34,8 +35,9 @@ interface IEnvelopeHelper {
     /// @param action Registered ACTION (UTF-8), at most 520 bytes; empty for none.
     /// @param payload The inscription body.
     /// @return envelopeHash The SHA-256 digest (not keccak256) of the envelope bytes.
-    function envelopeHash(string calldata contentType, string calldata action, bytes calldata payload)
-        external
-        pure
-        returns (bytes32 envelopeHash);
+    function envelopeHash(
+        string calldata contentType,
+        string calldata action,
+        bytes calldata payload
+    ) external pure returns (bytes32 envelopeHash);
 }

@@ -36,7 +36,8 @@ library AttesterQuorum {
         for (uint256 i = 0; i < count; ++i) {
             address signer = recoverAt(digest, signatures, i);
             _checkOrder(i, signer, previous);
-            if (attesterSetIdOf[signer] != currentSetId) revert IDogeAttestation.AttestationSignerNotAttester(i, signer);
+            if (attesterSetIdOf[signer] != currentSetId)
+                revert IDogeAttestation.AttestationSignerNotAttester(i, signer);
             previous = signer;
         }
         _checkCount(count);
@@ -59,15 +60,17 @@ library AttesterQuorum {
 
     /// @notice The signer of `signatures[index]` over `digest`; reverts with
     /// `AttestationInvalidSignature(index, reason, detail)` when it does not recover.
-    function recoverAt(bytes32 digest, bytes[] calldata signatures, uint256 index)
-        internal
-        pure
-        returns (address signer)
-    {
+    function recoverAt(
+        bytes32 digest,
+        bytes[] calldata signatures,
+        uint256 index
+    ) internal pure returns (address signer) {
         bytes calldata signature = signatures[index];
         if (signature.length != SIGNATURE_LENGTH) {
             revert IDogeAttestation.AttestationInvalidSignature(
-                index, uint8(ECDSA.RecoverError.InvalidSignatureLength), bytes32(signature.length)
+                index,
+                uint8(ECDSA.RecoverError.InvalidSignatureLength),
+                bytes32(signature.length)
             );
         }
         bytes32 r;

@@ -74,11 +74,12 @@ library FactKeys {
 
     /// @notice A request's id: keccak256(abi.encode(factType, subject, qualifier, sequence)).
     /// Binding the asked-for keys into the id is what lets `fulfill` check the answer without storing them.
-    function requestId(bytes32 factType, bytes32 subject, bytes32 qualifier, uint64 sequence)
-        internal
-        pure
-        returns (bytes32 id)
-    {
+    function requestId(
+        bytes32 factType,
+        bytes32 subject,
+        bytes32 qualifier,
+        uint64 sequence
+    ) internal pure returns (bytes32 id) {
         assembly ("memory-safe") {
             let pointer := mload(0x40)
             mstore(pointer, factType)

@@ -34,17 +34,18 @@ library FactTypedData {
 
     /// @notice hashStruct(receipt) per EIP-712.
     function hashReceipt(IDogeAttestation.Receipt calldata receipt) internal pure returns (bytes32) {
-        return keccak256(
-            abi.encode(
-                RECEIPT_TYPEHASH,
-                receipt.jobId,
-                receipt.jobContract,
-                receipt.l1Txid,
-                receipt.resultHash,
-                receipt.l1Height,
-                receipt.attestedAt,
-                receipt.attesterSetId
-            )
-        );
+        return
+            keccak256(
+                abi.encode(
+                    RECEIPT_TYPEHASH,
+                    receipt.jobId,
+                    receipt.jobContract,
+                    receipt.l1Txid,
+                    receipt.resultHash,
+                    receipt.l1Height,
+                    receipt.attestedAt,
+                    receipt.attesterSetId
+                )
+            );
     }
 }

@@ -66,7 +66,11 @@ interface IPlugsMarketplace {
     /// @param priceWei The amount paid, in wei.
     /// @param expiresAt When the license stops being valid; 0 = perpetual.
     event LicensePurchased(
-        uint256 indexed plugId, address indexed buyer, address indexed creator, uint256 priceWei, uint64 expiresAt
+        uint256 indexed plugId,
+        address indexed buyer,
+        address indexed creator,
+        uint256 priceWei,
+        uint64 expiresAt
     );
 
     /// @notice A creator withdrew their whole payout balance.
@@ -124,9 +128,11 @@ interface IPlugsMarketplace {
     /// @return plugId The new plug's id (1, 2, 3, ...).
     /// @custom:emits PlugListed
     /// @custom:reverts PlugsMetadataURILengthInvalid, PlugsLicenseDurationTooLong
-    function listPlug(uint256 priceWei, uint64 licenseDurationSeconds, string calldata metadataURI)
-        external
-        returns (uint256 plugId);
+    function listPlug(
+        uint256 priceWei,
+        uint64 licenseDurationSeconds,
+        string calldata metadataURI
+    ) external returns (uint256 plugId);
 
     /// @notice Changes the price future buyers pay; licenses already sold are unaffected.
     /// @param plugId A listed plug of the caller.

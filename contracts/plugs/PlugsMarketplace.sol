@@ -24,10 +24,11 @@ contract PlugsMarketplace is IPlugsMarketplace, ReentrancyGuard {
     }
 
     /// @inheritdoc IPlugsMarketplace
-    function listPlug(uint256 priceWei, uint64 licenseDurationSeconds, string calldata metadataURI)
-        external
-        returns (uint256 plugId)
-    {
+    function listPlug(
+        uint256 priceWei,
+        uint64 licenseDurationSeconds,
+        string calldata metadataURI
+    ) external returns (uint256 plugId) {
         uint256 uriLength = bytes(metadataURI).length;
         if (uriLength == 0 || uriLength > MAX_METADATA_URI_BYTES) {
             revert PlugsMetadataURILengthInvalid(uriLength, 1, MAX_METADATA_URI_BYTES);
@@ -92,7 +93,7 @@ contract PlugsMarketplace is IPlugsMarketplace, ReentrancyGuard {
         if (amountWei == 0) revert PlugsNothingToWithdraw(msg.sender);
         // Checks-effects-interactions on top of the guard: the balance is gone before the call.
         _payouts[msg.sender] = 0;
-        (bool sent,) = payable(msg.sender).call{value: amountWei}("");
+        (bool sent, ) = payable(msg.sender).call{value: amountWei}("");
         if (!sent) revert PlugsPayoutFailed(msg.sender, amountWei);
         emit PayoutWithdrawn(msg.sender, amountWei);
     }

@@ -29,7 +29,12 @@ contract DogeAnchor is JobServiceBase, IDogeAnchor {
         uint64 timelockDelaySeconds
     )
         JobServiceBase(
-            attestationContract, initialAdmin, initialGuardian, initialOperator, timelockDelaySeconds, DEFAULT_FEE
+            attestationContract,
+            initialAdmin,
+            initialGuardian,
+            initialOperator,
+            timelockDelaySeconds,
+            DEFAULT_FEE
         )
     {}
 

@@ -36,7 +36,12 @@ contract DogeInscriber is JobServiceBase, IDogeInscriber {
         uint64 timelockDelaySeconds
     )
         JobServiceBase(
-            attestationContract, initialAdmin, initialGuardian, initialOperator, timelockDelaySeconds, DEFAULT_FEE
+            attestationContract,
+            initialAdmin,
+            initialGuardian,
+            initialOperator,
+            timelockDelaySeconds,
+            DEFAULT_FEE
         )
     {}
 
@@ -53,16 +58,24 @@ contract DogeInscriber is JobServiceBase, IDogeInscriber {
         uint64 deadline;
         (jobId, feeWei, deadline) = _openJob(resultHash);
         emit InscriptionRequested(
-            jobId, msg.sender, contentType, action, payload, dogeRecipient, resultHash, feeWei, deadline
+            jobId,
+            msg.sender,
+            contentType,
+            action,
+            payload,
+            dogeRecipient,
+            resultHash,
+            feeWei,
+            deadline
         );
     }
 
     /// @inheritdoc IDogeInscriber
-    function envelopeHashOf(string calldata contentType, string calldata action, bytes calldata payload)
-        external
-        pure
-        returns (bytes32)
-    {
+    function envelopeHashOf(
+        string calldata contentType,
+        string calldata action,
+        bytes calldata payload
+    ) external pure returns (bytes32) {
         return EnvelopeLib.hash(bytes(contentType), bytes(action), payload);
     }
 

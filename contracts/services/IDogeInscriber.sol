@@ -90,8 +90,9 @@ interface IDogeInscriber is IJobService {
     /// @notice The envelopeHash a job for these inputs must produce (SHA-256 of the canonical v1
     /// envelope); reverts with `EnvelopeLib`'s errors on a content type of 0 or over 520 bytes or
     /// an ACTION over 520 bytes.
-    function envelopeHashOf(string calldata contentType, string calldata action, bytes calldata payload)
-        external
-        pure
-        returns (bytes32);
+    function envelopeHashOf(
+        string calldata contentType,
+        string calldata action,
+        bytes calldata payload
+    ) external pure returns (bytes32);
 }

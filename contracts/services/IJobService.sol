@@ -92,9 +92,7 @@ interface IJobService is IAdminTimelock {
     // ---------------------------------------------------------------- events
 
     /// @notice A job was settled by a signed receipt; its fee was credited to `operator`.
-    event JobSettled(
-        bytes32 indexed jobId, address indexed operator, bytes32 l1Txid, uint64 l1Height, uint256 feeWei
-    );
+    event JobSettled(bytes32 indexed jobId, address indexed operator, bytes32 l1Txid, uint64 l1Height, uint256 feeWei);
 
     /// @notice An expired, unsettled job's fee went back to its requester.
     event JobRefunded(bytes32 indexed jobId, address indexed requester, uint256 feeWei);

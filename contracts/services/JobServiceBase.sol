@@ -92,7 +92,8 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
         JobStatus status = JobStatus(uint8(terms >> _STATUS_OFFSET));
         if (status != JobStatus.Open) revert JobNotOpen(jobId, status);
         // The id commits to the result hash: a receipt for another result gives another id.
-        if (_jobIdOf(uint64(terms), receipt.resultHash) != jobId) revert JobResultHashMismatch(jobId, receipt.resultHash);
+        if (_jobIdOf(uint64(terms), receipt.resultHash) != jobId)
+            revert JobResultHashMismatch(jobId, receipt.resultHash);
         uint64 l1Height = receipt.l1Height;
         bytes32 l1Txid = receipt.l1Txid;
         _checkMadeForJob(jobId, l1Height, uint64(terms >> _L1_TIP_AT_REQUEST_OFFSET), l1Txid);
@@ -106,8 +107,9 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
 
         // Slot 1 in one SSTORE: Open becomes Settled and l1Height is filled in (it was 0); the
         // sequence, deadline and l1TipAtRequest stay.
-        terms += ((uint256(uint8(JobStatus.Settled)) - uint256(uint8(JobStatus.Open))) << _STATUS_OFFSET)
-            | (uint256(l1Height) << _L1_HEIGHT_OFFSET);
+        terms +=
+            ((uint256(uint8(JobStatus.Settled)) - uint256(uint8(JobStatus.Open))) << _STATUS_OFFSET) |
+            (uint256(l1Height) << _L1_HEIGHT_OFFSET);
         assembly ("memory-safe") {
             sstore(add(job.slot, 1), terms)
             sstore(add(job.slot, 2), l1Txid)
@@ -233,8 +235,11 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
         // Two SSTOREs laid out as Job declares its members (low-order bits first) instead of a
         // read-modify-write per member. feeWei fits 96 bits: MAX_FEE is far below 2^96.
         uint256 requesterAndFee = uint256(uint160(msg.sender)) | (feeWei << 160);
-        uint256 terms = uint256(sequence) | (uint256(deadline) << 64) | (uint256(uint8(JobStatus.Open)) << _STATUS_OFFSET)
-            | (uint256(l1TipAtRequest) << _L1_TIP_AT_REQUEST_OFFSET);
+        uint256 terms =
+            uint256(sequence) |
+                (uint256(deadline) << 64) |
+                (uint256(uint8(JobStatus.Open)) << _STATUS_OFFSET) |
+                (uint256(l1TipAtRequest) << _L1_TIP_AT_REQUEST_OFFSET);
         Job storage job = _jobs[jobId];
         assembly ("memory-safe") {
             sstore(job.slot, requesterAndFee)
@@ -259,13 +264,16 @@ abstract contract JobServiceBase is IJobService, ReentrancyGuard, AdminTimelock 
     }
 
     function _send(address to, uint256 amountWei) private {
-        (bool success,) = to.call{value: amountWei}("");
+        (bool success, ) = to.call{value: amountWei}("");
         if (!success) revert JobPayoutFailed(to, amountWei);
     }
 
     function _isTimelockedSetter(bytes4 selector) internal pure override returns (bool) {
-        return selector == this.setFee.selector || selector == this.setDeadlineWindow.selector
-            || selector == this.setOperator.selector || super._isTimelockedSetter(selector);
+        return
+            selector == this.setFee.selector ||
+            selector == this.setDeadlineWindow.selector ||
+            selector == this.setOperator.selector ||
+            super._isTimelockedSetter(selector);
     }
 
     /// @dev The flag stays in `_hot`: requests read it with the fee and the job counter.

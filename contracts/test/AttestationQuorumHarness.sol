@@ -21,10 +21,7 @@ contract AttestationQuorumHarness {
         AttesterQuorum.verify(digest, signatures, _attesterSetIdOf, _currentSetId);
     }
 
-    function verifyWithSet(bytes32 digest, bytes[] calldata signatures, address[3] calldata attesterSet)
-        external
-        pure
-    {
+    function verifyWithSet(bytes32 digest, bytes[] calldata signatures, address[3] calldata attesterSet) external pure {
         AttesterQuorum.verify(digest, signatures, attesterSet);
     }
 
@@ -33,17 +30,18 @@ contract AttestationQuorumHarness {
     }
 
     function factTypeKeys() external pure returns (bytes32[9] memory) {
-        return [
-            FactKeys.DOGE_BALANCE,
-            FactKeys.DRC20_BALANCE,
-            FactKeys.DRC20_TRANSFER_VALID,
-            FactKeys.COLLECTION_COUNT,
-            FactKeys.INSCRIPTION_OWNER,
-            FactKeys.INSCRIPTION_VALID,
-            FactKeys.INSCRIPTION_ACTION,
-            FactKeys.TX_INCLUDED,
-            FactKeys.L1_TIP
-        ];
+        return
+            [
+                FactKeys.DOGE_BALANCE,
+                FactKeys.DRC20_BALANCE,
+                FactKeys.DRC20_TRANSFER_VALID,
+                FactKeys.COLLECTION_COUNT,
+                FactKeys.INSCRIPTION_OWNER,
+                FactKeys.INSCRIPTION_VALID,
+                FactKeys.INSCRIPTION_ACTION,
+                FactKeys.TX_INCLUDED,
+                FactKeys.L1_TIP
+            ];
     }
 
     function asciiLower(bytes calldata text) external pure returns (bytes memory) {
@@ -54,11 +52,12 @@ contract AttestationQuorumHarness {
         return FactKeys.factKey(factType, subject, qualifier);
     }
 
-    function requestId(bytes32 factType, bytes32 subject, bytes32 qualifier, uint64 sequence)
-        external
-        pure
-        returns (bytes32)
-    {
+    function requestId(
+        bytes32 factType,
+        bytes32 subject,
+        bytes32 qualifier,
+        uint64 sequence
+    ) external pure returns (bytes32) {
         return FactKeys.requestId(factType, subject, qualifier, sequence);
     }
 }

@@ -55,9 +55,10 @@ contract AttestationReentrantReceiver {
         weiReceived += msg.value;
         if (reentry == Reentry.None || reentryAttempted) return;
         reentryAttempted = true;
-        bytes memory call = reentry == Reentry.Refund
-            ? abi.encodeCall(IDogeAttestation.refund, (requestId))
-            : abi.encodeCall(IDogeAttestation.withdraw, ());
+        bytes memory call =
+            reentry == Reentry.Refund
+                ? abi.encodeCall(IDogeAttestation.refund, (requestId))
+                : abi.encodeCall(IDogeAttestation.withdraw, ());
         (bool success, bytes memory returned) = address(attestation).call(call);
         reentrySucceeded = success;
         reentryRevertData = returned;

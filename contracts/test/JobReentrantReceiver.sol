@@ -56,9 +56,10 @@ contract JobReentrantReceiver {
         weiReceived += msg.value;
         if (reentry == Reentry.None || reentryAttempted) return;
         reentryAttempted = true;
-        bytes memory call = reentry == Reentry.Refund
-            ? abi.encodeCall(IJobService.refund, (jobId))
-            : abi.encodeCall(IJobService.withdraw, ());
+        bytes memory call =
+            reentry == Reentry.Refund
+                ? abi.encodeCall(IJobService.refund, (jobId))
+                : abi.encodeCall(IJobService.withdraw, ());
         (bool success, bytes memory returned) = address(service).call(call);
         reentrySucceeded = success;
         reentryRevertData = returned;

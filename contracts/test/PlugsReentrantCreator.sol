@@ -29,10 +29,11 @@ contract PlugsReentrantCreator {
         mode = mode_;
     }
 
-    function listPlug(uint256 priceWei, uint64 licenseDurationSeconds, string calldata metadataURI)
-        external
-        returns (uint256)
-    {
+    function listPlug(
+        uint256 priceWei,
+        uint64 licenseDurationSeconds,
+        string calldata metadataURI
+    ) external returns (uint256) {
         return market.listPlug(priceWei, licenseDurationSeconds, metadataURI);
     }
 

@@ -18,7 +18,6 @@
 import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
@@ -34,7 +33,16 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
 import {
-  AmmLedger, BondingStore, DEFAULT_AMM_RATE_LIMIT, DEFAULT_PAYOUT_COSTS, DepositReader, SettlementWorker, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase,
+  AmmLedger,
+  BondingStore,
+  DEFAULT_AMM_RATE_LIMIT,
+  DEFAULT_PAYOUT_COSTS,
+  DepositReader,
+  SettlementWorker,
+  createAmmApp,
+  createQuoteFastPath,
+  mountBonding,
+  openAmmDatabase,
 } from "../../src/services/amm";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { HotWallet, indexNodeChain, loadWalletKey, openWalletDatabase } from "../../src/wallet";
@@ -42,29 +50,70 @@ import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
   db: { kind: "string", env: "AMM_DB", default: "data/amm/amm.sqlite", description: "the AMM's ledger database" },
-  "index-db": { kind: "string", env: "AMM_INDEX_DB", required: true, alias: "index-database", description: "the index: deposits, DRC-20 (a SQLite file or a postgres:// URL; opened read-only)" },
+  "index-db": {
+    kind: "string",
+    env: "AMM_INDEX_DB",
+    required: true,
+    alias: "index-database",
+    description: "the index: deposits, DRC-20 (a SQLite file or a postgres:// URL; opened read-only)",
+  },
   ...rpcOptions("AMM", { purpose: "payout broadcasts" }),
-  "inscriber-url": { kind: "url", env: "AMM_INSCRIBER_URL", required: true, description: "the inscriber service (DRC-20 transfer inscriptions of payouts)" },
-  "inscriber-key-file": { kind: "string", env: "AMM_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"amm\" (mode 0600)" },
-  "wallet-key-file": { kind: "string", env: "AMM_WALLET_KEY_FILE", default: "", description: "file with the custody hot wallet's WIF (mode 0600; else AMM_WALLET_WIF)" },
-  "wallet-db": { kind: "string", env: "AMM_WALLET_DB", default: "data/amm/wallet.sqlite", description: "the custody wallet's database" },
+  "inscriber-url": {
+    kind: "url",
+    env: "AMM_INSCRIBER_URL",
+    required: true,
+    description: "the inscriber service (DRC-20 transfer inscriptions of payouts)",
+  },
+  "inscriber-key-file": {
+    kind: "string",
+    env: "AMM_INSCRIBER_KEY_FILE",
+    required: true,
+    description: 'file with the inscriber project key of project "amm" (mode 0600)',
+  },
+  "wallet-key-file": {
+    kind: "string",
+    env: "AMM_WALLET_KEY_FILE",
+    default: "",
+    description: "file with the custody hot wallet's WIF (mode 0600; else AMM_WALLET_WIF)",
+  },
+  "wallet-db": {
+    kind: "string",
+    env: "AMM_WALLET_DB",
+    default: "data/amm/wallet.sqlite",
+    description: "the custody wallet's database",
+  },
   network: { kind: "string", env: "AMM_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   demo: { kind: "boolean", env: "AMM_DEMO", default: false, description: "make the demo pool WOOF/DOGE when missing" },
   "deposit-confirmations": {
-    kind: "integer", env: "AMM_DEPOSIT_CONFIRMATIONS", min: 1, max: 1_000,
+    kind: "integer",
+    env: "AMM_DEPOSIT_CONFIRMATIONS",
+    min: 1,
+    max: 1_000,
     description: "depth at which a deposit counts (default: 6 on mainnet and testnet, 1 on regtest)",
   },
   "service-addresses": {
-    kind: "string", env: "AMM_SERVICE_ADDRESSES", default: "",
-    description: "comma-separated addresses of the operator's other wallets (the inscriber's): their transactions are never deposits, and no order may name them",
+    kind: "string",
+    env: "AMM_SERVICE_ADDRESSES",
+    default: "",
+    description:
+      "comma-separated addresses of the operator's other wallets (the inscriber's): their transactions are never deposits, and no order may name them",
   },
   "payout-cost-doge": {
-    kind: "integer", env: "AMM_PAYOUT_COST_DOGE", default: Number(DEFAULT_PAYOUT_COSTS.dogeKoinu), min: 0, max: 100_000_000_000,
+    kind: "integer",
+    env: "AMM_PAYOUT_COST_DOGE",
+    default: Number(DEFAULT_PAYOUT_COSTS.dogeKoinu),
+    min: 0,
+    max: 100_000_000_000,
     description: "koinu withheld from every DOGE payout for its network fee (the order pays the operator's cost)",
   },
   "payout-cost-drc20": {
-    kind: "integer", env: "AMM_PAYOUT_COST_DRC20", default: Number(DEFAULT_PAYOUT_COSTS.drc20Koinu), min: 0, max: 100_000_000_000,
-    description: "koinu an order pays for each DRC-20 payout (inscription fees, postage, the carrier's send), on top of its DOGE deposit or out of its DOGE payout",
+    kind: "integer",
+    env: "AMM_PAYOUT_COST_DRC20",
+    default: Number(DEFAULT_PAYOUT_COSTS.drc20Koinu),
+    min: 0,
+    max: 100_000_000_000,
+    description:
+      "koinu an order pays for each DRC-20 payout (inscription fees, postage, the carrier's send), on top of its DOGE deposit or out of its DOGE payout",
   },
   "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
   "trust-proxy": trustProxyOption("AMM_TRUST_PROXY"),
@@ -73,18 +122,32 @@ const SPEC = {
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("amm", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
+  const config = loadDaemonConfig("amm", SPEC, (values) => {
+    checkRpcConfig(values);
+    getNetwork(values.network);
+  });
   const logger = pino({ name: "amm", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
-  const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "AMM_WALLET_WIF", network });
+  const key = loadWalletKey({
+    keyFile: config["wallet-key-file"] || undefined,
+    env: process.env,
+    envVar: "AMM_WALLET_WIF",
+    network,
+  });
   const stopped = stopSignal("amm");
-  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const indexDb = await waitForIndex(config["index-db"], {
+    signal: stopped,
+    cacheMb: 16,
+    log: (fields) => logger.info(fields),
+  });
   const queries = new IndexQueries(indexDb);
   const walletDb = openWalletDatabase(config["wallet-db"]);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
-    daemon: "amm", logger, signal: stopped,
+    daemon: "amm",
+    logger,
+    signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "amm");
       await checkTxindex(rpc, "amm", "the custody wallet's transaction status", logger);
@@ -93,30 +156,50 @@ async function main(): Promise<void> {
   const wallet = new HotWallet({ db: walletDb, key, chain: indexNodeChain(queries, rpc), network, log });
   const db = openAmmDatabase(config.db);
   const tickDeployed = (tick: string) => queries.drc20Tick(drc20TickKey(tick))?.tick ?? null;
-  const serviceAddresses = (config["service-addresses"] ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const serviceAddresses = (config["service-addresses"] ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
   const deposits = new DepositReader(queries, wallet.address, {
-    confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network), serviceAddresses,
+    confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network),
+    serviceAddresses,
   });
   const ledger = new AmmLedger({
-    db, network, deposits, tickDeployed, payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },
+    db,
+    network,
+    deposits,
+    tickDeployed,
+    payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },
   });
-  const inscriber = new InscriberClient({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const inscriber = new InscriberClient({
+    url: config["inscriber-url"],
+    key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim(),
+  });
   const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
   const bonding = new BondingStore({ db, ledger, deposits, queries, inscriber, inscriberProject: "amm", log });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createAmmApp({
-    ledger, network, log, rateLimit: config["rate-limit"],
+    ledger,
+    network,
+    log,
+    rateLimit: config["rate-limit"],
     mount: (root, surface) => {
       mountBonding(root, { store: bonding, ledger, network, log });
       mountOpsRoutes(root, {
-        registry, surface,
+        registry,
+        surface,
         health: () => {
           const index = indexHealth(queries);
           const frozen = settlement.frozenCount();
           return {
-            ok: index.ok && frozen === 0, name: "amm", custody_address: wallet.address, indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight,
-            depositConfirmations: deposits.confirmations, frozenPayouts: frozen,
+            ok: index.ok && frozen === 0,
+            name: "amm",
+            custody_address: wallet.address,
+            indexedHeight: index.indexedHeight,
+            nodeHeight: index.nodeHeight,
+            depositConfirmations: deposits.confirmations,
+            frozenPayouts: frozen,
           };
         },
       });
@@ -131,12 +214,17 @@ async function main(): Promise<void> {
     runEvery("amm_settlement_pass", 2_000, () => settlement.runOnce(), { log: warn }),
     // Swaps whose deposit got mined, expired swaps and quotes, and the bonding curves' launches,
     // expiries and graduations, every 2 s (one pass at a time).
-    runEvery("amm_pending_pass", 2_000, async () => {
-      const { executed, expired } = ledger.retryPending();
-      if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
-      ledger.prune();
-      await bonding.runOnce();
-    }, { log: (event, fields) => logger.error({ event, ...fields }) }),
+    runEvery(
+      "amm_pending_pass",
+      2_000,
+      async () => {
+        const { executed, expired } = ledger.retryPending();
+        if (executed + expired > 0) log("amm_pending_swaps", { executed, expired });
+        ledger.prune();
+        await bonding.runOnce();
+      },
+      { log: (event, fields) => logger.error({ event, ...fields }) },
+    ),
   ];
   const fastQuotes = createQuoteFastPath(ledger);
   const server = http.createServer((req, res) => {
@@ -150,7 +238,9 @@ async function main(): Promise<void> {
     if (config.demo) {
       const demo = { ledger, bonding, queries, wallet, inscriber, project: "amm", log, signal: stopped };
       seedDemoPool(demo).catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
-      launchDemoCurve(demo).catch((error) => logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }));
+      launchDemoCurve(demo).catch((error) =>
+        logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }),
+      );
     }
   });
   stopOnSignals(logger, async () => {

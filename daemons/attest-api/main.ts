@@ -23,7 +23,7 @@ import { checkL2ChainId, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { AppError } from "../../src/services/http/errors";
 import { loadDaemonConfig } from "../../src/config/load";
-import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
+import { mountOpsRoutes } from "../../src/services/ops/server";
 import { RELAYER_L2_KEY_ENV, loadRelayerL2Key } from "../../src/relayer/keys";
 import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
@@ -36,14 +36,46 @@ import { AttesterPanel } from "../../src/services/attest-api/panel";
 const ROOT = path.resolve(__dirname, "..", "..");
 
 const SPEC = {
-  attesters: { kind: "string", env: "ATTEST_ATTESTERS", required: true, description: "the three attesters' signing API URLs, comma separated" },
-  "index-db": { kind: "string", env: "ATTEST_INDEX_DB", required: true, alias: "index-database", description: "the index: OP_RETURN and OP_CHECKZKP facts (a SQLite file or a postgres:// URL; opened read-only)" },
+  attesters: {
+    kind: "string",
+    env: "ATTEST_ATTESTERS",
+    required: true,
+    description: "the three attesters' signing API URLs, comma separated",
+  },
+  "index-db": {
+    kind: "string",
+    env: "ATTEST_INDEX_DB",
+    required: true,
+    alias: "index-database",
+    description: "the index: OP_RETURN and OP_CHECKZKP facts (a SQLite file or a postgres:// URL; opened read-only)",
+  },
   "l2-rpc-url": { kind: "url", env: "ATTEST_L2_RPC_URL", required: true, description: "the L2's JSON-RPC URL" },
-  "attestation-address": { kind: "string", env: "ATTEST_ATTESTATION_ADDRESS", description: "the DogeAttestation contract (default: the ABI index of --chain-id)" },
-  "relayer-key-file": { kind: "string", env: "ATTEST_RELAYER_KEY_FILE", default: "", description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)" },
-  "chain-id": { kind: "integer", env: "ATTEST_CHAIN_ID", min: 1, description: "the L2's chain id, checked before fulfilments are signed (DogeOS testnet: 6281971)" },
+  "attestation-address": {
+    kind: "string",
+    env: "ATTEST_ATTESTATION_ADDRESS",
+    description: "the DogeAttestation contract (default: the ABI index of --chain-id)",
+  },
+  "relayer-key-file": {
+    kind: "string",
+    env: "ATTEST_RELAYER_KEY_FILE",
+    default: "",
+    description: "file with the relayer's 0x-hex L2 key (mode 0600; else RELAYER_PRIVATE_KEY; none: no fulfilment)",
+  },
+  "chain-id": {
+    kind: "integer",
+    env: "ATTEST_CHAIN_ID",
+    min: 1,
+    description: "the L2's chain id, checked before fulfilments are signed (DogeOS testnet: 6281971)",
+  },
   network: { kind: "string", env: "ATTEST_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
-  "min-confirmations": { kind: "integer", env: "ATTEST_MIN_CONFIRMATIONS", default: 6, min: 6, max: 1000, description: "confirmations facts count from (reported in GET /api/attest)" },
+  "min-confirmations": {
+    kind: "integer",
+    env: "ATTEST_MIN_CONFIRMATIONS",
+    default: 6,
+    min: 6,
+    max: 1000,
+    description: "confirmations facts count from (reported in GET /api/attest)",
+  },
   host: { kind: "string", env: "ATTEST_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "ATTEST_PORT", default: 3004, min: 0, max: 65535, description: "listen port" },
   "rate-limit": rateLimitOption("ATTEST_RATE_LIMIT", ATTEST_WRITES_PER_MINUTE),
@@ -62,7 +94,8 @@ const CONTRACTS = { "attestation-address": "DogeAttestation" } as const;
 async function main(): Promise<void> {
   const config = loadDaemonConfig("attest", SPEC, (values) => {
     getNetwork(values.network);
-    if (!isAddress(contractAddresses(values["chain-id"], values, CONTRACTS)["attestation-address"])) throw new Error("attestation-address is not an address");
+    if (!isAddress(contractAddresses(values["chain-id"], values, CONTRACTS)["attestation-address"]))
+      throw new Error("attestation-address is not an address");
     if (values.attesters.split(",").length !== 3) throw new Error("attesters must list exactly three URLs");
   });
   const { "attestation-address": attestationAddress } = contractAddresses(config["chain-id"], config, CONTRACTS);
@@ -74,44 +107,75 @@ async function main(): Promise<void> {
   });
   const key = relayerKey(config["relayer-key-file"]);
   const stopped = stopSignal("attest");
-  const db = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const db = await waitForIndex(config["index-db"], {
+    signal: stopped,
+    cacheMb: 16,
+    log: (fields) => logger.info(fields),
+  });
   const queries = new IndexQueries(db);
   let fulfiller: FactRequestFulfiller | null = null;
   let chainChecked = config["chain-id"] === undefined;
   if (key) {
-    const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
-    if (chainChecked) logger.warn({ event: "l2_chain_id_unchecked" }, "no --chain-id: the L2's chain id is not checked before fulfilments are signed");
+    const provider = new JsonRpcProvider(config["l2-rpc-url"], undefined, {
+      staticNetwork: true,
+      pollingInterval: 250,
+      cacheTimeout: -1,
+    });
+    if (chainChecked)
+      logger.warn(
+        { event: "l2_chain_id_unchecked" },
+        "no --chain-id: the L2's chain id is not checked before fulfilments are signed",
+      );
     else {
       void runNodeChecks({
-        daemon: "attest", logger, signal: stopped, retryMs: 2_000,
-        check: async () => { await checkL2ChainId(provider, config["l2-rpc-url"], config["chain-id"]!, "attest"); },
-      }).then((passed) => { chainChecked = passed; });
+        daemon: "attest",
+        logger,
+        signal: stopped,
+        retryMs: 2_000,
+        check: async () => {
+          await checkL2ChainId(provider, config["l2-rpc-url"], config["chain-id"]!, "attest");
+        },
+      }).then((passed) => {
+        chainChecked = passed;
+      });
     }
     const signer = new NonceManager(new Wallet(key, provider));
     const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared", "abi", "DogeAttestation.json"), "utf8"));
     fulfiller = new FactRequestFulfiller({
-      attestation: new Contract(attestationAddress, abi, signer), panel,
+      attestation: new Contract(attestationAddress, abi, signer),
+      panel,
       log: (event, fields) => logger.info({ event, ...fields }),
     });
   }
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createAttestApp({
-    panel, queries, network, minConfirmations: config["min-confirmations"],
-    fulfil: fulfiller ? async ({ requestId, params }) => {
-      if (!chainChecked) throw new AppError("unavailable", "L2_NOT_CHECKED", "the L2's chain id has not been checked yet (it does not answer)");
-      return fulfiller!.fulfil(requestId, params);
-    } : undefined,
+    panel,
+    queries,
+    network,
+    minConfirmations: config["min-confirmations"],
+    fulfil: fulfiller
+      ? async ({ requestId, params }) => {
+          if (!chainChecked)
+            throw new AppError(
+              "unavailable",
+              "L2_NOT_CHECKED",
+              "the L2's chain id has not been checked yet (it does not answer)",
+            );
+          return fulfiller!.fulfil(requestId, params);
+        }
+      : undefined,
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root, surface) => mountOpsRoutes(root, {
-      registry,
-      surface,
-      health: async () => {
-        const up = (await panel.infos()).filter((answer) => answer.ok).length;
-        return { ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null };
-      },
-    }),
+    mount: (root, surface) =>
+      mountOpsRoutes(root, {
+        registry,
+        surface,
+        health: async () => {
+          const up = (await panel.infos()).filter((answer) => answer.ok).length;
+          return { ok: up >= 2, name: "attest", attesters_up: up, fulfilment: fulfiller !== null };
+        },
+      }),
   });
   trustProxies(app, config["trust-proxy"]);
   const server = http.createServer(app);

@@ -16,7 +16,9 @@ import { DevnetRpcServer } from "../../src/devnet/rpc-server";
 import { stopSignal } from "../../src/services/ops/stopping";
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("devnet", DEVNET_OPTIONS, undefined, { summary: "the devnet base chain: a Dogecoin regtest-compatible node speaking dogecoind's JSON-RPC" });
+  const config = loadDaemonConfig("devnet", DEVNET_OPTIONS, undefined, {
+    summary: "the devnet base chain: a Dogecoin regtest-compatible node speaking dogecoind's JSON-RPC",
+  });
   const logger = pino({ name: "devnet", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const log = (event: string, fields?: Record<string, unknown>) => logger.info({ event, ...fields });
   const node = new DevnetNode({

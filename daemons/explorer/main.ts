@@ -12,7 +12,6 @@
  */
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { checkNodeNetwork, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
@@ -26,36 +25,78 @@ import http from "node:http";
 import { EXPLORER_WRITES_PER_MINUTE, createWalletFastPath, createExplorerApp } from "../../src/services/explorer/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
 import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry } from "../../src/services/explorer/pqc";
-import { DEFAULT_MAX_MEMPOOL_TRANSACTIONS, DEFAULT_MEMPOOL_REFRESH_MS, MempoolView } from "../../src/services/explorer/mempool";
+import {
+  DEFAULT_MAX_MEMPOOL_TRANSACTIONS,
+  DEFAULT_MEMPOOL_REFRESH_MS,
+  MempoolView,
+} from "../../src/services/explorer/mempool";
 import { openDatabase } from "../../src/db/sqlite";
 import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
-  db: { kind: "string", env: "EXPLORER_DB", alias: "database", required: true, description: "the index (a SQLite file or a postgres:// URL; opened read-only)" },
+  db: {
+    kind: "string",
+    env: "EXPLORER_DB",
+    alias: "database",
+    required: true,
+    description: "the index (a SQLite file or a postgres:// URL; opened read-only)",
+  },
   ...rpcOptions("EXPLORER", { purpose: "broadcasts, the mempool view" }),
-  "pqc-db": { kind: "string", env: "EXPLORER_PQC_DB", default: "data/explorer/pqc.sqlite", description: "the post-quantum key registry's SQLite database" },
+  "pqc-db": {
+    kind: "string",
+    env: "EXPLORER_PQC_DB",
+    default: "data/explorer/pqc.sqlite",
+    description: "the post-quantum key registry's SQLite database",
+  },
   network: { kind: "string", env: "EXPLORER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
   host: { kind: "string", env: "EXPLORER_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "EXPLORER_PORT", default: 3001, min: 0, max: 65535, description: "listen port" },
   "rate-limit": rateLimitOption("EXPLORER_RATE_LIMIT", EXPLORER_WRITES_PER_MINUTE),
   "trust-proxy": trustProxyOption("EXPLORER_TRUST_PROXY"),
-  "mempool-max-txs": { kind: "integer", env: "EXPLORER_MEMPOOL_MAX_TXS", default: DEFAULT_MAX_MEMPOOL_TRANSACTIONS, min: 0, max: 1_000_000, description: "pending transactions the mempool view keeps at most (0 turns the view off)" },
+  "mempool-max-txs": {
+    kind: "integer",
+    env: "EXPLORER_MEMPOOL_MAX_TXS",
+    default: DEFAULT_MAX_MEMPOOL_TRANSACTIONS,
+    min: 0,
+    max: 1_000_000,
+    description: "pending transactions the mempool view keeps at most (0 turns the view off)",
+  },
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("explorer", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
+  const config = loadDaemonConfig("explorer", SPEC, (values) => {
+    checkRpcConfig(values);
+    getNetwork(values.network);
+  });
   const logger = pino({ name: "explorer", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const stopped = stopSignal("explorer");
   const db = await waitForIndex(config.db, { signal: stopped, cacheMb: 64, log: (fields) => logger.info(fields) });
   const queries = new IndexQueries(db);
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
   const node = createDogecoinRpcClient(config, { logger, signal: stopped });
-  void runNodeChecks({ daemon: "explorer", logger, signal: stopped, check: async () => { await checkNodeNetwork(node, config.network, "explorer"); } });
+  void runNodeChecks({
+    daemon: "explorer",
+    logger,
+    signal: stopped,
+    check: async () => {
+      await checkNodeNetwork(node, config.network, "explorer");
+    },
+  });
   // The mempool view asks the node every second; its own client does not retry (the next refresh does).
-  const mempool = config["mempool-max-txs"] > 0
-    ? new MempoolView({ node: createDogecoinRpcClient(config, { logger, retries: 0, timeoutMs: 10_000, signal: stopped }), index: queries, network: getNetwork(config.network), maxTransactions: config["mempool-max-txs"] })
-    : undefined;
-  const mempoolLoop = mempool ? runEvery("mempool_refresh", DEFAULT_MEMPOOL_REFRESH_MS, () => mempool.runOnce(), { log: (event, fields) => logger.warn({ event, ...fields }) }) : null;
+  const mempool =
+    config["mempool-max-txs"] > 0
+      ? new MempoolView({
+          node: createDogecoinRpcClient(config, { logger, retries: 0, timeoutMs: 10_000, signal: stopped }),
+          index: queries,
+          network: getNetwork(config.network),
+          maxTransactions: config["mempool-max-txs"],
+        })
+      : undefined;
+  const mempoolLoop = mempool
+    ? runEvery("mempool_refresh", DEFAULT_MEMPOOL_REFRESH_MS, () => mempool.runOnce(), {
+        log: (event, fields) => logger.warn({ event, ...fields }),
+      })
+    : null;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const app = createExplorerApp({
@@ -66,14 +107,21 @@ async function main(): Promise<void> {
     pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
-    mount: (root, surface) => mountOpsRoutes(root, {
-      surface,
-      registry,
-      health: () => {
-        const index = indexHealth(queries);
-        return { ok: index.ok, name: "explorer", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight, startHeight: index.startHeight };
-      },
-    }),
+    mount: (root, surface) =>
+      mountOpsRoutes(root, {
+        surface,
+        registry,
+        health: () => {
+          const index = indexHealth(queries);
+          return {
+            ok: index.ok,
+            name: "explorer",
+            indexedHeight: index.indexedHeight,
+            nodeHeight: index.nodeHeight,
+            startHeight: index.startHeight,
+          };
+        },
+      }),
   });
   trustProxies(app, config["trust-proxy"]);
   const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network), mempool });

@@ -14,7 +14,6 @@
  */
 import pino from "pino";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NodeCheckError, checkNodeNetwork } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { loadDaemonConfig } from "../../src/config/load";
@@ -30,23 +29,81 @@ import { startOpsServer } from "../../src/services/ops/server";
 const SPEC = {
   ...rpcOptions("INDEXER", { purpose: "blocks" }),
   db: {
-    kind: "string", env: "INDEXER_DB", alias: "database", default: "data/indexer/index.sqlite",
-    description: "the index: a SQLite file (the embedded default) or a PostgreSQL URL postgres://user@host:port/db (password from PGPASSWORD or ~/.pgpass)",
+    kind: "string",
+    env: "INDEXER_DB",
+    alias: "database",
+    default: "data/indexer/index.sqlite",
+    description:
+      "the index: a SQLite file (the embedded default) or a PostgreSQL URL postgres://user@host:port/db (password from PGPASSWORD or ~/.pgpass)",
   },
   network: { kind: "string", env: "INDEXER_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
-  "start-height": { kind: "integer", env: "INDEXER_START_HEIGHT", default: 0, min: 0, description: "first block to index (mainnet capture: 4728316)" },
-  "max-reorg-depth": { kind: "integer", env: "INDEXER_MAX_REORG_DEPTH", default: 100, min: 1, max: 10_000, description: "deepest reorg rolled back automatically" },
-  "batch-blocks": { kind: "integer", env: "INDEXER_BATCH_BLOCKS", default: 500, min: 1, max: 10_000, description: "most blocks per database transaction while catching up" },
-  "progress-ms": { kind: "integer", env: "INDEXER_PROGRESS_MS", default: 5000, min: 0, max: 3_600_000, description: "at most one catch-up progress line per this many ms (0: one per batch)" },
-  "poll-ms": { kind: "integer", env: "INDEXER_POLL_MS", default: 1000, min: 50, max: 600_000, description: "how often to ask the node for new blocks" },
-  "ops-host": { kind: "string", env: "INDEXER_OPS_HOST", default: "127.0.0.1", description: "address of /health and /metrics" },
-  "ops-port": { kind: "integer", env: "INDEXER_OPS_PORT", default: 0, min: 0, max: 65535, description: "port of /health and /metrics (0 = any free port)" },
-  "reset-on-rebuild": { kind: "boolean", env: "INDEXER_RESET_ON_REBUILD", default: false, description: "delete and rebuild the index when a new schema requires it" },
+  "start-height": {
+    kind: "integer",
+    env: "INDEXER_START_HEIGHT",
+    default: 0,
+    min: 0,
+    description: "first block to index (mainnet capture: 4728316)",
+  },
+  "max-reorg-depth": {
+    kind: "integer",
+    env: "INDEXER_MAX_REORG_DEPTH",
+    default: 100,
+    min: 1,
+    max: 10_000,
+    description: "deepest reorg rolled back automatically",
+  },
+  "batch-blocks": {
+    kind: "integer",
+    env: "INDEXER_BATCH_BLOCKS",
+    default: 500,
+    min: 1,
+    max: 10_000,
+    description: "most blocks per database transaction while catching up",
+  },
+  "progress-ms": {
+    kind: "integer",
+    env: "INDEXER_PROGRESS_MS",
+    default: 5000,
+    min: 0,
+    max: 3_600_000,
+    description: "at most one catch-up progress line per this many ms (0: one per batch)",
+  },
+  "poll-ms": {
+    kind: "integer",
+    env: "INDEXER_POLL_MS",
+    default: 1000,
+    min: 50,
+    max: 600_000,
+    description: "how often to ask the node for new blocks",
+  },
+  "ops-host": {
+    kind: "string",
+    env: "INDEXER_OPS_HOST",
+    default: "127.0.0.1",
+    description: "address of /health and /metrics",
+  },
+  "ops-port": {
+    kind: "integer",
+    env: "INDEXER_OPS_PORT",
+    default: 0,
+    min: 0,
+    max: 65535,
+    description: "port of /health and /metrics (0 = any free port)",
+  },
+  "reset-on-rebuild": {
+    kind: "boolean",
+    env: "INDEXER_RESET_ON_REBUILD",
+    default: false,
+    description: "delete and rebuild the index when a new schema requires it",
+  },
   name: { kind: "string", env: "INDEXER_NAME", default: "indexer", description: "name in logs and in the ready line" },
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("indexer", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
+  const config = loadDaemonConfig("indexer", SPEC, (values) => {
+    checkRpcConfig(values);
+    getNetwork(values.network);
+  });
   const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   // Aborted by SIGTERM/SIGINT: RPC calls in flight and their retries stop at once.
   const stopped = stopSignal(config.name);
@@ -58,13 +115,41 @@ async function main(): Promise<void> {
   const store = new IndexerStore(db);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const indexedHeight = new Gauge({ name: "indexer_indexed_height", help: "Height of the last fully indexed block", registers: [registry] });
-  const nodeHeight = new Gauge({ name: "indexer_node_height", help: "Height of the node's best block", registers: [registry] });
-  const blocksApplied = new Counter({ name: "indexer_blocks_applied_total", help: "Blocks written", registers: [registry] });
-  const blocksRolledBack = new Counter({ name: "indexer_blocks_rolled_back_total", help: "Blocks undone by reorgs", registers: [registry] });
-  const syncErrors = new Counter({ name: "indexer_sync_errors_total", help: "Failed sync attempts", registers: [registry] });
-  const txsApplied = new Counter({ name: "indexer_transactions_applied_total", help: "Transactions written", registers: [registry] });
-  const catchUpRate = new Gauge({ name: "indexer_catch_up_blocks_per_second", help: "Blocks written per second over the last progress interval", registers: [registry] });
+  const indexedHeight = new Gauge({
+    name: "indexer_indexed_height",
+    help: "Height of the last fully indexed block",
+    registers: [registry],
+  });
+  const nodeHeight = new Gauge({
+    name: "indexer_node_height",
+    help: "Height of the node's best block",
+    registers: [registry],
+  });
+  const blocksApplied = new Counter({
+    name: "indexer_blocks_applied_total",
+    help: "Blocks written",
+    registers: [registry],
+  });
+  const blocksRolledBack = new Counter({
+    name: "indexer_blocks_rolled_back_total",
+    help: "Blocks undone by reorgs",
+    registers: [registry],
+  });
+  const syncErrors = new Counter({
+    name: "indexer_sync_errors_total",
+    help: "Failed sync attempts",
+    registers: [registry],
+  });
+  const txsApplied = new Counter({
+    name: "indexer_transactions_applied_total",
+    help: "Transactions written",
+    registers: [registry],
+  });
+  const catchUpRate = new Gauge({
+    name: "indexer_catch_up_blocks_per_second",
+    help: "Blocks written per second over the last progress interval",
+    registers: [registry],
+  });
 
   // The catch-up progress line: rates over the interval since the last line.
   let window = { at: Date.now(), blocks: 0, transactions: 0 };
@@ -79,45 +164,59 @@ async function main(): Promise<void> {
     const elapsed = Math.max(1, now - window.at);
     const remaining = progress.targetHeight - progress.indexedHeight;
     if (remaining <= 0 || elapsed < config["progress-ms"]) return;
-    const blocksPerS = window.blocks * 1000 / elapsed;
+    const blocksPerS = (window.blocks * 1000) / elapsed;
     catchUpRate.set(blocksPerS);
-    logger.info({
-      event: "catch_up",
-      height: progress.indexedHeight,
-      target: progress.targetHeight,
-      remaining,
-      blocks_per_s: Math.round(blocksPerS * 10) / 10,
-      tx_per_s: Math.round(window.transactions * 10_000 / elapsed) / 10,
-      eta_s: blocksPerS > 0 ? Math.round(remaining / blocksPerS) : null,
-    }, `indexed ${progress.indexedHeight} of ${progress.targetHeight}`);
+    logger.info(
+      {
+        event: "catch_up",
+        height: progress.indexedHeight,
+        target: progress.targetHeight,
+        remaining,
+        blocks_per_s: Math.round(blocksPerS * 10) / 10,
+        tx_per_s: Math.round((window.transactions * 10_000) / elapsed) / 10,
+        eta_s: blocksPerS > 0 ? Math.round(remaining / blocksPerS) : null,
+      },
+      `indexed ${progress.indexedHeight} of ${progress.targetHeight}`,
+    );
     window = { at: now, blocks: 0, transactions: 0 };
   };
 
-  const makeIndexer = () => new Indexer({
-    store,
-    source: new RpcChainSource(client),
-    network: getNetwork(config.network),
-    startHeight: config["start-height"],
-    maxReorgDepth: config["max-reorg-depth"],
-    batchBlocks: config["batch-blocks"],
-    onProgress,
-    // The deferred index rebuild can take minutes on mainnet: its steps are info lines.
-    log: (event, fields) => (event.startsWith("read_index") ? logger.info({ event, ...fields }) : logger.debug({ event, ...fields })),
-  });
+  const makeIndexer = () =>
+    new Indexer({
+      store,
+      source: new RpcChainSource(client),
+      network: getNetwork(config.network),
+      startHeight: config["start-height"],
+      maxReorgDepth: config["max-reorg-depth"],
+      batchBlocks: config["batch-blocks"],
+      onProgress,
+      // The deferred index rebuild can take minutes on mainnet: its steps are info lines.
+      log: (event, fields) =>
+        event.startsWith("read_index") ? logger.info({ event, ...fields }) : logger.debug({ event, ...fields }),
+    });
   // An index that exists is checked against the flags now (the constructor writes nothing then);
   // a new one records its network only once the node has been found to be on it.
   let indexer: Indexer | null = store.getMeta("start_height") !== null ? makeIndexer() : null;
 
   // OP_CHECKZKP proofs are verified after their blocks are written, off the sync loop.
   const shadow = new ZkpShadowService(db);
-  const zkpVerified = new Counter({ name: "indexer_zkp_shadow_verified_total", help: "OP_CHECKZKP mode-0 uses verified off-consensus", registers: [registry] });
+  const zkpVerified = new Counter({
+    name: "indexer_zkp_shadow_verified_total",
+    help: "OP_CHECKZKP mode-0 uses verified off-consensus",
+    registers: [registry],
+  });
   let shadowRun: Promise<void> | null = null;
   const runShadow = () => {
-    if (shadowRun || shadow.enqueuePending() === 0 && shadow.pending === 0) return;
-    shadowRun = shadow.drain()
-      .then((count) => { zkpVerified.inc(count); })
+    if (shadowRun || (shadow.enqueuePending() === 0 && shadow.pending === 0)) return;
+    shadowRun = shadow
+      .drain()
+      .then((count) => {
+        zkpVerified.inc(count);
+      })
       .catch((error) => logger.error({ event: "zkp_shadow_failed", err: error }))
-      .finally(() => { shadowRun = null; });
+      .finally(() => {
+        shadowRun = null;
+      });
   };
 
   let lastError: string | null = null;
@@ -128,7 +227,13 @@ async function main(): Promise<void> {
     port: config["ops-port"],
     registry,
     health: () => {
-      const status = indexer?.status() ?? { indexedHeight: config["start-height"] - 1, indexedHash: null, nodeHeight: null, startHeight: config["start-height"], progress: 0 };
+      const status = indexer?.status() ?? {
+        indexedHeight: config["start-height"] - 1,
+        indexedHash: null,
+        nodeHeight: null,
+        startHeight: config["start-height"],
+        progress: 0,
+      };
       return {
         ok: lastError === null,
         name: config.name,
@@ -147,10 +252,16 @@ async function main(): Promise<void> {
 
   let wake: (() => void) | null = null;
   // Once stopping, no new sleep starts (a sync that fails after SIGTERM goes straight to the exit).
-  const sleep = (ms: number) => stopping ? Promise.resolve() : new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake = () => { clearTimeout(timer); resolve(); };
-  });
+  const sleep = (ms: number) =>
+    stopping
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
   const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -161,7 +272,14 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
 
-  logger.info({ event: "ready", db: db.location, network: config.network, startHeight: config["start-height"], indexedHeight: indexer?.indexedHeight() ?? config["start-height"] - 1, ops: ops.url });
+  logger.info({
+    event: "ready",
+    db: db.location,
+    network: config.network,
+    startHeight: config["start-height"],
+    indexedHeight: indexer?.indexedHeight() ?? config["start-height"] - 1,
+    ops: ops.url,
+  });
   process.stdout.write(`${config.name}  ${ops.url}\n`);
 
   let backoffMs = config["poll-ms"];
@@ -181,8 +299,10 @@ async function main(): Promise<void> {
       indexedHeight.set(result.indexedHeight);
       nodeHeight.set(indexer.status().nodeHeight ?? 0);
       blocksRolledBack.inc(result.rolledBack);
-      if (result.rolledBack > 0) logger.warn({ event: "reorg", rolledBack: result.rolledBack, indexedHeight: result.indexedHeight });
-      if (result.blocksApplied > 0) logger.info({ event: "synced", indexedHeight: result.indexedHeight, blocks: result.blocksApplied });
+      if (result.rolledBack > 0)
+        logger.warn({ event: "reorg", rolledBack: result.rolledBack, indexedHeight: result.indexedHeight });
+      if (result.blocksApplied > 0)
+        logger.info({ event: "synced", indexedHeight: result.indexedHeight, blocks: result.blocksApplied });
       lastError = null;
       lastSyncAt = Date.now();
       runShadow();

@@ -18,7 +18,6 @@ import crypto from "node:crypto";
 import http from "node:http";
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { checkNodeNetwork, checkTxindex, runNodeChecks } from "../../src/chain/network-check";
 import { stopSignal } from "../../src/services/ops/stopping";
 import { runDaemon, stopOnSignals } from "../../src/config/daemon";
@@ -39,58 +38,159 @@ import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
-  db: { kind: "string", env: "LAUNCHPAD_DB", default: "data/launchpad/launchpad.sqlite", description: "the launchpad's database" },
-  "index-db": { kind: "string", env: "LAUNCHPAD_INDEX_DB", required: true, alias: "index-database", description: "the index: payments, membership (a SQLite file or a postgres:// URL; opened read-only)" },
+  db: {
+    kind: "string",
+    env: "LAUNCHPAD_DB",
+    default: "data/launchpad/launchpad.sqlite",
+    description: "the launchpad's database",
+  },
+  "index-db": {
+    kind: "string",
+    env: "LAUNCHPAD_INDEX_DB",
+    required: true,
+    alias: "index-database",
+    description: "the index: payments, membership (a SQLite file or a postgres:// URL; opened read-only)",
+  },
   ...rpcOptions("LAUNCHPAD", { purpose: "payment PSBTs: previous transactions, mempool spends; -txindex" }),
-  "inscriber-url": { kind: "url", env: "LAUNCHPAD_INSCRIBER_URL", required: true, description: "the inscriber service" },
-  "inscriber-key-file": { kind: "string", env: "LAUNCHPAD_INSCRIBER_KEY_FILE", required: true, description: "file with the inscriber project key of project \"launchpad\" (mode 0600)" },
-  "wallet-key-file": { kind: "string", env: "LAUNCHPAD_WALLET_KEY_FILE", default: "", description: "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)" },
-  "operator-key-file": { kind: "string", env: "LAUNCHPAD_OPERATOR_KEY_FILE", default: "", description: "file with the operator key free listings need in X-Operator-Key (mode 0600); without it no free collection can be listed" },
+  "inscriber-url": {
+    kind: "url",
+    env: "LAUNCHPAD_INSCRIBER_URL",
+    required: true,
+    description: "the inscriber service",
+  },
+  "inscriber-key-file": {
+    kind: "string",
+    env: "LAUNCHPAD_INSCRIBER_KEY_FILE",
+    required: true,
+    description: 'file with the inscriber project key of project "launchpad" (mode 0600)',
+  },
+  "wallet-key-file": {
+    kind: "string",
+    env: "LAUNCHPAD_WALLET_KEY_FILE",
+    default: "",
+    description:
+      "--demo only: file with the WIF of the demo collections' creator (mode 0600; else LAUNCHPAD_WALLET_WIF)",
+  },
+  "operator-key-file": {
+    kind: "string",
+    env: "LAUNCHPAD_OPERATOR_KEY_FILE",
+    default: "",
+    description:
+      "file with the operator key free listings need in X-Operator-Key (mode 0600); without it no free collection can be listed",
+  },
   "rate-limit": rateLimitOption("LAUNCHPAD_RATE_LIMIT", 60),
   "payment-confirmations": {
-    kind: "integer", env: "LAUNCHPAD_PAYMENT_CONFIRMATIONS", min: 1, max: 1_000,
+    kind: "integer",
+    env: "LAUNCHPAD_PAYMENT_CONFIRMATIONS",
+    min: 1,
+    max: 1_000,
     description: "depth at which a mint's payment counts (default: 6 on mainnet and testnet, 1 on regtest)",
   },
-  "claim-limit": { kind: "integer", env: "LAUNCHPAD_CLAIM_LIMIT", default: 10, min: 0, max: 1_000_000, description: "claims allowed per session and minute (429 past it; 0 = no limit)" },
-  "reservations-per-client": { kind: "integer", env: "LAUNCHPAD_RESERVATIONS_PER_CLIENT", default: 3, min: 0, max: 1_000_000, description: "live reservations one client IP may hold per collection (0 = no cap)" },
-  "streams-per-client": { kind: "integer", env: "LAUNCHPAD_STREAMS_PER_CLIENT", default: 8, min: 0, max: 1_000_000, description: "open live-counter event streams per client IP (0 = no cap)" },
+  "claim-limit": {
+    kind: "integer",
+    env: "LAUNCHPAD_CLAIM_LIMIT",
+    default: 10,
+    min: 0,
+    max: 1_000_000,
+    description: "claims allowed per session and minute (429 past it; 0 = no limit)",
+  },
+  "reservations-per-client": {
+    kind: "integer",
+    env: "LAUNCHPAD_RESERVATIONS_PER_CLIENT",
+    default: 3,
+    min: 0,
+    max: 1_000_000,
+    description: "live reservations one client IP may hold per collection (0 = no cap)",
+  },
+  "streams-per-client": {
+    kind: "integer",
+    env: "LAUNCHPAD_STREAMS_PER_CLIENT",
+    default: 8,
+    min: 0,
+    max: 1_000_000,
+    description: "open live-counter event streams per client IP (0 = no cap)",
+  },
   "trust-proxy": trustProxyOption("LAUNCHPAD_TRUST_PROXY"),
   network: { kind: "string", env: "LAUNCHPAD_NETWORK", default: "regtest", description: "mainnet, testnet or regtest" },
-  "web-dir": { kind: "string", env: "LAUNCHPAD_WEB_DIR", default: "", description: "directory of the pages served at / (the repository's web/)" },
-  "explorer-url": { kind: "string", env: "LAUNCHPAD_EXPLORER_URL", default: "", description: "the explorer's public base URL, where pages broadcast payments" },
-  "dev-wallet-key-file": { kind: "string", env: "LAUNCHPAD_DEV_WALLET_KEY_FILE", default: "", description: "devnet/testnet only: a WIF file whose key the pages get as window.wallet (the development wallet)" },
-  demo: { kind: "boolean", env: "LAUNCHPAD_DEMO", default: false, description: "list the demo collections when missing" },
+  "web-dir": {
+    kind: "string",
+    env: "LAUNCHPAD_WEB_DIR",
+    default: "",
+    description: "directory of the pages served at / (the repository's web/)",
+  },
+  "explorer-url": {
+    kind: "string",
+    env: "LAUNCHPAD_EXPLORER_URL",
+    default: "",
+    description: "the explorer's public base URL, where pages broadcast payments",
+  },
+  "dev-wallet-key-file": {
+    kind: "string",
+    env: "LAUNCHPAD_DEV_WALLET_KEY_FILE",
+    default: "",
+    description: "devnet/testnet only: a WIF file whose key the pages get as window.wallet (the development wallet)",
+  },
+  demo: {
+    kind: "boolean",
+    env: "LAUNCHPAD_DEMO",
+    default: false,
+    description: "list the demo collections when missing",
+  },
   host: { kind: "string", env: "LAUNCHPAD_HOST", default: "127.0.0.1", description: "listen address" },
   port: { kind: "integer", env: "LAUNCHPAD_PORT", default: 3002, min: 0, max: 65535, description: "listen port" },
 } as const;
 
 async function main(): Promise<void> {
-  const config = loadDaemonConfig("launchpad", SPEC, (values) => { checkRpcConfig(values); getNetwork(values.network); });
+  const config = loadDaemonConfig("launchpad", SPEC, (values) => {
+    checkRpcConfig(values);
+    getNetwork(values.network);
+  });
   const logger = pino({ name: "launchpad", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
-  const demoKey = config.demo ? loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, envVar: "LAUNCHPAD_WALLET_WIF", network }) : null;
-  const operatorKey = config["operator-key-file"] ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim() : null;
+  const demoKey = config.demo
+    ? loadWalletKey({
+        keyFile: config["wallet-key-file"] || undefined,
+        env: process.env,
+        envVar: "LAUNCHPAD_WALLET_WIF",
+        network,
+      })
+    : null;
+  const operatorKey = config["operator-key-file"]
+    ? readSecretFile(config["operator-key-file"], "launchpad operator key").trim()
+    : null;
   const stopped = stopSignal("launchpad");
-  const indexDb = await waitForIndex(config["index-db"], { signal: stopped, cacheMb: 16, log: (fields) => logger.info(fields) });
+  const indexDb = await waitForIndex(config["index-db"], {
+    signal: stopped,
+    cacheMb: 16,
+    log: (fields) => logger.info(fields),
+  });
   const queries = new IndexQueries(indexDb);
   const rpc = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
-    daemon: "launchpad", logger, signal: stopped,
+    daemon: "launchpad",
+    logger,
+    signal: stopped,
     check: async () => {
       await checkNodeNetwork(rpc, config.network, "launchpad");
       await checkTxindex(rpc, "launchpad", "payment PSBTs' previous transactions", logger);
     },
   });
   const db = openLaunchpadDatabase(config.db);
-  const inscriber = new InscriberClient({ url: config["inscriber-url"], key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim() });
+  const inscriber = new InscriberClient({
+    url: config["inscriber-url"],
+    key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim(),
+  });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const walletProviderScript = config["dev-wallet-key-file"]
     ? await devWalletScript(readSecretFile(config["dev-wallet-key-file"], "development wallet key").trim(), network)
     : undefined;
   const app = createLaunchpadApp({
-    db, queries, network, inscriber,
+    db,
+    queries,
+    network,
+    inscriber,
     operatorKeySha256: operatorKey ? crypto.createHash("sha256").update(operatorKey, "utf8").digest("hex") : undefined,
     rateLimitPerMinute: config["rate-limit"],
     claimsPerSessionPerMinute: config["claim-limit"],
@@ -104,14 +204,15 @@ async function main(): Promise<void> {
     // coins the node's mempool already spends.
     node: nodeRawTransactions(rpc),
     log: (event, fields) => logger.info({ event, ...fields }),
-    mount: (root, _gate, surface) => mountOpsRoutes(root, {
-      registry,
-      surface,
-      health: () => {
-        const index = indexHealth(queries);
-        return { ok: index.ok, name: "launchpad", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
-      },
-    }),
+    mount: (root, _gate, surface) =>
+      mountOpsRoutes(root, {
+        registry,
+        surface,
+        health: () => {
+          const index = indexHealth(queries);
+          return { ok: index.ok, name: "launchpad", indexedHeight: index.indexedHeight, nodeHeight: index.nodeHeight };
+        },
+      }),
   });
   trustProxies(app, config["trust-proxy"]);
   // The worker follows inscriber jobs every 500 ms: a confirmed mint reaches open pages within a second.
@@ -124,7 +225,10 @@ async function main(): Promise<void> {
     void (async () => {
       if (demoKey) {
         try {
-          const listed = await seedLaunchpadDemo(app.launchpad, { creatorAddress: demoKey.address, withOperatorKey: operatorKey !== null });
+          const listed = await seedLaunchpadDemo(app.launchpad, {
+            creatorAddress: demoKey.address,
+            withOperatorKey: operatorKey !== null,
+          });
           if (listed.length > 0) log("launchpad_demo_listed", { slugs: listed });
         } catch (error) {
           logger.error({ event: "launchpad_demo_failed", err: (error as Error).message });

@@ -34,5 +34,11 @@ export default buildModule(MODULE_ID, (m) => {
   const inscriber = m.contract("DogeInscriber", [attestation, admin, guardian, treasury, timelockDelay]);
   const anchor = m.contract("DogeAnchor", [attestation, admin, guardian, treasury, timelockDelay]);
 
-  return { DogeAttestation: attestation, PlugsMarketplace: plugs, EnvelopeHelper: envelope, DogeInscriber: inscriber, DogeAnchor: anchor };
+  return {
+    DogeAttestation: attestation,
+    PlugsMarketplace: plugs,
+    EnvelopeHelper: envelope,
+    DogeInscriber: inscriber,
+    DogeAnchor: anchor,
+  };
 });

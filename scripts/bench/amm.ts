@@ -34,7 +34,16 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import {
-  AmmLedger, BondingStore, DepositReader, DogeDeposit, authorizationMessage, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase, reserveFields,
+  AmmLedger,
+  BondingStore,
+  DepositReader,
+  DogeDeposit,
+  authorizationMessage,
+  createAmmApp,
+  createQuoteFastPath,
+  mountBonding,
+  openAmmDatabase,
+  reserveFields,
 } from "../../src/services/amm";
 import { InscriberCallError } from "../../src/services/inscriber/client";
 import type { InscriberClient } from "../../src/services/inscriber/client";
@@ -48,18 +57,21 @@ const RESERVATIONS = Number(process.env.BENCH_RESERVATIONS ?? 6_000);
 const DOGE = 100_000_000n;
 
 const rate = (count: number, ms: number) => Math.round((count * 1000) / ms);
-const verdict = (value: number, target: number) => (value >= target ? "meets" : `MISSES by ${Math.round((1 - value / target) * 100)}%`);
+const verdict = (value: number, target: number) =>
+  value >= target ? "meets" : `MISSES by ${Math.round((1 - value / target) * 100)}%`;
 
 function benchMathQuotes(): number {
   const dogeReserve = 1_000_000n * DOGE;
   const tokenReserve = 21_000_000_000n;
   let sink = 0n;
-  for (let i = 0; i < 100_000; i++) sink += quoteExactIn(dogeReserve, tokenReserve, 100n, "DOGE_TO_TOKEN", DOGE + BigInt(i)).amountOut;
+  for (let i = 0; i < 100_000; i++)
+    sink += quoteExactIn(dogeReserve, tokenReserve, 100n, "DOGE_TO_TOKEN", DOGE + BigInt(i)).amountOut;
   const start = performance.now();
   for (let i = 0; i < QUOTES; i++) {
-    sink += (i & 1) === 0
-      ? quoteExactIn(dogeReserve, tokenReserve, 100n, "DOGE_TO_TOKEN", DOGE + BigInt(i & 1023)).amountOut
-      : quoteExactIn(dogeReserve, tokenReserve, 100n, "TOKEN_TO_DOGE", 10_000n + BigInt(i & 1023)).amountOut;
+    sink +=
+      (i & 1) === 0
+        ? quoteExactIn(dogeReserve, tokenReserve, 100n, "DOGE_TO_TOKEN", DOGE + BigInt(i & 1023)).amountOut
+        : quoteExactIn(dogeReserve, tokenReserve, 100n, "TOKEN_TO_DOGE", 10_000n + BigInt(i & 1023)).amountOut;
   }
   const ms = performance.now() - start;
   if (sink === 0n) throw new Error("no quote paid anything");
@@ -68,11 +80,22 @@ function benchMathQuotes(): number {
 
 function benchCurveQuotes(): number {
   // Mid-curve: 10,000 DOGE bought, so that sells have tokens to take back.
-  const curve = buy(createCurve({ totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 100_000n * DOGE }), 10_000n * DOGE).state;
+  const curve = buy(
+    createCurve({
+      totalSupply: 1_000_000_000n,
+      sellableSupply: 800_000_000n,
+      virtualDoge: 30_000n * DOGE,
+      graduationThreshold: 100_000n * DOGE,
+    }),
+    10_000n * DOGE,
+  ).state;
   let sink = 0n;
   const start = performance.now();
   for (let i = 0; i < QUOTES; i++) {
-    sink += (i & 1) === 0 ? quoteBuy(curve, DOGE + BigInt(i & 1023)).tokensOut : quoteSell(curve, 1_000n + BigInt(i & 1023)).dogeOutKoinu;
+    sink +=
+      (i & 1) === 0
+        ? quoteBuy(curve, DOGE + BigInt(i & 1023)).tokensOut
+        : quoteSell(curve, 1_000n + BigInt(i & 1023)).dogeOutKoinu;
   }
   const ms = performance.now() - start;
   if (sink === 0n) throw new Error("no curve quote paid anything");
@@ -95,13 +118,22 @@ function seededLedger(dir: string, name: string) {
   const deposits = new MapDeposits(custody.address);
   const db = openAmmDatabase(path.join(dir, `${name}.sqlite`));
   const ledger = new AmmLedger({ db, network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick });
-  ledger.seedPool({ tick: "PUPS", doge: 1_000_000n * DOGE, token: 21_000_000_000n, provider: custody.address, refId: "bench-seed", holdings: { doge: 2_000_000n * DOGE, token: 21_000_000_000n } });
+  ledger.seedPool({
+    tick: "PUPS",
+    doge: 1_000_000n * DOGE,
+    token: 21_000_000_000n,
+    provider: custody.address,
+    refId: "bench-seed",
+    holdings: { doge: 2_000_000n * DOGE, token: 21_000_000_000n },
+  });
   return { ledger, deposits, db };
 }
 
 /** Starts the AMM's server process over `dir`; answers it and its port. */
 async function startServer(dir: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", __filename, "--serve", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", __filename, "--serve", dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
     child.once("exit", (code) => reject(new Error(`the AMM server exited with ${code}`)));
@@ -118,8 +150,11 @@ async function benchHttpQuotes(dir: string): Promise<number> {
   const url = `http://127.0.0.1:${port}/api/swap/quote?tick=PUPS&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`;
   const result = await autocannon({ url, connections: 64, duration: HTTP_SECONDS, pipelining: 1 });
   child.kill();
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`quote requests failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  process.stdout.write(`  http quotes: ${result.requests.total} in ${HTTP_SECONDS} s (64 connections), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms\n`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`quote requests failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  process.stdout.write(
+    `  http quotes: ${result.requests.total} in ${HTTP_SECONDS} s (64 connections), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms\n`,
+  );
   return Math.round(result.requests.average);
 }
 
@@ -132,17 +167,42 @@ async function serve(dir: string): Promise<void> {
   fs.writeFileSync(path.join(dir, "custody"), ledger.custodyAddress);
   const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
     inscribe: async () => ({ job: inscriberJob({ id: "job_bench" }), created: true }),
-    job: async (id) => { throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`); },
+    job: async (id) => {
+      throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`);
+    },
   };
-  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(openIndexerDatabase(":memory:")), inscriber, maxReservationsPerAddress: 3 });
-  await store.launch({ tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * DOGE, graduationThreshold: 2_000n * DOGE }, store.issueApiKey("bench").id);
+  const store = new BondingStore({
+    db,
+    ledger,
+    deposits,
+    queries: new IndexQueries(openIndexerDatabase(":memory:")),
+    inscriber,
+    maxReservationsPerAddress: 3,
+  });
+  await store.launch(
+    {
+      tick: "MOON",
+      totalSupply: 1_000_000_000n,
+      sellableSupply: 800_000_000n,
+      virtualDoge: 30_000n * DOGE,
+      graduationThreshold: 2_000n * DOGE,
+    },
+    store.issueApiKey("bench").id,
+  );
   db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
   // As the daemon serves it: quotes on the node:http fast path, everything else through Express.
-  const app = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0, mount: (root) => mountBonding(root, { store, ledger, network: NETWORKS.regtest }) });
+  const app = createAmmApp({
+    ledger,
+    network: NETWORKS.regtest,
+    rateLimit: 0,
+    mount: (root) => mountBonding(root, { store, ledger, network: NETWORKS.regtest }),
+  });
   const fastQuotes = createQuoteFastPath(ledger);
-  const server: Server = http.createServer((req, res) => {
-    if (!fastQuotes(req, res)) app(req, res);
-  }).listen(0, "127.0.0.1");
+  const server: Server = http
+    .createServer((req, res) => {
+      if (!fastQuotes(req, res)) app(req, res);
+    })
+    .listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   process.stdout.write(`${(server.address() as { port: number }).port}\n`);
   process.on("SIGTERM", () => process.exit(0));
@@ -153,18 +213,32 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 function post(port: number, p: string, body: unknown): Promise<{ status: number; body: any }> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: p, method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": payload.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: p,
+        method: "POST",
+        agent,
+        headers: { "Content-Type": "application/json", "Content-Length": payload.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
 }
 
 /** Reservations per second over HTTP, and the proof that they never hold more than the curve has. */
-async function benchReservations(dir: string): Promise<{ perSecond: number; held: bigint; realToken: bigint; accepted: number; refused: Record<string, number> }> {
+async function benchReservations(
+  dir: string,
+): Promise<{ perSecond: number; held: bigint; realToken: bigint; accepted: number; refused: Record<string, number> }> {
   const { child, port } = await startServer(dir);
   const keys = Array.from({ length: Math.ceil(RESERVATIONS / 3) }, () => newKey());
   const custodyAddress = fs.readFileSync(path.join(dir, "custody"), "utf8");
@@ -172,29 +246,51 @@ async function benchReservations(dir: string): Promise<{ perSecond: number; held
   const expiresAt = Math.floor(Date.now() / 1000) + 3_000;
   const jobs = Array.from({ length: RESERVATIONS }, (_, i) => {
     const key = keys[i % keys.length];
-    const amountIn = BigInt(10 + (i * 7) % 90) * 1_000_000n;
+    const amountIn = BigInt(10 + ((i * 7) % 90)) * 1_000_000n;
     const auth = { address: key.address, nonce: `bench-${i.toString().padStart(8, "0")}`, expiresAt };
-    const signature = signMessage(authorizationMessage(domain, "bonding-reserve", reserveFields({ tick: "MOON", side: "BUY", amountIn }), auth), key.privateKey);
-    return { address: key.address, amountIn, body: { side: "BUY", address: key.address, amountIn: amountIn.toString(), nonce: auth.nonce, expiresAt, signature } };
+    const signature = signMessage(
+      authorizationMessage(domain, "bonding-reserve", reserveFields({ tick: "MOON", side: "BUY", amountIn }), auth),
+      key.privateKey,
+    );
+    return {
+      address: key.address,
+      amountIn,
+      body: {
+        side: "BUY",
+        address: key.address,
+        amountIn: amountIn.toString(),
+        nonce: auth.nonce,
+        expiresAt,
+        signature,
+      },
+    };
   });
   let next = 0;
   let accepted = 0;
   const refused: Record<string, number> = {};
   const start = performance.now();
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++];
-      const answer = await post(port, "/api/bonding/MOON/reserve", job.body);
-      if (answer.status === 201) accepted += 1;
-      else refused[answer.body.error.code] = (refused[answer.body.error.code] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        const answer = await post(port, "/api/bonding/MOON/reserve", job.body);
+        if (answer.status === 201) accepted += 1;
+        else refused[answer.body.error.code] = (refused[answer.body.error.code] ?? 0) + 1;
+      }
+    }),
+  );
   const ms = performance.now() - start;
   child.kill();
   const db = openAmmDatabase(path.join(dir, "http.sqlite"));
-  const realToken = BigInt((db.prepare("SELECT real_token FROM bonding_curves WHERE tick_key = 'moon'").get() as { real_token: string }).real_token);
-  const held = (db.prepare("SELECT reserved_out FROM bonding_reservations WHERE tick_key = 'moon' AND status = 'reserved'").all() as { reserved_out: string }[])
-    .reduce((sum, r) => sum + BigInt(r.reserved_out), 0n);
+  const realToken = BigInt(
+    (db.prepare("SELECT real_token FROM bonding_curves WHERE tick_key = 'moon'").get() as { real_token: string })
+      .real_token,
+  );
+  const held = (
+    db
+      .prepare("SELECT reserved_out FROM bonding_reservations WHERE tick_key = 'moon' AND status = 'reserved'")
+      .all() as { reserved_out: string }[]
+  ).reduce((sum, r) => sum + BigInt(r.reserved_out), 0n);
   db.close();
   return { perSecond: rate(RESERVATIONS, ms), held, realToken, accepted, refused };
 }
@@ -208,12 +304,25 @@ function benchExecutes(dir: string): number {
     const quote = ledger.quote({ tick: "PUPS", direction: "DOGE_TO_TOKEN", amountIn, slippageBps: 10_000 });
     const { swap } = ledger.createSwap(quote.id, trader.address);
     const txid = i.toString(16).padStart(64, "0");
-    deposits.dogeDeposits.set(txid, { txid, height: 1, blockTime: swap.createdAt, confirmations: 6, amount: amountIn, payer: trader.address, serviceFunded: false });
-    swaps.push({ id: swap.id, txid, signature: signMessage(ledger.executeSwapMessage(swap.id, txid), trader.privateKey) });
+    deposits.dogeDeposits.set(txid, {
+      txid,
+      height: 1,
+      blockTime: swap.createdAt,
+      confirmations: 6,
+      amount: amountIn,
+      payer: trader.address,
+      serviceFunded: false,
+    });
+    swaps.push({
+      id: swap.id,
+      txid,
+      signature: signMessage(ledger.executeSwapMessage(swap.id, txid), trader.privateKey),
+    });
   }
   const start = performance.now();
   for (const swap of swaps) {
-    if (ledger.executeSwap(swap.id, swap.txid, swap.signature).outcome !== "executed") throw new Error(`swap ${swap.id} was not executed`);
+    if (ledger.executeSwap(swap.id, swap.txid, swap.signature).outcome !== "executed")
+      throw new Error(`swap ${swap.id} was not executed`);
   }
   const ms = performance.now() - start;
   return rate(SWAPS, ms);
@@ -223,17 +332,29 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-amm-"));
   try {
     const math = benchMathQuotes();
-    process.stdout.write(`quotes in-process (src/amm): ${math.toLocaleString("en")}/s (target 1,000,000: ${verdict(math, 1_000_000)})\n`);
+    process.stdout.write(
+      `quotes in-process (src/amm): ${math.toLocaleString("en")}/s (target 1,000,000: ${verdict(math, 1_000_000)})\n`,
+    );
     const curve = benchCurveQuotes();
-    process.stdout.write(`curve quotes in-process (src/amm/bonding): ${curve.toLocaleString("en")}/s (target 1,000,000: ${verdict(curve, 1_000_000)})\n`);
+    process.stdout.write(
+      `curve quotes in-process (src/amm/bonding): ${curve.toLocaleString("en")}/s (target 1,000,000: ${verdict(curve, 1_000_000)})\n`,
+    );
     const http = await benchHttpQuotes(dir);
-    process.stdout.write(`quote requests over HTTP: ${http.toLocaleString("en")}/s (target 2,000: ${verdict(http, 2_000)})\n`);
+    process.stdout.write(
+      `quote requests over HTTP: ${http.toLocaleString("en")}/s (target 2,000: ${verdict(http, 2_000)})\n`,
+    );
     const executes = benchExecutes(dir);
-    process.stdout.write(`executed swaps on one pool (ledger): ${executes.toLocaleString("en")}/s (target 500: ${verdict(executes, 500)})\n`);
+    process.stdout.write(
+      `executed swaps on one pool (ledger): ${executes.toLocaleString("en")}/s (target 500: ${verdict(executes, 500)})\n`,
+    );
     const r = await benchReservations(fs.mkdtempSync(path.join(dir, "bonding-")));
-    process.stdout.write(`  reservations: ${r.accepted} accepted, refused ${JSON.stringify(r.refused)}; live reservations hold ${r.held} of the curve's ${r.realToken} tokens\n`);
+    process.stdout.write(
+      `  reservations: ${r.accepted} accepted, refused ${JSON.stringify(r.refused)}; live reservations hold ${r.held} of the curve's ${r.realToken} tokens\n`,
+    );
     if (r.held > r.realToken) throw new Error(`over-allocation: ${r.held} tokens held, the curve has ${r.realToken}`);
-    process.stdout.write(`bonding reservations over HTTP: ${r.perSecond.toLocaleString("en")}/s, no over-allocation (target 500: ${verdict(r.perSecond, 500)})\n`);
+    process.stdout.write(
+      `bonding reservations over HTTP: ${r.perSecond.toLocaleString("en")}/s, no over-allocation (target 500: ${verdict(r.perSecond, 500)})\n`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -247,4 +368,3 @@ if (process.argv[2] === "--serve") {
     process.exit(1);
   });
 }
-

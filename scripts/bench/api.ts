@@ -27,18 +27,39 @@ function loadChain(blocks: number, transactions: number): GeneratedChain {
   const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
   if (fs.existsSync(file)) {
     const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
-    return { hashes: cached.hashes, raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), txCount: cached.txCount };
+    return {
+      hashes: cached.hashes,
+      raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
+      txCount: cached.txCount,
+    };
   }
   process.stderr.write("generating the benchmark chain (cached for next time)...\n");
   const chain = generateChain({ blocks, transactions });
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ hashes: chain.hashes, raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")), txCount: chain.txCount }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      hashes: chain.hashes,
+      raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")),
+      txCount: chain.txCount,
+    }),
+  );
   return chain;
 }
 
-function run(url: string, seconds: number): Promise<{ requests: { average: number }; latency: { p50: number; p90: number; p99: number }; non2xx: number; errors: number }> {
+function run(
+  url: string,
+  seconds: number,
+): Promise<{
+  requests: { average: number };
+  latency: { p50: number; p90: number; p99: number };
+  non2xx: number;
+  errors: number;
+}> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 16, pipelining: 1, duration: seconds }, (error: Error | null, result: never) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections: 16, pipelining: 1, duration: seconds }, (error: Error | null, result: never) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -48,14 +69,36 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const build = async (location: string) => {
     const db = openIndexerDatabase(location);
-    if (new IndexerStore(db).tip() !== null) throw new Error(`${printableLocation(location)} already holds an index: BENCH_POSTGRES_URL must name an empty database`);
-    await new Indexer({ store: new IndexerStore(db), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest }).syncOnce();
+    if (new IndexerStore(db).tip() !== null)
+      throw new Error(
+        `${printableLocation(location)} already holds an index: BENCH_POSTGRES_URL must name an empty database`,
+      );
+    await new Indexer({
+      store: new IndexerStore(db),
+      source: new MemoryChainSource(chain.hashes, chain.raws),
+      network: NETWORKS.regtest,
+    }).syncOnce();
     const [busiest] = new IndexQueries(db).busiestAddresses(1);
     db.close();
     return busiest;
   };
   const measure = async (location: string, address: string) => {
-    const daemon = await spawnDaemon("daemons/explorer/main.ts", ["--db", location, "--pqc-db", path.join(dir, `pqc-${Date.now()}.sqlite`), "--rpc-url", "http://127.0.0.1:1", "--network", "regtest", "--port", "0"], "explorer");
+    const daemon = await spawnDaemon(
+      "daemons/explorer/main.ts",
+      [
+        "--db",
+        location,
+        "--pqc-db",
+        path.join(dir, `pqc-${Date.now()}.sqlite`),
+        "--rpc-url",
+        "http://127.0.0.1:1",
+        "--network",
+        "regtest",
+        "--port",
+        "0",
+      ],
+      "explorer",
+    );
     try {
       const balance = await run(`${daemon.url}/wallet/address/${address}/balance`, seconds);
       const history = await run(`${daemon.url}/wallet/address/${address}/history?limit=50`, seconds);
@@ -65,8 +108,14 @@ async function main(): Promise<void> {
     }
   };
   const line = (name: string, r: Awaited<ReturnType<typeof run>>, target: number, p99Target: number | null) => {
-    const ok = r.requests.average >= target && (p99Target === null || r.latency.p99 < p99Target) && r.non2xx === 0 && r.errors === 0;
-    process.stdout.write(`${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target.toFixed(0)} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`);
+    const ok =
+      r.requests.average >= target &&
+      (p99Target === null || r.latency.p99 < p99Target) &&
+      r.non2xx === 0 &&
+      r.errors === 0;
+    process.stdout.write(
+      `${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  target >= ${target.toFixed(0)} req/s${p99Target ? `, p99 < ${p99Target} ms` : ""}  ${ok ? "ok" : "MISSED"}\n`,
+    );
     return ok;
   };
   let cluster: PgCluster | null = null;
@@ -74,7 +123,9 @@ async function main(): Promise<void> {
     process.stderr.write("indexing the benchmark chain into SQLite...\n");
     const dbFile = path.join(dir, "index.sqlite");
     const busiest = await build(dbFile);
-    process.stdout.write(`address ${busiest.address} with ${busiest.txCount} transactions; ${seconds} s per endpoint, 16 connections, one explorer process\n`);
+    process.stdout.write(
+      `address ${busiest.address} with ${busiest.txCount} transactions; ${seconds} s per endpoint, 16 connections, one explorer process\n`,
+    );
     const lite = await measure(dbFile, busiest.address);
     process.stdout.write("SQLite:\n");
     const liteBalanceOk = line("balance", lite.balance, 5000, 20);
@@ -92,7 +143,9 @@ async function main(): Promise<void> {
     process.stdout.write(`PostgreSQL (${printableLocation(url)}):\n`);
     const pgBalanceOk = line("balance", pg.balance, 0.5 * lite.balance.requests.average, null);
     const pgHistoryOk = line("history (50 items)", pg.history, 0.5 * lite.history.requests.average, null);
-    process.stdout.write(`PostgreSQL / SQLite: balance ${((100 * pg.balance.requests.average) / lite.balance.requests.average).toFixed(0)} %, history ${((100 * pg.history.requests.average) / lite.history.requests.average).toFixed(0)} % (target >= 50 %)\n`);
+    process.stdout.write(
+      `PostgreSQL / SQLite: balance ${((100 * pg.balance.requests.average) / lite.balance.requests.average).toFixed(0)} %, history ${((100 * pg.history.requests.average) / lite.history.requests.average).toFixed(0)} % (target >= 50 %)\n`,
+    );
     process.exitCode = liteOk && pgBalanceOk && pgHistoryOk ? 0 : 1;
   } finally {
     await cluster?.stop();

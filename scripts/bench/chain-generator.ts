@@ -8,9 +8,27 @@
 import { createHash } from "node:crypto";
 import * as tinysecp from "tiny-secp256k1";
 import {
-  Block, DecodedTransaction, NETWORKS, OP, Transaction, addressToOutputScript, bitsToTarget, bytesToHexReversed, compileScript,
-  concatBytes, encodeScriptNum, legacySighash, merkleRoot, nullDataScript, parseBlock, parseTransaction, publicKeyToAddress,
-  scryptPowHash, serializeBlock, serializeTransaction, SIGHASH_ALL,
+  Block,
+  DecodedTransaction,
+  NETWORKS,
+  OP,
+  Transaction,
+  addressToOutputScript,
+  bitsToTarget,
+  bytesToHexReversed,
+  compileScript,
+  concatBytes,
+  encodeScriptNum,
+  legacySighash,
+  merkleRoot,
+  nullDataScript,
+  parseBlock,
+  parseTransaction,
+  publicKeyToAddress,
+  scryptPowHash,
+  serializeBlock,
+  serializeTransaction,
+  SIGHASH_ALL,
 } from "../../src/doge";
 import { REGTEST, blockSubsidy, genesisBlock } from "../../src/devnet/params";
 
@@ -57,14 +75,21 @@ function toDer(r: Uint8Array, s: Uint8Array): Uint8Array {
     let i = 0;
     while (i < x.length - 1 && x[i] === 0 && x[i + 1] < 0x80) i++;
     const body = x.subarray(i);
-    return body[0] >= 0x80 ? concatBytes(Uint8Array.of(0x02, body.length + 1, 0), body) : concatBytes(Uint8Array.of(0x02, body.length), body);
+    return body[0] >= 0x80
+      ? concatBytes(Uint8Array.of(0x02, body.length + 1, 0), body)
+      : concatBytes(Uint8Array.of(0x02, body.length), body);
   };
   const ri = integer(r);
   const si = integer(s);
   return concatBytes(Uint8Array.of(0x30, ri.length + si.length), ri, si);
 }
 
-export function generateChain(options: { blocks: number; transactions: number; seed?: number; onProgress?: (height: number, txs: number) => void }): GeneratedChain {
+export function generateChain(options: {
+  blocks: number;
+  transactions: number;
+  seed?: number;
+  onProgress?: (height: number, txs: number) => void;
+}): GeneratedChain {
   const random = prng(options.seed ?? 42);
   const wallets: Wallet[] = Array.from({ length: 200 }, (_, i) => {
     const privateKey = createHash("sha256").update(`bench-wallet-${i}`).digest();
@@ -85,7 +110,8 @@ export function generateChain(options: { blocks: number; transactions: number; s
 
   for (let height = 1; height <= options.blocks; height++) {
     // Coinbases mature after 60 blocks.
-    while (pendingCoinbases.length > 0 && height - pendingCoinbases[0].height >= REGTEST.coinbaseMaturity) mature.push(pendingCoinbases.shift()!);
+    while (pendingCoinbases.length > 0 && height - pendingCoinbases[0].height >= REGTEST.coinbaseMaturity)
+      mature.push(pendingCoinbases.shift()!);
     const txs: DecodedTransaction[] = [];
     let fees = 0n;
     const produced: Coin[] = [];
@@ -102,16 +128,28 @@ export function generateChain(options: { blocks: number; transactions: number; s
       let remaining = total - fee;
       for (let p = 0; p < payments; p++) {
         const owner = Math.floor(random() * wallets.length);
-        const value = fanOut ? remaining / BigInt(payments + 1) : (remaining * BigInt(Math.floor(random() * 60) + 20)) / 100n;
+        const value = fanOut
+          ? remaining / BigInt(payments + 1)
+          : (remaining * BigInt(Math.floor(random() * 60) + 20)) / 100n;
         outputs.push({ value, script: wallets[owner].script, owner });
         remaining -= value;
       }
-      if (random() < 0.05) outputs.push({ value: 0n, script: nullDataScript(new TextEncoder().encode(`bench:${height}:${i}`)), owner: null });
+      if (random() < 0.05)
+        outputs.push({
+          value: 0n,
+          script: nullDataScript(new TextEncoder().encode(`bench:${height}:${i}`)),
+          owner: null,
+        });
       const changeOwner = inputs[0].owner;
       outputs.push({ value: remaining, script: wallets[changeOwner].script, owner: changeOwner });
       const tx: Transaction = {
         version: 1,
-        inputs: inputs.map((coin) => ({ prevTxid: coin.txid, vout: coin.vout, scriptSig: new Uint8Array(0), sequence: 0xffffffff })),
+        inputs: inputs.map((coin) => ({
+          prevTxid: coin.txid,
+          vout: coin.vout,
+          scriptSig: new Uint8Array(0),
+          sequence: 0xffffffff,
+        })),
         outputs: outputs.map(({ value, script }) => ({ value, script })),
         locktime: 0,
       };
@@ -126,14 +164,22 @@ export function generateChain(options: { blocks: number; transactions: number; s
       fees += fee;
       txCount += 1;
       outputs.forEach((output, vout) => {
-        if (output.owner !== null) produced.push({ txid: parsed.value.txid, vout, value: output.value, owner: output.owner, height });
+        if (output.owner !== null)
+          produced.push({ txid: parsed.value.txid, vout, value: output.value, owner: output.owner, height });
       });
     }
     // Outputs of this block become spendable from the next one.
     const minerOwner = Math.floor(random() * wallets.length);
     const coinbaseTx: Transaction = {
       version: 1,
-      inputs: [{ prevTxid: "0".repeat(64), vout: 0xffffffff, scriptSig: compileScript([encodeScriptNum(height), OP.OP_0]), sequence: 0xffffffff }],
+      inputs: [
+        {
+          prevTxid: "0".repeat(64),
+          vout: 0xffffffff,
+          scriptSig: compileScript([encodeScriptNum(height), OP.OP_0]),
+          sequence: 0xffffffff,
+        },
+      ],
       outputs: [{ value: blockSubsidy(height) + fees, script: wallets[minerOwner].script }],
       locktime: 0,
     };
@@ -161,7 +207,13 @@ export function generateChain(options: { blocks: number; transactions: number; s
     hashes.push(block.value.hash);
     raws.push(raw);
     parent = block.value;
-    pendingCoinbases.push({ txid: coinbase.value.txid, vout: 0, value: coinbaseTx.outputs[0].value, owner: minerOwner, height });
+    pendingCoinbases.push({
+      txid: coinbase.value.txid,
+      vout: 0,
+      value: coinbaseTx.outputs[0].value,
+      owner: minerOwner,
+      height,
+    });
     mature.push(...produced);
     if (height % 200 === 0) options.onProgress?.(height, txCount);
   }

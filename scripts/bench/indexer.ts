@@ -26,14 +26,29 @@ function loadOrGenerate(blocks: number, transactions: number): GeneratedChain {
   const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
   if (fs.existsSync(file)) {
     const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
-    return { hashes: cached.hashes, raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), txCount: cached.txCount };
+    return {
+      hashes: cached.hashes,
+      raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
+      txCount: cached.txCount,
+    };
   }
   process.stderr.write(`generating ${blocks} blocks with ${transactions} transactions (cached in ${file})...\n`);
   const started = Date.now();
-  const chain = generateChain({ blocks, transactions, onProgress: (h, n) => process.stderr.write(`  height ${h}, ${n} txs\r`) });
+  const chain = generateChain({
+    blocks,
+    transactions,
+    onProgress: (h, n) => process.stderr.write(`  height ${h}, ${n} txs\r`),
+  });
   process.stderr.write(`\ngenerated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ hashes: chain.hashes, raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")), txCount: chain.txCount }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      hashes: chain.hashes,
+      raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")),
+      txCount: chain.txCount,
+    }),
+  );
   return chain;
 }
 
@@ -45,7 +60,9 @@ async function main(): Promise<void> {
   process.stderr.write(`chain: ${chain.hashes.length} blocks, ${chain.txCount} txs, ${(bytes / 1e6).toFixed(1)} MB\n`);
 
   const line = (name: string, value: string, target: string, ok: boolean) =>
-    process.stdout.write(`${name.padEnd(28)} ${value.padStart(12)}   target ${target.padEnd(12)} ${ok ? "ok" : "MISSED"}\n`);
+    process.stdout.write(
+      `${name.padEnd(28)} ${value.padStart(12)}   target ${target.padEnd(12)} ${ok ? "ok" : "MISSED"}\n`,
+    );
   const indexInto = async (db: SqlDatabase) => {
     const indexer = new Indexer({
       store: new IndexerStore(db),
@@ -83,11 +100,15 @@ async function main(): Promise<void> {
     const pgDb = openIndexerDatabase(url);
     if (new IndexerStore(pgDb).tip() !== null) {
       pgDb.close();
-      throw new Error(`${printableLocation(url)} already holds an index: BENCH_POSTGRES_URL must name an empty database`);
+      throw new Error(
+        `${printableLocation(url)} already holds an index: BENCH_POSTGRES_URL must name an empty database`,
+      );
     }
     const pg = await indexInto(pgDb);
     pgOk = pg.txPerSecond >= 0.5 * txPerSecond;
-    process.stdout.write(`PostgreSQL (${printableLocation(url)}): indexed ${pg.blocks} blocks in ${pg.seconds.toFixed(2)} s\n`);
+    process.stdout.write(
+      `PostgreSQL (${printableLocation(url)}): indexed ${pg.blocks} blocks in ${pg.seconds.toFixed(2)} s\n`,
+    );
     line("index from raw blocks", `${pg.txPerSecond.toFixed(0)} tx/s`, `>= ${(0.5 * txPerSecond).toFixed(0)}`, pgOk);
     line("  share of SQLite's rate", `${((100 * pg.txPerSecond) / txPerSecond).toFixed(0)} %`, ">= 50 %", pgOk);
   } finally {
@@ -113,7 +134,11 @@ async function main(): Promise<void> {
       if (parsed.ok) rpcTxs += parsed.value.txs.length;
     }
     const rpcDb = openIndexerDatabase(":memory:");
-    const rpcIndexer = new Indexer({ store: new IndexerStore(rpcDb), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
+    const rpcIndexer = new Indexer({
+      store: new IndexerStore(rpcDb),
+      source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })),
+      network: NETWORKS.regtest,
+    });
     const rpcStart = process.hrtime.bigint();
     await rpcIndexer.syncOnce();
     const rpcSeconds = Number(process.hrtime.bigint() - rpcStart) / 1e9;

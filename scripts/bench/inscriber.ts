@@ -44,22 +44,50 @@ async function main(): Promise<void> {
   const devnet = await startDevnet();
   const client = new DogecoinRpcClient({ url: devnet.url });
   const indexDb = openIndexerDatabase(path.join(dir, "index.sqlite"));
-  const indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+  const indexer = new Indexer({
+    store: new IndexerStore(indexDb),
+    source: new RpcChainSource(client),
+    network: NETWORKS.regtest,
+  });
   const queries = new IndexQueries(indexDb);
   const key = newKey();
-  const wallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "wallet.sqlite")), key, chain: indexNodeChain(queries, client), network: NETWORKS.regtest });
+  const wallet = new HotWallet({
+    db: openWalletDatabase(path.join(dir, "wallet.sqlite")),
+    key,
+    chain: indexNodeChain(queries, client),
+    network: NETWORKS.regtest,
+  });
   const revealedAt = new Map<string, number>();
   const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
   const jobs = new JobStore(db);
   const platform = new PlatformInscriber({
-    store: jobs, wallet, network: NETWORKS.regtest, postageKoinu: 1_000_000n, feeRateKoinuPerKb: 1_000_000n, maxInFlight: 64,
-    afterStep: (job, step) => { if (step === "revealed") revealedAt.set(job.id, performance.now()); },
+    store: jobs,
+    wallet,
+    network: NETWORKS.regtest,
+    postageKoinu: 1_000_000n,
+    feeRateKoinuPerKb: 1_000_000n,
+    maxInFlight: 64,
+    afterStep: (job, step) => {
+      if (step === "revealed") revealedAt.set(job.id, performance.now());
+    },
   });
   let stopLoop: () => Promise<void> = async () => undefined;
   const app = createInscriberApp({
-    network: NETWORKS.regtest, projects: new Map([["bench", sha256Hex(KEY)]]), platform, jobs, maxPayloadBytes: 32_768,
-    feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
-    userSigned: new UserSignedInscriber({ db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, rawTransactions: nodeRawTransactions(client) }),
+    network: NETWORKS.regtest,
+    projects: new Map([["bench", sha256Hex(KEY)]]),
+    platform,
+    jobs,
+    maxPayloadBytes: 32_768,
+    feeRateKoinuPerKb: 1_000_000n,
+    postageKoinu: 1_000_000n,
+    userSigned: new UserSignedInscriber({
+      db,
+      queries,
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: 1_000_000n,
+      postageKoinu: 1_000_000n,
+      rawTransactions: nodeRawTransactions(client),
+    }),
   });
   const server: Server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
@@ -76,11 +104,19 @@ async function main(): Promise<void> {
     const submit = async (i: number) => {
       const started = performance.now();
       const response = await fetch(`${base}/inscribe`, {
-        method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${KEY}` },
-        body: JSON.stringify({ project: "bench", content_type: "application/json", action: "LAUNCHPAD_MINT", content: JSON.stringify({ p: "service", op: "LAUNCHPAD_MINT", slug: "bench", id: String(i), max: "100000" }), recipient: newKey().address }),
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({
+          project: "bench",
+          content_type: "application/json",
+          action: "LAUNCHPAD_MINT",
+          content: JSON.stringify({ p: "service", op: "LAUNCHPAD_MINT", slug: "bench", id: String(i), max: "100000" }),
+          recipient: newKey().address,
+        }),
       });
       const body = (await response.json()) as { id: string };
-      if (response.status !== 202) throw new Error(`POST /inscribe answered ${response.status}: ${JSON.stringify(body)}`);
+      if (response.status !== 202)
+        throw new Error(`POST /inscribe answered ${response.status}: ${JSON.stringify(body)}`);
       return { id: body.id, started };
     };
     const waitAll = async (ids: string[]) => {
@@ -114,8 +150,12 @@ async function main(): Promise<void> {
 
     const rateOk = rate >= 20;
     const latencyOk = median < 1000;
-    process.stdout.write(`burst: ${burstJobs} jobs, commit+reveal broadcast in ${burstSeconds.toFixed(2)} s = ${rate.toFixed(1)} inscriptions/s (target >= 20) ${rateOk ? "ok" : "MISSED"}\n`);
-    process.stdout.write(`paced: ${pacedJobs} jobs at ${pacedRate}/s, request to reveal broadcast: median ${median.toFixed(0)} ms, p90 ${percentile(latencies, 0.9).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms (target median < 1000 ms) ${latencyOk ? "ok" : "MISSED"}\n`);
+    process.stdout.write(
+      `burst: ${burstJobs} jobs, commit+reveal broadcast in ${burstSeconds.toFixed(2)} s = ${rate.toFixed(1)} inscriptions/s (target >= 20) ${rateOk ? "ok" : "MISSED"}\n`,
+    );
+    process.stdout.write(
+      `paced: ${pacedJobs} jobs at ${pacedRate}/s, request to reveal broadcast: median ${median.toFixed(0)} ms, p90 ${percentile(latencies, 0.9).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms (target median < 1000 ms) ${latencyOk ? "ok" : "MISSED"}\n`,
+    );
     process.exitCode = rateOk && latencyOk ? 0 : 1;
   } finally {
     await stopLoop();

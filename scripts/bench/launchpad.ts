@@ -30,24 +30,36 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
 const OPERATOR_KEY = "lk_bench_operator_key";
 const OPERATOR_KEY_SHA256 = crypto.createHash("sha256").update(OPERATOR_KEY).digest("hex");
 
-function request(base: string, method: string, p: string, token?: string, body?: unknown, operator = false): Promise<{ status: number; body: any }> {
+function request(
+  base: string,
+  method: string,
+  p: string,
+  token?: string,
+  body?: unknown,
+  operator = false,
+): Promise<{ status: number; body: any }> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/api${p}`, {
-      method, agent,
-      headers: {
-        ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}),
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...(operator ? { "X-Operator-Key": OPERATOR_KEY } : {}),
+    const req = http.request(
+      `${base}/api${p}`,
+      {
+        method,
+        agent,
+        headers: {
+          ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}),
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(operator ? { "X-Operator-Key": OPERATOR_KEY } : {}),
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
-      });
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString();
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+        });
+      },
+    );
     req.setNoDelay(true);
     req.on("error", reject);
     req.end(payload);
@@ -61,7 +73,11 @@ function keyPair() {
 
 async function signIn(base: string, key: { privateKey: Uint8Array; address: string }): Promise<string> {
   const { challenge } = (await request(base, "GET", `/session/challenge?address=${key.address}`)).body;
-  const session = await request(base, "POST", "/session", undefined, { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) });
+  const session = await request(base, "POST", "/session", undefined, {
+    address: key.address,
+    challenge,
+    signature: signMessage(challenge, key.privateKey),
+  });
   if (session.status !== 201) throw new Error(`sign-in failed: ${JSON.stringify(session.body)}`);
   return session.body.token;
 }
@@ -69,12 +85,14 @@ async function signIn(base: string, key: { privateKey: Uint8Array; address: stri
 async function pool<T>(count: number, width: number, run: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) {
-      const i = next++;
-      out[i] = await run(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await run(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -87,8 +105,13 @@ async function listen(app: http.RequestListener): Promise<{ server: Server; base
 async function claimsPerSecond(dir: string): Promise<boolean> {
   const claims = Number(process.env.BENCH_CLAIMS ?? 5000);
   const app = createLaunchpadApp({
-    db: openLaunchpadDatabase(path.join(dir, "claims.sqlite")), queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest,
-    operatorKeySha256: OPERATOR_KEY_SHA256, rateLimitPerMinute: 10 * claims, claimsPerSessionPerMinute: 10, maxReservationsPerClient: 0,
+    db: openLaunchpadDatabase(path.join(dir, "claims.sqlite")),
+    queries: new IndexQueries(openIndexerDatabase(":memory:")),
+    network: NETWORKS.regtest,
+    operatorKeySha256: OPERATOR_KEY_SHA256,
+    rateLimitPerMinute: 10 * claims,
+    claimsPerSessionPerMinute: 10,
+    maxReservationsPerClient: 0,
   });
   const { server, base } = await listen(app);
   try {
@@ -96,17 +119,28 @@ async function claimsPerSecond(dir: string): Promise<boolean> {
     const keys = Array.from({ length: claims }, keyPair);
     const tokens = await pool(claims, 32, (i) => signIn(base, keys[i]));
     const lister = tokens[0];
-    const listed = await request(base, "POST", "/collections", lister, { slug: "bench-claims", name: "Bench", price_koinu: "0", max: 1_000_000, creator_address: keys[0].address }, true);
+    const listed = await request(
+      base,
+      "POST",
+      "/collections",
+      lister,
+      { slug: "bench-claims", name: "Bench", price_koinu: "0", max: 1_000_000, creator_address: keys[0].address },
+      true,
+    );
     if (listed.status !== 201) throw new Error(`listing failed: ${JSON.stringify(listed.body)}`);
     const started = performance.now();
-    const answers = await pool(claims, 64, (i) => request(base, "POST", "/collections/bench-claims/claim", tokens[i], {}));
+    const answers = await pool(claims, 64, (i) =>
+      request(base, "POST", "/collections/bench-claims/claim", tokens[i], {}),
+    );
     const seconds = (performance.now() - started) / 1000;
     const indices = answers.map((a) => a.body?.index);
     const refused = answers.filter((a) => a.status !== 201).length;
     const distinct = new Set(indices).size;
     const rate = claims / seconds;
     const ok = rate >= 1000 && refused === 0 && distinct === claims;
-    process.stdout.write(`claims: ${claims} claimants, 64 at a time: ${rate.toFixed(0)} claims/s, ${distinct} distinct indices, ${refused} refused (target >= 1000/s, no duplicate) ${ok ? "ok" : "MISSED"}\n`);
+    process.stdout.write(
+      `claims: ${claims} claimants, 64 at a time: ${rate.toFixed(0)} claims/s, ${distinct} distinct indices, ${refused} refused (target >= 1000/s, no duplicate) ${ok ? "ok" : "MISSED"}\n`,
+    );
     return ok;
   } finally {
     server.close();
@@ -119,7 +153,7 @@ async function counterLatency(): Promise<boolean> {
   // The mint path's stack (devnet, index, the real inscriber over HTTP, the launchpad), with the
   // launchpad's worker following jobs every 500 ms as the daemon does.
   const stack = await startLaunchpadStack({ launchpad: { operatorKeySha256: OPERATOR_KEY_SHA256 } });
-  const { jobs, platform, app } = stack;
+  const { jobs, platform } = stack;
   const launchpad = { base: stack.base };
   stack.runMints(500);
   /** When the inscriber's own store says `jobId` is confirmed (the moment the latency counts from). */
@@ -133,7 +167,14 @@ async function counterLatency(): Promise<boolean> {
   try {
     const lister = keyPair();
     const token = await signIn(launchpad.base, lister);
-    const listed = await request(launchpad.base, "POST", "/collections", token, { slug: "bench-live", name: "Live", price_koinu: "0", max: 100, creator_address: lister.address }, true);
+    const listed = await request(
+      launchpad.base,
+      "POST",
+      "/collections",
+      token,
+      { slug: "bench-live", name: "Live", price_koinu: "0", max: 100, creator_address: lister.address },
+      true,
+    );
     await confirm(listed.body.deploy.job_id);
     // An open page: the event stream, read as a browser's EventSource would.
     const events: { minted: number; at: number }[] = [];
@@ -145,7 +186,8 @@ async function counterLatency(): Promise<boolean> {
         const { value, done } = await reader.read();
         if (done) return;
         buffer += Buffer.from(value).toString();
-        for (const match of buffer.matchAll(/event: minted\ndata: (\{[^\n]*\})\n\n/g)) events.push({ minted: JSON.parse(match[1]).minted, at: performance.now() });
+        for (const match of buffer.matchAll(/event: minted\ndata: (\{[^\n]*\})\n\n/g))
+          events.push({ minted: JSON.parse(match[1]).minted, at: performance.now() });
         buffer = buffer.slice(buffer.lastIndexOf("\n\n") + 2);
       }
     })();
@@ -153,8 +195,11 @@ async function counterLatency(): Promise<boolean> {
     for (let i = 0; i < mints; i++) {
       const claimant = keyPair();
       const claimantToken = await signIn(launchpad.base, claimant);
-      const reservation = (await request(launchpad.base, "POST", "/collections/bench-live/claim", claimantToken, {})).body;
-      const mint = await request(launchpad.base, "POST", "/collections/bench-live/mint", claimantToken, { reservation_id: reservation.reservation_id });
+      const reservation = (await request(launchpad.base, "POST", "/collections/bench-live/claim", claimantToken, {}))
+        .body;
+      const mint = await request(launchpad.base, "POST", "/collections/bench-live/mint", claimantToken, {
+        reservation_id: reservation.reservation_id,
+      });
       if (mint.status !== 202) throw new Error(`mint failed: ${JSON.stringify(mint.body)}`);
       const confirmedAt = await confirm(mint.body.inscriber_job_id);
       const seen = await until(`the counter at ${i + 1}`, () => events.find((e) => e.minted === i + 1), 30_000);
@@ -164,7 +209,9 @@ async function counterLatency(): Promise<boolean> {
     latencies.sort((a, b) => a - b);
     const worst = latencies[latencies.length - 1];
     const ok = worst < 2000;
-    process.stdout.write(`counter: ${mints} mints, inscriber job confirmed to the open page's event: median ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, max ${worst.toFixed(0)} ms (target within 2000 ms) ${ok ? "ok" : "MISSED"}\n`);
+    process.stdout.write(
+      `counter: ${mints} mints, inscriber job confirmed to the open page's event: median ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, max ${worst.toFixed(0)} ms (target within 2000 ms) ${ok ? "ok" : "MISSED"}\n`,
+    );
     return ok;
   } finally {
     await stack.stop();

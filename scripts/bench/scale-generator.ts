@@ -31,7 +31,7 @@ export const SCALE_GENERATOR_VERSION = 1;
 /** Bytes per block record in index.bin: offset (f64), length (u32), transactions (u32), hash (32, internal order). */
 export const INDEX_RECORD_BYTES = 48;
 const SUBSIDY = 10_000n * 100_000_000n; // mainnet's fixed block reward since block 600,000 (10,000 DOGE)
-const HOT_SHARES = [0.10, 0.05, 0.03];
+const HOT_SHARES = [0.1, 0.05, 0.03];
 const INSCRIPTION_VALUE = 100_000; // koinu on an inscribed output (0.001 DOGE, what inscribers use)
 const DUST = 1_000_000; // 0.01 DOGE
 
@@ -80,9 +80,15 @@ export function readChainMeta(dir: string): ScaleChainMeta | null {
 
 /** sfc32: a small, fast, well-distributed deterministic PRNG; returns floats in [0, 1). */
 export function seededRandom(seed: number): () => number {
-  let a = 0x9e3779b9, b = 0x243f6a88, c = 0xb7e15162, d = seed >>> 0;
+  let a = 0x9e3779b9,
+    b = 0x243f6a88,
+    c = 0xb7e15162,
+    d = seed >>> 0;
   const next = () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     let t = (a + b) | 0;
     a = b ^ (b >>> 9);
     b = (c + (c << 3)) | 0;
@@ -141,8 +147,15 @@ class Writer {
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
-  u8(v: number): void { this.ensure(1); this.buf[this.len++] = v; }
-  u32(v: number): void { this.ensure(4); this.buf.writeUInt32LE(v >>> 0, this.len); this.len += 4; }
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.len++] = v;
+  }
+  u32(v: number): void {
+    this.ensure(4);
+    this.buf.writeUInt32LE(v >>> 0, this.len);
+    this.len += 4;
+  }
   /** A non-negative safe integer as u64 little-endian. */
   u64(v: number): void {
     this.ensure(8);
@@ -152,11 +165,25 @@ class Writer {
   }
   varint(v: number): void {
     if (v < 0xfd) this.u8(v);
-    else if (v <= 0xffff) { this.u8(0xfd); this.ensure(2); this.buf.writeUInt16LE(v, this.len); this.len += 2; }
-    else { this.u8(0xfe); this.u32(v); }
+    else if (v <= 0xffff) {
+      this.u8(0xfd);
+      this.ensure(2);
+      this.buf.writeUInt16LE(v, this.len);
+      this.len += 2;
+    } else {
+      this.u8(0xfe);
+      this.u32(v);
+    }
   }
-  bytes(b: Uint8Array): void { this.ensure(b.length); this.buf.set(b, this.len); this.len += b.length; }
-  varBytes(b: Uint8Array): void { this.varint(b.length); this.bytes(b); }
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+  varBytes(b: Uint8Array): void {
+    this.varint(b.length);
+    this.bytes(b);
+  }
 }
 
 /**
@@ -175,11 +202,21 @@ class CoinPool {
 
   private grow(): void {
     this.cap *= 2;
-    const t = new Uint8Array(this.cap * 32); t.set(this.txid); this.txid = t;
-    const v = new Uint32Array(this.cap); v.set(this.vout); this.vout = v;
-    const x = new Float64Array(this.cap); x.set(this.value); this.value = x;
-    const o = new Uint32Array(this.cap); o.set(this.owner); this.owner = o;
-    const k = new Uint8Array(this.cap); k.set(this.kind); this.kind = k;
+    const t = new Uint8Array(this.cap * 32);
+    t.set(this.txid);
+    this.txid = t;
+    const v = new Uint32Array(this.cap);
+    v.set(this.vout);
+    this.vout = v;
+    const x = new Float64Array(this.cap);
+    x.set(this.value);
+    this.value = x;
+    const o = new Uint32Array(this.cap);
+    o.set(this.owner);
+    this.owner = o;
+    const k = new Uint8Array(this.cap);
+    k.set(this.kind);
+    this.kind = k;
   }
 
   add(txid: Uint8Array, vout: number, value: number, owner: number, kind = 0): void {
@@ -230,7 +267,8 @@ export interface GenerateOptions extends ScaleChainParams {
 /** Generates the chain into `dir` (blocks.dat, index.bin, touches.bin, meta.json last) and returns its metadata. */
 export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const { txs: targetTxs, seed, dir } = options;
-  if (!Number.isSafeInteger(targetTxs) || targetTxs < 1000) throw new Error(`--txs must be an integer >= 1000, got ${targetTxs}`);
+  if (!Number.isSafeInteger(targetTxs) || targetTxs < 1000)
+    throw new Error(`--txs must be an integer >= 1000, got ${targetTxs}`);
   const started = Date.now();
   fs.mkdirSync(dir, { recursive: true });
   fs.rmSync(path.join(dir, "meta.json"), { force: true });
@@ -243,7 +281,14 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const sigTable: Buffer[] = [];
   const filler = seededRandom(seed ^ 0x51a7);
   const randomBytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(filler() * 256)));
-  const derSig = () => Buffer.concat([Buffer.from([0x30, 0x45, 0x02, 0x21, 0x00]), randomBytes(32), Buffer.from([0x02, 0x20]), randomBytes(32), Buffer.from([0x01])]);
+  const derSig = () =>
+    Buffer.concat([
+      Buffer.from([0x30, 0x45, 0x02, 0x21, 0x00]),
+      randomBytes(32),
+      Buffer.from([0x02, 0x20]),
+      randomBytes(32),
+      Buffer.from([0x01]),
+    ]);
   const pubkey = () => Buffer.concat([Buffer.from([0x02 + (filler() < 0.5 ? 0 : 1)]), randomBytes(32)]);
   const noOrd = (b: Buffer) => !b.includes(Buffer.from([0x03, 0x6f, 0x72, 0x64]));
   while (sigTable.length < 512) {
@@ -252,8 +297,23 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   }
   const multisigTable: Buffer[] = [];
   while (multisigTable.length < 128) {
-    const redeem = Buffer.concat([Buffer.from([OP.OP_2, 33]), pubkey(), Buffer.from([33]), pubkey(), Buffer.from([33]), pubkey(), Buffer.from([OP.OP_3, OP.OP_CHECKMULTISIG])]);
-    const script = Buffer.concat([Buffer.from([OP.OP_0, 72]), derSig(), Buffer.from([72]), derSig(), Buffer.from([OP.OP_PUSHDATA1, redeem.length]), redeem]);
+    const redeem = Buffer.concat([
+      Buffer.from([OP.OP_2, 33]),
+      pubkey(),
+      Buffer.from([33]),
+      pubkey(),
+      Buffer.from([33]),
+      pubkey(),
+      Buffer.from([OP.OP_3, OP.OP_CHECKMULTISIG]),
+    ]);
+    const script = Buffer.concat([
+      Buffer.from([OP.OP_0, 72]),
+      derSig(),
+      Buffer.from([72]),
+      derSig(),
+      Buffer.from([OP.OP_PUSHDATA1, redeem.length]),
+      redeem,
+    ]);
     if (noOrd(script)) multisigTable.push(script);
   }
   const inscriberKey = pubkey();
@@ -262,10 +322,21 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const scriptScratch = new Uint8Array(25);
   const writeOwnerScript = (w: Writer, owner: number) => {
     if (isP2shOwner(seed, owner)) {
-      w.u8(23); w.u8(OP.OP_HASH160); w.u8(20); ownerHash(seed, owner, scriptScratch, 0); w.bytes(scriptScratch.subarray(0, 20)); w.u8(OP.OP_EQUAL);
+      w.u8(23);
+      w.u8(OP.OP_HASH160);
+      w.u8(20);
+      ownerHash(seed, owner, scriptScratch, 0);
+      w.bytes(scriptScratch.subarray(0, 20));
+      w.u8(OP.OP_EQUAL);
     } else {
-      w.u8(25); w.u8(OP.OP_DUP); w.u8(OP.OP_HASH160); w.u8(20); ownerHash(seed, owner, scriptScratch, 0); w.bytes(scriptScratch.subarray(0, 20));
-      w.u8(OP.OP_EQUALVERIFY); w.u8(OP.OP_CHECKSIG);
+      w.u8(25);
+      w.u8(OP.OP_DUP);
+      w.u8(OP.OP_HASH160);
+      w.u8(20);
+      ownerHash(seed, owner, scriptScratch, 0);
+      w.bytes(scriptScratch.subarray(0, 20));
+      w.u8(OP.OP_EQUALVERIFY);
+      w.u8(OP.OP_CHECKSIG);
     }
   };
 
@@ -316,7 +387,10 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const ticks: { tick: string; lim: bigint; minters: { owner: number; amount: bigint }[] }[] = [];
   const tickName = (n: number) => {
     let s = "";
-    for (let i = 0; i < 4; i++) { s += String.fromCharCode(97 + (n % 26)); n = Math.floor(n / 26); }
+    for (let i = 0; i < 4; i++) {
+      s += String.fromCharCode(97 + (n % 26));
+      n = Math.floor(n / 26);
+    }
     return s;
   };
 
@@ -330,14 +404,28 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const outputs: OutputSpec[] = [];
 
   /** Serializes one transaction into txw and appends it to the block; returns its txid (internal order). */
-  const emitTx = (inputs: { coin: Coin; scriptSig: Uint8Array }[], outs: OutputSpec[], isCoinbase: boolean, coinbaseScriptSig?: Uint8Array): Buffer => {
+  const emitTx = (
+    inputs: { coin: Coin; scriptSig: Uint8Array }[],
+    outs: OutputSpec[],
+    isCoinbase: boolean,
+    coinbaseScriptSig?: Uint8Array,
+  ): Buffer => {
     txw.len = 0;
     txw.u32(isCoinbase ? 1 : 2);
     if (isCoinbase) {
-      txw.u8(1); txw.bytes(new Uint8Array(32)); txw.u32(0xffffffff); txw.varBytes(coinbaseScriptSig!); txw.u32(0xffffffff);
+      txw.u8(1);
+      txw.bytes(new Uint8Array(32));
+      txw.u32(0xffffffff);
+      txw.varBytes(coinbaseScriptSig!);
+      txw.u32(0xffffffff);
     } else {
       txw.varint(inputs.length);
-      for (const { coin, scriptSig } of inputs) { txw.bytes(coin.txid); txw.u32(coin.vout); txw.varBytes(scriptSig); txw.u32(0xfffffffe); }
+      for (const { coin, scriptSig } of inputs) {
+        txw.bytes(coin.txid);
+        txw.u32(coin.vout);
+        txw.varBytes(scriptSig);
+        txw.u32(0xfffffffe);
+      }
     }
     txw.varint(outs.length);
     for (const out of outs) {
@@ -354,7 +442,9 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   };
 
   const scriptSigFor = (owner: number): Uint8Array =>
-    isP2shOwner(seed, owner) ? multisigTable[Math.floor(random() * multisigTable.length)] : sigTable[Math.floor(random() * sigTable.length)];
+    isP2shOwner(seed, owner)
+      ? multisigTable[Math.floor(random() * multisigTable.length)]
+      : sigTable[Math.floor(random() * sigTable.length)];
 
   /**
    * Takes a coin: 70% among the ~50,000 youngest, 30% anywhere. `plain` asks for a coin without an
@@ -390,7 +480,7 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   const payment = (position: number, extra: OutputSpec | null): Buffer | null => {
     const shrink = pool.size > poolTarget;
     const r = random();
-    let want = shrink ? (r < 0.3 ? 1 : r < 0.7 ? 2 : 3) : (r < 0.6 ? 1 : r < 0.85 ? 2 : 3);
+    let want = shrink ? (r < 0.3 ? 1 : r < 0.7 ? 2 : 3) : r < 0.6 ? 1 : r < 0.85 ? 2 : 3;
     if (extra) want = 1;
     const inputs: { coin: Coin; scriptSig: Uint8Array }[] = [];
     for (let k = 0; k < want; k++) {
@@ -431,7 +521,11 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
       }
     }
     if (random() < 0.02 / 0.93) {
-      outputs.splice((extra ? 1 : 0) + Math.floor(random() * (outputs.length + (extra ? 0 : 1))), 0, { value: 0, owner: -1, script: opReturnPayload() });
+      outputs.splice((extra ? 1 : 0) + Math.floor(random() * (outputs.length + (extra ? 0 : 1))), 0, {
+        value: 0,
+        owner: -1,
+        script: opReturnPayload(),
+      });
       stats.opReturns++;
     }
     const txid = emitTx(inputs, outputs, false);
@@ -439,7 +533,8 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     for (const input of inputs) owners.push(input.coin.owner);
     outputs.forEach((out, vout) => {
       if (out.owner >= 0) owners.push(out.owner);
-      if (out.script === null || out.owner === -2) produced.push({ txid, vout, value: out.value, owner: out.owner, kind: out.owner === -2 ? 1 : 0 });
+      if (out.script === null || out.owner === -2)
+        produced.push({ txid, vout, value: out.value, owner: out.owner, kind: out.owner === -2 ? 1 : 0 });
     });
     recordTouches(owners, height, position);
     return txid;
@@ -459,7 +554,13 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
       const tick = tickName(n);
       const lim = BigInt(100 * (1 + Math.floor(random() * 100)));
       if (n === ticks.length) ticks.push({ tick, lim, minters: [] });
-      body = encodeDrc20({ kind: "deploy", tick, tickKey: drc20TickKey(tick), maxSupply: lim * BigInt(1000 + Math.floor(random() * 1_000_000)), mintLimit: lim });
+      body = encodeDrc20({
+        kind: "deploy",
+        tick,
+        tickKey: drc20TickKey(tick),
+        maxSupply: lim * BigInt(1000 + Math.floor(random() * 1_000_000)),
+        mintLimit: lim,
+      });
     } else if (r < 0.65) {
       kind = "mint";
       // Recent ticks are minted most (a mint rush follows each deploy).
@@ -472,7 +573,10 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     } else if (r < 0.85) {
       kind = "transfer";
       const t = ticks[Math.floor(random() * ticks.length)];
-      const minter = t.minters.length > 0 ? t.minters.splice(Math.floor(random() * t.minters.length), 1)[0] : { owner: pickRecipient(), amount: t.lim };
+      const minter =
+        t.minters.length > 0
+          ? t.minters.splice(Math.floor(random() * t.minters.length), 1)[0]
+          : { owner: pickRecipient(), amount: t.lim };
       recipient = minter.owner;
       body = encodeDrc20({ kind: "transfer", tick: t.tick, tickKey: drc20TickKey(t.tick), amount: minter.amount });
     } else {
@@ -486,9 +590,13 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
       }
     }
     const parts = encodeDoginalsReveal({ contentType, body, pubkey: inscriberKey });
-    if (parts.length !== 1) throw new Error(`generator bug: inscription of ${body.length} bytes needs ${parts.length} reveals`);
+    if (parts.length !== 1)
+      throw new Error(`generator bug: inscription of ${body.length} bytes needs ${parts.length} reveals`);
     const part = parts[0];
-    const redeemHash = crypto.createHash("ripemd160").update(crypto.hash("sha256", part.redeemScript, "buffer")).digest();
+    const redeemHash = crypto
+      .createHash("ripemd160")
+      .update(crypto.hash("sha256", part.redeemScript, "buffer"))
+      .digest();
     const commitScript = Buffer.concat([Buffer.from([OP.OP_HASH160, 20]), redeemHash, Buffer.from([OP.OP_EQUAL])]);
     const commitValue = INSCRIPTION_VALUE + 3 * DUST;
     const before = produced.length;
@@ -506,12 +614,23 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     blockFees += commitOut.value - revealValue - change;
     const revealOutputs: OutputSpec[] = [{ value: revealValue, owner, script: null }];
     if (change > 0) revealOutputs.push({ value: change, owner: funder, script: null });
-    const revealTxid = emitTx([{ coin: revealCoin, scriptSig: doginalsScriptSig(part, revealSig) }], revealOutputs, false);
-    revealOutputs.forEach((out, vout) => produced.push({ txid: revealTxid, vout, value: out.value, owner: out.owner, kind: vout === 0 ? 2 : 0 }));
-    recordTouches(revealOutputs.map((out) => out.owner), height, position + 1);
+    const revealTxid = emitTx(
+      [{ coin: revealCoin, scriptSig: doginalsScriptSig(part, revealSig) }],
+      revealOutputs,
+      false,
+    );
+    revealOutputs.forEach((out, vout) =>
+      produced.push({ txid: revealTxid, vout, value: out.value, owner: out.owner, kind: vout === 0 ? 2 : 0 }),
+    );
+    recordTouches(
+      revealOutputs.map((out) => out.owner),
+      height,
+      position + 1,
+    );
     stats.reveals++;
     stats[kind]++;
-    if (sampleReveals.length < 200) sampleReveals.push({ txid: Buffer.from(revealTxid).reverse().toString("hex"), kind });
+    if (sampleReveals.length < 200)
+      sampleReveals.push({ txid: Buffer.from(revealTxid).reverse().toString("hex"), kind });
     return true;
   };
 
@@ -520,7 +639,8 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     let level = txids.slice();
     while (level.length > 1) {
       const next: Buffer[] = [];
-      for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i], i + 1 < level.length ? level[i + 1] : level[i]])));
+      for (let i = 0; i < level.length; i += 2)
+        next.push(sha256d(Buffer.concat([level[i], i + 1 < level.length ? level[i + 1] : level[i]])));
       level = next;
     }
     const header = Buffer.alloc(80);
@@ -532,7 +652,11 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     header.writeUInt32LE(height, 76);
     const countBytes = new Writer();
     countBytes.varint(txCountInBlock);
-    const block = Buffer.concat([header, countBytes.buf.subarray(0, countBytes.len), blockTxs.buf.subarray(0, blockTxs.len)]);
+    const block = Buffer.concat([
+      header,
+      countBytes.buf.subarray(0, countBytes.len),
+      blockTxs.buf.subarray(0, blockTxs.len),
+    ]);
     fs.writeSync(blocksFd, block, 0, block.length, fileOffset);
     const hash = sha256d(header);
     const at = height * INDEX_RECORD_BYTES;
@@ -580,12 +704,20 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     const coinbaseScriptSig = Buffer.concat([Buffer.from([4]), heightPush, Buffer.from("/scale-bench/")]);
     let coinbaseOutputs: OutputSpec[];
     if (height === 0) {
-      coinbaseOutputs = Array.from({ length: 5000 }, (_, i) => ({ value: 1e12, owner: i < HOT_SHARES.length ? i : HOT_SHARES.length + (i % (addressPool - HOT_SHARES.length)), script: null }));
+      coinbaseOutputs = Array.from({ length: 5000 }, (_, i) => ({
+        value: 1e12,
+        owner: i < HOT_SHARES.length ? i : HOT_SHARES.length + (i % (addressPool - HOT_SHARES.length)),
+        script: null,
+      }));
     } else {
       coinbaseOutputs = [{ value: Number(SUBSIDY) + fees, owner: minerOwner, script: null }];
     }
     const coinbaseTxid = emitTx([], coinbaseOutputs, true, coinbaseScriptSig);
-    recordTouches(coinbaseOutputs.map((o) => o.owner), height, 0);
+    recordTouches(
+      coinbaseOutputs.map((o) => o.owner),
+      height,
+      0,
+    );
     blockTxs.bytes(bodyBytes);
     txids.push(...bodyTxids);
     const txCountInBlock = txids.length;
@@ -608,7 +740,8 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
 
   let busiest = 0;
   for (let owner = 1; owner < addressPool; owner++) if (touchCount[owner] > touchCount[busiest]) busiest = owner;
-  if (busiest >= HOT_SHARES.length) throw new Error(`generator bug: busiest owner ${busiest} is not an exchange address`);
+  if (busiest >= HOT_SHARES.length)
+    throw new Error(`generator bug: busiest owner ${busiest} is not an exchange address`);
   fs.writeFileSync(path.join(dir, "touches.bin"), Buffer.from(hotTouches[busiest].buffer, 0, hotTouchLen[busiest] * 4));
   const meta: ScaleChainMeta = {
     version: SCALE_GENERATOR_VERSION,
@@ -641,7 +774,12 @@ export function parseFlags(argv: string[], known: Record<string, string | boolea
     const arg = argv[i];
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
     const name = arg.slice(2);
-    if (!(name in known)) throw new Error(`unknown flag ${arg} (known: ${Object.keys(known).map((k) => "--" + k).join(", ")})`);
+    if (!(name in known))
+      throw new Error(
+        `unknown flag ${arg} (known: ${Object.keys(known)
+          .map((k) => "--" + k)
+          .join(", ")})`,
+      );
     if (typeof known[name] === "boolean") out[name] = true;
     else {
       if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
@@ -655,7 +793,8 @@ export function parseFlags(argv: string[], known: Record<string, string | boolea
 export function integerFlag(flags: Record<string, string | boolean>, name: string): number {
   const text = String(flags[name]).replace(/_/g, "");
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new Error(`--${name} must be a non-negative integer, got ${flags[name]}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
+    throw new Error(`--${name} must be a non-negative integer, got ${flags[name]}`);
   return value;
 }
 
@@ -664,10 +803,16 @@ if (require.main === module) {
     const flags = parseFlags(process.argv.slice(2), { txs: "10000000", seed: "20", dir: "" });
     if (!flags.dir) throw new Error("--dir is required");
     const meta = generateScaleChain({
-      txs: integerFlag(flags, "txs"), seed: integerFlag(flags, "seed"), dir: String(flags.dir),
-      onProgress: (txs, blocks) => { if (blocks % 10_000 === 0) process.stderr.write(`  generated ${blocks} blocks, ${txs} txs\n`); },
+      txs: integerFlag(flags, "txs"),
+      seed: integerFlag(flags, "seed"),
+      dir: String(flags.dir),
+      onProgress: (txs, blocks) => {
+        if (blocks % 10_000 === 0) process.stderr.write(`  generated ${blocks} blocks, ${txs} txs\n`);
+      },
     });
-    process.stderr.write(`generated ${meta.blocks} blocks, ${meta.txs} txs, ${(meta.bytes / 1e6).toFixed(0)} MB in ${meta.generatedSeconds.toFixed(1)} s\n`);
+    process.stderr.write(
+      `generated ${meta.blocks} blocks, ${meta.txs} txs, ${(meta.bytes / 1e6).toFixed(0)} MB in ${meta.generatedSeconds.toFixed(1)} s\n`,
+    );
   } catch (error) {
     process.stderr.write(`scale-generator: ${(error as Error).message}\n`);
     process.exitCode = 1;

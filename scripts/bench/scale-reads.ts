@@ -11,7 +11,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { openIndexReader } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { INDEX_RECORD_BYTES, ScaleChainMeta, chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
+import {
+  INDEX_RECORD_BYTES,
+  ScaleChainMeta,
+  chainDirectory,
+  integerFlag,
+  parseFlags,
+  readChainMeta,
+} from "./scale-generator";
 
 const PAGE = 25;
 
@@ -57,7 +64,14 @@ export function readTouches(chainDir: string, meta: ScaleChainMeta): Uint32Array
   return new Uint32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
 }
 
-export function measureReads(indexFile: string, meta: ScaleChainMeta, touches: Uint32Array, tipHeight: number, atTxs: number, samples: number): ReadFigures {
+export function measureReads(
+  indexFile: string,
+  meta: ScaleChainMeta,
+  touches: Uint32Array,
+  tipHeight: number,
+  atTxs: number,
+  samples: number,
+): ReadFigures {
   const reader = openIndexReader(indexFile);
   try {
     const queries = new IndexQueries(reader);
@@ -70,14 +84,22 @@ export function measureReads(indexFile: string, meta: ScaleChainMeta, touches: U
     const firstPage = queries.history(address, null, PAGE);
     const deepPage = queries.history(address, before, PAGE);
     if (firstPage.items.length !== Math.min(PAGE, count) || deepPage.items.length !== Math.min(PAGE, mid / 2)) {
-      throw new Error(`history of ${address} at height ${tipHeight}: pages of ${firstPage.items.length} and ${deepPage.items.length} rows, expected ${Math.min(PAGE, count)} and ${Math.min(PAGE, mid / 2)}`);
+      throw new Error(
+        `history of ${address} at height ${tipHeight}: pages of ${firstPage.items.length} and ${deepPage.items.length} rows, expected ${Math.min(PAGE, count)} and ${Math.min(PAGE, mid / 2)}`,
+      );
     }
-    const results = timeReads([
-      { name: "balance", run: () => queries.balance(address) },
-      { name: "history, first page", run: () => queries.history(address, null, PAGE) },
-      { name: `history, page at ${(mid / 2).toLocaleString("en-US")} back`, run: () => queries.history(address, before, PAGE) },
-      { name: "UTXOs, first page", run: () => queries.utxos(address, null, PAGE) },
-    ], samples);
+    const results = timeReads(
+      [
+        { name: "balance", run: () => queries.balance(address) },
+        { name: "history, first page", run: () => queries.history(address, null, PAGE) },
+        {
+          name: `history, page at ${(mid / 2).toLocaleString("en-US")} back`,
+          run: () => queries.history(address, before, PAGE),
+        },
+        { name: "UTXOs, first page", run: () => queries.utxos(address, null, PAGE) },
+      ],
+      samples,
+    );
     return { atTxs, address, historyTotal: queries.balance(address).txCount, results };
   } finally {
     reader.close();
@@ -85,17 +107,30 @@ export function measureReads(indexFile: string, meta: ScaleChainMeta, touches: U
 }
 
 export function printReads(reads: ReadFigures, generatedTouches: number): void {
-  process.stdout.write(`\nreads at ${reads.atTxs.toLocaleString("en-US")} txs, busiest address ${reads.address} (${reads.historyTotal.toLocaleString("en-US")} txs in the index; generator: ${generatedTouches.toLocaleString("en-US")}), page size ${PAGE}\n`);
-  for (const r of reads.results) process.stdout.write(`  ${r.name.padEnd(36)} p50 ${r.p50.toFixed(3).padStart(9)} ms   p99 ${r.p99.toFixed(3).padStart(9)} ms   max ${r.max.toFixed(3).padStart(9)} ms\n`);
+  process.stdout.write(
+    `\nreads at ${reads.atTxs.toLocaleString("en-US")} txs, busiest address ${reads.address} (${reads.historyTotal.toLocaleString("en-US")} txs in the index; generator: ${generatedTouches.toLocaleString("en-US")}), page size ${PAGE}\n`,
+  );
+  for (const r of reads.results)
+    process.stdout.write(
+      `  ${r.name.padEnd(36)} p50 ${r.p50.toFixed(3).padStart(9)} ms   p99 ${r.p99.toFixed(3).padStart(9)} ms   max ${r.max.toFixed(3).padStart(9)} ms\n`,
+    );
 }
 
 if (require.main === module) {
   try {
-    const flags = parseFlags(process.argv.slice(2), { txs: "10000000", seed: "20", dir: "data/bench/scale", samples: "200" });
+    const flags = parseFlags(process.argv.slice(2), {
+      txs: "10000000",
+      seed: "20",
+      dir: "data/bench/scale",
+      samples: "200",
+    });
     const root = path.resolve(__dirname, "..", "..", String(flags.dir));
     const chainDir = chainDirectory(root, { txs: integerFlag(flags, "txs"), seed: integerFlag(flags, "seed") });
     const meta = readChainMeta(chainDir);
-    if (!meta) throw new Error(`no generated chain in ${chainDir} (run npm run bench:scale with the same --txs and --seed first)`);
+    if (!meta)
+      throw new Error(
+        `no generated chain in ${chainDir} (run npm run bench:scale with the same --txs and --seed first)`,
+      );
     const indexFile = path.join(root, "index.sqlite");
     const reader = openIndexReader(indexFile);
     const status = new IndexQueries(reader).status();
@@ -106,7 +141,10 @@ if (require.main === module) {
     const touches = readTouches(chainDir, meta);
     let count = 0;
     while (count * 2 < touches.length && touches[count * 2] <= status.indexedHeight) count++;
-    printReads(measureReads(indexFile, meta, touches, status.indexedHeight, txs, Math.max(10, integerFlag(flags, "samples"))), count);
+    printReads(
+      measureReads(indexFile, meta, touches, status.indexedHeight, txs, Math.max(10, integerFlag(flags, "samples"))),
+      count,
+    );
   } catch (error) {
     process.stderr.write(`scale-reads: ${(error as Error).message}\n`);
     process.exitCode = 1;

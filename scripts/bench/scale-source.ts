@@ -20,7 +20,10 @@ export class CachedChainSource implements ChainSource {
 
   constructor(dir: string) {
     const index = fs.readFileSync(path.join(dir, "index.bin"));
-    if (index.length % INDEX_RECORD_BYTES !== 0) throw new Error(`${dir}/index.bin is ${index.length} bytes, not a multiple of ${INDEX_RECORD_BYTES}: regenerate the chain`);
+    if (index.length % INDEX_RECORD_BYTES !== 0)
+      throw new Error(
+        `${dir}/index.bin is ${index.length} bytes, not a multiple of ${INDEX_RECORD_BYTES}: regenerate the chain`,
+      );
     const blocks = index.length / INDEX_RECORD_BYTES;
     this.offsets = new Float64Array(blocks);
     this.lengths = new Uint32Array(blocks);
@@ -31,7 +34,9 @@ export class CachedChainSource implements ChainSource {
       this.offsets[h] = index.readDoubleLE(at);
       this.lengths[h] = index.readUInt32LE(at + 8);
       this.txCounts[h] = index.readUInt32LE(at + 12);
-      const hash = Buffer.from(index.subarray(at + 16, at + 48)).reverse().toString("hex");
+      const hash = Buffer.from(index.subarray(at + 16, at + 48))
+        .reverse()
+        .toString("hex");
       this.hashes[h] = hash;
       this.heightOf.set(hash, h);
     }

@@ -64,7 +64,11 @@ export type BondingErrorCode =
 export class BondingError extends DogeosError<BondingErrorCode> {
   declare readonly details: Readonly<Record<string, bigint | number | string | boolean>>;
 
-  constructor(code: BondingErrorCode, message: string, details: Readonly<Record<string, bigint | number | string | boolean>> = {}) {
+  constructor(
+    code: BondingErrorCode,
+    message: string,
+    details: Readonly<Record<string, bigint | number | string | boolean>> = {},
+  ) {
     super("unprocessable", code, message, { details });
   }
 }
@@ -140,7 +144,10 @@ const isAmount = (value: unknown): value is bigint => typeof value === "bigint" 
 
 function checkAmount(value: unknown, name: string): asserts value is bigint {
   if (!isAmount(value)) {
-    throw new BondingError("AMOUNT_OUT_OF_RANGE", `${name} must be a bigint in [1, 2^128), got ${show(value)}`, { name, value: show(value) });
+    throw new BondingError("AMOUNT_OUT_OF_RANGE", `${name} must be a bigint in [1, 2^128), got ${show(value)}`, {
+      name,
+      value: show(value),
+    });
   }
 }
 
@@ -174,13 +181,24 @@ export function createCurve(params: CurveParams): CurveState {
   const feeBps = params.feeBps === undefined ? DEFAULT_FEE_BPS : params.feeBps;
   const amounts = { totalSupply, sellableSupply, virtualDoge, graduationThreshold };
   for (const [name, value] of Object.entries(amounts)) {
-    if (!isAmount(value)) throw new BondingError("INVALID_PARAMS", `${name} must be a bigint in [1, 2^128), got ${show(value)}`, { name, value: show(value) });
+    if (!isAmount(value))
+      throw new BondingError("INVALID_PARAMS", `${name} must be a bigint in [1, 2^128), got ${show(value)}`, {
+        name,
+        value: show(value),
+      });
   }
   if (typeof feeBps !== "bigint" || feeBps < 0n || feeBps >= BPS) {
-    throw new BondingError("INVALID_PARAMS", `feeBps must be a bigint in [0, 10000), got ${show(feeBps)}`, { name: "feeBps", value: show(feeBps) });
+    throw new BondingError("INVALID_PARAMS", `feeBps must be a bigint in [0, 10000), got ${show(feeBps)}`, {
+      name: "feeBps",
+      value: show(feeBps),
+    });
   }
   if (sellableSupply >= totalSupply) {
-    throw new BondingError("INVALID_PARAMS", `sellableSupply ${sellableSupply} must be below totalSupply ${totalSupply}: the rest seeds the AMM pool`, { sellableSupply, totalSupply });
+    throw new BondingError(
+      "INVALID_PARAMS",
+      `sellableSupply ${sellableSupply} must be below totalSupply ${totalSupply}: the rest seeds the AMM pool`,
+      { sellableSupply, totalSupply },
+    );
   }
   const virtualOnlyTokens = (virtualDoge * sellableSupply) / graduationThreshold;
   if (virtualOnlyTokens === 0n) {
@@ -192,7 +210,11 @@ export function createCurve(params: CurveParams): CurveState {
   }
   const virtualToken = sellableSupply + virtualOnlyTokens;
   if (virtualToken >= AMOUNT_LIMIT) {
-    throw new BondingError("INVALID_PARAMS", `the virtual token reserve ${virtualToken} would reach 2^128: raise graduationThreshold or lower virtualDoge`, { virtualToken });
+    throw new BondingError(
+      "INVALID_PARAMS",
+      `the virtual token reserve ${virtualToken} would reach 2^128: raise graduationThreshold or lower virtualDoge`,
+      { virtualToken },
+    );
   }
   return {
     totalSupply,
@@ -223,7 +245,10 @@ function buyQuoteOf(state: CurveState, dogeInKoinu: bigint): BuyQuote {
   const virtualToken = state.virtualToken;
   const tokensOut = (net * virtualToken) / (virtualDoge + net);
   if (tokensOut === 0n) {
-    throw new BondingError("OUTPUT_ZERO", `${dogeInKoinu} koinu buys no token at the current price`, { dogeInKoinu, feeKoinu: fee });
+    throw new BondingError("OUTPUT_ZERO", `${dogeInKoinu} koinu buys no token at the current price`, {
+      dogeInKoinu,
+      feeKoinu: fee,
+    });
   }
   if (tokensOut <= realToken) return { dogeInKoinu, feeKoinu: fee, tokensOut, refundKoinu: 0n };
   // The last buyer takes exactly the real tokens left and pays the least net c with
@@ -255,7 +280,11 @@ export function quoteBuyExactOut(state: CurveState, tokensOut: bigint): BuyQuote
   checkTradable(state);
   if (state.realToken === 0n) throw new BondingError("SOLD_OUT", "the curve has no real tokens left");
   if (tokensOut > state.realToken) {
-    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${tokensOut} tokens asked, ${state.realToken} left on the curve`, { tokensOut, realToken: state.realToken });
+    throw new BondingError(
+      "INSUFFICIENT_LIQUIDITY",
+      `${tokensOut} tokens asked, ${state.realToken} left on the curve`,
+      { tokensOut, realToken: state.realToken },
+    );
   }
   // Least net c with floor(c * X / (Y + c)) >= n: c * (X - n) >= n * Y (Uniswap v2 getAmountIn,
   // without its "+1", which is only needed there because the fee is on the same side).
@@ -268,13 +297,19 @@ function sellQuoteOf(state: CurveState, tokensIn: bigint): SellQuote {
   checkTradable(state);
   const sold = state.sellableSupply - state.realToken;
   if (tokensIn > sold) {
-    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${tokensIn} tokens offered, the curve sold only ${sold}`, { tokensIn, tokensSold: sold });
+    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${tokensIn} tokens offered, the curve sold only ${sold}`, {
+      tokensIn,
+      tokensSold: sold,
+    });
   }
   const gross = (tokensIn * state.virtualDoge) / (state.virtualToken + tokensIn);
   const fee = feeOf(gross, state.feeBps);
   const dogeOutKoinu = gross - fee;
   if (dogeOutKoinu === 0n) {
-    throw new BondingError("OUTPUT_ZERO", `${tokensIn} tokens sell for nothing after the fee`, { tokensIn, grossKoinu: gross });
+    throw new BondingError("OUTPUT_ZERO", `${tokensIn} tokens sell for nothing after the fee`, {
+      tokensIn,
+      grossKoinu: gross,
+    });
   }
   return { tokensIn, grossKoinu: gross, feeKoinu: fee, dogeOutKoinu };
 }
@@ -302,11 +337,18 @@ export function quoteSellExactOut(state: CurveState, dogeOutKoinu: bigint): Sell
   const gross = grossForNet(dogeOutKoinu, state.feeBps);
   const sold = state.sellableSupply - state.realToken;
   if (gross > state.realDoge) {
-    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${dogeOutKoinu} koinu asked, the curve holds ${state.realDoge}`, { dogeOutKoinu, realDoge: state.realDoge });
+    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${dogeOutKoinu} koinu asked, the curve holds ${state.realDoge}`, {
+      dogeOutKoinu,
+      realDoge: state.realDoge,
+    });
   }
   const tokensIn = ceilDiv(gross * state.virtualToken, state.virtualDoge - gross);
   if (tokensIn > sold) {
-    throw new BondingError("INSUFFICIENT_LIQUIDITY", `${dogeOutKoinu} koinu needs ${tokensIn} tokens, the curve sold only ${sold}`, { dogeOutKoinu, tokensIn, tokensSold: sold });
+    throw new BondingError(
+      "INSUFFICIENT_LIQUIDITY",
+      `${dogeOutKoinu} koinu needs ${tokensIn} tokens, the curve sold only ${sold}`,
+      { dogeOutKoinu, tokensIn, tokensSold: sold },
+    );
   }
   return sellQuoteOf(state, tokensIn);
 }
@@ -370,10 +412,16 @@ export function spotPrice(state: CurveState): SpotPrice {
  */
 export function priceKoinuPerWholeToken(state: CurveState, decimals: number, scaleDigits = 0): bigint {
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 18) {
-    throw new BondingError("INVALID_PARAMS", `decimals must be an integer in [0, 18], got ${decimals}`, { name: "decimals", value: String(decimals) });
+    throw new BondingError("INVALID_PARAMS", `decimals must be an integer in [0, 18], got ${decimals}`, {
+      name: "decimals",
+      value: String(decimals),
+    });
   }
   if (!Number.isInteger(scaleDigits) || scaleDigits < 0 || scaleDigits > 36) {
-    throw new BondingError("INVALID_PARAMS", `scaleDigits must be an integer in [0, 36], got ${scaleDigits}`, { name: "scaleDigits", value: String(scaleDigits) });
+    throw new BondingError("INVALID_PARAMS", `scaleDigits must be an integer in [0, 36], got ${scaleDigits}`, {
+      name: "scaleDigits",
+      value: String(scaleDigits),
+    });
   }
   return (state.virtualDoge * 10n ** BigInt(decimals + scaleDigits)) / state.virtualToken;
 }
@@ -396,10 +444,14 @@ export function readyToGraduate(state: CurveState): boolean {
 export function graduate(state: CurveState): Graduation {
   if (state.graduated) throw new BondingError("CURVE_GRADUATED", "the curve has already graduated");
   if (!readyToGraduate(state)) {
-    throw new BondingError("NOT_READY_TO_GRADUATE", `the curve raised ${state.realDoge} of ${state.graduationThreshold} koinu`, {
-      realDoge: state.realDoge,
-      graduationThreshold: state.graduationThreshold,
-    });
+    throw new BondingError(
+      "NOT_READY_TO_GRADUATE",
+      `the curve raised ${state.realDoge} of ${state.graduationThreshold} koinu`,
+      {
+        realDoge: state.realDoge,
+        graduationThreshold: state.graduationThreshold,
+      },
+    );
   }
   return {
     state: { ...state, graduated: true },

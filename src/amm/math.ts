@@ -222,7 +222,10 @@ function show(value: unknown): string {
 }
 
 function amountError(field: string, value: unknown): AmmMathError {
-  return new AmmMathError("AMOUNT_OUT_OF_RANGE", `${field} must be a bigint in [1, 2^128 - 1], got ${show(value)}`, { field, value });
+  return new AmmMathError("AMOUNT_OUT_OF_RANGE", `${field} must be a bigint in [1, 2^128 - 1], got ${show(value)}`, {
+    field,
+    value,
+  });
 }
 
 function checkAmount(field: string, value: unknown): asserts value is bigint {
@@ -231,7 +234,9 @@ function checkAmount(field: string, value: unknown): asserts value is bigint {
 
 function checkFeeBps(feeBps: unknown): asserts feeBps is bigint {
   if (typeof feeBps !== "bigint" || feeBps < 0n || feeBps > MAX_FEE_BPS) {
-    throw new AmmMathError("FEE_OUT_OF_RANGE", `feeBps must be a bigint in [0, ${MAX_FEE_BPS}], got ${show(feeBps)}`, { feeBps });
+    throw new AmmMathError("FEE_OUT_OF_RANGE", `feeBps must be a bigint in [0, ${MAX_FEE_BPS}], got ${show(feeBps)}`, {
+      feeBps,
+    });
   }
 }
 
@@ -239,11 +244,18 @@ function checkFeeBps(feeBps: unknown): asserts feeBps is bigint {
 function checkReserve(field: string, value: unknown): asserts value is bigint {
   if (typeof value === "bigint" && value >= 1n && value <= MAX_AMOUNT) return;
   if (value === 0n) throw new AmmMathError("POOL_EMPTY", `${field} is 0: the pool has no liquidity`, { field });
-  throw new AmmMathError("INVALID_POOL", `${field} must be a bigint in [1, 2^128 - 1], got ${show(value)}`, { field, value });
+  throw new AmmMathError("INVALID_POOL", `${field} must be a bigint in [1, 2^128 - 1], got ${show(value)}`, {
+    field,
+    value,
+  });
 }
 
 function directionError(direction: unknown): AmmMathError {
-  return new AmmMathError("INVALID_DIRECTION", `direction must be "DOGE_TO_TOKEN" or "TOKEN_TO_DOGE", got ${show(direction)}`, { direction });
+  return new AmmMathError(
+    "INVALID_DIRECTION",
+    `direction must be "DOGE_TO_TOKEN" or "TOKEN_TO_DOGE", got ${show(direction)}`,
+    { direction },
+  );
 }
 
 function overflowError(field: string, value: bigint): AmmMathError {
@@ -259,9 +271,22 @@ const ceilDiv = (numerator: bigint, denominator: bigint): bigint => (numerator +
  */
 export function validatePool(pool: Pool): void {
   const invalid = (field: string, reason: string, value?: unknown) =>
-    new AmmMathError("INVALID_POOL", `pool.${field} ${reason}${value === undefined ? "" : `, got ${show(value)}`}`, { field, value });
+    new AmmMathError("INVALID_POOL", `pool.${field} ${reason}${value === undefined ? "" : `, got ${show(value)}`}`, {
+      field,
+      value,
+    });
   if (typeof pool !== "object" || pool === null) throw invalid("", "must be an object", pool);
-  const fields = ["dogeReserve", "tokenReserve", "lpSupply", "feeBps", "accFeePerShare", "accRemainder", "feesCredited", "feesClaimed", "feeDust"] as const;
+  const fields = [
+    "dogeReserve",
+    "tokenReserve",
+    "lpSupply",
+    "feeBps",
+    "accFeePerShare",
+    "accRemainder",
+    "feesCredited",
+    "feesClaimed",
+    "feeDust",
+  ] as const;
   for (const field of fields) {
     const value = pool[field];
     if (typeof value !== "bigint" || value < 0n) throw invalid(field, "must be a non-negative bigint", value);
@@ -272,14 +297,21 @@ export function validatePool(pool: Pool): void {
   checkFeeBps(pool.feeBps);
   if (pool.lpSupply === 0n) {
     for (const field of fields) {
-      if (field !== "feeBps" && pool[field] !== 0n) throw invalid(field, "must be 0 in a pool without shares", pool[field]);
+      if (field !== "feeBps" && pool[field] !== 0n)
+        throw invalid(field, "must be 0 in a pool without shares", pool[field]);
     }
   } else {
-    if (pool.lpSupply < MINIMUM_LIQUIDITY) throw invalid("lpSupply", `must be at least MINIMUM_LIQUIDITY (${MINIMUM_LIQUIDITY}) once shares exist`, pool.lpSupply);
+    if (pool.lpSupply < MINIMUM_LIQUIDITY)
+      throw invalid(
+        "lpSupply",
+        `must be at least MINIMUM_LIQUIDITY (${MINIMUM_LIQUIDITY}) once shares exist`,
+        pool.lpSupply,
+      );
     if (pool.dogeReserve === 0n) throw invalid("dogeReserve", "must be positive while shares exist", 0n);
     if (pool.tokenReserve === 0n) throw invalid("tokenReserve", "must be positive while shares exist", 0n);
   }
-  if (pool.feesClaimed > pool.feesCredited) throw invalid("feesClaimed", `must not exceed feesCredited (${pool.feesCredited})`, pool.feesClaimed);
+  if (pool.feesClaimed > pool.feesCredited)
+    throw invalid("feesClaimed", `must not exceed feesCredited (${pool.feesCredited})`, pool.feesClaimed);
 }
 
 /**
@@ -289,27 +321,47 @@ export function validatePool(pool: Pool): void {
  */
 export function validatePosition(pool: Pool, position: Position): void {
   const invalid = (field: string, reason: string, value?: unknown) =>
-    new AmmMathError("INVALID_POSITION", `position.${field} ${reason}${value === undefined ? "" : `, got ${show(value)}`}`, { field, value });
+    new AmmMathError(
+      "INVALID_POSITION",
+      `position.${field} ${reason}${value === undefined ? "" : `, got ${show(value)}`}`,
+      { field, value },
+    );
   if (typeof position !== "object" || position === null) throw invalid("", "must be an object", position);
   for (const field of ["shares", "feeDebt", "unclaimed", "unclaimedFraction"] as const) {
     const value = position[field];
     if (typeof value !== "bigint" || value < 0n) throw invalid(field, "must be a non-negative bigint", value);
   }
-  if (position.unclaimedFraction >= ACC_SCALE) throw invalid("unclaimedFraction", "must be below ACC_SCALE", position.unclaimedFraction);
-  if (position.feeDebt > position.shares * pool.accFeePerShare) throw invalid("feeDebt", "must not exceed shares * accFeePerShare", position.feeDebt);
+  if (position.unclaimedFraction >= ACC_SCALE)
+    throw invalid("unclaimedFraction", "must be below ACC_SCALE", position.unclaimedFraction);
+  if (position.feeDebt > position.shares * pool.accFeePerShare)
+    throw invalid("feeDebt", "must not exceed shares * accFeePerShare", position.feeDebt);
   const unlocked = pool.lpSupply >= MINIMUM_LIQUIDITY ? pool.lpSupply - MINIMUM_LIQUIDITY : 0n;
   if (position.shares > unlocked) {
-    throw new AmmMathError("SHARES_EXCEED_SUPPLY", `position holds ${position.shares} shares, the pool's unlocked supply is ${unlocked}`, {
-      shares: position.shares,
-      unlockedSupply: unlocked,
-    });
+    throw new AmmMathError(
+      "SHARES_EXCEED_SUPPLY",
+      `position holds ${position.shares} shares, the pool's unlocked supply is ${unlocked}`,
+      {
+        shares: position.shares,
+        unlockedSupply: unlocked,
+      },
+    );
   }
 }
 
 /** A pool before its first deposit. */
 export function createPool(feeBps: bigint = DEFAULT_FEE_BPS): Pool {
   checkFeeBps(feeBps);
-  return { dogeReserve: 0n, tokenReserve: 0n, lpSupply: 0n, feeBps, accFeePerShare: 0n, accRemainder: 0n, feesCredited: 0n, feesClaimed: 0n, feeDust: 0n };
+  return {
+    dogeReserve: 0n,
+    tokenReserve: 0n,
+    lpSupply: 0n,
+    feeBps,
+    accFeePerShare: 0n,
+    accRemainder: 0n,
+    feesCredited: 0n,
+    feesClaimed: 0n,
+    feeDust: 0n,
+  };
 }
 
 /** A position holding nothing. */
@@ -319,7 +371,11 @@ export function emptyPosition(): Position {
 
 /** floor(sqrt(n)) for a bigint n >= 0 (Newton's method from an upper bound). */
 export function isqrt(n: bigint): bigint {
-  if (typeof n !== "bigint" || n < 0n) throw new AmmMathError("AMOUNT_OUT_OF_RANGE", `isqrt needs a non-negative bigint, got ${show(n)}`, { field: "n", value: n });
+  if (typeof n !== "bigint" || n < 0n)
+    throw new AmmMathError("AMOUNT_OUT_OF_RANGE", `isqrt needs a non-negative bigint, got ${show(n)}`, {
+      field: "n",
+      value: n,
+    });
   if (n < 4_503_599_627_370_496n) {
     // Below 2^52 the double holds n exactly and its correctly rounded root is off by at most one.
     let root = BigInt(Math.floor(Math.sqrt(Number(n))));
@@ -353,7 +409,13 @@ function ceilSqrt(n: bigint): bigint {
  * Throws AMOUNT_OUT_OF_RANGE, POOL_EMPTY or INVALID_POOL (a reserve), FEE_OUT_OF_RANGE,
  * INVALID_DIRECTION, RESERVE_OVERFLOW (the input reserve would pass MAX_AMOUNT), OUTPUT_ZERO.
  */
-export function quoteExactIn(dogeReserve: bigint, tokenReserve: bigint, feeBps: bigint, direction: Direction, amountIn: bigint): Quote {
+export function quoteExactIn(
+  dogeReserve: bigint,
+  tokenReserve: bigint,
+  feeBps: bigint,
+  direction: Direction,
+  amountIn: bigint,
+): Quote {
   if (typeof amountIn !== "bigint" || amountIn < 1n || amountIn > MAX_AMOUNT) throw amountError("amountIn", amountIn);
   checkReserve("dogeReserve", dogeReserve);
   checkReserve("tokenReserve", tokenReserve);
@@ -376,7 +438,11 @@ export function quoteExactIn(dogeReserve: bigint, tokenReserve: bigint, feeBps: 
     throw directionError(direction);
   }
   if (amountOut === 0n) {
-    throw new AmmMathError("OUTPUT_ZERO", `${direction} of ${amountIn} would pay out nothing`, { direction, amountIn, fee });
+    throw new AmmMathError("OUTPUT_ZERO", `${direction} of ${amountIn} would pay out nothing`, {
+      direction,
+      amountIn,
+      fee,
+    });
   }
   return { amountOut, fee };
 }
@@ -391,7 +457,13 @@ export function quoteExactIn(dogeReserve: bigint, tokenReserve: bigint, feeBps: 
  * i.e. how much worse than the spot price before the swap the reserve's own rate is. It is the
  * same measure for both directions, and the fee (feeBps) comes on top for the trader.
  */
-export function priceImpactBps(dogeReserve: bigint, tokenReserve: bigint, direction: Direction, amountIn: bigint, quote: Quote): bigint {
+export function priceImpactBps(
+  dogeReserve: bigint,
+  tokenReserve: bigint,
+  direction: Direction,
+  amountIn: bigint,
+  quote: Quote,
+): bigint {
   if (direction === "DOGE_TO_TOKEN") {
     const netIn = amountIn - quote.fee;
     return BPS - (BPS * quote.amountOut * dogeReserve) / (netIn * tokenReserve);
@@ -413,8 +485,16 @@ export function swapExactIn(pool: Pool, direction: Direction, amountIn: bigint):
   const quote = quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn);
   const moved =
     direction === "DOGE_TO_TOKEN"
-      ? { ...pool, dogeReserve: pool.dogeReserve + amountIn - quote.fee, tokenReserve: pool.tokenReserve - quote.amountOut }
-      : { ...pool, dogeReserve: pool.dogeReserve - quote.amountOut - quote.fee, tokenReserve: pool.tokenReserve + amountIn };
+      ? {
+          ...pool,
+          dogeReserve: pool.dogeReserve + amountIn - quote.fee,
+          tokenReserve: pool.tokenReserve - quote.amountOut,
+        }
+      : {
+          ...pool,
+          dogeReserve: pool.dogeReserve - quote.amountOut - quote.fee,
+          tokenReserve: pool.tokenReserve + amountIn,
+        };
   return {
     direction,
     amountIn,
@@ -439,7 +519,13 @@ export function swapExactIn(pool: Pool, direction: Direction, amountIn: bigint):
  * Throws EXCESSIVE_OUTPUT (amountOut >= the output reserve), INSUFFICIENT_LIQUIDITY (out of reach
  * with the fee, or needing more than MAX_AMOUNT), and quoteExactIn's errors.
  */
-export function quoteExactOut(dogeReserve: bigint, tokenReserve: bigint, feeBps: bigint, direction: Direction, amountOut: bigint): Quote & { amountIn: bigint } {
+export function quoteExactOut(
+  dogeReserve: bigint,
+  tokenReserve: bigint,
+  feeBps: bigint,
+  direction: Direction,
+  amountOut: bigint,
+): Quote & { amountIn: bigint } {
   checkAmount("amountOut", amountOut);
   checkReserve("dogeReserve", dogeReserve);
   checkReserve("tokenReserve", tokenReserve);
@@ -453,25 +539,37 @@ export function quoteExactOut(dogeReserve: bigint, tokenReserve: bigint, feeBps:
     if (amountOut >= dogeReserve) throw excessiveOutput(direction, amountOut, dogeReserve);
     const gross = ceilDiv(amountOut * BPS, BPS - feeBps);
     if (gross >= dogeReserve) {
-      throw new AmmMathError("INSUFFICIENT_LIQUIDITY", `paying ${amountOut} koinu after the fee takes ${gross} koinu, the reserve holds ${dogeReserve}`, {
-        direction,
-        amountOut,
-        grossOut: gross,
-        reserve: dogeReserve,
-      });
+      throw new AmmMathError(
+        "INSUFFICIENT_LIQUIDITY",
+        `paying ${amountOut} koinu after the fee takes ${gross} koinu, the reserve holds ${dogeReserve}`,
+        {
+          direction,
+          amountOut,
+          grossOut: gross,
+          reserve: dogeReserve,
+        },
+      );
     }
     amountIn = ceilDiv(gross * tokenReserve, dogeReserve - gross);
   } else {
     throw directionError(direction);
   }
   if (amountIn > MAX_AMOUNT) {
-    throw new AmmMathError("INSUFFICIENT_LIQUIDITY", `paying ${amountOut} needs an input of ${amountIn}, over 2^128 - 1`, { direction, amountOut, amountIn });
+    throw new AmmMathError(
+      "INSUFFICIENT_LIQUIDITY",
+      `paying ${amountOut} needs an input of ${amountIn}, over 2^128 - 1`,
+      { direction, amountOut, amountIn },
+    );
   }
   return { amountIn, ...quoteExactIn(dogeReserve, tokenReserve, feeBps, direction, amountIn) };
 }
 
 function excessiveOutput(direction: Direction, amountOut: bigint, reserve: bigint): AmmMathError {
-  return new AmmMathError("EXCESSIVE_OUTPUT", `${direction} asks ${amountOut}, the output reserve holds ${reserve}`, { direction, amountOut, reserve });
+  return new AmmMathError("EXCESSIVE_OUTPUT", `${direction} asks ${amountOut}, the output reserve holds ${reserve}`, {
+    direction,
+    amountOut,
+    reserve,
+  });
 }
 
 /**
@@ -541,7 +639,11 @@ export function addShares(pool: Pool, position: Position, shares: bigint): Share
   checkAmount("shares", shares);
   const settled = settlePosition(pool, position);
   const lpSupply = pool.lpSupply + shares;
-  if (lpSupply > MAX_AMOUNT) throw new AmmMathError("RESERVE_OVERFLOW", `lpSupply would become ${lpSupply}, over 2^128 - 1`, { field: "lpSupply", value: lpSupply });
+  if (lpSupply > MAX_AMOUNT)
+    throw new AmmMathError("RESERVE_OVERFLOW", `lpSupply would become ${lpSupply}, over 2^128 - 1`, {
+      field: "lpSupply",
+      value: lpSupply,
+    });
   const held = settled.shares + shares;
   return {
     pool: { ...pool, lpSupply },
@@ -559,13 +661,22 @@ export function removeShares(pool: Pool, position: Position, shares: bigint): Sh
   checkAmount("shares", shares);
   const settled = settlePosition(pool, position);
   if (shares > settled.shares) {
-    throw new AmmMathError("SHARES_EXCEED_POSITION", `cannot remove ${shares} shares from a position of ${settled.shares}`, { shares, held: settled.shares });
+    throw new AmmMathError(
+      "SHARES_EXCEED_POSITION",
+      `cannot remove ${shares} shares from a position of ${settled.shares}`,
+      { shares, held: settled.shares },
+    );
   }
   const held = settled.shares - shares;
   const dust = held === 0n ? settled.unclaimedFraction : 0n;
   return {
     pool: { ...pool, lpSupply: pool.lpSupply - shares, feeDust: pool.feeDust + dust },
-    position: { ...settled, shares: held, feeDebt: held * pool.accFeePerShare, unclaimedFraction: settled.unclaimedFraction - dust },
+    position: {
+      ...settled,
+      shares: held,
+      feeDebt: held * pool.accFeePerShare,
+      unclaimedFraction: settled.unclaimedFraction - dust,
+    },
   };
 }
 
@@ -589,24 +700,39 @@ export function addLiquidity(pool: Pool, position: Position | null, doge: bigint
   if (pool.lpSupply === 0n) {
     const root = isqrt(doge * token);
     if (root <= MINIMUM_LIQUIDITY) {
-      throw new AmmMathError("INITIAL_LIQUIDITY_TOO_SMALL", `sqrt(${doge} * ${token}) = ${root} does not exceed the ${MINIMUM_LIQUIDITY} locked shares`, {
-        doge,
-        token,
-        root,
-      });
+      throw new AmmMathError(
+        "INITIAL_LIQUIDITY_TOO_SMALL",
+        `sqrt(${doge} * ${token}) = ${root} does not exceed the ${MINIMUM_LIQUIDITY} locked shares`,
+        {
+          doge,
+          token,
+          root,
+        },
+      );
     }
     const shares = root - MINIMUM_LIQUIDITY;
     // The locked shares join at accFeePerShare 0 (a pool without shares has no fee state), so
     // their earnings are always MINIMUM_LIQUIDITY * accFeePerShare.
     const seeded: Pool = { ...pool, dogeReserve: doge, tokenReserve: token, lpSupply: MINIMUM_LIQUIDITY };
     const added = addShares(seeded, holder, shares);
-    return { ...added, shares, dogeUsed: doge, tokenUsed: token, dogeRefund: 0n, tokenRefund: 0n, locked: MINIMUM_LIQUIDITY };
+    return {
+      ...added,
+      shares,
+      dogeUsed: doge,
+      tokenUsed: token,
+      dogeRefund: 0n,
+      tokenRefund: 0n,
+      locked: MINIMUM_LIQUIDITY,
+    };
   }
   const byDoge = (doge * pool.lpSupply) / pool.dogeReserve;
   const byToken = (token * pool.lpSupply) / pool.tokenReserve;
   const shares = byDoge < byToken ? byDoge : byToken;
   if (shares === 0n) {
-    throw new AmmMathError("SHARES_ZERO", `depositing ${doge} koinu and ${token} tokens does not pay for one share`, { doge, token });
+    throw new AmmMathError("SHARES_ZERO", `depositing ${doge} koinu and ${token} tokens does not pay for one share`, {
+      doge,
+      token,
+    });
   }
   // shares <= doge * lpSupply / dogeReserve, so the ceiling is at most doge (same for token).
   const dogeUsed = ceilDiv(shares * pool.dogeReserve, pool.lpSupply);
@@ -616,7 +742,15 @@ export function addLiquidity(pool: Pool, position: Position | null, doge: bigint
   if (dogeReserve > MAX_AMOUNT) throw overflowError("dogeReserve", dogeReserve);
   if (tokenReserve > MAX_AMOUNT) throw overflowError("tokenReserve", tokenReserve);
   const added = addShares({ ...pool, dogeReserve, tokenReserve }, holder, shares);
-  return { ...added, shares, dogeUsed, tokenUsed, dogeRefund: doge - dogeUsed, tokenRefund: token - tokenUsed, locked: 0n };
+  return {
+    ...added,
+    shares,
+    dogeUsed,
+    tokenUsed,
+    dogeRefund: doge - dogeUsed,
+    tokenRefund: token - tokenUsed,
+    locked: 0n,
+  };
 }
 
 /**
@@ -631,14 +765,22 @@ export function removeLiquidity(pool: Pool, position: Position, shares: bigint):
   if (pool.lpSupply === 0n) throw new AmmMathError("POOL_EMPTY", "the pool has no shares", { shares });
   validatePosition(pool, position);
   if (shares > position.shares) {
-    throw new AmmMathError("SHARES_EXCEED_POSITION", `cannot burn ${shares} shares from a position of ${position.shares}`, { shares, held: position.shares });
+    throw new AmmMathError(
+      "SHARES_EXCEED_POSITION",
+      `cannot burn ${shares} shares from a position of ${position.shares}`,
+      { shares, held: position.shares },
+    );
   }
   const doge = (shares * pool.dogeReserve) / pool.lpSupply;
   const token = (shares * pool.tokenReserve) / pool.lpSupply;
   if (doge === 0n && token === 0n) {
     throw new AmmMathError("WITHDRAWAL_ZERO", `burning ${shares} shares would pay out nothing`, { shares });
   }
-  const removed = removeShares({ ...pool, dogeReserve: pool.dogeReserve - doge, tokenReserve: pool.tokenReserve - token }, position, shares);
+  const removed = removeShares(
+    { ...pool, dogeReserve: pool.dogeReserve - doge, tokenReserve: pool.tokenReserve - token },
+    position,
+    shares,
+  );
   const fees = removed.position.unclaimed;
   return {
     pool: { ...removed.pool, feesClaimed: removed.pool.feesClaimed + fees },
@@ -710,7 +852,11 @@ export function auditFees(pool: Pool, positions: readonly Position[]): FeeAudit 
 export function minAmountOut(amountOut: bigint, slippageBps: bigint): bigint {
   checkAmount("amountOut", amountOut);
   if (typeof slippageBps !== "bigint" || slippageBps < 0n || slippageBps > BPS) {
-    throw new AmmMathError("SLIPPAGE_OUT_OF_RANGE", `slippageBps must be a bigint in [0, 10000], got ${show(slippageBps)}`, { slippageBps });
+    throw new AmmMathError(
+      "SLIPPAGE_OUT_OF_RANGE",
+      `slippageBps must be a bigint in [0, 10000], got ${show(slippageBps)}`,
+      { slippageBps },
+    );
   }
   return (amountOut * (BPS - slippageBps)) / BPS;
 }
@@ -752,7 +898,9 @@ export function depth(pool: Pick<Pool, "dogeReserve" | "tokenReserve" | "feeBps"
   const dogeToToken = searchDepth(dogeGuess, dogeCap, (amountIn) => {
     const out = dogeToTokenOut(x, y, feeBps, amountIn);
     // p' >= p (B + b) / B  <=>  (x + netIn) * y * B >= x * (y - out) * (B + b)
-    return out.amountOut > 0n && (x + out.netIn) * y * BPS >= x * (y - out.amountOut) * (BPS + bps) ? out.amountOut : null;
+    return out.amountOut > 0n && (x + out.netIn) * y * BPS >= x * (y - out.amountOut) * (BPS + bps)
+      ? out.amountOut
+      : null;
   });
   // TOKEN_TO_DOGE: y' = y + amountIn; on the curve p' / p = (y / y')^2.
   const tokenAfter = ceilSqrt(ceilDiv(y * y * BPS, BPS - bps));

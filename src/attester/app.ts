@@ -13,7 +13,14 @@ import { Counter, Registry } from "prom-client";
 import { getAddress } from "ethers";
 import type { Wallet } from "ethers";
 import type { DogeNetwork } from "../doge";
-import { FactDomainMismatchError, MAX_ATTESTED_AT_SKEW_SECONDS, assertAttestationDomain, fastFactDigest, fastReceiptDigest, signDigest } from "../facts";
+import {
+  FactDomainMismatchError,
+  MAX_ATTESTED_AT_SKEW_SECONDS,
+  assertAttestationDomain,
+  fastFactDigest,
+  fastReceiptDigest,
+  signDigest,
+} from "../facts";
 import type { AttestationDomain, FactTypeName } from "../facts";
 import type { IndexHistory } from "../indexer/read/as-of-height";
 import { Refusal, conflict, unprocessable } from "../errors";
@@ -63,7 +70,9 @@ export interface AttesterAppOptions {
 export function createAttesterApp(options: AttesterAppOptions): Express {
   const minConfirmations = options.minConfirmations ?? MIN_CONFIRMATIONS;
   if (!Number.isInteger(minConfirmations) || minConfirmations < MIN_CONFIRMATIONS) {
-    throw new RangeError(`minConfirmations must be an integer of at least ${MIN_CONFIRMATIONS}, got ${minConfirmations}`);
+    throw new RangeError(
+      `minConfirmations must be an integer of at least ${MIN_CONFIRMATIONS}, got ${minConfirmations}`,
+    );
   }
   const name = options.name ?? "attester";
   const { history, l2, signer, domain, network } = options;
@@ -75,17 +84,33 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   const skew = BigInt(options.maxAttestedAtSkewSeconds ?? Number(MAX_ATTESTED_AT_SKEW_SECONDS));
   const log = options.log ?? (() => undefined);
   const registry = options.registry ?? new Registry();
-  const signatures = new Counter({ name: "attester_signatures_total", help: "Facts and receipts signed", labelNames: ["kind", "type"], registers: [registry] });
-  const refusals = new Counter({ name: "attester_refusals_total", help: "Signing requests refused, by error code", labelNames: ["code"], registers: [registry] });
+  const signatures = new Counter({
+    name: "attester_signatures_total",
+    help: "Facts and receipts signed",
+    labelNames: ["kind", "type"],
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: "attester_refusals_total",
+    help: "Signing requests refused, by error code",
+    labelNames: ["code"],
+    registers: [registry],
+  });
 
   /** `attested_at` (its schema checked the integer) within the allowed skew of the clock, or 422. */
   const checkAttestedAt = (attestedAt: bigint): bigint => {
     const now = BigInt(clock());
     const distance = attestedAt > now ? attestedAt - now : now - attestedAt;
     if (distance > skew) {
-      throw unprocessable("ATTESTED_AT_OUT_OF_WINDOW", `attested_at must be within ${skew} seconds of the attester's clock`, {
-        attested_at: attestedAt.toString(), now: now.toString(), max_skew_seconds: Number(skew),
-      });
+      throw unprocessable(
+        "ATTESTED_AT_OUT_OF_WINDOW",
+        `attested_at must be within ${skew} seconds of the attester's clock`,
+        {
+          attested_at: attestedAt.toString(),
+          now: now.toString(),
+          max_skew_seconds: Number(skew),
+        },
+      );
     }
     return attestedAt;
   };
@@ -101,20 +126,26 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
       actual = await l2.eip712Domain();
     } catch (error) {
       throw new Refusal("unavailable", "DOMAIN_MISMATCH", "the attestation contract's EIP-712 domain cannot be read", {
-        reason: (error as Error).message, expected: domainToJson(domain),
+        reason: (error as Error).message,
+        expected: domainToJson(domain),
       });
     }
     try {
       assertAttestationDomain(actual, domain);
     } catch (error) {
       if (!(error instanceof FactDomainMismatchError)) throw error;
-      throw new Refusal("unavailable", "DOMAIN_MISMATCH", error.message, { mismatches: error.mismatches, expected: domainToJson(domain) });
+      throw new Refusal("unavailable", "DOMAIN_MISMATCH", error.message, {
+        mismatches: error.mismatches,
+        expected: domainToJson(domain),
+      });
     }
     let set: AttesterSet;
     try {
       set = await l2.attesterSet();
     } catch (error) {
-      throw new Refusal("unavailable", "L2_UNAVAILABLE", "the attester set cannot be read", { reason: (error as Error).message });
+      throw new Refusal("unavailable", "L2_UNAVAILABLE", "the attester set cannot be read", {
+        reason: (error as Error).message,
+      });
     }
     if (cacheMs > 0) l2Checked = { at: Date.now(), set };
     return checkSet(set, requestedSetId);
@@ -123,13 +154,21 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   const checkSet = (set: AttesterSet, requestedSetId: bigint): AttesterSet => {
     if (!set.attesters.includes(signerAddress)) {
       throw new Refusal("unavailable", "NOT_AN_ATTESTER", `${signerAddress} is not in the current attester set`, {
-        signer: signerAddress, attesters: set.attesters, attester_set_id: set.attesterSetId.toString(),
+        signer: signerAddress,
+        attesters: set.attesters,
+        attester_set_id: set.attesterSetId.toString(),
       });
     }
     if (set.attesterSetId !== requestedSetId) {
-      throw new Refusal("unavailable", "WRONG_ATTESTER_SET", `the current attester set is ${set.attesterSetId}, not ${requestedSetId}`, {
-        requested: requestedSetId.toString(), current: set.attesterSetId.toString(),
-      });
+      throw new Refusal(
+        "unavailable",
+        "WRONG_ATTESTER_SET",
+        `the current attester set is ${set.attesterSetId}, not ${requestedSetId}`,
+        {
+          requested: requestedSetId.toString(),
+          current: set.attesterSetId.toString(),
+        },
+      );
     }
     return set;
   };
@@ -143,108 +182,153 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   });
   const surface = new ApiSurface({
     title: "DogeOS attester",
-    description: "An attester's internal signing API (docs/architecture.md, \"Attesters\"): facts about the base chain and job receipts, "
-      + "computed from its own index and signed under DogeAttestation's EIP-712 domain. Every signing request passes, in order: the body's "
-      + "validation (400), the attestedAt window (422), the height against the index (409, 422), the L2 checks (503) and the computation "
-      + "on the index (404, 422); only then is anything signed. Not for the public: serve it on a private network.",
+    description:
+      'An attester\'s internal signing API (docs/architecture.md, "Attesters"): facts about the base chain and job receipts, ' +
+      "computed from its own index and signed under DogeAttestation's EIP-712 domain. Every signing request passes, in order: the body's " +
+      "validation (400), the attestedAt window (422), the height against the index (409, 422), the L2 checks (503) and the computation " +
+      "on the index (404, 422); only then is anything signed. Not for the public: serve it on a private network.",
   });
   const routes = surface.on(app);
 
-  routes.get("/v1/info", { summary: "The signer, the domain, the current attester set and the heights it can sign at", tags: ["signing"], responses: { 200: AttesterInfo } }, async (_input, _req, res) => {
-    const tip = history.tip();
-    const indexedHeight = tip ? tip.height : -1;
-    let attesterSetId: string | null = null;
-    try {
-      attesterSetId = (await l2.attesterSet()).attesterSetId.toString();
-    } catch {
-      attesterSetId = null;
-    }
-    const body: AttesterInfoJson = {
-      name,
-      signer: signerAddress,
-      domain: domainToJson(domain),
-      attester_set_id: attesterSetId,
-      indexed_height: indexedHeight,
-      indexed_hash: tip ? tip.hash : null,
-      node_height: await nodeHeightOrNull(options.nodeHeight),
-      min_confirmations: minConfirmations,
-      signable_height: signableHeight(indexedHeight, minConfirmations),
-    };
-    res.json(body);
-  });
+  routes.get(
+    "/v1/info",
+    {
+      summary: "The signer, the domain, the current attester set and the heights it can sign at",
+      tags: ["signing"],
+      responses: { 200: AttesterInfo },
+    },
+    async (_input, _req, res) => {
+      const tip = history.tip();
+      const indexedHeight = tip ? tip.height : -1;
+      let attesterSetId: string | null = null;
+      try {
+        attesterSetId = (await l2.attesterSet()).attesterSetId.toString();
+      } catch {
+        attesterSetId = null;
+      }
+      const body: AttesterInfoJson = {
+        name,
+        signer: signerAddress,
+        domain: domainToJson(domain),
+        attester_set_id: attesterSetId,
+        indexed_height: indexedHeight,
+        indexed_hash: tip ? tip.hash : null,
+        node_height: await nodeHeightOrNull(options.nodeHeight),
+        min_confirmations: minConfirmations,
+        signable_height: signableHeight(indexedHeight, minConfirmations),
+      };
+      res.json(body);
+    },
+  );
 
-  routes.post("/v1/fact", {
-    summary: "A fact about the base chain at l1_height, signed",
-    description: "400 for a malformed body (UNKNOWN_FACT_TYPE, MISSING_PARAMS, INVALID_INTEGER, field codes); 422 ATTESTED_AT_OUT_OF_WINDOW beyond 15 minutes from the attester's clock; "
-      + "409 INDEX_BEHIND, 422 NOT_DEEP_ENOUGH (l1_height must be 6 blocks deep in the index, the L1 tip 1), 503 INDEX_INCOMPLETE; "
-      + "503 DOMAIN_MISMATCH, L2_UNAVAILABLE, NOT_AN_ATTESTER, WRONG_ATTESTER_SET; 404 INSCRIPTION_NOT_FOUND.",
-    tags: ["signing"],
-    body: factRequest(network),
-    responses: { 200: SignedFact },
-  }, async ({ body }, _req, res) => {
-    const type = body.type as FactTypeName;
-    const params = checkFactParams(type, body.params);
-    const l1Height = Number(body.l1_height);
-    const attesterSetId = body.attester_set_id;
-    const attestedAt = checkAttestedAt(body.attested_at);
-    // Cheap refusals first: the index decides before the L2 is asked anything.
-    history.snapshot(() => checkAttestableHeight(history, l1Height, minConfirmations, type));
-    await checkL2(attesterSetId);
-    const fact = computeFact(history, type, params, { l1Height, attestedAt, attesterSetId }, minConfirmations);
-    const signature = signDigest(privateKey, fastFactDigest(domain, fact));
-    signatures.inc({ kind: "fact", type });
-    log("signed_fact", { type, l1_height: l1Height, attested_at: attestedAt.toString(), subject: fact.subject });
-    const answer: SignedFactJson = { fact: factToJson(fact), signature, signer: signerAddress };
-    res.json(answer);
-  });
+  routes.post(
+    "/v1/fact",
+    {
+      summary: "A fact about the base chain at l1_height, signed",
+      description:
+        "400 for a malformed body (UNKNOWN_FACT_TYPE, MISSING_PARAMS, INVALID_INTEGER, field codes); 422 ATTESTED_AT_OUT_OF_WINDOW beyond 15 minutes from the attester's clock; " +
+        "409 INDEX_BEHIND, 422 NOT_DEEP_ENOUGH (l1_height must be 6 blocks deep in the index, the L1 tip 1), 503 INDEX_INCOMPLETE; " +
+        "503 DOMAIN_MISMATCH, L2_UNAVAILABLE, NOT_AN_ATTESTER, WRONG_ATTESTER_SET; 404 INSCRIPTION_NOT_FOUND.",
+      tags: ["signing"],
+      body: factRequest(network),
+      responses: { 200: SignedFact },
+    },
+    async ({ body }, _req, res) => {
+      const type = body.type as FactTypeName;
+      const params = checkFactParams(type, body.params);
+      const l1Height = Number(body.l1_height);
+      const attesterSetId = body.attester_set_id;
+      const attestedAt = checkAttestedAt(body.attested_at);
+      // Cheap refusals first: the index decides before the L2 is asked anything.
+      history.snapshot(() => checkAttestableHeight(history, l1Height, minConfirmations, type));
+      await checkL2(attesterSetId);
+      const fact = computeFact(history, type, params, { l1Height, attestedAt, attesterSetId }, minConfirmations);
+      const signature = signDigest(privateKey, fastFactDigest(domain, fact));
+      signatures.inc({ kind: "fact", type });
+      log("signed_fact", { type, l1_height: l1Height, attested_at: attestedAt.toString(), subject: fact.subject });
+      const answer: SignedFactJson = { fact: factToJson(fact), signature, signer: signerAddress };
+      res.json(answer);
+    },
+  );
 
-  routes.post("/v1/receipt", {
-    summary: "A receipt that a base-chain transaction did an open L2 job, signed",
-    description: "Refusals as for /v1/fact, and 409 JOB_NOT_OPEN; the transaction's checks against the job (docs/architecture.md, \"Attesters\").",
-    tags: ["signing"],
-    body: ReceiptRequest,
-    responses: { 200: SignedReceipt },
-  }, async ({ body }, _req, res) => {
-    const kind = body.kind as JobKind;
-    const attesterSetId = body.attester_set_id;
-    const attestedAt = checkAttestedAt(body.attested_at);
-    await checkL2(attesterSetId);
-    const job = await l2.job(kind, body.job_contract, body.job_id);
-    if (job.status !== JOB_STATUS.Open) throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, { job_id: job.jobId, status: job.status });
-    const receipt = checkJobReceipt(history, job, body.l1_txid, { attestedAt, attesterSetId }, minConfirmations);
-    const signature = signDigest(privateKey, fastReceiptDigest(domain, receipt));
-    signatures.inc({ kind: "receipt", type: kind });
-    log("signed_receipt", { kind, job_id: job.jobId, l1_txid: body.l1_txid, l1_height: Number(receipt.l1Height) });
-    const answer: SignedReceiptJson = { receipt: receiptToJson(receipt), signature, signer: signerAddress };
-    res.json(answer);
-  });
+  routes.post(
+    "/v1/receipt",
+    {
+      summary: "A receipt that a base-chain transaction did an open L2 job, signed",
+      description:
+        'Refusals as for /v1/fact, and 409 JOB_NOT_OPEN; the transaction\'s checks against the job (docs/architecture.md, "Attesters").',
+      tags: ["signing"],
+      body: ReceiptRequest,
+      responses: { 200: SignedReceipt },
+    },
+    async ({ body }, _req, res) => {
+      const kind = body.kind as JobKind;
+      const attesterSetId = body.attester_set_id;
+      const attestedAt = checkAttestedAt(body.attested_at);
+      await checkL2(attesterSetId);
+      const job = await l2.job(kind, body.job_contract, body.job_id);
+      if (job.status !== JOB_STATUS.Open)
+        throw conflict("JOB_NOT_OPEN", `job ${job.jobId} is not open (status ${job.status})`, {
+          job_id: job.jobId,
+          status: job.status,
+        });
+      const receipt = checkJobReceipt(history, job, body.l1_txid, { attestedAt, attesterSetId }, minConfirmations);
+      const signature = signDigest(privateKey, fastReceiptDigest(domain, receipt));
+      signatures.inc({ kind: "receipt", type: kind });
+      log("signed_receipt", { kind, job_id: job.jobId, l1_txid: body.l1_txid, l1_height: Number(receipt.l1Height) });
+      const answer: SignedReceiptJson = { receipt: receiptToJson(receipt), signature, signer: signerAddress };
+      res.json(answer);
+    },
+  );
 
-  routes.get("/health", { summary: "The attester's state: its index and the L2 checks (503 when not ok)", tags: ["operations"], responses: { 200: AttesterHealth, 503: AttesterHealth } }, async (_input, _req, res) => {
-    const tip = history.tip();
-    const indexedHeight = tip ? tip.height : -1;
-    const nodeHeight = await nodeHeightOrNull(options.nodeHeight);
-    let l2Status: Record<string, unknown>;
-    let l2Ok = false;
-    try {
-      assertAttestationDomain(await l2.eip712Domain(), domain);
-      const set = await l2.attesterSet();
-      l2Ok = set.attesters.includes(signerAddress);
-      l2Status = { ok: l2Ok, attester_set_id: set.attesterSetId.toString(), is_attester: l2Ok };
-    } catch (error) {
-      l2Status = { ok: false, error: (error as Error).message };
-    }
-    const indexOk = history.startHeight() === 0 && (nodeHeight === null || indexedHeight >= nodeHeight - minConfirmations);
-    const ok = l2Ok && indexOk;
-    res.status(ok ? 200 : 503).json({
-      ok, name, signer: signerAddress, indexed_height: indexedHeight, node_height: nodeHeight,
-      signable_height: signableHeight(indexedHeight, minConfirmations), l2: l2Status,
-    });
-  });
+  routes.get(
+    "/health",
+    {
+      summary: "The attester's state: its index and the L2 checks (503 when not ok)",
+      tags: ["operations"],
+      responses: { 200: AttesterHealth, 503: AttesterHealth },
+    },
+    async (_input, _req, res) => {
+      const tip = history.tip();
+      const indexedHeight = tip ? tip.height : -1;
+      const nodeHeight = await nodeHeightOrNull(options.nodeHeight);
+      let l2Status: Record<string, unknown>;
+      let l2Ok = false;
+      try {
+        assertAttestationDomain(await l2.eip712Domain(), domain);
+        const set = await l2.attesterSet();
+        l2Ok = set.attesters.includes(signerAddress);
+        l2Status = { ok: l2Ok, attester_set_id: set.attesterSetId.toString(), is_attester: l2Ok };
+      } catch (error) {
+        l2Status = { ok: false, error: (error as Error).message };
+      }
+      const indexOk =
+        history.startHeight() === 0 && (nodeHeight === null || indexedHeight >= nodeHeight - minConfirmations);
+      const ok = l2Ok && indexOk;
+      res.status(ok ? 200 : 503).json({
+        ok,
+        name,
+        signer: signerAddress,
+        indexed_height: indexedHeight,
+        node_height: nodeHeight,
+        signable_height: signableHeight(indexedHeight, minConfirmations),
+        l2: l2Status,
+      });
+    },
+  );
 
-  routes.get("/metrics", { summary: "Prometheus metrics (attester_signatures_total, attester_refusals_total, ...)", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, _req, res) => {
-    res.setHeader("Content-Type", registry.contentType);
-    res.send(await registry.metrics());
-  });
+  routes.get(
+    "/metrics",
+    {
+      summary: "Prometheus metrics (attester_signatures_total, attester_refusals_total, ...)",
+      tags: ["operations"],
+      responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } },
+    },
+    async (_input, _req, res) => {
+      res.setHeader("Content-Type", registry.contentType);
+      res.send(await registry.metrics());
+    },
+  );
 
   surface.serve(app);
   app.use(unknownRoute);

@@ -7,8 +7,16 @@
  */
 import { Refusal, badRequest, conflict, notFound, unprocessable } from "../errors";
 import {
-  ZERO_KEY, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact,
-  inscriptionOwnerFact, inscriptionValidFact, l1TipFact, txIncludedFact,
+  ZERO_KEY,
+  collectionCountFact,
+  dogeBalanceFact,
+  drc20BalanceFact,
+  drc20TransferValidFact,
+  inscriptionActionFact,
+  inscriptionOwnerFact,
+  inscriptionValidFact,
+  l1TipFact,
+  txIncludedFact,
 } from "../facts";
 import type { Fact, FactStamp, FactTypeName } from "../facts";
 import { checkActionContentType, drc20TickKey } from "../inscription";
@@ -55,10 +63,17 @@ export function signableHeight(indexedHeight: number, minConfirmations: number):
 export function checkFactParams(type: FactTypeName, params: FactParamsJson | undefined): FactParamsJson {
   const wanted = FACT_PARAMS[type];
   const given = params ?? {};
-  const unknown = Object.keys(given).filter((key) => given[key as keyof FactParamsJson] !== undefined && !(wanted as readonly string[]).includes(key));
-  if (unknown.length > 0) throw badRequest("UNKNOWN_FIELDS", `params has unknown fields for ${type}: ${unknown.join(", ")}`, { field: "params", unknown });
+  const unknown = Object.keys(given).filter(
+    (key) => given[key as keyof FactParamsJson] !== undefined && !(wanted as readonly string[]).includes(key),
+  );
+  if (unknown.length > 0)
+    throw badRequest("UNKNOWN_FIELDS", `params has unknown fields for ${type}: ${unknown.join(", ")}`, {
+      field: "params",
+      unknown,
+    });
   const missing = wanted.filter((name) => given[name] === undefined);
-  if (missing.length > 0) throw badRequest("MISSING_PARAMS", `${type} needs params ${missing.join(", ")}`, { field: "params", missing });
+  if (missing.length > 0)
+    throw badRequest("MISSING_PARAMS", `${type} needs params ${missing.join(", ")}`, { field: "params", missing });
   const out: FactParamsJson = {};
   for (const name of wanted) out[name] = given[name];
   return out;
@@ -69,22 +84,42 @@ export function checkFactParams(type: FactTypeName, params: FactParamsJson | und
  * has reached the height, and the height is `minConfirmations` (never fewer than 6) deep in it.
  * Returns the indexed tip. Run it in the same snapshot as the reads it guards.
  */
-export function checkAttestableHeight(history: IndexHistory, l1Height: number, minConfirmations: number, type: FactTypeName | null = null): IndexedTip {
+export function checkAttestableHeight(
+  history: IndexHistory,
+  l1Height: number,
+  minConfirmations: number,
+  type: FactTypeName | null = null,
+): IndexedTip {
   const startHeight = history.startHeight();
   if (startHeight !== 0) {
-    throw new Refusal("unavailable", "INDEX_INCOMPLETE", "this index does not start at genesis, so it cannot attest balances or ownership", { start_height: startHeight });
+    throw new Refusal(
+      "unavailable",
+      "INDEX_INCOMPLETE",
+      "this index does not start at genesis, so it cannot attest balances or ownership",
+      { start_height: startHeight },
+    );
   }
   const tip = history.tip();
   const indexedHeight = tip ? tip.height : -1;
   if (!tip || l1Height > indexedHeight) {
-    throw conflict("INDEX_BEHIND", "the attester's index has not reached the requested height", { indexed_height: indexedHeight, requested_height: l1Height });
+    throw conflict("INDEX_BEHIND", "the attester's index has not reached the requested height", {
+      indexed_height: indexedHeight,
+      requested_height: l1Height,
+    });
   }
-  const confirmations = type === null ? Math.max(MIN_CONFIRMATIONS, minConfirmations) : confirmationsFor(type, minConfirmations);
+  const confirmations =
+    type === null ? Math.max(MIN_CONFIRMATIONS, minConfirmations) : confirmationsFor(type, minConfirmations);
   const signable = indexedHeight - (confirmations - 1);
   if (l1Height > signable) {
-    throw unprocessable("NOT_DEEP_ENOUGH", `height ${l1Height} is not ${confirmations} blocks deep in the attester's index`, {
-      l1_height: l1Height, signable_height: signable, min_confirmations: confirmations,
-    });
+    throw unprocessable(
+      "NOT_DEEP_ENOUGH",
+      `height ${l1Height} is not ${confirmations} blocks deep in the attester's index`,
+      {
+        l1_height: l1Height,
+        signable_height: signable,
+        min_confirmations: confirmations,
+      },
+    );
   }
   return tip;
 }
@@ -99,14 +134,22 @@ function withData(fact: Fact, data: string): Fact {
  * one snapshot of the index after checking the height (checkAttestableHeight). Throws Refusal:
  * INDEX_BEHIND, NOT_DEEP_ENOUGH, INDEX_INCOMPLETE, INSCRIPTION_NOT_FOUND.
  */
-export function computeFact(history: IndexHistory, type: FactTypeName, params: FactParamsJson, stamp: FactStamp, minConfirmations = MIN_CONFIRMATIONS): Fact {
+export function computeFact(
+  history: IndexHistory,
+  type: FactTypeName,
+  params: FactParamsJson,
+  stamp: FactStamp,
+  minConfirmations = MIN_CONFIRMATIONS,
+): Fact {
   const height = Number(stamp.l1Height);
-  if (!Number.isSafeInteger(height) || height < 0) throw badRequest("INVALID_HEIGHT", "l1_height must be a non-negative integer", { field: "l1_height" });
+  if (!Number.isSafeInteger(height) || height < 0)
+    throw badRequest("INVALID_HEIGHT", "l1_height must be a non-negative integer", { field: "l1_height" });
   return history.snapshot(() => {
     checkAttestableHeight(history, height, minConfirmations, type);
     const need = <K extends keyof FactParamsJson>(name: K): string => {
       const value = params[name];
-      if (value === undefined) throw badRequest("MISSING_PARAMS", `${type} needs params.${name}`, { field: "params", missing: [name] });
+      if (value === undefined)
+        throw badRequest("MISSING_PARAMS", `${type} needs params.${name}`, { field: "params", missing: [name] });
       return value;
     };
     switch (type) {
@@ -144,7 +187,8 @@ export function computeFact(history: IndexHistory, type: FactTypeName, params: F
         const id = need("inscription_id");
         const inscription = history.inscriptionAt(id, height);
         if (!inscription) throw inscriptionNotFound(id, height);
-        const registered = inscription.action !== null && checkActionContentType(inscription.action, inscription.contentType).ok;
+        const registered =
+          inscription.action !== null && checkActionContentType(inscription.action, inscription.contentType).ok;
         return inscriptionActionFact(id, registered ? inscription.action : null, stamp);
       }
       case "DRC20_TRANSFER_VALID": {
@@ -161,7 +205,11 @@ export function computeFact(history: IndexHistory, type: FactTypeName, params: F
       }
       case "L1_TIP": {
         const hash = history.blockHashAt(height);
-        if (hash === null) throw conflict("INDEX_BEHIND", "the attester's index has no block at the requested height", { indexed_height: history.tip()?.height ?? -1, requested_height: height });
+        if (hash === null)
+          throw conflict("INDEX_BEHIND", "the attester's index has no block at the requested height", {
+            indexed_height: history.tip()?.height ?? -1,
+            requested_height: height,
+          });
         return l1TipFact(height, hash, stamp);
       }
     }
@@ -169,5 +217,8 @@ export function computeFact(history: IndexHistory, type: FactTypeName, params: F
 }
 
 function inscriptionNotFound(id: string, height: number): Refusal {
-  return notFound("INSCRIPTION_NOT_FOUND", `no inscription ${id} was revealed at or below height ${height}`, { inscription_id: id, l1_height: height });
+  return notFound("INSCRIPTION_NOT_FOUND", `no inscription ${id} was revealed at or below height ${height}`, {
+    inscription_id: id,
+    l1_height: height,
+  });
 }

@@ -37,8 +37,17 @@ export interface AttesterL2 {
  * `call` (no such contract or function, a revert: L2_CALL_FAILED, unprocessable).
  */
 export class L2ReadError extends DogeosError {
-  constructor(readonly failure: "unreachable" | "call", message: string, cause?: unknown) {
-    super(failure === "unreachable" ? "unavailable" : "unprocessable", failure === "unreachable" ? "L2_UNREACHABLE" : "L2_CALL_FAILED", message, { cause });
+  constructor(
+    readonly failure: "unreachable" | "call",
+    message: string,
+    cause?: unknown,
+  ) {
+    super(
+      failure === "unreachable" ? "unavailable" : "unprocessable",
+      failure === "unreachable" ? "L2_UNREACHABLE" : "L2_CALL_FAILED",
+      message,
+      { cause },
+    );
   }
 }
 
@@ -46,15 +55,25 @@ export class L2ReadError extends DogeosError {
 function isCallFailure(error: unknown): boolean {
   if (isError(error, "CALL_EXCEPTION") || isError(error, "BAD_DATA")) return true;
   // Hardhat's in-process network throws its own revert errors, carrying the revert data.
-  return typeof error === "object" && error !== null && "data" in error && /revert/i.test(String((error as { message?: unknown }).message));
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "data" in error &&
+    /revert/i.test(String((error as { message?: unknown }).message))
+  );
 }
 
 async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isCallFailure(error)) throw new L2ReadError("call", `${what} failed: ${(error as Error).message.split("\n")[0]}`, error);
-    throw new L2ReadError("unreachable", `${what}: the L2 did not answer (${(error as Error).message.split("\n")[0]})`, error);
+    if (isCallFailure(error))
+      throw new L2ReadError("call", `${what} failed: ${(error as Error).message.split("\n")[0]}`, error);
+    throw new L2ReadError(
+      "unreachable",
+      `${what}: the L2 did not answer (${(error as Error).message.split("\n")[0]})`,
+      error,
+    );
   }
 }
 
@@ -64,7 +83,11 @@ export interface EthersAttesterL2Options {
 }
 
 /** An AttesterL2 over an ethers provider (a JsonRpcProvider, or Hardhat's in-process one in tests). */
-export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCode">, attestationAddress: string, options: EthersAttesterL2Options = {}): AttesterL2 {
+export function ethersAttesterL2(
+  runner: ContractRunner & Pick<Provider, "getCode">,
+  attestationAddress: string,
+  options: EthersAttesterL2Options = {},
+): AttesterL2 {
   const attestation = attestationAt(attestationAddress, runner);
   const fromBlock = options.fromBlock ?? 0;
   return {
@@ -86,21 +109,37 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
         try {
           wiredTo = getAddress(await read("attestation()", () => service.attestation()));
         } catch (error) {
-          if (error instanceof L2ReadError && error.failure === "call") throw jobContractMismatch(address, `not a job service: ${error.message}`);
+          if (error instanceof L2ReadError && error.failure === "call")
+            throw jobContractMismatch(address, `not a job service: ${error.message}`);
           throw error;
         }
-        if (wiredTo !== attestation.target) throw jobContractMismatch(address, `settles through ${wiredTo}, not ${String(attestation.target)}`);
+        if (wiredTo !== attestation.target)
+          throw jobContractMismatch(address, `settles through ${wiredTo}, not ${String(attestation.target)}`);
         const eventName = REQUEST_EVENT[kind];
         // The two kinds' request events differ: filter by name on the contract itself (typechain types them per kind).
         const requests = service as unknown as Contract;
-        const logs = await read(`${eventName} logs`, () => requests.queryFilter(requests.filters[eventName](jobId), fromBlock, "latest"));
-        const request = logs.find((log): log is EventLog => "args" in log && log.address.toLowerCase() === address.toLowerCase());
-        if (!request) throw notFound("JOB_NOT_FOUND", `${address} announced no ${kind} job ${jobId}`, { job_contract: address, job_id: jobId, kind });
+        const logs = await read(`${eventName} logs`, () =>
+          requests.queryFilter(requests.filters[eventName](jobId), fromBlock, "latest"),
+        );
+        const request = logs.find(
+          (log): log is EventLog => "args" in log && log.address.toLowerCase() === address.toLowerCase(),
+        );
+        if (!request)
+          throw notFound("JOB_NOT_FOUND", `${address} announced no ${kind} job ${jobId}`, {
+            job_contract: address,
+            job_id: jobId,
+            kind,
+          });
         const stored = await read("jobOf()", () => readJob(service, jobId));
         const resultHash = String(request.args.resultHash).toLowerCase();
         // The id commits to (contract, chain, sequence, result hash): the stored job must be the announced one.
         const recomputed = await read("jobIdOf()", () => service.jobIdOf(stored.sequence, resultHash));
-        if (recomputed.toLowerCase() !== jobId.toLowerCase()) throw notFound("JOB_NOT_FOUND", `${address} stores no job ${jobId} for its announced result hash`, { job_contract: address, job_id: jobId, kind });
+        if (recomputed.toLowerCase() !== jobId.toLowerCase())
+          throw notFound("JOB_NOT_FOUND", `${address} stores no job ${jobId} for its announced result hash`, {
+            job_contract: address,
+            job_id: jobId,
+            kind,
+          });
         return {
           kind,
           jobId: jobId.toLowerCase(),
@@ -123,5 +162,9 @@ export function ethersAttesterL2(runner: ContractRunner & Pick<Provider, "getCod
 }
 
 function jobContractMismatch(address: string, reason: string): Refusal {
-  return unprocessable("JOB_CONTRACT_MISMATCH", `${address} is not a job service of this attester's attestation contract`, { job_contract: address, reason });
+  return unprocessable(
+    "JOB_CONTRACT_MISMATCH",
+    `${address} is not a job service of this attester's attestation contract`,
+    { job_contract: address, reason },
+  );
 }

@@ -46,27 +46,39 @@ export function checkJobReceipt(
     const inclusion = history.txInclusionAt(l1Txid, indexedHeight);
     if (!inclusion) {
       throw unprocessable("TX_NOT_FOUND", `transaction ${l1Txid} is not in a block of the attester's index`, {
-        l1_txid: l1Txid, indexed_height: indexedHeight,
+        l1_txid: l1Txid,
+        indexed_height: indexedHeight,
       });
     }
     checkAttestableHeight(history, inclusion.height, minConfirmations);
     const resultHash = job.resultHash.toLowerCase();
     if (job.kind === "inscription") {
       const inscription = history.inscriptionRevealedIn(l1Txid);
-      if (!inscription) throw mismatch("NO_INSCRIPTION", `transaction ${l1Txid} reveals no inscription`, { l1_txid: l1Txid });
+      if (!inscription)
+        throw mismatch("NO_INSCRIPTION", `transaction ${l1Txid} reveals no inscription`, { l1_txid: l1Txid });
       const found = inscription.envelopeHash === null ? null : hashToBytes32(inscription.envelopeHash);
       if (found !== resultHash) {
-        throw mismatch("ENVELOPE_HASH", "the revealed inscription's envelopeHash is not the job's", { expected: resultHash, found, inscription_id: inscription.id });
+        throw mismatch("ENVELOPE_HASH", "the revealed inscription's envelopeHash is not the job's", {
+          expected: resultHash,
+          found,
+          inscription_id: inscription.id,
+        });
       }
       if (job.dogeRecipient === null || inscription.genesisOwner !== job.dogeRecipient) {
         throw mismatch("WRONG_RECIPIENT", "the inscription was not revealed to the job's Dogecoin recipient", {
-          expected: job.dogeRecipient, found: inscription.genesisOwner, inscription_id: inscription.id,
+          expected: job.dogeRecipient,
+          found: inscription.genesisOwner,
+          inscription_id: inscription.id,
         });
       }
     } else {
       const shas = history.opReturnShasOf(l1Txid).map((sha) => hashToBytes32(sha));
       if (!shas.includes(resultHash)) {
-        throw mismatch("NO_MATCHING_OP_RETURN", "no OP_RETURN payload of the transaction hashes to the job's result hash", { expected: resultHash, found: shas });
+        throw mismatch(
+          "NO_MATCHING_OP_RETURN",
+          "no OP_RETURN payload of the transaction hashes to the job's result hash",
+          { expected: resultHash, found: shas },
+        );
       }
     }
     return {

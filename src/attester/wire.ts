@@ -93,7 +93,10 @@ export interface AttesterInfoJson {
 
 /** A JSON value is not the struct it should be. */
 export class WireFormatError extends DogeosError<"WIRE_FORMAT"> {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super("invalid", "WIRE_FORMAT", `${field}: ${message}`, { details: { field } });
   }
 }
@@ -105,7 +108,8 @@ const UINT256_MAX = 2n ** 256n - 1n;
 
 function bytes32(record: Record<string, unknown>, field: string): string {
   const value = record[field];
-  if (typeof value !== "string" || !BYTES32.test(value)) throw new WireFormatError(field, "must be 0x and 64 hex digits");
+  if (typeof value !== "string" || !BYTES32.test(value))
+    throw new WireFormatError(field, "must be 0x and 64 hex digits");
   return value.toLowerCase();
 }
 
@@ -118,15 +122,33 @@ function uint(record: Record<string, unknown>, field: string, max: bigint): bigi
 }
 
 function objectOf(json: unknown, fields: readonly string[], what: string): Record<string, unknown> {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new WireFormatError(what, "must be a JSON object");
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new WireFormatError(what, "must be a JSON object");
   const record = json as Record<string, unknown>;
   const extra = Object.keys(record).filter((key) => !fields.includes(key));
   if (extra.length > 0) throw new WireFormatError(what, `unknown fields ${extra.join(", ")}`);
   return record;
 }
 
-const FACT_FIELDS = ["factType", "subject", "qualifier", "value", "data", "l1Height", "attestedAt", "attesterSetId"] as const;
-const RECEIPT_FIELDS = ["jobId", "jobContract", "l1Txid", "resultHash", "l1Height", "attestedAt", "attesterSetId"] as const;
+const FACT_FIELDS = [
+  "factType",
+  "subject",
+  "qualifier",
+  "value",
+  "data",
+  "l1Height",
+  "attestedAt",
+  "attesterSetId",
+] as const;
+const RECEIPT_FIELDS = [
+  "jobId",
+  "jobContract",
+  "l1Txid",
+  "resultHash",
+  "l1Height",
+  "attestedAt",
+  "attesterSetId",
+] as const;
 
 export function factToJson(fact: Fact): FactJson {
   return {
@@ -172,7 +194,8 @@ export function receiptToJson(receipt: Receipt): ReceiptJson {
 export function receiptFromJson(json: unknown): Receipt {
   const record = objectOf(json, RECEIPT_FIELDS, "receipt");
   const jobContract = record.jobContract;
-  if (typeof jobContract !== "string" || !isAddress(jobContract)) throw new WireFormatError("jobContract", "must be an address");
+  if (typeof jobContract !== "string" || !isAddress(jobContract))
+    throw new WireFormatError("jobContract", "must be an address");
   return {
     jobId: bytes32(record, "jobId"),
     jobContract: getAddress(jobContract),
@@ -186,5 +209,10 @@ export function receiptFromJson(json: unknown): Receipt {
 
 /** The domain as `GET /v1/info` shows it. */
 export function domainToJson(domain: AttestationDomain): AttesterInfoJson["domain"] {
-  return { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: getAddress(domain.verifyingContract) };
+  return {
+    name: domain.name,
+    version: domain.version,
+    chainId: Number(domain.chainId),
+    verifyingContract: getAddress(domain.verifyingContract),
+  };
 }

@@ -17,7 +17,12 @@
  */
 import { inspect } from "node:util";
 import {
-  DogecoinRpcError, RpcAuthError, RpcClientError, RpcTimeoutError, RpcTransportError, isRetryableRpcError,
+  DogecoinRpcError,
+  RpcAuthError,
+  RpcClientError,
+  RpcTimeoutError,
+  RpcTransportError,
+  isRetryableRpcError,
 } from "./errors";
 
 export * from "./errors";
@@ -54,7 +59,11 @@ export interface DogecoinRpcClientOptions {
 /** The call was abandoned because the client's `signal` was aborted (the daemon is stopping). */
 export class RpcAbortedError extends RpcClientError {
   constructor(method: string, endpoint: string) {
-    super(`dogecoind RPC ${method} at ${endpoint} abandoned: stopping`, method, endpoint, { kind: "unavailable", code: "RPC_ABORTED", retryable: false });
+    super(`dogecoind RPC ${method} at ${endpoint} abandoned: stopping`, method, endpoint, {
+      kind: "unavailable",
+      code: "RPC_ABORTED",
+      retryable: false,
+    });
   }
 }
 
@@ -75,13 +84,16 @@ export interface BlockchainInfo {
   /** Only when pruned. */
   pruneheight?: number;
   softforks: { id: string; version: number; reject: { status: boolean } }[];
-  bip9_softforks: Record<string, {
-    status: "defined" | "started" | "locked_in" | "active" | "failed";
-    bit?: number;
-    startTime: number;
-    timeout: number;
-    since?: number;
-  }>;
+  bip9_softforks: Record<
+    string,
+    {
+      status: "defined" | "started" | "locked_in" | "active" | "failed";
+      bit?: number;
+      startTime: number;
+      timeout: number;
+      since?: number;
+    }
+  >;
 }
 
 /** `getblockheader <hash> true`. */
@@ -189,7 +201,13 @@ export interface NetworkInfo {
   timeoffset: number;
   networkactive: boolean;
   connections: number;
-  networks: { name: string; limited: boolean; reachable: boolean; proxy: string; proxy_randomize_credentials: boolean }[];
+  networks: {
+    name: string;
+    limited: boolean;
+    reachable: boolean;
+    proxy: string;
+    proxy_randomize_credentials: boolean;
+  }[];
   relayfee: number;
   incrementalfee: number;
   softdustlimit: number;
@@ -265,9 +283,8 @@ export class DogecoinRpcClient {
     parsed.password = "";
     this.#requestUrl = parsed.href;
     this.#password = password;
-    this.#authorization = username || password
-      ? "Basic " + Buffer.from(`${username}:${password}`, "utf8").toString("base64")
-      : undefined;
+    this.#authorization =
+      username || password ? "Basic " + Buffer.from(`${username}:${password}`, "utf8").toString("base64") : undefined;
     this.#logger = options.logger;
     this.#signal = options.signal;
     const userinfo = username || password ? `${encodeURIComponent(username)}${password ? ":***" : ""}@` : "";
@@ -277,10 +294,14 @@ export class DogecoinRpcClient {
     this.retries = options.retries ?? DEFAULT_RETRIES;
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
     this.retryMaxDelayMs = options.retryMaxDelayMs ?? DEFAULT_RETRY_MAX_DELAY_MS;
-    if (!(this.timeoutMs > 0)) throw new RangeError(`DogecoinRpcClient: timeoutMs must be positive, got ${this.timeoutMs}`);
-    if (!Number.isInteger(this.retries) || this.retries < 0) throw new RangeError(`DogecoinRpcClient: retries must be a non-negative integer, got ${this.retries}`);
-    if (!(this.retryBaseDelayMs >= 0)) throw new RangeError(`DogecoinRpcClient: retryBaseDelayMs must be >= 0, got ${this.retryBaseDelayMs}`);
-    if (!(this.retryMaxDelayMs >= 0)) throw new RangeError(`DogecoinRpcClient: retryMaxDelayMs must be >= 0, got ${this.retryMaxDelayMs}`);
+    if (!(this.timeoutMs > 0))
+      throw new RangeError(`DogecoinRpcClient: timeoutMs must be positive, got ${this.timeoutMs}`);
+    if (!Number.isInteger(this.retries) || this.retries < 0)
+      throw new RangeError(`DogecoinRpcClient: retries must be a non-negative integer, got ${this.retries}`);
+    if (!(this.retryBaseDelayMs >= 0))
+      throw new RangeError(`DogecoinRpcClient: retryBaseDelayMs must be >= 0, got ${this.retryBaseDelayMs}`);
+    if (!(this.retryMaxDelayMs >= 0))
+      throw new RangeError(`DogecoinRpcClient: retryMaxDelayMs must be >= 0, got ${this.retryMaxDelayMs}`);
   }
 
   toString(): string {
@@ -305,15 +326,18 @@ export class DogecoinRpcClient {
         if (this.#signal?.aborted) throw new RpcAbortedError(method, this.endpoint);
         if (attempt >= this.retries || !isRetryableRpcError(error)) throw error;
         const delayMs = this.#backoffDelay(attempt);
-        this.#logger?.warn({
-          method,
-          endpoint: this.endpoint,
-          attempt: attempt + 1,
-          retries: this.retries,
-          delayMs,
-          error: (error as RpcClientError).message,
-          code: error instanceof DogecoinRpcError ? error.code : undefined,
-        }, "dogecoind RPC call failed, retrying");
+        this.#logger?.warn(
+          {
+            method,
+            endpoint: this.endpoint,
+            attempt: attempt + 1,
+            retries: this.retries,
+            delayMs,
+            error: (error as RpcClientError).message,
+            code: error instanceof DogecoinRpcError ? error.code : undefined,
+          },
+          "dogecoind RPC call failed, retrying",
+        );
         await abortableSleep(delayMs, this.#signal);
       }
     }
@@ -475,7 +499,10 @@ export class DogecoinRpcClient {
       const { detail, systemCode } = describeNetworkError(error);
       throw new RpcTransportError(
         `dogecoind RPC ${method} at ${this.endpoint} failed: ${this.#scrub(detail)}`,
-        method, this.endpoint, "connection", { cause: error, systemCode },
+        method,
+        this.endpoint,
+        "connection",
+        { cause: error, systemCode },
       );
     } finally {
       clearTimeout(timer);
@@ -490,7 +517,10 @@ export class DogecoinRpcClient {
     const fail = (what: string, failure: "http-status" | "invalid-response", cause?: unknown): never => {
       throw new RpcTransportError(
         `dogecoind RPC ${method} at ${this.endpoint} failed: ${what}`,
-        method, this.endpoint, failure, { cause, httpStatus: status },
+        method,
+        this.endpoint,
+        failure,
+        { cause, httpStatus: status },
       );
     };
 
@@ -503,18 +533,23 @@ export class DogecoinRpcClient {
         ? fail(`HTTP ${status} with a body that is not JSON: ${snippet}`, "invalid-response", cause)
         : fail(`HTTP ${status}: ${snippet}`, "http-status", cause);
     }
-    if (!isRecord(reply)) return fail(`HTTP ${status} with a JSON body that is not a JSON-RPC reply`, "invalid-response");
+    if (!isRecord(reply))
+      return fail(`HTTP ${status} with a JSON body that is not a JSON-RPC reply`, "invalid-response");
 
     const error = reply.error;
     if (error !== null && error !== undefined) {
       if (isRecord(error) && typeof error.code === "number" && typeof error.message === "string") {
         throw new DogecoinRpcError(error.code, error.message, method, this.endpoint, status);
       }
-      return fail(`HTTP ${status} with a malformed error object: ${this.#snippet(JSON.stringify(error))}`, "invalid-response");
+      return fail(
+        `HTTP ${status} with a malformed error object: ${this.#snippet(JSON.stringify(error))}`,
+        "invalid-response",
+      );
     }
     if (status < 200 || status >= 300) return fail(`HTTP ${status} without an error object`, "invalid-response");
     if (!("result" in reply)) return fail("a reply without a result", "invalid-response");
-    if (reply.id !== id) return fail(`a reply to request id ${JSON.stringify(reply.id)}, expected ${id}`, "invalid-response");
+    if (reply.id !== id)
+      return fail(`a reply to request id ${JSON.stringify(reply.id)}, expected ${id}`, "invalid-response");
     return reply.result as T;
   }
 

@@ -49,9 +49,19 @@ export abstract class RpcClientError extends DogeosError<string | number> {
     readonly method: string,
     /** The node's URL with the password replaced by `***`. */
     readonly endpoint: string,
-    options: { kind: ErrorKind; code: string | number; retryable: boolean; cause?: unknown; details?: Record<string, unknown> },
+    options: {
+      kind: ErrorKind;
+      code: string | number;
+      retryable: boolean;
+      cause?: unknown;
+      details?: Record<string, unknown>;
+    },
   ) {
-    super(options.kind, options.code, message, { cause: options.cause, retryable: options.retryable, details: { method, endpoint, ...options.details } });
+    super(options.kind, options.code, message, {
+      cause: options.cause,
+      retryable: options.retryable,
+      details: { method, endpoint, ...options.details },
+    });
   }
 }
 
@@ -69,7 +79,11 @@ export class DogecoinRpcError extends RpcClientError {
     readonly httpStatus: number,
   ) {
     // Only warm-up is worth another try: every other error is dogecoind's final word.
-    super(message, method, endpoint, { kind: code === RPC_IN_WARMUP ? "unavailable" : "unprocessable", code, retryable: code === RPC_IN_WARMUP });
+    super(message, method, endpoint, {
+      kind: code === RPC_IN_WARMUP ? "unavailable" : "unprocessable",
+      code,
+      retryable: code === RPC_IN_WARMUP,
+    });
   }
 }
 
@@ -103,13 +117,19 @@ export class RpcTransportError extends RpcClientError {
     // No answer passes, and a server-side status (503 during start-up or under load, 502/504 from a
     // proxy, 429) by src/errors.ts's table; a well-formed answer that is not JSON-RPC (wrong URL,
     // wrong server) will not change.
-    const retryable = failure === "connection" || failure === "timeout" || (details.httpStatus !== undefined && RETRYABLE_HTTP_STATUS(details.httpStatus));
+    const retryable =
+      failure === "connection" ||
+      failure === "timeout" ||
+      (details.httpStatus !== undefined && RETRYABLE_HTTP_STATUS(details.httpStatus));
     super(message, method, endpoint, {
       kind: retryable ? "unavailable" : "upstream",
       code: `RPC_${failure.toUpperCase().replace("-", "_")}`,
       retryable,
       cause: details.cause,
-      details: { ...(details.httpStatus === undefined ? {} : { http_status: details.httpStatus }), ...(details.systemCode === undefined ? {} : { system_code: details.systemCode }) },
+      details: {
+        ...(details.httpStatus === undefined ? {} : { http_status: details.httpStatus }),
+        ...(details.systemCode === undefined ? {} : { system_code: details.systemCode }),
+      },
     });
     this.httpStatus = details.httpStatus;
     this.systemCode = details.systemCode;
@@ -118,21 +138,34 @@ export class RpcTransportError extends RpcClientError {
 
 /** No complete answer within `timeoutMs`; the request was aborted. */
 export class RpcTimeoutError extends RpcTransportError {
-  constructor(method: string, endpoint: string, readonly timeoutMs: number) {
+  constructor(
+    method: string,
+    endpoint: string,
+    readonly timeoutMs: number,
+  ) {
     super(`dogecoind RPC ${method} at ${endpoint} timed out after ${timeoutMs} ms`, method, endpoint, "timeout");
   }
 }
 
 /** dogecoind refused the request: 401 (wrong rpcuser/rpcpassword) or 403 (not in rpcallowip). RPC_AUTH, not retryable. */
 export class RpcAuthError extends RpcClientError {
-  constructor(method: string, endpoint: string, readonly httpStatus: number) {
+  constructor(
+    method: string,
+    endpoint: string,
+    readonly httpStatus: number,
+  ) {
     super(
       httpStatus === 403
         ? `dogecoind refused ${method} at ${endpoint}: HTTP 403, this address is not in its rpcallowip`
         : `dogecoind refused the credentials for ${method} at ${endpoint}: HTTP ${httpStatus}`,
       method,
       endpoint,
-      { kind: httpStatus === 403 ? "forbidden" : "unauthorized", code: "RPC_AUTH", retryable: false, details: { http_status: httpStatus } },
+      {
+        kind: httpStatus === 403 ? "forbidden" : "unauthorized",
+        code: "RPC_AUTH",
+        retryable: false,
+        details: { http_status: httpStatus },
+      },
     );
   }
 }

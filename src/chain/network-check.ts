@@ -52,21 +52,29 @@ export interface CheckedNode {
  * Compares `getblockchaininfo.chain` with `network` (mainnet, testnet, regtest; "main" and "test"
  * accepted). Resolves with the node's answer; throws NodeCheckError on a mismatch.
  */
-export async function checkNodeNetwork(node: Pick<CheckedNode, "endpoint" | "getBlockchainInfo">, network: string, daemon: string, flag = "--rpc-url"): Promise<BlockchainInfo> {
+export async function checkNodeNetwork(
+  node: Pick<CheckedNode, "endpoint" | "getBlockchainInfo">,
+  network: string,
+  daemon: string,
+  flag = "--rpc-url",
+): Promise<BlockchainInfo> {
   const wanted = getNetwork(network).name;
   const info = await node.getBlockchainInfo();
   const expected = CHAIN_OF_NETWORK[wanted];
   if (info.chain !== expected) {
     const actual = NETWORK_OF_CHAIN[info.chain];
     const where = `the node at ${withoutCredentials(node.endpoint)}`;
-    throw new NodeCheckError(actual
-      ? `${daemon}: ${where} is on ${actual} ("${info.chain}") but --network is ${wanted}; pass --network ${actual} or point ${flag} at a ${wanted} node`
-      : `${daemon}: ${where} is on an unknown chain "${info.chain}" but --network is ${wanted}; point ${flag} at a ${wanted} node`);
+    throw new NodeCheckError(
+      actual
+        ? `${daemon}: ${where} is on ${actual} ("${info.chain}") but --network is ${wanted}; pass --network ${actual} or point ${flag} at a ${wanted} node`
+        : `${daemon}: ${where} is on an unknown chain "${info.chain}" but --network is ${wanted}; point ${flag} at a ${wanted} node`,
+    );
   }
   return info;
 }
 
-export type TxindexProbe = { state: "on"; txid: string } | { state: "off"; txid: string } | { state: "unknown"; reason: string };
+export type TxindexProbe =
+  { state: "on"; txid: string } | { state: "off"; txid: string } | { state: "unknown"; reason: string };
 
 /**
  * Whether dogecoind keeps `-txindex=1`. Dogecoin Core 1.14 has no `getindexinfo`, and its
@@ -86,20 +94,22 @@ export async function probeTxindex(node: CheckedNode, maxBlocks = 10, maxCandida
     for (const tx of parsed.value.txs) {
       if (isCoinbase(tx)) continue;
       for (const input of tx.inputs) {
-        if (++candidates > maxCandidates) return { state: "unknown", reason: `no fully spent transaction among ${maxCandidates} candidates` };
+        if (++candidates > maxCandidates)
+          return { state: "unknown", reason: `no fully spent transaction among ${maxCandidates} candidates` };
         let raw: string;
         try {
           raw = await node.getRawTransactionHex(input.prevTxid);
         } catch (error) {
           // The transaction is confirmed (a confirmed one spends it): only a missing index hides it.
-          if (error instanceof DogecoinRpcError && error.code === RPC_INVALID_ADDRESS_OR_KEY) return { state: "off", txid: input.prevTxid };
+          if (error instanceof DogecoinRpcError && error.code === RPC_INVALID_ADDRESS_OR_KEY)
+            return { state: "off", txid: input.prevTxid };
           throw error;
         }
         const prev = parseTransaction(hexToBytes(raw));
         if (!prev.ok) continue;
         let unspent = false;
         for (let vout = 0; vout < prev.value.outputs.length && !unspent; vout++) {
-          if (await node.getTxOut(input.prevTxid, vout, false) !== null) unspent = true;
+          if ((await node.getTxOut(input.prevTxid, vout, false)) !== null) unspent = true;
         }
         if (!unspent) return { state: "on", txid: input.prevTxid };
       }
@@ -114,12 +124,23 @@ export async function probeTxindex(node: CheckedNode, maxBlocks = 10, maxCandida
  * Throws NodeCheckError when the probe finds no transaction index; resolves with the probe
  * otherwise, after a `txindex_unverified` warning on `logger` when the probe could not tell.
  */
-export async function checkTxindex(node: CheckedNode, daemon: string, why: string, logger?: NodeCheckLogger): Promise<TxindexProbe> {
+export async function checkTxindex(
+  node: CheckedNode,
+  daemon: string,
+  why: string,
+  logger?: NodeCheckLogger,
+): Promise<TxindexProbe> {
   const probe = await probeTxindex(node);
   if (probe.state === "off") {
-    throw new NodeCheckError(`${daemon}: the node at ${withoutCredentials(node.endpoint)} has no transaction index (getrawtransaction ${probe.txid} answers -5), which ${why} needs; restart dogecoind with -txindex=1 (once: -reindex)`);
+    throw new NodeCheckError(
+      `${daemon}: the node at ${withoutCredentials(node.endpoint)} has no transaction index (getrawtransaction ${probe.txid} answers -5), which ${why} needs; restart dogecoind with -txindex=1 (once: -reindex)`,
+    );
   }
-  if (probe.state === "unknown") logger?.warn({ event: "txindex_unverified", reason: probe.reason }, `could not tell whether dogecoind has -txindex=1; ${why} needs it`);
+  if (probe.state === "unknown")
+    logger?.warn(
+      { event: "txindex_unverified", reason: probe.reason },
+      `could not tell whether dogecoind has -txindex=1; ${why} needs it`,
+    );
   return probe;
 }
 
@@ -129,11 +150,19 @@ export interface L2Rpc {
 }
 
 /** Compares the L2's `eth_chainId` with `chainId`; throws NodeCheckError on a mismatch. */
-export async function checkL2ChainId(l2: L2Rpc, url: string, chainId: number | bigint, daemon: string, flag = "--l2-rpc-url"): Promise<bigint> {
+export async function checkL2ChainId(
+  l2: L2Rpc,
+  url: string,
+  chainId: number | bigint,
+  daemon: string,
+  flag = "--l2-rpc-url",
+): Promise<bigint> {
   const answer = await l2.send("eth_chainId", []);
   const actual = BigInt(answer as string);
   if (actual !== BigInt(chainId)) {
-    throw new NodeCheckError(`${daemon}: the L2 at ${withoutCredentials(url)} has chain id ${actual} but --chain-id is ${chainId}; pass --chain-id ${actual} or point ${flag} at chain ${chainId}`);
+    throw new NodeCheckError(
+      `${daemon}: the L2 at ${withoutCredentials(url)} has chain id ${actual} but --chain-id is ${chainId}; pass --chain-id ${actual} or point ${flag} at chain ${chainId}`,
+    );
   }
   return actual;
 }
@@ -156,10 +185,12 @@ export async function runNodeChecks(options: {
   retryMs?: number;
   fatal?: (line: string) => void;
 }): Promise<boolean> {
-  const fatal = options.fatal ?? ((line: string) => {
-    process.stderr.write(`${line}\n`);
-    process.exit(2);
-  });
+  const fatal =
+    options.fatal ??
+    ((line: string) => {
+      process.stderr.write(`${line}\n`);
+      process.exit(2);
+    });
   let lastFailure: string | null = null;
   while (!options.signal?.aborted) {
     try {

@@ -37,14 +37,23 @@ export function stopOnSignals(logger: StopLogger, stop: () => Promise<void> | vo
     if (stopping) return;
     stopping = true;
     logger.info({ event: "stopping", reason });
-    armStopDeadline(deadlineMs, () => logger.error({ event: "stop_deadline", reason, deadlineMs, msg: `stop did not finish within ${deadlineMs} ms; exiting anyway` }));
-    Promise.resolve().then(stop).then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ event: "stop_failed", err: (error as Error).message });
-        process.exit(1);
-      },
+    armStopDeadline(deadlineMs, () =>
+      logger.error({
+        event: "stop_deadline",
+        reason,
+        deadlineMs,
+        msg: `stop did not finish within ${deadlineMs} ms; exiting anyway`,
+      }),
     );
+    Promise.resolve()
+      .then(stop)
+      .then(
+        () => process.exit(0),
+        (error) => {
+          logger.error({ event: "stop_failed", err: (error as Error).message });
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));

@@ -33,7 +33,9 @@ export class ConfigError extends DogeosError {
   }
 }
 
-export type ConfigValues<S extends Record<string, OptionSpec>> = { [K in keyof S]: S[K]["kind"] extends "integer" ? number : S[K]["kind"] extends "boolean" ? boolean : string };
+export type ConfigValues<S extends Record<string, OptionSpec>> = {
+  [K in keyof S]: S[K]["kind"] extends "integer" ? number : S[K]["kind"] extends "boolean" ? boolean : string;
+};
 
 /** The secret option that `key` (`<name>-file`) reads from a file, if it is one. */
 function secretFileOption(spec: Record<string, OptionSpec>, key: string): string | undefined {
@@ -43,10 +45,16 @@ function secretFileOption(spec: Record<string, OptionSpec>, key: string): string
 }
 
 function knownOptions(spec: Record<string, OptionSpec>): string {
-  return Object.entries(spec).flatMap(([key, option]) => option.secret ? [key, `${key}-file`] : [key]).join(", ");
+  return Object.entries(spec)
+    .flatMap(([key, option]) => (option.secret ? [key, `${key}-file`] : [key]))
+    .join(", ");
 }
 
-export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: string[], env: NodeJS.ProcessEnv): ConfigValues<S> {
+export function loadConfig<S extends Record<string, OptionSpec>>(
+  spec: S,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): ConfigValues<S> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -54,9 +62,11 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
     const eq = arg.indexOf("=");
     const written = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
     const key = Object.entries(spec).find(([, option]) => option.alias === written)?.[0] ?? written;
-    if (key !== "config" && !(key in spec) && !secretFileOption(spec, key)) throw new ConfigError(`unknown option --${key} (known: ${knownOptions(spec)}; --help lists them)`);
+    if (key !== "config" && !(key in spec) && !secretFileOption(spec, key))
+      throw new ConfigError(`unknown option --${key} (known: ${knownOptions(spec)}; --help lists them)`);
     if (eq !== -1) flags[key] = arg.slice(eq + 1);
-    else if (key in spec && spec[key].kind === "boolean" && (argv[i + 1] === undefined || argv[i + 1].startsWith("--"))) flags[key] = "true";
+    else if (key in spec && spec[key].kind === "boolean" && (argv[i + 1] === undefined || argv[i + 1].startsWith("--")))
+      flags[key] = "true";
     else {
       const value = argv[++i];
       if (value === undefined) throw new ConfigError(`--${key} needs a value`);
@@ -70,8 +80,11 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
     } catch (error) {
       throw new ConfigError(`cannot read config file ${flags.config}: ${(error as Error).message}`);
     }
-    if (typeof file !== "object" || file === null || Array.isArray(file)) throw new ConfigError(`config file ${flags.config} must hold a JSON object`);
-    for (const key of Object.keys(file)) if (!(key in spec) && !secretFileOption(spec, key)) throw new ConfigError(`unknown option "${key}" in ${flags.config}`);
+    if (typeof file !== "object" || file === null || Array.isArray(file))
+      throw new ConfigError(`config file ${flags.config} must hold a JSON object`);
+    for (const key of Object.keys(file))
+      if (!(key in spec) && !secretFileOption(spec, key))
+        throw new ConfigError(`unknown option "${key}" in ${flags.config}`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, option] of Object.entries(spec)) {
@@ -83,14 +96,21 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
       const fileKey = `${key}-file`;
       const levels: [string, unknown, unknown][] = [
         ["on the command line", flags[key], flags[fileKey]],
-        ["in the environment", option.env ? env[option.env] : undefined, option.env ? env[`${option.env}_FILE`] : undefined],
+        [
+          "in the environment",
+          option.env ? env[option.env] : undefined,
+          option.env ? env[`${option.env}_FILE`] : undefined,
+        ],
         [`in ${flags.config}`, file[key], file[fileKey]],
       ];
       for (const [place, value, path] of levels) {
         const hasValue = value !== undefined && value !== "";
         const hasPath = path !== undefined && path !== "";
         if (hasValue && hasPath) throw new ConfigError(`${key} and ${fileKey} are both given ${place}: give one`);
-        if (hasValue) { raw = value; break; }
+        if (hasValue) {
+          raw = value;
+          break;
+        }
         if (hasPath) {
           try {
             raw = readSecretLine(String(path), `--${fileKey}`);
@@ -105,7 +125,8 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
       raw = flags[key] ?? (option.env ? env[option.env] : undefined) ?? file[key] ?? option.default;
     }
     if (raw === undefined || raw === "") {
-      if (option.required) throw new ConfigError(`missing ${where}${option.secret ? ` or --${key}-file` : ""}: ${option.description}`);
+      if (option.required)
+        throw new ConfigError(`missing ${where}${option.secret ? ` or --${key}-file` : ""}: ${option.description}`);
       out[key] = undefined;
       continue;
     }
@@ -113,13 +134,16 @@ export function loadConfig<S extends Record<string, OptionSpec>>(spec: S, argv: 
       case "integer": {
         const value = typeof raw === "number" ? raw : Number(raw);
         if (!Number.isInteger(value)) throw new ConfigError(`${where} must be an integer, got "${String(raw)}"`);
-        if (option.min !== undefined && value < option.min) throw new ConfigError(`${where} must be at least ${option.min}`);
-        if (option.max !== undefined && value > option.max) throw new ConfigError(`${where} must be at most ${option.max}`);
+        if (option.min !== undefined && value < option.min)
+          throw new ConfigError(`${where} must be at least ${option.min}`);
+        if (option.max !== undefined && value > option.max)
+          throw new ConfigError(`${where} must be at most ${option.max}`);
         out[key] = value;
         break;
       }
       case "boolean":
-        if (!([true, false, "true", "false", "1", "0"] as unknown[]).includes(raw)) throw new ConfigError(`${where} must be true or false`);
+        if (!([true, false, "true", "false", "1", "0"] as unknown[]).includes(raw))
+          throw new ConfigError(`${where} must be true or false`);
         out[key] = (raw as unknown) === true || raw === "true" || raw === "1";
         break;
       case "url":
@@ -150,7 +174,12 @@ export interface HelpText {
   usage?: string;
 }
 
-const KIND_PLACEHOLDER: Record<OptionKind, string> = { string: "<text>", integer: "<integer>", boolean: "[true|false]", url: "<url>" };
+const KIND_PLACEHOLDER: Record<OptionKind, string> = {
+  string: "<text>",
+  integer: "<integer>",
+  boolean: "[true|false]",
+  url: "<url>",
+};
 
 /** The `--help` text of a command whose options are `spec`: every option with its kind, environment variable, default and description. */
 export function formatHelp(name: string, spec: Record<string, OptionSpec>, help: HelpText = {}): string {
@@ -159,7 +188,9 @@ export function formatHelp(name: string, spec: Record<string, OptionSpec>, help:
   lines.push("Options (command line > environment > --config file > default):");
   const pad = "      ";
   for (const [key, option] of Object.entries(spec)) {
-    lines.push(`  --${key}${option.alias ? `, --${option.alias}` : ""} ${KIND_PLACEHOLDER[option.kind]}${option.required ? "  (required)" : ""}`);
+    lines.push(
+      `  --${key}${option.alias ? `, --${option.alias}` : ""} ${KIND_PLACEHOLDER[option.kind]}${option.required ? "  (required)" : ""}`,
+    );
     lines.push(`${pad}${option.description}`);
     const facts: string[] = [];
     if (option.env) facts.push(`env ${option.env}`);
@@ -170,7 +201,9 @@ export function formatHelp(name: string, spec: Record<string, OptionSpec>, help:
     if (facts.length) lines.push(`${pad}${facts.join("; ")}`);
     if (option.secret) {
       lines.push(`  --${key}-file <file>`);
-      lines.push(`${pad}reads --${key} from a file only its owner can read (chmod 600)${option.env ? `; env ${option.env}_FILE` : ""}`);
+      lines.push(
+        `${pad}reads --${key} from a file only its owner can read (chmod 600)${option.env ? `; env ${option.env}_FILE` : ""}`,
+      );
     }
   }
   lines.push("  --config <file>");
@@ -199,7 +232,10 @@ export function setUsagePrefix(prefix: string, summary?: string): void {
  * option table (`formatHelp`) on stdout and exits 0.
  */
 export function loadDaemonConfig<S extends Record<string, OptionSpec>>(
-  name: string, spec: S, check?: (config: ConfigValues<S>) => void, help?: HelpText,
+  name: string,
+  spec: S,
+  check?: (config: ConfigValues<S>) => void,
+  help?: HelpText,
   argv: string[] = process.argv.slice(2),
 ): ConfigValues<S> {
   if (wantsHelp(argv)) {

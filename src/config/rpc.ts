@@ -16,7 +16,13 @@
  * every other secret. It changes when the node restarts, so the client made here reads it again
  * after a connection failure and on a 401 (then resends the refused call once).
  */
-import { DogecoinRpcClient, DogecoinRpcClientOptions, RpcAuthError, RpcTransportError, RpcTimeoutError } from "../chain/dogecoin-rpc";
+import {
+  DogecoinRpcClient,
+  DogecoinRpcClientOptions,
+  RpcAuthError,
+  RpcTransportError,
+  RpcTimeoutError,
+} from "../chain/dogecoin-rpc";
 import { ConfigError, OptionSpec } from "./load";
 import { readSecretLine } from "./secret-file";
 
@@ -42,14 +48,27 @@ export interface RpcOptionsSettings {
 export function rpcOptions(envPrefix: string, settings: RpcOptionsSettings = {}): RpcOptionTable {
   return {
     "rpc-url": {
-      kind: "url", env: `${envPrefix}_RPC_URL`, required: settings.required ?? true,
+      kind: "url",
+      env: `${envPrefix}_RPC_URL`,
+      required: settings.required ?? true,
       description: `dogecoind JSON-RPC URL, http://host:port/${settings.purpose ? ` (${settings.purpose})` : ""}`,
     },
-    "rpc-user": { kind: "string", env: `${envPrefix}_RPC_USER`, description: "dogecoind rpcuser (with --rpc-password)" },
-    "rpc-password": { kind: "string", env: `${envPrefix}_RPC_PASSWORD`, secret: true, description: "dogecoind rpcpassword (prefer --rpc-password-file: a command line is visible to ps)" },
+    "rpc-user": {
+      kind: "string",
+      env: `${envPrefix}_RPC_USER`,
+      description: "dogecoind rpcuser (with --rpc-password)",
+    },
+    "rpc-password": {
+      kind: "string",
+      env: `${envPrefix}_RPC_PASSWORD`,
+      secret: true,
+      description: "dogecoind rpcpassword (prefer --rpc-password-file: a command line is visible to ps)",
+    },
     "rpc-cookie-file": {
-      kind: "string", env: `${envPrefix}_RPC_COOKIE_FILE`,
-      description: "dogecoind's .cookie file (in its network's data directory) instead of a user and password; read again when the node restarts",
+      kind: "string",
+      env: `${envPrefix}_RPC_COOKIE_FILE`,
+      description:
+        "dogecoind's .cookie file (in its network's data directory) instead of a user and password; read again when the node restarts",
     },
   };
 }
@@ -71,7 +90,8 @@ export interface CookieCredentials {
 export function readCookieFile(file: string): CookieCredentials {
   const text = readSecretLine(file, "dogecoind cookie");
   const colon = text.indexOf(":");
-  if (colon <= 0 || colon === text.length - 1) throw new ConfigError(`the dogecoind cookie file ${file} does not hold "user:password"`);
+  if (colon <= 0 || colon === text.length - 1)
+    throw new ConfigError(`the dogecoind cookie file ${file} does not hold "user:password"`);
   return { username: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
@@ -83,10 +103,12 @@ export function readCookieFile(file: string): CookieCredentials {
 export function checkRpcConfig(config: RpcConfig): void {
   const cookieFile = config["rpc-cookie-file"];
   if (!cookieFile) return;
-  if (config["rpc-user"] || config["rpc-password"]) throw new ConfigError("--rpc-cookie-file replaces --rpc-user and --rpc-password: give one or the other");
+  if (config["rpc-user"] || config["rpc-password"])
+    throw new ConfigError("--rpc-cookie-file replaces --rpc-user and --rpc-password: give one or the other");
   if (config["rpc-url"]) {
     const url = new URL(config["rpc-url"]);
-    if (url.username || url.password) throw new ConfigError("--rpc-cookie-file replaces the credentials in --rpc-url: remove them from the URL");
+    if (url.username || url.password)
+      throw new ConfigError("--rpc-cookie-file replaces the credentials in --rpc-url: remove them from the URL");
   }
   readCookieFile(cookieFile);
 }
@@ -96,7 +118,10 @@ export function checkRpcConfig(config: RpcConfig): void {
  * cookie file the credentials are the cookie's as read now; `createDogecoinRpcClient` also reads it
  * again when the node restarts.
  */
-export function rpcClientOptions(config: RpcConfig, extra: Omit<DogecoinRpcClientOptions, "url" | "username" | "password"> = {}): DogecoinRpcClientOptions {
+export function rpcClientOptions(
+  config: RpcConfig,
+  extra: Omit<DogecoinRpcClientOptions, "url" | "username" | "password"> = {},
+): DogecoinRpcClientOptions {
   const url = config["rpc-url"];
   if (!url) throw new ConfigError("no --rpc-url");
   checkRpcConfig(config);
@@ -108,7 +133,10 @@ export function rpcClientOptions(config: RpcConfig, extra: Omit<DogecoinRpcClien
 }
 
 /** The dogecoind client for the configuration: a `CookieAuthRpcClient` when a cookie file is given. */
-export function createDogecoinRpcClient(config: RpcConfig, extra: Omit<DogecoinRpcClientOptions, "url" | "username" | "password"> = {}): DogecoinRpcClient {
+export function createDogecoinRpcClient(
+  config: RpcConfig,
+  extra: Omit<DogecoinRpcClientOptions, "url" | "username" | "password"> = {},
+): DogecoinRpcClient {
   const options = rpcClientOptions(config, extra);
   const cookieFile = config["rpc-cookie-file"];
   return cookieFile ? new CookieAuthRpcClient(options, cookieFile) : new DogecoinRpcClient(options);
@@ -150,7 +178,10 @@ export class CookieAuthRpcClient extends DogecoinRpcClient {
     if (credentials.password === this.#password) return false;
     this.#password = credentials.password;
     this.#inner = new DogecoinRpcClient({ ...this.#options, ...credentials });
-    this.#options.logger?.warn({ endpoint: this.endpoint, cookieFile: this.cookieFile }, "dogecoind cookie changed; using the new one");
+    this.#options.logger?.warn(
+      { endpoint: this.endpoint, cookieFile: this.cookieFile },
+      "dogecoind cookie changed; using the new one",
+    );
     return true;
   }
 

@@ -24,17 +24,25 @@ export function readSecretFile(file: string, what: string): string {
   try {
     stat = fs.statSync(file);
   } catch (error) {
-    throw new SecretError("UNREADABLE", `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    throw new SecretError(
+      "UNREADABLE",
+      `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+    );
   }
   if (!stat.isFile()) throw new SecretError("UNREADABLE", `the ${what} file ${file} is not a regular file`);
   if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
-    throw new SecretError("INSECURE_PERMISSIONS",
-      `the ${what} file ${file} has mode ${(stat.mode & 0o777).toString(8).padStart(3, "0")}; group and others must have no access: chmod 600 ${file}`);
+    throw new SecretError(
+      "INSECURE_PERMISSIONS",
+      `the ${what} file ${file} has mode ${(stat.mode & 0o777).toString(8).padStart(3, "0")}; group and others must have no access: chmod 600 ${file}`,
+    );
   }
   try {
     return fs.readFileSync(file, "utf8");
   } catch (error) {
-    throw new SecretError("UNREADABLE", `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    throw new SecretError(
+      "UNREADABLE",
+      `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+    );
   }
 }
 
@@ -92,7 +100,11 @@ export function malformed(source: string, problem: string): SecretError {
 export function evmPrivateKey(options: { allowBare?: boolean } = {}): (text: string, source: string) => Wallet {
   return (text, source) => {
     const key = options.allowBare && !text.startsWith("0x") ? `0x${text}` : text;
-    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw malformed(source, `does not hold a private key (${options.allowBare ? "64 hex digits, 0x optional" : "0x and 64 hex digits"})`);
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+      throw malformed(
+        source,
+        `does not hold a private key (${options.allowBare ? "64 hex digits, 0x optional" : "0x and 64 hex digits"})`,
+      );
     try {
       return new Wallet(key);
     } catch {

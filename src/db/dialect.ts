@@ -23,7 +23,10 @@ export interface TranslatedSql {
 }
 
 export class DialectError extends DogeosError {
-  constructor(message: string, readonly sql: string) {
+  constructor(
+    message: string,
+    readonly sql: string,
+  ) {
     super("internal", "SQL_DIALECT", `${message} in SQL: ${sql.slice(0, 200)}`);
   }
 }
@@ -40,7 +43,10 @@ function splitLiterals(sql: string): { code: boolean; text: string }[] {
       for (;;) {
         if (j >= sql.length) throw new DialectError("unterminated string literal", sql);
         if (sql[j] === "'") {
-          if (sql[j + 1] === "'") { j += 2; continue; }
+          if (sql[j + 1] === "'") {
+            j += 2;
+            continue;
+          }
           break;
         }
         j += 1;
@@ -76,25 +82,30 @@ export function toPostgres(sql: string, conflictKeys: Readonly<Record<string, re
   const names: string[] = [];
   let named = false;
   let positional = false;
-  const out = splitLiterals(text).map((part) => {
-    if (!part.code) return part.text;
-    return part.text
-      .replace(/\bIS\s+\?/g, "IS NOT DISTINCT FROM ?")
-      .replace(/(?<![\w".])offset\b/g, '"offset"')
-      .replace(/(\.)offset\b/g, '$1"offset"')
-      .replace(/\bAS\s+([a-z]+[A-Z]\w*)/g, 'AS "$1"')
-      .replace(/\?|@([A-Za-z_]\w*)/g, (match, name: string | undefined) => {
-        if (name !== undefined) {
-          named = true;
-          let index = names.indexOf(name);
-          if (index === -1) { names.push(name); index = names.length - 1; }
-          return `$${index + 1}`;
-        }
-        positional = true;
-        count += 1;
-        return `$${count}`;
-      });
-  }).join("");
+  const out = splitLiterals(text)
+    .map((part) => {
+      if (!part.code) return part.text;
+      return part.text
+        .replace(/\bIS\s+\?/g, "IS NOT DISTINCT FROM ?")
+        .replace(/(?<![\w".])offset\b/g, '"offset"')
+        .replace(/(\.)offset\b/g, '$1"offset"')
+        .replace(/\bAS\s+([a-z]+[A-Z]\w*)/g, 'AS "$1"')
+        .replace(/\?|@([A-Za-z_]\w*)/g, (match, name: string | undefined) => {
+          if (name !== undefined) {
+            named = true;
+            let index = names.indexOf(name);
+            if (index === -1) {
+              names.push(name);
+              index = names.length - 1;
+            }
+            return `$${index + 1}`;
+          }
+          positional = true;
+          count += 1;
+          return `$${count}`;
+        });
+    })
+    .join("");
   if (named && positional) throw new DialectError("mixes ? and @name placeholders", sql);
   let result = out.trimEnd().replace(/;$/, "");
   if (upsert) {
@@ -102,7 +113,11 @@ export function toPostgres(sql: string, conflictKeys: Readonly<Record<string, re
     if (!key) throw new DialectError(`INSERT OR REPLACE into ${upsert.table}, whose key is not known`, sql);
     const quote = (c: string) => (c === "offset" ? '"offset"' : c);
     const rest = upsert.columns.filter((c) => !key.includes(c));
-    result += ` ON CONFLICT (${key.map(quote).join(", ")}) ` + (rest.length === 0 ? "DO NOTHING" : `DO UPDATE SET ${rest.map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`).join(", ")}`);
+    result +=
+      ` ON CONFLICT (${key.map(quote).join(", ")}) ` +
+      (rest.length === 0
+        ? "DO NOTHING"
+        : `DO UPDATE SET ${rest.map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`).join(", ")}`);
   } else if (ignore) {
     result += " ON CONFLICT DO NOTHING";
   }

@@ -37,12 +37,17 @@ async function connection() {
       });
       // A dropped connection is replaced at the next request (a restarted server or replica).
       c.on("error", () => {
-        if (client === c) { client = null; prepared.clear(); }
+        if (client === c) {
+          client = null;
+          prepared.clear();
+        }
       });
       await c.connect();
       client = c;
       return c;
-    })().finally(() => { connecting = null; });
+    })().finally(() => {
+      connecting = null;
+    });
   }
   return connecting;
 }
@@ -68,7 +73,12 @@ function reply(message) {
 }
 
 function failure(error) {
-  return { error: { message: String(error && error.message ? error.message : error), code: error && error.code ? String(error.code) : undefined } };
+  return {
+    error: {
+      message: String(error && error.message ? error.message : error),
+      code: error && error.code ? String(error.code) : undefined,
+    },
+  };
 }
 
 async function run(request) {
@@ -82,7 +92,11 @@ async function run(request) {
   if (request.name) query.name = request.name;
   const result = await c.query(query);
   if (request.name) prepared.add(request.name);
-  return { rows: result.rows, fields: result.fields.map((f) => [f.name, f.dataTypeID]), rowCount: result.rowCount ?? 0 };
+  return {
+    rows: result.rows,
+    fields: result.fields.map((f) => [f.name, f.dataTypeID]),
+    rowCount: result.rowCount ?? 0,
+  };
 }
 
 // Requests are handled strictly in order: a chain of promises.

@@ -22,8 +22,16 @@ import { DogeosError } from "../errors";
  * failure or deadlock (40001, 40P01), a server shutting down or starting (57P01-57P03).
  */
 export class PostgresError extends DogeosError {
-  constructor(message: string, readonly sqlState: string | undefined, readonly sql: string | null) {
-    const retryable = sqlState !== undefined && (sqlState === "TIMEOUT" || sqlState.startsWith("08") || ["40001", "40P01", "57P01", "57P02", "57P03"].includes(sqlState));
+  constructor(
+    message: string,
+    readonly sqlState: string | undefined,
+    readonly sql: string | null,
+  ) {
+    const retryable =
+      sqlState !== undefined &&
+      (sqlState === "TIMEOUT" ||
+        sqlState.startsWith("08") ||
+        ["40001", "40P01", "57P01", "57P02", "57P03"].includes(sqlState));
     super(retryable ? "unavailable" : "internal", sqlState ?? "POSTGRES_ERROR", message, { retryable });
   }
 }
@@ -55,7 +63,11 @@ class Connection {
   private readonly worker: Worker;
   private closed = false;
 
-  constructor(url: string, private readonly waitMs: number, options: PostgresOptions) {
+  constructor(
+    url: string,
+    private readonly waitMs: number,
+    options: PostgresOptions,
+  ) {
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.worker = new Worker(path.join(__dirname, "postgres-worker.cjs"), {
@@ -135,7 +147,12 @@ export class PostgresStatement<Row> implements SqlStatement<Row> {
   private readonly names: string[] | null;
 
   /** `conflictKeys` null: the SQL is PostgreSQL's own, sent as written. */
-  constructor(private readonly db: PostgresDatabase, readonly source: string, private readonly name: string, conflictKeys: Readonly<Record<string, readonly string[]>> | null) {
+  constructor(
+    private readonly db: PostgresDatabase,
+    readonly source: string,
+    private readonly name: string,
+    conflictKeys: Readonly<Record<string, readonly string[]>> | null,
+  ) {
     if (conflictKeys === null) {
       this.text = source;
       this.names = null;
@@ -159,7 +176,10 @@ export class PostgresStatement<Row> implements SqlStatement<Row> {
 
   private query(params: unknown[]): Answer {
     this.db.runBeforeQuery(this.text);
-    return this.db.connection.call({ op: "query", text: this.text, values: this.values(params), name: this.name }, this.source);
+    return this.db.connection.call(
+      { op: "query", text: this.text, values: this.values(params), name: this.name },
+      this.source,
+    );
   }
 
   private rows(answer: Answer): Row[] {
@@ -300,7 +320,8 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   // Functions every role may call (pg_stat_wal_receiver would need pg_read_all_stats).
-  private replicationQuery: SqlStatement<{ standby: number; lag: number | null; replayed_at: number | null }> | null = null;
+  private replicationQuery: SqlStatement<{ standby: number; lag: number | null; replayed_at: number | null }> | null =
+    null;
 
   replication(): ReplicaState | null {
     this.replicationQuery ??= this.prepareNative(`SELECT pg_is_in_recovery() AS standby,

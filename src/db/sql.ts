@@ -55,7 +55,10 @@ export interface ReplicaState {
 }
 
 /** Wraps a better-sqlite3 handle; statements are the library's own, so the hot path is unchanged. */
-export function sqliteDatabase(db: Database.Database, location: string): SqlDatabase & { readonly sqlite: Database.Database } {
+export function sqliteDatabase(
+  db: Database.Database,
+  location: string,
+): SqlDatabase & { readonly sqlite: Database.Database } {
   return {
     dialect: "sqlite",
     location,
@@ -66,7 +69,8 @@ export function sqliteDatabase(db: Database.Database, location: string): SqlData
     sqlite: db,
     prepare: <Row>(sql: string) => db.prepare<unknown[], Row>(sql) as unknown as SqlStatement<Row>,
     exec: (sql: string) => void db.exec(sql),
-    transaction: <Args extends unknown[], Result>(fn: (...args: Args) => Result) => db.transaction(fn) as unknown as (...args: Args) => Result,
+    transaction: <Args extends unknown[], Result>(fn: (...args: Args) => Result) =>
+      db.transaction(fn) as unknown as (...args: Args) => Result,
     close: () => db.close(),
   };
 }

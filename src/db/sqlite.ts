@@ -22,18 +22,36 @@ export interface Migration {
 }
 
 export class RebuildRequiredError extends DogeosError {
-  constructor(readonly found: number, readonly expected: number, readonly file: string) {
-    super("internal", "REBUILD_REQUIRED", `database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`, {
-      details: { found, expected, file },
-    });
+  constructor(
+    readonly found: number,
+    readonly expected: number,
+    readonly file: string,
+  ) {
+    super(
+      "internal",
+      "REBUILD_REQUIRED",
+      `database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`,
+      {
+        details: { found, expected, file },
+      },
+    );
   }
 }
 
 export class SchemaMismatchError extends DogeosError {
-  constructor(readonly found: number, readonly expected: number, readonly file: string) {
-    super("internal", "SCHEMA_MISMATCH", `database ${file} has schema version ${found}; this build uses ${expected}. Point the daemon at a new database file (or rebuild the index from scratch).`, {
-      details: { found, expected, file },
-    });
+  constructor(
+    readonly found: number,
+    readonly expected: number,
+    readonly file: string,
+  ) {
+    super(
+      "internal",
+      "SCHEMA_MISMATCH",
+      `database ${file} has schema version ${found}; this build uses ${expected}. Point the daemon at a new database file (or rebuild the index from scratch).`,
+      {
+        details: { found, expected, file },
+      },
+    );
   }
 }
 
@@ -57,7 +75,8 @@ export function openDatabase(file: string, migrations: readonly Migration[], sch
   db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const schemaRow = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
-  const versionRow = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  const versionRow = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+    { value: string } | undefined;
   if (schemaRow && schemaRow.value !== schemaName) {
     db.close();
     throw new Error(`database ${file} holds a "${schemaRow.value}" schema, not "${schemaName}"`);

@@ -7,6 +7,8 @@ import { RPC_IN_WARMUP } from "../doge/policy";
 
 export class RpcFailure extends DogeosError<number> {
   constructor(code: number, message: string) {
-    super(code === RPC_IN_WARMUP ? "unavailable" : "unprocessable", code, message, { retryable: code === RPC_IN_WARMUP });
+    super(code === RPC_IN_WARMUP ? "unavailable" : "unprocessable", code, message, {
+      retryable: code === RPC_IN_WARMUP,
+    });
   }
 }

@@ -4,14 +4,46 @@
  * block index and the mempool are mirrored in memory.
  */
 import {
-  Block, DecodedTransaction, NETWORKS, OP, Transaction, addressToOutputScript, bitsToTarget, blockWork, bytesToHexReversed,
-  classifyOutputScript, compileScript, encodeScriptNum, isCoinbase, merkleRoot, parseBlock, parseScript, parseTransaction,
-  privateKeyToPublicKey, publicKeyToAddress, scryptPowHash, serializeBlock, serializeTransaction, signInput, p2pkhScriptSig,
-  transactionSize, DogeNetwork, hexToBytes, bytesToHex, MAX_MONEY, isPushOnly,
+  Block,
+  DecodedTransaction,
+  NETWORKS,
+  Transaction,
+  addressToOutputScript,
+  bitsToTarget,
+  blockWork,
+  bytesToHexReversed,
+  compileScript,
+  encodeScriptNum,
+  isCoinbase,
+  merkleRoot,
+  parseBlock,
+  parseTransaction,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+  scryptPowHash,
+  serializeBlock,
+  serializeTransaction,
+  signInput,
+  p2pkhScriptSig,
+  transactionSize,
+  DogeNetwork,
+  hexToBytes,
+  bytesToHex,
+  MAX_MONEY,
 } from "../doge";
 import {
-  HARD_DUST_LIMIT, MIN_RELAY_FEE_RATE, REJECT, SOFT_DUST_LIMIT, isUnspendable, minRelayFee,
-  RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_MISC_ERROR, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR,
+  HARD_DUST_LIMIT,
+  MIN_RELAY_FEE_RATE,
+  REJECT,
+  SOFT_DUST_LIMIT,
+  isUnspendable,
+  minRelayFee,
+  RPC_DESERIALIZATION_ERROR,
+  RPC_INVALID_ADDRESS_OR_KEY,
+  RPC_INVALID_PARAMETER,
+  RPC_MISC_ERROR,
+  RPC_VERIFY_ALREADY_IN_CHAIN,
+  RPC_VERIFY_ERROR,
 } from "../doge/policy";
 import { TxRejected, checkInputsStandard, checkStandard, checkTransaction } from "../doge/standardness";
 import { PreparedTransaction, SpentOutput, checkScriptsForMempool } from "../doge/script-check";
@@ -258,7 +290,15 @@ export class DevnetNode {
     const entry = this.mempool.get(txid);
     if (!entry || vout >= entry.tx.outputs.length) return null;
     const output = entry.tx.outputs[vout];
-    return { txid, vout, value: output.value, script: output.script, height: MEMPOOL_HEIGHT, coinbase: false, inMempool: true };
+    return {
+      txid,
+      vout,
+      value: output.value,
+      script: output.script,
+      height: MEMPOOL_HEIGHT,
+      coinbase: false,
+      inMempool: true,
+    };
   }
 
   utxoStats(): { count: number; total: bigint } {
@@ -292,14 +332,18 @@ export class DevnetNode {
     const tx = parsed.value;
     if (this.mempool.has(tx.txid)) return tx.txid;
     for (let vout = 0; vout < tx.outputs.length; vout++) {
-      if (this.store.getCoin(tx.txid, vout)) throw new RpcFailure(RPC_VERIFY_ALREADY_IN_CHAIN, "transaction already in block chain");
+      if (this.store.getCoin(tx.txid, vout))
+        throw new RpcFailure(RPC_VERIFY_ALREADY_IN_CHAIN, "transaction already in block chain");
     }
     this.acceptToMempool(raw, { allowHighFees, parsed: tx });
     return tx.txid;
   }
 
   /** Core 0.14's AcceptToMemoryPool, in its order of checks. Throws RpcFailure on refusal. */
-  acceptToMempool(raw: Uint8Array, options: { allowHighFees?: boolean; time?: number; parsed?: DecodedTransaction } = {}): MempoolEntry {
+  acceptToMempool(
+    raw: Uint8Array,
+    options: { allowHighFees?: boolean; time?: number; parsed?: DecodedTransaction } = {},
+  ): MempoolEntry {
     let tx = options.parsed;
     if (!tx) {
       const parsed = parseTransaction(raw);
@@ -310,10 +354,12 @@ export class DevnetNode {
     if (isCoinbase(tx)) throw new TxRejected(REJECT.INVALID, "coinbase");
     const nextHeight = this.height + 1;
     if (!this.acceptNonStandard) checkStandard(tx);
-    if (!isTxFinal(tx, nextHeight, this.medianTimePast(this.tipHash))) throw new TxRejected(REJECT.NONSTANDARD, "non-final");
+    if (!isTxFinal(tx, nextHeight, this.medianTimePast(this.tipHash)))
+      throw new TxRejected(REJECT.NONSTANDARD, "non-final");
     if (this.mempool.has(tx.txid)) throw new TxRejected(REJECT.ALREADY_KNOWN, "txn-already-in-mempool");
     for (const input of tx.inputs) {
-      if (this.mempoolSpends.has(outpointKey(input.prevTxid, input.vout))) throw new TxRejected(REJECT.CONFLICT, "txn-mempool-conflict");
+      if (this.mempoolSpends.has(outpointKey(input.prevTxid, input.vout)))
+        throw new TxRejected(REJECT.CONFLICT, "txn-mempool-conflict");
     }
     for (let vout = 0; vout < tx.outputs.length; vout++) {
       if (this.store.getCoin(tx.txid, vout)) throw new TxRejected(REJECT.ALREADY_KNOWN, "txn-already-known");
@@ -335,7 +381,8 @@ export class DevnetNode {
         throw new TxRejected(REJECT.INVALID, "bad-txns-premature-spend-of-coinbase");
       }
       inputTotal += coin.value;
-      if (coin.value < 0n || coin.value > MAX_MONEY || inputTotal > MAX_MONEY) throw new TxRejected(REJECT.INVALID, "bad-txns-inputvalues-outofrange");
+      if (coin.value < 0n || coin.value > MAX_MONEY || inputTotal > MAX_MONEY)
+        throw new TxRejected(REJECT.INVALID, "bad-txns-inputvalues-outofrange");
       spent.push({ script: coin.script, value: coin.value });
     }
     if (!this.acceptNonStandard) checkInputsStandard(tx, spent);
@@ -343,9 +390,11 @@ export class DevnetNode {
     if (inputTotal < outputTotal) throw new TxRejected(REJECT.INVALID, "bad-txns-in-belowout");
     const fee = inputTotal - outputTotal;
     const size = raw.length;
-    if (fee < minRelayFee(size, tx.outputs, this.minRelayFeePerKb)) throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
+    if (fee < minRelayFee(size, tx.outputs, this.minRelayFeePerKb))
+      throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
     if (!options.allowHighFees && fee > POLICY.maxTxFee) throw new TxRejected(REJECT.HIGHFEE, "absurdly-high-fee");
-    if (this.ancestorCount(depends) + 1 > MAX_ANCESTORS) throw new TxRejected(REJECT.NONSTANDARD, "too-long-mempool-chain");
+    if (this.ancestorCount(depends) + 1 > MAX_ANCESTORS)
+      throw new TxRejected(REJECT.NONSTANDARD, "too-long-mempool-chain");
 
     if (!this.scriptCache.has(tx.txid)) {
       const verdict = checkScriptsForMempool(new PreparedTransaction(raw), spent, this.promiscuousMempool);
@@ -353,7 +402,15 @@ export class DevnetNode {
       this.scriptCache.add(tx.txid);
     }
 
-    const entry: MempoolEntry = { tx, raw, fee, size, time: options.time ?? this.clock(), height: this.height, depends: [...depends] };
+    const entry: MempoolEntry = {
+      tx,
+      raw,
+      fee,
+      size,
+      time: options.time ?? this.clock(),
+      height: this.height,
+      depends: [...depends],
+    };
     this.mempool.set(tx.txid, entry);
     for (const input of tx.inputs) this.mempoolSpends.set(outpointKey(input.prevTxid, input.vout), tx.txid);
     this.store.mempoolPut(tx.txid, raw, entry.time);
@@ -456,15 +513,17 @@ export class DevnetNode {
     const { txs, fees } = this.selectTransactions();
     const coinbase: Transaction = {
       version: 1,
-      inputs: [{
-        prevTxid: "0".repeat(64),
-        vout: 0xffffffff,
-        // BIP34-style height push, then an extra nonce. Core's miner restarts its extra nonce at
-        // each call, so re-mining on a parent after invalidateblock could rebuild a block that is
-        // already known (and invalid); the node's block sequence number keeps every block unique.
-        scriptSig: compileScript([encodeScriptNum(height), encodeScriptNum(this.nextSeq)]),
-        sequence: 0xffffffff,
-      }],
+      inputs: [
+        {
+          prevTxid: "0".repeat(64),
+          vout: 0xffffffff,
+          // BIP34-style height push, then an extra nonce. Core's miner restarts its extra nonce at
+          // each call, so re-mining on a parent after invalidateblock could rebuild a block that is
+          // already known (and invalid); the node's block sequence number keeps every block unique.
+          scriptSig: compileScript([encodeScriptNum(height), encodeScriptNum(this.nextSeq)]),
+          sequence: 0xffffffff,
+        },
+      ],
       outputs: [{ value: blockSubsidy(height) + fees, script: payoutScript }],
       locktime: 0,
     };
@@ -512,7 +571,9 @@ export class DevnetNode {
     if (known) return known.invalid ? "duplicate-invalid" : "duplicate";
     if (!this.index.has(block.header.prevHash)) return "prev-blk-not-found";
     if (block.header.bits !== REGTEST.powLimitBits) return "bad-diffbits";
-    const pow = BigInt("0x" + bytesToHexReversed(scryptPowHash(serializeBlock({ header: block.header, txs: [] }).subarray(0, 80))));
+    const pow = BigInt(
+      "0x" + bytesToHexReversed(scryptPowHash(serializeBlock({ header: block.header, txs: [] }).subarray(0, 80))),
+    );
     if (pow > bitsToTarget(block.header.bits)) return "high-hash";
     if (block.txs.length === 0 || !isCoinbase(block.txs[0])) return "bad-cb-missing";
     if (merkleRoot(block.txs.map((tx) => tx.txid)) !== block.header.merkleRoot) return "bad-txnmrklroot";
@@ -547,7 +608,8 @@ export class DevnetNode {
    * drops the block's transactions and their conflicts from the mempool. Throws on invalid blocks.
    */
   private applyBlock(block: Block, entry: BlockIndexEntry, options: { checkScripts: boolean }): void {
-    if (entry.height > 0 && entry.prevHash !== this.tipHash) throw new Error(`block ${entry.hash} does not extend the tip`);
+    if (entry.height > 0 && entry.prevHash !== this.tipHash)
+      throw new Error(`block ${entry.hash} does not extend the tip`);
     const undo: UndoCoin[] = [];
     const flags = blockFlags(entry.height);
     let fees = 0n;
@@ -563,10 +625,18 @@ export class DevnetNode {
         for (const input of tx.inputs) {
           const coin = this.store.getCoin(input.prevTxid, input.vout);
           if (!coin) throw new BlockInvalid("bad-txns-inputs-missingorspent");
-          if (coin.coinbase && entry.height - coin.height < REGTEST.coinbaseMaturity) throw new BlockInvalid("bad-txns-premature-spend-of-coinbase");
+          if (coin.coinbase && entry.height - coin.height < REGTEST.coinbaseMaturity)
+            throw new BlockInvalid("bad-txns-premature-spend-of-coinbase");
           inputTotal += coin.value;
           spent.push({ script: coin.script, value: coin.value });
-          undo.push({ txid: coin.txid, vout: coin.vout, value: coin.value.toString(), script: bytesToHex(coin.script), height: coin.height, coinbase: coin.coinbase });
+          undo.push({
+            txid: coin.txid,
+            vout: coin.vout,
+            value: coin.value.toString(),
+            script: bytesToHex(coin.script),
+            height: coin.height,
+            coinbase: coin.coinbase,
+          });
           this.store.spendCoin(input.prevTxid, input.vout);
         }
         const outputTotal = tx.outputs.reduce((sum, output) => sum + output.value, 0n);
@@ -582,7 +652,14 @@ export class DevnetNode {
       tx.outputs.forEach((output, vout) => {
         // The genesis coinbase is not spendable (it is never added to Core's coin database).
         if (isUnspendable(output.script) || entry.height === 0) return;
-        this.store.addCoin({ txid: tx.txid, vout, value: output.value, script: output.script, height: entry.height, coinbase: position === 0 });
+        this.store.addCoin({
+          txid: tx.txid,
+          vout,
+          value: output.value,
+          script: output.script,
+          height: entry.height,
+          coinbase: position === 0,
+        });
       });
       this.store.indexTx(tx.txid, block.hash, position);
     }
@@ -619,7 +696,14 @@ export class DevnetNode {
       const createdHere = new Set(block.txs.map((tx) => tx.txid));
       for (const coin of this.store.takeUndo(block.hash)) {
         if (createdHere.has(coin.txid)) continue;
-        this.store.addCoin({ txid: coin.txid, vout: coin.vout, value: BigInt(coin.value), script: hexToBytes(coin.script), height: coin.height, coinbase: coin.coinbase });
+        this.store.addCoin({
+          txid: coin.txid,
+          vout: coin.vout,
+          value: BigInt(coin.value),
+          script: hexToBytes(coin.script),
+          height: coin.height,
+          coinbase: coin.coinbase,
+        });
       }
       this.store.popChain(entry.height);
       this.store.setMeta("tip", entry.prevHash);
@@ -663,7 +747,12 @@ export class DevnetNode {
     if (!cursor) throw new Error(`block ${target.hash} does not connect to the active chain`);
     const disconnected: DecodedTransaction[][] = [];
     while (this.tipHash !== cursor.hash) disconnected.unshift(this.disconnectTip());
-    this.log("reorganize", { fork: cursor.hash, forkHeight: cursor.height, newTip: target.hash, disconnected: disconnected.length });
+    this.log("reorganize", {
+      fork: cursor.hash,
+      forkHeight: cursor.height,
+      newTip: target.hash,
+      disconnected: disconnected.length,
+    });
     let ok = true;
     for (const entry of branch) {
       const block = this.readBlock(entry.hash)!;
@@ -722,7 +811,8 @@ export class DevnetNode {
     if (entry.height === 0) throw new RpcFailure(RPC_MISC_ERROR, "Cannot invalidate the genesis block");
     this.markInvalid(hash);
     const disconnected: DecodedTransaction[][] = [];
-    while (this.chain.length > entry.height && this.chain[entry.height] === hash) disconnected.unshift(this.disconnectTip());
+    while (this.chain.length > entry.height && this.chain[entry.height] === hash)
+      disconnected.unshift(this.disconnectTip());
     if (disconnected.length > 0) this.resubmitToMempool(disconnected.flat());
     this.activateBestChain();
   }
@@ -763,7 +853,8 @@ export class DevnetNode {
   faucet(address: string, amount: bigint): string {
     const recipient = addressToOutputScript(address, this.network);
     if (amount < HARD_DUST_LIMIT) throw new RpcFailure(RPC_INVALID_PARAMETER, "Amount is below the dust limit");
-    if (amount > 10_000_000n * 100_000_000n) throw new RpcFailure(RPC_INVALID_PARAMETER, "Amount is above the faucet limit of 10,000,000 DOGE");
+    if (amount > 10_000_000n * 100_000_000n)
+      throw new RpcFailure(RPC_INVALID_PARAMETER, "Amount is above the faucet limit of 10,000,000 DOGE");
     const publicKey = privateKeyToPublicKey(this.faucetKey);
     const ownScript = addressToOutputScript(this.faucetAddress(), this.network);
     const fee = 1_000_000n; // 0.01 DOGE: above the relay minimum for a one- or two-input payment
@@ -783,7 +874,12 @@ export class DevnetNode {
       const change = total - amount - fee;
       const tx: Transaction = {
         version: 1,
-        inputs: selected.map((coin) => ({ prevTxid: coin.txid, vout: coin.vout, scriptSig: new Uint8Array(0), sequence: 0xffffffff })),
+        inputs: selected.map((coin) => ({
+          prevTxid: coin.txid,
+          vout: coin.vout,
+          scriptSig: new Uint8Array(0),
+          sequence: 0xffffffff,
+        })),
         outputs: [{ value: amount, script: recipient }],
         locktime: 0,
       };
@@ -798,7 +894,8 @@ export class DevnetNode {
 
   private spendableFaucetCoins(ownScript: Uint8Array): Coin[] {
     const nextHeight = this.height + 1;
-    const confirmed: Coin[] = this.store.coinsByScript(ownScript)
+    const confirmed: Coin[] = this.store
+      .coinsByScript(ownScript)
       .filter((coin) => !coin.coinbase || nextHeight - coin.height >= REGTEST.coinbaseMaturity)
       .filter((coin) => !this.mempoolSpends.has(outpointKey(coin.txid, coin.vout)))
       .map((coin) => ({ ...coin, inMempool: false }));
@@ -808,7 +905,15 @@ export class DevnetNode {
       if (this.ancestorCount([entry.tx.txid]) >= MAX_ANCESTORS - 1) continue;
       entry.tx.outputs.forEach((output, vout) => {
         if (bytesToHex(output.script) === ownHex && !this.mempoolSpends.has(outpointKey(entry.tx.txid, vout))) {
-          pending.push({ txid: entry.tx.txid, vout, value: output.value, script: output.script, height: MEMPOOL_HEIGHT, coinbase: false, inMempool: true });
+          pending.push({
+            txid: entry.tx.txid,
+            vout,
+            value: output.value,
+            script: output.script,
+            height: MEMPOOL_HEIGHT,
+            coinbase: false,
+            inMempool: true,
+          });
         }
       });
     }

@@ -3,7 +3,17 @@
  * CRegTestParams, src/dogecoin.cpp, src/policy/policy.h), as read off a real 1.14.7 regtest node
  * (DESIGN.md section 3).
  */
-import { hexToBytes, parseBlock, parseTransaction, serializeBlock, Block, BlockHeader, headerHash, Transaction, DecodedTransaction } from "../doge";
+import {
+  hexToBytes,
+  parseBlock,
+  parseTransaction,
+  serializeBlock,
+  Block,
+  BlockHeader,
+  headerHash,
+  Transaction,
+  DecodedTransaction,
+} from "../doge";
 import { KOINU_PER_DOGE } from "../doge/networks";
 import { MAX_BLOCK_SIZE } from "../doge/policy";
 import { FLAGS } from "../doge/script-check";
@@ -70,7 +80,8 @@ export function genesisBlock(): Block {
   };
   const parsed = parseBlock(serializeBlock({ header, txs: [parseTxOrThrow(coinbase)] }));
   if (!parsed.ok) throw parsed.error;
-  if (parsed.value.hash !== GENESIS_HASH || headerHash(header) !== GENESIS_HASH) throw new Error("genesis block does not hash to the regtest genesis hash");
+  if (parsed.value.hash !== GENESIS_HASH || headerHash(header) !== GENESIS_HASH)
+    throw new Error("genesis block does not hash to the regtest genesis hash");
   return parsed.value;
 }
 
@@ -86,4 +97,3 @@ export function isTxFinal(tx: Transaction, height: number, blockTime: number): b
   if (tx.locktime < limit) return true;
   return tx.inputs.every((input) => input.sequence === 0xffffffff);
 }
-

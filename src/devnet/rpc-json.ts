@@ -4,8 +4,19 @@
  * writes them: JSON numbers with exactly eight decimals.
  */
 import {
-  Block, BlockHeader, DecodedTransaction, DogeNetwork, bitsToTarget, bytesToHex, classifyOutputScript, isCoinbase,
-  outputScriptToAddress, scriptToAsm, serializeTransaction, encodeAddress, hash160,
+  Block,
+  BlockHeader,
+  DecodedTransaction,
+  DogeNetwork,
+  bitsToTarget,
+  bytesToHex,
+  classifyOutputScript,
+  isCoinbase,
+  outputScriptToAddress,
+  scriptToAsm,
+  serializeTransaction,
+  encodeAddress,
+  hash160,
 } from "../doge";
 
 /** A koinu amount that the JSON writer prints as a DOGE number with eight decimals. */
@@ -56,10 +67,21 @@ export function txJson(tx: DecodedTransaction, network: DogeNetwork, includeHex:
     vsize: tx.size,
     version: tx.version,
     locktime: tx.locktime,
-    vin: tx.inputs.map((input) => coinbase
-      ? { coinbase: bytesToHex(input.scriptSig), sequence: input.sequence }
-      : { txid: input.prevTxid, vout: input.vout, scriptSig: { asm: scriptToAsm(input.scriptSig, true), hex: bytesToHex(input.scriptSig) }, sequence: input.sequence }),
-    vout: tx.outputs.map((output, n) => ({ value: new Amount(output.value), n, scriptPubKey: scriptPubKeyJson(output.script, network) })),
+    vin: tx.inputs.map((input) =>
+      coinbase
+        ? { coinbase: bytesToHex(input.scriptSig), sequence: input.sequence }
+        : {
+            txid: input.prevTxid,
+            vout: input.vout,
+            scriptSig: { asm: scriptToAsm(input.scriptSig, true), hex: bytesToHex(input.scriptSig) },
+            sequence: input.sequence,
+          },
+    ),
+    vout: tx.outputs.map((output, n) => ({
+      value: new Amount(output.value),
+      n,
+      scriptPubKey: scriptPubKeyJson(output.script, network),
+    })),
   };
   if (includeHex) out.hex = bytesToHex(serializeTransaction(tx));
   return out;
@@ -69,8 +91,14 @@ export function txJson(tx: DecodedTransaction, network: DogeNetwork, includeHex:
 export function difficulty(bits: number): number {
   let shift = (bits >>> 24) & 0xff;
   let diff = 0x0000ffff / (bits & 0x00ffffff);
-  while (shift < 29) { diff *= 256; shift++; }
-  while (shift > 29) { diff /= 256; shift--; }
+  while (shift < 29) {
+    diff *= 256;
+    shift++;
+  }
+  while (shift > 29) {
+    diff /= 256;
+    shift--;
+  }
   return diff;
 }
 
@@ -103,7 +131,12 @@ export function headerJson(header: BlockHeader, ctx: HeaderContext): Record<stri
   return out;
 }
 
-export function blockJson(block: Block, ctx: HeaderContext, verbosity: 1 | 2, network: DogeNetwork): Record<string, unknown> {
+export function blockJson(
+  block: Block,
+  ctx: HeaderContext,
+  verbosity: 1 | 2,
+  network: DogeNetwork,
+): Record<string, unknown> {
   const header = headerJson(block.header, ctx);
   const out: Record<string, unknown> = {
     hash: header.hash,

@@ -6,14 +6,44 @@
  */
 import http from "node:http";
 import { timingSafeEqual } from "node:crypto";
-import { AddressError, DecodeError, bytesToHex, decodeAddress, hexToBytes, isHex, parseTransaction, serializeBlock, serializeTransaction, verifyMessage } from "../doge";
+import {
+  AddressError,
+  DecodeError,
+  bytesToHex,
+  decodeAddress,
+  hexToBytes,
+  isHex,
+  parseTransaction,
+  serializeBlock,
+  serializeTransaction,
+  verifyMessage,
+} from "../doge";
 import { DevnetNode } from "./node";
 import { RpcFailure } from "./errors";
-import { Amount, blockJson, difficulty, headerJson, scriptPubKeyJson, stringifyRpc, txJson, HeaderContext } from "./rpc-json";
+import {
+  Amount,
+  blockJson,
+  difficulty,
+  headerJson,
+  scriptPubKeyJson,
+  stringifyRpc,
+  txJson,
+  HeaderContext,
+} from "./rpc-json";
 import { POLICY } from "./params";
 import {
-  HARD_DUST_LIMIT, INCREMENTAL_RELAY_FEE_RATE, MIN_RELAY_FEE_RATE, SOFT_DUST_LIMIT,
-  RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_INVALID_PARAMETER, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_MISC_ERROR, RPC_PARSE_ERROR, RPC_TYPE_ERROR,
+  HARD_DUST_LIMIT,
+  INCREMENTAL_RELAY_FEE_RATE,
+  MIN_RELAY_FEE_RATE,
+  SOFT_DUST_LIMIT,
+  RPC_DESERIALIZATION_ERROR,
+  RPC_INVALID_ADDRESS_OR_KEY,
+  RPC_INVALID_PARAMETER,
+  RPC_INVALID_REQUEST,
+  RPC_METHOD_NOT_FOUND,
+  RPC_MISC_ERROR,
+  RPC_PARSE_ERROR,
+  RPC_TYPE_ERROR,
 } from "../doge/policy";
 import { TxRejected } from "../doge/standardness";
 
@@ -40,7 +70,9 @@ export class DevnetRpcServer {
   private readonly expectedAuth: Buffer;
 
   constructor(private readonly options: RpcServerOptions) {
-    this.expectedAuth = Buffer.from("Basic " + Buffer.from(`${options.username}:${options.password}`).toString("base64"));
+    this.expectedAuth = Buffer.from(
+      "Basic " + Buffer.from(`${options.username}:${options.password}`).toString("base64"),
+    );
     this.methods = buildMethods(options);
     this.server = http.createServer((req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 30_000;
@@ -113,28 +145,54 @@ export class DevnetRpcServer {
 
   private execute(request: unknown): { status: number; body: unknown } {
     if (typeof request !== "object" || request === null || Array.isArray(request)) {
-      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Invalid Request object" }, id: null } };
+      return {
+        status: 400,
+        body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Invalid Request object" }, id: null },
+      };
     }
     const { method, params, id } = request as { method?: unknown; params?: unknown; id?: unknown };
     if (typeof method !== "string") {
-      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Method must be a string" }, id: id ?? null } };
+      return {
+        status: 400,
+        body: {
+          result: null,
+          error: { code: RPC_INVALID_REQUEST, message: "Method must be a string" },
+          id: id ?? null,
+        },
+      };
     }
     if (params !== undefined && params !== null && !Array.isArray(params)) {
-      return { status: 400, body: { result: null, error: { code: RPC_INVALID_REQUEST, message: "Params must be an array" }, id: id ?? null } };
+      return {
+        status: 400,
+        body: {
+          result: null,
+          error: { code: RPC_INVALID_REQUEST, message: "Params must be an array" },
+          id: id ?? null,
+        },
+      };
     }
     const handler = Object.prototype.hasOwnProperty.call(this.methods, method) ? this.methods[method] : undefined;
     if (!handler) {
-      return { status: 404, body: { result: null, error: { code: RPC_METHOD_NOT_FOUND, message: "Method not found" }, id: id ?? null } };
+      return {
+        status: 404,
+        body: { result: null, error: { code: RPC_METHOD_NOT_FOUND, message: "Method not found" }, id: id ?? null },
+      };
     }
     try {
       const result = handler((params as unknown[] | undefined) ?? []);
       return { status: 200, body: { result: result === undefined ? null : result, error: null, id: id ?? null } };
     } catch (error) {
       if (error instanceof RpcFailure || error instanceof TxRejected) {
-        return { status: 500, body: { result: null, error: { code: error.code, message: error.message }, id: id ?? null } };
+        return {
+          status: 500,
+          body: { result: null, error: { code: error.code, message: error.message }, id: id ?? null },
+        };
       }
       this.options.log?.("rpc_internal_error", { method, error: (error as Error).stack });
-      return { status: 500, body: { result: null, error: { code: RPC_MISC_ERROR, message: "Internal error" }, id: id ?? null } };
+      return {
+        status: 500,
+        body: { result: null, error: { code: RPC_MISC_ERROR, message: "Internal error" }, id: id ?? null },
+      };
     }
   }
 }
@@ -158,21 +216,17 @@ function str(value: unknown): string {
 }
 
 function int(value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw new RpcFailure(RPC_TYPE_ERROR, `Expected type number, got ${typeName(value)}`);
+  if (typeof value !== "number" || !Number.isInteger(value))
+    throw new RpcFailure(RPC_TYPE_ERROR, `Expected type number, got ${typeName(value)}`);
   return value;
 }
 
 function hash(value: unknown, name: string): string {
   const text = str(value);
   if (!isHex(text)) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
-  if (text.length !== 64) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be of length 64 (not ${text.length})`);
+  if (text.length !== 64)
+    throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be of length 64 (not ${text.length})`);
   return text.toLowerCase();
-}
-
-function hexBytes(value: unknown, name: string): Uint8Array {
-  const text = str(value);
-  if (!isHex(text)) throw new RpcFailure(RPC_INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
-  return hexToBytes(text);
 }
 
 /** dogecoind accepts true/false or 0/1/2 for verbosity-like flags. */
@@ -279,7 +333,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       return found;
     },
     getblock: (params) => {
-      arity(params, 1, 2, "getblock \"blockhash\" ( verbosity )");
+      arity(params, 1, 2, 'getblock "blockhash" ( verbosity )');
       const blockHash = hash(params[0], "blockhash");
       const level = verbosity(params[1], 1, 2);
       const block = requireBlock(blockHash);
@@ -287,20 +341,25 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       return blockJson(block, headerContext(blockHash), level as 1 | 2, network);
     },
     getblockheader: (params) => {
-      arity(params, 1, 2, "getblockheader \"hash\" ( verbose )");
+      arity(params, 1, 2, 'getblockheader "hash" ( verbose )');
       const blockHash = hash(params[0], "hash");
       const verbose = params[1] === undefined ? true : params[1];
-      if (typeof verbose !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
+      if (typeof verbose !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
       const block = requireBlock(blockHash);
       if (!verbose) return bytesToHex(serializeBlock({ header: block.header, txs: [] }).subarray(0, 80));
       return headerJson(block.header, headerContext(blockHash));
     },
     getrawtransaction: (params) => {
-      arity(params, 1, 2, "getrawtransaction \"txid\" ( verbose )");
+      arity(params, 1, 2, 'getrawtransaction "txid" ( verbose )');
       const txid = hash(params[0], "parameter 1");
       const verbose = verbosity(params[1], 0, 1);
       const found = node.findTransaction(txid);
-      if (!found) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.");
+      if (!found)
+        throw new RpcFailure(
+          RPC_INVALID_ADDRESS_OR_KEY,
+          "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.",
+        );
       const hex = bytesToHex(serializeTransaction(found.tx));
       if (verbose === 0) return hex;
       const out = txJson(found.tx, network, true);
@@ -314,22 +373,23 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       return out;
     },
     decoderawtransaction: (params) => {
-      arity(params, 1, 1, "decoderawtransaction \"hexstring\"");
+      arity(params, 1, 1, 'decoderawtransaction "hexstring"');
       const text = str(params[0]);
       const parsed = isHex(text) ? parseTransaction(hexToBytes(text)) : null;
       if (!parsed || !parsed.ok) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
       return txJson(parsed.value, network, false);
     },
     sendrawtransaction: (params) => {
-      arity(params, 1, 2, "sendrawtransaction \"hexstring\" ( allowhighfees )");
+      arity(params, 1, 2, 'sendrawtransaction "hexstring" ( allowhighfees )');
       const text = str(params[0]);
       if (!isHex(text)) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed");
       const allowHighFees = params[1] === undefined ? false : params[1];
-      if (typeof allowHighFees !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(allowHighFees)}`);
+      if (typeof allowHighFees !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(allowHighFees)}`);
       return node.sendRawTransaction(hexToBytes(text), allowHighFees);
     },
     submitblock: (params) => {
-      arity(params, 1, 2, "submitblock \"hexdata\" ( \"parameters\" )");
+      arity(params, 1, 2, 'submitblock "hexdata" ( "parameters" )');
       const text = str(params[0]);
       if (!isHex(text)) throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "Block decode failed");
       return node.submitBlock(hexToBytes(text));
@@ -337,7 +397,8 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     getrawmempool: (params) => {
       arity(params, 0, 1, "getrawmempool ( verbose )");
       const verbose = params[0] === undefined ? false : params[0];
-      if (typeof verbose !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
+      if (typeof verbose !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(verbose)}`);
       const txids = node.mempoolEntries().map((entry) => entry.tx.txid);
       if (!verbose) return txids;
       return Object.fromEntries(txids.map((txid) => [txid, mempoolEntryJson(txid)]));
@@ -361,11 +422,12 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       };
     },
     gettxout: (params) => {
-      arity(params, 2, 3, "gettxout \"txid\" n ( include_mempool )");
+      arity(params, 2, 3, 'gettxout "txid" n ( include_mempool )');
       const txid = hash(params[0], "txid");
       const vout = int(params[1]);
       const includeMempool = params[2] === undefined ? true : params[2];
-      if (typeof includeMempool !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(includeMempool)}`);
+      if (typeof includeMempool !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(includeMempool)}`);
       if (vout < 0) return null;
       const coin = node.getCoin(txid, vout, includeMempool);
       if (!coin) return null;
@@ -381,7 +443,12 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     gettxoutsetinfo: (params) => {
       arity(params, 0, 0, "gettxoutsetinfo");
       const stats = node.utxoStats();
-      return { height: node.height, bestblock: node.tipHash, txouts: stats.count, total_amount: new Amount(stats.total) };
+      return {
+        height: node.height,
+        bestblock: node.tipHash,
+        txouts: stats.count,
+        total_amount: new Amount(stats.total),
+      };
     },
     getnetworkinfo: (params) => {
       arity(params, 0, 0, "getnetworkinfo");
@@ -404,21 +471,29 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       };
     },
     validateaddress: (params) => {
-      arity(params, 1, 1, "validateaddress \"address\"");
+      arity(params, 1, 1, 'validateaddress "address"');
       const address = str(params[0]);
       try {
         const decoded = decodeAddress(address, network);
-        const script = decoded.type === "pubkeyhash"
-          ? Uint8Array.from([0x76, 0xa9, 20, ...decoded.hash, 0x88, 0xac])
-          : Uint8Array.from([0xa9, 20, ...decoded.hash, 0x87]);
-        return { isvalid: true, address, scriptPubKey: bytesToHex(script), ismine: false, iswatchonly: false, isscript: decoded.type === "scripthash" };
+        const script =
+          decoded.type === "pubkeyhash"
+            ? Uint8Array.from([0x76, 0xa9, 20, ...decoded.hash, 0x88, 0xac])
+            : Uint8Array.from([0xa9, 20, ...decoded.hash, 0x87]);
+        return {
+          isvalid: true,
+          address,
+          scriptPubKey: bytesToHex(script),
+          ismine: false,
+          iswatchonly: false,
+          isscript: decoded.type === "scripthash",
+        };
       } catch (error) {
         if (error instanceof AddressError || error instanceof DecodeError) return { isvalid: false };
         throw error;
       }
     },
     verifymessage: (params) => {
-      arity(params, 3, 3, "verifymessage \"address\" \"signature\" \"message\"");
+      arity(params, 3, 3, 'verifymessage "address" "signature" "message"');
       const address = str(params[0]);
       const signature = str(params[1]);
       const message = str(params[2]);
@@ -449,7 +524,8 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       arity(params, 2, 3, "generatetoaddress nblocks address (maxtries)");
       const count = int(params[0]);
       const address = str(params[1]);
-      if (count < 0 || count > 10_000) throw new RpcFailure(RPC_INVALID_PARAMETER, "nblocks must be between 0 and 10000");
+      if (count < 0 || count > 10_000)
+        throw new RpcFailure(RPC_INVALID_PARAMETER, "nblocks must be between 0 and 10000");
       try {
         decodeAddress(address, network);
       } catch {
@@ -458,12 +534,12 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       return node.generateToAddress(count, address);
     },
     invalidateblock: (params) => {
-      arity(params, 1, 1, "invalidateblock \"blockhash\"");
+      arity(params, 1, 1, 'invalidateblock "blockhash"');
       node.invalidateBlock(hash(params[0], "blockhash"));
       return null;
     },
     reconsiderblock: (params) => {
-      arity(params, 1, 1, "reconsiderblock \"blockhash\"");
+      arity(params, 1, 1, 'reconsiderblock "blockhash"');
       node.reconsiderBlock(hash(params[0], "blockhash"));
       return null;
     },
@@ -479,7 +555,7 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     },
     // ---------------------------------------------------------- devnet extras
     devnet_faucet: (params) => {
-      arity(params, 2, 3, "devnet_faucet \"address\" amount ( confirm )");
+      arity(params, 2, 3, 'devnet_faucet "address" amount ( confirm )');
       const address = str(params[0]);
       try {
         decodeAddress(address, network);
@@ -488,7 +564,8 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
       }
       const amount = amountParam(params[1]);
       const confirm = params[2] === undefined ? false : params[2];
-      if (typeof confirm !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(confirm)}`);
+      if (typeof confirm !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(confirm)}`);
       const txid = node.faucet(address, amount);
       const blockhash = confirm ? node.generateToAddress(1, node.faucetAddress())[0] : null;
       return { txid, vout: 0, amount: new Amount(amount), blockhash };
@@ -497,7 +574,8 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     devnet_setautomine: (params) => {
       arity(params, 1, 1, "devnet_setautomine seconds (0 turns it off)");
       const seconds = int(params[0]);
-      if (seconds < 0 || seconds > 86_400) throw new RpcFailure(RPC_INVALID_PARAMETER, "seconds must be between 0 and 86400");
+      if (seconds < 0 || seconds > 86_400)
+        throw new RpcFailure(RPC_INVALID_PARAMETER, "seconds must be between 0 and 86400");
       if (!options.setAutomine) throw new RpcFailure(RPC_MISC_ERROR, "automine is not available in this process");
       options.setAutomine(seconds);
       return { automine: seconds };
@@ -505,18 +583,20 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
     devnet_getautomine: () => ({ automine: options.getAutomine ? options.getAutomine() : 0 }),
     devnet_setpromiscuousmempool: (params) => {
       arity(params, 1, 1, "devnet_setpromiscuousmempool enabled");
-      if (typeof params[0] !== "boolean") throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(params[0])}`);
+      if (typeof params[0] !== "boolean")
+        throw new RpcFailure(RPC_TYPE_ERROR, `Expected type bool, got ${typeName(params[0])}`);
       node.promiscuousMempool = params[0];
       return { promiscuousmempool: node.promiscuousMempool };
     },
     devnet_evict: (params) => {
-      arity(params, 1, 1, "devnet_evict \"txid\"");
+      arity(params, 1, 1, 'devnet_evict "txid"');
       return { evicted: node.evictFromMempool(hash(params[0], "txid")) };
     },
     devnet_setminrelayfee: (params) => {
       arity(params, 1, 1, "devnet_setminrelayfee amount (DOGE per kB)");
       const feePerKb = amountParam(params[0]);
-      if (feePerKb > 100_000_000n * 100n) throw new RpcFailure(RPC_INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
+      if (feePerKb > 100_000_000n * 100n)
+        throw new RpcFailure(RPC_INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
       node.minRelayFeePerKb = feePerKb;
       return { relayfee: new Amount(node.minRelayFeePerKb) };
     },
@@ -557,5 +637,12 @@ function feeOf(node: DevnetNode, tx: Parameters<typeof txJson>[0]): bigint | nul
 
 function chainTips(node: DevnetNode): unknown[] {
   const tips: unknown[] = [{ height: node.height, hash: node.tipHash, branchlen: 0, status: "active" }];
-  return tips.concat(node.sideTips().map((tip) => ({ height: tip.height, hash: tip.hash, branchlen: tip.branchlen, status: tip.invalid ? "invalid" : "valid-fork" })));
+  return tips.concat(
+    node.sideTips().map((tip) => ({
+      height: tip.height,
+      hash: tip.hash,
+      branchlen: tip.branchlen,
+      status: tip.invalid ? "invalid" : "valid-fork",
+    })),
+  );
 }

@@ -87,20 +87,33 @@ export class DevnetStore {
     const db = this.db;
     this.stmts = {
       getMeta: db.prepare("SELECT value FROM meta WHERE key = ?"),
-      setMeta: db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
-      insertBlock: db.prepare(`INSERT INTO blocks (hash, seq, height, prev_hash, chainwork, time, bits, invalid, size, raw)
+      setMeta: db.prepare(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ),
+      insertBlock:
+        db.prepare(`INSERT INTO blocks (hash, seq, height, prev_hash, chainwork, time, bits, invalid, size, raw)
         VALUES (@hash, @seq, @height, @prevHash, @chainwork, @time, @bits, 0, @size, @raw)`),
-      allBlocks: db.prepare("SELECT hash, seq, height, prev_hash, chainwork, time, bits, invalid, size FROM blocks ORDER BY seq"),
+      allBlocks: db.prepare(
+        "SELECT hash, seq, height, prev_hash, chainwork, time, bits, invalid, size FROM blocks ORDER BY seq",
+      ),
       blockRaw: db.prepare("SELECT raw FROM blocks WHERE hash = ?"),
       setInvalid: db.prepare("UPDATE blocks SET invalid = ? WHERE hash = ?"),
       chainAll: db.prepare("SELECT height, hash FROM chain ORDER BY height"),
       chainSet: db.prepare("INSERT INTO chain (height, hash) VALUES (?, ?)"),
       chainDelete: db.prepare("DELETE FROM chain WHERE height = ?"),
-      getCoin: db.prepare("SELECT txid, vout, value, script, height, coinbase FROM utxos WHERE txid = ? AND vout = ?").safeIntegers(true),
+      getCoin: db
+        .prepare("SELECT txid, vout, value, script, height, coinbase FROM utxos WHERE txid = ? AND vout = ?")
+        .safeIntegers(true),
       anyCoinOfTx: db.prepare("SELECT 1 FROM utxos WHERE txid = ? LIMIT 1"),
-      insertCoin: db.prepare("INSERT OR REPLACE INTO utxos (txid, vout, value, script, height, coinbase) VALUES (?, ?, ?, ?, ?, ?)"),
+      insertCoin: db.prepare(
+        "INSERT OR REPLACE INTO utxos (txid, vout, value, script, height, coinbase) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
       deleteCoin: db.prepare("DELETE FROM utxos WHERE txid = ? AND vout = ?"),
-      coinsByScript: db.prepare("SELECT txid, vout, value, script, height, coinbase FROM utxos WHERE script = ? ORDER BY height, txid, vout").safeIntegers(true),
+      coinsByScript: db
+        .prepare(
+          "SELECT txid, vout, value, script, height, coinbase FROM utxos WHERE script = ? ORDER BY height, txid, vout",
+        )
+        .safeIntegers(true),
       utxoStats: db.prepare("SELECT COUNT(*) AS n, COALESCE(SUM(value), 0) AS total FROM utxos").safeIntegers(true),
       putUndo: db.prepare("INSERT OR REPLACE INTO undo (hash, data) VALUES (?, ?)"),
       getUndo: db.prepare("SELECT data FROM undo WHERE hash = ?"),
@@ -116,7 +129,9 @@ export class DevnetStore {
     const version = this.getMeta("schema_version");
     if (version === null) this.setMeta("schema_version", String(DEVNET_SCHEMA_VERSION));
     else if (Number(version) !== DEVNET_SCHEMA_VERSION) {
-      throw new Error(`devnet data directory has schema version ${version}, this build expects ${DEVNET_SCHEMA_VERSION}; use a fresh data directory`);
+      throw new Error(
+        `devnet data directory has schema version ${version}, this build expects ${DEVNET_SCHEMA_VERSION}; use a fresh data directory`,
+      );
     }
   }
 
@@ -142,8 +157,29 @@ export class DevnetStore {
   }
 
   allBlocks(): StoredBlockRow[] {
-    return (this.stmts.allBlocks.all() as { hash: string; seq: number; height: number; prev_hash: string; chainwork: string; time: number; bits: number; invalid: number; size: number }[])
-      .map((r) => ({ hash: r.hash, seq: r.seq, height: r.height, prevHash: r.prev_hash, chainwork: BigInt("0x" + r.chainwork), time: r.time, bits: r.bits, invalid: r.invalid !== 0, size: r.size }));
+    return (
+      this.stmts.allBlocks.all() as {
+        hash: string;
+        seq: number;
+        height: number;
+        prev_hash: string;
+        chainwork: string;
+        time: number;
+        bits: number;
+        invalid: number;
+        size: number;
+      }[]
+    ).map((r) => ({
+      hash: r.hash,
+      seq: r.seq,
+      height: r.height,
+      prevHash: r.prev_hash,
+      chainwork: BigInt("0x" + r.chainwork),
+      time: r.time,
+      bits: r.bits,
+      invalid: r.invalid !== 0,
+      size: r.size,
+    }));
   }
 
   blockRaw(hash: string): Uint8Array | null {
@@ -168,7 +204,8 @@ export class DevnetStore {
   }
 
   getCoin(txid: string, vout: number): StoredCoin | null {
-    const row = this.stmts.getCoin.get(txid, vout) as { txid: string; vout: bigint; value: bigint; script: Buffer; height: bigint; coinbase: bigint } | undefined;
+    const row = this.stmts.getCoin.get(txid, vout) as
+      { txid: string; vout: bigint; value: bigint; script: Buffer; height: bigint; coinbase: bigint } | undefined;
     return row ? toCoin(row) : null;
   }
 
@@ -177,7 +214,14 @@ export class DevnetStore {
   }
 
   addCoin(coin: StoredCoin): void {
-    this.stmts.insertCoin.run(coin.txid, coin.vout, coin.value, Buffer.from(coin.script), coin.height, coin.coinbase ? 1 : 0);
+    this.stmts.insertCoin.run(
+      coin.txid,
+      coin.vout,
+      coin.value,
+      Buffer.from(coin.script),
+      coin.height,
+      coin.coinbase ? 1 : 0,
+    );
   }
 
   spendCoin(txid: string, vout: number): void {
@@ -185,7 +229,16 @@ export class DevnetStore {
   }
 
   coinsByScript(script: Uint8Array): StoredCoin[] {
-    return (this.stmts.coinsByScript.all(Buffer.from(script)) as { txid: string; vout: bigint; value: bigint; script: Buffer; height: bigint; coinbase: bigint }[]).map(toCoin);
+    return (
+      this.stmts.coinsByScript.all(Buffer.from(script)) as {
+        txid: string;
+        vout: bigint;
+        value: bigint;
+        script: Buffer;
+        height: bigint;
+        coinbase: bigint;
+      }[]
+    ).map(toCoin);
   }
 
   utxoStats(): { count: number; total: bigint } {
@@ -218,7 +271,11 @@ export class DevnetStore {
   }
 
   mempoolAll(): { txid: string; raw: Uint8Array; time: number }[] {
-    return (this.stmts.mempoolAll.all() as { txid: string; raw: Buffer; time: number }[]).map((r) => ({ txid: r.txid, raw: new Uint8Array(r.raw), time: r.time }));
+    return (this.stmts.mempoolAll.all() as { txid: string; raw: Buffer; time: number }[]).map((r) => ({
+      txid: r.txid,
+      raw: new Uint8Array(r.raw),
+      time: r.time,
+    }));
   }
 
   mempoolPut(txid: string, raw: Uint8Array, time: number): void {
@@ -234,6 +291,20 @@ export class DevnetStore {
   }
 }
 
-function toCoin(row: { txid: string; vout: bigint; value: bigint; script: Buffer; height: bigint; coinbase: bigint }): StoredCoin {
-  return { txid: row.txid, vout: Number(row.vout), value: row.value, script: new Uint8Array(row.script), height: Number(row.height), coinbase: row.coinbase !== 0n };
+function toCoin(row: {
+  txid: string;
+  vout: bigint;
+  value: bigint;
+  script: Buffer;
+  height: bigint;
+  coinbase: bigint;
+}): StoredCoin {
+  return {
+    txid: row.txid,
+    vout: Number(row.vout),
+    value: row.value,
+    script: new Uint8Array(row.script),
+    height: Number(row.height),
+    coinbase: row.coinbase !== 0n,
+  };
 }

@@ -59,7 +59,8 @@ export function base58CheckDecode(text: string): Uint8Array {
   if (raw.length < 5) throw new AddressError("BAD_LENGTH", "base58check string too short");
   const payload = raw.subarray(0, raw.length - 4);
   const checksum = raw.subarray(raw.length - 4);
-  if (!equalBytes(sha256d(payload).subarray(0, 4), checksum)) throw new AddressError("BAD_CHECKSUM", "base58check checksum mismatch");
+  if (!equalBytes(sha256d(payload).subarray(0, 4), checksum))
+    throw new AddressError("BAD_CHECKSUM", "base58check checksum mismatch");
   return Uint8Array.from(payload);
 }
 
@@ -88,7 +89,8 @@ export function decodeAddress(address: string, network?: DogeNetwork): DecodedAd
     throw new AddressError("BAD_ADDRESS", "address must be a 26-36 character base58check string");
   }
   const payload = base58CheckDecode(address);
-  if (payload.length !== 21) throw new AddressError("BAD_LENGTH", `address payload must be 21 bytes, got ${payload.length}`);
+  if (payload.length !== 21)
+    throw new AddressError("BAD_LENGTH", `address payload must be 21 bytes, got ${payload.length}`);
   const version = payload[0];
   const hash = payload.subarray(1);
   const candidates = network ? [network] : (["mainnet", "testnet", "regtest"] as NetworkName[]).map((n) => NETWORKS[n]);
@@ -98,7 +100,9 @@ export function decodeAddress(address: string, network?: DogeNetwork): DecodedAd
   }
   throw new AddressError(
     "WRONG_NETWORK",
-    network ? `address version byte 0x${version.toString(16)} is not a ${network.name} address` : `unknown address version byte 0x${version.toString(16)}`,
+    network
+      ? `address version byte 0x${version.toString(16)} is not a ${network.name} address`
+      : `unknown address version byte 0x${version.toString(16)}`,
   );
 }
 
@@ -152,7 +156,8 @@ export function decodeWif(wif: string, network?: DogeNetwork): DecodedWif {
   const candidates = network ? [network] : (["mainnet", "testnet", "regtest"] as NetworkName[]).map((n) => NETWORKS[n]);
   const match = candidates.find((n) => n.wif === payload[0]);
   if (!match) throw new AddressError("WRONG_NETWORK", `WIF version byte 0x${payload[0].toString(16)} does not match`);
-  if (payload.length === 34 && payload[33] === 1) return { network: match, privateKey: payload.subarray(1, 33), compressed: true };
+  if (payload.length === 34 && payload[33] === 1)
+    return { network: match, privateKey: payload.subarray(1, 33), compressed: true };
   if (payload.length === 33) return { network: match, privateKey: payload.subarray(1, 33), compressed: false };
   throw new AddressError("BAD_LENGTH", "WIF payload has the wrong length");
 }

@@ -3,7 +3,15 @@
  * the flag 0x100, and the transactions. Block hash = double SHA-256 of the 80-byte header; the
  * proof of work is checked on the scrypt hash of the same 80 bytes (see hash.ts).
  */
-import { ByteReader, ByteWriter, DecodeError, ParseResult, bytesToHexReversed, concatBytes, hexReversedToBytes } from "./bytes";
+import {
+  ByteReader,
+  ByteWriter,
+  DecodeError,
+  ParseResult,
+  bytesToHexReversed,
+  concatBytes,
+  hexReversedToBytes,
+} from "./bytes";
 import { sha256d } from "./hash";
 import { DecodedTransaction, Transaction, readTransaction, serializeTransaction, writeTransaction } from "./tx";
 
@@ -95,7 +103,8 @@ export function headerHash(header: BlockHeader): string {
 
 function readBranch(reader: ByteReader, what: string): MerkleBranch {
   const count = reader.varint(`${what} length`);
-  if (count > reader.remaining / 32) throw new DecodeError("BAD_BRANCH", `${what} length ${count} exceeds the data`, reader.offset);
+  if (count > reader.remaining / 32)
+    throw new DecodeError("BAD_BRANCH", `${what} length ${count} exceeds the data`, reader.offset);
   const hashes: string[] = new Array(count);
   for (let i = 0; i < count; i++) hashes[i] = bytesToHexReversed(reader.slice(32, what));
   const index = reader.i32(`${what} index`);
@@ -140,7 +149,10 @@ export function parseBlock(bytes: Uint8Array): ParseResult<Block> {
     const reader = new ByteReader(bytes);
     const block = readBlock(reader);
     if (reader.remaining !== 0) {
-      return { ok: false, error: new DecodeError("TRAILING_BYTES", `${reader.remaining} bytes after the block`, reader.offset) };
+      return {
+        ok: false,
+        error: new DecodeError("TRAILING_BYTES", `${reader.remaining} bytes after the block`, reader.offset),
+      };
     }
     return { ok: true, value: block };
   } catch (error) {
@@ -160,7 +172,11 @@ export function parseHeader(bytes: Uint8Array): ParseResult<BlockHeader & { hash
   }
 }
 
-export function serializeBlock(block: { header: BlockHeader; auxpow?: AuxPow | null; txs: readonly Transaction[] }): Uint8Array {
+export function serializeBlock(block: {
+  header: BlockHeader;
+  auxpow?: AuxPow | null;
+  txs: readonly Transaction[];
+}): Uint8Array {
   const writer = new ByteWriter(1024);
   writeHeader(writer, block.header);
   if (block.auxpow) {

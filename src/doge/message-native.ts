@@ -14,6 +14,11 @@ export const nativeRecover: CompactRecover = (digest, signature64, recoveryId, c
   ecc.recover(digest, signature64, recoveryId as 0 | 1 | 2 | 3, compressed) ?? null;
 
 /** verifyMessage (message.ts) with libsecp256k1's recovery: the same answers, faster. */
-export function verifyMessageNative(address: string, signatureBase64: string, message: string | Uint8Array, network: DogeNetwork): boolean {
+export function verifyMessageNative(
+  address: string,
+  signatureBase64: string,
+  message: string | Uint8Array,
+  network: DogeNetwork,
+): boolean {
   return verifyMessage(address, signatureBase64, message, network, nativeRecover);
 }

@@ -38,7 +38,12 @@ export function signMessage(message: string | Uint8Array, privateKey: Uint8Array
  * answer what libsecp256k1's does; `nobleRecover` is pure JavaScript (and bundles for the browser),
  * message-native.ts's WebAssembly libsecp256k1 is the servers' faster one.
  */
-export type CompactRecover = (digest: Uint8Array, signature64: Uint8Array, recoveryId: number, compressed: boolean) => Uint8Array | null;
+export type CompactRecover = (
+  digest: Uint8Array,
+  signature64: Uint8Array,
+  recoveryId: number,
+  compressed: boolean,
+) => Uint8Array | null;
 
 /** Recovery with @noble/curves. */
 export const nobleRecover: CompactRecover = (digest, signature64, recoveryId, compressed) => {
@@ -51,7 +56,9 @@ export const nobleRecover: CompactRecover = (digest, signature64, recoveryId, co
 
 /** Recovers the public key of a compact message signature, or null if it does not recover. */
 export function recoverMessagePublicKey(
-  message: string | Uint8Array, signatureBase64: string, recover: CompactRecover = nobleRecover,
+  message: string | Uint8Array,
+  signatureBase64: string,
+  recover: CompactRecover = nobleRecover,
 ): { publicKey: Uint8Array; compressed: boolean } | null {
   if (typeof signatureBase64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(signatureBase64)) return null;
   const sig = Buffer.from(signatureBase64, "base64");
@@ -73,9 +80,16 @@ export function recoverMessagePublicKey(
  * verifymessage does. Returns false for a well-formed signature by another key; throws AddressError
  * for an address that is not a P2PKH address of the network (dogecoind: "Invalid address").
  */
-export function verifyMessage(address: string, signatureBase64: string, message: string | Uint8Array, network: DogeNetwork, recover: CompactRecover = nobleRecover): boolean {
+export function verifyMessage(
+  address: string,
+  signatureBase64: string,
+  message: string | Uint8Array,
+  network: DogeNetwork,
+  recover: CompactRecover = nobleRecover,
+): boolean {
   const decoded = decodeAddress(address, network);
-  if (decoded.type !== "pubkeyhash") throw new AddressError("ADDRESS_NOT_PUBKEYHASH", "address does not refer to a key");
+  if (decoded.type !== "pubkeyhash")
+    throw new AddressError("ADDRESS_NOT_PUBKEYHASH", "address does not refer to a key");
   const recovered = recoverMessagePublicKey(message, signatureBase64, recover);
   if (!recovered) return false;
   return equalBytes(hash160(recovered.publicKey), decoded.hash);

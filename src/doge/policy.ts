@@ -57,7 +57,11 @@ export function dustSurcharge(outputs: readonly Pick<TxOutput, "value" | "script
  * koinu for a non-empty transaction) plus the dust surcharge of `outputs`. At the default rate it is
  * the least fee a node relays; the wallet calls it with its own (higher) rate.
  */
-export function minRelayFee(sizeBytes: number, outputs: readonly Pick<TxOutput, "value" | "script">[], ratePerKb: bigint = MIN_RELAY_FEE_RATE): bigint {
+export function minRelayFee(
+  sizeBytes: number,
+  outputs: readonly Pick<TxOutput, "value" | "script">[],
+  ratePerKb: bigint = MIN_RELAY_FEE_RATE,
+): bigint {
   let fee = (ratePerKb * BigInt(sizeBytes)) / 1000n;
   if (fee === 0n && sizeBytes > 0) fee = 1n;
   return fee + dustSurcharge(outputs);

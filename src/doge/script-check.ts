@@ -37,8 +37,16 @@ export const MANDATORY_FLAGS = FLAGS.P2SH;
 
 /** Mempool policy (Core 0.14 STANDARD_SCRIPT_VERIFY_FLAGS minus segwit and the broken CLEANSTACK). */
 export function standardFlags(promiscuous: boolean): number {
-  let flags = MANDATORY_FLAGS | FLAGS.DERSIG | FLAGS.STRICTENC | FLAGS.MINIMALDATA | FLAGS.NULLDUMMY |
-    FLAGS.CHECKLOCKTIMEVERIFY | FLAGS.CHECKSEQUENCEVERIFY | FLAGS.LOW_S | FLAGS.NULLFAIL;
+  let flags =
+    MANDATORY_FLAGS |
+    FLAGS.DERSIG |
+    FLAGS.STRICTENC |
+    FLAGS.MINIMALDATA |
+    FLAGS.NULLDUMMY |
+    FLAGS.CHECKLOCKTIMEVERIFY |
+    FLAGS.CHECKSEQUENCEVERIFY |
+    FLAGS.LOW_S |
+    FLAGS.NULLFAIL;
   if (!promiscuous) flags |= FLAGS.DISCOURAGE_UPGRADABLE_NOPS;
   return flags;
 }
@@ -56,7 +64,12 @@ const OP_NOP3 = 0xb2;
  */
 const ECDSA = bitcore.crypto.ECDSA;
 const bitcoreVerify = ECDSA.verify;
-ECDSA.verify = function fastVerify(hashbuf: Buffer, sig: { r: { toBuffer(o: { size: number }): Buffer }; s: { toBuffer(o: { size: number }): Buffer } }, pubkey: { toBuffer(): Buffer }, opts?: { endian?: string }): boolean {
+ECDSA.verify = function fastVerify(
+  hashbuf: Buffer,
+  sig: { r: { toBuffer(o: { size: number }): Buffer }; s: { toBuffer(o: { size: number }): Buffer } },
+  pubkey: { toBuffer(): Buffer },
+  opts?: { endian?: string },
+): boolean {
   let compact: Uint8Array;
   try {
     compact = Buffer.concat([sig.r.toBuffer({ size: 32 }), sig.s.toBuffer({ size: 32 })]);
@@ -74,13 +87,18 @@ ECDSA.verify = function fastVerify(hashbuf: Buffer, sig: { r: { toBuffer(o: { si
 
 const originalStep = Interpreter.prototype.step;
 Interpreter.prototype.step = function patchedStep(this: {
-  flags: number; pc: number; vfExec: boolean[]; errstr: string; script: { chunks: { opcodenum: number }[] };
+  flags: number;
+  pc: number;
+  vfExec: boolean[];
+  errstr: string;
+  script: { chunks: { opcodenum: number }[] };
 }) {
   if (this.flags & FLAGS.DISCOURAGE_UPGRADABLE_NOPS) {
     const chunk = this.script.chunks[this.pc];
     if (chunk && this.vfExec.indexOf(false) === -1) {
       const op = chunk.opcodenum;
-      const upgradable = UPGRADABLE_NOPS.has(op) ||
+      const upgradable =
+        UPGRADABLE_NOPS.has(op) ||
         (op === OP_NOP2 && !(this.flags & FLAGS.CHECKLOCKTIMEVERIFY)) ||
         (op === OP_NOP3 && !(this.flags & FLAGS.CHECKSEQUENCEVERIFY));
       if (upgradable) {
@@ -97,8 +115,10 @@ const CORE_SCRIPT_ERRORS: Record<string, string> = {
   SCRIPT_ERR_EVAL_FALSE: "Script evaluated without error but finished with a false/empty top stack element",
   SCRIPT_ERR_EVAL_FALSE_NO_RESULT: "Script evaluated without error but finished with a false/empty top stack element",
   SCRIPT_ERR_EVAL_FALSE_IN_STACK: "Script evaluated without error but finished with a false/empty top stack element",
-  SCRIPT_ERR_EVAL_FALSE_NO_P2SH_STACK: "Script evaluated without error but finished with a false/empty top stack element",
-  SCRIPT_ERR_EVAL_FALSE_IN_P2SH_STACK: "Script evaluated without error but finished with a false/empty top stack element",
+  SCRIPT_ERR_EVAL_FALSE_NO_P2SH_STACK:
+    "Script evaluated without error but finished with a false/empty top stack element",
+  SCRIPT_ERR_EVAL_FALSE_IN_P2SH_STACK:
+    "Script evaluated without error but finished with a false/empty top stack element",
   SCRIPT_ERR_OP_RETURN: "OP_RETURN was encountered",
   SCRIPT_ERR_SCRIPT_SIZE: "Script is too big",
   SCRIPT_ERR_PUSH_SIZE: "Push value size limit exceeded",
@@ -169,19 +189,32 @@ export class PreparedTransaction {
 }
 
 export type MempoolScriptVerdict =
-  | { ok: true }
-  | { ok: false; rejectCode: 16 | 64; reason: string; inputIndex: number };
+  { ok: true } | { ok: false; rejectCode: 16 | 64; reason: string; inputIndex: number };
 
 /**
  * Core 0.14 AcceptToMemoryPool's script check: try the standard flags; on failure retry with only
  * the mandatory ones to tell a policy refusal (64) from an invalid script (16).
  */
-export function checkScriptsForMempool(prepared: PreparedTransaction, spent: readonly SpentOutput[], promiscuous: boolean): MempoolScriptVerdict {
+export function checkScriptsForMempool(
+  prepared: PreparedTransaction,
+  spent: readonly SpentOutput[],
+  promiscuous: boolean,
+): MempoolScriptVerdict {
   const standard = prepared.verify(spent, standardFlags(promiscuous));
   if (standard.ok) return { ok: true };
   const mandatory = prepared.verify(spent, MANDATORY_FLAGS);
   if (mandatory.ok) {
-    return { ok: false, rejectCode: 64, reason: `non-mandatory-script-verify-flag (${standard.error})`, inputIndex: standard.inputIndex };
+    return {
+      ok: false,
+      rejectCode: 64,
+      reason: `non-mandatory-script-verify-flag (${standard.error})`,
+      inputIndex: standard.inputIndex,
+    };
   }
-  return { ok: false, rejectCode: 16, reason: `mandatory-script-verify-flag-failed (${mandatory.error})`, inputIndex: mandatory.inputIndex };
+  return {
+    ok: false,
+    rejectCode: 16,
+    reason: `mandatory-script-verify-flag-failed (${mandatory.error})`,
+    inputIndex: mandatory.inputIndex,
+  };
 }

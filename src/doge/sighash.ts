@@ -29,7 +29,12 @@ function withoutCodeSeparators(script: Uint8Array): Uint8Array {
   return concatBytes(...parts);
 }
 
-export function legacySighash(tx: Transaction, inputIndex: number, scriptCode: Uint8Array, hashType: number): Uint8Array {
+export function legacySighash(
+  tx: Transaction,
+  inputIndex: number,
+  scriptCode: Uint8Array,
+  hashType: number,
+): Uint8Array {
   if (inputIndex < 0 || inputIndex >= tx.inputs.length) throw new RangeError(`input ${inputIndex} out of range`);
   const base = hashType & 0x1f;
   if (base === SIGHASH_SINGLE && inputIndex >= tx.outputs.length) return SINGLE_BUG_HASH;
@@ -43,8 +48,9 @@ export function legacySighash(tx: Transaction, inputIndex: number, scriptCode: U
   let outputs: TxOutput[] = tx.outputs;
   if (base === SIGHASH_NONE) outputs = [];
   else if (base === SIGHASH_SINGLE) {
-    outputs = tx.outputs.slice(0, inputIndex + 1).map((output, i) =>
-      i === inputIndex ? output : { value: 0xffffffffffffffffn, script: new Uint8Array(0) });
+    outputs = tx.outputs
+      .slice(0, inputIndex + 1)
+      .map((output, i) => (i === inputIndex ? output : { value: 0xffffffffffffffffn, script: new Uint8Array(0) }));
   }
   const writer = new ByteWriter(256);
   writeTransaction(writer, { version: tx.version, inputs, outputs, locktime: tx.locktime });
@@ -53,7 +59,13 @@ export function legacySighash(tx: Transaction, inputIndex: number, scriptCode: U
 }
 
 /** DER signature (low-s) with the hash type byte appended, ready for a scriptSig. */
-export function signInput(tx: Transaction, inputIndex: number, scriptCode: Uint8Array, privateKey: Uint8Array, hashType = SIGHASH_ALL): Uint8Array {
+export function signInput(
+  tx: Transaction,
+  inputIndex: number,
+  scriptCode: Uint8Array,
+  privateKey: Uint8Array,
+  hashType = SIGHASH_ALL,
+): Uint8Array {
   const digest = legacySighash(tx, inputIndex, scriptCode, hashType);
   const der = secp256k1.sign(digest, privateKey, { prehash: false, format: "der", lowS: true });
   return concatBytes(der, Uint8Array.of(hashType));

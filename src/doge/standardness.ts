@@ -9,8 +9,14 @@ import { MAX_MONEY, isCoinbase } from "./tx";
 import type { DecodedTransaction } from "./tx";
 import { OP, classifyOutputScript, isPushOnly, parseScript } from "./script";
 import {
-  HARD_DUST_LIMIT, MAX_BLOCK_SIZE, MAX_DATA_CARRIER_SCRIPT, MAX_P2SH_SIGOPS, MAX_STANDARD_SCRIPTSIG_SIZE, MAX_STANDARD_TX_SIZE,
-  REJECT, RPC_VERIFY_REJECTED,
+  HARD_DUST_LIMIT,
+  MAX_BLOCK_SIZE,
+  MAX_DATA_CARRIER_SCRIPT,
+  MAX_P2SH_SIGOPS,
+  MAX_STANDARD_SCRIPTSIG_SIZE,
+  MAX_STANDARD_TX_SIZE,
+  REJECT,
+  RPC_VERIFY_REJECTED,
 } from "./policy";
 import { DogeosError } from "../errors";
 
@@ -19,8 +25,13 @@ import { DogeosError } from "../errors";
  * dogecoind answers it to sendrawtransaction as RPC_VERIFY_REJECTED (`code`).
  */
 export class TxRejected extends DogeosError<typeof RPC_VERIFY_REJECTED> {
-  constructor(readonly rejectCode: number, readonly reason: string) {
-    super("unprocessable", RPC_VERIFY_REJECTED, `${rejectCode}: ${reason}`, { details: { reject_code: rejectCode, reason } });
+  constructor(
+    readonly rejectCode: number,
+    readonly reason: string,
+  ) {
+    super("unprocessable", RPC_VERIFY_REJECTED, `${rejectCode}: ${reason}`, {
+      details: { reject_code: rejectCode, reason },
+    });
   }
 }
 
@@ -55,7 +66,8 @@ export function checkStandard(tx: DecodedTransaction): void {
   if (tx.version < 1 || tx.version > 2) throw new TxRejected(REJECT.NONSTANDARD, "version");
   if (tx.size >= MAX_STANDARD_TX_SIZE) throw new TxRejected(REJECT.NONSTANDARD, "tx-size");
   for (const input of tx.inputs) {
-    if (input.scriptSig.length > MAX_STANDARD_SCRIPTSIG_SIZE) throw new TxRejected(REJECT.NONSTANDARD, "scriptsig-size");
+    if (input.scriptSig.length > MAX_STANDARD_SCRIPTSIG_SIZE)
+      throw new TxRejected(REJECT.NONSTANDARD, "scriptsig-size");
     const parsed = parseScript(input.scriptSig);
     if (parsed.malformed || !isPushOnly(parsed)) throw new TxRejected(REJECT.NONSTANDARD, "scriptsig-not-pushonly");
   }
@@ -85,7 +97,8 @@ export function checkInputsStandard(tx: DecodedTransaction, spent: readonly { sc
       const pushes = parseScript(tx.inputs[i].scriptSig);
       const last = pushes.chunks[pushes.chunks.length - 1];
       if (!last || !last.data) throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
-      if (countSigOps(last.data) > MAX_P2SH_SIGOPS) throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
+      if (countSigOps(last.data) > MAX_P2SH_SIGOPS)
+        throw new TxRejected(REJECT.NONSTANDARD, "bad-txns-nonstandard-inputs");
     }
   });
 }

@@ -2,7 +2,17 @@
  * Dogecoin transaction codec. Dogecoin has no segregated witness, so a transaction is the classic
  * serialization: version, inputs, outputs, lock time. The txid is the double SHA-256 of those bytes.
  */
-import { ByteReader, ByteWriter, DecodeError, ParseResult, bytesToHexReversed, hexReversedToBytes, hexToBytes, isHex, varintSize } from "./bytes";
+import {
+  ByteReader,
+  ByteWriter,
+  DecodeError,
+  ParseResult,
+  bytesToHexReversed,
+  hexReversedToBytes,
+  hexToBytes,
+  isHex,
+  varintSize,
+} from "./bytes";
 import { sha256d } from "./hash";
 
 export interface TxInput {
@@ -55,7 +65,11 @@ export function readTransaction(reader: ByteReader): DecodedTransaction {
   }
   // Each input needs at least 41 bytes; a count that cannot fit is corrupt.
   if (inputCount > reader.remaining / 41) {
-    throw new DecodeError("BAD_INPUT_COUNT", `input count ${inputCount} exceeds the data`, reader.offset - varintSize(inputCount));
+    throw new DecodeError(
+      "BAD_INPUT_COUNT",
+      `input count ${inputCount} exceeds the data`,
+      reader.offset - varintSize(inputCount),
+    );
   }
   const inputs: TxInput[] = new Array(inputCount);
   for (let i = 0; i < inputCount; i++) {
@@ -67,7 +81,11 @@ export function readTransaction(reader: ByteReader): DecodedTransaction {
   }
   const outputCount = reader.varint("output count");
   if (outputCount > reader.remaining / 9) {
-    throw new DecodeError("BAD_OUTPUT_COUNT", `output count ${outputCount} exceeds the data`, reader.offset - varintSize(outputCount));
+    throw new DecodeError(
+      "BAD_OUTPUT_COUNT",
+      `output count ${outputCount} exceeds the data`,
+      reader.offset - varintSize(outputCount),
+    );
   }
   const outputs: TxOutput[] = new Array(outputCount);
   for (let i = 0; i < outputCount; i++) {
@@ -86,7 +104,10 @@ export function parseTransaction(bytes: Uint8Array): ParseResult<DecodedTransact
     const reader = new ByteReader(bytes);
     const tx = readTransaction(reader);
     if (reader.remaining !== 0) {
-      return { ok: false, error: new DecodeError("TRAILING_BYTES", `${reader.remaining} bytes after the transaction`, reader.offset) };
+      return {
+        ok: false,
+        error: new DecodeError("TRAILING_BYTES", `${reader.remaining} bytes after the transaction`, reader.offset),
+      };
     }
     return { ok: true, value: tx };
   } catch (error) {

@@ -5,7 +5,15 @@
  */
 import type { Fact } from "./eip712";
 import {
-  FACT_TYPE_KEYS, ZERO_KEY, actionKey, addressKey, hashToBytes32, inscriptionKey, slugKey, tickKey, txKey,
+  FACT_TYPE_KEYS,
+  ZERO_KEY,
+  actionKey,
+  addressKey,
+  hashToBytes32,
+  inscriptionKey,
+  slugKey,
+  tickKey,
+  txKey,
 } from "./keys";
 
 /** When and for which set a fact is attested: the same for every fact an attester signs in one round. */
@@ -18,7 +26,14 @@ export interface FactStamp {
   attesterSetId: bigint | number;
 }
 
-function fact(name: keyof typeof FACT_TYPE_KEYS, subject: string, qualifier: string, value: bigint, data: string, stamp: FactStamp): Fact {
+function fact(
+  name: keyof typeof FACT_TYPE_KEYS,
+  subject: string,
+  qualifier: string,
+  value: bigint,
+  data: string,
+  stamp: FactStamp,
+): Fact {
   return {
     factType: FACT_TYPE_KEYS[name],
     subject,
@@ -52,8 +67,20 @@ export function inscriptionOwnerFact(inscriptionId: string, ownerAddress: string
 }
 
 /** INSCRIPTION_VALID: validity (value 1/0) and the envelopeHash (hex, with or without 0x) in `data`. */
-export function inscriptionValidFact(inscriptionId: string, valid: boolean, envelopeHash: string, stamp: FactStamp): Fact {
-  return fact("INSCRIPTION_VALID", inscriptionKey(inscriptionId), ZERO_KEY, valid ? 1n : 0n, hashToBytes32(envelopeHash), stamp);
+export function inscriptionValidFact(
+  inscriptionId: string,
+  valid: boolean,
+  envelopeHash: string,
+  stamp: FactStamp,
+): Fact {
+  return fact(
+    "INSCRIPTION_VALID",
+    inscriptionKey(inscriptionId),
+    ZERO_KEY,
+    valid ? 1n : 0n,
+    hashToBytes32(envelopeHash),
+    stamp,
+  );
 }
 
 /** INSCRIPTION_ACTION: the registered ACTION an inscription carries (value 1, actionKey), or none (0, 0). */
@@ -72,7 +99,11 @@ export function drc20TransferValidFact(revealTxid: string, tick: string, validAm
 }
 
 /** TX_INCLUDED: the height and block hash (display hex) including a transaction, or null if not included. */
-export function txIncludedFact(txid: string, inclusion: { height: bigint | number; blockHash: string } | null, stamp: FactStamp): Fact {
+export function txIncludedFact(
+  txid: string,
+  inclusion: { height: bigint | number; blockHash: string } | null,
+  stamp: FactStamp,
+): Fact {
   return inclusion === null
     ? fact("TX_INCLUDED", txKey(txid), ZERO_KEY, 0n, ZERO_KEY, stamp)
     : fact("TX_INCLUDED", txKey(txid), ZERO_KEY, BigInt(inclusion.height), hashToBytes32(inclusion.blockHash), stamp);

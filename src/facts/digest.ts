@@ -55,7 +55,12 @@ function separatorOf(domain: AttestationDomain): Uint8Array {
   return separator;
 }
 
-function digestOf(domain: AttestationDomain, typeHash: string, fill: (words: Uint8Array) => void, words: number): string {
+function digestOf(
+  domain: AttestationDomain,
+  typeHash: string,
+  fill: (words: Uint8Array) => void,
+  words: number,
+): string {
   const struct = new Uint8Array(32 * (words + 1));
   putBytes32(struct, 0, typeHash, "typeHash");
   fill(struct);
@@ -69,29 +74,39 @@ function digestOf(domain: AttestationDomain, typeHash: string, fill: (words: Uin
 
 /** The digest attesters sign for `fact` (equal to `factDigest(domain, fact)`). */
 export function fastFactDigest(domain: AttestationDomain, fact: Fact): string {
-  return digestOf(domain, FACT_TYPEHASH, (w) => {
-    putBytes32(w, 32, fact.factType, "factType");
-    putBytes32(w, 64, fact.subject, "subject");
-    putBytes32(w, 96, fact.qualifier, "qualifier");
-    putUint(w, 128, fact.value, UINT256_MAX, "value");
-    putBytes32(w, 160, fact.data, "data");
-    putUint(w, 192, fact.l1Height, UINT64_MAX, "l1Height");
-    putUint(w, 224, fact.attestedAt, UINT64_MAX, "attestedAt");
-    putUint(w, 256, fact.attesterSetId, UINT64_MAX, "attesterSetId");
-  }, 8);
+  return digestOf(
+    domain,
+    FACT_TYPEHASH,
+    (w) => {
+      putBytes32(w, 32, fact.factType, "factType");
+      putBytes32(w, 64, fact.subject, "subject");
+      putBytes32(w, 96, fact.qualifier, "qualifier");
+      putUint(w, 128, fact.value, UINT256_MAX, "value");
+      putBytes32(w, 160, fact.data, "data");
+      putUint(w, 192, fact.l1Height, UINT64_MAX, "l1Height");
+      putUint(w, 224, fact.attestedAt, UINT64_MAX, "attestedAt");
+      putUint(w, 256, fact.attesterSetId, UINT64_MAX, "attesterSetId");
+    },
+    8,
+  );
 }
 
 /** The digest attesters sign for `receipt` (equal to `receiptDigest(domain, receipt)`). */
 export function fastReceiptDigest(domain: AttestationDomain, receipt: Receipt): string {
-  return digestOf(domain, RECEIPT_TYPEHASH, (w) => {
-    putBytes32(w, 32, receipt.jobId, "jobId");
-    putAddress(w, 64, receipt.jobContract, "jobContract");
-    putBytes32(w, 96, receipt.l1Txid, "l1Txid");
-    putBytes32(w, 128, receipt.resultHash, "resultHash");
-    putUint(w, 160, receipt.l1Height, UINT64_MAX, "l1Height");
-    putUint(w, 192, receipt.attestedAt, UINT64_MAX, "attestedAt");
-    putUint(w, 224, receipt.attesterSetId, UINT64_MAX, "attesterSetId");
-  }, 7);
+  return digestOf(
+    domain,
+    RECEIPT_TYPEHASH,
+    (w) => {
+      putBytes32(w, 32, receipt.jobId, "jobId");
+      putAddress(w, 64, receipt.jobContract, "jobContract");
+      putBytes32(w, 96, receipt.l1Txid, "l1Txid");
+      putBytes32(w, 128, receipt.resultHash, "resultHash");
+      putUint(w, 160, receipt.l1Height, UINT64_MAX, "l1Height");
+      putUint(w, 192, receipt.attestedAt, UINT64_MAX, "attestedAt");
+      putUint(w, 224, receipt.attesterSetId, UINT64_MAX, "attesterSetId");
+    },
+    7,
+  );
 }
 
 /**
@@ -111,7 +126,11 @@ export function recoverDigestSigner(digest: string, signature: string): string |
   if (v !== 27 && v !== 28) return null;
   const compact = bytes.subarray(0, 64);
   // High-s signatures recover on ecrecover but OpenZeppelin's tryRecover refuses them: so do we.
-  if (BigInt(`0x${Buffer.from(compact.subarray(32)).toString("hex")}`) > 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n) return null;
+  if (
+    BigInt(`0x${Buffer.from(compact.subarray(32)).toString("hex")}`) >
+    0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+  )
+    return null;
   let publicKey: Uint8Array | null;
   try {
     publicKey = secp.recover(hexBytes(digest), compact, (v - 27) as 0 | 1, false);

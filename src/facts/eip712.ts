@@ -74,7 +74,9 @@ function fieldsOf(typeString: string): TypedDataField[] {
 }
 
 /** ethers' `types` argument for facts, derived from FACT_TYPE_STRING. */
-export const FACT_TYPES: Readonly<Record<"Fact", TypedDataField[]>> = Object.freeze({ Fact: fieldsOf(FACT_TYPE_STRING) });
+export const FACT_TYPES: Readonly<Record<"Fact", TypedDataField[]>> = Object.freeze({
+  Fact: fieldsOf(FACT_TYPE_STRING),
+});
 
 /** ethers' `types` argument for receipts, derived from RECEIPT_TYPE_STRING. */
 export const RECEIPT_TYPES: Readonly<Record<"Receipt", TypedDataField[]>> = Object.freeze({
@@ -82,7 +84,12 @@ export const RECEIPT_TYPES: Readonly<Record<"Receipt", TypedDataField[]>> = Obje
 });
 
 function ethersDomain(domain: AttestationDomain): TypedDataDomain {
-  return { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract };
+  return {
+    name: domain.name,
+    version: domain.version,
+    chainId: domain.chainId,
+    verifyingContract: domain.verifyingContract,
+  };
 }
 
 /** hashStruct(fact) (FactTypedData.hashFact). */
@@ -136,10 +143,16 @@ export function sortSignatures(digest: string, signatures: readonly string[]): s
 }
 
 /** Each signer signs `fact`; the signatures come back sorted by recovered address. */
-export async function signFact(signers: readonly TypedDataSigner[], domain: AttestationDomain, fact: Fact): Promise<string[]> {
+export async function signFact(
+  signers: readonly TypedDataSigner[],
+  domain: AttestationDomain,
+  fact: Fact,
+): Promise<string[]> {
   const value = fact as unknown as Record<string, unknown>;
   const types = FACT_TYPES as Record<string, TypedDataField[]>;
-  const signatures = await Promise.all(signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)));
+  const signatures = await Promise.all(
+    signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)),
+  );
   return sortSignatures(factDigest(domain, fact), signatures);
 }
 
@@ -151,7 +164,9 @@ export async function signReceipt(
 ): Promise<string[]> {
   const value = receipt as unknown as Record<string, unknown>;
   const types = RECEIPT_TYPES as Record<string, TypedDataField[]>;
-  const signatures = await Promise.all(signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)));
+  const signatures = await Promise.all(
+    signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)),
+  );
   return sortSignatures(receiptDigest(domain, receipt), signatures);
 }
 
@@ -159,9 +174,14 @@ export async function signReceipt(
 export class FactDomainMismatchError extends DogeosError<"EIP712_DOMAIN_MISMATCH"> {
   readonly mismatches: { field: keyof AttestationDomain; expected: string; actual: string }[];
   constructor(mismatches: FactDomainMismatchError["mismatches"]) {
-    super("conflict", "EIP712_DOMAIN_MISMATCH", `EIP-712 domain mismatch: ${mismatches.map((m) => `${m.field} is ${m.actual}, expected ${m.expected}`).join("; ")}`, {
-      details: { mismatches },
-    });
+    super(
+      "conflict",
+      "EIP712_DOMAIN_MISMATCH",
+      `EIP-712 domain mismatch: ${mismatches.map((m) => `${m.field} is ${m.actual}, expected ${m.expected}`).join("; ")}`,
+      {
+        details: { mismatches },
+      },
+    );
     this.mismatches = mismatches;
   }
 }

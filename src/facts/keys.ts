@@ -97,7 +97,10 @@ export function canonicalTxid(txid: string): string {
 export function canonicalInscriptionId(inscriptionId: string): string {
   const canonical = canonicalInscriptionIdOrNull(inscriptionId);
   if (canonical === null) {
-    throw new FactKeyError("BAD_INSCRIPTION_ID", `not an inscription id (<txid>i<n>): ${JSON.stringify(inscriptionId)}`);
+    throw new FactKeyError(
+      "BAD_INSCRIPTION_ID",
+      `not an inscription id (<txid>i<n>): ${JSON.stringify(inscriptionId)}`,
+    );
   }
   return canonical;
 }

@@ -41,7 +41,8 @@ export function quorumVerdict(signers: readonly string[], currentAttesters: read
     if (BigInt(signer) <= BigInt(previous)) {
       return { accepted: false, error: "AttestationSignersNotAscending", index, signer, previous };
     }
-    if (!members.has(signer.toLowerCase())) return { accepted: false, error: "AttestationSignerNotAttester", index, signer };
+    if (!members.has(signer.toLowerCase()))
+      return { accepted: false, error: "AttestationSignerNotAttester", index, signer };
     previous = signer;
   }
   if (signers.length < MIN_SIGNATURES) {
@@ -78,7 +79,10 @@ export function creditedCreator(creatorOfPlug: string, requester: string): strin
  * How a fulfilled request's fee is credited: 20% (rounded down) to the plug's creator, if any (see
  * `creditedCreator`: never the requester), the rest to the treasury.
  */
-export function splitRequestFee(feeWei: bigint, hasCreator: boolean): { creatorShareWei: bigint; operatorShareWei: bigint } {
+export function splitRequestFee(
+  feeWei: bigint,
+  hasCreator: boolean,
+): { creatorShareWei: bigint; operatorShareWei: bigint } {
   const creatorShareWei = hasCreator ? (feeWei * CREATOR_SHARE_PERCENT) / 100n : 0n;
   return { creatorShareWei, operatorShareWei: feeWei - creatorShareWei };
 }

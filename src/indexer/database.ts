@@ -16,13 +16,22 @@ import { DogeosError } from "../errors";
 export const INDEXER_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
 export class IndexUnreadableError extends DogeosError<"INDEX_UNREADABLE"> {
-  constructor(readonly location: string, reason: string) {
-    super("unavailable", "INDEX_UNREADABLE", `index ${printableLocation(location)} cannot be read: ${reason}`, { retryable: false, details: { location: printableLocation(location) } });
+  constructor(
+    readonly location: string,
+    reason: string,
+  ) {
+    super("unavailable", "INDEX_UNREADABLE", `index ${printableLocation(location)} cannot be read: ${reason}`, {
+      retryable: false,
+      details: { location: printableLocation(location) },
+    });
   }
 }
 
 /** The indexer's own handle: creates the index if needed and migrates it. */
-export function openIndexerDatabase(location: string, options: { cacheMb?: number; resetIfRebuildRequired?: boolean } = {}): SqlDatabase {
+export function openIndexerDatabase(
+  location: string,
+  options: { cacheMb?: number; resetIfRebuildRequired?: boolean } = {},
+): SqlDatabase {
   if (isPostgresUrl(location)) return openPostgresIndexWriter(location, options);
   let db: Database.Database;
   try {
@@ -49,7 +58,12 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
   if (isPostgresUrl(location)) {
     let db: PostgresDatabase;
     try {
-      db = openPostgres(location, { readOnly: true, applicationName: "dogeos-index-reader", conflictKeys: INDEXER_PG_CONFLICT_KEYS, statementTimeoutMs: 30_000 });
+      db = openPostgres(location, {
+        readOnly: true,
+        applicationName: "dogeos-index-reader",
+        conflictKeys: INDEXER_PG_CONFLICT_KEYS,
+        statementTimeoutMs: 30_000,
+      });
     } catch (error) {
       throw new IndexUnreadableError(location, (error as Error).message);
     }
@@ -61,8 +75,10 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
     }
     return db;
   }
-  if (location === ":memory:") throw new IndexUnreadableError(location, "an in-memory index has no reader; pass the indexer's handle");
-  if (!fs.existsSync(location)) throw new IndexUnreadableError(location, "the file does not exist (start the indexer first; it creates the index)");
+  if (location === ":memory:")
+    throw new IndexUnreadableError(location, "an in-memory index has no reader; pass the indexer's handle");
+  if (!fs.existsSync(location))
+    throw new IndexUnreadableError(location, "the file does not exist (start the indexer first; it creates the index)");
   const db = new Database(location, { readonly: true, fileMustExist: true });
   db.pragma("busy_timeout = 5000");
   db.pragma(`cache_size = -${(options.cacheMb ?? 64) * 1024}`);
@@ -80,16 +96,31 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
 export function checkIndexSchema(db: SqlDatabase): void {
   let rows: { key: string; value: string }[];
   try {
-    rows = db.prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')").all();
+    rows = db
+      .prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')")
+      .all();
   } catch {
-    throw new IndexUnreadableError(db.location, "it has no meta table (not an index, or the indexer has not created it yet)");
+    throw new IndexUnreadableError(
+      db.location,
+      "it has no meta table (not an index, or the indexer has not created it yet)",
+    );
   }
   const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
-  if (meta.schema !== INDEXER_SCHEMA) throw new IndexUnreadableError(db.location, `it holds a "${meta.schema ?? "(none)"}" schema, not "${INDEXER_SCHEMA}"`);
+  if (meta.schema !== INDEXER_SCHEMA)
+    throw new IndexUnreadableError(
+      db.location,
+      `it holds a "${meta.schema ?? "(none)"}" schema, not "${INDEXER_SCHEMA}"`,
+    );
   const version = Number(meta.schema_version);
   if (version !== INDEXER_SCHEMA_VERSION) {
-    const hint = version < INDEXER_SCHEMA_VERSION ? "upgrade the indexer first (it migrates the index), then this reader" : "this reader is older than the indexer; upgrade it";
-    throw new IndexUnreadableError(db.location, `schema version ${version}, this build reads ${INDEXER_SCHEMA_VERSION}: ${hint}`);
+    const hint =
+      version < INDEXER_SCHEMA_VERSION
+        ? "upgrade the indexer first (it migrates the index), then this reader"
+        : "this reader is older than the indexer; upgrade it";
+    throw new IndexUnreadableError(
+      db.location,
+      `schema version ${version}, this build reads ${INDEXER_SCHEMA_VERSION}: ${hint}`,
+    );
   }
 }
 
@@ -101,13 +132,26 @@ const WRITER_LOCK = 0x646f6765; // "doge"
  * transaction when the database has none, or checks its version as openDatabase does for SQLite.
  */
 function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequired?: boolean }): SqlDatabase {
-  const db = openPostgres(location, { applicationName: "dogeos-indexer", conflictKeys: INDEXER_PG_CONFLICT_KEYS, statementTimeoutMs: 0 });
+  const db = openPostgres(location, {
+    applicationName: "dogeos-indexer",
+    conflictKeys: INDEXER_PG_CONFLICT_KEYS,
+    statementTimeoutMs: 0,
+  });
   try {
     const locked = db.prepare<{ ok: number }>("SELECT pg_try_advisory_lock(?) AS ok").get(WRITER_LOCK);
-    if (!locked?.ok) throw new IndexUnreadableError(location, "another indexer is writing this database (its advisory lock is held)");
-    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT COLLATE \"C\" PRIMARY KEY, value TEXT NOT NULL)");
-    const meta = Object.fromEntries(db.prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')").all().map((r) => [r.key, r.value]));
-    if (meta.schema !== undefined && meta.schema !== INDEXER_SCHEMA) throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
+    if (!locked?.ok)
+      throw new IndexUnreadableError(location, "another indexer is writing this database (its advisory lock is held)");
+    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)');
+    const meta = Object.fromEntries(
+      db
+        .prepare<{ key: string; value: string }>(
+          "SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')",
+        )
+        .all()
+        .map((r) => [r.key, r.value]),
+    );
+    if (meta.schema !== undefined && meta.schema !== INDEXER_SCHEMA)
+      throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
     const version = meta.schema_version === undefined ? 0 : Number(meta.schema_version);
     if (version > INDEXER_SCHEMA_VERSION) throw new SchemaMismatchError(version, INDEXER_SCHEMA_VERSION, db.location);
     if (version !== 0 && version < INDEXER_SCHEMA_VERSION) {

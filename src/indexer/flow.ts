@@ -28,14 +28,18 @@ export interface FlowResult {
  * koinu of the input that revealed it (for a reveal spending its commit as input 0, that is
  * absolute offset 0, hence output 0 offset 0).
  */
-export function flowThrough(inputs: readonly FlowInput[], outputValues: readonly bigint[], created: readonly { id: string; inputIndex: number }[] = []): FlowResult {
+export function flowThrough(
+  inputs: readonly FlowInput[],
+  outputValues: readonly bigint[],
+  created: readonly { id: string; inputIndex: number }[] = [],
+): FlowResult {
   const placed: { id: string; absolute: bigint }[] = [];
   let base = 0n;
   inputs.forEach((input, index) => {
     for (const creation of created) if (creation.inputIndex === index) placed.push({ id: creation.id, absolute: base });
     for (const inscription of input.inscriptions) {
       // An offset beyond the output's value cannot happen on a consistent index; clamp defensively.
-      const offset = inscription.offset < input.value ? inscription.offset : (input.value > 0n ? input.value - 1n : 0n);
+      const offset = inscription.offset < input.value ? inscription.offset : input.value > 0n ? input.value - 1n : 0n;
       placed.push({ id: inscription.id, absolute: base + offset });
     }
     base += input.value;
@@ -64,7 +68,12 @@ export function flowThrough(inputs: readonly FlowInput[], outputValues: readonly
  * by each transaction's fee in block order. `feeBase` is the total fee of the block's earlier
  * transactions.
  */
-export function flowIntoCoinbase(subsidy: bigint, feeBase: bigint, feeOffset: bigint, coinbaseOutputValues: readonly bigint[]): { vout: number; offset: bigint } | null {
+export function flowIntoCoinbase(
+  subsidy: bigint,
+  feeBase: bigint,
+  feeOffset: bigint,
+  coinbaseOutputValues: readonly bigint[],
+): { vout: number; offset: bigint } | null {
   const absolute = subsidy + feeBase + feeOffset;
   let start = 0n;
   for (let vout = 0; vout < coinbaseOutputValues.length; vout++) {

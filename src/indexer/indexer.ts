@@ -5,7 +5,18 @@
  * continues on the node's chain. A reorg deeper than `maxReorgDepth` stops the indexer.
  */
 import {
-  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, concatBytes, decodeAddress, isCoinbase, outputScriptToAddress, parseBlock, parseScript, sha256,
+  Block,
+  DecodedTransaction,
+  DogeNetwork,
+  OP,
+  bytesToHex,
+  concatBytes,
+  decodeAddress,
+  isCoinbase,
+  outputScriptToAddress,
+  parseBlock,
+  parseScript,
+  sha256,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
@@ -47,10 +58,19 @@ export interface SyncProgress {
 }
 
 export class ReorgTooDeepError extends DogeosError {
-  constructor(readonly depth: number, readonly limit: number, readonly forkSearchedTo: number) {
-    super("conflict", "REORG_TOO_DEEP", `chain reorganisation deeper than ${limit} blocks (at least ${depth}); refusing to roll back automatically. Rebuild the index or raise maxReorgDepth.`, {
-      details: { depth, limit, fork_searched_to: forkSearchedTo },
-    });
+  constructor(
+    readonly depth: number,
+    readonly limit: number,
+    readonly forkSearchedTo: number,
+  ) {
+    super(
+      "conflict",
+      "REORG_TOO_DEEP",
+      `chain reorganisation deeper than ${limit} blocks (at least ${depth}); refusing to roll back automatically. Rebuild the index or raise maxReorgDepth.`,
+      {
+        details: { depth, limit, fork_searched_to: forkSearchedTo },
+      },
+    );
   }
 }
 
@@ -94,7 +114,9 @@ export class Indexer {
     const storedStart = this.store.getMeta("start_height");
     const requested = options.startHeight ?? 0;
     if (storedStart !== null && Number(storedStart) !== requested) {
-      throw new Error(`this index was started at height ${storedStart}, not ${requested}; use a new database to change the start height`);
+      throw new Error(
+        `this index was started at height ${storedStart}, not ${requested}; use a new database to change the start height`,
+      );
     }
     if (storedStart === null) {
       this.store.transaction(() => {
@@ -114,7 +136,13 @@ export class Indexer {
     return tip ? tip.height : this.startHeight - 1;
   }
 
-  status(): { indexedHeight: number; indexedHash: string | null; nodeHeight: number | null; startHeight: number; progress: number } {
+  status(): {
+    indexedHeight: number;
+    indexedHash: string | null;
+    nodeHeight: number | null;
+    startHeight: number;
+    progress: number;
+  } {
     const tip = this.store.tip();
     const indexedHeight = tip ? tip.height : this.startHeight - 1;
     const total = this.nodeHeight === null ? null : this.nodeHeight - this.startHeight + 1;
@@ -146,8 +174,13 @@ export class Indexer {
       const batch: { block: Block; height: number }[] = [];
       let batchBytes = 0;
       const readStarted = Date.now();
-      while (batch.length < this.batchBlocks && batchBytes < this.batchBytes && next + batch.length <= nodeHeight
-        && !this.stopRequested && (batch.length === 0 || Date.now() - readStarted < this.batchMs)) {
+      while (
+        batch.length < this.batchBlocks &&
+        batchBytes < this.batchBytes &&
+        next + batch.length <= nodeHeight &&
+        !this.stopRequested &&
+        (batch.length === 0 || Date.now() - readStarted < this.batchMs)
+      ) {
         const height = next + batch.length;
         const hash = await this.source.getBlockHash(height);
         if (hash === null) break;
@@ -159,7 +192,7 @@ export class Indexer {
         batchBytes += raw.length;
       }
       if (batch.length === 0) break;
-      const expectedParent = batch[0].height === this.startHeight ? null : this.store.tip()?.hash ?? null;
+      const expectedParent = batch[0].height === this.startHeight ? null : (this.store.tip()?.hash ?? null);
       if (expectedParent !== null && batch[0].block.header.prevHash !== expectedParent) {
         rolledBack += await this.rollbackToFork();
         next = this.indexedHeight() + 1;
@@ -230,7 +263,12 @@ export class Indexer {
       CATCH_UP_DEFERRED_INDEXES.forEach((index, i) => {
         const indexStarted = Date.now();
         this.store.db.exec(index.sql);
-        this.log("read_index_restored", { index: index.name, done: i + 1, of: CATCH_UP_DEFERRED_INDEXES.length, ms: Date.now() - indexStarted });
+        this.log("read_index_restored", {
+          index: index.name,
+          done: i + 1,
+          of: CATCH_UP_DEFERRED_INDEXES.length,
+          ms: Date.now() - indexStarted,
+        });
       });
       this.store.setMeta("read_indexes_deferred", "0");
     });
@@ -328,7 +366,13 @@ export class Indexer {
           const key = `${input.prevTxid}:${input.vout}`;
           const spent = this.recentOutputs.get(key) ?? store.getOutput(input.prevTxid, input.vout);
           this.recentOutputs.delete(key);
-          spentInputs.push({ txid: input.prevTxid, vout: input.vout, value: spent ? spent.value : 0n, address: spent ? spent.address : null, known: spent !== null });
+          spentInputs.push({
+            txid: input.prevTxid,
+            vout: input.vout,
+            value: spent ? spent.value : 0n,
+            address: spent ? spent.address : null,
+            known: spent !== null,
+          });
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
             inputTotal = null;
@@ -346,7 +390,15 @@ export class Indexer {
         if (script.length > 0 && script[0] === OP.OP_RETURN) {
           outputAddresses.push(null);
           const payload = opReturnPayload(script);
-          store.insertOpReturn(tx.txid, vout, height, position, payload, bytesToHex(payload.subarray(0, 4)), bytesToHex(sha256(payload)));
+          store.insertOpReturn(
+            tx.txid,
+            vout,
+            height,
+            position,
+            payload,
+            bytesToHex(payload.subarray(0, 4)),
+            bytesToHex(sha256(payload)),
+          );
           return;
         }
         const address = this.addressOf(script);
@@ -377,13 +429,31 @@ export class Indexer {
         // The other side as a wallet shows it: for money in, the first other spender; for money out,
         // the first other recipient (null for a coinbase or a transaction with no other party).
         let counterparty: string | null = null;
-        if (gave === 0n) { for (const other of sent.keys()) if (other !== address) { counterparty = other; break; } }
-        else { for (const other of received.keys()) if (other !== address) { counterparty = other; break; } }
+        if (gave === 0n) {
+          for (const other of sent.keys())
+            if (other !== address) {
+              counterparty = other;
+              break;
+            }
+        } else {
+          for (const other of received.keys())
+            if (other !== address) {
+              counterparty = other;
+              break;
+            }
+        }
         store.addHistory(address, height, position, tx.txid, got, gave, counterparty);
       }
     });
     if (block.txs.length > 0 && isCoinbase(block.txs[0])) tracker.endBlock(block.txs[0], height, coinbaseAddresses);
-    store.insertBlock({ height, hash: block.hash, prevHash: block.header.prevHash, time: block.header.time, txCount: block.txs.length, size: block.size });
+    store.insertBlock({
+      height,
+      hash: block.hash,
+      prevHash: block.header.prevHash,
+      time: block.header.time,
+      txCount: block.txs.length,
+      size: block.size,
+    });
   }
 }
 
@@ -401,7 +471,14 @@ function hasCheckZkp(tx: DecodedTransaction): boolean {
 export function opReturnPayload(script: Uint8Array): Uint8Array {
   const rest = script.subarray(1);
   const parsed = parseScript(rest);
-  if (parsed.malformed || parsed.chunks.some((chunk) => chunk.opcode > OP.OP_16 || chunk.opcode === OP.OP_RESERVED)) return rest;
-  const parts = parsed.chunks.map((chunk) => chunk.data ?? (chunk.opcode === OP.OP_0 ? new Uint8Array(0) : Uint8Array.of(chunk.opcode === OP.OP_1NEGATE ? 0x81 : chunk.opcode - OP.OP_1 + 1)));
+  if (parsed.malformed || parsed.chunks.some((chunk) => chunk.opcode > OP.OP_16 || chunk.opcode === OP.OP_RESERVED))
+    return rest;
+  const parts = parsed.chunks.map(
+    (chunk) =>
+      chunk.data ??
+      (chunk.opcode === OP.OP_0
+        ? new Uint8Array(0)
+        : Uint8Array.of(chunk.opcode === OP.OP_1NEGATE ? 0x81 : chunk.opcode - OP.OP_1 + 1)),
+  );
   return concatBytes(...parts);
 }

@@ -9,8 +9,20 @@ import type { SqlStatement } from "../db/sql";
 import type { SqlDatabase } from "../db/sql";
 import { DecodedTransaction } from "../doge";
 import {
-  DoginalsAssembly, Drc20Action, Drc20Balance, Drc20Effect, Drc20TickState, Drc20TransferState, Drc20View, IndexedLaunchpadDeploy,
-  applyDrc20, findV1Inscription, judgeMint, parseDrc20, parseLaunchpadBody, readDoginalsInput,
+  DoginalsAssembly,
+  Drc20Action,
+  Drc20Balance,
+  Drc20Effect,
+  Drc20TickState,
+  Drc20TransferState,
+  Drc20View,
+  IndexedLaunchpadDeploy,
+  applyDrc20,
+  findV1Inscription,
+  judgeMint,
+  parseDrc20,
+  parseLaunchpadBody,
+  readDoginalsInput,
 } from "../inscription";
 import { FlowInput, flowIntoCoinbase, flowThrough } from "./flow";
 import { Journal } from "./journal";
@@ -34,12 +46,25 @@ export const JOURNALED_TABLES = {
   collections: ["slug"],
 } as const;
 
-const APPEND_ONLY_TABLES = ["inscriptions", "inscription_moves", "inscription_rejections", "drc20_operations", "collection_members", "launchpad_operations"];
+const APPEND_ONLY_TABLES = [
+  "inscriptions",
+  "inscription_moves",
+  "inscription_rejections",
+  "drc20_operations",
+  "collection_members",
+  "launchpad_operations",
+];
 
 /** DRC-20 parse failures that mean "not a DRC-20 body at all" are not recorded as operations. */
 const NOT_DRC20 = new Set(["UNSUPPORTED_CONTENT_TYPE", "BODY_NOT_UTF8", "BODY_TOO_SHORT", "INVALID_JSON", "NOT_DRC20"]);
 /** Likewise for launchpad bodies. */
-const NOT_LAUNCHPAD = new Set(["CONTENT_TYPE_NOT_ALLOWED", "BODY_NOT_UTF8", "INVALID_JSON", "NOT_AN_OBJECT", "WRONG_PROTOCOL"]);
+const NOT_LAUNCHPAD = new Set([
+  "CONTENT_TYPE_NOT_ALLOWED",
+  "BODY_NOT_UTF8",
+  "INVALID_JSON",
+  "NOT_AN_OBJECT",
+  "WRONG_PROTOCOL",
+]);
 
 /** The "ord" push that every inscription form starts with: 0x03 'o' 'r' 'd'. */
 const ORD_PUSH = Buffer.from([0x03, 0x6f, 0x72, 0x64]);
@@ -106,35 +131,59 @@ export class InscriptionTracker {
     this.journal = new Journal(db, JOURNALED_TABLES);
     const p = (sql: string) => db.prepare(sql);
     this.q = {
-      onOutpoint: p("SELECT inscription_id, offset FROM inscription_locations WHERE txid = ? AND vout = ? ORDER BY offset, inscription_id"),
-      setLocation: p("INSERT OR REPLACE INTO inscription_locations (inscription_id, txid, vout, offset, owner_address, height) VALUES (?, ?, ?, ?, ?, ?)"),
-      insertInscription: p(`INSERT INTO inscriptions (id, number, form, content_type, action, body, body_size, envelope_hash, collection_key, genesis_txid,
+      onOutpoint: p(
+        "SELECT inscription_id, offset FROM inscription_locations WHERE txid = ? AND vout = ? ORDER BY offset, inscription_id",
+      ),
+      setLocation: p(
+        "INSERT OR REPLACE INTO inscription_locations (inscription_id, txid, vout, offset, owner_address, height) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
+      insertInscription:
+        p(`INSERT INTO inscriptions (id, number, form, content_type, action, body, body_size, envelope_hash, collection_key, genesis_txid,
         reveal_txid, reveal_tx_count, inscriber_address, height, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      insertMove: p("INSERT OR REPLACE INTO inscription_moves (inscription_id, height, position, txid, kind, to_txid, to_vout, to_offset, owner_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-      insertRejection: p("INSERT OR IGNORE INTO inscription_rejections (txid, height, position, form, reason) VALUES (?, ?, ?, ?, ?)"),
+      insertMove: p(
+        "INSERT OR REPLACE INTO inscription_moves (inscription_id, height, position, txid, kind, to_txid, to_vout, to_offset, owner_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertRejection: p(
+        "INSERT OR IGNORE INTO inscription_rejections (txid, height, position, form, reason) VALUES (?, ?, ?, ?, ?)",
+      ),
       getPending: p("SELECT inscription_id, state, inscriber_address FROM doginals_pending WHERE outpoint = ?"),
-      putPending: p("INSERT OR REPLACE INTO doginals_pending (outpoint, inscription_id, state, inscriber_address, height) VALUES (?, ?, ?, ?, ?)"),
+      putPending: p(
+        "INSERT OR REPLACE INTO doginals_pending (outpoint, inscription_id, state, inscriber_address, height) VALUES (?, ?, ?, ?, ?)",
+      ),
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
       // The output the commit's input 0 spent (found through outputs_by_spent_txid).
       funder: p("SELECT address FROM outputs WHERE spent_txid = ? AND spent_vin = 0"),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
-      putTick: p("INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)"),
+      putTick: p(
+        "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
+      ),
       setMinted: p("UPDATE drc20_ticks SET minted = ? WHERE tick_key = ?"),
       getBalance: p("SELECT available, transferable FROM drc20_balances WHERE address = ? AND tick_key = ?"),
-      putBalance: p("INSERT OR REPLACE INTO drc20_balances (address, tick_key, available, transferable) VALUES (?, ?, ?, ?)"),
+      putBalance: p(
+        "INSERT OR REPLACE INTO drc20_balances (address, tick_key, available, transferable) VALUES (?, ?, ?, ?)",
+      ),
       getTransfer: p("SELECT tick_key, amount, owner_address, sent FROM drc20_transfers WHERE inscription_id = ?"),
-      putTransfer: p("INSERT INTO drc20_transfers (inscription_id, tick_key, amount, owner_address, sent, receiver_address, returned, height) VALUES (?, ?, ?, ?, 0, NULL, 0, ?)"),
-      markSent: p("UPDATE drc20_transfers SET sent = 1, receiver_address = ?, returned = ?, sent_height = ? WHERE inscription_id = ?"),
-      insertOperation: p(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address, valid, reason, note)
+      putTransfer: p(
+        "INSERT INTO drc20_transfers (inscription_id, tick_key, amount, owner_address, sent, receiver_address, returned, height) VALUES (?, ?, ?, ?, 0, NULL, 0, ?)",
+      ),
+      markSent: p(
+        "UPDATE drc20_transfers SET sent = 1, receiver_address = ?, returned = ?, sent_height = ? WHERE inscription_id = ?",
+      ),
+      insertOperation:
+        p(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address, valid, reason, note)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       getCollection: p("SELECT slug, name, price_koinu, max_supply, inscriber_address FROM collections WHERE slug = ?"),
-      putCollection: p("INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)"),
+      putCollection: p(
+        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+      ),
       bumpMinted: p("UPDATE collections SET minted_count = minted_count + 1 WHERE slug = ?"),
       memberExists: p("SELECT 1 FROM collection_members WHERE slug = ? AND token_id = ?"),
       insertMember: p("INSERT INTO collection_members (slug, token_id, inscription_id, height) VALUES (?, ?, ?, ?)"),
-      insertLaunchpadOp: p("INSERT OR REPLACE INTO launchpad_operations (inscription_id, height, position, op, slug, token_id, valid, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+      insertLaunchpadOp: p(
+        "INSERT OR REPLACE INTO launchpad_operations (inscription_id, height, position, op, slug, token_id, valid, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
     };
     this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
     this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
@@ -142,7 +191,9 @@ export class InscriptionTracker {
   }
 
   private loadFilter(): void {
-    for (const row of this.db.prepare("SELECT txid, vout FROM inscription_locations WHERE txid IS NOT NULL").iterate() as Iterable<{ txid: string; vout: number }>) {
+    for (const row of this.db
+      .prepare("SELECT txid, vout FROM inscription_locations WHERE txid IS NOT NULL")
+      .iterate() as Iterable<{ txid: string; vout: number }>) {
       this.inscribedOutpoints.add(row.txid, row.vout);
     }
   }
@@ -157,13 +208,23 @@ export class InscriptionTracker {
    * Handles one non-coinbase transaction: `spent` describes its inputs, `outputAddresses` its
    * outputs' addresses. `fee` is null when an input predates the index (then nothing flows to fees).
    */
-  applyTransaction(tx: DecodedTransaction, position: number, height: number, spent: SpentInput[], outputAddresses: (string | null)[], fee: bigint | null): void {
+  applyTransaction(
+    tx: DecodedTransaction,
+    position: number,
+    height: number,
+    spent: SpentInput[],
+    outputAddresses: (string | null)[],
+    fee: bigint | null,
+  ): void {
     this.rememberFirstInput(tx.txid, spent[0]);
     const inputs: FlowInput[] = [];
     const moving: { id: string; offset: bigint }[] = [];
     let anyInscribedInput = false;
     spent.forEach((input) => {
-      const found = input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout) ? (this.q.onOutpoint.all(input.txid, input.vout) as { inscription_id: string; offset: number | bigint }[]) : [];
+      const found =
+        input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout)
+          ? (this.q.onOutpoint.all(input.txid, input.vout) as { inscription_id: string; offset: number | bigint }[])
+          : [];
       const inscriptions = found.map((row) => ({ id: row.inscription_id, offset: BigInt(row.offset) }));
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
@@ -184,13 +245,30 @@ export class InscriptionTracker {
       this.journal.remember(height, "inscription_locations", [item.id]);
       this.q.setLocation.run(item.id, tx.txid, item.vout, item.offset, owner, height);
       this.inscribedOutpoints.add(tx.txid, item.vout);
-      this.q.insertMove.run(item.id, height, position, tx.txid, item.id === created?.id ? "genesis" : "move", tx.txid, item.vout, item.offset, owner);
+      this.q.insertMove.run(
+        item.id,
+        height,
+        position,
+        tx.txid,
+        item.id === created?.id ? "genesis" : "move",
+        tx.txid,
+        item.vout,
+        item.offset,
+        owner,
+      );
     }
     for (const item of flow.toFee) {
       this.journal.remember(height, "inscription_locations", [item.id]);
       // Until the coinbase is placed at the end of the block, the inscription sits nowhere.
       this.q.setLocation.run(item.id, null, null, null, null, height);
-      this.feeBound.push({ id: item.id, feeOffset: item.feeOffset, feeBase: this.feeBase, txid: tx.txid, position, isNew: item.id === created?.id });
+      this.feeBound.push({
+        id: item.id,
+        feeOffset: item.feeOffset,
+        feeBase: this.feeBase,
+        txid: tx.txid,
+        position,
+        isNew: item.id === created?.id,
+      });
     }
     if (fee !== null) this.feeBase += fee;
 
@@ -212,10 +290,27 @@ export class InscriptionTracker {
     const subsidy = claimed > this.feeBase ? claimed - this.feeBase : 0n;
     for (const bound of this.feeBound) {
       const place = flowIntoCoinbase(subsidy, bound.feeBase, bound.feeOffset, values);
-      const owner = place ? outputAddresses[place.vout] ?? null : null;
-      this.q.setLocation.run(bound.id, place ? coinbase.txid : null, place ? place.vout : null, place ? place.offset : null, owner, height);
+      const owner = place ? (outputAddresses[place.vout] ?? null) : null;
+      this.q.setLocation.run(
+        bound.id,
+        place ? coinbase.txid : null,
+        place ? place.vout : null,
+        place ? place.offset : null,
+        owner,
+        height,
+      );
       if (place) this.inscribedOutpoints.add(coinbase.txid, place.vout);
-      this.q.insertMove.run(bound.id, height, bound.position, bound.txid, place ? "fee" : "lost", place ? coinbase.txid : null, place?.vout ?? null, place?.offset ?? null, owner);
+      this.q.insertMove.run(
+        bound.id,
+        height,
+        bound.position,
+        bound.txid,
+        place ? "fee" : "lost",
+        place ? coinbase.txid : null,
+        place?.vout ?? null,
+        place?.offset ?? null,
+        owner,
+      );
     }
     this.feeBound = [];
   }
@@ -245,16 +340,25 @@ export class InscriptionTracker {
 
   // ---------------------------------------------------------------- detection
 
-  private detectNew(tx: DecodedTransaction, position: number, height: number, spent: SpentInput[], inputs: FlowInput[]): NewInscription | null {
+  private detectNew(
+    tx: DecodedTransaction,
+    position: number,
+    height: number,
+    spent: SpentInput[],
+    inputs: FlowInput[],
+  ): NewInscription | null {
     // A Doginals reveal continuing a pending chain spends the outpoint it waits on with input 0.
     if (this.pendingDoginals > 0 && spent.length > 0) {
       const outpoint = `${spent[0].txid}:${spent[0].vout}`;
-      const pending = this.q.getPending.get(outpoint) as { inscription_id: string; state: string; inscriber_address: string | null } | undefined;
+      const pending = this.q.getPending.get(outpoint) as
+        { inscription_id: string; state: string; inscriber_address: string | null } | undefined;
       if (pending) {
         this.journal.remember(height, "doginals_pending", [outpoint]);
         this.q.deletePending.run(outpoint);
         this.pendingDoginals -= 1;
-        const assembly = DoginalsAssembly.fromJSON(JSON.parse(pending.state)).continueWith(readDoginalsInput(tx.inputs[0].scriptSig));
+        const assembly = DoginalsAssembly.fromJSON(JSON.parse(pending.state)).continueWith(
+          readDoginalsInput(tx.inputs[0].scriptSig),
+        );
         if (assembly.error) {
           this.q.insertRejection.run(tx.txid, height, position, "doginals", `CHAIN_BROKEN_${assembly.error}`);
           return null;
@@ -263,11 +367,25 @@ export class InscriptionTracker {
           this.storePending(`${tx.txid}:0`, pending.inscription_id, assembly, pending.inscriber_address, height);
           return null;
         }
-        return { id: pending.inscription_id, form: "doginals", contentType: assembly.contentType, action: null, body: assembly.body, envelopeHash: null,
-          inputIndex: 0, inscriberAddress: pending.inscriber_address, revealTxCount: assembly.transactionCount };
+        return {
+          id: pending.inscription_id,
+          form: "doginals",
+          contentType: assembly.contentType,
+          action: null,
+          body: assembly.body,
+          envelopeHash: null,
+          inputIndex: 0,
+          inscriberAddress: pending.inscriber_address,
+          revealTxCount: assembly.transactionCount,
+        };
       }
     }
-    if (!tx.inputs.some((input) => Buffer.from(input.scriptSig.buffer, input.scriptSig.byteOffset, input.scriptSig.byteLength).includes(ORD_PUSH))) return null;
+    if (
+      !tx.inputs.some((input) =>
+        Buffer.from(input.scriptSig.buffer, input.scriptSig.byteOffset, input.scriptSig.byteLength).includes(ORD_PUSH),
+      )
+    )
+      return null;
 
     const id = `${tx.txid}i0`;
     const read = readDoginalsInput(tx.inputs[0].scriptSig);
@@ -282,8 +400,17 @@ export class InscriptionTracker {
         this.storePending(`${tx.txid}:0`, id, assembly, inscriber, height);
         return null;
       }
-      return { id, form: "doginals", contentType: assembly.contentType, action: null, body: assembly.body, envelopeHash: null, inputIndex: 0,
-        inscriberAddress: inscriber, revealTxCount: 1 };
+      return {
+        id,
+        form: "doginals",
+        contentType: assembly.contentType,
+        action: null,
+        body: assembly.body,
+        envelopeHash: null,
+        inputIndex: 0,
+        inscriberAddress: inscriber,
+        revealTxCount: 1,
+      };
     }
     if (read.kind === "invalid" && tx.inputs[0].scriptSig.subarray(0, 4).every((b, i) => b === ORD_PUSH[i])) {
       this.q.insertRejection.run(tx.txid, height, position, "doginals", read.reason);
@@ -298,11 +425,26 @@ export class InscriptionTracker {
       this.q.insertRejection.run(tx.txid, height, position, "v1", "REINSCRIPTION");
       return null;
     }
-    return { id, form: "v1", contentType: found.contentType, action: found.action, body: found.body, envelopeHash: found.envelopeHash,
-      inputIndex: found.firstInput, inscriberAddress: this.funderOf(spent[found.firstInput]), revealTxCount: 1 };
+    return {
+      id,
+      form: "v1",
+      contentType: found.contentType,
+      action: found.action,
+      body: found.body,
+      envelopeHash: found.envelopeHash,
+      inputIndex: found.firstInput,
+      inscriberAddress: this.funderOf(spent[found.firstInput]),
+      revealTxCount: 1,
+    };
   }
 
-  private storePending(outpoint: string, inscriptionId: string, assembly: DoginalsAssembly, inscriber: string | null, height: number): void {
+  private storePending(
+    outpoint: string,
+    inscriptionId: string,
+    assembly: DoginalsAssembly,
+    inscriber: string | null,
+    height: number,
+  ): void {
     this.journal.remember(height, "doginals_pending", [outpoint]);
     this.q.putPending.run(outpoint, inscriptionId, JSON.stringify(assembly.toJSON()), inscriber, height);
     this.pendingDoginals += 1;
@@ -338,25 +480,67 @@ export class InscriptionTracker {
 
   // ---------------------------------------------------------------- new inscriptions and protocols
 
-  private recordNew(found: NewInscription, tx: DecodedTransaction, position: number, height: number, landing: { owner: string | null } | null): void {
-    const launchpad = found.contentType.startsWith("application/json") ? parseLaunchpadBody(found.body, found.contentType, found.action) : null;
+  private recordNew(
+    found: NewInscription,
+    tx: DecodedTransaction,
+    position: number,
+    height: number,
+    landing: { owner: string | null } | null,
+  ): void {
+    const launchpad = found.contentType.startsWith("application/json")
+      ? parseLaunchpadBody(found.body, found.contentType, found.action)
+      : null;
     const collectionKey = launchpad && launchpad.ok ? launchpad.body.slug : null;
-    this.q.insertInscription.run(found.id, this.nextNumber++, found.form, found.contentType, found.action, Buffer.from(found.body), found.body.length,
-      found.envelopeHash, collectionKey, found.id.slice(0, 64), tx.txid, found.revealTxCount, found.inscriberAddress, height, position);
+    this.q.insertInscription.run(
+      found.id,
+      this.nextNumber++,
+      found.form,
+      found.contentType,
+      found.action,
+      Buffer.from(found.body),
+      found.body.length,
+      found.envelopeHash,
+      collectionKey,
+      found.id.slice(0, 64),
+      tx.txid,
+      found.revealTxCount,
+      found.inscriberAddress,
+      height,
+      position,
+    );
 
     // DRC-20: classic Doginals text bodies from single-transaction reveals (as wonky-ord-dogecoin reads them).
     if (found.form === "doginals" && found.revealTxCount === 1) {
       const parsed = parseDrc20(found.body, found.contentType);
       if (parsed.ok) {
-        this.applyDrc20Event(found.id, position, height, { kind: "inscribe", operation: parsed.op, ownerAddress: landing ? landing.owner : null });
+        this.applyDrc20Event(found.id, position, height, {
+          kind: "inscribe",
+          operation: parsed.op,
+          ownerAddress: landing ? landing.owner : null,
+        });
       } else if (!NOT_DRC20.has(parsed.reason)) {
-        this.q.insertOperation.run(height, position, this.opSeq++, found.id, "inscribe", null, null, null, null, landing?.owner ?? null, 0, parsed.reason, parsed.field ?? null);
+        this.q.insertOperation.run(
+          height,
+          position,
+          this.opSeq++,
+          found.id,
+          "inscribe",
+          null,
+          null,
+          null,
+          null,
+          landing?.owner ?? null,
+          0,
+          parsed.reason,
+          parsed.field ?? null,
+        );
       }
     }
 
     if (launchpad) {
       if (!launchpad.ok) {
-        if (!NOT_LAUNCHPAD.has(launchpad.reason)) this.q.insertLaunchpadOp.run(found.id, height, position, "invalid", null, null, 0, launchpad.reason);
+        if (!NOT_LAUNCHPAD.has(launchpad.reason))
+          this.q.insertLaunchpadOp.run(found.id, height, position, "invalid", null, null, 0, launchpad.reason);
       } else if (launchpad.body.kind === "deploy") {
         const body = launchpad.body;
         if (this.q.getCollection.get(body.slug)) {
@@ -365,14 +549,31 @@ export class InscriptionTracker {
           this.q.insertLaunchpadOp.run(found.id, height, position, "deploy", body.slug, null, 0, "INSCRIBER_UNKNOWN");
         } else {
           this.journal.remember(height, "collections", [body.slug]);
-          this.q.putCollection.run(body.slug, body.name, body.priceKoinu.toString(), body.maxSupply.toString(), found.inscriberAddress, found.id, height);
+          this.q.putCollection.run(
+            body.slug,
+            body.name,
+            body.priceKoinu.toString(),
+            body.maxSupply.toString(),
+            found.inscriberAddress,
+            found.id,
+            height,
+          );
           this.q.insertLaunchpadOp.run(found.id, height, position, "deploy", body.slug, null, 1, null);
         }
       } else {
         const mint = launchpad.body;
-        const row = this.q.getCollection.get(mint.slug) as { slug: string; name: string; price_koinu: string; max_supply: string; inscriber_address: string } | undefined;
+        const row = this.q.getCollection.get(mint.slug) as
+          | { slug: string; name: string; price_koinu: string; max_supply: string; inscriber_address: string }
+          | undefined;
         const deploy: IndexedLaunchpadDeploy | null = row
-          ? { kind: "deploy", slug: row.slug, name: row.name, priceKoinu: BigInt(row.price_koinu), maxSupply: BigInt(row.max_supply), inscriberAddress: row.inscriber_address }
+          ? {
+              kind: "deploy",
+              slug: row.slug,
+              name: row.name,
+              priceKoinu: BigInt(row.price_koinu),
+              maxSupply: BigInt(row.max_supply),
+              inscriberAddress: row.inscriber_address,
+            }
           : null;
         const alreadyMinted = this.q.memberExists.get(mint.slug, mint.tokenId.toString()) !== undefined;
         const verdict = judgeMint(mint, deploy, { alreadyMinted, inscriberAddress: found.inscriberAddress ?? "" });
@@ -381,23 +582,45 @@ export class InscriptionTracker {
           this.journal.remember(height, "collections", [mint.slug]);
           this.q.bumpMinted.run(mint.slug);
         }
-        this.q.insertLaunchpadOp.run(found.id, height, position, "mint", mint.slug, mint.tokenId.toString(), verdict.member ? 1 : 0, verdict.reason ?? null);
+        this.q.insertLaunchpadOp.run(
+          found.id,
+          height,
+          position,
+          "mint",
+          mint.slug,
+          mint.tokenId.toString(),
+          verdict.member ? 1 : 0,
+          verdict.reason ?? null,
+        );
       }
     }
   }
 
   private readonly drc20View: Drc20View = {
     getTick: (tickKey: string): Drc20TickState | null => {
-      const row = this.q.getTick.get(tickKey) as { tick: string; max_supply: string; mint_limit: string; minted: string } | undefined;
-      return row ? { tick: row.tick, maxSupply: BigInt(row.max_supply), mintLimit: BigInt(row.mint_limit), minted: BigInt(row.minted) } : null;
+      const row = this.q.getTick.get(tickKey) as
+        { tick: string; max_supply: string; mint_limit: string; minted: string } | undefined;
+      return row
+        ? {
+            tick: row.tick,
+            maxSupply: BigInt(row.max_supply),
+            mintLimit: BigInt(row.mint_limit),
+            minted: BigInt(row.minted),
+          }
+        : null;
     },
     getBalance: (address: string, tickKey: string): Drc20Balance => {
       const row = this.q.getBalance.get(address, tickKey) as { available: string; transferable: string } | undefined;
-      return row ? { available: BigInt(row.available), transferable: BigInt(row.transferable) } : { available: 0n, transferable: 0n };
+      return row
+        ? { available: BigInt(row.available), transferable: BigInt(row.transferable) }
+        : { available: 0n, transferable: 0n };
     },
     getTransfer: (inscriptionId: string): Drc20TransferState | null => {
-      const row = this.q.getTransfer.get(inscriptionId) as { tick_key: string; amount: string; owner_address: string; sent: number } | undefined;
-      return row ? { tickKey: row.tick_key, amount: BigInt(row.amount), ownerAddress: row.owner_address, sent: row.sent !== 0 } : null;
+      const row = this.q.getTransfer.get(inscriptionId) as
+        { tick_key: string; amount: string; owner_address: string; sent: number } | undefined;
+      return row
+        ? { tickKey: row.tick_key, amount: BigInt(row.amount), ownerAddress: row.owner_address, sent: row.sent !== 0 }
+        : null;
     },
   };
 
@@ -412,10 +635,27 @@ export class InscriptionTracker {
     const address = action.kind === "inscribe" ? action.ownerAddress : action.toAddress;
     // Send rows name the transfer's tick and amount so that queries by tick find them too.
     const tickKey = op?.tickKey ?? transfer?.tickKey ?? null;
-    const tick = op?.tick ?? (transfer ? this.drc20View.getTick(transfer.tickKey)?.tick ?? null : null);
-    const amount = op ? (op.kind === "deploy" ? op.maxSupply : op.amount).toString() : transfer ? transfer.amount.toString() : null;
-    this.q.insertOperation.run(height, position, this.opSeq++, inscriptionId, action.kind, op?.kind ?? (transfer ? "transfer" : null), tickKey, tick,
-      amount, address, outcome.valid ? 1 : 0, outcome.reason ?? null, outcome.note ?? null);
+    const tick = op?.tick ?? (transfer ? (this.drc20View.getTick(transfer.tickKey)?.tick ?? null) : null);
+    const amount = op
+      ? (op.kind === "deploy" ? op.maxSupply : op.amount).toString()
+      : transfer
+        ? transfer.amount.toString()
+        : null;
+    this.q.insertOperation.run(
+      height,
+      position,
+      this.opSeq++,
+      inscriptionId,
+      action.kind,
+      op?.kind ?? (transfer ? "transfer" : null),
+      tickKey,
+      tick,
+      amount,
+      address,
+      outcome.valid ? 1 : 0,
+      outcome.reason ?? null,
+      outcome.note ?? null,
+    );
   }
 
   private applyEffect(effect: Drc20Effect, height: number): void {
@@ -426,7 +666,15 @@ export class InscriptionTracker {
     switch (effect.type) {
       case "createTick":
         this.journal.remember(height, "drc20_ticks", [effect.tickKey]);
-        this.q.putTick.run(effect.tickKey, effect.tick, effect.maxSupply.toString(), effect.mintLimit.toString(), effect.deployerAddress, effect.inscriptionId, height);
+        this.q.putTick.run(
+          effect.tickKey,
+          effect.tick,
+          effect.maxSupply.toString(),
+          effect.mintLimit.toString(),
+          effect.deployerAddress,
+          effect.inscriptionId,
+          height,
+        );
         break;
       case "addMinted": {
         const tick = this.drc20View.getTick(effect.tickKey)!;
@@ -436,22 +684,43 @@ export class InscriptionTracker {
       }
       case "creditAvailable": {
         const b = balance(effect.address, effect.tickKey);
-        this.q.putBalance.run(effect.address, effect.tickKey, (b.available + effect.amount).toString(), b.transferable.toString());
+        this.q.putBalance.run(
+          effect.address,
+          effect.tickKey,
+          (b.available + effect.amount).toString(),
+          b.transferable.toString(),
+        );
         break;
       }
       case "moveAvailableToTransferable": {
         const b = balance(effect.address, effect.tickKey);
-        this.q.putBalance.run(effect.address, effect.tickKey, (b.available - effect.amount).toString(), (b.transferable + effect.amount).toString());
+        this.q.putBalance.run(
+          effect.address,
+          effect.tickKey,
+          (b.available - effect.amount).toString(),
+          (b.transferable + effect.amount).toString(),
+        );
         break;
       }
       case "debitTransferable": {
         const b = balance(effect.address, effect.tickKey);
-        this.q.putBalance.run(effect.address, effect.tickKey, b.available.toString(), (b.transferable - effect.amount).toString());
+        this.q.putBalance.run(
+          effect.address,
+          effect.tickKey,
+          b.available.toString(),
+          (b.transferable - effect.amount).toString(),
+        );
         break;
       }
       case "createTransfer":
         this.journal.remember(height, "drc20_transfers", [effect.inscriptionId]);
-        this.q.putTransfer.run(effect.inscriptionId, effect.tickKey, effect.amount.toString(), effect.ownerAddress, height);
+        this.q.putTransfer.run(
+          effect.inscriptionId,
+          effect.tickKey,
+          effect.amount.toString(),
+          effect.ownerAddress,
+          height,
+        );
         break;
       case "markTransferSent":
         this.journal.remember(height, "drc20_transfers", [effect.inscriptionId]);

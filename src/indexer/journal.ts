@@ -19,7 +19,10 @@ export class Journal {
   private readonly insertCache = new Map<string, SqlStatement>();
 
   /** `tables` maps each journaled table to its primary-key columns. */
-  constructor(private readonly db: SqlDatabase, private readonly tables: Readonly<Record<string, readonly string[]>>) {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly tables: Readonly<Record<string, readonly string[]>>,
+  ) {
     this.insertEntry = db.prepare("INSERT INTO journal (height, tbl, pk, previous) VALUES (?, ?, ?, ?)");
     this.entriesAbove = db.prepare("SELECT tbl, pk, previous FROM journal WHERE height > ? ORDER BY seq DESC");
     this.deleteAbove = db.prepare("DELETE FROM journal WHERE height > ?");
@@ -35,7 +38,11 @@ export class Journal {
   private select(table: string) {
     let statement = this.selectCache.get(table);
     if (!statement) {
-      statement = this.db.prepare(`SELECT * FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} = ?`).join(" AND ")}`);
+      statement = this.db.prepare(
+        `SELECT * FROM ${table} WHERE ${this.keyColumns(table)
+          .map((c) => `${c} = ?`)
+          .join(" AND ")}`,
+      );
       this.selectCache.set(table, statement);
     }
     return statement;
@@ -44,7 +51,11 @@ export class Journal {
   private remove(table: string) {
     let statement = this.deleteCache.get(table);
     if (!statement) {
-      statement = this.db.prepare(`DELETE FROM ${table} WHERE ${this.keyColumns(table).map((c) => `${c} = ?`).join(" AND ")}`);
+      statement = this.db.prepare(
+        `DELETE FROM ${table} WHERE ${this.keyColumns(table)
+          .map((c) => `${c} = ?`)
+          .join(" AND ")}`,
+      );
       this.deleteCache.set(table, statement);
     }
     return statement;
@@ -54,7 +65,9 @@ export class Journal {
     const key = `${table}(${columns.join(",")})`;
     let statement = this.insertCache.get(key);
     if (!statement) {
-      statement = this.db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+      statement = this.db.prepare(
+        `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      );
       this.insertCache.set(key, statement);
     }
     return statement;
@@ -89,7 +102,12 @@ export class Journal {
 /** JSON with Buffers and bigints kept exact. */
 function encodeRow(row: Row): string {
   return JSON.stringify(row, (_key, value) => {
-    if (value && typeof value === "object" && (value as { type?: string }).type === "Buffer" && Array.isArray((value as { data?: unknown }).data)) {
+    if (
+      value &&
+      typeof value === "object" &&
+      (value as { type?: string }).type === "Buffer" &&
+      Array.isArray((value as { data?: unknown }).data)
+    ) {
       return { $bytes: Buffer.from((value as { data: number[] }).data).toString("hex") };
     }
     if (typeof value === "bigint") return { $bigint: value.toString() };

@@ -79,7 +79,9 @@ export class IndexQueries {
   }
 
   /** Spent outputs of a transaction's inputs, as the index knows them (by input index). */
-  txInputs(txid: string): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
+  txInputs(
+    txid: string,
+  ): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
     return this.txs.txInputs(txid);
   }
 
@@ -100,7 +102,11 @@ export class IndexQueries {
   }
 
   /** A page of `address`'s unspent outputs, oldest first, after `after` (no total: see BalanceReads.utxos). */
-  utxos(address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number): { items: UtxoView[] } {
+  utxos(
+    address: string,
+    after: { height: number; txid: string; vout: number } | null,
+    pageSize: number,
+  ): { items: UtxoView[] } {
     return this.balances.utxos(address, after, pageSize);
   }
 
@@ -110,7 +116,11 @@ export class IndexQueries {
   }
 
   /** A page of `address`'s transactions, newest first; `total` is the indexer's transaction counter. */
-  history(address: string, before: { height: number; position: number } | null, pageSize: number): { total: number; items: HistoryItemView[] } {
+  history(
+    address: string,
+    before: { height: number; position: number } | null,
+    pageSize: number,
+  ): { total: number; items: HistoryItemView[] } {
     return this.addressHistory.history(address, before, pageSize);
   }
 
@@ -136,7 +146,10 @@ export class IndexQueries {
   }
 
   /** DRC-20 transfer inscriptions inscribed by `address`, newest or oldest first. */
-  transferInscriptions(address: string, options: { order: "asc" | "desc"; count: number; revealTxid: string | null }): { total: number; items: TransferInscriptionView[] } {
+  transferInscriptions(
+    address: string,
+    options: { order: "asc" | "desc"; count: number; revealTxid: string | null },
+  ): { total: number; items: TransferInscriptionView[] } {
     return this.drc20.transferInscriptions(address, options);
   }
 
@@ -170,7 +183,11 @@ export class IndexQueries {
   // OP_RETURN
 
   /** A page of the latest OP_RETURN outputs, newest first (no total: the caller pages until a short page). */
-  opReturnRecent(magic: string | null, before: { height: number; position: number; vout: number } | null, pageSize: number): { items: OpReturnView[] } {
+  opReturnRecent(
+    magic: string | null,
+    before: { height: number; position: number; vout: number } | null,
+    pageSize: number,
+  ): { items: OpReturnView[] } {
     return this.opReturns.recent(magic, before, pageSize);
   }
 
@@ -207,7 +224,11 @@ export class IndexQueries {
   }
 
   /** Uses of the verifying key `sha`, newest first, a page after `before`; `next` is null on the last page. */
-  zkpByVk(sha: string, before: ZkpPageKey | null, pageSize: number): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
+  zkpByVk(
+    sha: string,
+    before: ZkpPageKey | null,
+    pageSize: number,
+  ): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
     return this.zkp.byVk(sha, before, pageSize);
   }
 

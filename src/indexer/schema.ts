@@ -108,7 +108,8 @@ CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_erro
   },
   {
     version: 3,
-    description: "inscriptions (v1 envelope and Doginals), their locations, DRC-20, launchpad collections, undo journal",
+    description:
+      "inscriptions (v1 envelope and Doginals), their locations, DRC-20, launchpad collections, undo journal",
     requiresRebuild: true,
     sql: `
 CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, previous TEXT);
@@ -273,7 +274,8 @@ CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
   },
   {
     version: 7,
-    description: "Esplora's chain_stats kept as counters on balances (no walk of an address's history); a verifying key's uses by height",
+    description:
+      "Esplora's chain_stats kept as counters on balances (no walk of an address's history); a verifying key's uses by height",
     // Derived from the outputs the index already holds: backfilled in one pass, no rebuild needed.
     sql: `
 ALTER TABLE balances ADD COLUMN funded_txo_count INTEGER NOT NULL DEFAULT 0;
@@ -296,8 +298,17 @@ CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_s
  * pass takes seconds. The definitions equal those of the migrations above.
  */
 export const CATCH_UP_DEFERRED_INDEXES: readonly { name: string; sql: string }[] = [
-  { name: "outputs_unspent_by_address", sql: "CREATE INDEX IF NOT EXISTS outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL" },
-  { name: "outputs_by_spent_txid", sql: "CREATE INDEX IF NOT EXISTS outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL" },
-  { name: "address_history_by_height", sql: "CREATE INDEX IF NOT EXISTS address_history_by_height ON address_history (height)" },
+  {
+    name: "outputs_unspent_by_address",
+    sql: "CREATE INDEX IF NOT EXISTS outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL",
+  },
+  {
+    name: "outputs_by_spent_txid",
+    sql: "CREATE INDEX IF NOT EXISTS outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL",
+  },
+  {
+    name: "address_history_by_height",
+    sql: "CREATE INDEX IF NOT EXISTS address_history_by_height ON address_history (height)",
+  },
   { name: "txs_by_height", sql: "CREATE INDEX IF NOT EXISTS txs_by_height ON txs (height, position)" },
 ];

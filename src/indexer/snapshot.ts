@@ -54,9 +54,13 @@ export function snapshotIndex(location: string, out: string): SnapshotResult {
   if (location === ":memory:") throw new SnapshotError("an in-memory index cannot be snapshotted");
   const target = path.resolve(out);
   if (target === path.resolve(location)) throw new SnapshotError(`--out ${out} is the index itself`);
-  if (fs.existsSync(target)) throw new SnapshotError(`${out} already exists; a snapshot never replaces a file (remove it or choose another --out)`);
+  if (fs.existsSync(target))
+    throw new SnapshotError(
+      `${out} already exists; a snapshot never replaces a file (remove it or choose another --out)`,
+    );
   const dir = path.dirname(target);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new SnapshotError(`the directory of --out (${dir}) does not exist`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new SnapshotError(`the directory of --out (${dir}) does not exist`);
 
   const started = process.hrtime.bigint();
   // Refuses a missing index or one of another schema, as every reader does.
@@ -76,7 +80,10 @@ export function snapshotIndex(location: string, out: string): SnapshotResult {
     try {
       fs.linkSync(partial, target);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new SnapshotError(`${out} already exists; a snapshot never replaces a file (remove it or choose another --out)`);
+      if ((error as NodeJS.ErrnoException).code === "EEXIST")
+        throw new SnapshotError(
+          `${out} already exists; a snapshot never replaces a file (remove it or choose another --out)`,
+        );
       throw error;
     }
   } catch (error) {
@@ -106,6 +113,9 @@ export function snapshotIndex(location: string, out: string): SnapshotResult {
 /** The line `dogeos indexer snapshot` prints. */
 export function formatSnapshotResult(result: SnapshotResult): string {
   const mib = (result.bytes / 1024 / 1024).toFixed(1);
-  const tip = result.indexedHeight < 0 ? "no block indexed yet" : `indexed height ${result.indexedHeight} (${result.indexedHash})`;
+  const tip =
+    result.indexedHeight < 0
+      ? "no block indexed yet"
+      : `indexed height ${result.indexedHeight} (${result.indexedHash})`;
   return `snapshot ${result.out}: ${result.bytes} bytes (${mib} MiB), ${tip}, written in ${result.seconds.toFixed(1)} s`;
 }

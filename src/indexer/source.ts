@@ -13,7 +13,11 @@ export interface ChainSource {
 /** A fixed list of serialized blocks, heights from `firstHeight`. */
 export class MemoryChainSource implements ChainSource {
   private readonly byHash = new Map<string, Uint8Array>();
-  constructor(private readonly hashes: string[], raws: Uint8Array[], private readonly firstHeight = 0) {
+  constructor(
+    private readonly hashes: string[],
+    raws: Uint8Array[],
+    private readonly firstHeight = 0,
+  ) {
     hashes.forEach((hash, i) => this.byHash.set(hash, raws[i]));
   }
 

@@ -48,39 +48,75 @@ export class IndexerStore {
     }
     this.s = {
       getMeta: db.prepare("SELECT value FROM meta WHERE key = ?"),
-      setMeta: db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
+      setMeta: db.prepare(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ),
       tip: db.prepare("SELECT height, hash, prev_hash, time, tx_count, size FROM blocks ORDER BY height DESC LIMIT 1"),
       blockAt: db.prepare("SELECT height, hash, prev_hash, time, tx_count, size FROM blocks WHERE height = ?"),
-      insertBlock: db.prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)"),
-      insertTx: db.prepare("INSERT OR REPLACE INTO txs (txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
-      insertOutput: db.prepare("INSERT OR REPLACE INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)"),
-      getOutput: db.prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?").safeIntegers(true),
-      spendOutput: db.prepare("UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?"),
-      insertHistory: db.prepare("INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent, counterparty) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      addBalance: db.prepare(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+      insertBlock: db.prepare(
+        "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
+      insertTx: db.prepare(
+        "INSERT OR REPLACE INTO txs (txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertOutput: db.prepare(
+        "INSERT OR REPLACE INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
+      getOutput: db
+        .prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?")
+        .safeIntegers(true),
+      spendOutput: db.prepare(
+        "UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?",
+      ),
+      insertHistory: db.prepare(
+        "INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent, counterparty) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
+      addBalance:
+        db.prepare(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
         funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
         spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
-      insertOpReturn: db.prepare("INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+      insertOpReturn: db.prepare(
+        "INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
       getOutputScript: db.prepare("SELECT script FROM outputs WHERE txid = ? AND vout = ?"),
-      insertZkpUse: db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
+      insertZkpUse:
+        db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
         proof_hex, vk_hex, vk_sha256, public_inputs, parse_error) VALUES (@txid, @height, @position, @role, @input_index, @output_index, @op_index,
         @mode, @mode_name, @proof_hex, @vk_hex, @vk_sha256, @public_inputs, @parse_error)`),
       deleteZkpAbove: db.prepare("DELETE FROM zkp_uses WHERE height > ?"),
       // rollback
-      historyAbove: db.prepare("SELECT address, received, sent FROM address_history WHERE height > ?").safeIntegers(true),
-      subtractBalance: db.prepare("UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?"),
+      historyAbove: db
+        .prepare("SELECT address, received, sent FROM address_history WHERE height > ?")
+        .safeIntegers(true),
+      subtractBalance: db.prepare(
+        "UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?",
+      ),
       // The outputs created above a height, and those spent above it, per address (before they go).
-      fundedAbove: db.prepare(`SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
-        WHERE txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`).safeIntegers(true),
-      spentAbove: db.prepare(`SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
-        WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`).safeIntegers(true),
-      subtractFunded: db.prepare("UPDATE balances SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE address = ?"),
-      subtractSpent: db.prepare("UPDATE balances SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE address = ?"),
+      fundedAbove: db
+        .prepare(
+          `SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
+        WHERE txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`,
+        )
+        .safeIntegers(true),
+      spentAbove: db
+        .prepare(
+          `SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
+        WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`,
+        )
+        .safeIntegers(true),
+      subtractFunded: db.prepare(
+        "UPDATE balances SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE address = ?",
+      ),
+      subtractSpent: db.prepare(
+        "UPDATE balances SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE address = ?",
+      ),
       dropEmptyBalances: db.prepare("DELETE FROM balances WHERE tx_count <= 0"),
       deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE height > ?"),
       // Spends above the fork are found through the spending transactions (outputs_by_spent_txid).
-      unspendAbove: db.prepare("UPDATE outputs SET spent_txid = NULL, spent_vin = NULL, spent_height = NULL WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?)"),
+      unspendAbove: db.prepare(
+        "UPDATE outputs SET spent_txid = NULL, spent_vin = NULL, spent_height = NULL WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?)",
+      ),
       // Outputs are found through their transactions (no height index on outputs: it slowed every insert).
       deleteOutputsAbove: db.prepare("DELETE FROM outputs WHERE txid IN (SELECT txid FROM txs WHERE height > ?)"),
       deleteTxsAbove: db.prepare("DELETE FROM txs WHERE height > ?"),
@@ -113,22 +149,67 @@ export class IndexerStore {
   }
 
   insertBlock(block: IndexedBlockRow): void {
-    if (this.bulk) return void this.bulk.blocks.push([block.height, block.hash, block.prevHash, block.time, block.txCount, block.size]);
+    if (this.bulk)
+      return void this.bulk.blocks.push([
+        block.height,
+        block.hash,
+        block.prevHash,
+        block.time,
+        block.txCount,
+        block.size,
+      ]);
     this.s.insertBlock.run(block.height, block.hash, block.prevHash, block.time, block.txCount, block.size);
   }
 
-  insertTx(txid: string, height: number, position: number, size: number, fee: bigint | null, coinbase: boolean, inputCount: number, outputCount: number): void {
-    if (this.bulk) return void this.bulk.txs.set(txid, [txid, height, position, size, fee, coinbase ? 1 : 0, inputCount, outputCount]);
+  insertTx(
+    txid: string,
+    height: number,
+    position: number,
+    size: number,
+    fee: bigint | null,
+    coinbase: boolean,
+    inputCount: number,
+    outputCount: number,
+  ): void {
+    if (this.bulk)
+      return void this.bulk.txs.set(txid, [
+        txid,
+        height,
+        position,
+        size,
+        fee,
+        coinbase ? 1 : 0,
+        inputCount,
+        outputCount,
+      ]);
     this.s.insertTx.run(txid, height, position, size, fee, coinbase ? 1 : 0, inputCount, outputCount);
   }
 
-  insertOutput(txid: string, vout: number, height: number, value: bigint, script: Uint8Array, address: string | null): void {
+  insertOutput(
+    txid: string,
+    vout: number,
+    height: number,
+    value: bigint,
+    script: Uint8Array,
+    address: string | null,
+  ): void {
     if (address !== null) {
       const change = this.balanceChange(address);
       change.fundedCount += 1;
       change.fundedKoinu += value;
     }
-    if (this.bulk) return void this.bulk.outputs.set(`${txid}:${vout}`, [txid, vout, height, value, script, address, null, null, null]);
+    if (this.bulk)
+      return void this.bulk.outputs.set(`${txid}:${vout}`, [
+        txid,
+        vout,
+        height,
+        value,
+        script,
+        address,
+        null,
+        null,
+        null,
+      ]);
     this.s.insertOutput.run(txid, vout, height, value, script, address);
   }
 
@@ -136,16 +217,33 @@ export class IndexerStore {
     if (this.bulk) {
       const key = `${txid}:${vout}`;
       const pending = this.bulk.outputs.get(key);
-      if (pending) return { txid, vout, value: pending[3] as bigint, address: pending[5] as string | null, height: pending[2] as number };
+      if (pending)
+        return {
+          txid,
+          vout,
+          value: pending[3] as bigint,
+          address: pending[5] as string | null,
+          height: pending[2] as number,
+        };
       const fetched = this.bulk.prefetched.get(key);
       if (fetched !== undefined) return fetched;
     }
-    const row = this.s.getOutput.get(txid, vout) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint } | undefined;
-    return row ? { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) } : null;
+    const row = this.s.getOutput.get(txid, vout) as
+      { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint } | undefined;
+    return row
+      ? { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) }
+      : null;
   }
 
   /** Marks an output spent; `spent` is what the index knows of it (its value and address). */
-  spendOutput(txid: string, vout: number, spentTxid: string, spentVin: number, height: number, spent: { value: bigint; address: string | null }): void {
+  spendOutput(
+    txid: string,
+    vout: number,
+    spentTxid: string,
+    spentVin: number,
+    height: number,
+    spent: { value: bigint; address: string | null },
+  ): void {
     if (spent.address !== null) {
       const change = this.balanceChange(spent.address);
       change.spentCount += 1;
@@ -166,8 +264,25 @@ export class IndexerStore {
   }
 
   /** Records one transaction's effect on an address; the balance change is buffered until flushBalances(). */
-  addHistory(address: string, height: number, position: number, txid: string, received: bigint, sent: bigint, counterparty: string | null): void {
-    if (this.bulk) this.bulk.history.set(`${address}:${height}:${position}`, [address, height, position, txid, received, sent, counterparty]);
+  addHistory(
+    address: string,
+    height: number,
+    position: number,
+    txid: string,
+    received: bigint,
+    sent: bigint,
+    counterparty: string | null,
+  ): void {
+    if (this.bulk)
+      this.bulk.history.set(`${address}:${height}:${position}`, [
+        address,
+        height,
+        position,
+        txid,
+        received,
+        sent,
+        counterparty,
+      ]);
     else this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
     const change = this.balanceChange(address);
     change.delta += received - sent;
@@ -184,7 +299,8 @@ export class IndexerStore {
       this.bulk.prefetched.clear();
       return;
     }
-    for (const [address, c] of this.pendingBalances) this.s.addBalance.run(address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
+    for (const [address, c] of this.pendingBalances)
+      this.s.addBalance.run(address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
     this.pendingBalances.clear();
   }
 
@@ -221,8 +337,26 @@ export class IndexerStore {
     this.bulk.prefetch(outpoints);
   }
 
-  insertOpReturn(txid: string, vout: number, height: number, position: number, payload: Uint8Array, magic: string, sha256Hex: string): void {
-    if (this.bulk) return void this.bulk.opReturns.set(`${txid}:${vout}`, [txid, vout, height, position, payload, magic, sha256Hex, payload.length]);
+  insertOpReturn(
+    txid: string,
+    vout: number,
+    height: number,
+    position: number,
+    payload: Uint8Array,
+    magic: string,
+    sha256Hex: string,
+  ): void {
+    if (this.bulk)
+      return void this.bulk.opReturns.set(`${txid}:${vout}`, [
+        txid,
+        vout,
+        height,
+        position,
+        payload,
+        magic,
+        sha256Hex,
+        payload.length,
+      ]);
     this.s.insertOpReturn.run(txid, vout, height, position, payload, magic, sha256Hex, payload.length);
   }
 
@@ -233,9 +367,20 @@ export class IndexerStore {
 
   insertZkpUse(use: ZkpUse, position: number): void {
     this.s.insertZkpUse.run({
-      txid: use.txid, height: use.block_height, position, role: use.role, input_index: use.input_index, output_index: use.output_index,
-      op_index: use.op_index, mode: use.mode, mode_name: use.mode_name, proof_hex: use.proof_hex, vk_hex: use.vk_hex, vk_sha256: use.vk_sha256,
-      public_inputs: JSON.stringify(use.public_inputs), parse_error: use.parse_error,
+      txid: use.txid,
+      height: use.block_height,
+      position,
+      role: use.role,
+      input_index: use.input_index,
+      output_index: use.output_index,
+      op_index: use.op_index,
+      mode: use.mode,
+      mode_name: use.mode_name,
+      proof_hex: use.proof_hex,
+      vk_hex: use.vk_hex,
+      vk_sha256: use.vk_sha256,
+      public_inputs: JSON.stringify(use.public_inputs),
+      parse_error: use.parse_error,
     });
   }
 
@@ -244,8 +389,10 @@ export class IndexerStore {
     for (const row of this.s.historyAbove.all(height) as { address: string; received: bigint; sent: bigint }[]) {
       this.s.subtractBalance.run(row.received - row.sent, row.address);
     }
-    for (const row of this.s.fundedAbove.all(height) as { address: string; n: bigint; koinu: bigint }[]) this.s.subtractFunded.run(row.n, row.koinu, row.address);
-    for (const row of this.s.spentAbove.all(height) as { address: string; n: bigint; koinu: bigint }[]) this.s.subtractSpent.run(row.n, row.koinu, row.address);
+    for (const row of this.s.fundedAbove.all(height) as { address: string; n: bigint; koinu: bigint }[])
+      this.s.subtractFunded.run(row.n, row.koinu, row.address);
+    for (const row of this.s.spentAbove.all(height) as { address: string; n: bigint; koinu: bigint }[])
+      this.s.subtractSpent.run(row.n, row.koinu, row.address);
     this.s.dropEmptyBalances.run();
     this.s.deleteHistoryAbove.run(height);
     this.s.unspendAbove.run(height);
@@ -267,7 +414,14 @@ interface BlockRow {
 }
 
 function toBlock(row: BlockRow): IndexedBlockRow {
-  return { height: row.height, hash: row.hash, prevHash: row.prev_hash, time: row.time, txCount: row.tx_count, size: row.size };
+  return {
+    height: row.height,
+    hash: row.hash,
+    prevHash: row.prev_hash,
+    time: row.time,
+    txCount: row.tx_count,
+    size: row.size,
+  };
 }
 
 type Cells = unknown[];
@@ -296,7 +450,9 @@ class BulkRows {
   mustFlushBefore(sql: string): boolean {
     let answer = this.needsFlush.get(sql);
     if (answer === undefined) {
-      answer = !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) || /\b(blocks|txs|outputs|address_history|balances|op_returns)\b/.test(sql);
+      answer =
+        !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) ||
+        /\b(blocks|txs|outputs|address_history|balances|op_returns)\b/.test(sql);
       this.needsFlush.set(sql, answer);
     }
     return answer;
@@ -313,29 +469,93 @@ class BulkRows {
     this.q = {
       blocks: db.prepareNative(`INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size)
         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[], $5::int[], $6::int[])`),
-      txs: upsert("txs", [["txid", "text"], ["height", "int"], ["position", "int"], ["size", "int"], ["fee", "bigint"], ["coinbase", "int"], ["input_count", "int"], ["output_count", "int"]], ["txid"]),
-      outputs: upsert("outputs", [["txid", "text"], ["vout", "int"], ["height", "int"], ["value", "bigint"], ["script", "bytea"], ["address", "text"],
-        ["spent_txid", "text"], ["spent_vin", "int"], ["spent_height", "int"]], ["txid", "vout"]),
-      history: upsert("address_history", [["address", "text"], ["height", "int"], ["position", "int"], ["txid", "text"], ["received", "bigint"], ["sent", "bigint"],
-        ["counterparty", "text"]], ["address", "height", "position"]),
-      opReturns: upsert("op_returns", [["txid", "text"], ["vout", "int"], ["height", "int"], ["position", "int"], ["payload", "bytea"], ["magic", "text"],
-        ["sha256", "text"], ["size", "int"]], ["txid", "vout"]),
-      spends: db.prepareNative(`UPDATE outputs o SET spent_txid = s.spent_txid, spent_vin = s.spent_vin, spent_height = s.spent_height
+      txs: upsert(
+        "txs",
+        [
+          ["txid", "text"],
+          ["height", "int"],
+          ["position", "int"],
+          ["size", "int"],
+          ["fee", "bigint"],
+          ["coinbase", "int"],
+          ["input_count", "int"],
+          ["output_count", "int"],
+        ],
+        ["txid"],
+      ),
+      outputs: upsert(
+        "outputs",
+        [
+          ["txid", "text"],
+          ["vout", "int"],
+          ["height", "int"],
+          ["value", "bigint"],
+          ["script", "bytea"],
+          ["address", "text"],
+          ["spent_txid", "text"],
+          ["spent_vin", "int"],
+          ["spent_height", "int"],
+        ],
+        ["txid", "vout"],
+      ),
+      history: upsert(
+        "address_history",
+        [
+          ["address", "text"],
+          ["height", "int"],
+          ["position", "int"],
+          ["txid", "text"],
+          ["received", "bigint"],
+          ["sent", "bigint"],
+          ["counterparty", "text"],
+        ],
+        ["address", "height", "position"],
+      ),
+      opReturns: upsert(
+        "op_returns",
+        [
+          ["txid", "text"],
+          ["vout", "int"],
+          ["height", "int"],
+          ["position", "int"],
+          ["payload", "bytea"],
+          ["magic", "text"],
+          ["sha256", "text"],
+          ["size", "int"],
+        ],
+        ["txid", "vout"],
+      ),
+      spends:
+        db.prepareNative(`UPDATE outputs o SET spent_txid = s.spent_txid, spent_vin = s.spent_vin, spent_height = s.spent_height
         FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[]) AS s(txid, vout, spent_txid, spent_vin, spent_height)
         WHERE o.txid = s.txid AND o.vout = s.vout`),
-      balances: db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+      balances:
+        db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
         SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
         ON CONFLICT (address) DO UPDATE SET ${["confirmed", "tx_count", "funded_txo_count", "funded_txo_sum", "spent_txo_count", "spent_txo_sum"].map((c) => `${c} = balances.${c} + EXCLUDED.${c}`).join(", ")}`),
-      prefetch: db.prepareNative(`SELECT o.txid, o.vout, o.value, o.address, o.height FROM outputs o
-        JOIN unnest($1::text[], $2::int[]) AS k(txid, vout) ON o.txid = k.txid AND o.vout = k.vout`).safeIntegers(true),
+      prefetch: db
+        .prepareNative(
+          `SELECT o.txid, o.vout, o.value, o.address, o.height FROM outputs o
+        JOIN unnest($1::text[], $2::int[]) AS k(txid, vout) ON o.txid = k.txid AND o.vout = k.vout`,
+        )
+        .safeIntegers(true),
     };
   }
 
   prefetch(outpoints: readonly { txid: string; vout: number }[]): void {
     for (const { txid, vout } of outpoints) this.prefetched.set(`${txid}:${vout}`, null);
-    const rows = this.q.prefetch.all(outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint }[];
+    const rows = this.q.prefetch.all(
+      outpoints.map((o) => o.txid),
+      outpoints.map((o) => o.vout),
+    ) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint }[];
     for (const row of rows) {
-      this.prefetched.set(`${row.txid}:${row.vout}`, { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) });
+      this.prefetched.set(`${row.txid}:${row.vout}`, {
+        txid: row.txid,
+        vout: Number(row.vout),
+        value: row.value,
+        address: row.address,
+        height: Number(row.height),
+      });
     }
   }
 
@@ -359,7 +579,8 @@ class BulkRows {
       if (this.opReturns.size > 0) this.q.opReturns.run(...columns(this.opReturns.values(), 8));
       if (balances.size > 0) {
         const rows: Cells[] = [];
-        for (const [address, c] of balances) rows.push([address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu]);
+        for (const [address, c] of balances)
+          rows.push([address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu]);
         this.q.balances.run(...columns(rows, 7));
         balances.clear();
       }

@@ -20,14 +20,20 @@ export interface WaitForIndexOptions {
 
 /** The refusals that mean "the indexer has not created the index yet". */
 export function indexNotCreatedYet(error: unknown): error is IndexUnreadableError {
-  return error instanceof IndexUnreadableError && /does not exist|has no meta table|holds a "\(none\)" schema/.test(error.message);
+  return (
+    error instanceof IndexUnreadableError &&
+    /does not exist|has no meta table|holds a "\(none\)" schema/.test(error.message)
+  );
 }
 
 /** openIndexReader(location), retried every `intervalMs` while the index is not created yet. */
 export async function waitForIndex(location: string, options: WaitForIndexOptions = {}): Promise<SqlDatabase> {
   let told = false;
   for (;;) {
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error("stopped while waiting for the index");
+    if (options.signal?.aborted)
+      throw options.signal.reason instanceof Error
+        ? options.signal.reason
+        : new Error("stopped while waiting for the index");
     try {
       return openIndexReader(location, { cacheMb: options.cacheMb });
     } catch (error) {

@@ -33,11 +33,16 @@ export class ZkpShadowService {
   private readonly update;
   verified = 0;
 
-  constructor(private readonly db: SqlDatabase, options: { cache?: VerifyingKeyCache; clock?: () => number } = {}) {
+  constructor(
+    private readonly db: SqlDatabase,
+    options: { cache?: VerifyingKeyCache; clock?: () => number } = {},
+  ) {
     const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-    this.selectPending = db.prepare(`SELECT txid, height, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+    this.selectPending =
+      db.prepare(`SELECT txid, height, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
       public_inputs, parse_error FROM zkp_uses WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL ORDER BY height, position LIMIT 1000`);
-    this.update = db.prepare(`UPDATE zkp_uses SET shadow_valid = ?, shadow_encoding = ?, shadow_error = ?, verified_at = ?
+    this.update =
+      db.prepare(`UPDATE zkp_uses SET shadow_valid = ?, shadow_encoding = ?, shadow_error = ?, verified_at = ?
       WHERE txid = ? AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
     this.queue = new ShadowVerifierQueue({
       cache: options.cache,
@@ -46,7 +51,17 @@ export class ZkpShadowService {
         this.db.transaction(() => {
           for (const { use, result } of results) {
             const valid = result.shadow_valid === null ? null : result.shadow_valid ? 1 : 0;
-            this.update.run(valid, result.encoding, result.error ?? null, now, use.txid, use.role, use.input_index, use.output_index, use.op_index);
+            this.update.run(
+              valid,
+              result.encoding,
+              result.error ?? null,
+              now,
+              use.txid,
+              use.role,
+              use.input_index,
+              use.output_index,
+              use.op_index,
+            );
           }
         })();
         for (const { use } of results) this.queued.delete(keyOf(use));
@@ -60,10 +75,22 @@ export class ZkpShadowService {
     const fresh: ZkpUse[] = [];
     for (const row of this.selectPending.all() as PendingRow[]) {
       const use: ZkpUse = {
-        txid: row.txid, block_height: row.height, role: row.role, input_index: row.input_index, output_index: row.output_index,
-        op_index: row.op_index, mode: row.mode, mode_name: row.mode_name, proof_hex: row.proof_hex, vk_hex: row.vk_hex,
-        vk_sha256: row.vk_sha256, public_inputs: JSON.parse(row.public_inputs) as string[], parse_error: row.parse_error,
-        shadow_valid: null, consensus_enforced: false, status: ZKP_SHADOW_STATUS,
+        txid: row.txid,
+        block_height: row.height,
+        role: row.role,
+        input_index: row.input_index,
+        output_index: row.output_index,
+        op_index: row.op_index,
+        mode: row.mode,
+        mode_name: row.mode_name,
+        proof_hex: row.proof_hex,
+        vk_hex: row.vk_hex,
+        vk_sha256: row.vk_sha256,
+        public_inputs: JSON.parse(row.public_inputs) as string[],
+        parse_error: row.parse_error,
+        shadow_valid: null,
+        consensus_enforced: false,
+        status: ZKP_SHADOW_STATUS,
       };
       const key = keyOf(use);
       if (this.queued.has(key)) continue;

@@ -15,7 +15,17 @@
  * are unsigned little-endian of up to 8 bytes, and reading stops at the first pair whose countdown
  * is not the expected one. Nothing here throws on chain data.
  */
-import { OP, ScriptChunk, bytesToHex, concatBytes, encodePush, encodeScriptNum, hexToBytes, isHex, parseScript } from "../doge";
+import {
+  OP,
+  ScriptChunk,
+  bytesToHex,
+  concatBytes,
+  encodePush,
+  encodeScriptNum,
+  hexToBytes,
+  isHex,
+  parseScript,
+} from "../doge";
 import { DogeosError } from "../errors";
 
 /** Chunk size of apezord's inscriber (MAX_CHUNK_LEN). */
@@ -33,11 +43,7 @@ export interface DoginalsPiece {
 }
 
 export type DoginalsInvalidReason =
-  | "MALFORMED_PUSH"
-  | "NOT_PUSH_ONLY"
-  | "TRUNCATED_HEADER"
-  | "BAD_PIECE_COUNT"
-  | "ZERO_PIECES";
+  "MALFORMED_PUSH" | "NOT_PUSH_ONLY" | "TRUNCATED_HEADER" | "BAD_PIECE_COUNT" | "ZERO_PIECES";
 
 export interface DoginalsStartRead {
   kind: "start";
@@ -62,10 +68,7 @@ export interface DoginalsContinuationRead {
  * it means something only when the input spends the output a pending inscription waits on.
  */
 export type DoginalsInputRead =
-  | DoginalsStartRead
-  | DoginalsContinuationRead
-  | { kind: "none" }
-  | { kind: "invalid"; reason: DoginalsInvalidReason };
+  DoginalsStartRead | DoginalsContinuationRead | { kind: "none" } | { kind: "invalid"; reason: DoginalsInvalidReason };
 
 /** ord-dogecoin's decode_push_datas: the pushed data of each chunk, or null if any chunk is not a push. */
 function decodePushDatas(chunks: ScriptChunk[]): Uint8Array[] | null {
@@ -92,7 +95,11 @@ function isProtocolId(data: Uint8Array | undefined): boolean {
 }
 
 /** Reads pairs from `from` while each countdown is the expected one, stopping after countdown 0. */
-function readPieces(pushes: Uint8Array[], from: number, firstCountdown: number | null): { pieces: DoginalsPiece[]; next: number } {
+function readPieces(
+  pushes: Uint8Array[],
+  from: number,
+  firstCountdown: number | null,
+): { pieces: DoginalsPiece[]; next: number } {
   const pieces: DoginalsPiece[] = [];
   let expected = firstCountdown;
   let i = from;
@@ -176,7 +183,14 @@ export class DoginalsAssembly {
   readonly error: DoginalsAssemblyError | null;
   private readonly chunks: readonly Uint8Array[];
 
-  private constructor(contentType: string, totalPieces: number, chunks: readonly Uint8Array[], receivedPieces: number, transactionCount: number, error: DoginalsAssemblyError | null) {
+  private constructor(
+    contentType: string,
+    totalPieces: number,
+    chunks: readonly Uint8Array[],
+    receivedPieces: number,
+    transactionCount: number,
+    error: DoginalsAssemblyError | null,
+  ) {
     this.contentType = contentType;
     this.totalPieces = totalPieces;
     this.chunks = chunks;
@@ -186,12 +200,26 @@ export class DoginalsAssembly {
   }
 
   static start(read: DoginalsStartRead): DoginalsAssembly {
-    return new DoginalsAssembly(read.contentType, read.totalPieces, read.pieces.map((p) => p.data), read.pieces.length, 1, null);
+    return new DoginalsAssembly(
+      read.contentType,
+      read.totalPieces,
+      read.pieces.map((p) => p.data),
+      read.pieces.length,
+      1,
+      null,
+    );
   }
 
   static fromJSON(state: DoginalsPendingState): DoginalsAssembly {
     const body = isHex(state.bodyHex) ? hexToBytes(state.bodyHex) : new Uint8Array(0);
-    return new DoginalsAssembly(state.contentType, state.totalPieces, [body], state.receivedPieces, state.transactionCount, null);
+    return new DoginalsAssembly(
+      state.contentType,
+      state.totalPieces,
+      [body],
+      state.receivedPieces,
+      state.transactionCount,
+      null,
+    );
   }
 
   get complete(): boolean {
@@ -214,7 +242,14 @@ export class DoginalsAssembly {
   /** Feeds input 0 of the transaction that spends the pending outpoint. */
   continueWith(read: DoginalsInputRead): DoginalsAssembly {
     const fail = (error: DoginalsAssemblyError): DoginalsAssembly =>
-      new DoginalsAssembly(this.contentType, this.totalPieces, this.chunks, this.receivedPieces, this.transactionCount + 1, error);
+      new DoginalsAssembly(
+        this.contentType,
+        this.totalPieces,
+        this.chunks,
+        this.receivedPieces,
+        this.transactionCount + 1,
+        error,
+      );
     if (this.error !== null) return fail("ALREADY_FAILED");
     if (this.complete) return fail("ALREADY_COMPLETE");
     // A scriptSig opening with "ord" is a new header, not a continuation (as a countdown, "ord"
@@ -224,19 +259,32 @@ export class DoginalsAssembly {
     if (pieces.length === 0 || pieces[0].countdown !== this.nextCountdown) return fail("COUNTDOWN_MISMATCH");
     const take = pieces.slice(0, this.missingPieces);
     return new DoginalsAssembly(
-      this.contentType, this.totalPieces, [...this.chunks, ...take.map((p) => p.data)],
-      this.receivedPieces + take.length, this.transactionCount + 1, null,
+      this.contentType,
+      this.totalPieces,
+      [...this.chunks, ...take.map((p) => p.data)],
+      this.receivedPieces + take.length,
+      this.transactionCount + 1,
+      null,
     );
   }
 
   result(): DoginalsAssemblyResult {
-    return { complete: this.complete, body: this.body, contentType: this.contentType, missingPieces: this.missingPieces, error: this.error };
+    return {
+      complete: this.complete,
+      body: this.body,
+      contentType: this.contentType,
+      missingPieces: this.missingPieces,
+      error: this.error,
+    };
   }
 
   toJSON(): DoginalsPendingState {
     return {
-      contentType: this.contentType, totalPieces: this.totalPieces, receivedPieces: this.receivedPieces,
-      transactionCount: this.transactionCount, bodyHex: bytesToHex(this.body),
+      contentType: this.contentType,
+      totalPieces: this.totalPieces,
+      receivedPieces: this.receivedPieces,
+      transactionCount: this.transactionCount,
+      bodyHex: bytesToHex(this.body),
     };
   }
 }
@@ -254,7 +302,13 @@ export interface DoginalsRevealPart {
 }
 
 export class DoginalsEncodeError extends DogeosError<
-  "EMPTY_BODY" | "EMPTY_CONTENT_TYPE" | "CONTENT_TYPE_TOO_LONG" | "BAD_PUBKEY" | "BAD_CHUNK_SIZE" | "UNENCODABLE_CONTENT_TYPE" | "UNENCODABLE_BODY"
+  | "EMPTY_BODY"
+  | "EMPTY_CONTENT_TYPE"
+  | "CONTENT_TYPE_TOO_LONG"
+  | "BAD_PUBKEY"
+  | "BAD_CHUNK_SIZE"
+  | "UNENCODABLE_CONTENT_TYPE"
+  | "UNENCODABLE_BODY"
 > {
   constructor(code: DoginalsEncodeError["code"], message: string) {
     super("invalid", code, message);
@@ -277,7 +331,12 @@ function numberPush(value: number): Uint8Array {
 
 /** `<pubkey> OP_CHECKSIGVERIFY OP_DROP x dropCount OP_TRUE`. */
 export function doginalsRedeemScript(pubkey: Uint8Array, dropCount: number): Uint8Array {
-  return concatBytes(encodePush(pubkey), Uint8Array.of(OP.OP_CHECKSIGVERIFY), new Uint8Array(dropCount).fill(OP.OP_DROP), Uint8Array.of(OP.OP_TRUE));
+  return concatBytes(
+    encodePush(pubkey),
+    Uint8Array.of(OP.OP_CHECKSIGVERIFY),
+    new Uint8Array(dropCount).fill(OP.OP_DROP),
+    Uint8Array.of(OP.OP_TRUE),
+  );
 }
 
 /**
@@ -297,28 +356,44 @@ export function encodeDoginalsReveal(request: {
   const maxPartialBytes = request.maxPartialBytes ?? DOGINALS_MAX_PARTIAL_BYTES;
   const contentType = utf8Encoder.encode(request.contentType);
   const pubkey = request.pubkey;
-  if (request.body.length === 0) throw new DoginalsEncodeError("EMPTY_BODY", "a Doginals inscription needs at least one piece");
+  if (request.body.length === 0)
+    throw new DoginalsEncodeError("EMPTY_BODY", "a Doginals inscription needs at least one piece");
   if (contentType.length === 0) throw new DoginalsEncodeError("EMPTY_CONTENT_TYPE", "content type must not be empty");
-  if (contentType.length > 520) throw new DoginalsEncodeError("CONTENT_TYPE_TOO_LONG", `content type of ${contentType.length} bytes exceeds 520`);
+  if (contentType.length > 520)
+    throw new DoginalsEncodeError("CONTENT_TYPE_TOO_LONG", `content type of ${contentType.length} bytes exceeds 520`);
   if (!((pubkey.length === 33 && (pubkey[0] === 2 || pubkey[0] === 3)) || (pubkey.length === 65 && pubkey[0] === 4))) {
     throw new DoginalsEncodeError("BAD_PUBKEY", `expected a 33- or 65-byte public key, got ${pubkey.length} bytes`);
   }
-  if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > 520) throw new DoginalsEncodeError("BAD_CHUNK_SIZE", `chunk size ${chunkBytes} is not in 1..520`);
+  if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > 520)
+    throw new DoginalsEncodeError("BAD_CHUNK_SIZE", `chunk size ${chunkBytes} is not in 1..520`);
 
-  if (isOpcodeByte(contentType)) throw new DoginalsEncodeError("UNENCODABLE_CONTENT_TYPE", "a one-byte content type of value 1-16 or 0x81 has no data push a standard node relays");
+  if (isOpcodeByte(contentType))
+    throw new DoginalsEncodeError(
+      "UNENCODABLE_CONTENT_TYPE",
+      "a one-byte content type of value 1-16 or 0x81 has no data push a standard node relays",
+    );
   const pieces: Uint8Array[] = [];
-  for (let offset = 0; offset < request.body.length; offset += chunkBytes) pieces.push(request.body.subarray(offset, offset + chunkBytes));
+  for (let offset = 0; offset < request.body.length; offset += chunkBytes)
+    pieces.push(request.body.subarray(offset, offset + chunkBytes));
   // Only the last piece can be short. If it is one byte that minimal pushes turn into an opcode,
   // the piece before it gives it one byte (readers concatenate pieces, so the body is unchanged);
   // this is where we depart from apezord's inscriber, whose reveal would not be relayed.
   const last = pieces.length - 1;
   if (isOpcodeByte(pieces[last])) {
-    if (last === 0 || pieces[last - 1].length < 3) throw new DoginalsEncodeError("UNENCODABLE_BODY", "a one-byte body (or piece) of value 1-16 or 0x81 has no data push a standard node relays");
+    if (last === 0 || pieces[last - 1].length < 3)
+      throw new DoginalsEncodeError(
+        "UNENCODABLE_BODY",
+        "a one-byte body (or piece) of value 1-16 or 0x81 has no data push a standard node relays",
+      );
     const end = request.body.length;
     pieces[last - 1] = request.body.subarray(end - 1 - pieces[last - 1].length, end - 2);
     pieces[last] = request.body.subarray(end - 2, end);
   }
-  if (pieces.some(isOpcodeByte)) throw new DoginalsEncodeError("UNENCODABLE_BODY", "a one-byte piece of value 1-16 or 0x81 has no data push a standard node relays");
+  if (pieces.some(isOpcodeByte))
+    throw new DoginalsEncodeError(
+      "UNENCODABLE_BODY",
+      "a one-byte piece of value 1-16 or 0x81 has no data push a standard node relays",
+    );
   // The inscription as one list of pushes, which the loop below deals out to the parts.
   const queue: Uint8Array[] = [encodePush(PROTOCOL_ID_BYTES), numberPush(pieces.length), encodePush(contentType)];
   pieces.forEach((piece, n) => queue.push(numberPush(pieces.length - n - 1), encodePush(piece)));
@@ -342,7 +417,11 @@ export function encodeDoginalsReveal(request: {
       cursor -= 2;
       taken.splice(taken.length - 2, 2);
     }
-    parts.push({ pushes: concatBytes(...taken), redeemScript: doginalsRedeemScript(pubkey, taken.length), pushCount: taken.length });
+    parts.push({
+      pushes: concatBytes(...taken),
+      redeemScript: doginalsRedeemScript(pubkey, taken.length),
+      pushCount: taken.length,
+    });
   }
   return parts;
 }

@@ -50,8 +50,7 @@ export type Drc20ParseReason =
   | "ZERO_AMOUNT";
 
 export type Drc20ParseResult =
-  | { ok: true; op: Drc20Operation }
-  | { ok: false; reason: Drc20ParseReason; field?: string };
+  { ok: true; op: Drc20Operation } | { ok: false; reason: Drc20ParseReason; field?: string };
 
 const strictUtf8Decoder = new TextDecoder("utf-8", { fatal: true });
 const utf8Encoder = new TextEncoder();
@@ -68,7 +67,9 @@ export function drc20TickKey(tick: string): string {
 }
 
 /** Parses a DRC-20 number as wonky's Num does, keeping only whole values. */
-export function parseDrc20Number(text: string): { ok: true; value: bigint } | { ok: false; reason: "INVALID_NUMBER" | "NOT_INTEGER" } {
+export function parseDrc20Number(
+  text: string,
+): { ok: true; value: bigint } | { ok: false; reason: "INVALID_NUMBER" | "NOT_INTEGER" } {
   const match = /^([0-9]+)(?:\.([0-9]+))?$/.exec(text);
   if (!match) return { ok: false, reason: "INVALID_NUMBER" };
   const fraction = match[2] ?? "";
@@ -84,7 +85,9 @@ function stringField(fields: Fields, name: string, required: boolean): FieldRead
   const value = fields[name];
   if (value === undefined || value === null) {
     // serde: a required String rejects a missing field and null alike; Option<String> takes both.
-    return required ? { ok: false, reason: value === null ? "FIELD_NOT_STRING" : "MISSING_FIELD", field: name } : { ok: true, value: null };
+    return required
+      ? { ok: false, reason: value === null ? "FIELD_NOT_STRING" : "MISSING_FIELD", field: name }
+      : { ok: true, value: null };
   }
   if (typeof value !== "string") return { ok: false, reason: "FIELD_NOT_STRING", field: name };
   return { ok: true, value };
@@ -128,7 +131,8 @@ export function parseDrc20(body: Uint8Array, contentType: string): Drc20ParseRes
     const decRead = stringField(fields, "dec", false);
     if (!decRead.ok) return decRead;
     const tick = tickRead.value as string;
-    if (utf8Encoder.encode(tick).length !== DRC20_TICK_BYTES) return { ok: false, reason: "INVALID_TICK_LENGTH", field: "tick" };
+    if (utf8Encoder.encode(tick).length !== DRC20_TICK_BYTES)
+      return { ok: false, reason: "INVALID_TICK_LENGTH", field: "tick" };
     const max = parseDrc20Number(maxRead.value as string);
     if (!max.ok) return { ok: false, reason: max.reason, field: "max" };
     if (max.value === 0n || max.value > DRC20_MAX_SUPPLY) return { ok: false, reason: "INVALID_MAX", field: "max" };
@@ -144,7 +148,8 @@ export function parseDrc20(body: Uint8Array, contentType: string): Drc20ParseRes
   const amountRead = stringField(fields, "amt", true);
   if (!amountRead.ok) return amountRead;
   const tick = tickRead.value as string;
-  if (utf8Encoder.encode(tick).length !== DRC20_TICK_BYTES) return { ok: false, reason: "INVALID_TICK_LENGTH", field: "tick" };
+  if (utf8Encoder.encode(tick).length !== DRC20_TICK_BYTES)
+    return { ok: false, reason: "INVALID_TICK_LENGTH", field: "tick" };
   const amount = parseDrc20Number(amountRead.value as string);
   if (!amount.ok) return { ok: false, reason: amount.reason, field: "amt" };
   if (amount.value === 0n) return { ok: false, reason: "ZERO_AMOUNT", field: "amt" };
@@ -212,7 +217,16 @@ export interface Drc20Context {
 }
 
 export type Drc20Effect =
-  | { type: "createTick"; tickKey: string; tick: string; maxSupply: bigint; mintLimit: bigint; deployerAddress: string; inscriptionId: string; height: number }
+  | {
+      type: "createTick";
+      tickKey: string;
+      tick: string;
+      maxSupply: bigint;
+      mintLimit: bigint;
+      deployerAddress: string;
+      inscriptionId: string;
+      height: number;
+    }
   | { type: "addMinted"; tickKey: string; amount: bigint }
   | { type: "creditAvailable"; address: string; tickKey: string; amount: bigint }
   | { type: "moveAvailableToTransferable"; address: string; tickKey: string; amount: bigint }
@@ -254,10 +268,18 @@ export function applyDrc20(action: Drc20Action, context: Drc20Context, view: Drc
       if (tick) return ignored("TICK_ALREADY_DEPLOYED");
       return {
         valid: true,
-        effects: [{
-          type: "createTick", tickKey: operation.tickKey, tick: operation.tick, maxSupply: operation.maxSupply,
-          mintLimit: operation.mintLimit, deployerAddress: ownerAddress, inscriptionId: context.inscriptionId, height: context.height,
-        }],
+        effects: [
+          {
+            type: "createTick",
+            tickKey: operation.tickKey,
+            tick: operation.tick,
+            maxSupply: operation.maxSupply,
+            mintLimit: operation.mintLimit,
+            deployerAddress: ownerAddress,
+            inscriptionId: context.inscriptionId,
+            height: context.height,
+          },
+        ],
       };
     }
     case "mint": {
@@ -278,12 +300,24 @@ export function applyDrc20(action: Drc20Action, context: Drc20Context, view: Drc
     case "transfer": {
       if (!tick) return ignored("TICK_NOT_DEPLOYED");
       if (operation.amount > tick.maxSupply) return ignored("TRANSFER_EXCEEDS_MAX_SUPPLY");
-      if (view.getBalance(ownerAddress, operation.tickKey).available < operation.amount) return ignored("INSUFFICIENT_AVAILABLE_BALANCE");
+      if (view.getBalance(ownerAddress, operation.tickKey).available < operation.amount)
+        return ignored("INSUFFICIENT_AVAILABLE_BALANCE");
       return {
         valid: true,
         effects: [
-          { type: "moveAvailableToTransferable", address: ownerAddress, tickKey: operation.tickKey, amount: operation.amount },
-          { type: "createTransfer", inscriptionId: context.inscriptionId, ownerAddress, tickKey: operation.tickKey, amount: operation.amount },
+          {
+            type: "moveAvailableToTransferable",
+            address: ownerAddress,
+            tickKey: operation.tickKey,
+            amount: operation.amount,
+          },
+          {
+            type: "createTransfer",
+            inscriptionId: context.inscriptionId,
+            ownerAddress,
+            tickKey: operation.tickKey,
+            amount: operation.amount,
+          },
         ],
       };
     }
@@ -312,7 +346,10 @@ function applySend(toAddress: string | null, context: Drc20Context, view: Drc20V
  * implementation is tested against, and a convenience for tools.
  */
 export class MemoryDrc20Ledger implements Drc20View {
-  readonly ticks = new Map<string, Drc20TickState & { deployerAddress: string; inscriptionId: string; height: number }>();
+  readonly ticks = new Map<
+    string,
+    Drc20TickState & { deployerAddress: string; inscriptionId: string; height: number }
+  >();
   readonly balances = new Map<string, Drc20Balance>();
   readonly transfers = new Map<string, Drc20TransferState>();
 
@@ -342,8 +379,13 @@ export class MemoryDrc20Ledger implements Drc20View {
       switch (effect.type) {
         case "createTick":
           this.ticks.set(effect.tickKey, {
-            tick: effect.tick, maxSupply: effect.maxSupply, mintLimit: effect.mintLimit, minted: 0n,
-            deployerAddress: effect.deployerAddress, inscriptionId: effect.inscriptionId, height: effect.height,
+            tick: effect.tick,
+            maxSupply: effect.maxSupply,
+            mintLimit: effect.mintLimit,
+            minted: 0n,
+            deployerAddress: effect.deployerAddress,
+            inscriptionId: effect.inscriptionId,
+            height: effect.height,
           });
           break;
         case "addMinted":
@@ -359,7 +401,12 @@ export class MemoryDrc20Ledger implements Drc20View {
           this.updateBalance(effect.address, effect.tickKey, 0n, -effect.amount);
           break;
         case "createTransfer":
-          this.transfers.set(effect.inscriptionId, { tickKey: effect.tickKey, amount: effect.amount, ownerAddress: effect.ownerAddress, sent: false });
+          this.transfers.set(effect.inscriptionId, {
+            tickKey: effect.tickKey,
+            amount: effect.amount,
+            ownerAddress: effect.ownerAddress,
+            sent: false,
+          });
           break;
         case "markTransferSent":
           this.transfers.get(effect.inscriptionId)!.sent = true;
@@ -370,8 +417,12 @@ export class MemoryDrc20Ledger implements Drc20View {
 
   private updateBalance(address: string, tickKey: string, availableDelta: bigint, transferableDelta: bigint): void {
     const current = this.getBalance(address, tickKey);
-    const next = { available: current.available + availableDelta, transferable: current.transferable + transferableDelta };
-    if (next.available < 0n || next.transferable < 0n) throw new RangeError(`negative DRC-20 balance for ${address} ${tickKey}`);
+    const next = {
+      available: current.available + availableDelta,
+      transferable: current.transferable + transferableDelta,
+    };
+    if (next.available < 0n || next.transferable < 0n)
+      throw new RangeError(`negative DRC-20 balance for ${address} ${tickKey}`);
     this.balances.set(`${address}\u0000${tickKey}`, next);
   }
 }

@@ -67,15 +67,22 @@ function headerBytes(content: EnvelopeContent): EnvelopeHeaderBytes {
   const contentType = utf8Encoder.encode(content.contentType);
   if (contentType.length === 0) throw new EnvelopeEncodeError("EMPTY_CONTENT_TYPE", "content type must not be empty");
   if (contentType.length > MAX_SCRIPT_ELEMENT_BYTES) {
-    throw new EnvelopeEncodeError("CONTENT_TYPE_TOO_LONG", `content type of ${contentType.length} bytes exceeds ${MAX_SCRIPT_ELEMENT_BYTES}`);
+    throw new EnvelopeEncodeError(
+      "CONTENT_TYPE_TOO_LONG",
+      `content type of ${contentType.length} bytes exceeds ${MAX_SCRIPT_ELEMENT_BYTES}`,
+    );
   }
   let action: Uint8Array | null = null;
   if (content.action !== undefined && content.action !== null) {
     action = utf8Encoder.encode(content.action);
     // An empty ACTION would be read back as the payload marker OP_0.
-    if (action.length === 0) throw new EnvelopeEncodeError("EMPTY_ACTION", "ACTION must be a non-empty push (omit it instead)");
+    if (action.length === 0)
+      throw new EnvelopeEncodeError("EMPTY_ACTION", "ACTION must be a non-empty push (omit it instead)");
     if (action.length > MAX_SCRIPT_ELEMENT_BYTES) {
-      throw new EnvelopeEncodeError("ACTION_TOO_LONG", `ACTION of ${action.length} bytes exceeds ${MAX_SCRIPT_ELEMENT_BYTES}`);
+      throw new EnvelopeEncodeError(
+        "ACTION_TOO_LONG",
+        `ACTION of ${action.length} bytes exceeds ${MAX_SCRIPT_ELEMENT_BYTES}`,
+      );
     }
   }
   return { contentType, action };
@@ -84,18 +91,28 @@ function headerBytes(content: EnvelopeContent): EnvelopeHeaderBytes {
 /** Splits a payload into chunks of at most `size` bytes (no chunk for an empty payload). */
 export function chunkPayload(body: Uint8Array, size = ENVELOPE_CHUNK_BYTES): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  for (let offset = 0; offset < body.length; offset += size) chunks.push(body.subarray(offset, Math.min(offset + size, body.length)));
+  for (let offset = 0; offset < body.length; offset += size)
+    chunks.push(body.subarray(offset, Math.min(offset + size, body.length)));
   return chunks;
 }
 
 function startHeaderScript(header: EnvelopeHeaderBytes): Uint8Array {
-  const parts = [Uint8Array.of(OP.OP_FALSE, OP.OP_IF), encodePush(PROTOCOL_ID_BYTES), Uint8Array.of(OP.OP_1), encodePush(header.contentType)];
+  const parts = [
+    Uint8Array.of(OP.OP_FALSE, OP.OP_IF),
+    encodePush(PROTOCOL_ID_BYTES),
+    Uint8Array.of(OP.OP_1),
+    encodePush(header.contentType),
+  ];
   if (header.action) parts.push(encodePush(header.action));
   parts.push(Uint8Array.of(OP.OP_0));
   return concatBytes(...parts);
 }
 
-const CONTINUATION_HEADER = concatBytes(Uint8Array.of(OP.OP_FALSE, OP.OP_IF), encodePush(PROTOCOL_ID_BYTES), Uint8Array.of(OP.OP_0));
+const CONTINUATION_HEADER = concatBytes(
+  Uint8Array.of(OP.OP_FALSE, OP.OP_IF),
+  encodePush(PROTOCOL_ID_BYTES),
+  Uint8Array.of(OP.OP_0),
+);
 
 /** The canonical single script, without validating the header (the decoder hashes what it found). */
 function canonicalScript(header: EnvelopeHeaderBytes, body: Uint8Array): Uint8Array {
@@ -113,8 +130,14 @@ export function envelopeHash(content: EnvelopeContent): string {
 }
 
 function checkPubkey(pubkey: Uint8Array): void {
-  const ok = (pubkey.length === 33 && (pubkey[0] === 0x02 || pubkey[0] === 0x03)) || (pubkey.length === 65 && pubkey[0] === 0x04);
-  if (!ok) throw new EnvelopeEncodeError("BAD_PUBKEY", `expected a 33-byte compressed or 65-byte uncompressed public key, got ${pubkey.length} bytes`);
+  const ok =
+    (pubkey.length === 33 && (pubkey[0] === 0x02 || pubkey[0] === 0x03)) ||
+    (pubkey.length === 65 && pubkey[0] === 0x04);
+  if (!ok)
+    throw new EnvelopeEncodeError(
+      "BAD_PUBKEY",
+      `expected a 33-byte compressed or 65-byte uncompressed public key, got ${pubkey.length} bytes`,
+    );
 }
 
 /** Bytes a minimal push of `length` bytes of (arbitrary) data may take, at most. */
@@ -143,7 +166,10 @@ export function planRevealScripts(plan: EnvelopeContent & { pubkey: Uint8Array }
   const firstHeader = startHeaderScript(header);
   const firstRoom = MAX_REDEEM_SCRIPT_BYTES - firstHeader.length - tail.length;
   if (firstRoom < 0) {
-    throw new EnvelopeEncodeError("HEADER_TOO_LARGE", `content type and ACTION leave no room in a ${MAX_REDEEM_SCRIPT_BYTES}-byte redeem script`);
+    throw new EnvelopeEncodeError(
+      "HEADER_TOO_LARGE",
+      `content type and ACTION leave no room in a ${MAX_REDEEM_SCRIPT_BYTES}-byte redeem script`,
+    );
   }
   const continuationCapacity = chunkCapacity(MAX_REDEEM_SCRIPT_BYTES - CONTINUATION_HEADER.length - tail.length);
   const scripts: Uint8Array[] = [];
@@ -221,7 +247,12 @@ export function readEnvelopeScript(script: Uint8Array): EnvelopeScriptRead {
   const chunks = parsed.chunks;
   let start = -1;
   for (let i = 0; i + 2 < chunks.length; i++) {
-    if (chunks[i].opcode === OP.OP_FALSE && chunks[i + 1].opcode === OP.OP_IF && isProtocolId(pushedData(chunks[i + 2])) && !chunks[i + 2].malformed) {
+    if (
+      chunks[i].opcode === OP.OP_FALSE &&
+      chunks[i + 1].opcode === OP.OP_IF &&
+      isProtocolId(pushedData(chunks[i + 2])) &&
+      !chunks[i + 2].malformed
+    ) {
       start = i;
       break;
     }
@@ -235,7 +266,8 @@ export function readEnvelopeScript(script: Uint8Array): EnvelopeScriptRead {
   noteChunk(chunks[start + 2]);
   let i = start + 3;
   const tagChunk = chunks[i];
-  if (!tagChunk || tagChunk.malformed) return { kind: "invalid", reason: parsed.malformed ? "MALFORMED_PUSH" : "TRUNCATED_ENVELOPE" };
+  if (!tagChunk || tagChunk.malformed)
+    return { kind: "invalid", reason: parsed.malformed ? "MALFORMED_PUSH" : "TRUNCATED_ENVELOPE" };
   const tag = pushedData(tagChunk);
   let contentType: Uint8Array | null = null;
   let action: Uint8Array | null = null;
@@ -244,7 +276,8 @@ export function readEnvelopeScript(script: Uint8Array): EnvelopeScriptRead {
     i++;
     const typeChunk = chunks[i];
     const typeData = typeChunk && !typeChunk.malformed ? pushedData(typeChunk) : null;
-    if (typeData === null) return { kind: "invalid", reason: parsed.malformed ? "MALFORMED_PUSH" : "MISSING_CONTENT_TYPE" };
+    if (typeData === null)
+      return { kind: "invalid", reason: parsed.malformed ? "MALFORMED_PUSH" : "MISSING_CONTENT_TYPE" };
     noteChunk(typeChunk);
     contentType = typeData;
     i++;
@@ -327,7 +360,9 @@ export function findV1Inscription(tx: Pick<Transaction, "inputs">): V1Inscriptio
       contentType: contentType.text,
       action: action ? action.text : null,
       body,
-      envelopeHash: bytesToHex(sha256(canonicalScript({ contentType: header.contentType, action: header.action }, body))),
+      envelopeHash: bytesToHex(
+        sha256(canonicalScript({ contentType: header.contentType, action: header.action }, body)),
+      ),
       inputCount,
       firstInput: header.firstInput,
     };
@@ -341,7 +376,8 @@ export function findV1Inscription(tx: Pick<Transaction, "inputs">): V1Inscriptio
     if ((read.kind === "start" || read.kind === "continuation") && redeemScript!.length > MAX_REDEEM_SCRIPT_BYTES) {
       issues.push(`OVERSIZED_REDEEM_SCRIPT@${index}`);
     }
-    if (read.kind === "start" || read.kind === "continuation") for (const flag of read.flags) issues.push(`${flag}@${index}`);
+    if (read.kind === "start" || read.kind === "continuation")
+      for (const flag of read.flags) issues.push(`${flag}@${index}`);
 
     if (collecting && read.kind === "continuation") {
       parts.push(...read.chunks);

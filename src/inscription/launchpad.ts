@@ -59,8 +59,7 @@ export type LaunchpadParseReason =
   | "INVALID_ID";
 
 export type LaunchpadParseResult =
-  | { ok: true; body: LaunchpadBody }
-  | { ok: false; reason: LaunchpadParseReason; field?: string };
+  { ok: true; body: LaunchpadBody } | { ok: false; reason: LaunchpadParseReason; field?: string };
 
 const DEPLOY_FIELDS = ["p", "op", "slug", "name", "price", "max"] as const;
 const MINT_FIELDS = ["p", "op", "slug", "id", "max"] as const;
@@ -78,22 +77,33 @@ function parseCanonicalInteger(text: string): bigint | null {
 
 function isValidName(name: string): boolean {
   const characters = [...name].length;
-  return characters >= 1 && characters <= LAUNCHPAD_NAME_MAX_CHARS && !CONTROL_CHARACTER.test(name) && !LONE_SURROGATE.test(name);
+  return (
+    characters >= 1 &&
+    characters <= LAUNCHPAD_NAME_MAX_CHARS &&
+    !CONTROL_CHARACTER.test(name) &&
+    !LONE_SURROGATE.test(name)
+  );
 }
 
 /**
  * Parses a launchpad body. `contentType` must be application/json; when `action` is given (the
  * envelope's ACTION push, or null for none) it must equal the body's `op`.
  */
-export function parseLaunchpadBody(body: Uint8Array, contentType: string, action?: string | null): LaunchpadParseResult {
-  if (!contentTypeMatches(LAUNCHPAD_CONTENT_TYPE, contentType)) return { ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED" };
+export function parseLaunchpadBody(
+  body: Uint8Array,
+  contentType: string,
+  action?: string | null,
+): LaunchpadParseResult {
+  if (!contentTypeMatches(LAUNCHPAD_CONTENT_TYPE, contentType))
+    return { ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED" };
   let value: unknown;
   try {
     value = JSON.parse(strictUtf8Decoder.decode(body));
   } catch (error) {
     return { ok: false, reason: error instanceof SyntaxError ? "INVALID_JSON" : "BODY_NOT_UTF8" };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "NOT_AN_OBJECT" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, reason: "NOT_AN_OBJECT" };
   const fields = value as Record<string, unknown>;
   if (fields.p !== LAUNCHPAD_PROTOCOL) return { ok: false, reason: "WRONG_PROTOCOL", field: "p" };
   const op = fields.op;
@@ -101,7 +111,8 @@ export function parseLaunchpadBody(body: Uint8Array, contentType: string, action
   if (action !== undefined && action !== op) return { ok: false, reason: "ACTION_MISMATCH", field: "op" };
 
   const expected: readonly string[] = op === LAUNCHPAD_DEPLOY_OP ? DEPLOY_FIELDS : MINT_FIELDS;
-  for (const name of Object.keys(fields)) if (!expected.includes(name)) return { ok: false, reason: "UNEXPECTED_FIELD", field: name };
+  for (const name of Object.keys(fields))
+    if (!expected.includes(name)) return { ok: false, reason: "UNEXPECTED_FIELD", field: name };
   for (const name of expected) {
     if (!(name in fields)) return { ok: false, reason: "MISSING_FIELD", field: name };
     if (typeof fields[name] !== "string") return { ok: false, reason: "FIELD_NOT_STRING", field: name };
@@ -125,10 +136,16 @@ export function parseLaunchpadBody(body: Uint8Array, contentType: string, action
 
 /** The canonical deploy body (keys in the order of DESIGN.md 4.3). Throws on values it cannot carry. */
 export function encodeLaunchpadDeploy(deploy: Omit<LaunchpadDeploy, "kind">): Uint8Array {
-  const body = utf8Encoder.encode(JSON.stringify({
-    p: LAUNCHPAD_PROTOCOL, op: LAUNCHPAD_DEPLOY_OP, slug: deploy.slug, name: deploy.name,
-    price: deploy.priceKoinu.toString(), max: deploy.maxSupply.toString(),
-  }));
+  const body = utf8Encoder.encode(
+    JSON.stringify({
+      p: LAUNCHPAD_PROTOCOL,
+      op: LAUNCHPAD_DEPLOY_OP,
+      slug: deploy.slug,
+      name: deploy.name,
+      price: deploy.priceKoinu.toString(),
+      max: deploy.maxSupply.toString(),
+    }),
+  );
   const check = parseLaunchpadBody(body, LAUNCHPAD_CONTENT_TYPE);
   if (!check.ok) throw new RangeError(`cannot encode launchpad deploy: ${check.reason} (${check.field})`);
   return body;
@@ -136,9 +153,15 @@ export function encodeLaunchpadDeploy(deploy: Omit<LaunchpadDeploy, "kind">): Ui
 
 /** The canonical mint body. Throws on values it cannot carry. */
 export function encodeLaunchpadMint(mint: Omit<LaunchpadMint, "kind">): Uint8Array {
-  const body = utf8Encoder.encode(JSON.stringify({
-    p: LAUNCHPAD_PROTOCOL, op: LAUNCHPAD_MINT_OP, slug: mint.slug, id: mint.tokenId.toString(), max: mint.maxSupply.toString(),
-  }));
+  const body = utf8Encoder.encode(
+    JSON.stringify({
+      p: LAUNCHPAD_PROTOCOL,
+      op: LAUNCHPAD_MINT_OP,
+      slug: mint.slug,
+      id: mint.tokenId.toString(),
+      max: mint.maxSupply.toString(),
+    }),
+  );
   const check = parseLaunchpadBody(body, LAUNCHPAD_CONTENT_TYPE);
   if (!check.ok) throw new RangeError(`cannot encode launchpad mint: ${check.reason} (${check.field})`);
   return body;
@@ -149,7 +172,8 @@ export interface IndexedLaunchpadDeploy extends LaunchpadDeploy {
   inscriberAddress: string;
 }
 
-export type LaunchpadMintReason = "NO_DEPLOY" | "SLUG_MISMATCH" | "MAX_MISMATCH" | "ID_OUT_OF_RANGE" | "WRONG_INSCRIBER" | "ALREADY_MINTED";
+export type LaunchpadMintReason =
+  "NO_DEPLOY" | "SLUG_MISMATCH" | "MAX_MISMATCH" | "ID_OUT_OF_RANGE" | "WRONG_INSCRIBER" | "ALREADY_MINTED";
 
 export interface LaunchpadMintJudgement {
   member: boolean;

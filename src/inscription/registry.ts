@@ -26,16 +26,41 @@ const REGISTRY_ROWS: ActionEntry[] = [
   { name: "ADD_LP", contentTypes: [TEXT_UTF8], meaning: "DRC-20 add liquidity", group: "drc20" },
   { name: "REMOVE_LP", contentTypes: [TEXT_UTF8], meaning: "DRC-20 remove liquidity", group: "drc20" },
   { name: "CLAIM", contentTypes: [TEXT_UTF8], meaning: "DRC-20 claim of fees or rewards", group: "drc20" },
-  { name: "LIST", contentTypes: ["image/*", "video/*"], meaning: "inscription marketplace listing", group: "marketplace" },
-  { name: "BUY", contentTypes: ["image/*", "video/*"], meaning: "inscription marketplace purchase", group: "marketplace" },
-  { name: "CANCEL", contentTypes: ["image/*", "video/*"], meaning: "inscription marketplace cancellation", group: "marketplace" },
-  { name: "AUCTION_*", contentTypes: ["image/*", "video/*"], meaning: "inscription marketplace auction operation", group: "marketplace" },
+  {
+    name: "LIST",
+    contentTypes: ["image/*", "video/*"],
+    meaning: "inscription marketplace listing",
+    group: "marketplace",
+  },
+  {
+    name: "BUY",
+    contentTypes: ["image/*", "video/*"],
+    meaning: "inscription marketplace purchase",
+    group: "marketplace",
+  },
+  {
+    name: "CANCEL",
+    contentTypes: ["image/*", "video/*"],
+    meaning: "inscription marketplace cancellation",
+    group: "marketplace",
+  },
+  {
+    name: "AUCTION_*",
+    contentTypes: ["image/*", "video/*"],
+    meaning: "inscription marketplace auction operation",
+    group: "marketplace",
+  },
   { name: "TOKENIZE", contentTypes: ["application/pdf"], meaning: "real-world asset", group: "rwa" },
   { name: "LAUNCHPAD_DEPLOY", contentTypes: ["application/json"], meaning: "collection deploy", group: "launchpad" },
   { name: "LAUNCHPAD_MINT", contentTypes: ["application/json"], meaning: "collection mint", group: "launchpad" },
   { name: "BRIDGE_L1_*", contentTypes: [TEXT_UTF8], meaning: "L1 -> L2 bridge operation", group: "bridge" },
   { name: "BRIDGE_L2_INTENT", contentTypes: [TEXT_UTF8], meaning: "L2 -> L1 bridge intent", group: "bridge" },
-  { name: "ZKP", contentTypes: ["application/octet-stream"], meaning: "proof data committed while the opcode is inactive", group: "zkp" },
+  {
+    name: "ZKP",
+    contentTypes: ["application/octet-stream"],
+    meaning: "proof data committed while the opcode is inactive",
+    group: "zkp",
+  },
 ];
 
 /** The registry, in the order of DESIGN.md 4.2 (frozen). */
@@ -77,7 +102,12 @@ function parseMediaType(contentType: string): MediaType | null {
       if (param.trim() === "") continue;
       return null;
     }
-    if (param.slice(0, eq).trim().toLowerCase() === "charset") charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (param.slice(0, eq).trim().toLowerCase() === "charset")
+      charset = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .toLowerCase();
   }
   return { type: match[1].toLowerCase(), subtype: match[2].toLowerCase(), charset };
 }
@@ -96,7 +126,11 @@ export function contentTypeMatches(pattern: string, contentType: string): boolea
   if (!want || !got) return false;
   if (want.type !== got.type) return false;
   if (want.subtype !== "*" && want.subtype !== got.subtype) return false;
-  if (want.charset !== null && (got.charset === null || normaliseCharset(got.charset) !== normaliseCharset(want.charset))) return false;
+  if (
+    want.charset !== null &&
+    (got.charset === null || normaliseCharset(got.charset) !== normaliseCharset(want.charset))
+  )
+    return false;
   return true;
 }
 

@@ -62,7 +62,8 @@ export function abiIndexFile(chainId: number | bigint, location: AbiIndexLocatio
   const env = location.env ?? process.env;
   if (location.file) return path.resolve(location.file);
   if (env.ABI_INDEX) return path.resolve(env.ABI_INDEX);
-  if (Number(chainId) === LOCAL_CHAIN_ID) return path.join(location.dataDir ?? env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data"), "abi", "index.json");
+  if (Number(chainId) === LOCAL_CHAIN_ID)
+    return path.join(location.dataDir ?? env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data"), "abi", "index.json");
   return path.join(ROOT, "shared", "abi", "index.json");
 }
 
@@ -97,7 +98,11 @@ export function readChainDeployment(chainId: number | bigint, location: AbiIndex
  * The recorded address of `contract` on `chainId`, or null when the chain is not deployed or the
  * deployment lacks it. A daemon's default for its `--<contract>-address`.
  */
-export function contractAddress(chainId: number | bigint, contract: string, location: AbiIndexLocation = {}): string | null {
+export function contractAddress(
+  chainId: number | bigint,
+  contract: string,
+  location: AbiIndexLocation = {},
+): string | null {
   const deployment = readChainDeployment(chainId, location);
   if (!deployment?.deployed) return null;
   return deployment.contracts[contract]?.address ?? null;
@@ -108,7 +113,11 @@ export function contractAddress(chainId: number | bigint, contract: string, loca
  * among them (no event of theirs can be older), or null when any of them has no recorded deploy
  * block. A daemon's default for `--from-block`.
  */
-export function deployBlock(chainId: number | bigint, contracts: string | string[], location: AbiIndexLocation = {}): number | null {
+export function deployBlock(
+  chainId: number | bigint,
+  contracts: string | string[],
+  location: AbiIndexLocation = {},
+): number | null {
   const deployment = readChainDeployment(chainId, location);
   if (!deployment?.deployed) return null;
   let lowest: number | null = null;
@@ -124,11 +133,18 @@ export function deployBlock(chainId: number | bigint, contracts: string | string
  * Like `contractAddress`, but for a daemon that cannot start without it: throws one line naming
  * the index file and the flag to give instead.
  */
-export function requireContractAddress(chainId: number | bigint, contract: string, flag: string, location: AbiIndexLocation = {}): string {
+export function requireContractAddress(
+  chainId: number | bigint,
+  contract: string,
+  flag: string,
+  location: AbiIndexLocation = {},
+): string {
   const address = contractAddress(chainId, contract, location);
   if (address) return address;
   const file = abiIndexFile(chainId, location);
-  throw new Error(`no ${contract} address recorded for chain ${chainId} in ${file}: deploy it (npx hardhat run deploy/deploy.ts) or give ${flag}`);
+  throw new Error(
+    `no ${contract} address recorded for chain ${chainId} in ${file}: deploy it (npx hardhat run deploy/deploy.ts) or give ${flag}`,
+  );
 }
 
 /**
@@ -138,13 +154,17 @@ export function requireContractAddress(chainId: number | bigint, contract: strin
  * there, or when an address is missing and no `--chain-id` says which deployment to read.
  */
 export function contractAddresses<K extends string>(
-  chainId: number | undefined, given: { [P in NoInfer<K>]?: string }, contracts: Record<K, string>, location: AbiIndexLocation = {},
+  chainId: number | undefined,
+  given: { [P in NoInfer<K>]?: string },
+  contracts: Record<K, string>,
+  location: AbiIndexLocation = {},
 ): Record<K, string> {
   const out = {} as Record<K, string>;
   for (const flag of Object.keys(contracts) as K[]) {
     const value = given[flag];
     if (value) out[flag] = value;
-    else if (chainId === undefined) throw new Error(`missing --${flag}: give it, or --chain-id to read it from the ABI index`);
+    else if (chainId === undefined)
+      throw new Error(`missing --${flag}: give it, or --chain-id to read it from the ABI index`);
     else out[flag] = requireContractAddress(chainId, contracts[flag], `--${flag}`, location);
   }
   return out;

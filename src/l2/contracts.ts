@@ -19,7 +19,11 @@ import inscriberAbi from "../../shared/abi/DogeInscriber.json";
 export type { DogeAnchor, DogeAttestation, DogeInscriber };
 
 /** The published ABIs, each loaded once. */
-export const ABI = Object.freeze({ DogeAttestation: attestationAbi, DogeInscriber: inscriberAbi, DogeAnchor: anchorAbi });
+export const ABI = Object.freeze({
+  DogeAttestation: attestationAbi,
+  DogeInscriber: inscriberAbi,
+  DogeAnchor: anchorAbi,
+});
 
 /** IJobService.JobStatus (contracts/services/IJobService.sol), by name. */
 export const JOB_STATUS = Object.freeze({ None: 0, Open: 1, Settled: 2, Refunded: 3 } as const);

@@ -31,7 +31,8 @@ export interface Loop {
 export const DEFAULT_LOOP_BACKOFF_MAX_MS = 30_000;
 
 export function runEvery(name: string, ms: number, pass: () => unknown, options: LoopOptions = {}): Loop {
-  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`runEvery(${name}): the interval must be a number of ms >= 0, not ${ms}`);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new RangeError(`runEvery(${name}): the interval must be a number of ms >= 0, not ${ms}`);
   const log = options.log ?? (() => undefined);
   const maxMs = options.backoff === false ? ms : Math.max(ms, options.backoff?.maxMs ?? DEFAULT_LOOP_BACKOFF_MAX_MS);
   let stopped = false;
@@ -52,7 +53,8 @@ export function runEvery(name: string, ms: number, pass: () => unknown, options:
       failures = 0;
       delay = ms;
     } catch (error) {
-      if (failures === 0) log(`${name}_failed`, { loop: name, err: messageOf(error), retry_ms: Math.min(delay * 2, maxMs) });
+      if (failures === 0)
+        log(`${name}_failed`, { loop: name, err: messageOf(error), retry_ms: Math.min(delay * 2, maxMs) });
       failures++;
       delay = Math.min(delay * 2, maxMs);
     }

@@ -30,7 +30,16 @@ export interface ChildSpec {
 
 export type SupervisorEvent =
   | { type: "started"; name: string; pid: number; url: string; restarts: number }
-  | { type: "exited"; name: string; pid: number; code: number | null; signal: string | null; restarts: number; restartInMs: number | null; tail: string[] }
+  | {
+      type: "exited";
+      name: string;
+      pid: number;
+      code: number | null;
+      signal: string | null;
+      restarts: number;
+      restartInMs: number | null;
+      tail: string[];
+    }
   | { type: "error"; name: string; line: string };
 
 export interface SupervisorOptions {
@@ -83,11 +92,17 @@ export class Supervisor {
   private readonly children: Managed[] = [];
   private readonly timer: NodeJS.Timeout;
   private stopping = false;
-  private readonly opts: Required<Omit<SupervisorOptions, "onEvent" | "onLine">> & Pick<SupervisorOptions, "onEvent" | "onLine">;
+  private readonly opts: Required<Omit<SupervisorOptions, "onEvent" | "onLine">> &
+    Pick<SupervisorOptions, "onEvent" | "onLine">;
 
   constructor(options: SupervisorOptions) {
     this.opts = {
-      initialBackoffMs: 1_000, maxBackoffMs: 30_000, resetAfterMs: 60_000, readyTimeoutMs: 120_000, killAfterMs: 10_000, pollMs: 100,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 30_000,
+      resetAfterMs: 60_000,
+      readyTimeoutMs: 120_000,
+      killAfterMs: 10_000,
+      pollMs: 100,
       ...options,
     };
     fs.mkdirSync(this.opts.logDir, { recursive: true });
@@ -99,12 +114,31 @@ export class Supervisor {
   start(spec: ChildSpec): Promise<string> {
     if (this.children.some((m) => m.spec.name === spec.name)) throw new Error(`${spec.name} is already supervised`);
     const managed: Managed = {
-      spec, child: null, logFile: path.join(this.opts.logDir, `${spec.name}.log`), offset: 0, pending: "", sinceStart: "",
-      readyAt: null, url: null, restarts: 0, backoffMs: this.opts.initialBackoffMs, restartTimer: null, onReady: null, onFail: null,
+      spec,
+      child: null,
+      logFile: path.join(this.opts.logDir, `${spec.name}.log`),
+      offset: 0,
+      pending: "",
+      sinceStart: "",
+      readyAt: null,
+      url: null,
+      restarts: 0,
+      backoffMs: this.opts.initialBackoffMs,
+      restartTimer: null,
+      onReady: null,
+      onFail: null,
     };
     this.children.push(managed);
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`${spec.name} printed no ready line within ${this.opts.readyTimeoutMs / 1000} s (see ${managed.logFile})`)), this.opts.readyTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new Error(
+              `${spec.name} printed no ready line within ${this.opts.readyTimeoutMs / 1000} s (see ${managed.logFile})`,
+            ),
+          ),
+        this.opts.readyTimeoutMs,
+      );
       const fail = (error: Error) => {
         clearTimeout(timer);
         managed.onReady = managed.onFail = null;
@@ -156,7 +190,9 @@ export class Supervisor {
     managed.pending = managed.sinceStart = "";
     managed.readyAt = null;
     const child = spawn(process.execPath, ["--require", WATCH_PARENT_PRELOAD, ...spec.args()], {
-      cwd: spec.cwd, stdio: ["ignore", fd, fd], env: { ...process.env, ...spec.env, DOGEOS_SUPERVISED: "1" },
+      cwd: spec.cwd,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, ...spec.env, DOGEOS_SUPERVISED: "1" },
     });
     fs.closeSync(fd);
     managed.child = child;
@@ -170,14 +206,26 @@ export class Supervisor {
     const tail = this.tail(managed);
     if (managed.onFail) {
       // It never became ready on its first start: that is a failed start, not a crash to retry.
-      managed.onFail(new Error(`${managed.spec.name} exited (${signal ?? code}) before it was ready:\n  ${tail.join("\n  ")}`));
+      managed.onFail(
+        new Error(`${managed.spec.name} exited (${signal ?? code}) before it was ready:\n  ${tail.join("\n  ")}`),
+      );
       return;
     }
-    if (managed.readyAt !== null && Date.now() - managed.readyAt >= this.opts.resetAfterMs) managed.backoffMs = this.opts.initialBackoffMs;
+    if (managed.readyAt !== null && Date.now() - managed.readyAt >= this.opts.resetAfterMs)
+      managed.backoffMs = this.opts.initialBackoffMs;
     const delay = managed.backoffMs;
     managed.backoffMs = Math.min(managed.backoffMs * 2, this.opts.maxBackoffMs);
     managed.restarts += 1;
-    this.opts.onEvent?.({ type: "exited", name: managed.spec.name, pid: child.pid ?? 0, code, signal, restarts: managed.restarts, restartInMs: delay, tail });
+    this.opts.onEvent?.({
+      type: "exited",
+      name: managed.spec.name,
+      pid: child.pid ?? 0,
+      code,
+      signal,
+      restarts: managed.restarts,
+      restartInMs: delay,
+      tail,
+    });
     managed.restartTimer = setTimeout(() => {
       managed.restartTimer = null;
       if (!this.stopping) this.spawn(managed);
@@ -186,7 +234,10 @@ export class Supervisor {
 
   /** The last lines of a child's log since it (re)started. */
   private tail(managed: Managed, lines = 8): string[] {
-    return (managed.sinceStart + managed.pending).split("\n").filter((line) => line.length > 0).slice(-lines);
+    return (managed.sinceStart + managed.pending)
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .slice(-lines);
   }
 
   private readLogs(): void {
@@ -222,7 +273,14 @@ export class Supervisor {
         managed.readyAt = Date.now();
         managed.url = match[1];
         managed.onReady?.(match[1]);
-        if (managed.child?.pid) this.opts.onEvent?.({ type: "started", name: managed.spec.name, pid: managed.child.pid, url: match[1], restarts: managed.restarts });
+        if (managed.child?.pid)
+          this.opts.onEvent?.({
+            type: "started",
+            name: managed.spec.name,
+            pid: managed.child.pid,
+            url: match[1],
+            restarts: managed.restarts,
+          });
       }
     } else {
       managed.sinceStart = (managed.sinceStart + lines.map((l) => `${l}\n`).join("")).slice(-8_192);

@@ -8,8 +8,16 @@
  */
 import { AbiCoder, Contract, keccak256 } from "ethers";
 import {
-  collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, factTypeName, inscriptionActionFact,
-  inscriptionOwnerFact, inscriptionValidFact, l1TipFact, txIncludedFact,
+  collectionCountFact,
+  dogeBalanceFact,
+  drc20BalanceFact,
+  drc20TransferValidFact,
+  factTypeName,
+  inscriptionActionFact,
+  inscriptionOwnerFact,
+  inscriptionValidFact,
+  l1TipFact,
+  txIncludedFact,
 } from "../facts";
 import type { Fact, FactStamp, FactTypeName } from "../facts";
 import { factFromJson } from "../attester/wire";
@@ -29,15 +37,33 @@ export function factKeysOf(type: FactTypeName, params: FactParamsJson): { subjec
   };
   let fact: Fact;
   switch (type) {
-    case "DOGE_BALANCE": fact = dogeBalanceFact(need(params.address, "address"), 0n, DUMMY); break;
-    case "DRC20_BALANCE": fact = drc20BalanceFact(need(params.address, "address"), need(params.tick, "tick"), 0n, DUMMY); break;
-    case "COLLECTION_COUNT": fact = collectionCountFact(need(params.address, "address"), need(params.slug, "collection"), 0n, DUMMY); break;
-    case "INSCRIPTION_OWNER": fact = inscriptionOwnerFact(need(params.inscription_id, "id"), "x", DUMMY); break;
-    case "INSCRIPTION_VALID": fact = inscriptionValidFact(need(params.inscription_id, "id"), false, ZERO_TXID, DUMMY); break;
-    case "INSCRIPTION_ACTION": fact = inscriptionActionFact(need(params.inscription_id, "id"), null, DUMMY); break;
-    case "DRC20_TRANSFER_VALID": fact = drc20TransferValidFact(need(params.txid, "txid"), "xxxx", 0n, DUMMY); break;
-    case "TX_INCLUDED": fact = txIncludedFact(need(params.txid, "txid"), null, DUMMY); break;
-    case "L1_TIP": fact = l1TipFact(0n, ZERO_TXID, DUMMY); break;
+    case "DOGE_BALANCE":
+      fact = dogeBalanceFact(need(params.address, "address"), 0n, DUMMY);
+      break;
+    case "DRC20_BALANCE":
+      fact = drc20BalanceFact(need(params.address, "address"), need(params.tick, "tick"), 0n, DUMMY);
+      break;
+    case "COLLECTION_COUNT":
+      fact = collectionCountFact(need(params.address, "address"), need(params.slug, "collection"), 0n, DUMMY);
+      break;
+    case "INSCRIPTION_OWNER":
+      fact = inscriptionOwnerFact(need(params.inscription_id, "id"), "x", DUMMY);
+      break;
+    case "INSCRIPTION_VALID":
+      fact = inscriptionValidFact(need(params.inscription_id, "id"), false, ZERO_TXID, DUMMY);
+      break;
+    case "INSCRIPTION_ACTION":
+      fact = inscriptionActionFact(need(params.inscription_id, "id"), null, DUMMY);
+      break;
+    case "DRC20_TRANSFER_VALID":
+      fact = drc20TransferValidFact(need(params.txid, "txid"), "xxxx", 0n, DUMMY);
+      break;
+    case "TX_INCLUDED":
+      fact = txIncludedFact(need(params.txid, "txid"), null, DUMMY);
+      break;
+    case "L1_TIP":
+      fact = l1TipFact(0n, ZERO_TXID, DUMMY);
+      break;
   }
   return { subject: fact.subject, qualifier: fact.qualifier };
 }
@@ -45,12 +71,21 @@ export function factKeysOf(type: FactTypeName, params: FactParamsJson): { subjec
 /** The inputs a request of `type` takes (only these are passed to the attesters). */
 function paramsFor(type: FactTypeName, params: FactParamsJson): FactParamsJson {
   switch (type) {
-    case "DOGE_BALANCE": return { address: params.address };
-    case "DRC20_BALANCE": return { address: params.address, tick: params.tick };
-    case "COLLECTION_COUNT": return { address: params.address, slug: params.slug };
-    case "INSCRIPTION_OWNER": case "INSCRIPTION_VALID": case "INSCRIPTION_ACTION": return { inscription_id: params.inscription_id };
-    case "DRC20_TRANSFER_VALID": case "TX_INCLUDED": return { txid: params.txid };
-    case "L1_TIP": return {};
+    case "DOGE_BALANCE":
+      return { address: params.address };
+    case "DRC20_BALANCE":
+      return { address: params.address, tick: params.tick };
+    case "COLLECTION_COUNT":
+      return { address: params.address, slug: params.slug };
+    case "INSCRIPTION_OWNER":
+    case "INSCRIPTION_VALID":
+    case "INSCRIPTION_ACTION":
+      return { inscription_id: params.inscription_id };
+    case "DRC20_TRANSFER_VALID":
+    case "TX_INCLUDED":
+      return { txid: params.txid };
+    case "L1_TIP":
+      return {};
   }
 }
 
@@ -80,23 +115,44 @@ export class FactRequestFulfiller {
     const { attestation } = this.options;
     const stored = await attestation.requestOf(requestId);
     const status = STATUS[Number(stored.status)];
-    if (status === "None") throw notFound("REQUEST_NOT_FOUND", `no request ${requestId} on the attestation contract`, { requestId });
-    if (status === "Fulfilled") throw conflict("ALREADY_FULFILLED", `request ${requestId} is already fulfilled`, { requestId });
+    if (status === "None")
+      throw notFound("REQUEST_NOT_FOUND", `no request ${requestId} on the attestation contract`, { requestId });
+    if (status === "Fulfilled")
+      throw conflict("ALREADY_FULFILLED", `request ${requestId} is already fulfilled`, { requestId });
     if (status === "Refunded") throw conflict("REQUEST_REFUNDED", `request ${requestId} was refunded`, { requestId });
     const deadline = Number(stored.deadline);
     const block = await attestation.runner!.provider!.getBlock("latest");
     if (block && block.timestamp > deadline) {
-      throw new AppError("gone", "REQUEST_EXPIRED", `request ${requestId} passed its deadline; the requester can take the fee back with refund`, { requestId, deadline });
+      throw new AppError(
+        "gone",
+        "REQUEST_EXPIRED",
+        `request ${requestId} passed its deadline; the requester can take the fee back with refund`,
+        { requestId, deadline },
+      );
     }
     const event = await this.requestEvent(requestId);
     const type = factTypeName(event.factType);
-    if (!type) throw new AppError("unprocessable", "UNKNOWN_FACT_TYPE", `request ${requestId} is for fact type ${event.factType}, which this relayer does not know`, { requestId });
+    if (!type)
+      throw new AppError(
+        "unprocessable",
+        "UNKNOWN_FACT_TYPE",
+        `request ${requestId} is for fact type ${event.factType}, which this relayer does not know`,
+        { requestId },
+      );
     const wanted = paramsFor(type, params);
     const keys = factKeysOf(type, wanted);
     if (keys.subject !== event.subject || keys.qualifier !== event.qualifier) {
-      throw new AppError("unprocessable", "INPUTS_DO_NOT_MATCH_REQUEST", `the inputs do not hash to the keys request ${requestId} was paid for (keccak256 of the address, the tick key, ...)`, {
-        requestId, type, expected: { subject: event.subject, qualifier: event.qualifier }, given: keys,
-      });
+      throw new AppError(
+        "unprocessable",
+        "INPUTS_DO_NOT_MATCH_REQUEST",
+        `the inputs do not hash to the keys request ${requestId} was paid for (keccak256 of the address, the tick key, ...)`,
+        {
+          requestId,
+          type,
+          expected: { subject: event.subject, qualifier: event.qualifier },
+          given: keys,
+        },
+      );
     }
     // The contract takes no fact attested before the request (the L2's clock may run a little ahead).
     const answer = await this.options.panel.fact(type, wanted, { notBefore: Number(stored.requestedAt) });
@@ -104,14 +160,34 @@ export class FactRequestFulfiller {
     try {
       const tx = await attestation.fulfill(requestId, fact, answer.signatures);
       const receipt = await tx.wait();
-      this.options.log?.("relayer_request_fulfilled", { requestId, type, tx: receipt.hash, gas: receipt.gasUsed.toString() });
-      return { requestId, status: "fulfilled", type, txHash: receipt.hash, fact: answer.fact, signatures: answer.signatures, signers: answer.signers };
+      this.options.log?.("relayer_request_fulfilled", {
+        requestId,
+        type,
+        tx: receipt.hash,
+        gas: receipt.gasUsed.toString(),
+      });
+      return {
+        requestId,
+        status: "fulfilled",
+        type,
+        txHash: receipt.hash,
+        fact: answer.fact,
+        signatures: answer.signatures,
+        signers: answer.signers,
+      };
     } catch (error) {
       // Another relayer (or a race) got there first, or the deadline passed meanwhile.
       const after = STATUS[Number((await attestation.requestOf(requestId)).status)];
-      if (after === "Fulfilled") throw conflict("ALREADY_FULFILLED", `request ${requestId} was fulfilled meanwhile`, { requestId });
-      if (after === "Refunded") throw conflict("REQUEST_REFUNDED", `request ${requestId} was refunded meanwhile`, { requestId });
-      throw new AppError("upstream", "FULFIL_FAILED", `the fulfil transaction failed: ${(error as Error).message.split("\n")[0]}`, { requestId });
+      if (after === "Fulfilled")
+        throw conflict("ALREADY_FULFILLED", `request ${requestId} was fulfilled meanwhile`, { requestId });
+      if (after === "Refunded")
+        throw conflict("REQUEST_REFUNDED", `request ${requestId} was refunded meanwhile`, { requestId });
+      throw new AppError(
+        "upstream",
+        "FULFIL_FAILED",
+        `the fulfil transaction failed: ${(error as Error).message.split("\n")[0]}`,
+        { requestId },
+      );
     }
   }
 
@@ -125,14 +201,22 @@ export class FactRequestFulfiller {
     // interval old, and the request may be in the block after it.
     const logs = await attestation.queryFilter(attestation.filters.FactRequested(requestId), from, "latest");
     const log = logs[0] as unknown as { args: { factType: string; subject: string; qualifier: string } } | undefined;
-    if (!log) throw notFound("REQUEST_NOT_FOUND", `no FactRequested event for ${requestId} in the last ${latest - from} blocks`, { requestId });
+    if (!log)
+      throw notFound(
+        "REQUEST_NOT_FOUND",
+        `no FactRequested event for ${requestId} in the last ${latest - from} blocks`,
+        { requestId },
+      );
     return { factType: log.args.factType, subject: log.args.subject, qualifier: log.args.qualifier };
   }
 }
 
 /** keccak256(abi.encode(factType, subject, qualifier, sequence)): how the contract makes request ids. */
 export function requestIdOf(factType: string, subject: string, qualifier: string, sequence: bigint): string {
-  return keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "bytes32", "bytes32", "uint64"], [factType, subject, qualifier, sequence]));
+  return keccak256(
+    AbiCoder.defaultAbiCoder().encode(
+      ["bytes32", "bytes32", "bytes32", "uint64"],
+      [factType, subject, qualifier, sequence],
+    ),
+  );
 }
-
-

@@ -57,7 +57,11 @@ export type RelayerL2 = JobLogSource & JobChain;
 
 /** A contract refuses a call of the relayer (a revert found by simulation or when sending it): CONTRACT_REFUSED, not retryable. */
 export class ContractRefusedError extends DogeosError {
-  constructor(message: string, readonly revert: string | null, cause?: unknown) {
+  constructor(
+    message: string,
+    readonly revert: string | null,
+    cause?: unknown,
+  ) {
     super("unprocessable", "CONTRACT_REFUSED", message, { details: { revert }, cause });
   }
 }
@@ -71,7 +75,10 @@ export class ContractRefusedError extends DogeosError {
  */
 export function guardL2(l2: RelayerL2): RelayerL2 {
   const wrap = (error: unknown): unknown => (classifyExternalFailure(error) ? failureFromExternal("L2", error) : error);
-  const guard = <T>(promise: Promise<T>): Promise<T> => promise.catch((error) => { throw wrap(error); });
+  const guard = <T>(promise: Promise<T>): Promise<T> =>
+    promise.catch((error) => {
+      throw wrap(error);
+    });
   const guardSent = (sent: SentTransaction): SentTransaction => ({ hash: sent.hash, wait: () => guard(sent.wait()) });
   return new Proxy(l2, {
     get(target, property, receiver) {
@@ -85,7 +92,9 @@ export function guardL2(l2: RelayerL2): RelayerL2 {
           throw wrap(error);
         }
         if (!(result instanceof Promise)) return result;
-        return guard(result).then((answer) => (property === "submitFact" || property === "settle" ? guardSent(answer as SentTransaction) : answer));
+        return guard(result).then((answer) =>
+          property === "submitFact" || property === "settle" ? guardSent(answer as SentTransaction) : answer,
+        );
       };
     },
   });
@@ -112,28 +121,51 @@ const text = (hex: string) => new TextDecoder("utf-8", { fatal: false }).decode(
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), "hex"));
 
 /** The job a request log announces, or null for a log that is not one (another event, undecodable data). */
-export function announcedJobOf(log: Pick<Log, "address" | "topics" | "data" | "blockNumber" | "transactionHash">): AnnouncedJob | null {
+export function announcedJobOf(
+  log: Pick<Log, "address" | "topics" | "data" | "blockNumber" | "transactionHash">,
+): AnnouncedJob | null {
   const coder = AbiCoder.defaultAbiCoder();
   if (log.topics.length !== 3) return null;
   const jobId = log.topics[1].toLowerCase();
   const requester = getAddress(`0x${log.topics[2].slice(26)}`);
   try {
     if (log.topics[0] === INSCRIPTION_TOPIC) {
-      const [contentType, action, payload, recipient, resultHash, feeWei, deadline] = coder.decode(INSCRIPTION_DATA, log.data);
+      const [contentType, action, payload, recipient, resultHash, feeWei, deadline] = coder.decode(
+        INSCRIPTION_DATA,
+        log.data,
+      );
       return {
-        kind: "inscription", jobId, contract: getAddress(log.address), requester,
-        contentType: text(contentType), action: text(action), dogeRecipient: text(recipient), payload: bytes(payload),
-        resultHash: String(resultHash).toLowerCase(), feeWei: BigInt(feeWei), deadline: Number(deadline),
-        l2Block: log.blockNumber, l2Tx: log.transactionHash,
+        kind: "inscription",
+        jobId,
+        contract: getAddress(log.address),
+        requester,
+        contentType: text(contentType),
+        action: text(action),
+        dogeRecipient: text(recipient),
+        payload: bytes(payload),
+        resultHash: String(resultHash).toLowerCase(),
+        feeWei: BigInt(feeWei),
+        deadline: Number(deadline),
+        l2Block: log.blockNumber,
+        l2Tx: log.transactionHash,
       };
     }
     if (log.topics[0] === ANCHOR_TOPIC) {
       const [payload, resultHash, feeWei, deadline] = coder.decode(ANCHOR_DATA, log.data);
       return {
-        kind: "anchor", jobId, contract: getAddress(log.address), requester,
-        contentType: null, action: null, dogeRecipient: null, payload: bytes(payload),
-        resultHash: String(resultHash).toLowerCase(), feeWei: BigInt(feeWei), deadline: Number(deadline),
-        l2Block: log.blockNumber, l2Tx: log.transactionHash,
+        kind: "anchor",
+        jobId,
+        contract: getAddress(log.address),
+        requester,
+        contentType: null,
+        action: null,
+        dogeRecipient: null,
+        payload: bytes(payload),
+        resultHash: String(resultHash).toLowerCase(),
+        feeWei: BigInt(feeWei),
+        deadline: Number(deadline),
+        l2Block: log.blockNumber,
+        l2Tx: log.transactionHash,
       };
     }
   } catch {
@@ -145,7 +177,8 @@ export function announcedJobOf(log: Pick<Log, "address" | "topics" | "data" | "b
 /** The first line of an ethers (or Hardhat) error, and the custom error's name when it can be decoded. */
 export function revertOf(error: unknown, iface: Interface): { message: string; revert: string | null } {
   const message = (error as Error)?.message?.split("\n")[0] ?? String(error);
-  const data = (error as { data?: unknown })?.data ?? (error as { info?: { error?: { data?: unknown } } })?.info?.error?.data;
+  const data =
+    (error as { data?: unknown })?.data ?? (error as { info?: { error?: { data?: unknown } } })?.info?.error?.data;
   let revert: string | null = (error as { revert?: { name?: string } })?.revert?.name ?? null;
   if (!revert && typeof data === "string" && data.startsWith("0x") && data.length >= 10) {
     try {
@@ -171,17 +204,25 @@ export function isRevert(error: unknown): boolean {
 
 export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
   const { signer } = options;
-  const provider: Provider = signer.provider ?? (() => { throw new Error("the relayer's L2 signer needs a provider"); })();
+  const provider: Provider =
+    signer.provider ??
+    (() => {
+      throw new Error("the relayer's L2 signer needs a provider");
+    })();
   const attestation = attestationAt(options.attestation, signer);
   const services: Record<JobKind, JobService | null> = {
     inscription: options.inscriber ? inscriberAt(options.inscriber, signer) : null,
     anchor: options.anchor ? anchorAt(options.anchor, signer) : null,
   };
-  const addresses = [options.inscriber, options.anchor].filter((a): a is string => Boolean(a)).map((a) => getAddress(a));
+  const addresses = [options.inscriber, options.anchor]
+    .filter((a): a is string => Boolean(a))
+    .map((a) => getAddress(a));
   const topics = [...(options.inscriber ? [INSCRIPTION_TOPIC] : []), ...(options.anchor ? [ANCHOR_TOPIC] : [])];
   const txTimeoutMs = options.txTimeoutMs ?? 120_000;
   // One interface that knows every error the settle path can revert with (the service's and DogeAttestation's).
-  const errors = new Interface([...ABI.DogeInscriber, ...ABI.DogeAttestation].filter((item: { type: string }) => item.type === "error"));
+  const errors = new Interface(
+    [...ABI.DogeInscriber, ...ABI.DogeAttestation].filter((item: { type: string }) => item.type === "error"),
+  );
 
   const service = (kind: JobKind): JobService => {
     const contract = services[kind];
@@ -260,11 +301,18 @@ export function ethersRelayerL2(options: EthersRelayerL2Options): RelayerL2 {
  * deploy/deploy.ts wires them). Returns what is wrong (empty when all is well); throws when the L2
  * cannot be read.
  */
-export async function checkJobContracts(provider: Provider, addresses: { attestation: string; inscriber?: string | null; anchor?: string | null }): Promise<string[]> {
+export async function checkJobContracts(
+  provider: Provider,
+  addresses: { attestation: string; inscriber?: string | null; anchor?: string | null },
+): Promise<string[]> {
   const problems: string[] = [];
   const attestationAddress = getAddress(addresses.attestation);
-  if ((await provider.getCode(attestationAddress)) === "0x") problems.push(`no contract at the attestation address ${attestationAddress}`);
-  for (const [name, kind, address] of [["DogeInscriber", "inscription", addresses.inscriber], ["DogeAnchor", "anchor", addresses.anchor]] as const) {
+  if ((await provider.getCode(attestationAddress)) === "0x")
+    problems.push(`no contract at the attestation address ${attestationAddress}`);
+  for (const [name, kind, address] of [
+    ["DogeInscriber", "inscription", addresses.inscriber],
+    ["DogeAnchor", "anchor", addresses.anchor],
+  ] as const) {
     if (!address) continue;
     const at = getAddress(address);
     if ((await provider.getCode(at)) === "0x") {
@@ -273,7 +321,8 @@ export async function checkJobContracts(provider: Provider, addresses: { attesta
     }
     try {
       const wiredTo = getAddress(await jobServiceAt(kind, at, provider).attestation());
-      if (wiredTo !== attestationAddress) problems.push(`${name} at ${at} settles through ${wiredTo}, not ${attestationAddress}`);
+      if (wiredTo !== attestationAddress)
+        problems.push(`${name} at ${at} settles through ${wiredTo}, not ${attestationAddress}`);
     } catch (error) {
       if (!isRevert(error) && !isError(error, "BAD_DATA")) throw error;
       problems.push(`${name} at ${at} is not a job service (attestation() fails)`);

@@ -111,7 +111,13 @@ export interface RelayerOptions {
 type Outcome =
   | { kind: "advance"; changes: JobChanges; event?: string; fields?: Record<string, unknown> }
   | { kind: "wait" | "error"; code: string; message: string; details?: Record<string, unknown> }
-  | { kind: "final"; status: Exclude<RelayerJobStatus, "seen" | "submitted" | "l1_done">; code: string | null; message: string | null; changes?: JobChanges };
+  | {
+      kind: "final";
+      status: Exclude<RelayerJobStatus, "seen" | "submitted" | "l1_done">;
+      code: string | null;
+      message: string | null;
+      changes?: JobChanges;
+    };
 
 /** The current base-chain transaction of a job, ready for a receipt. */
 interface Landed {
@@ -209,38 +215,63 @@ export class Relayer {
     this.lateSettleSeconds = options.lateSettleSeconds ?? 7 * 86_400;
     this.maxRounds = options.maxRounds ?? 3;
     this.concurrency = options.concurrency ?? 4;
-    if (this.retryBaseMs < 0 || this.retryMaxMs < this.retryBaseMs) throw new RangeError("retryBaseMs must be >= 0 and retryMaxMs >= retryBaseMs");
-    if (!Number.isInteger(this.maxRounds) || this.maxRounds < 1) throw new RangeError("maxRounds must be a positive integer");
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError("concurrency must be a positive integer");
+    if (this.retryBaseMs < 0 || this.retryMaxMs < this.retryBaseMs)
+      throw new RangeError("retryBaseMs must be >= 0 and retryMaxMs >= retryBaseMs");
+    if (!Number.isInteger(this.maxRounds) || this.maxRounds < 1)
+      throw new RangeError("maxRounds must be a positive integer");
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
+      throw new RangeError("concurrency must be a positive integer");
     this.scanner = new JobScanner({
-      source: this.l2, store: this.store, fromBlock: options.fromBlock, confirmations: options.l2Confirmations,
-      reorgDepth: options.reorgDepth, maxBlockRange: options.maxBlockRange,
+      source: this.l2,
+      store: this.store,
+      fromBlock: options.fromBlock,
+      confirmations: options.l2Confirmations,
+      reorgDepth: options.reorgDepth,
+      maxBlockRange: options.maxBlockRange,
       log: (event, fields) => this.log(event === "relayer_job_seen" ? "info" : "warn", event, fields),
     });
     const registry = options.registry;
     if (registry) {
       const store = this.store;
-      const self = this;
+      // The gauges' collect() runs with the gauge as `this`: the head is read through a closure.
+      const lastHead = () => this.lastHead;
       new Gauge({
-        name: "relayer_jobs", help: "Jobs by relayer status", labelNames: ["status"], registers: [registry],
+        name: "relayer_jobs",
+        help: "Jobs by relayer status",
+        labelNames: ["status"],
+        registers: [registry],
         collect() {
           for (const [status, n] of Object.entries(store.counts())) this.set({ status }, n);
         },
       });
       new Gauge({
-        name: "relayer_l2_cursor_block", help: "Last L2 block scanned for job requests", registers: [registry],
+        name: "relayer_l2_cursor_block",
+        help: "Last L2 block scanned for job requests",
+        registers: [registry],
         collect() {
           this.set(store.cursor()?.blockNumber ?? -1);
         },
       });
       new Gauge({
-        name: "relayer_l2_head_block", help: "L2 head at the last scan", registers: [registry],
+        name: "relayer_l2_head_block",
+        help: "L2 head at the last scan",
+        registers: [registry],
         collect() {
-          this.set(self.lastHead ?? -1);
+          this.set(lastHead() ?? -1);
         },
       });
-      this.settledTotal = new Counter({ name: "relayer_settled_total", help: "Jobs this relayer settled", labelNames: ["kind"], registers: [registry] });
-      this.failuresTotal = new Counter({ name: "relayer_attempt_failures_total", help: "Attempts that waited or failed, by code", labelNames: ["code"], registers: [registry] });
+      this.settledTotal = new Counter({
+        name: "relayer_settled_total",
+        help: "Jobs this relayer settled",
+        labelNames: ["kind"],
+        registers: [registry],
+      });
+      this.failuresTotal = new Counter({
+        name: "relayer_attempt_failures_total",
+        help: "Attempts that waited or failed, by code",
+        labelNames: ["code"],
+        registers: [registry],
+      });
     } else {
       this.settledTotal = null;
       this.failuresTotal = null;
@@ -281,7 +312,10 @@ export class Relayer {
       if (scanError) throw scanError;
       return { scan, attempted };
     })();
-    const tracked = run.then(() => undefined, () => undefined);
+    const tracked = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.pass = tracked;
     try {
       return await run;
@@ -346,7 +380,10 @@ export class Relayer {
     if (onChain.status === JOB_STATUS.Settled) {
       const byUs = job.settleTx !== null && (await this.l2.outcome(job.settleTx)) === "success";
       return {
-        kind: "final", status: "settled", code: null, message: null,
+        kind: "final",
+        status: "settled",
+        code: null,
+        message: null,
         changes: { settledByUs: byUs, l1Height: Number(onChain.l1Height), l1Txid: onChain.l1Txid.replace(/^0x/, "") },
       };
     }
@@ -355,13 +392,21 @@ export class Relayer {
     }
     const now = await this.l2.timestamp();
     if (onChain.status !== JOB_STATUS.Open) {
-      if (now > job.deadline) return { kind: "final", status: "dropped", code: "JOB_NOT_ON_L2", message: "the contract does not hold this job (its request left the chain) and its deadline passed" };
+      if (now > job.deadline)
+        return {
+          kind: "final",
+          status: "dropped",
+          code: "JOB_NOT_ON_L2",
+          message: "the contract does not hold this job (its request left the chain) and its deadline passed",
+        };
       return { kind: "wait", code: "JOB_NOT_ON_L2", message: "the contract does not hold this job now (an L2 reorg?)" };
     }
     if (job.status === "seen") {
       if (now + this.startMarginSeconds > job.deadline) {
         return {
-          kind: "final", status: "expired", code: now > job.deadline ? "DEADLINE_PASSED" : "DEADLINE_TOO_CLOSE",
+          kind: "final",
+          status: "expired",
+          code: now > job.deadline ? "DEADLINE_PASSED" : "DEADLINE_TOO_CLOSE",
           message: `the deadline (${job.deadline}) is less than ${this.startMarginSeconds} s away at L2 time ${now}: not started, left for refund`,
         };
       }
@@ -369,11 +414,22 @@ export class Relayer {
     }
     if (now > job.deadline) {
       if (now > job.deadline + this.lateSettleSeconds) {
-        return { kind: "final", status: "expired", code: "NOT_SETTLED_IN_TIME", message: `still not settled ${this.lateSettleSeconds} s after the deadline: given up` };
+        return {
+          kind: "final",
+          status: "expired",
+          code: "NOT_SETTLED_IN_TIME",
+          message: `still not settled ${this.lateSettleSeconds} s after the deadline: given up`,
+        };
       }
       if (!job.lateReported) {
         this.store.update(job.jobId, { lateReported: true });
-        this.log("warn", "relayer_job_late", { job_id: job.jobId, kind: job.kind, deadline: job.deadline, l2_time: now, status: job.status });
+        this.log("warn", "relayer_job_late", {
+          job_id: job.jobId,
+          kind: job.kind,
+          deadline: job.deadline,
+          l2_time: now,
+          status: job.status,
+        });
       }
     }
     const landed = job.kind === "inscription" ? await this.followInscription(job) : await this.followAnchor(job);
@@ -391,19 +447,26 @@ export class Relayer {
     if (!this.inscriber) return { kind: "wait", code: "NO_INSCRIBER", message: "no inscriber is configured" };
     const key = this.idempotencyKey(job);
     const { job: view, created } = await this.inscriber.inscribe(key, {
-      contentType: job.contentType ?? "", action: job.action ? job.action : null, content: job.payload, recipient: job.dogeRecipient ?? "",
+      contentType: job.contentType ?? "",
+      action: job.action ? job.action : null,
+      content: job.payload,
+      recipient: job.dogeRecipient ?? "",
     });
     this.options.afterAction?.(job, "inscription_submitted");
     if (`0x${view.envelopeHash}`.toLowerCase() !== job.resultHash) {
       return {
-        kind: "final", status: "failed_permanently", code: "RESULT_HASH_MISMATCH",
+        kind: "final",
+        status: "failed_permanently",
+        code: "RESULT_HASH_MISMATCH",
         message: `the inscriber's envelope hash ${view.envelopeHash} is not the job's ${job.resultHash}: no receipt can match`,
         changes: { workRef: view.id },
       };
     }
     return {
-      kind: "advance", changes: { status: "submitted", workRef: view.id, l1Txid: null },
-      event: "relayer_inscription_submitted", fields: { inscriber_job: view.id, idempotency_key: key, created },
+      kind: "advance",
+      changes: { status: "submitted", workRef: view.id, l1Txid: null },
+      event: "relayer_inscription_submitted",
+      fields: { inscriber_job: view.id, idempotency_key: key, created },
     };
   }
 
@@ -424,11 +487,21 @@ export class Relayer {
     // the last of a Doginals chain): the attesters' index finds the inscription by it.
     const txid = view.revealTxids[view.revealTxids.length - 1];
     if (!isFinalJobStatus(view.status) || !txid) {
-      return { kind: "wait", code: "INSCRIBER_PENDING", message: `inscriber job ${view.id} is ${view.status}`, details: { inscription_id: view.inscriptionId } };
+      return {
+        kind: "wait",
+        code: "INSCRIBER_PENDING",
+        message: `inscriber job ${view.id} is ${view.status}`,
+        details: { inscription_id: view.inscriptionId },
+      };
     }
     if (job.status !== "l1_done" || job.l1Txid !== txid) {
       this.store.update(job.jobId, { status: "l1_done", l1Txid: txid, attempts: 0 });
-      this.log("info", "relayer_inscription_confirmed", { job_id: job.jobId, inscriber_job: view.id, inscription_id: view.inscriptionId, l1_txid: txid });
+      this.log("info", "relayer_inscription_confirmed", {
+        job_id: job.jobId,
+        inscriber_job: view.id,
+        inscription_id: view.inscriptionId,
+        l1_txid: txid,
+      });
     }
     return { l1Txid: txid };
   }
@@ -445,8 +518,10 @@ export class Relayer {
     this.store.update(job.jobId, { status: "submitted", workRef: label, l1Txid: funded.txid });
     const sent = await wallet.broadcast(funded.txid);
     return {
-      kind: "advance", changes: { status: "l1_done", l1Txid: sent.txid },
-      event: "relayer_anchor_broadcast", fields: { wallet_label: label, l1_txid: sent.txid, fee_koinu: funded.feeKoinu.toString() },
+      kind: "advance",
+      changes: { status: "l1_done", l1Txid: sent.txid },
+      event: "relayer_anchor_broadcast",
+      fields: { wallet_label: label, l1_txid: sent.txid, fee_koinu: funded.feeKoinu.toString() },
     };
   }
 
@@ -454,22 +529,49 @@ export class Relayer {
     const wallet = this.options.wallet;
     if (!wallet) return { kind: "wait", code: "NO_WALLET", message: "no hot wallet is configured" };
     let tx = wallet.txOf(job.jobId, job.workRef!);
-    if (!tx) return { kind: "advance", changes: { status: "seen", l1Txid: null }, event: "relayer_anchor_missing", fields: { wallet_label: job.workRef } };
-    if (tx.state === "failed") return this.nextRound(job, "ANCHOR_TX_FAILED", `wallet transaction ${tx.txid} can never confirm: ${tx.error ?? ""}`);
+    if (!tx)
+      return {
+        kind: "advance",
+        changes: { status: "seen", l1Txid: null },
+        event: "relayer_anchor_missing",
+        fields: { wallet_label: job.workRef },
+      };
+    if (tx.state === "failed")
+      return this.nextRound(
+        job,
+        "ANCHOR_TX_FAILED",
+        `wallet transaction ${tx.txid} can never confirm: ${tx.error ?? ""}`,
+      );
     // Sent again here when its first broadcast failed (the wallet's own sync resends dropped ones).
     if (tx.state === "signed") tx = await wallet.broadcast(tx.txid);
     if (job.status !== "l1_done" || job.l1Txid !== tx.txid) {
       this.store.update(job.jobId, { status: "l1_done", l1Txid: tx.txid });
-      if (job.l1Txid !== null && job.l1Txid !== tx.txid) this.log("info", "relayer_anchor_replaced", { job_id: job.jobId, previous: job.l1Txid, l1_txid: tx.txid });
+      if (job.l1Txid !== null && job.l1Txid !== tx.txid)
+        this.log("info", "relayer_anchor_replaced", { job_id: job.jobId, previous: job.l1Txid, l1_txid: tx.txid });
     }
     return { l1Txid: tx.txid };
   }
 
   private nextRound(job: RelayerJob, code: string, message: string): Outcome {
-    if (job.round >= this.maxRounds) return { kind: "final", status: "failed_permanently", code, message: `${message} (round ${job.round} of ${this.maxRounds})` };
+    if (job.round >= this.maxRounds)
+      return {
+        kind: "final",
+        status: "failed_permanently",
+        code,
+        message: `${message} (round ${job.round} of ${this.maxRounds})`,
+      };
     return {
-      kind: "advance", changes: { status: "seen", round: job.round + 1, workRef: null, l1Txid: null, lastErrorCode: code, lastError: message },
-      event: "relayer_job_new_round", fields: { round: job.round + 1, code, reason: message },
+      kind: "advance",
+      changes: {
+        status: "seen",
+        round: job.round + 1,
+        workRef: null,
+        l1Txid: null,
+        lastErrorCode: code,
+        lastError: message,
+      },
+      event: "relayer_job_new_round",
+      fields: { round: job.round + 1, code, reason: message },
     };
   }
 
@@ -485,19 +587,32 @@ export class Relayer {
   private async settle(job: RelayerJob, l1Txid: string, l1TipAtRequest: bigint): Promise<Outcome> {
     if (job.settleTx) {
       const outcome = await this.l2.outcome(job.settleTx);
-      if (outcome === "pending") return { kind: "wait", code: "SETTLE_PENDING", message: `settle transaction ${job.settleTx} is not mined yet` };
+      if (outcome === "pending")
+        return { kind: "wait", code: "SETTLE_PENDING", message: `settle transaction ${job.settleTx} is not mined yet` };
       // success shows as Settled in jobOf (read first); reverted or gone: send a new one.
       this.store.update(job.jobId, { settleTx: null });
     }
     const attested = await this.options.panel.receipt(job.kind, job.contract, job.jobId, l1Txid);
     const receipt = receiptFromJson(attested.receipt);
-    if (receipt.jobId !== job.jobId || receipt.resultHash !== job.resultHash || receipt.l1Txid !== hashToBytes32(l1Txid)) {
-      return { kind: "error", code: "RECEIPT_MISMATCH", message: "the attesters signed a receipt for another job, result or transaction" };
+    if (
+      receipt.jobId !== job.jobId ||
+      receipt.resultHash !== job.resultHash ||
+      receipt.l1Txid !== hashToBytes32(l1Txid)
+    ) {
+      return {
+        kind: "error",
+        code: "RECEIPT_MISMATCH",
+        message: "the attesters signed a receipt for another job, result or transaction",
+      };
     }
     // settle takes only a transaction mined above the attested tip of the request (JobL1TxNotAfterRequest):
     // one at or below it (a base-chain reorg, or work done for a request an L2 reorg replaced) never settles.
     if (receipt.l1Height <= l1TipAtRequest) {
-      return this.nextRound(job, "L1_TX_BEFORE_REQUEST", `transaction ${l1Txid} is at height ${receipt.l1Height}, not above the tip ${l1TipAtRequest} recorded when the job was requested`);
+      return this.nextRound(
+        job,
+        "L1_TX_BEFORE_REQUEST",
+        `transaction ${l1Txid} is at height ${receipt.l1Height}, not above the tip ${l1TipAtRequest} recorded when the job was requested`,
+      );
     }
     const needed = settleTipNeeded(receipt.l1Height);
     if ((await this.l2.l1Tip()) < needed) {
@@ -507,7 +622,8 @@ export class Relayer {
       const fact = factFromJson(tip.fact);
       if (fact.l1Height < needed) {
         return {
-          kind: "wait", code: "L1_TIP_BEHIND",
+          kind: "wait",
+          code: "L1_TIP_BEHIND",
           message: `the transaction at height ${receipt.l1Height} settles once the attested tip reaches ${needed}; the attesters sign ${fact.l1Height}`,
         };
       }
@@ -515,21 +631,34 @@ export class Relayer {
         if ((await this.l2.l1Tip()) >= needed) return;
         try {
           const sent = await this.l2.submitFact(fact, tip.signatures);
-          if (await sent.wait()) this.log("info", "relayer_l1_tip_submitted", { l1_height: fact.l1Height.toString(), tx: sent.hash });
+          if (await sent.wait())
+            this.log("info", "relayer_l1_tip_submitted", { l1_height: fact.l1Height.toString(), tx: sent.hash });
         } catch (error) {
           // Another relayer may have stored a newer tip meanwhile (AttestationStaleFact): read it again below.
           if (!(error instanceof ContractRefusedError)) throw error;
         }
       });
       const tipNow = await this.l2.l1Tip();
-      if (tipNow < needed) return { kind: "wait", code: "L1_TIP_BEHIND", message: `the attested tip is ${tipNow}; settle needs ${needed}` };
+      if (tipNow < needed)
+        return {
+          kind: "wait",
+          code: "L1_TIP_BEHIND",
+          message: `the attested tip is ${tipNow}; settle needs ${needed}`,
+        };
     }
     try {
       await this.l2.checkSettle(job.kind, job.jobId, receipt, attested.signatures);
     } catch (error) {
       // A transaction settles at most one job: one spent on another job (of the same result) needs new work.
-      if (error instanceof ContractRefusedError && /^Job(L1TxidAlreadySettled|L1TxNotAfterRequest)\b/.test(error.revert ?? "")) {
-        return this.nextRound(job, "L1_TX_UNUSABLE", `settle refuses transaction ${l1Txid} for this job: ${error.revert}`);
+      if (
+        error instanceof ContractRefusedError &&
+        /^Job(L1TxidAlreadySettled|L1TxNotAfterRequest)\b/.test(error.revert ?? "")
+      ) {
+        return this.nextRound(
+          job,
+          "L1_TX_UNUSABLE",
+          `settle refuses transaction ${l1Txid} for this job: ${error.revert}`,
+        );
       }
       throw error;
     }
@@ -537,10 +666,14 @@ export class Relayer {
       const sent = await this.l2.settle(job.kind, job.jobId, receipt, attested.signatures);
       this.options.afterAction?.(job, "settle_sent");
       this.store.update(job.jobId, { settleTx: sent.hash });
-      if (!(await sent.wait())) return { kind: "wait", code: "SETTLE_REVERTED", message: `settle transaction ${sent.hash} reverted` };
+      if (!(await sent.wait()))
+        return { kind: "wait", code: "SETTLE_REVERTED", message: `settle transaction ${sent.hash} reverted` };
       this.settledTotal?.inc({ kind: job.kind });
       return {
-        kind: "final", status: "settled", code: null, message: null,
+        kind: "final",
+        status: "settled",
+        code: null,
+        message: null,
         changes: { settledByUs: true, l1Height: Number(receipt.l1Height), l1Txid },
       };
     });
@@ -561,16 +694,33 @@ export class Relayer {
   private outcomeOfError(job: RelayerJob, error: unknown): Outcome {
     if (error instanceof InscriberCallError && error.refused) {
       if (error.retryable) return { kind: "error", code: `INSCRIBER_${error.code}`, message: error.message };
-      return { kind: "final", status: "failed_permanently", code: error.code, message: `the inscriber refuses this content: ${error.message}` };
+      return {
+        kind: "final",
+        status: "failed_permanently",
+        code: error.code,
+        message: `the inscriber refuses this content: ${error.message}`,
+      };
     }
     if (error instanceof Refusal) return { kind: "wait", code: error.code, message: error.message };
-    if (error instanceof ContractRefusedError) return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
-    if (error instanceof InsufficientFundsError) return { kind: "wait", code: "WAITING_FOR_FUNDS", message: error.message };
+    if (error instanceof ContractRefusedError)
+      return { kind: "wait", code: "SETTLE_REFUSED", message: error.revert ?? error.message };
+    if (error instanceof InsufficientFundsError)
+      return { kind: "wait", code: "WAITING_FOR_FUNDS", message: error.message };
     if (error instanceof DogeosError) {
-      if (!error.retryable) this.log("error", "relayer_attempt_not_retryable", { job_id: job.jobId, status: job.status, code: error.code, err: firstLine(error) });
+      if (!error.retryable)
+        this.log("error", "relayer_attempt_not_retryable", {
+          job_id: job.jobId,
+          status: job.status,
+          code: error.code,
+          err: firstLine(error),
+        });
       return { kind: "error", code: String(error.code), message: firstLine(error) };
     }
-    this.log("error", "relayer_attempt_crashed", { job_id: job.jobId, status: job.status, err: (error as Error)?.stack ?? String(error) });
+    this.log("error", "relayer_attempt_crashed", {
+      job_id: job.jobId,
+      status: job.status,
+      err: (error as Error)?.stack ?? String(error),
+    });
     return { kind: "error", code: "ATTEMPT_FAILED", message: firstLine(error) };
   }
 
@@ -585,7 +735,11 @@ export class Relayer {
     switch (outcome.kind) {
       case "advance": {
         this.store.update(job.jobId, {
-          lastErrorCode: null, lastError: null, ...outcome.changes, attempts: 0, nextAttemptAt: now + this.retryBaseMs,
+          lastErrorCode: null,
+          lastError: null,
+          ...outcome.changes,
+          attempts: 0,
+          nextAttemptAt: now + this.retryBaseMs,
         });
         if (outcome.event) this.log("info", outcome.event, { ...fields, ...outcome.fields });
         return;
@@ -594,21 +748,55 @@ export class Relayer {
       case "error": {
         const attempts = fresh.attempts + 1;
         this.failuresTotal?.inc({ code: outcome.code });
-        this.store.update(job.jobId, { attempts, nextAttemptAt: now + this.backoff(attempts - 1), lastErrorCode: outcome.code, lastError: outcome.message });
+        this.store.update(job.jobId, {
+          attempts,
+          nextAttemptAt: now + this.backoff(attempts - 1),
+          lastErrorCode: outcome.code,
+          lastError: outcome.message,
+        });
         // A wait is logged when its reason changes; an error every time.
         if (outcome.kind === "error" || fresh.lastErrorCode !== outcome.code) {
-          this.log(outcome.kind === "error" ? "warn" : "info", outcome.kind === "error" ? "relayer_attempt_failed" : "relayer_job_waiting", {
-            ...fields, status: fresh.status, code: outcome.code, reason: outcome.message, attempts, ...(outcome.details ?? {}),
-          });
+          this.log(
+            outcome.kind === "error" ? "warn" : "info",
+            outcome.kind === "error" ? "relayer_attempt_failed" : "relayer_job_waiting",
+            {
+              ...fields,
+              status: fresh.status,
+              code: outcome.code,
+              reason: outcome.message,
+              attempts,
+              ...(outcome.details ?? {}),
+            },
+          );
         }
         return;
       }
       case "final": {
-        this.store.update(job.jobId, { ...outcome.changes, status: outcome.status, lastErrorCode: outcome.code, lastError: outcome.message });
-        const level = outcome.status === "settled" || outcome.status === "refunded" ? "info" : outcome.status === "failed_permanently" ? "error" : "warn";
+        this.store.update(job.jobId, {
+          ...outcome.changes,
+          status: outcome.status,
+          lastErrorCode: outcome.code,
+          lastError: outcome.message,
+        });
+        const level =
+          outcome.status === "settled" || outcome.status === "refunded"
+            ? "info"
+            : outcome.status === "failed_permanently"
+              ? "error"
+              : "warn";
         this.log(level, `relayer_job_${outcome.status}`, {
-          ...fields, requester: job.requester, deadline: job.deadline, code: outcome.code, reason: outcome.message,
-          ...(outcome.status === "settled" ? { l1_txid: outcome.changes?.l1Txid, l1_height: outcome.changes?.l1Height, by_us: outcome.changes?.settledByUs } : {}),
+          ...fields,
+          requester: job.requester,
+          deadline: job.deadline,
+          code: outcome.code,
+          reason: outcome.message,
+          ...(outcome.status === "settled"
+            ? {
+                l1_txid: outcome.changes?.l1Txid,
+                l1_height: outcome.changes?.l1Height,
+                by_us: outcome.changes?.settledByUs,
+              }
+            : {}),
           ...(outcome.status === "failed_permanently" || outcome.status === "expired" ? { left_for_refund: true } : {}),
         });
       }

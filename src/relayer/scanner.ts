@@ -47,8 +47,14 @@ export class JobScanner {
     this.reorgDepth = options.reorgDepth ?? 12;
     this.maxBlockRange = options.maxBlockRange ?? 2000;
     this.log = options.log ?? (() => undefined);
-    for (const [name, value, min] of [["fromBlock", this.fromBlock, 0], ["confirmations", this.confirmations, 0], ["reorgDepth", this.reorgDepth, 1], ["maxBlockRange", this.maxBlockRange, 1]] as const) {
-      if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer of at least ${min}, got ${value}`);
+    for (const [name, value, min] of [
+      ["fromBlock", this.fromBlock, 0],
+      ["confirmations", this.confirmations, 0],
+      ["reorgDepth", this.reorgDepth, 1],
+      ["maxBlockRange", this.maxBlockRange, 1],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < min)
+        throw new RangeError(`${name} must be an integer of at least ${min}, got ${value}`);
     }
   }
 
@@ -70,7 +76,12 @@ export class JobScanner {
         if (backHash === null) store.clearCursor();
         else store.setCursor({ blockNumber: back, blockHash: backHash });
         from = backHash === null ? this.fromBlock : back + 1;
-        this.log("relayer_l2_reorg", { cursor_block: cursor.blockNumber, stored_hash: cursor.blockHash, chain_hash: hash, rescan_from: from });
+        this.log("relayer_l2_reorg", {
+          cursor_block: cursor.blockNumber,
+          stored_hash: cursor.blockHash,
+          chain_hash: hash,
+          rescan_from: from,
+        });
       }
     }
     const scanFrom = from;
@@ -92,7 +103,13 @@ export class JobScanner {
         return fresh;
       });
       for (const job of added) {
-        this.log("relayer_job_seen", { job_id: job.jobId, kind: job.kind, contract: job.contract, l2_block: job.l2Block, deadline: job.deadline });
+        this.log("relayer_job_seen", {
+          job_id: job.jobId,
+          kind: job.kind,
+          contract: job.contract,
+          l2_block: job.l2Block,
+          deadline: job.deadline,
+        });
       }
       newJobs += added.length;
       scannedTo = to;

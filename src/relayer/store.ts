@@ -64,10 +64,20 @@ export function openRelayerDatabase(file: string): Sqlite {
 import type { JobKind } from "../l2/contracts";
 export type { JobKind };
 
-export type RelayerJobStatus = "seen" | "submitted" | "l1_done" | "settled" | "expired" | "refunded" | "dropped" | "failed_permanently";
+export type RelayerJobStatus =
+  "seen" | "submitted" | "l1_done" | "settled" | "expired" | "refunded" | "dropped" | "failed_permanently";
 
 export const LIVE_STATUSES: readonly RelayerJobStatus[] = ["seen", "submitted", "l1_done"];
-export const ALL_STATUSES: readonly RelayerJobStatus[] = ["seen", "submitted", "l1_done", "settled", "expired", "refunded", "dropped", "failed_permanently"];
+export const ALL_STATUSES: readonly RelayerJobStatus[] = [
+  "seen",
+  "submitted",
+  "l1_done",
+  "settled",
+  "expired",
+  "refunded",
+  "dropped",
+  "failed_permanently",
+];
 
 /** A job as its request event announced it. */
 export interface AnnouncedJob {
@@ -111,8 +121,23 @@ export interface RelayerJob extends AnnouncedJob {
   updatedAt: number;
 }
 
-export type JobChanges = Partial<Pick<RelayerJob, "status" | "round" | "workRef" | "l1Txid" | "l1Height" | "settleTx" | "settledByUs" | "attempts" |
-  "nextAttemptAt" | "lastErrorCode" | "lastError" | "lateReported">>;
+export type JobChanges = Partial<
+  Pick<
+    RelayerJob,
+    | "status"
+    | "round"
+    | "workRef"
+    | "l1Txid"
+    | "l1Height"
+    | "settleTx"
+    | "settledByUs"
+    | "attempts"
+    | "nextAttemptAt"
+    | "lastErrorCode"
+    | "lastError"
+    | "lateReported"
+  >
+>;
 
 const COLUMNS: Record<keyof JobChanges, string> = {
   status: "status",
@@ -171,13 +196,17 @@ export interface L2Cursor {
 export class RelayerStore {
   private readonly s;
 
-  constructor(readonly db: Sqlite, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly db: Sqlite,
+    private readonly now: () => number = Date.now,
+  ) {
     this.s = {
       cursor: db.prepare("SELECT block_number, block_hash FROM l2_cursor WHERE id = 1"),
       clearCursor: db.prepare("DELETE FROM l2_cursor WHERE id = 1"),
       setCursor: db.prepare(`INSERT INTO l2_cursor (id, block_number, block_hash, updated_at) VALUES (1, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash, updated_at = excluded.updated_at`),
-      insert: db.prepare(`INSERT OR IGNORE INTO jobs (job_id, kind, contract, requester, content_type, action, payload, doge_recipient, result_hash,
+      insert:
+        db.prepare(`INSERT OR IGNORE INTO jobs (job_id, kind, contract, requester, content_type, action, payload, doge_recipient, result_hash,
         fee_wei, deadline, l2_block, l2_tx, status, next_attempt_at, created_at, updated_at)
         VALUES (@jobId, @kind, @contract, @requester, @contentType, @action, @payload, @dogeRecipient, @resultHash,
         @feeWei, @deadline, @l2Block, @l2Tx, 'seen', @now, @now, @now)`),
@@ -186,9 +215,12 @@ export class RelayerStore {
         ORDER BY next_attempt_at, created_at LIMIT ?`),
       counts: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
       byStatus: db.prepare("SELECT * FROM jobs WHERE status = ? ORDER BY updated_at DESC LIMIT ?"),
-      troubled: db.prepare(`SELECT * FROM jobs WHERE status IN ('seen', 'submitted', 'l1_done') AND last_error_code IS NOT NULL
+      troubled:
+        db.prepare(`SELECT * FROM jobs WHERE status IN ('seen', 'submitted', 'l1_done') AND last_error_code IS NOT NULL
         ORDER BY updated_at DESC LIMIT ?`),
-      live: db.prepare("SELECT * FROM jobs WHERE status IN ('seen', 'submitted', 'l1_done') ORDER BY created_at LIMIT ?"),
+      live: db.prepare(
+        "SELECT * FROM jobs WHERE status IN ('seen', 'submitted', 'l1_done') ORDER BY created_at LIMIT ?",
+      ),
     };
   }
 
@@ -241,7 +273,9 @@ export class RelayerStore {
     }
     sets.push("updated_at = ?");
     values.push(this.now());
-    const result = this.db.prepare(`UPDATE jobs SET ${sets.join(", ")} WHERE job_id = ?`).run(...values, jobId.toLowerCase());
+    const result = this.db
+      .prepare(`UPDATE jobs SET ${sets.join(", ")} WHERE job_id = ?`)
+      .run(...values, jobId.toLowerCase());
     if (result.changes !== 1) throw new Error(`no relayer job ${jobId}`);
     return this.get(jobId)!;
   }

@@ -7,7 +7,16 @@
 import { Psbt } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  DogeNetwork, SIGHASH_ALL, Transaction, TxOutput, decodeAddress, equalBytes, hash160, hexToBytes, legacySighash, toBitcoinjsNetwork,
+  DogeNetwork,
+  SIGHASH_ALL,
+  Transaction,
+  TxOutput,
+  decodeAddress,
+  equalBytes,
+  hash160,
+  hexToBytes,
+  legacySighash,
+  toBitcoinjsNetwork,
   transactionSize,
 } from "../doge";
 import type { DogecoinRpcClient } from "../chain/dogecoin-rpc";
@@ -27,7 +36,9 @@ export interface RawTransactionSource {
 }
 
 /** A RawTransactionSource over dogecoind's JSON-RPC (getrawtransaction, gettxout with mempool). */
-export function nodeRawTransactions(rpc: Pick<DogecoinRpcClient, "getRawTransactionHex" | "getTxOut">): RawTransactionSource {
+export function nodeRawTransactions(
+  rpc: Pick<DogecoinRpcClient, "getRawTransactionHex" | "getTxOut">,
+): RawTransactionSource {
   return {
     rawTransaction: (txid) => rpc.getRawTransactionHex(txid),
     unspentWithMempool: async (txid, vout) => (await rpc.getTxOut(txid, vout, true)) !== null,
@@ -62,7 +73,11 @@ export function unsignedBytes(psbt: Psbt): Uint8Array {
 /** A compressed secp256k1 public key in hex (field `public_key`), or 400 INVALID_PUBLIC_KEY. */
 export function parsePublicKey(value: unknown): Uint8Array {
   if (typeof value !== "string" || !/^(02|03)[0-9a-fA-F]{64}$/.test(value)) {
-    throw badRequest("INVALID_PUBLIC_KEY", "public_key must be a compressed secp256k1 public key (66 hexadecimal characters)", { field: "public_key" });
+    throw badRequest(
+      "INVALID_PUBLIC_KEY",
+      "public_key must be a compressed secp256k1 public key (66 hexadecimal characters)",
+      { field: "public_key" },
+    );
   }
   const bytes = hexToBytes(value);
   try {
@@ -83,7 +98,8 @@ export function checkKeyOfAddress(address: string, pubkey: Uint8Array, network: 
 
 /** A base64 PSBT from a request body (field `psbt`), or 400 INVALID_PSBT. */
 export function parsePsbt(value: unknown, network: BitcoinjsNetwork): Psbt {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_PSBT_BASE64_CHARS) throw badRequest("INVALID_PSBT", "psbt must be a base64 string", { field: "psbt" });
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_PSBT_BASE64_CHARS)
+    throw badRequest("INVALID_PSBT", "psbt must be a base64 string", { field: "psbt" });
   try {
     return Psbt.fromBase64(value, { network });
   } catch (error) {
@@ -96,24 +112,43 @@ export function onlySignature(psbt: Psbt, index: number): { signature: Uint8Arra
   const input = psbt.data.inputs[index];
   const partial = input?.partialSig ?? [];
   if (partial.length !== 1) {
-    throw badRequest("MISSING_SIGNATURE", `input ${index} must carry exactly one partial signature (got ${partial.length}${input?.finalScriptSig ? ", and it is already finalised" : ""})`, { input: index });
+    throw badRequest(
+      "MISSING_SIGNATURE",
+      `input ${index} must carry exactly one partial signature (got ${partial.length}${input?.finalScriptSig ? ", and it is already finalised" : ""})`,
+      { input: index },
+    );
   }
   return { signature: partial[0].signature, pubkey: partial[0].pubkey };
 }
 
 /** 400 INVALID_SIGNATURE unless `signature` is a low-s DER SIGHASH_ALL signature over input `index` by `pubkey`. */
-export function checkSignature(tx: Transaction, index: number, scriptCode: Uint8Array, pubkey: Uint8Array, signature: Uint8Array): void {
+export function checkSignature(
+  tx: Transaction,
+  index: number,
+  scriptCode: Uint8Array,
+  pubkey: Uint8Array,
+  signature: Uint8Array,
+): void {
   if (signature.length < 9 || signature[signature.length - 1] !== SIGHASH_ALL) {
     throw badRequest("INVALID_SIGNATURE", `input ${index}: signatures must use SIGHASH_ALL`, { input: index });
   }
   const digest = legacySighash(tx, index, scriptCode, SIGHASH_ALL);
   let ok = false;
   try {
-    ok = secp256k1.verify(signature.subarray(0, signature.length - 1), digest, pubkey, { prehash: false, format: "der", lowS: true });
+    ok = secp256k1.verify(signature.subarray(0, signature.length - 1), digest, pubkey, {
+      prehash: false,
+      format: "der",
+      lowS: true,
+    });
   } catch {
     ok = false;
   }
-  if (!ok) throw badRequest("INVALID_SIGNATURE", `input ${index}: the signature does not verify (it must be a low-s DER signature over this transaction)`, { input: index });
+  if (!ok)
+    throw badRequest(
+      "INVALID_SIGNATURE",
+      `input ${index}: the signature does not verify (it must be a low-s DER signature over this transaction)`,
+      { input: index },
+    );
 }
 
 export interface UserCoin {
@@ -129,7 +164,12 @@ export interface UserCoin {
  * (`details: {address, needed_koinu, available_koinu}`) naming `purpose` when they cannot.
  */
 export async function selectUserCoins(args: {
-  queries: IndexQueries; node: RawTransactionSource; address: string; fixed: readonly TxOutput[]; feeRateKoinuPerKb: bigint; purpose: string;
+  queries: IndexQueries;
+  node: RawTransactionSource;
+  address: string;
+  fixed: readonly TxOutput[];
+  feeRateKoinuPerKb: bigint;
+  purpose: string;
 }): Promise<{ coins: UserCoin[]; fee: bigint; change: bigint }> {
   const { queries, node, address, feeRateKoinuPerKb: rate } = args;
   const fixed = [...args.fixed];
@@ -138,7 +178,8 @@ export async function selectUserCoins(args: {
   for (;;) {
     const page = queries.utxos(address, after, 500);
     for (const item of page.items) {
-      if (item.inscriptions.length === 0 && item.drc20.length === 0) candidates.push({ txid: item.txid, vout: item.vout, value: item.valueKoinu });
+      if (item.inscriptions.length === 0 && item.drc20.length === 0)
+        candidates.push({ txid: item.txid, vout: item.vout, value: item.valueKoinu });
     }
     if (page.items.length < 500) break;
     const last = page.items[page.items.length - 1];
@@ -154,7 +195,11 @@ export async function selectUserCoins(args: {
     if (!(await node.unspentWithMempool(coin.txid, coin.vout))) continue;
     coins.push(coin);
     total += coin.value;
-    const feeWithChange = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2, fixed, rate);
+    const feeWithChange = dogecoinFee(
+      baseSize + coins.length * P2PKH_INPUT_BYTES + P2PKH_OUTPUT_BYTES + 2,
+      fixed,
+      rate,
+    );
     const change = total - fixedTotal - feeWithChange;
     if (change >= SOFT_DUST_LIMIT) return { coins, fee: feeWithChange, change };
     const feeWithout = dogecoinFee(baseSize + coins.length * P2PKH_INPUT_BYTES + 2, fixed, rate);
@@ -163,7 +208,14 @@ export async function selectUserCoins(args: {
   }
   const needed = fixedTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, fixed, rate);
   const available = candidates.reduce((sum, c) => sum + c.value, 0n);
-  throw new AppError("unprocessable", "INSUFFICIENT_FUNDS", `${address} has ${available} koinu in confirmed outputs that carry no inscription; ${args.purpose} needs at least ${needed}`, {
-    address, needed_koinu: needed.toString(), available_koinu: available.toString(),
-  });
+  throw new AppError(
+    "unprocessable",
+    "INSUFFICIENT_FUNDS",
+    `${address} has ${available} koinu in confirmed outputs that carry no inscription; ${args.purpose} needs at least ${needed}`,
+    {
+      address,
+      needed_koinu: needed.toString(),
+      available_koinu: available.toString(),
+    },
+  );
 }

@@ -5,7 +5,16 @@
  * a signed transaction is known before it is signed and the fee is exact for that size.
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { SIGHASH_ALL, Transaction, TxOutput, concatBytes, legacySighash, p2pkhScriptSig, signInput, transactionSize } from "../doge";
+import {
+  SIGHASH_ALL,
+  Transaction,
+  TxOutput,
+  concatBytes,
+  legacySighash,
+  p2pkhScriptSig,
+  signInput,
+  transactionSize,
+} from "../doge";
 import { SOFT_DUST_LIMIT, dogecoinFee } from "./fees";
 import type { WalletKey } from "./types";
 
@@ -29,7 +38,12 @@ const PLACEHOLDER_SCRIPTSIG = new Uint8Array(P2PKH_SCRIPTSIG_BYTES);
 export function signedSize(inputCount: number, outputs: readonly TxOutput[]): number {
   return transactionSize({
     version: 1,
-    inputs: Array.from({ length: inputCount }, () => ({ prevTxid: "00".repeat(32), vout: 0, scriptSig: PLACEHOLDER_SCRIPTSIG, sequence: WALLET_SEQUENCE })),
+    inputs: Array.from({ length: inputCount }, () => ({
+      prevTxid: "00".repeat(32),
+      vout: 0,
+      scriptSig: PLACEHOLDER_SCRIPTSIG,
+      sequence: WALLET_SEQUENCE,
+    })),
     outputs: [...outputs],
     locktime: 0,
   });
@@ -49,7 +63,12 @@ export interface Plan {
  * the inputs cannot pay the outputs and the fee.
  */
 export function planOutputs(
-  inputCount: number, inputTotal: bigint, outputs: readonly TxOutput[], changeScript: Uint8Array, feeRateKoinuPerKb: bigint, extraBytes: number,
+  inputCount: number,
+  inputTotal: bigint,
+  outputs: readonly TxOutput[],
+  changeScript: Uint8Array,
+  feeRateKoinuPerKb: bigint,
+  extraBytes: number,
 ): Plan | null {
   const outputTotal = outputs.reduce((sum, output) => sum + output.value, 0n);
   const probe: TxOutput = { value: SOFT_DUST_LIMIT, script: changeScript };
@@ -57,7 +76,11 @@ export function planOutputs(
   const feeWithChange = dogecoinFee(signedSize(inputCount, withChange) + extraBytes, withChange, feeRateKoinuPerKb);
   const change = inputTotal - outputTotal - feeWithChange;
   if (change >= SOFT_DUST_LIMIT) {
-    return { outputs: [...outputs, { value: change, script: changeScript }], feeKoinu: feeWithChange, changeVout: outputs.length };
+    return {
+      outputs: [...outputs, { value: change, script: changeScript }],
+      feeKoinu: feeWithChange,
+      changeVout: outputs.length,
+    };
   }
   const feeWithout = dogecoinFee(signedSize(inputCount, outputs) + extraBytes, outputs, feeRateKoinuPerKb);
   if (inputTotal - outputTotal < feeWithout) return null;
@@ -65,7 +88,12 @@ export function planOutputs(
 }
 
 /** The least `inputTotal` for which planOutputs succeeds with `inputCount` inputs (without change). */
-export function minimumInputTotal(inputCount: number, outputs: readonly TxOutput[], feeRateKoinuPerKb: bigint, extraBytes: number): bigint {
+export function minimumInputTotal(
+  inputCount: number,
+  outputs: readonly TxOutput[],
+  feeRateKoinuPerKb: bigint,
+  extraBytes: number,
+): bigint {
   const outputTotal = outputs.reduce((sum, output) => sum + output.value, 0n);
   return outputTotal + dogecoinFee(signedSize(inputCount, outputs) + extraBytes, outputs, feeRateKoinuPerKb);
 }
@@ -78,17 +106,31 @@ function groundSignature(tx: Transaction, index: number, key: WalletKey): Uint8A
   for (let counter = 1; counter < 1_000; counter++) {
     const entropy = new Uint8Array(32);
     new DataView(entropy.buffer).setUint32(0, counter, true);
-    const der = secp256k1.sign(digest, key.privateKey, { prehash: false, format: "der", lowS: true, extraEntropy: entropy });
+    const der = secp256k1.sign(digest, key.privateKey, {
+      prehash: false,
+      format: "der",
+      lowS: true,
+      extraEntropy: entropy,
+    });
     if (der.length === SIGNATURE_BYTES - 1) return concatBytes(der, Uint8Array.of(SIGHASH_ALL));
   }
   throw new Error("could not produce a 71-byte signature in 1000 tries");
 }
 
 /** Builds and signs a transaction spending `coins` (all paying `key`'s script) to `outputs`. */
-export function signWalletTransaction(coins: readonly Coin[], outputs: readonly TxOutput[], key: WalletKey): Transaction {
+export function signWalletTransaction(
+  coins: readonly Coin[],
+  outputs: readonly TxOutput[],
+  key: WalletKey,
+): Transaction {
   const tx: Transaction = {
     version: 1,
-    inputs: coins.map((coin) => ({ prevTxid: coin.txid, vout: coin.vout, scriptSig: new Uint8Array(0), sequence: WALLET_SEQUENCE })),
+    inputs: coins.map((coin) => ({
+      prevTxid: coin.txid,
+      vout: coin.vout,
+      scriptSig: new Uint8Array(0),
+      sequence: WALLET_SEQUENCE,
+    })),
     outputs: outputs.map((output) => ({ value: output.value, script: output.script })),
     locktime: 0,
   };

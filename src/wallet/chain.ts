@@ -2,7 +2,15 @@
  * The wallet's view of the chain over our own index and a dogecoind (or the devnet): confirmed
  * outputs and confirmations from the index, the mempool and broadcasts from the node.
  */
-import { DogecoinRpcClient, DogecoinRpcError, RPC_DESERIALIZATION_ERROR, RPC_INVALID_ADDRESS_OR_KEY, RPC_VERIFY_ALREADY_IN_CHAIN, RPC_VERIFY_ERROR, RPC_VERIFY_REJECTED } from "../chain/dogecoin-rpc";
+import {
+  DogecoinRpcClient,
+  DogecoinRpcError,
+  RPC_DESERIALIZATION_ERROR,
+  RPC_INVALID_ADDRESS_OR_KEY,
+  RPC_VERIFY_ALREADY_IN_CHAIN,
+  RPC_VERIFY_ERROR,
+  RPC_VERIFY_REJECTED,
+} from "../chain/dogecoin-rpc";
 import { hexToBytes, parseTransaction } from "../doge";
 import type { IndexQueries } from "../indexer/queries";
 import { BroadcastError, BroadcastFailureKind, ChainTxStatus, ChainUtxo, WalletChain } from "./types";
@@ -27,7 +35,8 @@ export function classifyBroadcastError(error: unknown): "success" | BroadcastFai
     if (error.code === RPC_VERIFY_REJECTED) {
       if (/txn-already-in-mempool|txn-already-known|already known/i.test(message)) return "success";
       if (/mempool-conflict|inputs-spent/i.test(message)) return "conflict";
-      if (/insufficient fee|mempool min fee not met|min relay fee not met|insufficient priority/i.test(message)) return "insufficient_fee";
+      if (/insufficient fee|mempool min fee not met|min relay fee not met|insufficient priority/i.test(message))
+        return "insufficient_fee";
       return "rejected";
     }
     if (error.code === RPC_DESERIALIZATION_ERROR) return "rejected";
@@ -51,8 +60,13 @@ export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): W
         const page = queries.utxos(address, after, UTXO_PAGE);
         for (const item of page.items) {
           out.push({
-            txid: item.txid, vout: item.vout, valueKoinu: item.valueKoinu, height: item.height, scriptHex: item.scriptHex,
-            inscriptionIds: item.inscriptions.map((i) => i.id), drc20: item.drc20.map((d) => ({ tick: d.tick, amount: d.amount })),
+            txid: item.txid,
+            vout: item.vout,
+            valueKoinu: item.valueKoinu,
+            height: item.height,
+            scriptHex: item.scriptHex,
+            inscriptionIds: item.inscriptions.map((i) => i.id),
+            drc20: item.drc20.map((d) => ({ tick: d.tick, amount: d.amount })),
           });
         }
         if (page.items.length < UTXO_PAGE) return out;
@@ -63,7 +77,12 @@ export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): W
 
     async txStatus(txid: string): Promise<ChainTxStatus> {
       const view = queries.tx(txid);
-      if (view) return { state: "confirmed", height: view.height, confirmations: Math.max(1, queries.status().indexedHeight - view.height + 1) };
+      if (view)
+        return {
+          state: "confirmed",
+          height: view.height,
+          confirmations: Math.max(1, queries.status().indexedHeight - view.height + 1),
+        };
       try {
         await rpc.call("getmempoolentry", [txid]);
         return { state: "mempool" };
@@ -74,7 +93,8 @@ export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): W
         const raw = await rpc.getRawTransactionVerbose(txid);
         if (raw.blockhash && (raw.confirmations ?? 0) > 0) {
           const header = await rpc.getBlockHeader(raw.blockhash);
-          if (header.confirmations > 0) return { state: "confirmed", height: header.height, confirmations: header.confirmations };
+          if (header.confirmations > 0)
+            return { state: "confirmed", height: header.height, confirmations: header.confirmations };
         }
         // Not in a block of the active chain; it may have entered the mempool in between.
         if (!raw.blockhash) return { state: "mempool" };

@@ -14,8 +14,18 @@ export { HARD_DUST_LIMIT, MIN_RELAY_FEE_RATE, RECOMMENDED_FEE_RATE, SOFT_DUST_LI
  * (at least 1 koinu), with the rate never below the relay minimum, plus SOFT_DUST_LIMIT for each
  * spendable output below SOFT_DUST_LIMIT. OP_RETURN outputs never count as dust.
  */
-export function dogecoinFee(sizeBytes: number, outputs: readonly TxOutput[], feeRateKoinuPerKb: bigint = RECOMMENDED_FEE_RATE): bigint {
-  if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0) throw new RangeError(`dogecoinFee: size must be a non-negative integer, got ${sizeBytes}`);
-  if (feeRateKoinuPerKb < 0n) throw new RangeError(`dogecoinFee: fee rate must not be negative, got ${feeRateKoinuPerKb}`);
-  return minRelayFee(sizeBytes, outputs, feeRateKoinuPerKb > MIN_RELAY_FEE_RATE ? feeRateKoinuPerKb : MIN_RELAY_FEE_RATE);
+export function dogecoinFee(
+  sizeBytes: number,
+  outputs: readonly TxOutput[],
+  feeRateKoinuPerKb: bigint = RECOMMENDED_FEE_RATE,
+): bigint {
+  if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0)
+    throw new RangeError(`dogecoinFee: size must be a non-negative integer, got ${sizeBytes}`);
+  if (feeRateKoinuPerKb < 0n)
+    throw new RangeError(`dogecoinFee: fee rate must not be negative, got ${feeRateKoinuPerKb}`);
+  return minRelayFee(
+    sizeBytes,
+    outputs,
+    feeRateKoinuPerKb > MIN_RELAY_FEE_RATE ? feeRateKoinuPerKb : MIN_RELAY_FEE_RATE,
+  );
 }

@@ -29,14 +29,38 @@
  * - Events are emitted by the process that made the change, after its transaction committed.
  */
 import {
-  DogeNetwork, Transaction, TxOutput, bytesToHex, hexToBytes, parseTransaction, serializeTransaction, txidOf, MAX_MONEY,
+  DogeNetwork,
+  Transaction,
+  TxOutput,
+  bytesToHex,
+  hexToBytes,
+  parseTransaction,
+  serializeTransaction,
+  txidOf,
+  MAX_MONEY,
 } from "../doge";
 import { Coin, planOutputs, minimumInputTotal, signWalletTransaction } from "./build";
-import { CarrierNotAvailableError, InvalidOutputError, WalletConflictError, WalletDatabaseMismatchError, WalletTxStateError } from "./errors";
+import {
+  CarrierNotAvailableError,
+  InvalidOutputError,
+  WalletConflictError,
+  WalletDatabaseMismatchError,
+  WalletTxStateError,
+} from "./errors";
 import { HARD_DUST_LIMIT, RECOMMENDED_FEE_RATE, isUnspendable } from "./fees";
 import { LIVE_STATES, OutputRow, TxRow, WalletStore, toWalletTx } from "./store";
 import {
-  BroadcastError, CarrierOutput, ChainTxStatus, ChainUtxo, FundOptions, FundedTx, InsufficientFundsError, Outpoint, WalletChain, WalletEvents, WalletKey,
+  BroadcastError,
+  CarrierOutput,
+  ChainTxStatus,
+  ChainUtxo,
+  FundOptions,
+  FundedTx,
+  InsufficientFundsError,
+  Outpoint,
+  WalletChain,
+  WalletEvents,
+  WalletKey,
   WalletTx,
 } from "./types";
 import type { Sqlite } from "../db/sqlite";
@@ -131,8 +155,10 @@ export class HotWallet {
     this.now = options.now ?? Date.now;
     this.scriptHex = bytesToHex(options.key.script);
     if (this.feeRate <= 0n) throw new RangeError(`feeRateKoinuPerKb must be positive, got ${this.feeRate}`);
-    if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1 || this.maxDepth > 25) throw new RangeError(`maxUnconfirmedDepth must be 1 to 25, got ${this.maxDepth}`);
-    if (!Number.isInteger(this.trackingDepth) || this.trackingDepth < 1) throw new RangeError(`trackingDepth must be a positive integer, got ${this.trackingDepth}`);
+    if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1 || this.maxDepth > 25)
+      throw new RangeError(`maxUnconfirmedDepth must be 1 to 25, got ${this.maxDepth}`);
+    if (!Number.isInteger(this.trackingDepth) || this.trackingDepth < 1)
+      throw new RangeError(`trackingDepth must be a positive integer, got ${this.trackingDepth}`);
     this.store = new WalletStore(options.db);
     const identity = `${this.network.name}:${this.address}`;
     this.store.transaction(() => {
@@ -189,14 +215,23 @@ export class HotWallet {
    */
   carriers(): CarrierOutput[] {
     const now = this.now();
-    return this.store.unspentOutputs().filter((row) => row.state === "locked").map((row) => {
-      const carries = row.carries ? JSON.parse(row.carries) as { inscriptionIds: string[]; drc20: { tick: string; amount: string }[] } : null;
-      return {
-        txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, height: row.height,
-        inscriptionIds: carries?.inscriptionIds ?? [], drc20: carries?.drc20 ?? [],
-        heldUntil: row.heldUntil !== null && row.heldUntil > now ? row.heldUntil : null,
-      };
-    });
+    return this.store
+      .unspentOutputs()
+      .filter((row) => row.state === "locked")
+      .map((row) => {
+        const carries = row.carries
+          ? (JSON.parse(row.carries) as { inscriptionIds: string[]; drc20: { tick: string; amount: string }[] })
+          : null;
+        return {
+          txid: row.txid,
+          vout: row.vout,
+          valueKoinu: row.valueKoinu,
+          height: row.height,
+          inscriptionIds: carries?.inscriptionIds ?? [],
+          drc20: carries?.drc20 ?? [],
+          heldUntil: row.heldUntil !== null && row.heldUntil > now ? row.heldUntil : null,
+        };
+      });
   }
 
   // ==================================================================== funding
@@ -212,10 +247,20 @@ export class HotWallet {
    * wallet pay the fee and take the change (last). `fund` with `carrierInputs: [carrier]` and that
    * output 0; the same errors (FundOptions.carrierInputs) and the same idempotency by owner and label.
    */
-  sendCarrier(owner: string, label: string, carrier: Outpoint, recipientScript: Uint8Array, options: Omit<FundOptions, "carrierInputs"> = {}): FundedTx {
-    if (!(recipientScript instanceof Uint8Array) || recipientScript.length === 0) throw new TypeError("recipientScript must be a non-empty script");
-    if (isUnspendable(recipientScript)) throw new TypeError("recipientScript is unspendable: the carrier would be burnt");
-    return this.fundOnce(owner, label, { ...options, carrierInputs: [carrier] }, ([coin]) => [{ value: coin.valueKoinu, script: recipientScript }]);
+  sendCarrier(
+    owner: string,
+    label: string,
+    carrier: Outpoint,
+    recipientScript: Uint8Array,
+    options: Omit<FundOptions, "carrierInputs"> = {},
+  ): FundedTx {
+    if (!(recipientScript instanceof Uint8Array) || recipientScript.length === 0)
+      throw new TypeError("recipientScript must be a non-empty script");
+    if (isUnspendable(recipientScript))
+      throw new TypeError("recipientScript is unspendable: the carrier would be burnt");
+    return this.fundOnce(owner, label, { ...options, carrierInputs: [carrier] }, ([coin]) => [
+      { value: coin.valueKoinu, script: recipientScript },
+    ]);
   }
 
   /**
@@ -223,17 +268,24 @@ export class HotWallet {
    * named carriers are checked and taken there, `outputsFor` gets them (sendCarrier's output 0
    * needs the carrier's value) and the wallet's coins pay the rest.
    */
-  private fundOnce(owner: string, label: string, options: FundOptions, outputsFor: (carriers: readonly SelectedCoin[]) => readonly TxOutput[]): FundedTx {
+  private fundOnce(
+    owner: string,
+    label: string,
+    options: FundOptions,
+    outputsFor: (carriers: readonly SelectedCoin[]) => readonly TxOutput[],
+  ): FundedTx {
     checkName("owner", owner);
     checkName("label", label);
     const feeRate = options.feeRateKoinuPerKb ?? this.feeRate;
     const extraBytes = options.extraBytes ?? 0;
     if (feeRate <= 0n) throw new RangeError(`feeRateKoinuPerKb must be positive, got ${feeRate}`);
-    if (!Number.isSafeInteger(extraBytes) || extraBytes < 0) throw new RangeError(`extraBytes must be a non-negative integer, got ${extraBytes}`);
+    if (!Number.isSafeInteger(extraBytes) || extraBytes < 0)
+      throw new RangeError(`extraBytes must be a non-negative integer, got ${extraBytes}`);
     const carrierInputs = checkCarrierInputs(options.carrierInputs ?? []);
     // The wallet's own transactions make every output paying it spendable at once (ownVouts): a
     // carrier moved to the wallet by one would come back as a plain coin.
-    if (carrierInputs.length > 0 && owner === WALLET_OWNER) throw new TypeError(`owner "${WALLET_OWNER}" is the wallet's own and cannot spend carriers`);
+    if (carrierInputs.length > 0 && owner === WALLET_OWNER)
+      throw new TypeError(`owner "${WALLET_OWNER}" is the wallet's own and cannot spend carriers`);
     const row = this.write(() => {
       const existing = this.store.current(owner, label);
       if (existing) return existing;
@@ -254,8 +306,16 @@ export class HotWallet {
     if (row.carries === null) throw new CarrierNotAvailableError("CARRIER_NOT_LOCKED", id);
     if (row.state === "spent") throw new CarrierNotAvailableError("CARRIER_SPENT", id, row.spentBy);
     if (row.state !== "locked") throw new CarrierNotAvailableError("CARRIER_NOT_LOCKED", id);
-    if (row.heldUntil !== null && row.heldUntil > this.now()) throw new CarrierNotAvailableError("CARRIER_HELD", id, null, row.heldUntil);
-    return { txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, depth: row.depth, ancestors: row.ancestors, createdBy: row.createdBy };
+    if (row.heldUntil !== null && row.heldUntil > this.now())
+      throw new CarrierNotAvailableError("CARRIER_HELD", id, null, row.heldUntil);
+    return {
+      txid: row.txid,
+      vout: row.vout,
+      valueKoinu: row.valueKoinu,
+      depth: row.depth,
+      ancestors: row.ancestors,
+      createdBy: row.createdBy,
+    };
   }
 
   /**
@@ -264,8 +324,10 @@ export class HotWallet {
    * missing ones to the wallet. Returns it, or null when nothing was needed.
    */
   async ensureUtxos(count: number, valueKoinu: bigint): Promise<FundedTx | null> {
-    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`count must be a positive integer, got ${count}`);
-    if (valueKoinu < HARD_DUST_LIMIT) throw new InvalidOutputError(0, valueKoinu, `split outputs must be at least ${HARD_DUST_LIMIT} koinu`);
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new RangeError(`count must be a positive integer, got ${count}`);
+    if (valueKoinu < HARD_DUST_LIMIT)
+      throw new InvalidOutputError(0, valueKoinu, `split outputs must be at least ${HARD_DUST_LIMIT} koinu`);
     const row = this.write(() => {
       const now = this.now();
       const have = this.store.selectable(this.maxDepth, now).filter((coin) => coin.valueKoinu >= valueKoinu).length;
@@ -285,15 +347,36 @@ export class HotWallet {
 
   /** Inside a write transaction: selects, signs and stores a new funded transaction; `carriers` are its first inputs. */
   private fundNew(
-    owner: string, label: string, outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, rebroadcast = false, carriers: readonly SelectedCoin[] = [],
+    owner: string,
+    label: string,
+    outputs: readonly TxOutput[],
+    feeRate: bigint,
+    extraBytes: number,
+    rebroadcast = false,
+    carriers: readonly SelectedCoin[] = [],
   ): TxRow {
     const coins = [...carriers, ...this.selectCoins(outputs, feeRate, extraBytes, carriers)];
     const total = coins.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
     const plan = planOutputs(coins.length, total, outputs, this.key.script, feeRate, extraBytes);
     if (!plan) throw new Error("selected coins cannot pay the outputs (selection bug)");
-    const row = this.storeFunded(owner, label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, feeRate, extraBytes, null, rebroadcast);
+    const row = this.storeFunded(
+      owner,
+      label,
+      coins,
+      plan.outputs,
+      plan.feeKoinu,
+      plan.changeVout,
+      feeRate,
+      extraBytes,
+      null,
+      rebroadcast,
+    );
     this.log("wallet_funded", {
-      owner, label, txid: row.txid, inputs: coins.length, feeKoinu: plan.feeKoinu.toString(),
+      owner,
+      label,
+      txid: row.txid,
+      inputs: coins.length,
+      feeKoinu: plan.feeKoinu.toString(),
       ...(carriers.length > 0 ? { carriers: carriers.map((coin) => outpoint(coin.txid, coin.vout)) } : {}),
     });
     return row;
@@ -305,30 +388,49 @@ export class HotWallet {
    * largest first. Every coin is at depth below maxUnconfirmedDepth and the new transaction's
    * unconfirmed ancestors (an upper bound) stay within it.
    */
-  private selectCoins(outputs: readonly TxOutput[], feeRate: bigint, extraBytes: number, fixed: readonly SelectedCoin[] = []): SelectedCoin[] {
+  private selectCoins(
+    outputs: readonly TxOutput[],
+    feeRate: bigint,
+    extraBytes: number,
+    fixed: readonly SelectedCoin[] = [],
+  ): SelectedCoin[] {
     const fixedTotal = fixed.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
     /** What `count` more coins must bring. */
-    const shortfall = (count: number) => minimumInputTotal(fixed.length + count, outputs, feeRate, extraBytes) - fixedTotal;
+    const shortfall = (count: number) =>
+      minimumInputTotal(fixed.length + count, outputs, feeRate, extraBytes) - fixedTotal;
     if (fixed.length > 0 && shortfall(0) <= 0n) return [];
     const parentAncestors = new Map<string, number>();
     for (const coin of fixed) if (coin.depth > 0 && coin.createdBy) parentAncestors.set(coin.createdBy, coin.ancestors);
     /** The new transaction's unconfirmed ancestors with `coin` added (an upper bound). */
     const ancestorsWith = (coin: SelectedCoin) => {
       const known = [...parentAncestors.values()].reduce((sum, n) => sum + n, 0);
-      return 1 + known + (coin.depth > 0 && coin.createdBy && !parentAncestors.has(coin.createdBy) ? coin.ancestors : 0);
+      return (
+        1 + known + (coin.depth > 0 && coin.createdBy && !parentAncestors.has(coin.createdBy) ? coin.ancestors : 0)
+      );
     };
-    const candidates: SelectedCoin[] = this.store.selectable(this.maxDepth, this.now())
+    const candidates: SelectedCoin[] = this.store
+      .selectable(this.maxDepth, this.now())
       .filter((row) => 1 + row.ancestors <= this.maxDepth)
-      .map((row) => ({ txid: row.txid, vout: row.vout, valueKoinu: row.valueKoinu, depth: row.depth, ancestors: row.ancestors, createdBy: row.createdBy }));
+      .map((row) => ({
+        txid: row.txid,
+        vout: row.vout,
+        valueKoinu: row.valueKoinu,
+        depth: row.depth,
+        ancestors: row.ancestors,
+        createdBy: row.createdBy,
+      }));
     const available = candidates.reduce((sum, coin) => sum + coin.valueKoinu, 0n);
     const single = shortfall(1);
     let best: SelectedCoin | null = null;
     for (const coin of candidates) {
       if (coin.valueKoinu < single || ancestorsWith(coin) > this.maxDepth) continue;
-      if (!best || coin.depth < best.depth || (coin.depth === best.depth && coin.valueKoinu < best.valueKoinu)) best = coin;
+      if (!best || coin.depth < best.depth || (coin.depth === best.depth && coin.valueKoinu < best.valueKoinu))
+        best = coin;
     }
     if (best) return [best];
-    const sorted = [...candidates].sort((a, b) => (a.valueKoinu === b.valueKoinu ? a.depth - b.depth : a.valueKoinu > b.valueKoinu ? -1 : 1));
+    const sorted = [...candidates].sort((a, b) =>
+      a.valueKoinu === b.valueKoinu ? a.depth - b.depth : a.valueKoinu > b.valueKoinu ? -1 : 1,
+    );
     const chosen: SelectedCoin[] = [];
     let total = 0n;
     for (const coin of sorted) {
@@ -346,15 +448,33 @@ export class HotWallet {
 
   /** Inside a write transaction: signs and stores a funded transaction, spends its coins, adds its own outputs. */
   private storeFunded(
-    owner: string, label: string, coins: readonly SelectedCoin[], outputs: readonly TxOutput[], feeKoinu: bigint, changeVout: number | null,
-    feeRate: bigint, extraBytes: number, replaces: string | null, rebroadcast: boolean,
+    owner: string,
+    label: string,
+    coins: readonly SelectedCoin[],
+    outputs: readonly TxOutput[],
+    feeKoinu: bigint,
+    changeVout: number | null,
+    feeRate: bigint,
+    extraBytes: number,
+    replaces: string | null,
+    rebroadcast: boolean,
   ): TxRow {
     const tx = signWalletTransaction(coins, outputs, this.key);
     const txid = txidOf(tx);
     if (this.store.tx(txid)) throw new Error(`transaction ${txid} is stored already`);
     const row = this.store.insertTx({
-      txid, owner, label, kind: "funded", hex: bytesToHex(serializeTransaction(tx)), feeKoinu, feeRateKoinuPerKb: feeRate, extraBytes,
-      changeVout, replaces, rebroadcast, createdAt: this.now(),
+      txid,
+      owner,
+      label,
+      kind: "funded",
+      hex: bytesToHex(serializeTransaction(tx)),
+      feeKoinu,
+      feeRateKoinuPerKb: feeRate,
+      extraBytes,
+      changeVout,
+      replaces,
+      rebroadcast,
+      createdAt: this.now(),
     });
     coins.forEach((coin, vin) => {
       this.store.insertInput(txid, vin, coin.txid, coin.vout, coin.valueKoinu);
@@ -374,7 +494,10 @@ export class HotWallet {
   }
 
   /** Inside a write transaction: the spendable outputs of a funded transaction, at its place in the unconfirmed chain. */
-  private insertOwnOutputs(row: TxRow, coins: readonly { depth: number; ancestors: number; createdBy: string | null }[]): void {
+  private insertOwnOutputs(
+    row: TxRow,
+    coins: readonly { depth: number; ancestors: number; createdBy: string | null }[],
+  ): void {
     const tx = decodeHex(row.hex);
     let depth = 0;
     const parents = new Map<string, number>();
@@ -386,8 +509,17 @@ export class HotWallet {
     for (const vout of this.ownVouts(row, tx)) {
       if (this.store.output(row.txid, vout)) continue;
       this.store.insertOutput({
-        txid: row.txid, vout, valueKoinu: tx.outputs[vout].value, scriptHex: bytesToHex(tx.outputs[vout].script), height: null,
-        depth: depth + 1, ancestors, state: "available", spentBy: null, carries: null, createdBy: row.txid,
+        txid: row.txid,
+        vout,
+        valueKoinu: tx.outputs[vout].value,
+        scriptHex: bytesToHex(tx.outputs[vout].script),
+        height: null,
+        depth: depth + 1,
+        ancestors,
+        state: "available",
+        spentBy: null,
+        carries: null,
+        createdBy: row.txid,
       });
     }
   }
@@ -403,8 +535,12 @@ export class HotWallet {
       const output = this.store.output(input.prevTxid, input.prevVout);
       if (input.valueKoinu === null) throw new Error(`input ${input.vin} of ${row.txid} has no known value`);
       return {
-        txid: input.prevTxid, vout: input.prevVout, valueKoinu: input.valueKoinu,
-        depth: output?.depth ?? 0, ancestors: output?.ancestors ?? 0, createdBy: output?.createdBy ?? null,
+        txid: input.prevTxid,
+        vout: input.prevVout,
+        valueKoinu: input.valueKoinu,
+        depth: output?.depth ?? 0,
+        ancestors: output?.ancestors ?? 0,
+        createdBy: output?.createdBy ?? null,
       };
     });
   }
@@ -421,7 +557,12 @@ export class HotWallet {
       const existing = this.store.current(owner, label);
       if (existing && (existing.txid === tx.txid || existing.state !== "failed")) return existing;
       const stored = this.store.tx(tx.txid);
-      if (stored) throw new WalletTxStateError(tx.txid, stored.state, `transaction ${tx.txid} is stored already for ${stored.owner}/${stored.label}`);
+      if (stored)
+        throw new WalletTxStateError(
+          tx.txid,
+          stored.state,
+          `transaction ${tx.txid} is stored already for ${stored.owner}/${stored.label}`,
+        );
       let known = true;
       let inputTotal = 0n;
       const values: (bigint | null)[] = [];
@@ -431,12 +572,23 @@ export class HotWallet {
         if (value === null) known = false;
         else inputTotal += value;
         const spender = this.store.liveSpender(input.prevTxid, input.vout);
-        if (spender && spender !== tx.txid) throw new WalletConflictError(tx.txid, outpoint(input.prevTxid, input.vout), spender);
+        if (spender && spender !== tx.txid)
+          throw new WalletConflictError(tx.txid, outpoint(input.prevTxid, input.vout), spender);
       }
       const outputTotal = tx.outputs.reduce((sum, output) => sum + output.value, 0n);
       const inserted = this.store.insertTx({
-        txid: tx.txid, owner, label, kind: "tracked", hex: bytesToHex(hexToBytes(hex)), feeKoinu: known ? inputTotal - outputTotal : 0n,
-        feeRateKoinuPerKb: null, extraBytes: 0, changeVout: null, replaces: existing ? existing.txid : null, rebroadcast: false, createdAt: this.now(),
+        txid: tx.txid,
+        owner,
+        label,
+        kind: "tracked",
+        hex: bytesToHex(hexToBytes(hex)),
+        feeKoinu: known ? inputTotal - outputTotal : 0n,
+        feeRateKoinuPerKb: null,
+        extraBytes: 0,
+        changeVout: null,
+        replaces: existing ? existing.txid : null,
+        rebroadcast: false,
+        createdAt: this.now(),
       });
       tx.inputs.forEach((input, vin) => {
         this.store.insertInput(tx.txid, vin, input.prevTxid, input.vout, values[vin]);
@@ -469,15 +621,36 @@ export class HotWallet {
       const row = this.store.current(owner, label);
       if (!row) throw new WalletTxStateError(null, null, `no transaction ${owner}/${label}`);
       if (row.state === "failed") return;
-      if (row.state !== "signed") throw new WalletTxStateError(row.txid, row.state, `${owner}/${label} (${row.txid}) was broadcast; it can no longer be abandoned`);
+      if (row.state !== "signed")
+        throw new WalletTxStateError(
+          row.txid,
+          row.state,
+          `${owner}/${label} (${row.txid}) was broadcast; it can no longer be abandoned`,
+        );
       const versions = this.store.versions(owner, label);
-      const sent = versions.find((version) => version.broadcastAt !== null || version.rebroadcast || version.errorKind === "unavailable");
-      if (sent) throw new WalletTxStateError(row.txid, row.state, `${owner}/${label} may have reached the node (${sent.txid}); it can no longer be abandoned`);
+      const sent = versions.find(
+        (version) => version.broadcastAt !== null || version.rebroadcast || version.errorKind === "unavailable",
+      );
+      if (sent)
+        throw new WalletTxStateError(
+          row.txid,
+          row.state,
+          `${owner}/${label} may have reached the node (${sent.txid}); it can no longer be abandoned`,
+        );
       const child = this.store.liveChildren(row.txid)[0];
-      if (child) throw new WalletTxStateError(row.txid, row.state, `${child.owner}/${child.label} (${child.txid}) spends an output of ${owner}/${label}; abandon that first`);
+      if (child)
+        throw new WalletTxStateError(
+          row.txid,
+          row.state,
+          `${child.owner}/${child.label} (${child.txid}) spends an output of ${owner}/${label}; abandon that first`,
+        );
       for (const output of this.store.outputsCreatedBy(row.txid)) this.store.deleteOutput(output.txid, output.vout);
       for (const input of this.store.outputsSpentBy(row.txid)) this.release(input, null, false);
-      this.store.deleteTx(owner, label, versions.map((version) => version.txid));
+      this.store.deleteTx(
+        owner,
+        label,
+        versions.map((version) => version.txid),
+      );
       this.log("wallet_abandoned", { owner, label, txid: row.txid });
     });
   }
@@ -504,7 +677,8 @@ export class HotWallet {
     }
     const fresh = this.store.tx(row.txid);
     if (!fresh) throw new WalletTxStateError(row.txid, null, `transaction ${row.txid} was abandoned`);
-    if (fresh.state === "failed") throw new BroadcastError("conflict", `transaction ${fresh.txid} can never confirm: ${fresh.error}`);
+    if (fresh.state === "failed")
+      throw new BroadcastError("conflict", `transaction ${fresh.txid} can never confirm: ${fresh.error}`);
     if (fresh.state !== "signed") return;
     try {
       await this.sendWithParentsRetry(fresh);
@@ -513,7 +687,11 @@ export class HotWallet {
       this.write(() => this.recordFailure(fresh.txid, failure));
       if (await this.resolveFailure(fresh, failure)) return;
       throw this.store.tx(fresh.txid)?.state === "failed" && failure.reason === "missing_inputs"
-        ? new BroadcastError("conflict", `${failure.message} (an input was spent by another transaction)`, failure.nodeCode)
+        ? new BroadcastError(
+            "conflict",
+            `${failure.message} (an input was spent by another transaction)`,
+            failure.nodeCode,
+          )
         : failure;
     }
     this.write(() => this.markSent(fresh.txid));
@@ -527,7 +705,9 @@ export class HotWallet {
     } catch (error) {
       const failure = asBroadcastError(error);
       if (failure.reason !== "missing_inputs") throw failure;
-      const parents = this.store.parents(row.txid).filter((parent) => parent.state === "broadcast" || parent.state === "confirmed");
+      const parents = this.store
+        .parents(row.txid)
+        .filter((parent) => parent.state === "broadcast" || parent.state === "confirmed");
       if (parents.length === 0) throw failure;
       for (const parent of parents) await this.chain.broadcast(parent.hex).catch(() => undefined);
       await this.chain.broadcast(row.hex);
@@ -552,7 +732,8 @@ export class HotWallet {
     }
     const unspent = await this.refreshOutputs();
     const spent = this.inputSpentElsewhere(row, unspent);
-    if (failure.reason === "conflict" || spent) await this.conflicted(row, spent ? `input ${spent} was spent by another transaction` : failure.message, unspent);
+    if (failure.reason === "conflict" || spent)
+      await this.conflicted(row, spent ? `input ${spent} was spent by another transaction` : failure.message, unspent);
     return false;
   }
 
@@ -661,15 +842,36 @@ export class HotWallet {
       const carries = carrier ? JSON.stringify({ inscriptionIds: utxo.inscriptionIds, drc20: utxo.drc20 }) : null;
       const row = this.store.output(utxo.txid, utxo.vout);
       if (row) {
-        this.store.confirmOutput(utxo.txid, utxo.vout, utxo.height, carries, row.state === "spent" ? "spent" : carrier ? "locked" : "available");
+        this.store.confirmOutput(
+          utxo.txid,
+          utxo.vout,
+          utxo.height,
+          carries,
+          row.state === "spent" ? "spent" : carrier ? "locked" : "available",
+        );
         continue;
       }
       const spender = this.store.liveSpender(utxo.txid, utxo.vout);
       this.store.insertOutput({
-        txid: utxo.txid, vout: utxo.vout, valueKoinu: utxo.valueKoinu, scriptHex: utxo.scriptHex.toLowerCase(), height: utxo.height, depth: 0, ancestors: 0,
-        state: spender ? "spent" : carrier ? "locked" : "available", spentBy: spender, carries, createdBy: null,
+        txid: utxo.txid,
+        vout: utxo.vout,
+        valueKoinu: utxo.valueKoinu,
+        scriptHex: utxo.scriptHex.toLowerCase(),
+        height: utxo.height,
+        depth: 0,
+        ancestors: 0,
+        state: spender ? "spent" : carrier ? "locked" : "available",
+        spentBy: spender,
+        carries,
+        createdBy: null,
       });
-      if (carrier) this.log("wallet_output_locked", { txid: utxo.txid, vout: utxo.vout, inscriptions: utxo.inscriptionIds, drc20: utxo.drc20 });
+      if (carrier)
+        this.log("wallet_output_locked", {
+          txid: utxo.txid,
+          vout: utxo.vout,
+          inscriptions: utxo.inscriptionIds,
+          drc20: utxo.drc20,
+        });
     }
   }
 
@@ -681,7 +883,8 @@ export class HotWallet {
       // of a wallet transaction that is back in the mempool stays (unconfirmed); anything else
       // goes, and comes back when the index lists it again.
       const creator = row.createdBy ? this.store.tx(row.createdBy) : null;
-      if (creator && (creator.state === "signed" || creator.state === "broadcast")) this.store.unconfirmOutput(row.txid, row.vout);
+      if (creator && (creator.state === "signed" || creator.state === "broadcast"))
+        this.store.unconfirmOutput(row.txid, row.vout);
       else this.store.deleteOutput(row.txid, row.vout);
     }
   }
@@ -690,7 +893,11 @@ export class HotWallet {
   private async rebroadcastDropped(dropped: Set<string>, unspent: Set<string>): Promise<void> {
     const attempted = new Set<string>();
     for (;;) {
-      const next = this.store.followed().find((row) => !attempted.has(row.txid) && (dropped.has(row.txid) || (row.state === "signed" && row.rebroadcast)));
+      const next = this.store
+        .followed()
+        .find(
+          (row) => !attempted.has(row.txid) && (dropped.has(row.txid) || (row.state === "signed" && row.rebroadcast)),
+        );
       if (!next) return;
       attempted.add(next.txid);
       await this.rebroadcast(next, unspent);
@@ -709,7 +916,11 @@ export class HotWallet {
         await this.broadcastSigned(parent);
       } catch (error) {
         if (asBroadcastError(error).reason === "unavailable") throw error;
-        this.log("wallet_rebroadcast_parent_refused", { txid: row.txid, parent: parent.txid, err: (error as Error).message });
+        this.log("wallet_rebroadcast_parent_refused", {
+          txid: row.txid,
+          parent: parent.txid,
+          err: (error as Error).message,
+        });
         return;
       }
     }
@@ -720,10 +931,17 @@ export class HotWallet {
     } catch (error) {
       const failure = asBroadcastError(error);
       this.write(() => this.recordFailure(fresh.txid, failure));
-      this.log("wallet_rebroadcast_refused", { owner: fresh.owner, label: fresh.label, txid: fresh.txid, kind: failure.reason, err: failure.message });
+      this.log("wallet_rebroadcast_refused", {
+        owner: fresh.owner,
+        label: fresh.label,
+        txid: fresh.txid,
+        kind: failure.reason,
+        err: failure.message,
+      });
       if (failure.reason === "unavailable") throw failure;
       if (failure.reason === "conflict") await this.conflicted(fresh, failure.message, unspent);
-      else if (failure.reason === "insufficient_fee" && fresh.kind === "funded") this.write(() => this.replaceForFee(fresh, unspent));
+      else if (failure.reason === "insufficient_fee" && fresh.kind === "funded")
+        this.write(() => this.replaceForFee(fresh, unspent));
       return;
     }
     this.write(() => this.markSent(fresh.txid));
@@ -746,16 +964,41 @@ export class HotWallet {
     for (; rate <= ceiling; rate *= 2n) {
       const plan = planOutputs(coins.length, total, outputs, this.key.script, rate, current.extraBytes);
       if (!plan) {
-        this.failTree(current, `dropped from the mempool and its inputs cannot pay a fee rate of ${rate} koinu/kB`, unspent, false);
+        this.failTree(
+          current,
+          `dropped from the mempool and its inputs cannot pay a fee rate of ${rate} koinu/kB`,
+          unspent,
+          false,
+        );
         return;
       }
       if (plan.feeKoinu <= current.feeKoinu) continue;
-      const replacement = this.storeFunded(current.owner, current.label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, rate, current.extraBytes, current.txid, true);
+      const replacement = this.storeFunded(
+        current.owner,
+        current.label,
+        coins,
+        plan.outputs,
+        plan.feeKoinu,
+        plan.changeVout,
+        rate,
+        current.extraBytes,
+        current.txid,
+        true,
+      );
       this.supersede(current, replacement, unspent, false);
-      this.log("wallet_replaced", { owner: current.owner, label: current.label, txid: current.txid, replacement: replacement.txid, feeRateKoinuPerKb: rate.toString() });
+      this.log("wallet_replaced", {
+        owner: current.owner,
+        label: current.label,
+        txid: current.txid,
+        replacement: replacement.txid,
+        feeRateKoinuPerKb: rate.toString(),
+      });
       return;
     }
-    this.store.updateTx(current.txid, { error: `refused for its fee; the fee rate cap of ${ceiling} koinu/kB is reached`, error_kind: "insufficient_fee" });
+    this.store.updateTx(current.txid, {
+      error: `refused for its fee; the fee rate cap of ${ceiling} koinu/kB is reached`,
+      error_kind: "insufficient_fee",
+    });
   }
 
   /**
@@ -785,7 +1028,13 @@ export class HotWallet {
   }
 
   /** Inside a write transaction: `child` spent outputs of `oldParent`; rebuild it on `newParent` or fail it. */
-  private rebuildOn(child: TxRow, oldParent: TxRow, newParent: TxRow, unspent: Set<string> | null, hold: boolean): void {
+  private rebuildOn(
+    child: TxRow,
+    oldParent: TxRow,
+    newParent: TxRow,
+    unspent: Set<string> | null,
+    hold: boolean,
+  ): void {
     const fresh = this.store.tx(child.txid);
     if (!isLive(fresh)) return;
     const fail = (reason: string) => this.failTree(fresh, reason, unspent, hold);
@@ -801,12 +1050,23 @@ export class HotWallet {
           fail(`output ${input.prevVout} of ${oldParent.txid} has no counterpart in its replacement ${newParent.txid}`);
           return;
         }
-        coins.push({ txid: newParent.txid, vout: input.prevVout, valueKoinu: mapped.valueKoinu, depth: mapped.depth, ancestors: mapped.ancestors, createdBy: mapped.createdBy });
+        coins.push({
+          txid: newParent.txid,
+          vout: input.prevVout,
+          valueKoinu: mapped.valueKoinu,
+          depth: mapped.depth,
+          ancestors: mapped.ancestors,
+          createdBy: mapped.createdBy,
+        });
       } else {
         const output = this.store.output(input.prevTxid, input.prevVout);
         coins.push({
-          txid: input.prevTxid, vout: input.prevVout, valueKoinu: input.valueKoinu!,
-          depth: output?.depth ?? 0, ancestors: output?.ancestors ?? 0, createdBy: output?.createdBy ?? null,
+          txid: input.prevTxid,
+          vout: input.prevVout,
+          valueKoinu: input.valueKoinu!,
+          depth: output?.depth ?? 0,
+          ancestors: output?.ancestors ?? 0,
+          createdBy: output?.createdBy ?? null,
         });
       }
     }
@@ -821,7 +1081,18 @@ export class HotWallet {
       return;
     }
     const rebroadcast = fresh.state !== "signed" || fresh.rebroadcast;
-    const replacement = this.storeFunded(fresh.owner, fresh.label, coins, plan.outputs, plan.feeKoinu, plan.changeVout, rate, fresh.extraBytes, fresh.txid, rebroadcast);
+    const replacement = this.storeFunded(
+      fresh.owner,
+      fresh.label,
+      coins,
+      plan.outputs,
+      plan.feeKoinu,
+      plan.changeVout,
+      rate,
+      fresh.extraBytes,
+      fresh.txid,
+      rebroadcast,
+    );
     this.supersede(fresh, replacement, unspent, hold);
   }
 
@@ -833,8 +1104,13 @@ export class HotWallet {
     if (!current || current.txid === version.txid || current.state === "confirmed" || !isLive(current)) return;
     const confirmed = status.state === "confirmed";
     this.store.updateTx(version.txid, {
-      state: confirmed ? "confirmed" : "broadcast", replaced_by: null, rebroadcast: 0, error: null, error_kind: null,
-      height: confirmed ? status.height : null, confirmations: confirmed ? status.confirmations : 0,
+      state: confirmed ? "confirmed" : "broadcast",
+      replaced_by: null,
+      rebroadcast: 0,
+      error: null,
+      error_kind: null,
+      height: confirmed ? status.height : null,
+      confirmations: confirmed ? status.confirmations : 0,
       final: confirmed && status.confirmations >= this.trackingDepth,
     });
     this.supersede(current, this.store.tx(version.txid)!, unspent, false);
@@ -851,7 +1127,8 @@ export class HotWallet {
     const children = this.store.liveChildren(fresh.txid);
     for (const output of this.store.outputsCreatedBy(fresh.txid)) this.store.deleteOutput(output.txid, output.vout);
     for (const input of this.store.outputsSpentBy(fresh.txid)) this.release(input, unspent, hold);
-    for (const child of children) this.failTree(child, `it spends an output of ${fresh.txid}, which can never confirm`, unspent, hold);
+    for (const child of children)
+      this.failTree(child, `it spends an output of ${fresh.txid}, which can never confirm`, unspent, hold);
   }
 
   /**
@@ -869,7 +1146,12 @@ export class HotWallet {
       this.store.deleteOutput(output.txid, output.vout);
       return;
     }
-    this.store.releaseOutput(output.txid, output.vout, output.carries ? "locked" : "available", hold ? this.now() + CONFLICT_HOLD_MS : null);
+    this.store.releaseOutput(
+      output.txid,
+      output.vout,
+      output.carries ? "locked" : "available",
+      hold ? this.now() + CONFLICT_HOLD_MS : null,
+    );
   }
 
   // ==================================================================== state changes
@@ -885,14 +1167,25 @@ export class HotWallet {
     const row = this.store.tx(txid);
     if (!isLive(row)) return;
     this.store.updateTx(txid, {
-      state: "broadcast", broadcast_at: row.broadcastAt ?? this.now(), attempts: row.attempts + 1, error: null, error_kind: null, rebroadcast: 0,
-      height: null, confirmations: 0, final: 0,
+      state: "broadcast",
+      broadcast_at: row.broadcastAt ?? this.now(),
+      attempts: row.attempts + 1,
+      error: null,
+      error_kind: null,
+      rebroadcast: 0,
+      height: null,
+      confirmations: 0,
+      final: 0,
     });
   }
 
   private markInMempool(row: TxRow): void {
     if (row.state === "signed") {
-      this.store.updateTx(row.txid, { state: "broadcast", broadcast_at: row.broadcastAt ?? this.now(), rebroadcast: 0 });
+      this.store.updateTx(row.txid, {
+        state: "broadcast",
+        broadcast_at: row.broadcastAt ?? this.now(),
+        rebroadcast: 0,
+      });
     } else if (row.state === "confirmed") {
       this.store.updateTx(row.txid, { state: "broadcast", height: null, confirmations: 0 });
       this.log("wallet_tx_unconfirmed", { owner: row.owner, label: row.label, txid: row.txid });
@@ -904,11 +1197,19 @@ export class HotWallet {
     if (!isLive(fresh) || fresh.final) return;
     const final = status.confirmations >= this.trackingDepth;
     this.store.updateTx(fresh.txid, {
-      state: "confirmed", height: status.height, confirmations: status.confirmations, final, rebroadcast: 0,
-      broadcast_at: fresh.broadcastAt ?? this.now(), error: null, error_kind: null,
+      state: "confirmed",
+      height: status.height,
+      confirmations: status.confirmations,
+      final,
+      rebroadcast: 0,
+      broadcast_at: fresh.broadcastAt ?? this.now(),
+      error: null,
+      error_kind: null,
     });
-    const grew = status.confirmations > fresh.confirmations || fresh.state !== "confirmed" || fresh.height !== status.height;
-    if (grew && fresh.confirmations < this.trackingDepth) this.pendingEvents.push({ kind: "confirmed", txid: fresh.txid });
+    const grew =
+      status.confirmations > fresh.confirmations || fresh.state !== "confirmed" || fresh.height !== status.height;
+    if (grew && fresh.confirmations < this.trackingDepth)
+      this.pendingEvents.push({ kind: "confirmed", txid: fresh.txid });
     // Final: what it spent is spent for good.
     if (final) this.store.deleteOutputsSpentBy(fresh.txid);
   }
@@ -944,14 +1245,20 @@ export class HotWallet {
           if (previous && replacement) this.events.onReplaced?.(toWalletTx(previous), toWalletTx(replacement));
         }
       } catch (error) {
-        this.log("wallet_event_handler_failed", { event: event.kind, err: error instanceof Error ? error.message : String(error) });
+        this.log("wallet_event_handler_failed", {
+          event: event.kind,
+          err: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   }
 }
 
 function isFollowed(row: TxRow): boolean {
-  return !row.final && (row.state === "broadcast" || row.state === "confirmed" || (row.state === "signed" && row.rebroadcast));
+  return (
+    !row.final &&
+    (row.state === "broadcast" || row.state === "confirmed" || (row.state === "signed" && row.rebroadcast))
+  );
 }
 
 function fundedView(row: TxRow): FundedTx {
@@ -959,7 +1266,8 @@ function fundedView(row: TxRow): FundedTx {
 }
 
 function checkName(what: string, value: string): void {
-  if (typeof value !== "string" || value.length === 0 || value.length > 200) throw new TypeError(`${what} must be a non-empty string of at most 200 characters`);
+  if (typeof value !== "string" || value.length === 0 || value.length > 200)
+    throw new TypeError(`${what} must be a non-empty string of at most 200 characters`);
 }
 
 /** Outputs below the hard dust limit are refused (OP_RETURN with value 0 is fine), as are values out of range. */
@@ -969,14 +1277,20 @@ function checkOutputs(outputs: readonly TxOutput[]): void {
   outputs.forEach((output, index) => {
     if (typeof output.value !== "bigint") throw new TypeError(`output ${index}: value must be a bigint (koinu)`);
     if (!(output.script instanceof Uint8Array)) throw new TypeError(`output ${index}: script must be bytes`);
-    if (output.value < 0n || output.value > MAX_MONEY) throw new InvalidOutputError(index, output.value, `output ${index}: ${output.value} koinu is out of range`);
+    if (output.value < 0n || output.value > MAX_MONEY)
+      throw new InvalidOutputError(index, output.value, `output ${index}: ${output.value} koinu is out of range`);
     total += output.value;
     if (isUnspendable(output.script) && output.value === 0n) return;
     if (output.value < HARD_DUST_LIMIT) {
-      throw new InvalidOutputError(index, output.value, `output ${index}: ${output.value} koinu is below the hard dust limit of ${HARD_DUST_LIMIT} koinu`);
+      throw new InvalidOutputError(
+        index,
+        output.value,
+        `output ${index}: ${output.value} koinu is below the hard dust limit of ${HARD_DUST_LIMIT} koinu`,
+      );
     }
   });
-  if (total > MAX_MONEY) throw new InvalidOutputError(-1, total, `outputs total ${total} koinu, more than all the money there is`);
+  if (total > MAX_MONEY)
+    throw new InvalidOutputError(-1, total, `outputs total ${total} koinu, more than all the money there is`);
 }
 
 /** Well-formed, distinct outpoints, at most MAX_INPUTS of them. */
@@ -985,7 +1299,12 @@ function checkCarrierInputs(inputs: readonly Outpoint[]): Outpoint[] {
   if (inputs.length > MAX_INPUTS) throw new RangeError(`at most ${MAX_INPUTS} carrier inputs, got ${inputs.length}`);
   const seen = new Set<string>();
   return inputs.map((input, index) => {
-    if (typeof input?.txid !== "string" || !/^[0-9a-f]{64}$/i.test(input.txid) || !Number.isSafeInteger(input.vout) || input.vout < 0) {
+    if (
+      typeof input?.txid !== "string" ||
+      !/^[0-9a-f]{64}$/i.test(input.txid) ||
+      !Number.isSafeInteger(input.vout) ||
+      input.vout < 0
+    ) {
       throw new TypeError(`carrier input ${index}: expected { txid: 64 hex digits, vout: a non-negative integer }`);
     }
     const normalized = { txid: input.txid.toLowerCase(), vout: input.vout };
@@ -998,12 +1317,22 @@ function checkCarrierInputs(inputs: readonly Outpoint[]): Outpoint[] {
 
 /** Output i pays exactly carrier i's value, so the carrier's koinu (and all it carries) land on it whole. */
 function checkCarrierOutputs(carriers: readonly Coin[], outputs: readonly TxOutput[]): void {
-  if (outputs.length < carriers.length) throw new TypeError(`${carriers.length} carrier inputs need at least as many outputs, got ${outputs.length}`);
+  if (outputs.length < carriers.length)
+    throw new TypeError(`${carriers.length} carrier inputs need at least as many outputs, got ${outputs.length}`);
   carriers.forEach((carrier, index) => {
     const output = outputs[index];
     if (output.value !== carrier.valueKoinu) {
-      throw new InvalidOutputError(index, output.value, `output ${index} must pay exactly the ${carrier.valueKoinu} koinu of carrier ${outpoint(carrier.txid, carrier.vout)}, got ${output.value}`);
+      throw new InvalidOutputError(
+        index,
+        output.value,
+        `output ${index} must pay exactly the ${carrier.valueKoinu} koinu of carrier ${outpoint(carrier.txid, carrier.vout)}, got ${output.value}`,
+      );
     }
-    if (isUnspendable(output.script)) throw new InvalidOutputError(index, output.value, `output ${index} takes carrier ${outpoint(carrier.txid, carrier.vout)} and must not be unspendable`);
+    if (isUnspendable(output.script))
+      throw new InvalidOutputError(
+        index,
+        output.value,
+        `output ${index} takes carrier ${outpoint(carrier.txid, carrier.vout)} and must not be unspendable`,
+      );
   });
 }

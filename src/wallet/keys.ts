@@ -6,7 +6,15 @@ import fs from "node:fs";
 import { SecretError, loadSecret } from "../config/secret-file";
 import path from "node:path";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { AddressError, DogeNetwork, addressToOutputScript, decodeWif, encodeWif, privateKeyToPublicKey, publicKeyToAddress } from "../doge";
+import {
+  AddressError,
+  DogeNetwork,
+  addressToOutputScript,
+  decodeWif,
+  encodeWif,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+} from "../doge";
 import { WalletKeyError } from "./errors";
 import type { WalletKey } from "./types";
 
@@ -27,12 +35,18 @@ export interface LoadWalletKeyOptions {
 export function walletKeyFromPrivateKey(privateKey: Uint8Array, network: DogeNetwork): WalletKey {
   const publicKey = privateKeyToPublicKey(privateKey, true);
   const address = publicKeyToAddress(publicKey, network);
-  return { privateKey: Uint8Array.from(privateKey), publicKey, address, script: addressToOutputScript(address, network) };
+  return {
+    privateKey: Uint8Array.from(privateKey),
+    publicKey,
+    address,
+    script: addressToOutputScript(address, network),
+  };
 }
 
 /** Decodes a WIF for `network`; `source` names where it came from in error messages. */
 export function walletKeyFromWif(wif: string, network: DogeNetwork, source: string): WalletKey {
-  if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(wif)) throw new WalletKeyError("MALFORMED", `${source} does not hold a WIF private key (one base58 string)`);
+  if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(wif))
+    throw new WalletKeyError("MALFORMED", `${source} does not hold a WIF private key (one base58 string)`);
   let decoded;
   try {
     decoded = decodeWif(wif);
@@ -41,12 +55,19 @@ export function walletKeyFromWif(wif: string, network: DogeNetwork, source: stri
     throw new WalletKeyError("MALFORMED", `${source} does not hold a valid WIF private key (${reason})`);
   }
   if (decoded.network.name !== network.name) {
-    throw new WalletKeyError("WRONG_NETWORK", `${source} holds a ${decoded.network.name} key; this wallet runs on ${network.name}`);
+    throw new WalletKeyError(
+      "WRONG_NETWORK",
+      `${source} holds a ${decoded.network.name} key; this wallet runs on ${network.name}`,
+    );
   }
   if (!decoded.compressed) {
-    throw new WalletKeyError("UNCOMPRESSED", `${source} holds an uncompressed key; the hot wallet signs with compressed keys only (export the key in compressed WIF form)`);
+    throw new WalletKeyError(
+      "UNCOMPRESSED",
+      `${source} holds an uncompressed key; the hot wallet signs with compressed keys only (export the key in compressed WIF form)`,
+    );
   }
-  if (!secp256k1.utils.isValidSecretKey(decoded.privateKey)) throw new WalletKeyError("MALFORMED", `${source} holds an out-of-range private key`);
+  if (!secp256k1.utils.isValidSecretKey(decoded.privateKey))
+    throw new WalletKeyError("MALFORMED", `${source} holds an out-of-range private key`);
   return walletKeyFromPrivateKey(decoded.privateKey, network);
 }
 
@@ -82,7 +103,8 @@ export function generateWalletKeyFile(file: string, network: DogeNetwork): Walle
   try {
     fs.writeFileSync(file, `${encodeWif(privateKey, network, true)}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new WalletKeyError("EXISTS", `the wallet key file ${file} already exists; refusing to overwrite a key`);
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new WalletKeyError("EXISTS", `the wallet key file ${file} already exists; refusing to overwrite a key`);
     throw error;
   }
   // The umask may have cleared bits of 0600 but never adds any; make the mode exact anyway.

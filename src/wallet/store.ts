@@ -65,30 +65,62 @@ type Raw = Record<string, unknown>;
 
 function outputRow(r: Raw): OutputRow {
   return {
-    txid: r.txid as string, vout: Number(r.vout), valueKoinu: BigInt(r.value_koinu as string), scriptHex: r.script_hex as string,
-    height: r.height === null ? null : Number(r.height), depth: Number(r.depth), ancestors: Number(r.ancestors), state: r.state as OutputState,
-    spentBy: (r.spent_by as string | null) ?? null, carries: (r.carries as string | null) ?? null, createdBy: (r.created_by as string | null) ?? null,
+    txid: r.txid as string,
+    vout: Number(r.vout),
+    valueKoinu: BigInt(r.value_koinu as string),
+    scriptHex: r.script_hex as string,
+    height: r.height === null ? null : Number(r.height),
+    depth: Number(r.depth),
+    ancestors: Number(r.ancestors),
+    state: r.state as OutputState,
+    spentBy: (r.spent_by as string | null) ?? null,
+    carries: (r.carries as string | null) ?? null,
+    createdBy: (r.created_by as string | null) ?? null,
     heldUntil: r.held_until === null ? null : Number(r.held_until),
   };
 }
 
 function txRow(r: Raw): TxRow {
   return {
-    seq: Number(r.seq), txid: r.txid as string, owner: r.owner as string, label: r.label as string, kind: r.kind as TxRow["kind"], hex: r.hex as string,
-    state: r.state as WalletTxState, feeKoinu: BigInt(r.fee_koinu as string),
-    feeRateKoinuPerKb: r.fee_rate_koinu_per_kb === null ? null : BigInt(r.fee_rate_koinu_per_kb as string), extraBytes: Number(r.extra_bytes),
-    changeVout: r.change_vout === null ? null : Number(r.change_vout), height: r.height === null ? null : Number(r.height),
-    confirmations: Number(r.confirmations), final: Number(r.final) === 1, replacedBy: (r.replaced_by as string | null) ?? null,
-    replaces: (r.replaces as string | null) ?? null, error: (r.error as string | null) ?? null, errorKind: (r.error_kind as string | null) ?? null,
-    createdAt: Number(r.created_at), broadcastAt: r.broadcast_at === null ? null : Number(r.broadcast_at), attempts: Number(r.attempts),
+    seq: Number(r.seq),
+    txid: r.txid as string,
+    owner: r.owner as string,
+    label: r.label as string,
+    kind: r.kind as TxRow["kind"],
+    hex: r.hex as string,
+    state: r.state as WalletTxState,
+    feeKoinu: BigInt(r.fee_koinu as string),
+    feeRateKoinuPerKb: r.fee_rate_koinu_per_kb === null ? null : BigInt(r.fee_rate_koinu_per_kb as string),
+    extraBytes: Number(r.extra_bytes),
+    changeVout: r.change_vout === null ? null : Number(r.change_vout),
+    height: r.height === null ? null : Number(r.height),
+    confirmations: Number(r.confirmations),
+    final: Number(r.final) === 1,
+    replacedBy: (r.replaced_by as string | null) ?? null,
+    replaces: (r.replaces as string | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    errorKind: (r.error_kind as string | null) ?? null,
+    createdAt: Number(r.created_at),
+    broadcastAt: r.broadcast_at === null ? null : Number(r.broadcast_at),
+    attempts: Number(r.attempts),
     rebroadcast: Number(r.rebroadcast) === 1,
   };
 }
 
 export function toWalletTx(row: TxRow): WalletTx {
   return {
-    txid: row.txid, owner: row.owner, label: row.label, hex: row.hex, state: row.state, feeKoinu: row.feeKoinu, height: row.height,
-    replacedBy: row.replacedBy, error: row.error, createdAt: row.createdAt, broadcastAt: row.broadcastAt, attempts: row.attempts,
+    txid: row.txid,
+    owner: row.owner,
+    label: row.label,
+    hex: row.hex,
+    state: row.state,
+    feeKoinu: row.feeKoinu,
+    height: row.height,
+    replacedBy: row.replacedBy,
+    error: row.error,
+    createdAt: row.createdAt,
+    broadcastAt: row.broadcastAt,
+    attempts: row.attempts,
     confirmations: row.confirmations,
   };
 }
@@ -122,37 +154,62 @@ export class WalletStore {
       getMeta: p("SELECT value FROM meta WHERE key = ?"),
       setMeta: p("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       output: p("SELECT * FROM wallet_outputs WHERE txid = ? AND vout = ?"),
-      selectable: p("SELECT * FROM wallet_outputs WHERE state = 'available' AND depth < ? AND (held_until IS NULL OR held_until <= ?)"),
+      selectable: p(
+        "SELECT * FROM wallet_outputs WHERE state = 'available' AND depth < ? AND (held_until IS NULL OR held_until <= ?)",
+      ),
       unspentOutputs: p("SELECT * FROM wallet_outputs WHERE state IN ('available', 'locked')"),
       allOutputs: p("SELECT * FROM wallet_outputs"),
       outputsSpentBy: p("SELECT * FROM wallet_outputs WHERE spent_by = ? ORDER BY txid, vout"),
       outputsCreatedBy: p("SELECT * FROM wallet_outputs WHERE created_by = ? ORDER BY vout"),
-      insertOutput: p(`INSERT INTO wallet_outputs (txid, vout, value_koinu, script_hex, height, depth, ancestors, state, spent_by, carries, created_by, held_until)
+      insertOutput:
+        p(`INSERT INTO wallet_outputs (txid, vout, value_koinu, script_hex, height, depth, ancestors, state, spent_by, carries, created_by, held_until)
         VALUES (@txid, @vout, @value_koinu, @script_hex, @height, @depth, @ancestors, @state, @spent_by, @carries, @created_by, NULL)`),
-      confirmOutput: p("UPDATE wallet_outputs SET height = ?, depth = 0, ancestors = 0, carries = ?, state = ? WHERE txid = ? AND vout = ?"),
-      unconfirmOutput: p("UPDATE wallet_outputs SET height = NULL, depth = MAX(depth, 1), ancestors = MAX(ancestors, 1) WHERE txid = ? AND vout = ?"),
-      spendOutput: p("UPDATE wallet_outputs SET state = 'spent', spent_by = ?, held_until = NULL WHERE txid = ? AND vout = ?"),
-      releaseOutput: p("UPDATE wallet_outputs SET state = ?, spent_by = NULL, held_until = ? WHERE txid = ? AND vout = ?"),
+      confirmOutput: p(
+        "UPDATE wallet_outputs SET height = ?, depth = 0, ancestors = 0, carries = ?, state = ? WHERE txid = ? AND vout = ?",
+      ),
+      unconfirmOutput: p(
+        "UPDATE wallet_outputs SET height = NULL, depth = MAX(depth, 1), ancestors = MAX(ancestors, 1) WHERE txid = ? AND vout = ?",
+      ),
+      spendOutput: p(
+        "UPDATE wallet_outputs SET state = 'spent', spent_by = ?, held_until = NULL WHERE txid = ? AND vout = ?",
+      ),
+      releaseOutput: p(
+        "UPDATE wallet_outputs SET state = ?, spent_by = NULL, held_until = ? WHERE txid = ? AND vout = ?",
+      ),
       deleteOutput: p("DELETE FROM wallet_outputs WHERE txid = ? AND vout = ?"),
       deleteOutputsSpentBy: p("DELETE FROM wallet_outputs WHERE spent_by = ?"),
       tx: p("SELECT * FROM wallet_txs WHERE txid = ?"),
-      current: p("SELECT t.* FROM wallet_labels l JOIN wallet_txs t ON t.txid = l.txid WHERE l.owner = ? AND l.label = ?"),
+      current: p(
+        "SELECT t.* FROM wallet_labels l JOIN wallet_txs t ON t.txid = l.txid WHERE l.owner = ? AND l.label = ?",
+      ),
       versions: p("SELECT * FROM wallet_txs WHERE owner = ? AND label = ? ORDER BY seq"),
       txsOf: p("SELECT * FROM wallet_txs WHERE owner = ? ORDER BY seq"),
-      followed: p(`SELECT * FROM wallet_txs WHERE final = 0 AND (state IN ('broadcast', 'confirmed') OR (state = 'signed' AND rebroadcast = 1)) ORDER BY seq`),
-      watchedReplaced: p(`SELECT r.* FROM wallet_txs r JOIN wallet_labels l ON l.owner = r.owner AND l.label = r.label JOIN wallet_txs c ON c.txid = l.txid
+      followed: p(
+        `SELECT * FROM wallet_txs WHERE final = 0 AND (state IN ('broadcast', 'confirmed') OR (state = 'signed' AND rebroadcast = 1)) ORDER BY seq`,
+      ),
+      watchedReplaced:
+        p(`SELECT r.* FROM wallet_txs r JOIN wallet_labels l ON l.owner = r.owner AND l.label = r.label JOIN wallet_txs c ON c.txid = l.txid
         WHERE r.state = 'replaced' AND r.broadcast_at IS NOT NULL AND c.txid != r.txid AND c.final = 0 AND c.state IN ${LIVE_SQL} ORDER BY r.seq`),
-      insertTx: p(`INSERT INTO wallet_txs (txid, owner, label, kind, hex, state, fee_koinu, fee_rate_koinu_per_kb, extra_bytes, change_vout, replaces, rebroadcast, created_at)
+      insertTx:
+        p(`INSERT INTO wallet_txs (txid, owner, label, kind, hex, state, fee_koinu, fee_rate_koinu_per_kb, extra_bytes, change_vout, replaces, rebroadcast, created_at)
         VALUES (@txid, @owner, @label, @kind, @hex, 'signed', @fee_koinu, @fee_rate, @extra_bytes, @change_vout, @replaces, @rebroadcast, @created_at)`),
-      setLabel: p("INSERT INTO wallet_labels (owner, label, txid) VALUES (?, ?, ?) ON CONFLICT (owner, label) DO UPDATE SET txid = excluded.txid"),
+      setLabel: p(
+        "INSERT INTO wallet_labels (owner, label, txid) VALUES (?, ?, ?) ON CONFLICT (owner, label) DO UPDATE SET txid = excluded.txid",
+      ),
       deleteLabel: p("DELETE FROM wallet_labels WHERE owner = ? AND label = ?"),
       deleteTx: p("DELETE FROM wallet_txs WHERE txid = ?"),
       insertInput: p("INSERT INTO wallet_inputs (txid, vin, prev_txid, prev_vout, value_koinu) VALUES (?, ?, ?, ?, ?)"),
       inputs: p("SELECT * FROM wallet_inputs WHERE txid = ? ORDER BY vin"),
       deleteInputs: p("DELETE FROM wallet_inputs WHERE txid = ?"),
-      liveSpender: p(`SELECT t.txid FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.txid WHERE i.prev_txid = ? AND i.prev_vout = ? AND t.state IN ${LIVE_SQL} LIMIT 1`),
-      liveChildren: p(`SELECT DISTINCT t.* FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.txid WHERE i.prev_txid = ? AND t.state IN ${LIVE_SQL} ORDER BY t.seq`),
-      parents: p("SELECT DISTINCT t.* FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.prev_txid WHERE i.txid = ? ORDER BY t.seq"),
+      liveSpender: p(
+        `SELECT t.txid FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.txid WHERE i.prev_txid = ? AND i.prev_vout = ? AND t.state IN ${LIVE_SQL} LIMIT 1`,
+      ),
+      liveChildren: p(
+        `SELECT DISTINCT t.* FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.txid WHERE i.prev_txid = ? AND t.state IN ${LIVE_SQL} ORDER BY t.seq`,
+      ),
+      parents: p(
+        "SELECT DISTINCT t.* FROM wallet_inputs i JOIN wallet_txs t ON t.txid = i.prev_txid WHERE i.txid = ? ORDER BY t.seq",
+      ),
     };
   }
 
@@ -198,8 +255,17 @@ export class WalletStore {
 
   insertOutput(output: NewOutput): void {
     this.s.insertOutput.run({
-      txid: output.txid, vout: output.vout, value_koinu: output.valueKoinu.toString(), script_hex: output.scriptHex, height: output.height,
-      depth: output.depth, ancestors: output.ancestors, state: output.state, spent_by: output.spentBy, carries: output.carries, created_by: output.createdBy,
+      txid: output.txid,
+      vout: output.vout,
+      value_koinu: output.valueKoinu.toString(),
+      script_hex: output.scriptHex,
+      height: output.height,
+      depth: output.depth,
+      ancestors: output.ancestors,
+      state: output.state,
+      spent_by: output.spentBy,
+      carries: output.carries,
+      created_by: output.createdBy,
     });
   }
 
@@ -260,9 +326,18 @@ export class WalletStore {
 
   insertTx(tx: NewTx): TxRow {
     this.s.insertTx.run({
-      txid: tx.txid, owner: tx.owner, label: tx.label, kind: tx.kind, hex: tx.hex, fee_koinu: tx.feeKoinu.toString(),
-      fee_rate: tx.feeRateKoinuPerKb === null ? null : tx.feeRateKoinuPerKb.toString(), extra_bytes: tx.extraBytes, change_vout: tx.changeVout,
-      replaces: tx.replaces, rebroadcast: tx.rebroadcast ? 1 : 0, created_at: tx.createdAt,
+      txid: tx.txid,
+      owner: tx.owner,
+      label: tx.label,
+      kind: tx.kind,
+      hex: tx.hex,
+      fee_koinu: tx.feeKoinu.toString(),
+      fee_rate: tx.feeRateKoinuPerKb === null ? null : tx.feeRateKoinuPerKb.toString(),
+      extra_bytes: tx.extraBytes,
+      change_vout: tx.changeVout,
+      replaces: tx.replaces,
+      rebroadcast: tx.rebroadcast ? 1 : 0,
+      created_at: tx.createdAt,
     });
     this.s.setLabel.run(tx.owner, tx.label, tx.txid);
     return this.tx(tx.txid)!;
@@ -273,18 +348,37 @@ export class WalletStore {
   }
 
   /** Updates the named columns of a transaction row. */
-  updateTx(txid: string, changes: Partial<Record<
-    "state" | "height" | "confirmations" | "final" | "replaced_by" | "error" | "error_kind" | "broadcast_at" | "attempts" | "rebroadcast", unknown>>): void {
+  updateTx(
+    txid: string,
+    changes: Partial<
+      Record<
+        | "state"
+        | "height"
+        | "confirmations"
+        | "final"
+        | "replaced_by"
+        | "error"
+        | "error_kind"
+        | "broadcast_at"
+        | "attempts"
+        | "rebroadcast",
+        unknown
+      >
+    >,
+  ): void {
     const columns = Object.keys(changes);
     if (columns.length === 0) return;
     const key = columns.join(",");
     let statement = this.updates.get(key);
     if (!statement) {
-      statement = this.db.prepare<unknown[]>(`UPDATE wallet_txs SET ${columns.map((c) => `${c} = @${c}`).join(", ")} WHERE txid = @txid`);
+      statement = this.db.prepare<unknown[]>(
+        `UPDATE wallet_txs SET ${columns.map((c) => `${c} = @${c}`).join(", ")} WHERE txid = @txid`,
+      );
       this.updates.set(key, statement);
     }
     const values: Record<string, unknown> = { txid };
-    for (const [column, value] of Object.entries(changes)) values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
+    for (const [column, value] of Object.entries(changes))
+      values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
     statement.run(values);
   }
 
@@ -304,7 +398,10 @@ export class WalletStore {
 
   inputs(txid: string): InputRow[] {
     return (this.s.inputs.all(txid) as Raw[]).map((r) => ({
-      txid: r.txid as string, vin: Number(r.vin), prevTxid: r.prev_txid as string, prevVout: Number(r.prev_vout),
+      txid: r.txid as string,
+      vin: Number(r.vin),
+      prevTxid: r.prev_txid as string,
+      prevVout: Number(r.prev_vout),
       valueKoinu: r.value_koinu === null ? null : BigInt(r.value_koinu as string),
     }));
   }

@@ -37,9 +37,7 @@ export interface ChainUtxo {
 }
 
 export type ChainTxStatus =
-  | { state: "confirmed"; height: number; confirmations: number }
-  | { state: "mempool" }
-  | { state: "unknown" };
+  { state: "confirmed"; height: number; confirmations: number } | { state: "mempool" } | { state: "unknown" };
 
 /** Why a broadcast failed, as far as the wallet needs to know. */
 export type BroadcastFailureKind =
@@ -59,11 +57,21 @@ export type BroadcastFailureKind =
  * node was not reached (`unavailable`).
  */
 export class BroadcastError extends DogeosError {
-  constructor(readonly reason: BroadcastFailureKind, message: string, readonly nodeCode?: number, cause?: unknown) {
-    super(reason === "unavailable" ? "unavailable" : reason === "conflict" ? "conflict" : "unprocessable", `BROADCAST_${reason.toUpperCase()}`, message, {
-      details: nodeCode === undefined ? { reason } : { reason, node_code: nodeCode },
-      cause,
-    });
+  constructor(
+    readonly reason: BroadcastFailureKind,
+    message: string,
+    readonly nodeCode?: number,
+    cause?: unknown,
+  ) {
+    super(
+      reason === "unavailable" ? "unavailable" : reason === "conflict" ? "conflict" : "unprocessable",
+      `BROADCAST_${reason.toUpperCase()}`,
+      message,
+      {
+        details: nodeCode === undefined ? { reason } : { reason, node_code: nodeCode },
+        cause,
+      },
+    );
   }
 }
 
@@ -164,10 +172,18 @@ export interface FundedTx {
 
 /** INSUFFICIENT_FUNDS: retryable, as funds may arrive. */
 export class InsufficientFundsError extends DogeosError {
-  constructor(readonly neededKoinu: bigint, readonly availableKoinu: bigint) {
-    super("unavailable", "INSUFFICIENT_FUNDS", `the hot wallet has ${availableKoinu} koinu spendable, ${neededKoinu} needed`, {
-      details: { needed_koinu: neededKoinu.toString(), available_koinu: availableKoinu.toString() },
-    });
+  constructor(
+    readonly neededKoinu: bigint,
+    readonly availableKoinu: bigint,
+  ) {
+    super(
+      "unavailable",
+      "INSUFFICIENT_FUNDS",
+      `the hot wallet has ${availableKoinu} koinu spendable, ${neededKoinu} needed`,
+      {
+        details: { needed_koinu: neededKoinu.toString(), available_koinu: availableKoinu.toString() },
+      },
+    );
   }
 }
 

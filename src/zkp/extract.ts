@@ -6,8 +6,19 @@
  */
 import { ripemd160, sha1 } from "@noble/hashes/legacy.js";
 import {
-  OP, ScriptChunk, bytesToHex, concatBytes, decodeScriptNum, decodeSmallInt, encodeScriptNum, hash160, isCoinbaseInput, isPushOnly,
-  parseScript, sha256, sha256d,
+  OP,
+  ScriptChunk,
+  bytesToHex,
+  concatBytes,
+  decodeScriptNum,
+  decodeSmallInt,
+  encodeScriptNum,
+  hash160,
+  isCoinbaseInput,
+  isPushOnly,
+  parseScript,
+  sha256,
+  sha256d,
 } from "../doge";
 import type { DecodedTransaction } from "../doge";
 
@@ -40,11 +51,22 @@ export const PLONK_PUBLIC_INPUT_SIZE = 32;
 
 /** Names of the 17 mode-0 items, bottom to top (ZKP.md numbers them 1 to 17). */
 const GROTH16_ITEM_NAMES = [
-  "proof A.x", "proof A.y",
-  "proof B.x.c0", "proof B.x.c1", "proof B.y.c0", "proof B.y.c1",
-  "proof C.x", "proof C.y",
-  "public input 0", "public input 1",
-  "vk chunk 0", "vk chunk 1", "vk chunk 2", "vk chunk 3", "vk chunk 4", "vk chunk 5",
+  "proof A.x",
+  "proof A.y",
+  "proof B.x.c0",
+  "proof B.x.c1",
+  "proof B.y.c0",
+  "proof B.y.c1",
+  "proof C.x",
+  "proof C.y",
+  "public input 0",
+  "public input 1",
+  "vk chunk 0",
+  "vk chunk 1",
+  "vk chunk 2",
+  "vk chunk 3",
+  "vk chunk 4",
+  "vk chunk 5",
   "mode",
 ] as const;
 
@@ -117,7 +139,7 @@ function readMode(top: Uint8Array): number | null {
 function emptyDecoded(mode: number | null, parseError: string): DecodedZkpOperands {
   return {
     mode,
-    mode_name: mode === null ? null : ZKP_MODE_NAMES[mode] ?? null,
+    mode_name: mode === null ? null : (ZKP_MODE_NAMES[mode] ?? null),
     proof_hex: null,
     vk_hex: null,
     vk_sha256: null,
@@ -135,7 +157,10 @@ function decodeGroth16(operands: readonly Uint8Array[]): DecodedZkpOperands {
   for (let i = 0; i < GROTH16_ITEM_COUNT - 1; i++) {
     const expected = i < 8 ? GROTH16_COORDINATE_SIZE : i < 10 ? GROTH16_PUBLIC_INPUT_SIZE : GROTH16_VK_CHUNK_SIZE;
     if (items[i].length !== expected) {
-      return emptyDecoded(0, `mode 0: item ${i + 1} (${GROTH16_ITEM_NAMES[i]}) is ${items[i].length} bytes, expected ${expected}`);
+      return emptyDecoded(
+        0,
+        `mode 0: item ${i + 1} (${GROTH16_ITEM_NAMES[i]}) is ${items[i].length} bytes, expected ${expected}`,
+      );
     }
   }
   const vk = concatBytes(...items.slice(10, 16));
@@ -153,12 +178,18 @@ function decodeGroth16(operands: readonly Uint8Array[]): DecodedZkpOperands {
 type PlonkLayout = { ok: true; decoded: DecodedZkpOperands } | { ok: false; error: string };
 
 function readLengthPrefixedChunks(
-  items: readonly Uint8Array[], start: number, what: "proof" | "key", maxBytes: number,
+  items: readonly Uint8Array[],
+  start: number,
+  what: "proof" | "key",
+  maxBytes: number,
 ): { ok: true; bytes: Uint8Array; next: number } | { ok: false; error: string } {
   const lengthItem = items[start];
   if (lengthItem === undefined) return { ok: false, error: `mode 1: stack ends before the ${what} length` };
   if (lengthItem.length !== PLONK_LENGTH_SIZE) {
-    return { ok: false, error: `mode 1: ${what} length item is ${lengthItem.length} bytes, expected ${PLONK_LENGTH_SIZE}` };
+    return {
+      ok: false,
+      error: `mode 1: ${what} length item is ${lengthItem.length} bytes, expected ${PLONK_LENGTH_SIZE}`,
+    };
   }
   const length = (lengthItem[0] | (lengthItem[1] << 8) | (lengthItem[2] << 16)) + lengthItem[3] * 0x1000000;
   if (length === 0) return { ok: false, error: `mode 1: ${what} length is 0` };
@@ -166,7 +197,10 @@ function readLengthPrefixedChunks(
   const chunkCount = Math.ceil(length / PLONK_CHUNK_SIZE);
   const chunks = items.slice(start + 1, start + 1 + chunkCount);
   if (chunks.length < chunkCount) {
-    return { ok: false, error: `mode 1: ${what} length ${length} needs ${chunkCount} chunks, stack has ${chunks.length}` };
+    return {
+      ok: false,
+      error: `mode 1: ${what} length ${length} needs ${chunkCount} chunks, stack has ${chunks.length}`,
+    };
   }
   for (let i = 0; i < chunkCount; i++) {
     const expected = i < chunkCount - 1 ? PLONK_CHUNK_SIZE : length - PLONK_CHUNK_SIZE * (chunkCount - 1);
@@ -190,7 +224,10 @@ function decodePlonkFrom(items: readonly Uint8Array[], start: number): PlonkLayo
   const inputs = items.slice(key.next);
   const badInput = inputs.findIndex((input) => input.length !== PLONK_PUBLIC_INPUT_SIZE);
   if (badInput >= 0) {
-    return { ok: false, error: `mode 1: public input ${badInput} is ${inputs[badInput].length} bytes, expected ${PLONK_PUBLIC_INPUT_SIZE}` };
+    return {
+      ok: false,
+      error: `mode 1: public input ${badInput} is ${inputs[badInput].length} bytes, expected ${PLONK_PUBLIC_INPUT_SIZE}`,
+    };
   }
   return {
     ok: true,
@@ -207,17 +244,21 @@ function decodePlonkFrom(items: readonly Uint8Array[], start: number): PlonkLayo
 }
 
 /** Most items a mode-1 layout can have below the mode: two lengths, full chunks, 64 inputs. */
-const PLONK_MAX_ITEMS = 2 + Math.ceil(PLONK_MAX_PROOF_BYTES / PLONK_CHUNK_SIZE) +
-  Math.ceil(PLONK_MAX_KEY_BYTES / PLONK_CHUNK_SIZE) + PLONK_MAX_PUBLIC_INPUTS;
+const PLONK_MAX_ITEMS =
+  2 +
+  Math.ceil(PLONK_MAX_PROOF_BYTES / PLONK_CHUNK_SIZE) +
+  Math.ceil(PLONK_MAX_KEY_BYTES / PLONK_CHUNK_SIZE) +
+  PLONK_MAX_PUBLIC_INPUTS;
 
 function decodePlonk(operands: readonly Uint8Array[]): DecodedZkpOperands {
   const below = operands.length - 1;
   // The layout is read from its bottom (the proof length). Items under it that belong to something
   // else are skipped by trying each start; only the top PLONK_MAX_ITEMS can hold a layout.
   const items = operands.slice(Math.max(0, below - PLONK_MAX_ITEMS), below);
-  const fromBottom: PlonkLayout = below <= PLONK_MAX_ITEMS
-    ? decodePlonkFrom(items, 0)
-    : { ok: false, error: `mode 1: ${below} stack items under the mode, more than any layout (${PLONK_MAX_ITEMS})` };
+  const fromBottom: PlonkLayout =
+    below <= PLONK_MAX_ITEMS
+      ? decodePlonkFrom(items, 0)
+      : { ok: false, error: `mode 1: ${below} stack items under the mode, more than any layout (${PLONK_MAX_ITEMS})` };
   if (fromBottom.ok) return fromBottom.decoded;
   for (let start = below <= PLONK_MAX_ITEMS ? 1 : 0; start < items.length; start++) {
     if (items[start].length !== PLONK_LENGTH_SIZE) continue;
@@ -233,7 +274,8 @@ function decodePlonk(operands: readonly Uint8Array[]): DecodedZkpOperands {
  * the top of the stack, so the cost does not grow with its depth. Never throws.
  */
 export function decodeCheckZkpOperands(operands: readonly Uint8Array[]): DecodedZkpOperands {
-  if (operands.length === 0) return emptyDecoded(null, "no operands: OP_CHECKZKP (OP_NOP10) without a mode push before it");
+  if (operands.length === 0)
+    return emptyDecoded(null, "no operands: OP_CHECKZKP (OP_NOP10) without a mode push before it");
   const top = operands[operands.length - 1];
   const mode = readMode(top);
   if (mode === null) {
@@ -257,29 +299,126 @@ const MAX_ITEM_BYTES = 520;
  * shuffles, hashes and equality checks, assuming every VERIFY succeeds (a script where one fails
  * is invalid anyway). Each entry names how many items it needs on top of the known stack.
  */
-const STACK_OPERATIONS: Partial<Record<number, { needs: number; apply: (stack: Uint8Array[], alt: Uint8Array[]) => void }>> = (() => {
+const STACK_OPERATIONS: Partial<
+  Record<number, { needs: number; apply: (stack: Uint8Array[], alt: Uint8Array[]) => void }>
+> = (() => {
   const top = (stack: Uint8Array[], depth: number) => stack[stack.length - depth];
-  const hashOp = (hash: (data: Uint8Array) => Uint8Array) => ({ needs: 1, apply: (stack: Uint8Array[]) => { stack.push(hash(stack.pop()!)); } });
+  const hashOp = (hash: (data: Uint8Array) => Uint8Array) => ({
+    needs: 1,
+    apply: (stack: Uint8Array[]) => {
+      stack.push(hash(stack.pop()!));
+    },
+  });
   const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
   return {
-    [OP.OP_DUP]: { needs: 1, apply: (stack) => { stack.push(top(stack, 1)); } },
-    [OP.OP_2DUP]: { needs: 2, apply: (stack) => { stack.push(top(stack, 2), top(stack, 2)); } },
-    [OP.OP_3DUP]: { needs: 3, apply: (stack) => { stack.push(top(stack, 3), top(stack, 3), top(stack, 3)); } },
-    [OP.OP_OVER]: { needs: 2, apply: (stack) => { stack.push(top(stack, 2)); } },
-    [OP.OP_2OVER]: { needs: 4, apply: (stack) => { stack.push(top(stack, 4), top(stack, 4)); } },
-    [OP.OP_SWAP]: { needs: 2, apply: (stack) => { stack.push(...stack.splice(-2, 1)); } },
-    [OP.OP_2SWAP]: { needs: 4, apply: (stack) => { stack.push(...stack.splice(-4, 2)); } },
-    [OP.OP_ROT]: { needs: 3, apply: (stack) => { stack.push(...stack.splice(-3, 1)); } },
-    [OP.OP_2ROT]: { needs: 6, apply: (stack) => { stack.push(...stack.splice(-6, 2)); } },
-    [OP.OP_NIP]: { needs: 2, apply: (stack) => { stack.splice(-2, 1); } },
-    [OP.OP_TUCK]: { needs: 2, apply: (stack) => { stack.splice(-2, 0, top(stack, 1)); } },
-    [OP.OP_DROP]: { needs: 1, apply: (stack) => { stack.pop(); } },
-    [OP.OP_2DROP]: { needs: 2, apply: (stack) => { stack.length -= 2; } },
-    [OP.OP_VERIFY]: { needs: 1, apply: (stack) => { stack.pop(); } },
-    [OP.OP_EQUALVERIFY]: { needs: 2, apply: (stack) => { stack.length -= 2; } },
-    [OP.OP_EQUAL]: { needs: 2, apply: (stack) => { stack.push(equalBytes(stack.pop()!, stack.pop()!) ? Uint8Array.of(1) : new Uint8Array(0)); } },
-    [OP.OP_SIZE]: { needs: 1, apply: (stack) => { stack.push(encodeScriptNum(top(stack, 1).length)); } },
-    [OP.OP_TOALTSTACK]: { needs: 1, apply: (stack, alt) => { alt.push(stack.pop()!); } },
+    [OP.OP_DUP]: {
+      needs: 1,
+      apply: (stack) => {
+        stack.push(top(stack, 1));
+      },
+    },
+    [OP.OP_2DUP]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.push(top(stack, 2), top(stack, 2));
+      },
+    },
+    [OP.OP_3DUP]: {
+      needs: 3,
+      apply: (stack) => {
+        stack.push(top(stack, 3), top(stack, 3), top(stack, 3));
+      },
+    },
+    [OP.OP_OVER]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.push(top(stack, 2));
+      },
+    },
+    [OP.OP_2OVER]: {
+      needs: 4,
+      apply: (stack) => {
+        stack.push(top(stack, 4), top(stack, 4));
+      },
+    },
+    [OP.OP_SWAP]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.push(...stack.splice(-2, 1));
+      },
+    },
+    [OP.OP_2SWAP]: {
+      needs: 4,
+      apply: (stack) => {
+        stack.push(...stack.splice(-4, 2));
+      },
+    },
+    [OP.OP_ROT]: {
+      needs: 3,
+      apply: (stack) => {
+        stack.push(...stack.splice(-3, 1));
+      },
+    },
+    [OP.OP_2ROT]: {
+      needs: 6,
+      apply: (stack) => {
+        stack.push(...stack.splice(-6, 2));
+      },
+    },
+    [OP.OP_NIP]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.splice(-2, 1);
+      },
+    },
+    [OP.OP_TUCK]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.splice(-2, 0, top(stack, 1));
+      },
+    },
+    [OP.OP_DROP]: {
+      needs: 1,
+      apply: (stack) => {
+        stack.pop();
+      },
+    },
+    [OP.OP_2DROP]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.length -= 2;
+      },
+    },
+    [OP.OP_VERIFY]: {
+      needs: 1,
+      apply: (stack) => {
+        stack.pop();
+      },
+    },
+    [OP.OP_EQUALVERIFY]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.length -= 2;
+      },
+    },
+    [OP.OP_EQUAL]: {
+      needs: 2,
+      apply: (stack) => {
+        stack.push(equalBytes(stack.pop()!, stack.pop()!) ? Uint8Array.of(1) : new Uint8Array(0));
+      },
+    },
+    [OP.OP_SIZE]: {
+      needs: 1,
+      apply: (stack) => {
+        stack.push(encodeScriptNum(top(stack, 1).length));
+      },
+    },
+    [OP.OP_TOALTSTACK]: {
+      needs: 1,
+      apply: (stack, alt) => {
+        alt.push(stack.pop()!);
+      },
+    },
     [OP.OP_SHA256]: hashOp(sha256),
     [OP.OP_HASH256]: hashOp(sha256d),
     [OP.OP_HASH160]: hashOp(hash160),
@@ -354,7 +493,10 @@ function looksLikeSignature(data: Uint8Array): boolean {
  * The redeem script of a P2SH spend (the last push of a push-only scriptSig) with the pushes under
  * it, or null when the scriptSig cannot be one (or is known not to be).
  */
-export function redeemScriptOf(scriptSig: Uint8Array, spendsP2sh?: boolean): { redeemScript: Uint8Array; stackBelow: Uint8Array[] } | null {
+export function redeemScriptOf(
+  scriptSig: Uint8Array,
+  spendsP2sh?: boolean,
+): { redeemScript: Uint8Array; stackBelow: Uint8Array[] } | null {
   if (spendsP2sh === false) return null;
   const parsed = parseScript(scriptSig);
   if (parsed.chunks.length === 0 || !isPushOnly(parsed)) return null;
@@ -372,9 +514,18 @@ export function redeemScriptOf(scriptSig: Uint8Array, spendsP2sh?: boolean): { r
  * "input") and P2SH redeem script ("redeem_script"), then the outputs ("output"). Coinbase
  * scriptSigs are never executed and are skipped. Never throws.
  */
-export function extractCheckZkpUses(tx: DecodedTransaction, blockHeight: number | null, options: ExtractOptions = {}): ZkpUse[] {
+export function extractCheckZkpUses(
+  tx: DecodedTransaction,
+  blockHeight: number | null,
+  options: ExtractOptions = {},
+): ZkpUse[] {
   const uses: ZkpUse[] = [];
-  const record = (found: ScriptZkpUse, role: ZkpRole, inputIndex: number | null, outputIndex: number | null): ZkpUse => ({
+  const record = (
+    found: ScriptZkpUse,
+    role: ZkpRole,
+    inputIndex: number | null,
+    outputIndex: number | null,
+  ): ZkpUse => ({
     txid: tx.txid,
     block_height: blockHeight,
     role,

@@ -85,7 +85,8 @@ function littleEndianToBigInt(bytes: Uint8Array): bigint {
 
 function readFieldElement(bytes: Uint8Array, encoding: Groth16Encoding, what: string, offset: number): bigint {
   const value = encoding === "affine-be" ? bigEndianToBigInt(bytes) : littleEndianToBigInt(bytes);
-  if (value >= Fp.ORDER) throw new DecodeError("FIELD_ELEMENT_TOO_LARGE", `${what} is not below the field modulus`, offset);
+  if (value >= Fp.ORDER)
+    throw new DecodeError("FIELD_ELEMENT_TOO_LARGE", `${what} is not below the field modulus`, offset);
   return value;
 }
 
@@ -94,7 +95,8 @@ function g1FromAffine(x: bigint, y: bigint, what: string, offset: number): G1Poi
     throw new DecodeError("POINT_NOT_ON_CURVE", `${what} is not on the curve`, offset);
   }
   const point = G1.fromAffine({ x, y });
-  if (!point.isTorsionFree()) throw new DecodeError("POINT_NOT_IN_SUBGROUP", `${what} is not in the prime-order subgroup`, offset);
+  if (!point.isTorsionFree())
+    throw new DecodeError("POINT_NOT_IN_SUBGROUP", `${what} is not in the prime-order subgroup`, offset);
   return point;
 }
 
@@ -103,13 +105,17 @@ function g2FromAffine(x: Fp2, y: Fp2, what: string, offset: number): G2Point {
     throw new DecodeError("POINT_NOT_ON_CURVE", `${what} is not on the curve`, offset);
   }
   const point = G2.fromAffine({ x, y });
-  if (!point.isTorsionFree()) throw new DecodeError("POINT_NOT_IN_SUBGROUP", `${what} is not in the prime-order subgroup`, offset);
+  if (!point.isTorsionFree())
+    throw new DecodeError("POINT_NOT_IN_SUBGROUP", `${what} is not in the prime-order subgroup`, offset);
   return point;
 }
 
 /** Standard compressed (zcash/IETF) point through @noble/curves, with the subgroup check made explicit. */
 function decodeZcashPoint<P extends G1Point | G2Point>(
-  bytes: Uint8Array, group: "G1" | "G2", what: string, offset: number,
+  bytes: Uint8Array,
+  group: "G1" | "G2",
+  what: string,
+  offset: number,
 ): P {
   let point: G1Point | G2Point;
   try {
@@ -131,7 +137,8 @@ function decodeZcashPoint<P extends G1Point | G2Point>(
  * Checks the point is on the curve and in the prime-order subgroup; throws DecodeError.
  */
 export function decodeQedG1(bytes: Uint8Array, what = "G1 point", offset = 0): G1Point {
-  if (bytes.length !== 48) throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 48`, offset);
+  if (bytes.length !== 48)
+    throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 48`, offset);
   const masked = Uint8Array.from(bytes);
   const yOdd = (masked[47] & 0x80) !== 0;
   masked[47] &= 0x1f;
@@ -152,7 +159,8 @@ export function decodeQedG1(bytes: Uint8Array, what = "G1 point", offset = 0): G
  * byte is the parity of y.c0 and is masked before reading x.c1. Same checks as decodeQedG1.
  */
 export function decodeQedG2(bytes: Uint8Array, what = "G2 point", offset = 0): G2Point {
-  if (bytes.length !== 96) throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 96`, offset);
+  if (bytes.length !== 96)
+    throw new DecodeError("BAD_POINT_LENGTH", `${what} is ${bytes.length} bytes, expected 96`, offset);
   const masked = Uint8Array.from(bytes);
   const yOdd = (masked[95] & 0x80) !== 0;
   masked[95] &= 0x7f;
@@ -236,7 +244,8 @@ export function decodeGroth16Proof(proof: Uint8Array, encoding: Groth16Encoding)
     throw new DecodeError("BAD_PROOF_LENGTH", `proof is ${proof.length} bytes, expected ${GROTH16_PROOF_BYTES}`, 0);
   }
   const c = PROOF_COORDINATE_NAMES.map((name, i) =>
-    readFieldElement(proof.subarray(48 * i, 48 * (i + 1)), encoding, `proof ${name}`, 48 * i));
+    readFieldElement(proof.subarray(48 * i, 48 * (i + 1)), encoding, `proof ${name}`, 48 * i),
+  );
   return {
     a: g1FromAffine(c[0], c[1], "proof A", 0),
     b: g2FromAffine(Fp2.fromBigTuple([c[2], c[3]]), Fp2.fromBigTuple([c[4], c[5]]), "proof B", 96),
@@ -246,13 +255,19 @@ export function decodeGroth16Proof(proof: Uint8Array, encoding: Groth16Encoding)
 
 /** Decodes the two 32-byte public inputs as scalars below the group order r; throws DecodeError. */
 export function decodeGroth16PublicInputs(inputs: readonly Uint8Array[], encoding: Groth16Encoding): [bigint, bigint] {
-  if (inputs.length !== 2) throw new DecodeError("BAD_PUBLIC_INPUT_COUNT", `${inputs.length} public inputs, expected 2`, 0);
+  if (inputs.length !== 2)
+    throw new DecodeError("BAD_PUBLIC_INPUT_COUNT", `${inputs.length} public inputs, expected 2`, 0);
   const scalars = inputs.map((input, i) => {
     if (input.length !== GROTH16_PUBLIC_INPUT_SIZE) {
-      throw new DecodeError("BAD_PUBLIC_INPUT_LENGTH", `public input ${i} is ${input.length} bytes, expected ${GROTH16_PUBLIC_INPUT_SIZE}`, 32 * i);
+      throw new DecodeError(
+        "BAD_PUBLIC_INPUT_LENGTH",
+        `public input ${i} is ${input.length} bytes, expected ${GROTH16_PUBLIC_INPUT_SIZE}`,
+        32 * i,
+      );
     }
     const value = encoding === "affine-be" ? bigEndianToBigInt(input) : littleEndianToBigInt(input);
-    if (value >= Fr.ORDER) throw new DecodeError("SCALAR_TOO_LARGE", `public input ${i} is not below the group order r`, 32 * i);
+    if (value >= Fr.ORDER)
+      throw new DecodeError("SCALAR_TOO_LARGE", `public input ${i} is not below the group order r`, 32 * i);
     return value;
   });
   return [scalars[0], scalars[1]];
@@ -262,7 +277,11 @@ export function decodeGroth16PublicInputs(inputs: readonly Uint8Array[], encodin
  * The Groth16 equation e(A, B) = e(alpha, beta) · e(IC0 + x0·IC1 + x1·IC2, gamma) · e(C, delta),
  * checked as e(-A, B) · e(alpha, beta) · e(L, gamma) · e(C, delta) = 1 with one final exponentiation.
  */
-export function checkGroth16Pairing(prepared: PreparedVerifyingKey, proof: Groth16Proof, inputs: readonly [bigint, bigint]): boolean {
+export function checkGroth16Pairing(
+  prepared: PreparedVerifyingKey,
+  proof: Groth16Proof,
+  inputs: readonly [bigint, bigint],
+): boolean {
   const { ic } = prepared.key;
   const sum = ic[0].add(ic[1].multiplyUnsafe(inputs[0])).add(ic[2].multiplyUnsafe(inputs[1]));
   const minusA = proof.a.negate().toAffine();
@@ -293,7 +312,8 @@ export class VerifyingKeyCache {
   private readonly entries = new Map<string, Partial<Record<Groth16Encoding, CachedDecode>>>();
 
   constructor(capacity = 256) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`VerifyingKeyCache capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError(`VerifyingKeyCache capacity must be a positive integer, got ${capacity}`);
     this.capacity = capacity;
   }
 

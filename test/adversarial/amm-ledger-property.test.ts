@@ -70,8 +70,18 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import {
-  AmmLedger, DEFAULT_PAYOUT_COSTS, DepositReader, DogeDeposit, Drc20Deposit, MIN_DOGE_KOINU, NO_PAYOUT_COSTS, PayoutCosts, addLiquidityFields, authorizationMessage,
-  openAmmDatabase, orderMessage,
+  AmmLedger,
+  DEFAULT_PAYOUT_COSTS,
+  DepositReader,
+  DogeDeposit,
+  Drc20Deposit,
+  MIN_DOGE_KOINU,
+  NO_PAYOUT_COSTS,
+  PayoutCosts,
+  addLiquidityFields,
+  authorizationMessage,
+  openAmmDatabase,
+  orderMessage,
 } from "../../src/services/amm";
 import { AppError } from "../../src/services/http/errors";
 import { TestKey, newKey } from "../helpers/keys";
@@ -82,7 +92,12 @@ import { TestKey, newKey } from "../helpers/keys";
  * ledger.ts's rule for tokens paid in excess of a token -> DOGE swap: they go back at a DRC-20
  * payout's cost, which the swap's DOGE payout pays when it can still pay its minimum and 0.01 DOGE.
  */
-function excessTokenCost(excessTokens: bigint, dogeOut: bigint, minOut: bigint, costs: { dogeKoinu: bigint; drc20Koinu: bigint }): bigint {
+function excessTokenCost(
+  excessTokens: bigint,
+  dogeOut: bigint,
+  minOut: bigint,
+  costs: { dogeKoinu: bigint; drc20Koinu: bigint },
+): bigint {
   const floor = minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU;
   return excessTokens > 0n && dogeOut - costs.dogeKoinu - costs.drc20Koinu >= floor ? costs.drc20Koinu : 0n;
 }
@@ -139,14 +154,17 @@ class ModelChain {
     for (let i = 0; i < k; i++) {
       this.now += 60;
       this.tip += 1;
-      if (i === 0) for (const tx of this.txs.values()) if (tx.height === null) Object.assign(tx, { height: this.tip, blockTime: this.now });
+      if (i === 0)
+        for (const tx of this.txs.values())
+          if (tx.height === null) Object.assign(tx, { height: this.tip, blockTime: this.now });
     }
   }
 
   /** The last k blocks replaced by k others; the attacker's transactions in them (and in the mempool) double-spent when asked. */
   reorg(k: number, doubleSpend: boolean): void {
     for (const tx of this.txs.values()) if (tx.height !== null && tx.height > this.tip - k) tx.height = null;
-    if (doubleSpend) for (const tx of [...this.txs.values()]) if (tx.height === null && tx.attacker !== null) this.txs.delete(tx.txid);
+    if (doubleSpend)
+      for (const tx of [...this.txs.values()]) if (tx.height === null && tx.attacker !== null) this.txs.delete(tx.txid);
     this.tip -= k;
     this.mine(k);
   }
@@ -159,7 +177,12 @@ class ModelChain {
 
 /** The index as the model chain shows it. */
 class ModelDeposits extends DepositReader {
-  constructor(private readonly chain: ModelChain, queries: IndexQueries, custody: string, operator: string) {
+  constructor(
+    private readonly chain: ModelChain,
+    queries: IndexQueries,
+    custody: string,
+    operator: string,
+  ) {
     super(queries, custody, { confirmations: N, serviceAddresses: [operator] });
   }
   indexedHeight(): number {
@@ -168,15 +191,29 @@ class ModelDeposits extends DepositReader {
   doge(txid: string): DogeDeposit | null {
     const tx = this.chain.mined(txid);
     if (!tx) return null;
-    return { txid, height: tx.height!, blockTime: tx.blockTime, confirmations: this.chain.tip - tx.height! + 1, amount: tx.doge, payer: tx.payer, serviceFunded: tx.serviceFunded };
+    return {
+      txid,
+      height: tx.height!,
+      blockTime: tx.blockTime,
+      confirmations: this.chain.tip - tx.height! + 1,
+      amount: tx.doge,
+      payer: tx.payer,
+      serviceFunded: tx.serviceFunded,
+    };
   }
   drc20(txid: string, tick: string): Drc20Deposit | null {
     const tx = this.chain.mined(txid);
     if (!tx) return null;
     const moved = tx.token !== null && tx.token.tick.toLowerCase() === tick.toLowerCase() ? tx.token.amount : 0n;
     return {
-      txid, tick, height: tx.height!, blockTime: tx.blockTime, confirmations: this.chain.tip - tx.height! + 1, amount: moved,
-      payer: tx.token ? tx.payer : null, serviceFunded: tx.serviceFunded,
+      txid,
+      tick,
+      height: tx.height!,
+      blockTime: tx.blockTime,
+      confirmations: this.chain.tip - tx.height! + 1,
+      amount: moved,
+      payer: tx.token ? tx.payer : null,
+      serviceFunded: tx.serviceFunded,
     };
   }
 }
@@ -190,7 +227,16 @@ class ModelDeposits extends DepositReader {
  */
 type PayVariant = "exact" | "more" | "less" | "trade" | "service";
 type Cmd =
-  | { t: "swap"; who: number; tick: Tick; dir: Direction; n: number; slip: number; pay: PayVariant | "later"; announce: boolean }
+  | {
+      t: "swap";
+      who: number;
+      tick: Tick;
+      dir: Direction;
+      n: number;
+      slip: number;
+      pay: PayVariant | "later";
+      announce: boolean;
+    }
   | { t: "add"; who: number; tick: Tick; n: number; ratio: number }
   | { t: "pay"; o: number; variant: PayVariant }
   | { t: "execute"; o: number }
@@ -203,7 +249,14 @@ type Cmd =
   | { t: "reorg"; k: number; doubleSpend: boolean }
   | { t: "raceSpend"; x: number }
   | { t: "aDeposit"; a: number; asset: "DOGE" | Tick; n: number; service: boolean }
-  | { t: "aExec"; a: number; o: number; src: "own" | "victim" | "change" | "used" | "any"; x: number; sig: "own" | "replay" | "garbage" }
+  | {
+      t: "aExec";
+      a: number;
+      o: number;
+      src: "own" | "victim" | "change" | "used" | "any";
+      x: number;
+      sig: "own" | "replay" | "garbage";
+    }
   | { t: "aHijack"; a: number; o: number; tick: Tick; sig: "own" | "replay" | "garbage" }
   | { t: "aService"; a: number; what: "swap" | "add"; target: "custody" | "operator" }
   | { t: "aAdd"; a: number; tick: Tick; x: number; y: number; addr: "own" | "victim"; sig: "own" | "replay" }
@@ -222,52 +275,165 @@ const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
-      t: fc.constant("swap" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 50, 500, 10_000),
-      pay: fc.constantFrom<PayVariant | "later">("exact", "exact", "exact", "more", "less", "trade", "later"), announce: fc.boolean(),
+      t: fc.constant("swap" as const),
+      who: honestWho,
+      tick: fc.constant<Tick>(PUPS),
+      dir: dirs,
+      n: fc.integer({ min: 1, max: 500 }),
+      slip: fc.constantFrom(0, 50, 500, 10_000),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "exact", "exact", "more", "less", "trade", "later"),
+      announce: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: honestWho, tick: fc.constant<Tick>(PUPS), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant("pay" as const), o: fc.nat(), variant: fc.constantFrom<PayVariant>("exact", "exact", "more", "less", "trade", "service") }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("add" as const),
+      who: honestWho,
+      tick: fc.constant<Tick>(PUPS),
+      n: fc.integer({ min: 1, max: 1000 }),
+      ratio: fc.integer({ min: 50, max: 200 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant("pay" as const),
+      o: fc.nat(),
+      variant: fc.constantFrom<PayVariant>("exact", "exact", "more", "less", "trade", "service"),
+    }),
+  },
   { weight: 5, arbitrary: fc.record({ t: fc.constant("execute" as const), o: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("remove" as const), who: honestWho, pct: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant("remove" as const), who: honestWho, pct: fc.integer({ min: 1, max: 100 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("claim" as const), who: honestWho }) },
   // The operator claims its seed position's fees (the pool's fees are mostly its own: fee claims that pay).
   { weight: 1, arbitrary: fc.record({ t: fc.constant("opClaim" as const) }) },
   // The chain and the clock.
-  { weight: 7, arbitrary: fc.record({ t: fc.constant("mine" as const), k: fc.integer({ min: 1, max: N + 1 }), pass: fc.boolean() }) },
+  {
+    weight: 7,
+    arbitrary: fc.record({
+      t: fc.constant("mine" as const),
+      k: fc.integer({ min: 1, max: N + 1 }),
+      pass: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("time" as const), s: fc.integer({ min: 1, max: 900 }) }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant("pass" as const) }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("reorg" as const), k: fc.integer({ min: 1, max: N - 1 }), doubleSpend: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("reorg" as const),
+      k: fc.integer({ min: 1, max: N - 1 }),
+      doubleSpend: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("raceSpend" as const), x: fc.nat() }) },
   // The attacker: its own trades and liquidity (swap, add, pay, execute above, with attacker keys), and attacks.
   {
     weight: 3,
     arbitrary: fc.record({
-      t: fc.constant("swap" as const), who: attackerWho.map((a) => HONEST + a), tick: ticks, dir: dirs, n: fc.integer({ min: 1, max: 500 }), slip: fc.constantFrom(0, 10_000),
-      pay: fc.constantFrom<PayVariant | "later">("exact", "more", "less", "trade", "service", "later"), announce: fc.boolean(),
+      t: fc.constant("swap" as const),
+      who: attackerWho.map((a) => HONEST + a),
+      tick: ticks,
+      dir: dirs,
+      n: fc.integer({ min: 1, max: 500 }),
+      slip: fc.constantFrom(0, 10_000),
+      pay: fc.constantFrom<PayVariant | "later">("exact", "more", "less", "trade", "service", "later"),
+      announce: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("add" as const), who: attackerWho.map((a) => HONEST + a), tick: fc.constant<Tick>(EVIL), n: fc.integer({ min: 1, max: 1000 }), ratio: fc.integer({ min: 50, max: 200 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("remove" as const), who: attackerWho.map((a) => HONEST + a), pct: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("add" as const),
+      who: attackerWho.map((a) => HONEST + a),
+      tick: fc.constant<Tick>(EVIL),
+      n: fc.integer({ min: 1, max: 1000 }),
+      ratio: fc.integer({ min: 50, max: 200 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("remove" as const),
+      who: attackerWho.map((a) => HONEST + a),
+      pct: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("claim" as const), who: attackerWho.map((a) => HONEST + a) }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("aDeposit" as const), a: attackerWho, asset: fc.constantFrom<"DOGE" | Tick>("DOGE", PUPS, EVIL), n: fc.integer({ min: 1, max: 500 }), service: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("aDeposit" as const),
+      a: attackerWho,
+      asset: fc.constantFrom<"DOGE" | Tick>("DOGE", PUPS, EVIL),
+      n: fc.integer({ min: 1, max: 500 }),
+      service: fc.boolean(),
+    }),
+  },
   {
     weight: 6,
     arbitrary: fc.record({
-      t: fc.constant("aExec" as const), a: attackerWho, o: fc.nat(), src: fc.constantFrom("own" as const, "victim" as const, "change" as const, "used" as const, "any" as const), x: fc.nat(),
+      t: fc.constant("aExec" as const),
+      a: attackerWho,
+      o: fc.nat(),
+      src: fc.constantFrom("own" as const, "victim" as const, "change" as const, "used" as const, "any" as const),
+      x: fc.nat(),
       sig: fc.constantFrom("own" as const, "replay" as const, "garbage" as const),
     }),
   },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("aHijack" as const), a: attackerWho, o: fc.nat(), tick: ticks, sig: fc.constantFrom("own" as const, "replay" as const, "garbage" as const) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("aService" as const), a: attackerWho, what: fc.constantFrom("swap" as const, "add" as const), target: fc.constantFrom("custody" as const, "operator" as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant("aHijack" as const),
+      a: attackerWho,
+      o: fc.nat(),
+      tick: ticks,
+      sig: fc.constantFrom("own" as const, "replay" as const, "garbage" as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("aService" as const),
+      a: attackerWho,
+      what: fc.constantFrom("swap" as const, "add" as const),
+      target: fc.constantFrom("custody" as const, "operator" as const),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
-      t: fc.constant("aAdd" as const), a: attackerWho, tick: ticks, x: fc.nat(), y: fc.nat(), addr: fc.constantFrom("own" as const, "victim" as const), sig: fc.constantFrom("own" as const, "replay" as const),
+      t: fc.constant("aAdd" as const),
+      a: attackerWho,
+      tick: ticks,
+      x: fc.nat(),
+      y: fc.nat(),
+      addr: fc.constantFrom("own" as const, "victim" as const),
+      sig: fc.constantFrom("own" as const, "replay" as const),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("aRemove" as const), a: attackerWho, target: fc.constantFrom("own" as const, "victim" as const, "operator" as const), tick: ticks, pct: fc.integer({ min: 1, max: 100 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("aClaim" as const), a: attackerWho, target: fc.constantFrom("own" as const, "victim" as const, "operator" as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("aRemove" as const),
+      a: attackerWho,
+      target: fc.constantFrom("own" as const, "victim" as const, "operator" as const),
+      tick: ticks,
+      pct: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("aClaim" as const),
+      a: attackerWho,
+      target: fc.constantFrom("own" as const, "victim" as const, "operator" as const),
+    }),
+  },
 );
 
 // --------------------------------------------------------------------------------------- world
@@ -295,14 +461,52 @@ interface Order {
   added?: boolean;
 }
 
-interface DepositRow { txid: string; kind: string; ref_id: string; asset: "DOGE" | "DRC20"; amount: string; address: string }
-interface PayoutRow {
-  id: string; asset: "DOGE" | "DRC20"; tick: string | null; address: string; amount: string; reason: string; ref_id: string; status: string; cost_koinu: string;
+interface DepositRow {
+  txid: string;
+  kind: string;
+  ref_id: string;
+  asset: "DOGE" | "DRC20";
+  amount: string;
+  address: string;
 }
-interface SwapRow { id: string; direction: Direction; amount_in: string; amount_out: string | null; min_amount_out: string; payout_cost: string; status: string; error_code: string | null; tick_key: string }
-interface LiquidityRow { id: string; tick_key: string; kind: string; doge_amount: string; token_amount: string; fees: string }
+interface PayoutRow {
+  id: string;
+  asset: "DOGE" | "DRC20";
+  tick: string | null;
+  address: string;
+  amount: string;
+  reason: string;
+  ref_id: string;
+  status: string;
+  cost_koinu: string;
+}
+interface SwapRow {
+  id: string;
+  direction: Direction;
+  amount_in: string;
+  amount_out: string | null;
+  min_amount_out: string;
+  payout_cost: string;
+  status: string;
+  error_code: string | null;
+  tick_key: string;
+}
+interface LiquidityRow {
+  id: string;
+  tick_key: string;
+  kind: string;
+  doge_amount: string;
+  token_amount: string;
+  fees: string;
+}
 /** A payout the test expects, from the order's own terms and deposits (the ledger's rules for costs applied by the test). */
-interface ExpectedPayout { asset: "DOGE" | "DRC20"; tick: string | null; amount: bigint; cost: bigint; reason: string }
+interface ExpectedPayout {
+  asset: "DOGE" | "DRC20";
+  tick: string | null;
+  amount: bigint;
+  cost: bigint;
+  reason: string;
+}
 
 /** Runs `fn`; an AppError (a refusal the API answers) is its answer, anything else a failure of the property. */
 function attempt<T>(fn: () => T): T | AppError {
@@ -333,25 +537,56 @@ class World {
   private payoutCount = 0;
 
   constructor(
-    private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey }, queries: IndexQueries, readonly costs: PayoutCosts,
+    private readonly keys: { honest: TestKey[]; attackers: TestKey[]; custody: TestKey; operator: TestKey },
+    queries: IndexQueries,
+    readonly costs: PayoutCosts,
   ) {
     this.db = openAmmDatabase(":memory:");
     const deposits = new ModelDeposits(this.chain, queries, keys.custody.address, keys.operator.address);
     this.ledger = new AmmLedger({
-      db: this.db, network: NETWORKS.regtest, deposits, clock: () => this.chain.now, payoutCosts: costs,
-      tickDeployed: (tick) => (TICKS as readonly string[]).includes(tick.toUpperCase()) ? tick.toUpperCase() : null,
+      db: this.db,
+      network: NETWORKS.regtest,
+      deposits,
+      clock: () => this.chain.now,
+      payoutCosts: costs,
+      tickDeployed: (tick) => ((TICKS as readonly string[]).includes(tick.toUpperCase()) ? tick.toUpperCase() : null),
     });
     // The operator's pool, seeded from what the custody holds (plus a float of its own, never anyone's).
-    this.ledger.seedPool({ tick: PUPS, doge: SEED.doge, token: SEED.token, provider: keys.operator.address, refId: "seed", holdings: { doge: SEED.doge + 500n * COIN, token: SEED.token } });
+    this.ledger.seedPool({
+      tick: PUPS,
+      doge: SEED.doge,
+      token: SEED.token,
+      provider: keys.operator.address,
+      refId: "seed",
+      holdings: { doge: SEED.doge + 500n * COIN, token: SEED.token },
+    });
     this.expectedShares.set(keys.operator.address, this.sharesOf(keys.operator.address, PUPS));
     for (const key of keys.honest) this.expectedShares.set(key.address, 0n);
     // The attacker's thin pool, opened with its own deposits.
     const opener = this.keys.attackers[0];
-    const doge = this.chain.add({ payer: opener.address, serviceFunded: false, doge: EVIL_OPEN.doge, token: null, attacker: 0 });
-    const token = this.chain.add({ payer: opener.address, serviceFunded: false, doge: CARRIER, token: { tick: EVIL, amount: EVIL_OPEN.token }, attacker: 0 });
+    const doge = this.chain.add({
+      payer: opener.address,
+      serviceFunded: false,
+      doge: EVIL_OPEN.doge,
+      token: null,
+      attacker: 0,
+    });
+    const token = this.chain.add({
+      payer: opener.address,
+      serviceFunded: false,
+      doge: CARRIER,
+      token: { tick: EVIL, amount: EVIL_OPEN.token },
+      attacker: 0,
+    });
     this.chain.mine(N);
     const request = { tick: EVIL, address: opener.address, dogeTxid: doge.txid, tokenTxid: token.txid };
-    this.ledger.addLiquidity({ ...request, signature: signMessage(orderMessage(this.ledger.domain, "add-liquidity", addLiquidityFields(request)), opener.privateKey) });
+    this.ledger.addLiquidity({
+      ...request,
+      signature: signMessage(
+        orderMessage(this.ledger.domain, "add-liquidity", addLiquidityFields(request)),
+        opener.privateKey,
+      ),
+    });
   }
 
   key(who: number): TestKey {
@@ -374,10 +609,16 @@ class World {
 
   private authorization(key: TestKey, address: string, action: string, fields: Record<string, string>) {
     const auth = { address, nonce: `n${++this.nonce}`, expiresAt: this.chain.now + 600 };
-    return { ...auth, signature: signMessage(authorizationMessage(this.ledger.domain, action, fields, auth), key.privateKey) };
+    return {
+      ...auth,
+      signature: signMessage(authorizationMessage(this.ledger.domain, action, fields, auth), key.privateKey),
+    };
   }
 
-  private addSignature(key: TestKey, request: { tick: string; address: string; dogeTxid: string; tokenTxid: string }): string {
+  private addSignature(
+    key: TestKey,
+    request: { tick: string; address: string; dogeTxid: string; tokenTxid: string },
+  ): string {
     return signMessage(orderMessage(this.ledger.domain, "add-liquidity", addLiquidityFields(request)), key.privateKey);
   }
 
@@ -397,14 +638,28 @@ class World {
       order.variant = variant;
       // What the swap answers as its depositAmount: the trade plus its DRC-20 payout's cost.
       const due = order.amountIn + order.payoutCost;
-      const amount = variant === "more" ? due + order.amountIn / 10n + 1n : variant === "less" ? due - 1n : variant === "trade" ? order.amountIn : due;
-      const tx = order.direction === "DOGE_TO_TOKEN"
-        ? chain.add({ payer, serviceFunded, doge: amount, token: null, attacker })
-        : chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount }, attacker });
+      const amount =
+        variant === "more"
+          ? due + order.amountIn / 10n + 1n
+          : variant === "less"
+            ? due - 1n
+            : variant === "trade"
+              ? order.amountIn
+              : due;
+      const tx =
+        order.direction === "DOGE_TO_TOKEN"
+          ? chain.add({ payer, serviceFunded, doge: amount, token: null, attacker })
+          : chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount }, attacker });
       order.txids = [tx.txid];
     } else {
       const doge = chain.add({ payer, serviceFunded, doge: order.doge, token: null, attacker });
-      const token = chain.add({ payer, serviceFunded, doge: CARRIER, token: { tick: order.tick, amount: order.token }, attacker });
+      const token = chain.add({
+        payer,
+        serviceFunded,
+        doge: CARRIER,
+        token: { tick: order.tick, amount: order.token },
+        attacker,
+      });
       order.txids = [doge.txid, token.txid];
     }
   }
@@ -437,15 +692,28 @@ class World {
     switch (cmd.t) {
       case "swap": {
         const amountIn = cmd.dir === "DOGE_TO_TOKEN" ? BigInt(cmd.n) * DIME : BigInt(cmd.n) * 100n;
-        const quote = attempt(() => ledger.quote({ tick: cmd.tick, direction: cmd.dir, amountIn, slippageBps: cmd.slip }));
+        const quote = attempt(() =>
+          ledger.quote({ tick: cmd.tick, direction: cmd.dir, amountIn, slippageBps: cmd.slip }),
+        );
         if (quote instanceof AppError) return;
         const created = attempt(() => ledger.createSwap(quote.id, this.key(cmd.who).address));
         if (created instanceof AppError) throw new Error(`an own swap from a fresh quote was refused: ${created.code}`);
         // A DOGE -> token swap's deposit carries its DRC-20 payout's cost; a token -> DOGE swap's DOGE payout pays for itself.
-        expect(created.swap.payoutCost, "the swap's payoutCost").to.equal(cmd.dir === "DOGE_TO_TOKEN" ? this.costs.drc20Koinu : 0n);
+        expect(created.swap.payoutCost, "the swap's payoutCost").to.equal(
+          cmd.dir === "DOGE_TO_TOKEN" ? this.costs.drc20Koinu : 0n,
+        );
         const order: Order = {
-          kind: "swap", who: cmd.who, tick: cmd.tick, swapId: created.swap.id, direction: cmd.dir, amountIn, minOut: created.swap.minAmountOut, payoutCost: created.swap.payoutCost,
-          doge: 0n, token: 0n, txids: [],
+          kind: "swap",
+          who: cmd.who,
+          tick: cmd.tick,
+          swapId: created.swap.id,
+          direction: cmd.dir,
+          amountIn,
+          minOut: created.swap.minAmountOut,
+          payoutCost: created.swap.payoutCost,
+          doge: 0n,
+          token: 0n,
+          txids: [],
         };
         this.orders.push(order);
         // A wallet pays at once and announces its payment (pending until deep enough), or later.
@@ -459,20 +727,38 @@ class World {
         const doge = BigInt(cmd.n) * DIME;
         // About the pool's price (1,000 units a DOGE), between half and twice it.
         const token = (BigInt(cmd.n) * 100n * BigInt(cmd.ratio)) / 100n;
-        const order: Order = { kind: "add", who: cmd.who, tick: cmd.tick, swapId: null, direction: null, amountIn: 0n, minOut: 0n, payoutCost: 0n, doge, token, txids: [] };
+        const order: Order = {
+          kind: "add",
+          who: cmd.who,
+          tick: cmd.tick,
+          swapId: null,
+          direction: null,
+          amountIn: 0n,
+          minOut: 0n,
+          payoutCost: 0n,
+          doge,
+          token,
+          txids: [],
+        };
         this.orders.push(order);
         // A wallet pays both deposits at once; the add is announced once they are deep enough.
         this.pay(order, "exact");
         return;
       }
       case "pay": {
-        const order = this.pick(this.orders.filter((o) => o.txids.length === 0), cmd.o);
+        const order = this.pick(
+          this.orders.filter((o) => o.txids.length === 0),
+          cmd.o,
+        );
         if (order) this.pay(order, cmd.variant);
         return;
       }
       case "execute": {
         // The order's own key announces its own deposit(s).
-        const order = this.pick(this.orders.filter((o) => o.txids.length > 0 && !this.closed(o)), cmd.o);
+        const order = this.pick(
+          this.orders.filter((o) => o.txids.length > 0 && !this.closed(o)),
+          cmd.o,
+        );
         if (order) this.execute(order);
         return;
       }
@@ -482,10 +768,24 @@ class World {
         const held = this.sharesOf(key.address, tick);
         const shares = (held * BigInt(cmd.pct)) / 100n;
         if (shares === 0n) return;
-        const removed = attempt(() => ledger.removeLiquidity({ tick, shares, auth: this.authorization(key, key.address, "remove-liquidity", { tick, shares: shares.toString() }) }));
+        const removed = attempt(() =>
+          ledger.removeLiquidity({
+            tick,
+            shares,
+            auth: this.authorization(key, key.address, "remove-liquidity", { tick, shares: shares.toString() }),
+          }),
+        );
         // With payout costs, a removal too small to pay its payouts' costs and a 0.01 DOGE payout is refused (nothing moves).
-        if (removed instanceof AppError && removed.code === "WITHDRAWAL_BELOW_COST" && this.costs.dogeKoinu + this.costs.drc20Koinu > 0n) return;
-        if (removed instanceof AppError) throw new Error(`an own removal of ${shares} of ${held} shares was refused: ${removed.code} ${removed.message}`);
+        if (
+          removed instanceof AppError &&
+          removed.code === "WITHDRAWAL_BELOW_COST" &&
+          this.costs.dogeKoinu + this.costs.drc20Koinu > 0n
+        )
+          return;
+        if (removed instanceof AppError)
+          throw new Error(
+            `an own removal of ${shares} of ${held} shares was refused: ${removed.code} ${removed.message}`,
+          );
         if (cmd.who < HONEST) this.expectedShares.set(key.address, this.expectedShares.get(key.address)! - shares);
         return;
       }
@@ -514,20 +814,40 @@ class World {
         chain.reorg(cmd.k, cmd.doubleSpend);
         return;
       case "raceSpend": {
-        const tx = this.pick([...chain.txs.values()].filter((t) => t.height === null && t.attacker !== null), cmd.x);
+        const tx = this.pick(
+          [...chain.txs.values()].filter((t) => t.height === null && t.attacker !== null),
+          cmd.x,
+        );
         if (tx) chain.txs.delete(tx.txid);
         return;
       }
       case "aDeposit": {
         const key = this.keys.attackers[cmd.a];
-        if (cmd.asset === "DOGE") chain.add({ payer: key.address, serviceFunded: cmd.service, doge: BigInt(cmd.n) * DIME, token: null, attacker: cmd.a });
-        else chain.add({ payer: key.address, serviceFunded: cmd.service, doge: CARRIER, token: { tick: cmd.asset, amount: BigInt(cmd.n) * 100n }, attacker: cmd.a });
+        if (cmd.asset === "DOGE")
+          chain.add({
+            payer: key.address,
+            serviceFunded: cmd.service,
+            doge: BigInt(cmd.n) * DIME,
+            token: null,
+            attacker: cmd.a,
+          });
+        else
+          chain.add({
+            payer: key.address,
+            serviceFunded: cmd.service,
+            doge: CARRIER,
+            token: { tick: cmd.asset, amount: BigInt(cmd.n) * 100n },
+            attacker: cmd.a,
+          });
         return;
       }
       case "aExec": {
         // Any swap (its own, a victim's), any txid, signed by the attacker, replayed, or not at all.
         const key = this.keys.attackers[cmd.a];
-        const order = this.pick(this.orders.filter((o) => o.kind === "swap"), cmd.o);
+        const order = this.pick(
+          this.orders.filter((o) => o.kind === "swap"),
+          cmd.o,
+        );
         if (!order) return;
         const all = [...chain.txs.values()];
         const candidates = {
@@ -539,24 +859,36 @@ class World {
         }[cmd.src];
         const txid = this.pick(candidates, cmd.x);
         if (!txid) return;
-        const signature = cmd.sig === "own" ? signMessage(ledger.executeSwapMessage(order.swapId!, txid), key.privateKey)
-          : cmd.sig === "replay" ? this.pick(this.honestSignatures, cmd.x)?.signature ?? "" : "H".repeat(88);
+        const signature =
+          cmd.sig === "own"
+            ? signMessage(ledger.executeSwapMessage(order.swapId!, txid), key.privateKey)
+            : cmd.sig === "replay"
+              ? (this.pick(this.honestSignatures, cmd.x)?.signature ?? "")
+              : "H".repeat(88);
         const before = ledger.swap(order.swapId!)!;
         const result = attempt(() => ledger.executeSwap(order.swapId!, txid, signature));
         const signedByOwner = cmd.sig === "own" && order.who === HONEST + cmd.a;
         if (!signedByOwner && !(result instanceof AppError)) {
           // A valid replay is only the owner's own (swap, txid) again: the answer is its own order's.
-          expect(this.honestSwapBindings.has(`${order.swapId}|${txid}`), `aExec ${JSON.stringify(cmd)} was accepted without the owner's signature (${result.outcome})`).to.equal(true);
+          expect(
+            this.honestSwapBindings.has(`${order.swapId}|${txid}`),
+            `aExec ${JSON.stringify(cmd)} was accepted without the owner's signature (${result.outcome})`,
+          ).to.equal(true);
         }
         if (!signedByOwner && !this.honestSwapBindings.has(`${order.swapId}|${txid}`)) {
-          expect(ledger.swap(order.swapId!)!.status, "a swap moved on a deposit its owner did not sign").to.equal(before.status);
+          expect(ledger.swap(order.swapId!)!.status, "a swap moved on a deposit its owner did not sign").to.equal(
+            before.status,
+          );
         }
         return;
       }
       case "aHijack": {
         // A swap for a victim's address on the victim's paid deposit, executed before the victim.
         const key = this.keys.attackers[cmd.a];
-        const victim = this.pick(this.orders.filter((o) => o.who < HONEST && o.kind === "swap" && o.txids.length > 0), cmd.o);
+        const victim = this.pick(
+          this.orders.filter((o) => o.who < HONEST && o.kind === "swap" && o.txids.length > 0),
+          cmd.o,
+        );
         if (!victim) return;
         const txid = victim.txids[0];
         const tx = chain.txs.get(txid);
@@ -569,13 +901,23 @@ class World {
         const created = attempt(() => ledger.createSwap(quote.id, victimAddress));
         if (created instanceof AppError) return;
         const swapId = created.swap.id;
-        const signature = cmd.sig === "own" ? signMessage(ledger.executeSwapMessage(swapId, txid), key.privateKey)
-          : cmd.sig === "replay" ? this.honestSignatures.find((s) => s.txid === txid)?.signature ?? "" : "";
+        const signature =
+          cmd.sig === "own"
+            ? signMessage(ledger.executeSwapMessage(swapId, txid), key.privateKey)
+            : cmd.sig === "replay"
+              ? (this.honestSignatures.find((s) => s.txid === txid)?.signature ?? "")
+              : "";
         const result = attempt(() => ledger.executeSwap(swapId, txid, signature));
         expect(result, `hijack ${JSON.stringify(cmd)} of ${txid} was not refused`).to.be.instanceOf(AppError);
         expect(ledger.swap(swapId)!.status).to.equal("created");
         // The victim's own swap, announced by the attacker with its own key first.
-        const front = attempt(() => ledger.executeSwap(victim.swapId!, txid, signMessage(ledger.executeSwapMessage(victim.swapId!, txid), key.privateKey)));
+        const front = attempt(() =>
+          ledger.executeSwap(
+            victim.swapId!,
+            txid,
+            signMessage(ledger.executeSwapMessage(victim.swapId!, txid), key.privateKey),
+          ),
+        );
         expect(front, "the victim's swap was executed on the attacker's signature").to.be.instanceOf(AppError);
         return;
       }
@@ -583,12 +925,18 @@ class World {
         const key = this.keys.attackers[cmd.a];
         const target = cmd.target === "custody" ? this.keys.custody : this.keys.operator;
         if (cmd.what === "swap") {
-          const quote = ledger.quote({ tick: PUPS, direction: "DOGE_TO_TOKEN", amountIn: 10n * COIN, slippageBps: 10_000 });
+          const quote = ledger.quote({
+            tick: PUPS,
+            direction: "DOGE_TO_TOKEN",
+            amountIn: 10n * COIN,
+            slippageBps: 10_000,
+          });
           const created = attempt(() => ledger.createSwap(quote.id, target.address));
           expect(created, "a swap for a service address was created").to.be.instanceOf(AppError);
           expect((created as AppError).code).to.equal("ADDRESS_IS_SERVICE");
         } else {
-          const dogeTxid = this.pick(this.changeTxids, cmd.a) ?? [...chain.txs.values()].find((t) => t.token === null)?.txid;
+          const dogeTxid =
+            this.pick(this.changeTxids, cmd.a) ?? [...chain.txs.values()].find((t) => t.token === null)?.txid;
           const tokenTx = [...chain.txs.values()].find((t) => t.token?.tick === PUPS);
           if (!dogeTxid || !tokenTx) return;
           const request = { tick: PUPS, address: target.address, dogeTxid, tokenTxid: tokenTx.txid };
@@ -606,32 +954,62 @@ class World {
         // Its own liquidity on the honest pool would earn the honest swaps' fees, a gain this test does not
         // measure apart: there it only tries deposits it did not pay.
         const usable = all.filter((t) => cmd.tick === EVIL || t.payer !== key.address);
-        const dogeTx = this.pick(usable.filter((t) => t.token === null), cmd.x);
-        const tokenTx = this.pick(usable.filter((t) => t.token?.tick === cmd.tick), cmd.y);
+        const dogeTx = this.pick(
+          usable.filter((t) => t.token === null),
+          cmd.x,
+        );
+        const tokenTx = this.pick(
+          usable.filter((t) => t.token?.tick === cmd.tick),
+          cmd.y,
+        );
         if (!dogeTx || !tokenTx) return;
         const request = { tick: cmd.tick, address, dogeTxid: dogeTx.txid, tokenTxid: tokenTx.txid };
-        const signature = cmd.sig === "own" ? this.addSignature(key, request) : this.pick(this.honestSignatures, cmd.y)?.signature ?? "";
+        const signature =
+          cmd.sig === "own"
+            ? this.addSignature(key, request)
+            : (this.pick(this.honestSignatures, cmd.y)?.signature ?? "");
         const added = attempt(() => ledger.addLiquidity({ ...request, signature }));
         if (!(added instanceof AppError) && added.created) {
           expect(cmd.addr === "own" && cmd.sig === "own", `aAdd ${JSON.stringify(cmd)} was accepted`).to.equal(true);
-          expect(dogeTx.payer === key.address && tokenTx.payer === key.address, "an add took deposits its address did not pay").to.equal(true);
+          expect(
+            dogeTx.payer === key.address && tokenTx.payer === key.address,
+            "an add took deposits its address did not pay",
+          ).to.equal(true);
         }
         return;
       }
       case "aRemove": {
         const key = this.keys.attackers[cmd.a];
-        const address = cmd.target === "own" ? key.address : cmd.target === "operator" ? this.keys.operator.address : this.keys.honest[cmd.a % HONEST].address;
+        const address =
+          cmd.target === "own"
+            ? key.address
+            : cmd.target === "operator"
+              ? this.keys.operator.address
+              : this.keys.honest[cmd.a % HONEST].address;
         const held = this.sharesOf(address, cmd.tick);
         const shares = held === 0n ? 1n : (held * BigInt(cmd.pct)) / 100n || 1n;
-        const removed = attempt(() => ledger.removeLiquidity({ tick: cmd.tick, shares, auth: this.authorization(key, address, "remove-liquidity", { tick: cmd.tick, shares: shares.toString() }) }));
-        if (cmd.target !== "own") expect(removed, `aRemove ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
+        const removed = attempt(() =>
+          ledger.removeLiquidity({
+            tick: cmd.tick,
+            shares,
+            auth: this.authorization(key, address, "remove-liquidity", { tick: cmd.tick, shares: shares.toString() }),
+          }),
+        );
+        if (cmd.target !== "own")
+          expect(removed, `aRemove ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
         return;
       }
       case "aClaim": {
         const key = this.keys.attackers[cmd.a];
-        const address = cmd.target === "own" ? key.address : cmd.target === "operator" ? this.keys.operator.address : this.keys.honest[cmd.a % HONEST].address;
+        const address =
+          cmd.target === "own"
+            ? key.address
+            : cmd.target === "operator"
+              ? this.keys.operator.address
+              : this.keys.honest[cmd.a % HONEST].address;
         const claimed = attempt(() => ledger.claimFees(this.authorization(key, address, "claim-fees", {})));
-        if (cmd.target !== "own") expect(claimed, `aClaim ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
+        if (cmd.target !== "own")
+          expect(claimed, `aClaim ${JSON.stringify(cmd)} was accepted`).to.be.instanceOf(AppError);
         return;
       }
     }
@@ -642,7 +1020,13 @@ class World {
     const count = (this.db.prepare("SELECT COUNT(*) AS n FROM payouts").get() as { n: number }).n;
     if (count > this.payoutCount) {
       this.payoutCount = count;
-      const change = this.chain.add({ payer: this.keys.custody.address, serviceFunded: true, doge: 5_000n * COIN, token: null, attacker: null });
+      const change = this.chain.add({
+        payer: this.keys.custody.address,
+        serviceFunded: true,
+        doge: 5_000n * COIN,
+        token: null,
+        attacker: null,
+      });
       this.changeTxids.push(change.txid);
     }
   }
@@ -653,7 +1037,8 @@ class World {
     if (swap) return swap.address;
     const op = this.ledger.liquidityOp(refId);
     if (op) return op.address;
-    const claim = this.db.prepare("SELECT address FROM fee_claims WHERE id = ?").get(refId) as { address: string } | undefined;
+    const claim = this.db.prepare("SELECT address FROM fee_claims WHERE id = ?").get(refId) as
+      { address: string } | undefined;
     return claim?.address ?? null;
   }
 
@@ -672,11 +1057,19 @@ class World {
       expect(tx, at(`consumed deposit ${row.txid} (${row.kind} ${row.ref_id}) is not in the chain`)).to.not.equal(null);
       if (!this.seenDeposits.has(row.txid)) {
         this.seenDeposits.add(row.txid);
-        expect(chain.tip - tx!.height! + 1, at(`deposit ${row.txid} consumed at ${chain.tip - tx!.height! + 1} confirmations`)).to.be.at.least(N);
+        expect(
+          chain.tip - tx!.height! + 1,
+          at(`deposit ${row.txid} consumed at ${chain.tip - tx!.height! + 1} confirmations`),
+        ).to.be.at.least(N);
       }
       expect(tx!.serviceFunded, at(`service-funded ${row.txid} consumed`)).to.equal(false);
-      expect(tx!.payer, at(`deposit ${row.txid} paid by ${tx!.payer} consumed for ${row.address}`)).to.equal(row.address);
-      expect(honestAddresses.has(row.address) || attackerAddresses.has(row.address), at(`deposit ${row.txid} of ${row.address}`)).to.equal(true);
+      expect(tx!.payer, at(`deposit ${row.txid} paid by ${tx!.payer} consumed for ${row.address}`)).to.equal(
+        row.address,
+      );
+      expect(
+        honestAddresses.has(row.address) || attackerAddresses.has(row.address),
+        at(`deposit ${row.txid} of ${row.address}`),
+      ).to.equal(true);
       const amount = row.asset === "DOGE" ? tx!.doge : tx!.token?.amount;
       expect(amount?.toString(), at(`deposit ${row.txid} amount`)).to.equal(row.amount);
       const mine = paidBy.get(row.address) ?? { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
@@ -690,11 +1083,17 @@ class World {
       }
       if (honestAddresses.has(row.address)) {
         if (row.kind === "swap") {
-          expect(this.honestSwapBindings.has(`${row.ref_id}|${row.txid}`), at(`honest deposit ${row.txid} consumed by swap ${row.ref_id} its payer never signed`)).to.equal(true);
+          expect(
+            this.honestSwapBindings.has(`${row.ref_id}|${row.txid}`),
+            at(`honest deposit ${row.txid} consumed by swap ${row.ref_id} its payer never signed`),
+          ).to.equal(true);
         } else {
           expect(row.kind, at(`honest deposit ${row.txid} consumed by ${row.kind}`)).to.equal("liquidity_add");
           const op = ledger.liquidityOp(row.ref_id)!;
-          expect(this.honestAddBindings.has(`${op.address}|${op.dogeTxid}|${op.tokenTxid}`), at(`honest deposit ${row.txid} consumed by an add its payer never signed`)).to.equal(true);
+          expect(
+            this.honestAddBindings.has(`${op.address}|${op.dogeTxid}|${op.tokenTxid}`),
+            at(`honest deposit ${row.txid} consumed by an add its payer never signed`),
+          ).to.equal(true);
         }
       }
     }
@@ -706,8 +1105,12 @@ class World {
     for (const p of payouts) {
       expect(p.status, at(`payout ${p.id}`)).to.equal("queued");
       const address = this.orderAddress(p.ref_id);
-      expect(p.address, at(`payout ${p.id} (${p.reason}) of ${p.ref_id} to ${p.address}, the order's address is ${address}`)).to.equal(address);
-      for (const row of deposits.filter((d) => d.ref_id === p.ref_id)) expect(row.address, at(`payout ${p.id} for a deposit of another address`)).to.equal(p.address);
+      expect(
+        p.address,
+        at(`payout ${p.id} (${p.reason}) of ${p.ref_id} to ${p.address}, the order's address is ${address}`),
+      ).to.equal(address);
+      for (const row of deposits.filter((d) => d.ref_id === p.ref_id))
+        expect(row.address, at(`payout ${p.id} for a deposit of another address`)).to.equal(p.address);
       const amount = BigInt(p.amount);
       const mine = received.get(p.address) ?? { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
       received.set(p.address, mine);
@@ -731,16 +1134,21 @@ class World {
     const expected = new Map<string, ExpectedPayout[]>();
     /** DOGE owed whole amounts too small to pay out after their cost: kept in custody, no row. */
     let keptWhole = 0n;
-    const owe = (refId: string, payout: ExpectedPayout) => expected.set(refId, [...(expected.get(refId) ?? []), payout]);
+    const owe = (refId: string, payout: ExpectedPayout) =>
+      expected.set(refId, [...(expected.get(refId) ?? []), payout]);
     const oweDoge = (refId: string, gross: bigint, reason: string, siblingCost = 0n) => {
       const net = gross - dogeKoinu - siblingCost;
       if (net > 0n) owe(refId, { asset: "DOGE", tick: null, amount: net, cost: dogeKoinu, reason });
       else {
-        expect(siblingCost, at(`${refId}'s ${reason} of ${gross} koinu cannot pay its DRC-20 payout's cost ${siblingCost}`)).to.equal(0n);
+        expect(
+          siblingCost,
+          at(`${refId}'s ${reason} of ${gross} koinu cannot pay its DRC-20 payout's cost ${siblingCost}`),
+        ).to.equal(0n);
         keptWhole += gross;
       }
     };
-    const oweToken = (refId: string, tick: string, amount: bigint, reason: string, cost: bigint) => owe(refId, { asset: "DRC20", tick, amount, cost, reason });
+    const oweToken = (refId: string, tick: string, amount: bigint, reason: string, cost: bigint) =>
+      owe(refId, { asset: "DRC20", tick, amount, cost, reason });
     const depositOf = new Map<string, { doge: bigint; token: bigint }>();
     for (const row of deposits) {
       const paid = depositOf.get(row.ref_id) ?? { doge: 0n, token: 0n };
@@ -762,12 +1170,18 @@ class World {
       } else if (row.status === "executed") {
         const amountIn = BigInt(row.amount_in);
         const out = BigInt(row.amount_out!);
-        expect(deposited >= amountIn + cost, at(`swap ${row.id} executed on ${deposited}, short of ${amountIn} + ${cost}`)).to.equal(true);
+        expect(
+          deposited >= amountIn + cost,
+          at(`swap ${row.id} executed on ${deposited}, short of ${amountIn} + ${cost}`),
+        ).to.equal(true);
         if (dogeIn) {
           oweToken(row.id, tick, out, "swap", cost);
           if (deposited > amountIn + cost) oweDoge(row.id, deposited - amountIn - cost, "swap_excess");
         } else {
-          expect(out - dogeKoinu >= MIN_DOGE_KOINU, at(`swap ${row.id} pays ${out} koinu, less its cost ${dogeKoinu} under the minimum payout`)).to.equal(true);
+          expect(
+            out - dogeKoinu >= MIN_DOGE_KOINU,
+            at(`swap ${row.id} pays ${out} koinu, less its cost ${dogeKoinu} under the minimum payout`),
+          ).to.equal(true);
           // Excess tokens go back at a DRC-20 payout's cost, paid by the DOGE payout when it can still pay its minimum.
           const excessCost = excessTokenCost(deposited - amountIn, out, BigInt(row.min_amount_out), this.costs);
           oweDoge(row.id, out, "swap", excessCost);
@@ -793,24 +1207,45 @@ class World {
         // Both payouts' costs come out of the DOGE side.
         const tokenCost = token > 0n ? drc20Koinu : 0n;
         const dogeOut = doge + BigInt(op.fees);
-        if (charging) expect(dogeOut - dogeKoinu - tokenCost >= MIN_DOGE_KOINU, at(`removal ${op.id} of ${dogeOut} koinu pays less than the minimum after its costs`)).to.equal(true);
+        if (charging)
+          expect(
+            dogeOut - dogeKoinu - tokenCost >= MIN_DOGE_KOINU,
+            at(`removal ${op.id} of ${dogeOut} koinu pays less than the minimum after its costs`),
+          ).to.equal(true);
         oweDoge(op.id, dogeOut, "liquidity_remove", tokenCost);
         if (token > 0n) oweToken(op.id, tick, token, "liquidity_remove", tokenCost);
       } else {
         expect(op.kind, at(`liquidity op ${op.id}`)).to.equal("seed");
       }
     }
-    for (const claim of this.db.prepare("SELECT id, amount FROM fee_claims").all() as { id: string; amount: string }[]) {
-      if (charging) expect(BigInt(claim.amount) - dogeKoinu >= MIN_DOGE_KOINU, at(`claim ${claim.id} of ${claim.amount} pays less than the minimum after its cost`)).to.equal(true);
+    for (const claim of this.db.prepare("SELECT id, amount FROM fee_claims").all() as {
+      id: string;
+      amount: string;
+    }[]) {
+      if (charging)
+        expect(
+          BigInt(claim.amount) - dogeKoinu >= MIN_DOGE_KOINU,
+          at(`claim ${claim.id} of ${claim.amount} pays less than the minimum after its cost`),
+        ).to.equal(true);
       oweDoge(claim.id, BigInt(claim.amount), "fee_claim");
     }
     const actual = new Map<string, ExpectedPayout[]>();
     for (const p of payouts) {
-      actual.set(p.ref_id, [...(actual.get(p.ref_id) ?? []), {
-        asset: p.asset, tick: p.tick, amount: BigInt(p.amount), cost: BigInt(p.cost_koinu), reason: p.reason.split(":")[0],
-      }]);
+      actual.set(p.ref_id, [
+        ...(actual.get(p.ref_id) ?? []),
+        {
+          asset: p.asset,
+          tick: p.tick,
+          amount: BigInt(p.amount),
+          cost: BigInt(p.cost_koinu),
+          reason: p.reason.split(":")[0],
+        },
+      ]);
     }
-    const shown = (list: ExpectedPayout[] | undefined) => (list ?? []).map((e) => `${e.asset} ${e.tick?.toUpperCase() ?? "-"} ${e.amount} cost ${e.cost} ${e.reason}`).sort();
+    const shown = (list: ExpectedPayout[] | undefined) =>
+      (list ?? [])
+        .map((e) => `${e.asset} ${e.tick?.toUpperCase() ?? "-"} ${e.amount} cost ${e.cost} ${e.reason}`)
+        .sort();
     for (const refId of new Set([...expected.keys(), ...actual.keys()])) {
       expect(shown(actual.get(refId)), at(`the payouts of ${refId}`)).to.deep.equal(shown(expected.get(refId)));
     }
@@ -827,12 +1262,23 @@ class World {
       expect(ledger.audit(tick).balanced, at(`fee audit of ${tick}`)).to.equal(true);
     }
     const seedToken = (tick: Tick) => (tick === PUPS ? SEED.token : 0n);
-    expect(SEED.doge + consumed.doge - paidOut.doge, at(`DOGE: seed + consumed deposits - payouts vs what the pools hold + ${withheld} withheld for costs`)).to.equal(dogeHeld + withheld);
+    expect(
+      SEED.doge + consumed.doge - paidOut.doge,
+      at(`DOGE: seed + consumed deposits - payouts vs what the pools hold + ${withheld} withheld for costs`),
+    ).to.equal(dogeHeld + withheld);
     for (const tick of TICKS) {
-      expect(seedToken(tick) + consumed.token.get(tick)! - paidOut.token.get(tick)!, at(`${tick}: seed + consumed deposits - payouts vs the pool's reserve`)).to.equal(tokenHeld.get(tick));
+      expect(
+        seedToken(tick) + consumed.token.get(tick)! - paidOut.token.get(tick)!,
+        at(`${tick}: seed + consumed deposits - payouts vs the pool's reserve`),
+      ).to.equal(tokenHeld.get(tick));
       const owed = ledger.obligations(tick);
-      expect(owed.doge, at(`obligations(${tick}).doge vs what the custody took in less what it withheld for costs`)).to.equal(SEED.doge + consumed.doge - withheld);
-      expect(owed.token, at(`obligations(${tick}).token vs what the custody took in`)).to.equal(seedToken(tick) + consumed.token.get(tick)!);
+      expect(
+        owed.doge,
+        at(`obligations(${tick}).doge vs what the custody took in less what it withheld for costs`),
+      ).to.equal(SEED.doge + consumed.doge - withheld);
+      expect(owed.token, at(`obligations(${tick}).token vs what the custody took in`)).to.equal(
+        seedToken(tick) + consumed.token.get(tick)!,
+      );
     }
 
     // 4. Honest users got what they signed for, and nobody else moved their positions.
@@ -840,41 +1286,65 @@ class World {
       if (order.who >= HONEST || order.kind !== "swap") continue;
       const swap = ledger.swap(order.swapId!)!;
       if (swap.status !== "executed" && swap.status !== "refunded") continue;
-      expect(swap.depositTxid, at(`honest swap ${swap.id} closed on a deposit its owner did not sign`)).to.equal(order.txids[0]);
+      expect(swap.depositTxid, at(`honest swap ${swap.id} closed on a deposit its owner did not sign`)).to.equal(
+        order.txids[0],
+      );
       const deposited = BigInt(deposits.find((d) => d.txid === swap.depositTxid)!.amount);
       const mine = ledger.payoutsOf(swap.id);
       const dogeIn = order.direction === "DOGE_TO_TOKEN";
       // Honest wallets pay the swap's depositAmount: the trade plus its DRC-20 payout's cost.
       const due = order.amountIn + order.payoutCost;
-      if (order.variant === "exact") expect(deposited, at(`honest swap ${swap.id} paid ${deposited}, its depositAmount is ${due}`)).to.equal(due);
+      if (order.variant === "exact")
+        expect(deposited, at(`honest swap ${swap.id} paid ${deposited}, its depositAmount is ${due}`)).to.equal(due);
       const errorCode = swap.error?.code ?? null;
       if (deposited < due) {
         expect(swap.status, at(`honest swap ${swap.id} paid ${deposited} < ${due}`)).to.equal("refunded");
-        expect(errorCode, at(`honest swap ${swap.id} paid ${deposited} < ${due}`)).to.be.oneOf(["DEPOSIT_TOO_SMALL", "DEPOSIT_LATE"]);
+        expect(errorCode, at(`honest swap ${swap.id} paid ${deposited} < ${due}`)).to.be.oneOf([
+          "DEPOSIT_TOO_SMALL",
+          "DEPOSIT_LATE",
+        ]);
       } else {
-        expect(errorCode, at(`honest swap ${swap.id} paid its depositAmount ${due} (${deposited})`)).to.not.equal("DEPOSIT_TOO_SMALL");
+        expect(errorCode, at(`honest swap ${swap.id} paid its depositAmount ${due} (${deposited})`)).to.not.equal(
+          "DEPOSIT_TOO_SMALL",
+        );
       }
       if (swap.status === "refunded") {
         // The whole deposit back, less a DOGE refund's own cost (kept whole when it takes it all).
-        const back = dogeIn ? (deposited > this.costs.dogeKoinu ? [["DOGE", deposited - this.costs.dogeKoinu]] : []) : [["DRC20", deposited]];
-        expect(mine.map((p) => [p.asset, p.amount]), at(`refund of honest swap ${swap.id}`)).to.deep.equal(back);
+        const back = dogeIn
+          ? deposited > this.costs.dogeKoinu
+            ? [["DOGE", deposited - this.costs.dogeKoinu]]
+            : []
+          : [["DRC20", deposited]];
+        expect(
+          mine.map((p) => [p.asset, p.amount]),
+          at(`refund of honest swap ${swap.id}`),
+        ).to.deep.equal(back);
       } else {
         const out = mine.find((p) => p.reason === "swap")!;
         expect(out.asset, at(`asset out of ${swap.id}`)).to.equal(dogeIn ? "DRC20" : "DOGE");
         // The signed minimum is of what the user gets: the tokens, or the DOGE after its payout's cost.
         const gets = dogeIn ? swap.amountOut! : swap.amountOut! - this.costs.dogeKoinu;
-        expect(gets >= order.minOut, at(`honest swap ${swap.id} pays ${gets} below its signed minimum ${order.minOut}`)).to.equal(true);
+        expect(
+          gets >= order.minOut,
+          at(`honest swap ${swap.id} pays ${gets} below its signed minimum ${order.minOut}`),
+        ).to.equal(true);
         // DRC-20 out: the whole output, its cost paid by the deposit; DOGE out: the output less its
         // cost (and less the cost of sending back excess tokens when it can pay it).
         const excessCost = dogeIn ? 0n : excessTokenCost(deposited - due, swap.amountOut!, order.minOut, this.costs);
-        expect([out.amount, out.costKoinu], at(`payout of honest swap ${swap.id}`))
-          .to.deep.equal(dogeIn ? [swap.amountOut!, order.payoutCost] : [swap.amountOut! - this.costs.dogeKoinu - excessCost, this.costs.dogeKoinu]);
+        expect([out.amount, out.costKoinu], at(`payout of honest swap ${swap.id}`)).to.deep.equal(
+          dogeIn
+            ? [swap.amountOut!, order.payoutCost]
+            : [swap.amountOut! - this.costs.dogeKoinu - excessCost, this.costs.dogeKoinu],
+        );
         const excess = mine.filter((p) => p.reason === "swap_excess").reduce((sum, p) => sum + p.amount, 0n);
         const grossExcess = deposited - due;
-        expect(excess, at(`excess of ${swap.id}`)).to.equal(dogeIn ? (grossExcess > this.costs.dogeKoinu ? grossExcess - this.costs.dogeKoinu : 0n) : grossExcess);
+        expect(excess, at(`excess of ${swap.id}`)).to.equal(
+          dogeIn ? (grossExcess > this.costs.dogeKoinu ? grossExcess - this.costs.dogeKoinu : 0n) : grossExcess,
+        );
       }
     }
-    for (const [address, shares] of this.expectedShares) expect(this.sharesOf(address, PUPS), at(`PUPS shares of ${address}`)).to.equal(shares);
+    for (const [address, shares] of this.expectedShares)
+      expect(this.sharesOf(address, PUPS), at(`PUPS shares of ${address}`)).to.equal(shares);
 
     // 5. The attacker's net, per asset.
     const net = { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
@@ -908,7 +1378,8 @@ class World {
       addTo(dogeIn ? PUPS : "DOGE", -swap.amountOut!);
     }
     expect(net.doge <= 0n, at(`the attacker gained ${net.doge} koinu`)).to.equal(true);
-    for (const tick of TICKS) expect(net.token.get(tick)! <= 0n, at(`the attacker gained ${net.token.get(tick)} ${tick}`)).to.equal(true);
+    for (const tick of TICKS)
+      expect(net.token.get(tick)! <= 0n, at(`the attacker gained ${net.token.get(tick)} ${tick}`)).to.equal(true);
   }
 }
 
@@ -918,7 +1389,12 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
   let queries: IndexQueries;
 
   before(() => {
-    keys = { honest: Array.from({ length: HONEST }, newKey), attackers: Array.from({ length: ATTACKERS }, newKey), custody: newKey(), operator: newKey() };
+    keys = {
+      honest: Array.from({ length: HONEST }, newKey),
+      attackers: Array.from({ length: ATTACKERS }, newKey),
+      custody: newKey(),
+      operator: newKey(),
+    };
     queries = new IndexQueries(openIndexerDatabase(":memory:"));
   });
 
@@ -940,13 +1416,20 @@ describe("adversarial: AMM ledger custody, property (issue 16)", function () {
           world.check(`step ${i} ${JSON.stringify(cmd)}`);
         });
         steps += cmds.length;
-        executed += (world.db.prepare("SELECT COUNT(*) AS n FROM swaps WHERE status = 'executed'").get() as { n: number }).n;
+        executed += (
+          world.db.prepare("SELECT COUNT(*) AS n FROM swaps WHERE status = 'executed'").get() as { n: number }
+        ).n;
         if (process.env.AMM_PROPERTY_STATS) {
-          for (const r of world.db.prepare("SELECT status, error_code, COUNT(*) AS n FROM swaps GROUP BY 1, 2").all() as { status: string; error_code: string; n: number }[]) {
+          for (const r of world.db
+            .prepare("SELECT status, error_code, COUNT(*) AS n FROM swaps GROUP BY 1, 2")
+            .all() as { status: string; error_code: string; n: number }[]) {
             stats[`${r.status} ${r.error_code}`] = (stats[`${r.status} ${r.error_code}`] ?? 0) + r.n;
           }
-          for (const r of world.db.prepare("SELECT asset, reason, cost_koinu, COUNT(*) AS n FROM payouts GROUP BY 1, 2, 3").all() as { asset: string; reason: string; cost_koinu: string; n: number }[]) {
-            stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] = (stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] ?? 0) + r.n;
+          for (const r of world.db
+            .prepare("SELECT asset, reason, cost_koinu, COUNT(*) AS n FROM payouts GROUP BY 1, 2, 3")
+            .all() as { asset: string; reason: string; cost_koinu: string; n: number }[]) {
+            stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] =
+              (stats[`payout ${r.asset} ${r.reason} cost ${r.cost_koinu}`] ?? 0) + r.n;
           }
         }
         world.db.close();

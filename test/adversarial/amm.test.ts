@@ -26,7 +26,13 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey } from "../helpers/keys";
-import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import {
+  Answer,
+  LAUNCHPAD_PROJECT_KEY,
+  LaunchpadStack,
+  STACK_FEE_RATE,
+  startLaunchpadStack,
+} from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
 import { until } from "../helpers/wait";
 
@@ -40,7 +46,12 @@ const THIN = "ATKR";
 /** Two bonding curves: one per bonding attack. */
 const CURVE_HOARD = "HORD";
 const CURVE_PROMISE = "PRMS";
-const CURVE_PARAMS = { totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
+const CURVE_PARAMS = {
+  totalSupply: "1000000",
+  sellableSupply: "800000",
+  virtualDoge: (100n * DOGE).toString(),
+  graduationThreshold: (50n * DOGE).toString(),
+};
 
 const is4xx = (answer: Answer) => answer.status >= 400 && answer.status < 500;
 const show = (answer: Answer) => `${answer.status} ${JSON.stringify(answer.body)}`;
@@ -65,7 +76,8 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
   const attacker = newKey(); // owns the THIN pool; never holds a victim's key
   let nonceCounter = 0;
 
-  const call = (method: string, p: string, body?: unknown): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, body === undefined ? {} : { body });
+  const call = (method: string, p: string, body?: unknown): Promise<Answer> =>
+    jsonRequest(`${base}/api${p}`, method, body === undefined ? {} : { body });
   const mine = () => stack.mine();
   /** Mines until a deposit just broadcast is N blocks deep. */
   const bury = async () => {
@@ -92,7 +104,12 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     const answer = await call("GET", `/auth/message?${new URLSearchParams(params)}`);
     return answer.status === 200 && typeof answer.body?.message === "string" ? answer.body.message : null;
   };
-  const quote = async (tick: string, amountIn: bigint, slippageBps: number, direction = "DOGE_TO_TOKEN"): Promise<any> => {
+  const quote = async (
+    tick: string,
+    amountIn: bigint,
+    slippageBps: number,
+    direction = "DOGE_TO_TOKEN",
+  ): Promise<any> => {
     const answer = await call("POST", "/swap/quote", { tick, direction, amountIn: amountIn.toString(), slippageBps });
     expect(answer.status, show(answer)).to.equal(200);
     return answer.body;
@@ -104,7 +121,12 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     return call("POST", "/swap/execute", { swapId, depositTxid, signature: signMessage(message, key.privateKey) });
   };
   /** `key` adds liquidity from its two deposits, signing the order when the service asks for it. */
-  const addLiquiditySigned = async (key: TestKey, tick: string, dogeTxid: string, tokenTxid: string): Promise<Answer> => {
+  const addLiquiditySigned = async (
+    key: TestKey,
+    tick: string,
+    dogeTxid: string,
+    tokenTxid: string,
+  ): Promise<Answer> => {
     const body = { tick, address: key.address, dogeTxid, tokenTxid };
     const message = await authMessage({ action: "add-liquidity", ...body });
     if (message === null) return call("POST", "/liquidity/add", body);
@@ -115,7 +137,13 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     const auth = { address: key.address, nonce: nonce(), expiresAt: String(expiresAt()) };
     const message = await authMessage({ action: "remove-liquidity", tick, shares: shares.toString(), ...auth });
     expect(message, "the remove-liquidity message").to.be.a("string");
-    return call("POST", "/liquidity/remove", { tick, shares: shares.toString(), ...auth, expiresAt: Number(auth.expiresAt), signature: signMessage(message!, key.privateKey) });
+    return call("POST", "/liquidity/remove", {
+      tick,
+      shares: shares.toString(),
+      ...auth,
+      expiresAt: Number(auth.expiresAt),
+      signature: signMessage(message!, key.privateKey),
+    });
   };
   /** `key` reserves on curve `symbol`, signing the order when the service asks for it. */
   const reserveSigned = async (key: TestKey, symbol: string, amountIn: bigint, side = "BUY"): Promise<Answer> => {
@@ -123,23 +151,49 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     const auth = { nonce: nonce(), expiresAt: String(expiresAt()) };
     const message = await authMessage({ action: "bonding-reserve", symbol, ...order, ...auth });
     if (message === null) return call("POST", `/bonding/${symbol}/reserve`, order);
-    return call("POST", `/bonding/${symbol}/reserve`, { ...order, nonce: auth.nonce, expiresAt: Number(auth.expiresAt), signature: signMessage(message, key.privateKey) });
+    return call("POST", `/bonding/${symbol}/reserve`, {
+      ...order,
+      nonce: auth.nonce,
+      expiresAt: Number(auth.expiresAt),
+      signature: signMessage(message, key.privateKey),
+    });
   };
   /** `key` confirms its reservation with `depositTxid`, signing when the service asks for it. */
   const confirmSigned = async (key: TestKey, reservationId: string, depositTxid: string): Promise<Answer> => {
     const message = await authMessage({ action: "bonding-confirm", reservationId, depositTxid });
     if (message === null) return call("POST", "/bonding/confirm", { reservationId, depositTxid });
-    return call("POST", "/bonding/confirm", { reservationId, depositTxid, signature: signMessage(message, key.privateKey) });
+    return call("POST", "/bonding/confirm", {
+      reservationId,
+      depositTxid,
+      signature: signMessage(message, key.privateKey),
+    });
   };
   const curveNow = async (symbol: string): Promise<any> => (await call("GET", `/bonding/${symbol}`)).body;
-  const payoutsTo = (address: string) => ammDb.prepare("SELECT asset, tick, amount, reason, ref_id FROM payouts WHERE address = ?").all(address) as { asset: string; amount: string; reason: string; ref_id: string }[];
-  const payoutsOf = (refId: string) => ammDb.prepare("SELECT asset, address, amount, reason FROM payouts WHERE ref_id = ?").all(refId) as { asset: string; address: string; amount: string; reason: string }[];
-  const consumed = (txid: string) => ammDb.prepare("SELECT kind, ref_id, address FROM deposits WHERE txid = ?").get(txid) as { kind: string; ref_id: string; address: string } | undefined;
+  const payoutsTo = (address: string) =>
+    ammDb.prepare("SELECT asset, tick, amount, reason, ref_id FROM payouts WHERE address = ?").all(address) as {
+      asset: string;
+      amount: string;
+      reason: string;
+      ref_id: string;
+    }[];
+  const payoutsOf = (refId: string) =>
+    ammDb.prepare("SELECT asset, address, amount, reason FROM payouts WHERE ref_id = ?").all(refId) as {
+      asset: string;
+      address: string;
+      amount: string;
+      reason: string;
+    }[];
+  const consumed = (txid: string) =>
+    ammDb.prepare("SELECT kind, ref_id, address FROM deposits WHERE txid = ?").get(txid) as
+      { kind: string; ref_id: string; address: string } | undefined;
   const swapStatus = async (swapId: string): Promise<any> => (await call("GET", `/swap/status/${swapId}`)).body;
 
   /** Launches curve `symbol` with the operator key and waits until it is active. */
   async function launchCurve(symbol: string): Promise<void> {
-    const launched = await jsonRequest(`${base}/api/bonding/launch`, "POST", { token: apiKey, body: { symbol, ...CURVE_PARAMS } });
+    const launched = await jsonRequest(`${base}/api/bonding/launch`, "POST", {
+      token: apiKey,
+      body: { symbol, ...CURVE_PARAMS },
+    });
     expect(launched.status, show(launched)).to.equal(202);
     await stack.confirmInscriberJob(launched.body.deployJobId);
     await store.runOnce();
@@ -160,21 +214,46 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     ammDb = openAmmDatabase(":memory:");
     // The deposit reader of issue 16: N confirmations, and the service's own addresses (never payers, never order addresses).
     const deposits = new (DepositReader as unknown as new (...args: unknown[]) => DepositReader)(
-      stack.queries, custody.address, { confirmations: N, serviceAddresses: [custody.address, inscriberAddress] },
+      stack.queries,
+      custody.address,
+      { confirmations: N, serviceAddresses: [custody.address, inscriberAddress] },
     );
     ledger = new AmmLedger({
-      db: ammDb, network: NETWORKS.regtest, deposits,
+      db: ammDb,
+      network: NETWORKS.regtest,
+      deposits,
       tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     const inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
-    store = new BondingStore({ db: ammDb, ledger, deposits, queries: stack.queries, inscriber, inscriberProject: "launchpad" });
+    store = new BondingStore({
+      db: ammDb,
+      ledger,
+      deposits,
+      queries: stack.queries,
+      inscriber,
+      inscriberProject: "launchpad",
+    });
     apiKey = store.issueApiKey("adversarial operator").key;
     const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
       feeRateKoinuPerKb: STACK_FEE_RATE,
     });
-    settlement = new SettlementWorker({ db: ammDb, wallet, queries: stack.queries, inscriber, network: NETWORKS.regtest, inscriberProject: "launchpad" });
-    server = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }) }).listen(0, "127.0.0.1");
+    settlement = new SettlementWorker({
+      db: ammDb,
+      wallet,
+      queries: stack.queries,
+      inscriber,
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+    });
+    server = createAmmApp({
+      ledger,
+      network: NETWORKS.regtest,
+      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+    }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
@@ -216,7 +295,9 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     await bury();
     const tx = stack.queries.tx(custodyChangeTxid);
     expect(tx, "the payout is indexed").to.not.equal(null);
-    custodyChangeKoinu = tx!.outputs.filter((o) => o.address === custody.address).reduce((sum, o) => sum + o.valueKoinu, 0n);
+    custodyChangeKoinu = tx!.outputs
+      .filter((o) => o.address === custody.address)
+      .reduce((sum, o) => sum + o.valueKoinu, 0n);
     expect(custodyChangeKoinu > DOGE, `the payout ${custodyChangeTxid} sends change to the custody`).to.equal(true);
 
     // Two bonding curves, launched by the operator.
@@ -273,7 +354,9 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       expect(hijack.status, show(hijack)).to.equal(201);
       const executed = await call("POST", "/swap/execute", { swapId: hijack.body.swapId, depositTxid: txid });
       expect(is4xx(executed), `the hijack into the thin pool was answered ${show(executed)}`).to.equal(true);
-      expect(ledger.pool(THIN)!.pool.dogeReserve, "the attacker's pool did not get the victim's DOGE").to.equal(thinBefore.dogeReserve);
+      expect(ledger.pool(THIN)!.pool.dogeReserve, "the attacker's pool did not get the victim's DOGE").to.equal(
+        thinBefore.dogeReserve,
+      );
       expect(consumed(txid)).to.equal(undefined);
       expect((await executeSigned(victim, ownSwap.body.swapId, txid)).status).to.equal(200);
     });
@@ -301,8 +384,14 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       // Attack: a swap "for the custody's address" in the attacker's pool, paid by the payout's change.
       const any = await quote(THIN, custodyChangeKoinu, 10_000);
       const order = await call("POST", "/swap/create", { quoteId: any.quoteId, address: custody.address });
-      const answer = order.status === 201 ? await call("POST", "/swap/execute", { swapId: order.body.swapId, depositTxid: custodyChangeTxid }) : order;
-      expect(is4xx(answer), `the custody's change ${custodyChangeTxid} as a deposit was answered ${show(answer)}`).to.equal(true);
+      const answer =
+        order.status === 201
+          ? await call("POST", "/swap/execute", { swapId: order.body.swapId, depositTxid: custodyChangeTxid })
+          : order;
+      expect(
+        is4xx(answer),
+        `the custody's change ${custodyChangeTxid} as a deposit was answered ${show(answer)}`,
+      ).to.equal(true);
       expect(consumed(custodyChangeTxid), "the change is not consumed").to.equal(undefined);
       expect(ledger.pool(THIN)!.pool.dogeReserve).to.equal(thinBefore.dogeReserve);
 
@@ -317,12 +406,23 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     });
 
     it("refuses an order for the custody's address", async () => {
-      for (const [name, address] of [["custody", custody.address], ["inscriber wallet", inscriberAddress]]) {
+      for (const [name, address] of [
+        ["custody", custody.address],
+        ["inscriber wallet", inscriberAddress],
+      ]) {
         const q = await quote(MAIN, 10n * DOGE, 50);
         const created = await call("POST", "/swap/create", { quoteId: q.quoteId, address });
-        expect([created.status, created.body?.error?.code], `a swap for the ${name}'s address: ${show(created)}`).to.deep.equal([422, "ADDRESS_IS_SERVICE"]);
+        expect(
+          [created.status, created.body?.error?.code],
+          `a swap for the ${name}'s address: ${show(created)}`,
+        ).to.deep.equal([422, "ADDRESS_IS_SERVICE"]);
       }
-      const added = await call("POST", "/liquidity/add", { tick: MAIN, address: custody.address, dogeTxid: custodyChangeTxid, tokenTxid: "ab".repeat(32) });
+      const added = await call("POST", "/liquidity/add", {
+        tick: MAIN,
+        address: custody.address,
+        dogeTxid: custodyChangeTxid,
+        tokenTxid: "ab".repeat(32),
+      });
       expect(is4xx(added), `liquidity for the custody's address: ${show(added)}`).to.equal(true);
       expect(ledger.positions(custody.address)).to.deep.equal([]);
       expect(consumed(custodyChangeTxid)).to.equal(undefined);
@@ -337,14 +437,19 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       const coinA = await faucetCoin(stack.devnet, first, 12);
       const coinB = await faucetCoin(stack.devnet, second, 12);
       await mine();
-      const deposit = await pay(stack.devnet, first, [coinA, coinB], [{ script: custody.script, value: 20n * DOGE }], { signers: [first, second] });
+      const deposit = await pay(stack.devnet, first, [coinA, coinB], [{ script: custody.script, value: 20n * DOGE }], {
+        signers: [first, second],
+      });
       await bury();
       const q = await quote(MAIN, 20n * DOGE, 10_000);
       // The second input's address cannot bind it to a swap of its own.
       const theirs = await call("POST", "/swap/create", { quoteId: q.quoteId, address: second.address });
       expect(theirs.status, show(theirs)).to.equal(201);
       const refused = await executeSigned(second, theirs.body.swapId, deposit.txid);
-      expect([refused.status, refused.body?.error?.code], show(refused)).to.deep.equal([422, "DEPOSIT_NOT_FROM_ADDRESS"]);
+      expect([refused.status, refused.body?.error?.code], show(refused)).to.deep.equal([
+        422,
+        "DEPOSIT_NOT_FROM_ADDRESS",
+      ]);
       expect(consumed(deposit.txid)).to.equal(undefined);
       // The payer (first input) executes its own swap with it: nothing is stranded.
       const q2 = await quote(MAIN, 20n * DOGE, 10_000);
@@ -363,10 +468,12 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       await new Promise((resolve) => limitedServer.once("listening", resolve));
       try {
         const url = `http://127.0.0.1:${(limitedServer.address() as { port: number }).port}/api/swap/quote`;
-        const post = (client: string) => fetch(url, {
-          method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": client },
-          body: JSON.stringify({ tick: MAIN, direction: "DOGE_TO_TOKEN", amountIn: DOGE.toString() }),
-        });
+        const post = (client: string) =>
+          fetch(url, {
+            method: "POST",
+            headers: { "Content-Type": "application/json", "X-Forwarded-For": client },
+            body: JSON.stringify({ tick: MAIN, direction: "DOGE_TO_TOKEN", amountIn: DOGE.toString() }),
+          });
         const burst = await Promise.all(Array.from({ length: 6 }, () => post("198.51.100.7")));
         expect(burst.map((r) => r.status).sort()).to.deep.equal([200, 200, 200, 429, 429, 429]);
         const refused = burst.find((r) => r.status === 429)!;
@@ -389,16 +496,33 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       // The attacker signs for itself: the deposit is not its own.
       const stolenMessage = await authMessage({ action: "refund-deposit", ...refund(attacker) });
       expect(stolenMessage, "the refund-deposit message").to.be.a("string");
-      const stolen = await call("POST", "/deposits/refund", { ...refund(attacker), signature: signMessage(stolenMessage!, attacker.privateKey) });
+      const stolen = await call("POST", "/deposits/refund", {
+        ...refund(attacker),
+        signature: signMessage(stolenMessage!, attacker.privateKey),
+      });
       expect([stolen.status, stolen.body?.error?.code], show(stolen)).to.deep.equal([422, "DEPOSIT_NOT_FROM_ADDRESS"]);
       // The payer's own signature over another deployment's text (no domain) is refused too.
-      const replayed = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(`refund-deposit\n${txid}`, payer.privateKey) });
+      const replayed = await call("POST", "/deposits/refund", {
+        ...refund(payer),
+        signature: signMessage(`refund-deposit\n${txid}`, payer.privateKey),
+      });
       expect([replayed.status, replayed.body?.error?.code], show(replayed)).to.deep.equal([401, "INVALID_SIGNATURE"]);
       const message = await authMessage({ action: "refund-deposit", ...refund(payer) });
-      const refunded = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(message!, payer.privateKey) });
+      const refunded = await call("POST", "/deposits/refund", {
+        ...refund(payer),
+        signature: signMessage(message!, payer.privateKey),
+      });
       expect(refunded.status, show(refunded)).to.equal(202);
-      expect(refunded.body).to.include({ asset: "DOGE", address: payer.address, amount: (30n * DOGE).toString(), reason: "deposit_refund" });
-      const again = await call("POST", "/deposits/refund", { ...refund(payer), signature: signMessage(message!, payer.privateKey) });
+      expect(refunded.body).to.include({
+        asset: "DOGE",
+        address: payer.address,
+        amount: (30n * DOGE).toString(),
+        reason: "deposit_refund",
+      });
+      const again = await call("POST", "/deposits/refund", {
+        ...refund(payer),
+        signature: signMessage(message!, payer.privateKey),
+      });
       expect([again.status, again.body?.error?.code], show(again)).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
       expect(payoutsTo(attacker.address).filter((p) => p.reason === "deposit_refund")).to.deep.equal([]);
     });
@@ -417,7 +541,9 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       const [blockE] = await stack.devnet.rpc<string[]>("generatetoaddress", [1, stack.miner.address]);
       await stack.indexer.syncOnce();
       const heightE = await stack.devnet.rpc<number>("getblockcount");
-      const deposit = await pay(stack.devnet, racer, [coin], [{ script: custody.script, value: 40n * DOGE }], { locktime: heightE });
+      const deposit = await pay(stack.devnet, racer, [coin], [{ script: custody.script, value: 40n * DOGE }], {
+        locktime: heightE,
+      });
       await mine();
       expect(stack.queries.tx(deposit.txid), "the deposit is indexed, 1 deep").to.not.equal(null);
 
@@ -428,7 +554,9 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
 
       // The reorg: E and the deposit's block go; the deposit is not final on the new tip, and its coin goes back to the racer.
       await stack.devnet.rpc("invalidateblock", [blockE]);
-      expect(await stack.devnet.rpc<string[]>("getrawmempool"), "the deposit left the mempool").to.not.include(deposit.txid);
+      expect(await stack.devnet.rpc<string[]>("getrawmempool"), "the deposit left the mempool").to.not.include(
+        deposit.txid,
+      );
       const back = await pay(stack.devnet, racer, [coin], []);
       await stack.devnet.rpc("generatetoaddress", [3, stack.miner.address]);
       await stack.indexer.syncOnce();
@@ -456,7 +584,11 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       // Attack: reservations in a victim's name, without its signature (filling its per-address cap).
       const victim = newKey();
       for (let i = 0; i < 3; i++) {
-        const forged = await call("POST", `/bonding/${CURVE_HOARD}/reserve`, { side: "BUY", address: victim.address, amountIn: DOGE.toString() });
+        const forged = await call("POST", `/bonding/${CURVE_HOARD}/reserve`, {
+          side: "BUY",
+          address: victim.address,
+          amountIn: DOGE.toString(),
+        });
         expect(is4xx(forged), `a reservation in the victim's name was answered ${show(forged)}`).to.equal(true);
       }
       const own = await reserveSigned(victim, CURVE_HOARD, DOGE);
@@ -480,11 +612,19 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       expect(moved.status, show(moved)).to.equal(200);
       const answer = await confirmSigned(first, a.body.reservationId, paidFirst);
       if (answer.status === 200) {
-        expect(BigInt(answer.body.amountOut) >= promised, `the first buyer got ${answer.body.amountOut} tokens; its reservation promised ${promised}`).to.equal(true);
+        expect(
+          BigInt(answer.body.amountOut) >= promised,
+          `the first buyer got ${answer.body.amountOut} tokens; its reservation promised ${promised}`,
+        ).to.equal(true);
       } else {
-        expect([answer.status, answer.body.error?.details?.refund_amount], show(answer)).to.deep.equal([422, amountIn.toString()]);
+        expect([answer.status, answer.body.error?.details?.refund_amount], show(answer)).to.deep.equal([
+          422,
+          amountIn.toString(),
+        ]);
         // Refunded in full: one DOGE payout of the whole deposit to the buyer, and no tokens.
-        expect(payoutsOf(a.body.reservationId).map((p) => [p.asset, p.address, p.amount])).to.deep.equal([["DOGE", first.address, amountIn.toString()]]);
+        expect(payoutsOf(a.body.reservationId).map((p) => [p.asset, p.address, p.amount])).to.deep.equal([
+          ["DOGE", first.address, amountIn.toString()],
+        ]);
       }
     });
   });

@@ -10,8 +10,23 @@ import { ethers } from "hardhat";
 import type { Contract } from "ethers";
 import { DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey, attestationDomain } from "../../src/facts";
 import type { Receipt } from "../../src/facts";
-import { ATTESTERS, DOGE_ADDRESS, TIMELOCK_DELAY, balanceFact, deployAttestationFixture, signByTwo as signFactByTwo } from "../contracts/attestation-fixture";
-import { STATUS, TIP, attestTip, deployJobsFixture, requestAnchor, requestInscription, signByTwo } from "../contracts/jobs-fixture";
+import {
+  ATTESTERS,
+  DOGE_ADDRESS,
+  TIMELOCK_DELAY,
+  balanceFact,
+  deployAttestationFixture,
+  signByTwo as signFactByTwo,
+} from "../contracts/attestation-fixture";
+import {
+  STATUS,
+  TIP,
+  attestTip,
+  deployJobsFixture,
+  requestAnchor,
+  requestInscription,
+  signByTwo,
+} from "../contracts/jobs-fixture";
 import type { JobsFixture, OpenedJob } from "../contracts/jobs-fixture";
 
 /** DogeAttestation wired to the real, permissionless PlugsMarketplace (not the test registry). */
@@ -20,7 +35,12 @@ async function deployWithMarketplace() {
   const { admin, guardian, treasury } = fixture;
   const marketplace = await ethers.deployContract("PlugsMarketplace");
   const attestation = await ethers.deployContract("DogeAttestation", [
-    admin.address, guardian.address, treasury.address, ATTESTERS.map((w) => w.address), TIMELOCK_DELAY, await marketplace.getAddress(),
+    admin.address,
+    guardian.address,
+    treasury.address,
+    ATTESTERS.map((w) => w.address),
+    TIMELOCK_DELAY,
+    await marketplace.getAddress(),
   ]);
   const domain = attestationDomain(fixture.chainId, await attestation.getAddress());
   return { ...fixture, attestation, marketplace, domain };
@@ -35,7 +55,11 @@ async function listPlugFrom(marketplace: Contract, creator: Contract["runner"]):
 }
 
 /** `requester` asks for DOGE_ADDRESS's balance through `plugId`; returns the request id. */
-async function requestBalanceThrough(attestation: Contract, requester: Contract["runner"], plugId: bigint): Promise<string> {
+async function requestBalanceThrough(
+  attestation: Contract,
+  requester: Contract["runner"],
+  plugId: bigint,
+): Promise<string> {
   const asRequester = attestation.connect(requester) as Contract;
   const args = [FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, plugId] as const;
   const requestId = (await asRequester.requestFact.staticCall(...args, { value: DEFAULT_REQUEST_FEE_WEI })) as string;
@@ -46,27 +70,47 @@ async function requestBalanceThrough(attestation: Contract, requester: Contract[
 /** A receipt for `job` naming base-chain transaction `l1Txid` at `l1Height`, as two attesters would sign it. */
 async function receiptNaming(service: Contract, job: OpenedJob, l1Txid: string, l1Height: bigint): Promise<Receipt> {
   const latest = (await ethers.provider.getBlock("latest"))!.timestamp;
-  return { jobId: job.jobId, jobContract: await service.getAddress(), l1Txid, resultHash: job.resultHash, l1Height, attestedAt: BigInt(latest), attesterSetId: 1n };
+  return {
+    jobId: job.jobId,
+    jobContract: await service.getAddress(),
+    l1Txid,
+    resultHash: job.resultHash,
+    l1Height,
+    attestedAt: BigInt(latest),
+    attesterSetId: 1n,
+  };
 }
 
 type Requester = (fixture: JobsFixture) => Promise<OpenedJob>;
 
 const SERVICES: { name: string; service: (fixture: JobsFixture) => Contract; request: Requester; work: string }[] = [
-  { name: "anchor", service: (f) => f.anchor, request: (f) => requestAnchor(f.anchor, f.requester, "0xd09e"), work: "an OP_RETURN" },
-  { name: "inscription", service: (f) => f.inscriber, request: (f) => requestInscription(f.inscriber, f.requester), work: "an inscription reveal" },
+  {
+    name: "anchor",
+    service: (f) => f.anchor,
+    request: (f) => requestAnchor(f.anchor, f.requester, "0xd09e"),
+    work: "an OP_RETURN",
+  },
+  {
+    name: "inscription",
+    service: (f) => f.inscriber,
+    request: (f) => requestInscription(f.inscriber, f.requester),
+    work: "an inscription reveal",
+  },
 ];
 
 describe("adversarial: contracts", () => {
   describe("DogeAttestation.fulfill and the plug creator's share", () => {
     it("gives the requester no creator share when it names its own plug", async () => {
-      const { attestation, marketplace, domain, requester, stranger, treasury } = await loadFixture(deployWithMarketplace);
+      const { attestation, marketplace, domain, requester, stranger, treasury } =
+        await loadFixture(deployWithMarketplace);
       // listPlug is permissionless: the requester lists a plug of its own and requests through it.
       const ownPlug = await listPlugFrom(marketplace, requester);
       expect(await marketplace.creatorOf(ownPlug)).to.equal(requester.address);
       const requestId = await requestBalanceThrough(attestation, requester, ownPlug);
       const answer = await balanceFact(42n, 1_000);
       await expect(attestation.fulfill(requestId, answer, await signFactByTwo(domain, answer)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, treasury.address, 0n, DEFAULT_REQUEST_FEE_WEI);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(requestId, ethers.ZeroAddress, treasury.address, 0n, DEFAULT_REQUEST_FEE_WEI);
       expect(await attestation.withdrawableOf(requester.address)).to.equal(0n);
       expect(await attestation.withdrawableOf(treasury.address)).to.equal(DEFAULT_REQUEST_FEE_WEI);
 
@@ -75,7 +119,8 @@ describe("adversarial: contracts", () => {
       const later = await balanceFact(43n, 1_001, 5n);
       const share = (DEFAULT_REQUEST_FEE_WEI * 20n) / 100n;
       await expect(attestation.fulfill(othersRequest, later, await signFactByTwo(domain, later)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(othersRequest, requester.address, treasury.address, share, DEFAULT_REQUEST_FEE_WEI - share);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(othersRequest, requester.address, treasury.address, share, DEFAULT_REQUEST_FEE_WEI - share);
     });
   });
 
@@ -92,10 +137,14 @@ describe("adversarial: contracts", () => {
         await attestTip(attestation, domain, TIP + 10n);
         const l1Txid = `0x${"c0".repeat(32)}`;
         const forFirst = await receiptNaming(contract, first, l1Txid, TIP + 1n);
-        await expect(contract.settle(first.jobId, forFirst, await signByTwo(domain, forFirst))).to.emit(contract, "JobSettled");
+        await expect(contract.settle(first.jobId, forFirst, await signByTwo(domain, forFirst))).to.emit(
+          contract,
+          "JobSettled",
+        );
         const forSecond = await receiptNaming(contract, second, l1Txid, TIP + 1n);
         await expect(contract.settle(second.jobId, forSecond, await signByTwo(domain, forSecond)))
-          .to.be.revertedWithCustomError(contract, "JobL1TxidAlreadySettled").withArgs(second.jobId, l1Txid, first.jobId);
+          .to.be.revertedWithCustomError(contract, "JobL1TxidAlreadySettled")
+          .withArgs(second.jobId, l1Txid, first.jobId);
         expect((await contract.jobOf(second.jobId)).status).to.equal(STATUS.Open);
         expect(await contract.withdrawableOf(fixture.operator.address)).to.equal(first.feeWei);
       });
@@ -110,7 +159,8 @@ describe("adversarial: contracts", () => {
         for (const l1Height of [TIP - 50n, TIP]) {
           const old = await receiptNaming(contract, job, ethers.id(`old ${name} transaction at ${l1Height}`), l1Height);
           await expect(contract.settle(job.jobId, old, await signByTwo(domain, old)))
-            .to.be.revertedWithCustomError(contract, "JobL1TxNotAfterRequest").withArgs(job.jobId, l1Height, TIP);
+            .to.be.revertedWithCustomError(contract, "JobL1TxNotAfterRequest")
+            .withArgs(job.jobId, l1Height, TIP);
         }
         // The first block after the recorded tip is accepted.
         const fresh = await receiptNaming(contract, job, ethers.id(`fresh ${name} transaction`), TIP + 1n);

@@ -10,7 +10,12 @@ import http from "node:http";
 import type { Server } from "node:http";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
-import { LaunchpadApp, createLaunchpadApp, mintIdempotencyKey, openLaunchpadDatabase } from "../../src/services/launchpad";
+import {
+  LaunchpadApp,
+  createLaunchpadApp,
+  mintIdempotencyKey,
+  openLaunchpadDatabase,
+} from "../../src/services/launchpad";
 import { KOINU_PER_DOGE, pay as payCoins } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
@@ -22,33 +27,54 @@ const FEE = KOINU_PER_DOGE;
 const OPERATOR_KEY = "lk_test_operator_key";
 const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
-interface RawAnswer { status: number; headers: http.IncomingHttpHeaders; body: any }
+interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
 
 /**
  * A JSON request sent from the loopback address `from` (127.0.0.x), so that one test can be several
  * clients to the per-IP limits.
  */
-function requestFrom(from: string, url: string, method = "GET", options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<RawAnswer> {
+function requestFrom(
+  from: string,
+  url: string,
+  method = "GET",
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const payload = options.body !== undefined ? JSON.stringify(options.body) : undefined;
-    const request = http.request(url, {
-      method,
-      localAddress: from,
-      headers: {
-        ...(payload !== undefined ? { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)) } : {}),
-        ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
-        ...(options.headers ?? {}),
+    const request = http.request(
+      url,
+      {
+        method,
+        localAddress: from,
+        headers: {
+          ...(payload !== undefined
+            ? { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)) }
+            : {}),
+          ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+          ...(options.headers ?? {}),
+        },
       },
-    }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk) => { text += chunk; });
-      response.on("end", () => {
-        let body: any = null;
-        try { body = text ? JSON.parse(text) : null; } catch { body = text; }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
-      });
-    });
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => {
+          let body: any = null;
+          try {
+            body = text ? JSON.parse(text) : null;
+          } catch {
+            body = text;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+        });
+      },
+    );
     request.on("error", reject);
     if (payload !== undefined) request.write(payload);
     request.end();
@@ -56,7 +82,10 @@ function requestFrom(from: string, url: string, method = "GET", options: { token
 }
 
 /** Opens an event stream from `from`; answers its status and a function closing it. */
-function openStreamFrom(from: string, url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; close: () => void }> {
+function openStreamFrom(
+  from: string,
+  url: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; close: () => void }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { localAddress: from }, (response) => {
       resolve({ status: response.statusCode ?? 0, headers: response.headers, close: () => request.destroy() });
@@ -70,15 +99,21 @@ function openStreamFrom(from: string, url: string): Promise<{ status: number; he
 
 /** Every row of every table of a database, counted. */
 function rowCount(db: Sqlite): number {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
-  return tables.reduce((sum, t) => sum + Number((db.prepare(`SELECT COUNT(*) AS n FROM "${t.name}"`).get() as { n: number | bigint }).n), 0);
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all() as { name: string }[];
+  return tables.reduce(
+    (sum, t) => sum + Number((db.prepare(`SELECT COUNT(*) AS n FROM "${t.name}"`).get() as { n: number | bigint }).n),
+    0,
+  );
 }
 
 describe("launchpad attacks (issue 17)", function () {
   this.timeout(300_000);
   let stack: LaunchpadStack;
 
-  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => stack.call(method, p, options);
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> =>
+    stack.call(method, p, options);
   const signIn = (key: TestKey): Promise<string> => stack.signIn(key);
   const mine = () => stack.mine();
   const faucet = async (key: TestKey): Promise<Spendable> => {
@@ -100,12 +135,18 @@ describe("launchpad attacks (issue 17)", function () {
    */
   const balance = (key: TestKey) => {
     const total = stack.queries.balance(key.address).confirmedKoinu;
-    const postage = stack.queries.utxos(key.address, null, 100).items.filter((u) => u.inscriptions.length > 0).reduce((sum, u) => sum + u.valueKoinu, 0n);
+    const postage = stack.queries
+      .utxos(key.address, null, 100)
+      .items.filter((u) => u.inscriptions.length > 0)
+      .reduce((sum, u) => sum + u.valueKoinu, 0n);
     return total - postage;
   };
   /** Lists a priced collection as `creator` itself (the only listing the fix allows). */
   async function listPriced(creator: TestKey, slug: string, price = PRICE, max = 10): Promise<void> {
-    const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug, name: slug, price_koinu: price.toString(), max, creator_address: creator.address } });
+    const listed = await call("POST", "/collections", {
+      token: await signIn(creator),
+      body: { slug, name: slug, price_koinu: price.toString(), max, creator_address: creator.address },
+    });
     expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
   }
   const claim = async (token: string, slug: string) => {
@@ -114,7 +155,10 @@ describe("launchpad attacks (issue 17)", function () {
     return answer.body;
   };
   const mint = (token: string, slug: string, reservationId: number, paymentTxid: string) =>
-    call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservationId, payment_txid: paymentTxid } });
+    call("POST", `/collections/${slug}/mint`, {
+      token,
+      body: { reservation_id: reservationId, payment_txid: paymentTxid },
+    });
 
   before(async () => {
     stack = await startLaunchpadStack({
@@ -157,9 +201,17 @@ describe("launchpad attacks (issue 17)", function () {
       await mine();
       // B holds its change and nothing more: no refund came from anyone.
       expect(balance(claimantB)).to.equal(FAUCET - paid - FEE);
-      expect(answer.body.payment).to.include({ txid, status: "accepted", received_koinu: paid.toString(), payer_address: claimantB.address });
+      expect(answer.body.payment).to.include({
+        txid,
+        status: "accepted",
+        received_koinu: paid.toString(),
+        payer_address: claimantB.address,
+      });
       expect(answer.body.payment.settlement).to.deep.equal({
-        reason: "OVERPAID", owed_koinu: (50n * KOINU_PER_DOGE).toString(), owed_by: creatorA.address, owed_to: claimantB.address,
+        reason: "OVERPAID",
+        owed_koinu: (50n * KOINU_PER_DOGE).toString(),
+        owed_by: creatorA.address,
+        owed_to: claimantB.address,
       });
       expect(answer.body.payment.refund).to.equal(undefined);
     });
@@ -170,13 +222,22 @@ describe("launchpad attacks (issue 17)", function () {
       const coins = [await faucet(buyer), await faucet(buyer)];
       await mine();
       const reservation = await claim(token, slug);
-      const underpaid = await pay(buyer, coins[0], creatorA, KOINU_PER_DOGE, `service-launch-mint:${slug}:${reservation.index}`);
+      const underpaid = await pay(
+        buyer,
+        coins[0],
+        creatorA,
+        KOINU_PER_DOGE,
+        `service-launch-mint:${slug}:${reservation.index}`,
+      );
       await mine();
       const under = await mint(token, slug, reservation.reservation_id, underpaid);
       expect(under.status, JSON.stringify(under.body)).to.equal(422);
       expect(under.body.error.code).to.equal("UNDERPAID");
       expect(under.body.error.details.payment.settlement).to.deep.equal({
-        reason: "UNDERPAID", owed_koinu: KOINU_PER_DOGE.toString(), owed_by: creatorA.address, owed_to: buyer.address,
+        reason: "UNDERPAID",
+        owed_koinu: KOINU_PER_DOGE.toString(),
+        owed_by: creatorA.address,
+        owed_to: buyer.address,
       });
 
       const latePaid = await pay(buyer, coins[1], creatorA, PRICE, `service-launch-mint:${slug}:${reservation.index}`);
@@ -186,7 +247,11 @@ describe("launchpad attacks (issue 17)", function () {
       expect(late.status, JSON.stringify(late.body)).to.equal(409);
       expect(late.body.error.code).to.equal("RESERVATION_EXPIRED");
       expect(late.body.error.details.payment).to.include({ status: "late", payer_address: buyer.address });
-      expect(late.body.error.details.payment.settlement).to.include({ reason: "RESERVATION_EXPIRED", owed_koinu: PRICE.toString(), owed_by: creatorA.address });
+      expect(late.body.error.details.payment.settlement).to.include({
+        reason: "RESERVATION_EXPIRED",
+        owed_koinu: PRICE.toString(),
+        owed_by: creatorA.address,
+      });
       await mine();
       expect(balance(buyer)).to.equal(2n * FAUCET - KOINU_PER_DOGE - PRICE - 2n * FEE);
     });
@@ -210,7 +275,13 @@ describe("launchpad attacks (issue 17)", function () {
       await mine();
       expect(balance(creator)).to.equal(FAUCET - FEE);
       // Nor can the launchpad's own payment PSBT be asked for it.
-      const built = await call("POST", `/collections/${slug}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: Buffer.from(creator.publicKey).toString("hex") } });
+      const built = await call("POST", `/collections/${slug}/payment-psbt`, {
+        token,
+        body: {
+          reservation_id: reservation.reservation_id,
+          public_key: Buffer.from(creator.publicKey).toString("hex"),
+        },
+      });
       expect(built.status, JSON.stringify(built.body)).to.equal(422);
       expect(built.body.error.code).to.equal("PAYER_IS_CREATOR");
     });
@@ -253,7 +324,10 @@ describe("launchpad attacks (issue 17)", function () {
   describe("4. listings are made by their creator", () => {
     it("refuses with 403 CREATOR_NOT_SESSION a listing whose creator_address is not the session's address", async () => {
       const lister = newKey();
-      const answer = await call("POST", "/collections", { token: await signIn(lister), body: { slug: "attack-creator", name: "x", price_koinu: "1", max: 10, creator_address: newKey().address } });
+      const answer = await call("POST", "/collections", {
+        token: await signIn(lister),
+        body: { slug: "attack-creator", name: "x", price_koinu: "1", max: 10, creator_address: newKey().address },
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(403);
       expect(answer.body.error.code).to.equal("CREATOR_NOT_SESSION");
     });
@@ -261,19 +335,42 @@ describe("launchpad attacks (issue 17)", function () {
     it("refuses a free listing without the operator key with 403 FREE_LISTING_NEEDS_OPERATOR_KEY and takes one with it", async () => {
       const lister = newKey();
       const token = await signIn(lister);
-      const body = { slug: "attack-free", name: "Free", price_koinu: "0", max: 1_000_000, creator_address: lister.address };
+      const body = {
+        slug: "attack-free",
+        name: "Free",
+        price_koinu: "0",
+        max: 1_000_000,
+        creator_address: lister.address,
+      };
       const refused = await call("POST", "/collections", { token, body });
       expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
       expect(refused.body.error.code).to.equal("FREE_LISTING_NEEDS_OPERATOR_KEY");
-      const wrong = await requestFrom("127.0.0.1", `${stack.base}/api/collections`, "POST", { token, body, headers: { "X-Operator-Key": "lk_wrong" } });
+      const wrong = await requestFrom("127.0.0.1", `${stack.base}/api/collections`, "POST", {
+        token,
+        body,
+        headers: { "X-Operator-Key": "lk_wrong" },
+      });
       expect(wrong.status).to.equal(403);
-      const taken = await requestFrom("127.0.0.1", `${stack.base}/api/collections`, "POST", { token, body: { ...body, max: 10 }, headers: { "X-Operator-Key": OPERATOR_KEY } });
+      const taken = await requestFrom("127.0.0.1", `${stack.base}/api/collections`, "POST", {
+        token,
+        body: { ...body, max: 10 },
+        headers: { "X-Operator-Key": OPERATOR_KEY },
+      });
       expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
     });
 
     it("refuses a price no one can pay (2^64 - 1 koinu) with 400 INVALID_PRICE", async () => {
       const lister = newKey();
-      const answer = await call("POST", "/collections", { token: await signIn(lister), body: { slug: "attack-price", name: "x", price_koinu: (2n ** 64n - 1n).toString(), max: 10, creator_address: lister.address } });
+      const answer = await call("POST", "/collections", {
+        token: await signIn(lister),
+        body: {
+          slug: "attack-price",
+          name: "x",
+          price_koinu: (2n ** 64n - 1n).toString(),
+          max: 10,
+          creator_address: lister.address,
+        },
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(400);
       expect(answer.body.error.code).to.equal("INVALID_PRICE");
     });
@@ -290,7 +387,9 @@ describe("launchpad attacks (issue 17)", function () {
 
     const signInFrom = async (from: string, key: TestKey): Promise<string> => {
       const { challenge } = (await requestFrom(from, `${base}/api/session/challenge?address=${key.address}`)).body;
-      const answer = await requestFrom(from, `${base}/api/session`, "POST", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } });
+      const answer = await requestFrom(from, `${base}/api/session`, "POST", {
+        body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
       return answer.body.token;
     };
@@ -298,14 +397,22 @@ describe("launchpad attacks (issue 17)", function () {
     before(async () => {
       db = openLaunchpadDatabase(":memory:");
       app = createLaunchpadApp({
-        db, queries: stack.queries, network: NETWORKS.regtest,
-        ...({ rateLimitPerMinute: LIMIT, claimsPerSessionPerMinute: 3, maxReservationsPerClient: 2, events: { maxStreams: 100, maxStreamsPerClient: 2, heartbeatMs: 60_000 } } as Record<string, unknown>),
+        db,
+        queries: stack.queries,
+        network: NETWORKS.regtest,
+        ...({
+          rateLimitPerMinute: LIMIT,
+          claimsPerSessionPerMinute: 3,
+          maxReservationsPerClient: 2,
+          events: { maxStreams: 100, maxStreamsPerClient: 2, heartbeatMs: 60_000 },
+        } as Record<string, unknown>),
       });
       server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
       base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       const listed = await requestFrom("127.0.0.200", `${base}/api/collections`, "POST", {
-        token: await signInFrom("127.0.0.200", creator), body: { slug, name: "Hoard", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
+        token: await signInFrom("127.0.0.200", creator),
+        body: { slug, name: "Hoard", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
       });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
     });
@@ -328,7 +435,9 @@ describe("launchpad attacks (issue 17)", function () {
       expect(answers[2].body.error.code).to.equal("RESERVATION_LIMIT");
       expect(Number(answers[2].headers["retry-after"])).to.be.greaterThan(0);
       // Another client still claims.
-      const other = await requestFrom("127.0.0.3", `${base}/api/collections/${slug}/claim`, "POST", { token: await signInFrom("127.0.0.3", newKey()) });
+      const other = await requestFrom("127.0.0.3", `${base}/api/collections/${slug}/claim`, "POST", {
+        token: await signInFrom("127.0.0.3", newKey()),
+      });
       expect(other.status, JSON.stringify(other.body)).to.equal(201);
     });
 
@@ -336,7 +445,10 @@ describe("launchpad attacks (issue 17)", function () {
       const token = await signInFrom("127.0.0.4", newKey());
       const statuses = [];
       // From different IPs, so that only the session's own limit can stop it.
-      for (let i = 0; i < 4; i++) statuses.push(await requestFrom(`127.0.1.${i + 1}`, `${base}/api/collections/${slug}/claim`, "POST", { token }));
+      for (let i = 0; i < 4; i++)
+        statuses.push(
+          await requestFrom(`127.0.1.${i + 1}`, `${base}/api/collections/${slug}/claim`, "POST", { token }),
+        );
       expect(statuses.slice(0, 3).map((a) => a.status)).to.deep.equal([201, 200, 200]);
       expect(statuses[3].status).to.equal(429);
       expect(statuses[3].body.error.code).to.equal("RATE_LIMITED");
@@ -346,7 +458,10 @@ describe("launchpad attacks (issue 17)", function () {
     it("stores nothing per sign-in challenge", async () => {
       const before = rowCount(db);
       for (let i = 0; i < 4; i++) {
-        const answer = await requestFrom(`127.0.2.${i + 1}`, `${base}/api/session/challenge?address=${newKey().address}`);
+        const answer = await requestFrom(
+          `127.0.2.${i + 1}`,
+          `${base}/api/session/challenge?address=${newKey().address}`,
+        );
         expect(answer.status).to.equal(200);
       }
       expect(rowCount(db)).to.equal(before);
@@ -376,20 +491,42 @@ describe("launchpad attacks (issue 17)", function () {
       const writes: { method: string; path: string; body?: unknown; token?: string }[] = [
         { method: "GET", path: `/session/challenge?address=${key.address}` },
         { method: "POST", path: "/session", body: { address: key.address, challenge: "x", signature: "A".repeat(88) } },
-        { method: "POST", path: "/collections", token, body: { slug: "attack-burst", name: "x", price_koinu: "1", max: 1, creator_address: key.address } },
+        {
+          method: "POST",
+          path: "/collections",
+          token,
+          body: { slug: "attack-burst", name: "x", price_koinu: "1", max: 1, creator_address: key.address },
+        },
         { method: "POST", path: `/collections/${slug}/claim`, token },
-        { method: "POST", path: `/collections/${slug}/mint`, token, body: { reservation_id: 1, payment_txid: "00".repeat(32) } },
-        { method: "POST", path: `/collections/${slug}/payment-psbt`, token, body: { reservation_id: 1, public_key: "02".repeat(33) } },
+        {
+          method: "POST",
+          path: `/collections/${slug}/mint`,
+          token,
+          body: { reservation_id: 1, payment_txid: "00".repeat(32) },
+        },
+        {
+          method: "POST",
+          path: `/collections/${slug}/payment-psbt`,
+          token,
+          body: { reservation_id: 1, public_key: "02".repeat(33) },
+        },
         { method: "POST", path: `/collections/${slug}/payment`, token, body: { reservation_id: 1, psbt: "x" } },
       ];
       for (const [i, write] of writes.entries()) {
         const from = `127.0.4.${i + 1}`;
         let last: RawAnswer | null = null;
-        for (let n = 0; n <= LIMIT; n++) last = await requestFrom(from, `${base}/api${write.path}`, write.method, { token: write.token, body: write.body });
+        for (let n = 0; n <= LIMIT; n++)
+          last = await requestFrom(from, `${base}/api${write.path}`, write.method, {
+            token: write.token,
+            body: write.body,
+          });
         expect(last!.status, `${write.method} ${write.path}: ${JSON.stringify(last!.body)}`).to.equal(429);
         expect(last!.body.error.code).to.equal("RATE_LIMITED");
         expect(last!.headers["retry-after"]).to.match(/^[0-9]+$/);
-        const other = await requestFrom(`127.0.5.${i + 1}`, `${base}/api${write.path}`, write.method, { token: write.token ? otherToken : undefined, body: write.body });
+        const other = await requestFrom(`127.0.5.${i + 1}`, `${base}/api${write.path}`, write.method, {
+          token: write.token ? otherToken : undefined,
+          body: write.body,
+        });
         expect(other.status, `${write.method} ${write.path} from another client`).to.not.equal(429);
       }
     });
@@ -400,24 +537,43 @@ describe("launchpad attacks (issue 17)", function () {
       let now = Math.floor(Date.now() / 1000);
       const db = openLaunchpadDatabase(":memory:");
       const app = createLaunchpadApp({
-        db, queries: stack.queries, network: NETWORKS.regtest, clock: () => now,
-        rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+        db,
+        queries: stack.queries,
+        network: NETWORKS.regtest,
+        clock: () => now,
+        rateLimitPerMinute: 0,
+        claimsPerSessionPerMinute: 0,
+        maxReservationsPerClient: 0,
       });
       const server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
       try {
         const signInHere = async (key: TestKey): Promise<string> => {
-          const { challenge } = (await requestFrom("127.0.0.1", `${base}/session/challenge?address=${key.address}`)).body;
-          return (await requestFrom("127.0.0.1", `${base}/session`, "POST", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+          const { challenge } = (await requestFrom("127.0.0.1", `${base}/session/challenge?address=${key.address}`))
+            .body;
+          return (
+            await requestFrom("127.0.0.1", `${base}/session`, "POST", {
+              body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+            })
+          ).body.token;
         };
         const creator = newKey();
         const listed = await requestFrom("127.0.0.1", `${base}/collections`, "POST", {
-          token: await signInHere(creator), body: { slug: "attack-rows", name: "Rows", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
+          token: await signInHere(creator),
+          body: {
+            slug: "attack-rows",
+            name: "Rows",
+            price_koinu: PRICE.toString(),
+            max: 100,
+            creator_address: creator.address,
+          },
         });
         expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
         for (let i = 0; i < 5; i++) {
-          const claimed = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", { token: await signInHere(newKey()) });
+          const claimed = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", {
+            token: await signInHere(newKey()),
+          });
           expect(claimed.status, JSON.stringify(claimed.body)).to.equal(201);
         }
         expect(rowCount(db) > 5).to.equal(true);
@@ -425,7 +581,9 @@ describe("launchpad attacks (issue 17)", function () {
         expect(reservations()).to.equal(5);
         // A day and the reservation window later, the next claim sweeps the five away.
         now += 600 + 86_400 + 61;
-        const next = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", { token: await signInHere(newKey()) });
+        const next = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", {
+          token: await signInHere(newKey()),
+        });
         expect(next.status, JSON.stringify(next.body)).to.equal(201);
         expect(reservations()).to.equal(1);
       } finally {
@@ -442,13 +600,19 @@ describe("launchpad attacks (issue 17)", function () {
     let base: string;
     const creator = newKey();
     const slug = "attack-depth";
-    const deep = (method: string, p: string, options: { token?: string; body?: unknown } = {}) => requestFrom("127.0.0.1", `${base}/api${p}`, method, options);
+    const deep = (method: string, p: string, options: { token?: string; body?: unknown } = {}) =>
+      requestFrom("127.0.0.1", `${base}/api${p}`, method, options);
 
     before(async () => {
       app = createLaunchpadApp({
-        db: openLaunchpadDatabase(":memory:"), queries: stack.queries, network: NETWORKS.regtest,
+        db: openLaunchpadDatabase(":memory:"),
+        queries: stack.queries,
+        network: NETWORKS.regtest,
         inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-        rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0, paymentConfirmations: 2,
+        rateLimitPerMinute: 0,
+        claimsPerSessionPerMinute: 0,
+        maxReservationsPerClient: 0,
+        paymentConfirmations: 2,
       });
       server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
@@ -463,53 +627,92 @@ describe("launchpad attacks (issue 17)", function () {
 
     const signInHere = async (key: TestKey): Promise<string> => {
       const { challenge } = (await deep("GET", `/session/challenge?address=${key.address}`)).body;
-      return (await deep("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+      return (
+        await deep("POST", "/session", {
+          body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+        })
+      ).body.token;
     };
 
     it("never mints against a payment 1 deep when 2 are configured, nor after a reorg takes it away", async () => {
-      const listed = await deep("POST", "/collections", { token: await signInHere(creator), body: { slug, name: slug, price_koinu: PRICE.toString(), max: 5, creator_address: creator.address } });
+      const listed = await deep("POST", "/collections", {
+        token: await signInHere(creator),
+        body: { slug, name: slug, price_koinu: PRICE.toString(), max: 5, creator_address: creator.address },
+      });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
       const racer = newKey();
       const token = await signInHere(racer);
       const coin = await faucet(racer);
       await mine();
       const reservation = (await deep("POST", `/collections/${slug}/claim`, { token })).body;
-      const memo = { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(`service-launch-mint:${slug}:${reservation.index}`)]), value: 0n };
+      const memo = {
+        script: compileScript([
+          OP.OP_RETURN,
+          new TextEncoder().encode(`service-launch-mint:${slug}:${reservation.index}`),
+        ]),
+        value: 0n,
+      };
       // An empty block E, then the payment, final only above E's height: 1 confirmation.
       const [blockE] = await stack.devnet.rpc<string[]>("generatetoaddress", [1, stack.miner.address]);
       await stack.indexer.syncOnce();
       const heightE = await stack.devnet.rpc<number>("getblockcount");
-      const payment = await payCoins(stack.devnet, racer, [coin], [{ script: creator.script, value: PRICE }, memo], { locktime: heightE });
+      const payment = await payCoins(stack.devnet, racer, [coin], [{ script: creator.script, value: PRICE }, memo], {
+        locktime: heightE,
+      });
       await mine();
-      const early = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid } });
-      expect([early.status, early.body?.error?.code], JSON.stringify(early.body)).to.deep.equal([409, "PAYMENT_NOT_DEEP_ENOUGH"]);
+      const early = await deep("POST", `/collections/${slug}/mint`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid },
+      });
+      expect([early.status, early.body?.error?.code], JSON.stringify(early.body)).to.deep.equal([
+        409,
+        "PAYMENT_NOT_DEEP_ENOUGH",
+      ]);
       expect(early.headers["retry-after"]).to.match(/^[0-9]+$/);
       // The reorg: the payment's block goes, its coin is spent back to the racer.
       await stack.devnet.rpc("invalidateblock", [blockE]);
       await payCoins(stack.devnet, racer, [coin], []);
       await stack.devnet.rpc("generatetoaddress", [3, stack.miner.address]);
       await stack.indexer.syncOnce();
-      const gone = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid } });
-      expect([gone.status, gone.body?.error?.code], JSON.stringify(gone.body)).to.deep.equal([409, "PAYMENT_NOT_FOUND"]);
+      const gone = await deep("POST", `/collections/${slug}/mint`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, payment_txid: payment.txid },
+      });
+      expect([gone.status, gone.body?.error?.code], JSON.stringify(gone.body)).to.deep.equal([
+        409,
+        "PAYMENT_NOT_FOUND",
+      ]);
       expect((await deep("GET", `/collections/${slug}`)).body.minted).to.equal(0);
       // An honest payment counts once it is 2 deep.
       const coin2 = await faucet(racer);
       await mine();
       const honest = await payCoins(stack.devnet, racer, [coin2], [{ script: creator.script, value: PRICE }, memo]);
       await mine();
-      expect((await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid } })).status).to.equal(409);
+      expect(
+        (
+          await deep("POST", `/collections/${slug}/mint`, {
+            token,
+            body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid },
+          })
+        ).status,
+      ).to.equal(409);
       await mine();
-      const accepted = await deep("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid } });
+      const accepted = await deep("POST", `/collections/${slug}/mint`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, payment_txid: honest.txid },
+      });
       expect(accepted.status, JSON.stringify(accepted.body)).to.equal(202);
     });
   });
 
   describe("6. idempotency keys", () => {
-    it("gives different mints different inscriber keys (slug \"x\" index 5 attempt 2 is not slug \"x-5-attempt\" index 2)", () => {
+    it('gives different mints different inscriber keys (slug "x" index 5 attempt 2 is not slug "x-5-attempt" index 2)', () => {
       expect(mintIdempotencyKey("x", 5, 2)).to.not.equal(mintIdempotencyKey("x-5-attempt", 2, 1));
       expect(mintIdempotencyKey("x-5", 1, 1)).to.not.equal(mintIdempotencyKey("x", 5, 1));
       const keys = new Set<string>();
-      for (const slug of ["a", "a-1", "a-1-attempt", "a-1-attempt-2"]) for (let index = 0; index < 3; index++) for (let attempt = 1; attempt < 4; attempt++) keys.add(mintIdempotencyKey(slug, index, attempt));
+      for (const slug of ["a", "a-1", "a-1-attempt", "a-1-attempt-2"])
+        for (let index = 0; index < 3; index++)
+          for (let attempt = 1; attempt < 4; attempt++) keys.add(mintIdempotencyKey(slug, index, attempt));
       expect(keys.size).to.equal(4 * 3 * 3);
     });
   });

@@ -44,38 +44,61 @@ interface Answer {
 }
 
 /** One HTTP request from a chosen local address (the "client"), JSON in and out. */
-function request(url: string, options: { method?: string; body?: unknown; from?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const payload = options.body === undefined ? undefined : Buffer.from(typeof options.body === "string" ? options.body : JSON.stringify(options.body));
+function request(
+  url: string,
+  options: { method?: string; body?: unknown; from?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const payload =
+    options.body === undefined
+      ? undefined
+      : Buffer.from(typeof options.body === "string" ? options.body : JSON.stringify(options.body));
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: options.method ?? "GET",
-      localAddress: options.from ?? "127.0.0.1",
-      agent: false,
-      headers: { ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}), ...(options.headers ?? {}) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let body: unknown = null;
-        try {
-          body = text ? JSON.parse(text) : null;
-        } catch {
-          body = null;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-      res.on("error", reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? "GET",
+        localAddress: options.from ?? "127.0.0.1",
+        agent: false,
+        headers: {
+          ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}),
+          ...(options.headers ?? {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let body: unknown = null;
+          try {
+            body = text ? JSON.parse(text) : null;
+          } catch {
+            body = null;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
 }
 
-async function listen(app: express.Express, host = "127.0.0.1"): Promise<{ server: http.Server; port: number; close(): void }> {
+async function listen(
+  app: express.Express,
+  host = "127.0.0.1",
+): Promise<{ server: http.Server; port: number; close(): void }> {
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
-  return { server, port: (server.address() as AddressInfo).port, close: () => { server.close(); server.closeAllConnections(); } };
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
 }
 
 /** A burst of `count` requests from one client, all at once; the answers in order. */
@@ -97,7 +120,14 @@ function expectRateLimited(answers: Answer[]): void {
 function fundingTransaction(script: Uint8Array, value: bigint, salt: number): Transaction {
   return {
     version: 1,
-    inputs: [{ prevTxid: salt.toString(16).padStart(64, "0"), vout: 0, scriptSig: new Uint8Array([0x51]), sequence: 0xffffffff }],
+    inputs: [
+      {
+        prevTxid: salt.toString(16).padStart(64, "0"),
+        vout: 0,
+        scriptSig: new Uint8Array([0x51]),
+        sequence: 0xffffffff,
+      },
+    ],
     outputs: [{ value, script }],
     locktime: 0,
   };
@@ -115,8 +145,16 @@ describe("limits on public writes (adversarial)", () => {
       const queries = new IndexQueries(indexDb);
       const pqc = new PqcRegistry(openDatabase(":memory:", PQC_MIGRATIONS, PQC_SCHEMA), NETWORKS.regtest, queries);
       const app = createExplorerApp({
-        queries, network: NETWORKS.regtest, statusCacheMs: 0, pqc,
-        node: { sendRawTransaction: async () => { broadcasts++; return "ab".repeat(32); } },
+        queries,
+        network: NETWORKS.regtest,
+        statusCacheMs: 0,
+        pqc,
+        node: {
+          sendRawTransaction: async () => {
+            broadcasts++;
+            return "ab".repeat(32);
+          },
+        },
       });
       const running = await listen(app);
       base = `http://127.0.0.1:${running.port}/api`;
@@ -125,33 +163,67 @@ describe("limits on public writes (adversarial)", () => {
     after(() => stop?.());
 
     it("answers 429 RATE_LIMITED with Retry-After to a burst of broadcasts from one client, and keeps serving other clients and reads", async () => {
-      const answers = await burst(BURST, () => request(`${base}/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.2" }));
+      const answers = await burst(BURST, () =>
+        request(`${base}/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.2" }),
+      );
       expectRateLimited(answers);
       const refused = answers.find((a) => a.status === 429)!;
-      expect(refused.headers["access-control-allow-origin"], "a page on another origin can read the refusal").to.equal("*");
+      expect(refused.headers["access-control-allow-origin"], "a page on another origin can read the refusal").to.equal(
+        "*",
+      );
       expect(refused.headers["access-control-expose-headers"]).to.include("Retry-After");
-      expect(broadcasts, "refused requests never reach the node").to.equal(answers.filter((a) => a.status === 200).length);
+      expect(broadcasts, "refused requests never reach the node").to.equal(
+        answers.filter((a) => a.status === 200).length,
+      );
       const other = await request(`${base}/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.3" });
       expect(other.status, other.text).to.equal(200);
       expect((await request(`${base}/status`, { from: "127.0.0.2" })).status, "reads are not limited").to.equal(200);
     });
 
     it("limits the pipeline and the post-quantum registry writes the same way", async () => {
-      expectRateLimited(await burst(BURST, () => request(`${base}/tx/pipeline`, { method: "POST", body: { transactions: [hex] }, from: "127.0.0.4" })));
-      expectRateLimited(await burst(BURST, () => request(`${base}/pqc/register`, { method: "POST", body: { address: "x" }, from: "127.0.0.5" })));
-      expectRateLimited(await burst(BURST, () => request(`${base}/pqc/revoke`, { method: "POST", body: { address: "x" }, from: "127.0.0.6" })));
+      expectRateLimited(
+        await burst(BURST, () =>
+          request(`${base}/tx/pipeline`, { method: "POST", body: { transactions: [hex] }, from: "127.0.0.4" }),
+        ),
+      );
+      expectRateLimited(
+        await burst(BURST, () =>
+          request(`${base}/pqc/register`, { method: "POST", body: { address: "x" }, from: "127.0.0.5" }),
+        ),
+      );
+      expectRateLimited(
+        await burst(BURST, () =>
+          request(`${base}/pqc/revoke`, { method: "POST", body: { address: "x" }, from: "127.0.0.6" }),
+        ),
+      );
     });
   });
 
   it("takes the limit its daemon passes (--rate-limit), and 0 turns it off", async () => {
     const queries = new IndexQueries(openIndexerDatabase(":memory:"));
     const hex = bytesToHex(serializeTransaction(fundingTransaction(newKey().script, DOGE, 2)));
-    for (const [limit, served] of [[3, 3], [0, 20]]) {
-      const running = await listen(createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "ab".repeat(32) }, rateLimitPerMinute: limit }));
+    for (const [limit, served] of [
+      [3, 3],
+      [0, 20],
+    ]) {
+      const running = await listen(
+        createExplorerApp({
+          queries,
+          network: NETWORKS.regtest,
+          node: { sendRawTransaction: async () => "ab".repeat(32) },
+          rateLimitPerMinute: limit,
+        }),
+      );
       try {
-        const answers = await burst(20, () => request(`http://127.0.0.1:${running.port}/api/tx/broadcast`, { method: "POST", body: { hex } }));
+        const answers = await burst(20, () =>
+          request(`http://127.0.0.1:${running.port}/api/tx/broadcast`, { method: "POST", body: { hex } }),
+        );
         expect(answers.filter((a) => a.status === 200).length, `limit ${limit}`).to.equal(served);
-        if (limit > 0) expect(answers.find((a) => a.status === 429)!.body.error.details).to.include({ limit_name: "explorer broadcast", limit: 3 });
+        if (limit > 0)
+          expect(answers.find((a) => a.status === 429)!.body.error.details).to.include({
+            limit_name: "explorer broadcast",
+            limit: 3,
+          });
       } finally {
         running.close();
       }
@@ -161,14 +233,40 @@ describe("limits on public writes (adversarial)", () => {
   it("gives a client one broadcast budget across /api/tx/broadcast and the Esplora subset's POST /tx", async () => {
     const queries = new IndexQueries(openIndexerDatabase(":memory:"));
     const hex = bytesToHex(serializeTransaction(fundingTransaction(newKey().script, DOGE, 3)));
-    const running = await listen(createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "ab".repeat(32) }, rateLimitPerMinute: 3 }));
+    const running = await listen(
+      createExplorerApp({
+        queries,
+        network: NETWORKS.regtest,
+        node: { sendRawTransaction: async () => "ab".repeat(32) },
+        rateLimitPerMinute: 3,
+      }),
+    );
     try {
       const root = `http://127.0.0.1:${running.port}`;
-      for (let i = 0; i < 2; i++) expect((await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status).to.equal(200);
-      expect((await request(`${root}/esplora/api/tx`, { method: "POST", body: hex, from: "127.0.0.7", headers: { "Content-Type": "text/plain" } })).status).to.equal(200);
-      const fourth = await request(`${root}/esplora/api/tx`, { method: "POST", body: hex, from: "127.0.0.7", headers: { "Content-Type": "text/plain" } });
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status,
+        ).to.equal(200);
+      expect(
+        (
+          await request(`${root}/esplora/api/tx`, {
+            method: "POST",
+            body: hex,
+            from: "127.0.0.7",
+            headers: { "Content-Type": "text/plain" },
+          })
+        ).status,
+      ).to.equal(200);
+      const fourth = await request(`${root}/esplora/api/tx`, {
+        method: "POST",
+        body: hex,
+        from: "127.0.0.7",
+        headers: { "Content-Type": "text/plain" },
+      });
       expect([fourth.status, fourth.body?.error?.code]).to.deep.equal([429, "RATE_LIMITED"]);
-      expect((await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status).to.equal(429);
+      expect(
+        (await request(`${root}/api/tx/broadcast`, { method: "POST", body: { hex }, from: "127.0.0.7" })).status,
+      ).to.equal(429);
     } finally {
       running.close();
     }
@@ -191,7 +289,12 @@ describe("limits on public writes (adversarial)", () => {
       funded.set(key.address, { key, tx, txid: txidOf(tx) });
       return key;
     }
-    const prepareBody = (key: TestKey, text = "hello") => ({ address: key.address, public_key: bytesToHex(key.publicKey), content_type: "text/plain;charset=utf-8", content: text });
+    const prepareBody = (key: TestKey, text = "hello") => ({
+      address: key.address,
+      public_key: bytesToHex(key.publicKey),
+      content_type: "text/plain;charset=utf-8",
+      content: text,
+    });
     let queries: IndexQueries;
     let rawTransactions: { rawTransaction(txid: string): Promise<string>; unspentWithMempool(): Promise<boolean> };
     const preparationRows = () => (inscriberDb.prepare("SELECT COUNT(*) AS n FROM prepares").get() as { n: number }).n;
@@ -203,20 +306,54 @@ describe("limits on public writes (adversarial)", () => {
       queries = {
         utxos: (address: string) => {
           const user = funded.get(address);
-          const items = user ? [{ txid: user.txid, vout: 0, valueKoinu: 100n * DOGE, height: 1, scriptHex: bytesToHex(user.key.script), inscriptions: [], drc20: [] }] : [];
+          const items = user
+            ? [
+                {
+                  txid: user.txid,
+                  vout: 0,
+                  valueKoinu: 100n * DOGE,
+                  height: 1,
+                  scriptHex: bytesToHex(user.key.script),
+                  inscriptions: [],
+                  drc20: [],
+                },
+              ]
+            : [];
           return { items };
         },
       } as unknown as IndexQueries;
       rawTransactions = {
-        rawTransaction: async (txid: string) => bytesToHex(serializeTransaction([...funded.values()].find((user) => user.txid === txid)!.tx)),
+        rawTransaction: async (txid: string) =>
+          bytesToHex(serializeTransaction([...funded.values()].find((user) => user.txid === txid)!.tx)),
         unspentWithMempool: async () => true,
       };
-      userSigned = new UserSignedInscriber({ db: inscriberDb, queries, rawTransactions, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n, now: () => now });
+      userSigned = new UserSignedInscriber({
+        db: inscriberDb,
+        queries,
+        rawTransactions,
+        network: NETWORKS.regtest,
+        feeRateKoinuPerKb: 1_000_000n,
+        postageKoinu: 1_000_000n,
+        now: () => now,
+      });
       // The worker never starts: submitting a job only plans it (with the wallet's key) and stores it.
-      const platform = new PlatformInscriber({ store: jobs, wallet: { key: newKey() } as unknown as HotWallet, network: NETWORKS.regtest, postageKoinu: 1_000_000n, feeRateKoinuPerKb: 1_000_000n, now: () => now });
+      const platform = new PlatformInscriber({
+        store: jobs,
+        wallet: { key: newKey() } as unknown as HotWallet,
+        network: NETWORKS.regtest,
+        postageKoinu: 1_000_000n,
+        feeRateKoinuPerKb: 1_000_000n,
+        now: () => now,
+      });
       const app = createInscriberApp({
-        network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)]]), platform, jobs, userSigned,
-        maxPayloadBytes: 4096, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
+        network: NETWORKS.regtest,
+        projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)]]),
+        platform,
+        jobs,
+        userSigned,
+        maxPayloadBytes: 4096,
+        feeRateKoinuPerKb: 1_000_000n,
+        postageKoinu: 1_000_000n,
       });
       const running = await listen(app);
       base = `http://127.0.0.1:${running.port}`;
@@ -226,7 +363,9 @@ describe("limits on public writes (adversarial)", () => {
 
     it("answers 429 RATE_LIMITED with Retry-After to a burst of /prepare from one client, and keeps serving other clients", async () => {
       // Bodies that fail validation still count: the limit is checked before any work.
-      const answers = await burst(BURST, () => request(`${base}/prepare`, { method: "POST", body: { address: "nope" }, from: "127.0.0.2" }));
+      const answers = await burst(BURST, () =>
+        request(`${base}/prepare`, { method: "POST", body: { address: "nope" }, from: "127.0.0.2" }),
+      );
       expectRateLimited(answers);
       const other = await request(`${base}/prepare`, { method: "POST", body: prepareBody(fund()), from: "127.0.0.3" });
       expect(other.status, other.text).to.equal(201);
@@ -237,7 +376,11 @@ describe("limits on public writes (adversarial)", () => {
       const made: Answer[] = [];
       // Sequential, well inside the request rate limit: only the preparation cap can refuse.
       for (let i = 0; i < 40; i++) {
-        const answer = await request(`${base}/prepare`, { method: "POST", body: prepareBody(user, `note ${i}`), from: "127.0.0.4" });
+        const answer = await request(`${base}/prepare`, {
+          method: "POST",
+          body: prepareBody(user, `note ${i}`),
+          from: "127.0.0.4",
+        });
         made.push(answer);
         if (answer.status !== 201) break;
       }
@@ -254,7 +397,11 @@ describe("limits on public writes (adversarial)", () => {
       // A day later every one of them has expired and been deleted: the client may prepare again
       // and the table holds only what is live.
       now += 24 * 3600_000;
-      const again = await request(`${base}/prepare`, { method: "POST", body: prepareBody(user, "again"), from: "127.0.0.4" });
+      const again = await request(`${base}/prepare`, {
+        method: "POST",
+        body: prepareBody(user, "again"),
+        from: "127.0.0.4",
+      });
       expect(again.status, again.text).to.equal(201);
       expect(preparationRows()).to.equal(1);
       const gone = await request(`${base}/prepare/${made[0].body.id}`);
@@ -263,10 +410,22 @@ describe("limits on public writes (adversarial)", () => {
 
     it("caps the preparations of all clients together, and frees room as they expire", async () => {
       const small = new UserSignedInscriber({
-        db: openInscriberDatabase(":memory:"), queries, rawTransactions, network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n, postageKoinu: 1_000_000n,
-        maxPerClient: 5, maxTotal: 2, ttlMs: 60_000, now: () => now,
+        db: openInscriberDatabase(":memory:"),
+        queries,
+        rawTransactions,
+        network: NETWORKS.regtest,
+        feeRateKoinuPerKb: 1_000_000n,
+        postageKoinu: 1_000_000n,
+        maxPerClient: 5,
+        maxTotal: 2,
+        ttlMs: 60_000,
+        now: () => now,
       });
-      const input = { form: "v1" as const, recipient: "", content: { contentType: "text/plain", action: null, body: new TextEncoder().encode("x") } };
+      const input = {
+        form: "v1" as const,
+        recipient: "",
+        content: { contentType: "text/plain", action: null, body: new TextEncoder().encode("x") },
+      };
       const prepareFor = (client: string) => {
         const user = fund();
         return small.prepare(user.address, bytesToHex(user.publicKey), { ...input, recipient: user.address }, client);
@@ -274,7 +433,9 @@ describe("limits on public writes (adversarial)", () => {
       await prepareFor("198.51.100.1");
       await prepareFor("198.51.100.2");
       let refusal: any = null;
-      await prepareFor("198.51.100.3").catch((error) => { refusal = error; });
+      await prepareFor("198.51.100.3").catch((error) => {
+        refusal = error;
+      });
       expect(refusal && statusOf(refusal)).to.equal(429);
       expect(refusal?.code).to.equal("TOO_MANY_PREPARATIONS");
       expect(refusal?.details).to.deep.equal({ scope: "total", limit: 2 });
@@ -285,10 +446,12 @@ describe("limits on public writes (adversarial)", () => {
 
     it("refuses with 409 IDEMPOTENCY_KEY_REUSED a repeated Idempotency-Key with other content, and answers the same job for the same content", async () => {
       const recipient = newKey().address;
-      const send = (content: string, to = recipient) => request(`${base}/inscribe`, {
-        method: "POST", headers: { Authorization: `Bearer ${LAUNCHPAD_KEY}`, "Idempotency-Key": "mint-x-5-attempt-2" },
-        body: { project: "launchpad", content_type: "text/plain", content, recipient: to },
-      });
+      const send = (content: string, to = recipient) =>
+        request(`${base}/inscribe`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${LAUNCHPAD_KEY}`, "Idempotency-Key": "mint-x-5-attempt-2" },
+          body: { project: "launchpad", content_type: "text/plain", content, recipient: to },
+        });
       const first = await send("token 5 of x");
       expect(first.status, first.text).to.equal(202);
       const retry = await send("token 5 of x");
@@ -314,15 +477,32 @@ describe("limits on public writes (adversarial)", () => {
     before(async () => {
       const attester = express();
       attester.get("/v1/info", (_req, res) => {
-        res.json({ signer, signable_height: 10, indexed_height: 15, attester_set_id: "1", domain: { name: "DogeAttestation", version: "1", chainId: 31337, verifyingContract: "0x" + "22".repeat(20) } });
+        res.json({
+          signer,
+          signable_height: 10,
+          indexed_height: 15,
+          attester_set_id: "1",
+          domain: { name: "DogeAttestation", version: "1", chainId: 31337, verifyingContract: "0x" + "22".repeat(20) },
+        });
       });
       const runningAttester = await listen(attester);
       attesterUrl = `http://127.0.0.1:${runningAttester.port}`;
       // One attester up, two that refuse connections: their errors name their addresses.
-      const panel = new AttesterPanel({ attesters: [attesterUrl, "http://127.0.0.1:1", "http://127.0.0.1:2"], timeoutMs: 2000, infoCacheMs: 0, answerCacheMs: 0 });
+      const panel = new AttesterPanel({
+        attesters: [attesterUrl, "http://127.0.0.1:1", "http://127.0.0.1:2"],
+        timeoutMs: 2000,
+        infoCacheMs: 0,
+        answerCacheMs: 0,
+      });
       const app = createAttestApp({
-        panel, queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest, minConfirmations: 6,
-        fulfil: async ({ requestId }) => { fulfilments++; return { requestId, status: "fulfilled" }; },
+        panel,
+        queries: new IndexQueries(openIndexerDatabase(":memory:")),
+        network: NETWORKS.regtest,
+        minConfirmations: 6,
+        fulfil: async ({ requestId }) => {
+          fulfilments++;
+          return { requestId, status: "fulfilled" };
+        },
       });
       const running = await listen(app);
       base = `http://127.0.0.1:${running.port}/api/attest`;
@@ -383,7 +563,10 @@ describe("limits on public writes (adversarial)", () => {
           expect(proxied.status, `trust proxy ${trust}`).to.be.oneOf([403, 404]);
           expect(proxied.body.error.code).to.be.a("string");
           expect(proxied.text).to.not.include("process_cpu");
-          expect((await request(`${url}/health`, { headers: { "X-Forwarded-For": "203.0.113.7" } })).status, "/health stays public").to.equal(200);
+          expect(
+            (await request(`${url}/health`, { headers: { "X-Forwarded-For": "203.0.113.7" } })).status,
+            "/health stays public",
+          ).to.equal(200);
         } finally {
           running.close();
         }
@@ -391,20 +574,38 @@ describe("limits on public writes (adversarial)", () => {
     });
 
     it("takes only 127.0.0.0/8 and ::1 (also IPv4-mapped) as this host", () => {
-      for (const local of ["127.0.0.1", "127.8.0.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(local), local).to.equal(true);
-      for (const remote of ["10.0.0.1", "192.0.2.2", "::ffff:10.0.0.1", "::", "::2", "fe80::1", "2001:db8::1", "", "localhost", undefined]) {
+      for (const local of ["127.0.0.1", "127.8.0.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"])
+        expect(isLoopbackAddress(local), local).to.equal(true);
+      for (const remote of [
+        "10.0.0.1",
+        "192.0.2.2",
+        "::ffff:10.0.0.1",
+        "::",
+        "::2",
+        "fe80::1",
+        "2001:db8::1",
+        "",
+        "localhost",
+        undefined,
+      ]) {
         expect(isLoopbackAddress(remote), String(remote)).to.equal(false);
       }
     });
 
-    const external = Object.values(os.networkInterfaces()).flat().find((item) => item && item.family === "IPv4" && !item.internal);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((item) => item && item.family === "IPv4" && !item.internal);
     (external ? it : it.skip)("refuses /metrics to a client that reaches the daemon on another interface", async () => {
       const running = await listen(opsApp(false), "0.0.0.0");
       try {
-        const answer = await request(`http://${external!.address}:${running.port}/metrics`, { from: external!.address });
+        const answer = await request(`http://${external!.address}:${running.port}/metrics`, {
+          from: external!.address,
+        });
         expect(answer.status).to.be.oneOf([403, 404]);
         expect(answer.body.error.code).to.be.a("string");
-        expect((await request(`http://${external!.address}:${running.port}/health`, { from: external!.address })).status).to.equal(200);
+        expect(
+          (await request(`http://${external!.address}:${running.port}/health`, { from: external!.address })).status,
+        ).to.equal(200);
       } finally {
         running.close();
       }

@@ -37,7 +37,10 @@ const BPS = 10_000n;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
 function paramsOf(input: VectorInput): CurveParams {
-  const raw = (input.params ?? (vectors.curves as Record<string, Record<string, string>>)[input.curve!]) as Record<string, string>;
+  const raw = (input.params ?? (vectors.curves as Record<string, Record<string, string>>)[input.curve!]) as Record<
+    string,
+    string
+  >;
   return {
     totalSupply: BigInt(raw.totalSupply),
     sellableSupply: BigInt(raw.sellableSupply),
@@ -48,7 +51,14 @@ function paramsOf(input: VectorInput): CurveParams {
 }
 
 /** Runs one vector step: the quote or graduation it gave and the state after it. */
-function runStep(state: CurveState, step: Step): { state: CurveState; quote?: BuyQuote | SellQuote; graduation?: { poolDoge: bigint; poolToken: bigint; feesKoinu: bigint } } {
+function runStep(
+  state: CurveState,
+  step: Step,
+): {
+  state: CurveState;
+  quote?: BuyQuote | SellQuote;
+  graduation?: { poolDoge: bigint; poolToken: bigint; feesKoinu: bigint };
+} {
   const amount = step.amount === undefined ? 0n : BigInt(step.amount);
   switch (step.op as Op) {
     case "buy":
@@ -79,7 +89,9 @@ function runVector(input: VectorInput) {
 /** The stringified fields of `actual` named in `expected`. */
 function pick(actual: object, expected: Record<string, unknown>): Record<string, unknown> {
   const fields = actual as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(expected).map((key) => [key, typeof fields[key] === "bigint" ? String(fields[key]) : fields[key]]));
+  return Object.fromEntries(
+    Object.keys(expected).map((key) => [key, typeof fields[key] === "bigint" ? String(fields[key]) : fields[key]]),
+  );
 }
 
 function codeOf(call: () => unknown): BondingErrorCode | null {
@@ -92,22 +104,37 @@ function codeOf(call: () => unknown): BondingErrorCode | null {
   }
 }
 
-const small = () => createCurve({ totalSupply: 1000n, sellableSupply: 800n, virtualDoge: 100n, graduationThreshold: 400n });
+const small = () =>
+  createCurve({ totalSupply: 1000n, sellableSupply: 800n, virtualDoge: 100n, graduationThreshold: 400n });
 
 describe("bonding curve", () => {
   describe("vectors", () => {
     for (const vector of vectors.valid) {
       it(vector.description, () => {
         const result = runVector(vector.input as VectorInput);
-        const expected = vector.expected as unknown as Record<string, Record<string, unknown> | string | number | boolean | undefined>;
-        if (expected.quote) expect(pick(result.quote!, expected.quote as Record<string, unknown>)).to.deep.equal(expected.quote);
-        if (expected.graduation) expect(pick(result.graduation!, expected.graduation as Record<string, unknown>)).to.deep.equal(expected.graduation);
-        if (expected.state) expect(pick(result.state, expected.state as Record<string, unknown>)).to.deep.equal(expected.state);
-        if (expected.spotPrice) expect(pick(spotPrice(result.state), expected.spotPrice as Record<string, unknown>)).to.deep.equal(expected.spotPrice);
-        if (expected.priceAt2Decimals !== undefined) expect(String(priceKoinuPerWholeToken(result.state, 2))).to.equal(expected.priceAt2Decimals);
-        if (expected.priceAt6Decimals !== undefined) expect(String(priceKoinuPerWholeToken(result.state, 6))).to.equal(expected.priceAt6Decimals);
+        const expected = vector.expected as unknown as Record<
+          string,
+          Record<string, unknown> | string | number | boolean | undefined
+        >;
+        if (expected.quote)
+          expect(pick(result.quote!, expected.quote as Record<string, unknown>)).to.deep.equal(expected.quote);
+        if (expected.graduation)
+          expect(pick(result.graduation!, expected.graduation as Record<string, unknown>)).to.deep.equal(
+            expected.graduation,
+          );
+        if (expected.state)
+          expect(pick(result.state, expected.state as Record<string, unknown>)).to.deep.equal(expected.state);
+        if (expected.spotPrice)
+          expect(pick(spotPrice(result.state), expected.spotPrice as Record<string, unknown>)).to.deep.equal(
+            expected.spotPrice,
+          );
+        if (expected.priceAt2Decimals !== undefined)
+          expect(String(priceKoinuPerWholeToken(result.state, 2))).to.equal(expected.priceAt2Decimals);
+        if (expected.priceAt6Decimals !== undefined)
+          expect(String(priceKoinuPerWholeToken(result.state, 6))).to.equal(expected.priceAt6Decimals);
         if (expected.progressBps !== undefined) expect(progressBps(result.state)).to.equal(expected.progressBps);
-        if (expected.readyToGraduate !== undefined) expect(readyToGraduate(result.state)).to.equal(expected.readyToGraduate);
+        if (expected.readyToGraduate !== undefined)
+          expect(readyToGraduate(result.state)).to.equal(expected.readyToGraduate);
       });
     }
 
@@ -132,12 +159,21 @@ describe("bonding curve", () => {
     });
 
     it("refuses parameters that are not bigints with INVALID_PARAMS", () => {
-      const good = { totalSupply: 1000n, sellableSupply: 800n, virtualDoge: 100n, graduationThreshold: 400n, feeBps: 100n };
+      const good = {
+        totalSupply: 1000n,
+        sellableSupply: 800n,
+        virtualDoge: 100n,
+        graduationThreshold: 400n,
+        feeBps: 100n,
+      };
       for (const name of Object.keys(good)) {
         for (const bad of [100, "100", undefined, null, 1.5]) {
           if (name === "feeBps" && bad === undefined) continue; // absent means the default
           const params = { ...good, [name]: bad } as unknown as CurveParams;
-          expect(codeOf(() => createCurve(params)), `${name} = ${String(bad)}`).to.equal("INVALID_PARAMS");
+          expect(
+            codeOf(() => createCurve(params)),
+            `${name} = ${String(bad)}`,
+          ).to.equal("INVALID_PARAMS");
         }
       }
     });
@@ -169,7 +205,11 @@ describe("bonding curve", () => {
     for (const [name, call] of calls) {
       it(`${name} throws AMOUNT_OUT_OF_RANGE on 0, negatives, 2^128 and non-bigints`, () => {
         const state = buy(small(), 100n).state;
-        for (const amount of amounts) expect(codeOf(() => call(state, amount as bigint)), String(amount)).to.equal("AMOUNT_OUT_OF_RANGE");
+        for (const amount of amounts)
+          expect(
+            codeOf(() => call(state, amount as bigint)),
+            String(amount),
+          ).to.equal("AMOUNT_OUT_OF_RANGE");
       });
     }
 
@@ -192,8 +232,19 @@ describe("bonding curve", () => {
     });
 
     it("refuses decimals and scales that are not small non-negative integers with INVALID_PARAMS", () => {
-      for (const [decimals, scale] of [[-1, 0], [19, 0], [1.5, 0], [NaN, 0], [8, -1], [8, 37], [8, 0.5]]) {
-        expect(codeOf(() => priceKoinuPerWholeToken(small(), decimals, scale)), `${decimals}, ${scale}`).to.equal("INVALID_PARAMS");
+      for (const [decimals, scale] of [
+        [-1, 0],
+        [19, 0],
+        [1.5, 0],
+        [NaN, 0],
+        [8, -1],
+        [8, 37],
+        [8, 0.5],
+      ]) {
+        expect(
+          codeOf(() => priceKoinuPerWholeToken(small(), decimals, scale)),
+          `${decimals}, ${scale}`,
+        ).to.equal("INVALID_PARAMS");
       }
       expect(priceKoinuPerWholeToken(small(), 2, 3)).to.equal(10_000n);
     });
@@ -227,19 +278,25 @@ describe("bonding curve", () => {
 
     it("quotes the least DOGE for an exact-out buy and the least tokens for an exact-out sell", () => {
       fc.assert(
-        fc.property(curveArbitrary, fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 1_000_000 }), fc.bigInt({ min: 0n, max: 5n }), (state, boughtPpm, askPpm, jitter) => {
-          const bought = state.realToken * BigInt(boughtPpm) / 1_000_000n;
-          if (bought > 0n) state = buyExactOut(state, bought).state;
-          if (state.realToken > 0n) {
-            const tokens = clamp(state.realToken * BigInt(askPpm) / 1_000_000n + jitter, 1n, state.realToken);
-            expectMinimalBuy(state, tokens);
-          }
-          const sold = tokensSold(state);
-          if (sold > 0n && state.realDoge > 0n) {
-            const doge = clamp(state.realDoge * BigInt(askPpm) / 1_000_000n + jitter, 1n, state.realDoge);
-            expectMinimalSell(state, doge);
-          }
-        }),
+        fc.property(
+          curveArbitrary,
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.integer({ min: 1, max: 1_000_000 }),
+          fc.bigInt({ min: 0n, max: 5n }),
+          (state, boughtPpm, askPpm, jitter) => {
+            const bought = (state.realToken * BigInt(boughtPpm)) / 1_000_000n;
+            if (bought > 0n) state = buyExactOut(state, bought).state;
+            if (state.realToken > 0n) {
+              const tokens = clamp((state.realToken * BigInt(askPpm)) / 1_000_000n + jitter, 1n, state.realToken);
+              expectMinimalBuy(state, tokens);
+            }
+            const sold = tokensSold(state);
+            if (sold > 0n && state.realDoge > 0n) {
+              const doge = clamp((state.realDoge * BigInt(askPpm)) / 1_000_000n + jitter, 1n, state.realDoge);
+              expectMinimalSell(state, doge);
+            }
+          },
+        ),
         { numRuns: 300 },
       );
     });
@@ -251,14 +308,22 @@ function clamp(value: bigint, min: bigint, max: bigint): bigint {
 }
 
 /** Scales 1..1e3, 1..1e15 and 1..1e30 so that rounding at tiny reserves and huge ones are both tried. */
-const amountArbitrary = fc.oneof(fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 1n, max: 10n ** 15n }), fc.bigInt({ min: 1n, max: 10n ** 30n }));
+const amountArbitrary = fc.oneof(
+  fc.bigInt({ min: 1n, max: 1000n }),
+  fc.bigInt({ min: 1n, max: 10n ** 15n }),
+  fc.bigInt({ min: 1n, max: 10n ** 30n }),
+);
 
 /** A valid curve: the threshold is derived from a wanted number of virtual-only tokens. */
 const curveArbitrary: fc.Arbitrary<CurveState> = fc
   .record({
     sellableSupply: amountArbitrary,
     keptSupply: amountArbitrary,
-    virtualDoge: fc.oneof(fc.bigInt({ min: 1n, max: 1000n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.bigInt({ min: 1n, max: 10n ** 20n })),
+    virtualDoge: fc.oneof(
+      fc.bigInt({ min: 1n, max: 1000n }),
+      fc.bigInt({ min: 1n, max: 10n ** 12n }),
+      fc.bigInt({ min: 1n, max: 10n ** 20n }),
+    ),
     virtualOnlyTokens: amountArbitrary,
     feeBps: fc.oneof(fc.constant(0n), fc.constant(100n), fc.bigInt({ min: 0n, max: 9999n })),
   })
@@ -285,12 +350,16 @@ const actionArbitrary = (traders: number): fc.Arbitrary<Action> =>
   fc.record({
     kind: fc.constantFrom("buy" as const, "buyExactOut" as const, "sell" as const, "sellExactOut" as const),
     trader: fc.integer({ min: 0, max: traders - 1 }),
-    ppm: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 50_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 1_000_000 }) }),
+    ppm: fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 0, max: 50_000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 1_000_000 }) },
+    ),
     jitter: fc.bigInt({ min: 0n, max: 3n }),
   });
 
 /** Price after >= price before, as rationals Y/X. */
-const priceNotBelow = (after: CurveState, before: CurveState) => after.virtualDoge * before.virtualToken >= before.virtualDoge * after.virtualToken;
+const priceNotBelow = (after: CurveState, before: CurveState) =>
+  after.virtualDoge * before.virtualToken >= before.virtualDoge * after.virtualToken;
 
 function expectMinimalBuy(state: CurveState, tokens: bigint): void {
   const quote = quoteBuyExactOut(state, tokens);
@@ -364,7 +433,11 @@ class Model {
     switch (action.kind) {
       case "buy": {
         // Up to 1.2 times the threshold: a buy of the whole threshold may still leave tokens (P is rounded down).
-        const offered = clamp((state.graduationThreshold * 12n * ppm) / 10_000_000n + action.jitter, 1n, AMOUNT_LIMIT - 1n);
+        const offered = clamp(
+          (state.graduationThreshold * 12n * ppm) / 10_000_000n + action.jitter,
+          1n,
+          AMOUNT_LIMIT - 1n,
+        );
         const code = codeOf(() => quoteBuy(state, offered));
         if (code !== null) {
           expect(code).to.equal(state.realToken === 0n ? "SOLD_OUT" : "OUTPUT_ZERO");
@@ -492,18 +565,26 @@ class Model {
 
   private checkInvariants(before: CurveState): void {
     const state = this.state;
-    expect(state.realToken >= 0n && state.realToken <= state.sellableSupply, "0 <= realToken <= sellable").to.equal(true);
+    expect(state.realToken >= 0n && state.realToken <= state.sellableSupply, "0 <= realToken <= sellable").to.equal(
+      true,
+    );
     expect(state.realDoge >= 0n).to.equal(true);
     expect(state.virtualToken - state.realToken).to.equal(this.virtualOnlyTokens);
     expect(state.virtualDoge - state.realDoge).to.equal(this.virtualDoge0);
-    expect(state.virtualDoge * state.virtualToken >= before.virtualDoge * before.virtualToken, "k never decreases").to.equal(true);
+    expect(
+      state.virtualDoge * state.virtualToken >= before.virtualDoge * before.virtualToken,
+      "k never decreases",
+    ).to.equal(true);
     // Tokens bought minus sold are the tokens gone from the curve.
     expect(this.balances.reduce((a, b) => a + b, 0n)).to.equal(state.sellableSupply - state.realToken);
     // Every koinu paid in and not paid out is in the curve or its fees.
     expect(state.realDoge + state.feesCollected).to.equal(this.paid() - this.received());
     // What the curve owes: selling back every token outstanding at once never pays more than it holds.
     const sold = tokensSold(state);
-    expect((sold * state.virtualDoge) / (state.virtualToken + sold) <= state.realDoge, "realDoge covers every outstanding token").to.equal(true);
+    expect(
+      (sold * state.virtualDoge) / (state.virtualToken + sold) <= state.realDoge,
+      "realDoge covers every outstanding token",
+    ).to.equal(true);
     expect(progressBps(state) >= 0 && progressBps(state) <= 10_000).to.equal(true);
   }
 }

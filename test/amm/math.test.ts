@@ -3,9 +3,31 @@ import path from "node:path";
 import { expect } from "chai";
 import fc from "fast-check";
 import {
-  ACC_SCALE, AmmMathError, MAX_AMOUNT, MINIMUM_LIQUIDITY, addLiquidity, auditFees, claimFees, claimableFees, createPool, creditFee, depth,
-  emptyPosition, isqrt, lockedFees, minAmountOut, pendingFees, priceImpactBps, quoteExactIn, quoteExactOut, removeLiquidity, settlePosition,
-  spotPrice, swapExactIn, swapExactOut, validatePool,
+  ACC_SCALE,
+  AmmMathError,
+  MAX_AMOUNT,
+  MINIMUM_LIQUIDITY,
+  addLiquidity,
+  auditFees,
+  claimFees,
+  claimableFees,
+  createPool,
+  creditFee,
+  depth,
+  emptyPosition,
+  isqrt,
+  lockedFees,
+  minAmountOut,
+  pendingFees,
+  priceImpactBps,
+  quoteExactIn,
+  quoteExactOut,
+  removeLiquidity,
+  settlePosition,
+  spotPrice,
+  swapExactIn,
+  swapExactOut,
+  validatePool,
 } from "../../src/amm";
 import type { Direction, Pool, Position, Quote } from "../../src/amm";
 
@@ -65,7 +87,10 @@ function runStep(world: World, step: Step): Record<string, unknown> {
       const direction = step.direction as Direction;
       const { dogeReserve, tokenReserve, feeBps } = world.pool;
       const result = swapExactIn(world.pool, direction, arg(step.amountIn));
-      expect(quoteExactIn(dogeReserve, tokenReserve, feeBps, direction, result.amountIn)).to.deep.equal({ amountOut: result.amountOut, fee: result.fee });
+      expect(quoteExactIn(dogeReserve, tokenReserve, feeBps, direction, result.amountIn)).to.deep.equal({
+        amountOut: result.amountOut,
+        fee: result.fee,
+      });
       world.pool = result.pool;
       return { ...result };
     }
@@ -75,7 +100,8 @@ function runStep(world: World, step: Step): Record<string, unknown> {
       const before = world.pool;
       const result = swapExactOut(world.pool, direction, wanted);
       // The minimal input: one base unit less pays less than asked (or nothing at all).
-      if (result.amountIn > 1n) expect(outOrZero(before, direction, result.amountIn - 1n) < wanted, "amountIn - 1 pays less").to.equal(true);
+      if (result.amountIn > 1n)
+        expect(outOrZero(before, direction, result.amountIn - 1n) < wanted, "amountIn - 1 pays less").to.equal(true);
       world.pool = result.pool;
       return { ...result };
     }
@@ -92,7 +118,10 @@ function runStep(world: World, step: Step): Record<string, unknown> {
 
 /** What an exact-in swap pays, 0 when it is refused as paying nothing. */
 function outOrZero(pool: Pool, direction: Direction, amountIn: bigint): bigint {
-  if (codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)) === "OUTPUT_ZERO") return 0n;
+  if (
+    codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)) === "OUTPUT_ZERO"
+  )
+    return 0n;
   return quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn).amountOut;
 }
 
@@ -129,7 +158,9 @@ function codeOf(run: () => unknown): string | null {
 
 /** A bigint spread over magnitudes: 10^(digits-1)..10^digits, digits in [minDigits, maxDigits]. */
 const magnitude = (minDigits: number, maxDigits: number) =>
-  fc.integer({ min: minDigits, max: maxDigits }).chain((digits) => fc.bigInt({ min: 10n ** BigInt(digits - 1), max: 10n ** BigInt(digits) }));
+  fc
+    .integer({ min: minDigits, max: maxDigits })
+    .chain((digits) => fc.bigInt({ min: 10n ** BigInt(digits - 1), max: 10n ** BigInt(digits) }));
 
 const feeBpsArb = fc.oneof(fc.constant(100n), fc.bigInt({ min: 0n, max: 1_000n }), fc.constant(9_999n));
 const directionArb = fc.constantFrom<Direction>("DOGE_TO_TOKEN", "TOKEN_TO_DOGE");
@@ -144,7 +175,11 @@ const seededPoolArb = fc
   });
 
 /** An amount relative to a reserve: reserve * parts / 10^6 / 10^shift plus a few units (up to 10x the reserve). */
-const relativeArb = fc.record({ parts: fc.bigInt({ min: 1n, max: 10_000_000n }), shift: fc.integer({ min: 0, max: 14 }), jitter: fc.bigInt({ min: 0n, max: 3n }) });
+const relativeArb = fc.record({
+  parts: fc.bigInt({ min: 1n, max: 10_000_000n }),
+  shift: fc.integer({ min: 0, max: 14 }),
+  jitter: fc.bigInt({ min: 0n, max: 3n }),
+});
 type Relative = { parts: bigint; shift: number; jitter: bigint };
 const relative = (reserve: bigint, r: Relative): bigint => {
   const amount = (reserve * r.parts) / (1_000_000n * 10n ** BigInt(r.shift)) + r.jitter;
@@ -159,9 +194,27 @@ type Op =
 
 const opArb = (providers: number): fc.Arbitrary<Op> =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant("swap" as const), direction: directionArb, size: relativeArb }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("add" as const), who: fc.nat(providers - 1), doge: relativeArb, token: relativeArb }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("remove" as const), who: fc.nat(providers - 1), percent: fc.integer({ min: 1, max: 100 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({ kind: fc.constant("swap" as const), direction: directionArb, size: relativeArb }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("add" as const),
+        who: fc.nat(providers - 1),
+        doge: relativeArb,
+        token: relativeArb,
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("remove" as const),
+        who: fc.nat(providers - 1),
+        percent: fc.integer({ min: 1, max: 100 }),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("claim" as const), who: fc.nat(providers - 1) }) },
   );
 
@@ -195,8 +248,19 @@ class Simulation {
   feesSeen = 0n;
   lockedOwed: Ratio = { num: 0n, den: 1n };
 
-  constructor(public pool: Pool, founder: Position, count: number) {
-    this.providers = Array.from({ length: count }, () => ({ position: emptyPosition(), doge: 0n, token: 0n, claimed: 0n, owed: { num: 0n, den: 1n }, exits: 0 }));
+  constructor(
+    public pool: Pool,
+    founder: Position,
+    count: number,
+  ) {
+    this.providers = Array.from({ length: count }, () => ({
+      position: emptyPosition(),
+      doge: 0n,
+      token: 0n,
+      claimed: 0n,
+      owed: { num: 0n, den: 1n },
+      exits: 0,
+    }));
     // Provider 0 is the founder: the first deposit's amounts are its outflows.
     this.providers[0].position = founder;
     this.providers[0].doge = -pool.dogeReserve;
@@ -221,7 +285,12 @@ class Simulation {
         this.pool = result.pool;
       } else if (op.kind === "add") {
         const who = this.providers[op.who];
-        const result = addLiquidity(pool, Object.freeze({ ...who.position }), relative(pool.dogeReserve, op.doge), relative(pool.tokenReserve, op.token));
+        const result = addLiquidity(
+          pool,
+          Object.freeze({ ...who.position }),
+          relative(pool.dogeReserve, op.doge),
+          relative(pool.tokenReserve, op.token),
+        );
         who.doge -= result.dogeUsed;
         who.token -= result.tokenUsed;
         who.position = result.position;
@@ -257,7 +326,8 @@ class Simulation {
     this.feesSeen += fee;
     if (fee === 0n) return;
     for (const provider of this.providers) {
-      if (provider.position.shares > 0n) provider.owed = addRatio(provider.owed, fee * provider.position.shares, lpSupply);
+      if (provider.position.shares > 0n)
+        provider.owed = addRatio(provider.owed, fee * provider.position.shares, lpSupply);
     }
     this.lockedOwed = addRatio(this.lockedOwed, fee * MINIMUM_LIQUIDITY, lpSupply);
   }
@@ -299,7 +369,9 @@ describe("amm/math", () => {
       it(`computes ${vector.description}`, () => {
         const world = newWorld(vector.input);
         expect(vector.expected).to.have.length(vector.input.steps.length);
-        vector.input.steps.forEach((step, index) => expectFields(runStep(world, step), vector.expected[index], `step ${index} (${step.op})`));
+        vector.input.steps.forEach((step, index) =>
+          expectFields(runStep(world, step), vector.expected[index], `step ${index} (${step.op})`),
+        );
       });
     }
     for (const vector of vectors.invalid) {
@@ -323,10 +395,13 @@ describe("amm/math", () => {
   describe("isqrt", () => {
     it("returns floor(sqrt(n)) for any n below 2^256", () => {
       fc.assert(
-        fc.property(fc.oneof(fc.bigInt({ min: 0n, max: 1n << 60n }), fc.bigInt({ min: 0n, max: (1n << 256n) - 1n })), (n) => {
-          const root = isqrt(n);
-          return root * root <= n && (root + 1n) * (root + 1n) > n;
-        }),
+        fc.property(
+          fc.oneof(fc.bigInt({ min: 0n, max: 1n << 60n }), fc.bigInt({ min: 0n, max: (1n << 256n) - 1n })),
+          (n) => {
+            const root = isqrt(n);
+            return root * root <= n && (root + 1n) * (root + 1n) > n;
+          },
+        ),
         { numRuns: 500 },
       );
     });
@@ -343,18 +418,22 @@ describe("amm/math", () => {
   describe("swaps", () => {
     it("keeps k non-decreasing for any sequence of swaps", () => {
       fc.assert(
-        fc.property(seededPoolArb, fc.array(fc.tuple(directionArb, relativeArb), { minLength: 1, maxLength: 20 }), ({ pool: start }, swaps) => {
-          let pool = start;
-          for (const [direction, size] of swaps) {
-            const reserveIn = direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve;
-            const code = codeOf(() => {
-              const next = swapExactIn(pool, direction, relative(reserveIn, size)).pool;
-              if (k(next) < k(pool)) throw new Error(`k fell from ${k(pool)} to ${k(next)}`);
-              pool = next;
-            });
-            if (code !== null) expect(["OUTPUT_ZERO", "RESERVE_OVERFLOW"]).to.include(code);
-          }
-        }),
+        fc.property(
+          seededPoolArb,
+          fc.array(fc.tuple(directionArb, relativeArb), { minLength: 1, maxLength: 20 }),
+          ({ pool: start }, swaps) => {
+            let pool = start;
+            for (const [direction, size] of swaps) {
+              const reserveIn = direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve;
+              const code = codeOf(() => {
+                const next = swapExactIn(pool, direction, relative(reserveIn, size)).pool;
+                if (k(next) < k(pool)) throw new Error(`k fell from ${k(pool)} to ${k(next)}`);
+                pool = next;
+              });
+              if (code !== null) expect(["OUTPUT_ZERO", "RESERVE_OVERFLOW"]).to.include(code);
+            }
+          },
+        ),
         { numRuns: 300 },
       );
     });
@@ -364,7 +443,9 @@ describe("amm/math", () => {
         fc.property(seededPoolArb, directionArb, relativeArb, ({ pool }, direction, size) => {
           const amountIn = relative(direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve, size);
           let quote: Quote | undefined;
-          const quoteCode = codeOf(() => (quote = quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)));
+          const quoteCode = codeOf(
+            () => (quote = quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)),
+          );
           const swapCode = codeOf(() => {
             const result = swapExactIn(pool, direction, amountIn);
             expect({ amountOut: result.amountOut, fee: result.fee }).to.deep.equal(quote);
@@ -380,11 +461,18 @@ describe("amm/math", () => {
         fc.property(seededPoolArb, directionArb, relativeArb, ({ pool }, direction, size) => {
           const amountIn = relative(direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve, size);
           if (amountIn >= MAX_AMOUNT) return;
-          const out = (a: bigint) => (codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, a)) === null
-            ? quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, a).amountOut : -1n);
+          const out = (a: bigint) =>
+            codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, a)) === null
+              ? quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, a).amountOut
+              : -1n;
           const [here, next] = [out(amountIn), out(amountIn + 1n)];
-          if (here >= 0n && next >= 0n) ok(next >= here, `${amountIn + 1n} pays ${next}, less than ${amountIn} (${here})`);
-          if (here >= 0n) ok(here < (direction === "DOGE_TO_TOKEN" ? pool.tokenReserve : pool.dogeReserve), `pays ${here}, the whole reserve`);
+          if (here >= 0n && next >= 0n)
+            ok(next >= here, `${amountIn + 1n} pays ${next}, less than ${amountIn} (${here})`);
+          if (here >= 0n)
+            ok(
+              here < (direction === "DOGE_TO_TOKEN" ? pool.tokenReserve : pool.dogeReserve),
+              `pays ${here}, the whole reserve`,
+            );
         }),
         { numRuns: 300 },
       );
@@ -420,21 +508,32 @@ describe("amm/math", () => {
 
     it("finds the minimal exact-out input: amountIn - 1 pays less than asked", () => {
       fc.assert(
-        fc.property(seededPoolArb, directionArb, fc.bigInt({ min: 1n, max: 1_000_000n }), fc.integer({ min: 0, max: 12 }), ({ pool }, direction, parts, shift) => {
-          const reserveOut = direction === "DOGE_TO_TOKEN" ? pool.tokenReserve : pool.dogeReserve;
-          const wanted = (reserveOut * parts) / (1_000_000n * 10n ** BigInt(shift)) || 1n;
-          let found: (Quote & { amountIn: bigint }) | undefined;
-          const code = codeOf(() => (found = quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, wanted)));
-          if (code !== null) {
-            expect(["EXCESSIVE_OUTPUT", "INSUFFICIENT_LIQUIDITY", "RESERVE_OVERFLOW"]).to.include(code);
-            return;
-          }
-          const { amountIn, amountOut } = found!;
-          ok(amountOut >= wanted, `${amountIn} pays ${amountOut} < ${wanted}`);
-          expect(quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)).to.deep.equal({ amountOut, fee: found!.fee });
-          expect(swapExactOut(pool, direction, wanted).amountIn).to.equal(amountIn);
-          if (amountIn > 1n) ok(outOrZero(pool, direction, amountIn - 1n) < wanted, `${amountIn - 1n} pays enough`);
-        }),
+        fc.property(
+          seededPoolArb,
+          directionArb,
+          fc.bigInt({ min: 1n, max: 1_000_000n }),
+          fc.integer({ min: 0, max: 12 }),
+          ({ pool }, direction, parts, shift) => {
+            const reserveOut = direction === "DOGE_TO_TOKEN" ? pool.tokenReserve : pool.dogeReserve;
+            const wanted = (reserveOut * parts) / (1_000_000n * 10n ** BigInt(shift)) || 1n;
+            let found: (Quote & { amountIn: bigint }) | undefined;
+            const code = codeOf(
+              () => (found = quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, wanted)),
+            );
+            if (code !== null) {
+              expect(["EXCESSIVE_OUTPUT", "INSUFFICIENT_LIQUIDITY", "RESERVE_OVERFLOW"]).to.include(code);
+              return;
+            }
+            const { amountIn, amountOut } = found!;
+            ok(amountOut >= wanted, `${amountIn} pays ${amountOut} < ${wanted}`);
+            expect(quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)).to.deep.equal({
+              amountOut,
+              fee: found!.fee,
+            });
+            expect(swapExactOut(pool, direction, wanted).amountIn).to.equal(amountIn);
+            if (amountIn > 1n) ok(outOrZero(pool, direction, amountIn - 1n) < wanted, `${amountIn - 1n} pays enough`);
+          },
+        ),
         { numRuns: 300 },
       );
     });
@@ -443,7 +542,11 @@ describe("amm/math", () => {
       fc.assert(
         fc.property(seededPoolArb, directionArb, fc.bigInt({ min: 0n, max: 1000n }), ({ pool }, direction, extra) => {
           const reserveOut = direction === "DOGE_TO_TOKEN" ? pool.tokenReserve : pool.dogeReserve;
-          expect(codeOf(() => quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, reserveOut + extra))).to.equal("EXCESSIVE_OUTPUT");
+          expect(
+            codeOf(() =>
+              quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, reserveOut + extra),
+            ),
+          ).to.equal("EXCESSIVE_OUTPUT");
         }),
         { numRuns: 100 },
       );
@@ -453,24 +556,37 @@ describe("amm/math", () => {
   describe("liquidity", () => {
     it("never returns more of either side than deposited when adding then removing", () => {
       fc.assert(
-        fc.property(seededPoolArb, fc.array(fc.tuple(directionArb, relativeArb), { maxLength: 5 }), relativeArb, relativeArb, ({ pool: start }, swaps, dogeSize, tokenSize) => {
-          let pool = start;
-          for (const [direction, size] of swaps) {
-            codeOf(() => (pool = swapExactIn(pool, direction, relative(direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve, size)).pool));
-          }
-          const doge = relative(pool.dogeReserve, dogeSize);
-          const token = relative(pool.tokenReserve, tokenSize);
-          codeOf(() => {
-            const added = addLiquidity(pool, null, doge, token);
-            expect(added.dogeUsed + added.dogeRefund).to.equal(doge);
-            expect(added.tokenUsed + added.tokenRefund).to.equal(token);
-            ok(added.dogeUsed <= doge && added.tokenUsed <= token, "takes more than offered");
-            const removed = removeLiquidity(added.pool, added.position, added.shares);
-            ok(removed.doge <= added.dogeUsed, `doge ${removed.doge} back for ${added.dogeUsed}`);
-            ok(removed.token <= added.tokenUsed, `token ${removed.token} back for ${added.tokenUsed}`);
-            ok(removed.fees === 0n, "fees without a swap");
-          });
-        }),
+        fc.property(
+          seededPoolArb,
+          fc.array(fc.tuple(directionArb, relativeArb), { maxLength: 5 }),
+          relativeArb,
+          relativeArb,
+          ({ pool: start }, swaps, dogeSize, tokenSize) => {
+            let pool = start;
+            for (const [direction, size] of swaps) {
+              codeOf(
+                () =>
+                  (pool = swapExactIn(
+                    pool,
+                    direction,
+                    relative(direction === "DOGE_TO_TOKEN" ? pool.dogeReserve : pool.tokenReserve, size),
+                  ).pool),
+              );
+            }
+            const doge = relative(pool.dogeReserve, dogeSize);
+            const token = relative(pool.tokenReserve, tokenSize);
+            codeOf(() => {
+              const added = addLiquidity(pool, null, doge, token);
+              expect(added.dogeUsed + added.dogeRefund).to.equal(doge);
+              expect(added.tokenUsed + added.tokenRefund).to.equal(token);
+              ok(added.dogeUsed <= doge && added.tokenUsed <= token, "takes more than offered");
+              const removed = removeLiquidity(added.pool, added.position, added.shares);
+              ok(removed.doge <= added.dogeUsed, `doge ${removed.doge} back for ${added.dogeUsed}`);
+              ok(removed.token <= added.tokenUsed, `token ${removed.token} back for ${added.tokenUsed}`);
+              ok(removed.fees === 0n, "fees without a swap");
+            });
+          },
+        ),
         { numRuns: 300 },
       );
     });
@@ -537,7 +653,10 @@ describe("amm/math", () => {
             // Fractions below one koinu each: the remainder, the locked shares', each position's,
             // and feeDust (under one koinu per position that emptied).
             const exits = sim.providers.reduce((sum, p) => sum + p.exits, 0);
-            ok(audit.undistributed >= 0n && audit.undistributed < BigInt(positions.length + 2 + exits), `undistributed ${audit.undistributed}`);
+            ok(
+              audit.undistributed >= 0n && audit.undistributed < BigInt(positions.length + 2 + exits),
+              `undistributed ${audit.undistributed}`,
+            );
             // Paid or payable, in whole koinu, against the exact rational share: never more (but for
             // the accumulator's carried remainder, under 10^-12 koinu here), and less by under one
             // koinu, plus one per exit (the fraction of a position that empties goes to feeDust).
@@ -546,7 +665,8 @@ describe("amm/math", () => {
             for (const provider of sim.providers) {
               const got = provider.claimed + claimableFees(sim.pool, provider.position);
               // (the message is built only on failure: printing these rationals is slow)
-              if (!within(got, provider.owed, BigInt(provider.exits + 1))) expect.fail(`provider got ${got} of ${provider.owed.num}/${provider.owed.den}`);
+              if (!within(got, provider.owed, BigInt(provider.exits + 1)))
+                expect.fail(`provider got ${got} of ${provider.owed.num}/${provider.owed.den}`);
             }
             ok(within(audit.lockedFees, sim.lockedOwed, 1n), "locked shares' fees");
           };
@@ -563,15 +683,19 @@ describe("amm/math", () => {
 
     it("credits a fee through the accumulator with its remainder carried", () => {
       fc.assert(
-        fc.property(seededPoolArb, fc.array(fc.bigInt({ min: 0n, max: 10n ** 20n }), { maxLength: 10 }), ({ pool: start }, fees) => {
-          let pool = start;
-          for (const fee of fees) pool = creditFee(pool, fee);
-          const credited = fees.reduce((sum, fee) => sum + fee, 0n);
-          expect(pool.feesCredited).to.equal(credited);
-          // One share count throughout: every scaled unit is in acc * lpSupply or the remainder.
-          expect(pool.accFeePerShare * pool.lpSupply + pool.accRemainder).to.equal(credited * ACC_SCALE);
-          expect(pool.accRemainder < pool.lpSupply).to.equal(true);
-        }),
+        fc.property(
+          seededPoolArb,
+          fc.array(fc.bigInt({ min: 0n, max: 10n ** 20n }), { maxLength: 10 }),
+          ({ pool: start }, fees) => {
+            let pool = start;
+            for (const fee of fees) pool = creditFee(pool, fee);
+            const credited = fees.reduce((sum, fee) => sum + fee, 0n);
+            expect(pool.feesCredited).to.equal(credited);
+            // One share count throughout: every scaled unit is in acc * lpSupply or the remainder.
+            expect(pool.accFeePerShare * pool.lpSupply + pool.accRemainder).to.equal(credited * ACC_SCALE);
+            expect(pool.accRemainder < pool.lpSupply).to.equal(true);
+          },
+        ),
         { numRuns: 200 },
       );
     });
@@ -599,21 +723,37 @@ describe("amm/math", () => {
         fc.property(seededPoolArb, fc.constantFrom(1n, 100n, 200n, 500n, 5_000n, 9_999n), ({ pool }, bps) => {
           const result = depth(pool, bps);
           const moved = (direction: Direction, amountIn: bigint): boolean => {
-            if (codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)) !== null) return false;
+            if (
+              codeOf(() => quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, amountIn)) !== null
+            )
+              return false;
             const after = swapExactIn(pool, direction, amountIn).pool;
             // p' / p against (10000 +- bps) / 10000, p = dogeReserve / tokenReserve
             const ratioNum = after.dogeReserve * pool.tokenReserve * 10_000n;
             const ratioDen = after.tokenReserve * pool.dogeReserve;
-            return direction === "DOGE_TO_TOKEN" ? ratioNum >= ratioDen * (10_000n + bps) : ratioNum <= ratioDen * (10_000n - bps);
+            return direction === "DOGE_TO_TOKEN"
+              ? ratioNum >= ratioDen * (10_000n + bps)
+              : ratioNum <= ratioDen * (10_000n - bps);
           };
-          for (const [direction, side] of [["DOGE_TO_TOKEN", result.dogeToToken], ["TOKEN_TO_DOGE", result.tokenToDoge]] as const) {
+          for (const [direction, side] of [
+            ["DOGE_TO_TOKEN", result.dogeToToken],
+            ["TOKEN_TO_DOGE", result.tokenToDoge],
+          ] as const) {
             if (side === null) {
-              expect(moved(direction, direction === "DOGE_TO_TOKEN" ? MAX_AMOUNT - pool.dogeReserve : MAX_AMOUNT - pool.tokenReserve)).to.equal(false);
+              expect(
+                moved(
+                  direction,
+                  direction === "DOGE_TO_TOKEN" ? MAX_AMOUNT - pool.dogeReserve : MAX_AMOUNT - pool.tokenReserve,
+                ),
+              ).to.equal(false);
               continue;
             }
             expect(moved(direction, side.amountIn), `${direction} ${side.amountIn}`).to.equal(true);
-            expect(quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, side.amountIn).amountOut).to.equal(side.amountOut);
-            if (side.amountIn > 1n) expect(moved(direction, side.amountIn - 1n), `${direction} ${side.amountIn - 1n}`).to.equal(false);
+            expect(
+              quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, direction, side.amountIn).amountOut,
+            ).to.equal(side.amountOut);
+            if (side.amountIn > 1n)
+              expect(moved(direction, side.amountIn - 1n), `${direction} ${side.amountIn - 1n}`).to.equal(false);
           }
         }),
         { numRuns: 150 },
@@ -634,19 +774,29 @@ describe("amm/math", () => {
       const first = addLiquidity(createPool(), null, 1_000_000n, 4_000_000n);
       const pool = Object.freeze({ ...first.pool });
       const position = Object.freeze({ ...first.position });
-      const snapshot = JSON.stringify({ pool, position }, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
+      const snapshot = JSON.stringify({ pool, position }, (_key, value) =>
+        typeof value === "bigint" ? value.toString() : value,
+      );
       const swapped = swapExactIn(pool, "DOGE_TO_TOKEN", 10_000n);
       addLiquidity(swapped.pool, position, 5_000n, 5_000n);
       removeLiquidity(swapped.pool, position, 1_000n);
       claimFees(swapped.pool, position);
-      expect(JSON.stringify({ pool, position }, (_key, value) => (typeof value === "bigint" ? value.toString() : value))).to.equal(snapshot);
+      expect(
+        JSON.stringify({ pool, position }, (_key, value) => (typeof value === "bigint" ? value.toString() : value)),
+      ).to.equal(snapshot);
     });
   });
 
   describe("bad input", () => {
     const pool = addLiquidity(createPool(), null, 1_000_000n, 4_000_000n);
     const bad: [string, unknown][] = [
-      ["0", 0n], ["-1", -1n], ["2^128", MAX_AMOUNT + 1n], ["the number 1000", 1000], ["the string \"1000\"", "1000"], ["null", null], ["undefined", undefined],
+      ["0", 0n],
+      ["-1", -1n],
+      ["2^128", MAX_AMOUNT + 1n],
+      ["the number 1000", 1000],
+      ['the string "1000"', "1000"],
+      ["null", null],
+      ["undefined", undefined],
     ];
     const entryPoints: [string, (value: bigint) => unknown][] = [
       ["quoteExactIn's amountIn", (v) => quoteExactIn(1_000_000n, 4_000_000n, 100n, "DOGE_TO_TOKEN", v)],
@@ -661,7 +811,10 @@ describe("amm/math", () => {
     for (const [name, call] of entryPoints) {
       it(`refuses ${bad.map(([label]) => label).join(", ")} as ${name} with AMOUNT_OUT_OF_RANGE`, () => {
         for (const [label, value] of bad) {
-          expect(codeOf(() => call(value as bigint)), label).to.equal("AMOUNT_OUT_OF_RANGE");
+          expect(
+            codeOf(() => call(value as bigint)),
+            label,
+          ).to.equal("AMOUNT_OUT_OF_RANGE");
         }
       });
     }
@@ -670,20 +823,32 @@ describe("amm/math", () => {
       expect(codeOf(() => createPool(-1n))).to.equal("FEE_OUT_OF_RANGE");
       expect(codeOf(() => createPool(10_000n))).to.equal("FEE_OUT_OF_RANGE");
       expect(codeOf(() => createPool(100 as unknown as bigint))).to.equal("FEE_OUT_OF_RANGE");
-      expect(codeOf(() => quoteExactIn(1_000_000n, 4_000_000n, 10_000n, "DOGE_TO_TOKEN", 1_000n))).to.equal("FEE_OUT_OF_RANGE");
+      expect(codeOf(() => quoteExactIn(1_000_000n, 4_000_000n, 10_000n, "DOGE_TO_TOKEN", 1_000n))).to.equal(
+        "FEE_OUT_OF_RANGE",
+      );
       expect(codeOf(() => minAmountOut(100n, -1n))).to.equal("SLIPPAGE_OUT_OF_RANGE");
       expect(codeOf(() => minAmountOut(100n, 10_001n))).to.equal("SLIPPAGE_OUT_OF_RANGE");
       expect(codeOf(() => depth(pool.pool, 10_000n))).to.equal("BPS_OUT_OF_RANGE");
-      expect(codeOf(() => quoteExactIn(1_000_000n, 4_000_000n, 100n, "SELL" as Direction, 1_000n))).to.equal("INVALID_DIRECTION");
+      expect(codeOf(() => quoteExactIn(1_000_000n, 4_000_000n, 100n, "SELL" as Direction, 1_000n))).to.equal(
+        "INVALID_DIRECTION",
+      );
       expect(codeOf(() => quoteExactIn(0n, 4_000_000n, 100n, "DOGE_TO_TOKEN", 1_000n))).to.equal("POOL_EMPTY");
-      expect(codeOf(() => quoteExactIn(MAX_AMOUNT + 1n, 4_000_000n, 100n, "DOGE_TO_TOKEN", 1_000n))).to.equal("INVALID_POOL");
+      expect(codeOf(() => quoteExactIn(MAX_AMOUNT + 1n, 4_000_000n, 100n, "DOGE_TO_TOKEN", 1_000n))).to.equal(
+        "INVALID_POOL",
+      );
     });
 
     it("refuses an inconsistent pool or position", () => {
-      expect(codeOf(() => swapExactIn({ ...pool.pool, tokenReserve: 0n }, "DOGE_TO_TOKEN", 1_000n))).to.equal("INVALID_POOL");
-      expect(codeOf(() => swapExactIn({ ...pool.pool, feesClaimed: 1n }, "DOGE_TO_TOKEN", 1_000n))).to.equal("INVALID_POOL");
+      expect(codeOf(() => swapExactIn({ ...pool.pool, tokenReserve: 0n }, "DOGE_TO_TOKEN", 1_000n))).to.equal(
+        "INVALID_POOL",
+      );
+      expect(codeOf(() => swapExactIn({ ...pool.pool, feesClaimed: 1n }, "DOGE_TO_TOKEN", 1_000n))).to.equal(
+        "INVALID_POOL",
+      );
       expect(codeOf(() => claimFees(pool.pool, { ...pool.position, feeDebt: 1n }))).to.equal("INVALID_POSITION");
-      expect(codeOf(() => claimFees(pool.pool, { ...pool.position, shares: pool.pool.lpSupply }))).to.equal("SHARES_EXCEED_SUPPLY");
+      expect(codeOf(() => claimFees(pool.pool, { ...pool.position, shares: pool.pool.lpSupply }))).to.equal(
+        "SHARES_EXCEED_SUPPLY",
+      );
     });
 
     it("refuses with WITHDRAWAL_ZERO a burn paying nothing, possible only on a pool not built by this module", () => {

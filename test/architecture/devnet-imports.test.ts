@@ -56,7 +56,11 @@ describe("architecture: no service imports the devnet", () => {
       'import { parse } from "devnet/node";',
     ].join("\n");
     expect(devnetImportsOf(file, source)).to.deep.equal([
-      "../../devnet/node", "../../devnet/node", "../../devnet/params", "../../devnet/store", "../../devnet/rpc-server",
+      "../../devnet/node",
+      "../../devnet/node",
+      "../../devnet/params",
+      "../../devnet/store",
+      "../../devnet/rpc-server",
     ]);
   });
 
@@ -67,7 +71,8 @@ describe("architecture: no service imports the devnet", () => {
       for (const file of sourceFiles(path.join(ROOT, dir))) {
         if (ALLOWED.some((allowed) => file.startsWith(allowed + path.sep))) continue;
         scanned += 1;
-        for (const specifier of devnetImportsOf(file, fs.readFileSync(file, "utf8"))) offenders.push(`${path.relative(ROOT, file)}: ${specifier}`);
+        for (const specifier of devnetImportsOf(file, fs.readFileSync(file, "utf8")))
+          offenders.push(`${path.relative(ROOT, file)}: ${specifier}`);
       }
     }
     expect(scanned).to.be.greaterThan(100);

@@ -37,19 +37,34 @@ describe("attester signing API", function () {
   let paymentTxid: string;
   let tip: number;
 
-  const syncAll = async () => { for (const index of indexes) await index.indexer.syncOnce(); };
-  const mine = async (blocks: number) => { await devnet.rpc("generatetoaddress", [blocks, newKey().address]); };
+  const syncAll = async () => {
+    for (const index of indexes) await index.indexer.syncOnce();
+  };
+  const mine = async (blocks: number) => {
+    await devnet.rpc("generatetoaddress", [blocks, newKey().address]);
+  };
   const nodeHeight = () => devnet.rpc<number>("getblockcount");
-  const factRequest = (type: FactTypeName, params: FactParamsJson, l1Height: number, overrides: Record<string, unknown> = {}) =>
-    ({ type, params, l1_height: l1Height, attested_at: nowSeconds(), attester_set_id: "1", ...overrides });
+  const factRequest = (
+    type: FactTypeName,
+    params: FactParamsJson,
+    l1Height: number,
+    overrides: Record<string, unknown> = {},
+  ) => ({ type, params, l1_height: l1Height, attested_at: nowSeconds(), attester_set_id: "1", ...overrides });
   const postFact = (attester: RunningAttester, body: unknown) => call(`${attester.url}/v1/fact`, "POST", body);
   /** The refusal's status and code, checking that nothing was signed. */
   const refused = (answer: { status: number; body: any }) => {
     expect(answer.body).to.not.have.property("signature");
     return [answer.status, answer.body.error.code];
   };
-  const startWith = async (options: Partial<Parameters<typeof startAttester>[0]> & { signer: Wallet; history: IndexHistory }) => {
-    const attester = await startAttester({ attestationAddress: await attestation.getAddress(), chainId, nodeHeight, ...options });
+  const startWith = async (
+    options: Partial<Parameters<typeof startAttester>[0]> & { signer: Wallet; history: IndexHistory },
+  ) => {
+    const attester = await startAttester({
+      attestationAddress: await attestation.getAddress(),
+      chainId,
+      nodeHeight,
+      ...options,
+    });
     extra.push(attester);
     return attester;
   };
@@ -60,14 +75,34 @@ describe("attester signing API", function () {
     ({ attestation, domain, chainId } = await deployContracts(ATTESTERS));
     anchorAddress = await (await deployContracts(ATTESTERS)).anchor.getAddress();
     const funded = await devnet.rpc<{ txid: string; vout: number }>("devnet_faucet", [alice.address, 1_000, true]);
-    const payment = await pay(devnet, alice, [{ txid: funded.txid, vout: funded.vout, value: 1_000n * DOGE }], [{ script: bob.script, value: 25n * DOGE }]);
+    const payment = await pay(
+      devnet,
+      alice,
+      [{ txid: funded.txid, vout: funded.vout, value: 1_000n * DOGE }],
+      [{ script: bob.script, value: 25n * DOGE }],
+    );
     paymentTxid = payment.txid;
-    image = await inscribeV1(devnet, alice, payment.change!, { contentType: "image/png", action: "LIST", body: new TextEncoder().encode("pixels") }, alice.script);
+    image = await inscribeV1(
+      devnet,
+      alice,
+      payment.change!,
+      { contentType: "image/png", action: "LIST", body: new TextEncoder().encode("pixels") },
+      alice.script,
+    );
     await mine(6);
     await syncAll();
     tip = indexes[0].indexer.indexedHeight();
     for (let i = 0; i < 3; i++) {
-      attesters.push(await startAttester({ name: `attester-${i + 1}`, history: indexes[i].history, signer: ATTESTERS[i], attestationAddress: await attestation.getAddress(), chainId, nodeHeight }));
+      attesters.push(
+        await startAttester({
+          name: `attester-${i + 1}`,
+          history: indexes[i].history,
+          signer: ATTESTERS[i],
+          attestationAddress: await attestation.getAddress(),
+          chainId,
+          nodeHeight,
+        }),
+      );
     }
   });
 
@@ -103,7 +138,12 @@ describe("attester signing API", function () {
       expect(body).to.deep.equal({
         name: "attester-2",
         signer: ATTESTERS[1].address,
-        domain: { name: "DogeAttestation", version: "1", chainId: Number(chainId), verifyingContract: await attestation.getAddress() },
+        domain: {
+          name: "DogeAttestation",
+          version: "1",
+          chainId: Number(chainId),
+          verifyingContract: await attestation.getAddress(),
+        },
         attester_set_id: "1",
         indexed_height: tip,
         indexed_hash: await devnet.rpc<string>("getblockhash", [tip]),
@@ -132,13 +172,18 @@ describe("attester signing API", function () {
       for (const type of FACT_TYPE_NAMES) {
         const request = factRequest(type, subjects()[type], tip - 5, { attested_at: attestedAt });
         const answers = await Promise.all(attesters.map((attester) => postFact(attester, request)));
-        expect(answers.map((a) => a.status), type).to.deep.equal([200, 200, 200]);
+        expect(
+          answers.map((a) => a.status),
+          type,
+        ).to.deep.equal([200, 200, 200]);
         const facts = answers.map((a) => JSON.stringify((a.body as SignedFactJson).fact));
         expect(new Set(facts).size, `${type}: the same bytes from every index`).to.equal(1);
         answers.forEach((answer, i) => {
           const body = answer.body as SignedFactJson;
           expect(body.signer).to.equal(ATTESTERS[i].address);
-          expect(verifyTypedData(domain, FACT_TYPES, factFromJson(body.fact), body.signature)).to.equal(ATTESTERS[i].address);
+          expect(verifyTypedData(domain, FACT_TYPES, factFromJson(body.fact), body.signature)).to.equal(
+            ATTESTERS[i].address,
+          );
         });
       }
     });
@@ -151,14 +196,30 @@ describe("attester signing API", function () {
       const fact = factFromJson(first.body.fact);
       const digest = factDigest(domain, fact);
       expect(TypedDataEncoder.hash(domain, FACT_TYPES, fact)).to.equal(digest);
-      const pair = [first.body as SignedFactJson, third.body as SignedFactJson].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
-      await (await attestation.submitFact(fact, pair.map((p) => p.signature))).wait();
+      const pair = [first.body as SignedFactJson, third.body as SignedFactJson].sort((a, b) =>
+        BigInt(a.signer) < BigInt(b.signer) ? -1 : 1,
+      );
+      await (
+        await attestation.submitFact(
+          fact,
+          pair.map((p) => p.signature),
+        )
+      ).wait();
       const [koinu, l1Height, attestedAt] = await attestation.dogeBalance(bob.address);
       expect([koinu, l1Height, attestedAt]).to.deep.equal([25n * DOGE, BigInt(tip - 5), BigInt(request.attested_at)]);
 
-      const tipAnswers = await Promise.all(attesters.slice(0, 2).map((attester) => postFact(attester, factRequest("L1_TIP", {}, tip - 5, { attested_at: request.attested_at }))));
+      const tipAnswers = await Promise.all(
+        attesters
+          .slice(0, 2)
+          .map((attester) =>
+            postFact(attester, factRequest("L1_TIP", {}, tip - 5, { attested_at: request.attested_at })),
+          ),
+      );
       const tipFact = factFromJson(tipAnswers[0].body.fact);
-      const signatures = tipAnswers.map((a) => a.body as SignedFactJson).sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1)).map((a) => a.signature);
+      const signatures = tipAnswers
+        .map((a) => a.body as SignedFactJson)
+        .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1))
+        .map((a) => a.signature);
       await (await attestation.submitFact(tipFact, signatures)).wait();
       expect(await attestation.l1Tip()).to.equal(BigInt(tip - 5));
     });
@@ -181,21 +242,42 @@ describe("attester signing API", function () {
     it("refuses a height less than 6 deep with 422 NOT_DEEP_ENOUGH", async () => {
       const answer = await postFact(attesters[2], factRequest("DOGE_BALANCE", { address: bob.address }, tip - 4));
       expect(refused(answer)).to.deep.equal([422, "NOT_DEEP_ENOUGH"]);
-      expect(answer.body.error.details).to.deep.equal({ l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 });
+      expect(answer.body.error.details).to.deep.equal({
+        l1_height: tip - 4,
+        signable_height: tip - 5,
+        min_confirmations: 6,
+      });
     });
 
     it("refuses with 503 DOMAIN_MISMATCH when the contract's domain is not the configured one or cannot be read", async () => {
-      const otherChain = await startWith({ signer: ATTESTERS[0], history: indexes[0].history, domain: attestationDomain(6281971, await attestation.getAddress()) });
+      const otherChain = await startWith({
+        signer: ATTESTERS[0],
+        history: indexes[0].history,
+        domain: attestationDomain(6281971, await attestation.getAddress()),
+      });
       const wrongChain = await postFact(otherChain, factRequest("L1_TIP", {}, tip - 5));
       expect(refused(wrongChain)).to.deep.equal([503, "DOMAIN_MISMATCH"]);
-      expect(wrongChain.body.error.details.mismatches).to.deep.equal([{ field: "chainId", expected: "6281971", actual: chainId.toString() }]);
+      expect(wrongChain.body.error.details.mismatches).to.deep.equal([
+        { field: "chainId", expected: "6281971", actual: chainId.toString() },
+      ]);
 
-      const notAttestation = await startWith({ signer: ATTESTERS[0], history: indexes[0].history, attestationAddress: anchorAddress });
-      expect(refused(await postFact(notAttestation, factRequest("L1_TIP", {}, tip - 5)))).to.deep.equal([503, "DOMAIN_MISMATCH"]);
+      const notAttestation = await startWith({
+        signer: ATTESTERS[0],
+        history: indexes[0].history,
+        attestationAddress: anchorAddress,
+      });
+      expect(refused(await postFact(notAttestation, factRequest("L1_TIP", {}, tip - 5)))).to.deep.equal([
+        503,
+        "DOMAIN_MISMATCH",
+      ]);
 
       const deadProvider = new JsonRpcProvider("http://127.0.0.1:9", Number(chainId), { staticNetwork: true });
       try {
-        const unreachable = await startWith({ signer: ATTESTERS[0], history: indexes[0].history, l2: ethersAttesterL2(deadProvider, await attestation.getAddress()) });
+        const unreachable = await startWith({
+          signer: ATTESTERS[0],
+          history: indexes[0].history,
+          l2: ethersAttesterL2(deadProvider, await attestation.getAddress()),
+        });
         const answer = await postFact(unreachable, factRequest("L1_TIP", {}, tip - 5));
         expect(refused(answer)).to.deep.equal([503, "DOMAIN_MISMATCH"]);
         const info = await call(`${unreachable.url}/v1/info`);
@@ -220,14 +302,23 @@ describe("attester signing API", function () {
 
     it("refuses an attested_at more than 15 minutes from its clock with 422 ATTESTED_AT_OUT_OF_WINDOW", async () => {
       for (const skew of [1_000, -1_000]) {
-        const answer = await postFact(attesters[0], factRequest("L1_TIP", {}, tip - 5, { attested_at: nowSeconds() + skew }));
+        const answer = await postFact(
+          attesters[0],
+          factRequest("L1_TIP", {}, tip - 5, { attested_at: nowSeconds() + skew }),
+        );
         expect(refused(answer), `skew ${skew}`).to.deep.equal([422, "ATTESTED_AT_OUT_OF_WINDOW"]);
       }
-      expect((await postFact(attesters[0], factRequest("L1_TIP", {}, tip - 5, { attested_at: String(nowSeconds() + 600) }))).status).to.equal(200);
+      expect(
+        (await postFact(attesters[0], factRequest("L1_TIP", {}, tip - 5, { attested_at: String(nowSeconds() + 600) })))
+          .status,
+      ).to.equal(200);
     });
 
     it("answers 404 INSCRIPTION_NOT_FOUND for the owner of an inscription it does not know", async () => {
-      const answer = await postFact(attesters[0], factRequest("INSCRIPTION_OWNER", { inscription_id: `${"ab".repeat(32)}i0` }, tip - 5));
+      const answer = await postFact(
+        attesters[0],
+        factRequest("INSCRIPTION_OWNER", { inscription_id: `${"ab".repeat(32)}i0` }, tip - 5),
+      );
       expect(refused(answer)).to.deep.equal([404, "INSCRIPTION_NOT_FOUND"]);
     });
 
@@ -236,12 +327,22 @@ describe("attester signing API", function () {
       const good = factRequest("DOGE_BALANCE", { address: bob.address }, tip - 5);
       expect(await bad({ ...good, type: "DOGE_BALANCES" })).to.deep.equal([400, "UNKNOWN_FACT_TYPE"]);
       expect(await bad({ ...good, params: {} })).to.deep.equal([400, "MISSING_PARAMS"]);
-      expect(await bad({ ...good, params: { address: bob.address, tick: "woof" } })).to.deep.equal([400, "UNKNOWN_FIELDS"]);
-      expect(await bad({ ...good, params: { address: "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L" } })).to.deep.equal([400, "INVALID_ADDRESS"]);
+      expect(await bad({ ...good, params: { address: bob.address, tick: "woof" } })).to.deep.equal([
+        400,
+        "UNKNOWN_FIELDS",
+      ]);
+      expect(await bad({ ...good, params: { address: "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L" } })).to.deep.equal([
+        400,
+        "INVALID_ADDRESS",
+      ]);
       expect(await bad({ ...good, extra: 1 })).to.deep.equal([400, "UNKNOWN_FIELDS"]);
       expect(await bad({ ...good, l1_height: -1 })).to.deep.equal([400, "INVALID_INTEGER"]);
       expect(await bad({ ...good, attester_set_id: 0 })).to.deep.equal([400, "INVALID_INTEGER"]);
-      const malformed = await fetch(`${attesters[0].url}/v1/fact`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" });
+      const malformed = await fetch(`${attesters[0].url}/v1/fact`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{",
+      });
       expect(malformed.status).to.equal(400);
     });
   });
@@ -250,12 +351,24 @@ describe("attester signing API", function () {
     it("serves /health and counts signatures and refusals in /metrics", async () => {
       const health = await call(`${attesters[0].url}/health`);
       expect(health.status).to.equal(200);
-      expect(health.body).to.deep.include({ ok: true, name: "attester-1", signer: ATTESTERS[0].address, indexed_height: tip, signable_height: tip - 5 });
+      expect(health.body).to.deep.include({
+        ok: true,
+        name: "attester-1",
+        signer: ATTESTERS[0].address,
+        indexed_height: tip,
+        signable_height: tip - 5,
+      });
       const metrics = await (await fetch(`${attesters[0].url}/metrics`)).text();
       expect(metrics).to.match(/attester_signatures_total\{kind="fact",type="DOGE_BALANCE"\} \d+/);
-      expect(metrics).to.match(/attester_refusals_total\{code="NOT_DEEP_ENOUGH"\} \d+|attester_refusals_total\{code="WRONG_ATTESTER_SET"\} \d+/);
+      expect(metrics).to.match(
+        /attester_refusals_total\{code="NOT_DEEP_ENOUGH"\} \d+|attester_refusals_total\{code="WRONG_ATTESTER_SET"\} \d+/,
+      );
       const misconfigured = await call(`${extra[0].url}/health`);
-      expect([misconfigured.status, misconfigured.body.ok, misconfigured.body.l2.ok]).to.deep.equal([503, false, false]);
+      expect([misconfigured.status, misconfigured.body.ok, misconfigured.body.l2.ok]).to.deep.equal([
+        503,
+        false,
+        false,
+      ]);
     });
   });
 });

@@ -19,9 +19,9 @@ import { newKey } from "../helpers/keys";
 import { ATTESTERS } from "../contracts/attestation-fixture";
 import { blockRpc, call, deployContracts, nowSeconds } from "./helpers";
 
-
 /** Runs the daemon until it exits on its own, with no key in the environment unless `env` gives one. */
-const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) => runDaemonToExit("daemons/attester/main.ts", args, { ATTESTER_PRIVATE_KEY: "", ...env });
+const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runDaemonToExit("daemons/attester/main.ts", args, { ATTESTER_PRIVATE_KEY: "", ...env });
 
 /**
  * The attester process: its own index file (written here by an in-process indexer over the
@@ -40,10 +40,19 @@ describe("attester daemon", function () {
   let tip: number;
 
   /** The daemon's flags; an override of null leaves the flag out. */
-  const args = (overrides: Record<string, string | null> = {}): string[] => Object.entries({
-    "--index-db": indexDb, "--rpc-url": devnet.url, "--l2-rpc-url": l2Url, "--attestation-address": domain.verifyingContract,
-    "--chain-id": domain.chainId.toString(), "--key-file": keyFile, "--port": "0", ...overrides,
-  }).filter((entry): entry is [string, string] => entry[1] !== null).flat();
+  const args = (overrides: Record<string, string | null> = {}): string[] =>
+    Object.entries({
+      "--index-db": indexDb,
+      "--rpc-url": devnet.url,
+      "--l2-rpc-url": l2Url,
+      "--attestation-address": domain.verifyingContract,
+      "--chain-id": domain.chainId.toString(),
+      "--key-file": keyFile,
+      "--port": "0",
+      ...overrides,
+    })
+      .filter((entry): entry is [string, string] => entry[1] !== null)
+      .flat();
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "attester-daemon-"));
@@ -51,7 +60,11 @@ describe("attester daemon", function () {
     await devnet.rpc("generatetoaddress", [12, newKey().address]);
     indexDb = path.join(dir, "index.sqlite");
     const db = openIndexerDatabase(indexDb);
-    const indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest });
+    const indexer = new Indexer({
+      store: new IndexerStore(db),
+      source: new RpcChainSource(blockRpc(devnet)),
+      network: NETWORKS.regtest,
+    });
     await indexer.syncOnce();
     tip = indexer.indexedHeight();
     db.close();
@@ -73,12 +86,27 @@ describe("attester daemon", function () {
   it("prints its URL when ready, signs from its own index and stops cleanly on SIGTERM", async () => {
     daemon = await spawnDaemon("daemons/attester/main.ts", args(), "attester");
     const info = await call(`${daemon.url}/v1/info`);
-    expect(info.body).to.deep.include({ name: "attester", signer: ATTESTERS[0].address, attester_set_id: "1", indexed_height: tip, node_height: tip, signable_height: tip - 5 });
+    expect(info.body).to.deep.include({
+      name: "attester",
+      signer: ATTESTERS[0].address,
+      attester_set_id: "1",
+      indexed_height: tip,
+      node_height: tip,
+      signable_height: tip - 5,
+    });
     const attestedAt = nowSeconds();
-    const answer = await call(`${daemon.url}/v1/fact`, "POST", { type: "L1_TIP", params: {}, l1_height: tip - 5, attested_at: attestedAt, attester_set_id: 1 });
+    const answer = await call(`${daemon.url}/v1/fact`, "POST", {
+      type: "L1_TIP",
+      params: {},
+      l1_height: tip - 5,
+      attested_at: attestedAt,
+      attester_set_id: 1,
+    });
     expect(answer.status).to.equal(200);
     const fact = factFromJson(answer.body.fact);
-    expect(fact).to.deep.equal(l1TipFact(tip - 5, await devnet.rpc<string>("getblockhash", [tip - 5]), { attestedAt, attesterSetId: 1n }));
+    expect(fact).to.deep.equal(
+      l1TipFact(tip - 5, await devnet.rpc<string>("getblockhash", [tip - 5]), { attestedAt, attesterSetId: 1n }),
+    );
     expect(verifyTypedData(domain, FACT_TYPES, fact, answer.body.signature)).to.equal(ATTESTERS[0].address);
     expect((await call(`${daemon.url}/health`)).body).to.deep.include({ ok: true, indexed_height: tip });
     expect(await (await fetch(`${daemon.url}/metrics`)).text()).to.match(/attester_signable_height \d+/);
@@ -112,6 +140,9 @@ describe("attester daemon", function () {
     expect([shallow.code, /at least 6/.test(shallow.stderr)]).to.deep.equal([2, true]);
 
     const otherChain = await runToExit(args({ "--chain-id": "6281971" }));
-    expect([otherChain.code, /refusing to start: EIP-712 domain mismatch: chainId/.test(otherChain.stderr)]).to.deep.equal([2, true]);
+    expect([
+      otherChain.code,
+      /refusing to start: EIP-712 domain mismatch: chainId/.test(otherChain.stderr),
+    ]).to.deep.equal([2, true]);
   });
 });

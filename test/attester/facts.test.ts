@@ -1,11 +1,28 @@
 import { expect } from "chai";
 import { nullDataScript } from "../../src/doge";
 import {
-  ZERO_KEY, actionKey, collectionCountFact, dogeBalanceFact, drc20BalanceFact, drc20TransferValidFact, inscriptionActionFact, inscriptionKey,
-  inscriptionOwnerFact, inscriptionValidFact, l1TipFact, tickKey, txIncludedFact,
+  ZERO_KEY,
+  actionKey,
+  collectionCountFact,
+  dogeBalanceFact,
+  drc20BalanceFact,
+  drc20TransferValidFact,
+  inscriptionActionFact,
+  inscriptionKey,
+  inscriptionOwnerFact,
+  inscriptionValidFact,
+  l1TipFact,
+  tickKey,
+  txIncludedFact,
 } from "../../src/facts";
 import type { Fact, FactTypeName } from "../../src/facts";
-import { Drc20Operation, encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
+import {
+  Drc20Operation,
+  encodeDrc20,
+  encodeLaunchpadDeploy,
+  encodeLaunchpadMint,
+  envelopeHash,
+} from "../../src/inscription";
 import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import { Indexer } from "../../src/indexer/indexer";
 import { AppError, statusOf } from "../../src/services/http/errors";
@@ -60,7 +77,8 @@ describe("attester facts at an explicit height", function () {
     h[name] = indexer.indexedHeight();
     return h[name];
   };
-  const at = (type: FactTypeName, params: FactParamsJson, height: number): Fact => computeFact(history, type, params, { ...STAMP, l1Height: height });
+  const at = (type: FactTypeName, params: FactParamsJson, height: number): Fact =>
+    computeFact(history, type, params, { ...STAMP, l1Height: height });
   const stamp = (height: number) => ({ ...STAMP, l1Height: height });
   const refusal = (run: () => unknown): AppError => {
     try {
@@ -71,14 +89,22 @@ describe("attester facts at an explicit height", function () {
     }
     throw new Error("expected a refusal");
   };
-  const inscribeAlice = async <T extends InscribeResult>(make: (coin: ReturnType<Purse["take"]>) => Promise<T>): Promise<T> => {
+  const inscribeAlice = async <T extends InscribeResult>(
+    make: (coin: ReturnType<Purse["take"]>) => Promise<T>,
+  ): Promise<T> => {
     const result = await make(alicePurse.take(10n * DOGE));
     alicePurse.give(result.change);
     return result;
   };
   const drc20 = (operation: Drc20Operation, to: TestKey) =>
-    inscribeAlice((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20(operation) }, to.script));
-  const mintBody = (tokenId: bigint) => ({ contentType: "application/json", action: "LAUNCHPAD_MINT", body: encodeLaunchpadMint({ slug: SLUG, tokenId, maxSupply: 5n }) });
+    inscribeAlice((coin) =>
+      inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20(operation) }, to.script),
+    );
+  const mintBody = (tokenId: bigint) => ({
+    contentType: "application/json",
+    action: "LAUNCHPAD_MINT",
+    body: encodeLaunchpadMint({ slug: SLUG, tokenId, maxSupply: 5n }),
+  });
 
   before(async () => {
     devnet = await startDevnet();
@@ -87,11 +113,16 @@ describe("attester facts at an explicit height", function () {
     await indexer.syncOnce();
 
     // A: alice pays bob 25 DOGE and dave 1,000, and splits coins for herself.
-    payment = await pay(devnet, alice, [{ txid: funded.txid, vout: funded.vout, value: 20_000n * DOGE }], [
-      { script: bob.script, value: 25n * DOGE },
-      { script: dave.script, value: 1_000n * DOGE },
-      ...Array.from({ length: 20 }, () => ({ script: alice.script, value: 100n * DOGE })),
-    ]);
+    payment = await pay(
+      devnet,
+      alice,
+      [{ txid: funded.txid, vout: funded.vout, value: 20_000n * DOGE }],
+      [
+        { script: bob.script, value: 25n * DOGE },
+        { script: dave.script, value: 1_000n * DOGE },
+        ...Array.from({ length: 20 }, () => ({ script: alice.script, value: 100n * DOGE })),
+      ],
+    );
     payment.outputs.slice(2).forEach((coin) => alicePurse.give(coin));
     alicePurse.give(payment.change);
     davePurse.give(payment.outputs[1]);
@@ -101,7 +132,9 @@ describe("attester facts at an explicit height", function () {
     await mine("B");
     // C: inscriptions to alice: an image with its registered ACTION, a Doginals text, a text with an ACTION its content type does not allow.
     image = await inscribeAlice((coin) => inscribeV1(devnet, alice, coin, IMAGE, alice.script));
-    burned = await inscribeAlice((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: BURN_BODY }, alice.script));
+    burned = await inscribeAlice((coin) =>
+      inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: BURN_BODY }, alice.script),
+    );
     misfiled = await inscribeAlice((coin) => inscribeV1(devnet, alice, coin, MISFILED, alice.script));
     await mine("C");
     // D: the image moves to bob.
@@ -124,12 +157,24 @@ describe("attester facts at an explicit height", function () {
     await sendInscription(devnet, alice, aliceTransfer.output, bob.script);
     await mine("J");
     // K..M: dave deploys a collection, mints ids 0 and 1 to alice and 2 to bob; alice's own mint of id 3 is no member; then id 0 moves to bob.
-    const deploy = await inscribeV1(devnet, dave, davePurse.take(), {
-      contentType: "application/json", action: "LAUNCHPAD_DEPLOY", body: encodeLaunchpadDeploy({ slug: SLUG, name: "Attested Pups", priceKoinu: DOGE, maxSupply: 5n }),
-    }, dave.script);
+    const deploy = await inscribeV1(
+      devnet,
+      dave,
+      davePurse.take(),
+      {
+        contentType: "application/json",
+        action: "LAUNCHPAD_DEPLOY",
+        body: encodeLaunchpadDeploy({ slug: SLUG, name: "Attested Pups", priceKoinu: DOGE, maxSupply: 5n }),
+      },
+      dave.script,
+    );
     davePurse.give(deploy.change);
     await mine("K");
-    for (const [id, to] of [[0n, alice], [1n, alice], [2n, bob]] as const) {
+    for (const [id, to] of [
+      [0n, alice],
+      [1n, alice],
+      [2n, bob],
+    ] as const) {
       const minted = await inscribeV1(devnet, dave, davePurse.take(), mintBody(id), to.script);
       davePurse.give(minted.change);
       mints[String(id)] = minted;
@@ -142,7 +187,9 @@ describe("attester facts at an explicit height", function () {
     for (let i = 0; i < 5; i++) await mine(`after${i}`);
   });
 
-  after(async () => { await devnet?.stop(); });
+  after(async () => {
+    await devnet?.stop();
+  });
 
   describe("DOGE_BALANCE", () => {
     it("is the koinu of outputs created at or below the height and not spent at or below it", () => {
@@ -150,7 +197,9 @@ describe("attester facts at an explicit height", function () {
       expect(bobAt(h.A - 1)).to.deep.equal(dogeBalanceFact(bob.address, 0n, stamp(h.A - 1)));
       expect(bobAt(h.A)).to.deep.equal(dogeBalanceFact(bob.address, 25n * DOGE, stamp(h.A)));
       expect(bobAt(h.B).value, "after spending 10 DOGE and the fee").to.equal(15n * DOGE - TX_FEE_KOINU);
-      expect(bobAt(h.D).value, "plus the image's output less its fee").to.equal(15n * DOGE - TX_FEE_KOINU + DOGE - TX_FEE_KOINU);
+      expect(bobAt(h.D).value, "plus the image's output less its fee").to.equal(
+        15n * DOGE - TX_FEE_KOINU + DOGE - TX_FEE_KOINU,
+      );
       expect(bobAt(h.E).value, "the image's output spent to fees").to.equal(15n * DOGE - TX_FEE_KOINU);
       expect(at("DOGE_BALANCE", { address: carol.address }, h.A).value).to.equal(0n);
       expect(at("DOGE_BALANCE", { address: carol.address }, h.B).value).to.equal(10n * DOGE);
@@ -159,12 +208,18 @@ describe("attester facts at an explicit height", function () {
 
     it("equals the sum over the outputs table (created at or below H, spent above H or never) at every height", () => {
       const tip = history.tip()!.height;
-      const byOutputs = history.db.prepare(`SELECT COALESCE(SUM(value), 0) AS koinu FROM outputs WHERE address = ? AND height <= ?
-        AND (spent_height IS NULL OR spent_height > ?)`).safeIntegers(true);
+      const byOutputs = history.db
+        .prepare(
+          `SELECT COALESCE(SUM(value), 0) AS koinu FROM outputs WHERE address = ? AND height <= ?
+        AND (spent_height IS NULL OR spent_height > ?)`,
+        )
+        .safeIntegers(true);
       for (const key of [alice, bob, carol, dave]) {
         for (let height = 0; height <= tip - 5; height++) {
           const expected = (byOutputs.get(key.address, height, height) as { koinu: bigint }).koinu;
-          expect(at("DOGE_BALANCE", { address: key.address }, height).value, `${key.address} at ${height}`).to.equal(expected);
+          expect(at("DOGE_BALANCE", { address: key.address }, height).value, `${key.address} at ${height}`).to.equal(
+            expected,
+          );
         }
       }
     });
@@ -172,62 +227,117 @@ describe("attester facts at an explicit height", function () {
 
   describe("INSCRIPTION_OWNER", () => {
     it("follows the inscription: alice, then bob, then the miner whose coinbase took it as fees", () => {
-      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(inscriptionOwnerFact(image.inscriptionId, alice.address, stamp(h.C)));
-      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.D - 1).data).to.equal(inscriptionOwnerFact(image.inscriptionId, alice.address, stamp(0)).data);
-      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.D)).to.deep.equal(inscriptionOwnerFact(image.inscriptionId, bob.address, stamp(h.D)));
-      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.E)).to.deep.equal(inscriptionOwnerFact(image.inscriptionId, miner.address, stamp(h.E)));
+      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(
+        inscriptionOwnerFact(image.inscriptionId, alice.address, stamp(h.C)),
+      );
+      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.D - 1).data).to.equal(
+        inscriptionOwnerFact(image.inscriptionId, alice.address, stamp(0)).data,
+      );
+      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.D)).to.deep.equal(
+        inscriptionOwnerFact(image.inscriptionId, bob.address, stamp(h.D)),
+      );
+      expect(at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.E)).to.deep.equal(
+        inscriptionOwnerFact(image.inscriptionId, miner.address, stamp(h.E)),
+      );
     });
 
     it("names no owner (zero data) once the inscription sits in an OP_RETURN output", () => {
-      expect(at("INSCRIPTION_OWNER", { inscription_id: burned.inscriptionId }, h.E - 1).data).to.equal(inscriptionOwnerFact(burned.inscriptionId, alice.address, stamp(0)).data);
+      expect(at("INSCRIPTION_OWNER", { inscription_id: burned.inscriptionId }, h.E - 1).data).to.equal(
+        inscriptionOwnerFact(burned.inscriptionId, alice.address, stamp(0)).data,
+      );
       const fact = at("INSCRIPTION_OWNER", { inscription_id: burned.inscriptionId }, h.E);
-      expect(fact).to.deep.include({ subject: inscriptionKey(burned.inscriptionId), qualifier: ZERO_KEY, value: 0n, data: ZERO_KEY });
+      expect(fact).to.deep.include({
+        subject: inscriptionKey(burned.inscriptionId),
+        qualifier: ZERO_KEY,
+        value: 0n,
+        data: ZERO_KEY,
+      });
     });
 
     it("refuses with 404 INSCRIPTION_NOT_FOUND below the reveal and for an unknown id", () => {
       const early = refusal(() => at("INSCRIPTION_OWNER", { inscription_id: image.inscriptionId }, h.C - 1));
       expect([statusOf(early), early.code]).to.deep.equal([404, "INSCRIPTION_NOT_FOUND"]);
-      expect(refusal(() => at("INSCRIPTION_OWNER", { inscription_id: `${"ab".repeat(32)}i0` }, h.M)).code).to.equal("INSCRIPTION_NOT_FOUND");
+      expect(refusal(() => at("INSCRIPTION_OWNER", { inscription_id: `${"ab".repeat(32)}i0` }, h.M)).code).to.equal(
+        "INSCRIPTION_NOT_FOUND",
+      );
     });
   });
 
   describe("INSCRIPTION_VALID and INSCRIPTION_ACTION", () => {
     it("answers valid with the envelopeHash from the reveal on, for both forms, and not valid with a zero hash before", () => {
-      expect(at("INSCRIPTION_VALID", { inscription_id: image.inscriptionId }, h.C - 1)).to.deep.equal(inscriptionValidFact(image.inscriptionId, false, ZERO_KEY, stamp(h.C - 1)));
-      expect(at("INSCRIPTION_VALID", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(inscriptionValidFact(image.inscriptionId, true, envelopeHash(IMAGE), stamp(h.C)));
-      expect(at("INSCRIPTION_VALID", { inscription_id: burned.inscriptionId }, h.M), "a Doginals text, burned since: still a valid inscription")
-        .to.deep.equal(inscriptionValidFact(burned.inscriptionId, true, envelopeHash({ contentType: TEXT, action: null, body: BURN_BODY }), stamp(h.M)));
+      expect(at("INSCRIPTION_VALID", { inscription_id: image.inscriptionId }, h.C - 1)).to.deep.equal(
+        inscriptionValidFact(image.inscriptionId, false, ZERO_KEY, stamp(h.C - 1)),
+      );
+      expect(at("INSCRIPTION_VALID", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(
+        inscriptionValidFact(image.inscriptionId, true, envelopeHash(IMAGE), stamp(h.C)),
+      );
+      expect(
+        at("INSCRIPTION_VALID", { inscription_id: burned.inscriptionId }, h.M),
+        "a Doginals text, burned since: still a valid inscription",
+      ).to.deep.equal(
+        inscriptionValidFact(
+          burned.inscriptionId,
+          true,
+          envelopeHash({ contentType: TEXT, action: null, body: BURN_BODY }),
+          stamp(h.M),
+        ),
+      );
       expect(at("INSCRIPTION_VALID", { inscription_id: `${"ab".repeat(32)}i0` }, h.M).value).to.equal(0n);
     });
 
     it("answers a registered ACTION only when the content type is one the registry allows for it", () => {
-      expect(at("INSCRIPTION_ACTION", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(inscriptionActionFact(image.inscriptionId, "LIST", stamp(h.C)));
-      expect(at("INSCRIPTION_ACTION", { inscription_id: mints["0"].inscriptionId }, h.L).data).to.equal(actionKey("LAUNCHPAD_MINT"));
-      expect(at("INSCRIPTION_ACTION", { inscription_id: misfiled.inscriptionId }, h.C)).to.deep.equal(inscriptionActionFact(misfiled.inscriptionId, null, stamp(h.C)));
-      expect(at("INSCRIPTION_ACTION", { inscription_id: burned.inscriptionId }, h.C)).to.deep.equal(inscriptionActionFact(burned.inscriptionId, null, stamp(h.C)));
-      expect(refusal(() => at("INSCRIPTION_ACTION", { inscription_id: image.inscriptionId }, h.C - 1)).code).to.equal("INSCRIPTION_NOT_FOUND");
+      expect(at("INSCRIPTION_ACTION", { inscription_id: image.inscriptionId }, h.C)).to.deep.equal(
+        inscriptionActionFact(image.inscriptionId, "LIST", stamp(h.C)),
+      );
+      expect(at("INSCRIPTION_ACTION", { inscription_id: mints["0"].inscriptionId }, h.L).data).to.equal(
+        actionKey("LAUNCHPAD_MINT"),
+      );
+      expect(at("INSCRIPTION_ACTION", { inscription_id: misfiled.inscriptionId }, h.C)).to.deep.equal(
+        inscriptionActionFact(misfiled.inscriptionId, null, stamp(h.C)),
+      );
+      expect(at("INSCRIPTION_ACTION", { inscription_id: burned.inscriptionId }, h.C)).to.deep.equal(
+        inscriptionActionFact(burned.inscriptionId, null, stamp(h.C)),
+      );
+      expect(refusal(() => at("INSCRIPTION_ACTION", { inscription_id: image.inscriptionId }, h.C - 1)).code).to.equal(
+        "INSCRIPTION_NOT_FOUND",
+      );
     });
   });
 
   describe("DRC20_BALANCE", () => {
     it("counts mints (a capped one by what it credited), transfers reserved and sent, height by height", () => {
-      const balance = (key: TestKey, height: number) => at("DRC20_BALANCE", { address: key.address, tick: TICK }, height).value;
-      expect([h.F, h.G, h.H, h.I, h.J].map((height) => balance(alice, height))).to.deep.equal([0n, 600n, 600n, 600n, 350n]);
+      const balance = (key: TestKey, height: number) =>
+        at("DRC20_BALANCE", { address: key.address, tick: TICK }, height).value;
+      expect([h.F, h.G, h.H, h.I, h.J].map((height) => balance(alice, height))).to.deep.equal([
+        0n,
+        600n,
+        600n,
+        600n,
+        350n,
+      ]);
       expect([h.G, h.H, h.I, h.J].map((height) => balance(bob, height))).to.deep.equal([0n, 400n, 400n, 650n]);
       expect(balance(carol, h.J)).to.equal(0n);
-      expect(at("DRC20_BALANCE", { address: alice.address, tick: TICK }, h.J)).to.deep.equal(drc20BalanceFact(alice.address, TICK, 350n, stamp(h.J)));
+      expect(at("DRC20_BALANCE", { address: alice.address, tick: TICK }, h.J)).to.deep.equal(
+        drc20BalanceFact(alice.address, TICK, 350n, stamp(h.J)),
+      );
     });
 
     it("reads the tick case-insensitively: the same bytes for WOOF and woof", () => {
-      expect(at("DRC20_BALANCE", { address: bob.address, tick: "WOOF" }, h.J)).to.deep.equal(at("DRC20_BALANCE", { address: bob.address, tick: TICK }, h.J));
+      expect(at("DRC20_BALANCE", { address: bob.address, tick: "WOOF" }, h.J)).to.deep.equal(
+        at("DRC20_BALANCE", { address: bob.address, tick: TICK }, h.J),
+      );
     });
 
     it("equals the indexer's current balances (available + transferable) at the tip", () => {
       const tip = history.tip()!.height;
-      const rows = history.db.prepare("SELECT address, tick_key, available, transferable FROM drc20_balances").all() as { address: string; tick_key: string; available: string; transferable: string }[];
+      const rows = history.db
+        .prepare("SELECT address, tick_key, available, transferable FROM drc20_balances")
+        .all() as { address: string; tick_key: string; available: string; transferable: string }[];
       expect(rows.length).to.be.greaterThan(1);
       for (const row of rows) {
-        expect(history.drc20BalanceAt(row.address, row.tick_key, tip), row.address).to.equal(BigInt(row.available) + BigInt(row.transferable));
+        expect(history.drc20BalanceAt(row.address, row.tick_key, tip), row.address).to.equal(
+          BigInt(row.available) + BigInt(row.transferable),
+        );
       }
     });
   });
@@ -237,13 +347,18 @@ describe("attester facts at an explicit height", function () {
 
     it("is the amount while the transfer inscription is valid and unsent, 0 once sent", () => {
       const valid = (height: number) => at("DRC20_TRANSFER_VALID", { txid: txidOf(aliceTransfer) }, height);
-      expect(valid(h.I - 1), "not yet revealed").to.deep.equal({ ...drc20TransferValidFact(txidOf(aliceTransfer), TICK, 0n, stamp(h.I - 1)), data: ZERO_KEY });
+      expect(valid(h.I - 1), "not yet revealed").to.deep.equal({
+        ...drc20TransferValidFact(txidOf(aliceTransfer), TICK, 0n, stamp(h.I - 1)),
+        data: ZERO_KEY,
+      });
       expect(valid(h.I)).to.deep.equal(drc20TransferValidFact(txidOf(aliceTransfer), TICK, 250n, stamp(h.I)));
       expect(valid(h.J)).to.deep.equal(drc20TransferValidFact(txidOf(aliceTransfer), TICK, 0n, stamp(h.J)));
     });
 
     it("is 0 with the tick for a transfer the balance could not cover, and 0 with zero data for a transaction that is no transfer", () => {
-      expect(at("DRC20_TRANSFER_VALID", { txid: txidOf(bobBadTransfer) }, h.I)).to.deep.equal(drc20TransferValidFact(txidOf(bobBadTransfer), TICK, 0n, stamp(h.I)));
+      expect(at("DRC20_TRANSFER_VALID", { txid: txidOf(bobBadTransfer) }, h.I)).to.deep.equal(
+        drc20TransferValidFact(txidOf(bobBadTransfer), TICK, 0n, stamp(h.I)),
+      );
       const payments = at("DRC20_TRANSFER_VALID", { txid: payment.txid }, h.M);
       expect([payments.value, payments.data]).to.deep.equal([0n, ZERO_KEY]);
       expect(tickKey("WOOF")).to.equal(drc20TransferValidFact(txidOf(aliceTransfer), TICK, 0n, stamp(0)).data);
@@ -252,10 +367,13 @@ describe("attester facts at an explicit height", function () {
 
   describe("COLLECTION_COUNT", () => {
     it("counts the member tokens an address held at the height (a mint by someone else than the deployer does not count)", () => {
-      const count = (key: TestKey, height: number) => at("COLLECTION_COUNT", { address: key.address, slug: SLUG }, height).value;
+      const count = (key: TestKey, height: number) =>
+        at("COLLECTION_COUNT", { address: key.address, slug: SLUG }, height).value;
       expect([h.K, h.L, h.M].map((height) => count(alice, height))).to.deep.equal([0n, 2n, 1n]);
       expect([h.K, h.L, h.M].map((height) => count(bob, height))).to.deep.equal([0n, 1n, 2n]);
-      expect(at("COLLECTION_COUNT", { address: bob.address, slug: SLUG }, h.M)).to.deep.equal(collectionCountFact(bob.address, SLUG, 2n, stamp(h.M)));
+      expect(at("COLLECTION_COUNT", { address: bob.address, slug: SLUG }, h.M)).to.deep.equal(
+        collectionCountFact(bob.address, SLUG, 2n, stamp(h.M)),
+      );
       expect(at("COLLECTION_COUNT", { address: bob.address, slug: "no-such-pups" }, h.M).value).to.equal(0n);
     });
   });
@@ -263,8 +381,12 @@ describe("attester facts at an explicit height", function () {
   describe("TX_INCLUDED and L1_TIP", () => {
     it("tells a transaction's block from the height of its block on, and not before", async () => {
       const hashA = await devnet.rpc<string>("getblockhash", [h.A]);
-      expect(at("TX_INCLUDED", { txid: payment.txid }, h.A - 1)).to.deep.equal(txIncludedFact(payment.txid, null, stamp(h.A - 1)));
-      expect(at("TX_INCLUDED", { txid: payment.txid }, h.A)).to.deep.equal(txIncludedFact(payment.txid, { height: h.A, blockHash: hashA }, stamp(h.A)));
+      expect(at("TX_INCLUDED", { txid: payment.txid }, h.A - 1)).to.deep.equal(
+        txIncludedFact(payment.txid, null, stamp(h.A - 1)),
+      );
+      expect(at("TX_INCLUDED", { txid: payment.txid }, h.A)).to.deep.equal(
+        txIncludedFact(payment.txid, { height: h.A, blockHash: hashA }, stamp(h.A)),
+      );
       expect(at("TX_INCLUDED", { txid: bobPays.txid }, h.M).value).to.equal(BigInt(h.B));
       expect(at("TX_INCLUDED", { txid: "00".repeat(32) }, h.M).value).to.equal(0n);
     });
@@ -282,15 +404,31 @@ describe("attester facts at an explicit height", function () {
       const tip = history.tip()!.height;
       expect(at("DOGE_BALANCE", { address: bob.address }, tip - 5).l1Height).to.equal(BigInt(tip - 5));
       const shallow = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip - 4));
-      expect([statusOf(shallow), shallow.code, shallow.details]).to.deep.equal([422, "NOT_DEEP_ENOUGH", { l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 }]);
+      expect([statusOf(shallow), shallow.code, shallow.details]).to.deep.equal([
+        422,
+        "NOT_DEEP_ENOUGH",
+        { l1_height: tip - 4, signable_height: tip - 5, min_confirmations: 6 },
+      ]);
       const ahead = refusal(() => at("DOGE_BALANCE", { address: bob.address }, tip + 1));
-      expect([statusOf(ahead), ahead.code, ahead.details]).to.deep.equal([409, "INDEX_BEHIND", { indexed_height: tip, requested_height: tip + 1 }]);
+      expect([statusOf(ahead), ahead.code, ahead.details]).to.deep.equal([
+        409,
+        "INDEX_BEHIND",
+        { indexed_height: tip, requested_height: tip + 1 },
+      ]);
     });
 
     it("raises the requirement with more confirmations but never lowers it below 6", () => {
       const tip = history.tip()!.height;
-      expect(refusal(() => computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 5 }, 10)).details).to.deep.include({ signable_height: tip - 9, min_confirmations: 10 });
-      expect(refusal(() => computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 4 }, 1)).details).to.deep.include({ signable_height: tip - 5, min_confirmations: 6 });
+      expect(
+        refusal(() =>
+          computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 5 }, 10),
+        ).details,
+      ).to.deep.include({ signable_height: tip - 9, min_confirmations: 10 });
+      expect(
+        refusal(() =>
+          computeFact(history, "DOGE_BALANCE", { address: bob.address }, { ...STAMP, l1Height: tip - 4 }, 1),
+        ).details,
+      ).to.deep.include({ signable_height: tip - 5, min_confirmations: 6 });
     });
 
     it("signs the L1 tip at the index's own tip (it counts nothing), never above it", () => {

@@ -30,13 +30,20 @@ export function blockRpc(devnet: RunningDevnet): BlockRpc {
 /** An indexer with its own in-memory database over the devnet, and the history view an attester reads. */
 export function newIndex(devnet: RunningDevnet): { indexer: Indexer; history: IndexHistory } {
   const db = openIndexerDatabase(":memory:");
-  const indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest });
+  const indexer = new Indexer({
+    store: new IndexerStore(db),
+    source: new RpcChainSource(blockRpc(devnet)),
+    network: NETWORKS.regtest,
+  });
   return { indexer, history: new IndexHistory(db) };
 }
 
 /** A key's coins, spent in turn. */
 export class Purse {
-  constructor(readonly key: TestKey, private readonly coins: Spendable[] = []) {}
+  constructor(
+    readonly key: TestKey,
+    private readonly coins: Spendable[] = [],
+  ) {}
   take(minimumKoinu = 0n): Spendable {
     const index = this.coins.findIndex((coin) => coin.value >= minimumKoinu);
     if (index < 0) throw new Error(`${this.key.address} has no coin of ${minimumKoinu} koinu left`);
@@ -49,17 +56,34 @@ export class Purse {
 
 /** The contract set as deploy/deploy.ts wires it: DogeAttestation with `attesters`, DogeInscriber and DogeAnchor settling through it. */
 export async function deployContracts(attesters: readonly Wallet[]): Promise<{
-  attestation: Contract; inscriber: Contract; anchor: Contract; domain: AttestationDomain; chainId: bigint;
+  attestation: Contract;
+  inscriber: Contract;
+  anchor: Contract;
+  domain: AttestationDomain;
+  chainId: bigint;
 }> {
   const [deployer] = await ethers.getSigners();
   const plugs = await ethers.deployContract("PlugsMarketplace");
   const sorted = attesters.map((w) => w.address).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-  const attestation = await ethers.deployContract("DogeAttestation", [deployer.address, deployer.address, deployer.address, sorted, 3600, await plugs.getAddress()]);
+  const attestation = await ethers.deployContract("DogeAttestation", [
+    deployer.address,
+    deployer.address,
+    deployer.address,
+    sorted,
+    3600,
+    await plugs.getAddress(),
+  ]);
   const args = [await attestation.getAddress(), deployer.address, deployer.address, deployer.address, 3600] as const;
   const inscriber = await ethers.deployContract("DogeInscriber", [...args]);
   const anchor = await ethers.deployContract("DogeAnchor", [...args]);
   const { chainId } = await ethers.provider.getNetwork();
-  return { attestation, inscriber, anchor, chainId, domain: attestationDomain(chainId, await attestation.getAddress()) };
+  return {
+    attestation,
+    inscriber,
+    anchor,
+    chainId,
+    domain: attestationDomain(chainId, await attestation.getAddress()),
+  };
 }
 
 export interface RunningAttester {
@@ -72,7 +96,12 @@ export interface RunningAttester {
 
 /** An attester app on an ephemeral port over the in-process Hardhat network. */
 export async function startAttester(
-  options: Omit<AttesterAppOptions, "l2" | "network" | "domain"> & { attestationAddress: string; chainId: bigint; domain?: AttestationDomain; l2?: AttesterAppOptions["l2"] },
+  options: Omit<AttesterAppOptions, "l2" | "network" | "domain"> & {
+    attestationAddress: string;
+    chainId: bigint;
+    domain?: AttestationDomain;
+    l2?: AttesterAppOptions["l2"];
+  },
 ): Promise<RunningAttester> {
   const app = createAttesterApp({
     ...options,
@@ -87,15 +116,20 @@ export async function startAttester(
     url: `http://127.0.0.1:${port}`,
     app,
     server,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** JSON over HTTP: status and parsed body. */
-export function call(url: string, method: "GET" | "POST" = "GET", body?: unknown): Promise<{ status: number; body: any }> {
+export function call(
+  url: string,
+  method: "GET" | "POST" = "GET",
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   return jsonRequest(url, method, { body });
 }
 

@@ -25,8 +25,13 @@ describe("bench:scale chain generator", () => {
   it("is deterministic for a seed and different for another", () => {
     const again = generateScaleChain({ txs: 2000, seed: 7, dir: path.join(dir, "b") });
     const other = generateScaleChain({ txs: 2000, seed: 8, dir: path.join(dir, "c") });
-    const digest = (d: string) => crypto.createHash("sha256").update(fs.readFileSync(path.join(dir, d, "blocks.dat"))).digest("hex");
+    const digest = (d: string) =>
+      crypto
+        .createHash("sha256")
+        .update(fs.readFileSync(path.join(dir, d, "blocks.dat")))
+        .digest("hex");
     expect(again.txs).to.equal(meta.txs);
+    expect(other.txs).to.equal(meta.txs);
     expect(digest("b")).to.equal(digest("a"));
     expect(digest("c")).to.not.equal(digest("a"));
   });
@@ -60,7 +65,14 @@ describe("bench:scale chain generator", () => {
 
       const db = openIndexerDatabase(":memory:");
       let indexedTxs = 0;
-      const indexer = new Indexer({ store: new IndexerStore(db), source, network: NETWORKS.mainnet, onProgress: (p) => { indexedTxs += p.transactions; } });
+      const indexer = new Indexer({
+        store: new IndexerStore(db),
+        source,
+        network: NETWORKS.mainnet,
+        onProgress: (p) => {
+          indexedTxs += p.transactions;
+        },
+      });
       const result = await indexer.syncOnce();
       expect(result.indexedHeight).to.equal(meta.blocks - 1);
       expect(indexedTxs).to.equal(meta.txs);

@@ -10,8 +10,18 @@ import { expect } from "chai";
 import fc from "fast-check";
 import pino from "pino";
 import {
-  DogecoinRpcClient, DogecoinRpcError, RPC_IN_WARMUP, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_VERIFY_REJECTED,
-  RpcAuthError, RpcLogger, RpcTimeoutError, RpcTransportError, dogeToKoinu, koinuToDoge,
+  DogecoinRpcClient,
+  DogecoinRpcError,
+  RPC_IN_WARMUP,
+  RPC_INVALID_REQUEST,
+  RPC_METHOD_NOT_FOUND,
+  RPC_VERIFY_REJECTED,
+  RpcAuthError,
+  RpcLogger,
+  RpcTimeoutError,
+  RpcTransportError,
+  dogeToKoinu,
+  koinuToDoge,
 } from "../../src/chain/dogecoin-rpc";
 import { BlockRpc, RpcChainSource } from "../../src/indexer/source";
 
@@ -37,11 +47,15 @@ class FakeDogecoind {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        const request: SeenRequest = { authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+        const request: SeenRequest = {
+          authorization: req.headers.authorization,
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+        };
         this.requests.push(request);
         const reply = respond(request, this.requests.length - 1);
         if (reply === "hang") return;
-        if (reply.json !== undefined) res.writeHead(reply.status, { "Content-Type": "application/json" }).end(JSON.stringify(reply.json) + "\n");
+        if (reply.json !== undefined)
+          res.writeHead(reply.status, { "Content-Type": "application/json" }).end(JSON.stringify(reply.json) + "\n");
         else res.writeHead(reply.status, { "Content-Type": "text/plain" }).end(reply.text ?? "");
       });
     });
@@ -97,15 +111,26 @@ async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
 describe("DogecoinRpcClient", () => {
   const fakes: FakeDogecoind[] = [];
 
-  async function startFake(respond: (request: SeenRequest, index: number) => FakeReply): Promise<{ fake: FakeDogecoind; port: number }> {
+  async function startFake(
+    respond: (request: SeenRequest, index: number) => FakeReply,
+  ): Promise<{ fake: FakeDogecoind; port: number }> {
     const fake = new FakeDogecoind(respond);
     fakes.push(fake);
     return { fake, port: await fake.listen() };
   }
 
   /** A client of the fake with credentials in the URL and fast retries. */
-  function clientFor(port: number, options: Partial<ConstructorParameters<typeof DogecoinRpcClient>[0]> = {}): DogecoinRpcClient {
-    return new DogecoinRpcClient({ url: `http://dogeos:${PASSWORD}@127.0.0.1:${port}/`, retries: 3, retryBaseDelayMs: 1, timeoutMs: 2_000, ...options });
+  function clientFor(
+    port: number,
+    options: Partial<ConstructorParameters<typeof DogecoinRpcClient>[0]> = {},
+  ): DogecoinRpcClient {
+    return new DogecoinRpcClient({
+      url: `http://dogeos:${PASSWORD}@127.0.0.1:${port}/`,
+      retries: 3,
+      retryBaseDelayMs: 1,
+      timeoutMs: 2_000,
+      ...options,
+    });
   }
 
   afterEach(async () => {
@@ -128,9 +153,14 @@ describe("DogecoinRpcClient", () => {
     it("decodes percent-encoded URL credentials and lets username and password options override them", async () => {
       const { fake, port } = await startFake((request) => ok(request, null));
       await new DogecoinRpcClient({ url: `http://us%40er:p%3Ass@127.0.0.1:${port}/` }).call("ping");
-      await new DogecoinRpcClient({ url: `http://ignored:ignored@127.0.0.1:${port}/`, username: "alice", password: "wonder" }).call("ping");
-      expect(fake.requests.map((request) => Buffer.from(request.authorization!.slice("Basic ".length), "base64").toString()))
-        .to.deep.equal(["us@er:p:ss", "alice:wonder"]);
+      await new DogecoinRpcClient({
+        url: `http://ignored:ignored@127.0.0.1:${port}/`,
+        username: "alice",
+        password: "wonder",
+      }).call("ping");
+      expect(
+        fake.requests.map((request) => Buffer.from(request.authorization!.slice("Basic ".length), "base64").toString()),
+      ).to.deep.equal(["us@er:p:ss", "alice:wonder"]);
     });
 
     it("throws RpcAuthError on 401 with an empty body and does not retry", async () => {
@@ -143,16 +173,26 @@ describe("DogecoinRpcClient", () => {
     });
 
     it("throws DogecoinRpcError with dogecoind's code and message for an HTTP 500 error body and never resends the transaction", async () => {
-      const { fake, port } = await startFake((request) => rpcError(request, 500, RPC_VERIFY_REJECTED, "258: txn-mempool-conflict"));
+      const { fake, port } = await startFake((request) =>
+        rpcError(request, 500, RPC_VERIFY_REJECTED, "258: txn-mempool-conflict"),
+      );
       const error = await rejectionOf(clientFor(port).sendRawTransaction("0100"));
       expect(error).to.be.instanceOf(DogecoinRpcError);
-      expect(error).to.include({ code: -26, message: "258: txn-mempool-conflict", method: "sendrawtransaction", httpStatus: 500, retryable: false });
+      expect(error).to.include({
+        code: -26,
+        message: "258: txn-mempool-conflict",
+        method: "sendrawtransaction",
+        httpStatus: 500,
+        retryable: false,
+      });
       expect(fake.requests).to.have.length(1);
       expect(fake.requests[0].body.params).to.deep.equal(["0100"]);
     });
 
     it("reports a 404 reply as RPC_METHOD_NOT_FOUND (-32601)", async () => {
-      const { fake, port } = await startFake((request) => rpcError(request, 404, RPC_METHOD_NOT_FOUND, "Method not found"));
+      const { fake, port } = await startFake((request) =>
+        rpcError(request, 404, RPC_METHOD_NOT_FOUND, "Method not found"),
+      );
       const error = await rejectionOf(clientFor(port).call("testmempoolaccept", [["00"]]));
       expect(error).to.be.instanceOf(DogecoinRpcError);
       expect(error).to.include({ code: -32601, message: "Method not found", httpStatus: 404 });
@@ -160,7 +200,9 @@ describe("DogecoinRpcClient", () => {
     });
 
     it("reports a 400 reply as RPC_INVALID_REQUEST (-32600)", async () => {
-      const { port } = await startFake((request) => rpcError(request, 400, RPC_INVALID_REQUEST, "Params must be an array"));
+      const { port } = await startFake((request) =>
+        rpcError(request, 400, RPC_INVALID_REQUEST, "Params must be an array"),
+      );
       const error = await rejectionOf(clientFor(port).call("getblockcount"));
       expect(error).to.include({ code: -32600, httpStatus: 400 });
     });
@@ -203,17 +245,17 @@ describe("DogecoinRpcClient", () => {
     });
 
     it("retries while dogecoind is warming up (-28) and resolves once it is ready", async () => {
-      const { fake, port } = await startFake((request, index) => index < 2
-        ? rpcError(request, 500, RPC_IN_WARMUP, "Loading block index...")
-        : ok(request, 1234));
+      const { fake, port } = await startFake((request, index) =>
+        index < 2 ? rpcError(request, 500, RPC_IN_WARMUP, "Loading block index...") : ok(request, 1234),
+      );
       expect(await clientFor(port).getBlockCount()).to.equal(1234);
       expect(fake.requests).to.have.length(3);
     });
 
     it("retries a 503 with a text body and resolves once the node answers", async () => {
-      const { fake, port } = await startFake((request, index) => index === 0
-        ? { status: 503, text: "Loading block index..." }
-        : ok(request, 7));
+      const { fake, port } = await startFake((request, index) =>
+        index === 0 ? { status: 503, text: "Loading block index..." } : ok(request, 7),
+      );
       expect(await clientFor(port).getBlockCount()).to.equal(7);
       expect(fake.requests).to.have.length(2);
     });
@@ -257,7 +299,11 @@ describe("DogecoinRpcClient", () => {
       }
 
       const { port: authPort } = await startFake(() => ({ status: 401 }));
-      const withOptions = new DogecoinRpcClient({ url: `http://127.0.0.1:${authPort}/`, username: "dogeos", password: PASSWORD });
+      const withOptions = new DogecoinRpcClient({
+        url: `http://127.0.0.1:${authPort}/`,
+        username: "dogeos",
+        password: PASSWORD,
+      });
       const denied = await rejectionOf(withOptions.getBlockCount());
       expect(denied.message).to.include("dogeos:***@").and.not.include(PASSWORD);
       expect(withOptions.toString()).to.not.include(PASSWORD);
@@ -272,15 +318,18 @@ describe("DogecoinRpcClient", () => {
 
     it("refuses a malformed URL without echoing it", () => {
       expect(() => new DogecoinRpcClient({ url: `http://dogeos:${PASSWORD}@127.0.0.1:not-a-port/` }))
-        .to.throw(TypeError).with.property("message").that.does.not.include(PASSWORD);
+        .to.throw(TypeError)
+        .with.property("message")
+        .that.does.not.include(PASSWORD);
     });
   });
 
   describe("typed methods", () => {
     function answerByMethod(results: Record<string, unknown>) {
-      return (request: SeenRequest): FakeReply => request.body.method in results
-        ? ok(request, results[request.body.method])
-        : rpcError(request, 404, RPC_METHOD_NOT_FOUND, "Method not found");
+      return (request: SeenRequest): FakeReply =>
+        request.body.method in results
+          ? ok(request, results[request.body.method])
+          : rpcError(request, 404, RPC_METHOD_NOT_FOUND, "Method not found");
     }
 
     it("asks for raw blocks with getblock <hash> false, the boolean every 1.14 release accepts", async () => {
@@ -296,11 +345,16 @@ describe("DogecoinRpcClient", () => {
     });
 
     it("asks for raw transactions with getrawtransaction <txid> 0 and verbose ones with 1", async () => {
-      const { fake, port } = await startFake((request) => ok(request, request.body.params[1] === 0 ? "0100" : { txid: TXID }));
+      const { fake, port } = await startFake((request) =>
+        ok(request, request.body.params[1] === 0 ? "0100" : { txid: TXID }),
+      );
       const client = clientFor(port);
       expect(await client.getRawTransactionHex(TXID)).to.equal("0100");
       expect((await client.getRawTransactionVerbose(TXID)).txid).to.equal(TXID);
-      expect(fake.requests.map((request) => request.body.params)).to.deep.equal([[TXID, 0], [TXID, 1]]);
+      expect(fake.requests.map((request) => request.body.params)).to.deep.equal([
+        [TXID, 0],
+        [TXID, 1],
+      ]);
     });
 
     it("sends dogecoind's parameters for verbose blocks, headers, outputs, mining and fee estimates", async () => {
@@ -332,9 +386,11 @@ describe("DogecoinRpcClient", () => {
     });
 
     it("serves the indexer's RpcChainSource, which reads -8 above the tip as no block", async () => {
-      const { port } = await startFake((request) => request.body.method === "getblockhash" && (request.body.params[0] as number) > 5
-        ? rpcError(request, 500, -8, "Block height out of range")
-        : ok(request, request.body.method === "getblockcount" ? 5 : BLOCK_HASH));
+      const { port } = await startFake((request) =>
+        request.body.method === "getblockhash" && (request.body.params[0] as number) > 5
+          ? rpcError(request, 500, -8, "Block height out of range")
+          : ok(request, request.body.method === "getblockcount" ? 5 : BLOCK_HASH),
+      );
       const rpc: BlockRpc = clientFor(port);
       const source = new RpcChainSource(rpc);
       expect(await source.getTipHeight()).to.equal(5);
@@ -370,10 +426,13 @@ describe("dogeToKoinu", () => {
 
   it("round-trips every koinu amount below 2^26 DOGE through dogecoind's eight-decimal JSON and koinuToDoge", () => {
     const limit = (1n << 26n) * 100_000_000n - 1n;
-    fc.assert(fc.property(fc.bigInt({ min: -limit, max: limit }), (koinu) => {
-      expect(dogeToKoinu(JSON.parse(dogecoindJson(koinu)))).to.equal(koinu);
-      expect(dogeToKoinu(koinuToDoge(koinu))).to.equal(koinu);
-    }), { numRuns: 2_000, examples: [[limit], [-limit], [1n], [99_999_999n], [2_100_000_001n]] });
+    fc.assert(
+      fc.property(fc.bigInt({ min: -limit, max: limit }), (koinu) => {
+        expect(dogeToKoinu(JSON.parse(dogecoindJson(koinu)))).to.equal(koinu);
+        expect(dogeToKoinu(koinuToDoge(koinu))).to.equal(koinu);
+      }),
+      { numRuns: 2_000, examples: [[limit], [-limit], [1n], [99_999_999n], [2_100_000_001n]] },
+    );
   });
 
   it("refuses NaN and infinities", () => {

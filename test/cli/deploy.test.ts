@@ -24,7 +24,9 @@ async function freePort(): Promise<number> {
 
 function dogeos(args: string[], env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT, encoding: "utf8", timeout: 180_000,
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 180_000,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -40,18 +42,29 @@ describe("dogeos deploy", function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-deploy-"));
     const port = await freePort();
     rpcUrl = `http://127.0.0.1:${port}`;
-    node = spawn(process.execPath, [require.resolve("hardhat/internal/cli/cli.js"), "node", "--hostname", "127.0.0.1", "--port", String(port)], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
-    });
+    node = spawn(
+      process.execPath,
+      [require.resolve("hardhat/internal/cli/cli.js"), "node", "--hostname", "127.0.0.1", "--port", String(port)],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     node.stderr!.resume();
     await new Promise<void>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => reject(new Error(`the Hardhat node did not start: ${out}`)), 120_000);
       node!.stdout!.on("data", (chunk) => {
         out += chunk;
-        if (out.includes("Started HTTP")) { clearTimeout(timer); resolve(); }
+        if (out.includes("Started HTTP")) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
-      node!.once("exit", (code) => { clearTimeout(timer); reject(new Error(`the Hardhat node exited with ${code}: ${out}`)); });
+      node!.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the Hardhat node exited with ${code}: ${out}`));
+      });
     });
   });
 
@@ -68,10 +81,14 @@ describe("dogeos deploy", function () {
     const env = { DOGEOS_DATA_DIR: path.join(dir, "data") };
     const first = dogeos(["deploy", "--rpc-url", rpcUrl], env);
     expect(first.status, first.stderr).to.equal(0);
-    const addresses = (text: string) => Object.fromEntries([...text.matchAll(/^(\w+)\s+(0x[0-9a-fA-F]{40})$/gm)].map((m) => [m[1], m[2]]));
+    const addresses = (text: string) =>
+      Object.fromEntries([...text.matchAll(/^(\w+)\s+(0x[0-9a-fA-F]{40})$/gm)].map((m) => [m[1], m[2]]));
     const deployed = addresses(first.stdout);
     expect(Object.keys(deployed)).to.include.members(["DogeAttestation", "DogeInscriber", "DogeAnchor"]);
-    const index = JSON.parse(fs.readFileSync(path.join(dir, "data", "abi", "index.json"), "utf8")) as Record<string, { contracts: Record<string, { address: string | null }> }>;
+    const index = JSON.parse(fs.readFileSync(path.join(dir, "data", "abi", "index.json"), "utf8")) as Record<
+      string,
+      { contracts: Record<string, { address: string | null }> }
+    >;
     expect(index["31337"].contracts.DogeAttestation.address).to.equal(deployed.DogeAttestation);
 
     const second = dogeos(["deploy", "--rpc-url", rpcUrl], env);
@@ -85,6 +102,8 @@ describe("dogeos deploy", function () {
     fs.chmodSync(key, 0o644);
     const result = dogeos(["deploy", "--rpc-url", rpcUrl, "--key-file", key], {});
     expect(result.status).to.equal(2);
-    expect(result.stderr.trim()).to.equal(`dogeos deploy: the deployer key file ${key} has mode 644; group and others must have no access: chmod 600 ${key}`);
+    expect(result.stderr.trim()).to.equal(
+      `dogeos deploy: the deployer key file ${key} has mode 644; group and others must have no access: chmod 600 ${key}`,
+    );
   });
 });

@@ -15,10 +15,15 @@ import { loadWalletKey } from "../../src/wallet/keys";
 const ROOT = path.resolve(__dirname, "..", "..");
 const BIN = path.join(ROOT, "bin", "dogeos.js");
 
-function dogeos(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+function dogeos(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; stdout: string; stderr: string } {
   // A clean environment for the daemons' variables: only PATH, HOME and what the test sets.
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT, encoding: "utf8", timeout: 60_000,
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -91,20 +96,30 @@ describe("dogeos command line", () => {
   it("dogeos devnet runs the daemon in its own process: it serves RPC and stops on SIGTERM with status 0", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-devnet-"));
     const child = spawn(process.execPath, [BIN, "devnet", "--datadir", dataDir, "--port", "0", "--automine", "0"], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
     });
     try {
       let stderr = "";
-      child.stderr!.on("data", (chunk) => { stderr += chunk; });
+      child.stderr!.on("data", (chunk) => {
+        stderr += chunk;
+      });
       const url = await new Promise<string>((resolve, reject) => {
         let stdout = "";
         const timer = setTimeout(() => reject(new Error(`no ready line in 60 s: ${stderr}`)), 60_000);
         child.stdout!.on("data", (chunk) => {
           stdout += chunk;
           const match = /^devnet {2}(\S+)$/m.exec(stdout);
-          if (match) { clearTimeout(timer); resolve(match[1]); }
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
         });
-        child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${stderr}`)); });
+        child.once("exit", (code) => {
+          clearTimeout(timer);
+          reject(new Error(`exited with ${code}: ${stderr}`));
+        });
       });
       const parsed = new URL(url);
       const response = await fetch(`http://${parsed.host}/`, {
@@ -114,7 +129,11 @@ describe("dogeos command line", () => {
       });
       expect(((await response.json()) as { result: { chain: string } }).result.chain).to.equal("regtest");
       // The daemon's log lines carry the pid of the dogeos process itself: no second process.
-      const ready = stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { event?: string; pid: number }).find((line) => line.event === "ready");
+      const ready = stderr
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event?: string; pid: number })
+        .find((line) => line.event === "ready");
       expect(ready?.pid).to.equal(child.pid);
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGTERM");
@@ -127,8 +146,12 @@ describe("dogeos command line", () => {
 
   describe("key new", () => {
     let dir: string;
-    beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-key-")); });
-    afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-key-"));
+    });
+    afterEach(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
     it("creates a 0600 WIF file and prints its address", () => {
       const file = path.join(dir, "keys", "hot.wif");
@@ -158,8 +181,12 @@ describe("dogeos command line", () => {
 
   describe("operator tasks", () => {
     let dir: string;
-    beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-task-")); });
-    afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-task-"));
+    });
+    afterEach(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
     it("project add prints a key, with options or the two positionals of the older form", () => {
       const file = path.join(dir, "projects.json");

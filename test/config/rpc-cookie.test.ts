@@ -10,7 +10,13 @@ import path from "node:path";
 import { expect } from "chai";
 import { RpcAuthError } from "../../src/chain/dogecoin-rpc";
 import { ConfigError } from "../../src/config/load";
-import { CookieAuthRpcClient, checkRpcConfig, createDogecoinRpcClient, readCookieFile, rpcClientOptions } from "../../src/config/rpc";
+import {
+  CookieAuthRpcClient,
+  checkRpcConfig,
+  createDogecoinRpcClient,
+  readCookieFile,
+  rpcClientOptions,
+} from "../../src/config/rpc";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 
 /** Writes `__cookie__:<hex>` as dogecoind does (0600); returns the password. */
@@ -24,7 +30,9 @@ function writeCookie(file: string): string {
 describe("dogecoind cookie file", () => {
   let dir: string;
   let devnet: RunningDevnet | undefined;
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "cookie-test-")); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "cookie-test-"));
+  });
   afterEach(async () => {
     await devnet?.stop();
     devnet = undefined;
@@ -44,10 +52,21 @@ describe("dogecoind cookie file", () => {
   it("refuses a cookie beside a user, a password or URL credentials", () => {
     const cookie = path.join(dir, ".cookie");
     writeCookie(cookie);
-    expect(() => checkRpcConfig({ "rpc-url": "http://h:1/", "rpc-cookie-file": cookie, "rpc-password": "x" })).to.throw(ConfigError, "replaces --rpc-user and --rpc-password");
-    expect(() => checkRpcConfig({ "rpc-url": "http://u:p@h:1/", "rpc-cookie-file": cookie })).to.throw(ConfigError, "credentials in --rpc-url");
-    expect(rpcClientOptions({ "rpc-url": "http://h:1/", "rpc-cookie-file": cookie })).to.include({ username: "__cookie__" });
-    expect(rpcClientOptions({ "rpc-url": "http://h:1/", "rpc-user": "u", "rpc-password": "p" })).to.include({ username: "u", password: "p" });
+    expect(() => checkRpcConfig({ "rpc-url": "http://h:1/", "rpc-cookie-file": cookie, "rpc-password": "x" })).to.throw(
+      ConfigError,
+      "replaces --rpc-user and --rpc-password",
+    );
+    expect(() => checkRpcConfig({ "rpc-url": "http://u:p@h:1/", "rpc-cookie-file": cookie })).to.throw(
+      ConfigError,
+      "credentials in --rpc-url",
+    );
+    expect(rpcClientOptions({ "rpc-url": "http://h:1/", "rpc-cookie-file": cookie })).to.include({
+      username: "__cookie__",
+    });
+    expect(rpcClientOptions({ "rpc-url": "http://h:1/", "rpc-user": "u", "rpc-password": "p" })).to.include({
+      username: "u",
+      password: "p",
+    });
   });
 
   it("calls the devnet with the cookie and follows a restart that writes a new one", async () => {
@@ -55,7 +74,10 @@ describe("dogecoind cookie file", () => {
     const first = writeCookie(cookie);
     devnet = await startDevnet({ args: ["--rpcuser", "__cookie__", "--rpcpassword", first] });
     const port = new URL(devnet.url).port;
-    const client = createDogecoinRpcClient({ "rpc-url": `http://127.0.0.1:${port}/`, "rpc-cookie-file": cookie }, { retries: 0, timeoutMs: 5_000 });
+    const client = createDogecoinRpcClient(
+      { "rpc-url": `http://127.0.0.1:${port}/`, "rpc-cookie-file": cookie },
+      { retries: 0, timeoutMs: 5_000 },
+    );
     expect(client).to.be.instanceOf(CookieAuthRpcClient);
     expect(client.endpoint).to.equal(`http://__cookie__:***@127.0.0.1:${port}/`);
     expect((await client.getBlockchainInfo()).chain).to.equal("regtest");
@@ -67,7 +89,10 @@ describe("dogecoind cookie file", () => {
     devnet = undefined;
     const second = writeCookie(cookie);
     devnet = await startDevnet({ dataDir, args: ["--rpcuser", "__cookie__", "--rpcpassword", second, "--port", port] });
-    expect((await devnet.rpcRaw("getblockcount", [], "Basic " + Buffer.from(`__cookie__:${first}`).toString("base64"))).status).to.equal(401);
+    expect(
+      (await devnet.rpcRaw("getblockcount", [], "Basic " + Buffer.from(`__cookie__:${first}`).toString("base64")))
+        .status,
+    ).to.equal(401);
     expect(await client.getBlockCount()).to.be.a("number");
 
     // A wrong cookie that does not change stays an authentication error, sent once more at most.

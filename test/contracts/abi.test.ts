@@ -2,7 +2,13 @@ import { expect } from "chai";
 import fs from "node:fs";
 import path from "node:path";
 import hre from "hardhat";
-import { ABI_DIR, DOGEOS_TESTNET_CHAIN_ID, PUBLISHED_CONTRACTS, abiFileText, readAbiIndex } from "../../deploy/contracts";
+import {
+  ABI_DIR,
+  DOGEOS_TESTNET_CHAIN_ID,
+  PUBLISHED_CONTRACTS,
+  abiFileText,
+  readAbiIndex,
+} from "../../deploy/contracts";
 
 describe("shared/abi", () => {
   for (const name of PUBLISHED_CONTRACTS) {
@@ -17,6 +23,7 @@ describe("shared/abi", () => {
     const entry = readAbiIndex()[String(DOGEOS_TESTNET_CHAIN_ID)];
     expect(entry.deployed).to.equal(false);
     expect(Object.keys(entry.contracts).sort()).to.deep.equal([...PUBLISHED_CONTRACTS].sort());
-    for (const name of PUBLISHED_CONTRACTS) expect(entry.contracts[name]).to.deep.equal({ address: null, abi: `${name}.json` });
+    for (const name of PUBLISHED_CONTRACTS)
+      expect(entry.contracts[name]).to.deep.equal({ address: null, abi: `${name}.json` });
   });
 });

@@ -4,8 +4,16 @@ import { ethers } from "hardhat";
 import type { Contract } from "ethers";
 import { DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey } from "../../src/facts";
 import {
-  ATTESTERS, DOGE_ADDRESS, FOURTEEN_DAYS, SPARE_ATTESTERS, TIMELOCK_DELAY, balanceFact, deployAttestationFixture,
-  scheduleAndExecute, setterCall, signByTwo,
+  ATTESTERS,
+  DOGE_ADDRESS,
+  FOURTEEN_DAYS,
+  SPARE_ATTESTERS,
+  TIMELOCK_DELAY,
+  balanceFact,
+  deployAttestationFixture,
+  scheduleAndExecute,
+  setterCall,
+  signByTwo,
 } from "./attestation-fixture";
 
 const FEE = DEFAULT_REQUEST_FEE_WEI;
@@ -18,7 +26,14 @@ async function scheduled() {
   await (attestation.connect(admin) as Contract).schedule(call, SALT);
   const operationId = await attestation.hashOperation(call, SALT);
   const operation = await attestation.operationOf(operationId);
-  return { ...fixture, call, operationId, readyAt: operation.readyAt as bigint, expiresAt: operation.expiresAt as bigint, treasury };
+  return {
+    ...fixture,
+    call,
+    operationId,
+    readyAt: operation.readyAt as bigint,
+    expiresAt: operation.expiresAt as bigint,
+    treasury,
+  };
 }
 
 describe("contracts/DogeAttestation administration", () => {
@@ -28,26 +43,35 @@ describe("contracts/DogeAttestation administration", () => {
       const call = setterCall(attestation, "setRequestDeadlineWindow", [7_200n]);
       const now = BigInt(await time.latest()) + 1n;
       await time.setNextBlockTimestamp(now);
-      const operationId = ethers.keccak256(ethers.AbiCoder.defaultAbiCoder().encode(["bytes", "bytes32"], [call, SALT]));
+      const operationId = ethers.keccak256(
+        ethers.AbiCoder.defaultAbiCoder().encode(["bytes", "bytes32"], [call, SALT]),
+      );
       await expect((attestation.connect(admin) as Contract).schedule(call, SALT))
         .to.emit(attestation, "OperationScheduled")
         .withArgs(operationId, call, SALT, now + TIMELOCK_DELAY, now + TIMELOCK_DELAY + FOURTEEN_DAYS);
       expect(await attestation.hashOperation(call, SALT)).to.equal(operationId);
       const operation = await attestation.operationOf(operationId);
-      expect([operation.readyAt, operation.expiresAt, operation.executed]).to.deep.equal([now + TIMELOCK_DELAY, now + TIMELOCK_DELAY + FOURTEEN_DAYS, false]);
+      expect([operation.readyAt, operation.expiresAt, operation.executed]).to.deep.equal([
+        now + TIMELOCK_DELAY,
+        now + TIMELOCK_DELAY + FOURTEEN_DAYS,
+        false,
+      ]);
     });
 
     it("returns the operation id", async () => {
       const { attestation, admin } = await loadFixture(deployAttestationFixture);
       const call = setterCall(attestation, "setRequestDeadlineWindow", [7_200n]);
-      expect(await (attestation.connect(admin) as Contract).schedule.staticCall(call, SALT)).to.equal(await attestation.hashOperation(call, SALT));
+      expect(await (attestation.connect(admin) as Contract).schedule.staticCall(call, SALT)).to.equal(
+        await attestation.hashOperation(call, SALT),
+      );
     });
 
     it("reverts with NotAdmin for anyone but the admin", async () => {
       const { attestation, guardian } = await loadFixture(deployAttestationFixture);
       const call = setterCall(attestation, "setRequestDeadlineWindow", [7_200n]);
       await expect((attestation.connect(guardian) as Contract).schedule(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin")
+        .withArgs(guardian.address);
     });
 
     it("reverts with TimelockOperationNotAllowed for anything but a timelocked setter", async () => {
@@ -55,21 +79,28 @@ describe("contracts/DogeAttestation administration", () => {
       const asAdmin = attestation.connect(admin) as Contract;
       const withdraw = attestation.interface.encodeFunctionData("withdraw", []);
       await expect(asAdmin.schedule(withdraw, SALT))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs(withdraw.slice(0, 10));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed")
+        .withArgs(withdraw.slice(0, 10));
       const refund = attestation.interface.encodeFunctionData("refund", [ZERO_KEY]);
       await expect(asAdmin.schedule(refund, SALT))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs(refund.slice(0, 10));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed")
+        .withArgs(refund.slice(0, 10));
       await expect(asAdmin.schedule("0x1234", SALT))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed").withArgs("0x00000000");
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotAllowed")
+        .withArgs("0x00000000");
     });
 
     it("reverts with TimelockOperationAlreadyScheduled for the same call and salt, pending or executed", async () => {
       const { attestation, admin, call, operationId } = await loadFixture(scheduled);
       const asAdmin = attestation.connect(admin) as Contract;
-      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled").withArgs(operationId);
+      await expect(asAdmin.schedule(call, SALT))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled")
+        .withArgs(operationId);
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.schedule(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled").withArgs(operationId);
+      await expect(asAdmin.schedule(call, SALT))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyScheduled")
+        .withArgs(operationId);
     });
 
     it("schedules the same call again under another salt after it ran", async () => {
@@ -87,7 +118,9 @@ describe("contracts/DogeAttestation administration", () => {
       await time.setNextBlockTimestamp(readyAt);
       const tx = (attestation.connect(admin) as Contract).execute(call, SALT);
       await expect(tx).to.emit(attestation, "OperationExecuted").withArgs(operationId);
-      await expect(tx).to.emit(attestation, "RequestFeeChanged").withArgs(FACT_TYPE_KEYS.DOGE_BALANCE, 2n * FEE);
+      await expect(tx)
+        .to.emit(attestation, "RequestFeeChanged")
+        .withArgs(FACT_TYPE_KEYS.DOGE_BALANCE, 2n * FEE);
       expect(await attestation.requestFee(FACT_TYPE_KEYS.DOGE_BALANCE)).to.equal(2n * FEE);
       expect((await attestation.operationOf(operationId)).executed).to.equal(true);
     });
@@ -96,20 +129,25 @@ describe("contracts/DogeAttestation administration", () => {
       const { attestation, admin, call, operationId, readyAt } = await loadFixture(scheduled);
       await time.setNextBlockTimestamp(readyAt - 1n);
       await expect((attestation.connect(admin) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotReady").withArgs(operationId, readyAt, readyAt - 1n);
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationNotReady")
+        .withArgs(operationId, readyAt, readyAt - 1n);
     });
 
     it("runs exactly at expiry", async () => {
       const { attestation, admin, call, expiresAt } = await loadFixture(scheduled);
       await time.setNextBlockTimestamp(expiresAt);
-      await expect((attestation.connect(admin) as Contract).execute(call, SALT)).to.emit(attestation, "OperationExecuted");
+      await expect((attestation.connect(admin) as Contract).execute(call, SALT)).to.emit(
+        attestation,
+        "OperationExecuted",
+      );
     });
 
     it("reverts with TimelockOperationExpired when executed after expiry", async () => {
       const { attestation, admin, call, operationId, expiresAt } = await loadFixture(scheduled);
       await time.setNextBlockTimestamp(expiresAt + 1n);
       await expect((attestation.connect(admin) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationExpired").withArgs(operationId, expiresAt, expiresAt + 1n);
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationExpired")
+        .withArgs(operationId, expiresAt, expiresAt + 1n);
     });
 
     it("reverts with TimelockOperationAlreadyExecuted when executed twice", async () => {
@@ -117,21 +155,25 @@ describe("contracts/DogeAttestation administration", () => {
       const asAdmin = attestation.connect(admin) as Contract;
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted").withArgs(operationId);
+      await expect(asAdmin.execute(call, SALT))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted")
+        .withArgs(operationId);
     });
 
     it("reverts with TimelockOperationUnknown for a call never scheduled", async () => {
       const { attestation, admin, call } = await loadFixture(scheduled);
       const other = ethers.id("other salt");
       await expect((attestation.connect(admin) as Contract).execute(call, other))
-        .to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(await attestation.hashOperation(call, other));
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown")
+        .withArgs(await attestation.hashOperation(call, other));
     });
 
     it("reverts with NotAdmin for anyone but the admin", async () => {
       const { attestation, guardian, call } = await loadFixture(scheduled);
       await time.increase(TIMELOCK_DELAY);
       await expect((attestation.connect(guardian) as Contract).execute(call, SALT))
-        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin")
+        .withArgs(guardian.address);
     });
 
     it("passes the setters' own errors through", async () => {
@@ -141,7 +183,12 @@ describe("contracts/DogeAttestation administration", () => {
       const cases: [string, unknown[], string, unknown[]][] = [
         ["setAttesters", [[zero, a, b]], "AttestationZeroAttester", [0n]],
         ["setAttesters", [[a, b, b]], "AttestationDuplicateAttester", [b]],
-        ["setRequestFee", [FACT_TYPE_KEYS.DOGE_BALANCE, 1n << 96n], "AttestationFeeTooLarge", [1n << 96n, (1n << 96n) - 1n]],
+        [
+          "setRequestFee",
+          [FACT_TYPE_KEYS.DOGE_BALANCE, 1n << 96n],
+          "AttestationFeeTooLarge",
+          [1n << 96n, (1n << 96n) - 1n],
+        ],
         ["setRequestDeadlineWindow", [299n], "AttestationInvalidDeadlineWindow", [299n, 300n, 604_800n]],
         ["setRequestDeadlineWindow", [604_801n], "AttestationInvalidDeadlineWindow", [604_801n, 300n, 604_800n]],
         ["setTreasury", [zero], "AttestationInvalidTreasury", [zero]],
@@ -154,7 +201,8 @@ describe("contracts/DogeAttestation administration", () => {
         await (attestation.connect(admin) as Contract).schedule(call, salt);
         await time.increase(TIMELOCK_DELAY);
         await expect((attestation.connect(admin) as Contract).execute(call, salt))
-          .to.be.revertedWithCustomError(attestation, error).withArgs(...errorArgs);
+          .to.be.revertedWithCustomError(attestation, error)
+          .withArgs(...errorArgs);
       }
     });
   });
@@ -166,18 +214,25 @@ describe("contracts/DogeAttestation administration", () => {
       await expect(asAdmin.cancel(operationId)).to.emit(attestation, "OperationCancelled").withArgs(operationId);
       expect((await attestation.operationOf(operationId)).readyAt).to.equal(0n);
       await time.increase(TIMELOCK_DELAY);
-      await expect(asAdmin.execute(call, SALT)).to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(operationId);
+      await expect(asAdmin.execute(call, SALT))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown")
+        .withArgs(operationId);
     });
 
     it("reverts with TimelockOperationUnknown, TimelockOperationAlreadyExecuted and NotAdmin", async () => {
       const { attestation, admin, guardian, call, operationId } = await loadFixture(scheduled);
       const asAdmin = attestation.connect(admin) as Contract;
       await expect((attestation.connect(guardian) as Contract).cancel(operationId))
-        .to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
-      await expect(asAdmin.cancel(ZERO_KEY)).to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown").withArgs(ZERO_KEY);
+        .to.be.revertedWithCustomError(attestation, "NotAdmin")
+        .withArgs(guardian.address);
+      await expect(asAdmin.cancel(ZERO_KEY))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationUnknown")
+        .withArgs(ZERO_KEY);
       await time.increase(TIMELOCK_DELAY);
       await asAdmin.execute(call, SALT);
-      await expect(asAdmin.cancel(operationId)).to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted").withArgs(operationId);
+      await expect(asAdmin.cancel(operationId))
+        .to.be.revertedWithCustomError(attestation, "TimelockOperationAlreadyExecuted")
+        .withArgs(operationId);
     });
   });
 
@@ -195,7 +250,9 @@ describe("contracts/DogeAttestation administration", () => {
         ["setAdmin", [admin.address]],
       ];
       for (const [name, args] of calls) {
-        await expect(asAdmin[name](...args)).to.be.revertedWithCustomError(attestation, "TimelockOnlySelf").withArgs(admin.address);
+        await expect(asAdmin[name](...args))
+          .to.be.revertedWithCustomError(attestation, "TimelockOnlySelf")
+          .withArgs(admin.address);
       }
     });
 
@@ -213,38 +270,77 @@ describe("contracts/DogeAttestation administration", () => {
 
     it("setRequestFee to 0 disables requests of that type", async () => {
       const { attestation, admin, requester } = await loadFixture(deployAttestationFixture);
-      await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setRequestFee", [FACT_TYPE_KEYS.L1_TIP, 0n])))
-        .to.emit(attestation, "RequestFeeChanged").withArgs(FACT_TYPE_KEYS.L1_TIP, 0n);
-      await expect((attestation.connect(requester) as Contract).requestFact(FACT_TYPE_KEYS.L1_TIP, ZERO_KEY, ZERO_KEY, 0n))
-        .to.be.revertedWithCustomError(attestation, "AttestationFactTypeNotRequestable").withArgs(FACT_TYPE_KEYS.L1_TIP);
+      await expect(
+        scheduleAndExecute(attestation, admin, setterCall(attestation, "setRequestFee", [FACT_TYPE_KEYS.L1_TIP, 0n])),
+      )
+        .to.emit(attestation, "RequestFeeChanged")
+        .withArgs(FACT_TYPE_KEYS.L1_TIP, 0n);
+      await expect(
+        (attestation.connect(requester) as Contract).requestFact(FACT_TYPE_KEYS.L1_TIP, ZERO_KEY, ZERO_KEY, 0n),
+      )
+        .to.be.revertedWithCustomError(attestation, "AttestationFactTypeNotRequestable")
+        .withArgs(FACT_TYPE_KEYS.L1_TIP);
     });
 
     it("setRequestDeadlineWindow applies to later requests", async () => {
       const { attestation, admin, requester } = await loadFixture(deployAttestationFixture);
       await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setRequestDeadlineWindow", [600n])))
-        .to.emit(attestation, "RequestDeadlineWindowChanged").withArgs(600n);
+        .to.emit(attestation, "RequestDeadlineWindowChanged")
+        .withArgs(600n);
       expect(await attestation.requestDeadlineWindow()).to.equal(600n);
       const now = BigInt(await time.latest()) + 1n;
       await time.setNextBlockTimestamp(now);
-      await expect((attestation.connect(requester) as Contract).requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 0n, { value: FEE }))
-        .to.emit(attestation, "FactRequested").withArgs(ethers.isHexString, requester.address, FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 0n, FEE, now + 600n);
+      await expect(
+        (attestation.connect(requester) as Contract).requestFact(
+          FACT_TYPE_KEYS.DOGE_BALANCE,
+          addressKey(DOGE_ADDRESS),
+          ZERO_KEY,
+          0n,
+          { value: FEE },
+        ),
+      )
+        .to.emit(attestation, "FactRequested")
+        .withArgs(
+          ethers.isHexString,
+          requester.address,
+          FACT_TYPE_KEYS.DOGE_BALANCE,
+          addressKey(DOGE_ADDRESS),
+          ZERO_KEY,
+          0n,
+          FEE,
+          now + 600n,
+        );
     });
 
     it("setTreasury, setPlugsMarketplace, setGuardian and setAdmin hand the roles over", async () => {
       const { attestation, admin, guardian, stranger, requester } = await loadFixture(deployAttestationFixture);
       await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setTreasury", [stranger.address])))
-        .to.emit(attestation, "TreasuryChanged").withArgs(stranger.address);
-      await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setPlugsMarketplace", [requester.address])))
-        .to.emit(attestation, "PlugsMarketplaceChanged").withArgs(requester.address);
+        .to.emit(attestation, "TreasuryChanged")
+        .withArgs(stranger.address);
+      await expect(
+        scheduleAndExecute(attestation, admin, setterCall(attestation, "setPlugsMarketplace", [requester.address])),
+      )
+        .to.emit(attestation, "PlugsMarketplaceChanged")
+        .withArgs(requester.address);
       await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setGuardian", [stranger.address])))
-        .to.emit(attestation, "GuardianChanged").withArgs(stranger.address);
+        .to.emit(attestation, "GuardianChanged")
+        .withArgs(stranger.address);
       await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setAdmin", [requester.address])))
-        .to.emit(attestation, "AdminChanged").withArgs(requester.address);
-      expect([await attestation.treasury(), await attestation.plugsMarketplace(), await attestation.guardian(), await attestation.admin()])
-        .to.deep.equal([stranger.address, requester.address, stranger.address, requester.address]);
-      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "NotGuardian").withArgs(guardian.address);
+        .to.emit(attestation, "AdminChanged")
+        .withArgs(requester.address);
+      expect([
+        await attestation.treasury(),
+        await attestation.plugsMarketplace(),
+        await attestation.guardian(),
+        await attestation.admin(),
+      ]).to.deep.equal([stranger.address, requester.address, stranger.address, requester.address]);
+      await expect((attestation.connect(guardian) as Contract).pause())
+        .to.be.revertedWithCustomError(attestation, "NotGuardian")
+        .withArgs(guardian.address);
       await (attestation.connect(stranger) as Contract).pause();
-      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(admin.address);
+      await expect((attestation.connect(admin) as Contract).unpause())
+        .to.be.revertedWithCustomError(attestation, "NotAdmin")
+        .withArgs(admin.address);
       await (attestation.connect(requester) as Contract).unpause();
     });
   });
@@ -252,37 +348,63 @@ describe("contracts/DogeAttestation administration", () => {
   describe("pause and unpause", () => {
     it("let the guardian pause at once and the admin unpause, with Paused and Unpaused", async () => {
       const { attestation, admin, guardian } = await loadFixture(deployAttestationFixture);
-      await expect((attestation.connect(guardian) as Contract).pause()).to.emit(attestation, "Paused").withArgs(guardian.address);
+      await expect((attestation.connect(guardian) as Contract).pause())
+        .to.emit(attestation, "Paused")
+        .withArgs(guardian.address);
       expect(await attestation.paused()).to.equal(true);
-      await expect((attestation.connect(admin) as Contract).unpause()).to.emit(attestation, "Unpaused").withArgs(admin.address);
+      await expect((attestation.connect(admin) as Contract).unpause())
+        .to.emit(attestation, "Unpaused")
+        .withArgs(admin.address);
       expect(await attestation.paused()).to.equal(false);
     });
 
     it("revert with NotGuardian, NotAdmin and PauseUnchanged", async () => {
       const { attestation, admin, guardian } = await loadFixture(deployAttestationFixture);
-      await expect((attestation.connect(admin) as Contract).pause()).to.be.revertedWithCustomError(attestation, "NotGuardian").withArgs(admin.address);
-      await expect((attestation.connect(admin) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "PauseUnchanged").withArgs(false);
+      await expect((attestation.connect(admin) as Contract).pause())
+        .to.be.revertedWithCustomError(attestation, "NotGuardian")
+        .withArgs(admin.address);
+      await expect((attestation.connect(admin) as Contract).unpause())
+        .to.be.revertedWithCustomError(attestation, "PauseUnchanged")
+        .withArgs(false);
       await (attestation.connect(guardian) as Contract).pause();
-      await expect((attestation.connect(guardian) as Contract).pause()).to.be.revertedWithCustomError(attestation, "PauseUnchanged").withArgs(true);
-      await expect((attestation.connect(guardian) as Contract).unpause()).to.be.revertedWithCustomError(attestation, "NotAdmin").withArgs(guardian.address);
+      await expect((attestation.connect(guardian) as Contract).pause())
+        .to.be.revertedWithCustomError(attestation, "PauseUnchanged")
+        .withArgs(true);
+      await expect((attestation.connect(guardian) as Contract).unpause())
+        .to.be.revertedWithCustomError(attestation, "NotAdmin")
+        .withArgs(guardian.address);
     });
 
     it("leave the timelock working while paused", async () => {
       const { attestation, admin, guardian } = await loadFixture(deployAttestationFixture);
       await (attestation.connect(guardian) as Contract).pause();
       const next = [ATTESTERS[0], ATTESTERS[1], SPARE_ATTESTERS[0]].map((w) => w.address);
-      await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setAttesters", [next]))).to.emit(attestation, "AttesterSetChanged");
+      await expect(scheduleAndExecute(attestation, admin, setterCall(attestation, "setAttesters", [next]))).to.emit(
+        attestation,
+        "AttesterSetChanged",
+      );
     });
   });
 
   describe("escrow safety", () => {
     it("no admin path moves escrowed fees or credited balances", async () => {
-      const { attestation, registry, domain, admin, guardian, treasury, requester, creator, stranger } = await loadFixture(deployAttestationFixture);
+      const { attestation, registry, domain, admin, guardian, treasury, requester, creator, stranger } =
+        await loadFixture(deployAttestationFixture);
       await registry.setCreator(1n, creator.address);
       const asRequester = attestation.connect(requester) as Contract;
-      await asRequester.requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 1n, { value: FEE });
-      const fulfilled = await asRequester.requestFact.staticCall(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 1n, { value: FEE });
-      await asRequester.requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 1n, { value: FEE });
+      await asRequester.requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 1n, {
+        value: FEE,
+      });
+      const fulfilled = await asRequester.requestFact.staticCall(
+        FACT_TYPE_KEYS.DOGE_BALANCE,
+        addressKey(DOGE_ADDRESS),
+        ZERO_KEY,
+        1n,
+        { value: FEE },
+      );
+      await asRequester.requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, 1n, {
+        value: FEE,
+      });
       const fact = await balanceFact(1n, 10);
       await attestation.fulfill(fulfilled, fact, await signByTwo(domain, fact));
       const contractAddress = await attestation.getAddress();
@@ -301,16 +423,25 @@ describe("contracts/DogeAttestation administration", () => {
         ["setGuardian", [stranger.address]],
         ["setAdmin", [stranger.address]],
       ];
-      for (const [name, args] of setters) await scheduleAndExecute(attestation, admin, setterCall(attestation, name, args), ethers.id(name));
+      for (const [name, args] of setters)
+        await scheduleAndExecute(attestation, admin, setterCall(attestation, name, args), ethers.id(name));
       expect(await ethers.provider.getBalance(contractAddress)).to.equal(before.contract);
       expect(await attestation.withdrawableOf(treasury.address)).to.equal(before.treasury);
       expect(await attestation.withdrawableOf(creator.address)).to.equal(before.creator);
       expect(await attestation.withdrawableOf(stranger.address)).to.equal(0n);
       await time.increase(3_601n);
       const open = (await attestation.queryFilter(attestation.filters.FactRequested()))[0];
-      await expect(asRequester.refund((open as unknown as { args: { requestId: string } }).args.requestId)).to.changeEtherBalance(requester, FEE);
-      await expect((attestation.connect(treasury) as Contract).withdraw()).to.changeEtherBalance(treasury, before.treasury);
-      await expect((attestation.connect(creator) as Contract).withdraw()).to.changeEtherBalance(creator, before.creator);
+      await expect(
+        asRequester.refund((open as unknown as { args: { requestId: string } }).args.requestId),
+      ).to.changeEtherBalance(requester, FEE);
+      await expect((attestation.connect(treasury) as Contract).withdraw()).to.changeEtherBalance(
+        treasury,
+        before.treasury,
+      );
+      await expect((attestation.connect(creator) as Contract).withdraw()).to.changeEtherBalance(
+        creator,
+        before.creator,
+      );
       expect(await ethers.provider.getBalance(contractAddress)).to.equal(0n);
     });
   });

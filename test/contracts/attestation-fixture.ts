@@ -66,7 +66,12 @@ export async function stampAt(l1Height: bigint | number, offset = 0n, attesterSe
 }
 
 /** A DOGE_BALANCE fact about DOGE_ADDRESS. */
-export async function balanceFact(koinu: bigint, l1Height: bigint | number, offset = 0n, attesterSetId = 1n): Promise<Fact> {
+export async function balanceFact(
+  koinu: bigint,
+  l1Height: bigint | number,
+  offset = 0n,
+  attesterSetId = 1n,
+): Promise<Fact> {
   return dogeBalanceFact(DOGE_ADDRESS, koinu, await stampAt(l1Height, offset, attesterSetId));
 }
 
@@ -84,7 +89,12 @@ export function highS(signature: string): string {
 }
 
 /** Schedules `call` with `salt`, waits out the delay, executes it. Returns the execute transaction. */
-export async function scheduleAndExecute(attestation: Contract, admin: HardhatEthersSigner, call: string, salt = ethers.ZeroHash) {
+export async function scheduleAndExecute(
+  attestation: Contract,
+  admin: HardhatEthersSigner,
+  call: string,
+  salt = ethers.ZeroHash,
+) {
   await (attestation.connect(admin) as Contract).schedule(call, salt);
   await time.increase(TIMELOCK_DELAY);
   return (attestation.connect(admin) as Contract).execute(call, salt);
@@ -97,5 +107,10 @@ export function setterCall(attestation: Contract, name: string, args: unknown[])
 
 /** Rotates to a new attester set through the timelock. */
 export async function rotateAttesters(attestation: Contract, admin: HardhatEthersSigner, next: Wallet[]) {
-  await scheduleAndExecute(attestation, admin, setterCall(attestation, "setAttesters", [next.map((w) => w.address)]), keccak256(toUtf8Bytes(next.map((w) => w.address).join())));
+  await scheduleAndExecute(
+    attestation,
+    admin,
+    setterCall(attestation, "setAttesters", [next.map((w) => w.address)]),
+    keccak256(toUtf8Bytes(next.map((w) => w.address).join())),
+  );
 }

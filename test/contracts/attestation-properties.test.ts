@@ -5,12 +5,25 @@ import { ethers } from "hardhat";
 import type { Contract, Wallet } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import {
-  DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey, dogeBalanceFact, factDigest, quorumVerdict, replacesStoredFact,
+  DEFAULT_REQUEST_FEE_WEI,
+  FACT_TYPE_KEYS,
+  ZERO_KEY,
+  addressKey,
+  dogeBalanceFact,
+  factDigest,
+  quorumVerdict,
+  replacesStoredFact,
   signFact,
 } from "../../src/facts";
 import type { Fact, FactAge, QuorumVerdict } from "../../src/facts";
 import {
-  ATTESTERS, DOGE_ADDRESS, OTHER_DOGE_ADDRESS, OUTSIDER, SPARE_ATTESTERS, deployAttestationFixture, rotateAttesters,
+  ATTESTERS,
+  DOGE_ADDRESS,
+  OTHER_DOGE_ADDRESS,
+  OUTSIDER,
+  SPARE_ATTESTERS,
+  deployAttestationFixture,
+  rotateAttesters,
   signByTwo,
 } from "./attestation-fixture";
 
@@ -47,7 +60,11 @@ async function rotatedFixture() {
   await rotateAttesters(fixture.attestation, fixture.admin, [ATTESTERS[0], ATTESTERS[1], SPARE_ATTESTERS[0]]);
   const current = [ATTESTERS[0], ATTESTERS[1], SPARE_ATTESTERS[0]];
   const pool: Wallet[] = [...current, ATTESTERS[2], OUTSIDER];
-  const fact = dogeBalanceFact(DOGE_ADDRESS, 1n, { l1Height: 5, attestedAt: BigInt(await time.latest()), attesterSetId: 2 });
+  const fact = dogeBalanceFact(DOGE_ADDRESS, 1n, {
+    l1Height: 5,
+    attestedAt: BigInt(await time.latest()),
+    attesterSetId: 2,
+  });
   const signatureOf = new Map<string, string>();
   for (const wallet of pool) signatureOf.set(wallet.address, (await signFact([wallet], fixture.domain, fact))[0]);
   return { ...fixture, current, pool, fact, signatureOf };
@@ -61,9 +78,17 @@ describe("contracts/DogeAttestation properties", () => {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.integer({ min: 0, max: pool.length - 1 }), { maxLength: 5 }), async (picks) => {
           const signers = picks.map((i) => pool[i].address);
-          const outcome = await outcomeOf(attestation, attestation.verifyFact(fact, signers.map((s) => signatureOf.get(s)!)));
+          const outcome = await outcomeOf(
+            attestation,
+            attestation.verifyFact(
+              fact,
+              signers.map((s) => signatureOf.get(s)!),
+            ),
+          );
           const verdict = quorumVerdict(signers, currentAddresses);
-          const ascendingDistinctMembers = signers.every((s, i) => currentAddresses.includes(s) && (i === 0 || BigInt(s) > BigInt(signers[i - 1])));
+          const ascendingDistinctMembers = signers.every(
+            (s, i) => currentAddresses.includes(s) && (i === 0 || BigInt(s) > BigInt(signers[i - 1])),
+          );
           expect(verdict.accepted).to.equal(ascendingDistinctMembers && signers.length >= 2);
           if (verdict.accepted) expect(outcome).to.deep.equal({ ok: true, value: factDigest(domain, fact) });
           else expect(outcome).to.deep.equal({ ok: false, ...expectedOutcome(verdict) });
@@ -101,10 +126,19 @@ describe("contracts/DogeAttestation properties", () => {
           const model: (FactAge | null)[] = [null, null];
           let tip = 0n;
           for (const [step, { subject, l1Height, attestedAtOffset }] of submissions.entries()) {
-            const stamp = { l1Height: BigInt(l1Height), attestedAt: base + BigInt(attestedAtOffset), attesterSetId: 1n };
+            const stamp = {
+              l1Height: BigInt(l1Height),
+              attestedAt: base + BigInt(attestedAtOffset),
+              attesterSetId: 1n,
+            };
             const fact: Fact = dogeBalanceFact(addresses[subject], BigInt(step), stamp);
             const shouldStore = replacesStoredFact(model[subject], stamp);
-            const outcome = await outcomeOf(attestation, attestation.submitFact(fact, await signByTwo(domain, fact)).then((tx: { wait(): Promise<unknown> }) => tx.wait()));
+            const outcome = await outcomeOf(
+              attestation,
+              attestation
+                .submitFact(fact, await signByTwo(domain, fact))
+                .then((tx: { wait(): Promise<unknown> }) => tx.wait()),
+            );
             expect(outcome.ok).to.equal(shouldStore);
             if (!outcome.ok) expect(outcome.name).to.equal("AttestationStaleFact");
             const previous = model[subject];
@@ -114,7 +148,9 @@ describe("contracts/DogeAttestation properties", () => {
             }
             const [, storedHeight, storedAttestedAt] = await attestation.dogeBalance(addresses[subject]);
             expect(storedHeight).to.be.gte(previous?.l1Height ?? 0n);
-            expect({ l1Height: storedHeight, attestedAt: storedAttestedAt }).to.deep.equal(model[subject] ?? { l1Height: 0n, attestedAt: 0n });
+            expect({ l1Height: storedHeight, attestedAt: storedAttestedAt }).to.deep.equal(
+              model[subject] ?? { l1Height: 0n, attestedAt: 0n },
+            );
             expect(await attestation.l1Tip()).to.equal(tip);
           }
         }),
@@ -126,10 +162,20 @@ describe("contracts/DogeAttestation properties", () => {
   describe("escrow", () => {
     it("keeps the contract's balance equal to escrowed fees plus unpaid balances", async () => {
       const action = fc.oneof(
-        { weight: 3, arbitrary: fc.record({ kind: fc.constant("request" as const), who: fc.integer({ min: 0, max: 2 }), withPlug: fc.boolean() }) },
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            kind: fc.constant("request" as const),
+            who: fc.integer({ min: 0, max: 2 }),
+            withPlug: fc.boolean(),
+          }),
+        },
         { weight: 3, arbitrary: fc.record({ kind: fc.constant("fulfill" as const), pick: fc.nat() }) },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant("refund" as const), pick: fc.nat() }) },
-        { weight: 2, arbitrary: fc.record({ kind: fc.constant("withdraw" as const), who: fc.integer({ min: 0, max: 4 }) }) },
+        {
+          weight: 2,
+          arbitrary: fc.record({ kind: fc.constant("withdraw" as const), who: fc.integer({ min: 0, max: 4 }) }),
+        },
       );
       await fc.assert(
         fc.asyncProperty(fc.array(action, { minLength: 4, maxLength: 12 }), async (actions) => {
@@ -162,7 +208,12 @@ describe("contracts/DogeAttestation properties", () => {
             }
             if (step.kind === "request") {
               const from = attestation.connect(requesters[step.who]) as Contract;
-              const args = [FACT_TYPE_KEYS.DOGE_BALANCE, addressKey(DOGE_ADDRESS), ZERO_KEY, step.withPlug ? 1n : 0n] as const;
+              const args = [
+                FACT_TYPE_KEYS.DOGE_BALANCE,
+                addressKey(DOGE_ADDRESS),
+                ZERO_KEY,
+                step.withPlug ? 1n : 0n,
+              ] as const;
               const id = await from.requestFact.staticCall(...args, { value: DEFAULT_REQUEST_FEE_WEI });
               await from.requestFact(...args, { value: DEFAULT_REQUEST_FEE_WEI });
               requests.push({ id, requester: requesters[step.who] });
@@ -171,7 +222,11 @@ describe("contracts/DogeAttestation properties", () => {
               if (live.length === 0) continue;
               const target = live[step.pick % live.length];
               height += 1n;
-              const fact = dogeBalanceFact(DOGE_ADDRESS, height, { l1Height: height, attestedAt: now, attesterSetId: 1n });
+              const fact = dogeBalanceFact(DOGE_ADDRESS, height, {
+                l1Height: height,
+                attestedAt: now,
+                attesterSetId: 1n,
+              });
               await attestation.fulfill(target.id, fact, await signByTwo(domain, fact));
             } else if (step.kind === "refund") {
               if (open.length === 0) continue;
@@ -180,7 +235,8 @@ describe("contracts/DogeAttestation properties", () => {
               await (attestation.connect(target.requester) as Contract).refund(target.id);
             } else {
               const owed = [];
-              for (const account of accounts) if ((await attestation.withdrawableOf(account.address)) > 0n) owed.push(account);
+              for (const account of accounts)
+                if ((await attestation.withdrawableOf(account.address)) > 0n) owed.push(account);
               if (owed.length === 0) continue;
               await (attestation.connect(owed[step.who % owed.length]) as Contract).withdraw();
             }
@@ -192,4 +248,3 @@ describe("contracts/DogeAttestation properties", () => {
     });
   });
 });
-

@@ -4,12 +4,28 @@ import { ethers } from "hardhat";
 import type { Contract, ContractTransactionResponse } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import {
-  DEFAULT_REQUEST_FEE_WEI, FACT_TYPE_KEYS, ZERO_KEY, addressKey, creditedCreator, dogeBalanceFact, drc20BalanceFact, requestIdOf, signFact,
-  splitRequestFee, tickKey,
+  DEFAULT_REQUEST_FEE_WEI,
+  FACT_TYPE_KEYS,
+  ZERO_KEY,
+  addressKey,
+  creditedCreator,
+  dogeBalanceFact,
+  drc20BalanceFact,
+  requestIdOf,
+  signFact,
+  splitRequestFee,
+  tickKey,
 } from "../../src/facts";
 import {
-  ATTESTERS, DOGE_ADDRESS, OTHER_DOGE_ADDRESS, balanceFact, deployAttestationFixture, scheduleAndExecute, setterCall,
-  signByTwo, stampAt,
+  ATTESTERS,
+  DOGE_ADDRESS,
+  OTHER_DOGE_ADDRESS,
+  balanceFact,
+  deployAttestationFixture,
+  scheduleAndExecute,
+  setterCall,
+  signByTwo,
+  stampAt,
 } from "./attestation-fixture";
 import type { AttestationFixture } from "./attestation-fixture";
 
@@ -30,8 +46,18 @@ async function requestIdFrom(attestation: Contract, tx: ContractTransactionRespo
 }
 
 /** The requester asks for DOGE_ADDRESS's balance through `plugId`. */
-async function requestBalance(fixture: AttestationFixture, plugId = PLUG_ID, from: HardhatEthersSigner = fixture.requester) {
-  const tx = await (fixture.attestation.connect(from) as Contract).requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, SUBJECT, ZERO_KEY, plugId, { value: FEE });
+async function requestBalance(
+  fixture: AttestationFixture,
+  plugId = PLUG_ID,
+  from: HardhatEthersSigner = fixture.requester,
+) {
+  const tx = await (fixture.attestation.connect(from) as Contract).requestFact(
+    FACT_TYPE_KEYS.DOGE_BALANCE,
+    SUBJECT,
+    ZERO_KEY,
+    plugId,
+    { value: FEE },
+  );
   return requestIdFrom(fixture.attestation, tx);
 }
 
@@ -61,12 +87,27 @@ describe("contracts/DogeAttestation paid requests", () => {
       const tx = asRequester.requestFact(...args, { value: FEE });
       await expect(tx)
         .to.emit(attestation, "FactRequested")
-        .withArgs(expectedId, requester.address, FACT_TYPE_KEYS.DRC20_BALANCE, SUBJECT, tickKey("doge"), PLUG_ID, FEE, next + 3_600n);
+        .withArgs(
+          expectedId,
+          requester.address,
+          FACT_TYPE_KEYS.DRC20_BALANCE,
+          SUBJECT,
+          tickKey("doge"),
+          PLUG_ID,
+          FEE,
+          next + 3_600n,
+        );
       await expect(tx).to.changeEtherBalances([requester, attestation], [-FEE, FEE]);
       const stored = await attestation.requestOf(expectedId);
       expect(stored.requester).to.equal(requester.address);
-      expect([stored.feeWei, stored.plugId, stored.sequence, stored.requestedAt, stored.deadline, stored.status])
-        .to.deep.equal([FEE, PLUG_ID, 1n, next, next + 3_600n, 1n]);
+      expect([
+        stored.feeWei,
+        stored.plugId,
+        stored.sequence,
+        stored.requestedAt,
+        stored.deadline,
+        stored.status,
+      ]).to.deep.equal([FEE, PLUG_ID, 1n, next, next + 3_600n, 1n]);
     });
 
     it("numbers requests, so the same fact requested twice gets two ids", async () => {
@@ -80,8 +121,11 @@ describe("contracts/DogeAttestation paid requests", () => {
     it("reverts with AttestationFactTypeNotRequestable for a type without a fee", async () => {
       const { attestation, requester } = await loadFixture(withListedPlug);
       const unknown = ethers.id("NOT_A_FACT_TYPE");
-      await expect((attestation.connect(requester) as Contract).requestFact(unknown, SUBJECT, ZERO_KEY, 0n, { value: FEE }))
-        .to.be.revertedWithCustomError(attestation, "AttestationFactTypeNotRequestable").withArgs(unknown);
+      await expect(
+        (attestation.connect(requester) as Contract).requestFact(unknown, SUBJECT, ZERO_KEY, 0n, { value: FEE }),
+      )
+        .to.be.revertedWithCustomError(attestation, "AttestationFactTypeNotRequestable")
+        .withArgs(unknown);
     });
 
     it("reverts with AttestationWrongFee for less or more than the fee", async () => {
@@ -89,14 +133,24 @@ describe("contracts/DogeAttestation paid requests", () => {
       const asRequester = attestation.connect(requester) as Contract;
       for (const sent of [0n, FEE - 1n, FEE + 1n]) {
         await expect(asRequester.requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, SUBJECT, ZERO_KEY, 0n, { value: sent }))
-          .to.be.revertedWithCustomError(attestation, "AttestationWrongFee").withArgs(sent, FEE);
+          .to.be.revertedWithCustomError(attestation, "AttestationWrongFee")
+          .withArgs(sent, FEE);
       }
     });
 
     it("reverts with AttestationPlugIdTooLarge for a plug id above 2^96 - 1", async () => {
       const { attestation, requester } = await loadFixture(withListedPlug);
-      await expect((attestation.connect(requester) as Contract).requestFact(FACT_TYPE_KEYS.DOGE_BALANCE, SUBJECT, ZERO_KEY, 1n << 96n, { value: FEE }))
-        .to.be.revertedWithCustomError(attestation, "AttestationPlugIdTooLarge").withArgs(1n << 96n, (1n << 96n) - 1n);
+      await expect(
+        (attestation.connect(requester) as Contract).requestFact(
+          FACT_TYPE_KEYS.DOGE_BALANCE,
+          SUBJECT,
+          ZERO_KEY,
+          1n << 96n,
+          { value: FEE },
+        ),
+      )
+        .to.be.revertedWithCustomError(attestation, "AttestationPlugIdTooLarge")
+        .withArgs(1n << 96n, (1n << 96n) - 1n);
     });
 
     it("reverts with AttestationPaused while paused", async () => {
@@ -112,7 +166,9 @@ describe("contracts/DogeAttestation paid requests", () => {
       const fact = await balanceFact(42n, 900);
       const { creatorShareWei, operatorShareWei } = splitRequestFee(FEE, true);
       const tx = attestation.fulfill(requestId, fact, await signByTwo(domain, fact));
-      await expect(tx).to.emit(attestation, "RequestFulfilled").withArgs(requestId, creator.address, treasury.address, creatorShareWei, operatorShareWei);
+      await expect(tx)
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(requestId, creator.address, treasury.address, creatorShareWei, operatorShareWei);
       await expect(tx).to.emit(attestation, "FactStored");
       await expect(tx).to.changeEtherBalance(attestation, 0n);
       expect(await attestation.withdrawableOf(creator.address)).to.equal(FEE / 5n);
@@ -126,7 +182,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       const requestId = await requestBalance(fixture, 0n);
       const fact = await balanceFact(1n, 900);
       await expect(fixture.attestation.fulfill(requestId, fact, await signByTwo(fixture.domain, fact)))
-        .to.emit(fixture.attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
+        .to.emit(fixture.attestation, "RequestFulfilled")
+        .withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
       expect(await fixture.attestation.withdrawableOf(fixture.treasury.address)).to.equal(FEE);
     });
 
@@ -135,17 +192,23 @@ describe("contracts/DogeAttestation paid requests", () => {
       const requestId = await requestBalance(fixture, 99n);
       const fact = await balanceFact(1n, 900);
       await expect(fixture.attestation.fulfill(requestId, fact, await signByTwo(fixture.domain, fact)))
-        .to.emit(fixture.attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
+        .to.emit(fixture.attestation, "RequestFulfilled")
+        .withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
     });
 
     it("credits the whole fee to the treasury when no marketplace is set", async () => {
       const fixture = await loadFixture(withOpenRequest);
       const { attestation, admin } = fixture;
-      await scheduleAndExecute(attestation, admin, setterCall(attestation, "setPlugsMarketplace", [ethers.ZeroAddress]));
+      await scheduleAndExecute(
+        attestation,
+        admin,
+        setterCall(attestation, "setPlugsMarketplace", [ethers.ZeroAddress]),
+      );
       const requestId = await requestBalance(fixture);
       const fact = await balanceFact(1n, 900);
       await expect(attestation.fulfill(requestId, fact, await signByTwo(fixture.domain, fact)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(requestId, ethers.ZeroAddress, fixture.treasury.address, 0n, FEE);
     });
 
     it("credits the whole fee to the treasury when the plug's creator is the requester, as creditedCreator says", async () => {
@@ -157,7 +220,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       const { creatorShareWei, operatorShareWei } = splitRequestFee(FEE, false);
       const fact = await balanceFact(1n, 900);
       await expect(attestation.fulfill(requestId, fact, await signByTwo(domain, fact)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(requestId, ethers.ZeroAddress, treasury.address, creatorShareWei, operatorShareWei);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(requestId, ethers.ZeroAddress, treasury.address, creatorShareWei, operatorShareWei);
       expect(await attestation.withdrawableOf(requester.address)).to.equal(0n);
       expect(await attestation.withdrawableOf(treasury.address)).to.equal(FEE);
       // Another requester through the same plug pays its creator (the first requester) the share.
@@ -165,7 +229,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       const othersRequest = await requestBalance(fixture, 8n, fixture.stranger);
       const later = await balanceFact(2n, 901, 5n);
       await expect(attestation.fulfill(othersRequest, later, await signByTwo(domain, later)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(othersRequest, requester.address, treasury.address, FEE / 5n, (FEE * 4n) / 5n);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(othersRequest, requester.address, treasury.address, FEE / 5n, (FEE * 4n) / 5n);
     });
 
     it("credits the creator of a plug listed on the real PlugsMarketplace, and nobody once it is delisted", async () => {
@@ -175,16 +240,22 @@ describe("contracts/DogeAttestation paid requests", () => {
       const asCreator = marketplace.connect(creator) as Contract;
       const plugId = await asCreator.listPlug.staticCall(0n, 0n, "ipfs://plug");
       await asCreator.listPlug(0n, 0n, "ipfs://plug");
-      await scheduleAndExecute(attestation, admin, setterCall(attestation, "setPlugsMarketplace", [await marketplace.getAddress()]));
+      await scheduleAndExecute(
+        attestation,
+        admin,
+        setterCall(attestation, "setPlugsMarketplace", [await marketplace.getAddress()]),
+      );
       const listed = await requestBalance(fixture, plugId);
       const first = await balanceFact(1n, 900);
       await expect(attestation.fulfill(listed, first, await signByTwo(domain, first)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(listed, creator.address, treasury.address, FEE / 5n, (FEE * 4n) / 5n);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(listed, creator.address, treasury.address, FEE / 5n, (FEE * 4n) / 5n);
       await asCreator.delistPlug(plugId);
       const delisted = await requestBalance(fixture, plugId);
       const second = await balanceFact(2n, 901, 5n);
       await expect(attestation.fulfill(delisted, second, await signByTwo(domain, second)))
-        .to.emit(attestation, "RequestFulfilled").withArgs(delisted, ethers.ZeroAddress, treasury.address, 0n, FEE);
+        .to.emit(attestation, "RequestFulfilled")
+        .withArgs(delisted, ethers.ZeroAddress, treasury.address, 0n, FEE);
     });
 
     it("pays without overwriting when a newer fact is already stored", async () => {
@@ -236,7 +307,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       await attestation.fulfill(requestId, fact, await signByTwo(domain, fact));
       const again = await balanceFact(1n, 901, 5n);
       await expect(attestation.fulfill(requestId, again, await signByTwo(domain, again)))
-        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen").withArgs(requestId, 2n);
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen")
+        .withArgs(requestId, 2n);
     });
 
     it("reverts with AttestationRequestNotOpen(id, 0) for an unknown request", async () => {
@@ -244,7 +316,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       const fact = await balanceFact(1n, 900);
       const unknown = ethers.id("no such request");
       await expect(attestation.fulfill(unknown, fact, await signByTwo(domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen").withArgs(unknown, 0n);
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen")
+        .withArgs(unknown, 0n);
     });
 
     it("reverts with AttestationRequestExpired after the deadline", async () => {
@@ -256,7 +329,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       const signatures = await signByTwo(domain, fact);
       await time.setNextBlockTimestamp(deadline + 2n);
       await expect(attestation.fulfill(requestId, fact, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationRequestExpired").withArgs(requestId, deadline, deadline + 2n);
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestExpired")
+        .withArgs(requestId, deadline, deadline + 2n);
     });
 
     it("accepts a fulfilment exactly at the deadline", async () => {
@@ -273,21 +347,26 @@ describe("contracts/DogeAttestation paid requests", () => {
       const requestedAt = (await attestation.requestOf(requestId)).requestedAt as bigint;
       const fact = { ...(await balanceFact(1n, 900)), attestedAt: requestedAt - 1n };
       await expect(attestation.fulfill(requestId, fact, await signByTwo(domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationFactOlderThanRequest").withArgs(requestId, requestedAt - 1n, requestedAt);
+        .to.be.revertedWithCustomError(attestation, "AttestationFactOlderThanRequest")
+        .withArgs(requestId, requestedAt - 1n, requestedAt);
     });
 
     it("reverts with AttestationQuorumNotMet for an answer signed by one attester", async () => {
       const { attestation, domain, requestId } = await loadFixture(withOpenRequest);
       const fact = await balanceFact(1n, 900);
       await expect(attestation.fulfill(requestId, fact, await signFact([ATTESTERS[0]], domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet").withArgs(1n, 2n);
+        .to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet")
+        .withArgs(1n, 2n);
     });
 
     it("reverts with AttestationPaused while paused", async () => {
       const { attestation, domain, requestId, guardian } = await loadFixture(withOpenRequest);
       await (attestation.connect(guardian) as Contract).pause();
       const fact = await balanceFact(1n, 900);
-      await expect(attestation.fulfill(requestId, fact, await signByTwo(domain, fact))).to.be.revertedWithCustomError(attestation, "AttestationPaused");
+      await expect(attestation.fulfill(requestId, fact, await signByTwo(domain, fact))).to.be.revertedWithCustomError(
+        attestation,
+        "AttestationPaused",
+      );
     });
   });
 
@@ -305,7 +384,10 @@ describe("contracts/DogeAttestation paid requests", () => {
       const { attestation, requestId, requester, guardian } = await loadFixture(withOpenRequest);
       await (attestation.connect(guardian) as Contract).pause();
       await time.increase(3_601n);
-      await expect((attestation.connect(requester) as Contract).refund(requestId)).to.changeEtherBalance(requester, FEE);
+      await expect((attestation.connect(requester) as Contract).refund(requestId)).to.changeEtherBalance(
+        requester,
+        FEE,
+      );
     });
 
     it("reverts with AttestationRequestNotExpired before the deadline and at it", async () => {
@@ -314,16 +396,21 @@ describe("contracts/DogeAttestation paid requests", () => {
       const asRequester = attestation.connect(requester) as Contract;
       const now = BigInt(await time.latest()) + 1n;
       await time.setNextBlockTimestamp(now);
-      await expect(asRequester.refund(requestId)).to.be.revertedWithCustomError(attestation, "AttestationRequestNotExpired").withArgs(requestId, deadline, now);
+      await expect(asRequester.refund(requestId))
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotExpired")
+        .withArgs(requestId, deadline, now);
       await time.setNextBlockTimestamp(deadline);
-      await expect(asRequester.refund(requestId)).to.be.revertedWithCustomError(attestation, "AttestationRequestNotExpired").withArgs(requestId, deadline, deadline);
+      await expect(asRequester.refund(requestId))
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotExpired")
+        .withArgs(requestId, deadline, deadline);
     });
 
     it("reverts with AttestationNotRequester for anyone but the requester", async () => {
       const { attestation, requestId, requester, stranger } = await loadFixture(withOpenRequest);
       await time.increase(3_601n);
       await expect((attestation.connect(stranger) as Contract).refund(requestId))
-        .to.be.revertedWithCustomError(attestation, "AttestationNotRequester").withArgs(requestId, stranger.address, requester.address);
+        .to.be.revertedWithCustomError(attestation, "AttestationNotRequester")
+        .withArgs(requestId, stranger.address, requester.address);
     });
 
     it("reverts with AttestationRequestNotOpen(id, 2) after a fulfilment", async () => {
@@ -332,7 +419,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       await attestation.fulfill(requestId, fact, await signByTwo(domain, fact));
       await time.increase(3_601n);
       await expect((attestation.connect(requester) as Contract).refund(requestId))
-        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen").withArgs(requestId, 2n);
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen")
+        .withArgs(requestId, 2n);
     });
 
     it("refunds at most once, and a refunded request cannot be fulfilled", async () => {
@@ -342,8 +430,12 @@ describe("contracts/DogeAttestation paid requests", () => {
       await time.increase(3_601n);
       const asRequester = attestation.connect(requester) as Contract;
       await asRequester.refund(requestId);
-      await expect(asRequester.refund(requestId)).to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen").withArgs(requestId, 3n);
-      await expect(attestation.fulfill(requestId, fact, signatures)).to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen").withArgs(requestId, 3n);
+      await expect(asRequester.refund(requestId))
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen")
+        .withArgs(requestId, 3n);
+      await expect(attestation.fulfill(requestId, fact, signatures))
+        .to.be.revertedWithCustomError(attestation, "AttestationRequestNotOpen")
+        .withArgs(requestId, 3n);
     });
 
     it("reverts with AttestationPayoutFailed when the requester refuses the payment", async () => {
@@ -353,7 +445,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       await receiver.setRejectPayments(true);
       await time.increase(3_601n);
       await expect(receiver.refund())
-        .to.be.revertedWithCustomError(attestation, "AttestationPayoutFailed").withArgs(await receiver.getAddress(), FEE);
+        .to.be.revertedWithCustomError(attestation, "AttestationPayoutFailed")
+        .withArgs(await receiver.getAddress(), FEE);
     });
 
     it("stops a receiver that re-enters refund, and pays it once", async () => {
@@ -381,7 +474,9 @@ describe("contracts/DogeAttestation paid requests", () => {
     it("pays the creator and the treasury their balances and emits PayoutWithdrawn", async () => {
       const { attestation, creator, treasury } = await loadFixture(withFulfilledRequest);
       const asCreator = attestation.connect(creator) as Contract;
-      await expect(asCreator.withdraw()).to.emit(attestation, "PayoutWithdrawn").withArgs(creator.address, FEE / 5n);
+      await expect(asCreator.withdraw())
+        .to.emit(attestation, "PayoutWithdrawn")
+        .withArgs(creator.address, FEE / 5n);
       const tx = (attestation.connect(treasury) as Contract).withdraw();
       await expect(tx).to.changeEtherBalances([treasury, attestation], [(FEE * 4n) / 5n, -(FEE * 4n) / 5n]);
       expect(await attestation.withdrawableOf(creator.address)).to.equal(0n);
@@ -392,10 +487,12 @@ describe("contracts/DogeAttestation paid requests", () => {
     it("reverts with AttestationNothingToWithdraw for an account without a balance", async () => {
       const { attestation, creator, stranger } = await loadFixture(withFulfilledRequest);
       await expect((attestation.connect(stranger) as Contract).withdraw())
-        .to.be.revertedWithCustomError(attestation, "AttestationNothingToWithdraw").withArgs(stranger.address);
+        .to.be.revertedWithCustomError(attestation, "AttestationNothingToWithdraw")
+        .withArgs(stranger.address);
       await (attestation.connect(creator) as Contract).withdraw();
       await expect((attestation.connect(creator) as Contract).withdraw())
-        .to.be.revertedWithCustomError(attestation, "AttestationNothingToWithdraw").withArgs(creator.address);
+        .to.be.revertedWithCustomError(attestation, "AttestationNothingToWithdraw")
+        .withArgs(creator.address);
     });
 
     it("works while paused", async () => {
@@ -413,7 +510,10 @@ describe("contracts/DogeAttestation paid requests", () => {
       await attestation.fulfill(requestId, fact, await signByTwo(domain, fact));
       expect(await attestation.withdrawableOf(treasury.address)).to.equal((FEE * 4n) / 5n);
       expect(await attestation.withdrawableOf(stranger.address)).to.equal(FEE);
-      await expect((attestation.connect(treasury) as Contract).withdraw()).to.changeEtherBalance(treasury, (FEE * 4n) / 5n);
+      await expect((attestation.connect(treasury) as Contract).withdraw()).to.changeEtherBalance(
+        treasury,
+        (FEE * 4n) / 5n,
+      );
     });
 
     it("reverts with AttestationPayoutFailed when the account refuses the payment", async () => {
@@ -426,7 +526,8 @@ describe("contracts/DogeAttestation paid requests", () => {
       await attestation.fulfill(requestId, fact, await signByTwo(domain, fact));
       await receiver.setRejectPayments(true);
       await expect(receiver.withdraw())
-        .to.be.revertedWithCustomError(attestation, "AttestationPayoutFailed").withArgs(await receiver.getAddress(), FEE / 5n);
+        .to.be.revertedWithCustomError(attestation, "AttestationPayoutFailed")
+        .withArgs(await receiver.getAddress(), FEE / 5n);
       expect(await attestation.withdrawableOf(await receiver.getAddress())).to.equal(FEE / 5n);
     });
 

@@ -3,16 +3,54 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
 import type { Contract } from "ethers";
 import {
-  DEFAULT_REQUEST_FEE_WEI, FACT_TYPEHASH, FACT_TYPE_KEYS, FACT_TYPE_NAMES, FACT_TYPE_STRING, RECEIPT_TYPEHASH,
-  RECEIPT_TYPE_STRING, ZERO_KEY, addressKey, assertAttestationDomain, attestationDomain, collectionCountFact,
-  domainFromEip712Result, drc20BalanceFact, drc20TransferValidFact, factDigest, factStorageKey, hashToBytes32,
-  inscriptionKey, inscriptionOwnerFact, inscriptionValidFact, l1TipFact, receiptDigest, recoverSigner, requestIdOf, signFact,
-  signReceipt, slugKey, tickKey, txIncludedFact, txKey,
+  DEFAULT_REQUEST_FEE_WEI,
+  FACT_TYPEHASH,
+  FACT_TYPE_KEYS,
+  FACT_TYPE_NAMES,
+  FACT_TYPE_STRING,
+  RECEIPT_TYPEHASH,
+  RECEIPT_TYPE_STRING,
+  ZERO_KEY,
+  addressKey,
+  assertAttestationDomain,
+  attestationDomain,
+  collectionCountFact,
+  domainFromEip712Result,
+  drc20BalanceFact,
+  drc20TransferValidFact,
+  factDigest,
+  factStorageKey,
+  hashToBytes32,
+  inscriptionKey,
+  inscriptionOwnerFact,
+  inscriptionValidFact,
+  l1TipFact,
+  receiptDigest,
+  recoverSigner,
+  requestIdOf,
+  signFact,
+  signReceipt,
+  slugKey,
+  tickKey,
+  txIncludedFact,
+  txKey,
 } from "../../src/facts";
 import type { Fact, Receipt } from "../../src/facts";
 import {
-  ATTESTERS, DOGE_ADDRESS, INSCRIPTION_ID, OTHER_DOGE_ADDRESS, OUTSIDER, SPARE_ATTESTERS, TIMELOCK_DELAY, TXID,
-  balanceFact, deployAttestationFixture, highS, rotateAttesters, signByTwo, stampAt,
+  ATTESTERS,
+  DOGE_ADDRESS,
+  INSCRIPTION_ID,
+  OTHER_DOGE_ADDRESS,
+  OUTSIDER,
+  SPARE_ATTESTERS,
+  TIMELOCK_DELAY,
+  TXID,
+  balanceFact,
+  deployAttestationFixture,
+  highS,
+  rotateAttesters,
+  signByTwo,
+  stampAt,
 } from "./attestation-fixture";
 
 const ENVELOPE_HASH = `0x${"5e".repeat(32)}`;
@@ -33,7 +71,8 @@ describe("contracts/DogeAttestation", () => {
       expect(await attestation.treasury()).to.equal(treasury.address);
       expect(await attestation.plugsMarketplace()).to.equal(await registry.getAddress());
       expect(await attestation.timelockDelay()).to.equal(TIMELOCK_DELAY);
-      for (const name of FACT_TYPE_NAMES) expect(await attestation.requestFee(FACT_TYPE_KEYS[name])).to.equal(DEFAULT_REQUEST_FEE_WEI);
+      for (const name of FACT_TYPE_NAMES)
+        expect(await attestation.requestFee(FACT_TYPE_KEYS[name])).to.equal(DEFAULT_REQUEST_FEE_WEI);
       expect(await attestation.requestFee(ethers.id("SOMETHING_ELSE"))).to.equal(0n);
       expect(await attestation.requestDeadlineWindow()).to.equal(3_600n);
       expect(await attestation.paused()).to.equal(false);
@@ -45,7 +84,10 @@ describe("contracts/DogeAttestation", () => {
       expect(await attestation.CREATOR_SHARE_PERCENT()).to.equal(20n);
       expect(await attestation.DEFAULT_REQUEST_FEE()).to.equal(DEFAULT_REQUEST_FEE_WEI);
       expect(await attestation.DEFAULT_REQUEST_DEADLINE_WINDOW()).to.equal(3_600n);
-      expect([await attestation.MIN_REQUEST_DEADLINE_WINDOW(), await attestation.MAX_REQUEST_DEADLINE_WINDOW()]).to.deep.equal([300n, 604_800n]);
+      expect([
+        await attestation.MIN_REQUEST_DEADLINE_WINDOW(),
+        await attestation.MAX_REQUEST_DEADLINE_WINDOW(),
+      ]).to.deep.equal([300n, 604_800n]);
       expect(await attestation.MIN_TIMELOCK_DELAY()).to.equal(3_600n);
     });
 
@@ -53,25 +95,46 @@ describe("contracts/DogeAttestation", () => {
       const { attestation } = await loadFixture(deployAttestationFixture);
       const receipt = await attestation.deploymentTransaction()!.wait();
       const names = receipt!.logs.map((log) => attestation.interface.parseLog(log)?.name);
-      expect(names).to.include.members(["AdminChanged", "GuardianChanged", "TreasuryChanged", "PlugsMarketplaceChanged", "AttesterSetChanged", "RequestDeadlineWindowChanged"]);
+      expect(names).to.include.members([
+        "AdminChanged",
+        "GuardianChanged",
+        "TreasuryChanged",
+        "PlugsMarketplaceChanged",
+        "AttesterSetChanged",
+        "RequestDeadlineWindowChanged",
+      ]);
       expect(names.filter((n) => n === "RequestFeeChanged")).to.have.length(9);
     });
 
     it("reverts with TimelockInvalidDelay when the delay is under an hour", async () => {
       const { attestation, admin, guardian, treasury } = await loadFixture(deployAttestationFixture);
       const factory = await ethers.getContractFactory("DogeAttestation");
-      await expect(factory.deploy(admin, guardian, treasury, ATTESTERS.map((w) => w.address), 3_599n, ethers.ZeroAddress))
-        .to.be.revertedWithCustomError(attestation, "TimelockInvalidDelay").withArgs(3_599n, 3_600n);
+      await expect(
+        factory.deploy(
+          admin,
+          guardian,
+          treasury,
+          ATTESTERS.map((w) => w.address),
+          3_599n,
+          ethers.ZeroAddress,
+        ),
+      )
+        .to.be.revertedWithCustomError(attestation, "TimelockInvalidDelay")
+        .withArgs(3_599n, 3_600n);
     });
 
     it("reverts with AttestationZeroAttester and AttestationDuplicateAttester for a bad first set", async () => {
       const { attestation, admin, guardian, treasury } = await loadFixture(deployAttestationFixture);
       const factory = await ethers.getContractFactory("DogeAttestation");
       const [a, b] = ATTESTERS.map((w) => w.address);
-      await expect(factory.deploy(admin, guardian, treasury, [a, ethers.ZeroAddress, b], TIMELOCK_DELAY, ethers.ZeroAddress))
-        .to.be.revertedWithCustomError(attestation, "AttestationZeroAttester").withArgs(1n);
+      await expect(
+        factory.deploy(admin, guardian, treasury, [a, ethers.ZeroAddress, b], TIMELOCK_DELAY, ethers.ZeroAddress),
+      )
+        .to.be.revertedWithCustomError(attestation, "AttestationZeroAttester")
+        .withArgs(1n);
       await expect(factory.deploy(admin, guardian, treasury, [a, b, a], TIMELOCK_DELAY, ethers.ZeroAddress))
-        .to.be.revertedWithCustomError(attestation, "AttestationDuplicateAttester").withArgs(a);
+        .to.be.revertedWithCustomError(attestation, "AttestationDuplicateAttester")
+        .withArgs(a);
     });
 
     it("reverts with InvalidAdmin, InvalidGuardian and AttestationInvalidTreasury for zero addresses", async () => {
@@ -80,11 +143,14 @@ describe("contracts/DogeAttestation", () => {
       const set = ATTESTERS.map((w) => w.address);
       const zero = ethers.ZeroAddress;
       await expect(factory.deploy(zero, guardian, treasury, set, TIMELOCK_DELAY, zero))
-        .to.be.revertedWithCustomError(attestation, "InvalidAdmin").withArgs(zero);
+        .to.be.revertedWithCustomError(attestation, "InvalidAdmin")
+        .withArgs(zero);
       await expect(factory.deploy(admin, zero, treasury, set, TIMELOCK_DELAY, zero))
-        .to.be.revertedWithCustomError(attestation, "InvalidGuardian").withArgs(zero);
+        .to.be.revertedWithCustomError(attestation, "InvalidGuardian")
+        .withArgs(zero);
       await expect(factory.deploy(admin, guardian, zero, set, TIMELOCK_DELAY, zero))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidTreasury").withArgs(zero);
+        .to.be.revertedWithCustomError(attestation, "AttestationInvalidTreasury")
+        .withArgs(zero);
     });
   });
 
@@ -100,16 +166,27 @@ describe("contracts/DogeAttestation", () => {
     it("reports through eip712Domain() the domain src/facts builds", async () => {
       const { attestation, domain, chainId } = await loadFixture(deployAttestationFixture);
       const onChain = domainFromEip712Result(await attestation.eip712Domain());
-      expect(() => assertAttestationDomain(onChain, attestationDomain(chainId, domain.verifyingContract))).to.not.throw();
+      expect(() =>
+        assertAttestationDomain(onChain, attestationDomain(chainId, domain.verifyingContract)),
+      ).to.not.throw();
     });
 
     it("computes the same fact and receipt digests as src/facts", async () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
-      const fact = inscriptionValidFact(INSCRIPTION_ID, true, ENVELOPE_HASH, { l1Height: 12, attestedAt: 34, attesterSetId: 1 });
+      const fact = inscriptionValidFact(INSCRIPTION_ID, true, ENVELOPE_HASH, {
+        l1Height: 12,
+        attestedAt: 34,
+        attesterSetId: 1,
+      });
       expect(await attestation.factDigest(fact)).to.equal(factDigest(domain, fact));
       const receipt: Receipt = {
-        jobId: ethers.id("job 1"), jobContract: OUTSIDER.address, l1Txid: hashToBytes32(TXID), resultHash: ENVELOPE_HASH,
-        l1Height: 99n, attestedAt: 100n, attesterSetId: 1n,
+        jobId: ethers.id("job 1"),
+        jobContract: OUTSIDER.address,
+        l1Txid: hashToBytes32(TXID),
+        resultHash: ENVELOPE_HASH,
+        l1Height: 99n,
+        attestedAt: 100n,
+        attesterSetId: 1n,
       };
       expect(await attestation.receiptDigest(receipt)).to.equal(receiptDigest(domain, receipt));
     });
@@ -120,7 +197,9 @@ describe("contracts/DogeAttestation", () => {
       expect(await attestation.tickKey("DoGe")).to.equal(tickKey("doge"));
       expect(await attestation.tickKey("ÄBC")).to.equal(tickKey("ÄBC"));
       expect(await attestation.slugKey("doge-punks")).to.equal(slugKey("doge-punks"));
-      expect(await attestation.inscriptionKey(INSCRIPTION_ID.toUpperCase().replace("I", "i"))).to.equal(inscriptionKey(INSCRIPTION_ID));
+      expect(await attestation.inscriptionKey(INSCRIPTION_ID.toUpperCase().replace("I", "i"))).to.equal(
+        inscriptionKey(INSCRIPTION_ID),
+      );
       expect(await attestation.txKey(TXID.toUpperCase())).to.equal(txKey(TXID));
     });
 
@@ -149,10 +228,24 @@ describe("contracts/DogeAttestation", () => {
 
     it("accepts any two of the three attesters, and all three", async () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
-      const pairs = [[0, 1], [0, 2], [1, 2], [0, 1, 2]];
+      const pairs = [
+        [0, 1],
+        [0, 2],
+        [1, 2],
+        [0, 1, 2],
+      ];
       for (const [i, pair] of pairs.entries()) {
         const fact = await balanceFact(BigInt(i), 10 + i, BigInt(i + 1));
-        await expect(attestation.submitFact(fact, await signFact(pair.map((p) => ATTESTERS[p]), domain, fact))).to.emit(attestation, "FactStored");
+        await expect(
+          attestation.submitFact(
+            fact,
+            await signFact(
+              pair.map((p) => ATTESTERS[p]),
+              domain,
+              fact,
+            ),
+          ),
+        ).to.emit(attestation, "FactStored");
       }
     });
 
@@ -181,17 +274,25 @@ describe("contracts/DogeAttestation", () => {
     it("reverts with AttestationStaleFact for a stale fact after a newer one", async () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
       const base = await balanceFact(0n, 0);
-      const at = (l1Height: bigint, attestedAt: bigint, koinu: bigint): Fact => ({ ...base, value: koinu, l1Height, attestedAt: base.attestedAt + attestedAt });
+      const at = (l1Height: bigint, attestedAt: bigint, koinu: bigint): Fact => ({
+        ...base,
+        value: koinu,
+        l1Height,
+        attestedAt: base.attestedAt + attestedAt,
+      });
       const newer = at(200n, 10n, 5n);
       await attestation.submitFact(newer, await signByTwo(domain, newer));
       const lowerHeight = at(199n, 20n, 4n);
       await expect(attestation.submitFact(lowerHeight, await signByTwo(domain, lowerHeight)))
-        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact").withArgs(199n, lowerHeight.attestedAt, 200n, newer.attestedAt);
+        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact")
+        .withArgs(199n, lowerHeight.attestedAt, 200n, newer.attestedAt);
       const earlier = at(201n, 5n, 4n);
       await expect(attestation.submitFact(earlier, await signByTwo(domain, earlier)))
-        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact").withArgs(201n, earlier.attestedAt, 200n, newer.attestedAt);
+        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact")
+        .withArgs(201n, earlier.attestedAt, 200n, newer.attestedAt);
       await expect(attestation.submitFact(newer, await signByTwo(domain, newer)))
-        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact").withArgs(200n, newer.attestedAt, 200n, newer.attestedAt);
+        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact")
+        .withArgs(200n, newer.attestedAt, 200n, newer.attestedAt);
       expect((await attestation.dogeBalance(DOGE_ADDRESS))[0]).to.equal(5n);
     });
 
@@ -199,7 +300,8 @@ describe("contracts/DogeAttestation", () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
       const fact = { ...(await balanceFact(1n, 7)), attestedAt: 0n };
       await expect(attestation.submitFact(fact, await signByTwo(domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact").withArgs(7n, 0n, 0n, 0n);
+        .to.be.revertedWithCustomError(attestation, "AttestationStaleFact")
+        .withArgs(7n, 0n, 0n, 0n);
     });
 
     it("raises l1Tip to the greatest height seen and never lowers it", async () => {
@@ -221,28 +323,35 @@ describe("contracts/DogeAttestation", () => {
       const signatures = await signByTwo(domain, fact);
       const next = BigInt(await time.latest()) + 1n;
       await time.setNextBlockTimestamp(next);
-      await expect(attestation.submitFact(fact, signatures)).to.be.revertedWithCustomError(attestation, "AttestationAttestedInFuture").withArgs(fact.attestedAt, next + 900n);
+      await expect(attestation.submitFact(fact, signatures))
+        .to.be.revertedWithCustomError(attestation, "AttestationAttestedInFuture")
+        .withArgs(fact.attestedAt, next + 900n);
     });
 
     it("reverts with AttestationValueTooLarge for a value above 2^128 - 1", async () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
       const fact = await balanceFact(1n << 128n, 7);
       await expect(attestation.submitFact(fact, await signByTwo(domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationValueTooLarge").withArgs(1n << 128n, (1n << 128n) - 1n);
+        .to.be.revertedWithCustomError(attestation, "AttestationValueTooLarge")
+        .withArgs(1n << 128n, (1n << 128n) - 1n);
     });
 
     it("reverts with AttestationWrongAttesterSet for a fact signed for another set id", async () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
       const fact = await balanceFact(1n, 7, 0n, 2n);
       await expect(attestation.submitFact(fact, await signByTwo(domain, fact)))
-        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet").withArgs(2n, 1n);
+        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet")
+        .withArgs(2n, 1n);
     });
 
     it("reverts with AttestationPaused while paused", async () => {
       const { attestation, domain, guardian } = await loadFixture(deployAttestationFixture);
       await (attestation.connect(guardian) as Contract).pause();
       const fact = await balanceFact(1n, 7);
-      await expect(attestation.submitFact(fact, await signByTwo(domain, fact))).to.be.revertedWithCustomError(attestation, "AttestationPaused");
+      await expect(attestation.submitFact(fact, await signByTwo(domain, fact))).to.be.revertedWithCustomError(
+        attestation,
+        "AttestationPaused",
+      );
     });
   });
 
@@ -252,7 +361,8 @@ describe("contracts/DogeAttestation", () => {
       const fact = await balanceFact(1n, 7);
       const [one] = await signFact([ATTESTERS[0]], domain, fact);
       await expect(attestation.submitFact(fact, [one, one]))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignersNotAscending").withArgs(1n, ATTESTERS[0].address, ATTESTERS[0].address);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignersNotAscending")
+        .withArgs(1n, ATTESTERS[0].address, ATTESTERS[0].address);
     });
 
     it("reverts with AttestationSignersNotAscending for two attesters in descending order", async () => {
@@ -269,8 +379,12 @@ describe("contracts/DogeAttestation", () => {
       const { attestation, domain } = await loadFixture(deployAttestationFixture);
       const fact = await balanceFact(1n, 7);
       const [one] = await signFact([ATTESTERS[2]], domain, fact);
-      await expect(attestation.submitFact(fact, [one])).to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet").withArgs(1n, 2n);
-      await expect(attestation.submitFact(fact, [])).to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet").withArgs(0n, 2n);
+      await expect(attestation.submitFact(fact, [one]))
+        .to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet")
+        .withArgs(1n, 2n);
+      await expect(attestation.submitFact(fact, []))
+        .to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet")
+        .withArgs(0n, 2n);
     });
 
     it("reverts with AttestationSignerNotAttester for an outsider among two attesters", async () => {
@@ -280,7 +394,8 @@ describe("contracts/DogeAttestation", () => {
       const digest = factDigest(domain, fact);
       const index = signatures.findIndex((s) => recoverSigner(digest, s) === OUTSIDER.address);
       await expect(attestation.submitFact(fact, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester").withArgs(BigInt(index), OUTSIDER.address);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester")
+        .withArgs(BigInt(index), OUTSIDER.address);
     });
 
     it("rejects signatures made for another chain id", async () => {
@@ -290,7 +405,8 @@ describe("contracts/DogeAttestation", () => {
       const signatures = await signFact(ATTESTERS.slice(0, 2), otherChain, fact);
       const recovered = recoverSigner(factDigest(domain, fact), signatures[0]);
       await expect(attestation.submitFact(fact, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester").withArgs(0n, recovered);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester")
+        .withArgs(0n, recovered);
     });
 
     it("rejects signatures made for another contract", async () => {
@@ -300,7 +416,8 @@ describe("contracts/DogeAttestation", () => {
       const signatures = await signFact(ATTESTERS.slice(0, 2), otherContract, fact);
       const recovered = recoverSigner(factDigest(domain, fact), signatures[0]);
       await expect(attestation.submitFact(fact, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester").withArgs(0n, recovered);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester")
+        .withArgs(0n, recovered);
     });
 
     it("reverts with AttestationInvalidSignature(index, 3, s) for a malleated high-s signature", async () => {
@@ -310,12 +427,21 @@ describe("contracts/DogeAttestation", () => {
       const malleated = highS(second);
       // The twin recovers to the same signer through the bare ecrecover precompile: only the low-s rule refuses it.
       const precompileInput = ethers.concat([
-        factDigest(domain, fact), ethers.toBeHex(Number(`0x${malleated.slice(130)}`), 32), malleated.slice(0, 66), `0x${malleated.slice(66, 130)}`,
+        factDigest(domain, fact),
+        ethers.toBeHex(Number(`0x${malleated.slice(130)}`), 32),
+        malleated.slice(0, 66),
+        `0x${malleated.slice(66, 130)}`,
       ]);
-      const recovered = await ethers.provider.call({ to: "0x0000000000000000000000000000000000000001", data: precompileInput });
-      expect(ethers.getAddress(ethers.dataSlice(recovered, 12))).to.equal(recoverSigner(factDigest(domain, fact), second));
+      const recovered = await ethers.provider.call({
+        to: "0x0000000000000000000000000000000000000001",
+        data: precompileInput,
+      });
+      expect(ethers.getAddress(ethers.dataSlice(recovered, 12))).to.equal(
+        recoverSigner(factDigest(domain, fact), second),
+      );
       await expect(attestation.submitFact(fact, [first, malleated]))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature").withArgs(1n, 3n, `0x${malleated.slice(66, 130)}`);
+        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature")
+        .withArgs(1n, 3n, `0x${malleated.slice(66, 130)}`);
     });
 
     it("reverts with AttestationInvalidSignature(index, 2, length) for a signature of the wrong length", async () => {
@@ -323,7 +449,8 @@ describe("contracts/DogeAttestation", () => {
       const fact = await balanceFact(1n, 7);
       const [first, second] = await signByTwo(domain, fact);
       await expect(attestation.submitFact(fact, [first, second.slice(0, 130)]))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature").withArgs(1n, 2n, ethers.toBeHex(64, 32));
+        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature")
+        .withArgs(1n, 2n, ethers.toBeHex(64, 32));
     });
 
     it("reverts with AttestationInvalidSignature(index, 1, 0) for a signature that recovers no address", async () => {
@@ -332,7 +459,8 @@ describe("contracts/DogeAttestation", () => {
       const [first, second] = await signByTwo(domain, fact);
       const badV = `${second.slice(0, 130)}1d`;
       await expect(attestation.submitFact(fact, [first, badV]))
-        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature").withArgs(1n, 1n, ZERO_KEY);
+        .to.be.revertedWithCustomError(attestation, "AttestationInvalidSignature")
+        .withArgs(1n, 1n, ZERO_KEY);
     });
 
     it("rejects a removed attester's signature after a rotation", async () => {
@@ -343,8 +471,11 @@ describe("contracts/DogeAttestation", () => {
       const signatures = await signFact([ATTESTERS[0], ATTESTERS[2]], domain, fact);
       const index = signatures.findIndex((s) => recoverSigner(factDigest(domain, fact), s) === ATTESTERS[2].address);
       await expect(attestation.submitFact(fact, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester").withArgs(BigInt(index), ATTESTERS[2].address);
-      await expect(attestation.submitFact(fact, await signFact([ATTESTERS[0], SPARE_ATTESTERS[0]], domain, fact))).to.emit(attestation, "FactStored");
+        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester")
+        .withArgs(BigInt(index), ATTESTERS[2].address);
+      await expect(
+        attestation.submitFact(fact, await signFact([ATTESTERS[0], SPARE_ATTESTERS[0]], domain, fact)),
+      ).to.emit(attestation, "FactStored");
     });
 
     it("rejects facts signed for the previous set after a rotation, even by attesters who stayed", async () => {
@@ -353,7 +484,8 @@ describe("contracts/DogeAttestation", () => {
       const oldSignatures = await signByTwo(domain, oldFact);
       await rotateAttesters(attestation, admin, [ATTESTERS[0], ATTESTERS[1], SPARE_ATTESTERS[0]]);
       await expect(attestation.submitFact(oldFact, oldSignatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet").withArgs(1n, 2n);
+        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet")
+        .withArgs(1n, 2n);
     });
   });
 
@@ -379,8 +511,12 @@ describe("contracts/DogeAttestation", () => {
       expect(await attestation.dogeBalance(OTHER_DOGE_ADDRESS)).to.deep.equal([0n, 0n, 0n]);
       expect(await attestation.drc20Balance(DOGE_ADDRESS, "DOGE")).to.deep.equal([0n, 1_000n, stamp.attestedAt]);
       expect(await attestation.drc20Balance(DOGE_ADDRESS, "WOOF")).to.deep.equal([0n, 0n, 0n]);
-      expect((await attestation.factOf(FACT_TYPE_KEYS.DRC20_BALANCE, addressKey(DOGE_ADDRESS), tickKey("doge"))).exists).to.equal(true);
-      expect((await attestation.factOf(FACT_TYPE_KEYS.DRC20_BALANCE, addressKey(DOGE_ADDRESS), tickKey("woof"))).exists).to.equal(false);
+      expect(
+        (await attestation.factOf(FACT_TYPE_KEYS.DRC20_BALANCE, addressKey(DOGE_ADDRESS), tickKey("doge"))).exists,
+      ).to.equal(true);
+      expect(
+        (await attestation.factOf(FACT_TYPE_KEYS.DRC20_BALANCE, addressKey(DOGE_ADDRESS), tickKey("woof"))).exists,
+      ).to.equal(false);
     });
 
     it("read collection counts by slug", async () => {
@@ -392,7 +528,9 @@ describe("contracts/DogeAttestation", () => {
     it("answer isInscriptionOwner for the attested owner only", async () => {
       const { attestation } = await loadFixture(withFacts);
       expect(await attestation.isInscriptionOwner(INSCRIPTION_ID, DOGE_ADDRESS)).to.equal(true);
-      expect(await attestation.isInscriptionOwner(INSCRIPTION_ID.toUpperCase().replace("I", "i"), DOGE_ADDRESS)).to.equal(true);
+      expect(
+        await attestation.isInscriptionOwner(INSCRIPTION_ID.toUpperCase().replace("I", "i"), DOGE_ADDRESS),
+      ).to.equal(true);
       expect(await attestation.isInscriptionOwner(INSCRIPTION_ID, OTHER_DOGE_ADDRESS)).to.equal(false);
       expect(await attestation.isInscriptionOwner(`${"ab".repeat(32)}i1`, DOGE_ADDRESS)).to.equal(false);
     });
@@ -458,8 +596,13 @@ describe("contracts/DogeAttestation", () => {
     async function receiptFixture() {
       const fixture = await deployAttestationFixture();
       const receipt: Receipt = {
-        jobId: ethers.id("job 7"), jobContract: fixture.stranger.address, l1Txid: hashToBytes32(TXID), resultHash: ENVELOPE_HASH,
-        l1Height: 700n, attestedAt: BigInt(await time.latest()), attesterSetId: 1n,
+        jobId: ethers.id("job 7"),
+        jobContract: fixture.stranger.address,
+        l1Txid: hashToBytes32(TXID),
+        resultHash: ENVELOPE_HASH,
+        l1Height: 700n,
+        attestedAt: BigInt(await time.latest()),
+        attesterSetId: 1n,
       };
       return { ...fixture, receipt };
     }
@@ -473,22 +616,28 @@ describe("contracts/DogeAttestation", () => {
     it("verifyReceipt reverts with the quorum errors", async () => {
       const { attestation, domain, receipt } = await loadFixture(receiptFixture);
       const [one] = await signReceipt([ATTESTERS[0]], domain, receipt);
-      await expect(attestation.verifyReceipt(receipt, [one])).to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet").withArgs(1n, 2n);
+      await expect(attestation.verifyReceipt(receipt, [one]))
+        .to.be.revertedWithCustomError(attestation, "AttestationQuorumNotMet")
+        .withArgs(1n, 2n);
       await expect(attestation.verifyReceipt(receipt, [one, one]))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignersNotAscending").withArgs(1n, ATTESTERS[0].address, ATTESTERS[0].address);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignersNotAscending")
+        .withArgs(1n, ATTESTERS[0].address, ATTESTERS[0].address);
       const [outsider] = await signReceipt([OUTSIDER], domain, receipt);
       await expect(attestation.verifyReceipt(receipt, [outsider, one]))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester").withArgs(0n, OUTSIDER.address);
+        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester")
+        .withArgs(0n, OUTSIDER.address);
       const signatures = await signReceipt(ATTESTERS.slice(0, 2), domain, receipt);
-      await expect(attestation.verifyReceipt({ ...receipt, jobId: ethers.id("job 8") }, signatures))
-        .to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester");
+      await expect(
+        attestation.verifyReceipt({ ...receipt, jobId: ethers.id("job 8") }, signatures),
+      ).to.be.revertedWithCustomError(attestation, "AttestationSignerNotAttester");
     });
 
     it("verifyReceipt reverts with AttestationWrongAttesterSet for a receipt of another set", async () => {
       const { attestation, domain, receipt } = await loadFixture(receiptFixture);
       const other = { ...receipt, attesterSetId: 3n };
       await expect(attestation.verifyReceipt(other, await signReceipt(ATTESTERS.slice(0, 2), domain, other)))
-        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet").withArgs(3n, 1n);
+        .to.be.revertedWithCustomError(attestation, "AttestationWrongAttesterSet")
+        .withArgs(3n, 1n);
     });
 
     it("verifyFact returns the digest without storing, and both revert with AttestationPaused while paused", async () => {
@@ -498,9 +647,13 @@ describe("contracts/DogeAttestation", () => {
       expect(await attestation.verifyFact(fact, signatures)).to.equal(factDigest(domain, fact));
       expect((await attestation.factOf(fact.factType, fact.subject, fact.qualifier)).exists).to.equal(false);
       await (attestation.connect(guardian) as Contract).pause();
-      await expect(attestation.verifyFact(fact, signatures)).to.be.revertedWithCustomError(attestation, "AttestationPaused");
-      await expect(attestation.verifyReceipt(receipt, await signReceipt(ATTESTERS.slice(0, 2), domain, receipt)))
-        .to.be.revertedWithCustomError(attestation, "AttestationPaused");
+      await expect(attestation.verifyFact(fact, signatures)).to.be.revertedWithCustomError(
+        attestation,
+        "AttestationPaused",
+      );
+      await expect(
+        attestation.verifyReceipt(receipt, await signReceipt(ATTESTERS.slice(0, 2), domain, receipt)),
+      ).to.be.revertedWithCustomError(attestation, "AttestationPaused");
     });
   });
 });

@@ -8,7 +8,8 @@ import { bytesToHex, hexToBytes } from "../../src/doge";
 import { ENVELOPE_CHUNK_BYTES, MAX_SCRIPT_ELEMENT_BYTES, encodeEnvelope, envelopeHash } from "../../src/inscription";
 
 /** True under `npx hardhat coverage`, whose instrumented contracts spend more gas. */
-const underCoverage = () => (hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING === true;
+const underCoverage = () =>
+  (hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING === true;
 
 interface EnvelopeInput {
   contentType: string;
@@ -55,7 +56,11 @@ describe("contracts/EnvelopeHelper", () => {
         const payload = `0x${bodyHex}`;
         expect(await helper.encodeEnvelope(contentType, action, payload)).to.equal(`0x${vector.expected.scriptHex}`);
         expect(await helper.envelopeHash(contentType, action, payload)).to.equal(`0x${vector.expected.envelopeHash}`);
-        const length = await harness.encodedLength(ethers.toUtf8Bytes(contentType), ethers.toUtf8Bytes(action), payload);
+        const length = await harness.encodedLength(
+          ethers.toUtf8Bytes(contentType),
+          ethers.toUtf8Bytes(action),
+          payload,
+        );
         expect(length).to.equal(BigInt(vector.expected.scriptLength));
       });
     }
@@ -88,7 +93,8 @@ describe("contracts/EnvelopeHelper", () => {
               // Solidity has no null string: "" means "no ACTION", so the helper cannot write the
               // empty ACTION push the codec refuses; it writes the envelope without ACTION instead.
               const withoutAction = { contentType, action: null, body: hexToBytes(bodyHex) };
-              const expected = method === "encodeEnvelope" ? hex0x(encodeEnvelope(withoutAction)) : `0x${envelopeHash(withoutAction)}`;
+              const expected =
+                method === "encodeEnvelope" ? hex0x(encodeEnvelope(withoutAction)) : `0x${envelopeHash(withoutAction)}`;
               expect(await call(contentType, action, payload)).to.equal(expected);
               break;
             }
@@ -101,7 +107,12 @@ describe("contracts/EnvelopeHelper", () => {
 
     it("covers every error code the vector file names", () => {
       const codes = new Set(vectors.invalid.map((vector) => vector.error));
-      expect([...codes].sort()).to.deep.equal(["ACTION_TOO_LONG", "CONTENT_TYPE_TOO_LONG", "EMPTY_ACTION", "EMPTY_CONTENT_TYPE"]);
+      expect([...codes].sort()).to.deep.equal([
+        "ACTION_TOO_LONG",
+        "CONTENT_TYPE_TOO_LONG",
+        "EMPTY_ACTION",
+        "EMPTY_CONTENT_TYPE",
+      ]);
     });
   });
 
@@ -111,7 +122,9 @@ describe("contracts/EnvelopeHelper", () => {
       const contentType = "t".repeat(MAX_SCRIPT_ELEMENT_BYTES);
       const action = "A".repeat(MAX_SCRIPT_ELEMENT_BYTES);
       const body = Uint8Array.of(1, 2, 3);
-      expect(await helper.encodeEnvelope(contentType, action, body)).to.equal(hex0x(encodeEnvelope({ contentType, action, body })));
+      expect(await helper.encodeEnvelope(contentType, action, body)).to.equal(
+        hex0x(encodeEnvelope({ contentType, action, body })),
+      );
     });
 
     it("leaves the free memory pointer past the envelope, so later allocations do not overwrite it", async () => {
@@ -119,7 +132,11 @@ describe("contracts/EnvelopeHelper", () => {
       const contentType = ethers.toUtf8Bytes("image/png");
       const body = new Uint8Array(ENVELOPE_CHUNK_BYTES + 37).fill(0x61);
       const expected = hex0x(encodeEnvelope({ contentType: "image/png", action: "LIST", body }));
-      const [script, scriptAfterAllocation] = await harness.encodeThenAllocate(contentType, ethers.toUtf8Bytes("LIST"), body);
+      const [script, scriptAfterAllocation] = await harness.encodeThenAllocate(
+        contentType,
+        ethers.toUtf8Bytes("LIST"),
+        body,
+      );
       expect(script).to.equal(expected);
       expect(scriptAfterAllocation).to.equal(expected);
     });
@@ -138,13 +155,17 @@ describe("contracts/EnvelopeHelper", () => {
         // a last chunk of one byte, which may become OP_1..OP_16 or OP_1NEGATE
         fc
           .tuple(fc.integer({ min: 0, max: 5 }), fc.constantFrom(0, 1, 7, 16, 17, 0x80, 0x81, 0xff))
-          .map(([fullChunks, last]) => Uint8Array.from([...new Uint8Array(fullChunks * ENVELOPE_CHUNK_BYTES).fill(0x5a), last])),
+          .map(([fullChunks, last]) =>
+            Uint8Array.from([...new Uint8Array(fullChunks * ENVELOPE_CHUNK_BYTES).fill(0x5a), last]),
+          ),
       );
       await fc.assert(
         fc.asyncProperty(text(80), fc.option(text(80), { nil: null }), payload, async (contentType, action, body) => {
           const expected = encodeEnvelope({ contentType, action, body });
           expect(await helper.encodeEnvelope(contentType, action ?? "", body)).to.equal(hex0x(expected));
-          expect(await helper.envelopeHash(contentType, action ?? "", body)).to.equal(`0x${envelopeHash({ contentType, action, body })}`);
+          expect(await helper.envelopeHash(contentType, action ?? "", body)).to.equal(
+            `0x${envelopeHash({ contentType, action, body })}`,
+          );
         }),
         { numRuns: 50 },
       );
@@ -157,8 +178,16 @@ describe("contracts/EnvelopeHelper", () => {
       const { harness } = await loadFixture(deployEnvelopeFixture);
       const mint = vectors.valid.find((vector) => vector.input.action === "LAUNCHPAD_MINT")!;
       const utf8 = ethers.toUtf8Bytes;
-      const [, small] = await harness.hashGas(utf8(mint.input.contentType), utf8("LAUNCHPAD_MINT"), `0x${mint.input.bodyHex}`);
-      const [, large] = await harness.hashGas(utf8("application/pdf"), utf8("TOKENIZE"), new Uint8Array(1500).fill(0x61));
+      const [, small] = await harness.hashGas(
+        utf8(mint.input.contentType),
+        utf8("LAUNCHPAD_MINT"),
+        `0x${mint.input.bodyHex}`,
+      );
+      const [, large] = await harness.hashGas(
+        utf8("application/pdf"),
+        utf8("TOKENIZE"),
+        new Uint8Array(1500).fill(0x61),
+      );
       expect(small).to.be.lessThan(BigInt(GAS_CEILING_LIB_HASH_78_BYTES));
       expect(large).to.be.lessThan(BigInt(GAS_CEILING_LIB_HASH_1500_BYTES));
     });

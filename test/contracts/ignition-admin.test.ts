@@ -37,7 +37,12 @@ describe("dogeos:* timelock admin tasks", function () {
 
   before(async () => {
     const signers = await hre.ethers.getSigners();
-    deployment = await deployContractSet(hre, { parameters: checkParameters({ attesters: signers.slice(1, 4).map((s) => s.address), timelockDelay: 3600 }, "test") });
+    deployment = await deployContractSet(hre, {
+      parameters: checkParameters(
+        { attesters: signers.slice(1, 4).map((s) => s.address), timelockDelay: 3600 },
+        "test",
+      ),
+    });
     indexDir = fs.mkdtempSync(path.join(os.tmpdir(), "admin-index-"));
     const file = path.join(indexDir, "index.json");
     fs.writeFileSync(file, indexFileText({ [String(deployment.chainId)]: indexEntry(deployment.contracts) }));
@@ -55,29 +60,47 @@ describe("dogeos:* timelock admin tasks", function () {
     const attestation = await hre.ethers.getContractAt("DogeAttestation", deployment.contracts.DogeAttestation.address);
     expect(await attestation.attesterSetId()).to.equal(1n);
 
-    const { result: scheduled, output } = await runTask<ScheduleResult>("dogeos:schedule", { contract: "DogeAttestation", setter: "setAttesters", args: [newSet.join(",")], salt: "attester rotation 1" });
+    const { result: scheduled, output } = await runTask<ScheduleResult>("dogeos:schedule", {
+      contract: "DogeAttestation",
+      setter: "setAttesters",
+      args: [newSet.join(",")],
+      salt: "attester rotation 1",
+    });
     expect(output).to.include(`operation  ${scheduled.operationId}`);
     expect(output).to.include(`dogeos:execute DogeAttestation --operation ${scheduled.operationId}`);
     expect(scheduled.salt).to.equal(hre.ethers.id("attester rotation 1"));
     expect(scheduled.call).to.equal(attestation.interface.encodeFunctionData("setAttesters", [newSet]));
-    const block = await hre.ethers.provider.getBlock(scheduled.txHash ? (await hre.ethers.provider.getTransactionReceipt(scheduled.txHash))!.blockNumber : "latest");
+    const block = await hre.ethers.provider.getBlock(
+      scheduled.txHash ? (await hre.ethers.provider.getTransactionReceipt(scheduled.txHash))!.blockNumber : "latest",
+    );
     expect(scheduled.readyAt).to.equal(BigInt(block!.timestamp) + 3600n);
 
     // Too early: the task says when it becomes ready, and nothing changes.
     let early: Error | undefined;
     try {
-      await runTask("dogeos:execute", { contract: "DogeAttestation", setter: "setAttesters", args: [newSet.join(",")], salt: "attester rotation 1" });
+      await runTask("dogeos:execute", {
+        contract: "DogeAttestation",
+        setter: "setAttesters",
+        args: [newSet.join(",")],
+        salt: "attester rotation 1",
+      });
     } catch (error) {
       early = error as Error;
     }
     expect(early?.message).to.match(/is not ready: it is at /);
     const { result: listed } = await runTask<OperationRow[]>("dogeos:operations", { contract: "DogeAttestation" });
-    expect(listed.map((r) => [r.operationId, r.state, r.function])).to.deep.equal([[scheduled.operationId, "scheduled", "setAttesters(address[3])"]]);
+    expect(listed.map((r) => [r.operationId, r.state, r.function])).to.deep.equal([
+      [scheduled.operationId, "scheduled", "setAttesters(address[3])"],
+    ]);
 
     await hre.network.provider.send("evm_increaseTime", [3600]);
     await hre.network.provider.send("hardhat_mine", ["0x1"]);
     // By operation id: the call and salt are read back from the OperationScheduled event.
-    const { output: executed } = await runTask("dogeos:execute", { contract: "DogeAttestation", operation: scheduled.operationId, args: [] });
+    const { output: executed } = await runTask("dogeos:execute", {
+      contract: "DogeAttestation",
+      operation: scheduled.operationId,
+      args: [],
+    });
     expect(executed).to.include(`executed   ${scheduled.operationId}`);
     const [attesters, setId] = await attestation.attesters();
     expect([...attesters]).to.deep.equal(newSet);
@@ -89,16 +112,27 @@ describe("dogeos:* timelock admin tasks", function () {
   it("schedules and executes a job service's fee by setter and arguments, and cancels another operation", async () => {
     const inscriber = await hre.ethers.getContractAt("DogeInscriber", deployment.contracts.DogeInscriber.address);
     const fee = (await inscriber.fee()) + 1n;
-    const { result: scheduled } = await runTask<ScheduleResult>("dogeos:schedule", { contract: "DogeInscriber", setter: "setFee", args: [fee.toString()] });
+    const { result: scheduled } = await runTask<ScheduleResult>("dogeos:schedule", {
+      contract: "DogeInscriber",
+      setter: "setFee",
+      args: [fee.toString()],
+    });
     expect(scheduled.salt).to.equal(`0x${"00".repeat(32)}`);
-    const { result: other } = await runTask<ScheduleResult>("dogeos:schedule", { contract: "DogeInscriber", setter: "setDeadlineWindow", args: ["7200"] });
+    const { result: other } = await runTask<ScheduleResult>("dogeos:schedule", {
+      contract: "DogeInscriber",
+      setter: "setDeadlineWindow",
+      args: ["7200"],
+    });
     await runTask("dogeos:cancel", { contract: "DogeInscriber", operation: other.operationId });
     await hre.network.provider.send("evm_increaseTime", [3601]);
     await hre.network.provider.send("hardhat_mine", ["0x1"]);
     await runTask("dogeos:execute", { contract: "DogeInscriber", setter: "setFee", args: [fee.toString()] });
     expect(await inscriber.fee()).to.equal(fee);
     const { result: rows } = await runTask<OperationRow[]>("dogeos:operations", { contract: "DogeInscriber" });
-    expect(Object.fromEntries(rows.map((r) => [r.function, r.state]))).to.deep.equal({ "setFee(uint256)": "executed", "setDeadlineWindow(uint64)": "cancelled" });
+    expect(Object.fromEntries(rows.map((r) => [r.function, r.state]))).to.deep.equal({
+      "setFee(uint256)": "executed",
+      "setDeadlineWindow(uint64)": "cancelled",
+    });
   });
 
   it("refuses a sender that is not the admin, a setter the contract lacks and a wrong argument count", async () => {
@@ -111,7 +145,9 @@ describe("dogeos:* timelock admin tasks", function () {
       }
       return "no error";
     };
-    expect(await attempt({ setter: "setTreasury", args: [signers[5].address], from: signers[5].address })).to.match(/is not the admin/);
+    expect(await attempt({ setter: "setTreasury", args: [signers[5].address], from: signers[5].address })).to.match(
+      /is not the admin/,
+    );
     expect(await attempt({ setter: "setNothing" })).to.match(/setNothing is not a function/);
     expect(await attempt({ setter: "setTreasury" })).to.match(/takes 1 argument\(s\), got 0/);
     expect(await attempt({ contract: "PlugsMarketplace", setter: "x" })).to.match(/has no timelock/);

@@ -29,7 +29,10 @@ async function creationsSince(fromBlock: number): Promise<string[]> {
   const latest = await hre.ethers.provider.getBlockNumber();
   const created: string[] = [];
   for (let n = fromBlock + 1; n <= latest; n++) {
-    const block = (await provider.request({ method: "eth_getBlockByNumber", params: [`0x${n.toString(16)}`, true] })) as { transactions: { to: string | null; hash: string }[] };
+    const block = (await provider.request({
+      method: "eth_getBlockByNumber",
+      params: [`0x${n.toString(16)}`, true],
+    })) as { transactions: { to: string | null; hash: string }[] };
     for (const tx of block.transactions) if (tx.to === null) created.push(tx.hash);
   }
   return created;
@@ -37,7 +40,12 @@ async function creationsSince(fromBlock: number): Promise<string[]> {
 
 /** Journal lines of `type` in a deployment directory. */
 function journal(dir: string, type: string): { futureId: string }[] {
-  return fs.readFileSync(path.join(dir, "journal.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)).filter((m) => m.type === type);
+  return fs
+    .readFileSync(path.join(dir, "journal.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((m) => m.type === type);
 }
 
 describe("Ignition deployment of the contract set", function () {
@@ -70,12 +78,23 @@ describe("Ignition deployment of the contract set", function () {
     expect(failure?.message).to.match(/run the same command again to resume/);
     const firstCreations = await creationsSince(start);
     expect(firstCreations).to.have.length(2);
-    const firstRun = journal(dir, "DEPLOYMENT_EXECUTION_STATE_COMPLETE").map((m) => m.futureId).sort();
+    const firstRun = journal(dir, "DEPLOYMENT_EXECUTION_STATE_COMPLETE")
+      .map((m) => m.futureId)
+      .sort();
     expect(firstRun).to.deep.equal(["DogeOS#EnvelopeHelper", "DogeOS#PlugsMarketplace"]);
-    const firstAddresses = Object.fromEntries(journal(dir, "DEPLOYMENT_EXECUTION_STATE_COMPLETE").map((m) => [m.futureId, (m as unknown as { result: { address: string } }).result.address]));
+    const firstAddresses = Object.fromEntries(
+      journal(dir, "DEPLOYMENT_EXECUTION_STATE_COMPLETE").map((m) => [
+        m.futureId,
+        (m as unknown as { result: { address: string } }).result.address,
+      ]),
+    );
 
     const lines: string[] = [];
-    const resumed = await deployContractSet(hre, { parameters: good, deploymentDir: dir, log: (line) => lines.push(line) });
+    const resumed = await deployContractSet(hre, {
+      parameters: good,
+      deploymentDir: dir,
+      log: (line) => lines.push(line),
+    });
     expect(resumed.wiped).to.deep.equal(["DogeOS#DogeAttestation"]);
     expect(lines.join("\n")).to.match(/resuming the deployment/);
     expect(resumed.contracts.PlugsMarketplace.address).to.equal(firstAddresses["DogeOS#PlugsMarketplace"]);
@@ -84,7 +103,9 @@ describe("Ignition deployment of the contract set", function () {
     expect(creations).to.have.length(PUBLISHED_CONTRACTS.length);
     expect(creations.slice(0, 2)).to.deep.equal(firstCreations);
     // Every contract created once, by the transaction the result names.
-    expect(PUBLISHED_CONTRACTS.map((name) => resumed.contracts[name].deployTx).sort()).to.deep.equal([...creations].sort());
+    expect(PUBLISHED_CONTRACTS.map((name) => resumed.contracts[name].deployTx).sort()).to.deep.equal(
+      [...creations].sort(),
+    );
     const attestation = await hre.ethers.getContractAt("DogeAttestation", resumed.contracts.DogeAttestation.address);
     expect(await attestation.timelockDelay()).to.equal(3600n);
 
@@ -120,11 +141,16 @@ describe("Ignition deployment of the contract set", function () {
 
     const lines: string[] = [];
     const resumed = await deployContractSet(hre, { parameters, deploymentDir: dir, log: (line) => lines.push(line) });
-    expect(lines.join("\n")).to.match(/found DogeOS#DogeAttestation's transaction 0x[0-9a-f]{64} \(nonce \d+\) on chain: tracking it/);
+    expect(lines.join("\n")).to.match(
+      /found DogeOS#DogeAttestation's transaction 0x[0-9a-f]{64} \(nonce \d+\) on chain: tracking it/,
+    );
     const creations = await creationsSince(start);
     expect(creations).to.have.length(PUBLISHED_CONTRACTS.length);
-    expect(PUBLISHED_CONTRACTS.map((name) => resumed.contracts[name].deployTx).sort()).to.deep.equal([...creations].sort());
-    for (const name of PUBLISHED_CONTRACTS) expect(await hre.ethers.provider.getCode(resumed.contracts[name].address)).to.not.equal("0x");
+    expect(PUBLISHED_CONTRACTS.map((name) => resumed.contracts[name].deployTx).sort()).to.deep.equal(
+      [...creations].sort(),
+    );
+    for (const name of PUBLISHED_CONTRACTS)
+      expect(await hre.ethers.provider.getCode(resumed.contracts[name].address)).to.not.equal("0x");
   });
 
   it("returns each contract's deploy block and transaction, which the ABI index records and src/l2/abi-index reads", async () => {
@@ -139,13 +165,27 @@ describe("Ignition deployment of the contract set", function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "abi-index-"));
     dirs.push(dir);
     const file = path.join(dir, "index.json");
-    fs.writeFileSync(file, indexFileText({ [String(deployment.chainId)]: indexEntry(deployment.contracts), "6281971": indexEntry(null) }));
+    fs.writeFileSync(
+      file,
+      indexFileText({ [String(deployment.chainId)]: indexEntry(deployment.contracts), "6281971": indexEntry(null) }),
+    );
     const read = readChainDeployment(deployment.chainId, { file });
     expect(read?.deployed).to.equal(true);
-    expect(read?.contracts.DogeAnchor).to.deep.include({ deployBlock: deployment.contracts.DogeAnchor.deployBlock, deployTx: deployment.contracts.DogeAnchor.deployTx });
-    expect(contractAddress(deployment.chainId, "DogeAttestation", { file })).to.equal(deployment.contracts.DogeAttestation.address);
+    expect(read?.contracts.DogeAnchor).to.deep.include({
+      deployBlock: deployment.contracts.DogeAnchor.deployBlock,
+      deployTx: deployment.contracts.DogeAnchor.deployTx,
+    });
+    expect(contractAddress(deployment.chainId, "DogeAttestation", { file })).to.equal(
+      deployment.contracts.DogeAttestation.address,
+    );
     const attesterFrom = deployBlock(deployment.chainId, ["DogeAttestation", "DogeInscriber", "DogeAnchor"], { file });
-    expect(attesterFrom).to.equal(Math.min(...["DogeAttestation", "DogeInscriber", "DogeAnchor"].map((n) => deployment.contracts[n as "DogeAnchor"].deployBlock)));
+    expect(attesterFrom).to.equal(
+      Math.min(
+        ...["DogeAttestation", "DogeInscriber", "DogeAnchor"].map(
+          (n) => deployment.contracts[n as "DogeAnchor"].deployBlock,
+        ),
+      ),
+    );
     // A chain listed but not deployed gives nothing to default from; an unlisted one neither.
     expect(contractAddress(6281971, "DogeAttestation", { file })).to.equal(null);
     expect(deployBlock(6281971, "DogeAttestation", { file })).to.equal(null);
@@ -155,19 +195,34 @@ describe("Ignition deployment of the contract set", function () {
   it("refuses parameters an operator got wrong, naming the file", () => {
     const a = "0x1000000000000000000000000000000000000001";
     const b = "0x2000000000000000000000000000000000000002";
-    expect(() => checkParameters({ attesters: [] }, "ignition/parameters/dogeos.json")).to.throw(/dogeos.json: attesters must name exactly three/);
+    expect(() => checkParameters({ attesters: [] }, "ignition/parameters/dogeos.json")).to.throw(
+      /dogeos.json: attesters must name exactly three/,
+    );
     expect(() => checkParameters({ attesters: [a, b, a] }, "p.json")).to.throw(/distinct/);
-    expect(() => checkParameters({ attesters: [a, b, "0x3000000000000000000000000000000000000003"], timelockDelay: 60 }, "p.json")).to.throw(/at least 3600/);
-    expect(checkParameters({ attesters: [b, "0x3000000000000000000000000000000000000003", a] }, "p.json").attesters[0]).to.equal(a);
+    expect(() =>
+      checkParameters({ attesters: [a, b, "0x3000000000000000000000000000000000000003"], timelockDelay: 60 }, "p.json"),
+    ).to.throw(/at least 3600/);
+    expect(
+      checkParameters({ attesters: [b, "0x3000000000000000000000000000000000000003", a] }, "p.json").attesters[0],
+    ).to.equal(a);
   });
 
   it("deploy/deploy.ts records the deploy blocks and transactions in the local index under DOGEOS_DATA_DIR", function () {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-data-"));
     dirs.push(dataDir);
-    const output = execFileSync(process.execPath, [require.resolve("hardhat/internal/cli/cli.js"), "run", "--no-compile", "deploy/deploy.ts"], {
-      cwd: ROOT, encoding: "utf8", env: { ...process.env, DOGEOS_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"],
-    });
-    const addresses = Object.fromEntries([...output.matchAll(/^(\w+)\s+(0x[0-9a-fA-F]{40})$/gm)].map((m) => [m[1], m[2]]));
+    const output = execFileSync(
+      process.execPath,
+      [require.resolve("hardhat/internal/cli/cli.js"), "run", "--no-compile", "deploy/deploy.ts"],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, DOGEOS_DATA_DIR: dataDir },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const addresses = Object.fromEntries(
+      [...output.matchAll(/^(\w+)\s+(0x[0-9a-fA-F]{40})$/gm)].map((m) => [m[1], m[2]]),
+    );
     const entry = readChainDeployment(31337, { dataDir, env: {} });
     expect(entry?.file).to.equal(path.join(dataDir, "abi", "index.json"));
     for (const name of PUBLISHED_CONTRACTS) {
@@ -185,7 +240,10 @@ describe("Ignition deployment of the contract set", function () {
     /** Starts `hardhat node` on a free port; resolves once it serves. */
     const startNode = async () => {
       const port = 20000 + Math.floor(Math.random() * 20000);
-      node = spawn(process.execPath, [HARDHAT, "node", "--port", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      node = spawn(process.execPath, [HARDHAT, "node", "--port", String(port)], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       await new Promise<void>((resolve, reject) => {
         let out = "";
         node!.stdout!.on("data", (chunk: Buffer) => {
@@ -203,10 +261,25 @@ describe("Ignition deployment of the contract set", function () {
       await exited;
     };
     afterEach(stopNode);
-    const blockNumber = async () => Number((await (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }) })).json()).result);
-    const deployTo = (dataDir: string) => execFileSync(process.execPath, [HARDHAT, "run", "--no-compile", "deploy/deploy.ts", "--network", "localhost"], {
-      cwd: ROOT, encoding: "utf8", env: { ...process.env, DOGEOS_DATA_DIR: dataDir, L2_RPC_URL: url }, stdio: ["ignore", "pipe", "pipe"],
-    });
+    const blockNumber = async () =>
+      Number(
+        (
+          await (
+            await fetch(url, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }),
+            })
+          ).json()
+        ).result,
+      );
+    const deployTo = (dataDir: string) =>
+      execFileSync(process.execPath, [HARDHAT, "run", "--no-compile", "deploy/deploy.ts", "--network", "localhost"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, DOGEOS_DATA_DIR: dataDir, L2_RPC_URL: url },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
 
     it("a second run resumes from the journal under the data dir and sends nothing; a new node makes it forget the journal", async function () {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-data-"));
@@ -227,7 +300,8 @@ describe("Ignition deployment of the contract set", function () {
       expect(await blockNumber()).to.equal(PUBLISHED_CONTRACTS.length);
       expect(third).to.equal(first); // same deployer, same nonces: the same addresses on the new chain
       const entry = readChainDeployment(31337, { dataDir, env: {} });
-      for (const name of PUBLISHED_CONTRACTS) expect(entry?.contracts[name].deployBlock).to.be.within(1, PUBLISHED_CONTRACTS.length);
+      for (const name of PUBLISHED_CONTRACTS)
+        expect(entry?.contracts[name].deployBlock).to.be.within(1, PUBLISHED_CONTRACTS.length);
     });
   });
 });

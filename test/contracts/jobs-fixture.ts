@@ -38,15 +38,30 @@ export function l1TxidFor(jobId: string): string {
 }
 
 /** Attests the base-chain tip at `height` (an L1_TIP fact signed by the first two attesters). */
-export async function attestTip(attestation: Contract, domain: AttestationDomain, height: bigint, attesterSetId = 1n, signers: Wallet[] = ATTESTERS.slice(0, 2)) {
-  const fact = l1TipFact(height, "00".repeat(31) + "01", { attestedAt: BigInt(await time.latest()) + 1n, attesterSetId });
+export async function attestTip(
+  attestation: Contract,
+  domain: AttestationDomain,
+  height: bigint,
+  attesterSetId = 1n,
+  signers: Wallet[] = ATTESTERS.slice(0, 2),
+) {
+  const fact = l1TipFact(height, "00".repeat(31) + "01", {
+    attestedAt: BigInt(await time.latest()) + 1n,
+    attesterSetId,
+  });
   await attestation.submitFact(fact, await signFact(signers, domain, fact));
 }
 
 export async function deployJobsFixture() {
   const fixture = await deployAttestationFixture();
   const { attestation, admin, guardian, treasury, domain } = fixture;
-  const args = [await attestation.getAddress(), admin.address, guardian.address, treasury.address, TIMELOCK_DELAY] as const;
+  const args = [
+    await attestation.getAddress(),
+    admin.address,
+    guardian.address,
+    treasury.address,
+    TIMELOCK_DELAY,
+  ] as const;
   const inscriber = await ethers.deployContract("DogeInscriber", [...args]);
   const anchor = await ethers.deployContract("DogeAnchor", [...args]);
   await attestTip(attestation, domain, TIP);
@@ -69,16 +84,28 @@ async function openedFrom(service: Contract, tx: ContractTransactionResponse, ev
   for (const log of mined!.logs) {
     const parsed = service.interface.parseLog(log);
     if (parsed?.name === eventName) {
-      return { jobId: parsed.args.jobId, resultHash: parsed.args.resultHash, feeWei: parsed.args.feeWei, deadline: parsed.args.deadline, tx };
+      return {
+        jobId: parsed.args.jobId,
+        resultHash: parsed.args.resultHash,
+        feeWei: parsed.args.feeWei,
+        deadline: parsed.args.deadline,
+        tx,
+      };
     }
   }
   throw new Error(`no ${eventName} event`);
 }
 
 /** Requests an anchor of `payload` from `requester`, paying the current fee. */
-export async function requestAnchor(anchor: Contract, requester: Contract["runner"], payload: BytesLike = "0x01020304"): Promise<OpenedJob> {
+export async function requestAnchor(
+  anchor: Contract,
+  requester: Contract["runner"],
+  payload: BytesLike = "0x01020304",
+): Promise<OpenedJob> {
   const feeWei = (await anchor.fee()) as bigint;
-  const tx = (await (anchor.connect(requester) as Contract).requestAnchor(payload, { value: feeWei })) as ContractTransactionResponse;
+  const tx = (await (anchor.connect(requester) as Contract).requestAnchor(payload, {
+    value: feeWei,
+  })) as ContractTransactionResponse;
   return openedFrom(anchor, tx, "AnchorRequested");
 }
 
@@ -97,11 +124,21 @@ export const MINT: InscriptionInput = {
 };
 
 /** Requests an inscription from `requester`, paying the current fee. */
-export async function requestInscription(inscriber: Contract, requester: Contract["runner"], input: InscriptionInput = MINT): Promise<OpenedJob> {
+export async function requestInscription(
+  inscriber: Contract,
+  requester: Contract["runner"],
+  input: InscriptionInput = MINT,
+): Promise<OpenedJob> {
   const feeWei = (await inscriber.fee()) as bigint;
-  const tx = (await (inscriber.connect(requester) as Contract).requestInscription(input.contentType, input.action, input.payload, input.dogeRecipient, {
-    value: feeWei,
-  })) as ContractTransactionResponse;
+  const tx = (await (inscriber.connect(requester) as Contract).requestInscription(
+    input.contentType,
+    input.action,
+    input.payload,
+    input.dogeRecipient,
+    {
+      value: feeWei,
+    },
+  )) as ContractTransactionResponse;
   return openedFrom(inscriber, tx, "InscriptionRequested");
 }
 
@@ -109,7 +146,12 @@ export async function requestInscription(inscriber: Contract, requester: Contrac
  * A receipt for `job` of `service` naming the job's own transaction (`l1TxidFor`) at `l1Height`,
  * by default the first block above the tip recorded at request time; signed now for set `attesterSetId`.
  */
-export async function receiptFor(service: Contract, job: Pick<OpenedJob, "jobId" | "resultHash">, l1Height?: bigint, attesterSetId = 1n): Promise<Receipt> {
+export async function receiptFor(
+  service: Contract,
+  job: Pick<OpenedJob, "jobId" | "resultHash">,
+  l1Height?: bigint,
+  attesterSetId = 1n,
+): Promise<Receipt> {
   const height = l1Height ?? ((await service.jobOf(job.jobId)).l1TipAtRequest as bigint) + 1n;
   return {
     jobId: job.jobId,
@@ -135,7 +177,12 @@ export function signByTwo(domain: AttestationDomain, receipt: Receipt): Promise<
 }
 
 /** Settles `job` with a valid receipt from `relayer` (anyone), first attesting a tip that makes it 6 deep. */
-export async function settleJob(service: Contract, domain: AttestationDomain, job: Pick<OpenedJob, "jobId" | "resultHash">, relayer?: Contract["runner"]) {
+export async function settleJob(
+  service: Contract,
+  domain: AttestationDomain,
+  job: Pick<OpenedJob, "jobId" | "resultHash">,
+  relayer?: Contract["runner"],
+) {
   const receipt = await receiptFor(service, job);
   await attestTipFor(service, domain, receipt.l1Height);
   const signatures = await signByTwo(domain, receipt);
@@ -149,7 +196,12 @@ export function anchorResultHash(payload: BytesLike): string {
 }
 
 /** Schedules `call` on `service`, waits out the delay, executes it. */
-export async function scheduleAndExecute(service: Contract, admin: Contract["runner"], call: string, salt = ethers.ZeroHash) {
+export async function scheduleAndExecute(
+  service: Contract,
+  admin: Contract["runner"],
+  call: string,
+  salt = ethers.ZeroHash,
+) {
   const asAdmin = service.connect(admin) as Contract;
   await asAdmin.schedule(call, salt);
   await time.increase(TIMELOCK_DELAY);

@@ -4,7 +4,15 @@ import hre from "hardhat";
 import type { Contract, ContractTransactionResponse } from "ethers";
 import { signReceipt } from "../../src/facts";
 import { ATTESTERS } from "./attestation-fixture";
-import { MINT, attestTipFor, deployJobsFixture, receiptFor, requestAnchor, requestInscription, settleJob } from "./jobs-fixture";
+import {
+  MINT,
+  attestTipFor,
+  deployJobsFixture,
+  receiptFor,
+  requestAnchor,
+  requestInscription,
+  settleJob,
+} from "./jobs-fixture";
 
 /** Gas ceilings of the hot calls (whole transaction: 21,000 base and calldata included). */
 const CEILING = {
@@ -20,7 +28,9 @@ const CEILING = {
 const measured: [string, bigint, bigint][] = [];
 
 /** `npx hardhat coverage` instruments the contracts, which inflates gas: the ceilings hold for real bytecode only. */
-const COVERAGE_RUNNING = Boolean((hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING);
+const COVERAGE_RUNNING = Boolean(
+  (hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING,
+);
 
 async function gasOf(tx: Promise<ContractTransactionResponse> | ContractTransactionResponse): Promise<bigint> {
   const receipt = await (await tx).wait();
@@ -34,7 +44,9 @@ function pin(label: string, gas: bigint, ceiling: bigint) {
 
 describe("contracts/DogeInscriber and DogeAnchor gas", () => {
   after(() => {
-    console.log(`\n    DogeInscriber / DogeAnchor gas (whole transaction)${COVERAGE_RUNNING ? ", instrumented by coverage: not checked" : ""}`);
+    console.log(
+      `\n    DogeInscriber / DogeAnchor gas (whole transaction)${COVERAGE_RUNNING ? ", instrumented by coverage: not checked" : ""}`,
+    );
     for (const [label, gas, ceiling] of measured) {
       console.log(`      ${label.padEnd(66)} ${gas.toString().padStart(7)}  (ceiling ${ceiling})`);
     }
@@ -42,27 +54,64 @@ describe("contracts/DogeInscriber and DogeAnchor gas", () => {
 
   it("takes an inscription request with a small payload under 100,000 gas", async () => {
     const { inscriber, requester } = await loadFixture(deployJobsFixture);
-    pin("requestInscription, 73-byte JSON mint, first job", await gasOf((await requestInscription(inscriber, requester)).tx), CEILING.requestInscription);
-    pin("requestInscription, 73-byte JSON mint, later job", await gasOf((await requestInscription(inscriber, requester)).tx), CEILING.requestInscription);
-    const drc20 = { contentType: "text/plain;charset=utf8", action: "", payload: hre.ethers.toUtf8Bytes('{"p":"drc-20","op":"mint","tick":"doge","amt":"1000"}'), dogeRecipient: MINT.dogeRecipient };
-    pin("requestInscription, 53-byte DRC-20 mint without ACTION", await gasOf((await requestInscription(inscriber, requester, drc20)).tx), CEILING.requestInscription);
+    pin(
+      "requestInscription, 73-byte JSON mint, first job",
+      await gasOf((await requestInscription(inscriber, requester)).tx),
+      CEILING.requestInscription,
+    );
+    pin(
+      "requestInscription, 73-byte JSON mint, later job",
+      await gasOf((await requestInscription(inscriber, requester)).tx),
+      CEILING.requestInscription,
+    );
+    const drc20 = {
+      contentType: "text/plain;charset=utf8",
+      action: "",
+      payload: hre.ethers.toUtf8Bytes('{"p":"drc-20","op":"mint","tick":"doge","amt":"1000"}'),
+      dogeRecipient: MINT.dogeRecipient,
+    };
+    pin(
+      "requestInscription, 53-byte DRC-20 mint without ACTION",
+      await gasOf((await requestInscription(inscriber, requester, drc20)).tx),
+      CEILING.requestInscription,
+    );
   });
 
   it("takes an anchor request under 85,000 gas", async () => {
     const { anchor, requester } = await loadFixture(deployJobsFixture);
-    pin("requestAnchor, 32-byte payload, first job", await gasOf((await requestAnchor(anchor, requester, `0x${"5a".repeat(32)}`)).tx), CEILING.requestAnchor);
-    pin("requestAnchor, 76-byte payload, later job", await gasOf((await requestAnchor(anchor, requester, `0x${"5a".repeat(76)}`)).tx), CEILING.requestAnchor);
+    pin(
+      "requestAnchor, 32-byte payload, first job",
+      await gasOf((await requestAnchor(anchor, requester, `0x${"5a".repeat(32)}`)).tx),
+      CEILING.requestAnchor,
+    );
+    pin(
+      "requestAnchor, 76-byte payload, later job",
+      await gasOf((await requestAnchor(anchor, requester, `0x${"5a".repeat(76)}`)).tx),
+      CEILING.requestAnchor,
+    );
   });
 
   it("settles a job under 125,000 gas", async () => {
     const { inscriber, anchor, domain, requester, stranger } = await loadFixture(deployJobsFixture);
     // The operator's accrued fees share a slot with its address, so the first credit costs what later ones do.
-    pin("settle (anchor), two signatures", await gasOf(settleJob(anchor, domain, await requestAnchor(anchor, requester), stranger)), CEILING.settle);
-    pin("settle (inscriber), two signatures", await gasOf(settleJob(inscriber, domain, await requestInscription(inscriber, requester), stranger)), CEILING.settle);
+    pin(
+      "settle (anchor), two signatures",
+      await gasOf(settleJob(anchor, domain, await requestAnchor(anchor, requester), stranger)),
+      CEILING.settle,
+    );
+    pin(
+      "settle (inscriber), two signatures",
+      await gasOf(settleJob(inscriber, domain, await requestInscription(inscriber, requester), stranger)),
+      CEILING.settle,
+    );
     const job = await requestAnchor(anchor, requester);
     const receipt = await receiptFor(anchor, job);
     await attestTipFor(anchor, domain, receipt.l1Height);
-    pin("settle (anchor), three signatures", await gasOf(anchor.settle(job.jobId, receipt, await signReceipt(ATTESTERS, domain, receipt))), CEILING.settle);
+    pin(
+      "settle (anchor), three signatures",
+      await gasOf(anchor.settle(job.jobId, receipt, await signReceipt(ATTESTERS, domain, receipt))),
+      CEILING.settle,
+    );
   });
 
   it("refunds and pays out under 45,000 gas", async () => {

@@ -5,7 +5,8 @@ import type { Contract, Signer } from "ethers";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 
 /** True under `npx hardhat coverage`, whose instrumented contracts spend more gas. */
-const underCoverage = () => (hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING === true;
+const underCoverage = () =>
+  (hre as unknown as { __SOLIDITY_COVERAGE_RUNNING?: boolean }).__SOLIDITY_COVERAGE_RUNNING === true;
 
 const MAX_METADATA_URI_BYTES = 2048n;
 const MAX_LICENSE_DURATION_SECONDS = 100n * 365n * 86_400n;
@@ -33,7 +34,13 @@ async function deployPlugsFixture() {
 const as = (market: Contract, signer: Signer) => market.connect(signer) as Contract;
 
 /** Lists a plug as `creator` and returns its id. */
-async function listPlug(market: Contract, creator: Signer, priceWei = PRICE_WEI, durationSeconds = 0n, uri = URI): Promise<bigint> {
+async function listPlug(
+  market: Contract,
+  creator: Signer,
+  priceWei = PRICE_WEI,
+  durationSeconds = 0n,
+  uri = URI,
+): Promise<bigint> {
   const plugId: bigint = await as(market, creator).listPlug.staticCall(priceWei, durationSeconds, uri);
   await (await as(market, creator).listPlug(priceWei, durationSeconds, uri)).wait();
   return plugId;
@@ -130,10 +137,14 @@ describe("contracts/PlugsMarketplace", () => {
 
     it("reverts with PlugsNotListed for an id never listed and for a delisted plug", async () => {
       const { market, creator } = await loadFixture(deployPlugsFixture);
-      await expect(as(market, creator).setPrice(7n, 1n)).to.be.revertedWithCustomError(market, "PlugsNotListed").withArgs(7n);
+      await expect(as(market, creator).setPrice(7n, 1n))
+        .to.be.revertedWithCustomError(market, "PlugsNotListed")
+        .withArgs(7n);
       const plugId = await listPlug(market, creator);
       await as(market, creator).delistPlug(plugId);
-      await expect(as(market, creator).setPrice(plugId, 1n)).to.be.revertedWithCustomError(market, "PlugsNotListed").withArgs(plugId);
+      await expect(as(market, creator).setPrice(plugId, 1n))
+        .to.be.revertedWithCustomError(market, "PlugsNotListed")
+        .withArgs(plugId);
     });
   });
 
@@ -142,7 +153,9 @@ describe("contracts/PlugsMarketplace", () => {
       const { market, creator, buyer } = await loadFixture(deployPlugsFixture);
       const plugId = await listPlug(market, creator);
       await as(market, buyer).buyLicense(plugId, { value: PRICE_WEI });
-      await expect(as(market, creator).delistPlug(plugId)).to.emit(market, "PlugDelisted").withArgs(plugId, creator.address);
+      await expect(as(market, creator).delistPlug(plugId))
+        .to.emit(market, "PlugDelisted")
+        .withArgs(plugId, creator.address);
       expect(await market.creatorOf(plugId)).to.equal(ethers.ZeroAddress);
       const plug = await market.getPlug(plugId);
       expect(plug.listed).to.equal(false);
@@ -164,8 +177,12 @@ describe("contracts/PlugsMarketplace", () => {
       const { market, creator } = await loadFixture(deployPlugsFixture);
       const plugId = await listPlug(market, creator);
       await as(market, creator).delistPlug(plugId);
-      await expect(as(market, creator).delistPlug(plugId)).to.be.revertedWithCustomError(market, "PlugsNotListed").withArgs(plugId);
-      await expect(as(market, creator).delistPlug(0n)).to.be.revertedWithCustomError(market, "PlugsNotListed").withArgs(0n);
+      await expect(as(market, creator).delistPlug(plugId))
+        .to.be.revertedWithCustomError(market, "PlugsNotListed")
+        .withArgs(plugId);
+      await expect(as(market, creator).delistPlug(0n))
+        .to.be.revertedWithCustomError(market, "PlugsNotListed")
+        .withArgs(0n);
     });
   });
 
@@ -175,7 +192,9 @@ describe("contracts/PlugsMarketplace", () => {
       const plugId = await listPlug(market, creator);
       expect(await as(market, buyer).buyLicense.staticCall(plugId, { value: PRICE_WEI })).to.equal(0n);
       const tx = as(market, buyer).buyLicense(plugId, { value: PRICE_WEI });
-      await expect(tx).to.emit(market, "LicensePurchased").withArgs(plugId, buyer.address, creator.address, PRICE_WEI, 0n);
+      await expect(tx)
+        .to.emit(market, "LicensePurchased")
+        .withArgs(plugId, buyer.address, creator.address, PRICE_WEI, 0n);
       await expect(tx).to.changeEtherBalances([buyer, marketAddress], [-PRICE_WEI, PRICE_WEI]);
       const license = await market.licenseOf(plugId, buyer.address);
       expect(license.purchasedAt).to.equal(BigInt(await time.latest()));
@@ -222,14 +241,18 @@ describe("contracts/PlugsMarketplace", () => {
       await time.increase(5n * DAY_SECONDS);
       expect(await market.hasLicense(plugId, buyer.address)).to.equal(false);
       await as(market, buyer).buyLicense(plugId, { value: PRICE_WEI });
-      expect((await market.licenseOf(plugId, buyer.address)).expiresAt).to.equal(BigInt(await time.latest()) + DAY_SECONDS);
+      expect((await market.licenseOf(plugId, buyer.address)).expiresAt).to.equal(
+        BigInt(await time.latest()) + DAY_SECONDS,
+      );
       expect(await market.hasLicense(plugId, buyer.address)).to.equal(true);
     });
 
     it("sells a free plug for zero wei", async () => {
       const { market, creator, buyer } = await loadFixture(deployPlugsFixture);
       const plugId = await listPlug(market, creator, 0n);
-      await expect(as(market, buyer).buyLicense(plugId)).to.emit(market, "LicensePurchased").withArgs(plugId, buyer.address, creator.address, 0n, 0n);
+      await expect(as(market, buyer).buyLicense(plugId))
+        .to.emit(market, "LicensePurchased")
+        .withArgs(plugId, buyer.address, creator.address, 0n, 0n);
       expect(await market.hasLicense(plugId, buyer.address)).to.equal(true);
       expect(await market.payoutOf(creator.address)).to.equal(0n);
     });
@@ -266,7 +289,9 @@ describe("contracts/PlugsMarketplace", () => {
       const plugId = await listPlug(market, creator);
       await as(market, creator).delistPlug(plugId);
       for (const id of [0n, 42n, plugId]) {
-        await expect(as(market, buyer).buyLicense(id, { value: PRICE_WEI })).to.be.revertedWithCustomError(market, "PlugsNotListed").withArgs(id);
+        await expect(as(market, buyer).buyLicense(id, { value: PRICE_WEI }))
+          .to.be.revertedWithCustomError(market, "PlugsNotListed")
+          .withArgs(id);
       }
     });
 
@@ -290,7 +315,9 @@ describe("contracts/PlugsMarketplace", () => {
       await as(market, buyer).buyLicense(otherPlugId, { value: 7n });
       expect(await as(market, creator).withdrawPayout.staticCall()).to.equal(2n * PRICE_WEI);
       const tx = as(market, creator).withdrawPayout();
-      await expect(tx).to.emit(market, "PayoutWithdrawn").withArgs(creator.address, 2n * PRICE_WEI);
+      await expect(tx)
+        .to.emit(market, "PayoutWithdrawn")
+        .withArgs(creator.address, 2n * PRICE_WEI);
       await expect(tx).to.changeEtherBalances([creator, marketAddress], [2n * PRICE_WEI, -2n * PRICE_WEI]);
       expect(await market.payoutOf(creator.address)).to.equal(0n);
       expect(await market.payoutOf(otherCreator.address)).to.equal(7n);
@@ -299,11 +326,15 @@ describe("contracts/PlugsMarketplace", () => {
 
     it("reverts with PlugsNothingToWithdraw for an account never paid and after a withdrawal", async () => {
       const { market, creator, buyer } = await loadFixture(deployPlugsFixture);
-      await expect(as(market, creator).withdrawPayout()).to.be.revertedWithCustomError(market, "PlugsNothingToWithdraw").withArgs(creator.address);
+      await expect(as(market, creator).withdrawPayout())
+        .to.be.revertedWithCustomError(market, "PlugsNothingToWithdraw")
+        .withArgs(creator.address);
       const plugId = await listPlug(market, creator);
       await as(market, buyer).buyLicense(plugId, { value: PRICE_WEI });
       await as(market, creator).withdrawPayout();
-      await expect(as(market, creator).withdrawPayout()).to.be.revertedWithCustomError(market, "PlugsNothingToWithdraw").withArgs(creator.address);
+      await expect(as(market, creator).withdrawPayout())
+        .to.be.revertedWithCustomError(market, "PlugsNothingToWithdraw")
+        .withArgs(creator.address);
     });
 
     it("blocks reentry from a malicious payout receiver with ReentrancyGuardReentrantCall and pays once", async () => {
@@ -360,7 +391,11 @@ describe("contracts/PlugsMarketplace", () => {
       const { market, buyer } = await loadFixture(deployPlugsFixture);
       const plug = await market.getPlug(5n);
       expect([plug.creator, plug.licenseDurationSeconds, plug.listed, plug.priceWei, plug.metadataURI]).to.deep.equal([
-        ethers.ZeroAddress, 0n, false, 0n, "",
+        ethers.ZeroAddress,
+        0n,
+        false,
+        0n,
+        "",
       ]);
       expect(await market.hasLicense(5n, buyer.address)).to.equal(false);
       expect(await market.plugCount()).to.equal(0n);
@@ -406,9 +441,24 @@ describe("contracts/PlugsMarketplace", () => {
     const accountIndex = fc.integer({ min: 0, max: 3 });
     const priceWei = fc.bigInt({ min: 0n, max: 10n ** 18n });
     const operation: fc.Arbitrary<Operation> = fc.oneof(
-      fc.record({ kind: fc.constant("list" as const), creator: accountIndex, priceWei, durationSeconds: fc.constantFrom(0n, 100n, DAY_SECONDS) }),
-      fc.record({ kind: fc.constant("buy" as const), buyer: accountIndex, plug: fc.nat(5), exactPayment: fc.boolean() }),
-      fc.record({ kind: fc.constant("buy" as const), buyer: accountIndex, plug: fc.nat(5), exactPayment: fc.constant(true) }),
+      fc.record({
+        kind: fc.constant("list" as const),
+        creator: accountIndex,
+        priceWei,
+        durationSeconds: fc.constantFrom(0n, 100n, DAY_SECONDS),
+      }),
+      fc.record({
+        kind: fc.constant("buy" as const),
+        buyer: accountIndex,
+        plug: fc.nat(5),
+        exactPayment: fc.boolean(),
+      }),
+      fc.record({
+        kind: fc.constant("buy" as const),
+        buyer: accountIndex,
+        plug: fc.nat(5),
+        exactPayment: fc.constant(true),
+      }),
       fc.record({ kind: fc.constant("setPrice" as const), caller: accountIndex, plug: fc.nat(5), priceWei }),
       fc.record({ kind: fc.constant("delist" as const), caller: accountIndex, plug: fc.nat(5) }),
       fc.record({ kind: fc.constant("withdraw" as const), caller: accountIndex }),
@@ -418,7 +468,8 @@ describe("contracts/PlugsMarketplace", () => {
     it("keeps the contract balance equal to the sum of unpaid creator balances, as a model predicts", async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 14 }), async (operations) => {
-          const { market, marketAddress, creator, otherCreator, buyer, otherBuyer } = await loadFixture(deployPlugsFixture);
+          const { market, marketAddress, creator, otherCreator, buyer, otherBuyer } =
+            await loadFixture(deployPlugsFixture);
           const accounts = [creator, otherCreator, buyer, otherBuyer];
           const model = {
             plugs: [] as { creator: number; priceWei: bigint; durationSeconds: bigint; listed: boolean }[],
@@ -429,14 +480,23 @@ describe("contracts/PlugsMarketplace", () => {
             switch (op.kind) {
               case "list":
                 await as(market, accounts[op.creator]).listPlug(op.priceWei, op.durationSeconds, URI);
-                model.plugs.push({ creator: op.creator, priceWei: op.priceWei, durationSeconds: op.durationSeconds, listed: true });
+                model.plugs.push({
+                  creator: op.creator,
+                  priceWei: op.priceWei,
+                  durationSeconds: op.durationSeconds,
+                  listed: true,
+                });
                 break;
               case "buy": {
                 const plug = model.plugs[op.plug];
                 const price = plug?.priceWei ?? 0n;
                 const value = op.exactPayment ? price : price + 1n;
                 const holderKey = `${op.plug}:${op.buyer}`;
-                const succeeds = plug !== undefined && plug.listed && op.exactPayment && !(plug.durationSeconds === 0n && model.perpetualHolders.has(holderKey));
+                const succeeds =
+                  plug !== undefined &&
+                  plug.listed &&
+                  op.exactPayment &&
+                  !(plug.durationSeconds === 0n && model.perpetualHolders.has(holderKey));
                 const call = as(market, accounts[op.buyer]).buyLicense(BigInt(op.plug + 1), { value });
                 if (succeeds) {
                   await call;
@@ -452,7 +512,10 @@ describe("contracts/PlugsMarketplace", () => {
                 const plug = model.plugs[op.plug];
                 const succeeds = plug !== undefined && plug.listed && plug.creator === op.caller;
                 const signer = as(market, accounts[op.caller]);
-                const call = op.kind === "setPrice" ? signer.setPrice(BigInt(op.plug + 1), op.priceWei) : signer.delistPlug(BigInt(op.plug + 1));
+                const call =
+                  op.kind === "setPrice"
+                    ? signer.setPrice(BigInt(op.plug + 1), op.priceWei)
+                    : signer.delistPlug(BigInt(op.plug + 1));
                 if (!succeeds) {
                   await expect(call).to.be.reverted;
                 } else {
@@ -467,7 +530,9 @@ describe("contracts/PlugsMarketplace", () => {
                 if (model.payouts[op.caller] === 0n) {
                   await expect(call).to.be.revertedWithCustomError(market, "PlugsNothingToWithdraw");
                 } else {
-                  await expect(call).to.changeEtherBalance(accounts[op.caller], model.payouts[op.caller], { includeFee: false });
+                  await expect(call).to.changeEtherBalance(accounts[op.caller], model.payouts[op.caller], {
+                    includeFee: false,
+                  });
                   model.payouts[op.caller] = 0n;
                 }
                 break;
@@ -476,9 +541,13 @@ describe("contracts/PlugsMarketplace", () => {
                 await time.increase(op.seconds);
                 break;
             }
-            const unpaid = await Promise.all(accounts.map((account) => market.payoutOf(account.address) as Promise<bigint>));
+            const unpaid = await Promise.all(
+              accounts.map((account) => market.payoutOf(account.address) as Promise<bigint>),
+            );
             expect(unpaid).to.deep.equal(model.payouts);
-            expect(await ethers.provider.getBalance(marketAddress)).to.equal(unpaid.reduce((sum, amount) => sum + amount, 0n));
+            expect(await ethers.provider.getBalance(marketAddress)).to.equal(
+              unpaid.reduce((sum, amount) => sum + amount, 0n),
+            );
           }
         }),
         { numRuns: 25 },

@@ -8,18 +8,40 @@ describe("PostgreSQL behind the synchronous SQL surface (src/db/postgres.ts)", f
   let db: PostgresDatabase;
   before(() => {
     db = openPostgres(url(), { conflictKeys: { kv: ["k"] } });
-    db.exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, big BIGINT, small INTEGER, bytes BYTEA, flag BOOLEAN, "offset" INTEGER)`);
+    db.exec(
+      `CREATE TABLE kv (k TEXT PRIMARY KEY, big BIGINT, small INTEGER, bytes BYTEA, flag BOOLEAN, "offset" INTEGER)`,
+    );
   });
   after(() => db?.close());
 
   it("gives values as better-sqlite3 does: numbers, or bigint for every integer with safeIntegers; bytea as Buffer; booleans as 1/0", () => {
-    db.prepare("INSERT OR REPLACE INTO kv (k, big, small, bytes, flag, offset) VALUES (?, ?, ?, ?, ?, ?)").run("a", 2n ** 62n, 7, Buffer.from("00ff", "hex"), true, 3);
-    expect(db.prepare("SELECT k, small, bytes, flag, offset FROM kv WHERE k = ?").get("a")).to.deep.equal({ k: "a", small: 7, bytes: Buffer.from("00ff", "hex"), flag: 1, offset: 3 });
-    const exact = db.prepare<{ big: bigint; small: bigint; n: bigint; total: bigint }>("SELECT big, small, COUNT(*) OVER () AS n, SUM(big) OVER () AS total FROM kv WHERE k = ?").safeIntegers(true).get("a")!;
+    db.prepare("INSERT OR REPLACE INTO kv (k, big, small, bytes, flag, offset) VALUES (?, ?, ?, ?, ?, ?)").run(
+      "a",
+      2n ** 62n,
+      7,
+      Buffer.from("00ff", "hex"),
+      true,
+      3,
+    );
+    expect(db.prepare("SELECT k, small, bytes, flag, offset FROM kv WHERE k = ?").get("a")).to.deep.equal({
+      k: "a",
+      small: 7,
+      bytes: Buffer.from("00ff", "hex"),
+      flag: 1,
+      offset: 3,
+    });
+    const exact = db
+      .prepare<{ big: bigint; small: bigint; n: bigint; total: bigint }>(
+        "SELECT big, small, COUNT(*) OVER () AS n, SUM(big) OVER () AS total FROM kv WHERE k = ?",
+      )
+      .safeIntegers(true)
+      .get("a")!;
     expect(exact).to.deep.equal({ big: 2n ** 62n, small: 7n, n: 1n, total: 2n ** 62n });
     // A Uint8Array that is not a Buffer is still bytes.
     db.prepare("INSERT OR REPLACE INTO kv (k, bytes) VALUES (?, ?)").run("b", new Uint8Array([1, 2, 3]));
-    expect(db.prepare<{ bytes: Buffer }>("SELECT bytes FROM kv WHERE k = @k").get({ k: "b" })!.bytes.toString("hex")).to.equal("010203");
+    expect(
+      db.prepare<{ bytes: Buffer }>("SELECT bytes FROM kv WHERE k = @k").get({ k: "b" })!.bytes.toString("hex"),
+    ).to.equal("010203");
     expect(db.prepare("SELECT k FROM kv WHERE k = ?").get("none")).to.equal(undefined);
   });
 
@@ -33,19 +55,23 @@ describe("PostgreSQL behind the synchronous SQL surface (src/db/postgres.ts)", f
 
   it("rolls a failed transaction back, and a failed nested one back to its savepoint only", () => {
     const put = db.prepare("INSERT INTO kv (k, small) VALUES (?, ?)");
-    expect(() => db.transaction(() => {
-      put.run("t1", 1);
-      put.run("t1", 2);
-    })()).to.throw(PostgresError, /duplicate key/);
+    expect(() =>
+      db.transaction(() => {
+        put.run("t1", 1);
+        put.run("t1", 2);
+      })(),
+    ).to.throw(PostgresError, /duplicate key/);
     expect(db.prepare("SELECT k FROM kv WHERE k = 't1'").get()).to.equal(undefined);
     expect(db.inTransaction).to.equal(false);
     db.transaction(() => {
       put.run("t2", 1);
       expect(db.inTransaction).to.equal(true);
-      expect(() => db.transaction(() => {
-        put.run("t3", 1);
-        throw new Error("inner fails");
-      })()).to.throw("inner fails");
+      expect(() =>
+        db.transaction(() => {
+          put.run("t3", 1);
+          throw new Error("inner fails");
+        })(),
+      ).to.throw("inner fails");
     })();
     expect(db.prepare("SELECT k FROM kv WHERE k IN ('t2', 't3') ORDER BY k").all()).to.deep.equal([{ k: "t2" }]);
   });

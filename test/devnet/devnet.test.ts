@@ -1,7 +1,15 @@
 import { expect } from "chai";
 import {
-  OP, bitsToTarget, bytesToHexReversed, compileScript, hexToBytes, parseBlock, parseTransactionHex, scryptPowHash,
-  serializeHeader, nullDataScript,
+  OP,
+  bitsToTarget,
+  bytesToHexReversed,
+  compileScript,
+  hexToBytes,
+  parseBlock,
+  parseTransactionHex,
+  scryptPowHash,
+  serializeHeader,
+  nullDataScript,
 } from "../../src/doge";
 import { RpcCallError, RunningDevnet, startDevnet } from "../helpers/devnet";
 import { TestKey, newKey, p2shAddressOf, spendP2pkh, spendP2shWithoutSignature } from "../helpers/keys";
@@ -9,7 +17,11 @@ import { TestKey, newKey, p2shAddressOf, spendP2pkh, spendP2shWithoutSignature }
 const DOGE = 100_000_000n;
 const GENESIS = "3d2160a3b5dc4a9d62e7e66a295f70313ac808440ef7400d6c0772171ce973a5";
 
-async function expectRpcError(promise: Promise<unknown>, code: number, message?: string | RegExp): Promise<RpcCallError> {
+async function expectRpcError(
+  promise: Promise<unknown>,
+  code: number,
+  message?: string | RegExp,
+): Promise<RpcCallError> {
   try {
     await promise;
   } catch (error) {
@@ -30,9 +42,17 @@ describe("devnet", function () {
 
   /** A rejected transaction leaves the chain tip, the UTXO set and the mempool as they were. */
   async function expectRejected(hex: string, code: number, message?: string | RegExp): Promise<void> {
-    const before = await Promise.all([devnet.rpc("getbestblockhash"), devnet.rpc<string[]>("getrawmempool"), devnet.rpc("gettxoutsetinfo")]);
+    const before = await Promise.all([
+      devnet.rpc("getbestblockhash"),
+      devnet.rpc<string[]>("getrawmempool"),
+      devnet.rpc("gettxoutsetinfo"),
+    ]);
     await expectRpcError(devnet.rpc("sendrawtransaction", [hex]), code, message);
-    const after = await Promise.all([devnet.rpc("getbestblockhash"), devnet.rpc<string[]>("getrawmempool"), devnet.rpc("gettxoutsetinfo")]);
+    const after = await Promise.all([
+      devnet.rpc("getbestblockhash"),
+      devnet.rpc<string[]>("getrawmempool"),
+      devnet.rpc("gettxoutsetinfo"),
+    ]);
     expect(after).to.deep.equal(before);
   }
 
@@ -69,7 +89,10 @@ describe("devnet", function () {
       expect(parsed.value.txs[0].outputs[0].value).to.equal(500_000n * DOGE);
       const pow = BigInt("0x" + bytesToHexReversed(scryptPowHash(serializeHeader(parsed.value.header))));
       expect(pow <= bitsToTarget(0x207fffff)).to.equal(true);
-      const verbose = await devnet.rpc<{ versionHex: string; bits: string; height: number; confirmations: number }>("getblock", [hash, true]);
+      const verbose = await devnet.rpc<{ versionHex: string; bits: string; height: number; confirmations: number }>(
+        "getblock",
+        [hash, true],
+      );
       expect(verbose).to.include({ versionHex: "00620004", bits: "207fffff", confirmations: 1 });
       const header = await devnet.rpc<string>("getblockheader", [hash, false]);
       expect(header).to.equal(raw.slice(0, 160));
@@ -91,13 +114,25 @@ describe("devnet", function () {
 
     it("accepts a signed P2PKH payment, mines it, and indexes it for getrawtransaction", async () => {
       const coin = await fund(alice, 100);
-      const { hex, tx } = spendP2pkh(alice, [coin], [{ script: bob.script, value: 40n * DOGE }, { script: alice.script, value: 59n * DOGE }]);
+      const { hex, tx } = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: 40n * DOGE },
+          { script: alice.script, value: 59n * DOGE },
+        ],
+      );
       const txid = await devnet.rpc<string>("sendrawtransaction", [hex]);
-      expect(txid).to.equal(parseTransactionHex(hex).ok && (parseTransactionHex(hex) as { value: { txid: string } }).value.txid);
+      expect(txid).to.equal(
+        parseTransactionHex(hex).ok && (parseTransactionHex(hex) as { value: { txid: string } }).value.txid,
+      );
       expect(await devnet.rpc<string[]>("getrawmempool")).to.include(txid);
       expect(await devnet.rpc("sendrawtransaction", [hex]), "resending a mempool tx returns its txid").to.equal(txid);
       const [blockHash] = await devnet.rpc<string[]>("generatetoaddress", [1, miner.address]);
-      const verbose = await devnet.rpc<{ blockhash: string; confirmations: number; vout: { value: number }[] }>("getrawtransaction", [txid, 1]);
+      const verbose = await devnet.rpc<{ blockhash: string; confirmations: number; vout: { value: number }[] }>(
+        "getrawtransaction",
+        [txid, 1],
+      );
       expect(verbose.blockhash).to.equal(blockHash);
       expect(verbose.confirmations).to.equal(1);
       expect(verbose.vout[0].value).to.equal(40);
@@ -117,7 +152,11 @@ describe("devnet", function () {
 
     it("answers -25 Missing inputs for an unknown outpoint", async () => {
       const fake = { txid: "11".repeat(32), vout: 0, value: DOGE };
-      await expectRejected(spendP2pkh(alice, [fake], [{ script: bob.script, value: DOGE / 2n }]).hex, -25, "Missing inputs");
+      await expectRejected(
+        spendP2pkh(alice, [fake], [{ script: bob.script, value: DOGE / 2n }]).hex,
+        -25,
+        "Missing inputs",
+      );
     });
 
     it("refuses a spend of an output already spent in the chain with 18: bad-txns-inputs-spent", async () => {
@@ -131,7 +170,11 @@ describe("devnet", function () {
 
     it("refuses outputs worth more than the inputs with 16: bad-txns-in-belowout", async () => {
       const coin = await fund(alice, 10);
-      await expectRejected(spendP2pkh(alice, [coin], [{ script: bob.script, value: 11n * DOGE }]).hex, -26, "16: bad-txns-in-belowout");
+      await expectRejected(
+        spendP2pkh(alice, [coin], [{ script: bob.script, value: 11n * DOGE }]).hex,
+        -26,
+        "16: bad-txns-in-belowout",
+      );
     });
 
     it("refuses a fee below 0.001 DOGE/kB with 66: min relay fee not met", async () => {
@@ -143,22 +186,51 @@ describe("devnet", function () {
     it("charges 0.01 DOGE extra for each output below the soft dust limit", async () => {
       const coin = await fund(alice, 10);
       const smallOutput = 500_000n; // 0.005 DOGE: above the hard limit, below the soft one
-      const tooCheap = spendP2pkh(alice, [coin], [{ script: bob.script, value: smallOutput }, { script: alice.script, value: 10n * DOGE - smallOutput - 500_000n }]);
+      const tooCheap = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: smallOutput },
+          { script: alice.script, value: 10n * DOGE - smallOutput - 500_000n },
+        ],
+      );
       await expectRejected(tooCheap.hex, -26, "66: min relay fee not met");
-      const paying = spendP2pkh(alice, [coin], [{ script: bob.script, value: smallOutput }, { script: alice.script, value: 10n * DOGE - smallOutput - 1_100_000n }]);
+      const paying = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: smallOutput },
+          { script: alice.script, value: 10n * DOGE - smallOutput - 1_100_000n },
+        ],
+      );
       expect(await devnet.rpc("sendrawtransaction", [paying.hex])).to.be.a("string");
     });
 
     it("refuses an output below the hard dust limit with 64: dust", async () => {
       const coin = await fund(alice, 10);
-      const hex = spendP2pkh(alice, [coin], [{ script: bob.script, value: 50_000n }, { script: alice.script, value: 9n * DOGE }]).hex;
+      const hex = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: 50_000n },
+          { script: alice.script, value: 9n * DOGE },
+        ],
+      ).hex;
       await expectRejected(hex, -26, "64: dust");
     });
 
     it("refuses a signature by the wrong key through the script interpreter", async () => {
       const coin = await fund(alice, 10);
-      const forged = spendP2pkh({ ...bob, script: alice.script }, [coin], [{ script: bob.script, value: 9n * DOGE }]).hex;
-      await expectRejected(forged, -26, /^16: mandatory-script-verify-flag-failed \(Script failed an OP_EQUALVERIFY operation\)$/);
+      const forged = spendP2pkh(
+        { ...bob, script: alice.script },
+        [coin],
+        [{ script: bob.script, value: 9n * DOGE }],
+      ).hex;
+      await expectRejected(
+        forged,
+        -26,
+        /^16: mandatory-script-verify-flag-failed \(Script failed an OP_EQUALVERIFY operation\)$/,
+      );
     });
 
     it("refuses to spend an immature coinbase with 16: bad-txns-premature-spend-of-coinbase", async () => {
@@ -177,11 +249,23 @@ describe("devnet", function () {
 
     it("accepts one OP_RETURN output of up to 80 bytes and refuses two", async () => {
       const coin = await fund(alice, 10);
-      const one = spendP2pkh(alice, [coin], [{ script: nullDataScript(new Uint8Array(80).fill(7)), value: 0n }, { script: alice.script, value: 9n * DOGE }]);
-      const two = spendP2pkh(alice, [coin], [
-        { script: nullDataScript(Uint8Array.of(1)), value: 0n }, { script: nullDataScript(Uint8Array.of(2)), value: 0n },
-        { script: alice.script, value: 9n * DOGE },
-      ]);
+      const one = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: nullDataScript(new Uint8Array(80).fill(7)), value: 0n },
+          { script: alice.script, value: 9n * DOGE },
+        ],
+      );
+      const two = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: nullDataScript(Uint8Array.of(1)), value: 0n },
+          { script: nullDataScript(Uint8Array.of(2)), value: 0n },
+          { script: alice.script, value: 9n * DOGE },
+        ],
+      );
       await expectRejected(two.hex, -26, "64: multi-op-return");
       expect(await devnet.rpc("sendrawtransaction", [one.hex])).to.be.a("string");
     });
@@ -196,7 +280,9 @@ describe("devnet", function () {
       const commit = spendP2pkh(funder, [coin], [{ script: p2sh.script, value: 19n * DOGE }]);
       const commitTxid = await devnet.rpc<string>("sendrawtransaction", [commit.hex]);
       await devnet.rpc("generatetoaddress", [1, miner.address]);
-      const reveal = spendP2shWithoutSignature(redeemScript, { txid: commitTxid, vout: 0, value: 19n * DOGE }, [{ script: funder.script, value: 18n * DOGE }]);
+      const reveal = spendP2shWithoutSignature(redeemScript, { txid: commitTxid, vout: 0, value: 19n * DOGE }, [
+        { script: funder.script, value: 18n * DOGE },
+      ]);
       await expectRejected(reveal, -26, "64: non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
       await devnet.rpc("devnet_setpromiscuousmempool", [true]);
       try {
@@ -219,7 +305,9 @@ describe("devnet", function () {
         const payment = spendP2pkh(dave, [coin], [{ script: miner.script, value: 49n * DOGE }]);
         const txid = await devnet.rpc<string>("sendrawtransaction", [payment.hex]);
         const oldBranch = await devnet.rpc<string[]>("generatetoaddress", [depth, miner.address]);
-        expect((await devnet.rpc<{ confirmations: number }>("getrawtransaction", [txid, 1])).confirmations).to.equal(depth);
+        expect((await devnet.rpc<{ confirmations: number }>("getrawtransaction", [txid, 1])).confirmations).to.equal(
+          depth,
+        );
 
         const oldCoinbase = (await devnet.rpc<{ tx: string[] }>("getblock", [oldBranch[0], 1])).tx[0];
         await devnet.rpc("invalidateblock", [oldBranch[0]]);
@@ -236,9 +324,16 @@ describe("devnet", function () {
         expect(oldBlock.confirmations).to.equal(-1);
 
         await devnet.rpc("reconsiderblock", [oldBranch[0]]);
-        expect(await devnet.rpc("getbestblockhash"), "the shorter branch does not win back").to.equal(newBranch[newBranch.length - 1]);
+        expect(await devnet.rpc("getbestblockhash"), "the shorter branch does not win back").to.equal(
+          newBranch[newBranch.length - 1],
+        );
         const tips = await devnet.rpc<{ hash: string; status: string; branchlen: number }[]>("getchaintips");
-        expect(tips).to.deep.include({ height: startHeight + depth, hash: oldBranch[depth - 1], branchlen: depth, status: "valid-fork" });
+        expect(tips).to.deep.include({
+          height: startHeight + depth,
+          hash: oldBranch[depth - 1],
+          branchlen: depth,
+          status: "valid-fork",
+        });
       });
     }
   });
@@ -248,11 +343,18 @@ describe("devnet", function () {
     const coin = await fund(erin, 30);
     const parent = spendP2pkh(erin, [coin], [{ script: erin.script, value: 29n * DOGE }]);
     const parentTxid = await devnet.rpc<string>("sendrawtransaction", [parent.hex]);
-    const child = spendP2pkh(erin, [{ txid: parentTxid, vout: 0, value: 29n * DOGE }], [{ script: miner.script, value: 28n * DOGE }]);
+    const child = spendP2pkh(
+      erin,
+      [{ txid: parentTxid, vout: 0, value: 29n * DOGE }],
+      [{ script: miner.script, value: 28n * DOGE }],
+    );
     const childTxid = await devnet.rpc<string>("sendrawtransaction", [child.hex]);
     const [hash] = await devnet.rpc<string[]>("generatetoaddress", [1, miner.address]);
     await devnet.rpc("invalidateblock", [hash]);
-    expect(await devnet.rpc("gettxout", [parentTxid, 0, false]), "the parent's output is not a confirmed coin").to.equal(null);
+    expect(
+      await devnet.rpc("gettxout", [parentTxid, 0, false]),
+      "the parent's output is not a confirmed coin",
+    ).to.equal(null);
     expect((await devnet.rpc<string[]>("getrawmempool")).sort()).to.include.members([parentTxid, childTxid]);
     const [again] = await devnet.rpc<string[]>("generatetoaddress", [1, miner.address]);
     const block = await devnet.rpc<{ tx: string[] }>("getblock", [again, 1]);
@@ -269,7 +371,11 @@ describe("devnet", function () {
     it("answers malformed JSON with -32700 and wrong parameter types with -3, never crashing", async () => {
       const endpoint = new URL(devnet.url);
       const auth = "Basic " + Buffer.from(`${endpoint.username}:${endpoint.password}`).toString("base64");
-      const reply = await fetch(`${endpoint.protocol}//${endpoint.host}/`, { method: "POST", headers: { Authorization: auth }, body: "{not json" });
+      const reply = await fetch(`${endpoint.protocol}//${endpoint.host}/`, {
+        method: "POST",
+        headers: { Authorization: auth },
+        body: "{not json",
+      });
       expect(reply.status).to.equal(500);
       expect(((await reply.json()) as { error: { code: number } }).error.code).to.equal(-32700);
       await expectRpcError(devnet.rpc("getblockhash", ["ten"]), -3, "Expected type number, got string");
@@ -290,13 +396,19 @@ describe("devnet", function () {
       await expectRpcError(devnet.rpc("getblock", ["xyz"]), -8, "blockhash must be hexadecimal string (not 'xyz')");
       await expectRpcError(devnet.rpc("getrawtransaction", ["00".repeat(32)]), -5);
       await expectRpcError(devnet.rpc("invalidateblock", ["00".repeat(32)]), -5, "Block not found");
-      await expectRpcError(devnet.rpc("generatetoaddress", [1, "DJ9uBk5Kq8Ex6Y5dwLCBgwp3vAAu8bTR9H"]), -5, "Error: Invalid address");
+      await expectRpcError(
+        devnet.rpc("generatetoaddress", [1, "DJ9uBk5Kq8Ex6Y5dwLCBgwp3vAAu8bTR9H"]),
+        -5,
+        "Error: Invalid address",
+      );
       await expectRpcError(devnet.rpc("getblockcount", [1]), -1);
     });
 
     it("validates addresses and messages like dogecoind", async () => {
       expect(await devnet.rpc("validateaddress", [miner.address])).to.include({ isvalid: true, isscript: false });
-      expect(await devnet.rpc("validateaddress", ["DJ9uBk5Kq8Ex6Y5dwLCBgwp3vAAu8bTR9H"])).to.deep.equal({ isvalid: false });
+      expect(await devnet.rpc("validateaddress", ["DJ9uBk5Kq8Ex6Y5dwLCBgwp3vAAu8bTR9H"])).to.deep.equal({
+        isvalid: false,
+      });
       await expectRpcError(devnet.rpc("verifymessage", ["nope", "AAAA", "hi"]), -3, "Invalid address");
     });
   });

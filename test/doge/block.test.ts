@@ -1,8 +1,21 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import {
-  bytesToHex, hexToBytes, merkleRoot, parseBlock, parseHeader, parseTransaction, serializeBlock, serializeHeader,
-  serializeTransaction, isAuxPowVersion, chainIdOf, bitsToTarget, blockWork, scryptPowHash, bytesToHexReversed,
+  bytesToHex,
+  hexToBytes,
+  merkleRoot,
+  parseBlock,
+  parseHeader,
+  parseTransaction,
+  serializeBlock,
+  serializeHeader,
+  serializeTransaction,
+  isAuxPowVersion,
+  chainIdOf,
+  bitsToTarget,
+  blockWork,
+  scryptPowHash,
+  bytesToHexReversed,
 } from "../../src/doge";
 import { mainnetBlocks, rawBlockHex } from "../helpers/testdata";
 
@@ -38,8 +51,11 @@ describe("doge/block", () => {
     const auxBlocks = mainnetBlocks().filter((entry) => entry.block.auxpow);
 
     it("finds the nine merge-mined blocks by the version flag 0x100", () => {
-      expect(auxBlocks.map((e) => e.blockNumber)).to.deep.equal([371337, 380000, 400000, 700000, 1000000, 3000000, 5000000, 5122721, 5322720]);
-      for (const entry of mainnetBlocks()) expect(isAuxPowVersion(entry.block.version)).to.equal(Boolean(entry.block.auxpow));
+      expect(auxBlocks.map((e) => e.blockNumber)).to.deep.equal([
+        371337, 380000, 400000, 700000, 1000000, 3000000, 5000000, 5122721, 5322720,
+      ]);
+      for (const entry of mainnetBlocks())
+        expect(isAuxPowVersion(entry.block.version)).to.equal(Boolean(entry.block.auxpow));
     });
 
     for (const entry of auxBlocks) {
@@ -98,20 +114,31 @@ describe("doge/block", () => {
     });
 
     it("never throws on arbitrary bytes", () => {
-      fc.assert(fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
-        parseBlock(bytes);
-        parseTransaction(bytes);
-        parseHeader(bytes);
-      }), { numRuns: 2000 });
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
+          parseBlock(bytes);
+          parseTransaction(bytes);
+          parseHeader(bytes);
+        }),
+        { numRuns: 2000 },
+      );
     });
 
     it("never throws on mutations of a real AuxPoW block", () => {
       const raw = hexToBytes(rawBlockHex(380000));
-      fc.assert(fc.property(fc.nat(raw.length - 1), fc.integer({ min: 0, max: 255 }), fc.nat(raw.length), (position, value, cut) => {
-        const mutated = Uint8Array.from(raw);
-        mutated[position] = value;
-        parseBlock(mutated.subarray(0, cut));
-      }), { numRuns: 1000 });
+      fc.assert(
+        fc.property(
+          fc.nat(raw.length - 1),
+          fc.integer({ min: 0, max: 255 }),
+          fc.nat(raw.length),
+          (position, value, cut) => {
+            const mutated = Uint8Array.from(raw);
+            mutated[position] = value;
+            parseBlock(mutated.subarray(0, cut));
+          },
+        ),
+        { numRuns: 1000 },
+      );
     });
   });
 });

@@ -10,7 +10,9 @@ describe("test fixtures", () => {
     const listed = [...readme.matchAll(/^([0-9a-f]{64}) {2}(\S+)$/gm)].map((m) => ({ sha256: m[1], file: m[2] }));
     expect(listed.length).to.be.at.least(10);
     for (const { sha256, file } of listed) {
-      const digest = createHash("sha256").update(fs.readFileSync(path.join(TESTDATA_DIR, file))).digest("hex");
+      const digest = createHash("sha256")
+        .update(fs.readFileSync(path.join(TESTDATA_DIR, file)))
+        .digest("hex");
       expect(digest, file).to.equal(sha256);
     }
   });

@@ -4,8 +4,18 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  AddressError, NETWORKS, NetworkName, bytesToHex, decodeWif, messageHash, privateKeyToPublicKey, publicKeyToAddress,
-  recoverMessagePublicKey, sha256, signMessage, verifyMessage,
+  AddressError,
+  NETWORKS,
+  NetworkName,
+  bytesToHex,
+  decodeWif,
+  messageHash,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+  recoverMessagePublicKey,
+  sha256,
+  signMessage,
+  verifyMessage,
 } from "../../src/doge";
 import { nativeRecover, verifyMessageNative } from "../../src/doge/message-native";
 
@@ -45,7 +55,12 @@ function bitcoreMessageHash(message: Uint8Array): Buffer {
 }
 
 /** Verifies r and s of a compact signature with bitcore-lib-doge's ECDSA against a known public key. */
-function bitcoreAccepts(signatureBase64: string, message: Uint8Array, privateKey: Uint8Array, compressed: boolean): boolean {
+function bitcoreAccepts(
+  signatureBase64: string,
+  message: Uint8Array,
+  privateKey: Uint8Array,
+  compressed: boolean,
+): boolean {
   const compact = Buffer.from(signatureBase64, "base64");
   const signature = new bitcore.crypto.Signature({
     r: bitcore.crypto.BN.fromBuffer(compact.subarray(1, 33)),
@@ -57,7 +72,9 @@ function bitcoreAccepts(signatureBase64: string, message: Uint8Array, privateKey
   return bitcore.crypto.ECDSA.verify(bitcoreMessageHash(message), signature, publicKey);
 }
 
-const secretKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).filter((bytes) => secp256k1.utils.isValidSecretKey(bytes));
+const secretKey = fc
+  .uint8Array({ minLength: 32, maxLength: 32 })
+  .filter((bytes) => secp256k1.utils.isValidSecretKey(bytes));
 const networkName = fc.constantFrom(...NETWORK_NAMES);
 const textMessage = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 300 }));
 const binaryMessage = fc.uint8Array({ maxLength: 600 });
@@ -74,7 +91,10 @@ describe("doge/message", () => {
     }
 
     for (const vector of vectors.invalid) {
-      const verb = vector.error === "NOT_VERIFIED" || vector.error === "MALFORMED_SIGNATURE" ? "returns false" : `throws AddressError ${vector.error}`;
+      const verb =
+        vector.error === "NOT_VERIFIED" || vector.error === "MALFORMED_SIGNATURE"
+          ? "returns false"
+          : `throws AddressError ${vector.error}`;
       it(`${verb} for ${vector.description}`, () => {
         const { message, address, signature, network } = vector.input;
         if (vector.error === "NOT_VERIFIED" || vector.error === "MALFORMED_SIGNATURE") {
@@ -106,11 +126,14 @@ describe("doge/message", () => {
 
   describe("messageHash", () => {
     it("hashes text as its UTF-8 bytes, behind the 0x19-length Dogecoin prefix and a varint length", () => {
-      fc.assert(fc.property(textMessage, (message) => {
-        const bytes = new TextEncoder().encode(message);
-        expect(bytesToHex(messageHash(message))).to.equal(bitcoreMessageHash(bytes).toString("hex"));
-        expect(bytesToHex(messageHash(bytes))).to.equal(bytesToHex(messageHash(message)));
-      }), { numRuns: 300 });
+      fc.assert(
+        fc.property(textMessage, (message) => {
+          const bytes = new TextEncoder().encode(message);
+          expect(bytesToHex(messageHash(message))).to.equal(bitcoreMessageHash(bytes).toString("hex"));
+          expect(bytesToHex(messageHash(bytes))).to.equal(bytesToHex(messageHash(message)));
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it("uses the three-byte varint for messages of 253 bytes and more", () => {
@@ -123,79 +146,107 @@ describe("doge/message", () => {
 
   describe("signMessage and verifyMessage with random keys and messages", () => {
     it("recover the same key with @noble/curves and with libsecp256k1 (message-native.ts)", () => {
-      fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), textMessage, fc.boolean(), (seed, message, compressed) => {
-        const privateKey = sha256(seed);
-        const signature = signMessage(message, privateKey, compressed);
-        const noble = recoverMessagePublicKey(message, signature)!;
-        const native = recoverMessagePublicKey(message, signature, nativeRecover)!;
-        expect(Buffer.from(native.publicKey).toString("hex")).to.equal(Buffer.from(noble.publicKey).toString("hex"));
-        expect(native.compressed).to.equal(compressed);
-      }), { numRuns: 100 });
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 32, maxLength: 32 }),
+          textMessage,
+          fc.boolean(),
+          (seed, message, compressed) => {
+            const privateKey = sha256(seed);
+            const signature = signMessage(message, privateKey, compressed);
+            const noble = recoverMessagePublicKey(message, signature)!;
+            const native = recoverMessagePublicKey(message, signature, nativeRecover)!;
+            expect(Buffer.from(native.publicKey).toString("hex")).to.equal(
+              Buffer.from(noble.publicKey).toString("hex"),
+            );
+            expect(native.compressed).to.equal(compressed);
+          },
+        ),
+        { numRuns: 100 },
+      );
     });
 
     it("verify what they sign on every network, with compressed and uncompressed keys", () => {
-      fc.assert(fc.property(secretKey, textMessage, networkName, fc.boolean(), (privateKey, message, name, compressed) => {
-        const network = NETWORKS[name];
-        const signature = signMessage(message, privateKey, compressed);
-        const address = publicKeyToAddress(privateKeyToPublicKey(privateKey, compressed), network);
-        expect(verifyMessage(address, signature, message, network)).to.equal(true);
-        const header = Buffer.from(signature, "base64")[0];
-        expect(header).to.be.within(compressed ? 31 : 27, compressed ? 34 : 30);
-      }), { numRuns: 100 });
+      fc.assert(
+        fc.property(secretKey, textMessage, networkName, fc.boolean(), (privateKey, message, name, compressed) => {
+          const network = NETWORKS[name];
+          const signature = signMessage(message, privateKey, compressed);
+          const address = publicKeyToAddress(privateKeyToPublicKey(privateKey, compressed), network);
+          expect(verifyMessage(address, signature, message, network)).to.equal(true);
+          const header = Buffer.from(signature, "base64")[0];
+          expect(header).to.be.within(compressed ? 31 : 27, compressed ? 34 : 30);
+        }),
+        { numRuns: 100 },
+      );
     });
 
     it("produce signatures that bitcore-lib-doge's ECDSA accepts over its own digest of the message", () => {
-      fc.assert(fc.property(secretKey, binaryMessage, fc.boolean(), (privateKey, message, compressed) => {
-        const signature = signMessage(message, privateKey, compressed);
-        expect(bitcoreAccepts(signature, message, privateKey, compressed)).to.equal(true);
-      }), { numRuns: 50 });
+      fc.assert(
+        fc.property(secretKey, binaryMessage, fc.boolean(), (privateKey, message, compressed) => {
+          const signature = signMessage(message, privateKey, compressed);
+          expect(bitcoreAccepts(signature, message, privateKey, compressed)).to.equal(true);
+        }),
+        { numRuns: 50 },
+      );
     });
 
     it("verify uncompressed-key signatures (header 27..30) against the uncompressed-key address only", () => {
-      fc.assert(fc.property(secretKey, textMessage, networkName, (privateKey, message, name) => {
-        const network = NETWORKS[name];
-        const signature = signMessage(message, privateKey, false);
-        expect(Buffer.from(signature, "base64")[0]).to.be.within(27, 30);
-        const uncompressedAddress = publicKeyToAddress(privateKeyToPublicKey(privateKey, false), network);
-        const compressedAddress = publicKeyToAddress(privateKeyToPublicKey(privateKey, true), network);
-        expect(verifyMessage(uncompressedAddress, signature, message, network)).to.equal(true);
-        expect(verifyMessage(compressedAddress, signature, message, network)).to.equal(false);
-        expect(recoverMessagePublicKey(message, signature)!.publicKey.length).to.equal(65);
-      }), { numRuns: 100 });
+      fc.assert(
+        fc.property(secretKey, textMessage, networkName, (privateKey, message, name) => {
+          const network = NETWORKS[name];
+          const signature = signMessage(message, privateKey, false);
+          expect(Buffer.from(signature, "base64")[0]).to.be.within(27, 30);
+          const uncompressedAddress = publicKeyToAddress(privateKeyToPublicKey(privateKey, false), network);
+          const compressedAddress = publicKeyToAddress(privateKeyToPublicKey(privateKey, true), network);
+          expect(verifyMessage(uncompressedAddress, signature, message, network)).to.equal(true);
+          expect(verifyMessage(compressedAddress, signature, message, network)).to.equal(false);
+          expect(recoverMessagePublicKey(message, signature)!.publicKey.length).to.equal(65);
+        }),
+        { numRuns: 100 },
+      );
     });
 
     it("reject a signature by another key", () => {
-      fc.assert(fc.property(secretKey, secretKey, textMessage, fc.boolean(), (signer, other, message, compressed) => {
-        fc.pre(bytesToHex(signer) !== bytesToHex(other));
-        const signature = signMessage(message, signer, compressed);
-        const otherAddress = publicKeyToAddress(privateKeyToPublicKey(other, compressed), NETWORKS.regtest);
-        expect(verifyMessage(otherAddress, signature, message, NETWORKS.regtest)).to.equal(false);
-      }), { numRuns: 100 });
+      fc.assert(
+        fc.property(secretKey, secretKey, textMessage, fc.boolean(), (signer, other, message, compressed) => {
+          fc.pre(bytesToHex(signer) !== bytesToHex(other));
+          const signature = signMessage(message, signer, compressed);
+          const otherAddress = publicKeyToAddress(privateKeyToPublicKey(other, compressed), NETWORKS.regtest);
+          expect(verifyMessage(otherAddress, signature, message, NETWORKS.regtest)).to.equal(false);
+        }),
+        { numRuns: 100 },
+      );
     });
 
     it("reject a signature over another message", () => {
-      fc.assert(fc.property(secretKey, textMessage, textMessage, fc.boolean(), (privateKey, signed, shown, compressed) => {
-        fc.pre(signed !== shown);
-        const signature = signMessage(signed, privateKey, compressed);
-        const address = publicKeyToAddress(privateKeyToPublicKey(privateKey, compressed), NETWORKS.mainnet);
-        expect(verifyMessage(address, signature, shown, NETWORKS.mainnet)).to.equal(false);
-      }), { numRuns: 100 });
+      fc.assert(
+        fc.property(secretKey, textMessage, textMessage, fc.boolean(), (privateKey, signed, shown, compressed) => {
+          fc.pre(signed !== shown);
+          const signature = signMessage(signed, privateKey, compressed);
+          const address = publicKeyToAddress(privateKeyToPublicKey(privateKey, compressed), NETWORKS.mainnet);
+          expect(verifyMessage(address, signature, shown, NETWORKS.mainnet)).to.equal(false);
+        }),
+        { numRuns: 100 },
+      );
     });
 
     it("throw AddressError WRONG_NETWORK for an address of another network", () => {
-      fc.assert(fc.property(secretKey, textMessage, networkName, networkName, (privateKey, message, from, to) => {
-        fc.pre(NETWORKS[from].pubKeyHash !== NETWORKS[to].pubKeyHash);
-        const signature = signMessage(message, privateKey);
-        const address = publicKeyToAddress(privateKeyToPublicKey(privateKey), NETWORKS[from]);
-        let thrown: unknown;
-        try {
-          verifyMessage(address, signature, message, NETWORKS[to]);
-        } catch (error) {
-          thrown = error;
-        }
-        expect(thrown).to.be.instanceOf(AddressError);
-        expect((thrown as AddressError).code).to.equal("WRONG_NETWORK");
-      }), { numRuns: 50 });
+      fc.assert(
+        fc.property(secretKey, textMessage, networkName, networkName, (privateKey, message, from, to) => {
+          fc.pre(NETWORKS[from].pubKeyHash !== NETWORKS[to].pubKeyHash);
+          const signature = signMessage(message, privateKey);
+          const address = publicKeyToAddress(privateKeyToPublicKey(privateKey), NETWORKS[from]);
+          let thrown: unknown;
+          try {
+            verifyMessage(address, signature, message, NETWORKS[to]);
+          } catch (error) {
+            thrown = error;
+          }
+          expect(thrown).to.be.instanceOf(AddressError);
+          expect((thrown as AddressError).code).to.equal("WRONG_NETWORK");
+        }),
+        { numRuns: 50 },
+      );
     });
   });
 
@@ -206,15 +257,26 @@ describe("doge/message", () => {
         fc.uint8Array({ minLength: 65, maxLength: 65 }).map((bytes) => Buffer.from(bytes).toString("base64")),
         fc.uint8Array({ maxLength: 70 }).map((bytes) => Buffer.from(bytes).toString("base64")),
       );
-      fc.assert(fc.property(signatureText, textMessage, (signature, message) => {
-        const recovered = recoverMessagePublicKey(message, signature);
-        if (recovered) expect(recovered.publicKey.length).to.equal(recovered.compressed ? 33 : 65);
-        // libsecp256k1's recovery answers exactly what @noble/curves' does, malformed input included.
-        const native = recoverMessagePublicKey(message, signature, nativeRecover);
-        expect(native && { compressed: native.compressed, publicKey: Buffer.from(native.publicKey).toString("hex") })
-          .to.deep.equal(recovered && { compressed: recovered.compressed, publicKey: Buffer.from(recovered.publicKey).toString("hex") });
-        expect(verifyMessage("D8mQ2sKYpLbFCQLhGeHCPBmkLJRi6kRoSg", signature, message, NETWORKS.mainnet)).to.be.a("boolean");
-      }), { numRuns: 300 });
+      fc.assert(
+        fc.property(signatureText, textMessage, (signature, message) => {
+          const recovered = recoverMessagePublicKey(message, signature);
+          if (recovered) expect(recovered.publicKey.length).to.equal(recovered.compressed ? 33 : 65);
+          // libsecp256k1's recovery answers exactly what @noble/curves' does, malformed input included.
+          const native = recoverMessagePublicKey(message, signature, nativeRecover);
+          expect(
+            native && { compressed: native.compressed, publicKey: Buffer.from(native.publicKey).toString("hex") },
+          ).to.deep.equal(
+            recovered && {
+              compressed: recovered.compressed,
+              publicKey: Buffer.from(recovered.publicKey).toString("hex"),
+            },
+          );
+          expect(verifyMessage("D8mQ2sKYpLbFCQLhGeHCPBmkLJRi6kRoSg", signature, message, NETWORKS.mainnet)).to.be.a(
+            "boolean",
+          );
+        }),
+        { numRuns: 300 },
+      );
     });
   });
 });

@@ -1,8 +1,20 @@
 import { expect } from "chai";
 import {
-  HARD_DUST_LIMIT, INCREMENTAL_RELAY_FEE_RATE, MAX_BLOCK_SIZE, MAX_DATA_CARRIER_SCRIPT, MAX_P2SH_SIGOPS, MAX_SCRIPT_SIZE,
-  MAX_STANDARD_SCRIPTSIG_SIZE, MAX_STANDARD_TX_SIZE, MIN_RELAY_FEE_RATE, RECOMMENDED_FEE_RATE, REJECT, SOFT_DUST_LIMIT,
-  dustSurcharge, isUnspendable, minRelayFee,
+  HARD_DUST_LIMIT,
+  INCREMENTAL_RELAY_FEE_RATE,
+  MAX_BLOCK_SIZE,
+  MAX_DATA_CARRIER_SCRIPT,
+  MAX_P2SH_SIGOPS,
+  MAX_SCRIPT_SIZE,
+  MAX_STANDARD_SCRIPTSIG_SIZE,
+  MAX_STANDARD_TX_SIZE,
+  MIN_RELAY_FEE_RATE,
+  RECOMMENDED_FEE_RATE,
+  REJECT,
+  SOFT_DUST_LIMIT,
+  dustSurcharge,
+  isUnspendable,
+  minRelayFee,
 } from "../../src/doge/policy";
 import * as policy from "../../src/doge/policy";
 import * as chainErrors from "../../src/chain/errors";
@@ -13,28 +25,62 @@ const OP_RETURN = hexToBytes("6a0568656c6c6f");
 
 describe("Dogecoin Core policy (src/doge/policy.ts)", () => {
   it("holds Dogecoin Core 1.14.6's defaults", () => {
-    expect({ MIN_RELAY_FEE_RATE, RECOMMENDED_FEE_RATE, INCREMENTAL_RELAY_FEE_RATE, SOFT_DUST_LIMIT, HARD_DUST_LIMIT }).to.deep.equal({
+    expect({
+      MIN_RELAY_FEE_RATE,
+      RECOMMENDED_FEE_RATE,
+      INCREMENTAL_RELAY_FEE_RATE,
+      SOFT_DUST_LIMIT,
+      HARD_DUST_LIMIT,
+    }).to.deep.equal({
       MIN_RELAY_FEE_RATE: 100_000n, // 0.001 DOGE/kB
       RECOMMENDED_FEE_RATE: 1_000_000n, // 0.01 DOGE/kB
       INCREMENTAL_RELAY_FEE_RATE: 10_000n,
       SOFT_DUST_LIMIT: 1_000_000n, // 0.01 DOGE
       HARD_DUST_LIMIT: 100_000n, // 0.001 DOGE
     });
-    expect([MAX_SCRIPT_SIZE, MAX_BLOCK_SIZE, MAX_STANDARD_TX_SIZE, MAX_STANDARD_SCRIPTSIG_SIZE, MAX_DATA_CARRIER_SCRIPT, MAX_P2SH_SIGOPS])
-      .to.deep.equal([10_000, 1_000_000, 100_000, 1650, 83, 15]);
+    expect([
+      MAX_SCRIPT_SIZE,
+      MAX_BLOCK_SIZE,
+      MAX_STANDARD_TX_SIZE,
+      MAX_STANDARD_SCRIPTSIG_SIZE,
+      MAX_DATA_CARRIER_SCRIPT,
+      MAX_P2SH_SIGOPS,
+    ]).to.deep.equal([10_000, 1_000_000, 100_000, 1650, 83, 15]);
   });
 
   it("holds dogecoind's RPC error codes (src/rpc/protocol.h) and reject codes (src/consensus/validation.h)", () => {
     const codes = Object.fromEntries(Object.entries(policy).filter(([name]) => name.startsWith("RPC_")));
     expect(codes).to.deep.equal({
-      RPC_MISC_ERROR: -1, RPC_TYPE_ERROR: -3, RPC_INVALID_ADDRESS_OR_KEY: -5, RPC_OUT_OF_MEMORY: -7, RPC_INVALID_PARAMETER: -8,
-      RPC_CLIENT_NOT_CONNECTED: -9, RPC_CLIENT_IN_INITIAL_DOWNLOAD: -10, RPC_DATABASE_ERROR: -20, RPC_DESERIALIZATION_ERROR: -22,
-      RPC_VERIFY_ERROR: -25, RPC_VERIFY_REJECTED: -26, RPC_VERIFY_ALREADY_IN_CHAIN: -27, RPC_IN_WARMUP: -28,
-      RPC_INVALID_REQUEST: -32600, RPC_METHOD_NOT_FOUND: -32601, RPC_INVALID_PARAMS: -32602, RPC_INTERNAL_ERROR: -32603, RPC_PARSE_ERROR: -32700,
+      RPC_MISC_ERROR: -1,
+      RPC_TYPE_ERROR: -3,
+      RPC_INVALID_ADDRESS_OR_KEY: -5,
+      RPC_OUT_OF_MEMORY: -7,
+      RPC_INVALID_PARAMETER: -8,
+      RPC_CLIENT_NOT_CONNECTED: -9,
+      RPC_CLIENT_IN_INITIAL_DOWNLOAD: -10,
+      RPC_DATABASE_ERROR: -20,
+      RPC_DESERIALIZATION_ERROR: -22,
+      RPC_VERIFY_ERROR: -25,
+      RPC_VERIFY_REJECTED: -26,
+      RPC_VERIFY_ALREADY_IN_CHAIN: -27,
+      RPC_IN_WARMUP: -28,
+      RPC_INVALID_REQUEST: -32600,
+      RPC_METHOD_NOT_FOUND: -32601,
+      RPC_INVALID_PARAMS: -32602,
+      RPC_INTERNAL_ERROR: -32603,
+      RPC_PARSE_ERROR: -32700,
     });
     expect(REJECT).to.deep.equal({
-      MALFORMED: 0x01, INVALID: 0x10, OBSOLETE: 0x11, DUPLICATE: 0x12, NONSTANDARD: 0x40, DUST: 0x41, INSUFFICIENTFEE: 0x42,
-      HIGHFEE: 0x100, ALREADY_KNOWN: 0x101, CONFLICT: 0x102,
+      MALFORMED: 0x01,
+      INVALID: 0x10,
+      OBSOLETE: 0x11,
+      DUPLICATE: 0x12,
+      NONSTANDARD: 0x40,
+      DUST: 0x41,
+      INSUFFICIENTFEE: 0x42,
+      HIGHFEE: 0x100,
+      ALREADY_KNOWN: 0x101,
+      CONFLICT: 0x102,
     });
   });
 

@@ -1,23 +1,36 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import {
-  bytesToHex, hexToBytes, parseBlock, parseTransaction, parseTransactionHex, serializeTransaction, txidOf, isCoinbase,
+  bytesToHex,
+  hexToBytes,
+  parseBlock,
+  parseTransaction,
+  parseTransactionHex,
+  serializeTransaction,
+  txidOf,
+  isCoinbase,
   Transaction,
 } from "../../src/doge";
 import { rawBlockHex } from "../helpers/testdata";
 
 const txArbitrary: fc.Arbitrary<Transaction> = fc.record({
   version: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-  inputs: fc.array(fc.record({
-    prevTxid: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b)),
-    vout: fc.nat({ max: 0xffffffff }),
-    scriptSig: fc.uint8Array({ maxLength: 300 }),
-    sequence: fc.nat({ max: 0xffffffff }),
-  }), { minLength: 1, maxLength: 5 }),
-  outputs: fc.array(fc.record({
-    value: fc.bigInt({ min: 0n, max: (1n << 63n) - 1n }),
-    script: fc.uint8Array({ maxLength: 300 }),
-  }), { maxLength: 5 }),
+  inputs: fc.array(
+    fc.record({
+      prevTxid: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b)),
+      vout: fc.nat({ max: 0xffffffff }),
+      scriptSig: fc.uint8Array({ maxLength: 300 }),
+      sequence: fc.nat({ max: 0xffffffff }),
+    }),
+    { minLength: 1, maxLength: 5 },
+  ),
+  outputs: fc.array(
+    fc.record({
+      value: fc.bigInt({ min: 0n, max: (1n << 63n) - 1n }),
+      script: fc.uint8Array({ maxLength: 300 }),
+    }),
+    { maxLength: 5 },
+  ),
   locktime: fc.nat({ max: 0xffffffff }),
 });
 
@@ -39,13 +52,16 @@ describe("doge/tx", () => {
   });
 
   it("round-trips any transaction (property)", () => {
-    fc.assert(fc.property(txArbitrary, (tx) => {
-      const bytes = serializeTransaction(tx);
-      const parsed = parseTransaction(bytes);
-      if (!parsed.ok) throw parsed.error;
-      expect(bytesToHex(serializeTransaction(parsed.value))).to.equal(bytesToHex(bytes));
-      expect(parsed.value.outputs.map((o) => o.value)).to.deep.equal(tx.outputs.map((o) => o.value));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(txArbitrary, (tx) => {
+        const bytes = serializeTransaction(tx);
+        const parsed = parseTransaction(bytes);
+        if (!parsed.ok) throw parsed.error;
+        expect(bytesToHex(serializeTransaction(parsed.value))).to.equal(bytesToHex(bytes));
+        expect(parsed.value.outputs.map((o) => o.value)).to.deep.equal(tx.outputs.map((o) => o.value));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("refuses a transaction without inputs, as dogecoind's decoder does", () => {

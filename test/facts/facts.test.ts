@@ -2,14 +2,64 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { AbiCoder, TypedDataEncoder, Wallet, keccak256, toUtf8Bytes } from "ethers";
 import {
-  ATTESTER_COUNT, CREATOR_SHARE_PERCENT, DEFAULT_REQUEST_FEE_WEI, FACT_TYPEHASH, FACT_TYPES, FACT_TYPE_KEYS, FACT_TYPE_NAMES,
-  FACT_TYPE_STRING, FactDomainMismatchError, FactKeyError, MIN_SIGNATURES, RECEIPT_TYPEHASH, RECEIPT_TYPES, RECEIPT_TYPE_STRING,
-  ZERO_KEY, actionKey, addressKey, asciiLower, assertAttestationDomain, attestationDomain, canonicalInscriptionId, canonicalTxid,
-  collectionCountFact, confirmations, dogeBalanceFact, domainFromEip712Result, domainSeparator, drc20BalanceFact,
-  drc20TransferValidFact, factDigest, factStorageKey, factTypeKey, factTypeName, hashFactStruct, hashReceiptStruct,
-  hashToBytes32, SETTLE_CONFIRMATIONS, settleTipNeeded, settleable, inscriptionActionFact, inscriptionKey, inscriptionOwnerFact, inscriptionValidFact, isTxConfirmed, l1TipFact,
-  quorumVerdict, receiptDigest, recoverSigner, replacesStoredFact, requestIdOf, signFact, signReceipt, slugKey, sortSignatures,
-  splitRequestFee, tickKey, txIncludedFact, txKey,
+  ATTESTER_COUNT,
+  CREATOR_SHARE_PERCENT,
+  DEFAULT_REQUEST_FEE_WEI,
+  FACT_TYPEHASH,
+  FACT_TYPES,
+  FACT_TYPE_KEYS,
+  FACT_TYPE_NAMES,
+  FACT_TYPE_STRING,
+  FactDomainMismatchError,
+  FactKeyError,
+  MIN_SIGNATURES,
+  RECEIPT_TYPEHASH,
+  RECEIPT_TYPES,
+  RECEIPT_TYPE_STRING,
+  ZERO_KEY,
+  actionKey,
+  addressKey,
+  asciiLower,
+  assertAttestationDomain,
+  attestationDomain,
+  canonicalInscriptionId,
+  canonicalTxid,
+  collectionCountFact,
+  confirmations,
+  dogeBalanceFact,
+  domainFromEip712Result,
+  domainSeparator,
+  drc20BalanceFact,
+  drc20TransferValidFact,
+  factDigest,
+  factStorageKey,
+  factTypeKey,
+  factTypeName,
+  hashFactStruct,
+  hashReceiptStruct,
+  hashToBytes32,
+  SETTLE_CONFIRMATIONS,
+  settleTipNeeded,
+  settleable,
+  inscriptionActionFact,
+  inscriptionKey,
+  inscriptionOwnerFact,
+  inscriptionValidFact,
+  isTxConfirmed,
+  l1TipFact,
+  quorumVerdict,
+  receiptDigest,
+  recoverSigner,
+  replacesStoredFact,
+  requestIdOf,
+  signFact,
+  signReceipt,
+  slugKey,
+  sortSignatures,
+  splitRequestFee,
+  tickKey,
+  txIncludedFact,
+  txKey,
 } from "../../src/facts";
 import type { Fact, Receipt } from "../../src/facts";
 
@@ -32,7 +82,8 @@ describe("facts", () => {
     });
 
     it("map back to their names, and an unknown key to null", () => {
-      for (const name of FACT_TYPE_NAMES) expect(factTypeName(FACT_TYPE_KEYS[name].toUpperCase().replace("0X", "0x"))).to.equal(name);
+      for (const name of FACT_TYPE_NAMES)
+        expect(factTypeName(FACT_TYPE_KEYS[name].toUpperCase().replace("0X", "0x"))).to.equal(name);
       expect(factTypeName(utf8Key("NOT_A_FACT"))).to.equal(null);
     });
   });
@@ -40,7 +91,9 @@ describe("facts", () => {
   describe("subject keys", () => {
     it("hash Dogecoin addresses and slugs as given", () => {
       expect(addressKey("DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L")).to.equal(utf8Key("DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L"));
-      expect(addressKey("dh5yaieqozn36fdvcinyruerGvGLR3mr7L")).to.not.equal(addressKey("DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L"));
+      expect(addressKey("dh5yaieqozn36fdvcinyruerGvGLR3mr7L")).to.not.equal(
+        addressKey("DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L"),
+      );
       expect(slugKey("doge-punks")).to.equal(utf8Key("doge-punks"));
       expect(actionKey("LAUNCHPAD_MINT")).to.equal(utf8Key("LAUNCHPAD_MINT"));
     });
@@ -53,7 +106,10 @@ describe("facts", () => {
     });
 
     it("agree with toLowerCase on every ASCII string", () => {
-      fc.assert(fc.property(fc.string({ unit: "binary-ascii" }), (text) => asciiLower(text) === text.toLowerCase()), { numRuns: 200 });
+      fc.assert(
+        fc.property(fc.string({ unit: "binary-ascii" }), (text) => asciiLower(text) === text.toLowerCase()),
+        { numRuns: 200 },
+      );
     });
 
     it("hash inscription ids and txids over their canonical lower-case form", () => {
@@ -65,12 +121,18 @@ describe("facts", () => {
 
     it("throw FactKeyError on ids that are not canonical-able", () => {
       for (const bad of [`${TXID}i01`, `${TXID}i`, `${TXID}`, `0x${TXID}i0`, `${TXID.slice(2)}i0`, `${TXID}i-1`]) {
-        expect(() => inscriptionKey(bad)).to.throw(FactKeyError).with.property("code", "BAD_INSCRIPTION_ID");
+        expect(() => inscriptionKey(bad))
+          .to.throw(FactKeyError)
+          .with.property("code", "BAD_INSCRIPTION_ID");
       }
       for (const bad of [TXID.slice(1), `0x${TXID}`, `${TXID}00`, "zz".repeat(32)]) {
-        expect(() => txKey(bad)).to.throw(FactKeyError).with.property("code", "BAD_TXID");
+        expect(() => txKey(bad))
+          .to.throw(FactKeyError)
+          .with.property("code", "BAD_TXID");
       }
-      expect(() => hashToBytes32("12")).to.throw(FactKeyError).with.property("code", "BAD_BYTES32");
+      expect(() => hashToBytes32("12"))
+        .to.throw(FactKeyError)
+        .with.property("code", "BAD_BYTES32");
     });
 
     it("turn display hashes into bytes32 with or without 0x", () => {
@@ -82,7 +144,9 @@ describe("facts", () => {
       const abi = AbiCoder.defaultAbiCoder();
       const [a, b, c] = [utf8Key("a"), utf8Key("b"), ZERO_KEY];
       expect(factStorageKey(a, b, c)).to.equal(keccak256(abi.encode(["bytes32", "bytes32", "bytes32"], [a, b, c])));
-      expect(requestIdOf(a, b, c, 7n)).to.equal(keccak256(abi.encode(["bytes32", "bytes32", "bytes32", "uint256"], [a, b, c, 7n])));
+      expect(requestIdOf(a, b, c, 7n)).to.equal(
+        keccak256(abi.encode(["bytes32", "bytes32", "bytes32", "uint256"], [a, b, c, 7n])),
+      );
       expect(requestIdOf(a, b, c, 7)).to.not.equal(requestIdOf(a, b, c, 8));
     });
   });
@@ -106,9 +170,17 @@ describe("facts", () => {
       const expected = keccak256(`0x1901${domainSeparator(domain).slice(2)}${hashFactStruct(fact).slice(2)}`);
       expect(factDigest(domain, fact)).to.equal(expected);
       const receipt: Receipt = {
-        jobId: utf8Key("job"), jobContract: CONTRACT, l1Txid: hashToBytes32(TXID), resultHash: utf8Key("r"), l1Height: 9n, attestedAt: 10n, attesterSetId: 1n,
+        jobId: utf8Key("job"),
+        jobContract: CONTRACT,
+        l1Txid: hashToBytes32(TXID),
+        resultHash: utf8Key("r"),
+        l1Height: 9n,
+        attestedAt: 10n,
+        attesterSetId: 1n,
       };
-      expect(receiptDigest(domain, receipt)).to.equal(keccak256(`0x1901${domainSeparator(domain).slice(2)}${hashReceiptStruct(receipt).slice(2)}`));
+      expect(receiptDigest(domain, receipt)).to.equal(
+        keccak256(`0x1901${domainSeparator(domain).slice(2)}${hashReceiptStruct(receipt).slice(2)}`),
+      );
     });
 
     it("binds the digest to the chain id and the contract", () => {
@@ -131,7 +203,13 @@ describe("facts", () => {
 
     it("sign receipts the same way", async () => {
       const receipt: Receipt = {
-        jobId: utf8Key("job"), jobContract: CONTRACT, l1Txid: hashToBytes32(TXID), resultHash: utf8Key("r"), l1Height: 9n, attestedAt: 10n, attesterSetId: 1n,
+        jobId: utf8Key("job"),
+        jobContract: CONTRACT,
+        l1Txid: hashToBytes32(TXID),
+        resultHash: utf8Key("r"),
+        l1Height: 9n,
+        attestedAt: 10n,
+        attesterSetId: 1n,
       };
       const signatures = await signReceipt(wallets.slice(0, 2), domain, receipt);
       const signers = signatures.map((s) => recoverSigner(receiptDigest(domain, receipt), s));
@@ -159,7 +237,12 @@ describe("facts", () => {
         expect.fail("no error");
       } catch (error) {
         expect(error).to.be.instanceOf(FactDomainMismatchError);
-        expect((error as FactDomainMismatchError).mismatches.map((m) => m.field)).to.deep.equal(["name", "version", "chainId", "verifyingContract"]);
+        expect((error as FactDomainMismatchError).mismatches.map((m) => m.field)).to.deep.equal([
+          "name",
+          "version",
+          "chainId",
+          "verifyingContract",
+        ]);
       }
     });
   });
@@ -169,16 +252,116 @@ describe("facts", () => {
     const inscription = `${TXID}i0`;
     const hash = "11".repeat(32);
     const cases: { name: string; fact: Fact; expected: Omit<Fact, "l1Height" | "attestedAt" | "attesterSetId"> }[] = [
-      { name: "DOGE_BALANCE", fact: dogeBalanceFact(address, 7n, stamp), expected: { factType: FACT_TYPE_KEYS.DOGE_BALANCE, subject: addressKey(address), qualifier: ZERO_KEY, value: 7n, data: ZERO_KEY } },
-      { name: "DRC20_BALANCE", fact: drc20BalanceFact(address, "DOGE", 8n, stamp), expected: { factType: FACT_TYPE_KEYS.DRC20_BALANCE, subject: addressKey(address), qualifier: tickKey("doge"), value: 8n, data: ZERO_KEY } },
-      { name: "COLLECTION_COUNT", fact: collectionCountFact(address, "punks", 2n, stamp), expected: { factType: FACT_TYPE_KEYS.COLLECTION_COUNT, subject: addressKey(address), qualifier: slugKey("punks"), value: 2n, data: ZERO_KEY } },
-      { name: "INSCRIPTION_OWNER", fact: inscriptionOwnerFact(inscription, address, stamp), expected: { factType: FACT_TYPE_KEYS.INSCRIPTION_OWNER, subject: inscriptionKey(inscription), qualifier: ZERO_KEY, value: 0n, data: addressKey(address) } },
-      { name: "INSCRIPTION_VALID", fact: inscriptionValidFact(inscription, true, hash, stamp), expected: { factType: FACT_TYPE_KEYS.INSCRIPTION_VALID, subject: inscriptionKey(inscription), qualifier: ZERO_KEY, value: 1n, data: `0x${hash}` } },
-      { name: "INSCRIPTION_ACTION", fact: inscriptionActionFact(inscription, "LAUNCHPAD_MINT", stamp), expected: { factType: FACT_TYPE_KEYS.INSCRIPTION_ACTION, subject: inscriptionKey(inscription), qualifier: ZERO_KEY, value: 1n, data: actionKey("LAUNCHPAD_MINT") } },
-      { name: "INSCRIPTION_ACTION (none)", fact: inscriptionActionFact(inscription, null, stamp), expected: { factType: FACT_TYPE_KEYS.INSCRIPTION_ACTION, subject: inscriptionKey(inscription), qualifier: ZERO_KEY, value: 0n, data: ZERO_KEY } },
-      { name: "DRC20_TRANSFER_VALID", fact: drc20TransferValidFact(TXID, "DOGE", 50n, stamp), expected: { factType: FACT_TYPE_KEYS.DRC20_TRANSFER_VALID, subject: txKey(TXID), qualifier: ZERO_KEY, value: 50n, data: tickKey("doge") } },
-      { name: "TX_INCLUDED", fact: txIncludedFact(TXID, { height: 90, blockHash: hash }, stamp), expected: { factType: FACT_TYPE_KEYS.TX_INCLUDED, subject: txKey(TXID), qualifier: ZERO_KEY, value: 90n, data: `0x${hash}` } },
-      { name: "TX_INCLUDED (not included)", fact: txIncludedFact(TXID, null, stamp), expected: { factType: FACT_TYPE_KEYS.TX_INCLUDED, subject: txKey(TXID), qualifier: ZERO_KEY, value: 0n, data: ZERO_KEY } },
+      {
+        name: "DOGE_BALANCE",
+        fact: dogeBalanceFact(address, 7n, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.DOGE_BALANCE,
+          subject: addressKey(address),
+          qualifier: ZERO_KEY,
+          value: 7n,
+          data: ZERO_KEY,
+        },
+      },
+      {
+        name: "DRC20_BALANCE",
+        fact: drc20BalanceFact(address, "DOGE", 8n, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.DRC20_BALANCE,
+          subject: addressKey(address),
+          qualifier: tickKey("doge"),
+          value: 8n,
+          data: ZERO_KEY,
+        },
+      },
+      {
+        name: "COLLECTION_COUNT",
+        fact: collectionCountFact(address, "punks", 2n, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.COLLECTION_COUNT,
+          subject: addressKey(address),
+          qualifier: slugKey("punks"),
+          value: 2n,
+          data: ZERO_KEY,
+        },
+      },
+      {
+        name: "INSCRIPTION_OWNER",
+        fact: inscriptionOwnerFact(inscription, address, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.INSCRIPTION_OWNER,
+          subject: inscriptionKey(inscription),
+          qualifier: ZERO_KEY,
+          value: 0n,
+          data: addressKey(address),
+        },
+      },
+      {
+        name: "INSCRIPTION_VALID",
+        fact: inscriptionValidFact(inscription, true, hash, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.INSCRIPTION_VALID,
+          subject: inscriptionKey(inscription),
+          qualifier: ZERO_KEY,
+          value: 1n,
+          data: `0x${hash}`,
+        },
+      },
+      {
+        name: "INSCRIPTION_ACTION",
+        fact: inscriptionActionFact(inscription, "LAUNCHPAD_MINT", stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.INSCRIPTION_ACTION,
+          subject: inscriptionKey(inscription),
+          qualifier: ZERO_KEY,
+          value: 1n,
+          data: actionKey("LAUNCHPAD_MINT"),
+        },
+      },
+      {
+        name: "INSCRIPTION_ACTION (none)",
+        fact: inscriptionActionFact(inscription, null, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.INSCRIPTION_ACTION,
+          subject: inscriptionKey(inscription),
+          qualifier: ZERO_KEY,
+          value: 0n,
+          data: ZERO_KEY,
+        },
+      },
+      {
+        name: "DRC20_TRANSFER_VALID",
+        fact: drc20TransferValidFact(TXID, "DOGE", 50n, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.DRC20_TRANSFER_VALID,
+          subject: txKey(TXID),
+          qualifier: ZERO_KEY,
+          value: 50n,
+          data: tickKey("doge"),
+        },
+      },
+      {
+        name: "TX_INCLUDED",
+        fact: txIncludedFact(TXID, { height: 90, blockHash: hash }, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.TX_INCLUDED,
+          subject: txKey(TXID),
+          qualifier: ZERO_KEY,
+          value: 90n,
+          data: `0x${hash}`,
+        },
+      },
+      {
+        name: "TX_INCLUDED (not included)",
+        fact: txIncludedFact(TXID, null, stamp),
+        expected: {
+          factType: FACT_TYPE_KEYS.TX_INCLUDED,
+          subject: txKey(TXID),
+          qualifier: ZERO_KEY,
+          value: 0n,
+          data: ZERO_KEY,
+        },
+      },
     ];
     for (const { name, fact, expected } of cases) {
       it(`lays out ${name} as the table in IDogeAttestation says`, () => {
@@ -188,7 +371,14 @@ describe("facts", () => {
 
     it("lays out L1_TIP with the tip height as value and l1Height", () => {
       expect(l1TipFact(123, hash, { attestedAt: 5n, attesterSetId: 2n })).to.deep.equal({
-        factType: FACT_TYPE_KEYS.L1_TIP, subject: ZERO_KEY, qualifier: ZERO_KEY, value: 123n, data: `0x${hash}`, l1Height: 123n, attestedAt: 5n, attesterSetId: 2n,
+        factType: FACT_TYPE_KEYS.L1_TIP,
+        subject: ZERO_KEY,
+        qualifier: ZERO_KEY,
+        value: 123n,
+        data: `0x${hash}`,
+        l1Height: 123n,
+        attestedAt: 5n,
+        attesterSetId: 2n,
       });
     });
   });
@@ -215,11 +405,16 @@ describe("facts", () => {
       fc.assert(
         fc.property(fc.bigInt({ min: 0n, max: (1n << 96n) - 1n }), fc.boolean(), (fee, hasCreator) => {
           const { creatorShareWei, operatorShareWei } = splitRequestFee(fee, hasCreator);
-          return creatorShareWei + operatorShareWei === fee && creatorShareWei === (hasCreator ? (fee * 20n) / 100n : 0n);
+          return (
+            creatorShareWei + operatorShareWei === fee && creatorShareWei === (hasCreator ? (fee * 20n) / 100n : 0n)
+          );
         }),
         { numRuns: 200 },
       );
-      expect(splitRequestFee(DEFAULT_REQUEST_FEE_WEI, true)).to.deep.equal({ creatorShareWei: 10n ** 16n, operatorShareWei: 4n * 10n ** 16n });
+      expect(splitRequestFee(DEFAULT_REQUEST_FEE_WEI, true)).to.deep.equal({
+        creatorShareWei: 10n ** 16n,
+        operatorShareWei: 4n * 10n ** 16n,
+      });
     });
 
     it("counts confirmations against the tip", () => {
@@ -245,11 +440,38 @@ describe("facts", () => {
       const outsider = wallets[3].address;
       expect(quorumVerdict([a, b], members)).to.deep.equal({ accepted: true });
       expect(quorumVerdict([a, b, c], members)).to.deep.equal({ accepted: true });
-      expect(quorumVerdict([b, a], members)).to.deep.equal({ accepted: false, error: "AttestationSignersNotAscending", index: 1, signer: a, previous: b });
-      expect(quorumVerdict([a, a], members)).to.deep.equal({ accepted: false, error: "AttestationSignersNotAscending", index: 1, signer: a, previous: a });
-      expect(quorumVerdict([a], members)).to.deep.equal({ accepted: false, error: "AttestationQuorumNotMet", valid: 1, required: 2 });
-      expect(quorumVerdict([], members)).to.deep.equal({ accepted: false, error: "AttestationQuorumNotMet", valid: 0, required: 2 });
-      expect(quorumVerdict([outsider], members)).to.deep.equal({ accepted: false, error: "AttestationSignerNotAttester", index: 0, signer: outsider });
+      expect(quorumVerdict([b, a], members)).to.deep.equal({
+        accepted: false,
+        error: "AttestationSignersNotAscending",
+        index: 1,
+        signer: a,
+        previous: b,
+      });
+      expect(quorumVerdict([a, a], members)).to.deep.equal({
+        accepted: false,
+        error: "AttestationSignersNotAscending",
+        index: 1,
+        signer: a,
+        previous: a,
+      });
+      expect(quorumVerdict([a], members)).to.deep.equal({
+        accepted: false,
+        error: "AttestationQuorumNotMet",
+        valid: 1,
+        required: 2,
+      });
+      expect(quorumVerdict([], members)).to.deep.equal({
+        accepted: false,
+        error: "AttestationQuorumNotMet",
+        valid: 0,
+        required: 2,
+      });
+      expect(quorumVerdict([outsider], members)).to.deep.equal({
+        accepted: false,
+        error: "AttestationSignerNotAttester",
+        index: 0,
+        signer: outsider,
+      });
     });
   });
 });

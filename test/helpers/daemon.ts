@@ -19,27 +19,44 @@ export interface SpawnedDaemon {
 
 function start(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
   });
 }
 
 /** Runs the daemon until it exits on its own (killed after 30 s); its exit code and stderr. */
-export function runDaemonToExit(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+export function runDaemonToExit(
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string }> {
   const child = start(entry, args, env);
   let stderr = "";
-  child.stderr!.on("data", (chunk) => { stderr += chunk; });
+  child.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) => child.once("exit", (code) => {
-    clearTimeout(timer);
-    resolve({ code, stderr });
-  }));
+  return new Promise((resolve) =>
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
 }
 
-export async function spawnDaemon(entry: string, args: string[], name: string, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<SpawnedDaemon> {
+export async function spawnDaemon(
+  entry: string,
+  args: string[],
+  name: string,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<SpawnedDaemon> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const child = start(entry, args, options.env ?? {});
   let stderr = "";
-  child.stderr!.on("data", (chunk) => { stderr += chunk; });
+  child.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+  });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let stdout = "";

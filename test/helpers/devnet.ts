@@ -14,13 +14,20 @@ export interface RunningDevnet {
   dataDir: string;
   process: ChildProcess;
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
-  rpcRaw(method: string, params?: unknown[], auth?: string): Promise<{ status: number; body: { result: unknown; error: { code: number; message: string } | null } | null }>;
+  rpcRaw(
+    method: string,
+    params?: unknown[],
+    auth?: string,
+  ): Promise<{ status: number; body: { result: unknown; error: { code: number; message: string } | null } | null }>;
   stop(): Promise<void>;
   crash(): Promise<void>;
 }
 
 export class RpcCallError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -34,12 +41,30 @@ process.once("exit", () => {
 export async function startDevnet(options: { dataDir?: string; args?: string[] } = {}): Promise<RunningDevnet> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "devnet-test-"));
   if (!options.dataDir) createdDirs.add(dataDir);
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "daemons/devnet/main.ts"),
-    "--datadir", dataDir, "--port", "0", "--automine", "0", ...(options.args ?? [])], {
-    cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(ROOT, "daemons/devnet/main.ts"),
+      "--datadir",
+      dataDir,
+      "--port",
+      "0",
+      "--automine",
+      "0",
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LOG_LEVEL: "warn" },
+    },
+  );
   let stderr = "";
-  child.stderr!.on("data", (chunk) => { stderr += chunk; });
+  child.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let stdout = "";
     const timer = setTimeout(() => reject(new Error(`devnet did not start in 30 s: ${stderr}`)), 30_000);
@@ -58,7 +83,9 @@ export async function startDevnet(options: { dataDir?: string; args?: string[] }
   });
   const parsed = new URL(url);
   const endpoint = `${parsed.protocol}//${parsed.host}/`;
-  const defaultAuth = "Basic " + Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64");
+  const defaultAuth =
+    "Basic " +
+    Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64");
   let id = 0;
   const rpcRaw: RunningDevnet["rpcRaw"] = async (method, params = [], auth = defaultAuth) => {
     const response = await fetch(endpoint, {
@@ -69,10 +96,11 @@ export async function startDevnet(options: { dataDir?: string; args?: string[] }
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  const waitExit = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  });
+  const waitExit = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once("exit", () => resolve());
+    });
   return {
     url,
     dataDir,

@@ -15,7 +15,13 @@ export async function faucetCoin(devnet: RunningDevnet, key: TestKey, doge = 100
   return { txid, vout: vout ?? 0, value: BigInt(doge) * 100_000_000n };
 }
 
-export async function deployTick(devnet: RunningDevnet, key: TestKey, tick: string, maxSupply: bigint, mintLimit: bigint): Promise<string> {
+export async function deployTick(
+  devnet: RunningDevnet,
+  key: TestKey,
+  tick: string,
+  maxSupply: bigint,
+  mintLimit: bigint,
+): Promise<string> {
   const coin = await faucetCoin(devnet, key);
   const body = encodeDrc20({ kind: "deploy", tick, tickKey: drc20TickKey(tick), maxSupply, mintLimit });
   return (await inscribeDoginals(devnet, key, coin, { contentType: TEXT, body }, key.script)).inscriptionId;
@@ -28,13 +34,23 @@ export async function mintTick(devnet: RunningDevnet, key: TestKey, tick: string
 }
 
 /** Inscribes a transfer of `amount` onto `key`'s own address; the inscribed output is returned to send once mined. */
-export async function inscribeTransfer(devnet: RunningDevnet, key: TestKey, tick: string, amount: bigint): Promise<Spendable> {
+export async function inscribeTransfer(
+  devnet: RunningDevnet,
+  key: TestKey,
+  tick: string,
+  amount: bigint,
+): Promise<Spendable> {
   const coin = await faucetCoin(devnet, key);
   const body = encodeDrc20({ kind: "transfer", tick, tickKey: drc20TickKey(tick), amount });
   return (await inscribeDoginals(devnet, key, coin, { contentType: TEXT, body }, key.script)).output;
 }
 
 /** Sends an inscribed transfer output to `recipientScript`; the txid is the DRC-20 deposit. */
-export async function sendTransfer(devnet: RunningDevnet, key: TestKey, inscribed: Spendable, recipientScript: Uint8Array): Promise<string> {
+export async function sendTransfer(
+  devnet: RunningDevnet,
+  key: TestKey,
+  inscribed: Spendable,
+  recipientScript: Uint8Array,
+): Promise<string> {
   return (await sendInscription(devnet, key, inscribed, recipientScript)).txid;
 }

@@ -8,10 +8,17 @@ export interface JsonAnswer {
 }
 
 /** `method url` with an optional Bearer token and JSON body; the status, headers and parsed body. */
-export async function jsonRequest(url: string, method = "GET", options: { token?: string; body?: unknown } = {}): Promise<JsonAnswer> {
+export async function jsonRequest(
+  url: string,
+  method = "GET",
+  options: { token?: string; body?: unknown } = {},
+): Promise<JsonAnswer> {
   const response = await fetch(url, {
     method,
-    headers: { ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}), ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
+    headers: {
+      ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}),
+      ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+    },
     body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
   });
   const text = await response.text();

@@ -11,9 +11,23 @@
  * output is at least 0.01 DOGE.
  */
 import {
-  Transaction, TxOutput, bytesToHex, compileScript, nullDataScript, p2pkhScriptSig, serializeTransaction, signInput, txidOf,
+  Transaction,
+  TxOutput,
+  bytesToHex,
+  compileScript,
+  nullDataScript,
+  p2pkhScriptSig,
+  serializeTransaction,
+  signInput,
+  txidOf,
 } from "../../src/doge";
-import { EnvelopeContent, doginalsScriptSig, encodeDoginalsReveal, planRevealScripts, revealScriptSig } from "../../src/inscription";
+import {
+  EnvelopeContent,
+  doginalsScriptSig,
+  encodeDoginalsReveal,
+  planRevealScripts,
+  revealScriptSig,
+} from "../../src/inscription";
 import type { RunningDevnet } from "./devnet";
 import { Spendable, TestKey, p2shAddressOf } from "./keys";
 
@@ -73,7 +87,12 @@ async function broadcast(devnet: RunningDevnet, tx: Transaction): Promise<string
 }
 
 function inputOf(coin: Spendable, locktime: number | undefined) {
-  return { prevTxid: coin.txid, vout: coin.vout, scriptSig: new Uint8Array(0), sequence: locktime ? LOCKTIME_SEQUENCE : 0xffffffff };
+  return {
+    prevTxid: coin.txid,
+    vout: coin.vout,
+    scriptSig: new Uint8Array(0),
+    sequence: locktime ? LOCKTIME_SEQUENCE : 0xffffffff,
+  };
 }
 
 /**
@@ -81,7 +100,11 @@ function inputOf(coin: Spendable, locktime: number | undefined) {
  * Returns the txid, the change (last output, when made) and the fee.
  */
 export async function pay(
-  devnet: RunningDevnet, key: TestKey, coins: Spendable[], outputs: TxOutput[], options: BuildOptions = {},
+  devnet: RunningDevnet,
+  key: TestKey,
+  coins: Spendable[],
+  outputs: TxOutput[],
+  options: BuildOptions = {},
 ): Promise<{ txid: string; change: Spendable | null; feeKoinu: bigint; outputs: Spendable[] }> {
   const fee = options.feeKoinu ?? TX_FEE_KOINU;
   const inputTotal = coins.reduce((sum, coin) => sum + coin.value, 0n);
@@ -122,12 +145,20 @@ export interface V1Commit {
  * and pays its output 0 to `recipientScript`.
  */
 export async function commitV1(
-  devnet: RunningDevnet, funder: TestKey, coin: Spendable, content: EnvelopeContent, recipientScript: Uint8Array, options: InscribeOptions = {},
+  devnet: RunningDevnet,
+  funder: TestKey,
+  coin: Spendable,
+  content: EnvelopeContent,
+  recipientScript: Uint8Array,
+  options: InscribeOptions = {},
 ): Promise<V1Commit> {
   const fee = options.feeKoinu ?? TX_FEE_KOINU;
   const postage = options.postageKoinu ?? POSTAGE_KOINU;
   const redeemScripts = planRevealScripts({ ...content, pubkey: funder.publicKey });
-  const commitOutputs = redeemScripts.map((redeemScript, i) => ({ script: p2shAddressOf(redeemScript).script, value: i === 0 ? postage + fee : CONTINUATION_KOINU }));
+  const commitOutputs = redeemScripts.map((redeemScript, i) => ({
+    script: p2shAddressOf(redeemScript).script,
+    value: i === 0 ? postage + fee : CONTINUATION_KOINU,
+  }));
   const commit = await pay(devnet, funder, [coin], commitOutputs, { feeKoinu: fee });
   const revealFee = commitOutputs.reduce((sum, output) => sum + output.value, 0n) - postage;
   return {
@@ -143,7 +174,10 @@ export async function commitV1(
         locktime: locktime ?? 0,
       };
       redeemScripts.forEach((redeemScript, i) => {
-        reveal.inputs[i].scriptSig = revealScriptSig(signInput(reveal, i, redeemScript, funder.privateKey), redeemScript);
+        reveal.inputs[i].scriptSig = revealScriptSig(
+          signInput(reveal, i, redeemScript, funder.privateKey),
+          redeemScript,
+        );
       });
       const revealTxid = await broadcast(devnet, reveal);
       return {
@@ -161,7 +195,12 @@ export async function commitV1(
 
 /** Inscribes `content` in the v1 envelope: `commitV1` and its reveal right after (see there). */
 export async function inscribeV1(
-  devnet: RunningDevnet, funder: TestKey, coin: Spendable, content: EnvelopeContent, recipientScript: Uint8Array, options: InscribeOptions = {},
+  devnet: RunningDevnet,
+  funder: TestKey,
+  coin: Spendable,
+  content: EnvelopeContent,
+  recipientScript: Uint8Array,
+  options: InscribeOptions = {},
 ): Promise<InscribeResult & { redeemScripts: Uint8Array[] }> {
   const commit = await commitV1(devnet, funder, coin, content, recipientScript, options);
   return commit.reveal({ locktime: options.locktime });
@@ -175,7 +214,11 @@ export async function inscribeV1(
  * far (to mine blocks between the parts).
  */
 export async function inscribeDoginals(
-  devnet: RunningDevnet, funder: TestKey, coin: Spendable, content: { contentType: string; body: Uint8Array }, recipientScript: Uint8Array,
+  devnet: RunningDevnet,
+  funder: TestKey,
+  coin: Spendable,
+  content: { contentType: string; body: Uint8Array },
+  recipientScript: Uint8Array,
   options: InscribeOptions & { beforeReveal?: (index: number, revealed: readonly string[]) => Promise<void> } = {},
 ): Promise<InscribeResult & { partCount: number }> {
   const fee = options.feeKoinu ?? TX_FEE_KOINU;
@@ -183,7 +226,13 @@ export async function inscribeDoginals(
   const parts = encodeDoginalsReveal({ ...content, pubkey: funder.publicKey });
   // Each reveal pays its fee out of what the previous transaction left on output 0.
   const valueBefore = (index: number) => postage + fee * BigInt(parts.length - index);
-  const commit = await pay(devnet, funder, [coin], [{ script: p2shAddressOf(parts[0].redeemScript).script, value: valueBefore(0) }], { feeKoinu: fee });
+  const commit = await pay(
+    devnet,
+    funder,
+    [coin],
+    [{ script: p2shAddressOf(parts[0].redeemScript).script, value: valueBefore(0) }],
+    { feeKoinu: fee },
+  );
   const revealTxids: string[] = [];
   let previous: Spendable = commit.outputs[0];
   for (let k = 0; k < parts.length; k++) {
@@ -191,10 +240,15 @@ export async function inscribeDoginals(
     const reveal: Transaction = {
       version: 1,
       inputs: [inputOf(previous, options.locktime)],
-      outputs: [{ script: last ? recipientScript : p2shAddressOf(parts[k + 1].redeemScript).script, value: valueBefore(k + 1) }],
+      outputs: [
+        { script: last ? recipientScript : p2shAddressOf(parts[k + 1].redeemScript).script, value: valueBefore(k + 1) },
+      ],
       locktime: options.locktime ?? 0,
     };
-    reveal.inputs[0].scriptSig = doginalsScriptSig(parts[k], signInput(reveal, 0, parts[k].redeemScript, funder.privateKey));
+    reveal.inputs[0].scriptSig = doginalsScriptSig(
+      parts[k],
+      signInput(reveal, 0, parts[k].redeemScript, funder.privateKey),
+    );
     if (options.beforeReveal) await options.beforeReveal(k, revealTxids);
     const txid = await broadcast(devnet, reveal);
     revealTxids.push(txid);
@@ -239,16 +293,21 @@ export interface SendResult {
  * (before inputs' total) + o. With `toFees`, see SendOptions.
  */
 export async function sendInscription(
-  devnet: RunningDevnet, owner: TestKey, inscribed: Spendable, recipientScript: Uint8Array, options: SendOptions = {},
+  devnet: RunningDevnet,
+  owner: TestKey,
+  inscribed: Spendable,
+  recipientScript: Uint8Array,
+  options: SendOptions = {},
 ): Promise<SendResult> {
   const fee = options.feeKoinu ?? TX_FEE_KOINU;
   const before = options.before ?? [];
   const beforeKoinu = before.reduce((sum, item) => sum + item.coin.value, 0n);
   let outputs: TxOutput[];
   if (options.toFees) {
-    outputs = beforeKoinu - fee >= MIN_CHANGE_KOINU
-      ? [{ script: recipientScript, value: beforeKoinu - fee }]
-      : [{ script: nullDataScript(), value: 0n }];
+    outputs =
+      beforeKoinu - fee >= MIN_CHANGE_KOINU
+        ? [{ script: recipientScript, value: beforeKoinu - fee }]
+        : [{ script: nullDataScript(), value: 0n }];
   } else {
     outputs = [{ script: recipientScript, value: beforeKoinu + inscribed.value - fee }];
   }
@@ -276,10 +335,24 @@ export async function sendInscription(
  * the scriptSig `<items...> <redeemScript>` (for redeem scripts that need no signature).
  */
 export async function commitP2sh(
-  devnet: RunningDevnet, funder: TestKey, coin: Spendable, redeemScript: Uint8Array, options: BuildOptions = {},
-): Promise<{ commitTxid: string; change: Spendable | null; spend(items: Uint8Array[], toScript: Uint8Array): Promise<{ txid: string; output: Spendable }> }> {
+  devnet: RunningDevnet,
+  funder: TestKey,
+  coin: Spendable,
+  redeemScript: Uint8Array,
+  options: BuildOptions = {},
+): Promise<{
+  commitTxid: string;
+  change: Spendable | null;
+  spend(items: Uint8Array[], toScript: Uint8Array): Promise<{ txid: string; output: Spendable }>;
+}> {
   const fee = options.feeKoinu ?? TX_FEE_KOINU;
-  const commit = await pay(devnet, funder, [coin], [{ script: p2shAddressOf(redeemScript).script, value: POSTAGE_KOINU + fee }], { feeKoinu: fee });
+  const commit = await pay(
+    devnet,
+    funder,
+    [coin],
+    [{ script: p2shAddressOf(redeemScript).script, value: POSTAGE_KOINU + fee }],
+    { feeKoinu: fee },
+  );
   return {
     commitTxid: commit.txid,
     change: commit.change,

@@ -16,8 +16,19 @@ export async function inscriberFailure(promise: Promise<unknown>): Promise<Inscr
 /** An inscriber job for fakes: `fields` over a queued job. */
 export function inscriberJob(fields: Partial<InscriberJob> & Pick<InscriberJob, "id">): InscriberJob {
   return {
-    project: "launchpad", status: "queued", form: "v1", contentType: "application/json", action: null, recipient: "",
-    envelopeHash: "00".repeat(32), commitTxid: null, revealTxids: [], inscriptionId: null, feeKoinu: null, confirmedHeight: null, error: null,
+    project: "launchpad",
+    status: "queued",
+    form: "v1",
+    contentType: "application/json",
+    action: null,
+    recipient: "",
+    envelopeHash: "00".repeat(32),
+    commitTxid: null,
+    revealTxids: [],
+    inscriptionId: null,
+    feeKoinu: null,
+    confirmedHeight: null,
+    error: null,
     ...fields,
   };
 }

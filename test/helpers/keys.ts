@@ -1,8 +1,19 @@
 /** Test keys and P2PKH / P2SH spends built with the project's own codecs and signer. */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  NETWORKS, Transaction, addressToOutputScript, bytesToHex, compileScript, hash160, p2pkhScriptSig, p2shScript,
-  privateKeyToPublicKey, publicKeyToAddress, serializeTransaction, signInput, encodeAddress,
+  NETWORKS,
+  Transaction,
+  addressToOutputScript,
+  bytesToHex,
+  compileScript,
+  hash160,
+  p2pkhScriptSig,
+  p2shScript,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+  serializeTransaction,
+  signInput,
+  encodeAddress,
 } from "../../src/doge";
 
 export interface TestKey {
@@ -25,10 +36,20 @@ export interface Spendable {
   value: bigint;
 }
 
-export function spendP2pkh(key: TestKey, coins: Spendable[], outputs: { script: Uint8Array; value: bigint }[], locktime = 0): { hex: string; tx: Transaction } {
+export function spendP2pkh(
+  key: TestKey,
+  coins: Spendable[],
+  outputs: { script: Uint8Array; value: bigint }[],
+  locktime = 0,
+): { hex: string; tx: Transaction } {
   const tx: Transaction = {
     version: 1,
-    inputs: coins.map((coin) => ({ prevTxid: coin.txid, vout: coin.vout, scriptSig: new Uint8Array(0), sequence: 0xffffffff })),
+    inputs: coins.map((coin) => ({
+      prevTxid: coin.txid,
+      vout: coin.vout,
+      scriptSig: new Uint8Array(0),
+      sequence: 0xffffffff,
+    })),
     outputs,
     locktime,
   };
@@ -44,7 +65,11 @@ export function p2shAddressOf(redeemScript: Uint8Array): { address: string; scri
 }
 
 /** Spends a P2SH output whose redeem script needs no signature: scriptSig = <redeemScript>. */
-export function spendP2shWithoutSignature(redeemScript: Uint8Array, coin: Spendable, outputs: { script: Uint8Array; value: bigint }[]): string {
+export function spendP2shWithoutSignature(
+  redeemScript: Uint8Array,
+  coin: Spendable,
+  outputs: { script: Uint8Array; value: bigint }[],
+): string {
   const tx: Transaction = {
     version: 1,
     inputs: [{ prevTxid: coin.txid, vout: coin.vout, scriptSig: compileScript([redeemScript]), sequence: 0xffffffff }],

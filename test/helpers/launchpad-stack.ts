@@ -22,7 +22,12 @@ import { createInscriberApp, sha256Hex } from "../../src/services/inscriber/app"
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import { UserSignedInscriber } from "../../src/services/inscriber/user-signed";
-import { LaunchpadApp, LaunchpadOptions, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import {
+  LaunchpadApp,
+  LaunchpadOptions,
+  createLaunchpadApp,
+  openLaunchpadDatabase,
+} from "../../src/services/launchpad";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "./devnet";
@@ -38,7 +43,10 @@ export const LAUNCHPAD_PROJECT_KEY = "ik_test_launchpad_key";
 /** The launchpad operator key free listings need in X-Operator-Key. */
 export const LAUNCHPAD_OPERATOR_KEY = "lk_test_operator_key";
 
-export interface Answer { status: number; body: any }
+export interface Answer {
+  status: number;
+  body: any;
+}
 
 export interface LaunchpadStack {
   devnet: RunningDevnet;
@@ -73,12 +81,20 @@ export interface LaunchpadStack {
  * `launchpad`: extra options of the launchpad app, or a function making them from the stack built
  * so far (the devnet, the index and the inscriber; e.g. an explorer app over the same index).
  */
-export async function startLaunchpadStack(options: { launchpad?: Partial<LaunchpadOptions> | ((stack: LaunchpadStack) => Promise<Partial<LaunchpadOptions>>) } = {}): Promise<LaunchpadStack> {
+export async function startLaunchpadStack(
+  options: {
+    launchpad?: Partial<LaunchpadOptions> | ((stack: LaunchpadStack) => Promise<Partial<LaunchpadOptions>>);
+  } = {},
+): Promise<LaunchpadStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-stack-"));
   const devnet = await startDevnet();
   const client = new DogecoinRpcClient({ url: devnet.url });
   const indexDb = openIndexerDatabase(":memory:");
-  const indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+  const indexer = new Indexer({
+    store: new IndexerStore(indexDb),
+    source: new RpcChainSource(client),
+    network: NETWORKS.regtest,
+  });
   const queries = new IndexQueries(indexDb);
   const miner = newKey();
   const stack = { devnet, client, indexer, indexDb, queries, dir, miner, clockOffset: 0 } as LaunchpadStack;
@@ -102,28 +118,54 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
   };
   stack.signIn = async (key) => {
     const { challenge } = (await stack.call("GET", `/session/challenge?address=${key.address}`)).body;
-    return (await stack.call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+    return (
+      await stack.call("POST", "/session", {
+        body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+      })
+    ).body.token;
   };
 
   const inscriberKey = newKey();
-  const inscriberWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")), key: inscriberKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE });
+  const inscriberWallet = new HotWallet({
+    db: openWalletDatabase(path.join(dir, "inscriber-wallet.sqlite")),
+    key: inscriberKey,
+    chain: indexNodeChain(queries, client),
+    network: NETWORKS.regtest,
+    feeRateKoinuPerKb: STACK_FEE_RATE,
+  });
   for (let i = 0; i < 10; i++) await devnet.rpc("devnet_faucet", [inscriberKey.address, 100, false]);
   await stack.mine();
   await inscriberWallet.sync();
 
   const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
   const jobs = new JobStore(db);
-  const platform = new PlatformInscriber({ store: jobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: STACK_POSTAGE, feeRateKoinuPerKb: STACK_FEE_RATE });
+  const platform = new PlatformInscriber({
+    store: jobs,
+    wallet: inscriberWallet,
+    network: NETWORKS.regtest,
+    postageKoinu: STACK_POSTAGE,
+    feeRateKoinuPerKb: STACK_FEE_RATE,
+  });
   const platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
   stack.platform = platform;
   stack.jobs = jobs;
   const userSigned = new UserSignedInscriber({
-    db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
+    db,
+    queries,
+    network: NETWORKS.regtest,
+    feeRateKoinuPerKb: STACK_FEE_RATE,
+    postageKoinu: STACK_POSTAGE,
     rawTransactions: nodeRawTransactions(client),
   });
   const inscriberApp = createInscriberApp({
-    network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_PROJECT_KEY)]]),
-    platform, jobs, userSigned, maxPayloadBytes: 16_384, feeRateKoinuPerKb: STACK_FEE_RATE, postageKoinu: STACK_POSTAGE,
+    network: NETWORKS.regtest,
+    projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_PROJECT_KEY)]]),
+    platform,
+    jobs,
+    userSigned,
+    maxPayloadBytes: 16_384,
+    feeRateKoinuPerKb: STACK_FEE_RATE,
+    postageKoinu: STACK_POSTAGE,
   });
   const inscriberServer: Server = inscriberApp.listen(0, "127.0.0.1");
   await new Promise((resolve) => inscriberServer.once("listening", resolve));
@@ -142,7 +184,9 @@ export async function startLaunchpadStack(options: { launchpad?: Partial<Launchp
 
   const extra = typeof options.launchpad === "function" ? await options.launchpad(stack) : options.launchpad;
   stack.app = createLaunchpadApp({
-    db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest,
+    db: openLaunchpadDatabase(":memory:"),
+    queries,
+    network: NETWORKS.regtest,
     clock: () => Math.floor(Date.now() / 1000) + stack.clockOffset,
     inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     node: nodeRawTransactions(client),

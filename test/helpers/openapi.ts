@@ -47,7 +47,8 @@ async function loadSurface(documentUrl: string): Promise<Surface | null> {
   for (const [template, operations] of Object.entries(document.paths)) {
     const params = (template.match(/\{[^}]+\}/g) ?? []).length;
     const pattern = new RegExp(`^${template.replace(/[.+^$|()[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-    for (const method of Object.keys(operations)) routes.push({ method: method.toUpperCase(), template, pattern, params });
+    for (const method of Object.keys(operations))
+      routes.push({ method: method.toUpperCase(), template, pattern, params });
   }
   // The most literal route first: /api/tx/broadcast before /api/tx/{txid}.
   routes.sort((a, b) => a.params - b.params);
@@ -69,7 +70,14 @@ function describedBy(response: Response, url: URL): string | null {
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
 
 /** Why `status body` does not fit the document for `method path`, or null when it does. */
-function judge(surface: Surface, method: string, pathname: string, status: number, contentType: string, text: string): string | null {
+function judge(
+  surface: Surface,
+  method: string,
+  pathname: string,
+  status: number,
+  contentType: string,
+  text: string,
+): string | null {
   const found = surface.routes.find((r) => r.method === method && r.pattern.test(pathname));
   if (!found) {
     // Unknown routes answer the error body (404 NOT_FOUND); anything else is an undocumented route.
@@ -80,10 +88,18 @@ function judge(surface: Surface, method: string, pathname: string, status: numbe
   const key = String(status) in responses ? String(status) : "default";
   const answer = responses[key];
   if (!answer) return `${method} ${found.template} does not document status ${status}`;
-  if (!answer.content) return text.length === 0 || status === 304 ? null : `${method} ${found.template} documents no body for ${status}, yet one came`;
+  if (!answer.content)
+    return text.length === 0 || status === 304
+      ? null
+      : `${method} ${found.template} documents no body for ${status}, yet one came`;
   const json = Object.keys(answer.content).find((type) => type.includes("json"));
   if (!json) return null; // HTML, JavaScript, an event stream: not a JSON document to check
-  return validate(surface, `#/${pointer("paths", found.template, found.method.toLowerCase(), "responses", key, "content", json, "schema")}`, text, contentType);
+  return validate(
+    surface,
+    `#/${pointer("paths", found.template, found.method.toLowerCase(), "responses", key, "content", json, "schema")}`,
+    text,
+    contentType,
+  );
 }
 
 function validate(surface: Surface, ref: string, text: string, contentType: string): string | null {

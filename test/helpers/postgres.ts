@@ -35,13 +35,18 @@ export class PostgresUnavailableError extends Error {
 export function pgBinDir(): string {
   const configured = process.env.DOGEOS_PG_BIN;
   if (configured) {
-    if (!fs.existsSync(path.join(configured, "initdb"))) throw new PostgresUnavailableError(`DOGEOS_PG_BIN=${configured} holds no initdb`);
+    if (!fs.existsSync(path.join(configured, "initdb")))
+      throw new PostgresUnavailableError(`DOGEOS_PG_BIN=${configured} holds no initdb`);
     return configured;
   }
   const root = "/usr/lib/postgresql";
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(root, v, "bin", "initdb"))) : [];
+  const versions = fs.existsSync(root)
+    ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(root, v, "bin", "initdb")))
+    : [];
   if (versions.length === 0) {
-    throw new PostgresUnavailableError("PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb): `apt-get install postgresql`, or set DOGEOS_PG_BIN to its bin directory");
+    throw new PostgresUnavailableError(
+      "PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb): `apt-get install postgresql`, or set DOGEOS_PG_BIN to its bin directory",
+    );
   }
   versions.sort((a, b) => Number(b) - Number(a));
   return path.join(root, versions[0], "bin");
@@ -55,7 +60,10 @@ function runTool(tool: string, args: string[], timeoutMs = 120_000): string {
   const [command, argv] = IS_ROOT ? ["runuser", ["-u", "postgres", "--", binary, ...args]] : [binary, args];
   const result = spawnSync(command, argv, { encoding: "utf8", timeout: timeoutMs, cwd: os.tmpdir() });
   if (result.error) throw new Error(`${tool} could not run: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`${tool} ${args.join(" ")} exited with ${result.status ?? result.signal}: ${(result.stderr || result.stdout).trim()}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${tool} ${args.join(" ")} exited with ${result.status ?? result.signal}: ${(result.stderr || result.stdout).trim()}`,
+    );
   return result.stdout;
 }
 
@@ -94,7 +102,11 @@ export async function withClient<T>(url: string, fn: (client: Client) => Promise
 }
 
 /** One query on `url`: its rows. */
-export async function pgQuery<Row extends Record<string, unknown> = Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
+export async function pgQuery<Row extends Record<string, unknown> = Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<Row[]> {
   return withClient(url, async (client) => (await client.query(sql, params)).rows as Row[]);
 }
 
@@ -105,7 +117,11 @@ export interface PgCluster {
   readonly dataDir: string;
   /** postgres://postgres@127.0.0.1:<port>/<database> (trust authentication: no password). */
   url(database?: string): string;
-  query<Row extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[], database?: string): Promise<Row[]>;
+  query<Row extends Record<string, unknown> = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    database?: string,
+  ): Promise<Row[]>;
   /** The end of the server log, for failure messages. */
   log(lines?: number): string;
   /** Stops the server (fast shutdown) and removes its directory; idempotent. */
@@ -147,25 +163,39 @@ export interface ClusterOptions {
 }
 
 function confLines(settings: Record<string, string | number>): string {
-  return Object.entries(settings).map(([key, value]) => `${key} = ${typeof value === "number" ? value : `'${value.replace(/'/g, "''")}'`}\n`).join("");
+  return Object.entries(settings)
+    .map(([key, value]) => `${key} = ${typeof value === "number" ? value : `'${value.replace(/'/g, "''")}'`}\n`)
+    .join("");
 }
 
 /** Starts the server of `dataDir` on a free port (a few tries, in case another process takes the port first). */
-async function startServer(entry: { dir: string; dataDir: string }, settings: Record<string, string | number>): Promise<number> {
+async function startServer(
+  entry: { dir: string; dataDir: string },
+  settings: Record<string, string | number>,
+): Promise<number> {
   const conf = path.join(entry.dataDir, "postgresql.conf");
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     // Later lines win: each try's port replaces the last.
-    fs.appendFileSync(conf, confLines({ ...settings, port, listen_addresses: "127.0.0.1", unix_socket_directories: entry.dir }));
+    fs.appendFileSync(
+      conf,
+      confLines({ ...settings, port, listen_addresses: "127.0.0.1", unix_socket_directories: entry.dir }),
+    );
     try {
-      runTool("pg_ctl", ["start", "-D", entry.dataDir, "-l", path.join(entry.dir, "server.log"), "-w", "-t", "60"], 90_000);
+      runTool(
+        "pg_ctl",
+        ["start", "-D", entry.dataDir, "-l", path.join(entry.dir, "server.log"), "-w", "-t", "60"],
+        90_000,
+      );
       return port;
     } catch (error) {
       lastError = error;
     }
   }
-  throw new Error(`the PostgreSQL server did not start: ${(lastError as Error).message}\n${tail(path.join(entry.dir, "server.log"), 20)}`);
+  throw new Error(
+    `the PostgreSQL server did not start: ${(lastError as Error).message}\n${tail(path.join(entry.dir, "server.log"), 20)}`,
+  );
 }
 
 function tail(file: string, lines: number): string {
@@ -205,7 +235,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<PgClus
       ...options.settings,
     };
     if (options.primary) {
-      Object.assign(settings, { wal_level: "replica", max_wal_senders: 10, max_replication_slots: 10, hot_standby: "on", wal_keep_size: "256MB" });
+      Object.assign(settings, {
+        wal_level: "replica",
+        max_wal_senders: 10,
+        max_replication_slots: 10,
+        hot_standby: "on",
+        wal_keep_size: "256MB",
+      });
       fs.appendFileSync(path.join(entry.dataDir, "pg_hba.conf"), "host replication all 127.0.0.1/32 trust\n");
     }
     const port = await startServer(entry, settings);
@@ -226,12 +262,29 @@ export async function startReplica(primary: PgCluster): Promise<PgCluster> {
   const entry = { dir, dataDir: path.join(dir, "data") };
   running.add(entry);
   try {
-    runTool("pg_basebackup", ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", entry.dataDir, "-R", "-X", "stream", "-c", "fast", "--no-sync"]);
+    runTool("pg_basebackup", [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(primary.port),
+      "-U",
+      "postgres",
+      "-D",
+      entry.dataDir,
+      "-R",
+      "-X",
+      "stream",
+      "-c",
+      "fast",
+      "--no-sync",
+    ]);
     // The copy carries the primary's postgresql.conf (its port and socket directory): overridden by
     // the lines startServer appends.
     const port = await startServer(entry, { hot_standby: "on" });
     const replica = clusterHandle(entry, port);
-    const [{ in_recovery: inRecovery }] = await replica.query<{ in_recovery: boolean }>("SELECT pg_is_in_recovery() AS in_recovery");
+    const [{ in_recovery: inRecovery }] = await replica.query<{ in_recovery: boolean }>(
+      "SELECT pg_is_in_recovery() AS in_recovery",
+    );
     if (!inRecovery) throw new Error(`the replica at port ${port} is not in recovery (no standby.signal?)`);
     return replica;
   } catch (error) {
@@ -250,11 +303,17 @@ export async function waitForReplay(primary: PgCluster, replica: PgCluster, time
   const deadline = Date.now() + timeoutMs;
   return withClient(replica.url(), async (client) => {
     for (;;) {
-      const { rows: [row] } = await client.query<{ replayed: string | null; caught_up: boolean | null }>(
-        "SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up", [lsn]);
+      const {
+        rows: [row],
+      } = await client.query<{ replayed: string | null; caught_up: boolean | null }>(
+        "SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up",
+        [lsn],
+      );
       if (row.caught_up) return lsn;
       if (Date.now() > deadline) {
-        throw new Error(`the replica replayed up to ${row.replayed ?? "(nothing)"} but not the primary's ${lsn} within ${timeoutMs} ms\n${replica.log(10)}`);
+        throw new Error(
+          `the replica replayed up to ${row.replayed ?? "(nothing)"} but not the primary's ${lsn} within ${timeoutMs} ms\n${replica.log(10)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -288,7 +347,9 @@ async function adminUrl(): Promise<string> {
   if (configured) return configured;
   ownCluster ??= startCluster();
   // A failed start is not cached: the next suite tries again and fails with its own message.
-  ownCluster.catch(() => { ownCluster = null; });
+  ownCluster.catch(() => {
+    ownCluster = null;
+  });
   return (await ownCluster).url();
 }
 
@@ -325,7 +386,8 @@ export function testPostgresUrl(): () => string {
     database = null;
   });
   return () => {
-    if (!database) throw new Error("testPostgresUrl(): the suite's database exists only from its before hook to its after hook");
+    if (!database)
+      throw new Error("testPostgresUrl(): the suite's database exists only from its before hook to its after hook");
     return database.url;
   };
 }

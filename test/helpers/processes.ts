@@ -14,7 +14,11 @@ export function processesUnder(dir: string, portOffset: number): string[] {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
-      if (cmdline.includes(dir) || (cmdline.includes("scripts/start.ts") && cmdline.includes(`--port-offset ${portOffset}`))) found.push(`${entry}: ${cmdline}`);
+      if (
+        cmdline.includes(dir) ||
+        (cmdline.includes("scripts/start.ts") && cmdline.includes(`--port-offset ${portOffset}`))
+      )
+        found.push(`${entry}: ${cmdline}`);
     } catch {
       // gone meanwhile
     }

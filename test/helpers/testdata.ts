@@ -23,7 +23,11 @@ export interface MainnetBlockEntry {
     size: number;
     previousblockhash?: string;
     auxpow?: {
-      tx: { hex: string; txid: string; vout: { value: number; scriptPubKey: { asm: string; hex: string; type: string; addresses?: string[] } }[] };
+      tx: {
+        hex: string;
+        txid: string;
+        vout: { value: number; scriptPubKey: { asm: string; hex: string; type: string; addresses?: string[] } }[];
+      };
       index: number;
       chainindex: number;
       merklebranch: string[];
@@ -39,7 +43,8 @@ export interface MainnetBlockEntry {
 let cache: MainnetBlockEntry[] | null = null;
 
 export function mainnetBlocks(): MainnetBlockEntry[] {
-  if (!cache) cache = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "mainnet-blocks.json"), "utf8")) as MainnetBlockEntry[];
+  if (!cache)
+    cache = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "mainnet-blocks.json"), "utf8")) as MainnetBlockEntry[];
   return cache;
 }
 

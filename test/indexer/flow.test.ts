@@ -5,16 +5,26 @@ import { flowIntoCoinbase, flowThrough } from "../../src/indexer/flow";
 describe("indexer/flow", () => {
   describe("flowThrough", () => {
     it("puts a new inscription on the first koinu of output 0", () => {
-      const result = flowThrough([{ value: 100_000n, inscriptions: [] }], [1_000n, 98_000n], [{ id: "a", inputIndex: 0 }]);
+      const result = flowThrough(
+        [{ value: 100_000n, inscriptions: [] }],
+        [1_000n, 98_000n],
+        [{ id: "a", inputIndex: 0 }],
+      );
       expect(result.toOutputs).to.deep.equal([{ id: "a", vout: 0, offset: 0n }]);
     });
 
     it("follows an inscription first-in-first-out across inputs and outputs", () => {
       const result = flowThrough(
-        [{ value: 500n, inscriptions: [{ id: "x", offset: 100n }] }, { value: 1_000n, inscriptions: [{ id: "y", offset: 0n }] }],
+        [
+          { value: 500n, inscriptions: [{ id: "x", offset: 100n }] },
+          { value: 1_000n, inscriptions: [{ id: "y", offset: 0n }] },
+        ],
         [500n, 900n],
       );
-      expect(result.toOutputs).to.deep.equal([{ id: "x", vout: 0, offset: 100n }, { id: "y", vout: 1, offset: 0n }]);
+      expect(result.toOutputs).to.deep.equal([
+        { id: "x", vout: 0, offset: 100n },
+        { id: "y", vout: 1, offset: 0n },
+      ]);
     });
 
     it("sends an inscription beyond the outputs to the fee", () => {
@@ -28,16 +38,28 @@ describe("indexer/flow", () => {
     });
 
     it("conserves every inscription (property)", () => {
-      fc.assert(fc.property(
-        fc.array(fc.record({ value: fc.bigInt({ min: 1n, max: 10_000n }), count: fc.nat(3) }), { minLength: 1, maxLength: 5 }),
-        fc.array(fc.bigInt({ min: 0n, max: 10_000n }), { minLength: 1, maxLength: 5 }),
-        (inputSpecs, outputs) => {
-          let n = 0;
-          const inputs = inputSpecs.map((spec) => ({ value: spec.value, inscriptions: Array.from({ length: spec.count }, (_, i) => ({ id: `i${n++}`, offset: (spec.value * BigInt(i)) / 4n })) }));
-          const result = flowThrough(inputs, outputs);
-          expect(result.toOutputs.length + result.toFee.length).to.equal(n);
-          for (const landed of result.toOutputs) expect(landed.offset < outputs[landed.vout]).to.equal(true);
-        }));
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ value: fc.bigInt({ min: 1n, max: 10_000n }), count: fc.nat(3) }), {
+            minLength: 1,
+            maxLength: 5,
+          }),
+          fc.array(fc.bigInt({ min: 0n, max: 10_000n }), { minLength: 1, maxLength: 5 }),
+          (inputSpecs, outputs) => {
+            let n = 0;
+            const inputs = inputSpecs.map((spec) => ({
+              value: spec.value,
+              inscriptions: Array.from({ length: spec.count }, (_, i) => ({
+                id: `i${n++}`,
+                offset: (spec.value * BigInt(i)) / 4n,
+              })),
+            }));
+            const result = flowThrough(inputs, outputs);
+            expect(result.toOutputs.length + result.toFee.length).to.equal(n);
+            for (const landed of result.toOutputs) expect(landed.offset < outputs[landed.vout]).to.equal(true);
+          },
+        ),
+      );
     });
   });
 

@@ -15,9 +15,15 @@ describe("index history (reads as of a height)", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "indexer-history-"));
     try {
       const file = path.join(dir, "index.sqlite");
-      openDatabase(file, INDEXER_MIGRATIONS.filter((m) => m.version <= 5), INDEXER_SCHEMA).close();
+      openDatabase(
+        file,
+        INDEXER_MIGRATIONS.filter((m) => m.version <= 5),
+        INDEXER_SCHEMA,
+      ).close();
       const db = openIndexerDatabase(file);
-      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'drc20_operations_by_address'").get()).to.deep.equal({ name: "drc20_operations_by_address" });
+      expect(
+        db.prepare("SELECT name FROM sqlite_master WHERE name = 'drc20_operations_by_address'").get(),
+      ).to.deep.equal({ name: "drc20_operations_by_address" });
       db.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -27,10 +33,13 @@ describe("index history (reads as of a height)", () => {
   describe("drc20BalanceAt", () => {
     const db = openIndexerDatabase(":memory:");
     const history = new IndexHistory(db);
-    const op = db.prepare(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address, valid, reason, note)
+    const op =
+      db.prepare(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address, valid, reason, note)
       VALUES (?, ?, 0, ?, ?, ?, 'wow!', 'WOW!', ?, ?, ?, ?, ?)`);
     before(() => {
-      db.prepare("INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES ('wow!', 'WOW!', '100', '70', '100', 'A', ?, 1)").run(ID(1));
+      db.prepare(
+        "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES ('wow!', 'WOW!', '100', '70', '100', 'A', ?, 1)",
+      ).run(ID(1));
       op.run(2, 1, ID(2), "inscribe", "mint", "70", "A", 1, null, null);
       op.run(3, 1, ID(3), "inscribe", "mint", "70", "B", 1, null, "MINT_CAPPED_TO_REMAINDER"); // credits 30
       op.run(4, 1, ID(4), "inscribe", "mint", "5", "B", 0, "TICK_FULLY_MINTED", null);
@@ -53,29 +62,49 @@ describe("index history (reads as of a height)", () => {
 
     it("tells a transfer inscription sent from one that is not, height by height", () => {
       expect(history.drc20TransferAt(ID(5), 4)).to.equal(null);
-      expect(history.drc20TransferAt(ID(5), 5)).to.deep.equal({ tick: "WOW!", amount: 20n, inscribedValid: true, sent: false });
-      expect(history.drc20TransferAt(ID(5), 6)).to.deep.equal({ tick: "WOW!", amount: 20n, inscribedValid: true, sent: true });
+      expect(history.drc20TransferAt(ID(5), 5)).to.deep.equal({
+        tick: "WOW!",
+        amount: 20n,
+        inscribedValid: true,
+        sent: false,
+      });
+      expect(history.drc20TransferAt(ID(5), 6)).to.deep.equal({
+        tick: "WOW!",
+        amount: 20n,
+        inscribedValid: true,
+        sent: true,
+      });
     });
   });
 
   describe("inscriptionPlaceAt and collectionCountAt", () => {
     const db = openIndexerDatabase(":memory:");
     const history = new IndexHistory(db);
-    const move = db.prepare("INSERT INTO inscription_moves (inscription_id, height, position, txid, kind, to_txid, to_vout, to_offset, owner_address) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)");
+    const move = db.prepare(
+      "INSERT INTO inscription_moves (inscription_id, height, position, txid, kind, to_txid, to_vout, to_offset, owner_address) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
+    );
     before(() => {
       move.run(ID(1), 10, 3, "aa", "genesis", "aa", 0, "A");
       move.run(ID(1), 11, 7, "cc", "move", "cc", 0, "C"); // inserted first, but later in the block
       move.run(ID(1), 11, 2, "bb", "move", "bb", 0, "B");
       move.run(ID(1), 12, 4, "dd", "lost", null, null, null);
       move.run(ID(2), 10, 4, "ee", "genesis", "ee", 0, "A");
-      db.prepare("INSERT INTO collection_members (slug, token_id, inscription_id, height) VALUES ('pups', '0', ?, 10), ('pups', '1', ?, 10)").run(ID(1), ID(2));
+      db.prepare(
+        "INSERT INTO collection_members (slug, token_id, inscription_id, height) VALUES ('pups', '0', ?, 10), ('pups', '1', ?, 10)",
+      ).run(ID(1), ID(2));
     });
 
     it("takes the last move of the block at the height, by position", () => {
       expect(history.inscriptionPlaceAt(ID(1), 9)).to.equal(null);
       expect(history.inscriptionPlaceAt(ID(1), 10)!.ownerAddress).to.equal("A");
       expect(history.inscriptionPlaceAt(ID(1), 11)!.ownerAddress).to.equal("C");
-      expect(history.inscriptionPlaceAt(ID(1), 12)).to.deep.equal({ kind: "lost", ownerAddress: null, txid: null, vout: null, height: 12 });
+      expect(history.inscriptionPlaceAt(ID(1), 12)).to.deep.equal({
+        kind: "lost",
+        ownerAddress: null,
+        txid: null,
+        vout: null,
+        height: 12,
+      });
     });
 
     it("counts the members held at the height", () => {

@@ -24,7 +24,18 @@ import { TestKey, newKey } from "../helpers/keys";
 import { createTestDatabase } from "../helpers/postgres";
 
 /** JSON with bigints written as "<n>n" and Maps as entry lists, so two answers compare exactly. */
-const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? `${v}n` : v instanceof Map ? [...v.entries()] : v instanceof Uint8Array ? bytesToHex(v) : v)));
+const plain = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(value, (_key, v) =>
+      typeof v === "bigint"
+        ? `${v}n`
+        : v instanceof Map
+          ? [...v.entries()]
+          : v instanceof Uint8Array
+            ? bytesToHex(v)
+            : v,
+    ),
+  );
 
 describe("the query module answers the same on SQLite and PostgreSQL (issue 20, item 1)", function () {
   this.timeout(300_000);
@@ -43,7 +54,9 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
   let transferTxid = "";
   const SLUG = "backend-pups";
 
-  const mine = async (blocks = 1) => { await devnet.rpc("generatetoaddress", [blocks, newKey().address]); };
+  const mine = async (blocks = 1) => {
+    await devnet.rpc("generatetoaddress", [blocks, newKey().address]);
+  };
 
   before(async () => {
     devnet = await startDevnet();
@@ -55,7 +68,15 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
       const coin = await faucetCoin(devnet, alice);
       const payload = Uint8Array.from(Buffer.from(`${i % 2 === 0 ? "DOGE" : "TEST"}-payload-${i}`));
       payloads.push(payload);
-      const paid = await pay(devnet, alice, [coin], [{ script: bob.script, value: 10n * 100_000_000n + BigInt(i) }, { script: nullDataScript(payload), value: 0n }]);
+      const paid = await pay(
+        devnet,
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: 10n * 100_000_000n + BigInt(i) },
+          { script: nullDataScript(payload), value: 0n },
+        ],
+      );
       txids.push(paid.txid);
       if (i % 3 === 2) await mine();
     }
@@ -71,11 +92,23 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
     transferTxid = await sendTransfer(devnet, alice, inscribed, carol.script);
     await mine();
     // A launchpad collection and two mints, one then moved on to carol.
-    const deploy = await inscribeV1(devnet, alice, await faucetCoin(devnet, alice), {
-      contentType: "application/json", action: "LAUNCHPAD_DEPLOY", body: encodeLaunchpadDeploy({ slug: SLUG, name: "Backend Pups", priceKoinu: 0n, maxSupply: 10n }),
-    }, alice.script);
+    const deploy = await inscribeV1(
+      devnet,
+      alice,
+      await faucetCoin(devnet, alice),
+      {
+        contentType: "application/json",
+        action: "LAUNCHPAD_DEPLOY",
+        body: encodeLaunchpadDeploy({ slug: SLUG, name: "Backend Pups", priceKoinu: 0n, maxSupply: 10n }),
+      },
+      alice.script,
+    );
     await mine();
-    const mintContent = (tokenId: bigint) => ({ contentType: "application/json", action: "LAUNCHPAD_MINT", body: encodeLaunchpadMint({ slug: SLUG, tokenId, maxSupply: 10n }) });
+    const mintContent = (tokenId: bigint) => ({
+      contentType: "application/json",
+      action: "LAUNCHPAD_MINT",
+      body: encodeLaunchpadMint({ slug: SLUG, tokenId, maxSupply: 10n }),
+    });
     const mint0 = await inscribeV1(devnet, alice, deploy.change!, mintContent(0n), bob.script);
     await mine();
     const mint1 = await inscribeV1(devnet, alice, mint0.change!, mintContent(1n), bob.script);
@@ -95,7 +128,11 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
         getBlockHash: (height: number) => devnet.rpc<string>("getblockhash", [height]),
         getBlockHex: (hash: string) => devnet.rpc<string>("getblock", [hash, false]),
       };
-      await new Indexer({ store: new IndexerStore(writer), source: new RpcChainSource(rpc), network: NETWORKS.regtest }).syncOnce();
+      await new Indexer({
+        store: new IndexerStore(writer),
+        source: new RpcChainSource(rpc),
+        network: NETWORKS.regtest,
+      }).syncOnce();
       writer.close();
       readers.push(openIndexReader(location));
     }
@@ -158,7 +195,9 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
     }
     expect(same((q) => q.busiestAddresses(5))).to.have.length(5);
     // Keys from clients' cursors beyond any column's range: compared, not refused, on both.
-    expect(same((q) => q.history(alice.address, { height: Number.MAX_SAFE_INTEGER, position: 1e300 }, 2)).items).to.have.length(2);
+    expect(
+      same((q) => q.history(alice.address, { height: Number.MAX_SAFE_INTEGER, position: 1e300 }, 2)).items,
+    ).to.have.length(2);
     expect(same((q) => q.utxos(bob.address, { height: 1e20, txid: "", vout: 0 }, 2)).items).to.deep.equal([]);
     expect(same((q) => q.opReturnRecent(null, { height: -1e20, position: 0, vout: 0 }, 2)).items).to.deep.equal([]);
   });
@@ -170,13 +209,18 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
       same((q) => q.drc20Balances(key.address));
       same((q) => q.drc20Balance(key.address, tickKey));
       same((q) => q.tickCarriers(key.address, tickKey));
-      for (const order of ["asc", "desc"] as const) same((q) => q.transferInscriptions(key.address, { order, count: 10, revealTxid: null }));
+      for (const order of ["asc", "desc"] as const)
+        same((q) => q.transferInscriptions(key.address, { order, count: 10, revealTxid: null }));
     }
     expect(same((q) => q.drc20Balance(carol.address, tickKey))).to.deep.equal({ available: 400n, transferable: 0n });
     const sent = same((q) => q.transferInscriptions(alice.address, { order: "desc", count: 10, revealTxid: null }));
     expect(sent.total).to.equal(1);
-    same((q) => q.transferInscriptions(alice.address, { order: "desc", count: 10, revealTxid: sent.items[0].reveal_txid }));
-    expect(same((q) => q.drc20Receipts(transferTxid, carol.address))).to.deep.equal([{ tick: "pups", amount: "400", sender: alice.address, height: sqlite.tx(transferTxid)!.height }]);
+    same((q) =>
+      q.transferInscriptions(alice.address, { order: "desc", count: 10, revealTxid: sent.items[0].reveal_txid }),
+    );
+    expect(same((q) => q.drc20Receipts(transferTxid, carol.address))).to.deep.equal([
+      { tick: "pups", amount: "400", sender: alice.address, height: sqlite.tx(transferTxid)!.height },
+    ]);
   });
 
   it("inscriptions and launchpad collections", () => {
@@ -205,7 +249,10 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
     for (const [i, payload] of payloads.entries()) {
       same((q) => q.opReturnsOfTx(txids[i]));
       expect(same((q) => q.opReturnsBySha(bytesToHex(sha256(payload))))).to.have.length(1);
-      expect(same((q) => q.firstAnchor(bytesToHex(payload)))).to.deep.equal({ txid: txids[i], blockHeight: sqlite.tx(txids[i])!.height });
+      expect(same((q) => q.firstAnchor(bytesToHex(payload)))).to.deep.equal({
+        txid: txids[i],
+        blockHeight: sqlite.tx(txids[i])!.height,
+      });
     }
   });
 
@@ -233,7 +280,8 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
         expect(plain(b.inscriptionPlaceAt(id, height))).to.deep.equal(plain(a.inscriptionPlaceAt(id, height)));
         expect(plain(b.drc20TransferAt(id, height))).to.deep.equal(plain(a.drc20TransferAt(id, height)));
       }
-      for (const txid of txids) expect(plain(b.txInclusionAt(txid, height))).to.deep.equal(plain(a.txInclusionAt(txid, height)));
+      for (const txid of txids)
+        expect(plain(b.txInclusionAt(txid, height))).to.deep.equal(plain(a.txInclusionAt(txid, height)));
     }
     expect(b.collectionCountAt(carol.address, SLUG, tip)).to.equal(1);
     for (const txid of txids) expect(b.opReturnShasOf(txid)).to.deep.equal(a.opReturnShasOf(txid));

@@ -8,7 +8,12 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import Database from "better-sqlite3";
-import { IndexUnreadableError, INDEXER_SCHEMA_VERSION, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
+import {
+  IndexUnreadableError,
+  INDEXER_SCHEMA_VERSION,
+  openIndexReader,
+  openIndexerDatabase,
+} from "../../src/indexer/database";
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
 import { indexNotCreatedYet, waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexHistory, IndexQueries } from "../../src/indexer/queries";
@@ -19,7 +24,8 @@ const SCANNED = ["src", "daemons", "scripts"];
 /** The index's tables: every CREATE TABLE of the indexer's migrations. */
 function indexTables(): string[] {
   const names = new Set<string>();
-  for (const migration of INDEXER_MIGRATIONS) for (const m of migration.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)) names.add(m[1]);
+  for (const migration of INDEXER_MIGRATIONS)
+    for (const m of migration.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)) names.add(m[1]);
   return [...names].sort();
 }
 
@@ -29,7 +35,10 @@ function indexTables(): string[] {
  */
 function sqlTablesIn(source: string, tables: readonly string[]): string[] {
   const found = new Set<string>();
-  const pattern = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF NOT EXISTS)?)\\s+"?(${tables.join("|")})\\b(?!\\.)`, "g");
+  const pattern = new RegExp(
+    `\\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF NOT EXISTS)?)\\s+"?(${tables.join("|")})\\b(?!\\.)`,
+    "g",
+  );
   for (const m of source.matchAll(pattern)) found.add(m[1]);
   return [...found].sort();
 }
@@ -49,21 +58,59 @@ function sourceFiles(dir: string): string[] {
  * CREATE TABLE defines it there (checked below, so an entry cannot outlive its reason).
  */
 const OWN_TABLES: { file: string; table: string; ownSchema: string; why: string }[] = [
-  { file: "src/services/launchpad/collections.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's listed collections (its claims database)" },
-  { file: "src/services/launchpad/mints.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's listed collections (its claims database)" },
-  { file: "src/services/launchpad/schema.ts", table: "collections", ownSchema: "src/services/launchpad/schema.ts", why: "the launchpad's own schema" },
-  { file: "src/devnet/store.ts", table: "blocks", ownSchema: "src/devnet/store.ts", why: "the devnet node's own block store" },
+  {
+    file: "src/services/launchpad/collections.ts",
+    table: "collections",
+    ownSchema: "src/services/launchpad/schema.ts",
+    why: "the launchpad's listed collections (its claims database)",
+  },
+  {
+    file: "src/services/launchpad/mints.ts",
+    table: "collections",
+    ownSchema: "src/services/launchpad/schema.ts",
+    why: "the launchpad's listed collections (its claims database)",
+  },
+  {
+    file: "src/services/launchpad/schema.ts",
+    table: "collections",
+    ownSchema: "src/services/launchpad/schema.ts",
+    why: "the launchpad's own schema",
+  },
+  {
+    file: "src/devnet/store.ts",
+    table: "blocks",
+    ownSchema: "src/devnet/store.ts",
+    why: "the devnet node's own block store",
+  },
 ];
 
 describe("the index has one reader (issue 20, item 1)", function () {
   it("reads the index tables from the indexer's migrations, and finds SQL on them", () => {
     const tables = indexTables();
-    expect(tables).to.include.members(["blocks", "outputs", "address_history", "balances", "drc20_ticks", "collection_members", "inscription_locations", "zkp_uses"]);
+    expect(tables).to.include.members([
+      "blocks",
+      "outputs",
+      "address_history",
+      "balances",
+      "drc20_ticks",
+      "collection_members",
+      "inscription_locations",
+      "zkp_uses",
+    ]);
     expect(sqlTablesIn('p("SELECT tick FROM drc20_ticks WHERE tick_key = ?")', tables)).to.deep.equal(["drc20_ticks"]);
-    expect(sqlTablesIn("SELECT m.token_id FROM collection_members m\n JOIN inscription_locations l ON l.id = m.id", tables)).to.deep.equal(["collection_members", "inscription_locations"]);
-    expect(sqlTablesIn("DELETE FROM balances WHERE tx_count <= 0; UPDATE outputs SET spent_txid = NULL", tables)).to.deep.equal(["balances", "outputs"]);
+    expect(
+      sqlTablesIn("SELECT m.token_id FROM collection_members m\n JOIN inscription_locations l ON l.id = m.id", tables),
+    ).to.deep.equal(["collection_members", "inscription_locations"]);
+    expect(
+      sqlTablesIn("DELETE FROM balances WHERE tx_count <= 0; UPDATE outputs SET spent_txid = NULL", tables),
+    ).to.deep.equal(["balances", "outputs"]);
     // Prose and identifiers are not SQL.
-    expect(sqlTablesIn("// the outputs from the balances; const blocks = from(outputs); import { x } from \"./blocks\"", tables)).to.deep.equal([]);
+    expect(
+      sqlTablesIn(
+        '// the outputs from the balances; const blocks = from(outputs); import { x } from "./blocks"',
+        tables,
+      ),
+    ).to.deep.equal([]);
   });
 
   it("finds no SQL on an index table outside src/indexer/ (src, daemons, scripts)", () => {
@@ -81,11 +128,19 @@ describe("the index has one reader (issue 20, item 1)", function () {
         }
       }
     }
-    expect(offenders, "read the index through src/indexer/queries.ts (add the method there), never with SQL of your own").to.deep.equal([]);
+    expect(
+      offenders,
+      "read the index through src/indexer/queries.ts (add the method there), never with SQL of your own",
+    ).to.deep.equal([]);
     for (const entry of OWN_TABLES) {
       const schema = fs.readFileSync(path.join(ROOT, entry.ownSchema), "utf8");
-      expect(schema, `${entry.ownSchema} must create its own ${entry.table} (${entry.why})`).to.match(new RegExp(`CREATE TABLE (IF NOT EXISTS )?${entry.table}\\b`));
-      expect(allowedSeen.has(`${entry.file}:${entry.table}`), `${entry.file} no longer names ${entry.table}: drop its entry`).to.equal(true);
+      expect(schema, `${entry.ownSchema} must create its own ${entry.table} (${entry.why})`).to.match(
+        new RegExp(`CREATE TABLE (IF NOT EXISTS )?${entry.table}\\b`),
+      );
+      expect(
+        allowedSeen.has(`${entry.file}:${entry.table}`),
+        `${entry.file} no longer names ${entry.table}: drop its entry`,
+      ).to.equal(true);
     }
   });
 
@@ -94,14 +149,21 @@ describe("the index has one reader (issue 20, item 1)", function () {
     const sqlite = (db as unknown as { sqlite: Database.Database }).sqlite;
     const queries = new IndexQueries(db);
     // Every subject reader the facade holds, and the as-of-height reader: each keeps its statements in `s`.
-    const readers = [...Object.values(queries), new IndexHistory(db)].filter((r): r is { s: Record<string, { source: string }> } => typeof r === "object" && r !== null && "s" in r);
+    const readers = [...Object.values(queries), new IndexHistory(db)].filter(
+      (r): r is { s: Record<string, { source: string }> } => typeof r === "object" && r !== null && "s" in r,
+    );
     expect(readers.length).to.be.at.least(10);
     const plans = new Map<string, string[]>();
     for (const reader of readers) {
       for (const [key, statement] of Object.entries(reader.s)) {
         const parameters = (statement.source.match(/\?/g) ?? []).length;
-        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...Array(parameters).fill(null)) as { detail: string }[];
-        plans.set(`${reader.constructor.name}.${key}`, plan.map((row) => row.detail));
+        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...Array(parameters).fill(null)) as {
+          detail: string;
+        }[];
+        plans.set(
+          `${reader.constructor.name}.${key}`,
+          plan.map((row) => row.detail),
+        );
       }
     }
     /** The statements that read a table from one end, each with why that is bounded or accepted. */
@@ -116,8 +178,16 @@ describe("the index has one reader (issue 20, item 1)", function () {
     const scans = [...plans].filter(([, plan]) => plan.some((step) => /^SCAN /.test(step))).map(([key]) => key);
     expect(scans.sort()).to.deep.equal(Object.keys(WHOLE).sort());
     // Paged lists bound their index range by the cursor's height: a deep page costs what a first one does.
-    for (const key of ["HistoryReads.history", "BalanceReads.utxos", "OpReturnReads.recent", "OpReturnReads.recentOfMagic", "ZkpReads.byVk"]) {
-      expect(plans.get(key)!.join("; "), key).to.match(/SEARCH \w+ USING (PRIMARY KEY|INDEX \w+) \([^)]*height[<>]\?\)/);
+    for (const key of [
+      "HistoryReads.history",
+      "BalanceReads.utxos",
+      "OpReturnReads.recent",
+      "OpReturnReads.recentOfMagic",
+      "ZkpReads.byVk",
+    ]) {
+      expect(plans.get(key)!.join("; "), key).to.match(
+        /SEARCH \w+ USING (PRIMARY KEY|INDEX \w+) \([^)]*height[<>]\?\)/,
+      );
     }
     db.close();
   });
@@ -130,7 +200,9 @@ describe("the index has one reader (issue 20, item 1)", function () {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), "index-reader-"));
       file = path.join(dir, "index.sqlite");
       const writer = openIndexerDatabase(file);
-      writer.prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)").run(0, "aa".repeat(32), "00".repeat(32), 1, 1, 100);
+      writer
+        .prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(0, "aa".repeat(32), "00".repeat(32), 1, 1, 100);
       writer.close();
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -138,7 +210,9 @@ describe("the index has one reader (issue 20, item 1)", function () {
     const schemaVersion = () => {
       const raw = new Database(file, { readonly: true });
       try {
-        return Number((raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value);
+        return Number(
+          (raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+        );
       } finally {
         raw.close();
       }
@@ -154,8 +228,14 @@ describe("the index has one reader (issue 20, item 1)", function () {
       try {
         expect(reader.readonly).to.equal(true);
         expect(new IndexQueries(reader).status()).to.include({ indexedHeight: 0, indexedHash: "aa".repeat(32) });
-        expect(() => reader.prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (1, 'b', 'a', 2, 1, 1)").run()).to.throw(/readonly|read-only/i);
-        expect(() => reader.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run()).to.throw(/readonly|read-only/i);
+        expect(() =>
+          reader
+            .prepare("INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (1, 'b', 'a', 2, 1, 1)")
+            .run(),
+        ).to.throw(/readonly|read-only/i);
+        expect(() => reader.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run()).to.throw(
+          /readonly|read-only/i,
+        );
         expect(() => reader.exec("CREATE TABLE extra (x INTEGER)")).to.throw(/readonly|read-only/i);
       } finally {
         reader.close();
@@ -165,7 +245,10 @@ describe("the index has one reader (issue 20, item 1)", function () {
 
     it("refuses an older schema version and leaves it unmigrated", () => {
       setSchemaVersion(INDEXER_SCHEMA_VERSION - 1);
-      expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, new RegExp(`schema version ${INDEXER_SCHEMA_VERSION - 1}.*upgrade the indexer first`));
+      expect(() => openIndexReader(file)).to.throw(
+        IndexUnreadableError,
+        new RegExp(`schema version ${INDEXER_SCHEMA_VERSION - 1}.*upgrade the indexer first`),
+      );
       expect(schemaVersion()).to.equal(INDEXER_SCHEMA_VERSION - 1);
     });
 
@@ -205,12 +288,16 @@ describe("the index has one reader (issue 20, item 1)", function () {
       const waiting = waitForIndex(path.join(dir, "never.sqlite"), { intervalMs: 20, signal: stop.signal });
       setTimeout(() => stop.abort(new Error("stopping on SIGTERM")), 50);
       let stopped: unknown;
-      await waiting.catch((error) => { stopped = error; });
+      await waiting.catch((error) => {
+        stopped = error;
+      });
       expect((stopped as Error).message).to.equal("stopping on SIGTERM");
 
       setSchemaVersion(INDEXER_SCHEMA_VERSION + 1);
       let refused: unknown;
-      await waitForIndex(file, { intervalMs: 20 }).catch((error) => { refused = error; });
+      await waitForIndex(file, { intervalMs: 20 }).catch((error) => {
+        refused = error;
+      });
       expect(refused).to.be.instanceOf(IndexUnreadableError);
       expect(indexNotCreatedYet(refused)).to.equal(false);
     });

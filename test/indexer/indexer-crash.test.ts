@@ -39,11 +39,15 @@ describe("indexer daemon crash safety", function () {
     const bob = newKey();
     for (let round = 0; round < 20; round++) {
       const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 50, true]);
-      const tx = spendP2pkh(alice, [{ txid: paid.txid, vout: 0, value: 50n * DOGE }], [
-        { script: bob.script, value: 10n * DOGE },
-        { script: nullDataScript(Buffer.from(`round ${round}`)), value: 0n },
-        { script: alice.script, value: 39n * DOGE },
-      ]);
+      const tx = spendP2pkh(
+        alice,
+        [{ txid: paid.txid, vout: 0, value: 50n * DOGE }],
+        [
+          { script: bob.script, value: 10n * DOGE },
+          { script: nullDataScript(Buffer.from(`round ${round}`)), value: 0n },
+          { script: alice.script, value: 39n * DOGE },
+        ],
+      );
       await devnet.rpc("sendrawtransaction", [tx.hex]);
       await devnet.rpc("generatetoaddress", [8, bob.address]);
     }
@@ -65,7 +69,18 @@ describe("indexer daemon crash safety", function () {
   for (const backend of INDEX_BACKENDS) {
     it(`loses nothing when killed with SIGKILL at several points of a sync [${backend}]`, async () => {
       const location = backend === "sqlite" ? path.join(dir, "index.sqlite") : await postgresDatabase();
-      const args = ["--rpc-url", devnet.url, "--db", location, "--network", "regtest", "--batch-blocks", "2", "--poll-ms", "100"];
+      const args = [
+        "--rpc-url",
+        devnet.url,
+        "--db",
+        location,
+        "--network",
+        "regtest",
+        "--batch-blocks",
+        "2",
+        "--poll-ms",
+        "100",
+      ];
       const tip = await devnet.rpc<number>("getblockcount");
       const crashDelaysMs = backend === "sqlite" ? [250, 600, 150, 900] : [700, 1200, 500, 1600];
       const heightsAtCrash: number[] = [];
@@ -74,13 +89,18 @@ describe("indexer daemon crash safety", function () {
         await new Promise((resolve) => setTimeout(resolve, delay));
         await daemon.crash();
         const db = openIndexerDatabase(location);
-        heightsAtCrash.push(Number((db.prepare("SELECT COALESCE(MAX(height), -1) AS h FROM blocks").get() as { h: number }).h));
+        heightsAtCrash.push(
+          Number((db.prepare("SELECT COALESCE(MAX(height), -1) AS h FROM blocks").get() as { h: number }).h),
+        );
         db.close();
       }
-      expect(heightsAtCrash.some((h) => h > 0 && h < tip), `crashes happened mid-sync (heights ${heightsAtCrash.join(", ")})`).to.equal(true);
+      expect(
+        heightsAtCrash.some((h) => h > 0 && h < tip),
+        `crashes happened mid-sync (heights ${heightsAtCrash.join(", ")})`,
+      ).to.equal(true);
       const daemon = await spawnDaemon("daemons/indexer/main.ts", args, "indexer");
       await waitFor(async () => {
-        const health = await (await fetch(`${daemon.url}/health`)).json() as { indexedHeight: number };
+        const health = (await (await fetch(`${daemon.url}/health`)).json()) as { indexedHeight: number };
         return health.indexedHeight === tip;
       }, 120_000);
       expect(await daemon.stop()).to.equal(0);
@@ -99,7 +119,11 @@ describe("indexer daemon crash safety", function () {
   }
 
   it("answers /health and /metrics, and exits 0 on SIGTERM", async () => {
-    const daemon = await spawnDaemon("daemons/indexer/main.ts", ["--rpc-url", devnet.url, "--db", path.join(dir, "other.sqlite"), "--network", "regtest"], "indexer");
+    const daemon = await spawnDaemon(
+      "daemons/indexer/main.ts",
+      ["--rpc-url", devnet.url, "--db", path.join(dir, "other.sqlite"), "--network", "regtest"],
+      "indexer",
+    );
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     expect(metrics).to.include("indexer_indexed_height");
     const health = await fetch(`${daemon.url}/health`);
@@ -110,7 +134,9 @@ describe("indexer daemon crash safety", function () {
   it("refuses to start with a clear message when the node URL is missing", async () => {
     let failure: Error | null = null;
     try {
-      await spawnDaemon("daemons/indexer/main.ts", ["--db", path.join(dir, "x.sqlite")], "indexer", { timeoutMs: 20_000 });
+      await spawnDaemon("daemons/indexer/main.ts", ["--db", path.join(dir, "x.sqlite")], "indexer", {
+        timeoutMs: 20_000,
+      });
     } catch (error) {
       failure = error as Error;
     }

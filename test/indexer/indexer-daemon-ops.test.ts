@@ -19,7 +19,10 @@ export async function closedPort(): Promise<number> {
 
 /** The JSON log lines (pino) of a daemon's stderr. */
 function jsonLines(stderr: string): Record<string, any>[] {
-  return stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line));
 }
 
 /**
@@ -49,7 +52,16 @@ describe("indexer daemon: start-up check, progress, stopping", function () {
   it("exits 2 with one line naming both networks when --network mainnet meets the (regtest) devnet", async () => {
     const info = await devnet.rpc<{ chain: string }>("getblockchaininfo");
     expect(info.chain).to.equal("regtest");
-    const run = await runDaemonToExit("daemons/indexer/main.ts", ["--rpc-url", devnet.url, "--db", dbFile, "--network", "mainnet", "--ops-port", "0"]);
+    const run = await runDaemonToExit("daemons/indexer/main.ts", [
+      "--rpc-url",
+      devnet.url,
+      "--db",
+      dbFile,
+      "--network",
+      "mainnet",
+      "--ops-port",
+      "0",
+    ]);
     expect(run.code).to.equal(2);
     const lines = run.stderr.split("\n").filter((line) => line.startsWith("indexer:"));
     const host = new URL(devnet.url).host;
@@ -65,12 +77,34 @@ describe("indexer daemon: start-up check, progress, stopping", function () {
     // credentials come from a cookie file (dogecoind's "user:password" form, mode 0600).
     const url = new URL(devnet.url);
     const cookie = path.join(dir, ".cookie");
-    fs.writeFileSync(cookie, `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`, { mode: 0o600 });
-    const daemon = await spawnDaemon("daemons/indexer/main.ts",
-      ["--rpc-url", `http://${url.host}/`, "--rpc-cookie-file", cookie, "--db", dbFile, "--network", "regtest", "--ops-port", "0", "--batch-blocks", "20", "--progress-ms", "0"],
-      "indexer", { env: { LOG_LEVEL: "info" } });
+    fs.writeFileSync(cookie, `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`, {
+      mode: 0o600,
+    });
+    const daemon = await spawnDaemon(
+      "daemons/indexer/main.ts",
+      [
+        "--rpc-url",
+        `http://${url.host}/`,
+        "--rpc-cookie-file",
+        cookie,
+        "--db",
+        dbFile,
+        "--network",
+        "regtest",
+        "--ops-port",
+        "0",
+        "--batch-blocks",
+        "20",
+        "--progress-ms",
+        "0",
+      ],
+      "indexer",
+      { env: { LOG_LEVEL: "info" } },
+    );
     try {
-      await until("the synced line", () => jsonLines(daemon.stderr()).find((line) => line.event === "synced" && line.indexedHeight === BLOCKS));
+      await until("the synced line", () =>
+        jsonLines(daemon.stderr()).find((line) => line.event === "synced" && line.indexedHeight === BLOCKS),
+      );
       const progress = jsonLines(daemon.stderr()).filter((line) => line.event === "catch_up");
       // 301 blocks (0..300) in batches of at most 20: a line after every batch but the last.
       expect(progress.length).to.be.within(15, 301);
@@ -84,7 +118,11 @@ describe("indexer daemon: start-up check, progress, stopping", function () {
         expect(line.eta_s).to.be.a("number").at.least(0);
       }
       const heights = progress.map((line) => line.height);
-      heights.forEach((height, i) => expect(height).to.be.above(i === 0 ? -1 : heights[i - 1]).and.below(BLOCKS));
+      heights.forEach((height, i) =>
+        expect(height)
+          .to.be.above(i === 0 ? -1 : heights[i - 1])
+          .and.below(BLOCKS),
+      );
       const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
       expect(metrics).to.match(new RegExp(`^indexer_indexed_height ${BLOCKS}$`, "m"));
       expect(metrics).to.match(new RegExp(`^indexer_blocks_applied_total ${BLOCKS + 1}$`, "m"));
@@ -97,11 +135,27 @@ describe("indexer daemon: start-up check, progress, stopping", function () {
   it("stops within 5 s of SIGTERM while its node is unreachable (RPC retries and back-off abandoned)", async () => {
     const port = await closedPort();
     // A long poll: after a failed sync the back-off would be 30 s (the issue's 31 s stop).
-    const daemon = await spawnDaemon("daemons/indexer/main.ts",
-      ["--rpc-url", `http://user:secret@127.0.0.1:${port}`, "--db", path.join(dir, "unreachable.sqlite"), "--network", "regtest", "--ops-port", "0", "--poll-ms", "20000"],
-      "indexer", { env: { LOG_LEVEL: "info" } });
+    const daemon = await spawnDaemon(
+      "daemons/indexer/main.ts",
+      [
+        "--rpc-url",
+        `http://user:secret@127.0.0.1:${port}`,
+        "--db",
+        path.join(dir, "unreachable.sqlite"),
+        "--network",
+        "regtest",
+        "--ops-port",
+        "0",
+        "--poll-ms",
+        "20000",
+      ],
+      "indexer",
+      { env: { LOG_LEVEL: "info" } },
+    );
     // The first call failed and the client is retrying it: SIGTERM lands inside a sync.
-    await until("the client's first retry", () => jsonLines(daemon.stderr()).some((line) => line.msg === "dogecoind RPC call failed, retrying"));
+    await until("the client's first retry", () =>
+      jsonLines(daemon.stderr()).some((line) => line.msg === "dogecoind RPC call failed, retrying"),
+    );
     const started = Date.now();
     const code = await daemon.stop();
     expect(Date.now() - started).to.be.below(5_000);

@@ -19,15 +19,28 @@ function blockRpc(devnet: RunningDevnet): BlockRpc {
   };
 }
 
-function newIndexer(db: SqlDatabase, devnet: RunningDevnet, options: { maxReorgDepth?: number; batchBlocks?: number } = {}) {
-  return new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest, ...options });
+function newIndexer(
+  db: SqlDatabase,
+  devnet: RunningDevnet,
+  options: { maxReorgDepth?: number; batchBlocks?: number } = {},
+) {
+  return new Indexer({
+    store: new IndexerStore(db),
+    source: new RpcChainSource(blockRpc(devnet)),
+    network: NETWORKS.regtest,
+    ...options,
+  });
 }
 
 forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
   this.timeout(120_000);
   let devnet: RunningDevnet;
-  before(async () => { devnet = await startDevnet(); });
-  after(async () => { await devnet?.stop(); });
+  before(async () => {
+    devnet = await startDevnet();
+  });
+  after(async () => {
+    await devnet?.stop();
+  });
 
   it("tracks payments, balances, spends and OP_RETURNs, and after a 6-block reorg equals a fresh index of the final chain", async () => {
     const alice = newKey();
@@ -35,22 +48,35 @@ forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
     const indexer = newIndexer(await openIndex(), devnet, { batchBlocks: 4 });
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true]);
     await indexer.syncOnce();
-    const aliceBalance = () => indexer.store.db.prepare("SELECT confirmed FROM balances WHERE address = ?").get(alice.address) as { confirmed: number } | undefined;
+    const aliceBalance = () =>
+      indexer.store.db.prepare("SELECT confirmed FROM balances WHERE address = ?").get(alice.address) as
+        { confirmed: number } | undefined;
     expect(Number(aliceBalance()!.confirmed)).to.equal(100 * 1e8);
 
-    const pay = spendP2pkh(alice, [{ txid: paid.txid, vout: 0, value: 100n * DOGE }], [
-      { script: bob.script, value: 30n * DOGE },
-      { script: nullDataScript(Buffer.from("dogeos:hello")), value: 0n },
-      { script: alice.script, value: 69n * DOGE },
-    ]);
+    const pay = spendP2pkh(
+      alice,
+      [{ txid: paid.txid, vout: 0, value: 100n * DOGE }],
+      [
+        { script: bob.script, value: 30n * DOGE },
+        { script: nullDataScript(Buffer.from("dogeos:hello")), value: 0n },
+        { script: alice.script, value: 69n * DOGE },
+      ],
+    );
     const payTxid = await devnet.rpc<string>("sendrawtransaction", [pay.hex]);
     const forkPoint = await devnet.rpc<number>("getblockcount");
     const oldBranch = await devnet.rpc<string[]>("generatetoaddress", [6, alice.address]);
     await indexer.syncOnce();
-    expect(Number(aliceBalance()!.confirmed), "change, six coinbases and the 1 DOGE fee").to.equal(69 * 1e8 + 6 * 500_000 * 1e8 + 1e8);
-    const spent = indexer.store.db.prepare("SELECT spent_txid FROM outputs WHERE txid = ? AND vout = 0").get(paid.txid) as { spent_txid: string };
+    expect(Number(aliceBalance()!.confirmed), "change, six coinbases and the 1 DOGE fee").to.equal(
+      69 * 1e8 + 6 * 500_000 * 1e8 + 1e8,
+    );
+    const spent = indexer.store.db
+      .prepare("SELECT spent_txid FROM outputs WHERE txid = ? AND vout = 0")
+      .get(paid.txid) as { spent_txid: string };
     expect(spent.spent_txid).to.equal(payTxid);
-    const opReturn = indexer.store.db.prepare("SELECT magic, size FROM op_returns WHERE txid = ?").get(payTxid) as { magic: string; size: number };
+    const opReturn = indexer.store.db.prepare("SELECT magic, size FROM op_returns WHERE txid = ?").get(payTxid) as {
+      magic: string;
+      size: number;
+    };
     expect(opReturn).to.deep.equal({ magic: Buffer.from("doge").toString("hex"), size: 12 });
 
     // Reorg: the 6 blocks go away; the payment is mined again on a longer branch paying bob instead.

@@ -17,7 +17,12 @@ function indexSingleBlock(height: number, db: SqlDatabase = openIndexerDatabase(
   const parsed = parseBlock(raw);
   if (!parsed.ok) throw parsed.error;
   const store = new IndexerStore(db);
-  const indexer = new Indexer({ store, source: new MemoryChainSource([parsed.value.hash], [raw], height), network: NETWORKS.mainnet, startHeight: height });
+  const indexer = new Indexer({
+    store,
+    source: new MemoryChainSource([parsed.value.hash], [raw], height),
+    network: NETWORKS.mainnet,
+    startHeight: height,
+  });
   return { store, indexer, block: parsed.value };
 }
 
@@ -25,12 +30,17 @@ describe("indexer on real mainnet blocks", () => {
   it("indexes every OP_RETURN output of block 5,122,721 with payload, magic, hash and size", async () => {
     const { store, indexer } = indexSingleBlock(5122721);
     await indexer.syncOnce();
-    const rows = store.db.prepare("SELECT txid, vout, hex(payload) AS payload, magic, size FROM op_returns ORDER BY position, vout").all() as { txid: string; vout: number; payload: string; magic: string; size: number }[];
+    const rows = store.db
+      .prepare("SELECT txid, vout, hex(payload) AS payload, magic, size FROM op_returns ORDER BY position, vout")
+      .all() as { txid: string; vout: number; payload: string; magic: string; size: number }[];
     const catalogue = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "inscriptions-derived.json"), "utf8"));
-    const expected = (catalogue.op_return_outputs as { height: number; txid: string; vout: number; script_hex: string }[])
-      .filter((entry) => entry.height === 5122721);
+    const expected = (
+      catalogue.op_return_outputs as { height: number; txid: string; vout: number; script_hex: string }[]
+    ).filter((entry) => entry.height === 5122721);
     expect(rows.length).to.equal(20);
-    expect(rows.map((r) => `${r.txid}:${r.vout}`).sort()).to.deep.equal(expected.map((e) => `${e.txid}:${e.vout}`).sort());
+    expect(rows.map((r) => `${r.txid}:${r.vout}`).sort()).to.deep.equal(
+      expected.map((e) => `${e.txid}:${e.vout}`).sort(),
+    );
     // "D" (Dunes) outputs: OP_RETURN <"D"> <data>: the payload is the pushes' data concatenated.
     const first = rows.find((r) => r.txid === expected[0].txid)!;
     expect(first.payload.toLowerCase().startsWith("44")).to.equal(true);
@@ -49,9 +59,13 @@ describe("indexer on real mainnet blocks", () => {
     const outputs = block.txs.reduce((sum, tx) => sum + tx.outputs.filter((o) => o.script[0] !== 0x6a).length, 0);
     expect((store.db.prepare("SELECT COUNT(*) AS n FROM outputs").get() as { n: number }).n).to.equal(outputs);
     // Doginals commits are mostly spent by their reveal in the same block (447 of 486 per the catalogue).
-    const spentInBlock = (store.db.prepare("SELECT COUNT(*) AS n FROM outputs WHERE spent_height = 5000000").get() as { n: number }).n;
+    const spentInBlock = (
+      store.db.prepare("SELECT COUNT(*) AS n FROM outputs WHERE spent_height = 5000000").get() as { n: number }
+    ).n;
     expect(spentInBlock).to.be.greaterThan(400);
-    const coinbaseAddress = store.db.prepare("SELECT address FROM outputs WHERE txid = ? AND vout = 0").get(block.txs[0].txid) as { address: string };
+    const coinbaseAddress = store.db
+      .prepare("SELECT address FROM outputs WHERE txid = ? AND vout = 0")
+      .get(block.txs[0].txid) as { address: string };
     expect(coinbaseAddress.address).to.match(/^[DA9]/);
   });
 });
@@ -67,7 +81,10 @@ describe("indexer inscriptions on real mainnet blocks", () => {
     ],
     5122721: [{ op: "transfer", valid: 0, reason: "TICK_NOT_DEPLOYED", n: 7 }],
   };
-  for (const [height, expected] of [[5000000, 477], [5122721, 9]] as const) {
+  for (const [height, expected] of [
+    [5000000, 477],
+    [5122721, 9],
+  ] as const) {
     it(`finds the ${expected} Doginals reveals of block ${height.toLocaleString("en")} with their content types and bodies`, async () => {
       const { store, indexer } = indexSingleBlock(height);
       await indexer.syncOnce();
@@ -75,7 +92,9 @@ describe("indexer inscriptions on real mainnet blocks", () => {
         inscriptions: { height: number; txid: string; content_type: string; body_len?: number; body_length?: number }[];
       };
       const wanted = catalogue.inscriptions.filter((i) => i.height === height);
-      const rows = store.db.prepare("SELECT genesis_txid, content_type, body_size, form FROM inscriptions ORDER BY number").all() as { genesis_txid: string; content_type: string; body_size: number; form: string }[];
+      const rows = store.db
+        .prepare("SELECT genesis_txid, content_type, body_size, form FROM inscriptions ORDER BY number")
+        .all() as { genesis_txid: string; content_type: string; body_size: number; form: string }[];
       expect(rows.length).to.equal(expected);
       expect(rows.map((r) => r.genesis_txid)).to.deep.equal(wanted.map((w) => w.txid));
       rows.forEach((row, i) => {
@@ -84,7 +103,11 @@ describe("indexer inscriptions on real mainnet blocks", () => {
         if (wanted[i].body_len !== undefined) expect(row.body_size).to.equal(wanted[i].body_len);
       });
       // DRC-20 bodies are classified even where history before the block is missing.
-      const ops = store.db.prepare("SELECT op, valid, reason, COUNT(*) AS n FROM drc20_operations WHERE event = 'inscribe' GROUP BY op, valid, reason ORDER BY op").all();
+      const ops = store.db
+        .prepare(
+          "SELECT op, valid, reason, COUNT(*) AS n FROM drc20_operations WHERE event = 'inscribe' GROUP BY op, valid, reason ORDER BY op",
+        )
+        .all();
       expect(ops).to.deep.equal(drc20[height]);
     });
   }
@@ -98,13 +121,24 @@ describe("indexer read-side indexes during catch-up", () => {
     const store = new IndexerStore(openIndexerDatabase(":memory:"));
     const seen: string[] = [];
     const indexer = new Indexer({
-      store, source: new MemoryChainSource([parsed.value.hash], [raw], 5000000), network: NETWORKS.mainnet, startHeight: 5000000,
-      deferIndexesBehind: 0, log: (event) => seen.push(event),
+      store,
+      source: new MemoryChainSource([parsed.value.hash], [raw], 5000000),
+      network: NETWORKS.mainnet,
+      startHeight: 5000000,
+      deferIndexesBehind: 0,
+      log: (event) => seen.push(event),
     });
     await indexer.syncOnce();
     expect(seen).to.include.members(["read_indexes_deferred", "read_indexes_restored"]);
-    const names = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name);
-    expect(names).to.include.members(["outputs_unspent_by_address", "outputs_by_spent_txid", "address_history_by_height", "txs_by_height"]);
+    const names = (
+      store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[]
+    ).map((r) => r.name);
+    expect(names).to.include.members([
+      "outputs_unspent_by_address",
+      "outputs_by_spent_txid",
+      "address_history_by_height",
+      "txs_by_height",
+    ]);
     expect(store.getMeta("read_indexes_deferred")).to.equal("0");
   });
 });

@@ -15,8 +15,13 @@ const DOGE = 100_000_000n;
 
 /** The 16 data items (proof, public inputs, key) of a vector's mode-0 script. */
 function proofItems(description: string): Uint8Array[] {
-  const vector = (vectors.valid as { description: string; input: { script_asm: string } }[]).find((v) => v.description.startsWith(description))!;
-  return vector.input.script_asm.split(" ").filter((token) => !token.startsWith("OP_")).map((hex) => hexToBytes(hex));
+  const vector = (vectors.valid as { description: string; input: { script_asm: string } }[]).find((v) =>
+    v.description.startsWith(description),
+  )!;
+  return vector.input.script_asm
+    .split(" ")
+    .filter((token) => !token.startsWith("OP_"))
+    .map((hex) => hexToBytes(hex));
 }
 
 /**
@@ -33,17 +38,25 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     // Like Dogecoin's own regtest (no standardness requirement) and a miner that takes NOP10 spends.
     devnet = await startDevnet({ args: ["--promiscuousmempool", "--acceptnonstdtxn"] });
   });
-  after(async () => { await devnet?.stop(); });
+  after(async () => {
+    await devnet?.stop();
+  });
 
   async function spendRedeem(redeemScript: Uint8Array, items: Uint8Array[]): Promise<string> {
     const funder = newKey();
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [funder.address, 20, true]);
     const p2sh = p2shAddressOf(redeemScript);
-    const commit = spendP2pkh(funder, [{ txid: paid.txid, vout: 0, value: 20n * DOGE }], [{ script: p2sh.script, value: 19n * DOGE }]);
+    const commit = spendP2pkh(
+      funder,
+      [{ txid: paid.txid, vout: 0, value: 20n * DOGE }],
+      [{ script: p2sh.script, value: 19n * DOGE }],
+    );
     const commitTxid = await devnet.rpc<string>("sendrawtransaction", [commit.hex]);
     const reveal: Transaction = {
       version: 1,
-      inputs: [{ prevTxid: commitTxid, vout: 0, scriptSig: compileScript([...items, redeemScript]), sequence: 0xffffffff }],
+      inputs: [
+        { prevTxid: commitTxid, vout: 0, scriptSig: compileScript([...items, redeemScript]), sequence: 0xffffffff },
+      ],
       outputs: [{ value: 18n * DOGE, script: funder.script }],
       locktime: 0,
     };
@@ -52,15 +65,34 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
 
   it("records valid, invalid and stray uses and writes the verifier's verdicts after indexing", async () => {
     const valid = await spendRedeem(VERIFY_REDEEM, proofItems("verifies the first snarkjs proof"));
-    const wrongInput = await spendRedeem(VERIFY_REDEEM, proofItems("rejects the first proof with public input 0 changed"));
+    const wrongInput = await spendRedeem(
+      VERIFY_REDEEM,
+      proofItems("rejects the first proof with public input 0 changed"),
+    );
     const stray = await spendRedeem(STRAY_REDEEM, []);
     await devnet.rpc("generatetoaddress", [1, newKey().address]);
 
     const db = openIndexerDatabase(":memory:");
-    const indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
+    const indexer = new Indexer({
+      store: new IndexerStore(db),
+      source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })),
+      network: NETWORKS.regtest,
+    });
     await indexer.syncOnce();
-    const row = (txid: string) => db.prepare("SELECT role, input_index, mode, mode_name, parse_error, shadow_valid, shadow_encoding, verified_at FROM zkp_uses WHERE txid = ?").get(txid) as Record<string, unknown>;
-    expect(row(valid)).to.include({ role: "redeem_script", input_index: 0, mode: 0, mode_name: "groth16-bls12-381", parse_error: null, shadow_valid: null });
+    const row = (txid: string) =>
+      db
+        .prepare(
+          "SELECT role, input_index, mode, mode_name, parse_error, shadow_valid, shadow_encoding, verified_at FROM zkp_uses WHERE txid = ?",
+        )
+        .get(txid) as Record<string, unknown>;
+    expect(row(valid)).to.include({
+      role: "redeem_script",
+      input_index: 0,
+      mode: 0,
+      mode_name: "groth16-bls12-381",
+      parse_error: null,
+      shadow_valid: null,
+    });
     expect(row(stray).mode).to.equal(null);
     expect(row(stray).parse_error).to.be.a("string");
 
@@ -78,10 +110,22 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     const owner = newKey();
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [owner.address, 20, true]);
     // Output role: the proof sits in a (non-standard) scriptPubKey.
-    const outputScript = compileScript([...items, OP.OP_0, OP.OP_CHECKZKP, OP.OP_DROP, ...Array(8).fill(OP.OP_2DROP), OP.OP_1]);
-    const withOutput = spendP2pkh(owner, [{ txid: paid.txid, vout: 0, value: 20n * DOGE }], [
-      { script: outputScript, value: 5n * DOGE }, { script: owner.script, value: 14n * DOGE },
+    const outputScript = compileScript([
+      ...items,
+      OP.OP_0,
+      OP.OP_CHECKZKP,
+      OP.OP_DROP,
+      ...Array(8).fill(OP.OP_2DROP),
+      OP.OP_1,
     ]);
+    const withOutput = spendP2pkh(
+      owner,
+      [{ txid: paid.txid, vout: 0, value: 20n * DOGE }],
+      [
+        { script: outputScript, value: 5n * DOGE },
+        { script: owner.script, value: 14n * DOGE },
+      ],
+    );
     const outputTxid = await devnet.rpc<string>("sendrawtransaction", [withOutput.hex]);
     // Input role: the proof and the opcode run in the scriptSig of a P2PKH spend.
     const spend: Transaction = {
@@ -99,13 +143,21 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     await devnet.rpc("generatetoaddress", [1, newKey().address]);
 
     const db = openIndexerDatabase(":memory:");
-    const indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })), network: NETWORKS.regtest });
+    const indexer = new Indexer({
+      store: new IndexerStore(db),
+      source: new RpcChainSource(new DogecoinRpcClient({ url: devnet.url })),
+      network: NETWORKS.regtest,
+    });
     await indexer.syncOnce();
     const shadow = new ZkpShadowService(db);
     shadow.enqueuePending();
     await shadow.drain();
-    const outputUse = db.prepare("SELECT role, output_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'output'").get(outputTxid);
-    const inputUse = db.prepare("SELECT role, input_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'input'").get(inputTxid);
+    const outputUse = db
+      .prepare("SELECT role, output_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'output'")
+      .get(outputTxid);
+    const inputUse = db
+      .prepare("SELECT role, input_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'input'")
+      .get(inputTxid);
     expect(outputUse).to.deep.equal({ role: "output", output_index: 0, mode: 0, shadow_valid: 1 });
     expect(inputUse).to.deep.equal({ role: "input", input_index: 0, mode: 0, shadow_valid: 1 });
   });

@@ -46,8 +46,11 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
   async function startIndexer(): Promise<SpawnedDaemon> {
     // A long poll: once caught up the indexer writes nothing more (not even the node's height), so
     // the primary is quiet while the answers are compared.
-    return spawnDaemon("daemons/indexer/main.ts",
-      ["--rpc-url", devnet.url, "--db", writerUrl(), "--network", "regtest", "--ops-port", "0", "--poll-ms", "600000"], "indexer");
+    return spawnDaemon(
+      "daemons/indexer/main.ts",
+      ["--rpc-url", devnet.url, "--db", writerUrl(), "--network", "regtest", "--ops-port", "0", "--poll-ms", "600000"],
+      "indexer",
+    );
   }
 
   /** Runs the indexer until it has indexed the devnet's tip, then stops it. */
@@ -55,10 +58,15 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     const tip = await devnet.rpc<number>("getblockcount");
     indexer = await startIndexer();
     const daemon = indexer;
-    await until(`the indexer at height ${tip}`, async () => {
-      const health = await (await fetch(`${daemon.url}/health`)).json() as { indexedHeight: number };
-      return health.indexedHeight === tip;
-    }, 120_000, 100);
+    await until(
+      `the indexer at height ${tip}`,
+      async () => {
+        const health = (await (await fetch(`${daemon.url}/health`)).json()) as { indexedHeight: number };
+        return health.indexedHeight === tip;
+      },
+      120_000,
+      100,
+    );
     expect(await daemon.stop(), daemon.stderr()).to.equal(0);
     indexer = undefined;
     return tip;
@@ -72,11 +80,15 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
   async function payWithNote(from: TestKey, to: TestKey, note: string): Promise<string> {
     const coin = await faucetCoin(devnet, from, 50);
     await mine();
-    const tx = spendP2pkh(from, [coin], [
-      { script: to.script, value: 20n * DOGE },
-      { script: nullDataScript(Buffer.from(note)), value: 0n },
-      { script: from.script, value: 29n * DOGE },
-    ]);
+    const tx = spendP2pkh(
+      from,
+      [coin],
+      [
+        { script: to.script, value: 20n * DOGE },
+        { script: nullDataScript(Buffer.from(note)), value: 0n },
+        { script: from.script, value: 29n * DOGE },
+      ],
+    );
     return devnet.rpc<string>("sendrawtransaction", [tx.hex]);
   }
 
@@ -112,10 +124,17 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
   /** Waits until every explorer shows `height` (their status is cached 200 ms), then compares every route's answer. */
   async function expectSameAnswers(height: number): Promise<Record<string, { status: number; body: string }>> {
     for (const { name, daemon } of explorers) {
-      await until(`${name} at height ${height}`, async () => {
-        const status = JSON.parse((await answer(daemon.url.replace(/\/api$/, ""), "/api/status")).body) as { indexer: { indexed_height: number } };
-        return status.indexer.indexed_height === height;
-      }, 30_000, 50);
+      await until(
+        `${name} at height ${height}`,
+        async () => {
+          const status = JSON.parse((await answer(daemon.url.replace(/\/api$/, ""), "/api/status")).body) as {
+            indexer: { indexed_height: number };
+          };
+          return status.indexer.indexed_height === height;
+        },
+        30_000,
+        50,
+      );
     }
     const seen: Record<string, Record<string, { status: number; body: string }>> = {};
     for (const { name, daemon } of explorers) {
@@ -124,11 +143,19 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     }
     const [first, ...others] = explorers.map((e) => e.name);
     // Every request is answered (a route failing alike everywhere would compare equal).
-    const failed = routes().filter((route) => seen[first][route].status !== 200).map((route) => `${route}: ${seen[first][route].status} ${seen[first][route].body}`);
-    const errors = explorers[0].daemon.stderr().split("\n").filter((line) => line.includes("http_internal_error")).slice(-3).join("\n");
+    const failed = routes()
+      .filter((route) => seen[first][route].status !== 200)
+      .map((route) => `${route}: ${seen[first][route].status} ${seen[first][route].body}`);
+    const errors = explorers[0].daemon
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("http_internal_error"))
+      .slice(-3)
+      .join("\n");
     expect(failed, `${first}'s log:\n${errors}`).to.deep.equal([]);
     for (const other of others) {
-      for (const route of routes()) expect(seen[other][route], `${route} on ${other} and ${first}`).to.deep.equal(seen[first][route]);
+      for (const route of routes())
+        expect(seen[other][route], `${route} on ${other} and ${first}`).to.deep.equal(seen[first][route]);
     }
     return seen[first];
   }
@@ -141,18 +168,24 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     await primary.query("CREATE ROLE indexer LOGIN");
     await primary.query("CREATE ROLE explorer_ro LOGIN");
     await primary.query("GRANT pg_read_all_data TO explorer_ro");
-    await primary.query("CREATE DATABASE dogeos_index OWNER indexer TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'");
+    await primary.query(
+      "CREATE DATABASE dogeos_index OWNER indexer TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+    );
     replica = await startReplica(primary);
     devnet = await startDevnet({ args: ["--promiscuousmempool", "--acceptnonstdtxn"] });
 
     // The chain: payments with OP_RETURNs, a DRC-20 deploy and mints.
     const funded = await faucetCoin(devnet, alice, 100);
     await mine();
-    const pay = spendP2pkh(alice, [funded], [
-      { script: bob.script, value: 30n * DOGE },
-      { script: nullDataScript(Buffer.from("dogeos:replica")), value: 0n },
-      { script: alice.script, value: 69n * DOGE },
-    ]);
+    const pay = spendP2pkh(
+      alice,
+      [funded],
+      [
+        { script: bob.script, value: 30n * DOGE },
+        { script: nullDataScript(Buffer.from("dogeos:replica")), value: 0n },
+        { script: alice.script, value: 69n * DOGE },
+      ],
+    );
     paymentTxid = await devnet.rpc<string>("sendrawtransaction", [pay.hex]);
     deployInscription = await deployTick(devnet, alice, TICK, 21_000_000n, 1_000_000n);
     await mine();
@@ -173,12 +206,30 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
   it("after the replica replays the indexer's writes, two explorers on it and one on the primary answer alike", async () => {
     const tip = await indexToTip();
     await waitForReplay(primary, replica);
-    const servers: [string, PgCluster][] = [["primary", primary], ["replica-1", replica], ["replica-2", replica]];
+    const servers: [string, PgCluster][] = [
+      ["primary", primary],
+      ["replica-1", replica],
+      ["replica-2", replica],
+    ];
     for (const [name, server] of servers) {
-      const daemon = await spawnDaemon("daemons/explorer/main.ts", [
-        "--db", readerUrl(server), "--rpc-url", devnet.url, "--network", "regtest", "--port", "0",
-        "--pqc-db", path.join(dir, `pqc-${name}.sqlite`), "--mempool-max-txs", "0",
-      ], "explorer");
+      const daemon = await spawnDaemon(
+        "daemons/explorer/main.ts",
+        [
+          "--db",
+          readerUrl(server),
+          "--rpc-url",
+          devnet.url,
+          "--network",
+          "regtest",
+          "--port",
+          "0",
+          "--pqc-db",
+          path.join(dir, `pqc-${name}.sqlite`),
+          "--mempool-max-txs",
+          "0",
+        ],
+        "explorer",
+      );
       explorers.push({ name, daemon });
     }
 
@@ -203,9 +254,12 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
     await waitForReplay(primary, replica);
     const answers = await expectSameAnswers(tip);
     expect(answers[`/api/tx/${paymentTxid}`].status).to.equal(200);
-    expect(answers["/api/explorer/opreturn/recent"].body).to.include(Buffer.from("dogeos:replica second round").toString("hex"));
+    expect(answers["/api/explorer/opreturn/recent"].body).to.include(
+      Buffer.from("dogeos:replica second round").toString("hex"),
+    );
     // The replica's explorers never wrote: the standby would have refused it, and they kept serving.
-    for (const { name, daemon } of explorers) expect(daemon.process.exitCode, `${name}: ${daemon.stderr()}`).to.equal(null);
+    for (const { name, daemon } of explorers)
+      expect(daemon.process.exitCode, `${name}: ${daemon.stderr()}`).to.equal(null);
   });
 
   // The replay-position INDEX_BEHIND rule (issue 20, item 4): the explorer asks its index handle's
@@ -220,14 +274,21 @@ describe("PostgreSQL replica: explorers on a hot standby answer as on the primar
       await indexToTip();
       // The WAL with the new blocks has reached the replica; it applies none of it.
       const [{ lsn }] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
-      await until("the replica to receive the new blocks", async () => {
-        const [row] = await replica.query<{ received: boolean }>("SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received", [lsn]);
-        return row.received;
-      }, 30_000);
+      await until(
+        "the replica to receive the new blocks",
+        async () => {
+          const [row] = await replica.query<{ received: boolean }>(
+            "SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received",
+            [lsn],
+          );
+          return row.received;
+        },
+        30_000,
+      );
       expect((await answer(base("primary"), `/api/tx/${txid}`)).status).to.equal(200);
       for (const name of ["replica-1", "replica-2"]) {
         const response = await fetch(`${base(name)}/api/tx/${txid}`);
-        const body = await response.json() as { error: { code: string } };
+        const body = (await response.json()) as { error: { code: string } };
         expect(response.status, name).to.equal(503);
         expect(body.error.code, name).to.equal("INDEX_BEHIND");
         expect(response.headers.get("retry-after"), name).to.not.equal(null);

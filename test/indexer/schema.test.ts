@@ -9,8 +9,12 @@ import { createTestDatabase } from "../helpers/postgres";
 
 describe("indexer database", () => {
   let dir: string;
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "indexer-schema-")); });
-  afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "indexer-schema-"));
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it("refuses to open a database written under another schema version", () => {
     const file = path.join(dir, "index.sqlite");
@@ -23,10 +27,16 @@ describe("indexer database", () => {
 
   it("asks for a rebuild when an older index lacks tables derived from history, and resets when allowed", () => {
     const file = path.join(dir, "old.sqlite");
-    openDatabase(file, INDEXER_MIGRATIONS.filter((m) => m.version === 1), "dogeos-indexer").close();
+    openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version === 1),
+      "dogeos-indexer",
+    ).close();
     expect(() => openIndexerDatabase(file)).to.throw(RebuildRequiredError);
     const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
-    expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).to.equal(String(INDEXER_MIGRATIONS.length));
+    expect(
+      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+    ).to.equal(String(INDEXER_MIGRATIONS.length));
     db.close();
   });
 
@@ -41,16 +51,35 @@ describe("indexer database", () => {
 
   it("upgrades a version 6 index to version 7 by backfilling chain_stats counters from its outputs", () => {
     const file = path.join(dir, "v6.sqlite");
-    const v6 = openDatabase(file, INDEXER_MIGRATIONS.filter((m) => m.version <= 6), INDEXER_SCHEMA);
-    const output = v6.prepare("INSERT INTO outputs (txid, vout, height, value, script, address, spent_txid) VALUES (?, ?, 1, ?, x'51', ?, ?)");
+    const v6 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 6),
+      INDEXER_SCHEMA,
+    );
+    const output = v6.prepare(
+      "INSERT INTO outputs (txid, vout, height, value, script, address, spent_txid) VALUES (?, ?, 1, ?, x'51', ?, ?)",
+    );
     output.run("aa".repeat(32), 0, 2n ** 60n, "alice", null);
     output.run("aa".repeat(32), 1, 5, "alice", "bb".repeat(32));
     output.run("aa".repeat(32), 2, 7, "bob", null);
     v6.prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES ('alice', 0, 1), ('bob', 7, 1)").run();
     v6.close();
     const db = openIndexerDatabase(file);
-    expect(db.prepare("SELECT address, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM balances ORDER BY address").safeIntegers(true).all()).to.deep.equal([
-      { address: "alice", funded_txo_count: 2n, funded_txo_sum: 2n ** 60n + 5n, spent_txo_count: 1n, spent_txo_sum: 5n },
+    expect(
+      db
+        .prepare(
+          "SELECT address, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM balances ORDER BY address",
+        )
+        .safeIntegers(true)
+        .all(),
+    ).to.deep.equal([
+      {
+        address: "alice",
+        funded_txo_count: 2n,
+        funded_txo_sum: 2n ** 60n + 5n,
+        spent_txo_count: 1n,
+        spent_txo_sum: 5n,
+      },
       { address: "bob", funded_txo_count: 1n, funded_txo_sum: 7n, spent_txo_count: 0n, spent_txo_sum: 0n },
     ]);
     db.close();
@@ -64,7 +93,8 @@ describe("indexer database", () => {
 
   it("records the latest migration's version in a new database", () => {
     const db = openIndexerDatabase(":memory:");
-    const version = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value;
+    const version = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string })
+      .value;
     expect(Number(version)).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
   });
 });
@@ -72,7 +102,9 @@ describe("indexer database", () => {
 describe("indexer database on PostgreSQL", function () {
   this.timeout(60_000);
   const databases: { drop(): Promise<void> }[] = [];
-  after(async () => { for (const database of databases) await database.drop(); });
+  after(async () => {
+    for (const database of databases) await database.drop();
+  });
   const newUrl = async () => {
     const database = await createTestDatabase();
     databases.push(database);
@@ -83,19 +115,53 @@ describe("indexer database on PostgreSQL", function () {
     const pg = openIndexerDatabase(await newUrl());
     const lite = openIndexerDatabase(":memory:");
     try {
-      const liteTables = lite.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
-      const pgTables = pg.prepare<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name").all().map((r) => r.name);
+      const liteTables = lite
+        .prepare<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all()
+        .map((r) => r.name);
+      const pgTables = pg
+        .prepare<{ name: string }>(
+          "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
+        )
+        .all()
+        .map((r) => r.name);
       expect(pgTables).to.deep.equal(liteTables);
       for (const table of liteTables) {
-        const liteColumns = lite.prepare<{ name: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`).all();
-        const pgColumns = pg.prepare<{ name: string; nullable: string }>("SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position").all(table);
-        expect(pgColumns.map((c) => c.name), table).to.deep.equal(liteColumns.map((c) => c.name));
+        const liteColumns = lite
+          .prepare<{ name: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`)
+          .all();
+        const pgColumns = pg
+          .prepare<{ name: string; nullable: string }>(
+            "SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+          )
+          .all(table);
+        expect(
+          pgColumns.map((c) => c.name),
+          table,
+        ).to.deep.equal(liteColumns.map((c) => c.name));
         // NOT NULL alike (a key column is NOT NULL in PostgreSQL even where SQLite lets it be null).
-        const liteNotNull = liteColumns.filter((c) => c.notnull === 1 || (c.pk > 0 && table !== "zkp_uses")).map((c) => c.name);
-        expect(pgColumns.filter((c) => c.nullable === "NO").map((c) => c.name), table).to.include.members(liteNotNull);
+        const liteNotNull = liteColumns
+          .filter((c) => c.notnull === 1 || (c.pk > 0 && table !== "zkp_uses"))
+          .map((c) => c.name);
+        expect(
+          pgColumns.filter((c) => c.nullable === "NO").map((c) => c.name),
+          table,
+        ).to.include.members(liteNotNull);
       }
-      const liteIndexes = lite.prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all().map((r) => r.name);
-      const pgIndexes = pg.prepare<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname").all().map((r) => r.name);
+      const liteIndexes = lite
+        .prepare<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+        )
+        .all()
+        .map((r) => r.name);
+      const pgIndexes = pg
+        .prepare<{ name: string }>(
+          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname",
+        )
+        .all()
+        .map((r) => r.name);
       expect(pgIndexes).to.deep.equal(liteIndexes);
     } finally {
       pg.close();
@@ -122,7 +188,9 @@ describe("indexer database on PostgreSQL", function () {
     // The lock goes with the writer's session; an older index is refused unless a rebuild is allowed.
     expect(() => openIndexerDatabase(url)).to.throw(RebuildRequiredError);
     const rebuilt = openIndexerDatabase(url, { resetIfRebuildRequired: true });
-    expect(Number(rebuilt.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value)).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
+    expect(
+      Number(rebuilt.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value),
+    ).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
     rebuilt.close();
   });
 });

@@ -28,7 +28,10 @@ const ROOT = path.resolve(__dirname, "..", "..");
 
 function dogeos(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [path.join(ROOT, "bin", "dogeos.js"), ...args], {
-    cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn" },
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn" },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -71,9 +74,17 @@ describe("dogeos indexer snapshot", function () {
       batchBlocks: 5,
     });
     await indexer.syncOnce();
-    addresses = (writer.prepare("SELECT address FROM balances ORDER BY tx_count DESC, address LIMIT 3").all() as { address: string }[]).map((r) => r.address);
+    addresses = (
+      writer.prepare("SELECT address FROM balances ORDER BY tx_count DESC, address LIMIT 3").all() as {
+        address: string;
+      }[]
+    ).map((r) => r.address);
     // The last payments indexed and the first coinbase.
-    txids = (writer.prepare("SELECT txid FROM txs WHERE coinbase = 0 ORDER BY height DESC, position LIMIT 5").all() as { txid: string }[]).map((r) => r.txid);
+    txids = (
+      writer.prepare("SELECT txid FROM txs WHERE coinbase = 0 ORDER BY height DESC, position LIMIT 5").all() as {
+        txid: string;
+      }[]
+    ).map((r) => r.txid);
     txids.push((writer.prepare("SELECT txid FROM txs WHERE height = 1").get() as { txid: string }).txid);
     expect(addresses).to.have.length(3);
     expect(txids).to.have.length(6);
@@ -97,7 +108,10 @@ describe("dogeos indexer snapshot", function () {
       writer.prepare("INSERT INTO meta (key, value) VALUES ('snapshot_test_uncommitted', 'x')").run();
       const run = dogeos(["indexer", "snapshot", "--db", indexFile, "--out", snapshot]);
       expect(run.status, run.stderr).to.equal(0);
-      const match = /^snapshot (\S+): (\d+) bytes \([\d.]+ MiB\), indexed height (\d+) \(([0-9a-f]{64})\), written in [\d.]+ s\n$/.exec(run.stdout);
+      const match =
+        /^snapshot (\S+): (\d+) bytes \([\d.]+ MiB\), indexed height (\d+) \(([0-9a-f]{64})\), written in [\d.]+ s\n$/.exec(
+          run.stdout,
+        );
       expect(match, run.stdout).to.not.equal(null);
       expect(match![1]).to.equal(snapshot);
       expect(Number(match![2])).to.equal(fs.statSync(snapshot).size);
@@ -120,7 +134,11 @@ describe("dogeos indexer snapshot", function () {
   });
 
   it("the indexer writes on; the snapshot keeps its height and a second snapshot has the new tip", async () => {
-    const indexer = new Indexer({ store: new IndexerStore(writer), source: new MemoryChainSource(chain.hashes, chain.raws), network: NETWORKS.regtest });
+    const indexer = new Indexer({
+      store: new IndexerStore(writer),
+      source: new MemoryChainSource(chain.hashes, chain.raws),
+      network: NETWORKS.regtest,
+    });
     await indexer.syncOnce();
     const later = snapshotIndex(indexFile, path.join(dir, "later.sqlite"));
     expect(later.indexedHeight).to.equal(chain.hashes.length - 1);
@@ -141,15 +159,33 @@ describe("dogeos indexer snapshot", function () {
     fs.writeFileSync(existing, "not a snapshot");
     const run = dogeos(["indexer", "snapshot", "--db", indexFile, "--out", existing]);
     expect(run.status).to.equal(1);
-    expect(run.stderr).to.equal(`dogeos indexer snapshot: ${existing} already exists; a snapshot never replaces a file (remove it or choose another --out)\n`);
+    expect(run.stderr).to.equal(
+      `dogeos indexer snapshot: ${existing} already exists; a snapshot never replaces a file (remove it or choose another --out)\n`,
+    );
     expect(fs.readFileSync(existing, "utf8")).to.equal("not a snapshot");
 
-    const missing = dogeos(["indexer", "snapshot", "--db", path.join(dir, "none.sqlite"), "--out", path.join(dir, "none-copy.sqlite")]);
+    const missing = dogeos([
+      "indexer",
+      "snapshot",
+      "--db",
+      path.join(dir, "none.sqlite"),
+      "--out",
+      path.join(dir, "none-copy.sqlite"),
+    ]);
     expect(missing.status).to.equal(1);
-    expect(missing.stderr).to.match(/^dogeos indexer snapshot: index \S+none\.sqlite cannot be read: the file does not exist/);
+    expect(missing.stderr).to.match(
+      /^dogeos indexer snapshot: index \S+none\.sqlite cannot be read: the file does not exist/,
+    );
     expect(fs.existsSync(path.join(dir, "none-copy.sqlite"))).to.equal(false);
 
-    const pg = dogeos(["indexer", "snapshot", "--db", "postgres://indexer:secret@db.example:5432/index", "--out", path.join(dir, "pg.sqlite")]);
+    const pg = dogeos([
+      "indexer",
+      "snapshot",
+      "--db",
+      "postgres://indexer:secret@db.example:5432/index",
+      "--out",
+      path.join(dir, "pg.sqlite"),
+    ]);
     expect(pg.status).to.equal(1);
     const lines = pg.stderr.trimEnd().split("\n");
     expect(lines).to.have.length(1);
@@ -184,12 +220,13 @@ describe("a PostgreSQL index copied with pg_dump -Fc / pg_restore", function () 
     databases.push(source, target);
     const original = openIndexerDatabase(source.url);
     handles.push(original);
-    const index = (db: SqlDatabase, blocks: number) => new Indexer({
-      store: new IndexerStore(db),
-      source: new MemoryChainSource(chain.hashes.slice(0, blocks), chain.raws.slice(0, blocks)),
-      network: NETWORKS.regtest,
-      batchBlocks: 20,
-    }).syncOnce();
+    const index = (db: SqlDatabase, blocks: number) =>
+      new Indexer({
+        store: new IndexerStore(db),
+        source: new MemoryChainSource(chain.hashes.slice(0, blocks), chain.raws.slice(0, blocks)),
+        network: NETWORKS.regtest,
+        batchBlocks: 20,
+      }).syncOnce();
     await index(original, FIRST_BLOCKS);
 
     // Taken while the indexer holds its database (and its writer lock).

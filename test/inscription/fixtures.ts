@@ -50,7 +50,9 @@ let catalogue: CatalogueInscription[] | null = null;
 
 export function inscriptionCatalogue(): CatalogueInscription[] {
   if (!catalogue) {
-    const file = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "inscriptions-derived.json"), "utf8")) as { inscriptions: CatalogueInscription[] };
+    const file = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "inscriptions-derived.json"), "utf8")) as {
+      inscriptions: CatalogueInscription[];
+    };
     catalogue = file.inscriptions;
   }
   return catalogue;
@@ -58,6 +60,4 @@ export function inscriptionCatalogue(): CatalogueInscription[] {
 
 export const COMPRESSED_PUBKEY = hexToBytes("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798");
 /** A 71-byte strict-DER-shaped signature with SIGHASH_ALL, for building scriptSigs. */
-export const DUMMY_SIGNATURE = hexToBytes(
-  "3044" + "0220" + "11".repeat(32) + "0220" + "22".repeat(32) + "01",
-);
+export const DUMMY_SIGNATURE = hexToBytes("3044" + "0220" + "11".repeat(32) + "0220" + "22".repeat(32) + "01");

@@ -4,7 +4,11 @@
  */
 import { expect } from "chai";
 import {
-  INSCRIPTION_ID_PATTERN, MAX_INSCRIPTION_INDEX, canonicalInscriptionIdOrNull, formatInscriptionId, parseInscriptionId,
+  INSCRIPTION_ID_PATTERN,
+  MAX_INSCRIPTION_INDEX,
+  canonicalInscriptionIdOrNull,
+  formatInscriptionId,
+  parseInscriptionId,
 } from "../../src/inscription/ids";
 import { FactKeyError, canonicalInscriptionId } from "../../src/facts";
 import { InscriptionId } from "../../src/services/http/validation";
@@ -23,7 +27,15 @@ const BAD = [
   `${LOWER}i${MAX_INSCRIPTION_INDEX + 1}`, // past u32
   `${LOWER}i99999999999`, // eleven digits
   `${LOWER}i01`, // leading zero: not canonical
-  `${LOWER}i`, `${LOWER}`, `${LOWER}i-1`, `${LOWER}i1.5`, `${LOWER}I0`, `0x${LOWER}i0`, `${LOWER.slice(2)}i0`, `${"zz".repeat(32)}i0`, ` ${LOWER}i0`,
+  `${LOWER}i`,
+  `${LOWER}`,
+  `${LOWER}i-1`,
+  `${LOWER}i1.5`,
+  `${LOWER}I0`,
+  `0x${LOWER}i0`,
+  `${LOWER.slice(2)}i0`,
+  `${"zz".repeat(32)}i0`,
+  ` ${LOWER}i0`,
 ];
 
 describe("inscription ids (src/inscription/ids.ts)", () => {
@@ -42,7 +54,10 @@ describe("inscription ids (src/inscription/ids.ts)", () => {
 
   it("is the rule of the fact keys", () => {
     for (const [text, canonical] of GOOD) expect(canonicalInscriptionId(text)).to.equal(canonical);
-    for (const text of BAD) expect(() => canonicalInscriptionId(text), text).to.throw(FactKeyError).with.property("code", "BAD_INSCRIPTION_ID");
+    for (const text of BAD)
+      expect(() => canonicalInscriptionId(text), text)
+        .to.throw(FactKeyError)
+        .with.property("code", "BAD_INSCRIPTION_ID");
   });
 
   it("is the rule of the HTTP API, which refuses the rest with INVALID_INSCRIPTION_ID (a 400)", () => {

@@ -1,8 +1,15 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import {
-  LAUNCHPAD_CONTENT_TYPE, encodeLaunchpadDeploy, encodeLaunchpadMint, encodeEnvelope, findV1Inscription, judgeMint, parseLaunchpadBody,
-  planRevealScripts, revealScriptSig,
+  LAUNCHPAD_CONTENT_TYPE,
+  encodeLaunchpadDeploy,
+  encodeLaunchpadMint,
+  encodeEnvelope,
+  findV1Inscription,
+  judgeMint,
+  parseLaunchpadBody,
+  planRevealScripts,
+  revealScriptSig,
 } from "../../src/inscription";
 import type { IndexedLaunchpadDeploy, LaunchpadMint } from "../../src/inscription";
 import { COMPRESSED_PUBKEY, DUMMY_SIGNATURE, loadVectors } from "./fixtures";
@@ -16,10 +23,23 @@ interface LaunchpadInput {
 const vectors = loadVectors<LaunchpadInput, Record<string, string>>("launchpad");
 const encode = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-const show = (value: object) => Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
+const show = (value: object) =>
+  Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
 
-const deploy: IndexedLaunchpadDeploy = { kind: "deploy", slug: "doge-punks", name: "Doge Punks", priceKoinu: 100_000_000n, maxSupply: 100n, inscriberAddress: "DInscriber" };
-const mint = (tokenId: bigint, maxSupply = 100n, slug = "doge-punks"): LaunchpadMint => ({ kind: "mint", slug, tokenId, maxSupply });
+const deploy: IndexedLaunchpadDeploy = {
+  kind: "deploy",
+  slug: "doge-punks",
+  name: "Doge Punks",
+  priceKoinu: 100_000_000n,
+  maxSupply: 100n,
+  inscriberAddress: "DInscriber",
+};
+const mint = (tokenId: bigint, maxSupply = 100n, slug = "doge-punks"): LaunchpadMint => ({
+  kind: "mint",
+  slug,
+  tokenId,
+  maxSupply,
+});
 
 describe("inscription/launchpad", () => {
   describe("parseLaunchpadBody on test/vectors/launchpad.json", () => {
@@ -32,7 +52,9 @@ describe("inscription/launchpad", () => {
     }
     for (const vector of vectors.invalid) {
       it(`refuses ${vector.description} with ${vector.error}`, () => {
-        expect(parseLaunchpadBody(encode(vector.input.body), vector.input.contentType, vector.input.action)).to.include({ ok: false, reason: vector.error });
+        expect(parseLaunchpadBody(encode(vector.input.body), vector.input.contentType, vector.input.action)).to.include(
+          { ok: false, reason: vector.error },
+        );
       });
     }
   });
@@ -42,7 +64,9 @@ describe("inscription/launchpad", () => {
       expect(decode(encodeLaunchpadDeploy(deploy))).to.equal(
         '{"p":"service","op":"LAUNCHPAD_DEPLOY","slug":"doge-punks","name":"Doge Punks","price":"100000000","max":"100"}',
       );
-      expect(decode(encodeLaunchpadMint(mint(7n)))).to.equal('{"p":"service","op":"LAUNCHPAD_MINT","slug":"doge-punks","id":"7","max":"100"}');
+      expect(decode(encodeLaunchpadMint(mint(7n)))).to.equal(
+        '{"p":"service","op":"LAUNCHPAD_MINT","slug":"doge-punks","id":"7","max":"100"}',
+      );
     });
 
     it("refuse values the parser would refuse", () => {
@@ -53,22 +77,56 @@ describe("inscription/launchpad", () => {
 
     it("round-trip through a v1 envelope with the matching ACTION", () => {
       const body = encodeLaunchpadMint(mint(42n));
-      const scripts = planRevealScripts({ contentType: LAUNCHPAD_CONTENT_TYPE, action: "LAUNCHPAD_MINT", body, pubkey: COMPRESSED_PUBKEY });
-      const found = findV1Inscription({ inputs: scripts.map((s) => ({ prevTxid: "00".repeat(32), vout: 0, scriptSig: revealScriptSig(DUMMY_SIGNATURE, s), sequence: 0 })) });
+      const scripts = planRevealScripts({
+        contentType: LAUNCHPAD_CONTENT_TYPE,
+        action: "LAUNCHPAD_MINT",
+        body,
+        pubkey: COMPRESSED_PUBKEY,
+      });
+      const found = findV1Inscription({
+        inputs: scripts.map((s) => ({
+          prevTxid: "00".repeat(32),
+          vout: 0,
+          scriptSig: revealScriptSig(DUMMY_SIGNATURE, s),
+          sequence: 0,
+        })),
+      });
       const inscription = found.inscription!;
-      expect(parseLaunchpadBody(inscription.body, inscription.contentType, inscription.action)).to.deep.equal({ ok: true, body: mint(42n) });
-      expect(encodeEnvelope({ contentType: LAUNCHPAD_CONTENT_TYPE, action: "LAUNCHPAD_MINT", body }).length).to.be.below(520);
+      expect(parseLaunchpadBody(inscription.body, inscription.contentType, inscription.action)).to.deep.equal({
+        ok: true,
+        body: mint(42n),
+      });
+      expect(
+        encodeEnvelope({ contentType: LAUNCHPAD_CONTENT_TYPE, action: "LAUNCHPAD_MINT", body }).length,
+      ).to.be.below(520);
     });
 
     it("round-trip any valid mint and deploy", () => {
       const slug = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?$/);
       const max = fc.bigInt(1n, 2n ** 64n - 1n);
-      fc.assert(fc.property(slug, max, fc.bigInt(0n, 2n ** 64n - 1n), fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }), (s, m, n, name) => {
-        expect(parseLaunchpadBody(encodeLaunchpadMint({ slug: s, tokenId: n, maxSupply: m }), LAUNCHPAD_CONTENT_TYPE)).to.deep.equal({ ok: true, body: { kind: "mint", slug: s, tokenId: n, maxSupply: m } });
-        const cleanName = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, "x");
-        const parsed = parseLaunchpadBody(encodeLaunchpadDeploy({ slug: s, name: cleanName, priceKoinu: n, maxSupply: m }), LAUNCHPAD_CONTENT_TYPE);
-        expect(parsed).to.deep.equal({ ok: true, body: { kind: "deploy", slug: s, name: cleanName, priceKoinu: n, maxSupply: m } });
-      }), { numRuns: 200 });
+      fc.assert(
+        fc.property(
+          slug,
+          max,
+          fc.bigInt(0n, 2n ** 64n - 1n),
+          fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+          (s, m, n, name) => {
+            expect(
+              parseLaunchpadBody(encodeLaunchpadMint({ slug: s, tokenId: n, maxSupply: m }), LAUNCHPAD_CONTENT_TYPE),
+            ).to.deep.equal({ ok: true, body: { kind: "mint", slug: s, tokenId: n, maxSupply: m } });
+            const cleanName = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, "x");
+            const parsed = parseLaunchpadBody(
+              encodeLaunchpadDeploy({ slug: s, name: cleanName, priceKoinu: n, maxSupply: m }),
+              LAUNCHPAD_CONTENT_TYPE,
+            );
+            expect(parsed).to.deep.equal({
+              ok: true,
+              body: { kind: "deploy", slug: s, name: cleanName, priceKoinu: n, maxSupply: m },
+            });
+          },
+        ),
+        { numRuns: 200 },
+      );
     });
   });
 
@@ -85,7 +143,13 @@ describe("inscription/launchpad", () => {
       ["the deploy is for another slug", mint(0n, 100n, "other"), deploy, facts, "SLUG_MISMATCH"],
       ["max differs from the deploy's", mint(0n, 101n), deploy, facts, "MAX_MISMATCH"],
       ["id equals max", mint(100n), deploy, facts, "ID_OUT_OF_RANGE"],
-      ["another address inscribed it", mint(5n), deploy, { ...facts, inscriberAddress: "DSomeoneElse" }, "WRONG_INSCRIBER"],
+      [
+        "another address inscribed it",
+        mint(5n),
+        deploy,
+        { ...facts, inscriberAddress: "DSomeoneElse" },
+        "WRONG_INSCRIBER",
+      ],
       ["a valid mint of the id came first", mint(5n), deploy, { ...facts, alreadyMinted: true }, "ALREADY_MINTED"],
     ];
     for (const [what, m, d, f, reason] of refusals) {
@@ -97,10 +161,18 @@ describe("inscription/launchpad", () => {
 
   describe("properties", () => {
     it("never throws on arbitrary bytes or JSON", () => {
-      fc.assert(fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map(encode)), fc.string(), fc.option(fc.string()), (body, contentType, action) => {
-        parseLaunchpadBody(body, contentType, action);
-        parseLaunchpadBody(body, LAUNCHPAD_CONTENT_TYPE);
-      }), { numRuns: 500 });
+      fc.assert(
+        fc.property(
+          fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map(encode)),
+          fc.string(),
+          fc.option(fc.string()),
+          (body, contentType, action) => {
+            parseLaunchpadBody(body, contentType, action);
+            parseLaunchpadBody(body, LAUNCHPAD_CONTENT_TYPE);
+          },
+        ),
+        { numRuns: 500 },
+      );
     });
   });
 });

@@ -6,7 +6,13 @@
 import { expect } from "chai";
 import { NETWORKS, bytesToHex, outputScriptToAddress } from "../../src/doge";
 import type { DecodedTransaction } from "../../src/doge";
-import { DoginalsAssembly, MemoryDrc20Ledger, findV1Inscription, parseDrc20, readDoginalsInput } from "../../src/inscription";
+import {
+  DoginalsAssembly,
+  MemoryDrc20Ledger,
+  findV1Inscription,
+  parseDrc20,
+  readDoginalsInput,
+} from "../../src/inscription";
 import type { DoginalsAssemblyResult } from "../../src/inscription";
 import { inscriptionBlock, inscriptionCatalogue } from "./fixtures";
 
@@ -29,9 +35,15 @@ describe("inscription on mainnet blocks 5,000,000 and 5,122,721", () => {
         if (found.inscription || found.issues.length > 0) v1Findings.push(tx.txid);
         tx.inputs.forEach((input, index) => {
           const read = readDoginalsInput(input.scriptSig);
-          if (read.kind === "invalid" || (read.kind === "start" && index > 0)) otherInputHeaders.push(`${tx.txid}:${index}`);
+          if (read.kind === "invalid" || (read.kind === "start" && index > 0))
+            otherInputHeaders.push(`${tx.txid}:${index}`);
           if (read.kind === "start" && index === 0) {
-            reveals.push({ height, tx, result: DoginalsAssembly.start(read).result(), redeemScriptHex: read.redeemScript && bytesToHex(read.redeemScript) });
+            reveals.push({
+              height,
+              tx,
+              result: DoginalsAssembly.start(read).result(),
+              redeemScriptHex: read.redeemScript && bytesToHex(read.redeemScript),
+            });
           }
         });
       }
@@ -56,7 +68,8 @@ describe("inscription on mainnet blocks 5,000,000 and 5,122,721", () => {
         if (reveal.result.contentType !== entry.content_type) mismatches.push(`${entry.txid} content type`);
         if (reveal.result.body.length !== entry.body_len) mismatches.push(`${entry.txid} body length`);
         if (reveal.redeemScriptHex !== entry.redeem_script_hex) mismatches.push(`${entry.txid} redeem script`);
-        const catalogueBody = entry.body_hex ?? (entry.body_utf8 !== null ? bytesToHex(new TextEncoder().encode(entry.body_utf8)) : null);
+        const catalogueBody =
+          entry.body_hex ?? (entry.body_utf8 !== null ? bytesToHex(new TextEncoder().encode(entry.body_utf8)) : null);
         if (catalogueBody !== null) {
           if (bytesToHex(reveal.result.body) !== catalogueBody) mismatches.push(`${entry.txid} body`);
           bodiesCompared++;
@@ -97,7 +110,8 @@ describe("inscription on mainnet blocks 5,000,000 and 5,122,721", () => {
         const key = parsed.ok ? parsed.op.kind : parsed.reason;
         counts[key] = (counts[key] ?? 0) + 1;
         const catalogued = byTxid.get(reveal.tx.txid)!.json_p_op;
-        if ((catalogued ? catalogued.join("/") : null) !== (parsed.ok ? `drc-20/${parsed.op.kind}` : null)) disagreements.push(reveal.tx.txid);
+        if ((catalogued ? catalogued.join("/") : null) !== (parsed.ok ? `drc-20/${parsed.op.kind}` : null))
+          disagreements.push(reveal.tx.txid);
       }
       expect(disagreements).to.deep.equal([]);
       // 15 dogemap/.doge names are shorter than 40 bytes; two mints lost their braces; one is prose.
@@ -107,7 +121,10 @@ describe("inscription on mainnet blocks 5,000,000 and 5,122,721", () => {
     it("reads the deploy of 5ive (max 5000000, lim 50)", () => {
       const reveal = reveals.find((r) => r.tx.txid.startsWith("b7655035"))!;
       const parsed = parseDrc20(reveal.result.body, reveal.result.contentType);
-      expect(parsed).to.deep.equal({ ok: true, op: { kind: "deploy", tick: "5ive", tickKey: "5ive", maxSupply: 5000000n, mintLimit: 50n } });
+      expect(parsed).to.deep.equal({
+        ok: true,
+        op: { kind: "deploy", tick: "5ive", tickKey: "5ive", maxSupply: 5000000n, mintLimit: 50n },
+      });
     });
   });
 
@@ -127,12 +144,33 @@ describe("inscription on mainnet blocks 5,000,000 and 5,122,721", () => {
 
       // The dogi history before this block is not in the test data: give the owner the balance.
       const ledger = new MemoryDrc20Ledger();
-      ledger.process({ kind: "inscribe", operation: { kind: "deploy", tick: "dogi", tickKey: "dogi", maxSupply: 10n ** 12n, mintLimit: 10n ** 12n }, ownerAddress: "earlier" }, { inscriptionId: "deploy", height: 1 });
-      ledger.process({ kind: "inscribe", operation: { kind: "mint", tick: "dogi", tickKey: "dogi", amount: 214060n }, ownerAddress: owner }, { inscriptionId: "mint", height: 2 });
+      ledger.process(
+        {
+          kind: "inscribe",
+          operation: { kind: "deploy", tick: "dogi", tickKey: "dogi", maxSupply: 10n ** 12n, mintLimit: 10n ** 12n },
+          ownerAddress: "earlier",
+        },
+        { inscriptionId: "deploy", height: 1 },
+      );
+      ledger.process(
+        {
+          kind: "inscribe",
+          operation: { kind: "mint", tick: "dogi", tickKey: "dogi", amount: 214060n },
+          ownerAddress: owner,
+        },
+        { inscriptionId: "mint", height: 2 },
+      );
 
       const inscriptionId = `${reveal.txid}i0`;
-      expect(ledger.process({ kind: "inscribe", operation: parsed.op, ownerAddress: owner }, { inscriptionId, height: 5000000 }).valid).to.equal(true);
-      expect(ledger.process({ kind: "send", toAddress: receiver }, { inscriptionId, height: 5000000 }).valid).to.equal(true);
+      expect(
+        ledger.process(
+          { kind: "inscribe", operation: parsed.op, ownerAddress: owner },
+          { inscriptionId, height: 5000000 },
+        ).valid,
+      ).to.equal(true);
+      expect(ledger.process({ kind: "send", toAddress: receiver }, { inscriptionId, height: 5000000 }).valid).to.equal(
+        true,
+      );
       expect(ledger.getBalance(owner, "dogi")).to.deep.equal({ available: 0n, transferable: 0n });
       expect(ledger.getBalance(receiver, "dogi")).to.deep.equal({ available: 214060n, transferable: 0n });
       expect(receiver).to.not.equal(owner);

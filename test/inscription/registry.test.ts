@@ -5,8 +5,21 @@ describe("inscription/registry", () => {
   describe("ACTION_REGISTRY", () => {
     it("holds the rows of DESIGN.md 4.2 in order, frozen", () => {
       expect(ACTION_REGISTRY.map((e) => e.name)).to.deep.equal([
-        "TRANSFER", "SWAP", "ADD_LP", "REMOVE_LP", "CLAIM", "LIST", "BUY", "CANCEL", "AUCTION_*", "TOKENIZE",
-        "LAUNCHPAD_DEPLOY", "LAUNCHPAD_MINT", "BRIDGE_L1_*", "BRIDGE_L2_INTENT", "ZKP",
+        "TRANSFER",
+        "SWAP",
+        "ADD_LP",
+        "REMOVE_LP",
+        "CLAIM",
+        "LIST",
+        "BUY",
+        "CANCEL",
+        "AUCTION_*",
+        "TOKENIZE",
+        "LAUNCHPAD_DEPLOY",
+        "LAUNCHPAD_MINT",
+        "BRIDGE_L1_*",
+        "BRIDGE_L2_INTENT",
+        "ZKP",
       ]);
       expect(Object.isFrozen(ACTION_REGISTRY)).to.equal(true);
       expect(Object.isFrozen(ACTION_REGISTRY[0])).to.equal(true);
@@ -22,7 +35,16 @@ describe("inscription/registry", () => {
     });
 
     it("returns null for unknown, lower-case, empty and bare family names", () => {
-      for (const name of ["MINT", "launchpad_mint", "", "BRIDGE_L1_", "BRIDGE_L1_*", "AUCTION_", "LIST ", "A".repeat(65)]) {
+      for (const name of [
+        "MINT",
+        "launchpad_mint",
+        "",
+        "BRIDGE_L1_",
+        "BRIDGE_L1_*",
+        "AUCTION_",
+        "LIST ",
+        "A".repeat(65),
+      ]) {
         expect(lookupAction(name), name).to.equal(null);
       }
     });
@@ -40,15 +62,32 @@ describe("inscription/registry", () => {
 
     it("reports CONTENT_TYPE_NOT_ALLOWED with what is allowed", () => {
       expect(checkActionContentType("LAUNCHPAD_MINT", "text/plain;charset=utf8")).to.deep.equal({
-        ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED", action: "LAUNCHPAD_MINT", contentType: "text/plain;charset=utf8", allowed: ["application/json"],
+        ok: false,
+        reason: "CONTENT_TYPE_NOT_ALLOWED",
+        action: "LAUNCHPAD_MINT",
+        contentType: "text/plain;charset=utf8",
+        allowed: ["application/json"],
       });
-      expect(checkActionContentType("TRANSFER", "text/plain")).to.include({ ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED" });
-      expect(checkActionContentType("TRANSFER", "text/plain;charset=latin1")).to.include({ ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED" });
-      expect(checkActionContentType("LIST", "application/pdf")).to.include({ ok: false, reason: "CONTENT_TYPE_NOT_ALLOWED" });
+      expect(checkActionContentType("TRANSFER", "text/plain")).to.include({
+        ok: false,
+        reason: "CONTENT_TYPE_NOT_ALLOWED",
+      });
+      expect(checkActionContentType("TRANSFER", "text/plain;charset=latin1")).to.include({
+        ok: false,
+        reason: "CONTENT_TYPE_NOT_ALLOWED",
+      });
+      expect(checkActionContentType("LIST", "application/pdf")).to.include({
+        ok: false,
+        reason: "CONTENT_TYPE_NOT_ALLOWED",
+      });
     });
 
     it("reports UNKNOWN_ACTION for names outside the registry", () => {
-      expect(checkActionContentType("DANCE", "text/plain")).to.deep.equal({ ok: false, reason: "UNKNOWN_ACTION", action: "DANCE" });
+      expect(checkActionContentType("DANCE", "text/plain")).to.deep.equal({
+        ok: false,
+        reason: "UNKNOWN_ACTION",
+        action: "DANCE",
+      });
     });
   });
 

@@ -45,7 +45,16 @@ describe("daemon start-up checks and stopping", function () {
     walletKeyFile = path.join(dir, "wallet.wif");
     generateWalletKeyFile(walletKeyFile, NETWORKS.regtest);
     // The indexes the readers open, as their indexer would have created them (readers never do).
-    for (const name of ["explorer", "relayer-index", "inscriber-index", "relayer2-index", "amm-index", "launchpad-index", "attester-index", "attest-index"]) {
+    for (const name of [
+      "explorer",
+      "relayer-index",
+      "inscriber-index",
+      "relayer2-index",
+      "amm-index",
+      "launchpad-index",
+      "attester-index",
+      "attest-index",
+    ]) {
       openIndexerDatabase(path.join(dir, `${name}.sqlite`)).close();
     }
   });
@@ -56,7 +65,16 @@ describe("daemon start-up checks and stopping", function () {
   });
 
   const explorerArgs = (rpcUrl: string, network: string) => [
-    "--db", path.join(dir, "explorer.sqlite"), "--pqc-db", path.join(dir, "pqc.sqlite"), "--rpc-url", rpcUrl, "--network", network, "--port", "0",
+    "--db",
+    path.join(dir, "explorer.sqlite"),
+    "--pqc-db",
+    path.join(dir, "pqc.sqlite"),
+    "--rpc-url",
+    rpcUrl,
+    "--network",
+    network,
+    "--port",
+    "0",
   ];
 
   it("explorer: exits 2 with the mismatch line when --network mainnet meets the devnet", async () => {
@@ -72,15 +90,44 @@ describe("daemon start-up checks and stopping", function () {
     const rpcServer = new JsonRpcServer({ hostname: "127.0.0.1", port: 0, provider: hre.network.provider });
     const l2Url = `http://127.0.0.1:${(await rpcServer.listen()).port}`;
     try {
-      const actual = BigInt(await hre.network.provider.send("eth_chainId", []) as string);
+      const actual = BigInt((await hre.network.provider.send("eth_chainId", [])) as string);
       const contract = () => Wallet.createRandom().address;
-      const run = await runDaemonToExit("daemons/relayer/main.ts", [
-        "--db", path.join(dir, "relayer.sqlite"), "--wallet-db", path.join(dir, "relayer-wallet.sqlite"), "--index-db", path.join(dir, "relayer-index.sqlite"),
-        "--rpc-url", devnet.url, "--l2-rpc-url", l2Url, "--chain-id", "6281971",
-        "--attestation-address", contract(), "--inscriber-address", contract(), "--anchor-address", contract(),
-        "--attesters", "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c", "--inscriber-url", "http://127.0.0.1:9",
-        "--wallet-key-file", walletKeyFile, "--port", "0",
-      ], { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey, RELAYER_INSCRIBER_KEY: "ik_unused", RELAYER_WALLET_WIF: "" });
+      const run = await runDaemonToExit(
+        "daemons/relayer/main.ts",
+        [
+          "--db",
+          path.join(dir, "relayer.sqlite"),
+          "--wallet-db",
+          path.join(dir, "relayer-wallet.sqlite"),
+          "--index-db",
+          path.join(dir, "relayer-index.sqlite"),
+          "--rpc-url",
+          devnet.url,
+          "--l2-rpc-url",
+          l2Url,
+          "--chain-id",
+          "6281971",
+          "--attestation-address",
+          contract(),
+          "--inscriber-address",
+          contract(),
+          "--anchor-address",
+          contract(),
+          "--attesters",
+          "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c",
+          "--inscriber-url",
+          "http://127.0.0.1:9",
+          "--wallet-key-file",
+          walletKeyFile,
+          "--port",
+          "0",
+        ],
+        {
+          RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+          RELAYER_INSCRIBER_KEY: "ik_unused",
+          RELAYER_WALLET_WIF: "",
+        },
+      );
       expect(run.code).to.equal(2);
       expect(run.stderr.split("\n").filter((line) => line.startsWith("relayer:"))).to.deep.equal([
         `relayer: the L2 at ${l2Url}/ has chain id ${actual} but --chain-id is 6281971; pass --chain-id ${actual} or point --l2-rpc-url at chain 6281971`,
@@ -91,11 +138,17 @@ describe("daemon start-up checks and stopping", function () {
   });
 
   /** Starts the daemon, sends SIGTERM once it is ready and its node calls are failing, and bounds the stop. */
-  async function stopsWithin5s(entry: string, args: string[], name: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  async function stopsWithin5s(
+    entry: string,
+    args: string[],
+    name: string,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<void> {
     const daemon = await spawnDaemon(entry, args, name, { env: { LOG_LEVEL: "info", ...env } });
     // Its node does not answer: some call is being retried (or waited for) right now.
     const deadline = Date.now() + 20_000;
-    while (!/retrying|node_checks_waiting/.test(daemon.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    while (!/retrying|node_checks_waiting/.test(daemon.stderr()) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     expect(daemon.stderr()).to.match(/retrying|node_checks_waiting/);
     const started = Date.now();
     const code = await daemon.stop();
@@ -104,7 +157,11 @@ describe("daemon start-up checks and stopping", function () {
   }
 
   it("explorer: stops within 5 s of SIGTERM with its node unreachable", async () => {
-    await stopsWithin5s("daemons/explorer/main.ts", explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest"), "explorer");
+    await stopsWithin5s(
+      "daemons/explorer/main.ts",
+      explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest"),
+      "explorer",
+    );
   });
 
   it("explorer: waits for the indexer to create the index, then serves it", async () => {
@@ -118,7 +175,10 @@ describe("daemon start-up checks and stopping", function () {
     const daemon = await starting;
     try {
       expect(daemon.stderr().match(/"event":"index_waiting"/g)).to.have.length(1);
-      expect((await (await fetch(`${daemon.url}/status`)).json() as { indexer: { indexed_height: number } }).indexer.indexed_height).to.equal(-1);
+      expect(
+        ((await (await fetch(`${daemon.url}/status`)).json()) as { indexer: { indexed_height: number } }).indexer
+          .indexed_height,
+      ).to.equal(-1);
     } finally {
       await daemon.stop();
     }
@@ -127,22 +187,70 @@ describe("daemon start-up checks and stopping", function () {
   it("inscriber: stops within 5 s of SIGTERM with its node unreachable", async () => {
     const projects = path.join(dir, "projects.json");
     fs.writeFileSync(projects, JSON.stringify({ projects: { demo: { key_sha256: "00".repeat(32) } } }));
-    await stopsWithin5s("daemons/inscriber/main.ts", [
-      "--index-db", path.join(dir, "inscriber-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`, "--network", "regtest",
-      "--db", path.join(dir, "inscriber.sqlite"), "--wallet-db", path.join(dir, "inscriber-wallet.sqlite"), "--wallet-key-file", walletKeyFile,
-      "--projects-file", projects, "--port", "0",
-    ], "inscriber", { DOGEOS_WALLET_WIF: "" });
+    await stopsWithin5s(
+      "daemons/inscriber/main.ts",
+      [
+        "--index-db",
+        path.join(dir, "inscriber-index.sqlite"),
+        "--rpc-url",
+        `http://u:p@127.0.0.1:${await closedPort()}`,
+        "--network",
+        "regtest",
+        "--db",
+        path.join(dir, "inscriber.sqlite"),
+        "--wallet-db",
+        path.join(dir, "inscriber-wallet.sqlite"),
+        "--wallet-key-file",
+        walletKeyFile,
+        "--projects-file",
+        projects,
+        "--port",
+        "0",
+      ],
+      "inscriber",
+      { DOGEOS_WALLET_WIF: "" },
+    );
   });
 
   it("relayer: stops within 5 s of SIGTERM with its node and its L2 unreachable", async () => {
     const contract = () => Wallet.createRandom().address;
-    await stopsWithin5s("daemons/relayer/main.ts", [
-      "--db", path.join(dir, "relayer2.sqlite"), "--wallet-db", path.join(dir, "relayer2-wallet.sqlite"), "--index-db", path.join(dir, "relayer2-index.sqlite"),
-      "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`, "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--chain-id", "31337",
-      "--attestation-address", contract(), "--inscriber-address", contract(), "--anchor-address", contract(),
-      "--attesters", "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c", "--inscriber-url", "http://127.0.0.1:9",
-      "--wallet-key-file", walletKeyFile, "--port", "0",
-    ], "relayer", { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey, RELAYER_INSCRIBER_KEY: "ik_unused", RELAYER_WALLET_WIF: "" });
+    await stopsWithin5s(
+      "daemons/relayer/main.ts",
+      [
+        "--db",
+        path.join(dir, "relayer2.sqlite"),
+        "--wallet-db",
+        path.join(dir, "relayer2-wallet.sqlite"),
+        "--index-db",
+        path.join(dir, "relayer2-index.sqlite"),
+        "--rpc-url",
+        `http://u:p@127.0.0.1:${await closedPort()}`,
+        "--l2-rpc-url",
+        `http://127.0.0.1:${await closedPort()}`,
+        "--chain-id",
+        "31337",
+        "--attestation-address",
+        contract(),
+        "--inscriber-address",
+        contract(),
+        "--anchor-address",
+        contract(),
+        "--attesters",
+        "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c",
+        "--inscriber-url",
+        "http://127.0.0.1:9",
+        "--wallet-key-file",
+        walletKeyFile,
+        "--port",
+        "0",
+      ],
+      "relayer",
+      {
+        RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey,
+        RELAYER_INSCRIBER_KEY: "ik_unused",
+        RELAYER_WALLET_WIF: "",
+      },
+    );
   });
 
   it("amm and launchpad: stop within 5 s of SIGTERM with their node unreachable", async () => {
@@ -150,27 +258,89 @@ describe("daemon start-up checks and stopping", function () {
     fs.writeFileSync(projectKey, "ik_unused\n", { mode: 0o600 });
     const ammWallet = path.join(dir, "amm.wif");
     generateWalletKeyFile(ammWallet, NETWORKS.regtest);
-    await stopsWithin5s("daemons/amm/main.ts", [
-      "--db", path.join(dir, "amm.sqlite"), "--index-db", path.join(dir, "amm-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
-      "--inscriber-url", `http://127.0.0.1:${await closedPort()}`, "--inscriber-key-file", projectKey, "--wallet-key-file", ammWallet,
-      "--wallet-db", path.join(dir, "amm-wallet.sqlite"), "--port", "0",
-    ], "amm", { AMM_WALLET_WIF: "" });
-    await stopsWithin5s("daemons/launchpad/main.ts", [
-      "--db", path.join(dir, "launchpad.sqlite"), "--index-db", path.join(dir, "launchpad-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
-      "--inscriber-url", `http://127.0.0.1:${await closedPort()}`, "--inscriber-key-file", projectKey, "--port", "0",
-    ], "launchpad");
+    await stopsWithin5s(
+      "daemons/amm/main.ts",
+      [
+        "--db",
+        path.join(dir, "amm.sqlite"),
+        "--index-db",
+        path.join(dir, "amm-index.sqlite"),
+        "--rpc-url",
+        `http://u:p@127.0.0.1:${await closedPort()}`,
+        "--inscriber-url",
+        `http://127.0.0.1:${await closedPort()}`,
+        "--inscriber-key-file",
+        projectKey,
+        "--wallet-key-file",
+        ammWallet,
+        "--wallet-db",
+        path.join(dir, "amm-wallet.sqlite"),
+        "--port",
+        "0",
+      ],
+      "amm",
+      { AMM_WALLET_WIF: "" },
+    );
+    await stopsWithin5s(
+      "daemons/launchpad/main.ts",
+      [
+        "--db",
+        path.join(dir, "launchpad.sqlite"),
+        "--index-db",
+        path.join(dir, "launchpad-index.sqlite"),
+        "--rpc-url",
+        `http://u:p@127.0.0.1:${await closedPort()}`,
+        "--inscriber-url",
+        `http://127.0.0.1:${await closedPort()}`,
+        "--inscriber-key-file",
+        projectKey,
+        "--port",
+        "0",
+      ],
+      "launchpad",
+    );
   });
 
   it("attester and attest: stop within 5 s of SIGTERM with their node and L2 unreachable", async () => {
     const attestation = Wallet.createRandom().address;
-    await stopsWithin5s("daemons/attester/main.ts", [
-      "--index-db", path.join(dir, "attester-index.sqlite"), "--rpc-url", `http://u:p@127.0.0.1:${await closedPort()}`,
-      "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
-    ], "attester", { ATTESTER_PRIVATE_KEY: Wallet.createRandom().privateKey });
-    await stopsWithin5s("daemons/attest-api/main.ts", [
-      "--attesters", "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c", "--index-db", path.join(dir, "attest-index.sqlite"),
-      "--l2-rpc-url", `http://127.0.0.1:${await closedPort()}`, "--attestation-address", attestation, "--chain-id", "31337", "--port", "0",
-    ], "attest", { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey });
+    await stopsWithin5s(
+      "daemons/attester/main.ts",
+      [
+        "--index-db",
+        path.join(dir, "attester-index.sqlite"),
+        "--rpc-url",
+        `http://u:p@127.0.0.1:${await closedPort()}`,
+        "--l2-rpc-url",
+        `http://127.0.0.1:${await closedPort()}`,
+        "--attestation-address",
+        attestation,
+        "--chain-id",
+        "31337",
+        "--port",
+        "0",
+      ],
+      "attester",
+      { ATTESTER_PRIVATE_KEY: Wallet.createRandom().privateKey },
+    );
+    await stopsWithin5s(
+      "daemons/attest-api/main.ts",
+      [
+        "--attesters",
+        "http://127.0.0.1:9/a,http://127.0.0.1:9/b,http://127.0.0.1:9/c",
+        "--index-db",
+        path.join(dir, "attest-index.sqlite"),
+        "--l2-rpc-url",
+        `http://127.0.0.1:${await closedPort()}`,
+        "--attestation-address",
+        attestation,
+        "--chain-id",
+        "31337",
+        "--port",
+        "0",
+      ],
+      "attest",
+      { RELAYER_PRIVATE_KEY: Wallet.createRandom().privateKey },
+    );
   });
 
   it("-txindex probe: finds the devnet's index through a fully spent transaction, and reports a node without one", async () => {
@@ -182,9 +352,17 @@ describe("daemon start-up checks and stopping", function () {
     const alice = newKey();
     const bob = newKey();
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 10, true]);
-    const first = spendP2pkh(alice, [{ txid: paid.txid, vout: 0, value: 10n * DOGE }], [{ script: bob.script, value: 9n * DOGE }]);
+    const first = spendP2pkh(
+      alice,
+      [{ txid: paid.txid, vout: 0, value: 10n * DOGE }],
+      [{ script: bob.script, value: 9n * DOGE }],
+    );
     const firstTxid = await devnet.rpc<string>("sendrawtransaction", [first.hex]);
-    const second = spendP2pkh(bob, [{ txid: firstTxid, vout: 0, value: 9n * DOGE }], [{ script: newKey().script, value: 8n * DOGE }]);
+    const second = spendP2pkh(
+      bob,
+      [{ txid: firstTxid, vout: 0, value: 9n * DOGE }],
+      [{ script: newKey().script, value: 8n * DOGE }],
+    );
     await devnet.rpc("sendrawtransaction", [second.hex]);
     await devnet.rpc("generatetoaddress", [1, newKey().address]);
     expect(await client.getTxOut(firstTxid, 0, false)).to.equal(null);
@@ -203,12 +381,25 @@ describe("daemon start-up checks and stopping", function () {
         const verbose = await client.getRawTransactionVerbose(txid);
         const confirmed = (verbose.confirmations ?? 0) > 0;
         let unspent = false;
-        for (let vout = 0; vout < verbose.vout.length && !unspent; vout++) unspent = (await client.getTxOut(txid, vout, false)) !== null;
-        if (confirmed && !unspent) throw new DogecoinRpcError(RPC_INVALID_ADDRESS_OR_KEY, "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.", "getrawtransaction", client.endpoint, 500);
+        for (let vout = 0; vout < verbose.vout.length && !unspent; vout++)
+          unspent = (await client.getTxOut(txid, vout, false)) !== null;
+        if (confirmed && !unspent)
+          throw new DogecoinRpcError(
+            RPC_INVALID_ADDRESS_OR_KEY,
+            "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.",
+            "getrawtransaction",
+            client.endpoint,
+            500,
+          );
         return verbose.hex;
       },
     };
-    const error = await checkTxindex(withoutIndex, "inscriber", "the PSBTs").then(() => null, (e: Error) => e);
-    expect(error?.message).to.equal(`inscriber: the node at http://${new URL(devnet.url).host}/ has no transaction index (getrawtransaction ${firstTxid} answers -5), which the PSBTs needs; restart dogecoind with -txindex=1 (once: -reindex)`);
+    const error = await checkTxindex(withoutIndex, "inscriber", "the PSBTs").then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(error?.message).to.equal(
+      `inscriber: the node at http://${new URL(devnet.url).host}/ has no transaction index (getrawtransaction ${firstTxid} answers -5), which the PSBTs needs; restart dogecoind with -txindex=1 (once: -reindex)`,
+    );
   });
 });

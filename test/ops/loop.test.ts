@@ -9,11 +9,18 @@ import { expect } from "chai";
 import { until } from "../helpers/wait";
 import { runEvery } from "../../src/ops/loop";
 
-interface Deferred { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void }
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
 function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
-  const promise = new Promise<void>((ok, fail) => { resolve = ok; reject = fail; });
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
   return { promise, resolve, reject };
 }
 
@@ -60,7 +67,9 @@ describe("runEvery (src/ops/loop.ts)", () => {
       await gate.promise;
     });
     let stopped = false;
-    const stopping = loop.stop().then(() => { stopped = true; });
+    const stopping = loop.stop().then(() => {
+      stopped = true;
+    });
     await tick();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stopped, "stop() resolved while the pass was running").to.equal(false);
@@ -89,7 +98,9 @@ describe("runEvery (src/ops/loop.ts)", () => {
 
     // Stopped between passes: the timer is cancelled.
     let idle = 0;
-    const waiting = runEvery("test_loop", 10_000, () => { idle++; });
+    const waiting = runEvery("test_loop", 10_000, () => {
+      idle++;
+    });
     await tick();
     const started = Date.now();
     await waiting.stop();
@@ -102,13 +113,18 @@ describe("runEvery (src/ops/loop.ts)", () => {
     const starts: number[] = [];
     const outcomes = [false, false, false, false, true, true, false, true];
     let index = 0;
-    const loop = runEvery("test_loop", 10, () => {
-      starts.push(Date.now());
-      const ok = outcomes[index++];
-      if (ok === undefined) return undefined;
-      if (!ok) throw new Error(`failure ${index}`);
-      return undefined;
-    }, { log: (event, fields) => events.push({ event, fields }), backoff: { maxMs: 50 } });
+    const loop = runEvery(
+      "test_loop",
+      10,
+      () => {
+        starts.push(Date.now());
+        const ok = outcomes[index++];
+        if (ok === undefined) return undefined;
+        if (!ok) throw new Error(`failure ${index}`);
+        return undefined;
+      },
+      { log: (event, fields) => events.push({ event, fields }), backoff: { maxMs: 50 } },
+    );
     await until("every scripted pass", () => index >= outcomes.length, 10_000, 5);
     await loop.stop();
     const gaps = starts.slice(1, outcomes.length).map((at, i) => at - starts[i]);
@@ -116,7 +132,12 @@ describe("runEvery (src/ops/loop.ts)", () => {
     const expected = [20, 40, 50, 50, 10, 10, 20];
     gaps.forEach((gap, i) => expect(gap, `gap ${i}`).to.be.at.least(expected[i] - 1));
     expect(gaps[4], "a success resets the delay").to.be.below(40);
-    expect(events.map((e) => e.event)).to.deep.equal(["test_loop_failed", "test_loop_recovered", "test_loop_failed", "test_loop_recovered"]);
+    expect(events.map((e) => e.event)).to.deep.equal([
+      "test_loop_failed",
+      "test_loop_recovered",
+      "test_loop_failed",
+      "test_loop_recovered",
+    ]);
     expect(events[0].fields).to.deep.include({ loop: "test_loop", err: "failure 1", retry_ms: 20 });
     expect(events[1].fields).to.deep.equal({ loop: "test_loop", failures: 4 });
     expect(events[2].fields).to.deep.include({ loop: "test_loop", err: "failure 7" });
@@ -126,10 +147,15 @@ describe("runEvery (src/ops/loop.ts)", () => {
   it("without back-off keeps the interval after a failure", async () => {
     const starts: number[] = [];
     const events: string[] = [];
-    const loop = runEvery("test_loop", 15, () => {
-      starts.push(Date.now());
-      throw new Error("always");
-    }, { log: (event) => events.push(event), backoff: false });
+    const loop = runEvery(
+      "test_loop",
+      15,
+      () => {
+        starts.push(Date.now());
+        throw new Error("always");
+      },
+      { log: (event) => events.push(event), backoff: false },
+    );
     await until("four passes", () => starts.length >= 4, 5_000, 5);
     await loop.stop();
     for (let i = 1; i < 4; i++) expect(starts[i] - starts[i - 1]).to.be.at.least(14);
@@ -139,7 +165,9 @@ describe("runEvery (src/ops/loop.ts)", () => {
 
   it("never keeps the process alive: its timers are unref'd", async () => {
     let passes = 0;
-    const loop = runEvery("test_loop", 60_000, () => { passes++; });
+    const loop = runEvery("test_loop", 60_000, () => {
+      passes++;
+    });
     await tick();
     await tick();
     expect(passes).to.equal(1);

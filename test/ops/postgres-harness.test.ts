@@ -7,7 +7,16 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import { until } from "../helpers/wait";
-import { PgCluster, createTestDatabase, pauseReplay, pgQuery, startCluster, startReplica, testPostgresUrl, waitForReplay } from "../helpers/postgres";
+import {
+  PgCluster,
+  createTestDatabase,
+  pauseReplay,
+  pgQuery,
+  startCluster,
+  startReplica,
+  testPostgresUrl,
+  waitForReplay,
+} from "../helpers/postgres";
 
 describe("PostgreSQL test harness", function () {
   this.timeout(180_000);
@@ -15,15 +24,23 @@ describe("PostgreSQL test harness", function () {
   describe("a suite's own database", () => {
     const url = testPostgresUrl();
     it("is empty, UTF8 with the C collation, and writable", async () => {
-      const tables = await pgQuery(url(), "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
+      const tables = await pgQuery(
+        url(),
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+      );
       expect(tables).to.deep.equal([]);
-      const [settings] = await pgQuery<{ encoding: string; collate: string }>(url(),
-        "SELECT pg_encoding_to_char(encoding) AS encoding, datcollate AS collate FROM pg_database WHERE datname = current_database()");
+      const [settings] = await pgQuery<{ encoding: string; collate: string }>(
+        url(),
+        "SELECT pg_encoding_to_char(encoding) AS encoding, datcollate AS collate FROM pg_database WHERE datname = current_database()",
+      );
       expect(settings).to.deep.equal({ encoding: "UTF8", collate: "C" });
       await pgQuery(url(), "CREATE TABLE t (k TEXT PRIMARY KEY)");
       await pgQuery(url(), "INSERT INTO t VALUES ($1), ($2)", ["b", "B"]);
       // Bytewise ordering, as SQLite's: upper case first.
-      expect((await pgQuery<{ k: string }>(url(), "SELECT k FROM t ORDER BY k")).map((r) => r.k)).to.deep.equal(["B", "b"]);
+      expect((await pgQuery<{ k: string }>(url(), "SELECT k FROM t ORDER BY k")).map((r) => r.k)).to.deep.equal([
+        "B",
+        "b",
+      ]);
     });
   });
 
@@ -33,7 +50,10 @@ describe("PostgreSQL test harness", function () {
     try {
       expect(first.name).to.not.equal(second.name);
       await pgQuery(first.url, "CREATE TABLE only_here (x INT)");
-      const seen = await pgQuery(second.url, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'");
+      const seen = await pgQuery(
+        second.url,
+        "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'",
+      );
       expect(seen).to.deep.equal([{ n: 0 }]);
     } finally {
       await second.drop();
@@ -70,8 +90,12 @@ describe("PostgreSQL test harness", function () {
       await primary.query("INSERT INTO blocks SELECT g, md5(g::text) FROM generate_series(0, 999) AS g");
       const lsn = await waitForReplay(primary, replica);
       expect(lsn).to.match(/^[0-9A-F]+\/[0-9A-F]+$/);
-      const onReplica = await replica.query("SELECT count(*)::int AS n, max(height) AS top, md5(string_agg(hash, '' ORDER BY height)) AS digest FROM blocks");
-      const onPrimary = await primary.query("SELECT count(*)::int AS n, max(height) AS top, md5(string_agg(hash, '' ORDER BY height)) AS digest FROM blocks");
+      const onReplica = await replica.query(
+        "SELECT count(*)::int AS n, max(height) AS top, md5(string_agg(hash, '' ORDER BY height)) AS digest FROM blocks",
+      );
+      const onPrimary = await primary.query(
+        "SELECT count(*)::int AS n, max(height) AS top, md5(string_agg(hash, '' ORDER BY height)) AS digest FROM blocks",
+      );
       expect(onReplica).to.deep.equal(onPrimary);
       expect(onReplica[0].n).to.equal(1000);
 
@@ -104,18 +128,31 @@ describe("PostgreSQL test harness", function () {
         await primary.query("INSERT INTO blocks VALUES (7000, 'while paused')");
         const [{ lsn }] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
         // Received (streamed) but not applied.
-        await until("the replica to receive the write", async () => {
-          const [row] = await replica.query<{ received: boolean }>("SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received", [lsn]);
-          return row.received;
-        }, 30_000);
-        expect(await replica.query("SELECT count(*)::int AS n FROM blocks WHERE height = 7000")).to.deep.equal([{ n: 0 }]);
-        const [{ behind }] = await replica.query<{ behind: boolean }>("SELECT pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) > 0 AS behind");
+        await until(
+          "the replica to receive the write",
+          async () => {
+            const [row] = await replica.query<{ received: boolean }>(
+              "SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS received",
+              [lsn],
+            );
+            return row.received;
+          },
+          30_000,
+        );
+        expect(await replica.query("SELECT count(*)::int AS n FROM blocks WHERE height = 7000")).to.deep.equal([
+          { n: 0 },
+        ]);
+        const [{ behind }] = await replica.query<{ behind: boolean }>(
+          "SELECT pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) > 0 AS behind",
+        );
         expect(behind).to.equal(true);
       } finally {
         await pauseReplay(replica, false);
       }
       await waitForReplay(primary, replica);
-      expect(await replica.query("SELECT hash FROM blocks WHERE height = 7000")).to.deep.equal([{ hash: "while paused" }]);
+      expect(await replica.query("SELECT hash FROM blocks WHERE height = 7000")).to.deep.equal([
+        { hash: "while paused" },
+      ]);
     });
 
     it("stop() ends the server and removes its directory", async () => {

@@ -20,7 +20,8 @@ const ROOT = path.resolve(__dirname, "..", "..");
 /** Apart from start-node.test.ts's 20000 and npm start's own ports. */
 const PORT_OFFSET = 21_000;
 /** The shared poll (test/helpers/wait.ts), every 250 ms: each probe of these tests reads /proc or a log. */
-const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) => waitUntil(what, probe, limitMs, 250);
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) =>
+  waitUntil(what, probe, limitMs, 250);
 const HARDHAT_CLI = require.resolve("hardhat/internal/cli/cli.js");
 /** Hardhat's account 0 (mnemonic "test test ... junk"), public knowledge: funded on every Hardhat node. */
 const ACCOUNT_0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -47,8 +48,12 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
   let start: ChildProcess | null = null;
 
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const response = await fetch(l2Url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-    const body = await response.json() as { result?: T; error?: unknown };
+    const response = await fetch(l2Url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await response.json()) as { result?: T; error?: unknown };
     if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
     return body.result as T;
   };
@@ -56,13 +61,22 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
   before(async () => {
     const port = await freePort();
     l2Url = `http://127.0.0.1:${port}`;
-    l2 = spawn(process.execPath, [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", String(port)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    l2 = spawn(process.execPath, [HARDHAT_CLI, "node", "--hostname", "127.0.0.1", "--port", String(port)], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
-    l2.stdout!.on("data", (chunk) => { out += chunk; });
-    await until("the Hardhat node", () => {
-      if (l2.exitCode !== null) throw new Error(`the Hardhat node exited ${l2.exitCode}: ${out}`);
-      return out.includes("Started HTTP and WebSocket JSON-RPC server");
-    }, 120_000);
+    l2.stdout!.on("data", (chunk) => {
+      out += chunk;
+    });
+    await until(
+      "the Hardhat node",
+      () => {
+        if (l2.exitCode !== null) throw new Error(`the Hardhat node exited ${l2.exitCode}: ${out}`);
+        return out.includes("Started HTTP and WebSocket JSON-RPC server");
+      },
+      120_000,
+    );
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "start-l2-test-"));
     keyFile = path.join(dataDir, "deployer.key");
     fs.writeFileSync(keyFile, `${ACCOUNT_0_KEY}\n`, { mode: 0o600 });
@@ -79,21 +93,45 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
   });
 
   /** One `npm start` against the node until its table; returns what it printed and how to stop it. */
-  async function runStack(extra: string[] = []): Promise<{ stdout: string; stderr: () => string; stop: () => Promise<void> }> {
-    const child = spawn("npm", ["start", "--", "--l2", l2Url, "--l2-key-file", keyFile, "--port-offset", String(PORT_OFFSET), ...extra], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true,
-      env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "", DOGEOS_PRIVATE_KEY_FILE: "", DEPLOY_PARAMETERS: "" },
-    });
+  async function runStack(
+    extra: string[] = [],
+  ): Promise<{ stdout: string; stderr: () => string; stop: () => Promise<void> }> {
+    const child = spawn(
+      "npm",
+      ["start", "--", "--l2", l2Url, "--l2-key-file", keyFile, "--port-offset", String(PORT_OFFSET), ...extra],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: {
+          ...process.env,
+          DOGEOS_DATA_DIR: dataDir,
+          DOGECOIN_RPC_URL: "",
+          DOGEOS_PRIVATE_KEY_FILE: "",
+          DEPLOY_PARAMETERS: "",
+        },
+      },
+    );
     start = child;
     let stdout = "";
     let stderr = "";
-    child.stdout!.on("data", (chunk) => { stdout += chunk; });
-    child.stderr!.on("data", (chunk) => { stderr += chunk; });
-    const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));
-    await until("the table of services", () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${stderr}`);
-      return /^amm +http/m.test(stdout);
-    }, 300_000);
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(signal ?? String(code))),
+    );
+    await until(
+      "the table of services",
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${stderr}`);
+        return /^amm +http/m.test(stdout);
+      },
+      300_000,
+    );
     return {
       stdout,
       stderr: () => stderr,
@@ -106,11 +144,14 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     };
   }
 
-  const addressesIn = (stdout: string): Record<string, string> => Object.fromEntries(CONTRACTS.map((name) => {
-    const match = new RegExp(`^ +${name} +(0x[0-9a-fA-F]{40})$`, "m").exec(stdout);
-    expect(match, `${name} in the table`).to.not.equal(null);
-    return [name, match![1]];
-  }));
+  const addressesIn = (stdout: string): Record<string, string> =>
+    Object.fromEntries(
+      CONTRACTS.map((name) => {
+        const match = new RegExp(`^ +${name} +(0x[0-9a-fA-F]{40})$`, "m").exec(stdout);
+        expect(match, `${name} in the table`).to.not.equal(null);
+        return [name, match![1]];
+      }),
+    );
 
   let firstAddresses: Record<string, string>;
 
@@ -120,20 +161,34 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     expect(stack.stderr()).to.include(`${l2Url} is chain 31337`);
     expect(stdout).to.match(new RegExp(`^l2 +${l2Url.replace(/\./g, "\\.")} \\(existing L2, chain 31337\\)$`, "m"));
     expect(stdout).not.to.include("nothing deployed");
-    for (const name of ["indexer", "explorer", "inscriber", "attester-1", "attester-3", "attest", "relayer", "launchpad", "amm"]) {
+    for (const name of [
+      "indexer",
+      "explorer",
+      "inscriber",
+      "attester-1",
+      "attester-3",
+      "attest",
+      "relayer",
+      "launchpad",
+      "amm",
+    ]) {
       expect(stdout, name).to.match(new RegExp(`^${name} +http://127\\.0\\.0\\.1:\\d+`, "m"));
     }
     firstAddresses = addressesIn(stdout);
-    for (const [name, address] of Object.entries(firstAddresses)) expect(await rpc<string>("eth_getCode", [address, "latest"]), name).to.not.equal("0x");
+    for (const [name, address] of Object.entries(firstAddresses))
+      expect(await rpc<string>("eth_getCode", [address, "latest"]), name).to.not.equal("0x");
 
     // The keys npm start made: 0600 files; the relayer's and the attest API's funded with 1 ETH.
     for (const name of ["l2-attester-1", "l2-attester-2", "l2-attester-3", "l2-relayer", "l2-attest"]) {
       expect(fs.statSync(path.join(dataDir, "keys", `${name}.key`)).mode & 0o777, name).to.equal(0o600);
     }
     const { Wallet } = await import("ethers");
-    const addressOf = (name: string) => new Wallet(fs.readFileSync(path.join(dataDir, "keys", `${name}.key`), "utf8").trim()).address;
+    const addressOf = (name: string) =>
+      new Wallet(fs.readFileSync(path.join(dataDir, "keys", `${name}.key`), "utf8").trim()).address;
     for (const name of ["l2-relayer", "l2-attest"]) {
-      expect(BigInt(await rpc<string>("eth_getBalance", [addressOf(name), "latest"])), name).to.be.at.least(10n ** 18n / 2n);
+      expect(BigInt(await rpc<string>("eth_getBalance", [addressOf(name), "latest"])), name).to.be.at.least(
+        10n ** 18n / 2n,
+      );
     }
     expect(stdout).to.include(`L2 key: ${addressOf("l2-relayer")}`);
     // The attesters on chain are the keys npm start made.
@@ -170,16 +225,27 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
       fs.renameSync(path.join(dataDir, "keys", `l2-attester-${n}.key`), file);
       return file;
     });
-    const child = spawn("npm", ["start", "--", "--l2", l2Url, "--l2-key-file", keyFile, "--port-offset", String(PORT_OFFSET)], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "" },
-    });
+    const child = spawn(
+      "npm",
+      ["start", "--", "--l2", l2Url, "--l2-key-file", keyFile, "--port-offset", String(PORT_OFFSET)],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "" },
+      },
+    );
     start = child;
     let stderr = "";
-    child.stderr!.on("data", (chunk) => { stderr += chunk; });
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     start = null;
     expect(code).to.not.equal(0);
-    expect(stderr).to.match(/^start: the DogeAttestation recorded for chain 31337 .* pass their key files with --l2-attester-key-files a,b,c$/m);
+    expect(stderr).to.match(
+      /^start: the DogeAttestation recorded for chain 31337 .* pass their key files with --l2-attester-key-files a,b,c$/m,
+    );
     await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
 
     const nonceBefore = await rpc<string>("eth_getTransactionCount", [ACCOUNT_0, "latest"]);
@@ -194,12 +260,21 @@ describe("npm start -- --l2 <rpc url> --l2-key-file <file> (an existing L2: a se
     const loose = path.join(dataDir, "loose.key");
     fs.writeFileSync(loose, `${ACCOUNT_0_KEY}\n`, { mode: 0o644 });
     fs.chmodSync(loose, 0o644);
-    const child = spawn("npm", ["start", "--", "--l2", l2Url, "--l2-key-file", loose, "--port-offset", String(PORT_OFFSET)], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "" },
-    });
+    const child = spawn(
+      "npm",
+      ["start", "--", "--l2", l2Url, "--l2-key-file", loose, "--port-offset", String(PORT_OFFSET)],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "" },
+      },
+    );
     start = child;
     let stderr = "";
-    child.stderr!.on("data", (chunk) => { stderr += chunk; });
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     start = null;
     expect(code).to.not.equal(0);

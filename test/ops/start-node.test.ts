@@ -20,7 +20,8 @@ const ROOT = path.resolve(__dirname, "..", "..");
 /** Well below the ephemeral range (32768 and up), apart from npm start's own 3001-3030, 8545, 18332. */
 const PORT_OFFSET = 20_000;
 /** The shared poll (test/helpers/wait.ts), every 250 ms: each probe of these tests reads /proc or a log. */
-const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) => waitUntil(what, probe, limitMs, 250);
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) =>
+  waitUntil(what, probe, limitMs, 250);
 
 describe("npm start -- --node <rpc url> (an existing node: the devnet through its dogecoind RPC)", function () {
   this.timeout(300_000);
@@ -41,23 +42,46 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
 
   it("runs the whole stack on the node, shows the table, serves, and stops with nothing left", async () => {
     const child = spawn("npm", ["start", "--", "--node", devnet.url, "--port-offset", String(PORT_OFFSET)], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true,
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
       env: { ...process.env, DOGEOS_DATA_DIR: dataDir, DOGECOIN_RPC_URL: "" },
     });
     start = child;
     let stdout = "";
     let stderr = "";
-    child.stdout!.on("data", (chunk) => { stdout += chunk; });
-    child.stderr!.on("data", (chunk) => { stderr += chunk; });
-    const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(signal ?? String(code))),
+    );
 
-    await until("the table of services", () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${stderr}`);
-      return /^amm +http/m.test(stdout);
-    }, 240_000);
+    await until(
+      "the table of services",
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${stderr}`);
+        return /^amm +http/m.test(stdout);
+      },
+      240_000,
+    );
 
     // The table: every service with its URL, and no devnet of its own.
-    for (const name of ["indexer", "explorer", "inscriber", "l2", "indexer-1", "attester-3", "attest", "relayer", "launchpad", "amm"]) {
+    for (const name of [
+      "indexer",
+      "explorer",
+      "inscriber",
+      "l2",
+      "indexer-1",
+      "attester-3",
+      "attest",
+      "relayer",
+      "launchpad",
+      "amm",
+    ]) {
       expect(stdout, name).to.match(new RegExp(`^${name} +http://127\\.0\\.0\\.1:\\d+`, "m"));
     }
     expect(stdout).not.to.match(/^devnet /m);
@@ -69,10 +93,17 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
     const height = await devnet.rpc<number>("getblockcount");
     expect(height).to.equal(111);
     const explorer = `http://127.0.0.1:${3001 + PORT_OFFSET}`;
-    const status = await until("the explorer at the node's height", async () => {
-      const body = await (await fetch(`${explorer}/api/status`)).json() as { indexer: { indexed_height: number; network: string | null }; node: { height: number | null } };
-      return body.indexer.indexed_height === height ? body : undefined;
-    }, 60_000);
+    const status = await until(
+      "the explorer at the node's height",
+      async () => {
+        const body = (await (await fetch(`${explorer}/api/status`)).json()) as {
+          indexer: { indexed_height: number; network: string | null };
+          node: { height: number | null };
+        };
+        return body.indexer.indexed_height === height ? body : undefined;
+      },
+      60_000,
+    );
     expect(status.indexer.network).to.equal("regtest");
     expect(status.node.height).to.equal(height);
 
@@ -99,7 +130,10 @@ describe("npm start -- --node <rpc url> (an existing node: the devnet through it
     expect(await exited).to.be.oneOf(["0", "SIGINT"]);
     await until("no process left", () => processesUnder(dataDir, PORT_OFFSET).length === 0, 60_000);
     // The Hardhat node (which does not know our data directory) is gone too: its port is free.
-    const l2 = await fetch(`http://127.0.0.1:${8545 + PORT_OFFSET}`, { method: "POST" }).then(() => "answered", () => "refused");
+    const l2 = await fetch(`http://127.0.0.1:${8545 + PORT_OFFSET}`, { method: "POST" }).then(
+      () => "answered",
+      () => "refused",
+    );
     expect(l2).to.equal("refused");
   });
 });

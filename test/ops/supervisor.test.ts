@@ -31,10 +31,15 @@ function alive(pid: number): boolean {
 }
 
 /** The shared poll (test/helpers/wait.ts), every 100 ms, 30 s at most unless told. */
-const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs = 30_000) => waitUntil(what, probe, limitMs, 100);
+const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs = 30_000) =>
+  waitUntil(what, probe, limitMs, 100);
 
 const childSpec = (name: string, env: NodeJS.ProcessEnv = {}) => ({
-  name, args: () => ["--import", "tsx", CHILD], ready: new RegExp(`^${name} {2}(\\S+)$`, "m"), env: { CHILD_NAME: name, ...env }, cwd: ROOT,
+  name,
+  args: () => ["--import", "tsx", CHILD],
+  ready: new RegExp(`^${name} {2}(\\S+)$`, "m"),
+  env: { CHILD_NAME: name, ...env },
+  cwd: ROOT,
 });
 
 const getJson = async (url: string) => (await fetch(url)).json() as Promise<{ name: string; pid: number }>;
@@ -45,7 +50,12 @@ describe("npm start's supervisor", function () {
   it("restarts a child killed with SIGKILL (logged, counted, with back-off) while the other keeps serving", async () => {
     const logDir = tempDir();
     const events: SupervisorEvent[] = [];
-    const supervisor = new Supervisor({ logDir, onEvent: (event) => events.push(event), initialBackoffMs: 200, maxBackoffMs: 400 });
+    const supervisor = new Supervisor({
+      logDir,
+      onEvent: (event) => events.push(event),
+      initialBackoffMs: 200,
+      maxBackoffMs: 400,
+    });
     try {
       const alphaUrl = await supervisor.start(childSpec("alpha"));
       const betaUrl = await supervisor.start(childSpec("beta"));
@@ -56,11 +66,21 @@ describe("npm start's supervisor", function () {
       let killedPid = firstPid;
       for (const expectedDelay of [200, 400, 400]) {
         process.kill(killedPid, "SIGKILL");
-        const exited = await until("the exit event", () => events.find((e) => e.type === "exited" && e.pid === killedPid));
+        const exited = await until("the exit event", () =>
+          events.find((e) => e.type === "exited" && e.pid === killedPid),
+        );
         expect(exited).to.include({ name: "alpha", signal: "SIGKILL", restartInMs: expectedDelay });
         // beta serves all along, the same process.
         expect(await getJson(betaUrl)).to.deep.equal(beta);
-        const restarted = await until("alpha's restart", () => events.find((e) => e.type === "started" && e.name === "alpha" && e.pid !== killedPid && !events.some((x) => x.type === "exited" && x.pid === e.pid)));
+        const restarted = await until("alpha's restart", () =>
+          events.find(
+            (e) =>
+              e.type === "started" &&
+              e.name === "alpha" &&
+              e.pid !== killedPid &&
+              !events.some((x) => x.type === "exited" && x.pid === e.pid),
+          ),
+        );
         if (restarted.type !== "started") throw new Error("unreachable");
         const answer = await getJson(restarted.url);
         expect(answer).to.deep.equal({ name: "alpha", pid: restarted.pid });
@@ -81,7 +101,13 @@ describe("npm start's supervisor", function () {
   it("resets the back-off once a run stayed up long enough", async () => {
     const logDir = tempDir();
     const events: SupervisorEvent[] = [];
-    const supervisor = new Supervisor({ logDir, onEvent: (event) => events.push(event), initialBackoffMs: 100, maxBackoffMs: 10_000, resetAfterMs: 1_000 });
+    const supervisor = new Supervisor({
+      logDir,
+      onEvent: (event) => events.push(event),
+      initialBackoffMs: 100,
+      maxBackoffMs: 10_000,
+      resetAfterMs: 1_000,
+    });
     try {
       await supervisor.start(childSpec("gamma"));
       const delays: number[] = [];
@@ -92,7 +118,11 @@ describe("npm start's supervisor", function () {
         process.kill(pid, "SIGKILL");
         const exited = await until("the exit event", () => events.find((e) => e.type === "exited" && e.pid === pid));
         if (exited.type === "exited") delays.push(exited.restartInMs!);
-        await until("the restart", () => events.some((e) => e.type === "started" && e.name === "gamma" && e.pid !== pid && e.restarts === delays.length));
+        await until("the restart", () =>
+          events.some(
+            (e) => e.type === "started" && e.name === "gamma" && e.pid !== pid && e.restarts === delays.length,
+          ),
+        );
       }
       // 100, doubled to 200 after a short run, back to 100 after a run longer than resetAfterMs.
       expect(delays).to.deep.equal([100, 200, 100]);
@@ -112,10 +142,16 @@ describe("npm start's supervisor", function () {
       console.log("child " + child.pid); setInterval(() => {}, 1000);`;
     const parent = spawn(process.execPath, ["-e", parentScript], { stdio: ["ignore", "pipe", "inherit"] });
     let stdout = "";
-    parent.stdout!.on("data", (chunk) => { stdout += chunk; });
+    parent.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+    });
     try {
       const pid = await until("the child's pid", () => Number(/^child (\d+)$/m.exec(stdout)?.[1]) || undefined);
-      await until("the child's ready line", () => fs.existsSync(log) && /^orphan {2}http/m.test(fs.readFileSync(log, "utf8")), 60_000);
+      await until(
+        "the child's ready line",
+        () => fs.existsSync(log) && /^orphan {2}http/m.test(fs.readFileSync(log, "utf8")),
+        60_000,
+      );
       parent.kill("SIGKILL");
       await until("the child gone", () => !alive(pid), 10_000);
       expect(fs.readFileSync(log, "utf8")).to.match(/"event":"stopping","reason":"parent_exited"/);
@@ -127,19 +163,33 @@ describe("npm start's supervisor", function () {
 
   it("leaves no child running when the supervisor itself is killed with SIGKILL", async () => {
     const logDir = tempDir();
-    const supervisorProcess = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fixtures", "supervise.ts")], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SUPERVISE_LOG_DIR: logDir },
-    });
+    const supervisorProcess = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(__dirname, "fixtures", "supervise.ts")],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, SUPERVISE_LOG_DIR: logDir },
+      },
+    );
     let stdout = "";
     let stderr = "";
-    supervisorProcess.stdout!.on("data", (chunk) => { stdout += chunk; });
-    supervisorProcess.stderr!.on("data", (chunk) => { stderr += chunk; });
+    supervisorProcess.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    supervisorProcess.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
     try {
-      const pids = await until("the children's pids", () => {
-        if (supervisorProcess.exitCode !== null) throw new Error(`supervisor exited: ${stderr}`);
-        const match = /^pids (.+)$/m.exec(stdout);
-        return match ? (JSON.parse(match[1]) as Record<string, number>) : undefined;
-      }, 60_000);
+      const pids = await until(
+        "the children's pids",
+        () => {
+          if (supervisorProcess.exitCode !== null) throw new Error(`supervisor exited: ${stderr}`);
+          const match = /^pids (.+)$/m.exec(stdout);
+          return match ? (JSON.parse(match[1]) as Record<string, number>) : undefined;
+        },
+        60_000,
+      );
       expect(Object.keys(pids)).to.deep.equal(["alpha", "beta", "gamma"]);
       for (const pid of Object.values(pids)) expect(alive(pid)).to.equal(true);
       supervisorProcess.kill("SIGKILL");
@@ -147,7 +197,9 @@ describe("npm start's supervisor", function () {
       await until("every child gone", () => Object.values(pids).every((pid) => !alive(pid)), 10_000);
       // Our daemons ran their own stop (stopOnSignals), from the parent watch or the preload's SIGTERM.
       for (const name of ["alpha", "beta"]) {
-        expect(fs.readFileSync(path.join(logDir, `${name}.log`), "utf8")).to.match(/"event":"stopping","reason":"(parent_exited|SIGTERM)"/);
+        expect(fs.readFileSync(path.join(logDir, `${name}.log`), "utf8")).to.match(
+          /"event":"stopping","reason":"(parent_exited|SIGTERM)"/,
+        );
       }
     } finally {
       supervisorProcess.kill("SIGKILL");
@@ -157,15 +209,23 @@ describe("npm start's supervisor", function () {
 
   it("a daemon whose stop never finishes still exits (code 1) within 5 s of SIGTERM", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
-      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CHILD_NAME: "stuck", CHILD_STOP: "hang" },
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, CHILD_NAME: "stuck", CHILD_STOP: "hang" },
     });
     let stdout = "";
     let stderr = "";
-    child.stdout!.on("data", (chunk) => { stdout += chunk; });
-    child.stderr!.on("data", (chunk) => { stderr += chunk; });
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+    });
     try {
       await until("the ready line", () => /^stuck {2}http/m.test(stdout), 60_000);
-      const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once("exit", (code) => resolve({ code, at: Date.now() })));
+      const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+        child.once("exit", (code) => resolve({ code, at: Date.now() })),
+      );
       const sentAt = Date.now();
       child.kill("SIGTERM");
       const { code, at } = await exited;

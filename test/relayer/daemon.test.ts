@@ -20,9 +20,14 @@ import { ATTESTERS } from "../contracts/attestation-fixture";
 import { RunningAttester, blockRpc, call, deployContracts, startAttester } from "../attester/helpers";
 import { until } from "../helpers/wait";
 
-
 /** Runs the daemon until it exits on its own, with no key in the environment unless `env` gives one. */
-const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) => runDaemonToExit("daemons/relayer/main.ts", args, { RELAYER_PRIVATE_KEY: "", RELAYER_INSCRIBER_KEY: "", RELAYER_WALLET_WIF: "", ...env });
+const runToExit = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runDaemonToExit("daemons/relayer/main.ts", args, {
+    RELAYER_PRIVATE_KEY: "",
+    RELAYER_INSCRIBER_KEY: "",
+    RELAYER_WALLET_WIF: "",
+    ...env,
+  });
 
 /**
  * The relayer process: the L2 served over JSON-RPC from the in-process Hardhat network, three
@@ -49,13 +54,29 @@ describe("relayer daemon", function () {
     await devnet.rpc("generatetoaddress", [blocks, newKey().address]);
     for (const indexer of indexers) await indexer.syncOnce();
   };
-  const args = (overrides: Record<string, string | null> = {}): string[] => Object.entries({
-    "--db": path.join(dir, "relayer.sqlite"), "--wallet-db": path.join(dir, "wallet.sqlite"), "--index-db": indexDbFile, "--rpc-url": devnet.url,
-    "--l2-rpc-url": l2Url, "--attestation-address": String(attestation.target), "--inscriber-address": String(inscriber.target), "--anchor-address": String(anchor.target),
-    "--attesters": attesters.map((a) => a.url).join(","), "--inscriber-url": "http://127.0.0.1:9", "--inscriber-key-file": files.inscriberKey,
-    "--wallet-key-file": files.walletKey, "--l2-key-file": files.l2Key, "--from-block": String(fromBlock), "--poll-ms": "100", "--retry-max-ms": "1000", "--port": "0",
-    ...overrides,
-  }).filter((entry): entry is [string, string] => entry[1] !== null).flat();
+  const args = (overrides: Record<string, string | null> = {}): string[] =>
+    Object.entries({
+      "--db": path.join(dir, "relayer.sqlite"),
+      "--wallet-db": path.join(dir, "wallet.sqlite"),
+      "--index-db": indexDbFile,
+      "--rpc-url": devnet.url,
+      "--l2-rpc-url": l2Url,
+      "--attestation-address": String(attestation.target),
+      "--inscriber-address": String(inscriber.target),
+      "--anchor-address": String(anchor.target),
+      "--attesters": attesters.map((a) => a.url).join(","),
+      "--inscriber-url": "http://127.0.0.1:9",
+      "--inscriber-key-file": files.inscriberKey,
+      "--wallet-key-file": files.walletKey,
+      "--l2-key-file": files.l2Key,
+      "--from-block": String(fromBlock),
+      "--poll-ms": "100",
+      "--retry-max-ms": "1000",
+      "--port": "0",
+      ...overrides,
+    })
+      .filter((entry): entry is [string, string] => entry[1] !== null)
+      .flat();
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "relayer-daemon-"));
@@ -64,7 +85,13 @@ describe("relayer daemon", function () {
     const histories: IndexHistory[] = [];
     for (let i = 0; i < 4; i++) {
       const db = openIndexerDatabase(i === 3 ? indexDbFile : ":memory:");
-      indexers.push(new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest }));
+      indexers.push(
+        new Indexer({
+          store: new IndexerStore(db),
+          source: new RpcChainSource(blockRpc(devnet)),
+          network: NETWORKS.regtest,
+        }),
+      );
       histories.push(new IndexHistory(db));
     }
     files.walletKey = path.join(dir, "wallet.wif");
@@ -75,7 +102,15 @@ describe("relayer daemon", function () {
     fromBlock = await ethers.provider.getBlockNumber();
     ({ attestation, inscriber, anchor } = await deployContracts(ATTESTERS));
     const { chainId } = await ethers.provider.getNetwork();
-    for (let i = 0; i < 3; i++) attesters.push(await startAttester({ history: histories[i], signer: ATTESTERS[i], attestationAddress: String(attestation.target), chainId }));
+    for (let i = 0; i < 3; i++)
+      attesters.push(
+        await startAttester({
+          history: histories[i],
+          signer: ATTESTERS[i],
+          attestationAddress: String(attestation.target),
+          chainId,
+        }),
+      );
     rpcServer = new JsonRpcServer({ hostname: "127.0.0.1", port: 0, provider: hre.network.provider });
     l2Url = `http://127.0.0.1:${(await rpcServer.listen()).port}`;
 
@@ -121,7 +156,9 @@ describe("relayer daemon", function () {
     for (let i = 0; i < 12 && !settled; i++) {
       await mine();
       // The daemon tries again within a second (--retry-max-ms 1000); give it a little more, then mine on.
-      settled = await until("settlement", async () => (await anchor.jobOf(jobId)).status === 2n, 2500).catch(() => false);
+      settled = await until("settlement", async () => (await anchor.jobOf(jobId)).status === 2n, 2500).catch(
+        () => false,
+      );
     }
     expect(settled).to.equal(true);
     const stored = await anchor.jobOf(jobId);

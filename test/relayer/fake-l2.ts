@@ -2,7 +2,14 @@
 import { keccak256, toUtf8Bytes } from "ethers";
 import type { Fact, Receipt } from "../../src/facts";
 import { JOB_STATUS, ContractRefusedError } from "../../src/relayer";
-import type { AnnouncedJob, JobKind, JobOnChain, RelayerL2, SentTransaction, TransactionOutcome } from "../../src/relayer";
+import type {
+  AnnouncedJob,
+  JobKind,
+  JobOnChain,
+  RelayerL2,
+  SentTransaction,
+  TransactionOutcome,
+} from "../../src/relayer";
 
 export const INSCRIBER = "0x00000000000000000000000000000000000000A1";
 export const ANCHOR = "0x00000000000000000000000000000000000000A2";
@@ -13,11 +20,20 @@ export function announced(kind: JobKind, block: number, overrides: Partial<Annou
   counter += 1;
   const id = keccak256(toUtf8Bytes(`job ${counter}`));
   return {
-    kind, jobId: id, contract: kind === "inscription" ? INSCRIBER : ANCHOR, requester: "0x0000000000000000000000000000000000000B0B",
-    contentType: kind === "inscription" ? "text/plain;charset=utf-8" : null, action: kind === "inscription" ? "" : null,
-    dogeRecipient: kind === "inscription" ? "nRecipientPlaceholder" : null, payload: toUtf8Bytes(`payload ${counter}`),
-    resultHash: keccak256(toUtf8Bytes(`result ${counter}`)), feeWei: 10n ** 17n, deadline: 1_000_000, l2Block: block,
-    l2Tx: keccak256(toUtf8Bytes(`tx ${counter}`)), ...overrides,
+    kind,
+    jobId: id,
+    contract: kind === "inscription" ? INSCRIBER : ANCHOR,
+    requester: "0x0000000000000000000000000000000000000B0B",
+    contentType: kind === "inscription" ? "text/plain;charset=utf-8" : null,
+    action: kind === "inscription" ? "" : null,
+    dogeRecipient: kind === "inscription" ? "nRecipientPlaceholder" : null,
+    payload: toUtf8Bytes(`payload ${counter}`),
+    resultHash: keccak256(toUtf8Bytes(`result ${counter}`)),
+    feeWei: 10n ** 17n,
+    deadline: 1_000_000,
+    l2Block: block,
+    l2Tx: keccak256(toUtf8Bytes(`tx ${counter}`)),
+    ...overrides,
   };
 }
 
@@ -50,7 +66,10 @@ export class FakeL2 implements RelayerL2 {
   extend(n: number, events: Record<number, AnnouncedJob[]> = {}): void {
     for (let i = 0; i < n; i++) {
       const height = this.blocks.length;
-      this.blocks.push({ hash: keccak256(toUtf8Bytes(`block ${height} fork ${this.fork}`)), events: (events[i] ?? []).map((e) => ({ ...e, l2Block: height })) });
+      this.blocks.push({
+        hash: keccak256(toUtf8Bytes(`block ${height} fork ${this.fork}`)),
+        events: (events[i] ?? []).map((e) => ({ ...e, l2Block: height })),
+      });
     }
   }
 
@@ -64,12 +83,22 @@ export class FakeL2 implements RelayerL2 {
   /** Stores a job as the contract would after its request (recorded with an attested tip of 0: any height settles it). */
   open(job: AnnouncedJob): void {
     this.jobs.set(job.jobId, {
-      status: JOB_STATUS.Open, requester: job.requester, feeWei: job.feeWei, deadline: job.deadline, l1Height: 0n, l1TipAtRequest: 0n, l1Txid: `0x${"00".repeat(32)}`,
+      status: JOB_STATUS.Open,
+      requester: job.requester,
+      feeWei: job.feeWei,
+      deadline: job.deadline,
+      l1Height: 0n,
+      l1TipAtRequest: 0n,
+      l1Txid: `0x${"00".repeat(32)}`,
     });
   }
 
-  async head() { return this.blocks.length - 1; }
-  async blockHash(n: number) { return this.blocks[n]?.hash ?? null; }
+  async head() {
+    return this.blocks.length - 1;
+  }
+  async blockHash(n: number) {
+    return this.blocks[n]?.hash ?? null;
+  }
   async jobEvents(from: number, to: number) {
     this.ranges.push([from, to]);
     const out = this.blocks.slice(from, to + 1).flatMap((b) => b.events);
@@ -78,14 +107,28 @@ export class FakeL2 implements RelayerL2 {
     hook?.();
     return out;
   }
-  async timestamp() { return this.now; }
-  async jobOf(_kind: JobKind, jobId: string) {
-    return this.jobs.get(jobId) ?? {
-      status: JOB_STATUS.None, requester: "0x0000000000000000000000000000000000000000", feeWei: 0n, deadline: 0, l1Height: 0n, l1TipAtRequest: 0n, l1Txid: `0x${"00".repeat(32)}`,
-    };
+  async timestamp() {
+    return this.now;
   }
-  async l1Tip() { return this.tip; }
-  async l1TipAttestedAt() { return this.tipAttestedAt; }
+  async jobOf(_kind: JobKind, jobId: string) {
+    return (
+      this.jobs.get(jobId) ?? {
+        status: JOB_STATUS.None,
+        requester: "0x0000000000000000000000000000000000000000",
+        feeWei: 0n,
+        deadline: 0,
+        l1Height: 0n,
+        l1TipAtRequest: 0n,
+        l1Txid: `0x${"00".repeat(32)}`,
+      }
+    );
+  }
+  async l1Tip() {
+    return this.tip;
+  }
+  async l1TipAttestedAt() {
+    return this.tipAttestedAt;
+  }
   private mined(hash: string): SentTransaction {
     return { hash, wait: async () => true };
   }
@@ -96,7 +139,8 @@ export class FakeL2 implements RelayerL2 {
     return this.mined(keccak256(toUtf8Bytes(`fact ${this.facts.length}`)));
   }
   async checkSettle() {
-    if (this.refuseSettle) throw new ContractRefusedError(`reverted with custom error '${this.refuseSettle}'`, this.refuseSettle);
+    if (this.refuseSettle)
+      throw new ContractRefusedError(`reverted with custom error '${this.refuseSettle}'`, this.refuseSettle);
   }
   async settle(_kind: JobKind, jobId: string, receipt: Receipt, signatures: string[]) {
     this.settles.push({ jobId, receipt, signatures });

@@ -103,15 +103,26 @@ describe("relayer", function () {
   }
   const tip = () => indexers[3].indexedHeight();
 
-
-  function makeRelayer(afterAction?: (job: RelayerJob, action: RelayerAction) => void): { relayer: Relayer; db: Sqlite } {
+  function makeRelayer(afterAction?: (job: RelayerJob, action: RelayerAction) => void): {
+    relayer: Relayer;
+    db: Sqlite;
+  } {
     const db = openRelayerDatabase(dbFile);
     openDbs.push(db);
     const relayer = new Relayer({
-      db, signer: relayerSigner, panel, wallet: relayerWallet, fromBlock,
-      addresses: { attestation: String(attestation.target), inscriber: String(inscriber.target), anchor: String(anchor.target) },
+      db,
+      signer: relayerSigner,
+      panel,
+      wallet: relayerWallet,
+      fromBlock,
+      addresses: {
+        attestation: String(attestation.target),
+        inscriber: String(inscriber.target),
+        anchor: String(anchor.target),
+      },
       inscriber: { url: inscriberUrl, project: PROJECT, key: PROJECT_KEY },
-      retryBaseMs: 0, retryMaxMs: 0,
+      retryBaseMs: 0,
+      retryMaxMs: 0,
       log: (level, event, fields) => events.push({ level, event, fields }),
       afterAction,
     });
@@ -122,14 +133,25 @@ describe("relayer", function () {
     const mined = await tx.wait();
     for (const log of mined!.logs) {
       const parsed = service.interface.parseLog(log);
-      if (parsed?.name === eventName) return { jobId: parsed.args.jobId, resultHash: parsed.args.resultHash, feeWei: parsed.args.feeWei };
+      if (parsed?.name === eventName)
+        return { jobId: parsed.args.jobId, resultHash: parsed.args.resultHash, feeWei: parsed.args.feeWei };
     }
     throw new Error(`no ${eventName}`);
   };
   const requestInscription = async (contentType: string, action: string, body: Uint8Array, recipient: string) =>
-    opened(inscriber, await (inscriber.connect(requester) as Contract).requestInscription(contentType, action, body, recipient, { value: await inscriber.fee() }), "InscriptionRequested");
+    opened(
+      inscriber,
+      await (inscriber.connect(requester) as Contract).requestInscription(contentType, action, body, recipient, {
+        value: await inscriber.fee(),
+      }),
+      "InscriptionRequested",
+    );
   const requestAnchor = async (payload: Uint8Array) =>
-    opened(anchor, await (anchor.connect(requester) as Contract).requestAnchor(payload, { value: await anchor.fee() }), "AnchorRequested");
+    opened(
+      anchor,
+      await (anchor.connect(requester) as Contract).requestAnchor(payload, { value: await anchor.fee() }),
+      "AnchorRequested",
+    );
 
   const statusOf = (relayer: Relayer, job: L2Job): RelayerJobStatus | undefined => relayer.store.get(job.jobId)?.status;
 
@@ -149,12 +171,15 @@ describe("relayer", function () {
     for (let i = 0; i <= maxBlocks; i++) {
       await platform.checkConfirmations();
       await relayer.runOnce();
-      for (const job of jobs) if (!settledAt.has(job.jobId) && statusOf(relayer, job) === "settled") settledAt.set(job.jobId, tip());
+      for (const job of jobs)
+        if (!settledAt.has(job.jobId) && statusOf(relayer, job) === "settled") settledAt.set(job.jobId, tip());
       if (settledAt.size === jobs.length) return settledAt;
       await mine();
     }
     const states = jobs.map((job) => relayer.store.get(job.jobId));
-    throw new Error(`not settled after ${maxBlocks} blocks: ${JSON.stringify(states.map((s) => [s?.status, s?.lastErrorCode, s?.lastError]))}`);
+    throw new Error(
+      `not settled after ${maxBlocks} blocks: ${JSON.stringify(states.map((s) => [s?.status, s?.lastErrorCode, s?.lastError]))}`,
+    );
   }
 
   async function settleEvents(service: Contract, jobId: string): Promise<number> {
@@ -169,19 +194,34 @@ describe("relayer", function () {
     const histories: IndexHistory[] = [];
     for (let i = 0; i < 4; i++) {
       const db = openIndexerDatabase(":memory:");
-      indexers.push(new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(i === 3 ? client : blockRpc(devnet)), network: NETWORKS.regtest }));
+      indexers.push(
+        new Indexer({
+          store: new IndexerStore(db),
+          source: new RpcChainSource(i === 3 ? client : blockRpc(devnet)),
+          network: NETWORKS.regtest,
+        }),
+      );
       histories.push(new IndexHistory(db));
       if (i === 3) explorerQueries = new IndexQueries(db);
     }
-    const explorerApp = createExplorerApp({ queries: explorerQueries, network: NETWORKS.regtest, node: client, statusCacheMs: 0 });
+    const explorerApp = createExplorerApp({
+      queries: explorerQueries,
+      network: NETWORKS.regtest,
+      node: client,
+      statusCacheMs: 0,
+    });
     explorer = explorerApp.listen(0, "127.0.0.1");
     await new Promise((resolve) => explorer.once("listening", resolve));
     explorerBase = `http://127.0.0.1:${(explorer.address() as { port: number }).port}/api`;
 
-    const walletOf = (key: TestKey, file: string) => new HotWallet({
-      db: openWalletDatabase(path.join(dir, file)), key: { privateKey: key.privateKey, publicKey: key.publicKey, address: key.address, script: key.script },
-      chain: indexNodeChain(explorerQueries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE,
-    });
+    const walletOf = (key: TestKey, file: string) =>
+      new HotWallet({
+        db: openWalletDatabase(path.join(dir, file)),
+        key: { privateKey: key.privateKey, publicKey: key.publicKey, address: key.address, script: key.script },
+        chain: indexNodeChain(explorerQueries, client),
+        network: NETWORKS.regtest,
+        feeRateKoinuPerKb: FEE_RATE,
+      });
     inscriberWallet = walletOf(newKey(), "inscriber-wallet.sqlite");
     relayerWallet = walletOf(newKey(), "relayer-wallet.sqlite");
     for (let i = 0; i < 10; i++) {
@@ -195,15 +235,31 @@ describe("relayer", function () {
     // The inscriber service, with a project for the relayer.
     const inscriberDb = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
     inscriberJobs = new JobStore(inscriberDb);
-    platform = new PlatformInscriber({ store: inscriberJobs, wallet: inscriberWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE });
+    platform = new PlatformInscriber({
+      store: inscriberJobs,
+      wallet: inscriberWallet,
+      network: NETWORKS.regtest,
+      postageKoinu: POSTAGE,
+      feeRateKoinuPerKb: FEE_RATE,
+    });
     platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
     const userSigned = new UserSignedInscriber({
-      db: inscriberDb, queries: explorerQueries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+      db: inscriberDb,
+      queries: explorerQueries,
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: FEE_RATE,
+      postageKoinu: POSTAGE,
       rawTransactions: nodeRawTransactions(client),
     });
     const inscriberApp = createInscriberApp({
-      network: NETWORKS.regtest, projects: new Map([[PROJECT, sha256Hex(PROJECT_KEY)]]), platform, jobs: inscriberJobs, userSigned,
-      maxPayloadBytes: 16_384, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+      network: NETWORKS.regtest,
+      projects: new Map([[PROJECT, sha256Hex(PROJECT_KEY)]]),
+      platform,
+      jobs: inscriberJobs,
+      userSigned,
+      maxPayloadBytes: 16_384,
+      feeRateKoinuPerKb: FEE_RATE,
+      postageKoinu: POSTAGE,
     });
     inscriberServer = inscriberApp.listen(0, "127.0.0.1");
     await new Promise((resolve) => inscriberServer.once("listening", resolve));
@@ -217,10 +273,23 @@ describe("relayer", function () {
     relayerSigner = signers[7];
     requester = signers[8];
     for (let i = 0; i < 3; i++) {
-      attesters.push(await startAttester({ name: `attester-${i + 1}`, history: histories[i], signer: ATTESTERS[i], attestationAddress: String(attestation.target), chainId: (await ethers.provider.getNetwork()).chainId }));
+      attesters.push(
+        await startAttester({
+          name: `attester-${i + 1}`,
+          history: histories[i],
+          signer: ATTESTERS[i],
+          attestationAddress: String(attestation.target),
+          chainId: (await ethers.provider.getNetwork()).chainId,
+        }),
+      );
     }
     // No caching of rounds or answers: each pass sees the blocks the test just mined.
-    panel = new AttesterPanel({ attesters: attesters.map((a) => a.url), timeoutMs: 5000, infoCacheMs: 0, answerCacheMs: 0 });
+    panel = new AttesterPanel({
+      attesters: attesters.map((a) => a.url),
+      timeoutMs: 5000,
+      infoCacheMs: 0,
+      answerCacheMs: 0,
+    });
     await mine(6);
   });
 
@@ -240,7 +309,10 @@ describe("relayer", function () {
     const recipient = newKey();
     const image = { contentType: "image/png", action: "LIST", body: utf8("a picture the L2 paid for") };
     const payload = utf8("anchored by the relayer");
-    const creditsBefore = [await inscriber.withdrawableOf(operator.address), await anchor.withdrawableOf(operator.address)];
+    const creditsBefore = [
+      await inscriber.withdrawableOf(operator.address),
+      await anchor.withdrawableOf(operator.address),
+    ];
     const insJob = await requestInscription(image.contentType, image.action, image.body, recipient.address);
     const ancJob = await requestAnchor(payload);
     // DRC-20 plain text goes out in the Doginals form; its result hash is still the envelopeHash of (content type, no ACTION, body).
@@ -257,7 +329,11 @@ describe("relayer", function () {
     const drc20 = inscriberJobs.get(relayer.store.get(drc20Job.jobId)!.workRef!)!;
     expect(drc20.form).to.equal("doginals");
     const drc20Inscription = await explorerGet(`/explorer/inscription/${drc20.inscriptionId}`);
-    expect(drc20Inscription.body).to.deep.include({ form: "doginals", owner_address: recipient.address, envelope_hash: drc20Job.resultHash.slice(2) });
+    expect(drc20Inscription.body).to.deep.include({
+      form: "doginals",
+      owner_address: recipient.address,
+      envelope_hash: drc20Job.resultHash.slice(2),
+    });
     expect((await inscriber.jobOf(drc20Job.jobId)).status).to.equal(2n);
 
     // The inscription: the job's recipient owns it and its envelope hash is the job's result hash.
@@ -282,7 +358,10 @@ describe("relayer", function () {
     expect(ancJob.resultHash).to.equal(sha256(payload));
 
     // Settled on the L2, 6 deep: l1Tip >= l1Height + 5 when it happened, the fee credited to the operator.
-    for (const [service, job, row] of [[inscriber, insJob, ins], [anchor, ancJob, anc]] as const) {
+    for (const [service, job, row] of [
+      [inscriber, insJob, ins],
+      [anchor, ancJob, anc],
+    ] as const) {
       const stored = await service.jobOf(job.jobId);
       expect(stored.status).to.equal(2n);
       expect(stored.l1Txid).to.equal(`0x${row.l1Txid}`);
@@ -294,7 +373,9 @@ describe("relayer", function () {
     }
     const inscriptionBlock = await explorerGet(`/tx/${ins.l1Txid}`);
     expect(inscriptionBlock.body.block.height).to.equal(ins.l1Height);
-    expect(await inscriber.withdrawableOf(operator.address)).to.equal(creditsBefore[0] + insJob.feeWei + drc20Job.feeWei);
+    expect(await inscriber.withdrawableOf(operator.address)).to.equal(
+      creditsBefore[0] + insJob.feeWei + drc20Job.feeWei,
+    );
     expect(await anchor.withdrawableOf(operator.address)).to.equal(creditsBefore[1] + ancJob.feeWei);
     const status = relayer.status();
     expect(status.jobs.settled).to.be.greaterThanOrEqual(2);
@@ -305,13 +386,19 @@ describe("relayer", function () {
   it("completes a job once across restarts: one inscriber job per L2 job, one settle, no second OP_RETURN", async () => {
     const recipient = newKey();
     const payload = utf8("anchored across restarts");
-    const insJob = await requestInscription("text/plain;charset=utf-8", "", utf8("inscribed across restarts"), recipient.address);
+    const insJob = await requestInscription(
+      "text/plain;charset=utf-8",
+      "",
+      utf8("inscribed across restarts"),
+      recipient.address,
+    );
     const ancJob = await requestAnchor(payload);
 
     // First run: crashes right after the inscriber took the job and right after the wallet signed the
     // anchor, before either was recorded (as a kill -9 there would).
     const first = makeRelayer((_job, action) => {
-      if (action === "inscription_submitted" || action === "anchor_funded") throw new Error(`simulated crash after ${action}`);
+      if (action === "inscription_submitted" || action === "anchor_funded")
+        throw new Error(`simulated crash after ${action}`);
     });
     await first.relayer.runOnce();
     expect(statusOf(first.relayer, insJob)).to.equal("seen");
@@ -338,7 +425,11 @@ describe("relayer", function () {
     const third = makeRelayer((_job, action) => {
       if (action === "settle_sent") throw new Error("simulated crash after settle was sent");
     });
-    for (let i = 0; i < 20 && (await settleEvents(inscriber, insJob.jobId)) + (await settleEvents(anchor, ancJob.jobId)) < 2; i++) {
+    for (
+      let i = 0;
+      i < 20 && (await settleEvents(inscriber, insJob.jobId)) + (await settleEvents(anchor, ancJob.jobId)) < 2;
+      i++
+    ) {
       await mine();
       await platform.checkConfirmations();
       await third.relayer.runOnce();
@@ -356,14 +447,18 @@ describe("relayer", function () {
     expect(statusOf(fourth.relayer, ancJob)).to.equal("settled");
     expect(await ethers.provider.getTransactionCount(relayerSigner.address)).to.equal(nonce);
 
-    const forJob = [...inscriberJobs.db.prepare("SELECT id FROM jobs WHERE idempotency_key LIKE ?").all(`${insJob.jobId}%`)];
+    const forJob = [
+      ...inscriberJobs.db.prepare("SELECT id FROM jobs WHERE idempotency_key LIKE ?").all(`${insJob.jobId}%`),
+    ];
     expect(forJob).to.have.length(1);
     expect(await settleEvents(inscriber, insJob.jobId)).to.equal(1);
     expect(await settleEvents(anchor, ancJob.jobId)).to.equal(1);
     expect(relayerWallet.txsOf(ancJob.jobId)).to.have.length(1);
     const anchored = await explorerGet(`/explorer/opreturn/sha256/${ancJob.resultHash.slice(2)}`);
     expect(anchored.body.matches).to.have.length(1);
-    const inscription = await explorerGet(`/explorer/inscription/${inscriberJobs.get(fourth.relayer.store.get(insJob.jobId)!.workRef!)!.inscriptionId}`);
+    const inscription = await explorerGet(
+      `/explorer/inscription/${inscriberJobs.get(fourth.relayer.store.get(insJob.jobId)!.workRef!)!.inscriptionId}`,
+    );
     expect(inscription.body.owner_address).to.equal(recipient.address);
     expect(`0x${inscription.body.envelope_hash}`).to.equal(insJob.resultHash);
   });
@@ -415,16 +510,36 @@ describe("relayer", function () {
   it("marks content the inscriber refuses as failed and leaves it for the requester's refund after the deadline", async () => {
     const { relayer } = makeRelayer();
     const mismatch = await requestInscription("image/png", "LAUNCHPAD_MINT", utf8("{}"), newKey().address);
-    const mainnetRecipient = await requestInscription("text/plain;charset=utf-8", "", utf8("to the wrong network"), "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L");
+    const mainnetRecipient = await requestInscription(
+      "text/plain;charset=utf-8",
+      "",
+      utf8("to the wrong network"),
+      "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L",
+    );
     await relayer.runOnce();
-    for (const [job, code] of [[mismatch, "CONTENT_TYPE_MISMATCH"], [mainnetRecipient, "INVALID_ADDRESS"]] as const) {
+    for (const [job, code] of [
+      [mismatch, "CONTENT_TYPE_MISMATCH"],
+      [mainnetRecipient, "INVALID_ADDRESS"],
+    ] as const) {
       const row = relayer.store.get(job.jobId)!;
       expect(row.status).to.equal("failed_permanently");
       expect(row.lastErrorCode).to.equal(code);
       expect(relayer.status().attention.failed_permanently.map((j) => j.job_id)).to.include(job.jobId);
-      expect(events.some((e) => e.event === "relayer_job_failed_permanently" && e.fields.job_id === job.jobId && e.level === "error" && e.fields.left_for_refund)).to.equal(true);
+      expect(
+        events.some(
+          (e) =>
+            e.event === "relayer_job_failed_permanently" &&
+            e.fields.job_id === job.jobId &&
+            e.level === "error" &&
+            e.fields.left_for_refund,
+        ),
+      ).to.equal(true);
     }
-    expect(inscriberJobs.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE idempotency_key IN (?, ?)").get(mismatch.jobId, mainnetRecipient.jobId)).to.deep.equal({ n: 0 });
+    expect(
+      inscriberJobs.db
+        .prepare("SELECT COUNT(*) AS n FROM jobs WHERE idempotency_key IN (?, ?)")
+        .get(mismatch.jobId, mainnetRecipient.jobId),
+    ).to.deep.equal({ n: 0 });
 
     // A job first seen after its deadline is not started at all.
     const late = await requestAnchor(utf8("requested while the relayer was down"));
@@ -434,7 +549,11 @@ describe("relayer", function () {
     expect(relayer.store.get(late.jobId)!.lastErrorCode).to.equal("DEADLINE_PASSED");
     expect(relayerWallet.txsOf(late.jobId)).to.have.length(0);
 
-    for (const [service, job] of [[inscriber, mismatch], [inscriber, mainnetRecipient], [anchor, late]] as const) {
+    for (const [service, job] of [
+      [inscriber, mismatch],
+      [inscriber, mainnetRecipient],
+      [anchor, late],
+    ] as const) {
       const before = await ethers.provider.getBalance(requester.address);
       const receipt = await (await (service.connect(requester) as Contract).refund(job.jobId)).wait();
       const gas = BigInt(receipt!.gasUsed) * BigInt(receipt!.gasPrice);
@@ -468,7 +587,9 @@ describe("relayer", function () {
       expect(response.status).to.equal(200);
       expect(response.headers.get("cache-control")).to.equal("no-store");
       expect(status!.jobs.settled).to.be.greaterThanOrEqual(2);
-      expect(status!.attention.failed_permanently.map((job) => job.last_error?.code)).to.include("CONTENT_TYPE_MISMATCH");
+      expect(status!.attention.failed_permanently.map((job) => job.last_error?.code)).to.include(
+        "CONTENT_TYPE_MISMATCH",
+      );
       expect(status!.attention.expired.length).to.be.greaterThanOrEqual(1);
       // No scan has run in this relayer: its health says so.
       const health = await client.GET("/health");
@@ -476,9 +597,15 @@ describe("relayer", function () {
       expect(health.error).to.deep.include({ ok: false, name: "relayer" });
       expect((await fetch(`${server.url}/metrics`)).status).to.equal(200);
       const posted = await fetch(`${server.url}/v1/status`, { method: "POST" });
-      expect([posted.status, ((await posted.json()) as { error: { code: string } }).error.code]).to.deep.equal([405, "METHOD_NOT_ALLOWED"]);
+      expect([posted.status, ((await posted.json()) as { error: { code: string } }).error.code]).to.deep.equal([
+        405,
+        "METHOD_NOT_ALLOWED",
+      ]);
       const unknown = await fetch(`${server.url}/v2/status`);
-      expect([unknown.status, ((await unknown.json()) as { error: { code: string } }).error.code]).to.deep.equal([404, "NOT_FOUND"]);
+      expect([unknown.status, ((await unknown.json()) as { error: { code: string } }).error.code]).to.deep.equal([
+        404,
+        "NOT_FOUND",
+      ]);
     } finally {
       await server.close();
     }

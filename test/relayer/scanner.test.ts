@@ -8,7 +8,11 @@ import { FakeL2, announced } from "./fake-l2";
 /** The relayer's L2 scan over a fake chain whose blocks a test replaces (L2 reorgs of a few blocks). */
 describe("relayer L2 scan", () => {
   const newStore = () => new RelayerStore(openRelayerDatabase(":memory:"));
-  const ids = (store: RelayerStore) => store.live(100).map((job) => job.jobId).sort();
+  const ids = (store: RelayerStore) =>
+    store
+      .live(100)
+      .map((job) => job.jobId)
+      .sort();
 
   it("records each announced job once with the event's parameters, and moves the cursor to the last block and its hash", async () => {
     const chain = new FakeL2(3);
@@ -20,7 +24,16 @@ describe("relayer L2 scan", () => {
     expect(result).to.deep.equal({ fromBlock: 0, toBlock: 5, head: 5, newJobs: 2, reorg: false });
     expect(store.cursor()).to.deep.equal({ blockNumber: 5, blockHash: chain.blocks[5].hash });
     const stored = store.get(a.jobId)!;
-    expect(stored).to.deep.include({ kind: "inscription", contentType: "image/png", action: "LIST", dogeRecipient: "nSomeone", resultHash: a.resultHash, l2Block: 4, status: "seen", round: 1 });
+    expect(stored).to.deep.include({
+      kind: "inscription",
+      contentType: "image/png",
+      action: "LIST",
+      dogeRecipient: "nSomeone",
+      resultHash: a.resultHash,
+      l2Block: 4,
+      status: "seen",
+      round: 1,
+    });
     expect(stored.payload).to.deep.equal(a.payload);
     expect(stored.feeWei).to.equal(a.feeWei);
     expect(store.get(b.jobId)!.l2Block).to.equal(5);
@@ -39,7 +52,10 @@ describe("relayer L2 scan", () => {
     const again = openRelayerDatabase(file);
     const store = new RelayerStore(again);
     const result = await new JobScanner({ source: chain, store, fromBlock: 4 }).scan();
-    expect(chain.ranges).to.deep.equal([[4, 9], [10, 11]]);
+    expect(chain.ranges).to.deep.equal([
+      [4, 9],
+      [10, 11],
+    ]);
     expect(result.newJobs).to.equal(1);
     expect(store.get(job.jobId)!.l2Block).to.equal(11);
     again.close();
@@ -101,7 +117,11 @@ describe("relayer L2 scan", () => {
     const chain = new FakeL2(25);
     const store = newStore();
     await new JobScanner({ source: chain, store, fromBlock: 3, maxBlockRange: 10 }).scan();
-    expect(chain.ranges).to.deep.equal([[3, 12], [13, 22], [23, 24]]);
+    expect(chain.ranges).to.deep.equal([
+      [3, 12],
+      [13, 22],
+      [23, 24],
+    ]);
     expect(store.cursor()!.blockNumber).to.equal(24);
   });
 

@@ -25,22 +25,42 @@ class FakePanel implements RelayerPanel {
   readonly tipRequests: { notBefore?: number }[] = [];
   receipts = 0;
 
-  async receipt(_kind: "inscription" | "anchor", jobContract: string, jobId: string, l1Txid: string): Promise<AttestedReceipt> {
+  async receipt(
+    _kind: "inscription" | "anchor",
+    jobContract: string,
+    jobId: string,
+    l1Txid: string,
+  ): Promise<AttestedReceipt> {
     this.receipts += 1;
     if (this.failure) throw this.failure;
     if (!this.deep) throw unprocessable("NOT_DEEP_ENOUGH", "not 6 deep", {});
     const receipt: ReceiptJson = {
-      jobId, jobContract: getAddress(jobContract), l1Txid: `0x${l1Txid}`, resultHash: this.resultHashes.get(jobId)!, l1Height: String(this.height),
-      attestedAt: "1000", attesterSetId: "1",
+      jobId,
+      jobContract: getAddress(jobContract),
+      l1Txid: `0x${l1Txid}`,
+      resultHash: this.resultHashes.get(jobId)!,
+      l1Height: String(this.height),
+      attestedAt: "1000",
+      attesterSetId: "1",
     };
     return { receipt, typedData: null as never, signatures: SIGNATURES, signers: [] };
   }
 
-  async fact(_type: FactTypeName, _params: FactParamsJson, options: { notBefore?: number } = {}): Promise<AttestedFact> {
+  async fact(
+    _type: FactTypeName,
+    _params: FactParamsJson,
+    options: { notBefore?: number } = {},
+  ): Promise<AttestedFact> {
     this.tipRequests.push(options);
     const fact = {
-      factType: FACT_TYPE_KEYS.L1_TIP, subject: ZERO_KEY, qualifier: ZERO_KEY, value: String(this.tipHeight), data: `0x${"11".repeat(32)}`,
-      l1Height: String(this.tipHeight), attestedAt: String(options.notBefore ?? 1), attesterSetId: "1",
+      factType: FACT_TYPE_KEYS.L1_TIP,
+      subject: ZERO_KEY,
+      qualifier: ZERO_KEY,
+      value: String(this.tipHeight),
+      data: `0x${"11".repeat(32)}`,
+      l1Height: String(this.tipHeight),
+      attestedAt: String(options.notBefore ?? 1),
+      attesterSetId: "1",
     };
     return { fact, typedData: null as never, signatures: SIGNATURES, signers: [] };
   }
@@ -60,7 +80,11 @@ class FakeInscriber implements RelayerInscriber {
     if (this.refusal) throw this.refusal;
     const existing = this.byKey.get(key);
     if (existing) return { job: existing, created: false };
-    const job = inscriberJob({ id: `job_${String(this.byKey.size).padStart(24, "0")}`, project: "relayer", envelopeHash: this.envelopeHash! });
+    const job = inscriberJob({
+      id: `job_${String(this.byKey.size).padStart(24, "0")}`,
+      project: "relayer",
+      envelopeHash: this.envelopeHash!,
+    });
     this.byKey.set(key, job);
     return { job, created: true };
   }
@@ -72,11 +96,17 @@ class FakeInscriber implements RelayerInscriber {
   }
 
   confirm(id: string, reveals = [TXID]): void {
-    Object.assign([...this.byKey.values()].find((j) => j.id === id)!, { status: "confirmed", revealTxids: reveals, inscriptionId: `${reveals[0]}i0` });
+    Object.assign(
+      [...this.byKey.values()].find((j) => j.id === id)!,
+      { status: "confirmed", revealTxids: reveals, inscriptionId: `${reveals[0]}i0` },
+    );
   }
 
   fail(id: string): void {
-    Object.assign([...this.byKey.values()].find((j) => j.id === id)!, { status: "failed", error: { code: "TX_CONFLICT", message: "spent elsewhere" } });
+    Object.assign(
+      [...this.byKey.values()].find((j) => j.id === id)!,
+      { status: "failed", error: { code: "TX_CONFLICT", message: "spent elsewhere" } },
+    );
   }
 }
 
@@ -90,7 +120,20 @@ class FakeWallet {
     if (!this.txs.has(key)) {
       this.funded += 1;
       const txid = this.funded.toString(16).padStart(64, "0");
-      this.txs.set(key, { txid, owner, label, hex: "", state: "signed", feeKoinu: 1000n, height: null, replacedBy: null, error: null, createdAt: 0, broadcastAt: null, attempts: 0 });
+      this.txs.set(key, {
+        txid,
+        owner,
+        label,
+        hex: "",
+        state: "signed",
+        feeKoinu: 1000n,
+        height: null,
+        replacedBy: null,
+        error: null,
+        createdAt: 0,
+        broadcastAt: null,
+        attempts: 0,
+      });
     }
     const tx = this.txs.get(key)!;
     return { txid: tx.txid, hex: "", tx: null as never, feeKoinu: tx.feeKoinu, changeVout: null };
@@ -116,9 +159,17 @@ describe("relayer worker", () => {
 
   function relayer(overrides: Partial<ConstructorParameters<typeof Relayer>[0]> = {}): Relayer {
     return new Relayer({
-      db: openRelayerDatabase(":memory:"), l2: chain, panel, inscriber, wallet: wallet as unknown as RelayerWallet,
-      addresses: { attestation: getAddress(`0x${"cc".repeat(20)}`) }, clock: () => now, retryBaseMs: 1000, retryMaxMs: 8000,
-      log: (level, event, fields) => logs.push({ level, event, fields }), ...overrides,
+      db: openRelayerDatabase(":memory:"),
+      l2: chain,
+      panel,
+      inscriber,
+      wallet: wallet as unknown as RelayerWallet,
+      addresses: { attestation: getAddress(`0x${"cc".repeat(20)}`) },
+      clock: () => now,
+      retryBaseMs: 1000,
+      retryMaxMs: 8000,
+      log: (level, event, fields) => logs.push({ level, event, fields }),
+      ...overrides,
     });
   }
   /** Announces a job in a new block and stores it on the fake contract. */
@@ -144,7 +195,12 @@ describe("relayer worker", () => {
     const r = relayer();
     const job = request("anchor");
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", l1Txid: wallet.txOf(job.jobId, "anchor")!.txid, workRef: "anchor", nextAttemptAt: now + 1000 });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "l1_done",
+      l1Txid: wallet.txOf(job.jobId, "anchor")!.txid,
+      workRef: "anchor",
+      nextAttemptAt: now + 1000,
+    });
     const delays: number[] = [];
     for (let i = 0; i < 6; i++) {
       now = r.store.get(job.jobId)!.nextAttemptAt;
@@ -196,7 +252,11 @@ describe("relayer worker", () => {
     chain.refuseSettle = "AttestationPaused()";
     await r.runOnce();
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "SETTLE_REFUSED", lastError: "AttestationPaused()" });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "l1_done",
+      lastErrorCode: "SETTLE_REFUSED",
+      lastError: "AttestationPaused()",
+    });
     expect(chain.settles).to.have.length(0);
     chain.refuseSettle = null;
     await r.runOnce();
@@ -219,7 +279,12 @@ describe("relayer worker", () => {
     panel.height = 101;
     await r.runOnce();
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "settled", round: 2, l1Height: 101, l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "settled",
+      round: 2,
+      l1Height: 101,
+      l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid,
+    });
     expect(chain.settles).to.have.length(1);
   });
 
@@ -236,7 +301,11 @@ describe("relayer worker", () => {
     chain.refuseSettle = null;
     await r.runOnce();
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "settled", round: 2, l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "settled",
+      round: 2,
+      l1Txid: wallet.txOf(job.jobId, "anchor#2")!.txid,
+    });
   });
 
   it("does not start a job whose deadline is closer than the start margin, and reports it", async () => {
@@ -276,10 +345,20 @@ describe("relayer worker", () => {
     const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
     const settled = request("anchor");
     const refunded = request("inscription");
-    chain.jobs.set(settled.jobId, { ...chain.jobs.get(settled.jobId)!, status: JOB_STATUS.Settled, l1Height: 77n, l1Txid: `0x${TXID}` });
+    chain.jobs.set(settled.jobId, {
+      ...chain.jobs.get(settled.jobId)!,
+      status: JOB_STATUS.Settled,
+      l1Height: 77n,
+      l1Txid: `0x${TXID}`,
+    });
     chain.jobs.set(refunded.jobId, { ...chain.jobs.get(refunded.jobId)!, status: JOB_STATUS.Refunded });
     await r.runOnce();
-    expect(r.store.get(settled.jobId)).to.deep.include({ status: "settled", settledByUs: false, l1Height: 77, l1Txid: TXID });
+    expect(r.store.get(settled.jobId)).to.deep.include({
+      status: "settled",
+      settledByUs: false,
+      l1Height: 77,
+      l1Txid: TXID,
+    });
     expect(r.store.get(refunded.jobId)).to.deep.include({ status: "refunded", lastErrorCode: "REFUNDED" });
     expect(wallet.funded).to.equal(0);
     expect(inscriber.requests).to.have.length(0);
@@ -304,7 +383,12 @@ describe("relayer worker", () => {
     await r.runOnce();
     expect(inscriber.requests).to.have.length(1);
     expect(inscriber.requests[0].key).to.equal(job.jobId);
-    expect(inscriber.requests[0].request).to.deep.equal({ contentType: job.contentType, action: null, content: job.payload, recipient: job.dogeRecipient });
+    expect(inscriber.requests[0].request).to.deep.equal({
+      contentType: job.contentType,
+      action: null,
+      content: job.payload,
+      recipient: job.dogeRecipient,
+    });
     const row = r.store.get(job.jobId)!;
     expect(row.status).to.equal("submitted");
     await r.runOnce();
@@ -330,7 +414,10 @@ describe("relayer worker", () => {
     expect(inscriber.requests.map((x) => x.key)).to.deep.equal([job.jobId, `${job.jobId}#2`]);
     inscriber.fail(r.store.get(job.jobId)!.workRef!);
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "failed_permanently", lastErrorCode: "INSCRIBER_JOB_FAILED" });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "failed_permanently",
+      lastErrorCode: "INSCRIBER_JOB_FAILED",
+    });
   });
 
   it("fails content the inscriber refuses for good, but retries a refusal of how the relayer calls it", async () => {
@@ -350,7 +437,10 @@ describe("relayer worker", () => {
     const job = request("inscription");
     inscriber.envelopeHash = "00".repeat(32);
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "failed_permanently", lastErrorCode: "RESULT_HASH_MISMATCH" });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "failed_permanently",
+      lastErrorCode: "RESULT_HASH_MISMATCH",
+    });
   });
 
   it("retries while the L2 does not answer, keeping the job as it was", async () => {
@@ -358,7 +448,9 @@ describe("relayer worker", () => {
     const job = request("anchor");
     await r.runOnce();
     const jobOf = chain.jobOf.bind(chain);
-    chain.jobOf = async () => { throw makeError("could not reach the L2", "NETWORK_ERROR", { event: "test" }); };
+    chain.jobOf = async () => {
+      throw makeError("could not reach the L2", "NETWORK_ERROR", { event: "test" });
+    };
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_NETWORK_ERROR" });
     expect(logs.some((l) => l.event === "relayer_attempt_crashed")).to.equal(false);
@@ -373,7 +465,9 @@ describe("relayer worker", () => {
     const r = relayer({ retryBaseMs: 0, retryMaxMs: 0 });
     const job = request("anchor");
     await r.runOnce();
-    chain.jobOf = async () => { throw makeError("could not decode result data", "BAD_DATA", { value: "0x" }); };
+    chain.jobOf = async () => {
+      throw makeError("could not decode result data", "BAD_DATA", { value: "0x" });
+    };
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_BAD_DATA" });
     const logged = logs.find((l) => l.event === "relayer_attempt_not_retryable");
@@ -382,7 +476,9 @@ describe("relayer worker", () => {
     expect(logs.some((l) => l.event === "relayer_attempt_crashed")).to.equal(false);
     // A retryable one (a socket reset under ethers) is not.
     logs.length = 0;
-    chain.jobOf = async () => { throw makeError("socket hang up", "NETWORK_ERROR", { event: "request" }); };
+    chain.jobOf = async () => {
+      throw makeError("socket hang up", "NETWORK_ERROR", { event: "request" });
+    };
     await r.runOnce();
     expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "L2_NETWORK_ERROR" });
     expect(logs.some((l) => l.event === "relayer_attempt_not_retryable")).to.equal(false);
@@ -394,7 +490,11 @@ describe("relayer worker", () => {
     panel.failure = new AppError("unavailable", "ATTESTERS_UNAVAILABLE", "fewer than two attesters answer");
     await r.runOnce();
     await r.runOnce();
-    expect(r.store.get(job.jobId)).to.deep.include({ status: "l1_done", lastErrorCode: "ATTESTERS_UNAVAILABLE", attempts: 1 });
+    expect(r.store.get(job.jobId)).to.deep.include({
+      status: "l1_done",
+      lastErrorCode: "ATTESTERS_UNAVAILABLE",
+      attempts: 1,
+    });
     expect(r.status().live.map((j) => j.last_error?.code)).to.deep.equal(["ATTESTERS_UNAVAILABLE"]);
   });
 });

@@ -12,7 +12,15 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import path from "node:path";
 import { createCurve, quoteBuy } from "../../src/amm/bonding";
 import {
-  AmmLedger, DepositReader, addLiquidityFields, authorizationMessage, createAmmApp, openAmmDatabase, orderMessage, priceString, reserveFields,
+  AmmLedger,
+  DepositReader,
+  addLiquidityFields,
+  authorizationMessage,
+  createAmmApp,
+  openAmmDatabase,
+  orderMessage,
+  priceString,
+  reserveFields,
 } from "../../src/services/amm";
 import { statusOf } from "../../src/services/http/errors";
 import type { AppError } from "../../src/services/http/errors";
@@ -24,12 +32,23 @@ import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet"
 import { deployTick, faucetCoin, inscribeTransfer, sendTransfer } from "../helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import {
+  Answer,
+  LAUNCHPAD_PROJECT_KEY,
+  LaunchpadStack,
+  STACK_FEE_RATE,
+  startLaunchpadStack,
+} from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "BOND";
-const PARAMS = { totalSupply: 1_000_000n, sellableSupply: 800_000n, virtualDoge: 100n * DOGE, graduationThreshold: 50n * DOGE };
+const PARAMS = {
+  totalSupply: 1_000_000n,
+  sellableSupply: 800_000n,
+  virtualDoge: 100n * DOGE,
+  graduationThreshold: 50n * DOGE,
+};
 const RESERVATION_SECONDS = 600;
 
 describe("AMM bonding curves", function () {
@@ -47,7 +66,8 @@ describe("AMM bonding curves", function () {
   const [alice, bob, carol, dave, erin, gina, frank, henry] = Array.from({ length: 8 }, () => newKey());
   const coins = new Map<string, Awaited<ReturnType<typeof faucetCoin>>>();
 
-  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, options);
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> =>
+    jsonRequest(`${base}/api${p}`, method, options);
   /** Pays `koinu` from `key`'s faucet coin to the custody address (in the mempool). */
   const payCustody = async (key: TestKey, koinu: bigint) => {
     const coin = coins.get(key.address)!;
@@ -65,17 +85,33 @@ describe("AMM bonding curves", function () {
   /** `key` reserves on the curve, signing the reservation (a fresh nonce, valid 5 minutes by the test's clock). */
   const reserve = async (key: TestKey, amountIn: bigint, side = "BUY") => {
     const order = { side, address: key.address, amountIn: amountIn.toString() };
-    const auth = { nonce: `bond-${process.pid}-${++nonceCounter}`, expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300 };
-    const message = await authMessage({ action: "bonding-reserve", symbol: TICK, ...order, nonce: auth.nonce, expiresAt: String(auth.expiresAt) });
-    return call("POST", `/bonding/${TICK}/reserve`, { body: { ...order, ...auth, signature: signMessage(message, key.privateKey) } });
+    const auth = {
+      nonce: `bond-${process.pid}-${++nonceCounter}`,
+      expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300,
+    };
+    const message = await authMessage({
+      action: "bonding-reserve",
+      symbol: TICK,
+      ...order,
+      nonce: auth.nonce,
+      expiresAt: String(auth.expiresAt),
+    });
+    return call("POST", `/bonding/${TICK}/reserve`, {
+      body: { ...order, ...auth, signature: signMessage(message, key.privateKey) },
+    });
   };
   /** `key` (the reservation's address) confirms it with `depositTxid`, signing the bonding-confirm order. */
   const confirm = async (key: TestKey, reservationId: string, depositTxid: string) => {
     const message = await authMessage({ action: "bonding-confirm", reservationId, depositTxid });
-    return call("POST", "/bonding/confirm", { body: { reservationId, depositTxid, signature: signMessage(message, key.privateKey) } });
+    return call("POST", "/bonding/confirm", {
+      body: { reservationId, depositTxid, signature: signMessage(message, key.privateKey) },
+    });
   };
   const curveNow = async (): Promise<any> => (await call("GET", `/bonding/${TICK}`)).body;
-  const payoutsOf = (refId: string) => ammDb.prepare("SELECT asset, tick, address, amount, reason FROM payouts WHERE ref_id = ? ORDER BY reason").all(refId) as any[];
+  const payoutsOf = (refId: string) =>
+    ammDb
+      .prepare("SELECT asset, tick, address, amount, reason FROM payouts WHERE ref_id = ? ORDER BY reason")
+      .all(refId) as any[];
 
   before(async () => {
     stack = await startLaunchpadStack();
@@ -83,7 +119,10 @@ describe("AMM bonding curves", function () {
     const deposits = new DepositReader(stack.queries, custody.address);
     const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
     ledger = new AmmLedger({
-      db: ammDb, network: NETWORKS.regtest, deposits, clock,
+      db: ammDb,
+      network: NETWORKS.regtest,
+      deposits,
+      clock,
       tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     const inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
@@ -91,20 +130,42 @@ describe("AMM bonding curves", function () {
     // rest of it at graduation. The default cap (10% of the remaining tokens) is checked by a store
     // with default options in "refuses reservations over the address's cap ...".
     store = new BondingStore({
-      db: ammDb, ledger, deposits, queries: stack.queries, inscriber, inscriberProject: "launchpad", clock, reservationSeconds: RESERVATION_SECONDS,
+      db: ammDb,
+      ledger,
+      deposits,
+      queries: stack.queries,
+      inscriber,
+      inscriberProject: "launchpad",
+      clock,
+      reservationSeconds: RESERVATION_SECONDS,
       maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("test operator").key;
     const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest,
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
       feeRateKoinuPerKb: STACK_FEE_RATE,
     });
-    settlement = new SettlementWorker({ db: ammDb, wallet, queries: stack.queries, inscriber, network: NETWORKS.regtest, inscriberProject: "launchpad" });
+    settlement = new SettlementWorker({
+      db: ammDb,
+      wallet,
+      queries: stack.queries,
+      inscriber,
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+    });
     await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
-    server = createAmmApp({ ledger, network: NETWORKS.regtest, mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }) }).listen(0, "127.0.0.1");
+    server = createAmmApp({
+      ledger,
+      network: NETWORKS.regtest,
+      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+    }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    for (const key of [alice, bob, carol, dave, erin, gina, frank, henry]) coins.set(key.address, await faucetCoin(stack.devnet, key, 200));
+    for (const key of [alice, bob, carol, dave, erin, gina, frank, henry])
+      coins.set(key.address, await faucetCoin(stack.devnet, key, 200));
     await deployTick(stack.devnet, newKey(), "TAKN", 1_000n, 1_000n);
     await stack.mine();
   });
@@ -116,39 +177,77 @@ describe("AMM bonding curves", function () {
 
   describe("launch", () => {
     it("refuses a launch without a key, with a wrong key, and of a tick already deployed on chain", async () => {
-      const body = { symbol: TICK, totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
+      const body = {
+        symbol: TICK,
+        totalSupply: "1000000",
+        sellableSupply: "800000",
+        virtualDoge: (100n * DOGE).toString(),
+        graduationThreshold: (50n * DOGE).toString(),
+      };
       const none = await call("POST", "/bonding/launch", { body });
       expect([none.status, none.body.error.code]).to.deep.equal([401, "MISSING_CREDENTIALS"]);
       const wrong = await call("POST", "/bonding/launch", { body, token: "bk_not-a-key" });
       expect([wrong.status, wrong.body.error.code]).to.deep.equal([401, "INVALID_API_KEY"]);
       const taken = await call("POST", "/bonding/launch", { body: { ...body, symbol: "TAKN" }, token: apiKey });
       expect([taken.status, taken.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
-      const unsound = await call("POST", "/bonding/launch", { body: { ...body, graduationThreshold: (10n ** 30n).toString() }, token: apiKey });
+      const unsound = await call("POST", "/bonding/launch", {
+        body: { ...body, graduationThreshold: (10n ** 30n).toString() },
+        token: apiKey,
+      });
       expect([unsound.status, unsound.body.error.code]).to.deep.equal([422, "INVALID_PARAMS"]);
       expect((await call("GET", `/bonding/${TICK}`)).status).to.equal(404);
       expect(ammDb.prepare("SELECT COUNT(*) AS n FROM bonding_curves").get()).to.deep.equal({ n: 0 });
     });
 
     it("deploys the tick with lim = max and mints the whole supply to the custody, active once the index shows it held", async () => {
-      const body = { symbol: TICK, totalSupply: "1000000", sellableSupply: "800000", virtualDoge: (100n * DOGE).toString(), graduationThreshold: (50n * DOGE).toString() };
+      const body = {
+        symbol: TICK,
+        totalSupply: "1000000",
+        sellableSupply: "800000",
+        virtualDoge: (100n * DOGE).toString(),
+        graduationThreshold: (50n * DOGE).toString(),
+      };
       const launched = await call("POST", "/bonding/launch", { body, token: apiKey });
       expect(launched.status, JSON.stringify(launched.body)).to.equal(202);
-      expect(launched.body).to.include({ symbol: TICK, status: "deploying", depositAddress: custody.address, mintJobId: null });
+      expect(launched.body).to.include({
+        symbol: TICK,
+        status: "deploying",
+        depositAddress: custody.address,
+        mintJobId: null,
+      });
       expect(launched.body.deployJobId).to.match(/^job_/);
-      expect((await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: DOGE.toString() } })).body.error.code).to.equal("CURVE_NOT_ACTIVE");
+      expect(
+        (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: DOGE.toString() } })).body
+          .error.code,
+      ).to.equal("CURVE_NOT_ACTIVE");
 
       await stack.confirmInscriberJob(launched.body.deployJobId);
       await store.runOnce();
       const deploying = await curveNow();
       expect(deploying.status).to.equal("deploying");
       expect(deploying.mintJobId).to.match(/^job_/);
-      expect(stack.queries.drc20Tick("bond")).to.include({ maxSupply: "1000000", mintLimit: "1000000", inscriptionId: deploying.deployInscriptionId });
+      expect(stack.queries.drc20Tick("bond")).to.include({
+        maxSupply: "1000000",
+        mintLimit: "1000000",
+        inscriptionId: deploying.deployInscriptionId,
+      });
 
       await stack.confirmInscriberJob(deploying.mintJobId);
       expect(await store.runOnce()).to.include({ activated: 1 });
-      expect(stack.queries.drc20Balances(custody.address)).to.deep.include({ tick: TICK, available: "1000000", transferable: "0" });
+      expect(stack.queries.drc20Balances(custody.address)).to.deep.include({
+        tick: TICK,
+        available: "1000000",
+        transferable: "0",
+      });
       const active = await curveNow();
-      expect(active).to.include({ status: "active", realToken: "800000", realDoge: "0", progressBps: 0, tokensSold: "0", reservedTokens: "0" });
+      expect(active).to.include({
+        status: "active",
+        realToken: "800000",
+        realDoge: "0",
+        progressBps: 0,
+        tokensSold: "0",
+        reservedTokens: "0",
+      });
       expect((await call("GET", "/bonding/active")).body.curves.map((c: any) => c.symbol)).to.deep.equal([TICK]);
       const again = await call("POST", "/bonding/launch", { body, token: apiKey });
       expect([again.status, again.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
@@ -159,15 +258,26 @@ describe("AMM bonding curves", function () {
     let aliceTxid: string;
 
     it("quotes both sides with the curve's math, and refuses a sell of tokens it never sold", async () => {
-      const quoted = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } });
+      const quoted = await call("POST", "/bonding/quote", {
+        body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() },
+      });
       expect(quoted.status).to.equal(200);
       const expected = quoteBuy(createCurve(PARAMS), 10n * DOGE);
-      expect(quoted.body).to.include({ symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString(), amountOut: expected.tokensOut.toString(), fee: expected.feeKoinu.toString(), refund: "0" });
+      expect(quoted.body).to.include({
+        symbol: TICK,
+        side: "BUY",
+        amountIn: (10n * DOGE).toString(),
+        amountOut: expected.tokensOut.toString(),
+        fee: expected.feeKoinu.toString(),
+        refund: "0",
+      });
       // The price before any sale: virtual DOGE over virtual tokens, koinu per token, 8 decimals at most.
       const start = createCurve(PARAMS);
       expect(quoted.body.priceKoinuPerToken).to.equal(priceString(start.virtualDoge, start.virtualToken));
       expect(priceString(3_000_000_000_000n, 12_800_000_000n)).to.equal("234.375");
-      const exactOut = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountOut: expected.tokensOut.toString() } });
+      const exactOut = await call("POST", "/bonding/quote", {
+        body: { symbol: TICK, side: "BUY", amountOut: expected.tokensOut.toString() },
+      });
       expect(BigInt(exactOut.body.amountIn) <= 10n * DOGE).to.equal(true);
       const sell = await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: "10" } });
       expect([sell.status, sell.body.error.code]).to.deep.equal([422, "INSUFFICIENT_LIQUIDITY"]);
@@ -180,7 +290,13 @@ describe("AMM bonding curves", function () {
       const provider = newKey();
       const request = { tick: TICK, address: provider.address, dogeTxid: "aa".repeat(32), tokenTxid: "bb".repeat(32) };
       try {
-        ledger.addLiquidity({ ...request, signature: signMessage(orderMessage(ledger.domain, "add-liquidity", addLiquidityFields(request)), provider.privateKey) });
+        ledger.addLiquidity({
+          ...request,
+          signature: signMessage(
+            orderMessage(ledger.domain, "add-liquidity", addLiquidityFields(request)),
+            provider.privateKey,
+          ),
+        });
       } catch (error) {
         refused = error;
       }
@@ -189,12 +305,19 @@ describe("AMM bonding curves", function () {
     });
 
     it("confirms a buy paid with real DOGE, paying exactly its quote when nothing moved, and pays a txid confirmed twice once", async () => {
-      const quoted = (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } })).body;
+      const quoted = (
+        await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: (10n * DOGE).toString() } })
+      ).body;
       const reserved = await reserve(alice, 10n * DOGE);
       expect(reserved.status, JSON.stringify(reserved.body)).to.equal(201);
       expect(reserved.body).to.include({
-        side: "BUY", status: "reserved", depositAddress: custody.address, depositAmount: (10n * DOGE).toString(), depositAsset: "DOGE",
-        reservedAmount: quoted.amountOut, reservedAsset: TICK,
+        side: "BUY",
+        status: "reserved",
+        depositAddress: custody.address,
+        depositAmount: (10n * DOGE).toString(),
+        depositAsset: "DOGE",
+        reservedAmount: quoted.amountOut,
+        reservedAsset: TICK,
       });
       expect(reserved.body.reservationId).to.match(/^rsv_[0-9a-f]{24}$/);
       expect(reserved.body.expiresAt).to.equal(reserved.body.createdAt + RESERVATION_SECONDS);
@@ -206,23 +329,50 @@ describe("AMM bonding curves", function () {
       expect([early.status, early.body.status, early.body.pendingTxid]).to.deep.equal([202, "reserved", aliceTxid]);
       await stack.mine();
       await store.runOnce();
-      expect((await call("GET", `/bonding/reservations/${reserved.body.reservationId}`)).body.status).to.equal("confirmed");
+      expect((await call("GET", `/bonding/reservations/${reserved.body.reservationId}`)).body.status).to.equal(
+        "confirmed",
+      );
       const confirmed = await confirm(alice, reserved.body.reservationId, aliceTxid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
-      expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositTxid: aliceTxid, graduated: false });
-      expect(confirmed.body.payout).to.include({ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy", status: "queued" });
+      expect(confirmed.body).to.include({
+        status: "confirmed",
+        amountOut: quoted.amountOut,
+        depositTxid: aliceTxid,
+        graduated: false,
+      });
+      expect(confirmed.body.payout).to.include({
+        asset: "DRC20",
+        tick: TICK,
+        address: alice.address,
+        amount: quoted.amountOut,
+        reason: "bonding_buy",
+        status: "queued",
+      });
       expect(confirmed.body.refund).to.equal(null);
-      expect(confirmed.body.curve).to.include({ tokensSold: quoted.amountOut, reservedTokens: "0", realDoge: (10n * DOGE - BigInt(quoted.fee)).toString() });
+      expect(confirmed.body.curve).to.include({
+        tokensSold: quoted.amountOut,
+        reservedTokens: "0",
+        realDoge: (10n * DOGE - BigInt(quoted.fee)).toString(),
+      });
 
       const twice = await confirm(alice, reserved.body.reservationId, aliceTxid);
-      expect([twice.status, twice.body.status, twice.body.amountOut]).to.deep.equal([200, "confirmed", quoted.amountOut]);
+      expect([twice.status, twice.body.status, twice.body.amountOut]).to.deep.equal([
+        200,
+        "confirmed",
+        quoted.amountOut,
+      ]);
       const other = await reserve(alice, DOGE);
       const reused = await confirm(alice, other.body.reservationId, aliceTxid);
       expect([reused.status, reused.body.error.code]).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
-      expect(payoutsOf(reserved.body.reservationId)).to.deep.equal([{ asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy" }]);
+      expect(payoutsOf(reserved.body.reservationId)).to.deep.equal([
+        { asset: "DRC20", tick: TICK, address: alice.address, amount: quoted.amountOut, reason: "bonding_buy" },
+      ]);
       expect(payoutsOf(other.body.reservationId)).to.deep.equal([]);
-      expect(ammDb.prepare("SELECT kind, ref_id, amount FROM deposits WHERE txid = ?").get(aliceTxid))
-        .to.deep.equal({ kind: "bonding_buy", ref_id: reserved.body.reservationId, amount: (10n * DOGE).toString() });
+      expect(ammDb.prepare("SELECT kind, ref_id, amount FROM deposits WHERE txid = ?").get(aliceTxid)).to.deep.equal({
+        kind: "bonding_buy",
+        ref_id: reserved.body.reservationId,
+        amount: (10n * DOGE).toString(),
+      });
     });
 
     it("counts a live curve's DOGE among the custody's obligations, except when seeding that curve's own pool", () => {
@@ -233,7 +383,9 @@ describe("AMM bonding curves", function () {
 
     it("confirms a sell paid with a real DRC-20 deposit of tokens bought on the curve, paying its quote in DOGE", async () => {
       // Alice's bought tokens reach her on chain through the settlement worker.
-      const [payout] = ammDb.prepare("SELECT id, amount FROM payouts WHERE address = ? AND asset = 'DRC20'").all(alice.address) as { id: string; amount: string }[];
+      const [payout] = ammDb
+        .prepare("SELECT id, amount FROM payouts WHERE address = ? AND asset = 'DRC20'")
+        .all(alice.address) as { id: string; amount: string }[];
       for (let round = 0; round < 8; round++) {
         await settlement.runOnce();
         const row = settlement.payout(payout.id)!;
@@ -242,13 +394,24 @@ describe("AMM bonding curves", function () {
         if (row.status === "sent") await stack.mine();
       }
       expect(settlement.payout(payout.id)!.status).to.equal("confirmed");
-      expect(stack.queries.drc20Balances(alice.address)).to.deep.include({ tick: TICK, available: payout.amount, transferable: "0" });
+      expect(stack.queries.drc20Balances(alice.address)).to.deep.include({
+        tick: TICK,
+        available: payout.amount,
+        transferable: "0",
+      });
 
       const tokens = BigInt(payout.amount) / 2n;
-      const quoted = (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: tokens.toString() } })).body;
+      const quoted = (
+        await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "SELL", amountIn: tokens.toString() } })
+      ).body;
       const reserved = await reserve(alice, tokens, "SELL");
       expect(reserved.status, JSON.stringify(reserved.body)).to.equal(201);
-      expect(reserved.body).to.include({ depositAmount: tokens.toString(), depositAsset: TICK, reservedAmount: quoted.amountOut, reservedAsset: "DOGE" });
+      expect(reserved.body).to.include({
+        depositAmount: tokens.toString(),
+        depositAsset: TICK,
+        reservedAmount: quoted.amountOut,
+        reservedAsset: "DOGE",
+      });
       const inscribed = await inscribeTransfer(stack.devnet, alice, TICK, tokens);
       await stack.mine();
       const txid = await sendTransfer(stack.devnet, alice, inscribed, custody.script);
@@ -256,10 +419,22 @@ describe("AMM bonding curves", function () {
       const before = await curveNow();
       const confirmed = await confirm(alice, reserved.body.reservationId, txid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
-      expect(confirmed.body).to.include({ status: "confirmed", amountOut: quoted.amountOut, depositReceived: tokens.toString() });
-      expect(confirmed.body.payout).to.include({ asset: "DOGE", address: alice.address, amount: quoted.amountOut, reason: "bonding_sell", status: "queued" });
+      expect(confirmed.body).to.include({
+        status: "confirmed",
+        amountOut: quoted.amountOut,
+        depositReceived: tokens.toString(),
+      });
+      expect(confirmed.body.payout).to.include({
+        asset: "DOGE",
+        address: alice.address,
+        amount: quoted.amountOut,
+        reason: "bonding_sell",
+        status: "queued",
+      });
       expect(BigInt(confirmed.body.curve.tokensSold)).to.equal(BigInt(before.tokensSold) - tokens);
-      expect(ammDb.prepare("SELECT kind FROM deposits WHERE txid = ?").get(txid)).to.deep.equal({ kind: "bonding_sell" });
+      expect(ammDb.prepare("SELECT kind FROM deposits WHERE txid = ?").get(txid)).to.deep.equal({
+        kind: "bonding_sell",
+      });
     });
 
     it("refuses reservations over the address's cap and over the curve's unreserved tokens, and releases them once expired", async () => {
@@ -272,18 +447,40 @@ describe("AMM bonding curves", function () {
       // The default share cap, through a store with default options over the same database: one
       // address holds at most 10% of the curve's remaining tokens in its live buy reservations, summed.
       const capped = new BondingStore({
-        db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
-        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
-        clock: () => Math.floor(Date.now() / 1000) + clockOffset, reservationSeconds: RESERVATION_SECONDS,
+        db: ammDb,
+        ledger,
+        deposits: new DepositReader(stack.queries, custody.address),
+        queries: stack.queries,
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+        inscriberProject: "launchpad",
+        clock: () => Math.floor(Date.now() / 1000) + clockOffset,
+        reservationSeconds: RESERVATION_SECONDS,
       });
       const reserveCapped = (key: TestKey, amountIn: bigint) => {
-        const auth = { address: key.address, nonce: `bond-${process.pid}-${++nonceCounter}`, expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300 };
-        const message = authorizationMessage(ledger.domain, "bonding-reserve", reserveFields({ tick: TICK, side: "BUY", amountIn }), auth);
-        return capped.reserve({ tick: TICK, side: "BUY", address: key.address, amountIn, auth: { ...auth, signature: signMessage(message, key.privateKey) } });
+        const auth = {
+          address: key.address,
+          nonce: `bond-${process.pid}-${++nonceCounter}`,
+          expiresAt: Math.floor(Date.now() / 1000) + clockOffset + 300,
+        };
+        const message = authorizationMessage(
+          ledger.domain,
+          "bonding-reserve",
+          reserveFields({ tick: TICK, side: "BUY", amountIn }),
+          auth,
+        );
+        return capped.reserve({
+          tick: TICK,
+          side: "BUY",
+          address: key.address,
+          amountIn,
+          auth: { ...auth, signature: signMessage(message, key.privateKey) },
+        });
       };
       const cap = BigInt((await curveNow()).realToken) / 10n;
       const within = reserveCapped(carol, 2n * DOGE);
-      expect(within.reservedOut <= cap && 2n * within.reservedOut > cap, `${within.reservedOut} of ${cap}`).to.equal(true);
+      expect(within.reservedOut <= cap && 2n * within.reservedOut > cap, `${within.reservedOut} of ${cap}`).to.equal(
+        true,
+      );
       let overShare: AppError | null = null;
       try {
         reserveCapped(carol, 2n * DOGE);
@@ -291,7 +488,11 @@ describe("AMM bonding curves", function () {
         overShare = error as AppError;
       }
       expect([overShare && statusOf(overShare), overShare?.code]).to.deep.equal([409, "RESERVATION_SHARE_EXCEEDED"]);
-      expect(overShare!.details).to.include({ held: within.reservedOut.toString(), cap: cap.toString(), share_bps: 1_000 });
+      expect(overShare!.details).to.include({
+        held: within.reservedOut.toString(),
+        cap: cap.toString(),
+        share_bps: 1_000,
+      });
       // Sells may hold at most the tokens the curve sold.
       const sold = BigInt((await curveNow()).tokensSold);
       expect((await reserve(carol, sold - 500n, "SELL")).status).to.equal(201);
@@ -304,10 +505,27 @@ describe("AMM bonding curves", function () {
       const held = BigInt((await curveNow()).reservedTokens);
       expect(held > 0n).to.equal(true);
       // The curve's counters of held tokens equal the live rows summed again.
-      const counted = ammDb.prepare("SELECT held_buy, held_sell FROM bonding_curves WHERE tick = ?").get(TICK) as { held_buy: string; held_sell: string };
-      const rows = ammDb.prepare("SELECT side, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved'").all(TICK.toLowerCase()) as { side: string; amount_in: string; reserved_out: string }[];
-      expect(counted.held_buy).to.equal(rows.filter((r) => r.side === "BUY").reduce((sum, r) => sum + BigInt(r.reserved_out), 0n).toString());
-      expect(counted.held_sell).to.equal(rows.filter((r) => r.side === "SELL").reduce((sum, r) => sum + BigInt(r.amount_in), 0n).toString());
+      const counted = ammDb.prepare("SELECT held_buy, held_sell FROM bonding_curves WHERE tick = ?").get(TICK) as {
+        held_buy: string;
+        held_sell: string;
+      };
+      const rows = ammDb
+        .prepare(
+          "SELECT side, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved'",
+        )
+        .all(TICK.toLowerCase()) as { side: string; amount_in: string; reserved_out: string }[];
+      expect(counted.held_buy).to.equal(
+        rows
+          .filter((r) => r.side === "BUY")
+          .reduce((sum, r) => sum + BigInt(r.reserved_out), 0n)
+          .toString(),
+      );
+      expect(counted.held_sell).to.equal(
+        rows
+          .filter((r) => r.side === "SELL")
+          .reduce((sum, r) => sum + BigInt(r.amount_in), 0n)
+          .toString(),
+      );
 
       // Once they expire, they hold nothing, even before the pass marks them expired.
       clockOffset += RESERVATION_SECONDS + 1;
@@ -316,7 +534,9 @@ describe("AMM bonding curves", function () {
       expect((await curveNow()).reservedTokens).to.equal("0");
       const released = await reserve(bob, DOGE);
       expect(released.status, JSON.stringify(released.body)).to.equal(201);
-      expect((await call("GET", `/bonding/reservations/${released.body.reservationId}`)).body.status).to.equal("reserved");
+      expect((await call("GET", `/bonding/reservations/${released.body.reservationId}`)).body.status).to.equal(
+        "reserved",
+      );
     });
 
     it("refunds a payment mined after its reservation expired, and one smaller than asked", async () => {
@@ -331,13 +551,29 @@ describe("AMM bonding curves", function () {
       const sold = (await curveNow()).tokensSold;
       const tooLate = await confirm(dave, late.body.reservationId, lateTxid);
       expect([tooLate.status, tooLate.body.error.code]).to.deep.equal([422, "DEPOSIT_LATE"]);
-      expect(tooLate.body.error.details).to.include({ reservation_id: late.body.reservationId, refund_amount: (5n * DOGE).toString() });
+      expect(tooLate.body.error.details).to.include({
+        reservation_id: late.body.reservationId,
+        refund_amount: (5n * DOGE).toString(),
+      });
       const tooSmall = await confirm(erin, small.body.reservationId, smallTxid);
       expect([tooSmall.status, tooSmall.body.error.code]).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
       const status = (await call("GET", `/bonding/reservations/${small.body.reservationId}`)).body;
       expect(status.status).to.equal("refunded");
-      expect(status.refund).to.include({ asset: "DOGE", address: erin.address, amount: (4n * DOGE).toString(), status: "queued" });
-      expect(payoutsOf(late.body.reservationId)).to.deep.equal([{ asset: "DOGE", tick: null, address: dave.address, amount: (5n * DOGE).toString(), reason: "bonding_refund:DEPOSIT_LATE" }]);
+      expect(status.refund).to.include({
+        asset: "DOGE",
+        address: erin.address,
+        amount: (4n * DOGE).toString(),
+        status: "queued",
+      });
+      expect(payoutsOf(late.body.reservationId)).to.deep.equal([
+        {
+          asset: "DOGE",
+          tick: null,
+          address: dave.address,
+          amount: (5n * DOGE).toString(),
+          reason: "bonding_refund:DEPOSIT_LATE",
+        },
+      ]);
       expect((await curveNow()).tokensSold).to.equal(sold);
       // Answered again as refunded, never paid twice.
       expect((await confirm(erin, small.body.reservationId, smallTxid)).body.status).to.equal("refunded");
@@ -372,13 +608,19 @@ describe("AMM bonding curves", function () {
       expect(BigInt(curve.realDoge) >= 50n * DOGE).to.equal(true);
       expect(curve.graduation).to.include({ poolDoge: curve.realDoge, poolToken: "200000", poolSeeded: true });
       expect(curve.graduation.pool).to.deep.equal({
-        dogeReserve: curve.realDoge, tokenReserve: "200000", lpSupply: curve.graduation.pool.lpSupply,
+        dogeReserve: curve.realDoge,
+        tokenReserve: "200000",
+        lpSupply: curve.graduation.pool.lpSupply,
       });
       const pool = ledger.pool(TICK)!;
       expect([pool.pool.dogeReserve, pool.pool.tokenReserve]).to.deep.equal([BigInt(curve.realDoge), 200_000n]);
       const position = ammDb.prepare("SELECT address, shares FROM positions WHERE tick_key = 'bond'").all() as any[];
       expect(position.map((p) => p.address)).to.deep.equal([graduatedProvider(TICK)]);
-      expect((await call("GET", `/pools/${TICK}/DOGE`)).body).to.include({ tick: TICK, dogeReserve: curve.realDoge, tokenReserve: "200000" });
+      expect((await call("GET", `/pools/${TICK}/DOGE`)).body).to.include({
+        tick: TICK,
+        dogeReserve: curve.realDoge,
+        tokenReserve: "200000",
+      });
       expect((await call("GET", "/bonding/active")).body.curves).to.deep.equal([]);
       const refused = await reserve(henry, DOGE);
       expect([refused.status, refused.body.error.code]).to.deep.equal([409, "CURVE_GRADUATED"]);
@@ -387,15 +629,27 @@ describe("AMM bonding curves", function () {
     it("refunds a payment that arrived in time but finds the curve sold out", async () => {
       const refused = await confirm(gina, ginaReservation, ginaTxid);
       expect([refused.status, refused.body.error.code]).to.deep.equal([422, "SOLD_OUT"]);
-      expect(payoutsOf(ginaReservation)).to.deep.equal([{ asset: "DOGE", tick: null, address: gina.address, amount: (2n * DOGE).toString(), reason: "bonding_refund:SOLD_OUT" }]);
+      expect(payoutsOf(ginaReservation)).to.deep.equal([
+        {
+          asset: "DOGE",
+          tick: null,
+          address: gina.address,
+          amount: (2n * DOGE).toString(),
+          reason: "bonding_refund:SOLD_OUT",
+        },
+      ]);
     });
 
     it("seeds once across restarts: a new store's pass finds the pool seeded", async () => {
       const seeds = () => ledger.ledgerOf(TICK).filter((row) => row.kind === "seed").length;
       expect(seeds()).to.equal(1);
       const restarted = new BondingStore({
-        db: ammDb, ledger, deposits: new DepositReader(stack.queries, custody.address), queries: stack.queries,
-        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }), inscriberProject: "launchpad",
+        db: ammDb,
+        ledger,
+        deposits: new DepositReader(stack.queries, custody.address),
+        queries: stack.queries,
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+        inscriberProject: "launchpad",
       });
       expect(await restarted.runOnce()).to.include({ activated: 0, seeded: 0 });
       expect(seeds()).to.equal(1);
@@ -406,10 +660,19 @@ describe("AMM bonding curves", function () {
       const { swap } = ledger.createSwap(quote.id, henry.address);
       const txid = await payCustody(henry, 5n * DOGE);
       await stack.mine();
-      const executed = ledger.executeSwap(swap.id, txid, signMessage(ledger.executeSwapMessage(swap.id, txid), henry.privateKey));
+      const executed = ledger.executeSwap(
+        swap.id,
+        txid,
+        signMessage(ledger.executeSwapMessage(swap.id, txid), henry.privateKey),
+      );
       expect(executed.outcome).to.equal("executed");
       expect(executed.swap.amountOut).to.equal(quote.amountOut);
-      expect(ledger.payout(executed.swap.payoutId!)).to.include({ asset: "DRC20", tick: TICK, address: henry.address, amount: quote.amountOut });
+      expect(ledger.payout(executed.swap.payoutId!)).to.include({
+        asset: "DRC20",
+        tick: TICK,
+        address: henry.address,
+        amount: quote.amountOut,
+      });
     });
   });
 });

@@ -10,7 +10,13 @@ import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { AmmLedger, BondingStore, DepositReader, openAmmDatabase } from "../../src/services/amm";
-import { AMM_DEMO_CURVE, AMM_DEMO_POOL, AmmDemoOptions, launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
+import {
+  AMM_DEMO_CURVE,
+  AMM_DEMO_POOL,
+  AmmDemoOptions,
+  launchDemoCurve,
+  seedDemoPool,
+} from "../../src/services/amm/demo";
 import type { InscribeRequest, InscriberClient } from "../../src/services/inscriber/client";
 import { inscriberJob } from "../helpers/inscriber-job";
 import { newKey } from "../helpers/keys";
@@ -44,11 +50,22 @@ function demoHarness() {
   const wallet = {
     address: custody.address,
     syncs: 0,
-    sync: async () => { wallet.syncs++; },
+    sync: async () => {
+      wallet.syncs++;
+    },
     balance: () => ({ confirmedKoinu: 20_000n * DOGE }),
   } as unknown as AmmDemoOptions["wallet"] & { syncs: number };
   const events: string[] = [];
-  const options: AmmDemoOptions = { ledger, bonding, queries, wallet, inscriber, project: "amm", log: (event) => events.push(event), pollMs: 5 };
+  const options: AmmDemoOptions = {
+    ledger,
+    bonding,
+    queries,
+    wallet,
+    inscriber,
+    project: "amm",
+    log: (event) => events.push(event),
+    pollMs: 5,
+  };
   return { options, ledger, bonding, db, filed, events, custody, chain, wallet };
 }
 
@@ -57,7 +74,8 @@ describe("AMM demo seeding (src/services/amm/demo.ts)", () => {
     const h = demoHarness();
     await seedDemoPool(h.options);
     expect(h.filed.map((f) => f.key)).to.deep.equal(["amm-demo-deploy", "amm-demo-mint"]);
-    for (const { request } of h.filed) expect(request).to.deep.include({ project: "amm", recipient: h.custody.address, action: null });
+    for (const { request } of h.filed)
+      expect(request).to.deep.include({ project: "amm", recipient: h.custody.address, action: null });
     const pool = h.ledger.pool(AMM_DEMO_POOL.tick)!.pool;
     expect(pool.lpSupply > 0n).to.equal(true);
     expect(h.events).to.deep.equal(["amm_demo_seeded"]);
@@ -76,18 +94,29 @@ describe("AMM demo seeding (src/services/amm/demo.ts)", () => {
     await launchDemoCurve(h.options);
     expect(h.filed).to.have.length(1);
     expect(h.events).to.deep.equal(["amm_demo_curve_launched"]);
-    const live = h.db.prepare("SELECT COUNT(*) AS n FROM bonding_api_keys WHERE revoked_at IS NULL").get() as { n: number };
+    const live = h.db.prepare("SELECT COUNT(*) AS n FROM bonding_api_keys WHERE revoked_at IS NULL").get() as {
+      n: number;
+    };
     expect(live.n).to.equal(0);
   });
 
   it("stops waiting for the index when the stop signal aborts", async () => {
     const h = demoHarness();
     const stop = new AbortController();
-    const stuck = { ...h.options, inscriber: { ...h.options.inscriber, inscribe: async () => ({ job: inscriberJob({ id: "job_stuck" }), created: true }) }, signal: stop.signal };
+    const stuck = {
+      ...h.options,
+      inscriber: {
+        ...h.options.inscriber,
+        inscribe: async () => ({ job: inscriberJob({ id: "job_stuck" }), created: true }),
+      },
+      signal: stop.signal,
+    };
     const seeding = seedDemoPool(stuck);
     setTimeout(() => stop.abort(new Error("stopping")), 30);
     let failure: unknown = null;
-    await seeding.catch((error) => { failure = error; });
+    await seeding.catch((error) => {
+      failure = error;
+    });
     expect((failure as Error)?.message).to.equal("stopping");
     expect(h.ledger.pool(AMM_DEMO_POOL.tick)?.pool.lpSupply ?? 0n).to.equal(0n);
   });

@@ -11,20 +11,33 @@ import { NETWORKS, addressToOutputScript, publicKeyToAddress } from "../../src/d
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 import { openAmmDatabase } from "../../src/services/amm/schema";
 import {
-  DRC20_TRANSFER_CONTENT_TYPE, PAYOUT_OWNER, Payout, PayoutStatus, SettlementWorker,
+  DRC20_TRANSFER_CONTENT_TYPE,
+  PAYOUT_OWNER,
+  Payout,
+  PayoutStatus,
+  SettlementWorker,
 } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { HARD_DUST_LIMIT, HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import type { Sqlite } from "../../src/db/sqlite";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, STACK_POSTAGE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import {
+  LAUNCHPAD_PROJECT_KEY,
+  LaunchpadStack,
+  STACK_FEE_RATE,
+  STACK_POSTAGE,
+  startLaunchpadStack,
+} from "../helpers/launchpad-stack";
 
 const TICK = "SETL";
 const MINTED = 100_000n;
 const FINAL: readonly PayoutStatus[] = ["confirmed", "below_dust", "failed"];
 
-interface LogEvent { event: string; fields: Record<string, unknown> }
+interface LogEvent {
+  event: string;
+  fields: Record<string, unknown>;
+}
 
 describe("AMM settlement worker", function () {
   this.timeout(180_000);
@@ -34,22 +47,42 @@ describe("AMM settlement worker", function () {
   let inscriber: InscriberClient;
   const custody = newKey();
 
-  const openCustodyWallet = () => new HotWallet({
-    db: openWalletDatabase(walletFile), key: custody, chain: indexNodeChain(stack.queries, stack.client), network: NETWORKS.regtest, feeRateKoinuPerKb: STACK_FEE_RATE,
-  });
+  const openCustodyWallet = () =>
+    new HotWallet({
+      db: openWalletDatabase(walletFile),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
 
-  function newWorker(db: Sqlite, events: LogEvent[] = [], options: { wallet?: HotWallet; confirmations?: number } = {}): SettlementWorker {
+  function newWorker(
+    db: Sqlite,
+    events: LogEvent[] = [],
+    options: { wallet?: HotWallet; confirmations?: number } = {},
+  ): SettlementWorker {
     return new SettlementWorker({
-      db, wallet: options.wallet ?? wallet, queries: stack.queries, inscriber, network: NETWORKS.regtest, inscriberProject: "launchpad",
-      confirmations: options.confirmations, log: (event, fields) => events.push({ event, fields }),
+      db,
+      wallet: options.wallet ?? wallet,
+      queries: stack.queries,
+      inscriber,
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+      confirmations: options.confirmations,
+      log: (event, fields) => events.push({ event, fields }),
     });
   }
 
-  function queue(db: Sqlite, payout: { asset: "DOGE" | "DRC20"; address: string; amount: bigint; tick?: string }): string {
+  function queue(
+    db: Sqlite,
+    payout: { asset: "DOGE" | "DRC20"; address: string; amount: bigint; tick?: string },
+  ): string {
     const id = `pay_${crypto.randomBytes(12).toString("hex")}`;
     const now = Math.floor(Date.now() / 1000);
-    db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, 'swap', ?, 'queued', ?, ?)`).run(id, payout.asset, payout.tick ?? null, payout.address, payout.amount.toString(), `swap_${id}`, now, now);
+    db.prepare(
+      `INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'swap', ?, 'queued', ?, ?)`,
+    ).run(id, payout.asset, payout.tick ?? null, payout.address, payout.amount.toString(), `swap_${id}`, now, now);
     return id;
   }
 
@@ -64,16 +97,33 @@ describe("AMM settlement worker", function () {
       }
       if (payouts.some((payout) => payout.status === "sent")) await stack.mine();
     }
-    throw new Error(`payouts not settled: ${JSON.stringify(ids.map((id) => workers[0].payout(id)), (_, v) => (typeof v === "bigint" ? v.toString() : v))}`);
+    throw new Error(
+      `payouts not settled: ${JSON.stringify(
+        ids.map((id) => workers[0].payout(id)),
+        (_, v) => (typeof v === "bigint" ? v.toString() : v),
+      )}`,
+    );
   }
 
   /** Outputs the index has paying `address`, with the transactions they are in. */
   const received = (address: string) => stack.queries.utxos(address, null, 100).items;
-  const tokenBalance = (address: string) => stack.queries.drc20Balances(address).find((balance) => balance.tick === TICK) ?? { tick: TICK, available: "0", transferable: "0" };
-  const count = (events: LogEvent[], event: string, id: string) => events.filter((e) => e.event === event && e.fields.id === id).length;
+  const tokenBalance = (address: string) =>
+    stack.queries.drc20Balances(address).find((balance) => balance.tick === TICK) ?? {
+      tick: TICK,
+      available: "0",
+      transferable: "0",
+    };
+  const count = (events: LogEvent[], event: string, id: string) =>
+    events.filter((e) => e.event === event && e.fields.id === id).length;
 
   async function inscribeToCustody(key: string, content: Uint8Array): Promise<void> {
-    const answer = await inscriber.inscribe(key, { project: "launchpad", contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: custody.address });
+    const answer = await inscriber.inscribe(key, {
+      project: "launchpad",
+      contentType: DRC20_TRANSFER_CONTENT_TYPE,
+      action: null,
+      content,
+      recipient: custody.address,
+    });
     expect(answer.created, JSON.stringify(answer.job)).to.equal(true);
     await stack.confirmInscriberJob(answer.job.id);
   }
@@ -87,9 +137,16 @@ describe("AMM settlement worker", function () {
     await wallet.sync();
     inscriber = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
     const tickKey = drc20TickKey(TICK);
-    await inscribeToCustody("settle-deploy", encodeDrc20({ kind: "deploy", tick: TICK, tickKey, maxSupply: 10n * MINTED, mintLimit: MINTED }));
+    await inscribeToCustody(
+      "settle-deploy",
+      encodeDrc20({ kind: "deploy", tick: TICK, tickKey, maxSupply: 10n * MINTED, mintLimit: MINTED }),
+    );
     await inscribeToCustody("settle-mint", encodeDrc20({ kind: "mint", tick: TICK, tickKey, amount: MINTED }));
-    expect(tokenBalance(custody.address)).to.deep.equal({ tick: TICK, available: MINTED.toString(), transferable: "0" });
+    expect(tokenBalance(custody.address)).to.deep.equal({
+      tick: TICK,
+      available: MINTED.toString(),
+      transferable: "0",
+    });
   });
 
   after(async () => {
@@ -117,7 +174,10 @@ describe("AMM settlement worker", function () {
       const outputs = received(user.address);
       expect(outputs.map((o) => [o.txid, o.valueKoinu])).to.deep.equal([[sent.txid, 2n * KOINU_PER_DOGE]]);
       expect(stack.queries.balance(user.address).confirmedKoinu).to.equal(2n * KOINU_PER_DOGE);
-      expect(events.filter((e) => e.fields.id === id).map((e) => e.event)).to.deep.equal(["amm_payout_sent", "amm_payout_confirmed"]);
+      expect(events.filter((e) => e.fields.id === id).map((e) => e.event)).to.deep.equal([
+        "amm_payout_sent",
+        "amm_payout_confirmed",
+      ]);
     });
 
     it("confirms only once the transaction is as deep as `confirmations`", async () => {
@@ -180,7 +240,11 @@ describe("AMM settlement worker", function () {
     it("fails a payout to an address of another network without sending anything", async () => {
       const db = openAmmDatabase(":memory:");
       const worker = newWorker(db);
-      const id = queue(db, { asset: "DOGE", address: publicKeyToAddress(newKey().publicKey, NETWORKS.mainnet), amount: KOINU_PER_DOGE });
+      const id = queue(db, {
+        asset: "DOGE",
+        address: publicKeyToAddress(newKey().publicKey, NETWORKS.mainnet),
+        amount: KOINU_PER_DOGE,
+      });
       await worker.runOnce();
       const payout = worker.payout(id)!;
       expect(payout.status).to.equal("failed");
@@ -209,14 +273,25 @@ describe("AMM settlement worker", function () {
       const [done] = await settle([worker], [id]);
       expect(done.status, done.error ?? "").to.equal("confirmed");
       expect(done.inscriptionId).to.equal((await inscriber.job(done.inscriberJobId!)).inscriptionId);
-      expect(stack.queries.inscriptionBody(done.inscriptionId!)!.body).to.deep.equal(new TextEncoder().encode(`{"p":"drc-20","op":"transfer","tick":"${TICK}","amt":"250"}`));
+      expect(stack.queries.inscriptionBody(done.inscriptionId!)!.body).to.deep.equal(
+        new TextEncoder().encode(`{"p":"drc-20","op":"transfer","tick":"${TICK}","amt":"250"}`),
+      );
       expect(stack.queries.inscription(done.inscriptionId!)!.ownerAddress).to.equal(user.address);
       expect(tokenBalance(user.address)).to.deep.equal({ tick: TICK, available: "250", transferable: "0" });
-      expect(tokenBalance(custody.address)).to.deep.equal({ tick: TICK, available: (BigInt(before.available) - 250n).toString(), transferable: "0" });
+      expect(tokenBalance(custody.address)).to.deep.equal({
+        tick: TICK,
+        available: (BigInt(before.available) - 250n).toString(),
+        transferable: "0",
+      });
       // Output 0 of the send pays the user exactly the carrier (the postage), so the inscription moved with it.
       const outputs = received(user.address);
       expect(outputs.map((o) => [o.txid, o.vout, o.valueKoinu])).to.deep.equal([[done.txid, 0, STACK_POSTAGE]]);
-      expect(events.filter((e) => e.fields.id === id).map((e) => e.event)).to.deep.equal(["amm_payout_inscribing", "amm_payout_inscribed", "amm_payout_sent", "amm_payout_confirmed"]);
+      expect(events.filter((e) => e.fields.id === id).map((e) => e.event)).to.deep.equal([
+        "amm_payout_inscribing",
+        "amm_payout_inscribed",
+        "amm_payout_sent",
+        "amm_payout_confirmed",
+      ]);
     });
 
     it("fails a transfer larger than the custody's available balance once the index refuses it, sending nothing", async () => {
@@ -250,7 +325,10 @@ describe("AMM settlement worker", function () {
       db = openAmmDatabase(file);
       const restarted = newWorker(db, [], { wallet: openCustodyWallet() });
       const done = await settle([restarted], [fundedOnly, broadcastToo]);
-      expect(done.map((payout) => [payout.status, payout.txid])).to.deep.equal([["confirmed", first.txid], ["confirmed", second.txid]]);
+      expect(done.map((payout) => [payout.status, payout.txid])).to.deep.equal([
+        ["confirmed", first.txid],
+        ["confirmed", second.txid],
+      ]);
       const outputs = received(user.address);
       expect(outputs.map((o) => o.valueKoinu).sort()).to.deep.equal([3n * KOINU_PER_DOGE, 4n * KOINU_PER_DOGE]);
       expect(stack.queries.history(user.address, null, 100).total).to.equal(2);
@@ -266,7 +344,13 @@ describe("AMM settlement worker", function () {
 
       // Crash 1: the inscriber got the request, the row did not move.
       const content = encodeDrc20({ kind: "transfer", tick: TICK, tickKey: drc20TickKey(TICK), amount });
-      const asked = await inscriber.inscribe(id, { project: "launchpad", contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: custody.address });
+      const asked = await inscriber.inscribe(id, {
+        project: "launchpad",
+        contentType: DRC20_TRANSFER_CONTENT_TYPE,
+        action: null,
+        content,
+        recipient: custody.address,
+      });
       expect(asked.created).to.equal(true);
       let worker = newWorker(db);
       await worker.runOnce();
@@ -290,7 +374,11 @@ describe("AMM settlement worker", function () {
       expect(done.txid).to.equal(send.txid);
       expect(received(user.address).map((o) => o.txid)).to.deep.equal([send.txid]);
       expect(tokenBalance(user.address)).to.deep.equal({ tick: TICK, available: amount.toString(), transferable: "0" });
-      expect(tokenBalance(custody.address)).to.deep.equal({ tick: TICK, available: (BigInt(before.available) - amount).toString(), transferable: "0" });
+      expect(tokenBalance(custody.address)).to.deep.equal({
+        tick: TICK,
+        available: (BigInt(before.available) - amount).toString(),
+        transferable: "0",
+      });
     });
   });
 
@@ -314,11 +402,23 @@ describe("AMM settlement worker", function () {
         expect(count(events, "amm_payout_confirmed", id), id).to.equal(1);
       }
       expect(count(events, "amm_payout_inscribing", token)).to.equal(1);
-      expect(received(dogeUser.address).map((o) => [o.txid, o.valueKoinu])).to.deep.equal([[done[0].txid, 5n * KOINU_PER_DOGE]]);
+      expect(received(dogeUser.address).map((o) => [o.txid, o.valueKoinu])).to.deep.equal([
+        [done[0].txid, 5n * KOINU_PER_DOGE],
+      ]);
       expect(received(tokenUser.address).map((o) => o.txid)).to.deep.equal([done[1].txid]);
       expect(tokenBalance(tokenUser.address)).to.deep.equal({ tick: TICK, available: "75", transferable: "0" });
-      expect(tokenBalance(custody.address)).to.deep.equal({ tick: TICK, available: (BigInt(before.available) - 75n).toString(), transferable: "0" });
-      expect(wallet.txsOf(PAYOUT_OWNER).filter((tx) => tx.label === doge || tx.label === token).map((tx) => tx.txid).sort()).to.deep.equal([done[0].txid, done[1].txid].sort());
+      expect(tokenBalance(custody.address)).to.deep.equal({
+        tick: TICK,
+        available: (BigInt(before.available) - 75n).toString(),
+        transferable: "0",
+      });
+      expect(
+        wallet
+          .txsOf(PAYOUT_OWNER)
+          .filter((tx) => tx.label === doge || tx.label === token)
+          .map((tx) => tx.txid)
+          .sort(),
+      ).to.deep.equal([done[0].txid, done[1].txid].sort());
     });
   });
 });

@@ -17,7 +17,17 @@ import type { IndexQueries } from "../../src/indexer/queries";
 import { Pool, isqrt, swapExactIn } from "../../src/amm";
 import createClient from "openapi-fetch";
 import { Registry } from "prom-client";
-import { AmmLedger, BondingStore, DepositReader, SettlementWorker, authorizationMessage, createAmmApp, createQuoteFastPath, mountBonding, openAmmDatabase } from "../../src/services/amm";
+import {
+  AmmLedger,
+  BondingStore,
+  DepositReader,
+  SettlementWorker,
+  authorizationMessage,
+  createAmmApp,
+  createQuoteFastPath,
+  mountBonding,
+  openAmmDatabase,
+} from "../../src/services/amm";
 import type { AmmApp } from "../../src/services/amm/app";
 import { ApiSurface, undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
@@ -36,7 +46,10 @@ import { jsonRequest } from "../helpers/http";
 const TICK = "PUPS";
 const DOGE = KOINU_PER_DOGE;
 
-interface Answer { status: number; body: any }
+interface Answer {
+  status: number;
+  body: any;
+}
 
 describe("AMM service", function () {
   this.timeout(600_000);
@@ -60,14 +73,15 @@ describe("AMM service", function () {
   const bob = newKey(); // second provider
   const trader = newKey();
 
-  const call = (method: string, p: string, body?: unknown): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, { body });
+  const call = (method: string, p: string, body?: unknown): Promise<Answer> =>
+    jsonRequest(`${base}/api${p}`, method, { body });
   const mine = async () => {
     await devnet.rpc("generatetoaddress", [1, miner.address]);
     await indexer.syncOnce();
   };
   /** A DOGE deposit of `koinu` from `key` to the custody address (in the mempool). */
   const depositDoge = async (key: TestKey, koinu: bigint, coin?: Spendable) => {
-    const c = coin ?? await faucetCoin(devnet, key, Number((koinu + 2n * DOGE) / DOGE) + 1);
+    const c = coin ?? (await faucetCoin(devnet, key, Number((koinu + 2n * DOGE) / DOGE) + 1));
     if (!coin) await mine();
     return (await pay(devnet, key, [c], [{ script: custody.script, value: koinu }])).txid;
   };
@@ -79,12 +93,26 @@ describe("AMM service", function () {
   };
   /** The pool now, read through the client typed by the published document (shared/openapi/amm.d.ts). */
   const poolNow = async () => {
-    const { data, error } = await client.GET("/api/pools/{tokenA}/{tokenB}", { params: { path: { tokenA: TICK, tokenB: "DOGE" } } });
+    const { data, error } = await client.GET("/api/pools/{tokenA}/{tokenB}", {
+      params: { path: { tokenA: TICK, tokenB: "DOGE" } },
+    });
     if (!data) throw new Error(`GET /api/pools/${TICK}/DOGE: ${JSON.stringify(error)}`);
     return data;
   };
-  const authorize = (key: TestKey, action: string, fields: Record<string, string>, nonce: string, expiresAt = Math.floor(Date.now() / 1000) + clockOffset + 600) => ({
-    address: key.address, nonce, expiresAt, signature: signMessage(authorizationMessage(ledger.domain, action, fields, { address: key.address, nonce, expiresAt }), key.privateKey),
+  const authorize = (
+    key: TestKey,
+    action: string,
+    fields: Record<string, string>,
+    nonce: string,
+    expiresAt = Math.floor(Date.now() / 1000) + clockOffset + 600,
+  ) => ({
+    address: key.address,
+    nonce,
+    expiresAt,
+    signature: signMessage(
+      authorizationMessage(ledger.domain, action, fields, { address: key.address, nonce, expiresAt }),
+      key.privateKey,
+    ),
   });
   /** The exact text to sign for `params`, as the service answers it (GET /api/auth/message). */
   const authMessage = async (params: Record<string, string>): Promise<string> => {
@@ -93,7 +121,10 @@ describe("AMM service", function () {
     return answer.body.message;
   };
   /** `key` adds liquidity from its deposits, signing the add-liquidity order (the pair of txids) with its key. */
-  const addLiquidity = async (key: TestKey, request: { tick: string; dogeTxid: string; tokenTxid: string }): Promise<Answer> => {
+  const addLiquidity = async (
+    key: TestKey,
+    request: { tick: string; dogeTxid: string; tokenTxid: string },
+  ): Promise<Answer> => {
     const body = { ...request, address: key.address };
     const message = await authMessage({ action: "add-liquidity", ...body });
     return call("POST", "/liquidity/add", { ...body, signature: signMessage(message, key.privateKey) });
@@ -108,21 +139,35 @@ describe("AMM service", function () {
     // The stack's devnet, index and inscriber (project "launchpad" stands in for "amm").
     stack = await startLaunchpadStack();
     ({ devnet, indexer, queries } = stack);
-    custodyWallet = new HotWallet({ db: openWalletDatabase(`${stack.dir}/custody-wallet.sqlite`), key: custody, chain: indexNodeChain(queries, stack.client), network: NETWORKS.regtest, feeRateKoinuPerKb: 1_000_000n });
+    custodyWallet = new HotWallet({
+      db: openWalletDatabase(`${stack.dir}/custody-wallet.sqlite`),
+      key: custody,
+      chain: indexNodeChain(queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: 1_000_000n,
+    });
     ammDb = openAmmDatabase(":memory:");
     ledger = new AmmLedger({
-      db: ammDb, network: NETWORKS.regtest, deposits: new DepositReader(queries, custody.address),
+      db: ammDb,
+      network: NETWORKS.regtest,
+      deposits: new DepositReader(queries, custody.address),
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
       tickDeployed: (tick) => queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
     });
     // As the daemon mounts them: the bonding routes, /health and /metrics, in the app's one surface.
     const bonding = new BondingStore({
-      db: ammDb, ledger, deposits: new DepositReader(queries, custody.address), queries, inscriberProject: "launchpad",
+      db: ammDb,
+      ledger,
+      deposits: new DepositReader(queries, custody.address),
+      queries,
+      inscriberProject: "launchpad",
       inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
     // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.
     app = createAmmApp({
-      ledger, network: NETWORKS.regtest, rateLimit: 0,
+      ledger,
+      network: NETWORKS.regtest,
+      rateLimit: 0,
       mount: (root, routes) => {
         surface = routes;
         mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest });
@@ -138,7 +183,11 @@ describe("AMM service", function () {
     await mine();
     for (const key of [alice, alice, bob, trader, trader]) await mintTick(devnet, key, TICK, 1_000_000n);
     await mine();
-    expect(queries.drc20Balances(alice.address)).to.deep.include({ tick: TICK, available: "2000000", transferable: "0" });
+    expect(queries.drc20Balances(alice.address)).to.deep.include({
+      tick: TICK,
+      available: "2000000",
+      transferable: "0",
+    });
   });
 
   after(async () => {
@@ -156,8 +205,10 @@ describe("AMM service", function () {
       expect(document.status).to.equal(200);
       await expectPublished("amm", await document.json());
       const page = await fetch(`${base}/docs`);
-      expect([page.status, page.headers.get("content-type")]).to.satisfy(([status, type]: [number, string]) => status === 200 && type.startsWith("text/html"));
-      expect((await page.text())).to.include("DogeOS AMM");
+      expect([page.status, page.headers.get("content-type")]).to.satisfy(
+        ([status, type]: [number, string]) => status === 200 && type.startsWith("text/html"),
+      );
+      expect(await page.text()).to.include("DogeOS AMM");
       expect((await fetch(`${base}/docs/assets/swagger-ui-bundle.js`)).status).to.equal(200);
     });
   });
@@ -179,12 +230,23 @@ describe("AMM service", function () {
       const added = await addLiquidity(alice, { tick: TICK, dogeTxid, tokenTxid });
       expect(added.status, JSON.stringify(added.body)).to.equal(201);
       const expected = isqrt(1_000n * DOGE * 500_000n) - 1_000n;
-      expect(added.body).to.include({ kind: "add", shares: expected.toString(), doge: (1_000n * DOGE).toString(), token: "500000" });
+      expect(added.body).to.include({
+        kind: "add",
+        shares: expected.toString(),
+        doge: (1_000n * DOGE).toString(),
+        token: "500000",
+      });
       const again = await addLiquidity(alice, { tick: TICK, dogeTxid, tokenTxid });
       expect(again.status).to.equal(200);
       expect(again.body.operationId).to.equal(added.body.operationId);
       const pool = await poolNow();
-      expect(pool).to.include({ tick: TICK, dogeReserve: (1_000n * DOGE).toString(), tokenReserve: "500000", lpSupply: (expected + 1_000n).toString(), feeBps: 100 });
+      expect(pool).to.include({
+        tick: TICK,
+        dogeReserve: (1_000n * DOGE).toString(),
+        tokenReserve: "500000",
+        lpSupply: (expected + 1_000n).toString(),
+        feeBps: 100,
+      });
       expect(pool.priceKoinuPerToken).to.equal("200000"); // 1,000 DOGE for 500,000 tokens
       expect(pool.depth.map((d) => d.bps)).to.deep.equal([100, 200, 500]);
       // 1% depth: the smallest DOGE input that moves dogeReserve/tokenReserve up by 1% or more.
@@ -208,22 +270,44 @@ describe("AMM service", function () {
       expect(added.body.shares).to.equal(before.lpSupply);
       expect(added.body.token).to.equal("500000");
       expect(added.body.payouts).to.have.length(1);
-      expect(added.body.payouts[0]).to.include({ asset: "DRC20", tick: TICK, address: bob.address, amount: "100000", reason: "liquidity_excess", status: "queued" });
+      expect(added.body.payouts[0]).to.include({
+        asset: "DRC20",
+        tick: TICK,
+        address: bob.address,
+        amount: "100000",
+        reason: "liquidity_excess",
+        status: "queued",
+      });
     });
   });
 
   describe("quotes", () => {
     it("answers the same quote over GET and POST, with fee in DOGE, minimum out and expiry", async () => {
       const pool = await poolNow();
-      const got = await call("GET", `/swap/quote?tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`);
-      const posted = await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString(), slippageBps: 100 });
+      const got = await call(
+        "GET",
+        `/swap/quote?tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`,
+      );
+      const posted = await call("POST", "/swap/quote", {
+        tick: TICK,
+        direction: "DOGE_TO_TOKEN",
+        amountIn: (10n * DOGE).toString(),
+        slippageBps: 100,
+      });
       expect(got.status).to.equal(200);
       for (const q of [got.body, posted.body]) {
         // fee = ceil(10 DOGE x 1%); out = floor(net x T / (D + net)) (issue 9's rules, computed here by hand)
         const fee = 10_000_000n;
         const net = 10n * DOGE - fee;
         const out = (net * BigInt(pool.tokenReserve)) / (BigInt(pool.dogeReserve) + net);
-        expect(q).to.include({ tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString(), amountOut: out.toString(), fee: fee.toString(), feeAsset: "DOGE" });
+        expect(q).to.include({
+          tick: TICK,
+          direction: "DOGE_TO_TOKEN",
+          amountIn: (10n * DOGE).toString(),
+          amountOut: out.toString(),
+          fee: fee.toString(),
+          feeAsset: "DOGE",
+        });
         expect(q.minAmountOut).to.equal(((out * 9_900n) / 10_000n).toString());
         // Stateless: the id carries the quote's terms under the ledger's MAC.
         expect(q.quoteId).to.match(/^qt_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
@@ -233,27 +317,40 @@ describe("AMM service", function () {
     });
 
     it("quotes exact out: the smallest input that pays at least the amount asked", async () => {
-      const answer = await call("POST", "/swap/quote", { tick: TICK, direction: "TOKEN_TO_DOGE", amountOut: (5n * DOGE).toString() });
+      const answer = await call("POST", "/swap/quote", {
+        tick: TICK,
+        direction: "TOKEN_TO_DOGE",
+        amountOut: (5n * DOGE).toString(),
+      });
       expect(answer.status).to.equal(200);
       expect(BigInt(answer.body.amountOut) >= 5n * DOGE).to.equal(true);
-      const less = await call("GET", `/swap/quote?tick=${TICK}&direction=TOKEN_TO_DOGE&amountIn=${BigInt(answer.body.amountIn) - 1n}`);
+      const less = await call(
+        "GET",
+        `/swap/quote?tick=${TICK}&direction=TOKEN_TO_DOGE&amountIn=${BigInt(answer.body.amountIn) - 1n}`,
+      );
       expect(BigInt(less.body.amountOut) < 5n * DOGE).to.equal(true);
     });
 
     it("answers GET quotes on the node:http fast path exactly as the Express route does", async () => {
       const app = createAmmApp({ ledger, network: NETWORKS.regtest });
       const fast = createQuoteFastPath(ledger);
-      const fastServer = http.createServer((req, res) => {
-        if (!fast(req, res)) app(req, res);
-      }).listen(0, "127.0.0.1");
+      const fastServer = http
+        .createServer((req, res) => {
+          if (!fast(req, res)) app(req, res);
+        })
+        .listen(0, "127.0.0.1");
       await new Promise((resolve) => fastServer.once("listening", resolve));
       const fastBase = `http://127.0.0.1:${(fastServer.address() as { port: number }).port}`;
       try {
         const queries = [
           `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`,
           `tick=${TICK.toLowerCase()}&direction=TOKEN_TO_DOGE&amountOut=${DOGE}`,
-          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=0`, `tick=${TICK}&direction=UP&amountIn=5`, `tick=ZZZZ&direction=DOGE_TO_TOKEN&amountIn=100000000`,
-          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=100000000&x=1`, `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=1&amountIn=2`, "",
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=0`,
+          `tick=${TICK}&direction=UP&amountIn=5`,
+          `tick=ZZZZ&direction=DOGE_TO_TOKEN&amountIn=100000000`,
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=100000000&x=1`,
+          `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=1&amountIn=2`,
+          "",
         ];
         const strip = (body: any) => (body?.quoteId ? { ...body, quoteId: "", createdAt: 0, expiresAt: 0 } : body);
         for (const query of queries) {
@@ -295,8 +392,20 @@ describe("AMM service", function () {
 
   describe("swaps", () => {
     /** Quote, create and deposit; the deposit is mined unless `mined` is false. */
-    async function swapWithDeposit(key: TestKey, direction: "DOGE_TO_TOKEN" | "TOKEN_TO_DOGE", amountIn: bigint, options: { slippageBps?: number; deposit?: bigint; mined?: boolean } = {}) {
-      const quote = (await call("POST", "/swap/quote", { tick: TICK, direction, amountIn: amountIn.toString(), slippageBps: options.slippageBps ?? 50 })).body;
+    async function swapWithDeposit(
+      key: TestKey,
+      direction: "DOGE_TO_TOKEN" | "TOKEN_TO_DOGE",
+      amountIn: bigint,
+      options: { slippageBps?: number; deposit?: bigint; mined?: boolean } = {},
+    ) {
+      const quote = (
+        await call("POST", "/swap/quote", {
+          tick: TICK,
+          direction,
+          amountIn: amountIn.toString(),
+          slippageBps: options.slippageBps ?? 50,
+        })
+      ).body;
       const created = await call("POST", "/swap/create", { quoteId: quote.quoteId, address: key.address });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const amount = options.deposit ?? amountIn;
@@ -307,7 +416,12 @@ describe("AMM service", function () {
 
     it("swaps DOGE for the token: the deposit announced before it is mined, executed once it is, delivering exactly the quote", async () => {
       const { quote, swap, txid } = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 20n * DOGE, { mined: false });
-      expect(swap).to.include({ status: "created", depositAddress: custody.address, depositAmount: (20n * DOGE).toString(), depositAsset: "DOGE" });
+      expect(swap).to.include({
+        status: "created",
+        depositAddress: custody.address,
+        depositAmount: (20n * DOGE).toString(),
+        depositAsset: "DOGE",
+      });
       const pending = await execute(trader, swap.swapId, txid);
       expect(pending.status).to.equal(202);
       expect(pending.body.status).to.equal("deposit_seen");
@@ -315,16 +429,33 @@ describe("AMM service", function () {
       const before = await poolNow();
       const executed = await execute(trader, swap.swapId, txid);
       expect(executed.status, JSON.stringify(executed.body)).to.equal(200);
-      expect(executed.body).to.include({ status: "executed", amountOut: quote.amountOut, fee: quote.fee, depositTxid: txid });
-      expect(executed.body.payout).to.include({ asset: "DRC20", tick: TICK, address: trader.address, amount: quote.amountOut, reason: "swap", status: "queued" });
+      expect(executed.body).to.include({
+        status: "executed",
+        amountOut: quote.amountOut,
+        fee: quote.fee,
+        depositTxid: txid,
+      });
+      expect(executed.body.payout).to.include({
+        asset: "DRC20",
+        tick: TICK,
+        address: trader.address,
+        amount: quote.amountOut,
+        reason: "swap",
+        status: "queued",
+      });
       const after = await poolNow();
       expect(BigInt(after.dogeReserve)).to.equal(BigInt(before.dogeReserve) + 20n * DOGE - BigInt(quote.fee));
       expect(BigInt(after.tokenReserve)).to.equal(BigInt(before.tokenReserve) - BigInt(quote.amountOut));
-      expect(BigInt(after.dogeReserve) * BigInt(after.tokenReserve) >= BigInt(before.dogeReserve) * BigInt(before.tokenReserve)).to.equal(true);
+      expect(
+        BigInt(after.dogeReserve) * BigInt(after.tokenReserve) >=
+          BigInt(before.dogeReserve) * BigInt(before.tokenReserve),
+      ).to.equal(true);
       // Executing again answers the same swap; the history lists it.
       const again = await execute(trader, swap.swapId, txid);
       expect([again.status, again.body.ledgerSeq]).to.deep.equal([200, executed.body.ledgerSeq]);
-      expect((await call("GET", `/swap/history/${trader.address}`)).body.swaps.map((s: any) => s.swapId)).to.include(swap.swapId);
+      expect((await call("GET", `/swap/history/${trader.address}`)).body.swaps.map((s: any) => s.swapId)).to.include(
+        swap.swapId,
+      );
       expect((await call("GET", `/swap/status/${swap.swapId}`)).body.status).to.equal("executed");
     });
 
@@ -350,11 +481,19 @@ describe("AMM service", function () {
       const refused = await execute(trader, first.swap.swapId, first.txid);
       expect(refused.status).to.equal(422);
       expect(refused.body.error.code).to.equal("MIN_OUT_NOT_MET");
-      expect(refused.body.error.details).to.include({ swap_id: first.swap.swapId, refund_amount: (10n * DOGE).toString() });
+      expect(refused.body.error.details).to.include({
+        swap_id: first.swap.swapId,
+        refund_amount: (10n * DOGE).toString(),
+      });
       expect(ledger.ledgerOf(TICK)).to.have.length(seq);
       const status = (await call("GET", `/swap/status/${first.swap.swapId}`)).body;
       expect(status.status).to.equal("refunded");
-      expect(status.refund).to.include({ asset: "DOGE", address: trader.address, amount: (10n * DOGE).toString(), status: "queued" });
+      expect(status.refund).to.include({
+        asset: "DOGE",
+        address: trader.address,
+        amount: (10n * DOGE).toString(),
+        status: "queued",
+      });
     });
 
     it("refuses a deposit too small, one mined too late, one already used and one from another address", async () => {
@@ -362,7 +501,9 @@ describe("AMM service", function () {
       const small = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE, { deposit: 9n * DOGE });
       const tooSmall = await execute(trader, small.swap.swapId, small.txid);
       expect([tooSmall.status, tooSmall.body.error.code]).to.deep.equal([422, "DEPOSIT_TOO_SMALL"]);
-      expect((await call("GET", `/swap/status/${small.swap.swapId}`)).body.refund).to.include({ amount: (9n * DOGE).toString() });
+      expect((await call("GET", `/swap/status/${small.swap.swapId}`)).body.refund).to.include({
+        amount: (9n * DOGE).toString(),
+      });
 
       const reused = await swapWithDeposit(trader, "DOGE_TO_TOKEN", 10n * DOGE, { mined: false });
       const used = await execute(trader, reused.swap.swapId, small.txid);
@@ -390,7 +531,9 @@ describe("AMM service", function () {
 
     it("refunds a deposit mined after its swap expired unseen, when it is announced", async () => {
       clockOffset = -3_600;
-      const quote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })).body;
+      const quote = (
+        await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })
+      ).body;
       const swap = (await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address })).body;
       clockOffset = 0;
       expect(ledger.retryPending().expired).to.be.at.least(1);
@@ -407,14 +550,21 @@ describe("AMM service", function () {
     });
 
     it("refuses an expired quote, an unknown swap and a swap for the custody's own address", async () => {
-      const quote = (await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })).body;
+      const quote = (
+        await call("POST", "/swap/quote", { tick: TICK, direction: "DOGE_TO_TOKEN", amountIn: (10n * DOGE).toString() })
+      ).body;
       clockOffset = 61;
       const expired = await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address });
       clockOffset = 0;
       expect([expired.status, expired.body.error.code]).to.deep.equal([422, "QUOTE_EXPIRED"]);
       expect((await call("GET", `/swap/status/swp_${"0".repeat(24)}`)).status).to.equal(404);
-      expect((await call("POST", "/swap/execute", { swapId: "nope", depositTxid: "00".repeat(32) })).body.error.code).to.equal("INVALID_SWAP_ID");
-      expect((await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address, extra: 1 })).body.error.code).to.equal("UNKNOWN_FIELDS");
+      expect(
+        (await call("POST", "/swap/execute", { swapId: "nope", depositTxid: "00".repeat(32) })).body.error.code,
+      ).to.equal("INVALID_SWAP_ID");
+      expect(
+        (await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address, extra: 1 })).body.error
+          .code,
+      ).to.equal("UNKNOWN_FIELDS");
       const custodyOwn = await call("POST", "/swap/create", { quoteId: quote.quoteId, address: custody.address });
       expect([custodyOwn.status, custodyOwn.body.error.code]).to.deep.equal([422, "ADDRESS_IS_SERVICE"]);
     });
@@ -427,7 +577,14 @@ describe("AMM service", function () {
       for (let i = 0; i < 50; i++) {
         const direction = "DOGE_TO_TOKEN" as const;
         const amountIn = BigInt(1 + (i % 7)) * DOGE;
-        const quote = (await call("POST", "/swap/quote", { tick: TICK, direction, amountIn: amountIn.toString(), slippageBps: 10_000 })).body;
+        const quote = (
+          await call("POST", "/swap/quote", {
+            tick: TICK,
+            direction,
+            amountIn: amountIn.toString(),
+            slippageBps: 10_000,
+          })
+        ).body;
         const created = (await call("POST", "/swap/create", { quoteId: quote.quoteId, address: trader.address })).body;
         swaps.push({ swapId: created.swapId, depositTxid: await depositDoge(trader, amountIn, coins[i]), amountIn });
       }
@@ -436,8 +593,19 @@ describe("AMM service", function () {
       const firstSeq = ledger.ledgerOf(TICK).length;
       // Each execute signed by the trader first, so that the 50 POSTs themselves run concurrently.
       const signed = [];
-      for (const s of swaps) signed.push({ ...s, signature: signMessage(await authMessage({ action: "execute-swap", swapId: s.swapId, depositTxid: s.depositTxid }), trader.privateKey) });
-      const answers = await Promise.all(signed.map((s) => call("POST", "/swap/execute", { swapId: s.swapId, depositTxid: s.depositTxid, signature: s.signature })));
+      for (const s of swaps)
+        signed.push({
+          ...s,
+          signature: signMessage(
+            await authMessage({ action: "execute-swap", swapId: s.swapId, depositTxid: s.depositTxid }),
+            trader.privateKey,
+          ),
+        });
+      const answers = await Promise.all(
+        signed.map((s) =>
+          call("POST", "/swap/execute", { swapId: s.swapId, depositTxid: s.depositTxid, signature: s.signature }),
+        ),
+      );
       expect(answers.map((a) => a.status)).to.deep.equal(swaps.map(() => 200));
       const rows = ledger.ledgerOf(TICK).slice(firstSeq) as { ref_id: string; amount_in: string }[];
       expect(rows).to.have.length(50);
@@ -459,11 +627,16 @@ describe("AMM service", function () {
       const total = pool.feesCredited;
       for (const p of [a, b]) {
         const exact = (total * p.shares) / pool.lpSupply;
-        expect(exact - p.claimableFees >= 0n && exact - p.claimableFees <= 1n, `${p.claimableFees} vs ${exact}`).to.equal(true);
+        expect(
+          exact - p.claimableFees >= 0n && exact - p.claimableFees <= 1n,
+          `${p.claimableFees} vs ${exact}`,
+        ).to.equal(true);
       }
       const audit = ledger.audit(TICK);
       expect(audit.balanced).to.equal(true);
-      expect(audit.feesCredited).to.equal(audit.feesClaimed + a.claimableFees + b.claimableFees + audit.lockedFees + audit.undistributed);
+      expect(audit.feesCredited).to.equal(
+        audit.feesClaimed + a.claimableFees + b.claimableFees + audit.lockedFees + audit.undistributed,
+      );
     });
 
     it("claims fees with a wallet-signed authorization: 202, balance zeroed, payout queued; 20 concurrent replays pay once", async () => {
@@ -472,9 +645,16 @@ describe("AMM service", function () {
       const answers = await Promise.all(Array.from({ length: 20 }, () => call("POST", "/liquidity/claim-fees", auth)));
       const accepted = answers.filter((a) => a.status === 202);
       expect(accepted).to.have.length(1);
-      expect(answers.filter((a) => a.status === 409).map((a) => a.body.error.code)).to.deep.equal(Array(19).fill("AUTHORIZATION_USED"));
+      expect(answers.filter((a) => a.status === 409).map((a) => a.body.error.code)).to.deep.equal(
+        Array(19).fill("AUTHORIZATION_USED"),
+      );
       expect(accepted[0].body).to.include({ amount: owed.toString(), feeAsset: "DOGE" });
-      expect(accepted[0].body.payout).to.include({ asset: "DOGE", address: alice.address, amount: owed.toString(), status: "queued" });
+      expect(accepted[0].body.payout).to.include({
+        asset: "DOGE",
+        address: alice.address,
+        amount: owed.toString(),
+        status: "queued",
+      });
       expect(ledger.positions(alice.address)[0].claimableFees).to.equal(0n);
       const fees = (await call("GET", `/liquidity/fees/${alice.address}`)).body;
       expect(fees.unclaimed).to.equal("0");
@@ -500,12 +680,29 @@ describe("AMM service", function () {
       expect(removed.status, JSON.stringify(removed.body)).to.equal(202);
       const doge = (half * pool.dogeReserve) / pool.lpSupply;
       const token = (half * pool.tokenReserve) / pool.lpSupply;
-      expect(removed.body).to.include({ kind: "remove", shares: half.toString(), doge: doge.toString(), token: token.toString(), fees: position.claimableFees.toString() });
-      expect(removed.body.payouts.map((p: any) => [p.asset, p.amount])).to.deep.equal([["DOGE", (doge + position.claimableFees).toString()], ["DRC20", token.toString()]]);
+      expect(removed.body).to.include({
+        kind: "remove",
+        shares: half.toString(),
+        doge: doge.toString(),
+        token: token.toString(),
+        fees: position.claimableFees.toString(),
+      });
+      expect(removed.body.payouts.map((p: any) => [p.asset, p.amount])).to.deep.equal([
+        ["DOGE", (doge + position.claimableFees).toString()],
+        ["DRC20", token.toString()],
+      ]);
       const replay = await call("POST", "/liquidity/remove", { tick: TICK, shares: half.toString(), ...auth });
       expect(replay.body.error.code).to.equal("AUTHORIZATION_USED");
-      const tooMany = authorize(bob, "remove-liquidity", { tick: TICK, shares: position.shares.toString() }, "remove-nonce-02");
-      expect((await call("POST", "/liquidity/remove", { tick: TICK, shares: position.shares.toString(), ...tooMany })).body.error.code).to.equal("SHARES_EXCEED_POSITION");
+      const tooMany = authorize(
+        bob,
+        "remove-liquidity",
+        { tick: TICK, shares: position.shares.toString() },
+        "remove-nonce-02",
+      );
+      expect(
+        (await call("POST", "/liquidity/remove", { tick: TICK, shares: position.shares.toString(), ...tooMany })).body
+          .error.code,
+      ).to.equal("SHARES_EXCEED_POSITION");
       expect(ledger.audit(TICK).balanced).to.equal(true);
     });
   });
@@ -513,34 +710,69 @@ describe("AMM service", function () {
   describe("settlement", () => {
     it("pays every payout the ledger queued on chain, as the explorer's index shows", async () => {
       const worker = new SettlementWorker({
-        db: ammDb, wallet: custodyWallet, queries, network: NETWORKS.regtest, inscriberProject: "launchpad",
+        db: ammDb,
+        wallet: custodyWallet,
+        queries,
+        network: NETWORKS.regtest,
+        inscriberProject: "launchpad",
         inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       });
       // The custody pays network fees (and DRC-20 postage) from its own DOGE on top of the pools'.
       await faucetCoin(devnet, custody, 500);
       await mine();
-      const open = () => (ammDb.prepare("SELECT COUNT(*) AS n FROM payouts WHERE status NOT IN ('confirmed', 'below_dust')").get() as { n: number }).n;
-      await until("every payout confirmed", async () => {
-        await worker.runOnce();
-        await devnet.rpc("generatetoaddress", [1, miner.address]);
-        await indexer.syncOnce();
-        await stack.platform.checkConfirmations();
-        const failed = ammDb.prepare("SELECT id, error FROM payouts WHERE status = 'failed'").all();
-        if (failed.length > 0) throw new Error(`payouts failed: ${JSON.stringify(failed)}`);
-        return open() === 0;
-      }, 240_000);
-      const payouts = ammDb.prepare("SELECT * FROM payouts").all() as { id: string; asset: string; address: string; amount: string; txid: string; reason: string }[];
+      const open = () =>
+        (
+          ammDb.prepare("SELECT COUNT(*) AS n FROM payouts WHERE status NOT IN ('confirmed', 'below_dust')").get() as {
+            n: number;
+          }
+        ).n;
+      await until(
+        "every payout confirmed",
+        async () => {
+          await worker.runOnce();
+          await devnet.rpc("generatetoaddress", [1, miner.address]);
+          await indexer.syncOnce();
+          await stack.platform.checkConfirmations();
+          const failed = ammDb.prepare("SELECT id, error FROM payouts WHERE status = 'failed'").all();
+          if (failed.length > 0) throw new Error(`payouts failed: ${JSON.stringify(failed)}`);
+          return open() === 0;
+        },
+        240_000,
+      );
+      const payouts = ammDb.prepare("SELECT * FROM payouts").all() as {
+        id: string;
+        asset: string;
+        address: string;
+        amount: string;
+        txid: string;
+        reason: string;
+      }[];
       for (const payout of payouts.filter((p) => p.asset === "DOGE")) {
-        const paid = queries.tx(payout.txid)!.outputs.filter((o) => o.address === payout.address).reduce((sum, o) => sum + o.valueKoinu, 0n);
+        const paid = queries
+          .tx(payout.txid)!
+          .outputs.filter((o) => o.address === payout.address)
+          .reduce((sum, o) => sum + o.valueKoinu, 0n);
         expect(paid, payout.id).to.equal(BigInt(payout.amount));
       }
       // The trader's DRC-20 from swaps arrived as transfers received in the index.
-      const tokensToTrader = payouts.filter((p) => p.asset === "DRC20" && p.address === trader.address).reduce((sum, p) => sum + BigInt(p.amount), 0n);
+      const tokensToTrader = payouts
+        .filter((p) => p.asset === "DRC20" && p.address === trader.address)
+        .reduce((sum, p) => sum + BigInt(p.amount), 0n);
       expect(tokensToTrader > 0n).to.equal(true);
-      const received = ammDb.prepare("SELECT txid FROM payouts WHERE asset = 'DRC20' AND address = ?").all(trader.address) as { txid: string }[];
+      const received = ammDb
+        .prepare("SELECT txid FROM payouts WHERE asset = 'DRC20' AND address = ?")
+        .all(trader.address) as { txid: string }[];
       for (const { txid } of received) expect(queries.tx(txid), txid).to.not.equal(null);
-      expect(payouts.map((p) => p.reason)).to.include.members(["swap", "swap_refund:MIN_OUT_NOT_MET", "fee_claim", "liquidity_remove", "liquidity_excess"]);
-      const swapOut = (await call("GET", `/swap/history/${trader.address}`)).body.swaps.find((s: any) => s.status === "settled");
+      expect(payouts.map((p) => p.reason)).to.include.members([
+        "swap",
+        "swap_refund:MIN_OUT_NOT_MET",
+        "fee_claim",
+        "liquidity_remove",
+        "liquidity_excess",
+      ]);
+      const swapOut = (await call("GET", `/swap/history/${trader.address}`)).body.swaps.find(
+        (s: any) => s.status === "settled",
+      );
       expect(swapOut, "a settled swap").to.not.equal(undefined);
     });
   });

@@ -69,7 +69,11 @@ describe("attest API", function () {
     return { status: response.status, body: (await response.json()) as any };
   };
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as any };
   };
   const syncAll = async (which: number[] = [0, 1, 2, 3]) => {
@@ -85,10 +89,14 @@ describe("attest API", function () {
    */
   let clockOffset = 0;
   const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
-  const panelFor = (urls: string[]) => new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 0 });
+  const panelFor = (urls: string[]) =>
+    new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 0 });
 
   /** Recovers each signer of an answer with ethers alone, from the answer's typedData. */
-  function recoveredSigners(answer: { typedData: { domain: any; types: any; message: any }; signatures: string[] }): string[] {
+  function recoveredSigners(answer: {
+    typedData: { domain: any; types: any; message: any };
+    signatures: string[];
+  }): string[] {
     const digest = TypedDataEncoder.hash(answer.typedData.domain, answer.typedData.types, answer.typedData.message);
     return answer.signatures.map((signature) => recoverAddress(digest, signature));
   }
@@ -99,17 +107,33 @@ describe("attest API", function () {
     for (let i = 0; i < 4; i++) {
       const db = openIndexerDatabase(":memory:");
       dbs.push(db);
-      indexers.push(new Indexer({ store: new IndexerStore(db), source: i === 3 ? new RpcChainSource(client) : new RpcChainSource(blockRpc(devnet)), network: NETWORKS.regtest }));
+      indexers.push(
+        new Indexer({
+          store: new IndexerStore(db),
+          source: i === 3 ? new RpcChainSource(client) : new RpcChainSource(blockRpc(devnet)),
+          network: NETWORKS.regtest,
+        }),
+      );
       histories.push(new IndexHistory(db));
     }
     // The history: coins for alice, a payment to bob, a DRC-20 deploy, mint and transfer
     // inscription, an image inscription for bob, and a launchpad collection with one mint for bob.
-    for (let i = 0; i < 8; i++) purse.give({ txid: (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, false])).txid, vout: 0, value: 100n * DOGE });
+    for (let i = 0; i < 8; i++)
+      purse.give({
+        txid: (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, false])).txid,
+        vout: 0,
+        value: 100n * DOGE,
+      });
     await mine();
     const payment = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: bob.script, value: 25n * DOGE }]);
     purse.give(payment.change);
     paymentTxid = payment.txid;
-    const anchor = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: nullDataScript(anchorPayload), value: 0n }]);
+    const anchor = await pay(
+      devnet,
+      alice,
+      [purse.take(100n * DOGE)],
+      [{ script: nullDataScript(anchorPayload), value: 0n }],
+    );
     purse.give(anchor.change);
     anchorTxid = anchor.txid;
     const inscribe = async (make: (coin: ReturnType<Purse["take"]>) => Promise<InscribeResult>) => {
@@ -119,22 +143,98 @@ describe("attest API", function () {
       return result;
     };
     const tk = tickKey(TICK);
-    await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "deploy", tick: TICK, tickKey: tk, maxSupply: 1_000_000n, mintLimit: 1_000n }) }, alice.script));
-    await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "mint", tick: TICK, tickKey: tk, amount: 700n }) }, alice.script));
-    transfer = await inscribe((coin) => inscribeDoginals(devnet, alice, coin, { contentType: TEXT, body: encodeDrc20({ kind: "transfer", tick: TICK, tickKey: tk, amount: 200n }) }, alice.script));
-    image = await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "image/png", action: "LIST", body: utf8("not really a png") }, bob.script));
-    await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "application/json", action: "LAUNCHPAD_DEPLOY", body: encodeLaunchpadDeploy({ slug: SLUG, name: "Pups", priceKoinu: 0n, maxSupply: 10n }) }, alice.script));
-    await inscribe((coin) => inscribeV1(devnet, alice, coin, { contentType: "application/json", action: "LAUNCHPAD_MINT", body: encodeLaunchpadMint({ slug: SLUG, tokenId: 3n, maxSupply: 10n }) }, bob.script));
+    await inscribe((coin) =>
+      inscribeDoginals(
+        devnet,
+        alice,
+        coin,
+        {
+          contentType: TEXT,
+          body: encodeDrc20({ kind: "deploy", tick: TICK, tickKey: tk, maxSupply: 1_000_000n, mintLimit: 1_000n }),
+        },
+        alice.script,
+      ),
+    );
+    await inscribe((coin) =>
+      inscribeDoginals(
+        devnet,
+        alice,
+        coin,
+        { contentType: TEXT, body: encodeDrc20({ kind: "mint", tick: TICK, tickKey: tk, amount: 700n }) },
+        alice.script,
+      ),
+    );
+    transfer = await inscribe((coin) =>
+      inscribeDoginals(
+        devnet,
+        alice,
+        coin,
+        { contentType: TEXT, body: encodeDrc20({ kind: "transfer", tick: TICK, tickKey: tk, amount: 200n }) },
+        alice.script,
+      ),
+    );
+    image = await inscribe((coin) =>
+      inscribeV1(
+        devnet,
+        alice,
+        coin,
+        { contentType: "image/png", action: "LIST", body: utf8("not really a png") },
+        bob.script,
+      ),
+    );
+    await inscribe((coin) =>
+      inscribeV1(
+        devnet,
+        alice,
+        coin,
+        {
+          contentType: "application/json",
+          action: "LAUNCHPAD_DEPLOY",
+          body: encodeLaunchpadDeploy({ slug: SLUG, name: "Pups", priceKoinu: 0n, maxSupply: 10n }),
+        },
+        alice.script,
+      ),
+    );
+    await inscribe((coin) =>
+      inscribeV1(
+        devnet,
+        alice,
+        coin,
+        {
+          contentType: "application/json",
+          action: "LAUNCHPAD_MINT",
+          body: encodeLaunchpadMint({ slug: SLUG, tokenId: 3n, maxSupply: 10n }),
+        },
+        bob.script,
+      ),
+    );
     await mine(6);
 
     ({ attestation, chainId } = await deployContracts(attesterKeys));
     clockOffset = Math.max(0, (await time.latest()) - Math.floor(Date.now() / 1000));
     const attestationAddress = await attestation.getAddress();
-    attesters = await Promise.all([0, 1, 2].map((i) => startAttester({ name: `attester-${i + 1}`, history: histories[i], signer: attesterKeys[i], attestationAddress, chainId, clock })));
+    attesters = await Promise.all(
+      [0, 1, 2].map((i) =>
+        startAttester({
+          name: `attester-${i + 1}`,
+          history: histories[i],
+          signer: attesterKeys[i],
+          attestationAddress,
+          chainId,
+          clock,
+        }),
+      ),
+    );
     const [, relayer] = await ethers.getSigners();
     const panel = panelFor(attesters.map((a) => a.url));
     const fulfiller = new FactRequestFulfiller({ attestation: attestation.connect(relayer) as Contract, panel });
-    app = createAttestApp({ panel, queries: new IndexQueries(dbs[3]), network: NETWORKS.regtest, minConfirmations: 6, fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params) });
+    app = createAttestApp({
+      panel,
+      queries: new IndexQueries(dbs[3]),
+      network: NETWORKS.regtest,
+      minConfirmations: 6,
+      fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params),
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/attest`;
@@ -169,59 +269,101 @@ describe("attest API", function () {
     const { data: body, response } = await client.GET("/api/attest/");
     expect(response.status).to.equal(200);
     if (!body) throw new Error("no body");
-    expect(body.attesters.map((a) => (a.up ? a.address : null)).sort()).to.deep.equal(attesterKeys.map((w) => w.address).sort());
+    expect(body.attesters.map((a) => (a.up ? a.address : null)).sort()).to.deep.equal(
+      attesterKeys.map((w) => w.address).sort(),
+    );
     expect(body.attesters.every((a) => a.up)).to.equal(true);
     expect(body.confirmation_depth).to.equal(6);
     expect(body.min_signatures).to.equal(2);
-    expect(body.facts.map((f) => f.type)).to.include.members(["DOGE_BALANCE", "DRC20_BALANCE", "COLLECTION_COUNT", "INSCRIPTION_OWNER", "INSCRIPTION_VALID", "DRC20_TRANSFER_VALID", "TX_INCLUDED", "L1_TIP"]);
+    expect(body.facts.map((f) => f.type)).to.include.members([
+      "DOGE_BALANCE",
+      "DRC20_BALANCE",
+      "COLLECTION_COUNT",
+      "INSCRIPTION_OWNER",
+      "INSCRIPTION_VALID",
+      "DRC20_TRANSFER_VALID",
+      "TX_INCLUDED",
+      "L1_TIP",
+    ]);
   });
 
   it("serves each fact with two or more signatures that ethers recovers and the contract stores; the reads return the same values", async () => {
     const cases: [string, (answer: any) => Promise<void>][] = [
-      [`/doge-balance?address=${bob.address}`, async (answer) => {
-        expect(answer.fact.value).to.equal((25n * DOGE + 100_000_000n + 100_000_000n).toString());
-        const [koinu, l1Height] = await attestation.dogeBalance(bob.address);
-        expect(koinu).to.equal(BigInt(answer.fact.value));
-        expect(l1Height).to.equal(BigInt(answer.fact.l1Height));
-      }],
-      [`/drc20-balance?address=${alice.address}&tick=${TICK.toUpperCase()}`, async (answer) => {
-        expect(answer.fact.value).to.equal("700");
-        const [amount] = await attestation.drc20Balance(alice.address, TICK);
-        expect(amount).to.equal(700n);
-      }],
-      [`/collection-count?address=${bob.address}&collection=${SLUG}`, async (answer) => {
-        expect(answer.fact.value).to.equal("1");
-        const [count] = await attestation.collectionCount(bob.address, SLUG);
-        expect(count).to.equal(1n);
-      }],
-      [`/inscription-owner?id=${image.inscriptionId}`, async (answer) => {
-        expect(answer.owner_address).to.equal(bob.address);
-        expect(answer.fact.data).to.equal(addressKey(bob.address));
-        expect(await attestation.isInscriptionOwner(image.inscriptionId, bob.address)).to.equal(true);
-        expect(await attestation.isInscriptionOwner(image.inscriptionId, alice.address)).to.equal(false);
-      }],
-      [`/inscription-valid?id=${image.inscriptionId}`, async () => {
-        const [ok, contentHash] = await attestation.inscriptionValid(image.inscriptionId);
-        expect(ok).to.equal(true);
-        expect(contentHash).to.equal(`0x${envelopeHash({ contentType: "image/png", action: "LIST", body: utf8("not really a png") })}`);
-      }],
-      [`/drc20-transfer-valid?txid=${transfer.revealTxids[0]}`, async (answer) => {
-        expect(answer.fact.value).to.equal("200");
-        expect(await attestation.drc20TransferValid(transfer.revealTxids[0])).to.equal(true);
-      }],
-      [`/tx-included?txid=${paymentTxid}`, async () => {
-        expect(await attestation.txConfirmed(paymentTxid, 6)).to.equal(true);
-      }],
-      ["/l1-tip", async (answer) => {
-        expect(await attestation.l1Tip()).to.be.greaterThanOrEqual(BigInt(answer.fact.l1Height));
-      }],
+      [
+        `/doge-balance?address=${bob.address}`,
+        async (answer) => {
+          expect(answer.fact.value).to.equal((25n * DOGE + 100_000_000n + 100_000_000n).toString());
+          const [koinu, l1Height] = await attestation.dogeBalance(bob.address);
+          expect(koinu).to.equal(BigInt(answer.fact.value));
+          expect(l1Height).to.equal(BigInt(answer.fact.l1Height));
+        },
+      ],
+      [
+        `/drc20-balance?address=${alice.address}&tick=${TICK.toUpperCase()}`,
+        async (answer) => {
+          expect(answer.fact.value).to.equal("700");
+          const [amount] = await attestation.drc20Balance(alice.address, TICK);
+          expect(amount).to.equal(700n);
+        },
+      ],
+      [
+        `/collection-count?address=${bob.address}&collection=${SLUG}`,
+        async (answer) => {
+          expect(answer.fact.value).to.equal("1");
+          const [count] = await attestation.collectionCount(bob.address, SLUG);
+          expect(count).to.equal(1n);
+        },
+      ],
+      [
+        `/inscription-owner?id=${image.inscriptionId}`,
+        async (answer) => {
+          expect(answer.owner_address).to.equal(bob.address);
+          expect(answer.fact.data).to.equal(addressKey(bob.address));
+          expect(await attestation.isInscriptionOwner(image.inscriptionId, bob.address)).to.equal(true);
+          expect(await attestation.isInscriptionOwner(image.inscriptionId, alice.address)).to.equal(false);
+        },
+      ],
+      [
+        `/inscription-valid?id=${image.inscriptionId}`,
+        async () => {
+          const [ok, contentHash] = await attestation.inscriptionValid(image.inscriptionId);
+          expect(ok).to.equal(true);
+          expect(contentHash).to.equal(
+            `0x${envelopeHash({ contentType: "image/png", action: "LIST", body: utf8("not really a png") })}`,
+          );
+        },
+      ],
+      [
+        `/drc20-transfer-valid?txid=${transfer.revealTxids[0]}`,
+        async (answer) => {
+          expect(answer.fact.value).to.equal("200");
+          expect(await attestation.drc20TransferValid(transfer.revealTxids[0])).to.equal(true);
+        },
+      ],
+      [
+        `/tx-included?txid=${paymentTxid}`,
+        async () => {
+          expect(await attestation.txConfirmed(paymentTxid, 6)).to.equal(true);
+        },
+      ],
+      [
+        "/l1-tip",
+        async (answer) => {
+          expect(await attestation.l1Tip()).to.be.greaterThanOrEqual(BigInt(answer.fact.l1Height));
+        },
+      ],
     ];
     for (const [path, check] of cases) {
       const { status, body } = await get(path);
       expect(status, `${path}: ${JSON.stringify(body)}`).to.equal(200);
       expect(body.signatures.length).to.be.greaterThanOrEqual(2);
       expect(body.typedData.primaryType).to.equal("Fact");
-      expect(body.typedData.domain).to.deep.equal({ name: "DogeAttestation", version: "1", chainId: Number(chainId), verifyingContract: await attestation.getAddress() });
+      expect(body.typedData.domain).to.deep.equal({
+        name: "DogeAttestation",
+        version: "1",
+        chainId: Number(chainId),
+        verifyingContract: await attestation.getAddress(),
+      });
       expect(body.typedData.message).to.deep.equal(body.fact);
       expect(recoveredSigners(body)).to.deep.equal(body.signers);
       for (const signer of body.signers) expect(attesterKeys.map((w) => w.address)).to.include(signer);
@@ -244,10 +386,19 @@ describe("attest API", function () {
     const { status, body } = await get(`/op-return?txid=${anchorTxid}`);
     expect(status).to.equal(200);
     const tip = await devnet.rpc<number>("getblockcount");
-    expect(body.items).to.deep.equal([{
-      txid: anchorTxid, vout: 0, payload_hex: bytesToHex(anchorPayload), payload_utf8: "dogeos attest anchor", payload_sha256: bytesToHex(sha256(anchorPayload)),
-      magic: bytesToHex(anchorPayload.subarray(0, 4)), bytes: anchorPayload.length, block: body.block_height, confirmations: tip - body.block_height + 1,
-    }]);
+    expect(body.items).to.deep.equal([
+      {
+        txid: anchorTxid,
+        vout: 0,
+        payload_hex: bytesToHex(anchorPayload),
+        payload_utf8: "dogeos attest anchor",
+        payload_sha256: bytesToHex(sha256(anchorPayload)),
+        magic: bytesToHex(anchorPayload.subarray(0, 4)),
+        bytes: anchorPayload.length,
+        block: body.block_height,
+        confirmations: tip - body.block_height + 1,
+      },
+    ]);
   });
 
   it("refuses bad input with 400", async () => {
@@ -317,13 +468,22 @@ describe("attest API", function () {
       const after = await ethers.provider.getBalance(requester.address);
       expect(after - before + BigInt(receipt!.gasUsed) * BigInt(receipt!.gasPrice)).to.equal(fee);
       clockOffset += Number(await attestation.requestDeadlineWindow()) + 1;
-      expect((await post("/fulfill", { requestId, address: alice.address })).body.error.code).to.equal("REQUEST_REFUNDED");
-      expect((await post("/fulfill", { requestId: `0x${"00".repeat(32)}`, address: alice.address })).body.error.code).to.equal("REQUEST_NOT_FOUND");
+      expect((await post("/fulfill", { requestId, address: alice.address })).body.error.code).to.equal(
+        "REQUEST_REFUNDED",
+      );
+      expect(
+        (await post("/fulfill", { requestId: `0x${"00".repeat(32)}`, address: alice.address })).body.error.code,
+      ).to.equal("REQUEST_NOT_FOUND");
     });
   });
 
   it("hands out the same signed fact again for the same question at the same height, and a new one after a block", async () => {
-    const cached = new AttesterPanel({ attesters: attesters.map((a) => a.url), nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 60_000 });
+    const cached = new AttesterPanel({
+      attesters: attesters.map((a) => a.url),
+      nowSeconds: clock,
+      infoCacheMs: 0,
+      answerCacheMs: 60_000,
+    });
     const first = await cached.fact("DOGE_BALANCE", { address: alice.address });
     const again = await cached.fact("DOGE_BALANCE", { address: alice.address });
     expect(again).to.equal(first);

@@ -37,7 +37,7 @@ describe("explorer Esplora-compatible subset", function () {
   };
   const getJson = async (path: string) => {
     const response = await fetch(`${root}${path}`);
-    return { status: response.status, body: await response.json() as any };
+    return { status: response.status, body: (await response.json()) as any };
   };
   const blockOf = async (txid: string) => {
     const raw = await devnet.rpc<{ blockhash: string }>("getrawtransaction", [txid, true]);
@@ -51,8 +51,17 @@ describe("explorer Esplora-compatible subset", function () {
     bob = newKey();
     const client = new DogecoinRpcClient({ url: devnet.url });
     const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
-    const app = createExplorerApp({ queries: new IndexQueries(db), network: NETWORKS.regtest, node: client, statusCacheMs: 0 });
+    indexer = new Indexer({
+      store: new IndexerStore(db),
+      source: new RpcChainSource(client),
+      network: NETWORKS.regtest,
+    });
+    const app = createExplorerApp({
+      queries: new IndexQueries(db),
+      network: NETWORKS.regtest,
+      node: client,
+      statusCacheMs: 0,
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const { port } = server.address() as { port: number };
@@ -60,14 +69,22 @@ describe("explorer Esplora-compatible subset", function () {
     // mempool.js builds `${protocol}://${hostname}/api/`: a hostname with our path prefix points it here.
     // Its axios on the fetch adapter: then every answer it gets is also checked against the explorer's
     // OpenAPI document by the test helper (test/helpers/openapi.ts), which sees the global fetch.
-    esplora = mempoolJS({ hostname: `127.0.0.1:${port}/esplora`, protocol: "http", config: { adapter: "fetch" } }).bitcoin;
+    esplora = mempoolJS({
+      hostname: `127.0.0.1:${port}/esplora`,
+      protocol: "http",
+      config: { adapter: "fetch" },
+    }).bitcoin;
 
     fundTxid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true])).txid;
-    payment = spendP2pkh(alice, [{ txid: fundTxid, vout: 0, value: 100n * DOGE }], [
-      { script: bob.script, value: 25n * DOGE },
-      { script: nullDataScript(payload), value: 0n },
-      { script: alice.script, value: 74n * DOGE },
-    ]);
+    payment = spendP2pkh(
+      alice,
+      [{ txid: fundTxid, vout: 0, value: 100n * DOGE }],
+      [
+        { script: bob.script, value: 25n * DOGE },
+        { script: nullDataScript(payload), value: 0n },
+        { script: alice.script, value: 74n * DOGE },
+      ],
+    );
     paymentTxid = await devnet.rpc<string>("sendrawtransaction", [payment.hex]);
     await devnet.rpc("generatetoaddress", [1, newKey().address]);
     await indexer.syncOnce();
@@ -85,44 +102,100 @@ describe("explorer Esplora-compatible subset", function () {
       expect(checkedCount(), "the client's answer was checked against /openapi.json").to.equal(before + 1);
       expect(info).to.deep.equal({
         address: alice.address,
-        chain_stats: { funded_txo_count: 2, funded_txo_sum: Number(174n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(100n * DOGE), tx_count: 2 },
+        chain_stats: {
+          funded_txo_count: 2,
+          funded_txo_sum: Number(174n * DOGE),
+          spent_txo_count: 1,
+          spent_txo_sum: Number(100n * DOGE),
+          tx_count: 2,
+        },
         mempool_stats: { funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 },
       });
     });
 
     it("lists an address's unspent outputs with the funding block's status", async () => {
       const utxos = await esplora.addresses.getAddressTxsUtxo({ address: alice.address });
-      expect(utxos).to.deep.equal([{ txid: paymentTxid, vout: 2, status: await blockOf(paymentTxid), value: Number(74n * DOGE) }]);
+      expect(utxos).to.deep.equal([
+        { txid: paymentTxid, vout: 2, status: await blockOf(paymentTxid), value: Number(74n * DOGE) },
+      ]);
     });
 
     it("serves a transaction in Esplora's format, field by field", async () => {
       const tx = await esplora.transactions.getTx({ txid: paymentTxid });
       const size = payment.hex.length / 2;
       const aliceScript = bytesToHex(alice.script);
-      const p2pkhAsm = (script: Uint8Array) => `OP_DUP OP_HASH160 OP_PUSHBYTES_20 ${bytesToHex(script.subarray(3, 23))} OP_EQUALVERIFY OP_CHECKSIG`;
-      expect(Object.keys(tx).sort()).to.deep.equal(["fee", "locktime", "size", "status", "txid", "version", "vin", "vout", "weight"]);
-      expect(tx).to.deep.include({ txid: paymentTxid, version: 1, locktime: 0, size, weight: 4 * size, fee: Number(DOGE), status: await blockOf(paymentTxid) });
+      const p2pkhAsm = (script: Uint8Array) =>
+        `OP_DUP OP_HASH160 OP_PUSHBYTES_20 ${bytesToHex(script.subarray(3, 23))} OP_EQUALVERIFY OP_CHECKSIG`;
+      expect(Object.keys(tx).sort()).to.deep.equal([
+        "fee",
+        "locktime",
+        "size",
+        "status",
+        "txid",
+        "version",
+        "vin",
+        "vout",
+        "weight",
+      ]);
+      expect(tx).to.deep.include({
+        txid: paymentTxid,
+        version: 1,
+        locktime: 0,
+        size,
+        weight: 4 * size,
+        fee: Number(DOGE),
+        status: await blockOf(paymentTxid),
+      });
       expect(tx.vin).to.have.length(1);
       const [input] = tx.vin as any[];
-      expect(Object.keys(input).sort()).to.deep.equal(["is_coinbase", "prevout", "scriptsig", "scriptsig_asm", "sequence", "txid", "vout"]);
+      expect(Object.keys(input).sort()).to.deep.equal([
+        "is_coinbase",
+        "prevout",
+        "scriptsig",
+        "scriptsig_asm",
+        "sequence",
+        "txid",
+        "vout",
+      ]);
       expect(input).to.deep.include({ txid: fundTxid, vout: 0, is_coinbase: false, sequence: 0xffffffff });
       expect(input.prevout).to.deep.equal({
-        scriptpubkey: aliceScript, scriptpubkey_asm: p2pkhAsm(alice.script), scriptpubkey_type: "p2pkh", scriptpubkey_address: alice.address, value: Number(100n * DOGE),
+        scriptpubkey: aliceScript,
+        scriptpubkey_asm: p2pkhAsm(alice.script),
+        scriptpubkey_type: "p2pkh",
+        scriptpubkey_address: alice.address,
+        value: Number(100n * DOGE),
       });
       expect(payment.hex).to.include(input.scriptsig);
       expect(input.scriptsig_asm).to.equal(esploraAsm(Buffer.from(input.scriptsig, "hex")));
       expect(input.scriptsig_asm).to.match(/^OP_PUSHBYTES_7[12] [0-9a-f]+ OP_PUSHBYTES_33 [0-9a-f]{66}$/);
       expect(tx.vout).to.deep.equal([
-        { scriptpubkey: bytesToHex(bob.script), scriptpubkey_asm: p2pkhAsm(bob.script), scriptpubkey_type: "p2pkh", scriptpubkey_address: bob.address, value: Number(25n * DOGE) },
-        { scriptpubkey: bytesToHex(nullDataScript(payload)), scriptpubkey_asm: `OP_RETURN OP_PUSHBYTES_${payload.length} ${payload.toString("hex")}`, scriptpubkey_type: "op_return", value: 0 },
-        { scriptpubkey: aliceScript, scriptpubkey_asm: p2pkhAsm(alice.script), scriptpubkey_type: "p2pkh", scriptpubkey_address: alice.address, value: Number(74n * DOGE) },
+        {
+          scriptpubkey: bytesToHex(bob.script),
+          scriptpubkey_asm: p2pkhAsm(bob.script),
+          scriptpubkey_type: "p2pkh",
+          scriptpubkey_address: bob.address,
+          value: Number(25n * DOGE),
+        },
+        {
+          scriptpubkey: bytesToHex(nullDataScript(payload)),
+          scriptpubkey_asm: `OP_RETURN OP_PUSHBYTES_${payload.length} ${payload.toString("hex")}`,
+          scriptpubkey_type: "op_return",
+          value: 0,
+        },
+        {
+          scriptpubkey: aliceScript,
+          scriptpubkey_asm: p2pkhAsm(alice.script),
+          scriptpubkey_type: "p2pkh",
+          scriptpubkey_address: alice.address,
+          value: Number(74n * DOGE),
+        },
       ]);
     });
 
     it("serves a coinbase with is_coinbase, a null prevout and no fee", async () => {
       const best = await devnet.rpc<string>("getbestblockhash");
       const coinbaseTxid = (await devnet.rpc<{ tx: string[] }>("getblock", [best, true])).tx[0];
-      const tx = await esplora.transactions.getTx({ txid: coinbaseTxid }) as any;
+      const tx = (await esplora.transactions.getTx({ txid: coinbaseTxid })) as any;
       expect(tx.fee).to.equal(0);
       expect(tx.vin).to.have.length(1);
       expect(tx.vin[0]).to.deep.include({ txid: "0".repeat(64), vout: 0xffffffff, prevout: null, is_coinbase: true });
@@ -147,7 +220,11 @@ describe("explorer Esplora-compatible subset", function () {
     });
 
     it("broadcasts a raw transaction and answers its txid", async () => {
-      const spend = spendP2pkh(alice, [{ txid: paymentTxid, vout: 2, value: 74n * DOGE }], [{ script: bob.script, value: 73n * DOGE }]);
+      const spend = spendP2pkh(
+        alice,
+        [{ txid: paymentTxid, vout: 2, value: 74n * DOGE }],
+        [{ script: bob.script, value: 73n * DOGE }],
+      );
       const txid = String(await esplora.transactions.postTx({ txhex: spend.hex }));
       expect(await devnet.rpc<string[]>("getrawmempool")).to.include(txid);
       await devnet.rpc("generatetoaddress", [1, newKey().address]);
@@ -156,7 +233,10 @@ describe("explorer Esplora-compatible subset", function () {
     });
 
     it("rejects with 404 for a transaction the index does not hold", async () => {
-      const error = await esplora.transactions.getTx({ txid: "ab".repeat(32) }).then(() => null, (e) => e);
+      const error = await esplora.transactions.getTx({ txid: "ab".repeat(32) }).then(
+        () => null,
+        (e) => e,
+      );
       expect(error?.response?.status).to.equal(404);
     });
   });
@@ -166,13 +246,17 @@ describe("explorer Esplora-compatible subset", function () {
       const hex = await getText(`/tx/${paymentTxid}/hex`);
       expect([hex.status, hex.type?.split(";")[0], hex.text]).to.deep.equal([200, "text/plain", payment.hex]);
       const height = await getText("/blocks/tip/height");
-      expect([height.type?.split(";")[0], height.text]).to.deep.equal(["text/plain", String(await devnet.rpc<number>("getblockcount"))]);
+      expect([height.type?.split(";")[0], height.text]).to.deep.equal([
+        "text/plain",
+        String(await devnet.rpc<number>("getblockcount")),
+      ]);
     });
 
     it("pages the confirmed history 25 at a time with /txs/chain/:last_seen_txid", async () => {
       const carol = newKey();
       const funded: string[] = [];
-      for (let i = 0; i < 27; i++) funded.push((await devnet.rpc<{ txid: string }>("devnet_faucet", [carol.address, 1 + i])).txid);
+      for (let i = 0; i < 27; i++)
+        funded.push((await devnet.rpc<{ txid: string }>("devnet_faucet", [carol.address, 1 + i])).txid);
       await devnet.rpc("generatetoaddress", [1, newKey().address]);
       await indexer.syncOnce();
       const first = (await getJson(`/address/${carol.address}/txs/chain`)).body as any[];
@@ -193,12 +277,25 @@ describe("explorer Esplora-compatible subset", function () {
       const huge = 2n ** 60n + 1n;
       const db = indexer.store.db;
       const txid = "cd".repeat(32);
-      db.prepare("INSERT INTO address_history (address, height, position, txid, received, sent) VALUES (?, ?, ?, ?, ?, ?)").run(whale.address, 1, 999, txid, huge, 0);
-      db.prepare("INSERT INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)").run(txid, 0, 1, huge, Buffer.from(whale.script), whale.address);
+      db.prepare(
+        "INSERT INTO address_history (address, height, position, txid, received, sent) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(whale.address, 1, 999, txid, huge, 0);
+      db.prepare("INSERT INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)").run(
+        txid,
+        0,
+        1,
+        huge,
+        Buffer.from(whale.script),
+        whale.address,
+      );
       // The indexer's chain_stats counters, as it would have written them for that output.
-      db.prepare("INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum) VALUES (?, ?, 1, 1, ?)").run(whale.address, huge, huge);
+      db.prepare(
+        "INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum) VALUES (?, ?, 1, 1, ?)",
+      ).run(whale.address, huge, huge);
       const response = await fetch(`${root}/address/${whale.address}`);
-      const body = parseLossless(await response.text(), undefined, (value) => isInteger(value) ? BigInt(value) : Number(value)) as any;
+      const body = parseLossless(await response.text(), undefined, (value) =>
+        isInteger(value) ? BigInt(value) : Number(value),
+      ) as any;
       expect(body.chain_stats.funded_txo_sum).to.equal(huge);
       expect(body.chain_stats.spent_txo_sum).to.equal(0n);
     });

@@ -30,7 +30,7 @@ describe("explorer mempool view", function () {
 
   const fetchJson = async (url: string) => {
     const response = await fetch(url);
-    return { status: response.status, body: await response.json() as any };
+    return { status: response.status, body: (await response.json()) as any };
   };
   const get = (path: string) => fetchJson(`${base}${path}`);
   const listen = async (handler: http.RequestListener) => {
@@ -55,12 +55,24 @@ describe("explorer mempool view", function () {
     devnet = await startDevnet();
     client = new DogecoinRpcClient({ url: devnet.url });
     const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    indexer = new Indexer({
+      store: new IndexerStore(db),
+      source: new RpcChainSource(client),
+      network: NETWORKS.regtest,
+    });
     queries = new IndexQueries(db);
     view = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
-    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0, mempool: view });
+    const app = createExplorerApp({
+      queries,
+      network: NETWORKS.regtest,
+      node: client,
+      statusCacheMs: 0,
+      mempool: view,
+    });
     const fast = createWalletFastPath({ queries, network: NETWORKS.regtest, mempool: view });
-    base = await listen((req, res) => { if (!fast(req, res)) app(req, res); });
+    base = await listen((req, res) => {
+      if (!fast(req, res)) app(req, res);
+    });
     expressBase = await listen(app);
     plainBase = await listen(createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0 }));
     await mine();
@@ -86,12 +98,27 @@ describe("explorer mempool view", function () {
       bob = newKey();
       carol = newKey();
       coin = await fund(alice, 100n);
-      const payment = spendP2pkh(alice, [coin], [{ script: bob.script, value: 25n * DOGE }, { script: alice.script, value: 74n * DOGE }]);
-      const response = await fetch(`${base}/tx/broadcast`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ hex: payment.hex }) });
+      const payment = spendP2pkh(
+        alice,
+        [coin],
+        [
+          { script: bob.script, value: 25n * DOGE },
+          { script: alice.script, value: 74n * DOGE },
+        ],
+      );
+      const response = await fetch(`${base}/tx/broadcast`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ hex: payment.hex }),
+      });
       paymentTxid = ((await response.json()) as { txid: string }).txid;
       paymentHex = payment.hex;
       // Bob spends his unconfirmed coin at once: its prevout is resolved from the mempool view.
-      const chained = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: carol.script, value: 24n * DOGE }]);
+      const chained = spendP2pkh(
+        bob,
+        [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }],
+        [{ script: carol.script, value: 24n * DOGE }],
+      );
       chainedTxid = await devnet.rpc<string>("sendrawtransaction", [chained.hex]);
       await view.refresh();
     });
@@ -99,27 +126,52 @@ describe("explorer mempool view", function () {
     it("is found by GET /tx/:txid with confirmations 0, block null, its inputs resolved and its fee", async () => {
       const { status, body } = await get(`/tx/${paymentTxid}`);
       expect(status).to.equal(200);
-      expect(body).to.include({ txid: paymentTxid, block: null, confirmations: 0, coinbase: false, fee_koinu: koinu(DOGE) });
-      expect(body.inputs).to.deep.equal([{ vin: 0, prev_txid: coin.txid, prev_vout: 0, value_koinu: koinu(100n * DOGE), address: alice.address }]);
+      expect(body).to.include({
+        txid: paymentTxid,
+        block: null,
+        confirmations: 0,
+        coinbase: false,
+        fee_koinu: koinu(DOGE),
+      });
+      expect(body.inputs).to.deep.equal([
+        { vin: 0, prev_txid: coin.txid, prev_vout: 0, value_koinu: koinu(100n * DOGE), address: alice.address },
+      ]);
       expect(body.outputs.map((o: any) => [o.vout, o.value_koinu, o.address, o.spent])).to.deep.equal([
         [0, koinu(25n * DOGE), bob.address, { txid: chainedTxid, vin: 0, height: null }],
         [1, koinu(74n * DOGE), alice.address, null],
       ]);
       const chained = (await get(`/tx/${chainedTxid}`)).body;
-      expect(chained.inputs).to.deep.equal([{ vin: 0, prev_txid: paymentTxid, prev_vout: 0, value_koinu: koinu(25n * DOGE), address: bob.address }]);
+      expect(chained.inputs).to.deep.equal([
+        { vin: 0, prev_txid: paymentTxid, prev_vout: 0, value_koinu: koinu(25n * DOGE), address: bob.address },
+      ]);
       expect(chained.fee_koinu).to.equal(koinu(DOGE));
     });
 
     it("fills the Esplora subset's mempool_stats of the addresses it funds and spends", async () => {
-      const esplora = (address: string) => fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/address/${address}`);
+      const esplora = (address: string) =>
+        fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/address/${address}`);
       expect((await esplora(alice.address)).body.mempool_stats).to.deep.equal({
-        funded_txo_count: 1, funded_txo_sum: Number(74n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(100n * DOGE), tx_count: 1,
+        funded_txo_count: 1,
+        funded_txo_sum: Number(74n * DOGE),
+        spent_txo_count: 1,
+        spent_txo_sum: Number(100n * DOGE),
+        tx_count: 1,
       });
       expect((await esplora(bob.address)).body.mempool_stats).to.deep.equal({
-        funded_txo_count: 1, funded_txo_sum: Number(25n * DOGE), spent_txo_count: 1, spent_txo_sum: Number(25n * DOGE), tx_count: 2,
+        funded_txo_count: 1,
+        funded_txo_sum: Number(25n * DOGE),
+        spent_txo_count: 1,
+        spent_txo_sum: Number(25n * DOGE),
+        tx_count: 2,
       });
       const plain = await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/address/${alice.address}`);
-      expect(plain.body.mempool_stats).to.deep.equal({ funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 });
+      expect(plain.body.mempool_stats).to.deep.equal({
+        funded_txo_count: 0,
+        funded_txo_sum: 0,
+        spent_txo_count: 0,
+        spent_txo_sum: 0,
+        tx_count: 0,
+      });
     });
 
     it("is served by the Esplora subset as unconfirmed: /tx, /tx/status, /tx/hex, /address/txs/mempool, and first in /address/txs", async () => {
@@ -128,7 +180,10 @@ describe("explorer mempool view", function () {
       expect(tx.status).to.deep.equal({ confirmed: false });
       expect(tx.vin[0]).to.include({ txid: coin.txid, vout: 0, is_coinbase: false });
       expect(tx.vin[0].prevout).to.include({ value: Number(100n * DOGE), scriptpubkey_address: alice.address });
-      expect(tx.vout.map((o: any) => [o.value, o.scriptpubkey_address])).to.deep.equal([[Number(25n * DOGE), bob.address], [Number(74n * DOGE), alice.address]]);
+      expect(tx.vout.map((o: any) => [o.value, o.scriptpubkey_address])).to.deep.equal([
+        [Number(25n * DOGE), bob.address],
+        [Number(74n * DOGE), alice.address],
+      ]);
       // The chained spend's prevout is the pending payment's output.
       const chained = (await fetchJson(`${esploraRoot()}/tx/${chainedTxid}`)).body;
       expect(chained.vin[0].prevout).to.include({ value: Number(25n * DOGE), scriptpubkey_address: bob.address });
@@ -137,9 +192,14 @@ describe("explorer mempool view", function () {
       const pending = (await fetchJson(`${esploraRoot()}/address/${bob.address}/txs/mempool`)).body;
       expect(pending.map((t: any) => t.txid)).to.deep.equal([chainedTxid, paymentTxid]);
       const all = (await fetchJson(`${esploraRoot()}/address/${alice.address}/txs`)).body;
-      expect(all.map((t: any) => [t.txid, t.status.confirmed])).to.deep.equal([[paymentTxid, false], [coin.txid, true]]);
+      expect(all.map((t: any) => [t.txid, t.status.confirmed])).to.deep.equal([
+        [paymentTxid, false],
+        [coin.txid, true],
+      ]);
       // Without a mempool view nothing is pending.
-      expect((await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/tx/${paymentTxid}`)).status).to.equal(404);
+      expect((await fetchJson(`${plainBase.replace(/\/api$/, "/esplora/api")}/tx/${paymentTxid}`)).status).to.equal(
+        404,
+      );
     });
 
     it("marks the confirmed output it spends as spent by it, with height null", async () => {
@@ -149,9 +209,18 @@ describe("explorer mempool view", function () {
 
     it("adds unconfirmed_koinu, the net effect of the mempool, to balances on both paths (negative for a spender)", async () => {
       for (const root of [base, expressBase]) {
-        expect((await fetchJson(`${root}/wallet/address/${alice.address}/balance`)).body).to.include({ confirmed_koinu: koinu(100n * DOGE), unconfirmed_koinu: -koinu(26n * DOGE) });
-        expect((await fetchJson(`${root}/wallet/address/${bob.address}/balance`)).body).to.include({ confirmed_koinu: 0, unconfirmed_koinu: 0 });
-        expect((await fetchJson(`${root}/wallet/address/${carol.address}/balance`)).body).to.include({ confirmed_koinu: 0, unconfirmed_koinu: koinu(24n * DOGE) });
+        expect((await fetchJson(`${root}/wallet/address/${alice.address}/balance`)).body).to.include({
+          confirmed_koinu: koinu(100n * DOGE),
+          unconfirmed_koinu: -koinu(26n * DOGE),
+        });
+        expect((await fetchJson(`${root}/wallet/address/${bob.address}/balance`)).body).to.include({
+          confirmed_koinu: 0,
+          unconfirmed_koinu: 0,
+        });
+        expect((await fetchJson(`${root}/wallet/address/${carol.address}/balance`)).body).to.include({
+          confirmed_koinu: 0,
+          unconfirmed_koinu: koinu(24n * DOGE),
+        });
       }
     });
 
@@ -160,12 +229,19 @@ describe("explorer mempool view", function () {
         const history = (await fetchJson(`${root}/wallet/address/${alice.address}/history`)).body;
         expect(history.total).to.equal(2);
         expect(history.items[0]).to.deep.equal({
-          txid: paymentTxid, direction: "out", counterparty_address: bob.address, block_height: null, amount_koinu: koinu(26n * DOGE), is_doginal: false, confirmations: 0,
+          txid: paymentTxid,
+          direction: "out",
+          counterparty_address: bob.address,
+          block_height: null,
+          amount_koinu: koinu(26n * DOGE),
+          is_doginal: false,
+          confirmations: 0,
         });
         expect(history.items[1]).to.include({ txid: coin.txid, direction: "in", confirmations: 1 });
         const bobs = (await fetchJson(`${root}/wallet/address/${bob.address}/history`)).body.items;
         expect(bobs.map((i: any) => [i.txid, i.direction, i.block_height, i.confirmations])).to.have.deep.members([
-          [paymentTxid, "in", null, 0], [chainedTxid, "out", null, 0],
+          [paymentTxid, "in", null, 0],
+          [chainedTxid, "out", null, 0],
         ]);
       }
     });
@@ -181,19 +257,42 @@ describe("explorer mempool view", function () {
       const alices = (await get(`/wallet/address/${alice.address}/utxos`)).body;
       expect(alices.items).to.have.length(2);
       const spent = alices.items.find((u: any) => u.txid === coin.txid);
-      expect(spent).to.deep.include({ confirmations: 1, spendable: false, spent_in_mempool: { txid: paymentTxid, vin: 0 } });
+      expect(spent).to.deep.include({
+        confirmations: 1,
+        spendable: false,
+        spent_in_mempool: { txid: paymentTxid, vin: 0 },
+      });
       const change = alices.items.find((u: any) => u.txid === paymentTxid);
-      expect(change).to.deep.include({ vout: 1, value_koinu: koinu(74n * DOGE), height: null, confirmations: 0, coinbase: false, spendable: true, spent_in_mempool: null });
+      expect(change).to.deep.include({
+        vout: 1,
+        value_koinu: koinu(74n * DOGE),
+        height: null,
+        confirmations: 0,
+        coinbase: false,
+        spendable: true,
+        spent_in_mempool: null,
+      });
       // Bob's unconfirmed coin is spent by another mempool transaction: listed, not spendable.
       const bobs = (await get(`/wallet/address/${bob.address}/utxos`)).body.items;
       expect(bobs).to.have.length(1);
-      expect(bobs[0]).to.deep.include({ txid: paymentTxid, vout: 0, confirmations: 0, spendable: false, spent_in_mempool: { txid: chainedTxid, vin: 0 } });
+      expect(bobs[0]).to.deep.include({
+        txid: paymentTxid,
+        vout: 0,
+        confirmations: 0,
+        spendable: false,
+        spent_in_mempool: { txid: chainedTxid, vin: 0 },
+      });
     });
 
     it("changes nothing in an explorer created without a mempool view", async () => {
       expect((await fetchJson(`${plainBase}/tx/${paymentTxid}`)).status).to.equal(404);
-      expect((await fetchJson(`${plainBase}/wallet/address/${carol.address}/balance`)).body).to.include({ confirmed_koinu: 0, unconfirmed_koinu: 0 });
-      expect((await fetchJson(`${plainBase}/wallet/address/${alice.address}/history`)).body.items.map((i: any) => i.txid)).to.deep.equal([coin.txid]);
+      expect((await fetchJson(`${plainBase}/wallet/address/${carol.address}/balance`)).body).to.include({
+        confirmed_koinu: 0,
+        unconfirmed_koinu: 0,
+      });
+      expect(
+        (await fetchJson(`${plainBase}/wallet/address/${alice.address}/history`)).body.items.map((i: any) => i.txid),
+      ).to.deep.equal([coin.txid]);
       const utxos = (await fetchJson(`${plainBase}/wallet/address/${alice.address}/utxos`)).body.items;
       expect(utxos).to.have.length(1);
       expect(utxos[0]).to.deep.include({ txid: coin.txid, spendable: true, spent_in_mempool: null });
@@ -205,14 +304,22 @@ describe("explorer mempool view", function () {
       const { body } = await get(`/tx/${paymentTxid}`);
       expect(body.confirmations).to.equal(1);
       expect(body.block).to.not.equal(null);
-      expect((await get(`/wallet/address/${alice.address}/balance`)).body).to.include({ confirmed_koinu: koinu(74n * DOGE), unconfirmed_koinu: 0 });
-      expect((await get(`/wallet/address/${carol.address}/balance`)).body).to.include({ confirmed_koinu: koinu(24n * DOGE), unconfirmed_koinu: 0 });
+      expect((await get(`/wallet/address/${alice.address}/balance`)).body).to.include({
+        confirmed_koinu: koinu(74n * DOGE),
+        unconfirmed_koinu: 0,
+      });
+      expect((await get(`/wallet/address/${carol.address}/balance`)).body).to.include({
+        confirmed_koinu: koinu(24n * DOGE),
+        unconfirmed_koinu: 0,
+      });
       const history = (await get(`/wallet/address/${alice.address}/history`)).body;
       expect(history.total).to.equal(2);
       expect(history.items[0]).to.include({ txid: paymentTxid, confirmations: 1 });
       expect(history.items[0].block_height).to.be.a("number");
       const utxos = (await get(`/wallet/address/${alice.address}/utxos`)).body.items;
-      expect(utxos.map((u: any) => [u.txid, u.vout, u.confirmations, u.spendable])).to.deep.equal([[paymentTxid, 1, 1, true]]);
+      expect(utxos.map((u: any) => [u.txid, u.vout, u.confirmations, u.spendable])).to.deep.equal([
+        [paymentTxid, 1, 1, true],
+      ]);
       expect(view.size).to.equal(0);
       const esplora = (await fetchJson(`${esploraRoot()}/tx/${paymentTxid}/status`)).body;
       expect(esplora).to.include({ confirmed: true, block_height: body.block.height, block_hash: body.block.hash });
@@ -233,10 +340,16 @@ describe("explorer mempool view", function () {
       await devnet.rpc("devnet_evict", [txid]);
       await view.refresh();
       expect((await get(`/tx/${txid}`)).status).to.equal(404);
-      expect((await fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/tx/${txid}/status`)).status).to.equal(404);
+      expect((await fetchJson(`${expressBase.replace(/\/api$/, "/esplora/api")}/tx/${txid}/status`)).status).to.equal(
+        404,
+      );
       expect((await get(`/wallet/address/${erin.address}/balance`)).body.unconfirmed_koinu).to.equal(0);
       expect((await get(`/wallet/address/${erin.address}/history`)).body.items).to.deep.equal([]);
-      expect((await get(`/wallet/address/${dave.address}/utxos`)).body.items[0]).to.deep.include({ txid: coin.txid, spendable: true, spent_in_mempool: null });
+      expect((await get(`/wallet/address/${dave.address}/utxos`)).body.items[0]).to.deep.include({
+        txid: coin.txid,
+        spendable: true,
+        spent_in_mempool: null,
+      });
     });
 
     it("disappears when a reorg confirms a conflicting spend of its input", async () => {
@@ -287,7 +400,8 @@ describe("explorer mempool view", function () {
         const henry = newKey();
         const { txid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [henry.address, 5]);
         const started = Date.now();
-        while (!polled.tx(txid) && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 50));
+        while (!polled.tx(txid) && Date.now() - started < 2_000)
+          await new Promise((resolve) => setTimeout(resolve, 50));
         expect(polled.tx(txid), "seen within 2 s").to.not.equal(undefined);
         expect(polled.unconfirmedKoinu(henry.address)).to.equal(5n * DOGE);
       } finally {

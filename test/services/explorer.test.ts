@@ -19,7 +19,13 @@ import { commitP2sh } from "../helpers/inscribe";
 import zkpVectors from "../vectors/zkp-groth16.json";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { openDatabase } from "../../src/db/sqlite";
-import { PQC_MIGRATIONS, PQC_SCHEMA, PqcRegistry, registrationMessage, revocationMessage } from "../../src/services/explorer/pqc";
+import {
+  PQC_MIGRATIONS,
+  PQC_SCHEMA,
+  PqcRegistry,
+  registrationMessage,
+  revocationMessage,
+} from "../../src/services/explorer/pqc";
 import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
 import { signMessage, parseTransactionHex } from "../../src/doge";
 import { inscribeDoginals, sendInscription } from "../helpers/inscribe";
@@ -45,11 +51,15 @@ describe("explorer API", function () {
 
   const get = async (path: string) => {
     const response = await fetch(`${base}${path}`);
-    return { status: response.status, headers: response.headers, body: await response.json() as any };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   };
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
-    return { status: response.status, body: await response.json() as any };
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
   };
 
   before(async () => {
@@ -62,7 +72,13 @@ describe("explorer API", function () {
     indexer = new Indexer({ store: new IndexerStore(db), source: new RpcChainSource(rpc), network: NETWORKS.regtest });
     const queries = new IndexQueries(db);
     const pqcDb = openDatabase(":memory:", PQC_MIGRATIONS, PQC_SCHEMA);
-    app = createExplorerApp({ queries, network: NETWORKS.regtest, node: rpc, statusCacheMs: 0, pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now) });
+    app = createExplorerApp({
+      queries,
+      network: NETWORKS.regtest,
+      node: rpc,
+      statusCacheMs: 0,
+      pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now),
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const address = server.address() as { port: number };
@@ -71,11 +87,15 @@ describe("explorer API", function () {
     client = createClient<paths>({ baseUrl: `http://127.0.0.1:${address.port}` });
 
     fundTxid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true])).txid;
-    const payment = spendP2pkh(alice, [{ txid: fundTxid, vout: 0, value: 100n * DOGE }], [
-      { script: bob.script, value: 25n * DOGE },
-      { script: nullDataScript(payload), value: 0n },
-      { script: alice.script, value: 74n * DOGE },
-    ]);
+    const payment = spendP2pkh(
+      alice,
+      [{ txid: fundTxid, vout: 0, value: 100n * DOGE }],
+      [
+        { script: bob.script, value: 25n * DOGE },
+        { script: nullDataScript(payload), value: 0n },
+        { script: alice.script, value: 74n * DOGE },
+      ],
+    );
     paymentTxid = await devnet.rpc<string>("sendrawtransaction", [payment.hex]);
     await devnet.rpc("generatetoaddress", [1, newKey().address]);
     await indexer.syncOnce();
@@ -92,7 +112,9 @@ describe("explorer API", function () {
     expect(headers.get("cache-control")).to.equal("no-store");
     expect(body.confirmations).to.equal(1);
     expect(body.fee_koinu).to.equal(Number(DOGE));
-    expect(body.inputs).to.deep.equal([{ vin: 0, prev_txid: fundTxid, prev_vout: 0, value_koinu: Number(100n * DOGE), address: alice.address }]);
+    expect(body.inputs).to.deep.equal([
+      { vin: 0, prev_txid: fundTxid, prev_vout: 0, value_koinu: Number(100n * DOGE), address: alice.address },
+    ]);
     expect(body.outputs.map((o: any) => [o.vout, o.value_koinu, o.address, o.spent])).to.deep.equal([
       [0, Number(25n * DOGE), bob.address, null],
       [2, Number(74n * DOGE), alice.address, null],
@@ -102,8 +124,15 @@ describe("explorer API", function () {
 
   /** The spec's OP_RETURN record for the test payment's OP_RETURN, exactly its fields. */
   const opReturnRecord = (block: number, confirmations: number) => ({
-    txid: paymentTxid, vout: 1, payload_hex: payload.toString("hex"), payload_utf8: payload.toString("utf8"), payload_sha256: bytesToHex(sha256(payload)),
-    magic: payload.subarray(0, 4).toString("hex"), bytes: payload.length, block, confirmations,
+    txid: paymentTxid,
+    vout: 1,
+    payload_hex: payload.toString("hex"),
+    payload_utf8: payload.toString("utf8"),
+    payload_sha256: bytesToHex(sha256(payload)),
+    magic: payload.subarray(0, 4).toString("hex"),
+    bytes: payload.length,
+    block,
+    confirmations,
   });
 
   it("answers OP_RETURN records with the spec's field names and types everywhere", async () => {
@@ -120,18 +149,29 @@ describe("explorer API", function () {
   it("writes 2^60 koinu as a JSON integer with every digit, on both the Express and the fast path", async () => {
     const whale = newKey().address;
     const huge = 2n ** 60n;
-    indexer.store.db.prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)").run(whale, huge, 1);
+    indexer.store.db
+      .prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)")
+      .run(whale, huge, 1);
     const queries = new IndexQueries(indexer.store.db);
     const fast = createWalletFastPath({ queries, network: NETWORKS.regtest });
-    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "" }, statusCacheMs: 0 });
-    const served = http.createServer((req, res) => { if (!fast(req, res)) app(req, res); });
+    const app = createExplorerApp({
+      queries,
+      network: NETWORKS.regtest,
+      node: { sendRawTransaction: async () => "" },
+      statusCacheMs: 0,
+    });
+    const served = http.createServer((req, res) => {
+      if (!fast(req, res)) app(req, res);
+    });
     await new Promise<void>((resolve) => served.listen(0, "127.0.0.1", resolve));
     const fastBase = `http://127.0.0.1:${(served.address() as { port: number }).port}/api`;
     try {
       for (const url of [`${base}/wallet/address/${whale}/balance`, `${fastBase}/wallet/address/${whale}/balance`]) {
         const text = await (await fetch(url)).text();
         expect(text, url).to.contain(`"confirmed_koinu":${huge}`);
-        const body = parseLossless(text, null, (value) => (isInteger(value) ? BigInt(value) : Number(value))) as { confirmed_koinu: unknown };
+        const body = parseLossless(text, null, (value) => (isInteger(value) ? BigInt(value) : Number(value))) as {
+          confirmed_koinu: unknown;
+        };
         expect(body.confirmed_koinu, url).to.equal(huge);
       }
     } finally {
@@ -141,23 +181,51 @@ describe("explorer API", function () {
   });
 
   it("serves balances, UTXOs and the seed's history object (through the client generated from its document)", async () => {
-    const balance = await client.GET("/api/wallet/address/{address}/balance", { params: { path: { address: bob.address } } });
+    const balance = await client.GET("/api/wallet/address/{address}/balance", {
+      params: { path: { address: bob.address } },
+    });
     expect(balance.data).to.include({ address: bob.address, confirmed_koinu: Number(25n * DOGE), tx_count: 1 });
-    const utxos = await client.GET("/api/wallet/address/{address}/utxos", { params: { path: { address: alice.address } } });
+    const utxos = await client.GET("/api/wallet/address/{address}/utxos", {
+      params: { path: { address: alice.address } },
+    });
     // No total: counting an address's unspent outputs would read all of them (pages end with next_cursor null).
     expect(utxos.data).to.not.have.property("total");
     expect(utxos.data!.items).to.have.length(1);
     expect(utxos.data!.next_cursor).to.equal(null);
-    expect(utxos.data!.items[0]).to.include({ txid: paymentTxid, vout: 2, value_koinu: Number(74n * DOGE), confirmations: 1, carrier: null });
-    const history = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: bob.address } } });
+    expect(utxos.data!.items[0]).to.include({
+      txid: paymentTxid,
+      vout: 2,
+      value_koinu: Number(74n * DOGE),
+      confirmations: 1,
+      carrier: null,
+    });
+    const history = await client.GET("/api/wallet/address/{address}/history", {
+      params: { path: { address: bob.address } },
+    });
     expect(history.data!.address).to.equal(bob.address);
-    expect(history.data!.items).to.deep.equal([{
-      txid: paymentTxid, direction: "in", counterparty_address: alice.address, block_height: (await devnet.rpc<number>("getblockcount")),
-      amount_koinu: Number(25n * DOGE), is_doginal: false, confirmations: 1,
-    }]);
-    const aliceHistory = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: alice.address }, query: { limit: 1 } } });
-    expect(aliceHistory.data!.items[0]).to.include({ txid: paymentTxid, direction: "out", counterparty_address: bob.address, amount_koinu: Number(26n * DOGE) });
-    const next = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: alice.address }, query: { limit: 1, cursor: aliceHistory.data!.next_cursor! } } });
+    expect(history.data!.items).to.deep.equal([
+      {
+        txid: paymentTxid,
+        direction: "in",
+        counterparty_address: alice.address,
+        block_height: await devnet.rpc<number>("getblockcount"),
+        amount_koinu: Number(25n * DOGE),
+        is_doginal: false,
+        confirmations: 1,
+      },
+    ]);
+    const aliceHistory = await client.GET("/api/wallet/address/{address}/history", {
+      params: { path: { address: alice.address }, query: { limit: 1 } },
+    });
+    expect(aliceHistory.data!.items[0]).to.include({
+      txid: paymentTxid,
+      direction: "out",
+      counterparty_address: bob.address,
+      amount_koinu: Number(26n * DOGE),
+    });
+    const next = await client.GET("/api/wallet/address/{address}/history", {
+      params: { path: { address: alice.address }, query: { limit: 1, cursor: aliceHistory.data!.next_cursor! } },
+    });
     expect(next.data!.items[0]).to.include({ txid: fundTxid, direction: "in" });
     const refused = await client.GET("/api/wallet/address/{address}/history", { params: { path: { address: "xyz" } } });
     expect(refused.error!.error.code).to.equal("INVALID_ADDRESS");
@@ -220,10 +288,21 @@ describe("explorer API", function () {
   });
 
   it("broadcasts a signed transaction and maps the node's refusals", async () => {
-    const spend = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: alice.script, value: 24n * DOGE }]);
+    const spend = spendP2pkh(
+      bob,
+      [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }],
+      [{ script: alice.script, value: 24n * DOGE }],
+    );
     const accepted = await post("/tx/broadcast", { hex: spend.hex });
-    expect(accepted).to.deep.equal({ status: 200, body: { txid: await devnet.rpc<string[]>("getrawmempool").then((m) => m[0]) } });
-    const double = spendP2pkh(bob, [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }], [{ script: bob.script, value: 24n * DOGE }]);
+    expect(accepted).to.deep.equal({
+      status: 200,
+      body: { txid: await devnet.rpc<string[]>("getrawmempool").then((m) => m[0]) },
+    });
+    const double = spendP2pkh(
+      bob,
+      [{ txid: paymentTxid, vout: 0, value: 25n * DOGE }],
+      [{ script: bob.script, value: 24n * DOGE }],
+    );
     const conflict = await post("/tx/broadcast", { hex: double.hex });
     expect(conflict.status).to.equal(409);
     expect(conflict.body.error.code).to.equal("TX_CONFLICT");
@@ -251,10 +330,16 @@ describe("explorer API", function () {
     };
 
     it("refuses a registration signed by the wrong Dogecoin key or the wrong ML-DSA key", async () => {
-      const wrongDoge = registration(now, { dogecoin_signature: signMessage(registrationMessage(alice.address, keySha(), now), bob.privateKey) });
+      const wrongDoge = registration(now, {
+        dogecoin_signature: signMessage(registrationMessage(alice.address, keySha(), now), bob.privateKey),
+      });
       expect((await post("/pqc/register", wrongDoge)).body.error.code).to.equal("BAD_DOGECOIN_SIGNATURE");
       const other = ml_dsa44.keygen(new Uint8Array(32).fill(7));
-      const wrongKey = registration(now, { mldsa_signature: Buffer.from(ml_dsa44.sign(new TextEncoder().encode(registrationMessage(alice.address, keySha(), now)), other.secretKey)).toString("hex") });
+      const wrongKey = registration(now, {
+        mldsa_signature: Buffer.from(
+          ml_dsa44.sign(new TextEncoder().encode(registrationMessage(alice.address, keySha(), now)), other.secretKey),
+        ).toString("hex"),
+      });
       const refused = await post("/pqc/register", wrongKey);
       expect(refused.status).to.equal(401);
       expect(refused.body.error.code).to.equal("BAD_MLDSA_SIGNATURE");
@@ -265,21 +350,38 @@ describe("explorer API", function () {
     it("registers, looks up, verifies, anchors through a real OP_RETURN, and revokes", async () => {
       const created = await post("/pqc/register", registration(now));
       expect(created.status).to.equal(201);
-      expect(created.body).to.include({ address: alice.address, key_sha256: keySha(), algorithm: "ML-DSA-44", revoked_at: null, anchored: false });
-      expect((await post("/pqc/register", registration(now))).body.error.code, "a replayed request is refused").to.equal("REPLAYED_REQUEST");
+      expect(created.body).to.include({
+        address: alice.address,
+        key_sha256: keySha(),
+        algorithm: "ML-DSA-44",
+        revoked_at: null,
+        anchored: false,
+      });
+      expect(
+        (await post("/pqc/register", registration(now))).body.error.code,
+        "a replayed request is refused",
+      ).to.equal("REPLAYED_REQUEST");
       expect((await get(`/pqc/key/${keySha()}`)).body.address).to.equal(alice.address);
 
       const text = "hello from a post-quantum key";
       const signature = Buffer.from(ml_dsa44.sign(new TextEncoder().encode(text), mldsa.secretKey)).toString("hex");
-      expect((await post("/pqc/verify", { address: alice.address, message: text, signature })).body.valid).to.equal(true);
-      expect((await post("/pqc/verify", { address: alice.address, message: text + "!", signature })).body.valid).to.equal(false);
+      expect((await post("/pqc/verify", { address: alice.address, message: text, signature })).body.valid).to.equal(
+        true,
+      );
+      expect(
+        (await post("/pqc/verify", { address: alice.address, message: text + "!", signature })).body.valid,
+      ).to.equal(false);
 
       // Anchor: OP_RETURN "PQC1" || sha256(key) mined and indexed.
       const utxo = (await get(`/wallet/address/${alice.address}/utxos`)).body.items[0];
-      const anchorTx = spendP2pkh(alice, [{ txid: utxo.txid, vout: utxo.vout, value: BigInt(utxo.value_koinu) }], [
-        { script: nullDataScript(Buffer.concat([Buffer.from("PQC1"), Buffer.from(keySha(), "hex")])), value: 0n },
-        { script: alice.script, value: BigInt(utxo.value_koinu) - DOGE },
-      ]);
+      const anchorTx = spendP2pkh(
+        alice,
+        [{ txid: utxo.txid, vout: utxo.vout, value: BigInt(utxo.value_koinu) }],
+        [
+          { script: nullDataScript(Buffer.concat([Buffer.from("PQC1"), Buffer.from(keySha(), "hex")])), value: 0n },
+          { script: alice.script, value: BigInt(utxo.value_koinu) - DOGE },
+        ],
+      );
       const anchorTxid = await devnet.rpc<string>("sendrawtransaction", [anchorTx.hex]);
       await devnet.rpc("generatetoaddress", [1, newKey().address]);
       await indexer.syncOnce();
@@ -289,7 +391,12 @@ describe("explorer API", function () {
 
       now += 10;
       const revokeMessage = revocationMessage(alice.address, keySha(), now);
-      const revoked = await post("/pqc/revoke", { address: alice.address, key_sha256: keySha(), issued_at: now, dogecoin_signature: signMessage(revokeMessage, alice.privateKey) });
+      const revoked = await post("/pqc/revoke", {
+        address: alice.address,
+        key_sha256: keySha(),
+        issued_at: now,
+        dogecoin_signature: signMessage(revokeMessage, alice.privateKey),
+      });
       expect(revoked.status).to.equal(200);
       expect(revoked.body.revoked_at).to.equal(now);
       expect((await get(`/pqc/address/${alice.address}`)).status).to.equal(404);
@@ -309,7 +416,11 @@ describe("explorer API", function () {
       const coin = await freshCoin(carol, 20);
       const parent = spendP2pkh(carol, [coin], [{ script: carol.script, value: 19n * DOGE }]);
       const parentTxid = parseTransactionHex(parent.hex).ok ? (parseTransactionHex(parent.hex) as any).value.txid : "";
-      const child = spendP2pkh(carol, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const child = spendP2pkh(
+        carol,
+        [{ txid: parentTxid, vout: 0, value: 19n * DOGE }],
+        [{ script: bob.script, value: 18n * DOGE }],
+      );
       const result = await post("/tx/pipeline", { transactions: [parent.hex, child.hex] });
       expect(result.status).to.equal(200);
       expect(result.body.results.map((r: any) => r.status)).to.deep.equal(["broadcast", "broadcast"]);
@@ -322,7 +433,11 @@ describe("explorer API", function () {
       const parent = spendP2pkh(dave, [coin], [{ script: dave.script, value: 19n * DOGE }]);
       const parentTxid = (parseTransactionHex(parent.hex) as any).value.txid;
       // Signed by the wrong key: the script check fails before anything is sent.
-      const forged = spendP2pkh({ ...bob, script: dave.script }, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const forged = spendP2pkh(
+        { ...bob, script: dave.script },
+        [{ txid: parentTxid, vout: 0, value: 19n * DOGE }],
+        [{ script: bob.script, value: 18n * DOGE }],
+      );
       const before = await devnet.rpc<string[]>("getrawmempool");
       const result = await post("/tx/pipeline", { transactions: [parent.hex, forged.hex] });
       expect(result.status).to.equal(422);
@@ -336,7 +451,11 @@ describe("explorer API", function () {
       const coin = await freshCoin(erin, 20);
       const parent = spendP2pkh(erin, [coin], [{ script: erin.script, value: 19n * DOGE }]);
       const parentTxid = (parseTransactionHex(parent.hex) as any).value.txid;
-      const child = spendP2pkh(erin, [{ txid: parentTxid, vout: 0, value: 19n * DOGE }], [{ script: bob.script, value: 18n * DOGE }]);
+      const child = spendP2pkh(
+        erin,
+        [{ txid: parentTxid, vout: 0, value: 19n * DOGE }],
+        [{ script: bob.script, value: 18n * DOGE }],
+      );
       const result = await post("/tx/pipeline", { transactions: [child.hex, parent.hex] });
       expect(result.status).to.equal(422);
       expect(result.body.results[0].error.code).to.equal("PACKAGE_OUT_OF_ORDER");
@@ -348,8 +467,11 @@ describe("explorer API", function () {
     it("lists a tick's carrier UTXOs and the transfer inscriptions with their state", async () => {
       const frank = newKey();
       const grace = newKey();
-      const text = (body: object) => ({ contentType: "text/plain;charset=utf-8", body: new TextEncoder().encode(JSON.stringify(body)) });
-      let coin = (await devnet.rpc<{ txid: string }>("devnet_faucet", [frank.address, 50, true]));
+      const text = (body: object) => ({
+        contentType: "text/plain;charset=utf-8",
+        body: new TextEncoder().encode(JSON.stringify(body)),
+      });
+      const coin = await devnet.rpc<{ txid: string }>("devnet_faucet", [frank.address, 50, true]);
       let spendable = { txid: coin.txid, vout: 0, value: 50n * DOGE };
       const step = async (body: object) => {
         const result = await inscribeDoginals(devnet, frank, spendable, text(body), frank.script);
@@ -366,23 +488,47 @@ describe("explorer API", function () {
       expect(balances.body.balances).to.deep.equal([{ tick: "WOOF", available: "250", transferable: "150" }]);
       const carriers = await get(`/wallet/address/${frank.address}/drc20/woof/utxos`);
       expect(carriers.body.items).to.have.length(1);
-      expect(carriers.body.items[0]).to.include({ txid: transfer.output.txid, vout: 0, inscription_id: transfer.inscriptionId, offset: 0, amount: "150" });
+      expect(carriers.body.items[0]).to.include({
+        txid: transfer.output.txid,
+        vout: 0,
+        inscription_id: transfer.inscriptionId,
+        offset: 0,
+        amount: "150",
+      });
       const utxos = await get(`/wallet/address/${frank.address}/utxos`);
       expect(utxos.body.items.find((u: any) => u.txid === transfer.output.txid).carrier).to.equal("drc20");
       const listed = await get(`/wallet/address/${frank.address}/transfer_inscriptions?envelope=true`);
       expect(listed.body.items).to.have.length(1);
-      expect(listed.body.items[0]).to.include({ inscription_id: transfer.inscriptionId, tick: "WOOF", amount: "150", state: "transferable" });
-      expect(JSON.parse(listed.body.items[0].body)).to.deep.equal({ p: "drc-20", op: "transfer", tick: "WOOF", amt: "150" });
+      expect(listed.body.items[0]).to.include({
+        inscription_id: transfer.inscriptionId,
+        tick: "WOOF",
+        amount: "150",
+        state: "transferable",
+      });
+      expect(JSON.parse(listed.body.items[0].body)).to.deep.equal({
+        p: "drc-20",
+        op: "transfer",
+        tick: "WOOF",
+        amt: "150",
+      });
 
       await sendInscription(devnet, frank, transfer.output, grace.script);
       await devnet.rpc("generatetoaddress", [1, newKey().address]);
       await indexer.syncOnce();
-      expect((await get(`/wallet/address/${grace.address}/drc20`)).body.balances).to.deep.equal([{ tick: "WOOF", available: "150", transferable: "0" }]);
-      const sent = await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=asc&txid=${transfer.revealTxids[0]}`);
+      expect((await get(`/wallet/address/${grace.address}/drc20`)).body.balances).to.deep.equal([
+        { tick: "WOOF", available: "150", transferable: "0" },
+      ]);
+      const sent = await get(
+        `/wallet/address/${frank.address}/transfer_inscriptions?order=asc&txid=${transfer.revealTxids[0]}`,
+      );
       expect(sent.body.items[0]).to.include({ state: "sent", receiver_address: grace.address });
       expect((await get(`/wallet/address/${frank.address}/drc20/WOOF/utxos`)).body.items).to.deep.equal([]);
-      expect((await get(`/wallet/address/${frank.address}/drc20/TOOLONG/utxos`)).body.error.code).to.equal("INVALID_TICK");
-      expect((await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=up`)).body.error.code).to.equal("INVALID_ORDER");
+      expect((await get(`/wallet/address/${frank.address}/drc20/TOOLONG/utxos`)).body.error.code).to.equal(
+        "INVALID_TICK",
+      );
+      expect((await get(`/wallet/address/${frank.address}/transfer_inscriptions?order=up`)).body.error.code).to.equal(
+        "INVALID_ORDER",
+      );
     });
   });
 
@@ -390,12 +536,16 @@ describe("explorer API", function () {
     const henry = newKey();
     for (let i = 0; i < 4; i++) await devnet.rpc("devnet_faucet", [henry.address, 1 + i, true]);
     await indexer.syncOnce();
-    const before = (await get(`/wallet/address/${henry.address}/history?limit=200`)).body.items.map((item: any) => item.txid);
+    const before = (await get(`/wallet/address/${henry.address}/history?limit=200`)).body.items.map(
+      (item: any) => item.txid,
+    );
     expect(before).to.have.length(4);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { items: { txid: string }[]; next_cursor: string | null } } = await get(`/wallet/address/${henry.address}/history?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { body: { items: { txid: string }[]; next_cursor: string | null } } = await get(
+        `/wallet/address/${henry.address}/history?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       seen.push(...page.body.items.map((item) => item.txid));
       cursor = page.body.next_cursor;
       // A new payment lands between pages: it is newer than the cursor, so it never shifts the pages.
@@ -410,7 +560,9 @@ describe("explorer API", function () {
     const walked: string[] = [];
     let utxoCursor: string | null = null;
     do {
-      const page: { body: { items: { txid: string; vout: number }[]; next_cursor: string | null } } = await get(`/wallet/address/${henry.address}/utxos?limit=2${utxoCursor ? `&cursor=${utxoCursor}` : ""}`);
+      const page: { body: { items: { txid: string; vout: number }[]; next_cursor: string | null } } = await get(
+        `/wallet/address/${henry.address}/utxos?limit=2${utxoCursor ? `&cursor=${utxoCursor}` : ""}`,
+      );
       walked.push(...page.body.items.map((u) => `${u.txid}:${u.vout}`));
       utxoCursor = page.body.next_cursor;
     } while (utxoCursor);
@@ -420,9 +572,16 @@ describe("explorer API", function () {
 
   it("answers balance and history identically through the node:http fast path", async () => {
     const queries = new IndexQueries(indexer.store.db);
-    const app = createExplorerApp({ queries, network: NETWORKS.regtest, node: { sendRawTransaction: async () => "" }, statusCacheMs: 0 });
+    const app = createExplorerApp({
+      queries,
+      network: NETWORKS.regtest,
+      node: { sendRawTransaction: async () => "" },
+      statusCacheMs: 0,
+    });
     const fast = createWalletFastPath({ queries, network: NETWORKS.regtest });
-    const served = http.createServer((req, res) => { if (!fast(req, res)) app(req, res); });
+    const served = http.createServer((req, res) => {
+      if (!fast(req, res)) app(req, res);
+    });
     await new Promise<void>((resolve) => served.listen(0, "127.0.0.1", resolve));
     const fastBase = `http://127.0.0.1:${(served.address() as { port: number }).port}/api`;
     try {
@@ -450,7 +609,10 @@ describe("explorer API", function () {
     let vkSha: string;
     before(async () => {
       const vector = (zkpVectors.valid as { description: string; input: { script_asm: string } }[])[0];
-      const items = vector.input.script_asm.split(" ").filter((token) => !token.startsWith("OP_")).map((hex) => Buffer.from(hex, "hex"));
+      const items = vector.input.script_asm
+        .split(" ")
+        .filter((token) => !token.startsWith("OP_"))
+        .map((hex) => Buffer.from(hex, "hex"));
       const verifyRedeem = compileScript([OP.OP_0, OP.OP_CHECKZKP, OP.OP_DROP, ...Array(8).fill(OP.OP_2DROP), OP.OP_1]);
       const ivy = newKey();
       const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [ivy.address, 30, true]);
@@ -470,7 +632,12 @@ describe("explorer API", function () {
     it("reports the capture status with its event count and verifier state", async () => {
       const { status, body } = await get("/explorer/zkp/status");
       expect(status).to.equal(200);
-      expect(body).to.deep.include({ activation_height: null, consensus_enforced: false, status: "shadow (not consensus-enforced)", event_count: 2 });
+      expect(body).to.deep.include({
+        activation_height: null,
+        consensus_enforced: false,
+        status: "shadow (not consensus-enforced)",
+        event_count: 2,
+      });
       expect(body.opcode).to.deep.equal({ name: "OP_CHECKZKP", byte: "0xb9", replaces: "OP_NOP10" });
       expect(body.verifier).to.deep.equal({ pending: 0, valid: 1, invalid: 0 });
     });
@@ -480,7 +647,17 @@ describe("explorer API", function () {
       expect(recent.body.items.map((u: any) => u.txid).sort()).to.deep.equal([validTxid, strayTxid].sort());
       const valid = (await get(`/explorer/zkp/tx/${validTxid}`)).body.items;
       expect(valid).to.have.length(1);
-      expect(valid[0]).to.deep.include({ role: "redeem_script", input_index: 0, mode: 0, mode_name: "groth16-bls12-381", vk_sha256: vkSha, parse_error: null, shadow_valid: true, shadow_encoding: "affine-be", consensus_enforced: false });
+      expect(valid[0]).to.deep.include({
+        role: "redeem_script",
+        input_index: 0,
+        mode: 0,
+        mode_name: "groth16-bls12-381",
+        vk_sha256: vkSha,
+        parse_error: null,
+        shadow_valid: true,
+        shadow_encoding: "affine-be",
+        consensus_enforced: false,
+      });
       const stray = (await get(`/explorer/zkp/tx/${strayTxid}`)).body.items[0];
       expect(stray.mode).to.equal(null);
       expect(stray.parse_error).to.be.a("string");
@@ -502,7 +679,7 @@ describe("explorer API", function () {
         (await get(`/tx/${validTxid}`)).body.zkp,
       ];
       for (const items of lists) {
-        expect(items).to.not.be.empty;
+        expect(items).to.have.length.greaterThan(0);
         for (const item of items) expect(item.confirmations).to.equal(tip - item.block_height + 1);
       }
     });
@@ -510,7 +687,8 @@ describe("explorer API", function () {
     it("pages through every use of a verifying key with a cursor, none lost or repeated", async () => {
       const db = indexer.store.db;
       // 60 more uses of the key beside the real one (copies at other op indexes), so the list passes 50.
-      const copy = db.prepare(`INSERT INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+      const copy =
+        db.prepare(`INSERT INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
         public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at)
         SELECT txid, height, position, role, input_index, output_index, op_index + ?, mode, mode_name, proof_hex, vk_hex, vk_sha256,
         public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at FROM zkp_uses WHERE vk_sha256 = ? AND op_index < 1000`);
@@ -523,7 +701,9 @@ describe("explorer API", function () {
           const page: any = (await get(`/explorer/zkp/vk/${vkSha}?limit=25${cursor ? `&cursor=${cursor}` : ""}`)).body;
           expect(page).to.not.have.property("total");
           expect(page.items.length).to.be.at.most(25);
-          seen.push(...page.items.map((u: any) => `${u.txid}:${u.role}:${u.input_index}:${u.output_index}:${u.op_index}`));
+          seen.push(
+            ...page.items.map((u: any) => `${u.txid}:${u.role}:${u.input_index}:${u.output_index}:${u.op_index}`),
+          );
           cursor = page.next_cursor;
           pages++;
         } while (cursor && pages < 10);
@@ -533,9 +713,13 @@ describe("explorer API", function () {
         expect(all.items).to.have.length(61);
         expect(all.next_cursor).to.equal(null);
         // The pages, one after another, are the one long page: the cursor splits uses of one transaction.
-        expect(seen).to.deep.equal(all.items.map((u: any) => `${u.txid}:${u.role}:${u.input_index}:${u.output_index}:${u.op_index}`));
+        expect(seen).to.deep.equal(
+          all.items.map((u: any) => `${u.txid}:${u.role}:${u.input_index}:${u.output_index}:${u.op_index}`),
+        );
         const rowidCursor = Buffer.from(JSON.stringify({ h: 1, p: 0, r: 5 })).toString("base64url");
-        expect((await get(`/explorer/zkp/vk/${vkSha}?cursor=${rowidCursor}`)).body.error.code).to.equal("INVALID_CURSOR");
+        expect((await get(`/explorer/zkp/vk/${vkSha}?cursor=${rowidCursor}`)).body.error.code).to.equal(
+          "INVALID_CURSOR",
+        );
         expect((await get(`/explorer/zkp/vk/${"00".repeat(32)}`)).status).to.equal(404);
         expect((await get(`/explorer/zkp/vk/${vkSha}?limit=101`)).status).to.equal(400);
         expect((await get(`/explorer/zkp/vk/${vkSha}?cursor=nope`)).status).to.equal(400);

@@ -7,7 +7,12 @@
  * come from a fetch stand-in.
  */
 import { expect } from "chai";
-import { INSCRIBER_JOB_FINAL, InscriberClient, isFinalJobStatus, jobFailure } from "../../src/services/inscriber/client";
+import {
+  INSCRIBER_JOB_FINAL,
+  InscriberClient,
+  isFinalJobStatus,
+  jobFailure,
+} from "../../src/services/inscriber/client";
 import type { InscriberJobStatus } from "../../src/services/inscriber/client";
 import { Job as JobSchema } from "../../src/services/inscriber/schemas";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
@@ -23,8 +28,17 @@ function newStore(): JobStore {
 
 function addJob(store: JobStore, id: string) {
   return store.insert({
-    id, project: "test", idempotencyKey: null, form: "v1", contentType: "application/json", action: null, body: new TextEncoder().encode("{}"),
-    recipient: "nXXXX", envelopeHash: "cd".repeat(32), feeRateKoinuPerKb: 1_000_000n, postageKoinu: 100_000n,
+    id,
+    project: "test",
+    idempotencyKey: null,
+    form: "v1",
+    contentType: "application/json",
+    action: null,
+    body: new TextEncoder().encode("{}"),
+    recipient: "nXXXX",
+    envelopeHash: "cd".repeat(32),
+    feeRateKoinuPerKb: 1_000_000n,
+    postageKoinu: 100_000n,
   });
 }
 
@@ -62,13 +76,34 @@ describe("InscriberClient (src/services/inscriber/client.ts)", () => {
       const store = newStore();
       const { job: row } = addJob(store, "job_typed");
       const confirmed = store.update(row.id, {
-        status: "confirmed", commitTxid: TXID, revealTxids: [TXID], inscriptionId: `${TXID}i0`, feeKoinu: 123_456n, confirmedHeight: 42,
+        status: "confirmed",
+        commitTxid: TXID,
+        revealTxids: [TXID],
+        inscriptionId: `${TXID}i0`,
+        feeKoinu: 123_456n,
+        confirmedHeight: 42,
       });
-      const client = new InscriberClient({ url: "http://inscriber.test/", key: "ik", fetch: answering(200, jobView(confirmed)) });
+      const client = new InscriberClient({
+        url: "http://inscriber.test/",
+        key: "ik",
+        fetch: answering(200, jobView(confirmed)),
+      });
       const job = await client.job(row.id);
       expect(job).to.deep.equal({
-        id: "job_typed", project: "test", status: "confirmed", form: "v1", contentType: "application/json", action: null, recipient: "nXXXX",
-        envelopeHash: "cd".repeat(32), commitTxid: TXID, revealTxids: [TXID], inscriptionId: `${TXID}i0`, feeKoinu: 123_456n, confirmedHeight: 42, error: null,
+        id: "job_typed",
+        project: "test",
+        status: "confirmed",
+        form: "v1",
+        contentType: "application/json",
+        action: null,
+        recipient: "nXXXX",
+        envelopeHash: "cd".repeat(32),
+        commitTxid: TXID,
+        revealTxids: [TXID],
+        inscriptionId: `${TXID}i0`,
+        feeKoinu: 123_456n,
+        confirmedHeight: 42,
+        error: null,
       });
       const failed = { ...job, status: "failed" as const, error: { code: "TX_CONFLICT", message: "spent elsewhere" } };
       expect(jobFailure(failed)).to.equal("inscriber job job_typed failed: TX_CONFLICT spent elsewhere");
@@ -79,48 +114,173 @@ describe("InscriberClient (src/services/inscriber/client.ts)", () => {
       const store = newStore();
       const { job: row } = addJob(store, "job_filed");
       const calls: { url: string; init: RequestInit }[] = [];
-      const client = new InscriberClient({ url: "http://inscriber.test", key: "ik_secret", project: "relayer", fetch: answering(202, jobView(row), calls) });
-      const request = { contentType: "text/plain", action: null, content: new TextEncoder().encode("hi"), recipient: "nXXXX" };
+      const client = new InscriberClient({
+        url: "http://inscriber.test",
+        key: "ik_secret",
+        project: "relayer",
+        fetch: answering(202, jobView(row), calls),
+      });
+      const request = {
+        contentType: "text/plain",
+        action: null,
+        content: new TextEncoder().encode("hi"),
+        recipient: "nXXXX",
+      };
       expect((await client.inscribe("key-1", request)).created).to.equal(true);
       await client.inscribe("key-2", { ...request, project: "other" });
-      expect(calls.map((c) => c.url)).to.deep.equal(["http://inscriber.test/inscribe", "http://inscriber.test/inscribe"]);
+      expect(calls.map((c) => c.url)).to.deep.equal([
+        "http://inscriber.test/inscribe",
+        "http://inscriber.test/inscribe",
+      ]);
       const headers = calls[0].init.headers as Record<string, string>;
       expect(headers).to.include({ Authorization: "Bearer ik_secret", "Idempotency-Key": "key-1" });
-      expect(JSON.parse(String(calls[0].init.body))).to.deep.equal({ project: "relayer", content_type: "text/plain", content: "aGk=", encoding: "base64", recipient: "nXXXX" });
+      expect(JSON.parse(String(calls[0].init.body))).to.deep.equal({
+        project: "relayer",
+        content_type: "text/plain",
+        content: "aGk=",
+        encoding: "base64",
+        recipient: "nXXXX",
+      });
       expect(JSON.parse(String(calls[1].init.body)).project).to.equal("other");
-      const again = new InscriberClient({ url: "http://inscriber.test", key: "ik", project: "relayer", fetch: answering(200, jobView(row)) });
+      const again = new InscriberClient({
+        url: "http://inscriber.test",
+        key: "ik",
+        project: "relayer",
+        fetch: answering(200, jobView(row)),
+      });
       expect((await again.inscribe("key-1", request)).created).to.equal(false);
     });
   });
 
   describe("a failed call", () => {
     const refusal = (code: string) => ({ error: { code, message: `refused: ${code}`, details: { field: "x" } } });
-    const cases: { status: number; body: unknown; kind: string; failure: string; retryable: boolean; code: string }[] = [
-      { status: 400, body: refusal("INVALID_ADDRESS"), kind: "invalid", failure: "INSCRIBER_REFUSED", retryable: false, code: "INVALID_ADDRESS" },
-      { status: 400, body: refusal("INVALID_PROJECT"), kind: "invalid", failure: "INSCRIBER_REFUSED", retryable: true, code: "INVALID_PROJECT" },
-      { status: 413, body: refusal("PAYLOAD_TOO_LARGE"), kind: "invalid", failure: "INSCRIBER_REFUSED", retryable: false, code: "PAYLOAD_TOO_LARGE" },
-      { status: 422, body: refusal("IDEMPOTENCY_KEY_REUSED"), kind: "unprocessable", failure: "INSCRIBER_REFUSED", retryable: false, code: "IDEMPOTENCY_KEY_REUSED" },
-      { status: 401, body: refusal("INVALID_PROJECT_KEY"), kind: "unauthorized", failure: "INSCRIBER_UNAUTHORIZED", retryable: false, code: "INVALID_PROJECT_KEY" },
-      { status: 403, body: refusal("FORBIDDEN"), kind: "forbidden", failure: "INSCRIBER_UNAUTHORIZED", retryable: false, code: "FORBIDDEN" },
-      { status: 404, body: refusal("JOB_NOT_FOUND"), kind: "not_found", failure: "INSCRIBER_JOB_NOT_FOUND", retryable: false, code: "JOB_NOT_FOUND" },
-      { status: 429, body: refusal("RATE_LIMITED"), kind: "rate_limited", failure: "INSCRIBER_UNAVAILABLE", retryable: true, code: "RATE_LIMITED" },
-      { status: 503, body: "<html>bad gateway</html>", kind: "upstream", failure: "INSCRIBER_UNAVAILABLE", retryable: true, code: "HTTP_503" },
-      { status: 200, body: { hello: "not a job" }, kind: "upstream", failure: "INSCRIBER_UNAVAILABLE", retryable: true, code: "HTTP_200" },
-    ];
+    const cases: { status: number; body: unknown; kind: string; failure: string; retryable: boolean; code: string }[] =
+      [
+        {
+          status: 400,
+          body: refusal("INVALID_ADDRESS"),
+          kind: "invalid",
+          failure: "INSCRIBER_REFUSED",
+          retryable: false,
+          code: "INVALID_ADDRESS",
+        },
+        {
+          status: 400,
+          body: refusal("INVALID_PROJECT"),
+          kind: "invalid",
+          failure: "INSCRIBER_REFUSED",
+          retryable: true,
+          code: "INVALID_PROJECT",
+        },
+        {
+          status: 413,
+          body: refusal("PAYLOAD_TOO_LARGE"),
+          kind: "invalid",
+          failure: "INSCRIBER_REFUSED",
+          retryable: false,
+          code: "PAYLOAD_TOO_LARGE",
+        },
+        {
+          status: 422,
+          body: refusal("IDEMPOTENCY_KEY_REUSED"),
+          kind: "unprocessable",
+          failure: "INSCRIBER_REFUSED",
+          retryable: false,
+          code: "IDEMPOTENCY_KEY_REUSED",
+        },
+        {
+          status: 401,
+          body: refusal("INVALID_PROJECT_KEY"),
+          kind: "unauthorized",
+          failure: "INSCRIBER_UNAUTHORIZED",
+          retryable: false,
+          code: "INVALID_PROJECT_KEY",
+        },
+        {
+          status: 403,
+          body: refusal("FORBIDDEN"),
+          kind: "forbidden",
+          failure: "INSCRIBER_UNAUTHORIZED",
+          retryable: false,
+          code: "FORBIDDEN",
+        },
+        {
+          status: 404,
+          body: refusal("JOB_NOT_FOUND"),
+          kind: "not_found",
+          failure: "INSCRIBER_JOB_NOT_FOUND",
+          retryable: false,
+          code: "JOB_NOT_FOUND",
+        },
+        {
+          status: 429,
+          body: refusal("RATE_LIMITED"),
+          kind: "rate_limited",
+          failure: "INSCRIBER_UNAVAILABLE",
+          retryable: true,
+          code: "RATE_LIMITED",
+        },
+        {
+          status: 503,
+          body: "<html>bad gateway</html>",
+          kind: "upstream",
+          failure: "INSCRIBER_UNAVAILABLE",
+          retryable: true,
+          code: "HTTP_503",
+        },
+        {
+          status: 200,
+          body: { hello: "not a job" },
+          kind: "upstream",
+          failure: "INSCRIBER_UNAVAILABLE",
+          retryable: true,
+          code: "HTTP_200",
+        },
+      ];
     for (const c of cases) {
       it(`reads ${c.status} ${c.code} as ${c.failure} (${c.kind}, ${c.retryable ? "retryable" : "not retryable"})`, async () => {
-        const client = new InscriberClient({ url: "http://inscriber.test", key: "ik", fetch: answering(c.status, c.body) });
+        const client = new InscriberClient({
+          url: "http://inscriber.test",
+          key: "ik",
+          fetch: answering(c.status, c.body),
+        });
         const error = await inscriberFailure(client.job("job_x"));
-        expect(error).to.include({ kind: c.kind, failure: c.failure, retryable: c.retryable, code: c.code, refused: c.failure === "INSCRIBER_REFUSED" });
+        expect(error).to.include({
+          kind: c.kind,
+          failure: c.failure,
+          retryable: c.retryable,
+          code: c.code,
+          refused: c.failure === "INSCRIBER_REFUSED",
+        });
         if (typeof c.body === "object" && c.status >= 300) expect(error.details).to.deep.equal({ field: "x" });
       });
     }
 
     it("reads no answer at all as INSCRIBER_UNREACHABLE, retryable, with the cause", async () => {
       const cause = new Error("connect ECONNREFUSED");
-      const client = new InscriberClient({ url: "http://inscriber.test", key: "ik", fetch: (async () => { throw cause; }) as unknown as typeof fetch });
-      const error = await inscriberFailure(client.inscribe("k", { project: "p", contentType: "text/plain", action: null, content: new Uint8Array([1]), recipient: "n" }));
-      expect(error).to.include({ status: 0, kind: "unavailable", failure: "INSCRIBER_UNREACHABLE", code: "INSCRIBER_UNREACHABLE", retryable: true });
+      const client = new InscriberClient({
+        url: "http://inscriber.test",
+        key: "ik",
+        fetch: (async () => {
+          throw cause;
+        }) as unknown as typeof fetch,
+      });
+      const error = await inscriberFailure(
+        client.inscribe("k", {
+          project: "p",
+          contentType: "text/plain",
+          action: null,
+          content: new Uint8Array([1]),
+          recipient: "n",
+        }),
+      );
+      expect(error).to.include({
+        status: 0,
+        kind: "unavailable",
+        failure: "INSCRIBER_UNREACHABLE",
+        code: "INSCRIBER_UNREACHABLE",
+        retryable: true,
+      });
       expect(error.cause).to.equal(cause);
     });
   });

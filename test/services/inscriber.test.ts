@@ -73,15 +73,40 @@ function pseudoRandom(length: number, seed: string): Uint8Array {
 
 function contents(tag: string): Content[] {
   return [
-    { label: "small v1 with an ACTION", content_type: "image/png", action: "LIST", body: pseudoRandom(200, `small ${tag}`), expectForm: "v1", expectRevealTxs: 1, expectInputs: 1 },
-    { label: "multi-input v1", content_type: "application/pdf", action: "TOKENIZE", body: pseudoRandom(2_000, `large ${tag}`), expectForm: "v1", expectRevealTxs: 1, expectInputs: 5 },
     {
-      label: "small DRC-20 plain text (Doginals)", content_type: "text/plain;charset=utf-8",
-      body: utf8(JSON.stringify({ p: "drc-20", op: "deploy", tick: tag.slice(0, 4), max: "21000000", lim: "1000" })), expectForm: "doginals", expectRevealTxs: 1, expectInputs: 1,
+      label: "small v1 with an ACTION",
+      content_type: "image/png",
+      action: "LIST",
+      body: pseudoRandom(200, `small ${tag}`),
+      expectForm: "v1",
+      expectRevealTxs: 1,
+      expectInputs: 1,
     },
     {
-      label: "multi-transaction Doginals", content_type: "text/plain;charset=utf-8", form: "doginals",
-      body: utf8(`${tag} `.repeat(700)), expectForm: "doginals", expectRevealTxs: 3, expectInputs: 1,
+      label: "multi-input v1",
+      content_type: "application/pdf",
+      action: "TOKENIZE",
+      body: pseudoRandom(2_000, `large ${tag}`),
+      expectForm: "v1",
+      expectRevealTxs: 1,
+      expectInputs: 5,
+    },
+    {
+      label: "small DRC-20 plain text (Doginals)",
+      content_type: "text/plain;charset=utf-8",
+      body: utf8(JSON.stringify({ p: "drc-20", op: "deploy", tick: tag.slice(0, 4), max: "21000000", lim: "1000" })),
+      expectForm: "doginals",
+      expectRevealTxs: 1,
+      expectInputs: 1,
+    },
+    {
+      label: "multi-transaction Doginals",
+      content_type: "text/plain;charset=utf-8",
+      form: "doginals",
+      body: utf8(`${tag} `.repeat(700)),
+      expectForm: "doginals",
+      expectRevealTxs: 3,
+      expectInputs: 1,
     },
   ];
 }
@@ -113,7 +138,11 @@ describe("inscriber", function () {
   };
   const get = (p: string) => request(`${base}${p}`);
   const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
-    request(`${base}${p}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+    request(`${base}${p}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
   const explorerGet = (p: string) => request(`${explorerBase}${p}`);
   const inscribe = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     post("/inscribe", body, { Authorization: `Bearer ${LAUNCHPAD_KEY}`, ...headers });
@@ -122,7 +151,6 @@ describe("inscriber", function () {
     await devnet.rpc("generatetoaddress", [blocks, miner.address]);
     await indexer.syncOnce();
   }
-
 
   async function jobReaches(id: string, statuses: string[]) {
     return until(`job ${id} to reach ${statuses.join("/")}`, async () => {
@@ -140,8 +168,19 @@ describe("inscriber", function () {
     return jobReaches(id, ["confirmed"]);
   }
 
-  function makePlatform(store: JobStore, hotWallet: HotWallet, afterStep?: ConstructorParameters<typeof PlatformInscriber>[0]["afterStep"]) {
-    return new PlatformInscriber({ store, wallet: hotWallet, network: NETWORKS.regtest, postageKoinu: POSTAGE, feeRateKoinuPerKb: FEE_RATE, afterStep });
+  function makePlatform(
+    store: JobStore,
+    hotWallet: HotWallet,
+    afterStep?: ConstructorParameters<typeof PlatformInscriber>[0]["afterStep"],
+  ) {
+    return new PlatformInscriber({
+      store,
+      wallet: hotWallet,
+      network: NETWORKS.regtest,
+      postageKoinu: POSTAGE,
+      feeRateKoinuPerKb: FEE_RATE,
+      afterStep,
+    });
   }
 
   async function checkInExplorer(inscriptionId: string, content: Content, owner: string) {
@@ -152,7 +191,9 @@ describe("inscriber", function () {
     expect(body.action).to.equal(content.action ?? null);
     expect(body.form).to.equal(content.expectForm);
     expect(body.reveal_tx_count).to.equal(content.expectRevealTxs);
-    expect(body.envelope_hash).to.equal(envelopeHash({ contentType: content.content_type, action: content.action ?? null, body: content.body }));
+    expect(body.envelope_hash).to.equal(
+      envelopeHash({ contentType: content.content_type, action: content.action ?? null, body: content.body }),
+    );
     const raw = await fetch(`${explorerBase}/explorer/inscription/${inscriptionId}/content`);
     expect(raw.headers.get("content-type")).to.equal(content.content_type);
     expect(bytesToHex(new Uint8Array(await raw.arrayBuffer()))).to.equal(bytesToHex(content.body));
@@ -180,7 +221,11 @@ describe("inscriber", function () {
     devnet = await startDevnet();
     client = new DogecoinRpcClient({ url: devnet.url });
     const indexDb = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    indexer = new Indexer({
+      store: new IndexerStore(indexDb),
+      source: new RpcChainSource(client),
+      network: NETWORKS.regtest,
+    });
     queries = new IndexQueries(indexDb);
     const explorerApp = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0 });
     explorer = explorerApp.listen(0, "127.0.0.1");
@@ -189,7 +234,13 @@ describe("inscriber", function () {
 
     const key = newKey();
     walletKey = { privateKey: key.privateKey, publicKey: key.publicKey, address: key.address, script: key.script };
-    wallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "wallet.sqlite")), key: walletKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
+    wallet = new HotWallet({
+      db: openWalletDatabase(path.join(dir, "wallet.sqlite")),
+      key: walletKey,
+      chain: indexNodeChain(queries, client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: FEE_RATE,
+    });
     // Thirty outputs of 100 DOGE: enough for every job here without waiting for change to confirm.
     for (let i = 0; i < 30; i++) await devnet.rpc("devnet_faucet", [walletKey.address, 100, false]);
     await mine();
@@ -198,16 +249,30 @@ describe("inscriber", function () {
     const db = openInscriberDatabase(path.join(dir, "inscriber.sqlite"));
     jobs = new JobStore(db);
     platform = makePlatform(jobs, wallet, (job, step) => {
-      if (job.idempotencyKey === RESTART_KEY && step === "committed") throw new Error("simulated crash after the commit broadcast");
+      if (job.idempotencyKey === RESTART_KEY && step === "committed")
+        throw new Error("simulated crash after the commit broadcast");
     });
     platformLoop = runEvery("inscriber_worker", 50, () => platform.runOnce());
     const userSigned = new UserSignedInscriber({
-      db, queries, network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+      db,
+      queries,
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: FEE_RATE,
+      postageKoinu: POSTAGE,
       rawTransactions: nodeRawTransactions(client),
     });
     app = createInscriberApp({
-      network: NETWORKS.regtest, projects: new Map([["launchpad", sha256Hex(LAUNCHPAD_KEY)], ["relayer", sha256Hex("ik_other")]]),
-      platform, jobs, userSigned, maxPayloadBytes: MAX_PAYLOAD, feeRateKoinuPerKb: FEE_RATE, postageKoinu: POSTAGE,
+      network: NETWORKS.regtest,
+      projects: new Map([
+        ["launchpad", sha256Hex(LAUNCHPAD_KEY)],
+        ["relayer", sha256Hex("ik_other")],
+      ]),
+      platform,
+      jobs,
+      userSigned,
+      maxPayloadBytes: MAX_PAYLOAD,
+      feeRateKoinuPerKb: FEE_RATE,
+      postageKoinu: POSTAGE,
     });
     inscriber = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => inscriber.once("listening", resolve));
@@ -252,7 +317,14 @@ describe("inscriber", function () {
     expect(body.forms.doginals.chunk_bytes).to.equal(240);
     expect(body.limits.max_payload_bytes).to.equal(MAX_PAYLOAD);
     expect(body.actions.find((a) => a.name === "LAUNCHPAD_MINT")?.content_types).to.deep.equal(["application/json"]);
-    expect(body.actions.map((a) => a.name)).to.include.members(["TRANSFER", "LIST", "TOKENIZE", "LAUNCHPAD_DEPLOY", "BRIDGE_L1_*", "ZKP"]);
+    expect(body.actions.map((a) => a.name)).to.include.members([
+      "TRANSFER",
+      "LIST",
+      "TOKENIZE",
+      "LAUNCHPAD_DEPLOY",
+      "BRIDGE_L1_*",
+      "ZKP",
+    ]);
   });
 
   describe("platform path", () => {
@@ -260,8 +332,13 @@ describe("inscriber", function () {
       it(`inscribes ${content.label} onto the recipient`, async () => {
         const recipient = newKey();
         const submitted = await inscribe({
-          project: "launchpad", content_type: content.content_type, ...(content.action ? { action: content.action } : {}),
-          content: Buffer.from(content.body).toString("base64"), encoding: "base64", recipient: recipient.address, ...(content.form ? { form: content.form } : {}),
+          project: "launchpad",
+          content_type: content.content_type,
+          ...(content.action ? { action: content.action } : {}),
+          content: Buffer.from(content.body).toString("base64"),
+          encoding: "base64",
+          recipient: recipient.address,
+          ...(content.form ? { form: content.form } : {}),
         });
         expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
         expect(submitted.body.status).to.be.oneOf(["queued", "committed", "revealed"]);
@@ -280,7 +357,12 @@ describe("inscriber", function () {
     }
 
     it("answers the same job for a repeated Idempotency-Key instead of inscribing twice", async () => {
-      const body = { project: "launchpad", content_type: "text/plain;charset=utf-8", content: "once only", recipient: newKey().address };
+      const body = {
+        project: "launchpad",
+        content_type: "text/plain;charset=utf-8",
+        content: "once only",
+        recipient: newKey().address,
+      };
       const first = await inscribe(body, { "Idempotency-Key": "mint:demo:7" });
       const second = await inscribe(body, { "Idempotency-Key": "mint:demo:7" });
       expect(first.status).to.equal(202);
@@ -292,7 +374,12 @@ describe("inscriber", function () {
 
     it("rebroadcasts a job's commit and reveal after they fall out of the mempool, and confirms the same transactions", async () => {
       const recipient = newKey();
-      const submitted = await inscribe({ project: "launchpad", content_type: "text/plain;charset=utf-8", content: "evicted once", recipient: recipient.address });
+      const submitted = await inscribe({
+        project: "launchpad",
+        content_type: "text/plain;charset=utf-8",
+        content: "evicted once",
+        recipient: recipient.address,
+      });
       const revealed = await jobReaches(submitted.body.id, ["revealed"]);
       await devnet.rpc("devnet_evict", [revealed.commit_txid]);
       const mempool = await devnet.rpc<string[]>("getrawmempool");
@@ -310,9 +397,16 @@ describe("inscriber", function () {
 
     it("runs 20 concurrent jobs to confirmation with no output spent twice and no inscription made twice", async () => {
       const recipients = Array.from({ length: 20 }, () => newKey());
-      const answers = await Promise.all(recipients.map((recipient, i) => inscribe({
-        project: "launchpad", content_type: "text/plain;charset=utf-8", content: `concurrent job ${i}`, recipient: recipient.address,
-      })));
+      const answers = await Promise.all(
+        recipients.map((recipient, i) =>
+          inscribe({
+            project: "launchpad",
+            content_type: "text/plain;charset=utf-8",
+            content: `concurrent job ${i}`,
+            recipient: recipient.address,
+          }),
+        ),
+      );
       for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
       const ids = answers.map((answer) => answer.body.id as string);
       expect(new Set(ids).size).to.equal(20);
@@ -345,7 +439,15 @@ describe("inscriber", function () {
 
     it("completes a job once after the worker stops between commit and reveal", async () => {
       const recipient = newKey();
-      const submitted = await inscribe({ project: "launchpad", content_type: "text/plain;charset=utf-8", content: "survives a restart", recipient: recipient.address }, { "Idempotency-Key": RESTART_KEY });
+      const submitted = await inscribe(
+        {
+          project: "launchpad",
+          content_type: "text/plain;charset=utf-8",
+          content: "survives a restart",
+          recipient: recipient.address,
+        },
+        { "Idempotency-Key": RESTART_KEY },
+      );
       expect(submitted.status).to.equal(202);
       const committed = await until("the simulated crash", async () => {
         const job = jobs.get(submitted.body.id)!;
@@ -358,7 +460,13 @@ describe("inscriber", function () {
       await platform.stop();
 
       // A new process: new connections to the same databases, a new wallet object and worker.
-      const restartedWallet = new HotWallet({ db: openWalletDatabase(path.join(dir, "wallet.sqlite")), key: walletKey, chain: indexNodeChain(queries, client), network: NETWORKS.regtest, feeRateKoinuPerKb: FEE_RATE });
+      const restartedWallet = new HotWallet({
+        db: openWalletDatabase(path.join(dir, "wallet.sqlite")),
+        key: walletKey,
+        chain: indexNodeChain(queries, client),
+        network: NETWORKS.regtest,
+        feeRateKoinuPerKb: FEE_RATE,
+      });
       const restartedJobs = new JobStore(openInscriberDatabase(path.join(dir, "inscriber.sqlite")));
       const restarted = makePlatform(restartedJobs, restartedWallet);
       const restartedLoop = runEvery("inscriber_worker", 50, () => restarted.runOnce());
@@ -378,7 +486,9 @@ describe("inscriber", function () {
         expect(restartedWallet.txsOf(confirmed.id)).to.have.length(2);
         const inscribedOnRecipient = await explorerGet(`/wallet/address/${recipient.address}/utxos`);
         expect(inscribedOnRecipient.body.items).to.have.length(1);
-        expect(inscribedOnRecipient.body.items[0].inscriptions.map((i: { id: string }) => i.id)).to.deep.equal([confirmed.inscriptionId]);
+        expect(inscribedOnRecipient.body.items[0].inscriptions.map((i: { id: string }) => i.id)).to.deep.equal([
+          confirmed.inscriptionId,
+        ]);
       } finally {
         await restartedLoop.stop();
         await restarted.stop();
@@ -391,9 +501,19 @@ describe("inscriber", function () {
   });
 
   describe("refusals", () => {
-    const valid = () => ({ project: "launchpad", content_type: "application/json", action: "LAUNCHPAD_MINT", content: "{\"p\":\"service\"}", recipient: newKey().address });
+    const valid = () => ({
+      project: "launchpad",
+      content_type: "application/json",
+      action: "LAUNCHPAD_MINT",
+      content: '{"p":"service"}',
+      recipient: newKey().address,
+    });
 
-    async function refused(answer: Promise<{ status: number; body: { error: { code: string } } }>, status: number, code: string) {
+    async function refused(
+      answer: Promise<{ status: number; body: { error: { code: string } } }>,
+      status: number,
+      code: string,
+    ) {
       const before = { mempool: await devnet.rpc<string[]>("getrawmempool"), jobs: jobs.counts() };
       const { status: got, body } = await answer;
       expect(got, JSON.stringify(body)).to.equal(status);
@@ -412,10 +532,18 @@ describe("inscriber", function () {
     });
 
     it("authenticates before it reads the body: a malformed or invalid body without a valid key is 401", async () => {
-      const raw = await fetch(`${base}/inscribe`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
+      const raw = await fetch(`${base}/inscribe`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{not json",
+      });
       expect([raw.status, ((await raw.json()) as any).error.code]).to.deep.equal([401, "MISSING_CREDENTIALS"]);
       expect(raw.headers.get("www-authenticate")).to.equal("Bearer");
-      await refused(post("/inscribe", { project: "launchpad", content_type: 5 }, { Authorization: "Bearer ik_other" }), 401, "INVALID_PROJECT_KEY");
+      await refused(
+        post("/inscribe", { project: "launchpad", content_type: 5 }, { Authorization: "Bearer ik_other" }),
+        401,
+        "INVALID_PROJECT_KEY",
+      );
       await refused(post("/inscribe", { ...valid(), project: "NOT A NAME" }), 401, "MISSING_CREDENTIALS");
     });
 
@@ -425,7 +553,17 @@ describe("inscriber", function () {
     });
 
     it("refuses a payload over the configured limit", async () => {
-      await refused(inscribe({ ...valid(), content_type: "image/png", action: "LIST", encoding: "base64", content: Buffer.alloc(MAX_PAYLOAD + 1, 7).toString("base64") }), 400, "PAYLOAD_TOO_LARGE");
+      await refused(
+        inscribe({
+          ...valid(),
+          content_type: "image/png",
+          action: "LIST",
+          encoding: "base64",
+          content: Buffer.alloc(MAX_PAYLOAD + 1, 7).toString("base64"),
+        }),
+        400,
+        "PAYLOAD_TOO_LARGE",
+      );
     });
 
     it("refuses an invalid recipient address (mainnet address on regtest, garbage)", async () => {
@@ -435,7 +573,11 @@ describe("inscriber", function () {
 
     it("refuses unknown fields, bad base64, an empty payload and the Doginals form with an ACTION", async () => {
       await refused(inscribe({ ...valid(), extra: 1 }), 400, "UNKNOWN_FIELDS");
-      await refused(inscribe({ ...valid(), content_type: "image/png", action: "LIST", encoding: "base64", content: "not base64!" }), 400, "INVALID_CONTENT");
+      await refused(
+        inscribe({ ...valid(), content_type: "image/png", action: "LIST", encoding: "base64", content: "not base64!" }),
+        400,
+        "INVALID_CONTENT",
+      );
       await refused(inscribe({ ...valid(), content: "" }), 400, "EMPTY_CONTENT");
       await refused(inscribe({ ...valid(), form: "doginals" }), 400, "FORM_HAS_NO_ACTION");
     });
@@ -452,12 +594,19 @@ describe("inscriber", function () {
 
     const sign = (psbtBase64: string, key: TestKey): string => {
       const psbt = Psbt.fromBase64(psbtBase64, { network });
-      const signer = { publicKey: key.publicKey, sign: (hash: Uint8Array) => secp256k1.sign(hash, key.privateKey, { prehash: false, lowS: true }) };
+      const signer = {
+        publicKey: key.publicKey,
+        sign: (hash: Uint8Array) => secp256k1.sign(hash, key.privateKey, { prehash: false, lowS: true }),
+      };
       for (let i = 0; i < psbt.inputCount; i++) psbt.signInput(i, signer);
       return psbt.toBase64();
     };
     const broadcast = async (hex: string) => {
-      const answer = await request(`${explorerBase}/tx/broadcast`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ hex }) });
+      const answer = await request(`${explorerBase}/tx/broadcast`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ hex }),
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       producedHex.add(hex);
       return answer.body.txid as string;
@@ -472,14 +621,21 @@ describe("inscriber", function () {
     for (const content of contents("user")) {
       it(`prepares, takes the user's signatures and yields ${content.label} on the user's address`, async () => {
         const prepared = await post("/prepare", {
-          address: user.address, public_key: bytesToHex(user.publicKey), content_type: content.content_type, ...(content.action ? { action: content.action } : {}),
-          content: Buffer.from(content.body).toString("base64"), encoding: "base64", ...(content.form ? { form: content.form } : {}),
+          address: user.address,
+          public_key: bytesToHex(user.publicKey),
+          content_type: content.content_type,
+          ...(content.action ? { action: content.action } : {}),
+          content: Buffer.from(content.body).toString("base64"),
+          encoding: "base64",
+          ...(content.form ? { form: content.form } : {}),
         });
         expect(prepared.status, JSON.stringify(prepared.body)).to.equal(201);
         expect(prepared.body.status).to.equal("awaiting_commit_signature");
         expect(prepared.body.form).to.equal(content.expectForm);
         expect(prepared.body.reveal_count).to.equal(content.expectRevealTxs);
-        const committed = await post(`/prepare/${prepared.body.id}/commit`, { psbt: sign(prepared.body.commit.psbt, user) });
+        const committed = await post(`/prepare/${prepared.body.id}/commit`, {
+          psbt: sign(prepared.body.commit.psbt, user),
+        });
         expect(committed.status, JSON.stringify(committed.body)).to.equal(200);
         expect(await broadcast(committed.body.commit.hex)).to.equal(committed.body.commit.txid);
         let next = committed.body.next_reveal;
@@ -500,17 +656,27 @@ describe("inscriber", function () {
     }
 
     it("refuses a PSBT that is not the one it built, a signature by another key, and a step out of order", async () => {
-      const prepared = await post("/prepare", { address: user.address, public_key: bytesToHex(user.publicKey), content_type: "text/plain;charset=utf-8", content: "checked" });
+      const prepared = await post("/prepare", {
+        address: user.address,
+        public_key: bytesToHex(user.publicKey),
+        content_type: "text/plain;charset=utf-8",
+        content: "checked",
+      });
       expect(prepared.status).to.equal(201);
       const other = newKey();
       const forged = Psbt.fromBase64(prepared.body.commit.psbt, { network });
-      const otherSignature = new Uint8Array([...secp256k1.sign(new Uint8Array(32).fill(9), other.privateKey, { prehash: false, format: "der", lowS: true }), 1]);
-      for (let i = 0; i < forged.inputCount; i++) forged.updateInput(i, { partialSig: [{ pubkey: other.publicKey, signature: otherSignature }] });
+      const otherSignature = new Uint8Array([
+        ...secp256k1.sign(new Uint8Array(32).fill(9), other.privateKey, { prehash: false, format: "der", lowS: true }),
+        1,
+      ]);
+      for (let i = 0; i < forged.inputCount; i++)
+        forged.updateInput(i, { partialSig: [{ pubkey: other.publicKey, signature: otherSignature }] });
       const wrongSigner = await post(`/prepare/${prepared.body.id}/commit`, { psbt: forged.toBase64() });
       expect(wrongSigner.status).to.equal(400);
       expect(wrongSigner.body.error.code).to.equal("WRONG_SIGNER");
       const badSignature = Psbt.fromBase64(prepared.body.commit.psbt, { network });
-      for (let i = 0; i < badSignature.inputCount; i++) badSignature.updateInput(i, { partialSig: [{ pubkey: user.publicKey, signature: otherSignature }] });
+      for (let i = 0; i < badSignature.inputCount; i++)
+        badSignature.updateInput(i, { partialSig: [{ pubkey: user.publicKey, signature: otherSignature }] });
       const invalid = await post(`/prepare/${prepared.body.id}/commit`, { psbt: badSignature.toBase64() });
       expect(invalid.body.error.code).to.equal("INVALID_SIGNATURE");
       const foreign = new Psbt({ network });
@@ -530,10 +696,20 @@ describe("inscriber", function () {
 
     it("refuses a public key that is not the address's, and an address without confirmed coins", async () => {
       const stranger = newKey();
-      const mismatch = await post("/prepare", { address: user.address, public_key: bytesToHex(stranger.publicKey), content_type: "text/plain", content: "x" });
+      const mismatch = await post("/prepare", {
+        address: user.address,
+        public_key: bytesToHex(stranger.publicKey),
+        content_type: "text/plain",
+        content: "x",
+      });
       expect(mismatch.status).to.equal(400);
       expect(mismatch.body.error.code).to.equal("KEY_ADDRESS_MISMATCH");
-      const poor = await post("/prepare", { address: stranger.address, public_key: bytesToHex(stranger.publicKey), content_type: "text/plain", content: "x" });
+      const poor = await post("/prepare", {
+        address: stranger.address,
+        public_key: bytesToHex(stranger.publicKey),
+        content_type: "text/plain",
+        content: "x",
+      });
       expect(poor.status).to.equal(422);
       expect(poor.body.error.code).to.equal("INSUFFICIENT_FUNDS");
     });

@@ -8,7 +8,12 @@
 import { expect } from "chai";
 import { NETWORKS, OP, compileScript } from "../../src/doge";
 import { IndexQueries } from "../../src/indexer/queries";
-import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import {
+  LaunchpadApp,
+  LaunchpadInscriptionRequest,
+  createLaunchpadApp,
+  openLaunchpadDatabase,
+} from "../../src/services/launchpad";
 import { CONFIGURATION_REFUSALS, InscriberClient } from "../../src/services/inscriber/client";
 import type { InscriberJob } from "../../src/services/inscriber/client";
 import { inscriberFailure, inscriberJob } from "../helpers/inscriber-job";
@@ -31,10 +36,10 @@ describe("launchpad mint path", function () {
   let queries: IndexQueries;
   let inscriberBase: string;
   let app: LaunchpadApp;
-  let indexDb: LaunchpadStack["indexDb"];
   const creator = newKey(); // lists the collections (a listing is its creator's)
 
-  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => stack.call(method, p, options);
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> =>
+    stack.call(method, p, options);
   const signIn = (key: TestKey): Promise<string> => stack.signIn(key);
   const mine = () => stack.mine();
   const confirmInscriberJob = (id: string) => stack.confirmInscriberJob(id);
@@ -46,26 +51,39 @@ describe("launchpad mint path", function () {
   /** A payment from `key` to the creator carrying the OP_RETURN `memo`; sent to the devnet's mempool. */
   async function pay(key: TestKey, coin: Spendable, amountKoinu: bigint, memo: string | null): Promise<string> {
     const outputs = [{ script: creator.script, value: amountKoinu }];
-    if (memo !== null) outputs.push({ script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n });
+    if (memo !== null)
+      outputs.push({ script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n });
     outputs.push({ script: key.script, value: coin.value - amountKoinu - KOINU_PER_DOGE });
     const { hex } = spendP2pkh(key, [coin], outputs);
     return devnet.rpc<string>("sendrawtransaction", [hex]);
   }
 
   /** What the creator owes `payer` back for a payment, as the answers show it. */
-  const owed = (reason: string, koinu: bigint, payer: TestKey) => ({ reason, owed_koinu: koinu.toString(), owed_by: creator.address, owed_to: payer.address });
+  const owed = (reason: string, koinu: bigint, payer: TestKey) => ({
+    reason,
+    owed_koinu: koinu.toString(),
+    owed_by: creator.address,
+    owed_to: payer.address,
+  });
 
   const minted = async (slug: string) => (await call("GET", `/collections/${slug}`)).body.minted as number;
 
   before(async () => {
     stack = await startLaunchpadStack();
-    ({ devnet, queries, inscriberBase, app, indexDb } = stack);
+    ({ devnet, queries, inscriberBase, app } = stack);
 
     // Both collections listed by their creator (the free one with the operator key), their deploys
     // inscribed by the inscriber and confirmed.
     const token = await signIn(creator);
-    for (const [slug, price] of [[PAID, PRICE], [FREE, 0n]] as const) {
-      const listed = await stack.call("POST", "/collections", { token, operator: price === 0n, body: { slug, name: slug, price_koinu: price.toString(), max: MAX, creator_address: creator.address } });
+    for (const [slug, price] of [
+      [PAID, PRICE],
+      [FREE, 0n],
+    ] as const) {
+      const listed = await stack.call("POST", "/collections", {
+        token,
+        operator: price === 0n,
+        body: { slug, name: slug, price_koinu: price.toString(), max: MAX, creator_address: creator.address },
+      });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
       expect(listed.body.deploy.status).to.equal("submitted");
       await confirmInscriberJob(listed.body.deploy.job_id);
@@ -80,7 +98,10 @@ describe("launchpad mint path", function () {
 
   /** Claims, mints and follows the inscriber until confirmed; returns the confirmed mint record. */
   async function mintToConfirmation(token: string, slug: string, reservationId: number, paymentTxid?: string) {
-    const answer = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: reservationId, ...(paymentTxid ? { payment_txid: paymentTxid } : {}) } });
+    const answer = await call("POST", `/collections/${slug}/mint`, {
+      token,
+      body: { reservation_id: reservationId, ...(paymentTxid ? { payment_txid: paymentTxid } : {}) },
+    });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
     expect(answer.body.status).to.equal("submitted");
     expect(answer.body.inscriber_job_id).to.match(/^job_[0-9a-f]{24}$/);
@@ -100,7 +121,9 @@ describe("launchpad mint path", function () {
     expect(inscription.action).to.equal("LAUNCHPAD_MINT");
     const body = queries.inscriptionBody(record.inscription_id)!;
     expect(body.contentType).to.equal("application/json");
-    expect(new TextDecoder().decode(body.body)).to.equal(JSON.stringify({ p: "service", op: "LAUNCHPAD_MINT", slug, id: String(record.index), max: String(MAX) }));
+    expect(new TextDecoder().decode(body.body)).to.equal(
+      JSON.stringify({ p: "service", op: "LAUNCHPAD_MINT", slug, id: String(record.index), max: String(MAX) }),
+    );
   }
 
   describe("a priced collection", () => {
@@ -114,14 +137,17 @@ describe("launchpad mint path", function () {
     let carolCoin: Spendable;
 
     it("mints a paid index onto the claimant, the counter going from X to X+1 once, after answering PAYMENT_NOT_FOUND until the payment is indexed", async () => {
-      const token = bobToken = await signIn(bob);
+      const token = (bobToken = await signIn(bob));
       const coin = await faucet(bob);
       await mine();
       const claim = await call("POST", `/collections/${PAID}/claim`, { token });
       expect(claim.status).to.equal(201);
       bobReservationId = claim.body.reservation_id;
       bobPayment = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:${claim.body.index}`);
-      const early = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment } });
+      const early = await call("POST", `/collections/${PAID}/mint`, {
+        token,
+        body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment },
+      });
       expect(early.status).to.equal(409);
       expect(early.body.error.code).to.equal("PAYMENT_NOT_FOUND");
       await mine();
@@ -135,7 +161,10 @@ describe("launchpad mint path", function () {
       expect(await minted(PAID)).to.equal(before + 1);
       expect((await call("GET", `/collections/${PAID}/membership?address=${bob.address}`)).body.member).to.equal(true);
       // A retry of the same mint answers the same record.
-      const retry = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment } });
+      const retry = await call("POST", `/collections/${PAID}/mint`, {
+        token,
+        body: { reservation_id: claim.body.reservation_id, payment_txid: bobPayment },
+      });
       expect(retry.status).to.equal(200);
       expect(retry.body).to.include({ created: false, status: "confirmed", inscription_id: record.inscription_id });
     });
@@ -145,7 +174,10 @@ describe("launchpad mint path", function () {
       carolCoin = await faucet(carol);
       await mine();
       carolReservation = (await call("POST", `/collections/${PAID}/claim`, { token: carolToken })).body;
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: bobPayment } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token: carolToken,
+        body: { reservation_id: carolReservation.reservation_id, payment_txid: bobPayment },
+      });
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("PAYMENT_REUSED");
       expect(answer.body.error.details).to.include({ payment_txid: bobPayment, slug: PAID, index: 0 });
@@ -155,7 +187,10 @@ describe("launchpad mint path", function () {
       const coin = await faucet(bob);
       const txid = await pay(bob, coin, PRICE, `service-launch-mint:${PAID}:0`);
       await mine();
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token: bobToken, body: { reservation_id: bobReservationId, payment_txid: txid } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token: bobToken,
+        body: { reservation_id: bobReservationId, payment_txid: txid },
+      });
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("RESERVATION_USED");
       expect(answer.body.error.details.payment).to.include({ status: "duplicate", received_koinu: PRICE.toString() });
@@ -167,10 +202,15 @@ describe("launchpad mint path", function () {
       const coin = await faucet(carol);
       const txid = await pay(carol, coin, PRICE, `service-launch-mint:${PAID}:0`);
       await mine();
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token: carolToken,
+        body: { reservation_id: carolReservation.reservation_id, payment_txid: txid },
+      });
       expect(answer.status).to.equal(422);
       expect(answer.body.error.code).to.equal("PAYMENT_NOT_BOUND");
-      expect(answer.body.error.details.expected_op_return).to.equal(`service-launch-mint:${PAID}:${carolReservation.index}`);
+      expect(answer.body.error.details.expected_op_return).to.equal(
+        `service-launch-mint:${PAID}:${carolReservation.index}`,
+      );
       expect(app.launchpad.mints.payment(txid)).to.equal(null);
     });
 
@@ -178,25 +218,44 @@ describe("launchpad mint path", function () {
       const amount = 1n * KOINU_PER_DOGE;
       const txid = await pay(carol, carolCoin, amount, `service-launch-mint:${PAID}:${carolReservation.index}`);
       await mine();
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token: carolToken,
+        body: { reservation_id: carolReservation.reservation_id, payment_txid: txid },
+      });
       expect(answer.status).to.equal(422);
       expect(answer.body.error.code).to.equal("UNDERPAID");
       const payment = answer.body.error.details.payment;
-      expect(payment).to.include({ txid, status: "underpaid", received_koinu: amount.toString(), payer_address: carol.address });
+      expect(payment).to.include({
+        txid,
+        status: "underpaid",
+        received_koinu: amount.toString(),
+        payer_address: carol.address,
+      });
       expect(payment.settlement).to.deep.equal(owed("UNDERPAID", amount, carol));
       // The claim (still live) shows the payer what the creator owes it.
       const claim = await call("GET", `/collections/${PAID}/claim`, { token: carolToken });
       expect(claim.body.owed_payments.map((p: any) => p.txid)).to.deep.equal([txid]);
       // Recorded: the same txid again is a reuse.
-      const again = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      const again = await call("POST", `/collections/${PAID}/mint`, {
+        token: carolToken,
+        body: { reservation_id: carolReservation.reservation_id, payment_txid: txid },
+      });
       expect(again.body.error.code).to.equal("PAYMENT_REUSED");
     });
 
     it("mints an overpaid index and records the excess as the creator's to settle", async () => {
       const coin = await faucet(carol);
-      const txid = await pay(carol, coin, PRICE + 2n * KOINU_PER_DOGE, `service-launch-mint:${PAID}:${carolReservation.index}`);
+      const txid = await pay(
+        carol,
+        coin,
+        PRICE + 2n * KOINU_PER_DOGE,
+        `service-launch-mint:${PAID}:${carolReservation.index}`,
+      );
       await mine();
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token: carolToken, body: { reservation_id: carolReservation.reservation_id, payment_txid: txid } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token: carolToken,
+        body: { reservation_id: carolReservation.reservation_id, payment_txid: txid },
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
       expect(answer.body.payment.settlement).to.deep.equal(owed("OVERPAID", 2n * KOINU_PER_DOGE, carol));
       await confirmInscriberJob(answer.body.inscriber_job_id);
@@ -212,8 +271,14 @@ describe("launchpad mint path", function () {
       const claim = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
       const txid = await pay(harry, coin, PRICE, `service-launch-mint:${PAID}:${claim.index}`);
       await mine();
-      const answers = await Promise.all(Array.from({ length: 5 }, () =>
-        call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } })));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          call("POST", `/collections/${PAID}/mint`, {
+            token,
+            body: { reservation_id: claim.reservation_id, payment_txid: txid },
+          }),
+        ),
+      );
       expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 200, 200, 200, 202]);
       const jobs = new Set(answers.map((a) => a.body.inscriber_job_id).filter((id) => id !== null));
       expect(jobs.size).to.be.at.most(1);
@@ -232,7 +297,10 @@ describe("launchpad mint path", function () {
       const txid = await pay(dave, coin, PRICE, `service-launch-mint:${PAID}:${claim.index}`);
       await mine();
       stack.clockOffset += 601;
-      const answer = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } });
+      const answer = await call("POST", `/collections/${PAID}/mint`, {
+        token,
+        body: { reservation_id: claim.reservation_id, payment_txid: txid },
+      });
       expect(answer.status).to.equal(409);
       expect(answer.body.error.code).to.equal("RESERVATION_EXPIRED");
       expect(answer.body.error.details.payment).to.include({ status: "late", received_koinu: PRICE.toString() });
@@ -241,7 +309,10 @@ describe("launchpad mint path", function () {
       const again = (await call("POST", `/collections/${PAID}/claim`, { token })).body;
       expect(again.index).to.equal(claim.index);
       expect(again.owed_payments.map((p: any) => p.txid)).to.deep.equal([txid]);
-      const minted = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid } });
+      const minted = await call("POST", `/collections/${PAID}/mint`, {
+        token,
+        body: { reservation_id: again.reservation_id, payment_txid: txid },
+      });
       expect(minted.status, JSON.stringify(minted.body)).to.equal(202);
       expect(minted.body.payment).to.include({ status: "accepted", settlement: null });
       await mine();
@@ -253,7 +324,10 @@ describe("launchpad mint path", function () {
       const erin = newKey();
       const token = await signIn(erin);
       const claim = (await call("POST", `/collections/${FREE}/claim`, { token })).body;
-      const withPayment = await call("POST", `/collections/${FREE}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: "00".repeat(32) } });
+      const withPayment = await call("POST", `/collections/${FREE}/mint`, {
+        token,
+        body: { reservation_id: claim.reservation_id, payment_txid: "00".repeat(32) },
+      });
       expect(withPayment.status).to.equal(400);
       expect(withPayment.body.error.code).to.equal("PAYMENT_NOT_EXPECTED");
       const before = await minted(FREE);
@@ -276,8 +350,12 @@ describe("launchpad mint path", function () {
 
   describe("the inscriber client", () => {
     const request = (recipient: string, key: string): LaunchpadInscriptionRequest => ({
-      project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_MINT",
-      content: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }), recipient, idempotencyKey: key,
+      project: "launchpad",
+      contentType: "application/json",
+      action: "LAUNCHPAD_MINT",
+      content: encodeLaunchpadMint({ slug: "client-check", tokenId: 0n, maxSupply: 1n }),
+      recipient,
+      idempotencyKey: key,
     });
     const refusal = inscriberFailure;
 
@@ -299,31 +377,83 @@ describe("launchpad mint path", function () {
     });
 
     it("maps the inscriber's refusals: a wrong key, a bad request, an unknown job and no inscriber at all", async () => {
-      const wrongKey = await refusal(new InscriberClient({ url: inscriberBase, key: "ik_wrong" }).inscribe("client-check-key", request(newKey().address, "client-check-key")));
-      expect(wrongKey).to.include({ failure: "INSCRIBER_UNAUTHORIZED", kind: "unauthorized", retryable: false, status: 401, code: "INVALID_PROJECT_KEY", refused: false });
+      const wrongKey = await refusal(
+        new InscriberClient({ url: inscriberBase, key: "ik_wrong" }).inscribe(
+          "client-check-key",
+          request(newKey().address, "client-check-key"),
+        ),
+      );
+      expect(wrongKey).to.include({
+        failure: "INSCRIBER_UNAUTHORIZED",
+        kind: "unauthorized",
+        retryable: false,
+        status: 401,
+        code: "INVALID_PROJECT_KEY",
+        refused: false,
+      });
       const client = new InscriberClient({ url: inscriberBase, key: LAUNCHPAD_KEY });
       const bad = await refusal(client.inscribe("client-check-bad", request("not-an-address", "client-check-bad")));
-      expect(bad).to.include({ failure: "INSCRIBER_REFUSED", kind: "invalid", retryable: false, status: 400, code: "INVALID_ADDRESS", refused: true });
+      expect(bad).to.include({
+        failure: "INSCRIBER_REFUSED",
+        kind: "invalid",
+        retryable: false,
+        status: 400,
+        code: "INVALID_ADDRESS",
+        refused: true,
+      });
       // A refusal about how the caller is configured (not the content) is worth retrying once fixed.
-      const misfiled = await refusal(client.inscribe("client-check-project", { ...request(newKey().address, "client-check-project"), project: "no such project!" }));
+      const misfiled = await refusal(
+        client.inscribe("client-check-project", {
+          ...request(newKey().address, "client-check-project"),
+          project: "no such project!",
+        }),
+      );
       expect(misfiled).to.include({ failure: "INSCRIBER_REFUSED", status: 400, refused: true });
       expect(misfiled.retryable, misfiled.code).to.equal(CONFIGURATION_REFUSALS.has(misfiled.code));
       const unknown = await refusal(client.job("job_000000000000000000000000"));
-      expect(unknown).to.include({ failure: "INSCRIBER_JOB_NOT_FOUND", kind: "not_found", retryable: false, status: 404 });
-      const down = await refusal(new InscriberClient({ url: "http://127.0.0.1:1", key: LAUNCHPAD_KEY, timeoutMs: 2_000 }).inscribe("client-check-down", request(newKey().address, "client-check-down")));
-      expect(down).to.include({ failure: "INSCRIBER_UNREACHABLE", code: "INSCRIBER_UNREACHABLE", kind: "unavailable", retryable: true, status: 0 });
+      expect(unknown).to.include({
+        failure: "INSCRIBER_JOB_NOT_FOUND",
+        kind: "not_found",
+        retryable: false,
+        status: 404,
+      });
+      const down = await refusal(
+        new InscriberClient({ url: "http://127.0.0.1:1", key: LAUNCHPAD_KEY, timeoutMs: 2_000 }).inscribe(
+          "client-check-down",
+          request(newKey().address, "client-check-down"),
+        ),
+      );
+      expect(down).to.include({
+        failure: "INSCRIBER_UNREACHABLE",
+        code: "INSCRIBER_UNREACHABLE",
+        kind: "unavailable",
+        retryable: true,
+        status: 0,
+      });
     });
   });
 
   describe("a failed inscriber job", () => {
     const failedJob = (id: string, status: InscriberJob["status"]) =>
-      inscriberJob({ id, status, error: status === "failed" ? { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } : null });
+      inscriberJob({
+        id,
+        status,
+        error: status === "failed" ? { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } : null,
+      });
     it("is recorded with its reason, and the index is minted again on the payer's new claim with the same payment", async () => {
       // A second launchpad over the same index whose inscriber accepts the job and then fails it.
       const failing = createLaunchpadApp({
-        db: openLaunchpadDatabase(":memory:"), queries, network: NETWORKS.regtest, rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+        db: openLaunchpadDatabase(":memory:"),
+        queries,
+        network: NETWORKS.regtest,
+        rateLimitPerMinute: 0,
+        claimsPerSessionPerMinute: 0,
+        maxReservationsPerClient: 0,
         inscriber: {
-          inscribe: async (key) => ({ job: failedJob(`job_${key.length.toString(16).padStart(24, "0")}`, "queued"), created: true }),
+          inscribe: async (key) => ({
+            job: failedJob(`job_${key.length.toString(16).padStart(24, "0")}`, "queued"),
+            created: true,
+          }),
           job: async (id) => failedJob(id, "failed"),
         },
       });
@@ -333,7 +463,10 @@ describe("launchpad mint path", function () {
       stack.base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
       try {
         const slug = "failing-pups";
-        const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
+        const listed = await call("POST", "/collections", {
+          token: await signIn(creator),
+          body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address },
+        });
         expect(listed.status).to.equal(201);
         const gina = newKey();
         const token = await signIn(gina);
@@ -342,7 +475,10 @@ describe("launchpad mint path", function () {
         const claim = (await call("POST", `/collections/${slug}/claim`, { token })).body;
         const txid = await pay(gina, coin, PRICE, `service-launch-mint:${slug}:${claim.index}`);
         await mine();
-        const answer = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: claim.reservation_id, payment_txid: txid } });
+        const answer = await call("POST", `/collections/${slug}/mint`, {
+          token,
+          body: { reservation_id: claim.reservation_id, payment_txid: txid },
+        });
         expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
         await failing.launchpad.mints.runOnce();
         const record = (await call("GET", `/collections/${slug}/mints/${claim.index}`)).body;
@@ -356,13 +492,19 @@ describe("launchpad mint path", function () {
         // payer, and the mint is a second attempt.
         const again = (await call("POST", `/collections/${slug}/claim`, { token })).body;
         expect(again.index).to.equal(claim.index);
-        const second = await call("POST", `/collections/${slug}/mint`, { token, body: { reservation_id: again.reservation_id, payment_txid: txid } });
+        const second = await call("POST", `/collections/${slug}/mint`, {
+          token,
+          body: { reservation_id: again.reservation_id, payment_txid: txid },
+        });
         expect(second.status, JSON.stringify(second.body)).to.equal(202);
         expect(second.body.attempt).to.equal(2);
         expect(second.body.payment).to.include({ txid, status: "accepted", settlement: null });
         // Nobody else can use it.
         const harry = newKey();
-        const stolen = await call("POST", `/collections/${slug}/mint`, { token: await signIn(harry), body: { reservation_id: again.reservation_id, payment_txid: txid } });
+        const stolen = await call("POST", `/collections/${slug}/mint`, {
+          token: await signIn(harry),
+          body: { reservation_id: again.reservation_id, payment_txid: txid },
+        });
         expect(stolen.status).to.equal(404);
       } finally {
         stack.base = saved;

@@ -19,7 +19,12 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { Indexer } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
-import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import {
+  LaunchpadApp,
+  LaunchpadInscriptionRequest,
+  createLaunchpadApp,
+  openLaunchpadDatabase,
+} from "../../src/services/launchpad";
 import { inscriberJob } from "../helpers/inscriber-job";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -34,14 +39,21 @@ const FREE = "free-pups";
 const MAX = 20;
 const MAX_STREAMS = 3;
 
-interface Answer { status: number; headers: Headers; body: any }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
 
 /** An open event stream read as text, event by event. */
 class EventReader {
   private buffer = "";
   private readonly decoder = new TextDecoder();
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>, readonly abort: () => void) {}
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    readonly abort: () => void,
+  ) {}
 
   /** The next block (up to a blank line) that `accept` takes; earlier blocks are dropped. */
   async next(accept: (block: string) => boolean): Promise<string> {
@@ -62,7 +74,12 @@ class EventReader {
   /** The data of the next `minted` event. */
   async minted(): Promise<{ minted: number; max: number }> {
     const block = await this.next((b) => b.split("\n").includes("event: minted"));
-    return JSON.parse(block.split("\n").find((line) => line.startsWith("data: "))!.slice(6));
+    return JSON.parse(
+      block
+        .split("\n")
+        .find((line) => line.startsWith("data: "))!
+        .slice(6),
+    );
   }
 }
 
@@ -82,10 +99,15 @@ describe("launchpad pages' server side", function () {
   const creator = newKey();
   const miner = newKey();
 
-  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> => jsonRequest(`${base}/api${p}`, method, options);
+  const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> =>
+    jsonRequest(`${base}/api${p}`, method, options);
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = (await call("GET", `/session/challenge?address=${key.address}`)).body;
-    return (await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } })).body.token;
+    return (
+      await call("POST", "/session", {
+        body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+      })
+    ).body.token;
   };
   const mine = async () => {
     await devnet.rpc("generatetoaddress", [1, miner.address]);
@@ -98,7 +120,10 @@ describe("launchpad pages' server side", function () {
   /** Signs every input as a wallet's signPSBT does (bitcoinjs-lib, low-s, SIGHASH_ALL). */
   const sign = (psbtBase64: string, key: TestKey): string => {
     const psbt = Psbt.fromBase64(psbtBase64, { network });
-    const signer = { publicKey: key.publicKey, sign: (hash: Uint8Array) => secp256k1.sign(hash, key.privateKey, { prehash: false, lowS: true }) };
+    const signer = {
+      publicKey: key.publicKey,
+      sign: (hash: Uint8Array) => secp256k1.sign(hash, key.privateKey, { prehash: false, lowS: true }),
+    };
     for (let i = 0; i < psbt.inputCount; i++) psbt.signInput(i, signer);
     return psbt.toBase64();
   };
@@ -118,21 +143,29 @@ describe("launchpad pages' server side", function () {
     devnet = await startDevnet();
     client = new DogecoinRpcClient({ url: devnet.url });
     const indexDb = openIndexerDatabase(":memory:");
-    indexer = new Indexer({ store: new IndexerStore(indexDb), source: new RpcChainSource(client), network: NETWORKS.regtest });
+    indexer = new Indexer({
+      store: new IndexerStore(indexDb),
+      source: new RpcChainSource(client),
+      network: NETWORKS.regtest,
+    });
     webDir = fs.mkdtempSync(path.join(os.tmpdir(), "launchpad-web-"));
     fs.writeFileSync(path.join(webDir, "index.html"), "<!doctype html><title>launchpad</title>");
     fs.mkdirSync(path.join(webDir, "collection"));
     fs.writeFileSync(path.join(webDir, "collection", "index.html"), "<!doctype html><title>collection</title>");
     fs.writeFileSync(path.join(webDir, "app.js"), "console.log('pages');");
     app = createLaunchpadApp({
-      db: openLaunchpadDatabase(":memory:"), queries: new IndexQueries(indexDb), network: NETWORKS.regtest,
+      db: openLaunchpadDatabase(":memory:"),
+      queries: new IndexQueries(indexDb),
+      network: NETWORKS.regtest,
       clock: () => Math.floor(Date.now() / 1000) + clockOffset,
       node: nodeRawTransactions(client),
       // The poll is slow enough that a counter moving within the tests' waits came from MintService's notification.
       events: { pollMs: 600_000, maxStreams: MAX_STREAMS, heartbeatMs: 100 },
       webDir,
       // Every client of these tests is 127.0.0.1: the per-IP limits are the adversarial tests' subject.
-      rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+      rateLimitPerMinute: 0,
+      claimsPerSessionPerMinute: 0,
+      maxReservationsPerClient: 0,
       inscriber: {
         inscribe: async (idempotencyKey, request) => {
           inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
@@ -140,7 +173,14 @@ describe("launchpad pages' server side", function () {
         },
         job: async (id) => {
           const txid = bytesToHex(new Uint8Array(32).fill(Number(id.slice(4)) % 256));
-          return inscriberJob({ id, status: "confirmed", commitTxid: txid, revealTxids: [txid], inscriptionId: `${txid}i0`, confirmedHeight: 1 });
+          return inscriberJob({
+            id,
+            status: "confirmed",
+            commitTxid: txid,
+            revealTxids: [txid],
+            inscriptionId: `${txid}i0`,
+            confirmedHeight: 1,
+          });
         },
       },
     });
@@ -148,9 +188,19 @@ describe("launchpad pages' server side", function () {
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     // The creator lists the priced one; the free one (an operator's listing) goes straight into the store.
-    const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug: PAID, name: PAID, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address } });
+    const listed = await call("POST", "/collections", {
+      token: await signIn(creator),
+      body: { slug: PAID, name: PAID, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address },
+    });
     expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
-    app.launchpad.collections.create({ slug: FREE, name: FREE, priceKoinu: 0n, maxSupply: MAX, creatorAddress: creator.address, listedBy: creator.address });
+    app.launchpad.collections.create({
+      slug: FREE,
+      name: FREE,
+      priceKoinu: 0n,
+      maxSupply: MAX,
+      creatorAddress: creator.address,
+      listedBy: creator.address,
+    });
     await mine();
   });
 
@@ -176,7 +226,10 @@ describe("launchpad pages' server side", function () {
         const bob = newKey();
         const token = await signIn(bob);
         const reservation = await claim(token, FREE);
-        const mint = await call("POST", `/collections/${FREE}/mint`, { token, body: { reservation_id: reservation.reservation_id } });
+        const mint = await call("POST", `/collections/${FREE}/mint`, {
+          token,
+          body: { reservation_id: reservation.reservation_id },
+        });
         expect(mint.status, JSON.stringify(mint.body)).to.equal(202);
         await app.launchpad.mints.runOnce();
         expect(await events.minted()).to.deep.equal({ minted: first.minted + 1, max: MAX });
@@ -221,7 +274,10 @@ describe("launchpad pages' server side", function () {
       await fund(bob, 2);
       const token = await signIn(bob);
       const reservation = await claim(token, PAID);
-      const built = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(bob.publicKey) } });
+      const built = await call("POST", `/collections/${PAID}/payment-psbt`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(bob.publicKey) },
+      });
       expect(built.status, JSON.stringify(built.body)).to.equal(201);
       expect(built.body.expires_at).to.equal(reservation.expires_at);
       const psbt = Psbt.fromBase64(built.body.psbt, { network });
@@ -238,20 +294,28 @@ describe("launchpad pages' server side", function () {
       const outs = psbt.txOutputs;
       expect(bytesToHex(outs[0].script)).to.equal(bytesToHex(creator.script));
       expect(BigInt(outs[0].value)).to.equal(PRICE);
-      expect(Buffer.from(outs[1].script.subarray(2)).toString("utf8")).to.equal(`service-launch-mint:${PAID}:${reservation.index}`);
+      expect(Buffer.from(outs[1].script.subarray(2)).toString("utf8")).to.equal(
+        `service-launch-mint:${PAID}:${reservation.index}`,
+      );
       expect(BigInt(outs[1].value)).to.equal(0n);
       expect(bytesToHex(outs[2].script)).to.equal(bytesToHex(bob.script));
       expect(built.body.outputs.map((o: any) => o.kind)).to.deep.equal(["price", "op_return", "change"]);
       const outputTotal = outs.reduce((sum, o) => sum + BigInt(o.value), 0n);
       expect(inputTotal - outputTotal).to.equal(BigInt(built.body.fee_koinu));
 
-      const paid = await call("POST", `/collections/${PAID}/payment`, { token, body: { reservation_id: reservation.reservation_id, psbt: sign(built.body.psbt, bob) } });
+      const paid = await call("POST", `/collections/${PAID}/payment`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, psbt: sign(built.body.psbt, bob) },
+      });
       expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
       expect(await devnet.rpc<string>("sendrawtransaction", [paid.body.hex])).to.equal(paid.body.txid);
       // The node's fee check: at least 1 DOGE per kB of the signed size.
-      expect(BigInt(built.body.fee_koinu) * 1000n / BigInt(paid.body.hex.length / 2) >= 1_000_000n).to.equal(true);
+      expect((BigInt(built.body.fee_koinu) * 1000n) / BigInt(paid.body.hex.length / 2) >= 1_000_000n).to.equal(true);
       await mine();
-      const mint = await call("POST", `/collections/${PAID}/mint`, { token, body: { reservation_id: reservation.reservation_id, payment_txid: paid.body.txid } });
+      const mint = await call("POST", `/collections/${PAID}/mint`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, payment_txid: paid.body.txid },
+      });
       expect(mint.status, JSON.stringify(mint.body)).to.equal(202);
       expect(mint.body.payment.status).to.equal("accepted");
       expect(mint.body.payment.received_koinu).to.equal(PRICE.toString());
@@ -266,14 +330,22 @@ describe("launchpad pages' server side", function () {
       const body = { reservation_id: reservation.reservation_id, public_key: bytesToHex(carol.publicKey) };
       const first = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body });
       expect(first.body.inputs).to.have.length(1);
-      const paid = await call("POST", `/collections/${PAID}/payment`, { token, body: { reservation_id: reservation.reservation_id, psbt: sign(first.body.psbt, carol) } });
+      const paid = await call("POST", `/collections/${PAID}/payment`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, psbt: sign(first.body.psbt, carol) },
+      });
       await devnet.rpc("sendrawtransaction", [paid.body.hex]);
       const second = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body });
       expect(second.status, JSON.stringify(second.body)).to.equal(201);
       expect(second.body.inputs).to.have.length(1);
-      expect(`${second.body.inputs[0].txid}:${second.body.inputs[0].vout}`).to.not.equal(`${first.body.inputs[0].txid}:${first.body.inputs[0].vout}`);
+      expect(`${second.body.inputs[0].txid}:${second.body.inputs[0].vout}`).to.not.equal(
+        `${first.body.inputs[0].txid}:${first.body.inputs[0].vout}`,
+      );
       // The first PSBT is no longer the one kept for this reservation.
-      const stale = await call("POST", `/collections/${PAID}/payment`, { token, body: { reservation_id: reservation.reservation_id, psbt: sign(first.body.psbt, carol) } });
+      const stale = await call("POST", `/collections/${PAID}/payment`, {
+        token,
+        body: { reservation_id: reservation.reservation_id, psbt: sign(first.body.psbt, carol) },
+      });
       expect(stale.body.error.code).to.equal("PSBT_MISMATCH");
       await mine();
     });
@@ -288,10 +360,19 @@ describe("launchpad pages' server side", function () {
         await fund(dave, 1);
         token = await signIn(dave);
         reservation = await claim(token, PAID);
-        built = (await call("POST", `/collections/${PAID}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) } })).body;
+        built = (
+          await call("POST", `/collections/${PAID}/payment-psbt`, {
+            token,
+            body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) },
+          })
+        ).body;
         expect(built.psbt).to.be.a("string");
       });
-      const submit = (psbt: string) => call("POST", `/collections/${PAID}/payment`, { token, body: { reservation_id: reservation.reservation_id, psbt } });
+      const submit = (psbt: string) =>
+        call("POST", `/collections/${PAID}/payment`, {
+          token,
+          body: { reservation_id: reservation.reservation_id, psbt },
+        });
 
       it("refuses a PSBT it did not build with 400 PSBT_MISMATCH", async () => {
         const foreign = new Psbt({ network });
@@ -308,8 +389,16 @@ describe("launchpad pages' server side", function () {
         const other = newKey();
         const withSignature = (key: TestKey) => {
           const forged = Psbt.fromBase64(built.psbt, { network });
-          const signature = new Uint8Array([...secp256k1.sign(new Uint8Array(32).fill(9), key.privateKey, { prehash: false, format: "der", lowS: true }), 1]);
-          for (let i = 0; i < forged.inputCount; i++) forged.updateInput(i, { partialSig: [{ pubkey: key.publicKey, signature }] });
+          const signature = new Uint8Array([
+            ...secp256k1.sign(new Uint8Array(32).fill(9), key.privateKey, {
+              prehash: false,
+              format: "der",
+              lowS: true,
+            }),
+            1,
+          ]);
+          for (let i = 0; i < forged.inputCount; i++)
+            forged.updateInput(i, { partialSig: [{ pubkey: key.publicKey, signature }] });
           return forged.toBase64();
         };
         const wrong = await submit(withSignature(other));
@@ -325,44 +414,77 @@ describe("launchpad pages' server side", function () {
       });
 
       it("refuses a public key that is not the session's with 400 KEY_ADDRESS_MISMATCH", async () => {
-        const answer = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(newKey().publicKey) } });
+        const answer = await call("POST", `/collections/${PAID}/payment-psbt`, {
+          token,
+          body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(newKey().publicKey) },
+        });
         expect(answer.status).to.equal(400);
         expect(answer.body.error.code).to.equal("KEY_ADDRESS_MISMATCH");
-        const malformed = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: "02zz" } });
+        const malformed = await call("POST", `/collections/${PAID}/payment-psbt`, {
+          token,
+          body: { reservation_id: reservation.reservation_id, public_key: "02zz" },
+        });
         expect(malformed.body.error.code).to.equal("INVALID_PUBLIC_KEY");
       });
 
       it("refuses an unpriced collection with 400, another's reservation with 404 and a claimant without coins with 422 INSUFFICIENT_FUNDS", async () => {
         const free = await claim(token, FREE);
-        const unpriced = await call("POST", `/collections/${FREE}/payment-psbt`, { token, body: { reservation_id: free.reservation_id, public_key: bytesToHex(dave.publicKey) } });
+        const unpriced = await call("POST", `/collections/${FREE}/payment-psbt`, {
+          token,
+          body: { reservation_id: free.reservation_id, public_key: bytesToHex(dave.publicKey) },
+        });
         expect(unpriced.status).to.equal(400);
         expect(unpriced.body.error.code).to.equal("PAYMENT_NOT_EXPECTED");
         const poor = newKey();
         const poorToken = await signIn(poor);
-        const foreign = await call("POST", `/collections/${PAID}/payment-psbt`, { token: poorToken, body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(poor.publicKey) } });
+        const foreign = await call("POST", `/collections/${PAID}/payment-psbt`, {
+          token: poorToken,
+          body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(poor.publicKey) },
+        });
         expect(foreign.status).to.equal(404);
         expect(foreign.body.error.code).to.equal("RESERVATION_NOT_FOUND");
         const poorReservation = await claim(poorToken, PAID);
-        const answer = await call("POST", `/collections/${PAID}/payment-psbt`, { token: poorToken, body: { reservation_id: poorReservation.reservation_id, public_key: bytesToHex(poor.publicKey) } });
+        const answer = await call("POST", `/collections/${PAID}/payment-psbt`, {
+          token: poorToken,
+          body: { reservation_id: poorReservation.reservation_id, public_key: bytesToHex(poor.publicKey) },
+        });
         expect(answer.status).to.equal(422);
         expect(answer.body.error.code).to.equal("INSUFFICIENT_FUNDS");
         expect(BigInt(answer.body.error.details.needed_koinu) > PRICE).to.equal(true);
-        const noSession = await call("POST", `/collections/${PAID}/payment-psbt`, { body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) } });
+        const noSession = await call("POST", `/collections/${PAID}/payment-psbt`, {
+          body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) },
+        });
         expect(noSession.status).to.equal(401);
-        const unknownField = await call("POST", `/collections/${PAID}/payment`, { token, body: { reservation_id: reservation.reservation_id, psbt: built.psbt, extra: 1 } });
+        const unknownField = await call("POST", `/collections/${PAID}/payment`, {
+          token,
+          body: { reservation_id: reservation.reservation_id, psbt: built.psbt, extra: 1 },
+        });
         expect(unknownField.status).to.equal(400);
       });
 
       it("refuses with 422 MEMO_TOO_LONG a slug whose payment OP_RETURN nodes would not relay", async () => {
         const slug = "p".repeat(64);
         // Listing such a priced collection through the API is refused up front ...
-        const listed = await call("POST", "/collections", { token: await signIn(creator), body: { slug, name: "long", price_koinu: PRICE.toString(), max: 1, creator_address: creator.address } });
+        const listed = await call("POST", "/collections", {
+          token: await signIn(creator),
+          body: { slug, name: "long", price_koinu: PRICE.toString(), max: 1, creator_address: creator.address },
+        });
         expect(listed.status).to.equal(400);
         expect(listed.body.error.code).to.equal("SLUG_TOO_LONG_FOR_PAYMENT");
         // ... and one in the database from before that rule still cannot be given a payment it could not relay.
-        app.launchpad.collections.create({ slug, name: "long", priceKoinu: PRICE, maxSupply: 1, creatorAddress: creator.address, listedBy: dave.address });
+        app.launchpad.collections.create({
+          slug,
+          name: "long",
+          priceKoinu: PRICE,
+          maxSupply: 1,
+          creatorAddress: creator.address,
+          listedBy: dave.address,
+        });
         const long = await claim(token, slug);
-        const answer = await call("POST", `/collections/${slug}/payment-psbt`, { token, body: { reservation_id: long.reservation_id, public_key: bytesToHex(dave.publicKey) } });
+        const answer = await call("POST", `/collections/${slug}/payment-psbt`, {
+          token,
+          body: { reservation_id: long.reservation_id, public_key: bytesToHex(dave.publicKey) },
+        });
         expect(answer.status).to.equal(422);
         expect(answer.body.error.code).to.equal("MEMO_TOO_LONG");
         expect(answer.body.error.details.bytes).to.equal(`service-launch-mint:${slug}:0`.length);
@@ -375,7 +497,10 @@ describe("launchpad pages' server side", function () {
           const late = await submit(signed);
           expect(late.status).to.equal(409);
           expect(late.body.error.code).to.equal("RESERVATION_EXPIRED");
-          const rebuild = await call("POST", `/collections/${PAID}/payment-psbt`, { token, body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) } });
+          const rebuild = await call("POST", `/collections/${PAID}/payment-psbt`, {
+            token,
+            body: { reservation_id: reservation.reservation_id, public_key: bytesToHex(dave.publicKey) },
+          });
           expect(rebuild.status).to.equal(409);
           expect(rebuild.body.error.code).to.equal("RESERVATION_EXPIRED");
         } finally {

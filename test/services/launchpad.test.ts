@@ -7,7 +7,12 @@ import { NETWORKS, encodeAddress, signMessage } from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
-import { LaunchpadApp, LaunchpadInscriptionRequest, createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/launchpad";
+import {
+  LaunchpadApp,
+  LaunchpadInscriptionRequest,
+  createLaunchpadApp,
+  openLaunchpadDatabase,
+} from "../../src/services/launchpad";
 import { inscriberJob } from "../helpers/inscriber-job";
 import { LAUNCHPAD_DEMO_COLLECTIONS, seedLaunchpadDemo } from "../../src/services/launchpad/demo";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
@@ -22,10 +27,16 @@ const OPERATOR_KEY = "lk_test_operator_key";
 /** What every app of these tests is given besides its database: free listings take OPERATOR_KEY, no per-IP limits (every client is 127.0.0.1). */
 const OPTIONS = {
   operatorKeySha256: crypto.createHash("sha256").update(OPERATOR_KEY).digest("hex"),
-  rateLimitPerMinute: 0, claimsPerSessionPerMinute: 0, maxReservationsPerClient: 0,
+  rateLimitPerMinute: 0,
+  claimsPerSessionPerMinute: 0,
+  maxReservationsPerClient: 0,
 };
 
-interface Answer { status: number; headers: Headers; body: any }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
 
 describe("launchpad API", function () {
   this.timeout(60_000);
@@ -37,11 +48,19 @@ describe("launchpad API", function () {
   let base: string;
   const inscribed: LaunchpadInscriptionRequest[] = [];
 
-  const call = async (method: string, path: string, options: { token?: string; body?: unknown; operator?: boolean } = {}): Promise<Answer> => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; operator?: boolean } = {},
+  ): Promise<Answer> => {
     if (!options.operator) return jsonRequest(`${base}${path}`, method, options);
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { "X-Operator-Key": OPERATOR_KEY, "Content-Type": "application/json", ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) },
+      headers: {
+        "X-Operator-Key": OPERATOR_KEY,
+        "Content-Type": "application/json",
+        ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+      },
       body: JSON.stringify(options.body),
     });
     const text = await response.text();
@@ -49,29 +68,46 @@ describe("launchpad API", function () {
   };
   // Typed by the published document (shared/openapi/launchpad.d.ts).
   const challengeFor = async (address: string) => {
-    const { data, error } = await createClient<paths>({ baseUrl: base.replace(/\/api$/, "") }).GET("/api/session/challenge", { params: { query: { address } } });
+    const { data, error } = await createClient<paths>({ baseUrl: base.replace(/\/api$/, "") }).GET(
+      "/api/session/challenge",
+      { params: { query: { address } } },
+    );
     if (!data) throw new Error(`no challenge for ${address}: ${JSON.stringify(error)}`);
     return data;
   };
   const signIn = async (key: TestKey): Promise<string> => {
     const { challenge } = await challengeFor(key.address);
-    const answer = await call("POST", "/session", { body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) } });
+    const answer = await call("POST", "/session", {
+      body: { address: key.address, challenge, signature: signMessage(challenge, key.privateKey) },
+    });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
     return answer.body.token;
   };
   /** Lists as the token's own address (its creator); a free collection with the operator key. */
   const listCollection = async (token: string, slug: string, max: number, extra: Record<string, unknown> = {}) => {
     const me = token ? await call("GET", "/session", { token }) : null;
-    const body = { slug, name: `Collection ${slug}`, price_koinu: "0", max, creator_address: me?.body?.address ?? newKey().address, ...extra };
+    const body = {
+      slug,
+      name: `Collection ${slug}`,
+      price_koinu: "0",
+      max,
+      creator_address: me?.body?.address ?? newKey().address,
+      ...extra,
+    };
     return call("POST", "/collections", { token, body, operator: body.price_koinu === "0" });
   };
 
   before(async () => {
     db = openLaunchpadDatabase(":memory:");
     app = createLaunchpadApp({
-      db, queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest, clock: () => now, ...OPTIONS,
+      db,
+      queries: new IndexQueries(openIndexerDatabase(":memory:")),
+      network: NETWORKS.regtest,
+      clock: () => now,
+      ...OPTIONS,
       // The daemon's ops routes, so that the document is the one the daemon serves.
-      mount: (root, _gate, surface) => mountOpsRoutes(root, { registry: new Registry(), health: () => ({ ok: true, name: "launchpad" }), surface }),
+      mount: (root, _gate, surface) =>
+        mountOpsRoutes(root, { registry: new Registry(), health: () => ({ ok: true, name: "launchpad" }), surface }),
       // Records what would go to the inscriber, for the one test of the hand-over below.
       inscriber: {
         inscribe: async (idempotencyKey, request) => {
@@ -79,7 +115,9 @@ describe("launchpad API", function () {
           inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
           return { job: inscriberJob({ id: `job-${inscribed.length}` }), created: true };
         },
-        job: async () => { throw new Error("no job is followed in these tests"); },
+        job: async () => {
+          throw new Error("no job is followed in these tests");
+        },
       },
     });
     server = app.listen(0, "127.0.0.1");
@@ -124,7 +162,10 @@ describe("launchpad API", function () {
       const bad = await call("GET", "/session/challenge?address=nope");
       expect(bad.status).to.equal(400);
       expect(bad.body.error.code).to.equal("INVALID_ADDRESS");
-      const p2sh = await call("GET", `/session/challenge?address=${encodeAddress(new Uint8Array(20).fill(7), "scripthash", NETWORKS.regtest)}`);
+      const p2sh = await call(
+        "GET",
+        `/session/challenge?address=${encodeAddress(new Uint8Array(20).fill(7), "scripthash", NETWORKS.regtest)}`,
+      );
       expect(p2sh.status).to.equal(400);
       expect(p2sh.body.error.code).to.equal("ADDRESS_NOT_PUBKEYHASH");
     });
@@ -135,7 +176,10 @@ describe("launchpad API", function () {
       expect(token).to.match(/^[A-Za-z0-9_-]{43}$/);
       const me = await call("GET", "/session", { token });
       expect(me.body).to.deep.equal({ address: alice.address, expires_at: now + 86_400 });
-      const rows = db.prepare("SELECT * FROM sessions WHERE address = ?").all(alice.address) as Record<string, unknown>[];
+      const rows = db.prepare("SELECT * FROM sessions WHERE address = ?").all(alice.address) as Record<
+        string,
+        unknown
+      >[];
       expect(rows).to.have.length(1);
       expect(rows[0].token_sha256).to.equal(crypto.createHash("sha256").update(token).digest("hex"));
       expect(JSON.stringify(db.prepare("SELECT * FROM sessions").all())).to.not.include(token);
@@ -144,22 +188,30 @@ describe("launchpad API", function () {
     it("refuses a signature by another key with 401 INVALID_SIGNATURE and keeps the challenge usable", async () => {
       const alice = newKey();
       const { challenge } = await challengeFor(alice.address);
-      const wrong = await call("POST", "/session", { body: { address: alice.address, challenge, signature: signMessage(challenge, newKey().privateKey) } });
+      const wrong = await call("POST", "/session", {
+        body: { address: alice.address, challenge, signature: signMessage(challenge, newKey().privateKey) },
+      });
       expect(wrong.status).to.equal(401);
       expect(wrong.body.error.code).to.equal("INVALID_SIGNATURE");
       expect(wrong.headers.get("www-authenticate")).to.match(/^Bearer/);
-      const right = await call("POST", "/session", { body: { address: alice.address, challenge, signature: signMessage(challenge, alice.privateKey) } });
+      const right = await call("POST", "/session", {
+        body: { address: alice.address, challenge, signature: signMessage(challenge, alice.privateKey) },
+      });
       expect(right.status).to.equal(201);
     });
 
     it("refuses a signature over other text than the issued challenge with 401", async () => {
       const alice = newKey();
       const { challenge } = await challengeFor(alice.address);
-      const answer = await call("POST", "/session", { body: { address: alice.address, challenge, signature: signMessage(challenge + " ", alice.privateKey) } });
+      const answer = await call("POST", "/session", {
+        body: { address: alice.address, challenge, signature: signMessage(challenge + " ", alice.privateKey) },
+      });
       expect(answer.status).to.equal(401);
       expect(answer.body.error.code).to.equal("INVALID_SIGNATURE");
       const invented = `${challenge}\nextra`;
-      const unknown = await call("POST", "/session", { body: { address: alice.address, challenge: invented, signature: signMessage(invented, alice.privateKey) } });
+      const unknown = await call("POST", "/session", {
+        body: { address: alice.address, challenge: invented, signature: signMessage(invented, alice.privateKey) },
+      });
       expect(unknown.status).to.equal(401);
       expect(unknown.body.error.code).to.equal("UNKNOWN_CHALLENGE");
     });
@@ -179,7 +231,9 @@ describe("launchpad API", function () {
       const { challenge, expires_at } = await challengeFor(alice.address);
       now = expires_at;
       try {
-        const answer = await call("POST", "/session", { body: { address: alice.address, challenge, signature: signMessage(challenge, alice.privateKey) } });
+        const answer = await call("POST", "/session", {
+          body: { address: alice.address, challenge, signature: signMessage(challenge, alice.privateKey) },
+        });
         expect(answer.status).to.equal(401);
         expect(answer.body.error.code).to.equal("CHALLENGE_EXPIRED");
       } finally {
@@ -191,10 +245,14 @@ describe("launchpad API", function () {
       const alice = newKey();
       const bob = newKey();
       const { challenge } = await challengeFor(alice.address);
-      const answer = await call("POST", "/session", { body: { address: bob.address, challenge, signature: signMessage(challenge, bob.privateKey) } });
+      const answer = await call("POST", "/session", {
+        body: { address: bob.address, challenge, signature: signMessage(challenge, bob.privateKey) },
+      });
       expect(answer.status).to.equal(401);
       expect(answer.body.error.code).to.equal("CHALLENGE_ADDRESS_MISMATCH");
-      const malformed = await call("POST", "/session", { body: { address: "D-not-an-address", challenge, signature: signMessage(challenge, alice.privateKey) } });
+      const malformed = await call("POST", "/session", {
+        body: { address: "D-not-an-address", challenge, signature: signMessage(challenge, alice.privateKey) },
+      });
       expect(malformed.status).to.equal(400);
       expect(malformed.body.error.code).to.equal("INVALID_ADDRESS");
     });
@@ -202,10 +260,19 @@ describe("launchpad API", function () {
     it("refuses unknown fields and a malformed signature with 400", async () => {
       const alice = newKey();
       const { challenge } = await challengeFor(alice.address);
-      const extra = await call("POST", "/session", { body: { address: alice.address, challenge, signature: signMessage(challenge, alice.privateKey), remember: true } });
+      const extra = await call("POST", "/session", {
+        body: {
+          address: alice.address,
+          challenge,
+          signature: signMessage(challenge, alice.privateKey),
+          remember: true,
+        },
+      });
       expect(extra.status).to.equal(400);
       expect(extra.body.error.code).to.equal("UNKNOWN_FIELDS");
-      const malformed = await call("POST", "/session", { body: { address: alice.address, challenge, signature: "abc" } });
+      const malformed = await call("POST", "/session", {
+        body: { address: alice.address, challenge, signature: "abc" },
+      });
       expect(malformed.status).to.equal(400);
       expect(malformed.body.error.code).to.equal("INVALID_SIGNATURE_FORMAT");
     });
@@ -241,31 +308,62 @@ describe("launchpad API", function () {
     });
 
     it("lists a collection with its deploy handed to the inscriber and shows it in the directory and its detail", async () => {
-      const created = await call("POST", "/collections", { token, body: { slug: "much-pups", name: "Much Pups", price_koinu: "250000000", max: 3, creator_address: creator.address } });
+      const created = await call("POST", "/collections", {
+        token,
+        body: {
+          slug: "much-pups",
+          name: "Much Pups",
+          price_koinu: "250000000",
+          max: 3,
+          creator_address: creator.address,
+        },
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       expect(created.headers.get("location")).to.equal("/api/collections/much-pups");
       const expected = {
-        slug: "much-pups", name: "Much Pups", price_koinu: "250000000", max: 3, minted: 0, creator_address: creator.address, listed_by: lister.address,
-        created_at: START, deploy: { status: "submitted", job_id: `job-${inscribed.length}`, inscription_id: null, error: null },
+        slug: "much-pups",
+        name: "Much Pups",
+        price_koinu: "250000000",
+        max: 3,
+        minted: 0,
+        creator_address: creator.address,
+        listed_by: lister.address,
+        created_at: START,
+        deploy: { status: "submitted", job_id: `job-${inscribed.length}`, inscription_id: null, error: null },
       };
       expect(created.body).to.deep.equal(expected);
       const request = inscribed[inscribed.length - 1];
       expect({ ...request, content: new TextDecoder().decode(request.content) }).to.deep.equal({
-        project: "launchpad", contentType: "application/json", action: "LAUNCHPAD_DEPLOY", recipient: creator.address, idempotencyKey: "launchpad-deploy-much-pups",
-        content: '{"p":"service","op":"LAUNCHPAD_DEPLOY","slug":"much-pups","name":"Much Pups","price":"250000000","max":"3"}',
+        project: "launchpad",
+        contentType: "application/json",
+        action: "LAUNCHPAD_DEPLOY",
+        recipient: creator.address,
+        idempotencyKey: "launchpad-deploy-much-pups",
+        content:
+          '{"p":"service","op":"LAUNCHPAD_DEPLOY","slug":"much-pups","name":"Much Pups","price":"250000000","max":"3"}',
       });
 
       const detail = await call("GET", "/collections/much-pups");
       expect(detail.body).to.deep.equal({
         ...expected,
-        mint_body_example: { content_type: "application/json", action: "LAUNCHPAD_MINT", body: { p: "service", op: "LAUNCHPAD_MINT", slug: "much-pups", id: "0", max: "3" } },
+        mint_body_example: {
+          content_type: "application/json",
+          action: "LAUNCHPAD_MINT",
+          body: { p: "service", op: "LAUNCHPAD_MINT", slug: "much-pups", id: "0", max: "3" },
+        },
       });
       const directory = await call("GET", "/collections?limit=500");
       expect(directory.body.items.find((c: any) => c.slug === "much-pups")).to.deep.equal(expected);
     });
 
     it("stores a collection with its deploy pending when no inscriber is configured", async () => {
-      const bare = createLaunchpadApp({ db: openLaunchpadDatabase(":memory:"), queries: new IndexQueries(openIndexerDatabase(":memory:")), network: NETWORKS.regtest, clock: () => now, ...OPTIONS });
+      const bare = createLaunchpadApp({
+        db: openLaunchpadDatabase(":memory:"),
+        queries: new IndexQueries(openIndexerDatabase(":memory:")),
+        network: NETWORKS.regtest,
+        clock: () => now,
+        ...OPTIONS,
+      });
       const bareServer = bare.listen(0, "127.0.0.1");
       await new Promise((resolve) => bareServer.once("listening", resolve));
       const savedBase = base;
@@ -273,7 +371,12 @@ describe("launchpad API", function () {
       try {
         const created = await listCollection(await signIn(lister), "pending-pups", 7);
         expect(created.status).to.equal(201);
-        expect(created.body.deploy).to.deep.equal({ status: "pending", job_id: null, inscription_id: null, error: null });
+        expect(created.body.deploy).to.deep.equal({
+          status: "pending",
+          job_id: null,
+          inscription_id: null,
+          error: null,
+        });
         expect((await call("GET", "/collections/pending-pups")).body.deploy.status).to.equal("pending");
       } finally {
         base = savedBase;
@@ -284,11 +387,17 @@ describe("launchpad API", function () {
     it("keeps the listing with its deploy pending and the reason when the inscriber fails", async () => {
       const created = await listCollection(token, "deploy-unreachable", 2);
       expect(created.status).to.equal(201);
-      expect(created.body.deploy).to.deep.equal({ status: "pending", job_id: null, inscription_id: null, error: "inscriber unreachable" });
+      expect(created.body.deploy).to.deep.equal({
+        status: "pending",
+        job_id: null,
+        inscription_id: null,
+        error: "inscriber unreachable",
+      });
     });
 
     it("pages the directory by slug with a cursor", async () => {
-      for (const slug of ["page-a", "page-b", "page-c"]) expect((await listCollection(token, slug, 1)).status).to.equal(201);
+      for (const slug of ["page-a", "page-b", "page-c"])
+        expect((await listCollection(token, slug, 1)).status).to.equal(201);
       const slugs: string[] = [];
       let cursor: string | null = null;
       do {
@@ -304,7 +413,11 @@ describe("launchpad API", function () {
     it("refuses a taken slug with 409 SLUG_TAKEN", async () => {
       const again = await listCollection(token, "much-pups", 10);
       expect(again.status).to.equal(409);
-      expect(again.body.error).to.deep.equal({ code: "SLUG_TAKEN", message: 'a collection with slug "much-pups" is already listed', details: { slug: "much-pups" } });
+      expect(again.body.error).to.deep.equal({
+        code: "SLUG_TAKEN",
+        message: 'a collection with slug "much-pups" is already listed',
+        details: { slug: "much-pups" },
+      });
     });
 
     it("refuses a priced collection whose payment memo for its last index would exceed the 80-byte OP_RETURN relay limit", async () => {
@@ -355,15 +468,29 @@ describe("launchpad API", function () {
 
     it("seeds the demo (src/services/launchpad/demo.ts) through the service's own listing: once, deploys handed over, the free one only with the operator key", async () => {
       const creator = newKey();
-      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: false })).to.deep.equal(["demo-pups"]);
-      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true })).to.deep.equal(["demo-free"]);
-      expect(await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true })).to.deep.equal([]);
+      expect(
+        await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: false }),
+      ).to.deep.equal(["demo-pups"]);
+      expect(
+        await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true }),
+      ).to.deep.equal(["demo-free"]);
+      expect(
+        await seedLaunchpadDemo(app.launchpad, { creatorAddress: creator.address, withOperatorKey: true }),
+      ).to.deep.equal([]);
       for (const demo of LAUNCHPAD_DEMO_COLLECTIONS) {
         const listed = await call("GET", `/collections/${demo.slug}`);
         expect(listed.status).to.equal(200);
-        expect(listed.body).to.deep.include({ slug: demo.slug, name: demo.name, price_koinu: demo.priceKoinu.toString(), max: demo.maxSupply, creator_address: creator.address });
+        expect(listed.body).to.deep.include({
+          slug: demo.slug,
+          name: demo.name,
+          price_koinu: demo.priceKoinu.toString(),
+          max: demo.maxSupply,
+          creator_address: creator.address,
+        });
         expect(listed.body.deploy.status).to.equal("submitted");
-        expect(inscribed.filter((request) => request.idempotencyKey === `launchpad-deploy-${demo.slug}`)).to.have.length(1);
+        expect(
+          inscribed.filter((request) => request.idempotencyKey === `launchpad-deploy-${demo.slug}`),
+        ).to.have.length(1);
       }
     });
   });
@@ -388,9 +515,15 @@ describe("launchpad API", function () {
       expect(won.map((a) => a.body.index).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
       expect(new Set(won.map((a) => a.body.address)).size).to.equal(50);
       for (const answer of lost) {
-        expect(answer.body.error).to.deep.equal({ code: "SOLD_OUT", message: 'every index of "fifty" is minted or reserved', details: { slug: "fifty", max: 50, minted: 0, reserved: 50 } });
+        expect(answer.body.error).to.deep.equal({
+          code: "SOLD_OUT",
+          message: 'every index of "fifty" is minted or reserved',
+          details: { slug: "fifty", max: 50, minted: 0, reserved: 50 },
+        });
       }
-      const stored = db.prepare("SELECT token_index FROM reservations WHERE slug = 'fifty' AND status = 'active'").all() as { token_index: number }[];
+      const stored = db
+        .prepare("SELECT token_index FROM reservations WHERE slug = 'fifty' AND status = 'active'")
+        .all() as { token_index: number }[];
       expect(new Set(stored.map((r) => r.token_index)).size).to.equal(50);
     });
 
@@ -401,8 +534,16 @@ describe("launchpad API", function () {
       const first = await call("POST", "/collections/twins/claim", { token });
       expect(first.status).to.equal(201);
       expect(first.body).to.deep.equal({
-        reservation_id: first.body.reservation_id, slug: "twins", index: 0, address: claimant.address, status: "active", reserved_at: now, expires_at: now + 600,
-        mint_body: { p: "service", op: "LAUNCHPAD_MINT", slug: "twins", id: "0", max: "5" }, owed_payments: [], created: true,
+        reservation_id: first.body.reservation_id,
+        slug: "twins",
+        index: 0,
+        address: claimant.address,
+        status: "active",
+        reserved_at: now,
+        expires_at: now + 600,
+        mint_body: { p: "service", op: "LAUNCHPAD_MINT", slug: "twins", id: "0", max: "5" },
+        owed_payments: [],
+        created: true,
       });
       const again = await call("POST", "/collections/twins/claim", { token });
       expect(again.status).to.equal(200);
@@ -430,7 +571,9 @@ describe("launchpad API", function () {
         const gone = await call("GET", "/collections/short/claim", { token: tokenA });
         expect(gone.status).to.equal(404);
         expect(gone.body.error.code).to.equal("NO_RESERVATION");
-        const statuses = db.prepare("SELECT address, token_index, status FROM reservations WHERE slug = 'short' ORDER BY id").all();
+        const statuses = db
+          .prepare("SELECT address, token_index, status FROM reservations WHERE slug = 'short' ORDER BY id")
+          .all();
         expect(statuses).to.deep.equal([
           { address: a.address, token_index: 0, status: "expired" },
           { address: b.address, token_index: 1, status: "active" },

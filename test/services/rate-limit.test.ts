@@ -11,13 +11,20 @@ describe("rateLimited", () => {
   before(async () => {
     const app = express();
     app.set("trust proxy", "loopback");
-    app.post("/write", rateLimited({ name: "test writes", limit: 3 }), (_req, res) => { res.json({ ok: true }); });
-    app.post("/off", rateLimited({ name: "unlimited", limit: 0 }), (_req, res) => { res.json({ ok: true }); });
+    app.post("/write", rateLimited({ name: "test writes", limit: 3 }), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.post("/off", rateLimited({ name: "unlimited", limit: 0 }), (_req, res) => {
+      res.json({ ok: true });
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => { server.close(); server.closeAllConnections(); });
+  after(() => {
+    server.close();
+    server.closeAllConnections();
+  });
 
   async function post(path: string, forwardedFor: string) {
     const response = await fetch(`${base}${path}`, { method: "POST", headers: { "X-Forwarded-For": forwardedFor } });

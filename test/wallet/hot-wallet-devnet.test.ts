@@ -11,8 +11,21 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
 import {
-  BroadcastError, CONFLICT_HOLD_MS, CarrierNotAvailableError, FundedTx, HotWallet, InsufficientFundsError, RECOMMENDED_FEE_RATE, SOFT_DUST_LIMIT, WalletChain, WalletKey, WalletTx,
-  dogecoinFee, indexNodeChain, openWalletDatabase, walletKeyFromPrivateKey,
+  BroadcastError,
+  CONFLICT_HOLD_MS,
+  CarrierNotAvailableError,
+  FundedTx,
+  HotWallet,
+  InsufficientFundsError,
+  RECOMMENDED_FEE_RATE,
+  SOFT_DUST_LIMIT,
+  WalletChain,
+  WalletKey,
+  WalletTx,
+  dogecoinFee,
+  indexNodeChain,
+  openWalletDatabase,
+  walletKeyFromPrivateKey,
 } from "../../src/wallet";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { inscribeDoginals, inscribeV1 } from "../helpers/inscribe";
@@ -28,8 +41,13 @@ const TEXT = "text/plain;charset=utf-8";
 /** Every input of `hex` verifies against the output it spends, in bitcore-lib-doge's interpreter with the standard flags. */
 function verifyWithBitcore(hex: string, spentScripts: Uint8Array[]): void {
   const { Interpreter } = bitcore.Script;
-  const flags = Interpreter.SCRIPT_VERIFY_P2SH | Interpreter.SCRIPT_VERIFY_STRICTENC | Interpreter.SCRIPT_VERIFY_DERSIG
-    | Interpreter.SCRIPT_VERIFY_LOW_S | Interpreter.SCRIPT_VERIFY_NULLFAIL | Interpreter.SCRIPT_VERIFY_MINIMALDATA;
+  const flags =
+    Interpreter.SCRIPT_VERIFY_P2SH |
+    Interpreter.SCRIPT_VERIFY_STRICTENC |
+    Interpreter.SCRIPT_VERIFY_DERSIG |
+    Interpreter.SCRIPT_VERIFY_LOW_S |
+    Interpreter.SCRIPT_VERIFY_NULLFAIL |
+    Interpreter.SCRIPT_VERIFY_MINIMALDATA;
   const tx = new bitcore.Transaction(hex);
   spentScripts.forEach((script, i) => {
     const interpreter = new Interpreter();
@@ -60,7 +78,8 @@ describe("HotWallet on the devnet with a real index", function () {
     devnet = await startDevnet();
     const indexDb = openIndexerDatabase(":memory:");
     indexer = new Indexer({
-      store: new IndexerStore(indexDb), network: regtest,
+      store: new IndexerStore(indexDb),
+      network: regtest,
       source: new RpcChainSource({
         getBlockCount: () => devnet.rpc<number>("getblockcount"),
         getBlockHash: (height) => devnet.rpc<string>("getblockhash", [height]),
@@ -101,7 +120,11 @@ describe("HotWallet on the devnet with a real index", function () {
     const clock = { now: 1_700_000_000_000 };
     const db = openWalletDatabase(options.file ?? ":memory:");
     const wallet = new HotWallet({
-      db, key, chain, network: regtest, now: () => clock.now,
+      db,
+      key,
+      chain,
+      network: regtest,
+      now: () => clock.now,
       events: {
         onConfirmed: (tx) => events.confirmed.push(tx),
         onReplaced: (previous, replacement) => events.replaced.push([previous, replacement]),
@@ -141,7 +164,12 @@ describe("HotWallet on the devnet with a real index", function () {
     });
 
     it("sees the confirmed outputs the index reports", () => {
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 47n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 2 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 47n * DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 2,
+      });
     });
 
     it("pays the outputs with change back to the wallet and a fee equal to dogecoinFee of the signed size", () => {
@@ -163,7 +191,10 @@ describe("HotWallet on the devnet with a real index", function () {
     });
 
     it("signs every input so that bitcore-lib-doge's interpreter verifies it", () => {
-      verifyWithBitcore(funded.hex, funded.tx.inputs.map(() => h.key.script));
+      verifyWithBitcore(
+        funded.hex,
+        funded.tx.inputs.map(() => h.key.script),
+      );
     });
 
     it("returns the stored transaction for the same owner and label without selecting again", () => {
@@ -203,9 +234,16 @@ describe("HotWallet on the devnet with a real index", function () {
         await mine();
         await h.wallet.sync();
       }
-      expect(h.events.confirmed.filter((tx) => tx.txid === funded.txid).map((tx) => tx.confirmations)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+      expect(h.events.confirmed.filter((tx) => tx.txid === funded.txid).map((tx) => tx.confirmations)).to.deep.equal([
+        1, 2, 3, 4, 5, 6,
+      ]);
       // The change is a confirmed output now.
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 40n * DOGE + funded.tx.outputs[2].value, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 2 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 40n * DOGE + funded.tx.outputs[2].value,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 2,
+      });
     });
   });
 
@@ -219,15 +257,41 @@ describe("HotWallet on the devnet with a real index", function () {
       const coins = await faucet(inscriber.address, [3000, 3000, 100, 100, 100]);
       await faucet(h.key.address, [1, 2]);
       // A v1 inscription of 1000 DOGE onto the wallet.
-      ids.push((await inscribeV1(devnet, inscriber, coins[0], { contentType: TEXT, body: new TextEncoder().encode("hello") }, h.key.script, { postageKoinu: 1000n * DOGE })).inscriptionId);
+      ids.push(
+        (
+          await inscribeV1(
+            devnet,
+            inscriber,
+            coins[0],
+            { contentType: TEXT, body: new TextEncoder().encode("hello") },
+            h.key.script,
+            { postageKoinu: 1000n * DOGE },
+          )
+        ).inscriptionId,
+      );
       const drc20 = (op: Drc20Operation, coin: Spendable, postage: bigint) =>
-        inscribeDoginals(devnet, inscriber, coin, { contentType: TEXT, body: encodeDrc20(op) }, h.key.script, { postageKoinu: postage });
-      ids.push((await drc20({ kind: "deploy", tick: "wlt1", tickKey: "wlt1", maxSupply: 1000n, mintLimit: 1000n }, coins[2], DOGE)).inscriptionId);
+        inscribeDoginals(devnet, inscriber, coin, { contentType: TEXT, body: encodeDrc20(op) }, h.key.script, {
+          postageKoinu: postage,
+        });
+      ids.push(
+        (
+          await drc20(
+            { kind: "deploy", tick: "wlt1", tickKey: "wlt1", maxSupply: 1000n, mintLimit: 1000n },
+            coins[2],
+            DOGE,
+          )
+        ).inscriptionId,
+      );
       await mine();
-      ids.push((await drc20({ kind: "mint", tick: "wlt1", tickKey: "wlt1", amount: 500n }, coins[3], DOGE)).inscriptionId);
+      ids.push(
+        (await drc20({ kind: "mint", tick: "wlt1", tickKey: "wlt1", amount: 500n }, coins[3], DOGE)).inscriptionId,
+      );
       await mine();
       // A DRC-20 transfer inscription of 1000 DOGE onto the wallet.
-      ids.push((await drc20({ kind: "transfer", tick: "wlt1", tickKey: "wlt1", amount: 200n }, coins[1], 1000n * DOGE)).inscriptionId);
+      ids.push(
+        (await drc20({ kind: "transfer", tick: "wlt1", tickKey: "wlt1", amount: 200n }, coins[1], 1000n * DOGE))
+          .inscriptionId,
+      );
       await mine();
       await h.wallet.sync();
     });
@@ -237,15 +301,27 @@ describe("HotWallet on the devnet with a real index", function () {
       const carriers = utxos.filter((utxo) => utxo.inscriptionIds.length > 0);
       // v1 (1000 DOGE), deploy (1), mint (1), transfer (1000, carrying 200 wlt1).
       expect(carriers.flatMap((utxo) => utxo.inscriptionIds).sort()).to.deep.equal([...ids].sort());
-      expect(utxos.filter((utxo) => utxo.drc20.length > 0).map((utxo) => utxo.drc20)).to.deep.equal([[{ tick: "wlt1", amount: "200" }]]);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 3n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 2002n * DOGE, spendableUtxos: 2 });
+      expect(utxos.filter((utxo) => utxo.drc20.length > 0).map((utxo) => utxo.drc20)).to.deep.equal([
+        [{ tick: "wlt1", amount: "200" }],
+      ]);
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 3n * DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 2002n * DOGE,
+        spendableUtxos: 2,
+      });
     });
 
     it("never selects them, even when they are the only outputs large enough", () => {
       expect(() => h.wallet.fund("job-c", "big", [payTo(stranger, 10n * DOGE)])).to.throw(InsufficientFundsError);
       const small = h.wallet.fund("job-c", "small", [payTo(stranger, 2n * DOGE + DOGE / 2n)]);
       expect(inputsOf(small)).to.have.length(2);
-      const carrierOutpoints = new Set(queries.utxos(h.key.address, null, 100).items.filter((u) => u.inscriptions.length > 0).map((u) => `${u.txid}:${u.vout}`));
+      const carrierOutpoints = new Set(
+        queries
+          .utxos(h.key.address, null, 100)
+          .items.filter((u) => u.inscriptions.length > 0)
+          .map((u) => `${u.txid}:${u.vout}`),
+      );
       for (const input of inputsOf(small)) expect(carrierOutpoints.has(input)).to.equal(false);
     });
   });
@@ -264,17 +340,34 @@ describe("HotWallet on the devnet with a real index", function () {
       const coins = await faucet(inscriber.address, [100, 100, 100, 100]);
       [plain] = await faucet(h.key.address, [5]);
       const drc20 = (op: Drc20Operation, coin: Spendable, to: Uint8Array) =>
-        inscribeDoginals(devnet, inscriber, coin, { contentType: TEXT, body: encodeDrc20(op) }, to, { postageKoinu: DOGE });
-      await drc20({ kind: "deploy", tick: "cry1", tickKey: "cry1", maxSupply: 10_000n, mintLimit: 1000n }, coins[0], inscriber.script);
+        inscribeDoginals(devnet, inscriber, coin, { contentType: TEXT, body: encodeDrc20(op) }, to, {
+          postageKoinu: DOGE,
+        });
+      await drc20(
+        { kind: "deploy", tick: "cry1", tickKey: "cry1", maxSupply: 10_000n, mintLimit: 1000n },
+        coins[0],
+        inscriber.script,
+      );
       await mine();
       // The custody wallet holds 1000 cry1; the inscriber puts a transfer of 250 onto its address.
       await drc20({ kind: "mint", tick: "cry1", tickKey: "cry1", amount: 1000n }, coins[1], h.key.script);
       await mine();
-      transferId = (await drc20({ kind: "transfer", tick: "cry1", tickKey: "cry1", amount: 250n }, coins[2], h.key.script)).inscriptionId;
+      transferId = (
+        await drc20({ kind: "transfer", tick: "cry1", tickKey: "cry1", amount: 250n }, coins[2], h.key.script)
+      ).inscriptionId;
       // A plain inscription on 0.005 DOGE, below the soft dust limit.
-      textId = (await inscribeV1(devnet, inscriber, coins[3], { contentType: TEXT, body: new TextEncoder().encode("carried") }, h.key.script, {
-        postageKoinu: DOGE / 200n,
-      })).inscriptionId;
+      textId = (
+        await inscribeV1(
+          devnet,
+          inscriber,
+          coins[3],
+          { contentType: TEXT, body: new TextEncoder().encode("carried") },
+          h.key.script,
+          {
+            postageKoinu: DOGE / 200n,
+          },
+        )
+      ).inscriptionId;
       await mine();
       await h.wallet.sync();
     });
@@ -284,13 +377,25 @@ describe("HotWallet on the devnet with a real index", function () {
       const carrier = h.wallet.carriers().find((c) => c.inscriptionIds.includes(transferId))!;
       expect(carrier).to.include({ txid: location.txid, vout: location.vout, valueKoinu: DOGE, heldUntil: null });
       expect(carrier.drc20).to.deep.equal([{ tick: "cry1", amount: "250" }]);
-      expect(queries.drc20Balances(h.key.address)).to.deep.equal([{ tick: "cry1", available: "750", transferable: "250" }]);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 5n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 2n * DOGE + DOGE / 200n, spendableUtxos: 1 }); // mint, transfer, text
+      expect(queries.drc20Balances(h.key.address)).to.deep.equal([
+        { tick: "cry1", available: "750", transferable: "250" },
+      ]);
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 5n * DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 2n * DOGE + DOGE / 200n,
+        spendableUtxos: 1,
+      }); // mint, transfer, text
     });
 
     it("sends the transfer inscription to the recipient with an exact fee and change back, and the index credits the recipient's DRC-20 balance", async () => {
       const location = queries.inscription(transferId)!.location!;
-      sent = h.wallet.sendCarrier("amm-payout-7", "drc20", { txid: location.txid, vout: location.vout }, recipient.script);
+      sent = h.wallet.sendCarrier(
+        "amm-payout-7",
+        "drc20",
+        { txid: location.txid, vout: location.vout },
+        recipient.script,
+      );
       const tx = decode(sent.hex);
       expect(inputsOf(sent)).to.deep.equal([`${location.txid}:${location.vout}`, `${plain.txid}:${plain.vout}`]);
       expect(tx.outputs[0]).to.deep.equal({ value: DOGE, script: recipient.script });
@@ -300,8 +405,14 @@ describe("HotWallet on the devnet with a real index", function () {
       expect(sent.feeKoinu).to.equal(6n * DOGE - tx.outputs[0].value - tx.outputs[1].value);
       expect(sent.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs, RECOMMENDED_FEE_RATE));
       expect(sent.feeKoinu).to.equal(BigInt(tx.size) * 1000n);
-      verifyWithBitcore(sent.hex, tx.inputs.map(() => h.key.script));
-      expect(h.wallet.sendCarrier("amm-payout-7", "drc20", { txid: location.txid, vout: location.vout }, recipient.script).txid).to.equal(sent.txid);
+      verifyWithBitcore(
+        sent.hex,
+        tx.inputs.map(() => h.key.script),
+      );
+      expect(
+        h.wallet.sendCarrier("amm-payout-7", "drc20", { txid: location.txid, vout: location.vout }, recipient.script)
+          .txid,
+      ).to.equal(sent.txid);
 
       expect((await h.wallet.broadcast(sent.txid)).state).to.equal("broadcast");
       await mine();
@@ -309,10 +420,18 @@ describe("HotWallet on the devnet with a real index", function () {
       expect(h.wallet.tx(sent.txid)).to.include({ state: "confirmed", confirmations: 1 });
       expect(queries.inscription(transferId)).to.include({ ownerAddress: recipient.address });
       expect(queries.inscription(transferId)!.location).to.deep.equal({ txid: sent.txid, vout: 0, offset: 0 });
-      expect(queries.drc20Balances(recipient.address)).to.deep.equal([{ tick: "cry1", available: "250", transferable: "0" }]);
-      expect(queries.drc20Balances(h.key.address)).to.deep.equal([{ tick: "cry1", available: "750", transferable: "0" }]);
+      expect(queries.drc20Balances(recipient.address)).to.deep.equal([
+        { tick: "cry1", available: "250", transferable: "0" },
+      ]);
+      expect(queries.drc20Balances(h.key.address)).to.deep.equal([
+        { tick: "cry1", available: "750", transferable: "0" },
+      ]);
       expect(h.wallet.carriers().flatMap((c) => c.inscriptionIds)).to.not.include(transferId);
-      expect(h.wallet.balance()).to.include({ confirmedKoinu: tx.outputs[1].value, unconfirmedKoinu: 0n, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.include({
+        confirmedKoinu: tx.outputs[1].value,
+        unconfirmedKoinu: 0n,
+        spendableUtxos: 1,
+      });
     });
 
     it("refuses the carrier it already sent, a plain output and an unknown outpoint", () => {
@@ -326,9 +445,17 @@ describe("HotWallet on the devnet with a real index", function () {
         }
         return expect.fail("no CarrierNotAvailableError");
       };
-      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: spent[0], vout: Number(spent[1]) }, recipient.script))).to.equal("CARRIER_SPENT");
-      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 1 }, recipient.script))).to.equal("CARRIER_NOT_LOCKED");
-      expect(codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 0 }, recipient.script))).to.equal("CARRIER_NOT_FOUND");
+      expect(
+        codeOf(() =>
+          h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: spent[0], vout: Number(spent[1]) }, recipient.script),
+        ),
+      ).to.equal("CARRIER_SPENT");
+      expect(
+        codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 1 }, recipient.script)),
+      ).to.equal("CARRIER_NOT_LOCKED");
+      expect(
+        codeOf(() => h.wallet.sendCarrier("amm-payout-8", "drc20", { txid: sent.txid, vout: 0 }, recipient.script)),
+      ).to.equal("CARRIER_NOT_FOUND");
     });
 
     it("moves an inscription on less than the soft dust limit with fund's carrierInputs, paying Core's dust surcharge, accepted by the node", async () => {
@@ -363,11 +490,13 @@ describe("HotWallet on the devnet with a real index", function () {
       await first.wallet.sync();
       expect(first.wallet.tx(split!.txid)!.state).to.equal("confirmed");
 
-      const fundings = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
-        await new Promise((resolve) => setImmediate(resolve));
-        const wallet = i % 2 === 0 ? first.wallet : second.wallet;
-        return wallet.fund(`job-${i}`, "commit", [payTo(stranger, DOGE + BigInt(i))]);
-      }));
+      const fundings = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          const wallet = i % 2 === 0 ? first.wallet : second.wallet;
+          return wallet.fund(`job-${i}`, "commit", [payTo(stranger, DOGE + BigInt(i))]);
+        }),
+      );
       const seen = new Map<string, string>();
       for (const funded of fundings) {
         for (const input of inputsOf(funded)) {
@@ -376,13 +505,17 @@ describe("HotWallet on the devnet with a real index", function () {
         }
       }
       // Broadcast in reverse order: each broadcast sends the unbroadcast parents first.
-      for (const funded of [...fundings].reverse()) expect((await second.wallet.broadcast(funded.txid)).state).to.equal("broadcast");
+      for (const funded of [...fundings].reverse())
+        expect((await second.wallet.broadcast(funded.txid)).state).to.equal("broadcast");
       const pool = new Set(await mempool());
       for (const funded of fundings) expect(pool.has(funded.txid)).to.equal(true);
       await mine();
       await first.wallet.sync();
       for (const funded of fundings) expect(first.wallet.tx(funded.txid)!.state).to.equal("confirmed");
-      verifyWithBitcore(fundings[49].hex, fundings[49].tx.inputs.map(() => first.key.script));
+      verifyWithBitcore(
+        fundings[49].hex,
+        fundings[49].tx.inputs.map(() => first.key.script),
+      );
     });
 
     it("keeps reservations over a restart and returns the same transaction for the same owner and label", async () => {
@@ -442,7 +575,11 @@ describe("HotWallet on the devnet with a real index", function () {
       const parent = h.wallet.fund("job-p", "commit", [payTo(owner, 3n * DOGE)]);
       const child = h.wallet.fund("job-q", "commit", [payTo(stranger, 2n * DOGE)]);
       // The owner's own transaction on output 0 of the parent (as a reveal spends a commit).
-      const reveal = spendP2pkh(owner, [{ txid: parent.txid, vout: 0, value: 3n * DOGE }], [payTo(stranger, 3n * DOGE - DOGE / 100n)]);
+      const reveal = spendP2pkh(
+        owner,
+        [{ txid: parent.txid, vout: 0, value: 3n * DOGE }],
+        [payTo(stranger, 3n * DOGE - DOGE / 100n)],
+      );
       h.wallet.track("job-p", "reveal", reveal.hex);
       await h.wallet.broadcast(child.txid);
       await h.wallet.broadcast(decode(reveal.hex).txid);
@@ -463,20 +600,31 @@ describe("HotWallet on the devnet with a real index", function () {
       expect(current.feeKoinu).to.equal(dogecoinFee(replacement.size, replacement.outputs, 2n * RECOMMENDED_FEE_RATE));
       const rebuiltChild = h.wallet.txOf("job-q", "commit")!;
       expect(inputsOf({ tx: decode(rebuiltChild.hex) })).to.deep.equal([`${current.txid}:1`]);
-      expect(h.events.replaced.map(([a, b]) => [a.txid, b.txid])).to.deep.equal([[parent.txid, current.txid], [child.txid, rebuiltChild.txid]]);
+      expect(h.events.replaced.map(([a, b]) => [a.txid, b.txid])).to.deep.equal([
+        [parent.txid, current.txid],
+        [child.txid, rebuiltChild.txid],
+      ]);
       expect(h.wallet.txOf("job-p", "reveal")!.state).to.equal("failed");
       expect(h.events.failed.map((tx) => tx.label)).to.deep.equal(["reveal"]);
       expect(await mempool()).to.include.members([current.txid, rebuiltChild.txid]);
-      verifyWithBitcore(current.hex, replacement.inputs.map(() => h.key.script));
+      verifyWithBitcore(
+        current.hex,
+        replacement.inputs.map(() => h.key.script),
+      );
 
       // The owner rebuilds its transaction on the replacement under the same label.
-      const rebuilt = spendP2pkh(owner, [{ txid: current.txid, vout: 0, value: 3n * DOGE }], [payTo(stranger, 3n * DOGE - DOGE / 100n)]);
+      const rebuilt = spendP2pkh(
+        owner,
+        [{ txid: current.txid, vout: 0, value: 3n * DOGE }],
+        [payTo(stranger, 3n * DOGE - DOGE / 100n)],
+      );
       const tracked = h.wallet.track("job-p", "reveal", rebuilt.hex);
       expect(tracked.state).to.equal("signed");
       await h.wallet.broadcast(tracked.txid);
       await mine();
       await h.wallet.sync();
-      for (const txid of [current.txid, rebuiltChild.txid, tracked.txid]) expect(h.wallet.tx(txid)!.state).to.equal("confirmed");
+      for (const txid of [current.txid, rebuiltChild.txid, tracked.txid])
+        expect(h.wallet.tx(txid)!.state).to.equal("confirmed");
     });
   });
 
@@ -507,7 +655,12 @@ describe("HotWallet on the devnet with a real index", function () {
       expect(h.wallet.tx(child.txid)!.state).to.equal("failed");
       expect(h.events.failed.map((tx) => tx.txid)).to.deep.equal([parent.txid, child.txid]);
       // The second coin comes back after the hold; the first is gone; so is the change.
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 3n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 0 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 3n * DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 0,
+      });
       h.clock.now += CONFLICT_HOLD_MS;
       expect(h.wallet.balance().spendableUtxos).to.equal(1);
       const again = h.wallet.fund("job-x2", "commit", [payTo(stranger, 2n * DOGE)]);
@@ -527,7 +680,12 @@ describe("HotWallet on the devnet with a real index", function () {
       await mine();
       await h.wallet.sync();
       expect(h.wallet.tx(funded.txid)).to.include({ state: "failed" });
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 0 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 0,
+      });
     });
   });
 
@@ -543,7 +701,12 @@ describe("HotWallet on the devnet with a real index", function () {
       h.wallet.abandon("job-a", "commit");
       expect(h.wallet.txOf("job-a", "commit")).to.equal(null);
       expect(h.wallet.tx(child.txid)).to.equal(null);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 10n * DOGE, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 10n * DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 1,
+      });
       const again = h.wallet.fund("job-a", "commit", [payTo(stranger, DOGE)]);
       expect(inputsOf(again)).to.deep.equal(inputsOf(first));
       await h.wallet.broadcast(again.txid);

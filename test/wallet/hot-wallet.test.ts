@@ -3,11 +3,35 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { NETWORKS, Transaction, TxOutput, bytesToHex, hexToBytes, nullDataScript, parseTransaction } from "../../src/doge";
+import {
+  NETWORKS,
+  Transaction,
+  TxOutput,
+  bytesToHex,
+  hexToBytes,
+  nullDataScript,
+  parseTransaction,
+} from "../../src/doge";
 import type { Sqlite } from "../../src/db/sqlite";
 import {
-  BroadcastError, CONFLICT_HOLD_MS, CarrierNotAvailableError, ChainTxStatus, ChainUtxo, FundedTx, HotWallet, InsufficientFundsError, InvalidOutputError,
-  MAX_FEE_RATE_FACTOR, RECOMMENDED_FEE_RATE, WalletChain, WalletConflictError, WalletKey, WalletTx, dogecoinFee, openWalletDatabase, walletKeyFromPrivateKey,
+  BroadcastError,
+  CONFLICT_HOLD_MS,
+  CarrierNotAvailableError,
+  ChainTxStatus,
+  ChainUtxo,
+  FundedTx,
+  HotWallet,
+  InsufficientFundsError,
+  InvalidOutputError,
+  MAX_FEE_RATE_FACTOR,
+  RECOMMENDED_FEE_RATE,
+  WalletChain,
+  WalletConflictError,
+  WalletKey,
+  WalletTx,
+  dogecoinFee,
+  openWalletDatabase,
+  walletKeyFromPrivateKey,
 } from "../../src/wallet";
 import { newKey, spendP2pkh } from "../helpers/keys";
 import { runEvery } from "../../src/ops/loop";
@@ -61,7 +85,8 @@ class FakeChain implements WalletChain {
     const spent = new Set(tx.inputs.map((input) => `${input.prevTxid}:${input.vout}`));
     this.utxos = this.utxos.filter((utxo) => !spent.has(`${utxo.txid}:${utxo.vout}`));
     tx.outputs.forEach((output, vout) => {
-      if (bytesToHex(output.script) === bytesToHex(script)) this.utxos.push(utxoOf(tx.txid, vout, output.value, script, height));
+      if (bytesToHex(output.script) === bytesToHex(script))
+        this.utxos.push(utxoOf(tx.txid, vout, output.value, script, height));
     });
   }
 }
@@ -72,12 +97,20 @@ function decode(hex: string) {
   return parsed.value;
 }
 
-function utxoOf(txid: string, vout: number, valueKoinu: bigint, script: Uint8Array, height = 10, carries: Partial<ChainUtxo> = {}): ChainUtxo {
+function utxoOf(
+  txid: string,
+  vout: number,
+  valueKoinu: bigint,
+  script: Uint8Array,
+  height = 10,
+  carries: Partial<ChainUtxo> = {},
+): ChainUtxo {
   return { txid, vout, valueKoinu, height, scriptHex: bytesToHex(script), inscriptionIds: [], drc20: [], ...carries };
 }
 
 const randomTxid = () => bytesToHex(randomBytes(32));
-const inputsOf = (tx: Transaction | FundedTx) => ("tx" in tx ? tx.tx : tx).inputs.map((input) => `${input.prevTxid}:${input.vout}`);
+const inputsOf = (tx: Transaction | FundedTx) =>
+  ("tx" in tx ? tx.tx : tx).inputs.map((input) => `${input.prevTxid}:${input.vout}`);
 
 interface Harness {
   wallet: HotWallet;
@@ -89,7 +122,15 @@ interface Harness {
   coin(valueKoinu: bigint, carries?: Partial<ChainUtxo>): ChainUtxo;
 }
 
-function harness(options: { maxUnconfirmedDepth?: number; throwingHandlers?: boolean; db?: Sqlite; key?: WalletKey; chain?: FakeChain } = {}): Harness {
+function harness(
+  options: {
+    maxUnconfirmedDepth?: number;
+    throwingHandlers?: boolean;
+    db?: Sqlite;
+    key?: WalletKey;
+    chain?: FakeChain;
+  } = {},
+): Harness {
   const key = options.key ?? walletKeyFromPrivateKey(newKey().privateKey, regtest);
   const chain = options.chain ?? new FakeChain();
   const events: string[] = [];
@@ -100,16 +141,27 @@ function harness(options: { maxUnconfirmedDepth?: number; throwingHandlers?: boo
     if (options.throwingHandlers) throw new Error("handler bug");
   };
   const wallet = new HotWallet({
-    db: options.db ?? openWalletDatabase(":memory:"), key, chain, network: regtest, now: () => clock.now, maxUnconfirmedDepth: options.maxUnconfirmedDepth,
+    db: options.db ?? openWalletDatabase(":memory:"),
+    key,
+    chain,
+    network: regtest,
+    now: () => clock.now,
+    maxUnconfirmedDepth: options.maxUnconfirmedDepth,
     log: (event, fields) => logs.push({ event, fields }),
     events: {
       onConfirmed: (tx: WalletTx) => record(`confirmed ${tx.label} ${tx.confirmations}`),
-      onReplaced: (previous: WalletTx, replacement: WalletTx) => record(`replaced ${previous.label} ${previous.txid.slice(0, 8)}>${replacement.txid.slice(0, 8)}`),
+      onReplaced: (previous: WalletTx, replacement: WalletTx) =>
+        record(`replaced ${previous.label} ${previous.txid.slice(0, 8)}>${replacement.txid.slice(0, 8)}`),
       onFailed: (tx: WalletTx) => record(`failed ${tx.label}`),
     },
   });
   return {
-    wallet, chain, key, events, logs, clock,
+    wallet,
+    chain,
+    key,
+    events,
+    logs,
+    clock,
     coin(valueKoinu, carries = {}) {
       const utxo = utxoOf(randomTxid(), 0, valueKoinu, key.script, 10, carries);
       chain.utxos.push(utxo);
@@ -143,7 +195,10 @@ describe("HotWallet", () => {
     });
 
     it("counts the unconfirmed ancestors of every input against the limit", async () => {
-      for (const [limit, fits] of [[4, false], [5, true]] as const) {
+      for (const [limit, fits] of [
+        [4, false],
+        [5, true],
+      ] as const) {
         const h = harness({ maxUnconfirmedDepth: limit });
         h.coin(10n * DOGE);
         h.coin(10n * DOGE);
@@ -171,9 +226,14 @@ describe("HotWallet", () => {
       const h = harness();
       h.coin(10n * DOGE);
       await h.wallet.sync();
-      expect(() => h.wallet.fund("j", "x", [{ value: 1n, script: nullDataScript(Uint8Array.of(1)) }, pay(DOGE)])).to.throw(InvalidOutputError);
+      expect(() =>
+        h.wallet.fund("j", "x", [{ value: 1n, script: nullDataScript(Uint8Array.of(1)) }, pay(DOGE)]),
+      ).to.throw(InvalidOutputError);
       expect(() => h.wallet.fund("j", "x", [pay(-1n)])).to.throw(InvalidOutputError);
-      const funded = h.wallet.fund("j", "x", [{ value: 0n, script: nullDataScript(Uint8Array.of(1, 2, 3)) }, pay(DOGE)]);
+      const funded = h.wallet.fund("j", "x", [
+        { value: 0n, script: nullDataScript(Uint8Array.of(1, 2, 3)) },
+        pay(DOGE),
+      ]);
       const tx = decode(funded.hex);
       expect(funded.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs));
       expect(funded.feeKoinu).to.equal(BigInt(tx.size) * 1000n);
@@ -186,7 +246,7 @@ describe("HotWallet", () => {
       await h.wallet.sync();
       const plain = h.wallet.fund("a", "x", [pay(DOGE)]);
       const padded = h.wallet.fund("b", "x", [pay(DOGE)], { extraBytes: 150 });
-      expect(padded.feeKoinu - plain.feeKoinu).to.equal(150n * RECOMMENDED_FEE_RATE / 1000n);
+      expect(padded.feeKoinu - plain.feeKoinu).to.equal((150n * RECOMMENDED_FEE_RATE) / 1000n);
     });
   });
 
@@ -197,11 +257,21 @@ describe("HotWallet", () => {
       h.coin(7n * DOGE, { inscriptionIds: [`${randomTxid()}i0`] });
       const plain = h.coin(DOGE);
       await h.wallet.sync();
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: DOGE, unconfirmedKoinu: 0n, lockedKoinu: 12n * DOGE, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: DOGE,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 12n * DOGE,
+        spendableUtxos: 1,
+      });
       expect(() => h.wallet.fund("j", "x", [pay(2n * DOGE)])).to.throw(InsufficientFundsError);
       h.chain.utxos = h.chain.utxos.filter((utxo) => utxo !== plain && utxo !== drc20);
       await h.wallet.sync();
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: 0n, lockedKoinu: 7n * DOGE, spendableUtxos: 0 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 7n * DOGE,
+        spendableUtxos: 0,
+      });
     });
 
     it("confirms change in place when the index reports it, and takes it back to unconfirmed after a reorg", async () => {
@@ -222,7 +292,12 @@ describe("HotWallet", () => {
       h.chain.utxos = h.chain.utxos.filter((utxo) => utxo.txid !== funded.txid);
       await h.wallet.sync();
       expect(h.wallet.tx(funded.txid)).to.include({ state: "broadcast", height: null, confirmations: 0 });
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: change, lockedKoinu: 0n, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: change,
+        lockedKoinu: 0n,
+        spendableUtxos: 1,
+      });
       expect(h.events).to.deep.equal(["confirmed x 1"]);
     });
   });
@@ -247,15 +322,32 @@ describe("HotWallet", () => {
       const h = harness();
       await h.wallet.sync();
       const foreign = { txid: randomTxid(), vout: 0, value: 5n * DOGE };
-      const payment = spendP2pkh(stranger, [foreign], [{ value: 4n * DOGE, script: h.key.script }, { value: DOGE / 2n, script: h.key.script }]);
+      const payment = spendP2pkh(
+        stranger,
+        [foreign],
+        [
+          { value: 4n * DOGE, script: h.key.script },
+          { value: DOGE / 2n, script: h.key.script },
+        ],
+      );
       const tracked = h.wallet.track("owner", "payment", payment.hex);
       expect(tracked.feeKoinu).to.equal(0n); // its input is not the wallet's: the fee is unknown
       await h.wallet.broadcast(tracked.txid);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 0 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 0,
+      });
       h.chain.confirm(payment.hex, 12, 1, h.key.script);
       h.chain.utxos[0].inscriptionIds = [`${tracked.txid}i0`];
       await h.wallet.sync();
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: DOGE / 2n, unconfirmedKoinu: 0n, lockedKoinu: 4n * DOGE, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: DOGE / 2n,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 4n * DOGE,
+        spendableUtxos: 1,
+      });
     });
   });
 
@@ -268,11 +360,15 @@ describe("HotWallet", () => {
       const funded = h.wallet.fund("job", "x", [pay(DOGE)]);
       h.chain.refuse = () => new BroadcastError("insufficient_fee", "66: min relay fee not met", -26);
       let thrown: unknown;
-      await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
+      await h.wallet.broadcast(funded.txid).catch((error) => {
+        thrown = error;
+      });
       expect(thrown).to.include({ reason: "insufficient_fee" });
       expect(h.wallet.tx(funded.txid)).to.include({ state: "signed", attempts: 1, error: "66: min relay fee not met" });
       h.chain.refuse = () => new BroadcastError("unavailable", "connection refused");
-      await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
+      await h.wallet.broadcast(funded.txid).catch((error) => {
+        thrown = error;
+      });
       expect(thrown).to.include({ reason: "unavailable" });
       expect(() => h.wallet.abandon("job", "x")).to.throw(/may have reached the node/);
 
@@ -292,7 +388,9 @@ describe("HotWallet", () => {
       h.chain.utxos = h.chain.utxos.filter((utxo) => utxo !== coin);
       h.chain.refuse = () => new BroadcastError("missing_inputs", "Missing inputs", -25);
       let thrown: unknown;
-      await h.wallet.broadcast(funded.txid).catch((error) => { thrown = error; });
+      await h.wallet.broadcast(funded.txid).catch((error) => {
+        thrown = error;
+      });
       expect(thrown).to.be.instanceOf(BroadcastError);
       expect(thrown).to.include({ reason: "conflict" });
       expect(h.wallet.tx(funded.txid)!.state).to.equal("failed");
@@ -336,14 +434,18 @@ describe("HotWallet", () => {
     it("rebuilds a dropped transaction refused for its fee, and its wallet-funded child, at twice the rate", async () => {
       const h = harness();
       const { parent, child } = await droppedPair(h);
-      h.chain.refuse = (txid) => (txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      h.chain.refuse = (txid) =>
+        txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null;
       await h.wallet.sync();
       const p2 = h.wallet.txOf("job-p", "commit")!;
       const c2 = h.wallet.txOf("job-c", "commit")!;
       expect(inputsOf(decode(p2.hex))).to.deep.equal(inputsOf(parent));
       expect(p2.feeKoinu).to.equal(dogecoinFee(decode(p2.hex).size, decode(p2.hex).outputs, 2n * RECOMMENDED_FEE_RATE));
       expect(inputsOf(decode(c2.hex))).to.deep.equal([`${p2.txid}:1`]);
-      expect(h.events).to.deep.equal([`replaced commit ${short(parent.txid)}>${short(p2.txid)}`, `replaced commit ${short(child.txid)}>${short(c2.txid)}`]);
+      expect(h.events).to.deep.equal([
+        `replaced commit ${short(parent.txid)}>${short(p2.txid)}`,
+        `replaced commit ${short(child.txid)}>${short(c2.txid)}`,
+      ]);
       expect(h.chain.sent.slice(-2)).to.deep.equal([p2.txid, c2.txid]);
       expect([p2.state, c2.state]).to.deep.equal(["broadcast", "broadcast"]);
       // broadcast() of a replaced version goes to the current one.
@@ -352,8 +454,9 @@ describe("HotWallet", () => {
 
     it("brings back a replaced version that confirms after all, and rebuilds the children on it", async () => {
       const h = harness();
-      const { parent, child } = await droppedPair(h);
-      h.chain.refuse = (txid) => (txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      const { parent } = await droppedPair(h);
+      h.chain.refuse = (txid) =>
+        txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null;
       await h.wallet.sync();
       const p2 = h.wallet.txOf("job-p", "commit")!;
       const c2 = h.wallet.txOf("job-c", "commit")!;
@@ -362,12 +465,19 @@ describe("HotWallet", () => {
       h.chain.mempool.clear();
       h.chain.confirm(parent.hex, 20, 1, h.key.script);
       await h.wallet.sync();
-      expect(h.wallet.txOf("job-p", "commit")).to.include({ txid: parent.txid, state: "confirmed", height: 20, replacedBy: null });
+      expect(h.wallet.txOf("job-p", "commit")).to.include({
+        txid: parent.txid,
+        state: "confirmed",
+        height: 20,
+        replacedBy: null,
+      });
       expect(h.wallet.tx(p2.txid)).to.include({ state: "replaced", replacedBy: parent.txid });
       const c3 = h.wallet.txOf("job-c", "commit")!;
       expect(inputsOf(decode(c3.hex))).to.deep.equal([`${parent.txid}:1`]);
       expect(h.events).to.deep.equal([
-        `replaced commit ${short(p2.txid)}>${short(parent.txid)}`, `replaced commit ${short(c2.txid)}>${short(c3.txid)}`, "confirmed commit 1",
+        `replaced commit ${short(p2.txid)}>${short(parent.txid)}`,
+        `replaced commit ${short(c2.txid)}>${short(c3.txid)}`,
+        "confirmed commit 1",
       ]);
       expect(h.chain.sent[h.chain.sent.length - 1]).to.equal(c3.txid);
     });
@@ -402,7 +512,12 @@ describe("HotWallet", () => {
       await h.wallet.sync();
       expect(h.wallet.tx(funded.txid)).to.include({ state: "failed" });
       expect(h.events).to.deep.equal(["failed x"]);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: coin.valueKoinu, unconfirmedKoinu: 0n, lockedKoinu: 0n, spendableUtxos: 1 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: coin.valueKoinu,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: 0n,
+        spendableUtxos: 1,
+      });
     });
 
     it(`stops raising the fee at ${MAX_FEE_RATE_FACTOR} times the wallet's rate`, async () => {
@@ -442,7 +557,9 @@ describe("HotWallet", () => {
     it("runs one sync at a time until stopped, logging failures", async () => {
       const h = harness();
       h.chain.failUtxoCall = 2;
-      const loop = runEvery("wallet_sync", 1, () => h.wallet.sync(), { log: (event, fields) => h.logs.push({ event, fields }) });
+      const loop = runEvery("wallet_sync", 1, () => h.wallet.sync(), {
+        log: (event, fields) => h.logs.push({ event, fields }),
+      });
       while (h.chain.utxoCalls < 5) await new Promise((resolve) => setTimeout(resolve, 2));
       await loop.stop();
       await h.wallet.sync();
@@ -450,7 +567,9 @@ describe("HotWallet", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(h.chain.utxoCalls).to.equal(calls);
       expect(h.chain.maxActive).to.equal(1);
-      expect(h.logs.filter((line) => line.event === "wallet_sync_failed").map((line) => line.fields.err)).to.deep.equal(["index unreachable"]);
+      expect(h.logs.filter((line) => line.event === "wallet_sync_failed").map((line) => line.fields.err)).to.deep.equal(
+        ["index unreachable"],
+      );
     });
 
     it("shares one run between concurrent sync calls", async () => {
@@ -479,7 +598,15 @@ describe("HotWallet", () => {
       const plain = h.coin(10n * DOGE);
       await h.wallet.sync();
       expect(h.wallet.carriers()).to.deep.equal([
-        { txid: carrier.txid, vout: 0, valueKoinu: DOGE, height: 10, inscriptionIds: transfer.inscriptionIds, drc20: transfer.drc20, heldUntil: null },
+        {
+          txid: carrier.txid,
+          vout: 0,
+          valueKoinu: DOGE,
+          height: 10,
+          inscriptionIds: transfer.inscriptionIds,
+          drc20: transfer.drc20,
+          heldUntil: null,
+        },
       ]);
       const funded = h.wallet.sendCarrier("amm-payout-1", "drc20", { txid: carrier.txid, vout: 0 }, recipient.script);
       const tx = decode(funded.hex);
@@ -490,8 +617,15 @@ describe("HotWallet", () => {
       expect(funded.feeKoinu).to.equal(dogecoinFee(tx.size, tx.outputs, RECOMMENDED_FEE_RATE));
       expect(tx.outputs[1].value).to.equal(10n * DOGE - funded.feeKoinu);
       expect(h.wallet.carriers()).to.deep.equal([]);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: tx.outputs[1].value, lockedKoinu: 0n, spendableUtxos: 1 });
-      expect(h.wallet.sendCarrier("amm-payout-1", "drc20", { txid: carrier.txid, vout: 0 }, stranger.script).txid).to.equal(funded.txid);
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: tx.outputs[1].value,
+        lockedKoinu: 0n,
+        spendableUtxos: 1,
+      });
+      expect(
+        h.wallet.sendCarrier("amm-payout-1", "drc20", { txid: carrier.txid, vout: 0 }, stranger.script).txid,
+      ).to.equal(funded.txid);
     });
 
     it("takes several carriers in the order given, each whole on the output of its index, with free outputs after them", async () => {
@@ -500,9 +634,21 @@ describe("HotWallet", () => {
       const second = h.coin(DOGE / 200n, transfer);
       h.coin(20n * DOGE);
       await h.wallet.sync();
-      const funded = h.wallet.fund("job", "x", [{ value: DOGE / 200n, script: recipient.script }, { value: 3n * DOGE, script: recipient.script }, pay(5n * DOGE)], {
-        carrierInputs: [{ txid: second.txid, vout: 0 }, { txid: first.txid.toUpperCase(), vout: 0 }],
-      });
+      const funded = h.wallet.fund(
+        "job",
+        "x",
+        [
+          { value: DOGE / 200n, script: recipient.script },
+          { value: 3n * DOGE, script: recipient.script },
+          pay(5n * DOGE),
+        ],
+        {
+          carrierInputs: [
+            { txid: second.txid, vout: 0 },
+            { txid: first.txid.toUpperCase(), vout: 0 },
+          ],
+        },
+      );
       expect(inputsOf(funded).slice(0, 2)).to.deep.equal([`${second.txid}:0`, `${first.txid}:0`]);
       expect(inputsOf(funded)).to.have.length(3);
       expect(funded.changeVout).to.equal(3);
@@ -518,24 +664,48 @@ describe("HotWallet", () => {
       const plain = h.coin(10n * DOGE);
       await h.wallet.sync();
       const unknown = `${randomTxid()}`;
-      expect(carrierError(() => h.wallet.sendCarrier("a", "x", { txid: unknown, vout: 0 }, recipient.script))).to.include({
-        code: "CARRIER_NOT_FOUND", outpoint: `${unknown}:0`,
+      expect(
+        carrierError(() => h.wallet.sendCarrier("a", "x", { txid: unknown, vout: 0 }, recipient.script)),
+      ).to.include({
+        code: "CARRIER_NOT_FOUND",
+        outpoint: `${unknown}:0`,
       });
-      expect(carrierError(() => h.wallet.sendCarrier("a", "x", { txid: plain.txid, vout: 0 }, recipient.script))).to.include({ code: "CARRIER_NOT_LOCKED" });
-      expect(() => h.wallet.fund("a", "x", [pay(DOGE - 1n)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] })).to.throw(InvalidOutputError, /exactly/);
-      expect(() => h.wallet.fund("a", "x", [pay(DOGE)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }, { txid: carrier.txid, vout: 0 }] })).to.throw(TypeError, /twice/);
-      expect(() => h.wallet.fund("wallet", "x", [pay(DOGE)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] })).to.throw(TypeError, /own/);
-      expect(() => h.wallet.sendCarrier("a", "x", { txid: carrier.txid, vout: 0 }, nullDataScript())).to.throw(TypeError, /burnt/);
+      expect(
+        carrierError(() => h.wallet.sendCarrier("a", "x", { txid: plain.txid, vout: 0 }, recipient.script)),
+      ).to.include({ code: "CARRIER_NOT_LOCKED" });
+      expect(() =>
+        h.wallet.fund("a", "x", [pay(DOGE - 1n)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] }),
+      ).to.throw(InvalidOutputError, /exactly/);
+      expect(() =>
+        h.wallet.fund("a", "x", [pay(DOGE)], {
+          carrierInputs: [
+            { txid: carrier.txid, vout: 0 },
+            { txid: carrier.txid, vout: 0 },
+          ],
+        }),
+      ).to.throw(TypeError, /twice/);
+      expect(() =>
+        h.wallet.fund("wallet", "x", [pay(DOGE)], { carrierInputs: [{ txid: carrier.txid, vout: 0 }] }),
+      ).to.throw(TypeError, /own/);
+      expect(() => h.wallet.sendCarrier("a", "x", { txid: carrier.txid, vout: 0 }, nullDataScript())).to.throw(
+        TypeError,
+        /burnt/,
+      );
       expect(h.wallet.txOf("a", "x")).to.equal(null);
       const sent = h.wallet.sendCarrier("b", "x", { txid: carrier.txid, vout: 0 }, recipient.script);
-      expect(carrierError(() => h.wallet.sendCarrier("c", "x", { txid: carrier.txid, vout: 0 }, recipient.script))).to.include({
-        code: "CARRIER_SPENT", spentBy: sent.txid,
+      expect(
+        carrierError(() => h.wallet.sendCarrier("c", "x", { txid: carrier.txid, vout: 0 }, recipient.script)),
+      ).to.include({
+        code: "CARRIER_SPENT",
+        spentBy: sent.txid,
       });
       // The carrier's spend is in the same write transaction as the funding: a failed funding leaves it locked.
       const other = harness();
       const lonely = other.coin(DOGE, transfer);
       await other.wallet.sync();
-      expect(() => other.wallet.sendCarrier("a", "x", { txid: lonely.txid, vout: 0 }, recipient.script)).to.throw(InsufficientFundsError);
+      expect(() => other.wallet.sendCarrier("a", "x", { txid: lonely.txid, vout: 0 }, recipient.script)).to.throw(
+        InsufficientFundsError,
+      );
       expect(other.wallet.carriers().map((c) => c.txid)).to.deep.equal([lonely.txid]);
     });
 
@@ -549,14 +719,24 @@ describe("HotWallet", () => {
         first.coin(10n * DOGE);
         first.coin(10n * DOGE);
         await first.wallet.sync();
-        const attempts = await Promise.allSettled(["payout-a", "payout-b", "payout-a"].map(async (owner, i) => {
-          await new Promise((resolve) => setImmediate(resolve));
-          return (i === 1 ? second : first).wallet.sendCarrier(owner, "drc20", { txid: carrier.txid, vout: 0 }, recipient.script);
-        }));
+        const attempts = await Promise.allSettled(
+          ["payout-a", "payout-b", "payout-a"].map(async (owner, i) => {
+            await new Promise((resolve) => setImmediate(resolve));
+            return (i === 1 ? second : first).wallet.sendCarrier(
+              owner,
+              "drc20",
+              { txid: carrier.txid, vout: 0 },
+              recipient.script,
+            );
+          }),
+        );
         const [a, b, again] = attempts;
-        if (a.status !== "fulfilled" || again.status !== "fulfilled" || b.status !== "rejected") return expect.fail(`${attempts.map((x) => x.status)}`);
+        if (a.status !== "fulfilled" || again.status !== "fulfilled" || b.status !== "rejected")
+          return expect.fail(`${attempts.map((x) => x.status)}`);
         expect(again.value.txid).to.equal(a.value.txid);
-        expect(b.reason).to.be.instanceOf(CarrierNotAvailableError).and.include({ code: "CARRIER_SPENT", spentBy: a.value.txid });
+        expect(b.reason)
+          .to.be.instanceOf(CarrierNotAvailableError)
+          .and.include({ code: "CARRIER_SPENT", spentBy: a.value.txid });
         expect(second.wallet.txOf("payout-b", "drc20")).to.equal(null);
         expect(inputsOf(a.value)[0]).to.equal(`${carrier.txid}:0`);
       } finally {
@@ -577,13 +757,29 @@ describe("HotWallet", () => {
       h.chain.refuse = () => null;
       expect(h.wallet.tx(failing.txid)!.state).to.equal("failed");
       expect(h.wallet.carriers()).to.deep.equal([
-        { txid: carrier.txid, vout: 0, valueKoinu: DOGE, height: 10, inscriptionIds: transfer.inscriptionIds, drc20: transfer.drc20, heldUntil: h.clock.now + CONFLICT_HOLD_MS },
+        {
+          txid: carrier.txid,
+          vout: 0,
+          valueKoinu: DOGE,
+          height: 10,
+          inscriptionIds: transfer.inscriptionIds,
+          drc20: transfer.drc20,
+          heldUntil: h.clock.now + CONFLICT_HOLD_MS,
+        },
       ]);
-      expect(h.wallet.balance()).to.deep.equal({ confirmedKoinu: 0n, unconfirmedKoinu: 0n, lockedKoinu: DOGE, spendableUtxos: 0 });
+      expect(h.wallet.balance()).to.deep.equal({
+        confirmedKoinu: 0n,
+        unconfirmedKoinu: 0n,
+        lockedKoinu: DOGE,
+        spendableUtxos: 0,
+      });
       h.coin(10n * DOGE);
       await h.wallet.sync();
-      expect(carrierError(() => h.wallet.sendCarrier("payout", "2", { txid: carrier.txid, vout: 0 }, recipient.script))).to.include({
-        code: "CARRIER_HELD", heldUntil: h.clock.now + CONFLICT_HOLD_MS,
+      expect(
+        carrierError(() => h.wallet.sendCarrier("payout", "2", { txid: carrier.txid, vout: 0 }, recipient.script)),
+      ).to.include({
+        code: "CARRIER_HELD",
+        heldUntil: h.clock.now + CONFLICT_HOLD_MS,
       });
       h.clock.now += CONFLICT_HOLD_MS;
       // Held no longer, still never selected as a plain coin.
@@ -604,7 +800,8 @@ describe("HotWallet", () => {
       const sent = h.wallet.sendCarrier("payout", "1", { txid: carrier.txid, vout: 0 }, recipient.script);
       await h.wallet.broadcast(sent.txid);
       h.chain.mempool.clear();
-      h.chain.refuse = (txid) => (txid === sent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      h.chain.refuse = (txid) =>
+        txid === sent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null;
       await h.wallet.sync();
       const current = h.wallet.txOf("payout", "1")!;
       expect(current.txid).to.not.equal(sent.txid);
@@ -627,7 +824,8 @@ describe("HotWallet", () => {
       expect(inputsOf(send)).to.deep.equal([`${carrier.txid}:0`, `${parent.txid}:1`]);
       await h.wallet.broadcast(send.txid);
       h.chain.mempool.clear();
-      h.chain.refuse = (txid) => (txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null);
+      h.chain.refuse = (txid) =>
+        txid === parent.txid ? new BroadcastError("insufficient_fee", "66: mempool min fee not met", -26) : null;
       await h.wallet.sync();
       const newParent = h.wallet.txOf("job-p", "commit")!;
       const rebuilt = decode(h.wallet.txOf("payout", "1")!.hex);
@@ -660,7 +858,9 @@ describe("HotWallet", () => {
       await h.wallet.sync();
       h.chain.refuse = () => new BroadcastError("unavailable", "connection refused");
       let thrown: unknown;
-      await h.wallet.ensureUtxos(3, DOGE).catch((error) => { thrown = error; });
+      await h.wallet.ensureUtxos(3, DOGE).catch((error) => {
+        thrown = error;
+      });
       expect(thrown).to.include({ reason: "unavailable" });
       const split = h.wallet.txOf("wallet", "split-1")!;
       expect(split.state).to.equal("signed");

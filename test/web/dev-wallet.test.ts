@@ -27,10 +27,14 @@ describe("development wallet provider", () => {
   const wallet = createDevWallet({ wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest" });
 
   /** A PSBT spending one output of `owner` (nonWitnessUtxo: a real transaction paying it). */
-  function psbtSpending(owners: typeof key[]): string {
+  function psbtSpending(owners: (typeof key)[]): string {
     const psbt = new Psbt({ network });
     for (const [i, owner] of owners.entries()) {
-      const funding = spendP2pkh(owner, [{ txid: "11".repeat(32), vout: i, value: 10_000_000n }], [{ script: owner.script, value: 9_000_000n }]);
+      const funding = spendP2pkh(
+        owner,
+        [{ txid: "11".repeat(32), vout: i, value: 10_000_000n }],
+        [{ script: owner.script, value: 9_000_000n }],
+      );
       psbt.addInput({ hash: txidOf(funding.tx), index: 0, nonWitnessUtxo: hexToBytes(funding.hex) });
     }
     psbt.addOutput({ script: other.script, value: 1_000_000n });
@@ -38,7 +42,11 @@ describe("development wallet provider", () => {
   }
 
   it("connects with its address and key, and signs a message as Dogecoin's signmessage does", async () => {
-    expect(await wallet.connect()).to.deep.equal({ address: key.address, publicKey: Buffer.from(key.publicKey).toString("hex"), network: "regtest" });
+    expect(await wallet.connect()).to.deep.equal({
+      address: key.address,
+      publicKey: Buffer.from(key.publicKey).toString("hex"),
+      network: "regtest",
+    });
     const answer = await wallet.connect({ message: "launchpad sign-in 42" });
     expect(verifyMessage(key.address, answer.signature!, "launchpad sign-in 42", NETWORKS.regtest)).to.equal(true);
     expect(await rejection(wallet.connect({ message: "" }))).to.contain("message must be a non-empty string");
@@ -47,14 +55,22 @@ describe("development wallet provider", () => {
   it("signs exactly the inputs that spend its own outputs, unfinalised", async () => {
     const signed = Psbt.fromBase64(await wallet.signPSBT(psbtSpending([key, other, key])), { network });
     expect(signed.data.inputs.map((input) => input.partialSig?.length ?? 0)).to.deep.equal([1, 0, 1]);
-    expect(signed.validateSignaturesOfInput(0, (pubkey, hash, signature) => Buffer.from(pubkey).equals(Buffer.from(key.publicKey)) && signature.length === 64 && hash.length === 32)).to.equal(true);
+    expect(
+      signed.validateSignaturesOfInput(
+        0,
+        (pubkey, hash, signature) =>
+          Buffer.from(pubkey).equals(Buffer.from(key.publicKey)) && signature.length === 64 && hash.length === 32,
+      ),
+    ).to.equal(true);
     expect(signed.data.inputs[0].finalScriptSig).to.equal(undefined);
   });
 
   it("refuses what is not a PSBT, and a PSBT with nothing of its own", async () => {
     expect(await rejection(wallet.signPSBT(42))).to.contain("signPSBT takes a base64 PSBT");
     expect(await rejection(wallet.signPSBT("bm90IGEgcHNidA=="))).to.contain("not a PSBT");
-    expect(await rejection(wallet.signPSBT(psbtSpending([other])))).to.contain(`no input of this PSBT spends ${key.address}`);
+    expect(await rejection(wallet.signPSBT(psbtSpending([other])))).to.contain(
+      `no input of this PSBT spends ${key.address}`,
+    );
   });
 
   it("is served as a browser bundle installing window.wallet, and never for mainnet", async () => {
@@ -62,8 +78,14 @@ describe("development wallet provider", () => {
     expect(bundle).to.contain("DogeDevWallet");
     expect(bundle).to.not.match(/require\("node:/);
     const script = await devWalletScript(encodeWif(key.privateKey, NETWORKS.regtest), NETWORKS.regtest);
-    expect(script.endsWith(`DogeDevWallet.install(${JSON.stringify({ wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest" })});\n`)).to.equal(true);
-    expect(await rejection(devWalletScript(encodeWif(key.privateKey, NETWORKS.mainnet), NETWORKS.mainnet))).to.contain("devnet and testnet only");
+    expect(
+      script.endsWith(
+        `DogeDevWallet.install(${JSON.stringify({ wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest" })});\n`,
+      ),
+    ).to.equal(true);
+    expect(await rejection(devWalletScript(encodeWif(key.privateKey, NETWORKS.mainnet), NETWORKS.mainnet))).to.contain(
+      "devnet and testnet only",
+    );
     expect(NO_DEV_WALLET_SCRIPT).to.contain("the browser's wallet provides window.wallet");
   });
 });

@@ -20,7 +20,16 @@ import { LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack"
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts", "browser");
 const PHONE = { width: 390, height: 844 };
 const PRICE = 2n * KOINU_PER_DOGE;
@@ -51,32 +60,57 @@ describe("launchpad pages in Chromium", function () {
    */
   const startChainDriver = () => {
     driver = setInterval(() => {
-      driving = driving.then(async () => {
-        const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
-        if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
-        await stack.indexer.syncOnce();
-        await stack.platform.checkConfirmations();
-        await stack.app.launchpad.mints.runOnce();
-      }).catch((error) => { errors.push((error as Error).message); });
+      driving = driving
+        .then(async () => {
+          const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
+          if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
+          await stack.indexer.syncOnce();
+          await stack.platform.checkConfirmations();
+          await stack.app.launchpad.mints.runOnce();
+        })
+        .catch((error) => {
+          errors.push((error as Error).message);
+        });
     }, 250);
   };
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    if (!fs.existsSync(CHROMIUM))
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const walletProviderScript = await devWalletScript(encodeWif(holder.privateKey, NETWORKS.regtest), NETWORKS.regtest);
+    const walletProviderScript = await devWalletScript(
+      encodeWif(holder.privateKey, NETWORKS.regtest),
+      NETWORKS.regtest,
+    );
     stack = await startLaunchpadStack({
       launchpad: async ({ queries, client }) => {
         explorer = createExplorerApp({ queries, network: NETWORKS.regtest, node: client }).listen(0, "127.0.0.1");
         await new Promise((resolve) => explorer.once("listening", resolve));
-        return { webDir: path.resolve(__dirname, "..", "..", "web"), walletProviderScript, explorerUrl: `http://127.0.0.1:${(explorer.address() as { port: number }).port}` };
+        return {
+          webDir: path.resolve(__dirname, "..", "..", "web"),
+          walletProviderScript,
+          explorerUrl: `http://127.0.0.1:${(explorer.address() as { port: number }).port}`,
+        };
       },
     });
     for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [holder.address, 100, false]);
     await stack.mine();
     const token = await stack.signIn(creator);
-    for (const [slug, price, max] of [[PAID, PRICE, 5], [TINY, 0n, 1]] as const) {
-      const listed = await stack.call("POST", "/collections", { token, operator: price === 0n, body: { slug, name: slug === PAID ? "Web Pups" : "Web Tiny", price_koinu: price.toString(), max, creator_address: creator.address } });
+    for (const [slug, price, max] of [
+      [PAID, PRICE, 5],
+      [TINY, 0n, 1],
+    ] as const) {
+      const listed = await stack.call("POST", "/collections", {
+        token,
+        operator: price === 0n,
+        body: {
+          slug,
+          name: slug === PAID ? "Web Pups" : "Web Tiny",
+          price_koinu: price.toString(),
+          max,
+          creator_address: creator.address,
+        },
+      });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
       await stack.confirmInscriberJob(listed.body.deploy.job_id);
     }
@@ -99,14 +133,18 @@ describe("launchpad pages in Chromium", function () {
   });
 
   afterEach(function () {
-    if (this.currentTest?.state === "failed" && page) return shot(page, `failed-${this.currentTest.title.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
+    if (this.currentTest?.state === "failed" && page)
+      return shot(page, `failed-${this.currentTest.title.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
   });
 
   it("lists the collections with X / Y minted in the directory", async () => {
     await page.goto(`${stack.base}/`);
     const card = page.locator(`li[data-slug="${PAID}"]`);
     await card.waitFor();
-    expect(await card.innerText()).to.contain("Web Pups").and.contain("0 / 5 minted").and.contain("2 DOGE");
+    expect(await card.innerText())
+      .to.contain("Web Pups")
+      .and.contain("0 / 5 minted")
+      .and.contain("2 DOGE");
     await shot(page, "1-directory");
   });
 
@@ -118,7 +156,9 @@ describe("launchpad pages in Chromium", function () {
     expect(await page.evaluate(() => typeof (window as any).wallet?.connect)).to.equal("function");
     expect(await page.evaluate(() => "inscribe" in (window as any).wallet)).to.equal(false);
     await page.click("#connect");
-    await page.waitForFunction(() => document.getElementById("connect-message")!.textContent!.startsWith("Connected as"));
+    await page.waitForFunction(() =>
+      document.getElementById("connect-message")!.textContent!.startsWith("Connected as"),
+    );
     expect(await text(page, "#connect-message")).to.contain(holder.address);
     // Nothing overflows a phone-sized screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true);
@@ -126,18 +166,30 @@ describe("launchpad pages in Chromium", function () {
   });
 
   it("claims, pays with a PSBT the wallet signs (broadcast through the explorer), mints, and the counter moves from 0 to 1 without a reload", async () => {
-    await page.evaluate(() => { (window as any).__sameDocument = true; });
+    await page.evaluate(() => {
+      (window as any).__sameDocument = true;
+    });
     await page.click("#claim");
     await page.waitForFunction(() => document.getElementById("claim-message")!.textContent!.includes("#0"));
     await shot(page, "3-claimed");
     await page.click("#pay");
-    await page.waitForFunction(() => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"),
+      undefined,
+      { timeout: 60_000 },
+    );
     const paymentTxid = (await text(page, "#pay-message")).split(": ")[1].trim();
     expect(paymentTxid).to.match(/^[0-9a-f]{64}$/);
     await shot(page, "4-paid");
     await page.click("#mint");
-    await page.waitForFunction(() => document.getElementById("mint-message")!.textContent!.startsWith("Minted #0"), undefined, { timeout: 120_000 });
-    await page.waitForFunction(() => document.getElementById("minted")!.textContent === "1", undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => document.getElementById("mint-message")!.textContent!.startsWith("Minted #0"),
+      undefined,
+      { timeout: 120_000 },
+    );
+    await page.waitForFunction(() => document.getElementById("minted")!.textContent === "1", undefined, {
+      timeout: 10_000,
+    });
     expect(await page.evaluate(() => (window as any).__sameDocument)).to.equal(true);
     await shot(page, "5-minted");
 
@@ -145,7 +197,12 @@ describe("launchpad pages in Chromium", function () {
     const inscriptionId = (await text(page, "#mint-message")).split("inscription ")[1].trim();
     expect(stack.queries.inscription(inscriptionId)!.ownerAddress).to.equal(holder.address);
     const record = await stack.call("GET", `/collections/${PAID}/mints/0`);
-    expect(record.body).to.include({ status: "confirmed", payment_txid: paymentTxid, inscription_id: inscriptionId, address: holder.address });
+    expect(record.body).to.include({
+      status: "confirmed",
+      payment_txid: paymentTxid,
+      inscription_id: inscriptionId,
+      address: holder.address,
+    });
     expect(errors).to.deep.equal([]);
   });
 
@@ -163,7 +220,9 @@ describe("launchpad pages in Chromium", function () {
       const other = await stranger.newPage();
       await other.goto(`${stack.base}/members.html?slug=${PAID}`);
       await other.waitForFunction(() => document.getElementById("status")!.className.includes("error"));
-      expect(await text(other, "#status")).to.contain("Refused").and.contain("SESSION_REQUIRED");
+      expect(await text(other, "#status"))
+        .to.contain("Refused")
+        .and.contain("SESSION_REQUIRED");
       await shot(other, "7-stranger-refused");
     } finally {
       await stranger.close();
@@ -172,7 +231,9 @@ describe("launchpad pages in Chromium", function () {
 
   it("shows a clear message when a collection is sold out", async () => {
     await page.goto(`${stack.base}/collection.html?slug=${TINY}`);
-    await page.waitForFunction(() => document.getElementById("connect-message")!.textContent!.startsWith("Connected as"));
+    await page.waitForFunction(() =>
+      document.getElementById("connect-message")!.textContent!.startsWith("Connected as"),
+    );
     await page.click("#claim");
     await page.waitForFunction(() => document.getElementById("claim-message")!.className.includes("error"));
     expect(await text(page, "#claim-message")).to.contain("SOLD_OUT");

@@ -3,7 +3,13 @@ import fc from "fast-check";
 import { OP, bytesToHex, compileScript, concatBytes, parseTransaction, sha256 } from "../../src/doge";
 import type { DecodedTransaction } from "../../src/doge";
 import {
-  OP_CHECKZKP, ZKP_SHADOW_STATUS, ZkpUse, decodeCheckZkpOperands, extractCheckZkpUses, findCheckZkpInScript, redeemScriptOf,
+  OP_CHECKZKP,
+  ZKP_SHADOW_STATUS,
+  ZkpUse,
+  decodeCheckZkpOperands,
+  extractCheckZkpUses,
+  findCheckZkpInScript,
+  redeemScriptOf,
 } from "../../src/zkp";
 import vectors from "../vectors/zkp-extract.json";
 import { TxSpec, asmToScript, buildTransaction, spendsP2shOf } from "./helpers";
@@ -15,8 +21,17 @@ interface ExtractVector {
 }
 
 const LOCATION_AND_PAYLOAD = [
-  "role", "input_index", "output_index", "op_index", "mode", "mode_name", "proof_hex", "vk_hex", "vk_sha256",
-  "public_inputs", "parse_error",
+  "role",
+  "input_index",
+  "output_index",
+  "op_index",
+  "mode",
+  "mode_name",
+  "proof_hex",
+  "vk_hex",
+  "vk_sha256",
+  "public_inputs",
+  "parse_error",
 ] as const;
 
 function pick(use: ZkpUse): Partial<ZkpUse> {
@@ -31,7 +46,8 @@ function bytes(length: number, fill: number): Uint8Array {
 function mode0Items(): Uint8Array[] {
   return [
     ...Array.from({ length: 8 }, (_, i) => bytes(48, 0x10 + i)),
-    bytes(32, 0xa0), bytes(32, 0xa1),
+    bytes(32, 0xa0),
+    bytes(32, 0xa1),
     ...Array.from({ length: 6 }, (_, i) => bytes(80, 0xc0 + i)),
   ];
 }
@@ -39,8 +55,15 @@ function mode0Items(): Uint8Array[] {
 function txWith(scriptSigs: Uint8Array[], outputScripts: Uint8Array[]): DecodedTransaction {
   const txBytes = concatBytes(
     Uint8Array.of(1, 0, 0, 0, scriptSigs.length),
-    ...scriptSigs.map((scriptSig, i) => concatBytes(
-      bytes(32, i + 1), Uint8Array.of(0, 0, 0, 0), varint(scriptSig.length), scriptSig, Uint8Array.of(0xff, 0xff, 0xff, 0xff))),
+    ...scriptSigs.map((scriptSig, i) =>
+      concatBytes(
+        bytes(32, i + 1),
+        Uint8Array.of(0, 0, 0, 0),
+        varint(scriptSig.length),
+        scriptSig,
+        Uint8Array.of(0xff, 0xff, 0xff, 0xff),
+      ),
+    ),
     Uint8Array.of(outputScripts.length),
     ...outputScripts.map((script) => concatBytes(Uint8Array.of(1, 0, 0, 0, 0, 0, 0, 0), varint(script.length), script)),
     Uint8Array.of(0, 0, 0, 0),
@@ -58,7 +81,10 @@ function varint(n: number): Uint8Array {
 
 describe("zkp/extract", () => {
   describe("vectors (test/vectors/zkp-extract.json)", () => {
-    for (const [group, cases] of [["valid", vectors.valid], ["invalid", vectors.invalid]] as const) {
+    for (const [group, cases] of [
+      ["valid", vectors.valid],
+      ["invalid", vectors.invalid],
+    ] as const) {
       for (const vector of cases as ExtractVector[]) {
         it(`${group}: ${vector.description}`, () => {
           const tx = buildTransaction(vector.input.tx);
@@ -76,7 +102,8 @@ describe("zkp/extract", () => {
     }
 
     it("has parse_error null exactly in the valid group", () => {
-      for (const vector of vectors.valid as ExtractVector[]) for (const use of vector.expected) expect(use.parse_error).to.equal(null);
+      for (const vector of vectors.valid as ExtractVector[])
+        for (const use of vector.expected) expect(use.parse_error).to.equal(null);
       for (const vector of vectors.invalid as ExtractVector[]) {
         for (const use of vector.expected) expect(use.parse_error).to.be.a("string");
       }
@@ -86,9 +113,19 @@ describe("zkp/extract", () => {
   describe("extractCheckZkpUses in each role", () => {
     it("records an output use with its output_index and no input_index", () => {
       const script = compileScript([...mode0Items(), OP.OP_0, OP_CHECKZKP]);
-      const [use, ...rest] = extractCheckZkpUses(txWith([Uint8Array.of(0x51)], [Uint8Array.of(OP.OP_RETURN), script]), 7);
+      const [use, ...rest] = extractCheckZkpUses(
+        txWith([Uint8Array.of(0x51)], [Uint8Array.of(OP.OP_RETURN), script]),
+        7,
+      );
       expect(rest).to.have.length(0);
-      expect(use).to.include({ role: "output", output_index: 1, input_index: null, op_index: 17, mode: 0, parse_error: null });
+      expect(use).to.include({
+        role: "output",
+        output_index: 1,
+        input_index: null,
+        op_index: 17,
+        mode: 0,
+        parse_error: null,
+      });
       expect(use.proof_hex).to.equal(bytesToHex(concatBytes(...mode0Items().slice(0, 8))));
       expect(use.vk_hex).to.have.length(960);
       expect(use.vk_sha256).to.equal(bytesToHex(sha256(concatBytes(...mode0Items().slice(10)))));
@@ -98,7 +135,14 @@ describe("zkp/extract", () => {
     it("records a scriptSig use as role input with its input_index", () => {
       const scriptSig = compileScript([...mode0Items(), OP.OP_0, OP_CHECKZKP]);
       const [use] = extractCheckZkpUses(txWith([Uint8Array.of(0x51), scriptSig], [Uint8Array.of(0x51)]), null);
-      expect(use).to.include({ role: "input", input_index: 1, output_index: null, op_index: 17, mode: 0, parse_error: null });
+      expect(use).to.include({
+        role: "input",
+        input_index: 1,
+        output_index: null,
+        op_index: 17,
+        mode: 0,
+        parse_error: null,
+      });
       expect(use.block_height).to.equal(null);
     });
 
@@ -107,7 +151,14 @@ describe("zkp/extract", () => {
       const redeem = compileScript([...items.slice(12), OP.OP_0, OP_CHECKZKP, OP.OP_DROP, OP.OP_TRUE]);
       const scriptSig = compileScript([...items.slice(0, 12), redeem]);
       const [use] = extractCheckZkpUses(txWith([scriptSig], [Uint8Array.of(0x51)]), 1);
-      expect(use).to.include({ role: "redeem_script", input_index: 0, output_index: null, op_index: 5, mode: 0, parse_error: null });
+      expect(use).to.include({
+        role: "redeem_script",
+        input_index: 0,
+        output_index: null,
+        op_index: 5,
+        mode: 0,
+        parse_error: null,
+      });
       expect(use.vk_hex).to.equal(bytesToHex(concatBytes(...items.slice(10))));
     });
 
@@ -120,7 +171,14 @@ describe("zkp/extract", () => {
 
     it("records a stray use with mode null and a parse_error", () => {
       const [use] = extractCheckZkpUses(txWith([Uint8Array.of(0x51)], [Uint8Array.of(OP_CHECKZKP)]), 1);
-      expect(use).to.include({ role: "output", mode: null, mode_name: null, proof_hex: null, vk_hex: null, vk_sha256: null });
+      expect(use).to.include({
+        role: "output",
+        mode: null,
+        mode_name: null,
+        proof_hex: null,
+        vk_hex: null,
+        vk_sha256: null,
+      });
       expect(use.parse_error).to.match(/^no operands/);
     });
   });
@@ -132,8 +190,16 @@ describe("zkp/extract", () => {
     it("follows a redeem script that checks a hashed key chunk before the opcode (QED's P2SH pattern)", () => {
       // scriptSig: proof, vk chunk 0; redeem script: inputs, ROT DUP SHA256 <hash> EQUALVERIFY, chunks 1-5, mode.
       const redeem = compileScript([
-        items[8], items[9], OP.OP_ROT, OP.OP_DUP, OP.OP_SHA256, sha256(items[10]), OP.OP_EQUALVERIFY,
-        ...items.slice(11), OP.OP_0, OP_CHECKZKP,
+        items[8],
+        items[9],
+        OP.OP_ROT,
+        OP.OP_DUP,
+        OP.OP_SHA256,
+        sha256(items[10]),
+        OP.OP_EQUALVERIFY,
+        ...items.slice(11),
+        OP.OP_0,
+        OP_CHECKZKP,
       ]);
       const [use] = findCheckZkpInScript(redeem, [...items.slice(0, 8), items[10]]);
       expect(use.parse_error).to.equal(null);
@@ -144,7 +210,14 @@ describe("zkp/extract", () => {
 
     it("models DROP, TOALTSTACK / FROMALTSTACK and hashes", () => {
       const script = compileScript([
-        ...items.slice(0, 15), Uint8Array.of(0xee), OP.OP_DROP, items[15], OP.OP_TOALTSTACK, OP.OP_FROMALTSTACK, OP.OP_0, OP_CHECKZKP,
+        ...items.slice(0, 15),
+        Uint8Array.of(0xee),
+        OP.OP_DROP,
+        items[15],
+        OP.OP_TOALTSTACK,
+        OP.OP_FROMALTSTACK,
+        OP.OP_0,
+        OP_CHECKZKP,
       ]);
       expect(findCheckZkpInScript(script)[0].parse_error).to.equal(null);
       const hashed = findCheckZkpInScript(compileScript([Uint8Array.of(1, 2), OP.OP_HASH160, OP_CHECKZKP]))[0];
@@ -184,19 +257,22 @@ describe("zkp/extract", () => {
     });
 
     it("decodes any mode-0 stack of the right sizes, whatever the bytes", () => {
-      fc.assert(fc.property(
-        fc.array(fc.uint8Array({ minLength: 48, maxLength: 48 }), { minLength: 8, maxLength: 8 }),
-        fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 2, maxLength: 2 }),
-        fc.array(fc.uint8Array({ minLength: 80, maxLength: 80 }), { minLength: 6, maxLength: 6 }),
-        (proof, inputs, key) => {
-          const script = compileScript([...proof, ...inputs, ...key, OP.OP_0, OP_CHECKZKP]);
-          const [use] = findCheckZkpInScript(script);
-          expect(use.parse_error).to.equal(null);
-          expect(use.proof_hex).to.equal(bytesToHex(concatBytes(...proof)));
-          expect(use.vk_hex).to.equal(bytesToHex(concatBytes(...key)));
-          expect(use.public_inputs).to.deep.equal(inputs.map(bytesToHex));
-        },
-      ), { numRuns: 100 });
+      fc.assert(
+        fc.property(
+          fc.array(fc.uint8Array({ minLength: 48, maxLength: 48 }), { minLength: 8, maxLength: 8 }),
+          fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 2, maxLength: 2 }),
+          fc.array(fc.uint8Array({ minLength: 80, maxLength: 80 }), { minLength: 6, maxLength: 6 }),
+          (proof, inputs, key) => {
+            const script = compileScript([...proof, ...inputs, ...key, OP.OP_0, OP_CHECKZKP]);
+            const [use] = findCheckZkpInScript(script);
+            expect(use.parse_error).to.equal(null);
+            expect(use.proof_hex).to.equal(bytesToHex(concatBytes(...proof)));
+            expect(use.vk_hex).to.equal(bytesToHex(concatBytes(...key)));
+            expect(use.public_inputs).to.deep.equal(inputs.map(bytesToHex));
+          },
+        ),
+        { numRuns: 100 },
+      );
     });
 
     it("decodes any mode-1 layout within the limits and stores the chunks raw", () => {
@@ -206,21 +282,29 @@ describe("zkp/extract", () => {
         return chunks;
       };
       const le32 = (n: number) => Uint8Array.of(n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24);
-      fc.assert(fc.property(
-        fc.uint8Array({ minLength: 1, maxLength: 4096 }),
-        fc.uint8Array({ minLength: 1, maxLength: 8192 }),
-        fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 64 }),
-        (proof, key, inputs) => {
-          const decoded = decodeCheckZkpOperands([
-            le32(proof.length), ...chunked(proof), le32(key.length), ...chunked(key), ...inputs, Uint8Array.of(1),
-          ]);
-          expect(decoded.parse_error).to.equal(null);
-          expect(decoded.mode_name).to.equal("plonk-halo2-kzg-bn256");
-          expect(decoded.proof_hex).to.equal(bytesToHex(proof));
-          expect(decoded.vk_hex).to.equal(bytesToHex(key));
-          expect(decoded.public_inputs).to.deep.equal(inputs.map(bytesToHex));
-        },
-      ), { numRuns: 50 });
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 1, maxLength: 4096 }),
+          fc.uint8Array({ minLength: 1, maxLength: 8192 }),
+          fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 64 }),
+          (proof, key, inputs) => {
+            const decoded = decodeCheckZkpOperands([
+              le32(proof.length),
+              ...chunked(proof),
+              le32(key.length),
+              ...chunked(key),
+              ...inputs,
+              Uint8Array.of(1),
+            ]);
+            expect(decoded.parse_error).to.equal(null);
+            expect(decoded.mode_name).to.equal("plonk-halo2-kzg-bn256");
+            expect(decoded.proof_hex).to.equal(bytesToHex(proof));
+            expect(decoded.vk_hex).to.equal(bytesToHex(key));
+            expect(decoded.public_inputs).to.deep.equal(inputs.map(bytesToHex));
+          },
+        ),
+        { numRuns: 50 },
+      );
     });
   });
 
@@ -228,60 +312,81 @@ describe("zkp/extract", () => {
     // Bytes weighted towards the opcodes that matter here, so the properties reach the decoders.
     const interestingByte = fc.oneof(
       { weight: 3, arbitrary: fc.integer({ min: 0, max: 255 }) },
-      { weight: 2, arbitrary: fc.constantFrom(OP_CHECKZKP, OP.OP_0, OP.OP_1, OP.OP_2, OP.OP_1NEGATE, OP.OP_NOP, OP.OP_DROP) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(OP_CHECKZKP, OP.OP_0, OP.OP_1, OP.OP_2, OP.OP_1NEGATE, OP.OP_NOP, OP.OP_DROP),
+      },
       { weight: 1, arbitrary: fc.constantFrom(0x04, 0x20, 0x30, 0x4c, 0x4d, 0x4e) },
     );
     const scriptBytes = fc.array(interestingByte, { maxLength: 600 }).map((a) => Uint8Array.from(a));
-    const pushList = fc.array(fc.oneof(
-      fc.constantFrom(48, 32, 80, 4, 20, 0).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })),
-      fc.uint8Array({ maxLength: 100 }),
-    ), { maxLength: 25 });
+    const pushList = fc.array(
+      fc.oneof(
+        fc.constantFrom(48, 32, 80, 4, 20, 0).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })),
+        fc.uint8Array({ maxLength: 100 }),
+      ),
+      { maxLength: 25 },
+    );
 
     it("findCheckZkpInScript never throws on arbitrary bytes", () => {
-      fc.assert(fc.property(scriptBytes, fc.array(fc.uint8Array({ maxLength: 90 }), { maxLength: 20 }), (script, below) => {
-        const uses = findCheckZkpInScript(script, below);
-        for (const use of uses) expect(use.parse_error === null).to.equal(use.proof_hex !== null);
-      }), { numRuns: 2000 });
+      fc.assert(
+        fc.property(scriptBytes, fc.array(fc.uint8Array({ maxLength: 90 }), { maxLength: 20 }), (script, below) => {
+          const uses = findCheckZkpInScript(script, below);
+          for (const use of uses) expect(use.parse_error === null).to.equal(use.proof_hex !== null);
+        }),
+        { numRuns: 2000 },
+      );
     });
 
     it("never throws on scripts built from plausible pushes and a mode", () => {
-      fc.assert(fc.property(pushList, fc.constantFrom(OP.OP_0, OP.OP_1, OP.OP_3), (pushes, mode) => {
-        const script = compileScript([...pushes, mode, OP_CHECKZKP]);
-        expect(findCheckZkpInScript(script)).to.have.length(1);
-      }), { numRuns: 1000 });
+      fc.assert(
+        fc.property(pushList, fc.constantFrom(OP.OP_0, OP.OP_1, OP.OP_3), (pushes, mode) => {
+          const script = compileScript([...pushes, mode, OP_CHECKZKP]);
+          expect(findCheckZkpInScript(script)).to.have.length(1);
+        }),
+        { numRuns: 1000 },
+      );
     });
 
     it("extractCheckZkpUses never throws on transactions with arbitrary scripts", () => {
-      fc.assert(fc.property(
-        fc.array(scriptBytes, { minLength: 1, maxLength: 4 }),
-        fc.array(scriptBytes, { minLength: 1, maxLength: 4 }),
-        fc.option(fc.boolean(), { nil: undefined }),
-        (scriptSigs, outputs, spendsP2sh) => {
-          const tx = txWith(scriptSigs, outputs);
-          for (const use of extractCheckZkpUses(tx, 1, { spendsP2sh: () => spendsP2sh })) {
-            expect(use.status).to.equal(ZKP_SHADOW_STATUS);
-            expect(use.consensus_enforced).to.equal(false);
-            expect(use.shadow_valid).to.equal(null);
-          }
-        },
-      ), { numRuns: 1000 });
+      fc.assert(
+        fc.property(
+          fc.array(scriptBytes, { minLength: 1, maxLength: 4 }),
+          fc.array(scriptBytes, { minLength: 1, maxLength: 4 }),
+          fc.option(fc.boolean(), { nil: undefined }),
+          (scriptSigs, outputs, spendsP2sh) => {
+            const tx = txWith(scriptSigs, outputs);
+            for (const use of extractCheckZkpUses(tx, 1, { spendsP2sh: () => spendsP2sh })) {
+              expect(use.status).to.equal(ZKP_SHADOW_STATUS);
+              expect(use.consensus_enforced).to.equal(false);
+              expect(use.shadow_valid).to.equal(null);
+            }
+          },
+        ),
+        { numRuns: 1000 },
+      );
     });
 
     it("extractCheckZkpUses never throws on whatever arbitrary bytes parse as a transaction", () => {
-      fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (data) => {
-        // Prefix a valid header so a good share of inputs get past the input count.
-        for (const candidate of [data, concatBytes(Uint8Array.of(1, 0, 0, 0, 1), bytes(36, 0), data)]) {
-          const parsed = parseTransaction(candidate);
-          if (parsed.ok) extractCheckZkpUses(parsed.value, 0);
-        }
-      }), { numRuns: 2000 });
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 400 }), (data) => {
+          // Prefix a valid header so a good share of inputs get past the input count.
+          for (const candidate of [data, concatBytes(Uint8Array.of(1, 0, 0, 0, 1), bytes(36, 0), data)]) {
+            const parsed = parseTransaction(candidate);
+            if (parsed.ok) extractCheckZkpUses(parsed.value, 0);
+          }
+        }),
+        { numRuns: 2000 },
+      );
     });
 
     it("redeemScriptOf never throws and returns null for scriptSigs that are not push-only", () => {
-      fc.assert(fc.property(scriptBytes, fc.option(fc.boolean(), { nil: undefined }), (scriptSig, spendsP2sh) => {
-        const redeem = redeemScriptOf(scriptSig, spendsP2sh);
-        if (redeem && spendsP2sh === false) expect.fail("a known non-P2SH spend has no redeem script");
-      }), { numRuns: 1000 });
+      fc.assert(
+        fc.property(scriptBytes, fc.option(fc.boolean(), { nil: undefined }), (scriptSig, spendsP2sh) => {
+          const redeem = redeemScriptOf(scriptSig, spendsP2sh);
+          if (redeem && spendsP2sh === false) expect.fail("a known non-P2SH spend has no redeem script");
+        }),
+        { numRuns: 1000 },
+      );
     });
 
     it("stays linear on a large script full of uses", () => {
@@ -305,7 +410,11 @@ describe("zkp/extract", () => {
       const started = Date.now();
       for (const head of [big, small]) {
         const [use] = findCheckZkpInScript(concatBytes(head, rounds, Uint8Array.of(OP_CHECKZKP)));
-        expect(use.parse_error).to.equal(head === big ? "no operands: OP_CHECKZKP (OP_NOP10) without a mode push before it" : "top stack item is not a mode number (520-byte item)");
+        expect(use.parse_error).to.equal(
+          head === big
+            ? "no operands: OP_CHECKZKP (OP_NOP10) without a mode push before it"
+            : "top stack item is not a mode number (520-byte item)",
+        );
       }
       expect(Date.now() - started).to.be.below(10_000);
     });

@@ -5,8 +5,18 @@ import fc from "fast-check";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { OP, bytesToHex, compileScript, hexToBytes } from "../../src/doge";
 import {
-  Groth16ShadowResult, OP_CHECKZKP, ShadowVerification, ShadowVerifierQueue, VerifyingKeyCache, ZkpUse, decodeGroth16VerifyingKey,
-  decodeQedG1, decodeQedG2, extractCheckZkpUses, findCheckZkpInScript, verifyGroth16Shadow,
+  Groth16ShadowResult,
+  OP_CHECKZKP,
+  ShadowVerification,
+  ShadowVerifierQueue,
+  VerifyingKeyCache,
+  ZkpUse,
+  decodeGroth16VerifyingKey,
+  decodeQedG1,
+  decodeQedG2,
+  extractCheckZkpUses,
+  findCheckZkpInScript,
+  verifyGroth16Shadow,
 } from "../../src/zkp";
 import vectors from "../vectors/zkp-groth16.json";
 import { TESTDATA_DIR } from "../helpers/testdata";
@@ -24,7 +34,9 @@ interface QedVector {
   derived_zcash_ietf_compressed_big_endian_hex: { A: string; B: string; C: string };
 }
 
-const qed = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "op-checkzkp", "qed-groth16-bls12-381-vector.json"), "utf8")) as QedVector;
+const qed = JSON.parse(
+  fs.readFileSync(path.join(TESTDATA_DIR, "op-checkzkp", "qed-groth16-bls12-381-vector.json"), "utf8"),
+) as QedVector;
 
 const reversedHex = (hex: string) => bytesToHex(hexToBytes(hex).reverse());
 
@@ -40,7 +52,10 @@ function mode0Script(items: string[]): Uint8Array {
 }
 
 function useFromScript(script: Uint8Array): ZkpUse {
-  const tx = buildTransaction({ inputs: [{ script_sig_asm: "00" }], outputs: [{ script_asm: "0x" + bytesToHex(script) }] });
+  const tx = buildTransaction({
+    inputs: [{ script_sig_asm: "00" }],
+    outputs: [{ script_asm: "0x" + bytesToHex(script) }],
+  });
   const uses = extractCheckZkpUses(tx, 1);
   expect(uses).to.have.length(1);
   return uses[0];
@@ -71,7 +86,9 @@ describe("zkp/groth16", () => {
       const b = decodeQedG2(hexToBytes(qed.proof.piB_g2_part0 + qed.proof.piB_g2_part1)).toAffine();
       const c = decodeQedG1(hexToBytes(qed.proof.piC_g1)).toAffine();
       expect([a.x, a.y]).to.deep.equal([BigInt("0x" + A.x), BigInt("0x" + A.y)]);
-      expect([b.x.c0, b.x.c1, b.y.c0, b.y.c1]).to.deep.equal([B.x_c0, B.x_c1, B.y_c0, B.y_c1].map((h) => BigInt("0x" + h)));
+      expect([b.x.c0, b.x.c1, b.y.c0, b.y.c1]).to.deep.equal(
+        [B.x_c0, B.x_c1, B.y_c0, B.y_c1].map((h) => BigInt("0x" + h)),
+      );
       expect([c.x, c.y]).to.deep.equal([BigInt("0x" + C.x), BigInt("0x" + C.y)]);
       // ... and to the same points as the standard compressed encodings the vector derives.
       const derived = qed.derived_zcash_ietf_compressed_big_endian_hex;
@@ -89,18 +106,27 @@ describe("zkp/groth16", () => {
     it("verifies false when public input 0 is changed to 8", () => {
       const changed = [...qedItems];
       changed[8] = "08" + "00".repeat(31);
-      expect(verifyGroth16Shadow(useFromScript(mode0Script(changed)))).to.deep.equal({ shadow_valid: false, encoding: "affine-le-qed" });
+      expect(verifyGroth16Shadow(useFromScript(mode0Script(changed)))).to.deep.equal({
+        shadow_valid: false,
+        encoding: "affine-le-qed",
+      });
     });
 
     it("verifies false when the public inputs are swapped", () => {
       const swapped = [...qedItems];
       [swapped[8], swapped[9]] = [qedItems[9], qedItems[8]];
-      expect(verifyGroth16Shadow(useFromScript(mode0Script(swapped)))).to.deep.equal({ shadow_valid: false, encoding: "affine-le-qed" });
+      expect(verifyGroth16Shadow(useFromScript(mode0Script(swapped)))).to.deep.equal({
+        shadow_valid: false,
+        encoding: "affine-le-qed",
+      });
     });
 
     it("verifies false when gamma and delta are swapped in the key", () => {
       const items = [...qedProofItems(), ...qed.public_inputs_le32, ...qedKeyWithGammaDeltaSwapped()];
-      expect(verifyGroth16Shadow(useFromScript(mode0Script(items)))).to.deep.equal({ shadow_valid: false, encoding: "affine-le-qed" });
+      expect(verifyGroth16Shadow(useFromScript(mode0Script(items)))).to.deep.equal({
+        shadow_valid: false,
+        encoding: "affine-le-qed",
+      });
     });
 
     it("does not decode the QED key as a standard compressed key (affine-be is tried first and fails)", () => {
@@ -115,7 +141,9 @@ describe("zkp/groth16", () => {
         const use = useFromScript(asmToScript(vector.input.script_asm));
         expect(use.parse_error).to.equal(null);
         if (vector.public_inputs_decimal) {
-          expect(use.public_inputs.map((hex) => BigInt("0x" + hex).toString())).to.deep.equal(vector.public_inputs_decimal);
+          expect(use.public_inputs.map((hex) => BigInt("0x" + hex).toString())).to.deep.equal(
+            vector.public_inputs_decimal,
+          );
         }
         expect(verifyGroth16Shadow(use, cache)).to.deep.equal(vector.expected);
       });
@@ -139,7 +167,9 @@ describe("zkp/groth16", () => {
 
     it("reused the parsed key: one decode per interpretation for all the proofs above", () => {
       expect(cache.size).to.be.at.least(1);
-      expect(cache.has(useFromScript(asmToScript((vectors.valid as Groth16Vector[])[0].input.script_asm)).vk_sha256!)).to.equal(true);
+      expect(
+        cache.has(useFromScript(asmToScript((vectors.valid as Groth16Vector[])[0].input.script_asm)).vk_sha256!),
+      ).to.equal(true);
       expect(cache.hits).to.be.at.least((vectors.valid as Groth16Vector[]).length - 2);
     });
 
@@ -152,29 +182,49 @@ describe("zkp/groth16", () => {
 
   describe("verifyGroth16Shadow", () => {
     it("returns null with a reason for missing or non-hex fields", () => {
-      expect(verifyGroth16Shadow({ proof_hex: null, vk_hex: null, public_inputs: [] })).to.deep.include({ shadow_valid: null, encoding: null });
+      expect(verifyGroth16Shadow({ proof_hex: null, vk_hex: null, public_inputs: [] })).to.deep.include({
+        shadow_valid: null,
+        encoding: null,
+      });
       expect(verifyGroth16Shadow({ proof_hex: "zz", vk_hex: "00", public_inputs: [] }).error).to.match(/proof_hex/);
     });
 
     it("never throws on arbitrary proof, key and inputs of the right sizes", () => {
       const cache = new VerifyingKeyCache(4);
-      fc.assert(fc.property(
-        fc.uint8Array({ minLength: 384, maxLength: 384 }),
-        fc.uint8Array({ minLength: 480, maxLength: 480 }),
-        fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 2, maxLength: 2 }),
-        (proof, vk, inputs) => {
-          const result = verifyGroth16Shadow({ proof_hex: bytesToHex(proof), vk_hex: bytesToHex(vk), public_inputs: inputs.map(bytesToHex) }, cache);
-          expect(result.shadow_valid).to.equal(null);
-          expect(result.error).to.be.a("string");
-        },
-      ), { numRuns: 100 });
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 384, maxLength: 384 }),
+          fc.uint8Array({ minLength: 480, maxLength: 480 }),
+          fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 2, maxLength: 2 }),
+          (proof, vk, inputs) => {
+            const result = verifyGroth16Shadow(
+              { proof_hex: bytesToHex(proof), vk_hex: bytesToHex(vk), public_inputs: inputs.map(bytesToHex) },
+              cache,
+            );
+            expect(result.shadow_valid).to.equal(null);
+            expect(result.error).to.be.a("string");
+          },
+        ),
+        { numRuns: 100 },
+      );
     });
 
     it("never throws on arbitrary hex of any size", () => {
-      fc.assert(fc.property(fc.uint8Array({ maxLength: 500 }), fc.uint8Array({ maxLength: 500 }), fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 3 }),
-        (proof, vk, inputs) => {
-          verifyGroth16Shadow({ proof_hex: bytesToHex(proof), vk_hex: bytesToHex(vk), public_inputs: inputs.map(bytesToHex) });
-        }), { numRuns: 200 });
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ maxLength: 500 }),
+          fc.uint8Array({ maxLength: 500 }),
+          fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 3 }),
+          (proof, vk, inputs) => {
+            verifyGroth16Shadow({
+              proof_hex: bytesToHex(proof),
+              vk_hex: bytesToHex(vk),
+              public_inputs: inputs.map(bytesToHex),
+            });
+          },
+        ),
+        { numRuns: 200 },
+      );
     });
 
     it("verifies a real proof with a cached key well under a second", () => {
@@ -194,22 +244,38 @@ describe("zkp/groth16", () => {
       const cache = new VerifyingKeyCache();
       const first = cache.resolve(vk, "affine-le-qed");
       expect(cache.resolve(vk, "affine-le-qed")).to.equal(first);
-      expect({ hits: cache.hits, misses: cache.misses, size: cache.size }).to.deep.equal({ hits: 1, misses: 1, size: 1 });
+      expect({ hits: cache.hits, misses: cache.misses, size: cache.size }).to.deep.equal({
+        hits: 1,
+        misses: 1,
+        size: 1,
+      });
     });
 
     it("caches a key that fails to decode and throws the same error again", () => {
       const cache = new VerifyingKeyCache();
       let firstError: unknown;
-      try { cache.resolve(vk, "affine-be"); } catch (e) { firstError = e; }
+      try {
+        cache.resolve(vk, "affine-be");
+      } catch (e) {
+        firstError = e;
+      }
       expect(firstError).to.be.instanceOf(Error);
-      expect(() => cache.resolve(vk, "affine-be")).to.throw().that.equals(firstError);
+      expect(() => cache.resolve(vk, "affine-be"))
+        .to.throw()
+        .that.equals(firstError);
       expect({ hits: cache.hits, misses: cache.misses }).to.deep.equal({ hits: 1, misses: 1 });
     });
 
     it("evicts the least recently used key beyond its capacity", () => {
       const cache = new VerifyingKeyCache(2);
       const keys = ["aa", "bb", "cc"].map((hash) => ({ hash, bytes: hexToBytes(hash) }));
-      const touch = (k: { hash: string; bytes: Uint8Array }) => { try { cache.resolve(k.bytes, "affine-be", k.hash); } catch { /* bad key, cached */ } };
+      const touch = (k: { hash: string; bytes: Uint8Array }) => {
+        try {
+          cache.resolve(k.bytes, "affine-be", k.hash);
+        } catch {
+          /* bad key, cached */
+        }
+      };
       touch(keys[0]);
       touch(keys[1]);
       touch(keys[0]); // aa is now the most recently used
@@ -224,7 +290,8 @@ describe("zkp/groth16", () => {
   });
 
   describe("ShadowVerifierQueue", () => {
-    const qedUse = () => useFromScript(mode0Script([...qedProofItems(), ...qed.public_inputs_le32, ...qed.vk_chunks_80]));
+    const qedUse = () =>
+      useFromScript(mode0Script([...qedProofItems(), ...qed.public_inputs_le32, ...qed.vk_chunks_80]));
     const stub = (): Groth16ShadowResult => ({ shadow_valid: true, encoding: "affine-be" });
 
     it("queues only mode-0 uses that parsed", () => {
@@ -240,7 +307,13 @@ describe("zkp/groth16", () => {
 
     it("persists results in batches and reports how many it persisted", async () => {
       const batches: number[] = [];
-      const queue = new ShadowVerifierQueue({ persist: (results) => { batches.push(results.length); }, verify: stub, batchSize: 2 });
+      const queue = new ShadowVerifierQueue({
+        persist: (results) => {
+          batches.push(results.length);
+        },
+        verify: stub,
+        batchSize: 2,
+      });
       queue.enqueue(Array.from({ length: 5 }, qedUse));
       expect(await queue.drain()).to.equal(5);
       expect(batches).to.deep.equal([2, 2, 1]);
@@ -252,7 +325,10 @@ describe("zkp/groth16", () => {
       const order: string[] = [];
       const queue = new ShadowVerifierQueue({
         persist: () => undefined,
-        verify: () => { order.push("verify"); return stub(); },
+        verify: () => {
+          order.push("verify");
+          return stub();
+        },
         batchSize: 10,
       });
       queue.enqueue([qedUse(), qedUse(), qedUse()]);
@@ -264,7 +340,12 @@ describe("zkp/groth16", () => {
 
     it("joins a drain already running instead of starting another", async () => {
       let persistCalls = 0;
-      const queue = new ShadowVerifierQueue({ persist: () => { persistCalls++; }, verify: stub });
+      const queue = new ShadowVerifierQueue({
+        persist: () => {
+          persistCalls++;
+        },
+        verify: stub,
+      });
       queue.enqueue([qedUse(), qedUse()]);
       const [a, b] = await Promise.all([queue.drain(), queue.drain()]);
       expect([a, b, persistCalls]).to.deep.equal([2, 2, 1]);
@@ -282,7 +363,9 @@ describe("zkp/groth16", () => {
       });
       queue.enqueue([qedUse()]);
       let caught: unknown;
-      await queue.drain().catch((e: unknown) => { caught = e; });
+      await queue.drain().catch((e: unknown) => {
+        caught = e;
+      });
       expect((caught as Error).message).to.equal("disk full");
       expect(queue.pending).to.equal(1);
       fail = false;
@@ -292,7 +375,11 @@ describe("zkp/groth16", () => {
 
     it("verifies real proofs end to end and hands the results to persist", async () => {
       const results: ShadowVerification[] = [];
-      const queue = new ShadowVerifierQueue({ persist: (batch) => { results.push(...batch); } });
+      const queue = new ShadowVerifierQueue({
+        persist: (batch) => {
+          results.push(...batch);
+        },
+      });
       const snarkjsUse = useFromScript(asmToScript((vectors.valid as Groth16Vector[])[0].input.script_asm));
       const wrongInput = useFromScript(asmToScript((vectors.valid as Groth16Vector[])[2].input.script_asm));
       queue.enqueue([qedUse(), snarkjsUse, wrongInput]);

@@ -1,5 +1,13 @@
 /** Test helpers for src/zkp: ASM text to script bytes, transactions built from ASM. */
-import { NULL_TXID, OP, compileScript, concatBytes, hexToBytes, parseTransaction, serializeTransaction } from "../../src/doge";
+import {
+  NULL_TXID,
+  OP,
+  compileScript,
+  concatBytes,
+  hexToBytes,
+  parseTransaction,
+  serializeTransaction,
+} from "../../src/doge";
 import type { DecodedTransaction, Transaction } from "../../src/doge";
 
 const OPCODES: Record<string, number> = OP;
@@ -9,15 +17,19 @@ const OPCODES: Record<string, number> = OP;
  * any other token is hex data pushed with the minimal encoding.
  */
 export function asmToScript(asm: string): Uint8Array {
-  const parts = asm.trim().split(/\s+/).filter((token) => token.length > 0).map((token) => {
-    if (token.startsWith("OP_")) {
-      const opcode = OPCODES[token];
-      if (opcode === undefined) throw new Error(`unknown opcode ${token}`);
-      return Uint8Array.of(opcode);
-    }
-    if (token.startsWith("0x")) return hexToBytes(token.slice(2));
-    return compileScript([hexToBytes(token)]);
-  });
+  const parts = asm
+    .trim()
+    .split(/\s+/)
+    .filter((token) => token.length > 0)
+    .map((token) => {
+      if (token.startsWith("OP_")) {
+        const opcode = OPCODES[token];
+        if (opcode === undefined) throw new Error(`unknown opcode ${token}`);
+        return Uint8Array.of(opcode);
+      }
+      if (token.startsWith("0x")) return hexToBytes(token.slice(2));
+      return compileScript([hexToBytes(token)]);
+    });
   return concatBytes(...parts);
 }
 

@@ -20,7 +20,11 @@ class BrowserBuffer extends Uint8Array {
   }
 }
 
-function from(value: string | ArrayBuffer | ArrayLike<number>, encodingOrOffset?: string | number, length?: number): BrowserBuffer {
+function from(
+  value: string | ArrayBuffer | ArrayLike<number>,
+  encodingOrOffset?: string | number,
+  length?: number,
+): BrowserBuffer {
   if (typeof value === "string") {
     if (encodingOrOffset === "hex") {
       if (value.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(value)) throw new TypeError("not an even-length hex string");
@@ -36,7 +40,8 @@ function from(value: string | ArrayBuffer | ArrayLike<number>, encodingOrOffset?
     }
     return new BrowserBuffer(new TextEncoder().encode(value));
   }
-  if (value instanceof ArrayBuffer) return new BrowserBuffer(value, typeof encodingOrOffset === "number" ? encodingOrOffset : 0, length);
+  if (value instanceof ArrayBuffer)
+    return new BrowserBuffer(value, typeof encodingOrOffset === "number" ? encodingOrOffset : 0, length);
   return new BrowserBuffer(value);
 }
 

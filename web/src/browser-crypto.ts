@@ -10,6 +10,11 @@ export function hash(algorithm: string, data: Uint8Array, _encoding: "buffer"): 
   return sha256(data);
 }
 
-export function scryptSync(password: Uint8Array, salt: Uint8Array, keylen: number, options: { N: number; r: number; p: number }): Uint8Array {
+export function scryptSync(
+  password: Uint8Array,
+  salt: Uint8Array,
+  keylen: number,
+  options: { N: number; r: number; p: number },
+): Uint8Array {
   return scrypt(password, salt, { N: options.N, r: options.r, p: options.p, dkLen: keylen });
 }

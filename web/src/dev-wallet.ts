@@ -17,7 +17,15 @@
 import { Psbt } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
-  addressToOutputScript, bytesToHex, decodeWif, equalBytes, getNetwork, parseTransaction, privateKeyToPublicKey, publicKeyToAddress, signMessage,
+  addressToOutputScript,
+  bytesToHex,
+  decodeWif,
+  equalBytes,
+  getNetwork,
+  parseTransaction,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+  signMessage,
   toBitcoinjsNetwork,
 } from "../../src/doge";
 
@@ -34,7 +42,10 @@ export interface ConnectAnswer {
 }
 
 export class DevWalletError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = "DevWalletError";
   }
@@ -57,7 +68,8 @@ export function createDevWallet(config: DevWalletConfig) {
     async connect(options: { message?: unknown } = {}): Promise<ConnectAnswer> {
       const answer: ConnectAnswer = { address, publicKey: bytesToHex(publicKey), network: network.name };
       if (options.message !== undefined) {
-        if (typeof options.message !== "string" || options.message.length === 0) throw new DevWalletError("INVALID_MESSAGE", "message must be a non-empty string");
+        if (typeof options.message !== "string" || options.message.length === 0)
+          throw new DevWalletError("INVALID_MESSAGE", "message must be a non-empty string");
         answer.signature = signMessage(options.message, privateKey);
       }
       return answer;

@@ -71,12 +71,23 @@ export class IndexHistory {
       blockHash: p("SELECT hash FROM blocks WHERE height = ?"),
       // Sum over the address's transactions up to H of (received - sent): the outputs created at or
       // below H that no transaction at or below H spent.
-      dogeBalance: p("SELECT COALESCE(SUM(received - sent), 0) AS koinu FROM address_history WHERE address = ? AND height <= ?").safeIntegers(true),
-      txAt: p("SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ? AND t.height <= ?"),
-      inscription: p("SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE id = ? AND height <= ?"),
-      revealedIn: p("SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE reveal_txid = ? ORDER BY number LIMIT 1"),
-      genesis: p("SELECT owner_address FROM inscription_moves WHERE inscription_id = ? AND kind = 'genesis' AND txid = ?"),
-      place: p(`SELECT kind, owner_address, to_txid, to_vout, height FROM inscription_moves WHERE inscription_id = ? AND height <= ?
+      dogeBalance: p(
+        "SELECT COALESCE(SUM(received - sent), 0) AS koinu FROM address_history WHERE address = ? AND height <= ?",
+      ).safeIntegers(true),
+      txAt: p(
+        "SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ? AND t.height <= ?",
+      ),
+      inscription: p(
+        "SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE id = ? AND height <= ?",
+      ),
+      revealedIn: p(
+        "SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE reveal_txid = ? ORDER BY number LIMIT 1",
+      ),
+      genesis: p(
+        "SELECT owner_address FROM inscription_moves WHERE inscription_id = ? AND kind = 'genesis' AND txid = ?",
+      ),
+      place:
+        p(`SELECT kind, owner_address, to_txid, to_vout, height FROM inscription_moves WHERE inscription_id = ? AND height <= ?
         ORDER BY height DESC, position DESC LIMIT 1`),
       // Member tokens minted at or below H whose last move at or below H landed on the address.
       collectionCount: p(`SELECT COUNT(*) AS n FROM collection_members m WHERE m.slug = ? AND m.height <= ?
@@ -84,17 +95,25 @@ export class IndexHistory {
              ORDER BY mv.height DESC, mv.position DESC LIMIT 1) = ?`),
       mints: p(`SELECT amount, note FROM drc20_operations WHERE address = ? AND tick_key = ? AND height <= ?
         AND event = 'inscribe' AND op = 'mint' AND valid = 1`),
-      received: p("SELECT amount FROM drc20_operations WHERE address = ? AND tick_key = ? AND height <= ? AND event = 'send' AND valid = 1"),
+      received: p(
+        "SELECT amount FROM drc20_operations WHERE address = ? AND tick_key = ? AND height <= ? AND event = 'send' AND valid = 1",
+      ),
       // First sends of the address's transfer inscriptions to another address (a send spent to fees,
       // address NULL, returned the amount to the sender: no change to its total).
-      sentAway: p(`SELECT s.amount FROM drc20_operations i JOIN drc20_operations s ON s.inscription_id = i.inscription_id
+      sentAway:
+        p(`SELECT s.amount FROM drc20_operations i JOIN drc20_operations s ON s.inscription_id = i.inscription_id
         WHERE i.address = ? AND i.tick_key = ? AND i.event = 'inscribe' AND i.op = 'transfer' AND i.valid = 1
         AND s.event = 'send' AND s.valid = 1 AND s.height <= ? AND s.address IS NOT NULL`),
       maxSupply: p("SELECT max_supply FROM drc20_ticks WHERE tick_key = ?"),
-      uncappedMints: p("SELECT amount FROM drc20_operations WHERE tick_key = ? AND event = 'inscribe' AND op = 'mint' AND valid = 1 AND note IS NULL"),
-      transferInscribe: p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = ? AND event = 'inscribe' AND op = 'transfer'
+      uncappedMints: p(
+        "SELECT amount FROM drc20_operations WHERE tick_key = ? AND event = 'inscribe' AND op = 'mint' AND valid = 1 AND note IS NULL",
+      ),
+      transferInscribe:
+        p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = ? AND event = 'inscribe' AND op = 'transfer'
         AND tick IS NOT NULL AND height <= ? ORDER BY height, position, seq LIMIT 1`),
-      transferSent: p("SELECT 1 FROM drc20_operations WHERE inscription_id = ? AND event = 'send' AND valid = 1 AND height <= ? LIMIT 1"),
+      transferSent: p(
+        "SELECT 1 FROM drc20_operations WHERE inscription_id = ? AND event = 'send' AND valid = 1 AND height <= ? LIMIT 1",
+      ),
       opReturnShas: p("SELECT sha256 FROM op_returns WHERE txid = ? ORDER BY vout"),
     };
   }
@@ -148,8 +167,12 @@ export class IndexHistory {
 
   /** Where the inscription sat after block `height` (null when it did not exist yet). */
   inscriptionPlaceAt(id: string, height: number): InscriptionPlace | null {
-    const row = this.s.place.get(id, height) as { kind: string; owner_address: string | null; to_txid: string | null; to_vout: number | null; height: number } | undefined;
-    return row ? { kind: row.kind, ownerAddress: row.owner_address, txid: row.to_txid, vout: row.to_vout, height: row.height } : null;
+    const row = this.s.place.get(id, height) as
+      | { kind: string; owner_address: string | null; to_txid: string | null; to_vout: number | null; height: number }
+      | undefined;
+    return row
+      ? { kind: row.kind, ownerAddress: row.owner_address, txid: row.to_txid, vout: row.to_vout, height: row.height }
+      : null;
   }
 
   /** Member tokens of collection `slug` that `address` held after block `height`. */
@@ -171,8 +194,10 @@ export class IndexHistory {
       else total += BigInt(row.amount);
     }
     if (capped) total += this.cappedMintAmount(tickKey);
-    for (const row of this.s.received.all(address, tickKey, height) as { amount: string }[]) total += BigInt(row.amount);
-    for (const row of this.s.sentAway.all(address, tickKey, height) as { amount: string }[]) total -= BigInt(row.amount);
+    for (const row of this.s.received.all(address, tickKey, height) as { amount: string }[])
+      total += BigInt(row.amount);
+    for (const row of this.s.sentAway.all(address, tickKey, height) as { amount: string }[])
+      total -= BigInt(row.amount);
     return total;
   }
 
@@ -191,7 +216,8 @@ export class IndexHistory {
 
   /** The DRC-20 transfer body revealed as inscription `id` at or below `height`, and whether it was sent by then. */
   drc20TransferAt(id: string, height: number): Drc20TransferAtHeight | null {
-    const row = this.s.transferInscribe.get(id, height) as { tick: string; amount: string | null; valid: number } | undefined;
+    const row = this.s.transferInscribe.get(id, height) as
+      { tick: string; amount: string | null; valid: number } | undefined;
     if (!row) return null;
     return {
       tick: row.tick,
@@ -214,7 +240,11 @@ function inscriptionOf(row: Row): InscriptionAtHeight {
     // Doginals-form rows carry no envelope; envelopeHash commits to (content type, ACTION, body)
     // whatever the form, as the explorer computes it (./inscriptions.ts).
     try {
-      hash = envelopeHash({ contentType: row.content_type as string, action, body: new Uint8Array(row.body as Buffer) });
+      hash = envelopeHash({
+        contentType: row.content_type as string,
+        action,
+        body: new Uint8Array(row.body as Buffer),
+      });
     } catch {
       hash = null; // no envelope encoding (e.g. an empty content type)
     }

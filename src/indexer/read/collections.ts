@@ -27,10 +27,20 @@ export class CollectionReads {
 
   /** The member tokens of `slug` that `address` holds now, by token id (numerically). */
   tokensHeld(slug: string, address: string): CollectionTokenView[] {
-    const rows = this.s.held.all(slug, address) as { token_id: string; inscription_id: string; txid: string; vout: number; offset: number }[];
+    const rows = this.s.held.all(slug, address) as {
+      token_id: string;
+      inscription_id: string;
+      txid: string;
+      vout: number;
+      offset: number;
+    }[];
     // Token ids are decimal strings of any length: compared as numbers here, not CAST in SQL.
     rows.sort((a, b) => compareDecimal(a.token_id, b.token_id));
-    return rows.map((r) => ({ tokenId: r.token_id, inscriptionId: r.inscription_id, location: { txid: r.txid, vout: Number(r.vout), offset: Number(r.offset) } }));
+    return rows.map((r) => ({
+      tokenId: r.token_id,
+      inscriptionId: r.inscription_id,
+      location: { txid: r.txid, vout: Number(r.vout), offset: Number(r.offset) },
+    }));
   }
 }
 

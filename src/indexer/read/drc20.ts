@@ -2,15 +2,41 @@
 import type { SqlDatabase } from "../../db/sql";
 import { hexOf, prepareAll } from "./rows";
 
-export interface Drc20TickView { tick: string; maxSupply: string; mintLimit: string; minted: string; deployerAddress: string; inscriptionId: string; height: number }
+export interface Drc20TickView {
+  tick: string;
+  maxSupply: string;
+  mintLimit: string;
+  minted: string;
+  deployerAddress: string;
+  inscriptionId: string;
+  height: number;
+}
 
 export interface TransferInscriptionView {
-  inscription_id: string; tick_key: string; tick: string; amount: string; owner_address: string; sent: number; receiver_address: string | null;
-  returned: number; height: number; sent_height: number | null; reveal_txid: string; body: string; content_type: string; location_txid: string | null; location_vout: number | null;
+  inscription_id: string;
+  tick_key: string;
+  tick: string;
+  amount: string;
+  owner_address: string;
+  sent: number;
+  receiver_address: string | null;
+  returned: number;
+  height: number;
+  sent_height: number | null;
+  reveal_txid: string;
+  body: string;
+  content_type: string;
+  location_txid: string | null;
+  location_vout: number | null;
 }
 
 /** A first send of a DRC-20 transfer inscription into an address (what a DRC-20 deposit is). */
-export interface Drc20Receipt { tick: string; amount: string; sender: string; height: number }
+export interface Drc20Receipt {
+  tick: string;
+  amount: string;
+  sender: string;
+  height: number;
+}
 
 const TRANSFERS = `SELECT t.inscription_id, t.tick_key, d.tick, t.amount, t.owner_address, t.sent, t.receiver_address, t.returned, t.height, t.sent_height,
   i.reveal_txid, i.body, i.content_type, l.txid AS location_txid, l.vout AS location_vout
@@ -26,7 +52,8 @@ export class Drc20Reads {
         WHERE b.address = ? AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`,
       balance: "SELECT available, transferable FROM drc20_balances WHERE address = ? AND tick_key = ?",
       tick: "SELECT tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height FROM drc20_ticks WHERE tick_key = ?",
-      unsentTransfer: "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0",
+      unsentTransfer:
+        "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0",
       carriers: `SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount, o.value, o.height FROM inscription_locations l
         JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0
         JOIN outputs o ON o.txid = l.txid AND o.vout = l.vout AND o.spent_txid IS NULL
@@ -44,20 +71,45 @@ export class Drc20Reads {
 
   /** `address`'s non-zero balances, by tick key. */
   balances(address: string): { tick: string; available: string; transferable: string }[] {
-    return (this.s.balances.all(address) as { tick: string; available: string; transferable: string }[])
-      .map((r) => ({ tick: r.tick, available: r.available, transferable: r.transferable }));
+    return (this.s.balances.all(address) as { tick: string; available: string; transferable: string }[]).map((r) => ({
+      tick: r.tick,
+      available: r.available,
+      transferable: r.transferable,
+    }));
   }
 
   /** `address`'s balance of the tick keyed `tickKey` (the tick in lower case); zero when it holds none. */
   balance(address: string, tickKey: string): { available: bigint; transferable: bigint } {
     const row = this.s.balance.get(address, tickKey) as { available: string; transferable: string } | undefined;
-    return row ? { available: BigInt(row.available), transferable: BigInt(row.transferable) } : { available: 0n, transferable: 0n };
+    return row
+      ? { available: BigInt(row.available), transferable: BigInt(row.transferable) }
+      : { available: 0n, transferable: 0n };
   }
 
   /** The deployed tick keyed `tickKey`, or null when no valid deploy is indexed. */
   tick(tickKey: string): Drc20TickView | null {
-    const r = this.s.tick.get(tickKey) as { tick: string; max_supply: string; mint_limit: string; minted: string; deployer_address: string; inscription_id: string; height: number } | undefined;
-    return r ? { tick: r.tick, maxSupply: r.max_supply, mintLimit: r.mint_limit, minted: r.minted, deployerAddress: r.deployer_address, inscriptionId: r.inscription_id, height: Number(r.height) } : null;
+    const r = this.s.tick.get(tickKey) as
+      | {
+          tick: string;
+          max_supply: string;
+          mint_limit: string;
+          minted: string;
+          deployer_address: string;
+          inscription_id: string;
+          height: number;
+        }
+      | undefined;
+    return r
+      ? {
+          tick: r.tick,
+          maxSupply: r.max_supply,
+          mintLimit: r.mint_limit,
+          minted: r.minted,
+          deployerAddress: r.deployer_address,
+          inscriptionId: r.inscription_id,
+          height: Number(r.height),
+        }
+      : null;
   }
 
   /** The tick and amount of the transfer inscription `inscriptionId` while it is unsent. */
@@ -67,19 +119,55 @@ export class Drc20Reads {
 
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
-    return (this.s.carriers.all(address, tickKey) as { txid: string; vout: bigint; offset: bigint; inscription_id: string; amount: string; value: bigint; height: bigint }[])
-      .map((r) => ({ txid: r.txid, vout: Number(r.vout), offset: Number(r.offset), inscriptionId: r.inscription_id, amount: r.amount, valueKoinu: BigInt(r.value), height: Number(r.height) }));
+    return (
+      this.s.carriers.all(address, tickKey) as {
+        txid: string;
+        vout: bigint;
+        offset: bigint;
+        inscription_id: string;
+        amount: string;
+        value: bigint;
+        height: bigint;
+      }[]
+    ).map((r) => ({
+      txid: r.txid,
+      vout: Number(r.vout),
+      offset: Number(r.offset),
+      inscriptionId: r.inscription_id,
+      amount: r.amount,
+      valueKoinu: BigInt(r.value),
+      height: Number(r.height),
+    }));
   }
 
   /**
    * DRC-20 transfer inscriptions inscribed by `address` (only those revealed by `revealTxid` when
    * given), oldest or newest first; `total` counts them (all of the address's are read).
    */
-  transferInscriptions(address: string, options: { order: "asc" | "desc"; count: number; revealTxid: string | null }): { total: number; items: TransferInscriptionView[] } {
-    const found = (options.revealTxid === null ? this.s.transfers.all(address) : this.s.transfersRevealedBy.all(address, options.revealTxid)) as (Omit<TransferInscriptionView, "body"> & { body: Buffer })[];
-    const rows = found.map((r) => ({ ...r, height: Number(r.height), sent: Number(r.sent), returned: Number(r.returned), sent_height: r.sent_height === null ? null : Number(r.sent_height), body: hexOf(r.body) }));
+  transferInscriptions(
+    address: string,
+    options: { order: "asc" | "desc"; count: number; revealTxid: string | null },
+  ): { total: number; items: TransferInscriptionView[] } {
+    const found = (
+      options.revealTxid === null
+        ? this.s.transfers.all(address)
+        : this.s.transfersRevealedBy.all(address, options.revealTxid)
+    ) as (Omit<TransferInscriptionView, "body"> & { body: Buffer })[];
+    const rows = found.map((r) => ({
+      ...r,
+      height: Number(r.height),
+      sent: Number(r.sent),
+      returned: Number(r.returned),
+      sent_height: r.sent_height === null ? null : Number(r.sent_height),
+      body: hexOf(r.body),
+    }));
     // Bytewise order of the ids on ties, as both backends compare strings.
-    rows.sort((a, b) => (options.order === "asc" ? 1 : -1) * (a.height - b.height || (a.inscription_id < b.inscription_id ? -1 : a.inscription_id > b.inscription_id ? 1 : 0)));
+    rows.sort(
+      (a, b) =>
+        (options.order === "asc" ? 1 : -1) *
+        (a.height - b.height ||
+          (a.inscription_id < b.inscription_id ? -1 : a.inscription_id > b.inscription_id ? 1 : 0)),
+    );
     return { total: rows.length, items: rows.slice(0, options.count) };
   }
 
@@ -88,7 +176,8 @@ export class Drc20Reads {
    * it (not returned to their sender), with who sent each: the DRC-20 deposits of `txid` to `address`.
    */
   receiptsOf(txid: string, address: string): Drc20Receipt[] {
-    return (this.s.receipts.all(txid, address) as { tick: string; amount: string; owner_address: string; height: number }[])
-      .map((r) => ({ tick: r.tick, amount: r.amount, sender: r.owner_address, height: Number(r.height) }));
+    return (
+      this.s.receipts.all(txid, address) as { tick: string; amount: string; owner_address: string; height: number }[]
+    ).map((r) => ({ tick: r.tick, amount: r.amount, sender: r.owner_address, height: Number(r.height) }));
   }
 }

@@ -31,10 +31,22 @@ export class HistoryReads {
   }
 
   /** A page of `address`'s transactions before the key `before`; `total` is the address's transaction count. */
-  history(address: string, before: { height: number; position: number } | null, pageSize: number): { total: number; items: HistoryItemView[] } {
+  history(
+    address: string,
+    before: { height: number; position: number } | null,
+    pageSize: number,
+  ): { total: number; items: HistoryItemView[] } {
     const height = keyInt(before?.height ?? KEY_MAX);
     const position = keyInt(before?.position ?? 0);
-    const rows = this.s.history.all(address, height, height, height, position, pageSize) as { txid: string; height: bigint; position: bigint; received: bigint; sent: bigint; counterparty: string | null; revealed: bigint }[];
+    const rows = this.s.history.all(address, height, height, height, position, pageSize) as {
+      txid: string;
+      height: bigint;
+      position: bigint;
+      received: bigint;
+      sent: bigint;
+      counterparty: string | null;
+      revealed: bigint;
+    }[];
     const total = Number((this.s.txCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0);
     return {
       total,
@@ -44,8 +56,13 @@ export class HistoryReads {
         const net = received - sent;
         const direction = sent === 0n ? "in" : received === 0n ? "out" : net >= 0n ? "self" : "out";
         return {
-          txid: r.txid, height: Number(r.height), position: Number(r.position), direction, counterparty: r.counterparty,
-          amountKoinu: net < 0n ? -net : net, isDoginal: Number(r.revealed) === 1,
+          txid: r.txid,
+          height: Number(r.height),
+          position: Number(r.position),
+          direction,
+          counterparty: r.counterparty,
+          amountKoinu: net < 0n ? -net : net,
+          isDoginal: Number(r.revealed) === 1,
         };
       }),
     };

@@ -48,17 +48,36 @@ export class InscriptionReads {
       // ACTION, body) whatever the form, so it is computed here from the stored body.
       const body = this.body(id);
       try {
-        hash = body ? envelopeHash({ contentType: body.contentType, action: (r.action as string | null) ?? null, body: body.body }) : null;
+        hash = body
+          ? envelopeHash({
+              contentType: body.contentType,
+              action: (r.action as string | null) ?? null,
+              body: body.body,
+            })
+          : null;
       } catch {
         hash = null; // content with no envelope encoding (e.g. an empty content type)
       }
     }
     return {
-      id: r.id as string, number: Number(r.number), form: r.form as string, contentType: r.content_type as string, action: (r.action as string | null) ?? null,
-      bodySize: Number(r.body_size), envelopeHash: hash, genesisTxid: r.genesis_txid as string,
-      revealTxid: r.reveal_txid as string, revealTxCount: Number(r.reveal_tx_count), inscriberAddress: (r.inscriber_address as string | null) ?? null,
-      height: Number(r.height), position: Number(r.position), collectionKey: (r.collection_key as string | null) ?? null,
-      location: r.location_txid == null ? null : { txid: r.location_txid as string, vout: Number(r.location_vout), offset: Number(r.location_offset) },
+      id: r.id as string,
+      number: Number(r.number),
+      form: r.form as string,
+      contentType: r.content_type as string,
+      action: (r.action as string | null) ?? null,
+      bodySize: Number(r.body_size),
+      envelopeHash: hash,
+      genesisTxid: r.genesis_txid as string,
+      revealTxid: r.reveal_txid as string,
+      revealTxCount: Number(r.reveal_tx_count),
+      inscriberAddress: (r.inscriber_address as string | null) ?? null,
+      height: Number(r.height),
+      position: Number(r.position),
+      collectionKey: (r.collection_key as string | null) ?? null,
+      location:
+        r.location_txid == null
+          ? null
+          : { txid: r.location_txid as string, vout: Number(r.location_vout), offset: Number(r.location_offset) },
       ownerAddress: (r.owner_address as string | null) ?? null,
       locationHeight: r.location_height == null ? null : Number(r.location_height),
     };
@@ -72,7 +91,8 @@ export class InscriptionReads {
 
   /** The inscriptions the output (txid, vout) carries, by offset. */
   on(txid: string, vout: number): { id: string; offset: number; contentType: string }[] {
-    return (this.s.on.all(txid, vout) as { inscription_id: string; offset: number; content_type: string }[])
-      .map((i) => ({ id: i.inscription_id, offset: Number(i.offset), contentType: i.content_type }));
+    return (this.s.on.all(txid, vout) as { inscription_id: string; offset: number; content_type: string }[]).map(
+      (i) => ({ id: i.inscription_id, offset: Number(i.offset), contentType: i.content_type }),
+    );
   }
 }

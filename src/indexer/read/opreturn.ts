@@ -3,9 +3,27 @@ import type { SqlDatabase } from "../../db/sql";
 import { bytesToHex, hexToBytes, sha256 } from "../../doge";
 import { KEY_MAX, hexOf, keyInt, prepareAll } from "./rows";
 
-export interface OpReturnView { txid: string; vout: number; height: number; position: number; payloadHex: string; magic: string; sha256: string; size: number }
+export interface OpReturnView {
+  txid: string;
+  vout: number;
+  height: number;
+  position: number;
+  payloadHex: string;
+  magic: string;
+  sha256: string;
+  size: number;
+}
 
-interface OpReturnRow { txid: string; vout: number; height: number; position: number; payload: Buffer; magic: string; sha256: string; size: number }
+interface OpReturnRow {
+  txid: string;
+  vout: number;
+  height: number;
+  position: number;
+  payload: Buffer;
+  magic: string;
+  sha256: string;
+  size: number;
+}
 
 const COLUMNS = "txid, vout, height, position, payload, magic, sha256, size";
 // Newest first after the key (height, position, vout) of the previous page's last row; `height <= ?`
@@ -14,7 +32,16 @@ const BEFORE = "height <= ? AND (height < ? OR (height = ? AND (position < ? OR 
 const NEWEST_FIRST = "ORDER BY height DESC, position DESC, vout DESC LIMIT ?";
 
 export function opReturnView(r: OpReturnRow): OpReturnView {
-  return { txid: r.txid, vout: Number(r.vout), height: Number(r.height), position: Number(r.position), payloadHex: hexOf(r.payload), magic: r.magic, sha256: r.sha256, size: Number(r.size) };
+  return {
+    txid: r.txid,
+    vout: Number(r.vout),
+    height: Number(r.height),
+    position: Number(r.position),
+    payloadHex: hexOf(r.payload),
+    magic: r.magic,
+    sha256: r.sha256,
+    size: Number(r.size),
+  };
 }
 
 export class OpReturnReads {
@@ -35,11 +62,17 @@ export class OpReturnReads {
    * first, after the key `before`. No total: counting them would read every row (the caller pages
    * until a short page).
    */
-  recent(magic: string | null, before: { height: number; position: number; vout: number } | null, pageSize: number): { items: OpReturnView[] } {
+  recent(
+    magic: string | null,
+    before: { height: number; position: number; vout: number } | null,
+    pageSize: number,
+  ): { items: OpReturnView[] } {
     const height = keyInt(before?.height ?? KEY_MAX);
     const position = keyInt(before?.position ?? 0);
     const key = [height, height, height, position, position, keyInt(before?.vout ?? 0), pageSize];
-    const rows = (magic === null ? this.s.recent.all(...key) : this.s.recentOfMagic.all(magic, ...key)) as OpReturnRow[];
+    const rows = (
+      magic === null ? this.s.recent.all(...key) : this.s.recentOfMagic.all(magic, ...key)
+    ) as OpReturnRow[];
     return { items: rows.map(opReturnView) };
   }
 

@@ -9,7 +9,9 @@ export type Statements<K extends string> = Record<K, SqlStatement>;
 
 /** Prepares each SQL text of `sql` on `db`, keeping the keys. */
 export function prepareAll<K extends string>(db: SqlDatabase, sql: Record<K, string>): Statements<K> {
-  return Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text as string)])) as Statements<K>;
+  return Object.fromEntries(
+    Object.entries(sql).map(([key, text]) => [key, db.prepare(text as string)]),
+  ) as Statements<K>;
 }
 
 /** Lower-case hexadecimal of a BLOB column's value. */

@@ -36,7 +36,9 @@ export class StatusReads {
   }
 
   status(): IndexStatus {
-    const meta = Object.fromEntries((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const meta = Object.fromEntries(
+      (this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]),
+    );
     const tip = this.tip();
     const startHeight = Number(meta.start_height ?? 0);
     return {

@@ -31,20 +31,33 @@ export interface TxView {
   coinbase: boolean;
   outputs: TxOutputView[];
   opReturns: Pick<OpReturnView, "vout" | "payloadHex" | "magic" | "sha256" | "size">[];
-  inscriptions: { id: string; number: number; form: string; contentType: string; action: string | null; envelopeHash: string | null }[];
+  inscriptions: {
+    id: string;
+    number: number;
+    form: string;
+    contentType: string;
+    action: string | null;
+    envelopeHash: string | null;
+  }[];
   zkpUses: Record<string, unknown>[];
 }
 
 export class TxReads {
   private readonly s;
 
-  constructor(db: SqlDatabase, private readonly opReturns: OpReturnReads, private readonly zkp: ZkpReads) {
+  constructor(
+    db: SqlDatabase,
+    private readonly opReturns: OpReturnReads,
+    private readonly zkp: ZkpReads,
+  ) {
     this.s = prepareAll(db, {
       hasTx: "SELECT 1 FROM txs WHERE txid = ?",
       tx: "SELECT t.txid, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
-      outputs: "SELECT vout, value, script, address, spent_txid, spent_vin, spent_height FROM outputs WHERE txid = ? ORDER BY vout",
+      outputs:
+        "SELECT vout, value, script, address, spent_txid, spent_vin, spent_height FROM outputs WHERE txid = ? ORDER BY vout",
       inputs: "SELECT txid, vout, value, address, spent_vin FROM outputs WHERE spent_txid = ? ORDER BY spent_vin",
-      inscriptions: "SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number",
+      inscriptions:
+        "SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number",
       unspent: "SELECT value, script FROM outputs WHERE txid = ? AND vout = ? AND spent_txid IS NULL",
       output: "SELECT value, script, address FROM outputs WHERE txid = ? AND vout = ?",
     });
@@ -57,26 +70,90 @@ export class TxReads {
   }
 
   tx(txid: string): TxView | null {
-    const row = this.s.tx.get(txid) as { txid: string; height: bigint; position: bigint; size: bigint; fee: bigint | null; coinbase: bigint; block_hash: string; block_time: bigint } | undefined;
+    const row = this.s.tx.get(txid) as
+      | {
+          txid: string;
+          height: bigint;
+          position: bigint;
+          size: bigint;
+          fee: bigint | null;
+          coinbase: bigint;
+          block_hash: string;
+          block_time: bigint;
+        }
+      | undefined;
     if (!row) return null;
-    const outputs = (this.s.outputs.all(txid) as { vout: bigint; value: bigint; script: Buffer; address: string | null; spent_txid: string | null; spent_vin: bigint | null; spent_height: bigint | null }[])
-      .map((o) => ({ vout: Number(o.vout), valueKoinu: o.value, scriptHex: hexOf(o.script), address: o.address,
-        spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null }));
-    const opReturns = this.opReturns.ofTx(txid).map((o) => ({ vout: o.vout, payloadHex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size }));
-    const inscriptions = (this.s.inscriptions.all(txid) as { id: string; number: number; form: string; content_type: string; action: string | null; envelope_hash: string | null }[])
-      .map((i) => ({ id: i.id, number: Number(i.number), form: i.form, contentType: i.content_type, action: i.action, envelopeHash: i.envelope_hash }));
+    const outputs = (
+      this.s.outputs.all(txid) as {
+        vout: bigint;
+        value: bigint;
+        script: Buffer;
+        address: string | null;
+        spent_txid: string | null;
+        spent_vin: bigint | null;
+        spent_height: bigint | null;
+      }[]
+    ).map((o) => ({
+      vout: Number(o.vout),
+      valueKoinu: o.value,
+      scriptHex: hexOf(o.script),
+      address: o.address,
+      spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null,
+    }));
+    const opReturns = this.opReturns
+      .ofTx(txid)
+      .map((o) => ({ vout: o.vout, payloadHex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size }));
+    const inscriptions = (
+      this.s.inscriptions.all(txid) as {
+        id: string;
+        number: number;
+        form: string;
+        content_type: string;
+        action: string | null;
+        envelope_hash: string | null;
+      }[]
+    ).map((i) => ({
+      id: i.id,
+      number: Number(i.number),
+      form: i.form,
+      contentType: i.content_type,
+      action: i.action,
+      envelopeHash: i.envelope_hash,
+    }));
     return {
-      txid: row.txid, height: Number(row.height), position: Number(row.position), blockHash: row.block_hash, blockTime: Number(row.block_time),
-      size: Number(row.size), feeKoinu: row.fee === null ? null : BigInt(row.fee), coinbase: BigInt(row.coinbase) !== 0n, outputs, opReturns, inscriptions,
+      txid: row.txid,
+      height: Number(row.height),
+      position: Number(row.position),
+      blockHash: row.block_hash,
+      blockTime: Number(row.block_time),
+      size: Number(row.size),
+      feeKoinu: row.fee === null ? null : BigInt(row.fee),
+      coinbase: BigInt(row.coinbase) !== 0n,
+      outputs,
+      opReturns,
+      inscriptions,
       zkpUses: this.zkp.ofTx(txid),
     };
   }
 
   /** Spent outputs of a transaction's inputs, as the index knows them (by input index). */
-  txInputs(txid: string): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
+  txInputs(
+    txid: string,
+  ): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
     const out = new Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }>();
-    for (const row of this.s.inputs.all(txid) as { txid: string; vout: bigint; value: bigint; address: string | null; spent_vin: bigint }[]) {
-      out.set(Number(row.spent_vin), { prevTxid: row.txid, prevVout: Number(row.vout), valueKoinu: BigInt(row.value), address: row.address });
+    for (const row of this.s.inputs.all(txid) as {
+      txid: string;
+      vout: bigint;
+      value: bigint;
+      address: string | null;
+      spent_vin: bigint;
+    }[]) {
+      out.set(Number(row.spent_vin), {
+        prevTxid: row.txid,
+        prevVout: Number(row.vout),
+        valueKoinu: BigInt(row.value),
+        address: row.address,
+      });
     }
     return out;
   }

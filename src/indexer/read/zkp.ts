@@ -6,7 +6,11 @@ import { KEY_MAX, keyInt, prepareAll } from "./rows";
  * Where a page of a verifying key's uses ended: the transaction (height, position in the block) and
  * the use within it (role, input index, output index, op index; an absent index is -1).
  */
-export interface ZkpPageKey { height: number; position: number; use: string }
+export interface ZkpPageKey {
+  height: number;
+  position: number;
+  use: string;
+}
 
 // Uses of one transaction in a fixed order on both backends: an absent input or output index sorts
 // as -1 (SQLite sorts NULL first and PostgreSQL last, so NULL is never compared).
@@ -32,8 +36,18 @@ export class ZkpReads {
   }
 
   summary(): { events: number; pending: number; valid: number; invalid: number } {
-    const row = this.s.summary.get() as { n: number; pending: number | null; valid: number | null; invalid: number | null };
-    return { events: Number(row.n), pending: Number(row.pending ?? 0), valid: Number(row.valid ?? 0), invalid: Number(row.invalid ?? 0) };
+    const row = this.s.summary.get() as {
+      n: number;
+      pending: number | null;
+      valid: number | null;
+      invalid: number | null;
+    };
+    return {
+      events: Number(row.n),
+      pending: Number(row.pending ?? 0),
+      valid: Number(row.valid ?? 0),
+      invalid: Number(row.invalid ?? 0),
+    };
   }
 
   recent(limit: number): Record<string, unknown>[] {
@@ -53,16 +67,26 @@ export class ZkpReads {
    * Uses of the verifying key `sha`, newest first, a page of `pageSize` after the key `before` (the
    * `next` of the previous page); `next` is null on the last page.
    */
-  byVk(sha: string, before: ZkpPageKey | null, pageSize: number): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
+  byVk(
+    sha: string,
+    before: ZkpPageKey | null,
+    pageSize: number,
+  ): { items: Record<string, unknown>[]; next: ZkpPageKey | null } {
     const h = keyInt(before?.height ?? KEY_MAX);
     const p = keyInt(before?.position ?? 0);
     // The first page takes every use of the newest transaction: "" sorts before every role.
     const [role, input, output, op] = before ? parseUseKey(before.use) : ["", -1, -1, -1];
-    const rows = this.s.byVk.all(sha, h, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<string, unknown>[];
+    const rows = this.s.byVk.all(sha, h, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<
+      string,
+      unknown
+    >[];
     const last = rows[rows.length - 1];
     return {
       items: rows.map(zkpRow),
-      next: rows.length === pageSize && last ? { height: Number(last.height), position: Number(last.position), use: useKey(last) } : null,
+      next:
+        rows.length === pageSize && last
+          ? { height: Number(last.height), position: Number(last.position), use: useKey(last) }
+          : null,
     };
   }
 }

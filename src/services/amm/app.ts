@@ -18,7 +18,16 @@ import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/err
 import { ApiSurface, queryInteger, z } from "../http/openapi";
 import * as v from "../http/validation";
 import { rateLimited } from "../http/rate-limit";
-import { AmmLedger, DEFAULT_SLIPPAGE_BPS, PayoutCosts, PayoutRecord, QuoteRecord, SwapRecord, addLiquidityFields, parseAmount } from "./ledger";
+import {
+  AmmLedger,
+  DEFAULT_SLIPPAGE_BPS,
+  PayoutCosts,
+  PayoutRecord,
+  QuoteRecord,
+  SwapRecord,
+  addLiquidityFields,
+  parseAmount,
+} from "./ledger";
 import { Authorization, authorizationMessage, orderMessage } from "./orders";
 import * as S from "./api-schema";
 
@@ -55,12 +64,18 @@ export const DEFAULT_AMM_RATE_LIMIT = 120;
 /** The OpenAPI document's title and description (also the reference page's title). */
 export const AMM_SURFACE_INFO = {
   title: "DogeOS AMM",
-  description: "DRC-20 <-> DOGE constant-product pools settled on the base chain, and the bonding-curve launches that graduate into them. "
-    + "Users deposit to the custody address and sign their orders with their own key (GET /api/auth/message answers the exact text); the service pays out on chain. "
-    + "Amounts are decimal strings of base units (koinu, whole DRC-20 units); times are unix seconds; every POST under /api is rate limited per client (429 RATE_LIMITED with Retry-After). "
-    + "docs/api.md \"AMM\" and \"Bonding-curve launches\" have the rules.",
+  description:
+    "DRC-20 <-> DOGE constant-product pools settled on the base chain, and the bonding-curve launches that graduate into them. " +
+    "Users deposit to the custody address and sign their orders with their own key (GET /api/auth/message answers the exact text); the service pays out on chain. " +
+    "Amounts are decimal strings of base units (koinu, whole DRC-20 units); times are unix seconds; every POST under /api is rate limited per client (429 RATE_LIMITED with Retry-After). " +
+    'docs/api.md "AMM" and "Bonding-curve launches" have the rules.',
   securitySchemes: {
-    operatorKey: { type: "http", scheme: "bearer", description: "an operator's bonding launch key (scripts/amm-bonding-key.ts issues one): Authorization: Bearer <key>" },
+    operatorKey: {
+      type: "http",
+      scheme: "bearer",
+      description:
+        "an operator's bonding launch key (scripts/amm-bonding-key.ts issues one): Authorization: Bearer <key>",
+    },
   },
 } as const;
 
@@ -84,26 +99,57 @@ const quoteJson = (q: QuoteRecord, costs: PayoutCosts) => {
   const dogeIn = q.direction === "DOGE_TO_TOKEN";
   const payoutCost = dogeIn ? costs.drc20Koinu : costs.dogeKoinu;
   return {
-    quoteId: q.id, tick: q.tick, direction: q.direction, amountIn: q.amountIn.toString(), amountOut: q.amountOut.toString(), fee: q.fee.toString(),
-    feeAsset: "DOGE", slippageBps: q.slippageBps, minAmountOut: q.minAmountOut.toString(), priceImpactBps: q.priceImpactBps,
-    payoutCost: payoutCost.toString(), depositAmount: (dogeIn ? q.amountIn + payoutCost : q.amountIn).toString(),
-    payoutAmount: (dogeIn ? q.amountOut : q.amountOut - payoutCost).toString(), createdAt: q.createdAt, expiresAt: q.expiresAt,
+    quoteId: q.id,
+    tick: q.tick,
+    direction: q.direction,
+    amountIn: q.amountIn.toString(),
+    amountOut: q.amountOut.toString(),
+    fee: q.fee.toString(),
+    feeAsset: "DOGE",
+    slippageBps: q.slippageBps,
+    minAmountOut: q.minAmountOut.toString(),
+    priceImpactBps: q.priceImpactBps,
+    payoutCost: payoutCost.toString(),
+    depositAmount: (dogeIn ? q.amountIn + payoutCost : q.amountIn).toString(),
+    payoutAmount: (dogeIn ? q.amountOut : q.amountOut - payoutCost).toString(),
+    createdAt: q.createdAt,
+    expiresAt: q.expiresAt,
   };
 };
 
 /** A payout as every AMM and bonding answer shows it. */
-export const payoutJson = (p: PayoutRecord | null) => (p ? {
-  id: p.id, asset: p.asset, tick: p.tick, address: p.address, amount: p.amount.toString(), reason: p.reason, status: p.status, txid: p.txid,
-  inscriptionId: p.inscriptionId, confirmedHeight: p.confirmedHeight, error: p.error, costKoinu: p.costKoinu.toString(),
-} : null);
+export const payoutJson = (p: PayoutRecord | null) =>
+  p
+    ? {
+        id: p.id,
+        asset: p.asset,
+        tick: p.tick,
+        address: p.address,
+        amount: p.amount.toString(),
+        reason: p.reason,
+        status: p.status,
+        txid: p.txid,
+        inscriptionId: p.inscriptionId,
+        confirmedHeight: p.confirmedHeight,
+        error: p.error,
+        costKoinu: p.costKoinu.toString(),
+      }
+    : null;
 
 /** A quote from its parsed fields (a query string's or a JSON body's). */
 function quoteOf(ledger: AmmLedger, fields: S.QuoteFields): QuoteRecord {
   const hasIn = fields.amountIn !== undefined;
-  if (hasIn === (fields.amountOut !== undefined)) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
+  if (hasIn === (fields.amountOut !== undefined))
+    throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", {
+      field: "amountIn",
+    });
   return ledger.quote({
-    tick: fields.tick, direction: fields.direction, slippageBps: fields.slippageBps ?? DEFAULT_SLIPPAGE_BPS,
-    ...(hasIn ? { amountIn: parseAmount(fields.amountIn, "amountIn") } : { amountOut: parseAmount(fields.amountOut, "amountOut") }),
+    tick: fields.tick,
+    direction: fields.direction,
+    slippageBps: fields.slippageBps ?? DEFAULT_SLIPPAGE_BPS,
+    ...(hasIn
+      ? { amountIn: parseAmount(fields.amountIn, "amountIn") }
+      : { amountOut: parseAmount(fields.amountOut, "amountOut") }),
   });
 }
 
@@ -130,20 +176,52 @@ export function createQuoteFastPath(ledger: AmmLedger): (req: IncomingMessage, r
 }
 
 /** POST requests only through `limiter` (every write under the router it is used in). */
-const postsThrough = (limiter: RequestHandler): RequestHandler => (req, res, next) => (req.method === "POST" ? limiter(req, res, next) : next());
+const postsThrough =
+  (limiter: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    req.method === "POST" ? limiter(req, res, next) : next();
 
 const swapJson = (ledger: AmmLedger, s: SwapRecord) => ({
-  swapId: s.id, quoteId: s.quoteId, tick: s.tick, direction: s.direction, address: s.address, status: s.status,
-  depositAddress: s.depositAddress, depositAmount: (s.amountIn + s.payoutCost).toString(), payoutCost: s.payoutCost.toString(), depositAsset: s.direction === "DOGE_TO_TOKEN" ? "DOGE" : s.tick,
-  quotedOut: s.quotedOut.toString(), minAmountOut: s.minAmountOut.toString(), expiresAt: s.expiresAt,
-  depositTxid: s.depositTxid, depositReceived: s.depositAmount?.toString() ?? null, amountOut: s.amountOut?.toString() ?? null, fee: s.fee?.toString() ?? null,
-  feeAsset: "DOGE" as const, ledgerSeq: s.ledgerSeq, payout: payoutJson(s.payoutId ? ledger.payout(s.payoutId) : null),
-  refund: payoutJson(s.refundPayoutId ? ledger.payout(s.refundPayoutId) : null), error: s.error, createdAt: s.createdAt, updatedAt: s.updatedAt,
+  swapId: s.id,
+  quoteId: s.quoteId,
+  tick: s.tick,
+  direction: s.direction,
+  address: s.address,
+  status: s.status,
+  depositAddress: s.depositAddress,
+  depositAmount: (s.amountIn + s.payoutCost).toString(),
+  payoutCost: s.payoutCost.toString(),
+  depositAsset: s.direction === "DOGE_TO_TOKEN" ? "DOGE" : s.tick,
+  quotedOut: s.quotedOut.toString(),
+  minAmountOut: s.minAmountOut.toString(),
+  expiresAt: s.expiresAt,
+  depositTxid: s.depositTxid,
+  depositReceived: s.depositAmount?.toString() ?? null,
+  amountOut: s.amountOut?.toString() ?? null,
+  fee: s.fee?.toString() ?? null,
+  feeAsset: "DOGE" as const,
+  ledgerSeq: s.ledgerSeq,
+  payout: payoutJson(s.payoutId ? ledger.payout(s.payoutId) : null),
+  refund: payoutJson(s.refundPayoutId ? ledger.payout(s.refundPayoutId) : null),
+  error: s.error,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt,
 });
 
 const operationJson = (op: NonNullable<ReturnType<AmmLedger["liquidityOp"]>>) => ({
-  operationId: op.id, tick: op.tick, address: op.address, kind: op.kind, dogeTxid: op.dogeTxid, tokenTxid: op.tokenTxid, doge: op.doge.toString(),
-  token: op.token.toString(), shares: op.shares.toString(), fees: op.fees.toString(), ledgerSeq: op.ledgerSeq, createdAt: op.createdAt, payouts: op.payouts.map(payoutJson),
+  operationId: op.id,
+  tick: op.tick,
+  address: op.address,
+  kind: op.kind,
+  dogeTxid: op.dogeTxid,
+  tokenTxid: op.tokenTxid,
+  doge: op.doge.toString(),
+  token: op.token.toString(),
+  shares: op.shares.toString(),
+  fees: op.fees.toString(),
+  ledgerSeq: op.ledgerSeq,
+  createdAt: op.createdAt,
+  payouts: op.payouts.map(payoutJson),
 });
 
 export function createAmmApp(options: AmmAppOptions): AmmApp {
@@ -159,198 +237,407 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
   const routes = surface.on(api, "/api");
 
   const authOf = (body: { address: string; nonce: string; expiresAt: number; signature?: string }): Authorization => ({
-    address: body.address, nonce: body.nonce, expiresAt: body.expiresAt, signature: S.signatureOf(body.signature),
+    address: body.address,
+    nonce: body.nonce,
+    expiresAt: body.expiresAt,
+    signature: S.signatureOf(body.signature),
   });
 
   // --------------------------------------------------------------------------------- pools
 
-  routes.get("/pools", { summary: "Every active pool", tags: ["pools"], responses: { 200: S.Pools } }, (_input, _req, res) => {
-    res.json({ pools: ledger.pools().map((p) => poolJson(p.tick, p.pool)) });
-  });
+  routes.get(
+    "/pools",
+    { summary: "Every active pool", tags: ["pools"], responses: { 200: S.Pools } },
+    (_input, _req, res) => {
+      res.json({ pools: ledger.pools().map((p) => poolJson(p.tick, p.pool)) });
+    },
+  );
 
-  routes.get("/pools/:tokenA/:tokenB", {
-    summary: "One pool, with its depth",
-    description: "One of the pair is DOGE, in either order (404 POOL_NOT_FOUND otherwise). `depth`: the smallest input that moves the price (dogeReserve/tokenReserve) up (DOGE in) or down (tokens in) by at least 100, 200 and 500 basis points, and what it buys; null when no input within 2^128 reaches it; empty for an empty pool.",
-    tags: ["pools"], params: S.PairParams, responses: { 200: S.PoolWithDepth },
-  }, ({ params }, _req, res) => {
-    const { tokenA: a, tokenB: b } = params;
-    const tick = a.toUpperCase() === "DOGE" ? b : b.toUpperCase() === "DOGE" ? a : null;
-    if (tick === null) throw notFound("POOL_NOT_FOUND", "pools pair a DRC-20 tick with DOGE: /pools/<tick>/DOGE", { tokenA: a, tokenB: b });
-    const { tick: name, pool } = ledger.poolOr404(v.tick(tick));
-    res.json({
-      ...poolJson(name, pool),
-      depth: ledger.depthOf(pool).map((d) => ({
-        bps: Number(d.bps),
-        dogeToToken: d.dogeToToken ? { amountIn: d.dogeToToken.amountIn.toString(), amountOut: d.dogeToToken.amountOut.toString() } : null,
-        tokenToDoge: d.tokenToDoge ? { amountIn: d.tokenToDoge.amountIn.toString(), amountOut: d.tokenToDoge.amountOut.toString() } : null,
-      })),
-    });
-  });
+  routes.get(
+    "/pools/:tokenA/:tokenB",
+    {
+      summary: "One pool, with its depth",
+      description:
+        "One of the pair is DOGE, in either order (404 POOL_NOT_FOUND otherwise). `depth`: the smallest input that moves the price (dogeReserve/tokenReserve) up (DOGE in) or down (tokens in) by at least 100, 200 and 500 basis points, and what it buys; null when no input within 2^128 reaches it; empty for an empty pool.",
+      tags: ["pools"],
+      params: S.PairParams,
+      responses: { 200: S.PoolWithDepth },
+    },
+    ({ params }, _req, res) => {
+      const { tokenA: a, tokenB: b } = params;
+      const tick = a.toUpperCase() === "DOGE" ? b : b.toUpperCase() === "DOGE" ? a : null;
+      if (tick === null)
+        throw notFound("POOL_NOT_FOUND", "pools pair a DRC-20 tick with DOGE: /pools/<tick>/DOGE", {
+          tokenA: a,
+          tokenB: b,
+        });
+      const { tick: name, pool } = ledger.poolOr404(v.tick(tick));
+      res.json({
+        ...poolJson(name, pool),
+        depth: ledger.depthOf(pool).map((d) => ({
+          bps: Number(d.bps),
+          dogeToToken: d.dogeToToken
+            ? { amountIn: d.dogeToToken.amountIn.toString(), amountOut: d.dogeToToken.amountOut.toString() }
+            : null,
+          tokenToDoge: d.tokenToDoge
+            ? { amountIn: d.tokenToDoge.amountIn.toString(), amountOut: d.tokenToDoge.amountOut.toString() }
+            : null,
+        })),
+      });
+    },
+  );
 
   // -------------------------------------------------------------------------------- quotes
 
-  const QUOTE_DESCRIPTION = "Give exactly one of amountIn (exact in) and amountOut (exact out): 400 AMOUNT_REQUIRED otherwise. "
-    + "minAmountOut = floor(payoutAmount x (10000 - slippageBps) / 10000). A quote writes nothing: its id carries its terms and their MAC, and it lives 60 s. "
-    + "depositAmount is what to deposit (amountIn, plus payoutCost for a DRC-20 payout); payoutAmount is what is paid out after the payout's cost.";
-  routes.get("/swap/quote", {
-    summary: "A quote (the daemon answers it on a node:http fast path, with the same bodies)", description: QUOTE_DESCRIPTION, tags: ["swaps"], query: S.QuoteQuery, responses: { 200: S.Quote },
-  }, ({ query }, _req, res) => {
-    res.json(quoteJson(quoteOf(ledger, query), ledger.payoutCosts));
-  });
+  const QUOTE_DESCRIPTION =
+    "Give exactly one of amountIn (exact in) and amountOut (exact out): 400 AMOUNT_REQUIRED otherwise. " +
+    "minAmountOut = floor(payoutAmount x (10000 - slippageBps) / 10000). A quote writes nothing: its id carries its terms and their MAC, and it lives 60 s. " +
+    "depositAmount is what to deposit (amountIn, plus payoutCost for a DRC-20 payout); payoutAmount is what is paid out after the payout's cost.";
+  routes.get(
+    "/swap/quote",
+    {
+      summary: "A quote (the daemon answers it on a node:http fast path, with the same bodies)",
+      description: QUOTE_DESCRIPTION,
+      tags: ["swaps"],
+      query: S.QuoteQuery,
+      responses: { 200: S.Quote },
+    },
+    ({ query }, _req, res) => {
+      res.json(quoteJson(quoteOf(ledger, query), ledger.payoutCosts));
+    },
+  );
 
-  routes.post("/swap/quote", { summary: "A quote (as GET)", description: QUOTE_DESCRIPTION, tags: ["swaps"], body: S.QuoteBody, responses: { 200: S.Quote } }, ({ body }, _req, res) => {
-    res.json(quoteJson(quoteOf(ledger, body), ledger.payoutCosts));
-  });
+  routes.post(
+    "/swap/quote",
+    {
+      summary: "A quote (as GET)",
+      description: QUOTE_DESCRIPTION,
+      tags: ["swaps"],
+      body: S.QuoteBody,
+      responses: { 200: S.Quote },
+    },
+    ({ body }, _req, res) => {
+      res.json(quoteJson(quoteOf(ledger, body), ledger.payoutCosts));
+    },
+  );
 
   // --------------------------------------------------------------------------------- swaps
 
-  routes.post("/swap/create", {
-    summary: "A swap from a quote, for the address the output is paid to",
-    description: "The deposit must be paid and signed by `address`. One swap per quote: the same call again answers 200 with it. Anyone may create a swap for any address; only that address can execute it.",
-    tags: ["swaps"], body: R.SwapCreateBody,
-    responses: { 201: { description: "the swap, created", schema: S.Swap, headers: { Location: "/api/swap/status/<swapId>" } }, 200: { description: "the swap this quote made before", schema: S.Swap, headers: { Location: "/api/swap/status/<swapId>" } } },
-  }, ({ body }, _req, res) => {
-    const { swap, created } = ledger.createSwap(body.quoteId, body.address);
-    if (created) log("amm_swap_created", { swap: swap.id, tick: swap.tick, direction: swap.direction });
-    res.status(created ? 201 : 200).setHeader("Location", `/api/swap/status/${swap.id}`);
-    res.json(swapJson(ledger, swap));
-  });
+  routes.post(
+    "/swap/create",
+    {
+      summary: "A swap from a quote, for the address the output is paid to",
+      description:
+        "The deposit must be paid and signed by `address`. One swap per quote: the same call again answers 200 with it. Anyone may create a swap for any address; only that address can execute it.",
+      tags: ["swaps"],
+      body: R.SwapCreateBody,
+      responses: {
+        201: { description: "the swap, created", schema: S.Swap, headers: { Location: "/api/swap/status/<swapId>" } },
+        200: {
+          description: "the swap this quote made before",
+          schema: S.Swap,
+          headers: { Location: "/api/swap/status/<swapId>" },
+        },
+      },
+    },
+    ({ body }, _req, res) => {
+      const { swap, created } = ledger.createSwap(body.quoteId, body.address);
+      if (created) log("amm_swap_created", { swap: swap.id, tick: swap.tick, direction: swap.direction });
+      res.status(created ? 201 : 200).setHeader("Location", `/api/swap/status/${swap.id}`);
+      res.json(swapJson(ledger, swap));
+    },
+  );
 
-  routes.post("/swap/execute", {
-    summary: "Executes a swap on its deposit (signed execute-swap)",
-    description: "200: executed (or executed before); 202: the deposit is not in an indexed block yet or not deep enough (status deposit_seen; the service executes it by itself once it is). A refused deposit is consumed and refunded in full (422 with details.refund_payout_id).",
-    tags: ["swaps"], body: S.SwapExecuteBody,
-    responses: { 200: S.Swap, 202: { description: "the deposit is seen, not deep enough yet", schema: S.Swap } },
-  }, ({ body }, _req, res) => {
-    const { swap, outcome } = ledger.executeSwap(body.swapId, body.depositTxid, S.signatureOf(body.signature));
-    if (outcome === "executed") log("amm_swap_executed", { swap: swap.id, tick: swap.tick, amountOut: swap.amountOut?.toString() });
-    res.status(outcome === "pending" ? 202 : 200).json(swapJson(ledger, swap));
-  });
+  routes.post(
+    "/swap/execute",
+    {
+      summary: "Executes a swap on its deposit (signed execute-swap)",
+      description:
+        "200: executed (or executed before); 202: the deposit is not in an indexed block yet or not deep enough (status deposit_seen; the service executes it by itself once it is). A refused deposit is consumed and refunded in full (422 with details.refund_payout_id).",
+      tags: ["swaps"],
+      body: S.SwapExecuteBody,
+      responses: { 200: S.Swap, 202: { description: "the deposit is seen, not deep enough yet", schema: S.Swap } },
+    },
+    ({ body }, _req, res) => {
+      const { swap, outcome } = ledger.executeSwap(body.swapId, body.depositTxid, S.signatureOf(body.signature));
+      if (outcome === "executed")
+        log("amm_swap_executed", { swap: swap.id, tick: swap.tick, amountOut: swap.amountOut?.toString() });
+      res.status(outcome === "pending" ? 202 : 200).json(swapJson(ledger, swap));
+    },
+  );
 
-  routes.get("/swap/status/:id", { summary: "A swap", tags: ["swaps"], params: z.object({ id: S.SwapId }), responses: { 200: S.Swap } }, ({ params }, _req, res) => {
-    const swap = ledger.swap(params.id);
-    if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${params.id}`, { swap_id: params.id });
-    res.json(swapJson(ledger, swap));
-  });
+  routes.get(
+    "/swap/status/:id",
+    { summary: "A swap", tags: ["swaps"], params: z.object({ id: S.SwapId }), responses: { 200: S.Swap } },
+    ({ params }, _req, res) => {
+      const swap = ledger.swap(params.id);
+      if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${params.id}`, { swap_id: params.id });
+      res.json(swapJson(ledger, swap));
+    },
+  );
 
-  routes.get("/swap/history/:address", {
-    summary: "An address's swaps, newest first", tags: ["swaps"], params: z.object({ address: R.address }),
-    query: z.object({ limit: queryInteger(1, 200).optional().openapi({ description: "page size (default 50)" }), cursor: v.Cursor.optional() }), responses: { 200: S.SwapHistory },
-  }, ({ params, query }, _req, res) => {
-    const limit = query.limit ?? 50;
-    const before = v.cursor<{ createdAt: number; id: string }>(query.cursor, { createdAt: "number", id: "string" });
-    const swaps = ledger.swapsOf(params.address, limit + 1, before);
-    const page = swaps.slice(0, limit);
-    const last = page[page.length - 1];
-    res.json({ address: params.address, swaps: page.map((swap) => swapJson(ledger, swap)), nextCursor: swaps.length > limit ? v.encodeCursor({ createdAt: last.createdAt, id: last.id }) : null });
-  });
+  routes.get(
+    "/swap/history/:address",
+    {
+      summary: "An address's swaps, newest first",
+      tags: ["swaps"],
+      params: z.object({ address: R.address }),
+      query: z.object({
+        limit: queryInteger(1, 200).optional().openapi({ description: "page size (default 50)" }),
+        cursor: v.Cursor.optional(),
+      }),
+      responses: { 200: S.SwapHistory },
+    },
+    ({ params, query }, _req, res) => {
+      const limit = query.limit ?? 50;
+      const before = v.cursor<{ createdAt: number; id: string }>(query.cursor, { createdAt: "number", id: "string" });
+      const swaps = ledger.swapsOf(params.address, limit + 1, before);
+      const page = swaps.slice(0, limit);
+      const last = page[page.length - 1];
+      res.json({
+        address: params.address,
+        swaps: page.map((swap) => swapJson(ledger, swap)),
+        nextCursor: swaps.length > limit ? v.encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+      });
+    },
+  );
 
   // ----------------------------------------------------------------------------- liquidity
 
-  routes.get("/liquidity/positions/:walletAddress", {
-    summary: "An address's liquidity positions", description: "`doge` and `token`: the shares' part of the reserves now, rounded down.",
-    tags: ["liquidity"], params: z.object({ walletAddress: R.address }), responses: { 200: S.Positions },
-  }, ({ params }, _req, res) => {
-    res.json({
-      address: params.walletAddress,
-      positions: ledger.positions(params.walletAddress).map((p) => ({
-        tick: p.tick, shares: p.shares.toString(), lpSupply: p.lpSupply.toString(), doge: p.doge.toString(), token: p.token.toString(), unclaimedFees: p.claimableFees.toString(),
-      })),
-    });
-  });
+  routes.get(
+    "/liquidity/positions/:walletAddress",
+    {
+      summary: "An address's liquidity positions",
+      description: "`doge` and `token`: the shares' part of the reserves now, rounded down.",
+      tags: ["liquidity"],
+      params: z.object({ walletAddress: R.address }),
+      responses: { 200: S.Positions },
+    },
+    ({ params }, _req, res) => {
+      res.json({
+        address: params.walletAddress,
+        positions: ledger.positions(params.walletAddress).map((p) => ({
+          tick: p.tick,
+          shares: p.shares.toString(),
+          lpSupply: p.lpSupply.toString(),
+          doge: p.doge.toString(),
+          token: p.token.toString(),
+          unclaimedFees: p.claimableFees.toString(),
+        })),
+      });
+    },
+  );
 
-  routes.post("/liquidity/add", {
-    summary: "Adds liquidity from two deposits (signed add-liquidity)",
-    description: "Both deposits paid by `address` and deep enough. The first deposit of a tick deployed on chain creates its pool. The same two txids again: 200 with the same operation. Math refusals consume both deposits and refund them.",
-    tags: ["liquidity"], body: R.LiquidityAddBody,
-    responses: { 201: { description: "the liquidity added", schema: S.Operation }, 200: { description: "the operation these deposits made before", schema: S.Operation } },
-  }, ({ body }, _req, res) => {
-    const { operation, created } = ledger.addLiquidity({
-      tick: body.tick, address: body.address, dogeTxid: body.dogeTxid, tokenTxid: body.tokenTxid,
-      ...(body.minShares !== undefined ? { minShares: parseAmount(body.minShares, "minShares") } : {}), signature: S.signatureOf(body.signature),
-    });
-    if (created) log("amm_liquidity_added", { operation: operation.id, tick: operation.tick, shares: operation.shares.toString() });
-    res.status(created ? 201 : 200).json(operationJson(operation));
-  });
+  routes.post(
+    "/liquidity/add",
+    {
+      summary: "Adds liquidity from two deposits (signed add-liquidity)",
+      description:
+        "Both deposits paid by `address` and deep enough. The first deposit of a tick deployed on chain creates its pool. The same two txids again: 200 with the same operation. Math refusals consume both deposits and refund them.",
+      tags: ["liquidity"],
+      body: R.LiquidityAddBody,
+      responses: {
+        201: { description: "the liquidity added", schema: S.Operation },
+        200: { description: "the operation these deposits made before", schema: S.Operation },
+      },
+    },
+    ({ body }, _req, res) => {
+      const { operation, created } = ledger.addLiquidity({
+        tick: body.tick,
+        address: body.address,
+        dogeTxid: body.dogeTxid,
+        tokenTxid: body.tokenTxid,
+        ...(body.minShares !== undefined ? { minShares: parseAmount(body.minShares, "minShares") } : {}),
+        signature: S.signatureOf(body.signature),
+      });
+      if (created)
+        log("amm_liquidity_added", {
+          operation: operation.id,
+          tick: operation.tick,
+          shares: operation.shares.toString(),
+        });
+      res.status(created ? 201 : 200).json(operationJson(operation));
+    },
+  );
 
-  routes.post("/liquidity/remove", {
-    summary: "Removes liquidity (authorization remove-liquidity)", description: "Pays the shares' part of both reserves (rounded down) and every fee the position earned, on chain.",
-    tags: ["liquidity"], body: R.LiquidityRemoveBody, responses: { 202: { description: "the removal, its payouts queued", schema: S.Operation } },
-  }, ({ body }, _req, res) => {
-    const operation = ledger.removeLiquidity({ tick: body.tick, shares: parseAmount(body.shares, "shares"), auth: authOf(body) });
-    log("amm_liquidity_removed", { operation: operation.id, tick: operation.tick, shares: operation.shares.toString() });
-    res.status(202).json(operationJson(operation));
-  });
+  routes.post(
+    "/liquidity/remove",
+    {
+      summary: "Removes liquidity (authorization remove-liquidity)",
+      description: "Pays the shares' part of both reserves (rounded down) and every fee the position earned, on chain.",
+      tags: ["liquidity"],
+      body: R.LiquidityRemoveBody,
+      responses: { 202: { description: "the removal, its payouts queued", schema: S.Operation } },
+    },
+    ({ body }, _req, res) => {
+      const operation = ledger.removeLiquidity({
+        tick: body.tick,
+        shares: parseAmount(body.shares, "shares"),
+        auth: authOf(body),
+      });
+      log("amm_liquidity_removed", {
+        operation: operation.id,
+        tick: operation.tick,
+        shares: operation.shares.toString(),
+      });
+      res.status(202).json(operationJson(operation));
+    },
+  );
 
-  routes.get("/liquidity/fees/:walletAddress", {
-    summary: "An address's unclaimed fees and its claims", tags: ["liquidity"], params: z.object({ walletAddress: R.address }), responses: { 200: S.Fees },
-  }, ({ params }, _req, res) => {
-    const address = params.walletAddress;
-    const positions = ledger.positions(address);
-    res.json({
-      address,
-      feeAsset: "DOGE",
-      unclaimed: positions.reduce((sum, p) => sum + p.claimableFees, 0n).toString(),
-      pools: positions.map((p) => ({ tick: p.tick, unclaimed: p.claimableFees.toString() })),
-      claims: ledger.claims(address).map((c) => ({ claimId: c.id, amount: c.amount.toString(), pools: c.pools, createdAt: c.createdAt, payout: payoutJson(c.payout) })),
-    });
-  });
+  routes.get(
+    "/liquidity/fees/:walletAddress",
+    {
+      summary: "An address's unclaimed fees and its claims",
+      tags: ["liquidity"],
+      params: z.object({ walletAddress: R.address }),
+      responses: { 200: S.Fees },
+    },
+    ({ params }, _req, res) => {
+      const address = params.walletAddress;
+      const positions = ledger.positions(address);
+      res.json({
+        address,
+        feeAsset: "DOGE",
+        unclaimed: positions.reduce((sum, p) => sum + p.claimableFees, 0n).toString(),
+        pools: positions.map((p) => ({ tick: p.tick, unclaimed: p.claimableFees.toString() })),
+        claims: ledger.claims(address).map((c) => ({
+          claimId: c.id,
+          amount: c.amount.toString(),
+          pools: c.pools,
+          createdAt: c.createdAt,
+          payout: payoutJson(c.payout),
+        })),
+      });
+    },
+  );
 
-  routes.post("/liquidity/claim-fees", {
-    summary: "Claims every fee the address earned (authorization claim-fees)", description: "Every position's balance zeroed, the nonce consumed and the claim recorded at once; the DOGE payout follows on chain.",
-    tags: ["liquidity"], body: R.ClaimFeesBody, responses: { 202: { description: "the claim, its payout queued", schema: S.Claim } },
-  }, ({ body }, _req, res) => {
-    const claim = ledger.claimFees(authOf(body));
-    log("amm_fees_claimed", { claim: claim.id, amount: claim.amount.toString() });
-    res.status(202).json({ claimId: claim.id, address: body.address, amount: claim.amount.toString(), feeAsset: "DOGE", pools: claim.pools, payout: payoutJson(ledger.payout(claim.payoutId)) });
-  });
+  routes.post(
+    "/liquidity/claim-fees",
+    {
+      summary: "Claims every fee the address earned (authorization claim-fees)",
+      description:
+        "Every position's balance zeroed, the nonce consumed and the claim recorded at once; the DOGE payout follows on chain.",
+      tags: ["liquidity"],
+      body: R.ClaimFeesBody,
+      responses: { 202: { description: "the claim, its payout queued", schema: S.Claim } },
+    },
+    ({ body }, _req, res) => {
+      const claim = ledger.claimFees(authOf(body));
+      log("amm_fees_claimed", { claim: claim.id, amount: claim.amount.toString() });
+      res.status(202).json({
+        claimId: claim.id,
+        address: body.address,
+        amount: claim.amount.toString(),
+        feeAsset: "DOGE",
+        pools: claim.pools,
+        payout: payoutJson(ledger.payout(claim.payoutId)),
+      });
+    },
+  );
 
   // -------------------------------------------------------------------------- signing texts
 
   /** The exact text to sign for an order or an authorization (orders.ts), by action. */
-  const authQuery = (q: S.AuthMessageQuery) => ({ address: S.need(q, "address"), nonce: S.need(q, "nonce"), expiresAt: S.need(q, "expiresAt") });
-  const refundOf = (q: { asset: "DOGE" | "DRC20"; tick?: string; address: string; depositTxid: string }) =>
-    ({ asset: q.asset, tick: q.asset === "DRC20" ? v.tick(q.tick) : null, address: q.address, depositTxid: q.depositTxid }) as const;
-  messages.set("claim-fees", (q) => authorizationMessage(ledger.domain, "claim-fees", {}, authQuery(q)));
-  messages.set("remove-liquidity", (q) => authorizationMessage(ledger.domain, "remove-liquidity", { tick: S.need(q, "tick"), shares: parseAmount(q.shares, "shares").toString() }, authQuery(q)));
-  messages.set("execute-swap", (q) => ledger.executeSwapMessage(S.need(q, "swapId"), S.need(q, "depositTxid")));
-  messages.set("add-liquidity", (q) => orderMessage(ledger.domain, "add-liquidity", addLiquidityFields({
-    tick: S.need(q, "tick"), address: S.need(q, "address"), dogeTxid: S.need(q, "dogeTxid"), tokenTxid: S.need(q, "tokenTxid"),
-    ...(q.minShares !== undefined ? { minShares: parseAmount(q.minShares, "minShares") } : {}),
-  })));
-  messages.set("refund-deposit", (q) => orderMessage(ledger.domain, "refund-deposit", AmmLedger.refundFields(refundOf({
-    asset: S.need(q, "asset"), tick: q.tick, address: S.need(q, "address"), depositTxid: S.need(q, "depositTxid"),
-  }))));
-
-  routes.get("/auth/message", {
-    summary: "The exact text a payer signs for an action",
-    description: "The fields each action needs: execute-swap (swapId, depositTxid); add-liquidity (tick, address, dogeTxid, tokenTxid, minShares?); refund-deposit (asset, tick when DRC20, address, depositTxid); "
-      + "remove-liquidity (address, nonce, expiresAt, tick, shares); claim-fees (address, nonce, expiresAt); bonding-reserve (symbol, side, address, amountIn, minAmountOut?, nonce, expiresAt); "
-      + "bonding-confirm (reservationId, depositTxid). A field the action needs and lacks is refused with that field's code.",
-    tags: ["signing"], query: R.AuthMessageQuery, responses: { 200: S.Message },
-  }, ({ query }, _req, res) => {
-    const build = messages.get(query.action);
-    if (!build) throw badRequest("INVALID_ACTION", `action ${query.action} is not served here (no bonding curves)`, { field: "action" });
-    res.json({ message: build(query) });
+  const authQuery = (q: S.AuthMessageQuery) => ({
+    address: S.need(q, "address"),
+    nonce: S.need(q, "nonce"),
+    expiresAt: S.need(q, "expiresAt"),
   });
+  const refundOf = (q: { asset: "DOGE" | "DRC20"; tick?: string; address: string; depositTxid: string }) =>
+    ({
+      asset: q.asset,
+      tick: q.asset === "DRC20" ? v.tick(q.tick) : null,
+      address: q.address,
+      depositTxid: q.depositTxid,
+    }) as const;
+  messages.set("claim-fees", (q) => authorizationMessage(ledger.domain, "claim-fees", {}, authQuery(q)));
+  messages.set("remove-liquidity", (q) =>
+    authorizationMessage(
+      ledger.domain,
+      "remove-liquidity",
+      { tick: S.need(q, "tick"), shares: parseAmount(q.shares, "shares").toString() },
+      authQuery(q),
+    ),
+  );
+  messages.set("execute-swap", (q) => ledger.executeSwapMessage(S.need(q, "swapId"), S.need(q, "depositTxid")));
+  messages.set("add-liquidity", (q) =>
+    orderMessage(
+      ledger.domain,
+      "add-liquidity",
+      addLiquidityFields({
+        tick: S.need(q, "tick"),
+        address: S.need(q, "address"),
+        dogeTxid: S.need(q, "dogeTxid"),
+        tokenTxid: S.need(q, "tokenTxid"),
+        ...(q.minShares !== undefined ? { minShares: parseAmount(q.minShares, "minShares") } : {}),
+      }),
+    ),
+  );
+  messages.set("refund-deposit", (q) =>
+    orderMessage(
+      ledger.domain,
+      "refund-deposit",
+      AmmLedger.refundFields(
+        refundOf({
+          asset: S.need(q, "asset"),
+          tick: q.tick,
+          address: S.need(q, "address"),
+          depositTxid: S.need(q, "depositTxid"),
+        }),
+      ),
+    ),
+  );
+
+  routes.get(
+    "/auth/message",
+    {
+      summary: "The exact text a payer signs for an action",
+      description:
+        "The fields each action needs: execute-swap (swapId, depositTxid); add-liquidity (tick, address, dogeTxid, tokenTxid, minShares?); refund-deposit (asset, tick when DRC20, address, depositTxid); " +
+        "remove-liquidity (address, nonce, expiresAt, tick, shares); claim-fees (address, nonce, expiresAt); bonding-reserve (symbol, side, address, amountIn, minAmountOut?, nonce, expiresAt); " +
+        "bonding-confirm (reservationId, depositTxid). A field the action needs and lacks is refused with that field's code.",
+      tags: ["signing"],
+      query: R.AuthMessageQuery,
+      responses: { 200: S.Message },
+    },
+    ({ query }, _req, res) => {
+      const build = messages.get(query.action);
+      if (!build)
+        throw badRequest("INVALID_ACTION", `action ${query.action} is not served here (no bonding curves)`, {
+          field: "action",
+        });
+      res.json({ message: build(query) });
+    },
+  );
 
   // ------------------------------------------------------------------------ deposits, payouts
 
-  routes.post("/deposits/refund", {
-    summary: "A deposit that serves no order, back to its payer (signed refund-deposit)",
-    description: "For a deposit never announced, or paid to a swap or reservation that was already filled, refunded or expired. Bound like any deposit (paid by `address`, not by the service, deep enough, unused) and consumed once.",
-    tags: ["deposits"], body: R.RefundBody, responses: { 202: { description: "the refund's payout, queued", schema: S.Payout } },
-  }, ({ body }, _req, res) => {
-    const payout = ledger.refundDeposit({ ...refundOf(body), signature: S.signatureOf(body.signature) });
-    log("amm_deposit_refunded", { payout: payout.id, amount: payout.amount.toString(), asset: payout.asset });
-    res.status(202).json(payoutJson(payout));
-  });
+  routes.post(
+    "/deposits/refund",
+    {
+      summary: "A deposit that serves no order, back to its payer (signed refund-deposit)",
+      description:
+        "For a deposit never announced, or paid to a swap or reservation that was already filled, refunded or expired. Bound like any deposit (paid by `address`, not by the service, deep enough, unused) and consumed once.",
+      tags: ["deposits"],
+      body: R.RefundBody,
+      responses: { 202: { description: "the refund's payout, queued", schema: S.Payout } },
+    },
+    ({ body }, _req, res) => {
+      const payout = ledger.refundDeposit({ ...refundOf(body), signature: S.signatureOf(body.signature) });
+      log("amm_deposit_refunded", { payout: payout.id, amount: payout.amount.toString(), asset: payout.asset });
+      res.status(202).json(payoutJson(payout));
+    },
+  );
 
-  routes.get("/payouts/:id", { summary: "A payout", tags: ["payouts"], params: z.object({ id: S.PayoutId }), responses: { 200: S.Payout } }, ({ params }, _req, res) => {
-    const payout = ledger.payout(params.id);
-    if (!payout) throw notFound("PAYOUT_NOT_FOUND", `no payout ${params.id}`, { payout_id: params.id });
-    res.json(payoutJson(payout));
-  });
+  routes.get(
+    "/payouts/:id",
+    { summary: "A payout", tags: ["payouts"], params: z.object({ id: S.PayoutId }), responses: { 200: S.Payout } },
+    ({ params }, _req, res) => {
+      const payout = ledger.payout(params.id);
+      if (!payout) throw notFound("PAYOUT_NOT_FOUND", `no payout ${params.id}`, { payout_id: params.id });
+      res.json(payoutJson(payout));
+    },
+  );
 
   app.use("/api", api);
   options.mount?.(app, surface);

@@ -45,7 +45,8 @@ function quoteCosts(q: { side: BondingSide; amountIn: bigint; amountOut: bigint 
   const buying = q.side === "BUY";
   const payoutCost = buying ? costs.drc20Koinu : costs.dogeKoinu;
   return {
-    payoutCost: payoutCost.toString(), depositAmount: (buying ? q.amountIn + payoutCost : q.amountIn).toString(),
+    payoutCost: payoutCost.toString(),
+    depositAmount: (buying ? q.amountIn + payoutCost : q.amountIn).toString(),
     payoutAmount: (buying ? q.amountOut : q.amountOut - payoutCost).toString(),
   };
 }
@@ -54,7 +55,13 @@ function quoteCosts(q: { side: BondingSide; amountIn: bigint; amountOut: bigint 
  * The bonding routes, to mount under /api, declared in `surface` (the AMM app's), and the texts
  * their orders sign, to answer in GET /api/auth/message by action.
  */
-export function createBondingRouter(options: BondingRouterOptions, surface: ApiSurface): { router: express.Router; messages: Record<"bonding-reserve" | "bonding-confirm", (q: S.AuthMessageQuery) => string> } {
+export function createBondingRouter(
+  options: BondingRouterOptions,
+  surface: ApiSurface,
+): {
+  router: express.Router;
+  messages: Record<"bonding-reserve" | "bonding-confirm", (q: S.AuthMessageQuery) => string>;
+} {
   const { store, ledger, network } = options;
   const log = options.log ?? (() => undefined);
   const R = S.requests(network);
@@ -70,33 +77,82 @@ export function createBondingRouter(options: BondingRouterOptions, surface: ApiS
     const reserved = store.reserved(c.tick);
     const pool = c.status === "graduated" ? ledger.pool(c.tick) : null;
     return {
-      symbol: c.tick, status: c.status, depositAddress: store.custodyAddress,
-      totalSupply: state.totalSupply.toString(), sellableSupply: state.sellableSupply.toString(), launchVirtualDoge: c.launchVirtualDoge.toString(),
-      graduationThreshold: state.graduationThreshold.toString(), feeBps: Number(state.feeBps),
-      virtualDoge: state.virtualDoge.toString(), virtualToken: state.virtualToken.toString(), realDoge: state.realDoge.toString(), realToken: state.realToken.toString(),
-      tokensSold: (state.sellableSupply - state.realToken).toString(), feesCollected: state.feesCollected.toString(),
-      reservedTokens: reserved.buyTokens.toString(), ...BondingStore.progress(state),
-      deployJobId: c.deployJobId, deployInscriptionId: c.deployInscriptionId, mintJobId: c.mintJobId,
-      graduation: c.status === "graduated" ? {
-        poolDoge: c.poolDoge!.toString(), poolToken: c.poolToken!.toString(), poolSeeded: c.poolSeededAt !== null, graduatedAt: c.graduatedAt,
-        pool: pool && pool.pool.lpSupply > 0n ? { dogeReserve: pool.pool.dogeReserve.toString(), tokenReserve: pool.pool.tokenReserve.toString(), lpSupply: pool.pool.lpSupply.toString() } : null,
-      } : null,
-      error: c.error, createdAt: c.createdAt, activatedAt: c.activatedAt, updatedAt: c.updatedAt,
+      symbol: c.tick,
+      status: c.status,
+      depositAddress: store.custodyAddress,
+      totalSupply: state.totalSupply.toString(),
+      sellableSupply: state.sellableSupply.toString(),
+      launchVirtualDoge: c.launchVirtualDoge.toString(),
+      graduationThreshold: state.graduationThreshold.toString(),
+      feeBps: Number(state.feeBps),
+      virtualDoge: state.virtualDoge.toString(),
+      virtualToken: state.virtualToken.toString(),
+      realDoge: state.realDoge.toString(),
+      realToken: state.realToken.toString(),
+      tokensSold: (state.sellableSupply - state.realToken).toString(),
+      feesCollected: state.feesCollected.toString(),
+      reservedTokens: reserved.buyTokens.toString(),
+      ...BondingStore.progress(state),
+      deployJobId: c.deployJobId,
+      deployInscriptionId: c.deployInscriptionId,
+      mintJobId: c.mintJobId,
+      graduation:
+        c.status === "graduated"
+          ? {
+              poolDoge: c.poolDoge!.toString(),
+              poolToken: c.poolToken!.toString(),
+              poolSeeded: c.poolSeededAt !== null,
+              graduatedAt: c.graduatedAt,
+              pool:
+                pool && pool.pool.lpSupply > 0n
+                  ? {
+                      dogeReserve: pool.pool.dogeReserve.toString(),
+                      tokenReserve: pool.pool.tokenReserve.toString(),
+                      lpSupply: pool.pool.lpSupply.toString(),
+                    }
+                  : null,
+            }
+          : null,
+      error: c.error,
+      createdAt: c.createdAt,
+      activatedAt: c.activatedAt,
+      updatedAt: c.updatedAt,
     };
   };
 
   const reservationJson = (r: ReservationRecord) => ({
-    reservationId: r.id, symbol: r.tick, side: r.side, address: r.address, status: r.status,
-    depositAddress: store.custodyAddress, depositAmount: (r.amountIn + r.payoutCost).toString(), payoutCost: r.payoutCost.toString(), depositAsset: r.side === "BUY" ? "DOGE" : r.tick,
-    reservedAmount: r.reservedOut.toString(), reservedAsset: r.side === "BUY" ? r.tick : "DOGE", fee: r.feeKoinu.toString(), feeAsset: "DOGE",
-    expiresAt: r.expiresAt, depositTxid: r.depositTxid, pendingTxid: r.pendingTxid, depositReceived: r.depositAmount?.toString() ?? null, amountOut: r.amountOut?.toString() ?? null,
-    payout: payoutJson(r.payoutId ? ledger.payout(r.payoutId) : null), refund: payoutJson(r.refundPayoutId ? ledger.payout(r.refundPayoutId) : null),
-    error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt,
+    reservationId: r.id,
+    symbol: r.tick,
+    side: r.side,
+    address: r.address,
+    status: r.status,
+    depositAddress: store.custodyAddress,
+    depositAmount: (r.amountIn + r.payoutCost).toString(),
+    payoutCost: r.payoutCost.toString(),
+    depositAsset: r.side === "BUY" ? "DOGE" : r.tick,
+    reservedAmount: r.reservedOut.toString(),
+    reservedAsset: r.side === "BUY" ? r.tick : "DOGE",
+    fee: r.feeKoinu.toString(),
+    feeAsset: "DOGE",
+    expiresAt: r.expiresAt,
+    depositTxid: r.depositTxid,
+    pendingTxid: r.pendingTxid,
+    depositReceived: r.depositAmount?.toString() ?? null,
+    amountOut: r.amountOut?.toString() ?? null,
+    payout: payoutJson(r.payoutId ? ledger.payout(r.payoutId) : null),
+    refund: payoutJson(r.refundPayoutId ? ledger.payout(r.refundPayoutId) : null),
+    error: r.error,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   });
 
-  routes.get("/bonding/active", { summary: "The curves open for trading, oldest first", tags: ["bonding"], responses: { 200: S.ActiveCurves } }, (_input, _req, res) => {
-    res.json({ curves: store.curves("active").map(curveJson) });
-  });
+  routes.get(
+    "/bonding/active",
+    { summary: "The curves open for trading, oldest first", tags: ["bonding"], responses: { 200: S.ActiveCurves } },
+    (_input, _req, res) => {
+      res.json({ curves: store.curves("active").map(curveJson) });
+    },
+  );
 
   // The operator's key is checked before the body is read: a stranger learns nothing of the launch rules.
   router.post("/bonding/launch", (req, res, next) => {
@@ -108,96 +164,189 @@ export function createBondingRouter(options: BondingRouterOptions, surface: ApiS
     }
     next();
   });
-  routes.post("/bonding/launch", {
-    summary: "Launches a DRC-20 token on a bonding curve (operator key)",
-    description: "Files the tick's deploy (max = lim = totalSupply) to the custody address through the inscriber; the curve is active once the index shows the custody holding the whole supply. "
-      + "Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE).",
-    tags: ["bonding"], security: "operatorKey", body: S.LaunchBody,
-    responses: { 202: { description: "the curve, deploying (or failed when the inscriber refused the deploy)", schema: S.Curve, headers: { Location: "/api/bonding/<symbol>" } } },
-  }, async ({ body }, _req, res) => {
-    const apiKeyId = res.locals.apiKeyId as string;
-    const curve = await store.launch({
-      tick: body.symbol, totalSupply: parseAmount(body.totalSupply, "totalSupply"), sellableSupply: parseAmount(body.sellableSupply, "sellableSupply"),
-      virtualDoge: parseAmount(body.virtualDoge, "virtualDoge"), graduationThreshold: parseAmount(body.graduationThreshold, "graduationThreshold"),
-    }, apiKeyId);
-    log("bonding_launch", { tick: curve.tick, key: apiKeyId });
-    res.status(202).setHeader("Location", `/api/bonding/${encodeURIComponent(curve.tick)}`);
-    res.json(curveJson(curve));
-  });
+  routes.post(
+    "/bonding/launch",
+    {
+      summary: "Launches a DRC-20 token on a bonding curve (operator key)",
+      description:
+        "Files the tick's deploy (max = lim = totalSupply) to the custody address through the inscriber; the curve is active once the index shows the custody holding the whole supply. " +
+        "Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE).",
+      tags: ["bonding"],
+      security: "operatorKey",
+      body: S.LaunchBody,
+      responses: {
+        202: {
+          description: "the curve, deploying (or failed when the inscriber refused the deploy)",
+          schema: S.Curve,
+          headers: { Location: "/api/bonding/<symbol>" },
+        },
+      },
+    },
+    async ({ body }, _req, res) => {
+      const apiKeyId = res.locals.apiKeyId as string;
+      const curve = await store.launch(
+        {
+          tick: body.symbol,
+          totalSupply: parseAmount(body.totalSupply, "totalSupply"),
+          sellableSupply: parseAmount(body.sellableSupply, "sellableSupply"),
+          virtualDoge: parseAmount(body.virtualDoge, "virtualDoge"),
+          graduationThreshold: parseAmount(body.graduationThreshold, "graduationThreshold"),
+        },
+        apiKeyId,
+      );
+      log("bonding_launch", { tick: curve.tick, key: apiKeyId });
+      res.status(202).setHeader("Location", `/api/bonding/${encodeURIComponent(curve.tick)}`);
+      res.json(curveJson(curve));
+    },
+  );
 
-  routes.post("/bonding/quote", {
-    summary: "A quote on a curve as it is now",
-    description: "BUY: koinu in or tokens out; SELL: tokens in or koinu out (exactly one of amountIn and amountOut: 400 AMOUNT_REQUIRED otherwise). Live reservations are not counted; progress and price are before the trade. "
-      + "`refund` is the DOGE a BUY would not use; depositAmount and payoutAmount are the trade's with the payout's cost.",
-    tags: ["bonding"], body: S.BondingQuoteBody, responses: { 200: S.BondingQuote },
-  }, ({ body }, _req, res) => {
-    const hasIn = body.amountIn !== undefined;
-    if (hasIn === (body.amountOut !== undefined)) throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", { field: "amountIn" });
-    const q = store.quote({
-      tick: body.symbol, side: body.side,
-      ...(hasIn ? { amountIn: parseAmount(body.amountIn, "amountIn") } : { amountOut: parseAmount(body.amountOut, "amountOut") }),
-    });
-    const curve = store.curveOr404(q.tick);
-    res.json({
-      symbol: q.tick, side: q.side, amountIn: q.amountIn.toString(), amountInAsset: q.side === "BUY" ? "DOGE" : q.tick,
-      amountOut: q.amountOut.toString(), amountOutAsset: q.side === "BUY" ? q.tick : "DOGE", fee: q.feeKoinu.toString(), feeAsset: "DOGE",
-      refund: q.refundKoinu.toString(), ...quoteCosts(q, ledger.payoutCosts),
-      ...BondingStore.progress(curve.state),
-    });
-  });
+  routes.post(
+    "/bonding/quote",
+    {
+      summary: "A quote on a curve as it is now",
+      description:
+        "BUY: koinu in or tokens out; SELL: tokens in or koinu out (exactly one of amountIn and amountOut: 400 AMOUNT_REQUIRED otherwise). Live reservations are not counted; progress and price are before the trade. " +
+        "`refund` is the DOGE a BUY would not use; depositAmount and payoutAmount are the trade's with the payout's cost.",
+      tags: ["bonding"],
+      body: S.BondingQuoteBody,
+      responses: { 200: S.BondingQuote },
+    },
+    ({ body }, _req, res) => {
+      const hasIn = body.amountIn !== undefined;
+      if (hasIn === (body.amountOut !== undefined))
+        throw badRequest("AMOUNT_REQUIRED", "give exactly one of amountIn (exact in) or amountOut (exact out)", {
+          field: "amountIn",
+        });
+      const q = store.quote({
+        tick: body.symbol,
+        side: body.side,
+        ...(hasIn
+          ? { amountIn: parseAmount(body.amountIn, "amountIn") }
+          : { amountOut: parseAmount(body.amountOut, "amountOut") }),
+      });
+      const curve = store.curveOr404(q.tick);
+      res.json({
+        symbol: q.tick,
+        side: q.side,
+        amountIn: q.amountIn.toString(),
+        amountInAsset: q.side === "BUY" ? "DOGE" : q.tick,
+        amountOut: q.amountOut.toString(),
+        amountOutAsset: q.side === "BUY" ? q.tick : "DOGE",
+        fee: q.feeKoinu.toString(),
+        feeAsset: "DOGE",
+        refund: q.refundKoinu.toString(),
+        ...quoteCosts(q, ledger.payoutCosts),
+        ...BondingStore.progress(curve.state),
+      });
+    },
+  );
 
-  routes.post("/bonding/confirm", {
-    summary: "Confirms a reservation with its deposit (signed bonding-confirm)",
-    description: "200: confirmed (or the same reservation and txid again, unchanged, graduated false). 202: the txid is not in an indexed block yet or not deep enough; the reservation stays reserved with pendingTxid set and the bonding pass confirms it once it is mined. "
-      + "A refused deposit is consumed and refunded in full (422 with details.refund_payout_id).",
-    tags: ["bonding"], body: S.ConfirmBody,
-    responses: { 200: S.ConfirmedReservation, 202: { description: "the payment is announced, not deep enough yet", schema: S.ConfirmedReservation } },
-  }, ({ body }, _req, res) => {
-    const { reservation, outcome, graduated } = store.confirm(body.reservationId, body.depositTxid, S.signatureOf(body.signature));
-    if (outcome === "confirmed") log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });
-    // 202: the payment is not in an indexed block yet; the bonding pass confirms it once it is.
-    res.status(outcome === "pending" ? 202 : 200).json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
-  });
+  routes.post(
+    "/bonding/confirm",
+    {
+      summary: "Confirms a reservation with its deposit (signed bonding-confirm)",
+      description:
+        "200: confirmed (or the same reservation and txid again, unchanged, graduated false). 202: the txid is not in an indexed block yet or not deep enough; the reservation stays reserved with pendingTxid set and the bonding pass confirms it once it is mined. " +
+        "A refused deposit is consumed and refunded in full (422 with details.refund_payout_id).",
+      tags: ["bonding"],
+      body: S.ConfirmBody,
+      responses: {
+        200: S.ConfirmedReservation,
+        202: { description: "the payment is announced, not deep enough yet", schema: S.ConfirmedReservation },
+      },
+    },
+    ({ body }, _req, res) => {
+      const { reservation, outcome, graduated } = store.confirm(
+        body.reservationId,
+        body.depositTxid,
+        S.signatureOf(body.signature),
+      );
+      if (outcome === "confirmed")
+        log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });
+      // 202: the payment is not in an indexed block yet; the bonding pass confirms it once it is.
+      res
+        .status(outcome === "pending" ? 202 : 200)
+        .json({ ...reservationJson(reservation), graduated, curve: curveJson(store.curveOr404(reservation.tick)) });
+    },
+  );
 
-  routes.get("/bonding/reservations/:id", { summary: "A reservation", tags: ["bonding"], params: z.object({ id: S.ReservationId }), responses: { 200: S.Reservation } }, ({ params }, _req, res) => {
-    const reservation = store.reservation(params.id);
-    if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${params.id}`, { reservation_id: params.id });
-    res.json(reservationJson(reservation));
-  });
+  routes.get(
+    "/bonding/reservations/:id",
+    {
+      summary: "A reservation",
+      tags: ["bonding"],
+      params: z.object({ id: S.ReservationId }),
+      responses: { 200: S.Reservation },
+    },
+    ({ params }, _req, res) => {
+      const reservation = store.reservation(params.id);
+      if (!reservation)
+        throw notFound("RESERVATION_NOT_FOUND", `no reservation ${params.id}`, { reservation_id: params.id });
+      res.json(reservationJson(reservation));
+    },
+  );
 
-  routes.get("/bonding/:symbol", { summary: "A curve, whatever its status", tags: ["bonding"], params: S.SymbolParams, responses: { 200: S.Curve } }, ({ params }, _req, res) => {
-    res.json(curveJson(store.curveOr404(params.symbol)));
-  });
+  routes.get(
+    "/bonding/:symbol",
+    { summary: "A curve, whatever its status", tags: ["bonding"], params: S.SymbolParams, responses: { 200: S.Curve } },
+    ({ params }, _req, res) => {
+      res.json(curveJson(store.curveOr404(params.symbol)));
+    },
+  );
 
-  routes.post("/bonding/:symbol/reserve", {
-    summary: "Reserves an allocation on a curve (authorization bonding-reserve)",
-    description: "`address` is the payer of the deposit and where the service pays. Priced on the curve now; a BUY that would take the last tokens asks only their cost as depositAmount. "
-      + "Limits: 3 live reservations per address; 10% of the curve's remaining tokens (or of the tokens sold, for SELL) per address; never more than the curve holds.",
-    tags: ["bonding"], params: S.SymbolParams, body: R.ReserveBody,
-    responses: { 201: { description: "the reservation", schema: S.Reservation, headers: { Location: "/api/bonding/reservations/<reservationId>" } } },
-  }, ({ params, body }, _req, res) => {
-    const reservation = store.reserve({
-      tick: params.symbol, side: body.side, address: body.address, amountIn: parseAmount(body.amountIn, "amountIn"),
-      ...(body.minAmountOut !== undefined ? { minAmountOut: parseAmount(body.minAmountOut, "minAmountOut") } : {}),
-      auth: { address: body.address, nonce: body.nonce, expiresAt: body.expiresAt, signature: S.signatureOf(body.signature) },
-    });
-    log("bonding_reserved", { reservation: reservation.id, tick: reservation.tick, side: reservation.side });
-    res.status(201).setHeader("Location", `/api/bonding/reservations/${reservation.id}`);
-    res.json(reservationJson(reservation));
-  });
+  routes.post(
+    "/bonding/:symbol/reserve",
+    {
+      summary: "Reserves an allocation on a curve (authorization bonding-reserve)",
+      description:
+        "`address` is the payer of the deposit and where the service pays. Priced on the curve now; a BUY that would take the last tokens asks only their cost as depositAmount. " +
+        "Limits: 3 live reservations per address; 10% of the curve's remaining tokens (or of the tokens sold, for SELL) per address; never more than the curve holds.",
+      tags: ["bonding"],
+      params: S.SymbolParams,
+      body: R.ReserveBody,
+      responses: {
+        201: {
+          description: "the reservation",
+          schema: S.Reservation,
+          headers: { Location: "/api/bonding/reservations/<reservationId>" },
+        },
+      },
+    },
+    ({ params, body }, _req, res) => {
+      const reservation = store.reserve({
+        tick: params.symbol,
+        side: body.side,
+        address: body.address,
+        amountIn: parseAmount(body.amountIn, "amountIn"),
+        ...(body.minAmountOut !== undefined ? { minAmountOut: parseAmount(body.minAmountOut, "minAmountOut") } : {}),
+        auth: {
+          address: body.address,
+          nonce: body.nonce,
+          expiresAt: body.expiresAt,
+          signature: S.signatureOf(body.signature),
+        },
+      });
+      log("bonding_reserved", { reservation: reservation.id, tick: reservation.tick, side: reservation.side });
+      res.status(201).setHeader("Location", `/api/bonding/reservations/${reservation.id}`);
+      res.json(reservationJson(reservation));
+    },
+  );
 
   /** The texts bonding reservations and confirms sign (GET /api/auth/message, served by the AMM app). */
   const messages = {
     "bonding-reserve": (q: S.AuthMessageQuery) => {
       const curve = store.curveOr404(S.need(q, "symbol"));
       const fields = reserveFields({
-        tick: curve.tick, side: S.need(q, "side"), amountIn: parseAmount(q.amountIn, "amountIn"),
+        tick: curve.tick,
+        side: S.need(q, "side"),
+        amountIn: parseAmount(q.amountIn, "amountIn"),
         ...(q.minAmountOut !== undefined ? { minAmountOut: parseAmount(q.minAmountOut, "minAmountOut") } : {}),
       });
       const auth = { address: S.need(q, "address"), nonce: S.need(q, "nonce"), expiresAt: S.need(q, "expiresAt") };
       return authorizationMessage(ledger.domain, "bonding-reserve", fields, auth);
     },
-    "bonding-confirm": (q: S.AuthMessageQuery) => store.confirmMessage(S.need(q, "reservationId"), S.need(q, "depositTxid")),
+    "bonding-confirm": (q: S.AuthMessageQuery) =>
+      store.confirmMessage(S.need(q, "reservationId"), S.need(q, "depositTxid")),
   };
 
   return { router, messages };

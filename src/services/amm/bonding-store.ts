@@ -42,8 +42,20 @@
 import crypto from "node:crypto";
 import type { Sqlite } from "../../db/sqlite";
 import {
-  BondingError, CurveState, buy, buyExactOut, createCurve, graduate, progressBps, quoteBuy, quoteBuyExactOut, quoteSell, quoteSellExactOut,
-  readyToGraduate, sell, tokensSold,
+  BondingError,
+  CurveState,
+  buy,
+  buyExactOut,
+  createCurve,
+  graduate,
+  progressBps,
+  quoteBuy,
+  quoteBuyExactOut,
+  quoteSell,
+  quoteSellExactOut,
+  readyToGraduate,
+  sell,
+  tokensSold,
 } from "../../amm/bonding";
 import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
@@ -162,16 +174,54 @@ export interface BondingStoreOptions {
 }
 
 interface CurveRow {
-  tick_key: string; tick: string; id: string; status: CurveStatus; total_supply: string; sellable_supply: string; launch_virtual_doge: string;
-  graduation_threshold: string; fee_bps: number; virtual_doge: string; virtual_token: string; real_doge: string; real_token: string; fees_collected: string;
-  deploy_job_id: string | null; deploy_inscription_id: string | null; mint_job_id: string | null; pool_doge: string | null; pool_token: string | null;
-  pool_seeded_at: number | null; error: string | null; api_key_id: string; created_at: number; activated_at: number | null; graduated_at: number | null; updated_at: number;
+  tick_key: string;
+  tick: string;
+  id: string;
+  status: CurveStatus;
+  total_supply: string;
+  sellable_supply: string;
+  launch_virtual_doge: string;
+  graduation_threshold: string;
+  fee_bps: number;
+  virtual_doge: string;
+  virtual_token: string;
+  real_doge: string;
+  real_token: string;
+  fees_collected: string;
+  deploy_job_id: string | null;
+  deploy_inscription_id: string | null;
+  mint_job_id: string | null;
+  pool_doge: string | null;
+  pool_token: string | null;
+  pool_seeded_at: number | null;
+  error: string | null;
+  api_key_id: string;
+  created_at: number;
+  activated_at: number | null;
+  graduated_at: number | null;
+  updated_at: number;
 }
 
 interface ReservationRow {
-  id: string; tick_key: string; side: BondingSide; address: string; amount_in: string; reserved_out: string; fee: string; status: ReservationStatus;
-  deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; payout_id: string | null; refund_payout_id: string | null;
-  error_code: string | null; error_message: string | null; created_at: number; expires_at: number; updated_at: number; pending_txid: string | null;
+  id: string;
+  tick_key: string;
+  side: BondingSide;
+  address: string;
+  amount_in: string;
+  reserved_out: string;
+  fee: string;
+  status: ReservationStatus;
+  deposit_txid: string | null;
+  deposit_amount: string | null;
+  amount_out: string | null;
+  payout_id: string | null;
+  refund_payout_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  expires_at: number;
+  updated_at: number;
+  pending_txid: string | null;
   payout_cost: string;
 }
 
@@ -180,36 +230,77 @@ const big = (text: string | null): bigint | null => (text === null ? null : BigI
 const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
 const stateOf = (r: CurveRow): CurveState => ({
-  totalSupply: BigInt(r.total_supply), sellableSupply: BigInt(r.sellable_supply), graduationThreshold: BigInt(r.graduation_threshold), feeBps: BigInt(r.fee_bps),
-  virtualDoge: BigInt(r.virtual_doge), virtualToken: BigInt(r.virtual_token), realDoge: BigInt(r.real_doge), realToken: BigInt(r.real_token),
-  feesCollected: BigInt(r.fees_collected), graduated: r.status === "graduated",
+  totalSupply: BigInt(r.total_supply),
+  sellableSupply: BigInt(r.sellable_supply),
+  graduationThreshold: BigInt(r.graduation_threshold),
+  feeBps: BigInt(r.fee_bps),
+  virtualDoge: BigInt(r.virtual_doge),
+  virtualToken: BigInt(r.virtual_token),
+  realDoge: BigInt(r.real_doge),
+  realToken: BigInt(r.real_token),
+  feesCollected: BigInt(r.fees_collected),
+  graduated: r.status === "graduated",
 });
 
 const curveOf = (r: CurveRow): CurveRecord => ({
-  id: r.id, tick: r.tick, tickKey: r.tick_key, status: r.status, state: stateOf(r), launchVirtualDoge: BigInt(r.launch_virtual_doge),
-  deployJobId: r.deploy_job_id, deployInscriptionId: r.deploy_inscription_id, mintJobId: r.mint_job_id, poolDoge: big(r.pool_doge), poolToken: big(r.pool_token),
-  poolSeededAt: r.pool_seeded_at, error: r.error, createdAt: r.created_at, activatedAt: r.activated_at, graduatedAt: r.graduated_at, updatedAt: r.updated_at,
+  id: r.id,
+  tick: r.tick,
+  tickKey: r.tick_key,
+  status: r.status,
+  state: stateOf(r),
+  launchVirtualDoge: BigInt(r.launch_virtual_doge),
+  deployJobId: r.deploy_job_id,
+  deployInscriptionId: r.deploy_inscription_id,
+  mintJobId: r.mint_job_id,
+  poolDoge: big(r.pool_doge),
+  poolToken: big(r.pool_token),
+  poolSeededAt: r.pool_seeded_at,
+  error: r.error,
+  createdAt: r.created_at,
+  activatedAt: r.activated_at,
+  graduatedAt: r.graduated_at,
+  updatedAt: r.updated_at,
 });
 
 /** Curve refusals as HTTP answers (422: well formed, but the curve cannot do it). */
 function curveError(error: unknown): AppError {
   if (error instanceof BondingError) {
-    const details = Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
+    const details = Object.fromEntries(
+      Object.entries(error.details).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
+    );
     return unprocessable(error.code, error.message, details);
   }
   throw error;
 }
 
 /** The fields of a bonding-reserve authorization, in order (orders.ts). */
-export function reserveFields(request: { tick: string; side: BondingSide; amountIn: bigint; minAmountOut?: bigint }): Record<string, string> {
-  return { symbol: request.tick, side: request.side, "amount in": request.amountIn.toString(), "min amount out": (request.minAmountOut ?? 0n).toString() };
+export function reserveFields(request: {
+  tick: string;
+  side: BondingSide;
+  amountIn: bigint;
+  minAmountOut?: bigint;
+}): Record<string, string> {
+  return {
+    symbol: request.tick,
+    side: request.side,
+    "amount in": request.amountIn.toString(),
+    "min amount out": (request.minAmountOut ?? 0n).toString(),
+  };
 }
 
 /** The fields of a bonding-confirm message, in order (orders.ts). */
-export function confirmFields(reservation: Pick<ReservationRecord, "id" | "tick" | "side" | "amountIn" | "reservedOut" | "address">, depositTxid: string): Record<string, string> {
+export function confirmFields(
+  reservation: Pick<ReservationRecord, "id" | "tick" | "side" | "amountIn" | "reservedOut" | "address">,
+  depositTxid: string,
+): Record<string, string> {
   return {
-    reservation: reservation.id, symbol: reservation.tick, side: reservation.side, "amount in": reservation.amountIn.toString(),
-    "reserved out": reservation.reservedOut.toString(), address: reservation.address, deposit: depositTxid,
+    reservation: reservation.id,
+    symbol: reservation.tick,
+    side: reservation.side,
+    "amount in": reservation.amountIn.toString(),
+    "reserved out": reservation.reservedOut.toString(),
+    address: reservation.address,
+    deposit: depositTxid,
   };
 }
 
@@ -217,7 +308,10 @@ export function confirmFields(reservation: Pick<ReservationRecord, "id" | "tick"
 export class BondingApiKeys {
   private readonly s;
 
-  constructor(db: Sqlite, private readonly clock: () => number = () => Math.floor(Date.now() / 1000)) {
+  constructor(
+    db: Sqlite,
+    private readonly clock: () => number = () => Math.floor(Date.now() / 1000),
+  ) {
     this.s = {
       insert: db.prepare("INSERT INTO bonding_api_keys (id, key_sha256, label, created_at) VALUES (?, ?, ?, ?)"),
       byHash: db.prepare("SELECT id FROM bonding_api_keys WHERE key_sha256 = ? AND revoked_at IS NULL"),
@@ -239,9 +333,19 @@ export class BondingApiKeys {
   /** The key id of `Authorization: Bearer <key>`; 401 otherwise. */
   authenticate(authorization: string | undefined): string {
     const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
-    if (!match) throw new AppError("unauthorized", "MISSING_CREDENTIALS", "send an operator key as Authorization: Bearer <key>", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
+    if (!match)
+      throw new AppError(
+        "unauthorized",
+        "MISSING_CREDENTIALS",
+        "send an operator key as Authorization: Bearer <key>",
+        undefined,
+        { headers: { "WWW-Authenticate": "Bearer" } },
+      );
     const row = this.s.byHash.get(sha256Hex(match[1])) as { id: string } | undefined;
-    if (!row) throw new AppError("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, { headers: { "WWW-Authenticate": "Bearer" } });
+    if (!row)
+      throw new AppError("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, {
+        headers: { "WWW-Authenticate": "Bearer" },
+      });
     return row.id;
   }
 }
@@ -271,43 +375,83 @@ export class BondingStore {
     this.s = {
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
-      curvesToAdvance: p("SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at"),
-      insertCurve: p(`INSERT INTO bonding_curves (tick_key, tick, id, status, total_supply, sellable_supply, launch_virtual_doge, graduation_threshold, fee_bps,
+      curvesToAdvance: p(
+        "SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at",
+      ),
+      insertCurve:
+        p(`INSERT INTO bonding_curves (tick_key, tick, id, status, total_supply, sellable_supply, launch_virtual_doge, graduation_threshold, fee_bps,
         virtual_doge, virtual_token, real_doge, real_token, fees_collected, api_key_id, created_at, updated_at)
         VALUES (?, ?, ?, 'deploying', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      saveState: p(`UPDATE bonding_curves SET virtual_doge = ?, virtual_token = ?, real_doge = ?, real_token = ?, fees_collected = ?, updated_at = ?
+      saveState:
+        p(`UPDATE bonding_curves SET virtual_doge = ?, virtual_token = ?, real_doge = ?, real_token = ?, fees_collected = ?, updated_at = ?
         WHERE tick_key = ?`),
-      graduated: p(`UPDATE bonding_curves SET status = 'graduated', pool_doge = ?, pool_token = ?, graduated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'active'`),
-      seeded: p("UPDATE bonding_curves SET pool_seeded_at = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND pool_seeded_at IS NULL"),
+      graduated: p(
+        `UPDATE bonding_curves SET status = 'graduated', pool_doge = ?, pool_token = ?, graduated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'active'`,
+      ),
+      seeded: p(
+        "UPDATE bonding_curves SET pool_seeded_at = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND pool_seeded_at IS NULL",
+      ),
       curveError: p("UPDATE bonding_curves SET error = ?, updated_at = ? WHERE tick_key = ?"),
-      deployFiled: p("UPDATE bonding_curves SET deploy_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND deploy_job_id IS NULL"),
-      deployInscribed: p("UPDATE bonding_curves SET deploy_inscription_id = ?, updated_at = ? WHERE tick_key = ? AND deploy_inscription_id IS NULL"),
-      mintFiled: p("UPDATE bonding_curves SET mint_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND mint_job_id IS NULL"),
-      activated: p("UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
-      failed: p("UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'"),
-      insertReservation: p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, payout_cost, status, created_at, expires_at, updated_at)
+      deployFiled: p(
+        "UPDATE bonding_curves SET deploy_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND deploy_job_id IS NULL",
+      ),
+      deployInscribed: p(
+        "UPDATE bonding_curves SET deploy_inscription_id = ?, updated_at = ? WHERE tick_key = ? AND deploy_inscription_id IS NULL",
+      ),
+      mintFiled: p(
+        "UPDATE bonding_curves SET mint_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND mint_job_id IS NULL",
+      ),
+      activated: p(
+        "UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'",
+      ),
+      failed: p(
+        "UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'",
+      ),
+      insertReservation:
+        p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, payout_cost, status, created_at, expires_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
       reservation: p("SELECT * FROM bonding_reservations WHERE id = ?"),
       heldCounters: p("SELECT held_buy, held_sell, held_valid_until FROM bonding_curves WHERE tick_key = ?"),
       setHeld: p("UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = ? WHERE tick_key = ?"),
-      addHeld: p("UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = MIN(held_valid_until, ?) WHERE tick_key = ?"),
+      addHeld: p(
+        "UPDATE bonding_curves SET held_buy = ?, held_sell = ?, held_valid_until = MIN(held_valid_until, ?) WHERE tick_key = ?",
+      ),
       invalidateHeld: p("UPDATE bonding_curves SET held_valid_until = 0 WHERE tick_key = ?"),
       invalidateAllHeld: p("UPDATE bonding_curves SET held_valid_until = 0"),
-      earliestLive: p("SELECT MIN(expires_at) AS earliest FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved' AND expires_at >= ?"),
+      earliestLive: p(
+        "SELECT MIN(expires_at) AS earliest FROM bonding_reservations WHERE tick_key = ? AND status = 'reserved' AND expires_at >= ?",
+      ),
       heldBuy: p(`SELECT SUM(CAST(reserved_out AS INTEGER)) AS held FROM bonding_reservations
-        WHERE tick_key = ? AND side = 'BUY' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(true),
+        WHERE tick_key = ? AND side = 'BUY' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(
+        true,
+      ),
       heldSell: p(`SELECT SUM(CAST(amount_in AS INTEGER)) AS held FROM bonding_reservations
-        WHERE tick_key = ? AND side = 'SELL' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(true),
-      liveOfCurve: p("SELECT id, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND side = ? AND status = 'reserved' AND expires_at >= ?"),
-      liveOfAddress: p("SELECT COUNT(*) AS n FROM bonding_reservations WHERE address = ? AND status = 'reserved' AND expires_at >= ?"),
+        WHERE tick_key = ? AND side = 'SELL' AND status = 'reserved' AND expires_at >= ? AND id <> ?`).safeIntegers(
+        true,
+      ),
+      liveOfCurve: p(
+        "SELECT id, amount_in, reserved_out FROM bonding_reservations WHERE tick_key = ? AND side = ? AND status = 'reserved' AND expires_at >= ?",
+      ),
+      liveOfAddress: p(
+        "SELECT COUNT(*) AS n FROM bonding_reservations WHERE address = ? AND status = 'reserved' AND expires_at >= ?",
+      ),
       liveOfAddressOnCurve: p(`SELECT side, amount_in, reserved_out FROM bonding_reservations
         WHERE address = ? AND tick_key = ? AND status = 'reserved' AND expires_at >= ?`),
-      expire: p("UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?"),
-      pruneExpired: p(`DELETE FROM bonding_reservations WHERE status = 'expired' AND deposit_txid IS NULL AND pending_txid IS NULL AND expires_at < ?`),
-      closeReservation: p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
+      expire: p(
+        "UPDATE bonding_reservations SET status = 'expired', updated_at = ? WHERE status = 'reserved' AND expires_at < ?",
+      ),
+      pruneExpired: p(
+        `DELETE FROM bonding_reservations WHERE status = 'expired' AND deposit_txid IS NULL AND pending_txid IS NULL AND expires_at < ?`,
+      ),
+      closeReservation:
+        p(`UPDATE bonding_reservations SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, payout_id = ?, refund_payout_id = ?,
         error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')`),
-      setPending: p("UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')"),
-      pendingConfirms: p("SELECT id, pending_txid FROM bonding_reservations WHERE pending_txid IS NOT NULL AND status IN ('reserved', 'expired') AND expires_at >= ?"),
+      setPending: p(
+        "UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')",
+      ),
+      pendingConfirms: p(
+        "SELECT id, pending_txid FROM bonding_reservations WHERE pending_txid IS NOT NULL AND status IN ('reserved', 'expired') AND expires_at >= ?",
+      ),
       seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
   }
@@ -367,11 +511,14 @@ export class BondingStore {
   private held(tickKey: string, side: BondingSide, except: string | null = null): bigint {
     const now = this.now();
     if (except === null) {
-      const counters = this.s.heldCounters.get(tickKey) as { held_buy: string; held_sell: string; held_valid_until: number } | undefined;
-      if (counters && now <= counters.held_valid_until) return BigInt(side === "BUY" ? counters.held_buy : counters.held_sell);
+      const counters = this.s.heldCounters.get(tickKey) as
+        { held_buy: string; held_sell: string; held_valid_until: number } | undefined;
+      if (counters && now <= counters.held_valid_until)
+        return BigInt(side === "BUY" ? counters.held_buy : counters.held_sell);
       const buy = this.sumHeld(tickKey, "BUY", now, null);
       const sell = this.sumHeld(tickKey, "SELL", now, null);
-      const earliest = (this.s.earliestLive.get(tickKey, now) as { earliest: number | null }).earliest ?? Number.MAX_SAFE_INTEGER;
+      const earliest =
+        (this.s.earliestLive.get(tickKey, now) as { earliest: number | null }).earliest ?? Number.MAX_SAFE_INTEGER;
       this.s.setHeld.run(buy.toString(), sell.toString(), earliest, tickKey);
       return side === "BUY" ? buy : sell;
     }
@@ -381,7 +528,9 @@ export class BondingStore {
   private sumHeld(tickKey: string, side: BondingSide, now: number, except: string | null): bigint {
     // SQLite sums in C; a sum beyond 2^63 (a supply near DRC-20's 2^64 limit) overflows there and is summed here.
     try {
-      const row = (side === "BUY" ? this.s.heldBuy : this.s.heldSell).get(tickKey, now, except ?? "") as { held: number | bigint | null };
+      const row = (side === "BUY" ? this.s.heldBuy : this.s.heldSell).get(tickKey, now, except ?? "") as {
+        held: number | bigint | null;
+      };
       return BigInt(row.held ?? 0);
     } catch (error) {
       if (!/overflow/i.test((error as Error).message)) throw error;
@@ -390,7 +539,6 @@ export class BondingStore {
       .filter((r) => r.id !== except)
       .reduce((sum, r) => sum + BigInt(side === "BUY" ? r.reserved_out : r.amount_in), 0n);
   }
-
 
   /** Live reservations' holdings of a curve: tokens held for buys, tokens expected from sells. */
   reserved(tick: string): { buyTokens: bigint; sellTokens: bigint } {
@@ -407,24 +555,49 @@ export class BondingStore {
     let state: CurveState;
     try {
       state = createCurve({
-        totalSupply: request.totalSupply, sellableSupply: request.sellableSupply, virtualDoge: request.virtualDoge,
-        graduationThreshold: request.graduationThreshold, ...(this.options.feeBps !== undefined ? { feeBps: this.options.feeBps } : {}),
+        totalSupply: request.totalSupply,
+        sellableSupply: request.sellableSupply,
+        virtualDoge: request.virtualDoge,
+        graduationThreshold: request.graduationThreshold,
+        ...(this.options.feeBps !== undefined ? { feeBps: this.options.feeBps } : {}),
       });
     } catch (error) {
       throw curveError(error);
     }
     if (request.totalSupply > DRC20_MAX_SUPPLY) {
-      throw unprocessable("SUPPLY_TOO_LARGE", `a DRC-20 supply is at most ${DRC20_MAX_SUPPLY}`, { max: DRC20_MAX_SUPPLY.toString() });
+      throw unprocessable("SUPPLY_TOO_LARGE", `a DRC-20 supply is at most ${DRC20_MAX_SUPPLY}`, {
+        max: DRC20_MAX_SUPPLY.toString(),
+      });
     }
     const tickKey = drc20TickKey(request.tick);
     this.write(() => {
       const deployed = this.options.queries.drc20Tick(tickKey);
-      if (deployed) throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, { symbol: deployed.tick, inscription_id: deployed.inscriptionId });
-      if (this.s.curve.get(tickKey)) throw conflict("CURVE_EXISTS", `${request.tick} was already launched here`, { symbol: request.tick });
+      if (deployed)
+        throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, {
+          symbol: deployed.tick,
+          inscription_id: deployed.inscriptionId,
+        });
+      if (this.s.curve.get(tickKey))
+        throw conflict("CURVE_EXISTS", `${request.tick} was already launched here`, { symbol: request.tick });
       const now = this.now();
-      this.s.insertCurve.run(tickKey, request.tick, newId("bnd"), state.totalSupply.toString(), state.sellableSupply.toString(), state.virtualDoge.toString(),
-        state.graduationThreshold.toString(), Number(state.feeBps), state.virtualDoge.toString(), state.virtualToken.toString(), state.realDoge.toString(),
-        state.realToken.toString(), state.feesCollected.toString(), apiKeyId, now, now);
+      this.s.insertCurve.run(
+        tickKey,
+        request.tick,
+        newId("bnd"),
+        state.totalSupply.toString(),
+        state.sellableSupply.toString(),
+        state.virtualDoge.toString(),
+        state.graduationThreshold.toString(),
+        Number(state.feeBps),
+        state.virtualDoge.toString(),
+        state.virtualToken.toString(),
+        state.realDoge.toString(),
+        state.realToken.toString(),
+        state.feesCollected.toString(),
+        apiKeyId,
+        now,
+        now,
+      );
     });
     const curve = this.curve(request.tick)!;
     this.log("bonding_launched", { curve: curve.id, tick: curve.tick, totalSupply: state.totalSupply.toString() });
@@ -435,13 +608,24 @@ export class BondingStore {
   /** Files the deploy (max = lim = total supply) or the mint of the total supply, to the custody, keyed by the curve's id. */
   private async fileInscription(curve: CurveRecord, kind: "deploy" | "mint"): Promise<void> {
     const { totalSupply } = curve.state;
-    const content = kind === "deploy"
-      ? encodeDrc20({ kind: "deploy", tick: curve.tick, tickKey: curve.tickKey, maxSupply: totalSupply, mintLimit: totalSupply })
-      : encodeDrc20({ kind: "mint", tick: curve.tick, tickKey: curve.tickKey, amount: totalSupply });
+    const content =
+      kind === "deploy"
+        ? encodeDrc20({
+            kind: "deploy",
+            tick: curve.tick,
+            tickKey: curve.tickKey,
+            maxSupply: totalSupply,
+            mintLimit: totalSupply,
+          })
+        : encodeDrc20({ kind: "mint", tick: curve.tick, tickKey: curve.tickKey, amount: totalSupply });
     let job: InscriberJob;
     try {
       ({ job } = await this.options.inscriber.inscribe(`${curve.id}:${kind}`, {
-        project: this.project, contentType: BONDING_INSCRIPTION_CONTENT_TYPE, action: null, content, recipient: this.custodyAddress,
+        project: this.project,
+        contentType: BONDING_INSCRIPTION_CONTENT_TYPE,
+        action: null,
+        content,
+        recipient: this.custodyAddress,
       }));
     } catch (error) {
       if (!(error instanceof InscriberCallError)) throw error;
@@ -451,7 +635,8 @@ export class BondingStore {
       return;
     }
     const filed = kind === "deploy" ? this.s.deployFiled : this.s.mintFiled;
-    if (filed.run(job.id, this.now(), curve.tickKey).changes === 1) this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: job.id });
+    if (filed.run(job.id, this.now(), curve.tickKey).changes === 1)
+      this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: job.id });
   }
 
   /** The inscriber's job `id`, or null when it cannot be read now (the next pass asks again). */
@@ -460,7 +645,8 @@ export class BondingStore {
   }
 
   private fail(curve: CurveRecord, reason: string): void {
-    if (this.s.failed.run(reason, this.now(), curve.tickKey).changes === 1) this.log("bonding_launch_failed", { curve: curve.id, tick: curve.tick, reason });
+    if (this.s.failed.run(reason, this.now(), curve.tickKey).changes === 1)
+      this.log("bonding_launch_failed", { curve: curve.id, tick: curve.tick, reason });
   }
 
   /**
@@ -476,7 +662,10 @@ export class BondingStore {
     // Reservations that expired unpaid and unannounced hold nothing and owe nothing: kept a day, then dropped.
     this.s.pruneExpired.run(this.now() - PENDING_CONFIRM_SECONDS);
     // Announced payments that are mined now; looked for up to a day after their reservation expired.
-    for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as { id: string; pending_txid: string }[]) {
+    for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as {
+      id: string;
+      pending_txid: string;
+    }[]) {
       try {
         this.confirmAnnounced(row.id, row.pending_txid);
       } catch (error) {
@@ -513,7 +702,10 @@ export class BondingStore {
     const deployed = this.options.queries.drc20Tick(curve.tickKey);
     if (!deployed) return false;
     if (deployed.inscriptionId !== curve.deployInscriptionId) {
-      this.fail(curve, `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscriptionId}, not by this launch's ${curve.deployInscriptionId}`);
+      this.fail(
+        curve,
+        `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscriptionId}, not by this launch's ${curve.deployInscriptionId}`,
+      );
       return false;
     }
     if (!curve.mintJobId) {
@@ -536,8 +728,15 @@ export class BondingStore {
 
   private activeCurve(tick: string): CurveRecord {
     const curve = this.curveOr404(tick);
-    if (curve.status === "graduated") throw conflict("CURVE_GRADUATED", `${curve.tick} has graduated: trade it in its AMM pool`, { symbol: curve.tick });
-    if (curve.status !== "active") throw conflict("CURVE_NOT_ACTIVE", `${curve.tick} is ${curve.status}`, { symbol: curve.tick, status: curve.status });
+    if (curve.status === "graduated")
+      throw conflict("CURVE_GRADUATED", `${curve.tick} has graduated: trade it in its AMM pool`, {
+        symbol: curve.tick,
+      });
+    if (curve.status !== "active")
+      throw conflict("CURVE_NOT_ACTIVE", `${curve.tick} is ${curve.status}`, {
+        symbol: curve.tick,
+        status: curve.status,
+      });
     return curve;
   }
 
@@ -547,13 +746,22 @@ export class BondingStore {
     return { tick: curve.tick, side: request.side, ...this.price(curve.state, request) };
   }
 
-  private price(state: CurveState, request: { side: BondingSide; amountIn?: bigint; amountOut?: bigint }): Omit<BondingQuote, "tick" | "side"> {
+  private price(
+    state: CurveState,
+    request: { side: BondingSide; amountIn?: bigint; amountOut?: bigint },
+  ): Omit<BondingQuote, "tick" | "side"> {
     try {
       if (request.side === "BUY") {
-        const q = request.amountIn !== undefined ? quoteBuy(state, request.amountIn) : quoteBuyExactOut(state, request.amountOut!);
+        const q =
+          request.amountIn !== undefined
+            ? quoteBuy(state, request.amountIn)
+            : quoteBuyExactOut(state, request.amountOut!);
         return { amountIn: q.dogeInKoinu, amountOut: q.tokensOut, feeKoinu: q.feeKoinu, refundKoinu: q.refundKoinu };
       }
-      const q = request.amountIn !== undefined ? quoteSell(state, request.amountIn) : quoteSellExactOut(state, request.amountOut!);
+      const q =
+        request.amountIn !== undefined
+          ? quoteSell(state, request.amountIn)
+          : quoteSellExactOut(state, request.amountOut!);
       return { amountIn: q.tokensIn, amountOut: q.dogeOutKoinu, feeKoinu: q.feeKoinu, refundKoinu: 0n };
     } catch (error) {
       throw curveError(error);
@@ -568,22 +776,48 @@ export class BondingStore {
    * would hold more than the curve has), 422 AMOUNT_TOO_SMALL (the DOGE side below 0.01 DOGE), and
    * the curve's own refusals.
    */
-  reserve(request: { tick: string; side: BondingSide; address: string; amountIn: bigint; minAmountOut?: bigint; auth: Authorization }): ReservationRecord {
+  reserve(request: {
+    tick: string;
+    side: BondingSide;
+    address: string;
+    amountIn: bigint;
+    minAmountOut?: bigint;
+    auth: Authorization;
+  }): ReservationRecord {
     this.options.ledger.refuseServiceAddress(request.address);
-    if (request.auth.address !== request.address) throw new AppError("unauthorized", "INVALID_SIGNATURE", "the reservation's address must sign it", { address: request.address });
+    if (request.auth.address !== request.address)
+      throw new AppError("unauthorized", "INVALID_SIGNATURE", "the reservation's address must sign it", {
+        address: request.address,
+      });
     return this.write(() => {
       const curve = this.activeCurve(request.tick);
-      this.options.ledger.checkAuthorization("bonding-reserve", reserveFields({ ...request, tick: curve.tick }), request.auth);
+      this.options.ledger.checkAuthorization(
+        "bonding-reserve",
+        reserveFields({ ...request, tick: curve.tick }),
+        request.auth,
+      );
       const now = this.now();
       const live = (this.s.liveOfAddress.get(request.address, now) as { n: number }).n;
       if (live >= this.maxReservationsPerAddress) {
-        throw conflict("TOO_MANY_RESERVATIONS", `${request.address} already holds ${live} live reservations (at most ${this.maxReservationsPerAddress})`, {
-          address: request.address, live, max: this.maxReservationsPerAddress,
-        });
+        throw conflict(
+          "TOO_MANY_RESERVATIONS",
+          `${request.address} already holds ${live} live reservations (at most ${this.maxReservationsPerAddress})`,
+          {
+            address: request.address,
+            live,
+            max: this.maxReservationsPerAddress,
+          },
+        );
       }
-      const tooSmall = (doge: bigint) => unprocessable("AMOUNT_TOO_SMALL", `the DOGE side must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
-        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: doge.toString(),
-      });
+      const tooSmall = (doge: bigint) =>
+        unprocessable(
+          "AMOUNT_TOO_SMALL",
+          `the DOGE side must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`,
+          {
+            min_koinu: MIN_DOGE_KOINU.toString(),
+            doge_koinu: doge.toString(),
+          },
+        );
       const { state } = curve;
       let amountIn: bigint;
       let reservedOut: bigint;
@@ -593,9 +827,16 @@ export class BondingStore {
         const q = this.price(state, { side: "BUY", amountIn: request.amountIn });
         const held = this.held(curve.tickKey, "BUY");
         if (held + q.amountOut > state.realToken) {
-          throw conflict("RESERVATION_CAP_REACHED", `${q.amountOut} tokens asked; ${state.realToken - held} of the curve's ${state.realToken} are not held by live reservations`, {
-            symbol: curve.tick, tokens: q.amountOut.toString(), real_token: state.realToken.toString(), held: held.toString(),
-          });
+          throw conflict(
+            "RESERVATION_CAP_REACHED",
+            `${q.amountOut} tokens asked; ${state.realToken - held} of the curve's ${state.realToken} are not held by live reservations`,
+            {
+              symbol: curve.tick,
+              tokens: q.amountOut.toString(),
+              real_token: state.realToken.toString(),
+              held: held.toString(),
+            },
+          );
         }
         // A buy that takes the last tokens costs less than offered: the exact deposit is its cost.
         ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
@@ -605,23 +846,46 @@ export class BondingStore {
         const held = this.held(curve.tickKey, "SELL");
         const sold = tokensSold(state);
         if (held + request.amountIn > sold) {
-          throw conflict("RESERVATION_CAP_REACHED", `${request.amountIn} tokens offered; the curve sold ${sold}, ${held} of them are held by live sell reservations`, {
-            symbol: curve.tick, tokens: request.amountIn.toString(), tokens_sold: sold.toString(), held: held.toString(),
-          });
+          throw conflict(
+            "RESERVATION_CAP_REACHED",
+            `${request.amountIn} tokens offered; the curve sold ${sold}, ${held} of them are held by live sell reservations`,
+            {
+              symbol: curve.tick,
+              tokens: request.amountIn.toString(),
+              tokens_sold: sold.toString(),
+              held: held.toString(),
+            },
+          );
         }
         ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
       }
       if (request.minAmountOut !== undefined && reservedOut < request.minAmountOut) {
-        throw unprocessable("MIN_OUT_NOT_MET", `the curve gives ${reservedOut} now, below minAmountOut ${request.minAmountOut}`, {
-          amount_out: reservedOut.toString(), min_amount_out: request.minAmountOut.toString(),
-        });
+        throw unprocessable(
+          "MIN_OUT_NOT_MET",
+          `the curve gives ${reservedOut} now, below minAmountOut ${request.minAmountOut}`,
+          {
+            amount_out: reservedOut.toString(),
+            min_amount_out: request.minAmountOut.toString(),
+          },
+        );
       }
       this.refuseOverShare(curve, request.address, request.side, request.side === "BUY" ? reservedOut : amountIn, now);
       const id = newId("rsv");
       // A buy's DRC-20 payout is paid for on top of its deposit; a sell's DOGE payout pays for itself.
       const payoutCost = request.side === "BUY" ? this.options.ledger.payoutCosts.drc20Koinu : 0n;
-      this.s.insertReservation.run(id, curve.tickKey, request.side, request.address, amountIn.toString(), reservedOut.toString(), fee.toString(), payoutCost.toString(),
-        now, now + this.reservationSeconds, now);
+      this.s.insertReservation.run(
+        id,
+        curve.tickKey,
+        request.side,
+        request.address,
+        amountIn.toString(),
+        reservedOut.toString(),
+        fee.toString(),
+        payoutCost.toString(),
+        now,
+        now + this.reservationSeconds,
+        now,
+      );
       // held() just made the counters valid; this reservation adds to its side's.
       const buy = this.held(curve.tickKey, "BUY") + (request.side === "BUY" ? reservedOut : 0n);
       const sell = this.held(curve.tickKey, "SELL") + (request.side === "SELL" ? amountIn : 0n);
@@ -636,16 +900,31 @@ export class BondingStore {
    * last slice of a curve (remaining at most the share of its sellable supply) may be reserved whole.
    */
   private refuseOverShare(curve: CurveRecord, address: string, side: BondingSide, tokens: bigint, now: number): void {
-    const mine = (this.s.liveOfAddressOnCurve.all(address, curve.tickKey, now) as { side: BondingSide; amount_in: string; reserved_out: string }[])
+    const mine = (
+      this.s.liveOfAddressOnCurve.all(address, curve.tickKey, now) as {
+        side: BondingSide;
+        amount_in: string;
+        reserved_out: string;
+      }[]
+    )
       .filter((r) => r.side === side)
       .reduce((sum, r) => sum + BigInt(side === "BUY" ? r.reserved_out : r.amount_in), 0n);
     const base = side === "BUY" ? curve.state.realToken : tokensSold(curve.state);
     const lastSlice = side === "BUY" && base * 10_000n <= curve.state.sellableSupply * this.maxReservationShareBps;
     const cap = lastSlice ? base : (base * this.maxReservationShareBps) / 10_000n;
     if (mine + tokens > cap) {
-      throw conflict("RESERVATION_SHARE_EXCEEDED", `${address} would hold ${mine + tokens} tokens of ${curve.tick} in live reservations; one address may hold at most ${cap}`, {
-        address, symbol: curve.tick, held: mine.toString(), asked: tokens.toString(), cap: cap.toString(), share_bps: Number(this.maxReservationShareBps),
-      });
+      throw conflict(
+        "RESERVATION_SHARE_EXCEEDED",
+        `${address} would hold ${mine + tokens} tokens of ${curve.tick} in live reservations; one address may hold at most ${cap}`,
+        {
+          address,
+          symbol: curve.tick,
+          held: mine.toString(),
+          asked: tokens.toString(),
+          cap: cap.toString(),
+          share_bps: Number(this.maxReservationShareBps),
+        },
+      );
     }
   }
 
@@ -656,9 +935,25 @@ export class BondingStore {
     // Expired once past its expiry even before a pass marks it.
     const status = r.status === "reserved" && r.expires_at < this.now() ? "expired" : r.status;
     return {
-      id: r.id, tick, side: r.side, address: r.address, amountIn: BigInt(r.amount_in), payoutCost: BigInt(r.payout_cost), reservedOut: BigInt(r.reserved_out), feeKoinu: BigInt(r.fee), status,
-      depositTxid: r.deposit_txid, pendingTxid: r.pending_txid, depositAmount: big(r.deposit_amount), amountOut: big(r.amount_out), payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
-      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
+      id: r.id,
+      tick,
+      side: r.side,
+      address: r.address,
+      amountIn: BigInt(r.amount_in),
+      payoutCost: BigInt(r.payout_cost),
+      reservedOut: BigInt(r.reserved_out),
+      feeKoinu: BigInt(r.fee),
+      status,
+      depositTxid: r.deposit_txid,
+      pendingTxid: r.pending_txid,
+      depositAmount: big(r.deposit_amount),
+      amountOut: big(r.amount_out),
+      payoutId: r.payout_id,
+      refundPayoutId: r.refund_payout_id,
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      updatedAt: r.updated_at,
     };
   }
 
@@ -670,10 +965,19 @@ export class BondingStore {
    * reservation's address: 422); refusals that consumed and refunded the deposit are committed,
    * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...).
    */
-  confirm(id: string, depositTxid: string, signature: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+  confirm(
+    id: string,
+    depositTxid: string,
+    signature: string,
+  ): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
     const reservation = this.reservation(id);
     if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
-    requireSignature(this.options.ledger.domain, reservation.address, signature, orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid)));
+    requireSignature(
+      this.options.ledger.domain,
+      reservation.address,
+      signature,
+      orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid)),
+    );
     return this.confirmAnnounced(id, depositTxid);
   }
 
@@ -685,106 +989,194 @@ export class BondingStore {
   }
 
   /** Confirms a reservation with a payment its payer announced with a valid signature (confirm, or the pass). */
-  private confirmAnnounced(id: string, depositTxid: string): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
-    const result = this.write((): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } | AppError => {
-      const row = this.s.reservation.get(id) as ReservationRow | undefined;
-      if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
-      if (row.status === "confirmed" || row.status === "refunded") {
-        if (row.deposit_txid === depositTxid) return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
-        throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, { reservation_id: id, status: row.status });
-      }
-      const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
-      const isBuy = row.side === "BUY";
-      const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
-      const payoutCost = BigInt(row.payout_cost);
-      const order: DepositOrder = {
-        kind: isBuy ? "bonding_buy" : "bonding_sell", id, address: row.address, asset, tick: curve.tick, amountIn: BigInt(row.amount_in) + payoutCost, expiresAt: row.expires_at,
-        whose: "the reservation's address",
-      };
-      const now = this.now();
-      const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-      if (bound.kind === "refused") throw bound.error;
-      if (bound.kind === "pending") {
-        // Not in an indexed block yet, or not deep enough: remembered, and confirmed by the bonding
-        // pass once it is (a later announcement with another txid replaces it). A payment is never
-        // left unanswered.
-        this.s.setPending.run(depositTxid, now, id);
-        return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
-      }
-      const deposit = bound.deposit;
-      const close = (status: ReservationStatus, fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
-        this.s.closeReservation.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.payoutId ?? null,
-          fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, id);
-        this.s.invalidateHeld.run(row.tick_key);
-      };
-      const refuse = (error: AppError) => {
-        const refundPayoutId = this.options.ledger.oweRefund(asset, curve.tick, row.address, deposit.amount, `bonding_refund:${error.code}`, id);
-        close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-        const refundAmount = refundPayoutId ? this.options.ledger.payout(refundPayoutId)!.amount : 0n;
-        this.log("bonding_refunded", { reservation: id, tick: curve.tick, code: error.code, amount: refundAmount.toString() });
-        return new AppError(error.kind, error.code, error.message, { ...error.details, reservation_id: id, refund_payout_id: refundPayoutId, refund_amount: refundAmount.toString() });
-      };
-      const amountIn = BigInt(row.amount_in);
-      if (bound.kind === "refund") return refuse(bound.error);
-      if (curve.status !== "active") {
-        const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
-        return refuse(unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, { symbol: curve.tick, status: curve.status }));
-      }
-      let next: CurveState;
-      let paid: bigint;
-      let amountOut: bigint;
-      if (isBuy) {
-        // Tokens other live reservations hold are not for sale to this one.
-        const available = curve.state.realToken - this.held(curve.tickKey, "BUY", id);
-        let traded;
-        try {
-          traded = buy(curve.state, amountIn);
-          if (traded.quote.tokensOut > available) {
-            if (available <= 0n) throw new BondingError("SOLD_OUT", "every token left is held by other reservations");
-            traded = buyExactOut(curve.state, available);
-            if (traded.quote.tokensOut > available) throw new BondingError("SOLD_OUT", `only ${available} tokens are not held by other reservations`);
+  private confirmAnnounced(
+    id: string,
+    depositTxid: string,
+  ): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+    const result = this.write(
+      ():
+        | { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean }
+        | AppError => {
+        const row = this.s.reservation.get(id) as ReservationRow | undefined;
+        if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
+        if (row.status === "confirmed" || row.status === "refunded") {
+          if (row.deposit_txid === depositTxid)
+            return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
+          throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, {
+            reservation_id: id,
+            status: row.status,
+          });
+        }
+        const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
+        const isBuy = row.side === "BUY";
+        const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
+        const payoutCost = BigInt(row.payout_cost);
+        const order: DepositOrder = {
+          kind: isBuy ? "bonding_buy" : "bonding_sell",
+          id,
+          address: row.address,
+          asset,
+          tick: curve.tick,
+          amountIn: BigInt(row.amount_in) + payoutCost,
+          expiresAt: row.expires_at,
+          whose: "the reservation's address",
+        };
+        const now = this.now();
+        const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
+        if (bound.kind === "refused") throw bound.error;
+        if (bound.kind === "pending") {
+          // Not in an indexed block yet, or not deep enough: remembered, and confirmed by the bonding
+          // pass once it is (a later announcement with another txid replaces it). A payment is never
+          // left unanswered.
+          this.s.setPending.run(depositTxid, now, id);
+          return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
+        }
+        const deposit = bound.deposit;
+        const close = (
+          status: ReservationStatus,
+          fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError },
+        ) => {
+          this.s.closeReservation.run(
+            status,
+            depositTxid,
+            deposit.amount.toString(),
+            fields.amountOut?.toString() ?? null,
+            fields.payoutId ?? null,
+            fields.refundPayoutId ?? null,
+            fields.error?.code ?? null,
+            fields.error?.message ?? null,
+            now,
+            id,
+          );
+          this.s.invalidateHeld.run(row.tick_key);
+        };
+        const refuse = (error: AppError) => {
+          const refundPayoutId = this.options.ledger.oweRefund(
+            asset,
+            curve.tick,
+            row.address,
+            deposit.amount,
+            `bonding_refund:${error.code}`,
+            id,
+          );
+          close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
+          const refundAmount = refundPayoutId ? this.options.ledger.payout(refundPayoutId)!.amount : 0n;
+          this.log("bonding_refunded", {
+            reservation: id,
+            tick: curve.tick,
+            code: error.code,
+            amount: refundAmount.toString(),
+          });
+          return new AppError(error.kind, error.code, error.message, {
+            ...error.details,
+            reservation_id: id,
+            refund_payout_id: refundPayoutId,
+            refund_amount: refundAmount.toString(),
+          });
+        };
+        const amountIn = BigInt(row.amount_in);
+        if (bound.kind === "refund") return refuse(bound.error);
+        if (curve.status !== "active") {
+          const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
+          return refuse(
+            unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, {
+              symbol: curve.tick,
+              status: curve.status,
+            }),
+          );
+        }
+        let next: CurveState;
+        let paid: bigint;
+        let amountOut: bigint;
+        if (isBuy) {
+          // Tokens other live reservations hold are not for sale to this one.
+          const available = curve.state.realToken - this.held(curve.tickKey, "BUY", id);
+          let traded;
+          try {
+            traded = buy(curve.state, amountIn);
+            if (traded.quote.tokensOut > available) {
+              if (available <= 0n) throw new BondingError("SOLD_OUT", "every token left is held by other reservations");
+              traded = buyExactOut(curve.state, available);
+              if (traded.quote.tokensOut > available)
+                throw new BondingError("SOLD_OUT", `only ${available} tokens are not held by other reservations`);
+            }
+          } catch (error) {
+            if (!(error instanceof BondingError)) throw error;
+            const code = error.code === "OUTPUT_ZERO" ? "OUTPUT_ZERO" : "SOLD_OUT";
+            return refuse(
+              unprocessable(code, `the curve cannot fill the buy now (${error.code}); the deposit is refunded`, {
+                reason: error.code,
+              }),
+            );
           }
-        } catch (error) {
-          if (!(error instanceof BondingError)) throw error;
-          const code = error.code === "OUTPUT_ZERO" ? "OUTPUT_ZERO" : "SOLD_OUT";
-          return refuse(unprocessable(code, `the curve cannot fill the buy now (${error.code}); the deposit is refunded`, { reason: error.code }));
+          next = traded.state;
+          paid = traded.quote.dogeInKoinu;
+          amountOut = traded.quote.tokensOut;
+        } else {
+          const available = tokensSold(curve.state) - this.held(curve.tickKey, "SELL", id);
+          let traded;
+          try {
+            if (amountIn > available)
+              throw new BondingError(
+                "INSUFFICIENT_LIQUIDITY",
+                `only ${available} sold tokens are not held by other sell reservations`,
+              );
+            traded = sell(curve.state, amountIn);
+          } catch (error) {
+            if (!(error instanceof BondingError)) throw error;
+            return refuse(
+              unprocessable(error.code, `the curve cannot fill the sell now (${error.code}); the deposit is refunded`, {
+                reason: error.code,
+              }),
+            );
+          }
+          next = traded.state;
+          paid = amountIn;
+          amountOut = traded.quote.dogeOutKoinu;
         }
-        next = traded.state;
-        paid = traded.quote.dogeInKoinu;
-        amountOut = traded.quote.tokensOut;
-      } else {
-        const available = tokensSold(curve.state) - this.held(curve.tickKey, "SELL", id);
-        let traded;
-        try {
-          if (amountIn > available) throw new BondingError("INSUFFICIENT_LIQUIDITY", `only ${available} sold tokens are not held by other sell reservations`);
-          traded = sell(curve.state, amountIn);
-        } catch (error) {
-          if (!(error instanceof BondingError)) throw error;
-          return refuse(unprocessable(error.code, `the curve cannot fill the sell now (${error.code}); the deposit is refunded`, { reason: error.code }));
+        // The reservation's promise: at least what it reserved, or the whole deposit back.
+        const promised = BigInt(row.reserved_out);
+        if (amountOut < promised) {
+          return refuse(
+            unprocessable(
+              "RESERVATION_NOT_HONOURED",
+              `the curve would pay ${amountOut} now, below the ${promised} reserved; the deposit is refunded`,
+              {
+                amount_out: amountOut.toString(),
+                reserved_out: promised.toString(),
+              },
+            ),
+          );
         }
-        next = traded.state;
-        paid = amountIn;
-        amountOut = traded.quote.dogeOutKoinu;
-      }
-      // The reservation's promise: at least what it reserved, or the whole deposit back.
-      const promised = BigInt(row.reserved_out);
-      if (amountOut < promised) {
-        return refuse(unprocessable("RESERVATION_NOT_HONOURED", `the curve would pay ${amountOut} now, below the ${promised} reserved; the deposit is refunded`, {
-          amount_out: amountOut.toString(), reserved_out: promised.toString(),
-        }));
-      }
-      this.s.saveState.run(next.virtualDoge.toString(), next.virtualToken.toString(), next.realDoge.toString(), next.realToken.toString(),
-        next.feesCollected.toString(), now, curve.tickKey);
-      const payoutId = isBuy
-        ? this.options.ledger.oweToken(curve.tick, row.address, amountOut, "bonding_buy", id, payoutCost)
-        : this.options.ledger.oweDoge(curve.tick, row.address, amountOut, "bonding_sell", id)!;
-      const excess = deposit.amount - paid - payoutCost;
-      const refundPayoutId = excess > 0n ? this.options.ledger.oweRefund(asset, curve.tick, row.address, excess, "bonding_excess", id) ?? undefined : undefined;
-      close("confirmed", { amountOut, payoutId, refundPayoutId });
-      this.log("bonding_confirmed", { reservation: id, tick: curve.tick, side: row.side, amountIn: paid.toString(), amountOut: amountOut.toString() });
-      const graduated = isBuy && readyToGraduate(next) && this.graduate(curve.tickKey);
-      return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
-    });
+        this.s.saveState.run(
+          next.virtualDoge.toString(),
+          next.virtualToken.toString(),
+          next.realDoge.toString(),
+          next.realToken.toString(),
+          next.feesCollected.toString(),
+          now,
+          curve.tickKey,
+        );
+        const payoutId = isBuy
+          ? this.options.ledger.oweToken(curve.tick, row.address, amountOut, "bonding_buy", id, payoutCost)
+          : this.options.ledger.oweDoge(curve.tick, row.address, amountOut, "bonding_sell", id)!;
+        const excess = deposit.amount - paid - payoutCost;
+        const refundPayoutId =
+          excess > 0n
+            ? (this.options.ledger.oweRefund(asset, curve.tick, row.address, excess, "bonding_excess", id) ?? undefined)
+            : undefined;
+        close("confirmed", { amountOut, payoutId, refundPayoutId });
+        this.log("bonding_confirmed", {
+          reservation: id,
+          tick: curve.tick,
+          side: row.side,
+          amountIn: paid.toString(),
+          amountOut: amountOut.toString(),
+        });
+        const graduated = isBuy && readyToGraduate(next) && this.graduate(curve.tickKey);
+        return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
+      },
+    );
     // Refusals that consumed (and refunded) the deposit are committed before they are answered.
     if (result instanceof AppError) throw result;
     return result;
@@ -797,8 +1189,17 @@ export class BondingStore {
     const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
     const graduation = graduate(curve.state);
     const now = this.now();
-    if (this.s.graduated.run(graduation.poolDoge.toString(), graduation.poolToken.toString(), now, now, tickKey).changes !== 1) return false;
-    this.log("bonding_graduated", { curve: curve.id, tick: curve.tick, poolDoge: graduation.poolDoge.toString(), poolToken: graduation.poolToken.toString() });
+    if (
+      this.s.graduated.run(graduation.poolDoge.toString(), graduation.poolToken.toString(), now, now, tickKey)
+        .changes !== 1
+    )
+      return false;
+    this.log("bonding_graduated", {
+      curve: curve.id,
+      tick: curve.tick,
+      poolDoge: graduation.poolDoge.toString(),
+      poolToken: graduation.poolToken.toString(),
+    });
     this.seed(tickKey);
     return true;
   }
@@ -817,7 +1218,12 @@ export class BondingStore {
     }
     try {
       this.options.ledger.seedPool({
-        tick: curve.tick, doge: curve.poolDoge!, token: curve.poolToken!, provider: graduatedProvider(curve.tick), refId: curve.id, holdings: this.holdings(curve),
+        tick: curve.tick,
+        doge: curve.poolDoge!,
+        token: curve.poolToken!,
+        provider: graduatedProvider(curve.tick),
+        refId: curve.id,
+        holdings: this.holdings(curve),
       });
     } catch (error) {
       // seedPool ran in a savepoint of this transaction: its refusal rolled back only itself.

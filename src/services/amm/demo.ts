@@ -13,13 +13,24 @@ import type { BondingStore } from "./bonding-store";
 import type { AmmLedger } from "./ledger";
 
 /** The demo pool: 1,000,000,000 WOOF deployed and minted to the custody, 100,000,000 of them against 10,000 DOGE. */
-export const AMM_DEMO_POOL = { tick: "WOOF", supply: 1_000_000_000n, token: 100_000_000n, doge: 10_000n * 100_000_000n };
+export const AMM_DEMO_POOL = {
+  tick: "WOOF",
+  supply: 1_000_000_000n,
+  token: 100_000_000n,
+  doge: 10_000n * 100_000_000n,
+};
 
 /**
  * The demo bonding coin: 1,000,000,000 MOON, 800,000,000 sold on a curve with a virtual reserve of
  * 30,000 DOGE, graduating into a MOON/DOGE pool once 2,000 real DOGE are in.
  */
-export const AMM_DEMO_CURVE = { tick: "MOON", totalSupply: 1_000_000_000n, sellableSupply: 800_000_000n, virtualDoge: 30_000n * 100_000_000n, graduationThreshold: 2_000n * 100_000_000n };
+export const AMM_DEMO_CURVE = {
+  tick: "MOON",
+  totalSupply: 1_000_000_000n,
+  sellableSupply: 800_000_000n,
+  virtualDoge: 30_000n * 100_000_000n,
+  graduationThreshold: 2_000n * 100_000_000n,
+};
 
 const TEXT = "text/plain;charset=utf-8";
 
@@ -59,20 +70,43 @@ export async function seedDemoPool(options: AmmDemoOptions): Promise<void> {
   const project = options.project ?? "amm";
   const tickKey = drc20TickKey(demo.tick);
   const deployed = () => queries.drc20Tick(tickKey) !== null;
-  const available = () => BigInt(queries.drc20Balances(wallet.address).find((b) => drc20TickKey(b.tick) === tickKey)?.available ?? "0");
+  const available = () =>
+    BigInt(queries.drc20Balances(wallet.address).find((b) => drc20TickKey(b.tick) === tickKey)?.available ?? "0");
   if (!deployed()) {
-    const content = encodeDrc20({ kind: "deploy", tick: demo.tick, tickKey, maxSupply: demo.supply, mintLimit: demo.supply });
-    await inscriber.inscribe("amm-demo-deploy", { project, contentType: TEXT, action: null, content, recipient: wallet.address });
+    const content = encodeDrc20({
+      kind: "deploy",
+      tick: demo.tick,
+      tickKey,
+      maxSupply: demo.supply,
+      mintLimit: demo.supply,
+    });
+    await inscriber.inscribe("amm-demo-deploy", {
+      project,
+      contentType: TEXT,
+      action: null,
+      content,
+      recipient: wallet.address,
+    });
     await waitFor(deployed, options);
   }
   if (available() < demo.token) {
     const content = encodeDrc20({ kind: "mint", tick: demo.tick, tickKey, amount: demo.supply });
-    await inscriber.inscribe("amm-demo-mint", { project, contentType: TEXT, action: null, content, recipient: wallet.address });
+    await inscriber.inscribe("amm-demo-mint", {
+      project,
+      contentType: TEXT,
+      action: null,
+      content,
+      recipient: wallet.address,
+    });
     await waitFor(() => available() >= demo.token, options);
   }
   await wallet.sync();
   const seeded = ledger.seedPool({
-    tick: demo.tick, doge: demo.doge, token: demo.token, provider: wallet.address, refId: "demo-seed",
+    tick: demo.tick,
+    doge: demo.doge,
+    token: demo.token,
+    provider: wallet.address,
+    refId: "demo-seed",
     holdings: { doge: wallet.balance().confirmedKoinu, token: available() },
   });
   options.log("amm_demo_seeded", { tick: demo.tick, shares: seeded.shares.toString() });

@@ -21,7 +21,6 @@ import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, unprocessable } from "../http/errors";
 
-
 interface DepositBase {
   txid: string;
   height: number;
@@ -55,9 +54,14 @@ export class DepositReader {
   /** The custody address and every other address the service controls. */
   readonly serviceAddresses: ReadonlySet<string>;
 
-  constructor(private readonly queries: IndexQueries, readonly custodyAddress: string, options: DepositReaderOptions = {}) {
+  constructor(
+    private readonly queries: IndexQueries,
+    readonly custodyAddress: string,
+    options: DepositReaderOptions = {},
+  ) {
     const confirmations = options.confirmations ?? 1;
-    if (!Number.isInteger(confirmations) || confirmations < 1) throw new RangeError(`deposit confirmations must be an integer of at least 1, got ${confirmations}`);
+    if (!Number.isInteger(confirmations) || confirmations < 1)
+      throw new RangeError(`deposit confirmations must be an integer of at least 1, got ${confirmations}`);
     this.confirmations = confirmations;
     this.serviceAddresses = new Set([custodyAddress, ...(options.serviceAddresses ?? [])]);
   }
@@ -75,7 +79,8 @@ export class DepositReader {
   private funding(txid: string): { firstInputAddress: string | null; serviceFunded: boolean } {
     const inputs = this.queries.txInputs(txid);
     let serviceFunded = false;
-    for (const input of inputs.values()) if (input.address !== null && this.serviceAddresses.has(input.address)) serviceFunded = true;
+    for (const input of inputs.values())
+      if (input.address !== null && this.serviceAddresses.has(input.address)) serviceFunded = true;
     return { firstInputAddress: inputs.get(0)?.address ?? null, serviceFunded };
   }
 
@@ -83,19 +88,35 @@ export class DepositReader {
   doge(txid: string): DogeDeposit | null {
     const tx = this.queries.tx(txid);
     if (!tx) return null;
-    const amount = tx.outputs.filter((o) => o.address === this.custodyAddress).reduce((sum, o) => sum + o.valueKoinu, 0n);
+    const amount = tx.outputs
+      .filter((o) => o.address === this.custodyAddress)
+      .reduce((sum, o) => sum + o.valueKoinu, 0n);
     const { firstInputAddress, serviceFunded } = this.funding(txid);
-    return { txid, height: tx.height, blockTime: tx.blockTime, confirmations: this.indexedHeight() - tx.height + 1, amount, payer: firstInputAddress, serviceFunded };
+    return {
+      txid,
+      height: tx.height,
+      blockTime: tx.blockTime,
+      confirmations: this.indexedHeight() - tx.height + 1,
+      amount,
+      payer: firstInputAddress,
+      serviceFunded,
+    };
   }
 
   /** The DRC-20 `tick` credited to the custody address by `txid`, or null when it is not in an indexed block. */
   drc20(txid: string, tick: string): Drc20Deposit | null {
     const tx = this.queries.tx(txid);
     if (!tx) return null;
-    const moves = this.queries.drc20Receipts(txid, this.custodyAddress).filter((m) => m.tick.toLowerCase() === tick.toLowerCase());
+    const moves = this.queries
+      .drc20Receipts(txid, this.custodyAddress)
+      .filter((m) => m.tick.toLowerCase() === tick.toLowerCase());
     const owners = new Set(moves.map((m) => m.sender));
     return {
-      txid, height: tx.height, blockTime: tx.blockTime, confirmations: this.indexedHeight() - tx.height + 1, tick,
+      txid,
+      height: tx.height,
+      blockTime: tx.blockTime,
+      confirmations: this.indexedHeight() - tx.height + 1,
+      tick,
       amount: moves.reduce((sum, m) => sum + BigInt(m.amount), 0n),
       // Transfers of several owners moved in one transaction have no single payer: they count for nobody.
       payer: owners.size === 1 ? [...owners][0] : null,
@@ -120,7 +141,9 @@ export class UsedDeposits {
   constructor(db: Sqlite) {
     this.s = {
       get: db.prepare("SELECT kind, ref_id FROM deposits WHERE txid = ?"),
-      use: db.prepare("INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      use: db.prepare(
+        "INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
       ofRef: db.prepare("SELECT txid FROM deposits WHERE ref_id = ?"),
     };
   }
@@ -134,10 +157,22 @@ export class UsedDeposits {
   /** 409 DEPOSIT_ALREADY_USED when `txid` was consumed before. */
   refuseUsed(txid: string): void {
     const used = this.usedBy(txid);
-    if (used) throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.refId})`, { deposit_txid: txid, used_by: used.refId });
+    if (used)
+      throw conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${used.kind} ${used.refId})`, {
+        deposit_txid: txid,
+        used_by: used.refId,
+      });
   }
 
-  use(txid: string, kind: string, refId: string, asset: "DOGE" | "DRC20", amount: bigint, address: string, now: number): void {
+  use(
+    txid: string,
+    kind: string,
+    refId: string,
+    asset: "DOGE" | "DRC20",
+    amount: bigint,
+    address: string,
+    now: number,
+  ): void {
     this.s.use.run(txid, kind, refId, asset, amount.toString(), address, now);
   }
 
@@ -184,43 +219,87 @@ export type DepositOutcome =
  * another address is refused; a deposit mined after the order expired or smaller than asked is to
  * be refunded; otherwise it is credited.
  */
-export function inspectDeposit(reader: DepositReader, used: UsedDeposits, order: DepositOrder, txid: string): DepositOutcome {
+export function inspectDeposit(
+  reader: DepositReader,
+  used: UsedDeposits,
+  order: DepositOrder,
+  txid: string,
+): DepositOutcome {
   const already = used.usedBy(txid);
   if (already) {
-    return { kind: "refused", error: conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${already.kind} ${already.refId})`, { deposit_txid: txid, used_by: already.refId }) };
+    return {
+      kind: "refused",
+      error: conflict("DEPOSIT_ALREADY_USED", `deposit ${txid} was already used (${already.kind} ${already.refId})`, {
+        deposit_txid: txid,
+        used_by: already.refId,
+      }),
+    };
   }
   const deposit = reader.read(order.asset, txid, order.tick);
   if (!deposit) return { kind: "pending", reason: "NOT_INDEXED", confirmations: 0 };
   const assetName = order.asset === "DOGE" ? "DOGE" : order.tick;
   if (deposit.serviceFunded) {
-    return { kind: "refused", error: unprocessable("DEPOSIT_FROM_SERVICE", `${txid} is funded by a wallet of this service; it is not a deposit`, { deposit_txid: txid }) };
+    return {
+      kind: "refused",
+      error: unprocessable(
+        "DEPOSIT_FROM_SERVICE",
+        `${txid} is funded by a wallet of this service; it is not a deposit`,
+        { deposit_txid: txid },
+      ),
+    };
   }
   if (deposit.amount === 0n) {
-    return { kind: "refused", error: unprocessable("DEPOSIT_NOT_TO_CUSTODY", `${txid} pays no ${assetName} to the deposit address ${reader.custodyAddress}`, { deposit_txid: txid, deposit_address: reader.custodyAddress }) };
+    return {
+      kind: "refused",
+      error: unprocessable(
+        "DEPOSIT_NOT_TO_CUSTODY",
+        `${txid} pays no ${assetName} to the deposit address ${reader.custodyAddress}`,
+        { deposit_txid: txid, deposit_address: reader.custodyAddress },
+      ),
+    };
   }
   if (deposit.payer !== order.address) {
     return {
       kind: "refused",
-      error: unprocessable("DEPOSIT_NOT_FROM_ADDRESS", `${txid} is paid by ${deposit.payer ?? "no single address"}, not by ${order.whose} ${order.address}`, {
-        deposit_txid: txid, address: order.address, payer: deposit.payer,
-      }),
+      error: unprocessable(
+        "DEPOSIT_NOT_FROM_ADDRESS",
+        `${txid} is paid by ${deposit.payer ?? "no single address"}, not by ${order.whose} ${order.address}`,
+        {
+          deposit_txid: txid,
+          address: order.address,
+          payer: deposit.payer,
+        },
+      ),
     };
   }
-  if (deposit.confirmations < reader.confirmations) return { kind: "pending", reason: "NOT_DEEP_ENOUGH", confirmations: deposit.confirmations };
+  if (deposit.confirmations < reader.confirmations)
+    return { kind: "pending", reason: "NOT_DEEP_ENOUGH", confirmations: deposit.confirmations };
   if (order.expiresAt !== null && deposit.blockTime > order.expiresAt) {
     return {
-      kind: "refund", deposit,
-      error: unprocessable("DEPOSIT_LATE", `the deposit was mined at ${deposit.blockTime}, after the order expired at ${order.expiresAt}; it is refunded`, {
-        block_time: deposit.blockTime, expires_at: order.expiresAt,
-      }),
+      kind: "refund",
+      deposit,
+      error: unprocessable(
+        "DEPOSIT_LATE",
+        `the deposit was mined at ${deposit.blockTime}, after the order expired at ${order.expiresAt}; it is refunded`,
+        {
+          block_time: deposit.blockTime,
+          expires_at: order.expiresAt,
+        },
+      ),
     };
   }
   if (deposit.amount < order.amountIn) {
     return {
-      kind: "refund", deposit,
-      error: unprocessable("DEPOSIT_TOO_SMALL", `the deposit is ${deposit.amount}, the order needs exactly ${order.amountIn}; it is refunded`, {
-        deposit_amount: deposit.amount.toString(), amount_in: order.amountIn.toString(),
-      }),
+      kind: "refund",
+      deposit,
+      error: unprocessable(
+        "DEPOSIT_TOO_SMALL",
+        `the deposit is ${deposit.amount}, the order needs exactly ${order.amountIn}; it is refunded`,
+        {
+          deposit_amount: deposit.amount.toString(),
+          amount_in: order.amountIn.toString(),
+        },
+      ),
     };
   }
   return { kind: "credited", deposit };
@@ -233,20 +312,45 @@ export function consumeDeposit(used: UsedDeposits, order: DepositOrder, outcome:
 }
 
 /** inspectDeposit, then the deposit consumed when the outcome takes it (inside the caller's write transaction). */
-export function bindDeposit(reader: DepositReader, used: UsedDeposits, order: DepositOrder, txid: string, now: number): DepositOutcome {
+export function bindDeposit(
+  reader: DepositReader,
+  used: UsedDeposits,
+  order: DepositOrder,
+  txid: string,
+  now: number,
+): DepositOutcome {
   const outcome = inspectDeposit(reader, used, order, txid);
   consumeDeposit(used, order, outcome, now);
   return outcome;
 }
 
 /** A pending outcome as the refusal of a caller that cannot wait (409: retry once the deposit is mined and deep enough). */
-export function pendingError(outcome: Extract<DepositOutcome, { kind: "pending" }>, txid: string, reader: DepositReader): AppError {
+export function pendingError(
+  outcome: Extract<DepositOutcome, { kind: "pending" }>,
+  txid: string,
+  reader: DepositReader,
+): AppError {
   if (outcome.reason === "NOT_INDEXED") {
-    return new AppError("conflict", "DEPOSIT_NOT_FOUND", `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`, {
-      deposit_txid: txid, indexed_height: reader.indexedHeight(),
-    }, { headers: { "Retry-After": "10" } });
+    return new AppError(
+      "conflict",
+      "DEPOSIT_NOT_FOUND",
+      `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`,
+      {
+        deposit_txid: txid,
+        indexed_height: reader.indexedHeight(),
+      },
+      { headers: { "Retry-After": "10" } },
+    );
   }
-  return new AppError("conflict", "DEPOSIT_NOT_DEEP_ENOUGH", `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`, {
-    deposit_txid: txid, confirmations: outcome.confirmations, required: reader.confirmations,
-  }, { headers: { "Retry-After": "10" } });
+  return new AppError(
+    "conflict",
+    "DEPOSIT_NOT_DEEP_ENOUGH",
+    `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`,
+    {
+      deposit_txid: txid,
+      confirmations: outcome.confirmations,
+      required: reader.confirmations,
+    },
+    { headers: { "Retry-After": "10" } },
+  );
 }

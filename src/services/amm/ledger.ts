@@ -18,12 +18,35 @@ import type { Sqlite } from "../../db/sqlite";
 import type { DogeNetwork } from "../../doge";
 import { drc20TickKey } from "../../inscription/drc20";
 import {
-  AmmMathError, Direction, MAX_AMOUNT, Pool, Position, addLiquidity, auditFees, claimFees, claimableFees, depth, emptyPosition,
-  minAmountOut, priceImpactBps, quoteExactIn, quoteExactOut, removeLiquidity, swapExactIn,
+  AmmMathError,
+  Direction,
+  MAX_AMOUNT,
+  Pool,
+  Position,
+  addLiquidity,
+  auditFees,
+  claimFees,
+  claimableFees,
+  depth,
+  emptyPosition,
+  minAmountOut,
+  priceImpactBps,
+  quoteExactIn,
+  quoteExactOut,
+  removeLiquidity,
+  swapExactIn,
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
-import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, consumeDeposit, inspectDeposit, pendingError } from "./deposits";
+import {
+  DepositOrder,
+  DepositReader,
+  UsedDeposits,
+  bindDeposit,
+  consumeDeposit,
+  inspectDeposit,
+  pendingError,
+} from "./deposits";
 import { Authorization, OrderDomain, authorizationMessage, orderMessage, requireSignature } from "./orders";
 import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
 
@@ -42,7 +65,14 @@ export const MAX_AUTHORIZATION_SECONDS = 3_600;
 export type SwapStatus = "created" | "deposit_seen" | "executed" | "settled" | "refunded" | "expired" | "failed";
 export type { PayoutAsset };
 
-export interface PoolRecord { tick: string; tickKey: string; status: string; pool: Pool; createdAt: number; updatedAt: number }
+export interface PoolRecord {
+  tick: string;
+  tickKey: string;
+  status: string;
+  pool: Pool;
+  createdAt: number;
+  updatedAt: number;
+}
 
 export interface QuoteRecord {
   id: string;
@@ -135,25 +165,75 @@ const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString("
 const big = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
 
 interface PoolRow {
-  tick_key: string; tick: string; status: string; doge_reserve: string; token_reserve: string; lp_supply: string; fee_bps: number;
-  acc_fee_per_share: string; acc_remainder: string; fees_credited: string; fees_claimed: string; fee_dust: string; created_at: number; updated_at: number;
+  tick_key: string;
+  tick: string;
+  status: string;
+  doge_reserve: string;
+  token_reserve: string;
+  lp_supply: string;
+  fee_bps: number;
+  acc_fee_per_share: string;
+  acc_remainder: string;
+  fees_credited: string;
+  fees_claimed: string;
+  fee_dust: string;
+  created_at: number;
+  updated_at: number;
 }
-interface PositionRow { tick_key: string; address: string; shares: string; fee_debt: string; unclaimed: string; unclaimed_fraction: string }
+interface PositionRow {
+  tick_key: string;
+  address: string;
+  shares: string;
+  fee_debt: string;
+  unclaimed: string;
+  unclaimed_fraction: string;
+}
 interface SwapRow {
-  id: string; quote_id: string; tick_key: string; direction: Direction; address: string; amount_in: string; quoted_out: string; min_amount_out: string;
-  deposit_address: string; payout_cost: string; status: SwapStatus; deposit_txid: string | null; deposit_amount: string | null; amount_out: string | null; fee: string | null;
-  ledger_seq: number | null; payout_id: string | null; refund_payout_id: string | null; error_code: string | null; error_message: string | null;
-  created_at: number; expires_at: number; updated_at: number;
+  id: string;
+  quote_id: string;
+  tick_key: string;
+  direction: Direction;
+  address: string;
+  amount_in: string;
+  quoted_out: string;
+  min_amount_out: string;
+  deposit_address: string;
+  payout_cost: string;
+  status: SwapStatus;
+  deposit_txid: string | null;
+  deposit_amount: string | null;
+  amount_out: string | null;
+  fee: string | null;
+  ledger_seq: number | null;
+  payout_id: string | null;
+  refund_payout_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  expires_at: number;
+  updated_at: number;
 }
 
 const poolOf = (r: PoolRow): Pool => ({
-  dogeReserve: BigInt(r.doge_reserve), tokenReserve: BigInt(r.token_reserve), lpSupply: BigInt(r.lp_supply), feeBps: BigInt(r.fee_bps),
-  accFeePerShare: BigInt(r.acc_fee_per_share), accRemainder: BigInt(r.acc_remainder), feesCredited: BigInt(r.fees_credited),
-  feesClaimed: BigInt(r.fees_claimed), feeDust: BigInt(r.fee_dust),
+  dogeReserve: BigInt(r.doge_reserve),
+  tokenReserve: BigInt(r.token_reserve),
+  lpSupply: BigInt(r.lp_supply),
+  feeBps: BigInt(r.fee_bps),
+  accFeePerShare: BigInt(r.acc_fee_per_share),
+  accRemainder: BigInt(r.acc_remainder),
+  feesCredited: BigInt(r.fees_credited),
+  feesClaimed: BigInt(r.fees_claimed),
+  feeDust: BigInt(r.fee_dust),
 });
-const positionOf = (r: PositionRow | undefined): Position => (r
-  ? { shares: BigInt(r.shares), feeDebt: BigInt(r.fee_debt), unclaimed: BigInt(r.unclaimed), unclaimedFraction: BigInt(r.unclaimed_fraction) }
-  : emptyPosition());
+const positionOf = (r: PositionRow | undefined): Position =>
+  r
+    ? {
+        shares: BigInt(r.shares),
+        feeDebt: BigInt(r.fee_debt),
+        unclaimed: BigInt(r.unclaimed),
+        unclaimedFraction: BigInt(r.unclaimed_fraction),
+      }
+    : emptyPosition();
 
 /** koinu / tokens as a decimal string with up to 8 fraction digits, rounded down: every price the AMM answers. */
 export function priceString(koinu: bigint, tokens: bigint): string {
@@ -165,28 +245,53 @@ export function priceString(koinu: bigint, tokens: bigint): string {
 /** A decimal string of base units in [1, 2^128 - 1]; each way to miss it has its own code. */
 export function parseAmount(value: unknown, field: string): bigint {
   if (typeof value === "number" && Number.isSafeInteger(value)) value = String(value);
-  if (typeof value !== "string" || value.length === 0) throw badRequest("INVALID_AMOUNT", `${field} must be a decimal string of base units`, { field });
+  if (typeof value !== "string" || value.length === 0)
+    throw badRequest("INVALID_AMOUNT", `${field} must be a decimal string of base units`, { field });
   if (/^-/.test(value)) throw badRequest("AMOUNT_NEGATIVE", `${field} must be positive`, { field, value });
-  if (!/^[0-9]+$/.test(value)) throw badRequest("AMOUNT_NOT_INTEGER", `${field} must be a whole number of base units (digits only)`, { field, value });
-  if (value.length > 40) throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
+  if (!/^[0-9]+$/.test(value))
+    throw badRequest("AMOUNT_NOT_INTEGER", `${field} must be a whole number of base units (digits only)`, {
+      field,
+      value,
+    });
+  if (value.length > 40)
+    throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
   const amount = BigInt(value);
   if (amount === 0n) throw badRequest("AMOUNT_ZERO", `${field} must be at least 1`, { field });
-  if (amount > MAX_AMOUNT) throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
+  if (amount > MAX_AMOUNT)
+    throw badRequest("AMOUNT_TOO_LARGE", `${field} is above 2^128 - 1`, { field, max: MAX_AMOUNT.toString() });
   return amount;
 }
 
 /** The fields of a swap's execute-swap message, in order (orders.ts). */
-export function executeSwapFields(swap: Pick<SwapRecord, "id" | "tick" | "direction" | "amountIn" | "minAmountOut" | "expiresAt" | "address">, depositTxid: string): Record<string, string> {
+export function executeSwapFields(
+  swap: Pick<SwapRecord, "id" | "tick" | "direction" | "amountIn" | "minAmountOut" | "expiresAt" | "address">,
+  depositTxid: string,
+): Record<string, string> {
   return {
-    swap: swap.id, tick: swap.tick, direction: swap.direction, "amount in": swap.amountIn.toString(), "min amount out": swap.minAmountOut.toString(),
-    expires: String(swap.expiresAt), address: swap.address, deposit: depositTxid,
+    swap: swap.id,
+    tick: swap.tick,
+    direction: swap.direction,
+    "amount in": swap.amountIn.toString(),
+    "min amount out": swap.minAmountOut.toString(),
+    expires: String(swap.expiresAt),
+    address: swap.address,
+    deposit: depositTxid,
   };
 }
 
 /** The fields of an add-liquidity message, in order (orders.ts). */
-export function addLiquidityFields(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint }): Record<string, string> {
+export function addLiquidityFields(request: {
+  tick: string;
+  address: string;
+  dogeTxid: string;
+  tokenTxid: string;
+  minShares?: bigint;
+}): Record<string, string> {
   return {
-    tick: request.tick, address: request.address, "doge deposit": request.dogeTxid, "token deposit": request.tokenTxid,
+    tick: request.tick,
+    address: request.address,
+    "doge deposit": request.dogeTxid,
+    "token deposit": request.tokenTxid,
     "min shares": request.minShares === undefined ? "0" : request.minShares.toString(),
   };
 }
@@ -194,7 +299,9 @@ export function addLiquidityFields(request: { tick: string; address: string; dog
 /** Math refusals as HTTP answers (422: well formed, but the pool cannot do it). */
 function mathError(error: unknown): never {
   if (error instanceof AmmMathError) {
-    const details = Object.fromEntries(Object.entries(error.details ?? {}).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]));
+    const details = Object.fromEntries(
+      Object.entries(error.details ?? {}).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
+    );
     throw unprocessable(error.code, error.message, details);
   }
   throw error;
@@ -227,43 +334,64 @@ export class AmmLedger {
     this.s = {
       pool: p("SELECT * FROM pools WHERE tick_key = ?"),
       pools: p("SELECT * FROM pools WHERE status = 'active' ORDER BY tick_key"),
-      insertPool: p(`INSERT INTO pools (tick_key, tick, status, doge_reserve, token_reserve, lp_supply, fee_bps, acc_fee_per_share, acc_remainder,
+      insertPool:
+        p(`INSERT INTO pools (tick_key, tick, status, doge_reserve, token_reserve, lp_supply, fee_bps, acc_fee_per_share, acc_remainder,
         fees_credited, fees_claimed, fee_dust, created_at, updated_at) VALUES (?, ?, 'active', '0', '0', '0', ?, '0', '0', '0', '0', '0', ?, ?)`),
-      savePool: p(`UPDATE pools SET doge_reserve = ?, token_reserve = ?, lp_supply = ?, acc_fee_per_share = ?, acc_remainder = ?, fees_credited = ?,
+      savePool:
+        p(`UPDATE pools SET doge_reserve = ?, token_reserve = ?, lp_supply = ?, acc_fee_per_share = ?, acc_remainder = ?, fees_credited = ?,
         fees_claimed = ?, fee_dust = ?, updated_at = ? WHERE tick_key = ?`),
       position: p("SELECT * FROM positions WHERE tick_key = ? AND address = ?"),
       positionsOf: p("SELECT * FROM positions WHERE address = ? ORDER BY tick_key"),
       positionsIn: p("SELECT * FROM positions WHERE tick_key = ?"),
-      savePosition: p(`INSERT INTO positions (tick_key, address, shares, fee_debt, unclaimed, unclaimed_fraction, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+      savePosition:
+        p(`INSERT INTO positions (tick_key, address, shares, fee_debt, unclaimed, unclaimed_fraction, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tick_key, address) DO UPDATE SET shares = excluded.shares, fee_debt = excluded.fee_debt, unclaimed = excluded.unclaimed,
         unclaimed_fraction = excluded.unclaimed_fraction, updated_at = excluded.updated_at`),
-      ledger: p(`INSERT INTO ledger (tick_key, kind, ref_id, address, direction, amount_in, amount_out, fee, doge_delta, token_delta, lp_delta,
+      ledger:
+        p(`INSERT INTO ledger (tick_key, kind, ref_id, address, direction, amount_in, amount_out, fee, doge_delta, token_delta, lp_delta,
         doge_reserve, token_reserve, lp_supply, at) VALUES (@tick_key, @kind, @ref_id, @address, @direction, @amount_in, @amount_out, @fee,
         @doge_delta, @token_delta, @lp_delta, @doge_reserve, @token_reserve, @lp_supply, @at)`),
       ledgerOf: p("SELECT * FROM ledger WHERE tick_key = ? ORDER BY seq"),
       pruneQuotes: p("DELETE FROM quotes WHERE expires_at < ?"),
       pruneSwaps: p("DELETE FROM swaps WHERE status = 'expired' AND deposit_txid IS NULL AND expires_at < ?"),
       pruneNonces: p("DELETE FROM auth_nonces WHERE used_at < ?"),
-      insertSwap: p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, payout_cost, status,
+      insertSwap:
+        p(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, payout_cost, status,
         created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`),
       swap: p("SELECT * FROM swaps WHERE id = ?"),
       swapOfQuote: p("SELECT * FROM swaps WHERE quote_id = ?"),
-      swapsOf: p("SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?"),
-      pendingSwaps: p("SELECT * FROM swaps WHERE status IN ('created', 'deposit_seen') AND (deposit_txid IS NOT NULL OR expires_at < ?)"),
-      swapSeen: p("UPDATE swaps SET status = 'deposit_seen', deposit_txid = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')"),
-      swapExpired: p("UPDATE swaps SET status = 'expired', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')"),
-      swapClosed: p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
+      swapsOf: p(
+        "SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
+      ),
+      pendingSwaps: p(
+        "SELECT * FROM swaps WHERE status IN ('created', 'deposit_seen') AND (deposit_txid IS NOT NULL OR expires_at < ?)",
+      ),
+      swapSeen: p(
+        "UPDATE swaps SET status = 'deposit_seen', deposit_txid = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')",
+      ),
+      swapExpired: p(
+        "UPDATE swaps SET status = 'expired', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')",
+      ),
+      swapClosed:
+        p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
         refund_payout_id = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
       payoutById: p("SELECT * FROM payouts WHERE id = ?"),
       payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
-      insertLiquidity: p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
+      insertLiquidity:
+        p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       liquidity: p("SELECT * FROM liquidity_ops WHERE id = ?"),
-      useNonce: p("INSERT INTO auth_nonces (address, nonce, action, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"),
-      insertClaim: p("INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      useNonce: p(
+        "INSERT INTO auth_nonces (address, nonce, action, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ),
+      insertClaim: p(
+        "INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
       claimsOf: p("SELECT * FROM fee_claims WHERE address = ? ORDER BY created_at DESC, id DESC LIMIT 100"),
       curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
-      curvesHoldingDoge: p("SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'"),
+      curvesHoldingDoge: p(
+        "SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'",
+      ),
     };
   }
 
@@ -295,7 +423,14 @@ export class AmmLedger {
     }
     const row = this.s.pool.get(key) as PoolRow | undefined;
     if (!row) return null;
-    const record = { tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at };
+    const record = {
+      tick: row.tick,
+      tickKey: row.tick_key,
+      status: row.status,
+      pool: poolOf(row),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
     if (!this.options.db.inTransaction) this.poolCache.set(key, record);
     return record;
   }
@@ -307,7 +442,14 @@ export class AmmLedger {
   }
 
   pools(): PoolRecord[] {
-    return (this.s.pools.all() as PoolRow[]).map((row) => ({ tick: row.tick, tickKey: row.tick_key, status: row.status, pool: poolOf(row), createdAt: row.created_at, updatedAt: row.updated_at }));
+    return (this.s.pools.all() as PoolRow[]).map((row) => ({
+      tick: row.tick,
+      tickKey: row.tick_key,
+      status: row.status,
+      pool: poolOf(row),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
   }
 
   /** The pool of `tick`, made (empty) when the tick is deployed on chain and has none yet. Inside a write. */
@@ -322,26 +464,64 @@ export class AmmLedger {
   }
 
   private savePool(tickKey: string, pool: Pool): void {
-    this.s.savePool.run(pool.dogeReserve.toString(), pool.tokenReserve.toString(), pool.lpSupply.toString(), pool.accFeePerShare.toString(),
-      pool.accRemainder.toString(), pool.feesCredited.toString(), pool.feesClaimed.toString(), pool.feeDust.toString(), this.now(), tickKey);
+    this.s.savePool.run(
+      pool.dogeReserve.toString(),
+      pool.tokenReserve.toString(),
+      pool.lpSupply.toString(),
+      pool.accFeePerShare.toString(),
+      pool.accRemainder.toString(),
+      pool.feesCredited.toString(),
+      pool.feesClaimed.toString(),
+      pool.feeDust.toString(),
+      this.now(),
+      tickKey,
+    );
   }
 
   private savePosition(tickKey: string, address: string, position: Position): void {
-    this.s.savePosition.run(tickKey, address, position.shares.toString(), position.feeDebt.toString(), position.unclaimed.toString(), position.unclaimedFraction.toString(), this.now());
+    this.s.savePosition.run(
+      tickKey,
+      address,
+      position.shares.toString(),
+      position.feeDebt.toString(),
+      position.unclaimed.toString(),
+      position.unclaimedFraction.toString(),
+      this.now(),
+    );
   }
 
   private record(entry: {
-    tickKey: string; kind: string; refId: string; address: string; direction?: Direction; amountIn?: bigint; amountOut?: bigint; fee?: bigint;
-    before: Pool; after: Pool;
+    tickKey: string;
+    kind: string;
+    refId: string;
+    address: string;
+    direction?: Direction;
+    amountIn?: bigint;
+    amountOut?: bigint;
+    fee?: bigint;
+    before: Pool;
+    after: Pool;
   }): number {
     const { before, after } = entry;
-    return Number(this.s.ledger.run({
-      tick_key: entry.tickKey, kind: entry.kind, ref_id: entry.refId, address: entry.address, direction: entry.direction ?? null,
-      amount_in: entry.amountIn?.toString() ?? null, amount_out: entry.amountOut?.toString() ?? null, fee: entry.fee?.toString() ?? null,
-      doge_delta: (after.dogeReserve - before.dogeReserve).toString(), token_delta: (after.tokenReserve - before.tokenReserve).toString(),
-      lp_delta: (after.lpSupply - before.lpSupply).toString(), doge_reserve: after.dogeReserve.toString(), token_reserve: after.tokenReserve.toString(),
-      lp_supply: after.lpSupply.toString(), at: this.now(),
-    }).lastInsertRowid);
+    return Number(
+      this.s.ledger.run({
+        tick_key: entry.tickKey,
+        kind: entry.kind,
+        ref_id: entry.refId,
+        address: entry.address,
+        direction: entry.direction ?? null,
+        amount_in: entry.amountIn?.toString() ?? null,
+        amount_out: entry.amountOut?.toString() ?? null,
+        fee: entry.fee?.toString() ?? null,
+        doge_delta: (after.dogeReserve - before.dogeReserve).toString(),
+        token_delta: (after.tokenReserve - before.tokenReserve).toString(),
+        lp_delta: (after.lpSupply - before.lpSupply).toString(),
+        doge_reserve: after.dogeReserve.toString(),
+        token_reserve: after.tokenReserve.toString(),
+        lp_supply: after.lpSupply.toString(),
+        at: this.now(),
+      }).lastInsertRowid,
+    );
   }
 
   /** The pool's ledger in the order it was applied. */
@@ -354,20 +534,52 @@ export class AmmLedger {
    * it (`payoutCosts.dogeKoinu`) and of `siblingCostKoinu` (a DRC-20 payout of the same order paid
    * from this DOGE). Answers the payout's id, or null when the costs take it all (nothing is sent).
    */
-  oweDoge(tick: string | null, address: string, gross: bigint, reason: string, refId: string, siblingCostKoinu = 0n): string | null {
+  oweDoge(
+    tick: string | null,
+    address: string,
+    gross: bigint,
+    reason: string,
+    refId: string,
+    siblingCostKoinu = 0n,
+  ): string | null {
     const net = gross - this.payoutCosts.dogeKoinu - siblingCostKoinu;
     if (net <= 0n) return null;
-    return queuePayout(this.options.db, this.now(), { asset: "DOGE", tick, address, amount: net, reason, refId, costKoinu: this.payoutCosts.dogeKoinu });
+    return queuePayout(this.options.db, this.now(), {
+      asset: "DOGE",
+      tick,
+      address,
+      amount: net,
+      reason,
+      refId,
+      costKoinu: this.payoutCosts.dogeKoinu,
+    });
   }
 
   /** Owes `amount` of `tick` to `address` (inside the caller's write); `paidKoinu`: the DOGE its order paid toward its cost (0: the operator's). */
   oweToken(tick: string, address: string, amount: bigint, reason: string, refId: string, paidKoinu: bigint): string {
-    return queuePayout(this.options.db, this.now(), { asset: "DRC20", tick, address, amount, reason, refId, costKoinu: paidKoinu });
+    return queuePayout(this.options.db, this.now(), {
+      asset: "DRC20",
+      tick,
+      address,
+      amount,
+      reason,
+      refId,
+      costKoinu: paidKoinu,
+    });
   }
 
   /** Owes a deposit back in full to its payer: DOGE less its payout cost; DRC-20 at the operator's cost (there is no DOGE to charge). */
-  oweRefund(asset: PayoutAsset, tick: string, address: string, amount: bigint, reason: string, refId: string): string | null {
-    return asset === "DOGE" ? this.oweDoge(tick, address, amount, reason, refId) : this.oweToken(tick, address, amount, reason, refId, 0n);
+  oweRefund(
+    asset: PayoutAsset,
+    tick: string,
+    address: string,
+    amount: bigint,
+    reason: string,
+    refId: string,
+  ): string | null {
+    return asset === "DOGE"
+      ? this.oweDoge(tick, address, amount, reason, refId)
+      : this.oweToken(tick, address, amount, reason, refId, 0n);
   }
 
   payout(id: string): PayoutRecord | null {
@@ -387,23 +599,48 @@ export class AmmLedger {
   // ------------------------------------------------------------------------------- quotes
 
   /** Prices a swap (exact in, or exact out when `amountOut` is given) and keeps the quote until it expires. */
-  quote(request: { tick: string; direction: Direction; amountIn?: bigint; amountOut?: bigint; slippageBps: number }): QuoteRecord {
+  quote(request: {
+    tick: string;
+    direction: Direction;
+    amountIn?: bigint;
+    amountOut?: bigint;
+    slippageBps: number;
+  }): QuoteRecord {
     const { pool, tick } = this.poolOr404(request.tick);
-    if (pool.lpSupply === 0n) throw unprocessable("POOL_EMPTY", `the ${tick}/DOGE pool holds no liquidity yet`, { tick });
+    if (pool.lpSupply === 0n)
+      throw unprocessable("POOL_EMPTY", `the ${tick}/DOGE pool holds no liquidity yet`, { tick });
     let amountIn: bigint;
     let amountOut: bigint;
     let fee: bigint;
-    const tooSmall = (doge: bigint) => unprocessable("AMOUNT_TOO_SMALL", `the DOGE side of a swap must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`, {
-      min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: doge.toString(),
-    });
+    const tooSmall = (doge: bigint) =>
+      unprocessable(
+        "AMOUNT_TOO_SMALL",
+        `the DOGE side of a swap must be at least ${MIN_DOGE_KOINU} koinu (payouts below it are dust)`,
+        {
+          min_koinu: MIN_DOGE_KOINU.toString(),
+          doge_koinu: doge.toString(),
+        },
+      );
     const dogeGiven = request.direction === "DOGE_TO_TOKEN" ? request.amountIn : request.amountOut;
     if (dogeGiven !== undefined && dogeGiven < MIN_DOGE_KOINU) throw tooSmall(dogeGiven);
     try {
       if (request.amountOut !== undefined) {
-        ({ amountIn, amountOut, fee } = quoteExactOut(pool.dogeReserve, pool.tokenReserve, pool.feeBps, request.direction, request.amountOut));
+        ({ amountIn, amountOut, fee } = quoteExactOut(
+          pool.dogeReserve,
+          pool.tokenReserve,
+          pool.feeBps,
+          request.direction,
+          request.amountOut,
+        ));
       } else {
         amountIn = request.amountIn!;
-        ({ amountOut, fee } = quoteExactIn(pool.dogeReserve, pool.tokenReserve, pool.feeBps, request.direction, amountIn));
+        ({ amountOut, fee } = quoteExactIn(
+          pool.dogeReserve,
+          pool.tokenReserve,
+          pool.feeBps,
+          request.direction,
+          amountIn,
+        ));
       }
     } catch (error) {
       mathError(error);
@@ -411,17 +648,33 @@ export class AmmLedger {
     const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
     if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
     if (request.direction === "TOKEN_TO_DOGE" && amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
-      throw unprocessable("AMOUNT_TOO_SMALL", `the swap pays ${amountOut} koinu; less its payout's cost ${this.payoutCosts.dogeKoinu} that is below ${MIN_DOGE_KOINU}`, {
-        min_koinu: MIN_DOGE_KOINU.toString(), doge_koinu: amountOut.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
-      });
+      throw unprocessable(
+        "AMOUNT_TOO_SMALL",
+        `the swap pays ${amountOut} koinu; less its payout's cost ${this.payoutCosts.dogeKoinu} that is below ${MIN_DOGE_KOINU}`,
+        {
+          min_koinu: MIN_DOGE_KOINU.toString(),
+          doge_koinu: amountOut.toString(),
+          payout_cost: this.payoutCosts.dogeKoinu.toString(),
+        },
+      );
     }
     const impact = priceImpactBps(pool.dogeReserve, pool.tokenReserve, request.direction, amountIn, { amountOut, fee });
     const now = this.now();
     const terms = {
-      tick, direction: request.direction, amountIn, amountOut, fee, slippageBps: request.slippageBps,
+      tick,
+      direction: request.direction,
+      amountIn,
+      amountOut,
+      fee,
+      slippageBps: request.slippageBps,
       // The minimum is of what the user gets: tokens, or DOGE after its payout's cost.
-      minAmountOut: minAmountOut(request.direction === "TOKEN_TO_DOGE" ? amountOut - this.payoutCosts.dogeKoinu : amountOut, BigInt(request.slippageBps)),
-      priceImpactBps: Number(impact), createdAt: now, expiresAt: now + this.quoteSeconds,
+      minAmountOut: minAmountOut(
+        request.direction === "TOKEN_TO_DOGE" ? amountOut - this.payoutCosts.dogeKoinu : amountOut,
+        BigInt(request.slippageBps),
+      ),
+      priceImpactBps: Number(impact),
+      createdAt: now,
+      expiresAt: now + this.quoteSeconds,
     };
     return { id: this.quoteId(terms), ...terms };
   }
@@ -436,8 +689,21 @@ export class AmmLedger {
    * quote asked by someone else must not take this one).
    */
   private quoteId(q: Omit<QuoteRecord, "id">): string {
-    const payload = Buffer.from(JSON.stringify([crypto.randomBytes(8).toString("hex"), q.tick, q.direction, q.amountIn.toString(), q.amountOut.toString(), q.fee.toString(), q.slippageBps,
-      q.minAmountOut.toString(), q.priceImpactBps, q.createdAt, q.expiresAt])).toString("base64url");
+    const payload = Buffer.from(
+      JSON.stringify([
+        crypto.randomBytes(8).toString("hex"),
+        q.tick,
+        q.direction,
+        q.amountIn.toString(),
+        q.amountOut.toString(),
+        q.fee.toString(),
+        q.slippageBps,
+        q.minAmountOut.toString(),
+        q.priceImpactBps,
+        q.createdAt,
+        q.expiresAt,
+      ]),
+    ).toString("base64url");
     return `qt_${payload}.${this.quoteMac(payload)}`;
   }
 
@@ -448,10 +714,20 @@ export class AmmLedger {
     const expected = Buffer.from(this.quoteMac(match[1]));
     const given = Buffer.from(match[2]);
     if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
-    const [, tick, direction, amountIn, amountOut, fee, slippageBps, minOut, priceImpactBps, createdAt, expiresAt] = JSON.parse(Buffer.from(match[1], "base64url").toString("utf8"));
+    const [, tick, direction, amountIn, amountOut, fee, slippageBps, minOut, priceImpactBps, createdAt, expiresAt] =
+      JSON.parse(Buffer.from(match[1], "base64url").toString("utf8"));
     return {
-      id, tick, direction, amountIn: BigInt(amountIn), amountOut: BigInt(amountOut), fee: BigInt(fee), slippageBps, minAmountOut: BigInt(minOut),
-      priceImpactBps, createdAt, expiresAt,
+      id,
+      tick,
+      direction,
+      amountIn: BigInt(amountIn),
+      amountOut: BigInt(amountOut),
+      fee: BigInt(fee),
+      slippageBps,
+      minAmountOut: BigInt(minOut),
+      priceImpactBps,
+      createdAt,
+      expiresAt,
     };
   }
 
@@ -481,16 +757,36 @@ export class AmmLedger {
       if (!quote) throw notFound("QUOTE_NOT_FOUND", `no quote ${quoteId}`, { quote_id: quoteId });
       const existing = this.s.swapOfQuote.get(quoteId) as SwapRow | undefined;
       if (existing) {
-        if (existing.address !== address) throw conflict("QUOTE_USED", `quote ${quoteId} was already turned into a swap for another address`, { quote_id: quoteId });
+        if (existing.address !== address)
+          throw conflict("QUOTE_USED", `quote ${quoteId} was already turned into a swap for another address`, {
+            quote_id: quoteId,
+          });
         return { swap: this.swapOf(existing), created: false };
       }
       const now = this.now();
-      if (quote.expiresAt <= now) throw unprocessable("QUOTE_EXPIRED", `quote ${quoteId} expired at ${quote.expiresAt}; ask for a new one`, { quote_id: quoteId, expires_at: quote.expiresAt });
+      if (quote.expiresAt <= now)
+        throw unprocessable("QUOTE_EXPIRED", `quote ${quoteId} expired at ${quote.expiresAt}; ask for a new one`, {
+          quote_id: quoteId,
+          expires_at: quote.expiresAt,
+        });
       const id = newId("swp");
       // A DRC-20 payout's cost rides on the DOGE deposit; a DOGE payout's is withheld from it.
       const payoutCost = quote.direction === "DOGE_TO_TOKEN" ? this.payoutCosts.drc20Koinu : 0n;
-      this.s.insertSwap.run(id, quoteId, drc20TickKey(quote.tick), quote.direction, address, quote.amountIn.toString(), quote.amountOut.toString(),
-        quote.minAmountOut.toString(), this.custodyAddress, payoutCost.toString(), now, now + this.swapSeconds, now);
+      this.s.insertSwap.run(
+        id,
+        quoteId,
+        drc20TickKey(quote.tick),
+        quote.direction,
+        address,
+        quote.amountIn.toString(),
+        quote.amountOut.toString(),
+        quote.minAmountOut.toString(),
+        this.custodyAddress,
+        payoutCost.toString(),
+        now,
+        now + this.swapSeconds,
+        now,
+      );
       return { swap: this.swap(id)!, created: true };
     });
   }
@@ -509,10 +805,28 @@ export class AmmLedger {
       if (payout?.status === "confirmed") status = "settled";
     }
     return {
-      id: r.id, quoteId: r.quote_id, tick, direction: r.direction, address: r.address, amountIn: BigInt(r.amount_in), quotedOut: BigInt(r.quoted_out),
-      minAmountOut: BigInt(r.min_amount_out), depositAddress: r.deposit_address, payoutCost: BigInt(r.payout_cost), status, depositTxid: r.deposit_txid, depositAmount: big(r.deposit_amount),
-      amountOut: big(r.amount_out), fee: big(r.fee), ledgerSeq: r.ledger_seq, payoutId: r.payout_id, refundPayoutId: r.refund_payout_id,
-      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null, createdAt: r.created_at, expiresAt: r.expires_at, updatedAt: r.updated_at,
+      id: r.id,
+      quoteId: r.quote_id,
+      tick,
+      direction: r.direction,
+      address: r.address,
+      amountIn: BigInt(r.amount_in),
+      quotedOut: BigInt(r.quoted_out),
+      minAmountOut: BigInt(r.min_amount_out),
+      depositAddress: r.deposit_address,
+      payoutCost: BigInt(r.payout_cost),
+      status,
+      depositTxid: r.deposit_txid,
+      depositAmount: big(r.deposit_amount),
+      amountOut: big(r.amount_out),
+      fee: big(r.fee),
+      ledgerSeq: r.ledger_seq,
+      payoutId: r.payout_id,
+      refundPayoutId: r.refund_payout_id,
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      updatedAt: r.updated_at,
     };
   }
 
@@ -524,7 +838,11 @@ export class AmmLedger {
   /** 422 ADDRESS_IS_SERVICE when `address` is one of the service's own (the custody's): never an order's address. */
   refuseServiceAddress(address: string): void {
     if (this.options.deposits.isServiceAddress(address)) {
-      throw unprocessable("ADDRESS_IS_SERVICE", `${address} is an address of this service; orders are made by their payers' own addresses`, { address });
+      throw unprocessable(
+        "ADDRESS_IS_SERVICE",
+        `${address} is an address of this service; orders are made by their payers' own addresses`,
+        { address },
+      );
     }
   }
 
@@ -540,94 +858,190 @@ export class AmmLedger {
    * (`signature` over executeSwapMessage), atomically. Answers the swap as it stands (`outcome`
    * says what happened); throws for refusals that change nothing.
    */
-  executeSwap(swapId: string, depositTxid: string, signature: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+  executeSwap(
+    swapId: string,
+    depositTxid: string,
+    signature: string,
+  ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
     const swap = this.swap(swapId);
     if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
-    requireSignature(this.domain, swap.address, signature, orderMessage(this.domain, "execute-swap", executeSwapFields(swap, depositTxid)));
+    requireSignature(
+      this.domain,
+      swap.address,
+      signature,
+      orderMessage(this.domain, "execute-swap", executeSwapFields(swap, depositTxid)),
+    );
     return this.executeAnnounced(swapId, depositTxid);
   }
 
   /** Executes a swap against a deposit its payer announced with a valid signature (executeSwap, or the pass). */
-  private executeAnnounced(swapId: string, depositTxid: string): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
-    const result = this.write((): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
-      const row = this.s.swap.get(swapId) as SwapRow | undefined;
-      if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
-      // An expired swap still takes its deposit, to refund it: a payment mined after the swap
-      // expired must not be stranded in custody.
-      const closed = !["created", "deposit_seen", "expired"].includes(row.status);
-      if (closed) {
-        if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
-        throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
-      }
-      const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
-      const dogeIn = row.direction === "DOGE_TO_TOKEN";
-      const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
-      const payoutCost = BigInt(row.payout_cost);
-      const order: DepositOrder = {
-        kind: "swap", id: swapId, address: row.address, asset, tick, amountIn: BigInt(row.amount_in) + payoutCost, expiresAt: row.expires_at, whose: "the swap's address",
-      };
-      const now = this.now();
-      const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-      if (bound.kind === "refused") throw bound.error;
-      if (bound.kind === "pending") {
-        if (row.status === "expired" && bound.reason === "NOT_INDEXED") {
-          throw conflict("DEPOSIT_NOT_FOUND", `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`, { deposit_txid: depositTxid });
+  private executeAnnounced(
+    swapId: string,
+    depositTxid: string,
+  ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+    const result = this.write(
+      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
+        const row = this.s.swap.get(swapId) as SwapRow | undefined;
+        if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
+        // An expired swap still takes its deposit, to refund it: a payment mined after the swap
+        // expired must not be stranded in custody.
+        const closed = !["created", "deposit_seen", "expired"].includes(row.status);
+        if (closed) {
+          if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
+          throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
         }
-        // Not in an indexed block yet, or not deep enough: remembered, and executed by the pass once it is.
-        this.s.swapSeen.run(depositTxid, now, swapId);
-        return { swap: this.swap(swapId)!, outcome: "pending" };
-      }
-      const deposit = bound.deposit;
-      const amountIn = BigInt(row.amount_in);
-      const close = (status: SwapStatus, fields: { amountOut?: bigint; fee?: bigint; ledgerSeq?: number; payoutId?: string; refundPayoutId?: string; error?: AppError }) => {
-        this.s.swapClosed.run(status, depositTxid, deposit.amount.toString(), fields.amountOut?.toString() ?? null, fields.fee?.toString() ?? null,
-          fields.ledgerSeq ?? null, fields.payoutId ?? null, fields.refundPayoutId ?? null, fields.error?.code ?? null, fields.error?.message ?? null, now, swapId);
-      };
-      const refuse = (error: AppError) => {
-        const refundPayoutId = this.oweRefund(asset, tick, row.address, deposit.amount, `swap_refund:${error.code}`, swapId);
-        close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-        return new AppError(error.kind, error.code, error.message, {
-          ...error.details, swap_id: swapId, refund_payout_id: refundPayoutId, refund_amount: (refundPayoutId ? this.payout(refundPayoutId)!.amount : 0n).toString(),
+        const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
+        const dogeIn = row.direction === "DOGE_TO_TOKEN";
+        const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
+        const payoutCost = BigInt(row.payout_cost);
+        const order: DepositOrder = {
+          kind: "swap",
+          id: swapId,
+          address: row.address,
+          asset,
+          tick,
+          amountIn: BigInt(row.amount_in) + payoutCost,
+          expiresAt: row.expires_at,
+          whose: "the swap's address",
+        };
+        const now = this.now();
+        const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
+        if (bound.kind === "refused") throw bound.error;
+        if (bound.kind === "pending") {
+          if (row.status === "expired" && bound.reason === "NOT_INDEXED") {
+            throw conflict(
+              "DEPOSIT_NOT_FOUND",
+              `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`,
+              { deposit_txid: depositTxid },
+            );
+          }
+          // Not in an indexed block yet, or not deep enough: remembered, and executed by the pass once it is.
+          this.s.swapSeen.run(depositTxid, now, swapId);
+          return { swap: this.swap(swapId)!, outcome: "pending" };
+        }
+        const deposit = bound.deposit;
+        const amountIn = BigInt(row.amount_in);
+        const close = (
+          status: SwapStatus,
+          fields: {
+            amountOut?: bigint;
+            fee?: bigint;
+            ledgerSeq?: number;
+            payoutId?: string;
+            refundPayoutId?: string;
+            error?: AppError;
+          },
+        ) => {
+          this.s.swapClosed.run(
+            status,
+            depositTxid,
+            deposit.amount.toString(),
+            fields.amountOut?.toString() ?? null,
+            fields.fee?.toString() ?? null,
+            fields.ledgerSeq ?? null,
+            fields.payoutId ?? null,
+            fields.refundPayoutId ?? null,
+            fields.error?.code ?? null,
+            fields.error?.message ?? null,
+            now,
+            swapId,
+          );
+        };
+        const refuse = (error: AppError) => {
+          const refundPayoutId = this.oweRefund(
+            asset,
+            tick,
+            row.address,
+            deposit.amount,
+            `swap_refund:${error.code}`,
+            swapId,
+          );
+          close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
+          return new AppError(error.kind, error.code, error.message, {
+            ...error.details,
+            swap_id: swapId,
+            refund_payout_id: refundPayoutId,
+            refund_amount: (refundPayoutId ? this.payout(refundPayoutId)!.amount : 0n).toString(),
+          });
+        };
+        if (bound.kind === "refund") return refuse(bound.error);
+        const before = this.pool(tick)!.pool;
+        let swapped;
+        try {
+          swapped = swapExactIn(before, row.direction, amountIn);
+        } catch (error) {
+          if (!(error instanceof AmmMathError)) throw error;
+          return refuse(
+            unprocessable(
+              "MIN_OUT_NOT_MET",
+              `the pool cannot fill the swap now (${error.code}); the deposit is refunded`,
+              { reason: error.code },
+            ),
+          );
+        }
+        const minOut = BigInt(row.min_amount_out);
+        if (!dogeIn && swapped.amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+          return refuse(
+            unprocessable(
+              "MIN_OUT_NOT_MET",
+              `the swap would pay ${swapped.amountOut} koinu, too little to cover its payout's cost ${this.payoutCosts.dogeKoinu} and a payout; the deposit is refunded`,
+              {
+                amount_out: swapped.amountOut.toString(),
+                payout_cost: this.payoutCosts.dogeKoinu.toString(),
+              },
+            ),
+          );
+        }
+        // What the user gets: the tokens, or the DOGE less its payout's cost.
+        const paidOut = dogeIn ? swapped.amountOut : swapped.amountOut - this.payoutCosts.dogeKoinu;
+        if (paidOut < minOut) {
+          return refuse(
+            unprocessable(
+              "MIN_OUT_NOT_MET",
+              `the swap would pay ${paidOut}, below its minimum ${minOut}; the deposit is refunded`,
+              {
+                amount_out: swapped.amountOut.toString(),
+                payout_amount: paidOut.toString(),
+                min_amount_out: minOut.toString(),
+              },
+            ),
+          );
+        }
+        this.savePool(row.tick_key, swapped.pool);
+        const ledgerSeq = this.record({
+          tickKey: row.tick_key,
+          kind: "swap",
+          refId: swapId,
+          address: row.address,
+          direction: row.direction,
+          amountIn,
+          amountOut: swapped.amountOut,
+          fee: swapped.fee,
+          before,
+          after: swapped.pool,
         });
-      };
-      if (bound.kind === "refund") return refuse(bound.error);
-      const before = this.pool(tick)!.pool;
-      let swapped;
-      try {
-        swapped = swapExactIn(before, row.direction, amountIn);
-      } catch (error) {
-        if (!(error instanceof AmmMathError)) throw error;
-        return refuse(unprocessable("MIN_OUT_NOT_MET", `the pool cannot fill the swap now (${error.code}); the deposit is refunded`, { reason: error.code }));
-      }
-      const minOut = BigInt(row.min_amount_out);
-      if (!dogeIn && swapped.amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
-        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${swapped.amountOut} koinu, too little to cover its payout's cost ${this.payoutCosts.dogeKoinu} and a payout; the deposit is refunded`, {
-          amount_out: swapped.amountOut.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
-        }));
-      }
-      // What the user gets: the tokens, or the DOGE less its payout's cost.
-      const paidOut = dogeIn ? swapped.amountOut : swapped.amountOut - this.payoutCosts.dogeKoinu;
-      if (paidOut < minOut) {
-        return refuse(unprocessable("MIN_OUT_NOT_MET", `the swap would pay ${paidOut}, below its minimum ${minOut}; the deposit is refunded`, {
-          amount_out: swapped.amountOut.toString(), payout_amount: paidOut.toString(), min_amount_out: minOut.toString(),
-        }));
-      }
-      this.savePool(row.tick_key, swapped.pool);
-      const ledgerSeq = this.record({ tickKey: row.tick_key, kind: "swap", refId: swapId, address: row.address, direction: row.direction, amountIn, amountOut: swapped.amountOut, fee: swapped.fee, before, after: swapped.pool });
-      const excess = deposit.amount - amountIn - payoutCost;
-      // Tokens paid in excess go back at the cost of a DRC-20 payout, which the swap's DOGE payout
-      // pays when it can do so and still pay its minimum (else the operator does).
-      const excessCost = !dogeIn && excess > 0n && paidOut - this.payoutCosts.drc20Koinu >= (minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU)
-        ? this.payoutCosts.drc20Koinu : 0n;
-      const payoutId = dogeIn
-        ? this.oweToken(tick, row.address, swapped.amountOut, "swap", swapId, payoutCost)
-        : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId, excessCost)!;
-      const refundPayoutId = excess <= 0n ? undefined
-        : dogeIn ? this.oweDoge(tick, row.address, excess, "swap_excess", swapId) ?? undefined
-        : this.oweToken(tick, row.address, excess, "swap_excess", swapId, excessCost);
-      close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
-      return { swap: this.swap(swapId)!, outcome: "executed" };
-    });
+        const excess = deposit.amount - amountIn - payoutCost;
+        // Tokens paid in excess go back at the cost of a DRC-20 payout, which the swap's DOGE payout
+        // pays when it can do so and still pay its minimum (else the operator does).
+        const excessCost =
+          !dogeIn &&
+          excess > 0n &&
+          paidOut - this.payoutCosts.drc20Koinu >= (minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU)
+            ? this.payoutCosts.drc20Koinu
+            : 0n;
+        const payoutId = dogeIn
+          ? this.oweToken(tick, row.address, swapped.amountOut, "swap", swapId, payoutCost)
+          : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId, excessCost)!;
+        const refundPayoutId =
+          excess <= 0n
+            ? undefined
+            : dogeIn
+              ? (this.oweDoge(tick, row.address, excess, "swap_excess", swapId) ?? undefined)
+              : this.oweToken(tick, row.address, excess, "swap_excess", swapId, excessCost);
+        close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
+        return { swap: this.swap(swapId)!, outcome: "executed" };
+      },
+    );
     // Refusals that consumed (and refunded) the deposit are committed before they are answered.
     if (result instanceof AppError) throw result;
     return result;
@@ -651,15 +1065,30 @@ export class AmmLedger {
         }
       }
       if (row.expires_at + (row.deposit_txid ? DEPOSIT_GRACE_SECONDS : 0) < now) {
-        expired += this.s.swapExpired.run("DEPOSIT_NOT_SEEN", `no deposit was mined for this swap before ${row.expires_at}`, now, row.id).changes;
+        expired += this.s.swapExpired.run(
+          "DEPOSIT_NOT_SEEN",
+          `no deposit was mined for this swap before ${row.expires_at}`,
+          now,
+          row.id,
+        ).changes;
       }
     }
     return { executed, expired };
   }
 
   /** The fields of a refund-deposit message, in order (orders.ts): the tick is "DOGE" for a DOGE deposit. */
-  static refundFields(request: { asset: PayoutAsset; tick: string | null; address: string; depositTxid: string }): Record<string, string> {
-    return { asset: request.asset, tick: request.asset === "DOGE" ? "DOGE" : request.tick ?? "", address: request.address, deposit: request.depositTxid };
+  static refundFields(request: {
+    asset: PayoutAsset;
+    tick: string | null;
+    address: string;
+    depositTxid: string;
+  }): Record<string, string> {
+    return {
+      asset: request.asset,
+      tick: request.asset === "DOGE" ? "DOGE" : (request.tick ?? ""),
+      address: request.address,
+      deposit: request.depositTxid,
+    };
   }
 
   /**
@@ -668,24 +1097,49 @@ export class AmmLedger {
    * like any other (paid by `address`, not by the service, deep enough, unused), consumed as kind
    * `refund`, and its whole amount queued back to the payer. Answers the payout.
    */
-  refundDeposit(request: { asset: PayoutAsset; tick: string | null; address: string; depositTxid: string; signature: string }): PayoutRecord {
+  refundDeposit(request: {
+    asset: PayoutAsset;
+    tick: string | null;
+    address: string;
+    depositTxid: string;
+    signature: string;
+  }): PayoutRecord {
     this.refuseServiceAddress(request.address);
-    requireSignature(this.domain, request.address, request.signature, orderMessage(this.domain, "refund-deposit", AmmLedger.refundFields(request)));
+    requireSignature(
+      this.domain,
+      request.address,
+      request.signature,
+      orderMessage(this.domain, "refund-deposit", AmmLedger.refundFields(request)),
+    );
     return this.write(() => {
       const id = newId("rfd");
       const order: DepositOrder = {
-        kind: "refund", id, address: request.address, asset: request.asset, tick: request.tick ?? "", amountIn: 0n, expiresAt: null, whose: "the signing address",
+        kind: "refund",
+        id,
+        address: request.address,
+        asset: request.asset,
+        tick: request.tick ?? "",
+        amountIn: 0n,
+        expiresAt: null,
+        whose: "the signing address",
       };
       const bound = inspectDeposit(this.options.deposits, this.used, order, request.depositTxid);
       if (bound.kind === "refused") throw bound.error;
       if (bound.kind === "pending") throw pendingError(bound, request.depositTxid, this.options.deposits);
       if (request.asset === "DOGE" && bound.deposit.amount <= this.payoutCosts.dogeKoinu) {
-        throw unprocessable("REFUND_BELOW_COST", `the deposit is ${bound.deposit.amount} koinu, not more than the ${this.payoutCosts.dogeKoinu}-koinu cost of paying it back`, {
-          deposit_amount: bound.deposit.amount.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
-        });
+        throw unprocessable(
+          "REFUND_BELOW_COST",
+          `the deposit is ${bound.deposit.amount} koinu, not more than the ${this.payoutCosts.dogeKoinu}-koinu cost of paying it back`,
+          {
+            deposit_amount: bound.deposit.amount.toString(),
+            payout_cost: this.payoutCosts.dogeKoinu.toString(),
+          },
+        );
       }
       consumeDeposit(this.used, order, bound, this.now());
-      return this.payout(this.oweRefund(request.asset, request.tick ?? "", request.address, bound.deposit.amount, "deposit_refund", id)!)!;
+      return this.payout(
+        this.oweRefund(request.asset, request.tick ?? "", request.address, bound.deposit.amount, "deposit_refund", id)!,
+      )!;
     });
   }
 
@@ -697,38 +1151,66 @@ export class AmmLedger {
    * deposit: sqrt(doge x token) - 1000, 1000 locked), the excess side is refunded on chain. The pair
    * of txids is the operation's identity: the same pair again answers it.
    */
-  addLiquidity(request: { tick: string; address: string; dogeTxid: string; tokenTxid: string; minShares?: bigint; signature: string }) {
+  addLiquidity(request: {
+    tick: string;
+    address: string;
+    dogeTxid: string;
+    tokenTxid: string;
+    minShares?: bigint;
+    signature: string;
+  }) {
     this.refuseServiceAddress(request.address);
-    requireSignature(this.domain, request.address, request.signature, orderMessage(this.domain, "add-liquidity", addLiquidityFields(request)));
+    requireSignature(
+      this.domain,
+      request.address,
+      request.signature,
+      orderMessage(this.domain, "add-liquidity", addLiquidityFields(request)),
+    );
     const result = this.write(() => {
       const usedDoge = this.used.usedBy(request.dogeTxid);
       const usedToken = this.used.usedBy(request.tokenTxid);
       if (usedDoge && usedToken && usedDoge.refId === usedToken.refId && usedDoge.kind === "liquidity_add") {
         return { operation: this.liquidityOp(usedDoge.refId)!, created: false };
       }
-      if (request.dogeTxid === request.tokenTxid) throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
+      if (request.dogeTxid === request.tokenTxid)
+        throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
       // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
       // then nobody may open it (the seed needs an empty pool).
       const curve = this.s.curveStatus.get(drc20TickKey(request.tick)) as { status: string } | undefined;
       if (curve && curve.status !== "graduated") {
-        throw conflict("TICK_ON_BONDING_CURVE", `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`, { tick: request.tick, curve_status: curve.status });
+        throw conflict(
+          "TICK_ON_BONDING_CURVE",
+          `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`,
+          { tick: request.tick, curve_status: curve.status },
+        );
       }
       const record = this.poolForDeposit(request.tick);
       const id = newId("liq");
       const now = this.now();
       const orderOf = (asset: "DOGE" | "DRC20"): DepositOrder => ({
-        kind: "liquidity_add", id, address: request.address, asset, tick: record.tick, amountIn: 0n, expiresAt: null, whose: "the provider's address",
+        kind: "liquidity_add",
+        id,
+        address: request.address,
+        asset,
+        tick: record.tick,
+        amountIn: 0n,
+        expiresAt: null,
+        whose: "the provider's address",
       });
       const dogeOrder = orderOf("DOGE");
       const tokenOrder = orderOf("DRC20");
       // Both deposits are judged before either is consumed: an add takes both or neither.
       const dogeOutcome = inspectDeposit(this.options.deposits, this.used, dogeOrder, request.dogeTxid);
       const tokenOutcome = inspectDeposit(this.options.deposits, this.used, tokenOrder, request.tokenTxid);
-      for (const [outcome, txid] of [[dogeOutcome, request.dogeTxid], [tokenOutcome, request.tokenTxid]] as const) {
+      for (const [outcome, txid] of [
+        [dogeOutcome, request.dogeTxid],
+        [tokenOutcome, request.tokenTxid],
+      ] as const) {
         if (outcome.kind === "refused") throw outcome.error;
         if (outcome.kind === "pending") throw pendingError(outcome, txid, this.options.deposits);
       }
-      if (dogeOutcome.kind !== "credited" || tokenOutcome.kind !== "credited") throw new Error("an add's deposits have no expiry or amount to miss");
+      if (dogeOutcome.kind !== "credited" || tokenOutcome.kind !== "credited")
+        throw new Error("an add's deposits have no expiry or amount to miss");
       consumeDeposit(this.used, dogeOrder, dogeOutcome, now);
       consumeDeposit(this.used, tokenOrder, tokenOutcome, now);
       const doge = dogeOutcome.deposit;
@@ -739,27 +1221,89 @@ export class AmmLedger {
       try {
         added = addLiquidity(before, position, doge!.amount, token!.amount);
         if (request.minShares !== undefined && added.shares < request.minShares) {
-          throw unprocessable("MIN_SHARES_NOT_MET", `the deposits would mint ${added.shares} shares, below min_shares ${request.minShares}; both are refunded`, { shares: added.shares.toString() });
+          throw unprocessable(
+            "MIN_SHARES_NOT_MET",
+            `the deposits would mint ${added.shares} shares, below min_shares ${request.minShares}; both are refunded`,
+            { shares: added.shares.toString() },
+          );
         }
       } catch (error) {
-        const refusal = error instanceof AmmMathError ? unprocessable(error.code, `${error.message}; both deposits are refunded`) : error;
+        const refusal =
+          error instanceof AmmMathError
+            ? unprocessable(error.code, `${error.message}; both deposits are refunded`)
+            : error;
         if (!(refusal instanceof AppError)) throw error;
         // Both deposits go back; the DOGE refund also pays the token refund's cost when it can.
-        const tokenRefundCost = doge.amount - this.payoutCosts.dogeKoinu - this.payoutCosts.drc20Koinu > 0n ? this.payoutCosts.drc20Koinu : 0n;
+        const tokenRefundCost =
+          doge.amount - this.payoutCosts.dogeKoinu - this.payoutCosts.drc20Koinu > 0n
+            ? this.payoutCosts.drc20Koinu
+            : 0n;
         const refunds = [
-          this.oweDoge(record.tick, request.address, doge.amount, `liquidity_refund:${refusal.code}`, id, tokenRefundCost),
-          this.oweToken(record.tick, request.address, token.amount, `liquidity_refund:${refusal.code}`, id, tokenRefundCost),
+          this.oweDoge(
+            record.tick,
+            request.address,
+            doge.amount,
+            `liquidity_refund:${refusal.code}`,
+            id,
+            tokenRefundCost,
+          ),
+          this.oweToken(
+            record.tick,
+            request.address,
+            token.amount,
+            `liquidity_refund:${refusal.code}`,
+            id,
+            tokenRefundCost,
+          ),
         ].filter((payoutId) => payoutId !== null);
-        this.s.insertLiquidity.run(id, record.tickKey, request.address, "add_refunded", request.dogeTxid, request.tokenTxid, "0", "0", "0", "0", 0, now);
-        return new AppError(refusal.kind, refusal.code, refusal.message, { ...refusal.details, operation_id: id, refund_payout_ids: refunds });
+        this.s.insertLiquidity.run(
+          id,
+          record.tickKey,
+          request.address,
+          "add_refunded",
+          request.dogeTxid,
+          request.tokenTxid,
+          "0",
+          "0",
+          "0",
+          "0",
+          0,
+          now,
+        );
+        return new AppError(refusal.kind, refusal.code, refusal.message, {
+          ...refusal.details,
+          operation_id: id,
+          refund_payout_ids: refunds,
+        });
       }
       this.savePool(record.tickKey, added.pool);
       this.savePosition(record.tickKey, request.address, added.position);
-      const seq = this.record({ tickKey: record.tickKey, kind: "add", refId: id, address: request.address, before, after: added.pool });
-      if (added.dogeRefund > 0n) this.oweRefund("DOGE", record.tick, request.address, added.dogeRefund, "liquidity_excess", id);
-      if (added.tokenRefund > 0n) this.oweRefund("DRC20", record.tick, request.address, added.tokenRefund, "liquidity_excess", id);
-      this.s.insertLiquidity.run(id, record.tickKey, request.address, "add", request.dogeTxid, request.tokenTxid, added.dogeUsed.toString(), added.tokenUsed.toString(),
-        added.shares.toString(), "0", seq, now);
+      const seq = this.record({
+        tickKey: record.tickKey,
+        kind: "add",
+        refId: id,
+        address: request.address,
+        before,
+        after: added.pool,
+      });
+      if (added.dogeRefund > 0n)
+        this.oweRefund("DOGE", record.tick, request.address, added.dogeRefund, "liquidity_excess", id);
+      if (added.tokenRefund > 0n)
+        this.oweRefund("DRC20", record.tick, request.address, added.tokenRefund, "liquidity_excess", id);
+      this.s.insertLiquidity.run(
+        id,
+        record.tickKey,
+        request.address,
+        "add",
+        request.dogeTxid,
+        request.tokenTxid,
+        added.dogeUsed.toString(),
+        added.tokenUsed.toString(),
+        added.shares.toString(),
+        "0",
+        seq,
+        now,
+      );
       return { operation: this.liquidityOp(id)!, created: true };
     });
     if (result instanceof AppError) throw result;
@@ -781,8 +1325,11 @@ export class AmmLedger {
     }
     // Bonding curves not yet in a pool hold their buyers' DOGE in the same custody (the curve of
     // `tick` itself is what a graduation seeds from, so it is not owed on top).
-    for (const curve of this.s.curvesHoldingDoge.all(drc20TickKey(tick)) as { real_doge: string }[]) doge += BigInt(curve.real_doge);
-    const owed = this.options.db.prepare(`SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')`).all() as { asset: string; tick: string | null; amount: string }[];
+    for (const curve of this.s.curvesHoldingDoge.all(drc20TickKey(tick)) as { real_doge: string }[])
+      doge += BigInt(curve.real_doge);
+    const owed = this.options.db
+      .prepare(`SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')`)
+      .all() as { asset: string; tick: string | null; amount: string }[];
     for (const p of owed) {
       if (p.asset === "DOGE") doge += BigInt(p.amount);
       else if (p.tick !== null && drc20TickKey(p.tick) === drc20TickKey(tick)) token += BigInt(p.amount);
@@ -795,15 +1342,30 @@ export class AmmLedger {
    * graduated bonding curve): `holdings` is the custody's DOGE and `tick` balance now, and the seed
    * is refused unless it fits in them after every obligation. The position is `provider`'s.
    */
-  seedPool(request: { tick: string; doge: bigint; token: bigint; provider: string; refId: string; holdings: { doge: bigint; token: bigint } }) {
+  seedPool(request: {
+    tick: string;
+    doge: bigint;
+    token: bigint;
+    provider: string;
+    refId: string;
+    holdings: { doge: bigint; token: bigint };
+  }) {
     return this.write(() => {
       const record = this.poolForDeposit(request.tick);
-      if (record.pool.lpSupply !== 0n) throw conflict("POOL_NOT_EMPTY", `the ${record.tick}/DOGE pool already holds liquidity`, { tick: record.tick });
+      if (record.pool.lpSupply !== 0n)
+        throw conflict("POOL_NOT_EMPTY", `the ${record.tick}/DOGE pool already holds liquidity`, { tick: record.tick });
       const owed = this.obligations(record.tick);
       if (request.holdings.doge < owed.doge + request.doge || request.holdings.token < owed.token + request.token) {
-        throw unprocessable("SEED_NOT_COVERED", `the custody holds ${request.holdings.doge} koinu and ${request.holdings.token} ${record.tick}; it owes ${owed.doge} and ${owed.token} already`, {
-          holdings_doge: request.holdings.doge.toString(), holdings_token: request.holdings.token.toString(), owed_doge: owed.doge.toString(), owed_token: owed.token.toString(),
-        });
+        throw unprocessable(
+          "SEED_NOT_COVERED",
+          `the custody holds ${request.holdings.doge} koinu and ${request.holdings.token} ${record.tick}; it owes ${owed.doge} and ${owed.token} already`,
+          {
+            holdings_doge: request.holdings.doge.toString(),
+            holdings_token: request.holdings.token.toString(),
+            owed_doge: owed.doge.toString(),
+            owed_token: owed.token.toString(),
+          },
+        );
       }
       let added;
       try {
@@ -814,8 +1376,28 @@ export class AmmLedger {
       const id = newId("liq");
       this.savePool(record.tickKey, added.pool);
       this.savePosition(record.tickKey, request.provider, added.position);
-      const seq = this.record({ tickKey: record.tickKey, kind: "seed", refId: request.refId, address: request.provider, before: record.pool, after: added.pool });
-      this.s.insertLiquidity.run(id, record.tickKey, request.provider, "seed", null, null, added.dogeUsed.toString(), added.tokenUsed.toString(), added.shares.toString(), "0", seq, this.now());
+      const seq = this.record({
+        tickKey: record.tickKey,
+        kind: "seed",
+        refId: request.refId,
+        address: request.provider,
+        before: record.pool,
+        after: added.pool,
+      });
+      this.s.insertLiquidity.run(
+        id,
+        record.tickKey,
+        request.provider,
+        "seed",
+        null,
+        null,
+        added.dogeUsed.toString(),
+        added.tokenUsed.toString(),
+        added.shares.toString(),
+        "0",
+        seq,
+        this.now(),
+      );
       return this.liquidityOp(id)!;
     });
   }
@@ -828,7 +1410,11 @@ export class AmmLedger {
       this.checkAuthorization("remove-liquidity", { tick: record.tick, shares: request.shares.toString() }, auth);
       const position = positionOf(this.s.position.get(record.tickKey, auth.address) as PositionRow | undefined);
       if (position.shares < request.shares) {
-        throw unprocessable("SHARES_EXCEED_POSITION", `${auth.address} holds ${position.shares} shares of ${record.tick}/DOGE`, { shares: position.shares.toString(), requested: request.shares.toString() });
+        throw unprocessable(
+          "SHARES_EXCEED_POSITION",
+          `${auth.address} holds ${position.shares} shares of ${record.tick}/DOGE`,
+          { shares: position.shares.toString(), requested: request.shares.toString() },
+        );
       }
       let removed;
       try {
@@ -841,19 +1427,45 @@ export class AmmLedger {
       const tokenCost = removed.token > 0n ? this.payoutCosts.drc20Koinu : 0n;
       const removalCost = this.payoutCosts.dogeKoinu + tokenCost;
       if (removalCost > 0n && dogeOut - removalCost < MIN_DOGE_KOINU) {
-        throw unprocessable("WITHDRAWAL_BELOW_COST", `the removal pays ${dogeOut} koinu, too little to cover its payouts' cost ${removalCost} and a payout; remove more shares`, {
-          doge_out: dogeOut.toString(), payout_cost: removalCost.toString(), min_koinu: MIN_DOGE_KOINU.toString(),
-        });
+        throw unprocessable(
+          "WITHDRAWAL_BELOW_COST",
+          `the removal pays ${dogeOut} koinu, too little to cover its payouts' cost ${removalCost} and a payout; remove more shares`,
+          {
+            doge_out: dogeOut.toString(),
+            payout_cost: removalCost.toString(),
+            min_koinu: MIN_DOGE_KOINU.toString(),
+          },
+        );
       }
       const id = newId("liq");
       const now = this.now();
       this.savePool(record.tickKey, removed.pool);
       this.savePosition(record.tickKey, auth.address, removed.position);
-      const seq = this.record({ tickKey: record.tickKey, kind: "remove", refId: id, address: auth.address, before: record.pool, after: removed.pool });
+      const seq = this.record({
+        tickKey: record.tickKey,
+        kind: "remove",
+        refId: id,
+        address: auth.address,
+        before: record.pool,
+        after: removed.pool,
+      });
       this.oweDoge(record.tick, auth.address, dogeOut, "liquidity_remove", id, tokenCost);
-      if (removed.token > 0n) this.oweToken(record.tick, auth.address, removed.token, "liquidity_remove", id, tokenCost);
-      this.s.insertLiquidity.run(id, record.tickKey, auth.address, "remove", null, null, removed.doge.toString(), removed.token.toString(), removed.shares.toString(),
-        removed.fees.toString(), seq, now);
+      if (removed.token > 0n)
+        this.oweToken(record.tick, auth.address, removed.token, "liquidity_remove", id, tokenCost);
+      this.s.insertLiquidity.run(
+        id,
+        record.tickKey,
+        auth.address,
+        "remove",
+        null,
+        null,
+        removed.doge.toString(),
+        removed.token.toString(),
+        removed.shares.toString(),
+        removed.fees.toString(),
+        seq,
+        now,
+      );
       return this.liquidityOp(id)!;
     });
   }
@@ -862,9 +1474,19 @@ export class AmmLedger {
     const r = this.s.liquidity.get(id) as Record<string, any> | undefined;
     if (!r) return null;
     return {
-      id: r.id, tick: (this.s.pool.get(r.tick_key) as PoolRow).tick, address: r.address as string, kind: r.kind as string, dogeTxid: r.doge_txid as string | null,
-      tokenTxid: r.token_txid as string | null, doge: BigInt(r.doge_amount), token: BigInt(r.token_amount), shares: BigInt(r.shares), fees: BigInt(r.fees),
-      ledgerSeq: r.ledger_seq as number, createdAt: r.created_at as number, payouts: this.payoutsOf(id),
+      id: r.id,
+      tick: (this.s.pool.get(r.tick_key) as PoolRow).tick,
+      address: r.address as string,
+      kind: r.kind as string,
+      dogeTxid: r.doge_txid as string | null,
+      tokenTxid: r.token_txid as string | null,
+      doge: BigInt(r.doge_amount),
+      token: BigInt(r.token_amount),
+      shares: BigInt(r.shares),
+      fees: BigInt(r.fees),
+      ledgerSeq: r.ledger_seq as number,
+      createdAt: r.created_at as number,
+      payouts: this.payoutsOf(id),
     };
   }
 
@@ -875,7 +1497,11 @@ export class AmmLedger {
       const position = positionOf(row);
       const share = (reserve: bigint) => (pool.lpSupply === 0n ? 0n : (position.shares * reserve) / pool.lpSupply);
       return {
-        tick, shares: position.shares, lpSupply: pool.lpSupply, doge: share(pool.dogeReserve), token: share(pool.tokenReserve),
+        tick,
+        shares: position.shares,
+        lpSupply: pool.lpSupply,
+        doge: share(pool.dogeReserve),
+        token: share(pool.tokenReserve),
         claimableFees: claimableFees(pool, position),
       };
     });
@@ -889,7 +1515,11 @@ export class AmmLedger {
 
   claims(address: string) {
     return (this.s.claimsOf.all(address) as Record<string, any>[]).map((r) => ({
-      id: r.id as string, amount: BigInt(r.amount), pools: JSON.parse(r.pools) as string[], payout: this.payout(r.payout_id), createdAt: r.created_at as number,
+      id: r.id as string,
+      amount: BigInt(r.amount),
+      pools: JSON.parse(r.pools) as string[],
+      payout: this.payout(r.payout_id),
+      createdAt: r.created_at as number,
     }));
   }
 
@@ -911,11 +1541,18 @@ export class AmmLedger {
         pools.push(tick);
         updates.push([row.tick_key, claimed.pool, claimed.position]);
       }
-      if (amount === 0n) throw unprocessable("NOTHING_TO_CLAIM", `${auth.address} has no fees to claim`, { address: auth.address });
+      if (amount === 0n)
+        throw unprocessable("NOTHING_TO_CLAIM", `${auth.address} has no fees to claim`, { address: auth.address });
       if (amount - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
-        throw unprocessable("CLAIM_TOO_SMALL", `${amount} koinu, less the payout's cost ${this.payoutCosts.dogeKoinu}, is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`, {
-          claimable: amount.toString(), min_koinu: MIN_DOGE_KOINU.toString(), payout_cost: this.payoutCosts.dogeKoinu.toString(),
-        });
+        throw unprocessable(
+          "CLAIM_TOO_SMALL",
+          `${amount} koinu, less the payout's cost ${this.payoutCosts.dogeKoinu}, is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`,
+          {
+            claimable: amount.toString(),
+            min_koinu: MIN_DOGE_KOINU.toString(),
+            payout_cost: this.payoutCosts.dogeKoinu.toString(),
+          },
+        );
       }
       for (const [tickKey, pool, position] of updates) {
         this.savePool(tickKey, pool);
@@ -923,7 +1560,15 @@ export class AmmLedger {
       }
       const id = newId("clm");
       const payoutId = this.oweDoge(null, auth.address, amount, "fee_claim", id)!;
-      this.s.insertClaim.run(id, auth.address, auth.nonce, amount.toString(), JSON.stringify(pools), payoutId, this.now());
+      this.s.insertClaim.run(
+        id,
+        auth.address,
+        auth.nonce,
+        amount.toString(),
+        JSON.stringify(pools),
+        payoutId,
+        this.now(),
+      );
       return { id, amount, pools, payoutId };
     });
   }
@@ -934,13 +1579,28 @@ export class AmmLedger {
    */
   checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
     const now = this.now();
-    if (auth.expiresAt <= now) throw new AppError("unauthorized", "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, { expires_at: auth.expiresAt, now });
+    if (auth.expiresAt <= now)
+      throw new AppError("unauthorized", "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, {
+        expires_at: auth.expiresAt,
+        now,
+      });
     if (auth.expiresAt > now + MAX_AUTHORIZATION_SECONDS) {
-      throw badRequest("AUTHORIZATION_TOO_LONG", `an authorization may be valid for at most ${MAX_AUTHORIZATION_SECONDS} s`, { field: "expires_at", max_seconds: MAX_AUTHORIZATION_SECONDS });
+      throw badRequest(
+        "AUTHORIZATION_TOO_LONG",
+        `an authorization may be valid for at most ${MAX_AUTHORIZATION_SECONDS} s`,
+        { field: "expires_at", max_seconds: MAX_AUTHORIZATION_SECONDS },
+      );
     }
-    requireSignature(this.domain, auth.address, auth.signature, authorizationMessage(this.domain, action, fields, auth));
+    requireSignature(
+      this.domain,
+      auth.address,
+      auth.signature,
+      authorizationMessage(this.domain, action, fields, auth),
+    );
     if (this.s.useNonce.run(auth.address, auth.nonce, action, now).changes !== 1) {
-      throw conflict("AUTHORIZATION_USED", `nonce ${auth.nonce} of ${auth.address} was already used`, { nonce: auth.nonce });
+      throw conflict("AUTHORIZATION_USED", `nonce ${auth.nonce} of ${auth.address} was already used`, {
+        nonce: auth.nonce,
+      });
     }
   }
 
@@ -949,4 +1609,3 @@ export class AmmLedger {
     return pool.tokenReserve === 0n ? null : priceString(pool.dogeReserve, pool.tokenReserve);
   }
 }
-

@@ -38,11 +38,26 @@ export function orderMessage(domain: OrderDomain, action: string, fields: Record
 }
 
 /** A wallet-signed authorization of an action that spends no deposit: its nonce is used once and it expires. */
-export interface Authorization { address: string; nonce: string; expiresAt: number; signature: string }
+export interface Authorization {
+  address: string;
+  nonce: string;
+  expiresAt: number;
+  signature: string;
+}
 
 /** The exact text a wallet signs for an authorization of `action`. */
-export function authorizationMessage(domain: OrderDomain, action: string, fields: Record<string, string>, auth: Pick<Authorization, "address" | "nonce" | "expiresAt">): string {
-  return orderMessage(domain, action, { address: auth.address, ...fields, nonce: auth.nonce, expires: String(auth.expiresAt) });
+export function authorizationMessage(
+  domain: OrderDomain,
+  action: string,
+  fields: Record<string, string>,
+  auth: Pick<Authorization, "address" | "nonce" | "expiresAt">,
+): string {
+  return orderMessage(domain, action, {
+    address: auth.address,
+    ...fields,
+    nonce: auth.nonce,
+    expires: String(auth.expiresAt),
+  });
 }
 
 /** 401 INVALID_SIGNATURE unless `signature` is `address`'s key over `message`. */
@@ -53,5 +68,11 @@ export function requireSignature(domain: OrderDomain, address: string, signature
   } catch {
     valid = false;
   }
-  if (!valid) throw new AppError("unauthorized", "INVALID_SIGNATURE", `the signature is not ${address}'s key over the order message`, { address, message });
+  if (!valid)
+    throw new AppError(
+      "unauthorized",
+      "INVALID_SIGNATURE",
+      `the signature is not ${address}'s key over the order message`,
+      { address, message },
+    );
 }

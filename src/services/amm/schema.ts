@@ -189,7 +189,8 @@ CREATE INDEX payouts_by_ref ON payouts (ref_id);
   },
   {
     version: 2,
-    description: "bonding curves (launches that graduate into pools), their reservations, and the operators' launch keys",
+    description:
+      "bonding curves (launches that graduate into pools), their reservations, and the operators' launch keys",
     sql: `
 CREATE TABLE bonding_curves (
   tick_key TEXT PRIMARY KEY,
@@ -253,7 +254,8 @@ CREATE TABLE bonding_api_keys (
   },
   {
     version: 3,
-    description: "each curve's tokens held by live reservations, kept as counters valid until the earliest live reservation expires",
+    description:
+      "each curve's tokens held by live reservations, kept as counters valid until the earliest live reservation expires",
     sql: `
 ALTER TABLE bonding_curves ADD COLUMN held_buy TEXT NOT NULL DEFAULT '0';
 ALTER TABLE bonding_curves ADD COLUMN held_sell TEXT NOT NULL DEFAULT '0';
@@ -270,7 +272,8 @@ CREATE INDEX bonding_reservations_pending ON bonding_reservations (pending_txid)
   },
   {
     version: 5,
-    description: "the operator's payout costs charged to the orders (per payout, per swap and reservation), and swaps found by their quote",
+    description:
+      "the operator's payout costs charged to the orders (per payout, per swap and reservation), and swaps found by their quote",
     sql: `
 ALTER TABLE payouts ADD COLUMN cost_koinu TEXT NOT NULL DEFAULT '0';
 ALTER TABLE swaps ADD COLUMN payout_cost TEXT NOT NULL DEFAULT '0';

@@ -61,7 +61,13 @@ import { DogeNetwork, addressToOutputScript } from "../../doge";
 import { DRC20_MAX_SUPPLY, DRC20_TICK_BYTES, drc20TickKey, encodeDrc20, parseDrc20 } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
 import {
-  BroadcastError, CarrierNotAvailableError, HARD_DUST_LIMIT, HotWallet, InsufficientFundsError, InvalidOutputError, WalletTx,
+  BroadcastError,
+  CarrierNotAvailableError,
+  HARD_DUST_LIMIT,
+  HotWallet,
+  InsufficientFundsError,
+  InvalidOutputError,
+  WalletTx,
 } from "../../wallet";
 import type { Sqlite } from "../../db/sqlite";
 import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
@@ -169,7 +175,8 @@ function statementsOf(db: Sqlite) {
   let found: { insert: Statement; get: Statement } | undefined = payoutStatements.get(db);
   if (!found) {
     found = {
-      insert: db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, cost_koinu, created_at, updated_at)
+      insert:
+        db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, cost_koinu, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`),
       get: db.prepare("SELECT * FROM payouts WHERE id = ?"),
     };
@@ -183,11 +190,31 @@ function statementsOf(db: Sqlite) {
  * when the ledger change that owes it is made; answers its id.
  */
 export function queuePayout(
-  db: Sqlite, now: number, payout: { asset: PayoutAsset; tick: string | null; address: string; amount: bigint; reason: string; refId: string; costKoinu?: bigint },
+  db: Sqlite,
+  now: number,
+  payout: {
+    asset: PayoutAsset;
+    tick: string | null;
+    address: string;
+    amount: bigint;
+    reason: string;
+    refId: string;
+    costKoinu?: bigint;
+  },
 ): string {
   const id = `pay_${crypto.randomBytes(12).toString("hex")}`;
-  statementsOf(db).insert.run(id, payout.asset, payout.asset === "DRC20" ? payout.tick : null, payout.address, payout.amount.toString(), payout.reason, payout.refId,
-    (payout.costKoinu ?? 0n).toString(), now, now);
+  statementsOf(db).insert.run(
+    id,
+    payout.asset,
+    payout.asset === "DRC20" ? payout.tick : null,
+    payout.address,
+    payout.amount.toString(),
+    payout.reason,
+    payout.refId,
+    (payout.costKoinu ?? 0n).toString(),
+    now,
+    now,
+  );
   return id;
 }
 
@@ -199,9 +226,23 @@ export function readPayout(db: Sqlite, id: string): Payout | null {
 
 function toPayout(row: PayoutRow): Payout {
   return {
-    id: row.id, asset: row.asset as PayoutAsset, tick: row.tick, address: row.address, amount: BigInt(row.amount), reason: row.reason, refId: row.ref_id,
-    status: row.status as PayoutStatus, inscriberJobId: row.inscriber_job_id, inscriptionId: row.inscription_id, txid: row.txid,
-    confirmedHeight: row.confirmed_height, error: row.error, attempts: row.attempts, costKoinu: BigInt(row.cost_koinu ?? "0"), createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    asset: row.asset as PayoutAsset,
+    tick: row.tick,
+    address: row.address,
+    amount: BigInt(row.amount),
+    reason: row.reason,
+    refId: row.ref_id,
+    status: row.status as PayoutStatus,
+    inscriberJobId: row.inscriber_job_id,
+    inscriptionId: row.inscription_id,
+    txid: row.txid,
+    confirmedHeight: row.confirmed_height,
+    error: row.error,
+    attempts: row.attempts,
+    costKoinu: BigInt(row.cost_koinu ?? "0"),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -233,17 +274,28 @@ export class SettlementWorker {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.log = options.log ?? (() => undefined);
     this.confirmations = options.confirmations ?? DEFAULT_CONFIRMATIONS;
-    if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1) throw new RangeError(`confirmations must be a positive integer, got ${this.confirmations}`);
+    if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1)
+      throw new RangeError(`confirmations must be a positive integer, got ${this.confirmations}`);
     const p = (sql: string) => this.db.prepare(sql);
     this.s = {
       get: p("SELECT * FROM payouts WHERE id = ?"),
-      open: p(`SELECT * FROM payouts WHERE status IN (${OPEN_PAYOUT_STATUSES.map((status) => `'${status}'`).join(", ")}) ORDER BY created_at, id`),
-      belowDust: p("UPDATE payouts SET status = 'below_dust', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'"),
-      inscribing: p("UPDATE payouts SET status = 'inscribing', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'queued'"),
-      inscribed: p("UPDATE payouts SET status = 'inscribed', inscription_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'inscribing' AND inscriber_job_id = ?"),
+      open: p(
+        `SELECT * FROM payouts WHERE status IN (${OPEN_PAYOUT_STATUSES.map((status) => `'${status}'`).join(", ")}) ORDER BY created_at, id`,
+      ),
+      belowDust: p(
+        "UPDATE payouts SET status = 'below_dust', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
+      ),
+      inscribing: p(
+        "UPDATE payouts SET status = 'inscribing', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'queued'",
+      ),
+      inscribed: p(
+        "UPDATE payouts SET status = 'inscribed', inscription_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'inscribing' AND inscriber_job_id = ?",
+      ),
       sent: p("UPDATE payouts SET status = 'sent', txid = ?, error = NULL, updated_at = ? WHERE id = ? AND status = ?"),
       txReplaced: p("UPDATE payouts SET txid = ?, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?"),
-      confirmed: p("UPDATE payouts SET status = 'confirmed', confirmed_height = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?"),
+      confirmed: p(
+        "UPDATE payouts SET status = 'confirmed', confirmed_height = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'sent' AND txid = ?",
+      ),
       failed: p("UPDATE payouts SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = ?"),
       retry: p("UPDATE payouts SET error = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = ?"),
       frozen: p("UPDATE payouts SET status = 'frozen', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'"),
@@ -301,7 +353,8 @@ export class SettlementWorker {
       const gone = this.used.txidsOf(payout.refId).filter((txid) => this.queries.tx(txid) === null);
       if (gone.length > 0) {
         const reason = `DEPOSIT_REORGED: deposit ${gone.join(", ")} of ${payout.refId} is no longer in the index`;
-        if (this.s.frozen.run(reason, this.clock(), payout.id).changes === 1) this.log("amm_payout_frozen", { payout: payout.id, ref: payout.refId, deposits: gone });
+        if (this.s.frozen.run(reason, this.clock(), payout.id).changes === 1)
+          this.log("amm_payout_frozen", { payout: payout.id, ref: payout.refId, deposits: gone });
         return;
       }
     }
@@ -326,7 +379,8 @@ export class SettlementWorker {
 
   /** Why the row cannot be paid as written, or null. */
   private invalidReason(row: PayoutRow): string | null {
-    if (row.asset !== "DOGE" && row.asset !== "DRC20") return `asset must be DOGE or DRC20, got ${JSON.stringify(row.asset)}`;
+    if (row.asset !== "DOGE" && row.asset !== "DRC20")
+      return `asset must be DOGE or DRC20, got ${JSON.stringify(row.asset)}`;
     if (!DECIMAL.test(row.amount)) return `amount must be a decimal integer, got ${JSON.stringify(row.amount)}`;
     try {
       addressToOutputScript(row.address, this.network);
@@ -334,9 +388,11 @@ export class SettlementWorker {
       return `address ${row.address} is not an address of ${this.network.name}: ${messageOf(error)}`;
     }
     if (row.asset === "DRC20") {
-      if (row.tick === null || utf8.encode(row.tick).length !== DRC20_TICK_BYTES) return `tick must be ${DRC20_TICK_BYTES} bytes, got ${JSON.stringify(row.tick)}`;
+      if (row.tick === null || utf8.encode(row.tick).length !== DRC20_TICK_BYTES)
+        return `tick must be ${DRC20_TICK_BYTES} bytes, got ${JSON.stringify(row.tick)}`;
       const amount = BigInt(row.amount);
-      if (amount === 0n || amount > DRC20_MAX_SUPPLY) return `a DRC-20 amount must be 1 to ${DRC20_MAX_SUPPLY}, got ${amount}`;
+      if (amount === 0n || amount > DRC20_MAX_SUPPLY)
+        return `a DRC-20 amount must be 1 to ${DRC20_MAX_SUPPLY}, got ${amount}`;
     }
     return null;
   }
@@ -347,14 +403,20 @@ export class SettlementWorker {
     if (payout.amount < HARD_DUST_LIMIT) {
       const reason = `${payout.amount} koinu is below the hard dust limit of ${HARD_DUST_LIMIT} koinu`;
       if (this.s.belowDust.run(`BELOW_DUST: ${reason}`, this.clock(), payout.id).changes === 1) {
-        this.log("amm_payout_below_dust", { id: payout.id, address: payout.address, amountKoinu: payout.amount.toString() });
+        this.log("amm_payout_below_dust", {
+          id: payout.id,
+          address: payout.address,
+          amountKoinu: payout.amount.toString(),
+        });
       }
       return;
     }
     let txid: string;
     try {
       // After a crash between this and the status change, the same owner and label give back this transaction.
-      txid = this.wallet.fund(PAYOUT_OWNER, payout.id, [{ script: addressToOutputScript(payout.address, this.network), value: payout.amount }]).txid;
+      txid = this.wallet.fund(PAYOUT_OWNER, payout.id, [
+        { script: addressToOutputScript(payout.address, this.network), value: payout.amount },
+      ]).txid;
     } catch (error) {
       if (error instanceof InsufficientFundsError) {
         this.retry(payout, "INSUFFICIENT_FUNDS", error.message);
@@ -376,13 +438,21 @@ export class SettlementWorker {
     const content = encodeDrc20({ kind: "transfer", tick, tickKey: drc20TickKey(tick), amount: payout.amount });
     const parsed = parseDrc20(content, DRC20_TRANSFER_CONTENT_TYPE);
     if (!parsed.ok || parsed.op.kind !== "transfer" || parsed.op.amount !== payout.amount) {
-      this.fail(payout, "INVALID_PAYOUT", `the transfer body ${new TextDecoder().decode(content)} does not read back as a DRC-20 transfer`);
+      this.fail(
+        payout,
+        "INVALID_PAYOUT",
+        `the transfer body ${new TextDecoder().decode(content)} does not read back as a DRC-20 transfer`,
+      );
       return;
     }
     let job: InscriberJob;
     try {
       ({ job } = await this.inscriber.inscribe(payout.id, {
-        project: this.project, contentType: DRC20_TRANSFER_CONTENT_TYPE, action: null, content, recipient: this.wallet.address,
+        project: this.project,
+        contentType: DRC20_TRANSFER_CONTENT_TYPE,
+        action: null,
+        content,
+        recipient: this.wallet.address,
       }));
     } catch (error) {
       if (!(error instanceof InscriberCallError)) throw error;
@@ -433,29 +503,52 @@ export class SettlementWorker {
     if (!inscription) return; // the index has not reached its block yet
     const transfer = this.transferOf(inscriptionId, inscription.revealTxid);
     if (!transfer) {
-      this.fail(payout, "TRANSFER_INVALID", `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (was its available ${payout.tick} balance short?)`);
+      this.fail(
+        payout,
+        "TRANSFER_INVALID",
+        `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (was its available ${payout.tick} balance short?)`,
+      );
       return;
     }
     if (transfer.sent) {
-      this.fail(payout, "TRANSFER_ALREADY_SENT", `transfer inscription ${inscriptionId} was already sent to ${transfer.receiver_address} by a transaction the payout did not make`);
+      this.fail(
+        payout,
+        "TRANSFER_ALREADY_SENT",
+        `transfer inscription ${inscriptionId} was already sent to ${transfer.receiver_address} by a transaction the payout did not make`,
+      );
       return;
     }
     if (transfer.tick_key !== drc20TickKey(payout.tick!) || transfer.amount !== payout.amount.toString()) {
-      this.fail(payout, "TRANSFER_MISMATCH", `inscription ${inscriptionId} transfers ${transfer.amount} ${transfer.tick}, not ${payout.amount} ${payout.tick}`);
+      this.fail(
+        payout,
+        "TRANSFER_MISMATCH",
+        `inscription ${inscriptionId} transfers ${transfer.amount} ${transfer.tick}, not ${payout.amount} ${payout.tick}`,
+      );
       return;
     }
     const location = inscription.location;
     if (!location || inscription.ownerAddress !== custody) return;
-    const carrier = this.wallet.carriers().find((output) => output.txid === location.txid && output.vout === location.vout);
+    const carrier = this.wallet
+      .carriers()
+      .find((output) => output.txid === location.txid && output.vout === location.vout);
     if (!carrier) return; // the wallet's next sync picks it up
     const others = carrier.inscriptionIds.filter((id) => id !== inscriptionId);
     if (others.length > 0) {
-      this.fail(payout, "CARRIER_SHARED", `output ${location.txid}:${location.vout} also carries ${others.join(", ")}, which would go to the user too`);
+      this.fail(
+        payout,
+        "CARRIER_SHARED",
+        `output ${location.txid}:${location.vout} also carries ${others.join(", ")}, which would go to the user too`,
+      );
       return;
     }
     let txid: string;
     try {
-      txid = this.wallet.sendCarrier(PAYOUT_OWNER, payout.id, { txid: location.txid, vout: location.vout }, addressToOutputScript(payout.address, this.network)).txid;
+      txid = this.wallet.sendCarrier(
+        PAYOUT_OWNER,
+        payout.id,
+        { txid: location.txid, vout: location.vout },
+        addressToOutputScript(payout.address, this.network),
+      ).txid;
     } catch (error) {
       if (error instanceof InsufficientFundsError) {
         this.retry(payout, "INSUFFICIENT_FUNDS", error.message);
@@ -473,8 +566,11 @@ export class SettlementWorker {
 
   /** The index's record of a DRC-20 transfer inscribed to the custody address, or null. */
   private transferOf(inscriptionId: string, revealTxid: string) {
-    return this.queries.transferInscriptions(this.wallet.address, { order: "asc", count: 1_000, revealTxid }).items
-      .find((item) => item.inscription_id === inscriptionId) ?? null;
+    return (
+      this.queries
+        .transferInscriptions(this.wallet.address, { order: "asc", count: 1_000, revealTxid })
+        .items.find((item) => item.inscription_id === inscriptionId) ?? null
+    );
   }
 
   // ================================================================ both
@@ -486,7 +582,8 @@ export class SettlementWorker {
       tx = await this.wallet.broadcast(txid);
     } catch (error) {
       if (!(error instanceof BroadcastError)) throw error;
-      if (this.wallet.txOf(PAYOUT_OWNER, payout.id)?.state === "failed") this.fail(payout, "TX_FAILED", `transaction ${txid} can never confirm: ${error.message}`);
+      if (this.wallet.txOf(PAYOUT_OWNER, payout.id)?.state === "failed")
+        this.fail(payout, "TX_FAILED", `transaction ${txid} can never confirm: ${error.message}`);
       else this.retry(payout, error.code, error.message);
       return;
     }
@@ -495,14 +592,25 @@ export class SettlementWorker {
       return;
     }
     if (this.s.sent.run(tx.txid, this.clock(), payout.id, payout.status).changes === 1) {
-      this.log("amm_payout_sent", { id: payout.id, asset: payout.asset, tick: payout.tick, address: payout.address, amount: payout.amount.toString(), txid: tx.txid });
+      this.log("amm_payout_sent", {
+        id: payout.id,
+        asset: payout.asset,
+        tick: payout.tick,
+        address: payout.address,
+        amount: payout.amount.toString(),
+        txid: tx.txid,
+      });
     }
   }
 
   private async followSend(payout: Payout): Promise<void> {
     const tx = this.wallet.txOf(PAYOUT_OWNER, payout.id);
     if (!tx) {
-      this.retry(payout, "WALLET_TX_MISSING", `the wallet has no transaction ${PAYOUT_OWNER}/${payout.id} (is it the custody wallet's database?)`);
+      this.retry(
+        payout,
+        "WALLET_TX_MISSING",
+        `the wallet has no transaction ${PAYOUT_OWNER}/${payout.id} (is it the custody wallet's database?)`,
+      );
       return;
     }
     let txid = payout.txid!;
@@ -522,7 +630,11 @@ export class SettlementWorker {
       const inscription = this.queries.inscription(payout.inscriptionId!);
       const transfer = inscription ? this.transferOf(inscription.id, inscription.revealTxid) : null;
       if (!transfer || !transfer.sent || transfer.receiver_address !== payout.address) {
-        this.fail(payout, "TRANSFER_NOT_RECEIVED", `transaction ${txid} confirmed but the index shows transfer ${payout.inscriptionId} ${transfer?.sent ? `received by ${transfer.receiver_address}` : "not sent"}`);
+        this.fail(
+          payout,
+          "TRANSFER_NOT_RECEIVED",
+          `transaction ${txid} confirmed but the index shows transfer ${payout.inscriptionId} ${transfer?.sent ? `received by ${transfer.receiver_address}` : "not sent"}`,
+        );
         return;
       }
     }
@@ -541,7 +653,13 @@ export class SettlementWorker {
 
   private retry(payout: { id: string; status: string; attempts: number }, code: string, message: string): void {
     if (this.s.retry.run(`${code}: ${message}`, this.clock(), payout.id, payout.status).changes === 1) {
-      this.log("amm_payout_retry", { id: payout.id, status: payout.status, attempts: payout.attempts + 1, code, err: message });
+      this.log("amm_payout_retry", {
+        id: payout.id,
+        status: payout.status,
+        attempts: payout.attempts + 1,
+        code,
+        err: message,
+      });
     }
   }
 }

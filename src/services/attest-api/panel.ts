@@ -11,10 +11,26 @@
 import http from "node:http";
 import { getAddress } from "ethers";
 import type { TypedDataField } from "ethers";
-import { FACT_TYPES, RECEIPT_TYPES, attestationDomain, fastFactDigest, fastReceiptDigest, recoverDigestSigner } from "../../facts";
+import {
+  FACT_TYPES,
+  RECEIPT_TYPES,
+  attestationDomain,
+  fastFactDigest,
+  fastReceiptDigest,
+  recoverDigestSigner,
+} from "../../facts";
 import type { FactTypeName } from "../../facts";
 import {
-  AttesterInfoJson, FactJson, FactParamsJson, ReceiptJson, SignedFactJson, SignedReceiptJson, factFromJson, factToJson, receiptFromJson, receiptToJson,
+  AttesterInfoJson,
+  FactJson,
+  FactParamsJson,
+  ReceiptJson,
+  SignedFactJson,
+  SignedReceiptJson,
+  factFromJson,
+  factToJson,
+  receiptFromJson,
+  receiptToJson,
 } from "../../attester/wire";
 import { AppError, kindOfStatus } from "../http/errors";
 
@@ -101,7 +117,15 @@ export class AttesterPanel {
     // The cause (a connection error names the host and port) goes to the log, not to the client.
     const failed = (cause: string): Answer<T> => {
       this.options.log?.("attester_unreachable", { attester: index, url: base, path, cause });
-      return { attester: base, index, ok: false, status: 0, body: { error: { code: "UNREACHABLE", message: "the attester did not answer in time or refused the connection" } } };
+      return {
+        attester: base,
+        index,
+        ok: false,
+        status: 0,
+        body: {
+          error: { code: "UNREACHABLE", message: "the attester did not answer in time or refused the connection" },
+        },
+      };
     };
     return new Promise((resolve) => {
       let url: URL;
@@ -111,25 +135,31 @@ export class AttesterPanel {
         resolve(failed((error as Error).message));
         return;
       }
-      const request = http.request(url, {
-        method, agent: this.agent, timeout: this.timeoutMs,
-        headers: payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {},
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("error", (error) => resolve(failed(error.message)));
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: Answer<T>["body"] = null;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {
-            parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
-          }
-          const status = response.statusCode ?? 0;
-          resolve({ attester: base, index, ok: status >= 200 && status < 300, status, body: parsed });
-        });
-      });
+      const request = http.request(
+        url,
+        {
+          method,
+          agent: this.agent,
+          timeout: this.timeoutMs,
+          headers: payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {},
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", (error) => resolve(failed(error.message)));
+          response.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            let parsed: Answer<T>["body"] = null;
+            try {
+              parsed = text ? JSON.parse(text) : null;
+            } catch {
+              parsed = { error: { code: "BAD_ANSWER", message: "the attester answered something that is not JSON" } };
+            }
+            const status = response.statusCode ?? 0;
+            resolve({ attester: base, index, ok: status >= 200 && status < 300, status, body: parsed });
+          });
+        },
+      );
       // Headers and body go out as two writes: without TCP_NODELAY the body waits for the
       // attester's delayed ACK (tens of milliseconds on every call).
       request.setNoDelay(true);
@@ -150,7 +180,10 @@ export class AttesterPanel {
     };
     const order = [...this.options.attesters].sort((a, b) => height(b) - height(a));
     const first = await Promise.all(order.slice(0, 2).map((base) => this.call<T>(base, "POST", path, request)));
-    const agreed = first.every((answer) => answer.ok) && first.length === 2 && JSON.stringify(stripSignature(first[0].body)) === JSON.stringify(stripSignature(first[1].body));
+    const agreed =
+      first.every((answer) => answer.ok) &&
+      first.length === 2 &&
+      JSON.stringify(stripSignature(first[0].body)) === JSON.stringify(stripSignature(first[1].body));
     if (agreed) return first;
     const rest = await Promise.all(order.slice(2).map((base) => this.call<T>(base, "POST", path, request)));
     return [...first, ...rest];
@@ -171,7 +204,9 @@ export class AttesterPanel {
     const value = this.freshRound();
     if (ttl > 0) {
       this.cachedRound = { at: now, value };
-      value.catch(() => { this.cachedRound = null; });
+      value.catch(() => {
+        this.cachedRound = null;
+      });
     }
     return value;
   }
@@ -183,10 +218,14 @@ export class AttesterPanel {
     const heights = live.map((info) => info.signable_height).sort((a, b) => b - a);
     const height = heights[1];
     const tipHeight = live.map((info) => info.indexed_height).sort((a, b) => b - a)[1];
-    if (height < 0) throw new AppError("unavailable", "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", { heights });
+    if (height < 0)
+      throw new AppError("unavailable", "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", {
+        heights,
+      });
     const setId = majority(live.map((info) => info.attester_set_id ?? ""));
     const domainKey = majority(live.map((info) => JSON.stringify(info.domain)));
-    if (!setId || !domainKey) throw unavailable("the attesters do not agree on the attester set or the contract", infos);
+    if (!setId || !domainKey)
+      throw unavailable("the attesters do not agree on the attester set or the contract", infos);
     return { height, tipHeight, attesterSetId: setId, domain: JSON.parse(domainKey), infos };
   }
 
@@ -200,20 +239,32 @@ export class AttesterPanel {
     const cacheKey = `${type}|${JSON.stringify(params)}`;
     if (cacheMs > 0 && options.notBefore === undefined) {
       const cached = this.answers.get(cacheKey);
-      if (cached && cached.height === round.height && cached.setId === round.attesterSetId && Date.now() - cached.at < cacheMs) return cached.answer;
+      if (
+        cached &&
+        cached.height === round.height &&
+        cached.setId === round.attesterSetId &&
+        Date.now() - cached.at < cacheMs
+      )
+        return cached.answer;
     }
     const answer = await this.freshFact(round, type, params, options);
     if (cacheMs > 0) {
       this.answers.delete(cacheKey);
       this.answers.set(cacheKey, { at: Date.now(), height: round.height, setId: round.attesterSetId, answer });
-      if (this.answers.size > (this.options.answerCacheSize ?? 10_000)) this.answers.delete(this.answers.keys().next().value as string);
+      if (this.answers.size > (this.options.answerCacheSize ?? 10_000))
+        this.answers.delete(this.answers.keys().next().value as string);
     }
     return answer;
   }
 
   private readonly answers = new Map<string, { at: number; height: number; setId: string; answer: AttestedFact }>();
 
-  private async freshFact(round: Round, type: FactTypeName, params: FactParamsJson, options: { notBefore?: number }): Promise<AttestedFact> {
+  private async freshFact(
+    round: Round,
+    type: FactTypeName,
+    params: FactParamsJson,
+    options: { notBefore?: number },
+  ): Promise<AttestedFact> {
     const attestedAt = Math.max(this.nowSeconds(), options.notBefore ?? 0);
     // The tip is signed at the index tip itself (it counts nothing); every other fact 6 deep.
     const height = type === "L1_TIP" ? round.tipHeight : round.height;
@@ -221,19 +272,41 @@ export class AttesterPanel {
     const answers = await this.ask<SignedFactJson>(round, "/v1/fact", request);
     const signed = quorum(answers, (body) => JSON.stringify(factToJson(factFromJson(body.fact))));
     const fact = factToJson(factFromJson(signed[0].fact));
-    const typedData: TypedData = { domain: round.domain, types: { Fact: [...FACT_TYPES.Fact] }, primaryType: "Fact", message: { ...fact } };
+    const typedData: TypedData = {
+      domain: round.domain,
+      types: { Fact: [...FACT_TYPES.Fact] },
+      primaryType: "Fact",
+      message: { ...fact },
+    };
     const digest = fastFactDigest(domainOf(round.domain), factFromJson(fact));
     return { fact, typedData, ...checkedSignatures(signed, digest) };
   }
 
   /** A job receipt signed by at least two attesters. */
-  async receipt(kind: "inscription" | "anchor", jobContract: string, jobId: string, l1Txid: string): Promise<AttestedReceipt> {
+  async receipt(
+    kind: "inscription" | "anchor",
+    jobContract: string,
+    jobId: string,
+    l1Txid: string,
+  ): Promise<AttestedReceipt> {
     const round = await this.round();
-    const request = { kind, job_contract: jobContract, job_id: jobId, l1_txid: l1Txid, attested_at: this.nowSeconds(), attester_set_id: round.attesterSetId };
+    const request = {
+      kind,
+      job_contract: jobContract,
+      job_id: jobId,
+      l1_txid: l1Txid,
+      attested_at: this.nowSeconds(),
+      attester_set_id: round.attesterSetId,
+    };
     const answers = await this.ask<SignedReceiptJson>(round, "/v1/receipt", request);
     const signed = quorum(answers, (body) => JSON.stringify(receiptToJson(receiptFromJson(body.receipt))));
     const receipt = receiptToJson(receiptFromJson(signed[0].receipt));
-    const typedData: TypedData = { domain: round.domain, types: { Receipt: [...RECEIPT_TYPES.Receipt] }, primaryType: "Receipt", message: { ...receipt } };
+    const typedData: TypedData = {
+      domain: round.domain,
+      types: { Receipt: [...RECEIPT_TYPES.Receipt] },
+      primaryType: "Receipt",
+      message: { ...receipt },
+    };
     const digest = fastReceiptDigest(domainOf(round.domain), receiptFromJson(receipt));
     return { receipt, typedData, ...checkedSignatures(signed, digest) };
   }
@@ -263,7 +336,13 @@ function summary<T>(answers: Answer<T>[]) {
 }
 
 function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
-  return new AppError("unavailable", "ATTESTERS_UNAVAILABLE", `${message}: a fact needs two of the three`, { attesters: summary(answers) }, { headers: { "Retry-After": "5" } });
+  return new AppError(
+    "unavailable",
+    "ATTESTERS_UNAVAILABLE",
+    `${message}: a fact needs two of the three`,
+    { attesters: summary(answers) },
+    { headers: { "Retry-After": "5" } },
+  );
 }
 
 /**
@@ -271,7 +350,10 @@ function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
  * client error (an unknown inscription, say), that error is the answer; when they disagree, a clear
  * 502 with what each said.
  */
-function quorum<T extends { signature: string; signer: string }>(answers: Answer<T>[], identity: (body: T) => string): T[] {
+function quorum<T extends { signature: string; signer: string }>(
+  answers: Answer<T>[],
+  identity: (body: T) => string,
+): T[] {
   const groups = new Map<string, T[]>();
   for (const answer of answers) {
     if (!answer.ok || !answer.body || "error" in answer.body) continue;
@@ -293,12 +375,22 @@ function quorum<T extends { signature: string; signer: string }>(answers: Answer
   }
   for (const [code, same] of codes) {
     if (same.length >= 2 && code !== "") {
-      const error = (same[0].body as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
-      throw new AppError(kindOfStatus(same[0].status), code, error.message, { ...(error.details ?? {}), attesters: summary(answers) });
+      const error = (same[0].body as { error: { code: string; message: string; details?: Record<string, unknown> } })
+        .error;
+      throw new AppError(kindOfStatus(same[0].status), code, error.message, {
+        ...(error.details ?? {}),
+        attesters: summary(answers),
+      });
     }
   }
   const answered = answers.filter((a) => a.ok).length;
-  if (answered >= 2) throw new AppError("upstream", "ATTESTERS_DISAGREE", "the attesters computed different facts; nothing is signed by two of them", { attesters: summary(answers) });
+  if (answered >= 2)
+    throw new AppError(
+      "upstream",
+      "ATTESTERS_DISAGREE",
+      "the attesters computed different facts; nothing is signed by two of them",
+      { attesters: summary(answers) },
+    );
   throw unavailable(`${answered} attester(s) signed`, answers);
 }
 
@@ -321,7 +413,12 @@ function checkedSignatures(signed: { signature: string; signer: string }[], dige
   }
   const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   if (signers.length < 2) {
-    throw new AppError("upstream", "BAD_ATTESTER_SIGNATURE", "fewer than two attesters' signatures recover to the attesters that sent them", { bad_signers: bad });
+    throw new AppError(
+      "upstream",
+      "BAD_ATTESTER_SIGNATURE",
+      "fewer than two attesters' signatures recover to the attesters that sent them",
+      { bad_signers: bad },
+    );
   }
   return { signatures: signers.map((signer) => bySigner.get(signer)!), signers };
 }

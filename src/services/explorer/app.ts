@@ -2,7 +2,7 @@
  * The explorer's REST API over our own index (base path /api). Routes read the index through
  * IndexQueries and never call the node, except broadcast, which hands a signed transaction to it.
  */
-import express, { Request, Response } from "express";
+import express, { Response } from "express";
 import { DogeNetwork, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
@@ -64,7 +64,10 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const broadcastLimit = rateLimited({ name: "explorer broadcast", limit: writesPerMinute });
   app.post("/api/tx/broadcast", broadcastLimit);
   app.post("/api/tx/pipeline", rateLimited({ name: "explorer pipeline", limit: writesPerMinute }));
-  app.post(["/api/pqc/register", "/api/pqc/revoke"], rateLimited({ name: "pqc registry writes", limit: writesPerMinute }));
+  app.post(
+    ["/api/pqc/register", "/api/pqc/revoke"],
+    rateLimited({ name: "pqc registry writes", limit: writesPerMinute }),
+  );
   app.use(express.json({ limit: "2mb" }));
   // Every answer, errors included, through the exact writer: bigints become JSON integers.
   app.use((_req, res, next) => {
@@ -77,7 +80,8 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const api = express.Router();
   const surface = new ApiSurface({
     title: "dogeos-stack explorer",
-    description: "REST over our own Dogecoin index (transactions, balances, UTXOs, history, DRC-20, inscriptions, every OP_RETURN output and OP_CHECKZKP use, the post-quantum key registry), the node's mempool, broadcast, and an Esplora-compatible read subset under /esplora/api. Koinu fields are exact JSON integers.",
+    description:
+      "REST over our own Dogecoin index (transactions, balances, UTXOs, history, DRC-20, inscriptions, every OP_RETURN output and OP_CHECKZKP use, the post-quantum key registry), the node's mempool, broadcast, and an Esplora-compatible read subset under /esplora/api. Koinu fields are exact JSON integers.",
   });
   const get = surface.on(api, "/api");
   const AddressParams = z.object({ address: v.Address(network) });
@@ -87,336 +91,666 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   let statusCache: { at: number; value: ReturnType<IndexQueries["status"]> } | null = null;
   const status = () => {
     const now = Date.now();
-    if (!statusCache || now - statusCache.at > (options.statusCacheMs ?? 200)) statusCache = { at: now, value: queries.status() };
+    if (!statusCache || now - statusCache.at > (options.statusCacheMs ?? 200))
+      statusCache = { at: now, value: queries.status() };
     return statusCache.value;
   };
   const cacheFor = (res: Response, confirmations: number) => {
-    res.setHeader("Cache-Control", confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store");
+    res.setHeader(
+      "Cache-Control",
+      confirmations >= immutableDepth ? "public, max-age=31536000, immutable" : "no-store",
+    );
   };
   /** Not found in the index: absent, or not indexed yet (503 while the index is behind: indexIsBehind). */
-  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(status(), code, message, details);
+  const missing = (code: string, message: string, details: Record<string, unknown>): AppError =>
+    absentOrBehind(status(), code, message, details);
 
-  get.get("/status", { summary: "The index's height, its node's and the sync progress", tags: ["index"], responses: { 200: S.StatusBody } }, (_input, _req, res) => {
-    const s = status();
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      indexer: { indexed_height: s.indexedHeight, indexed_hash: s.indexedHash, synced: s.nodeHeight !== null && !indexIsBehind(s), network: s.network },
-      node: { height: s.nodeHeight, seen_at: s.nodeSeenAt },
-      capture_start_height: s.startHeight,
-      progress: s.nodeHeight === null || s.nodeHeight < s.startHeight ? null : Math.min(1, (s.indexedHeight - s.startHeight + 1) / (s.nodeHeight - s.startHeight + 1)),
-    });
-  });
-
-  get.get("/tx/:txid", { summary: "A transaction, confirmed (from the index) or pending (from the node's mempool: block null, confirmations 0)", tags: ["transactions"], params: z.object({ txid: v.Txid }), responses: { 200: S.TxBody } }, ({ params: { txid } }, _req, res) => {
-    const tx = queries.tx(txid);
-    if (!tx) {
-      const pending = mempool?.tx(txid);
-      if (!pending) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+  get.get(
+    "/status",
+    {
+      summary: "The index's height, its node's and the sync progress",
+      tags: ["index"],
+      responses: { 200: S.StatusBody },
+    },
+    (_input, _req, res) => {
+      const s = status();
       res.setHeader("Cache-Control", "no-store");
-      res.json(pendingTxBody(pending, mempool!));
-      return;
-    }
-    const inputs = queries.txInputs(txid);
-    const tip = status().indexedHeight;
-    const confirmations = tip - tx.height + 1;
-    cacheFor(res, confirmations);
-    res.json({
-      txid: tx.txid,
-      block: { height: tx.height, hash: tx.blockHash, time: tx.blockTime, position: tx.position },
-      confirmations,
-      size: tx.size,
-      coinbase: tx.coinbase,
-      fee_koinu: tx.feeKoinu,
-      inputs: [...inputs.entries()].sort((a, b) => a[0] - b[0]).map(([vin, prev]) => ({
-        vin, prev_txid: prev.prevTxid, prev_vout: prev.prevVout, value_koinu: prev.valueKoinu, address: prev.address,
-      })),
-      outputs: tx.outputs.map((o) => ({
-        vout: o.vout, value_koinu: o.valueKoinu, script_hex: o.scriptHex, address: o.address,
-        spent: o.spent ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height } : pendingSpend(mempool, tx.txid, o.vout),
-      })),
-      op_returns: tx.opReturns.map((o) => opReturnRecord({ ...o, txid: tx.txid, height: tx.height }, tip)),
-      inscriptions: tx.inscriptions.map((i) => ({ id: i.id, number: i.number, form: i.form, content_type: i.contentType, action: i.action, envelope_hash: i.envelopeHash })),
-      zkp: tx.zkpUses.map((use) => zkpRecord(use, tip)),
-    });
-  });
+      res.json({
+        indexer: {
+          indexed_height: s.indexedHeight,
+          indexed_hash: s.indexedHash,
+          synced: s.nodeHeight !== null && !indexIsBehind(s),
+          network: s.network,
+        },
+        node: { height: s.nodeHeight, seen_at: s.nodeSeenAt },
+        capture_start_height: s.startHeight,
+        progress:
+          s.nodeHeight === null || s.nodeHeight < s.startHeight
+            ? null
+            : Math.min(1, (s.indexedHeight - s.startHeight + 1) / (s.nodeHeight - s.startHeight + 1)),
+      });
+    },
+  );
 
-  get.post("/tx/broadcast", { summary: "Hands a signed transaction to the node", tags: ["transactions"], body: z.object({ hex: z.string().openapi({ description: "the raw transaction, hexadecimal" }) }).strict(), responses: { 200: S.BroadcastAnswer } }, async ({ body: { hex } }, _req, res) => {
-    const parsed = parseTransactionHex(hex);
-    if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
-    try {
-      const txid = await node.sendRawTransaction(hex);
-      res.status(200).json({ txid });
-    } catch (error) {
-      throw mapBroadcastError(error);
-    }
-  });
+  get.get(
+    "/tx/:txid",
+    {
+      summary:
+        "A transaction, confirmed (from the index) or pending (from the node's mempool: block null, confirmations 0)",
+      tags: ["transactions"],
+      params: z.object({ txid: v.Txid }),
+      responses: { 200: S.TxBody },
+    },
+    ({ params: { txid } }, _req, res) => {
+      const tx = queries.tx(txid);
+      if (!tx) {
+        const pending = mempool?.tx(txid);
+        if (!pending) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+        res.setHeader("Cache-Control", "no-store");
+        res.json(pendingTxBody(pending, mempool!));
+        return;
+      }
+      const inputs = queries.txInputs(txid);
+      const tip = status().indexedHeight;
+      const confirmations = tip - tx.height + 1;
+      cacheFor(res, confirmations);
+      res.json({
+        txid: tx.txid,
+        block: { height: tx.height, hash: tx.blockHash, time: tx.blockTime, position: tx.position },
+        confirmations,
+        size: tx.size,
+        coinbase: tx.coinbase,
+        fee_koinu: tx.feeKoinu,
+        inputs: [...inputs.entries()]
+          .sort((a, b) => a[0] - b[0])
+          .map(([vin, prev]) => ({
+            vin,
+            prev_txid: prev.prevTxid,
+            prev_vout: prev.prevVout,
+            value_koinu: prev.valueKoinu,
+            address: prev.address,
+          })),
+        outputs: tx.outputs.map((o) => ({
+          vout: o.vout,
+          value_koinu: o.valueKoinu,
+          script_hex: o.scriptHex,
+          address: o.address,
+          spent: o.spent
+            ? { txid: o.spent.txid, vin: o.spent.vin, height: o.spent.height }
+            : pendingSpend(mempool, tx.txid, o.vout),
+        })),
+        op_returns: tx.opReturns.map((o) => opReturnRecord({ ...o, txid: tx.txid, height: tx.height }, tip)),
+        inscriptions: tx.inscriptions.map((i) => ({
+          id: i.id,
+          number: i.number,
+          form: i.form,
+          content_type: i.contentType,
+          action: i.action,
+          envelope_hash: i.envelopeHash,
+        })),
+        zkp: tx.zkpUses.map((use) => zkpRecord(use, tip)),
+      });
+    },
+  );
 
-  const Package = coded(z.array(z.string()).min(1).max(MAX_PACKAGE_SIZE).openapi({ description: "raw transactions in hexadecimal, parents first" }),
-    "INVALID_PACKAGE", (field) => `${field} must be a list of 1 to ${MAX_PACKAGE_SIZE} raw transaction hex strings, parents first`);
-  get.post("/tx/pipeline", {
-    summary: "Checks a package of transactions (parents first) against the index and the node's policy, then broadcasts it",
-    description: "200 when every transaction was valid and broadcast; 422 when one was refused (nothing is broadcast); 502 when the node refused a broadcast.",
-    tags: ["transactions"], body: z.object({ transactions: Package }).strict(), responses: { 200: S.PipelineOutcome, 422: S.PipelineOutcome, 502: S.PipelineOutcome },
-  }, async ({ body }, _req, res) => {
-    const outcome = await runPipeline(body.transactions, queries, node);
-    res.status(outcome.accepted ? (outcome.broadcast ? 200 : 502) : 422).json(outcome);
-  });
+  get.post(
+    "/tx/broadcast",
+    {
+      summary: "Hands a signed transaction to the node",
+      tags: ["transactions"],
+      body: z.object({ hex: z.string().openapi({ description: "the raw transaction, hexadecimal" }) }).strict(),
+      responses: { 200: S.BroadcastAnswer },
+    },
+    async ({ body: { hex } }, _req, res) => {
+      const parsed = parseTransactionHex(hex);
+      if (!parsed.ok)
+        throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, {
+          offset: parsed.error.offset,
+        });
+      try {
+        const txid = await node.sendRawTransaction(hex);
+        res.status(200).json({ txid });
+      } catch (error) {
+        throw mapBroadcastError(error);
+      }
+    },
+  );
 
-  get.get("/wallet/address/:address/balance", { summary: "An address's confirmed balance and what its pending transactions change", tags: ["addresses"], params: AddressParams, responses: { 200: S.BalanceBody } }, ({ params: { address } }, _req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json(balanceBody(queries, mempool, address, status().indexedHeight));
-  });
+  const Package = coded(
+    z
+      .array(z.string())
+      .min(1)
+      .max(MAX_PACKAGE_SIZE)
+      .openapi({ description: "raw transactions in hexadecimal, parents first" }),
+    "INVALID_PACKAGE",
+    (field) => `${field} must be a list of 1 to ${MAX_PACKAGE_SIZE} raw transaction hex strings, parents first`,
+  );
+  get.post(
+    "/tx/pipeline",
+    {
+      summary:
+        "Checks a package of transactions (parents first) against the index and the node's policy, then broadcasts it",
+      description:
+        "200 when every transaction was valid and broadcast; 422 when one was refused (nothing is broadcast); 502 when the node refused a broadcast.",
+      tags: ["transactions"],
+      body: z.object({ transactions: Package }).strict(),
+      responses: { 200: S.PipelineOutcome, 422: S.PipelineOutcome, 502: S.PipelineOutcome },
+    },
+    async ({ body }, _req, res) => {
+      const outcome = await runPipeline(body.transactions, queries, node);
+      res.status(outcome.accepted ? (outcome.broadcast ? 200 : 502) : 422).json(outcome);
+    },
+  );
+
+  get.get(
+    "/wallet/address/:address/balance",
+    {
+      summary: "An address's confirmed balance and what its pending transactions change",
+      tags: ["addresses"],
+      params: AddressParams,
+      responses: { 200: S.BalanceBody },
+    },
+    ({ params: { address } }, _req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json(balanceBody(queries, mempool, address, status().indexedHeight));
+    },
+  );
 
   const maturity = coinbaseMaturity(network);
-  get.get("/wallet/address/:address/utxos", {
-    summary: "An address's unspent outputs: confirmed ones oldest first, then unconfirmed ones", tags: ["addresses"], params: AddressParams,
-    query: z.object({ limit: queryInteger(1, 500).optional(), cursor: v.Cursor.optional() }), responses: { 200: S.UtxoPage },
-  }, ({ params: { address }, query }, _req, res) => {
-    const limit = query.limit ?? 100;
-    const after = v.cursor<{ h: number; t: string; v: number }>(query.cursor, { h: "number", t: "string", v: "number" });
-    const key = after ? { height: after.h, txid: after.t, vout: after.v } : null;
-    const page = queries.utxos(address, key, limit);
-    const tip = status().indexedHeight;
-    const items: Record<string, unknown>[] = page.items.map((u) => {
-      // At least 1 even when the cached tip lags the row just read: 0 means pending.
-      const confirmations = Math.max(1, tip - u.height + 1);
-      const mature = !u.coinbase || confirmations >= maturity;
-      const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
-      return {
-        txid: u.txid, vout: u.vout, value_koinu: u.valueKoinu, height: u.height, confirmations, script_hex: u.scriptHex,
-        inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
-        drc20: u.drc20,
-        carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
-        coinbase: u.coinbase, mature, spent_in_mempool: spentInMempool, spendable: mature && spentInMempool === null,
-      };
-    });
-    // Unconfirmed outputs come after every confirmed one (oldest first), keyed at height
-    // PENDING_HEIGHT by txid and vout, so that one cursor pages through both.
-    let last: { h: number; t: string; v: number } | null = page.items.length > 0
-      ? { h: page.items[page.items.length - 1].height, t: page.items[page.items.length - 1].txid, v: page.items[page.items.length - 1].vout } : null;
-    const unconfirmed = mempool ? mempool.outputs(address) : [];
-    if (items.length < limit) {
-      const from = key && key.height === PENDING_HEIGHT ? key : null;
-      for (const o of unconfirmed) {
-        if (items.length >= limit) break;
-        if (from && (o.txid < from.txid || (o.txid === from.txid && o.vout <= from.vout))) continue;
-        items.push({
-          txid: o.txid, vout: o.vout, value_koinu: o.valueKoinu, height: null, confirmations: 0, script_hex: o.scriptHex,
-          inscriptions: [], drc20: [], carrier: null,
-          coinbase: false, mature: true, spent_in_mempool: o.spentBy, spendable: o.spentBy === null,
-        });
-        last = { h: PENDING_HEIGHT, t: o.txid, v: o.vout };
+  get.get(
+    "/wallet/address/:address/utxos",
+    {
+      summary: "An address's unspent outputs: confirmed ones oldest first, then unconfirmed ones",
+      tags: ["addresses"],
+      params: AddressParams,
+      query: z.object({ limit: queryInteger(1, 500).optional(), cursor: v.Cursor.optional() }),
+      responses: { 200: S.UtxoPage },
+    },
+    ({ params: { address }, query }, _req, res) => {
+      const limit = query.limit ?? 100;
+      const after = v.cursor<{ h: number; t: string; v: number }>(query.cursor, {
+        h: "number",
+        t: "string",
+        v: "number",
+      });
+      const key = after ? { height: after.h, txid: after.t, vout: after.v } : null;
+      const page = queries.utxos(address, key, limit);
+      const tip = status().indexedHeight;
+      const items: Record<string, unknown>[] = page.items.map((u) => {
+        // At least 1 even when the cached tip lags the row just read: 0 means pending.
+        const confirmations = Math.max(1, tip - u.height + 1);
+        const mature = !u.coinbase || confirmations >= maturity;
+        const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
+        return {
+          txid: u.txid,
+          vout: u.vout,
+          value_koinu: u.valueKoinu,
+          height: u.height,
+          confirmations,
+          script_hex: u.scriptHex,
+          inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
+          drc20: u.drc20,
+          carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
+          coinbase: u.coinbase,
+          mature,
+          spent_in_mempool: spentInMempool,
+          spendable: mature && spentInMempool === null,
+        };
+      });
+      // Unconfirmed outputs come after every confirmed one (oldest first), keyed at height
+      // PENDING_HEIGHT by txid and vout, so that one cursor pages through both.
+      let last: { h: number; t: string; v: number } | null =
+        page.items.length > 0
+          ? {
+              h: page.items[page.items.length - 1].height,
+              t: page.items[page.items.length - 1].txid,
+              v: page.items[page.items.length - 1].vout,
+            }
+          : null;
+      const unconfirmed = mempool ? mempool.outputs(address) : [];
+      if (items.length < limit) {
+        const from = key && key.height === PENDING_HEIGHT ? key : null;
+        for (const o of unconfirmed) {
+          if (items.length >= limit) break;
+          if (from && (o.txid < from.txid || (o.txid === from.txid && o.vout <= from.vout))) continue;
+          items.push({
+            txid: o.txid,
+            vout: o.vout,
+            value_koinu: o.valueKoinu,
+            height: null,
+            confirmations: 0,
+            script_hex: o.scriptHex,
+            inscriptions: [],
+            drc20: [],
+            carrier: null,
+            coinbase: false,
+            mature: true,
+            spent_in_mempool: o.spentBy,
+            spendable: o.spentBy === null,
+          });
+          last = { h: PENDING_HEIGHT, t: o.txid, v: o.vout };
+        }
       }
-    }
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      address,
-      items,
-      next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
-    });
-  });
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        address,
+        items,
+        next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
+      });
+    },
+  );
 
-  get.get("/wallet/address/:address/drc20", { summary: "An address's DRC-20 balances, by tick", tags: ["drc20"], params: AddressParams, responses: { 200: S.Drc20Balances } }, ({ params: { address } }, _req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ address, balances: queries.drc20Balances(address) });
-  });
+  get.get(
+    "/wallet/address/:address/drc20",
+    {
+      summary: "An address's DRC-20 balances, by tick",
+      tags: ["drc20"],
+      params: AddressParams,
+      responses: { 200: S.Drc20Balances },
+    },
+    ({ params: { address } }, _req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ address, balances: queries.drc20Balances(address) });
+    },
+  );
 
-  get.get("/wallet/address/:address/drc20/:tick/utxos", { summary: "The outputs of an address that carry unsent transfer inscriptions of a tick", tags: ["drc20"], params: AddressParams.extend({ tick: v.Tick }), responses: { 200: S.TickCarriers } }, ({ params: { address, tick } }, _req, res) => {
-    const tip = status().indexedHeight;
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      address,
-      tick,
-      items: queries.tickCarriers(address, drc20TickKey(tick)).map((c) => ({
-        txid: c.txid, vout: c.vout, value_koinu: c.valueKoinu, confirmations: tip - c.height + 1, inscription_id: c.inscriptionId, offset: c.offset, amount: c.amount,
-      })),
-    });
-  });
+  get.get(
+    "/wallet/address/:address/drc20/:tick/utxos",
+    {
+      summary: "The outputs of an address that carry unsent transfer inscriptions of a tick",
+      tags: ["drc20"],
+      params: AddressParams.extend({ tick: v.Tick }),
+      responses: { 200: S.TickCarriers },
+    },
+    ({ params: { address, tick } }, _req, res) => {
+      const tip = status().indexedHeight;
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        address,
+        tick,
+        items: queries.tickCarriers(address, drc20TickKey(tick)).map((c) => ({
+          txid: c.txid,
+          vout: c.vout,
+          value_koinu: c.valueKoinu,
+          confirmations: tip - c.height + 1,
+          inscription_id: c.inscriptionId,
+          offset: c.offset,
+          amount: c.amount,
+        })),
+      });
+    },
+  );
 
-  get.get("/wallet/address/:address/transfer_inscriptions", {
-    summary: "An address's DRC-20 transfer inscriptions and their state", tags: ["drc20"], params: AddressParams,
-    query: z.object({
-      count: queryInteger(1, 100).optional(),
-      order: coded(z.enum(["asc", "desc"]), "INVALID_ORDER", () => "order must be asc or desc").optional(),
-      envelope: coded(z.enum(["true", "false"]), "INVALID_ENVELOPE", () => "envelope must be true or false").optional().openapi({ description: "true adds each inscription's content type and body" }),
-      txid: v.Txid.optional().openapi({ description: "only the inscriptions revealed by this transaction" }),
-    }),
-    responses: { 200: S.TransferInscriptions },
-  }, ({ params: { address }, query }, _req, res) => {
-    const count = query.count ?? 20;
-    const order = query.order ?? "desc";
-    const envelope = query.envelope === "true";
-    const revealTxid = query.txid ?? null;
-    const page = queries.transferInscriptions(address, { order, count, revealTxid });
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      address,
-      total: page.total,
-      items: page.items.map((t) => ({
-        inscription_id: t.inscription_id, reveal_txid: t.reveal_txid, tick: t.tick, amount: t.amount, block_height: t.height,
-        state: t.sent ? (t.returned ? "returned" : "sent") : "transferable", receiver_address: t.receiver_address, sent_height: t.sent_height,
-        location: t.location_txid === null ? null : { txid: t.location_txid, vout: t.location_vout },
-        ...(envelope ? { content_type: t.content_type, body: Buffer.from(t.body, "hex").toString("utf8") } : {}),
-      })),
-    });
-  });
+  get.get(
+    "/wallet/address/:address/transfer_inscriptions",
+    {
+      summary: "An address's DRC-20 transfer inscriptions and their state",
+      tags: ["drc20"],
+      params: AddressParams,
+      query: z.object({
+        count: queryInteger(1, 100).optional(),
+        order: coded(z.enum(["asc", "desc"]), "INVALID_ORDER", () => "order must be asc or desc").optional(),
+        envelope: coded(z.enum(["true", "false"]), "INVALID_ENVELOPE", () => "envelope must be true or false")
+          .optional()
+          .openapi({ description: "true adds each inscription's content type and body" }),
+        txid: v.Txid.optional().openapi({ description: "only the inscriptions revealed by this transaction" }),
+      }),
+      responses: { 200: S.TransferInscriptions },
+    },
+    ({ params: { address }, query }, _req, res) => {
+      const count = query.count ?? 20;
+      const order = query.order ?? "desc";
+      const envelope = query.envelope === "true";
+      const revealTxid = query.txid ?? null;
+      const page = queries.transferInscriptions(address, { order, count, revealTxid });
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        address,
+        total: page.total,
+        items: page.items.map((t) => ({
+          inscription_id: t.inscription_id,
+          reveal_txid: t.reveal_txid,
+          tick: t.tick,
+          amount: t.amount,
+          block_height: t.height,
+          state: t.sent ? (t.returned ? "returned" : "sent") : "transferable",
+          receiver_address: t.receiver_address,
+          sent_height: t.sent_height,
+          location: t.location_txid === null ? null : { txid: t.location_txid, vout: t.location_vout },
+          ...(envelope ? { content_type: t.content_type, body: Buffer.from(t.body, "hex").toString("utf8") } : {}),
+        })),
+      });
+    },
+  );
 
-  get.get("/wallet/address/:address/history", {
-    summary: "An address's transactions, newest first, pending ones before the confirmed", tags: ["addresses"], params: AddressParams,
-    query: HistoryQuery, responses: { 200: S.HistoryBody },
-  }, ({ params: { address }, query }, _req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json(historyBody(queries, mempool, address, query.limit, query.cursor, status().indexedHeight));
-  });
+  get.get(
+    "/wallet/address/:address/history",
+    {
+      summary: "An address's transactions, newest first, pending ones before the confirmed",
+      tags: ["addresses"],
+      params: AddressParams,
+      query: HistoryQuery,
+      responses: { 200: S.HistoryBody },
+    },
+    ({ params: { address }, query }, _req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json(historyBody(queries, mempool, address, query.limit, query.cursor, status().indexedHeight));
+    },
+  );
 
   const InscriptionParams = z.object({ id: v.InscriptionId });
-  get.get("/explorer/inscription/:id", { summary: "An inscription and where it is now", tags: ["inscriptions"], params: InscriptionParams, responses: { 200: S.InscriptionBody } }, ({ params: { id } }, _req, res) => {
-    const found = queries.inscription(id);
-    if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      id: found.id, number: found.number, form: found.form, content_type: found.contentType, action: found.action,
-      body_size: found.bodySize, envelope_hash: found.envelopeHash, genesis_txid: found.genesisTxid, reveal_txid: found.revealTxid,
-      reveal_tx_count: found.revealTxCount, inscriber_address: found.inscriberAddress, height: found.height,
-      location: found.location, owner_address: found.ownerAddress, content_url: `/api/explorer/inscription/${found.id}/content`,
-    });
-  });
+  get.get(
+    "/explorer/inscription/:id",
+    {
+      summary: "An inscription and where it is now",
+      tags: ["inscriptions"],
+      params: InscriptionParams,
+      responses: { 200: S.InscriptionBody },
+    },
+    ({ params: { id } }, _req, res) => {
+      const found = queries.inscription(id);
+      if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        id: found.id,
+        number: found.number,
+        form: found.form,
+        content_type: found.contentType,
+        action: found.action,
+        body_size: found.bodySize,
+        envelope_hash: found.envelopeHash,
+        genesis_txid: found.genesisTxid,
+        reveal_txid: found.revealTxid,
+        reveal_tx_count: found.revealTxCount,
+        inscriber_address: found.inscriberAddress,
+        height: found.height,
+        location: found.location,
+        owner_address: found.ownerAddress,
+        content_url: `/api/explorer/inscription/${found.id}/content`,
+      });
+    },
+  );
 
-  get.get("/explorer/inscription/:id/content", {
-    summary: "An inscription's body, with its own content type, sandboxed (never run on this origin)", tags: ["inscriptions"], params: InscriptionParams,
-    responses: { 200: { description: "the body, as inscribed", contentType: "application/octet-stream" } },
-  }, ({ params: { id } }, _req, res) => {
-    const found = queries.inscriptionBody(id);
-    if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
-    // The body is whatever the inscriber wrote: never let a browser sniff or run it on our origin.
-    res.setHeader("Content-Type", found.contentType);
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox");
-    res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
-    res.send(Buffer.from(found.body));
-  });
+  get.get(
+    "/explorer/inscription/:id/content",
+    {
+      summary: "An inscription's body, with its own content type, sandboxed (never run on this origin)",
+      tags: ["inscriptions"],
+      params: InscriptionParams,
+      responses: { 200: { description: "the body, as inscribed", contentType: "application/octet-stream" } },
+    },
+    ({ params: { id } }, _req, res) => {
+      const found = queries.inscriptionBody(id);
+      if (!found) throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
+      // The body is whatever the inscriber wrote: never let a browser sniff or run it on our origin.
+      res.setHeader("Content-Type", found.contentType);
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox");
+      res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
+      res.send(Buffer.from(found.body));
+    },
+  );
 
-  get.get("/explorer/zkp/status", { summary: "OP_CHECKZKP: the proposal, its modes, and what the index and the shadow verifier have seen", tags: ["zkp"], responses: { 200: S.ZkpStatus } }, (_input, _req, res) => {
-    const summary = queries.zkpSummary();
-    const s = status();
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      proposal: "DIP-69 OP_CHECKZKP (draft)",
-      opcode: { name: "OP_CHECKZKP", byte: "0xb9", replaces: "OP_NOP10" },
-      modes: [
-        { mode: 0, name: "groth16-bls12-381", public_inputs: 2, shadow_verifier: true },
-        { mode: 1, name: "plonk-halo2-kzg-bn256", shadow_verifier: false },
-      ],
-      activation_height: null,
-      consensus_enforced: false,
-      status: "shadow (not consensus-enforced)",
-      event_count: summary.events,
-      indexing: { indexed_height: s.indexedHeight, node_height: s.nodeHeight, capture_start_height: s.startHeight },
-      verifier: { pending: summary.pending, valid: summary.valid, invalid: summary.invalid },
-    });
-  });
+  get.get(
+    "/explorer/zkp/status",
+    {
+      summary: "OP_CHECKZKP: the proposal, its modes, and what the index and the shadow verifier have seen",
+      tags: ["zkp"],
+      responses: { 200: S.ZkpStatus },
+    },
+    (_input, _req, res) => {
+      const summary = queries.zkpSummary();
+      const s = status();
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        proposal: "DIP-69 OP_CHECKZKP (draft)",
+        opcode: { name: "OP_CHECKZKP", byte: "0xb9", replaces: "OP_NOP10" },
+        modes: [
+          { mode: 0, name: "groth16-bls12-381", public_inputs: 2, shadow_verifier: true },
+          { mode: 1, name: "plonk-halo2-kzg-bn256", shadow_verifier: false },
+        ],
+        activation_height: null,
+        consensus_enforced: false,
+        status: "shadow (not consensus-enforced)",
+        event_count: summary.events,
+        indexing: { indexed_height: s.indexedHeight, node_height: s.nodeHeight, capture_start_height: s.startHeight },
+        verifier: { pending: summary.pending, valid: summary.valid, invalid: summary.invalid },
+      });
+    },
+  );
 
-  get.get("/explorer/zkp/recent", { summary: "The latest OP_CHECKZKP uses", tags: ["zkp"], query: z.object({ limit: queryInteger(1, 100).optional() }), responses: { 200: S.ZkpList } }, ({ query }, _req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    const tip = status().indexedHeight;
-    res.json({ items: queries.zkpRecent(query.limit ?? 25).map((use) => zkpRecord(use, tip)) });
-  });
+  get.get(
+    "/explorer/zkp/recent",
+    {
+      summary: "The latest OP_CHECKZKP uses",
+      tags: ["zkp"],
+      query: z.object({ limit: queryInteger(1, 100).optional() }),
+      responses: { 200: S.ZkpList },
+    },
+    ({ query }, _req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      const tip = status().indexedHeight;
+      res.json({ items: queries.zkpRecent(query.limit ?? 25).map((use) => zkpRecord(use, tip)) });
+    },
+  );
 
-  get.get("/explorer/zkp/tx/:txid", { summary: "The OP_CHECKZKP uses of a transaction", tags: ["zkp"], params: z.object({ txid: v.Txid }), responses: { 200: S.ZkpOfTx } }, ({ params: { txid } }, _req, res) => {
-    const tx = queries.tx(txid);
-    if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
-    res.setHeader("Cache-Control", "no-store");
-    const tip = status().indexedHeight;
-    res.json({ txid, items: queries.zkpOfTx(txid).map((use) => zkpRecord(use, tip)) });
-  });
+  get.get(
+    "/explorer/zkp/tx/:txid",
+    {
+      summary: "The OP_CHECKZKP uses of a transaction",
+      tags: ["zkp"],
+      params: z.object({ txid: v.Txid }),
+      responses: { 200: S.ZkpOfTx },
+    },
+    ({ params: { txid } }, _req, res) => {
+      const tx = queries.tx(txid);
+      if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+      res.setHeader("Cache-Control", "no-store");
+      const tip = status().indexedHeight;
+      res.json({ txid, items: queries.zkpOfTx(txid).map((use) => zkpRecord(use, tip)) });
+    },
+  );
 
-  get.get("/explorer/zkp/vk/:sha256", {
-    summary: "Every OP_CHECKZKP use of a verifying key (by its SHA-256), newest first, in pages", tags: ["zkp"], params: z.object({ sha256: v.Sha256Hex }),
-    query: z.object({ limit: queryInteger(1, 100).optional(), cursor: v.Cursor.optional() }), responses: { 200: S.ZkpByVk },
-  }, ({ params: { sha256: sha }, query }, _req, res) => {
-    const limit = query.limit ?? 50;
-    const before = v.cursor<{ h: number; p: number; u: string }>(query.cursor, { h: "number", p: "number", u: "string" });
-    if (before && !isZkpUseKey(before.u)) throw badRequest("INVALID_CURSOR", "cursor is not a cursor this API issued", { field: "cursor" });
-    const found = queries.zkpByVk(sha, before ? { height: before.h, position: before.p, use: before.u } : null, limit);
-    if (found.items.length === 0 && !queries.zkpVkUsed(sha)) throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
-    const tip = status().indexedHeight;
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      vk_sha256: sha, items: found.items.map((use) => zkpRecord(use, tip)),
-      next_cursor: found.next ? v.encodeCursor({ h: found.next.height, p: found.next.position, u: found.next.use }) : null,
-    });
-  });
+  get.get(
+    "/explorer/zkp/vk/:sha256",
+    {
+      summary: "Every OP_CHECKZKP use of a verifying key (by its SHA-256), newest first, in pages",
+      tags: ["zkp"],
+      params: z.object({ sha256: v.Sha256Hex }),
+      query: z.object({ limit: queryInteger(1, 100).optional(), cursor: v.Cursor.optional() }),
+      responses: { 200: S.ZkpByVk },
+    },
+    ({ params: { sha256: sha }, query }, _req, res) => {
+      const limit = query.limit ?? 50;
+      const before = v.cursor<{ h: number; p: number; u: string }>(query.cursor, {
+        h: "number",
+        p: "number",
+        u: "string",
+      });
+      if (before && !isZkpUseKey(before.u))
+        throw badRequest("INVALID_CURSOR", "cursor is not a cursor this API issued", { field: "cursor" });
+      const found = queries.zkpByVk(
+        sha,
+        before ? { height: before.h, position: before.p, use: before.u } : null,
+        limit,
+      );
+      if (found.items.length === 0 && !queries.zkpVkUsed(sha))
+        throw missing("VK_NOT_FOUND", `no OP_CHECKZKP use with verifying key ${sha}`, { vk_sha256: sha });
+      const tip = status().indexedHeight;
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        vk_sha256: sha,
+        items: found.items.map((use) => zkpRecord(use, tip)),
+        next_cursor: found.next
+          ? v.encodeCursor({ h: found.next.height, p: found.next.position, u: found.next.use })
+          : null,
+      });
+    },
+  );
 
-  get.get("/explorer/opreturn/recent", {
-    summary: "The latest OP_RETURN outputs, optionally of one magic prefix, in pages", tags: ["opreturn"],
-    query: z.object({ limit: queryInteger(1, 100).optional(), magic: Magic.optional(), cursor: v.Cursor.optional() }), responses: { 200: S.OpReturnPage },
-  }, ({ query }, _req, res) => {
-    const limit = query.limit ?? 25;
-    const magic = query.magic ?? null;
-    const before = v.cursor<{ h: number; p: number; v: number }>(query.cursor, { h: "number", p: "number", v: "number" });
-    const page = queries.opReturnRecent(magic, before ? { height: before.h, position: before.p, vout: before.v } : null, limit);
-    const last = page.items[page.items.length - 1];
-    res.setHeader("Cache-Control", "no-store");
-    res.json({
-      items: page.items.map((o) => opReturnRecord(o, status().indexedHeight)),
-      next_cursor: page.items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout }) : null,
-    });
-  });
+  get.get(
+    "/explorer/opreturn/recent",
+    {
+      summary: "The latest OP_RETURN outputs, optionally of one magic prefix, in pages",
+      tags: ["opreturn"],
+      query: z.object({ limit: queryInteger(1, 100).optional(), magic: Magic.optional(), cursor: v.Cursor.optional() }),
+      responses: { 200: S.OpReturnPage },
+    },
+    ({ query }, _req, res) => {
+      const limit = query.limit ?? 25;
+      const magic = query.magic ?? null;
+      const before = v.cursor<{ h: number; p: number; v: number }>(query.cursor, {
+        h: "number",
+        p: "number",
+        v: "number",
+      });
+      const page = queries.opReturnRecent(
+        magic,
+        before ? { height: before.h, position: before.p, vout: before.v } : null,
+        limit,
+      );
+      const last = page.items[page.items.length - 1];
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        items: page.items.map((o) => opReturnRecord(o, status().indexedHeight)),
+        next_cursor:
+          page.items.length === limit && last
+            ? v.encodeCursor({ h: last.height, p: last.position, v: last.vout })
+            : null,
+      });
+    },
+  );
 
-  get.get("/explorer/opreturn/tx/:txid", { summary: "The OP_RETURN outputs of a transaction", tags: ["opreturn"], params: z.object({ txid: v.Txid }), responses: { 200: S.OpReturnsOfTx } }, ({ params: { txid } }, _req, res) => {
-    if (!queries.tx(txid)) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
-    res.setHeader("Cache-Control", "no-store");
-    const tip = status().indexedHeight;
-    res.json({ txid, items: queries.opReturnsOfTx(txid).map((o) => opReturnRecord(o, tip)) });
-  });
+  get.get(
+    "/explorer/opreturn/tx/:txid",
+    {
+      summary: "The OP_RETURN outputs of a transaction",
+      tags: ["opreturn"],
+      params: z.object({ txid: v.Txid }),
+      responses: { 200: S.OpReturnsOfTx },
+    },
+    ({ params: { txid } }, _req, res) => {
+      if (!queries.tx(txid)) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+      res.setHeader("Cache-Control", "no-store");
+      const tip = status().indexedHeight;
+      res.json({ txid, items: queries.opReturnsOfTx(txid).map((o) => opReturnRecord(o, tip)) });
+    },
+  );
 
-  get.get("/explorer/opreturn/sha256/:hash", { summary: "Whether a document's SHA-256 is anchored in an OP_RETURN payload, and where", tags: ["opreturn"], params: z.object({ hash: v.Sha256Hex }), responses: { 200: S.OpReturnBySha } }, ({ params: { hash: sha } }, _req, res) => {
-    const matches = queries.opReturnsBySha(sha);
-    res.setHeader("Cache-Control", "no-store");
-    const tip = status().indexedHeight;
-    res.json({ sha256: sha, anchored: matches.length > 0, first: matches[0] ? opReturnRecord(matches[0], tip) : null, matches: matches.map((o) => opReturnRecord(o, tip)) });
-  });
+  get.get(
+    "/explorer/opreturn/sha256/:hash",
+    {
+      summary: "Whether a document's SHA-256 is anchored in an OP_RETURN payload, and where",
+      tags: ["opreturn"],
+      params: z.object({ hash: v.Sha256Hex }),
+      responses: { 200: S.OpReturnBySha },
+    },
+    ({ params: { hash: sha } }, _req, res) => {
+      const matches = queries.opReturnsBySha(sha);
+      res.setHeader("Cache-Control", "no-store");
+      const tip = status().indexedHeight;
+      res.json({
+        sha256: sha,
+        anchored: matches.length > 0,
+        first: matches[0] ? opReturnRecord(matches[0], tip) : null,
+        matches: matches.map((o) => opReturnRecord(o, tip)),
+      });
+    },
+  );
 
   const pqc = options.pqc;
   if (pqc) {
     const Address = v.Address(network);
-    const signed = { issued_at: z.number().int().openapi({ description: "unix seconds the signatures were made at" }), dogecoin_signature: z.string().openapi({ description: "the address's signed message (base64), DESIGN.md section 7" }) };
-    get.post("/pqc/register", {
-      summary: "Binds an ML-DSA-44 key to an address (signed by both); 201 when new, 200 when the same binding exists", tags: ["pqc"],
-      body: z.object({ address: Address, mldsa_public_key: v.HexBytes(4096), mldsa_signature: z.string(), ...signed }).strict(),
-      responses: { 200: S.PqcBinding, 201: S.PqcBinding },
-    }, ({ body }, _req, res) => {
-      const { binding, created } = pqc.register(body.address, body.mldsa_public_key, body);
-      res.status(created ? 201 : 200).json(bindingJson(binding));
-    });
-    get.post("/pqc/revoke", {
-      summary: "Revokes an address's ML-DSA-44 key (signed by the address)", tags: ["pqc"],
-      body: z.object({ address: Address, key_sha256: v.Sha256Hex, ...signed }).strict(), responses: { 200: S.PqcBinding },
-    }, ({ body }, _req, res) => {
-      res.json(bindingJson(pqc.revoke(body.address, body.key_sha256, body)));
-    });
-    get.get("/pqc/address/:address", { summary: "An address's active ML-DSA-44 key", tags: ["pqc"], params: AddressParams, responses: { 200: S.PqcBinding } }, ({ params: { address } }, _req, res) => {
-      const binding = pqc.byAddress(address);
-      if (!binding) throw notFound("BINDING_NOT_FOUND", "the address has no active ML-DSA-44 key", { address });
-      res.setHeader("Cache-Control", "no-store");
-      res.json(bindingJson(binding));
-    });
-    get.get("/pqc/key/:sha256", { summary: "The binding of an ML-DSA-44 key, by the SHA-256 of the key", tags: ["pqc"], params: z.object({ sha256: v.Sha256Hex }), responses: { 200: S.PqcBinding } }, ({ params: { sha256: sha } }, _req, res) => {
-      const binding = pqc.byKey(sha);
-      if (!binding) throw notFound("BINDING_NOT_FOUND", "no binding for this key", { key_sha256: sha });
-      res.setHeader("Cache-Control", "no-store");
-      res.json(bindingJson(binding));
-    });
-    get.post("/pqc/verify", {
-      summary: "Verifies an ML-DSA-44 signature by an address's registered key; give exactly one of message (UTF-8) or message_hex", tags: ["pqc"],
-      body: z.object({ address: Address, message: coded(z.string(), "INVALID_MESSAGE", (field) => `${field} must be a string`).optional(), message_hex: v.HexBytes(1 << 20).optional(), signature: v.HexBytes(8192) }).strict(),
-      responses: { 200: S.PqcVerdict },
-    }, ({ body }, _req, res) => {
-      if ((body.message === undefined) === (body.message_hex === undefined)) throw badRequest("INVALID_MESSAGE", "give exactly one of message (UTF-8 text) or message_hex", { field: "message" });
-      const message = body.message !== undefined ? new TextEncoder().encode(body.message) : body.message_hex!;
-      const result = pqc.verify(body.address, message, body.signature);
-      res.json({ address: body.address, key_sha256: result.binding.keySha256, valid: result.valid });
-    });
+    const signed = {
+      issued_at: z.number().int().openapi({ description: "unix seconds the signatures were made at" }),
+      dogecoin_signature: z
+        .string()
+        .openapi({ description: "the address's signed message (base64), DESIGN.md section 7" }),
+    };
+    get.post(
+      "/pqc/register",
+      {
+        summary:
+          "Binds an ML-DSA-44 key to an address (signed by both); 201 when new, 200 when the same binding exists",
+        tags: ["pqc"],
+        body: z
+          .object({ address: Address, mldsa_public_key: v.HexBytes(4096), mldsa_signature: z.string(), ...signed })
+          .strict(),
+        responses: { 200: S.PqcBinding, 201: S.PqcBinding },
+      },
+      ({ body }, _req, res) => {
+        const { binding, created } = pqc.register(body.address, body.mldsa_public_key, body);
+        res.status(created ? 201 : 200).json(bindingJson(binding));
+      },
+    );
+    get.post(
+      "/pqc/revoke",
+      {
+        summary: "Revokes an address's ML-DSA-44 key (signed by the address)",
+        tags: ["pqc"],
+        body: z.object({ address: Address, key_sha256: v.Sha256Hex, ...signed }).strict(),
+        responses: { 200: S.PqcBinding },
+      },
+      ({ body }, _req, res) => {
+        res.json(bindingJson(pqc.revoke(body.address, body.key_sha256, body)));
+      },
+    );
+    get.get(
+      "/pqc/address/:address",
+      {
+        summary: "An address's active ML-DSA-44 key",
+        tags: ["pqc"],
+        params: AddressParams,
+        responses: { 200: S.PqcBinding },
+      },
+      ({ params: { address } }, _req, res) => {
+        const binding = pqc.byAddress(address);
+        if (!binding) throw notFound("BINDING_NOT_FOUND", "the address has no active ML-DSA-44 key", { address });
+        res.setHeader("Cache-Control", "no-store");
+        res.json(bindingJson(binding));
+      },
+    );
+    get.get(
+      "/pqc/key/:sha256",
+      {
+        summary: "The binding of an ML-DSA-44 key, by the SHA-256 of the key",
+        tags: ["pqc"],
+        params: z.object({ sha256: v.Sha256Hex }),
+        responses: { 200: S.PqcBinding },
+      },
+      ({ params: { sha256: sha } }, _req, res) => {
+        const binding = pqc.byKey(sha);
+        if (!binding) throw notFound("BINDING_NOT_FOUND", "no binding for this key", { key_sha256: sha });
+        res.setHeader("Cache-Control", "no-store");
+        res.json(bindingJson(binding));
+      },
+    );
+    get.post(
+      "/pqc/verify",
+      {
+        summary:
+          "Verifies an ML-DSA-44 signature by an address's registered key; give exactly one of message (UTF-8) or message_hex",
+        tags: ["pqc"],
+        body: z
+          .object({
+            address: Address,
+            message: coded(z.string(), "INVALID_MESSAGE", (field) => `${field} must be a string`).optional(),
+            message_hex: v.HexBytes(1 << 20).optional(),
+            signature: v.HexBytes(8192),
+          })
+          .strict(),
+        responses: { 200: S.PqcVerdict },
+      },
+      ({ body }, _req, res) => {
+        if ((body.message === undefined) === (body.message_hex === undefined))
+          throw badRequest("INVALID_MESSAGE", "give exactly one of message (UTF-8 text) or message_hex", {
+            field: "message",
+          });
+        const message = body.message !== undefined ? new TextEncoder().encode(body.message) : body.message_hex!;
+        const result = pqc.verify(body.address, message, body.signature);
+        res.json({ address: body.address, key_sha256: result.binding.keySha256, valid: result.valid });
+      },
+    );
   }
 
   app.use("/api", api);
@@ -428,16 +762,31 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   return app;
 }
 
-function balanceBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, indexedHeight: number) {
+function balanceBody(
+  queries: IndexQueries,
+  mempool: MempoolReader | undefined,
+  address: string,
+  indexedHeight: number,
+) {
   const balance = queries.balance(address);
   return {
-    address, confirmed_koinu: balance.confirmedKoinu, unconfirmed_koinu: mempool ? mempool.unconfirmedKoinu(address) : 0n,
-    tx_count: balance.txCount, indexed_height: indexedHeight,
+    address,
+    confirmed_koinu: balance.confirmedKoinu,
+    unconfirmed_koinu: mempool ? mempool.unconfirmedKoinu(address) : 0n,
+    tx_count: balance.txCount,
+    indexed_height: indexedHeight,
   };
 }
 
 /** The seed's history object { address, items } with pagination fields beside them. */
-function historyBody(queries: IndexQueries, mempool: MempoolReader | undefined, address: string, limitParam: number | undefined, cursorParam: string | undefined, tip: number) {
+function historyBody(
+  queries: IndexQueries,
+  mempool: MempoolReader | undefined,
+  address: string,
+  limitParam: number | undefined,
+  cursorParam: string | undefined,
+  tip: number,
+) {
   const limit = limitParam ?? 50;
   const before = v.cursor<{ h: number; p: number }>(cursorParam, { h: "number", p: "number" });
   // Pending items head the first page (newest first, at most `limit`); the confirmed ones fill the
@@ -447,19 +796,34 @@ function historyBody(queries: IndexQueries, mempool: MempoolReader | undefined, 
   const confirmedLimit = limit - pending.length;
   const page = queries.history(address, before ? { height: before.h, position: before.p } : null, confirmedLimit);
   const last = page.items[page.items.length - 1];
-  const nextCursor = confirmedLimit === 0
-    ? (page.total > 0 ? v.encodeCursor({ h: Number.MAX_SAFE_INTEGER, p: 0 }) : null)
-    : page.items.length === confirmedLimit && last ? v.encodeCursor({ h: last.height, p: last.position }) : null;
+  const nextCursor =
+    confirmedLimit === 0
+      ? page.total > 0
+        ? v.encodeCursor({ h: Number.MAX_SAFE_INTEGER, p: 0 })
+        : null
+      : page.items.length === confirmedLimit && last
+        ? v.encodeCursor({ h: last.height, p: last.position })
+        : null;
   return {
     address,
     items: [
       ...pending.map((item) => ({
-        txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: null,
-        amount_koinu: item.amountKoinu, is_doginal: false, confirmations: 0,
+        txid: item.txid,
+        direction: item.direction,
+        counterparty_address: item.counterparty,
+        block_height: null,
+        amount_koinu: item.amountKoinu,
+        is_doginal: false,
+        confirmations: 0,
       })),
       ...page.items.map((item) => ({
-        txid: item.txid, direction: item.direction, counterparty_address: item.counterparty, block_height: item.height,
-        amount_koinu: item.amountKoinu, is_doginal: item.isDoginal, confirmations: Math.max(1, tip - item.height + 1),
+        txid: item.txid,
+        direction: item.direction,
+        counterparty_address: item.counterparty,
+        block_height: item.height,
+        amount_koinu: item.amountKoinu,
+        is_doginal: item.isDoginal,
+        confirmations: Math.max(1, tip - item.height + 1),
       })),
     ],
     total: page.total + pendingAll.length,
@@ -491,12 +855,31 @@ function pendingSpend(mempool: MempoolReader | undefined, txid: string, vout: nu
  */
 function pendingTxBody(tx: MempoolTx, mempool: MempoolReader) {
   return {
-    txid: tx.txid, block: null, confirmations: 0, size: tx.size, coinbase: false, fee_koinu: tx.feeKoinu,
-    inputs: tx.inputs.map((i) => ({ vin: i.vin, prev_txid: i.prevTxid, prev_vout: i.prevVout, value_koinu: i.valueKoinu, address: i.address })),
-    outputs: tx.outputs.filter((o) => !o.scriptHex.startsWith("6a")).map((o) => ({
-      vout: o.vout, value_koinu: o.valueKoinu, script_hex: o.scriptHex, address: o.address, spent: pendingSpend(mempool, tx.txid, o.vout),
+    txid: tx.txid,
+    block: null,
+    confirmations: 0,
+    size: tx.size,
+    coinbase: false,
+    fee_koinu: tx.feeKoinu,
+    inputs: tx.inputs.map((i) => ({
+      vin: i.vin,
+      prev_txid: i.prevTxid,
+      prev_vout: i.prevVout,
+      value_koinu: i.valueKoinu,
+      address: i.address,
     })),
-    op_returns: [], inscriptions: [], zkp: [],
+    outputs: tx.outputs
+      .filter((o) => !o.scriptHex.startsWith("6a"))
+      .map((o) => ({
+        vout: o.vout,
+        value_koinu: o.valueKoinu,
+        script_hex: o.scriptHex,
+        address: o.address,
+        spent: pendingSpend(mempool, tx.txid, o.vout),
+      })),
+    op_returns: [],
+    inscriptions: [],
+    zkp: [],
   };
 }
 
@@ -508,26 +891,50 @@ const WALLET_READ_PATH = /^\/api\/wallet\/address\/([^/?#]+)\/(balance|history)\
  * per request (npm run bench:api). Same validation, bodies and errors as the Express routes.
  * Returns false for every other request.
  */
-export function createWalletFastPath(options: { queries: IndexQueries; network: DogeNetwork; mempool?: MempoolReader }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createWalletFastPath(options: {
+  queries: IndexQueries;
+  network: DogeNetwork;
+  mempool?: MempoolReader;
+}): (req: IncomingMessage, res: ServerResponse) => boolean {
   let statusCache: { at: number; height: number } | null = null;
   const Address = v.Address(options.network);
-  return fastJsonGet(WALLET_READ_PATH, (match) => {
-    const address = parseAs(Address, decodeURIComponent(match[1]), "address");
-    const now = Date.now();
-    if (!statusCache || now - statusCache.at > 200) statusCache = { at: now, height: options.queries.status().indexedHeight };
-    if (match[2] === "balance") return balanceBody(options.queries, options.mempool, address, statusCache.height);
-    const query = new URLSearchParams(match[3] ?? "");
-    for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
-    const parsed = HistoryQuery.safeParse(Object.fromEntries(query));
-    if (!parsed.success) return TO_EXPRESS; // and refusals, with the route's error
-    return historyBody(options.queries, options.mempool, address, parsed.data.limit, parsed.data.cursor, statusCache.height);
-  }, exactJson);
+  return fastJsonGet(
+    WALLET_READ_PATH,
+    (match) => {
+      const address = parseAs(Address, decodeURIComponent(match[1]), "address");
+      const now = Date.now();
+      if (!statusCache || now - statusCache.at > 200)
+        statusCache = { at: now, height: options.queries.status().indexedHeight };
+      if (match[2] === "balance") return balanceBody(options.queries, options.mempool, address, statusCache.height);
+      const query = new URLSearchParams(match[3] ?? "");
+      for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
+      const parsed = HistoryQuery.safeParse(Object.fromEntries(query));
+      if (!parsed.success) return TO_EXPRESS; // and refusals, with the route's error
+      return historyBody(
+        options.queries,
+        options.mempool,
+        address,
+        parsed.data.limit,
+        parsed.data.cursor,
+        statusCache.height,
+      );
+    },
+    exactJson,
+  );
 }
 
 const HistoryQuery = z.object({ limit: queryInteger(1, 200).optional(), cursor: v.Cursor.optional() });
 
 const Magic = coded(
-  z.string().regex(/^([0-9a-fA-F]{2}){1,4}$/).transform((value) => value.toLowerCase()).openapi({ type: "string", pattern: "^([0-9a-fA-F]{2}){1,4}$", description: "only payloads that start with these 1 to 4 bytes (hexadecimal)" }),
-  "INVALID_MAGIC", () => "magic must be 1 to 4 bytes in hexadecimal",
+  z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){1,4}$/)
+    .transform((value) => value.toLowerCase())
+    .openapi({
+      type: "string",
+      pattern: "^([0-9a-fA-F]{2}){1,4}$",
+      description: "only payloads that start with these 1 to 4 bytes (hexadecimal)",
+    }),
+  "INVALID_MAGIC",
+  () => "magic must be 1 to 4 bytes in hexadecimal",
 );
-

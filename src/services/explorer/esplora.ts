@@ -24,8 +24,20 @@
  */
 import express, { RequestHandler } from "express";
 import {
-  Block, DecodedTransaction, DogeNetwork, OP, bytesToHex, classifyOutputScript, hexToBytes, isCoinbaseInput, opcodeName, outputScriptToAddress, parseBlock,
-  parseScript, parseTransactionHex, serializeTransaction,
+  Block,
+  DecodedTransaction,
+  DogeNetwork,
+  OP,
+  bytesToHex,
+  classifyOutputScript,
+  hexToBytes,
+  isCoinbaseInput,
+  opcodeName,
+  outputScriptToAddress,
+  parseBlock,
+  parseScript,
+  parseTransactionHex,
+  serializeTransaction,
 } from "../../doge";
 import { IndexQueries, TxView } from "../../indexer/queries";
 import { AppError, absentOrBehind, badRequest } from "../http/errors";
@@ -66,7 +78,8 @@ export const ESPLORA_CHAIN_PAGE = 25;
 export const ESPLORA_MEMPOOL_PAGE = 50;
 
 /** Esplora's confirmation status: the block of a confirmed transaction, or `{confirmed: false}`. */
-type EsploraStatus = { confirmed: true; block_height: number; block_hash: string; block_time: number } | { confirmed: false };
+type EsploraStatus =
+  { confirmed: true; block_height: number; block_hash: string; block_time: number } | { confirmed: false };
 
 export function createEsploraRouter(options: EsploraOptions): express.Router {
   const { queries, network, node } = options;
@@ -81,7 +94,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   router.use(publicCors);
 
   /** Not in the index: absent, or not indexed yet (503 while the index is behind the node). */
-  const missing = (code: string, message: string, details: Record<string, unknown>): AppError => absentOrBehind(queries.status(), code, message, details);
+  const missing = (code: string, message: string, details: Record<string, unknown>): AppError =>
+    absentOrBehind(queries.status(), code, message, details);
   const indexedTx = (txid: string): TxView => {
     const tx = queries.tx(txid);
     if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
@@ -95,7 +109,12 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     if (raw) return { pending: raw, fee: options.mempool!.tx(txid)?.feeKoinu ?? null };
     throw missing("TX_NOT_FOUND", `transaction ${txid} is neither in the index nor in the node's mempool`, { txid });
   };
-  const statusOf = (tx: TxView): EsploraStatus & { confirmed: true } => ({ confirmed: true, block_height: tx.height, block_hash: tx.blockHash, block_time: tx.blockTime });
+  const statusOf = (tx: TxView): EsploraStatus & { confirmed: true } => ({
+    confirmed: true,
+    block_height: tx.height,
+    block_hash: tx.blockHash,
+    block_time: tx.blockTime,
+  });
 
   /** The output as Esplora writes it; the address only when the script has one. */
   const outputJson = (scriptHex: string, valueKoinu: bigint, address: string | null) => ({
@@ -107,7 +126,10 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   });
 
   /** The output a pending input spends: a confirmed one (the index) or another pending transaction's. */
-  const prevOutput = (txid: string, vout: number): { scriptHex: string; valueKoinu: bigint; address: string | null } | null => {
+  const prevOutput = (
+    txid: string,
+    vout: number,
+  ): { scriptHex: string; valueKoinu: bigint; address: string | null } | null => {
     const indexed = queries.output(txid, vout);
     if (indexed) return indexed;
     const parent = options.mempool?.tx(txid)?.outputs.find((o) => o.vout === vout);
@@ -117,14 +139,27 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   const txJson = async (tx: TxView) => {
     const raw = await blocks.transaction(tx.blockHash, tx.txid);
     const byVout = new Map(tx.outputs.map((o) => [o.vout, o]));
-    return rawTxJson(raw, { size: tx.size, fee: tx.feeKoinu ?? 0n, status: statusOf(tx), output: (vout) => byVout.get(vout) ?? null });
+    return rawTxJson(raw, {
+      size: tx.size,
+      fee: tx.feeKoinu ?? 0n,
+      status: statusOf(tx),
+      output: (vout) => byVout.get(vout) ?? null,
+    });
   };
 
   /** A pending transaction in Esplora's shape: status `{confirmed: false}`, values from the outputs it spends. */
   const pendingTxJson = (raw: DecodedTransaction, fee: bigint | null) =>
     rawTxJson(raw, { size: raw.size, fee: fee ?? 0n, status: { confirmed: false }, output: () => null });
 
-  const rawTxJson = (raw: DecodedTransaction, known: { size: number; fee: bigint; status: EsploraStatus; output: (vout: number) => { scriptHex: string; valueKoinu: bigint; address: string | null } | null }) => {
+  const rawTxJson = (
+    raw: DecodedTransaction,
+    known: {
+      size: number;
+      fee: bigint;
+      status: EsploraStatus;
+      output: (vout: number) => { scriptHex: string; valueKoinu: bigint; address: string | null } | null;
+    },
+  ) => {
     return {
       txid: raw.txid,
       version: raw.version,
@@ -161,67 +196,94 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   };
 
   /** The address's pending transactions, newest first, at most one Esplora mempool page. */
-  const mempoolPage = (address: string) => (options.mempool?.history(address) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
-    const raw = options.mempool!.rawTx(item.txid);
-    return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
-  });
+  const mempoolPage = (address: string) =>
+    (options.mempool?.history(address) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
+      const raw = options.mempool!.rawTx(item.txid);
+      return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
+    });
 
   const on = options.surface.on(router, "/esplora/api");
   const tags = ["esplora"];
   const AddressParams = z.object({ address: v.Address(network) });
   const TxParams = z.object({ txid: v.Txid });
 
-  on.get("/address/:address", { summary: "Esplora: an address's chain and mempool statistics", tags, params: AddressParams, responses: { 200: E.AddressStats } }, ({ params: { address } }, _req, res) => {
-    const stats = queries.txoStats(address);
-    res.json({
-      address,
-      chain_stats: {
-        funded_txo_count: stats.fundedCount,
-        funded_txo_sum: stats.fundedKoinu,
-        spent_txo_count: stats.spentCount,
-        spent_txo_sum: stats.spentKoinu,
-        tx_count: queries.balance(address).txCount,
-      },
-      mempool_stats: mempoolStats(address),
-    });
-  });
+  on.get(
+    "/address/:address",
+    {
+      summary: "Esplora: an address's chain and mempool statistics",
+      tags,
+      params: AddressParams,
+      responses: { 200: E.AddressStats },
+    },
+    ({ params: { address } }, _req, res) => {
+      const stats = queries.txoStats(address);
+      res.json({
+        address,
+        chain_stats: {
+          funded_txo_count: stats.fundedCount,
+          funded_txo_sum: stats.fundedKoinu,
+          spent_txo_count: stats.spentCount,
+          spent_txo_sum: stats.spentKoinu,
+          tx_count: queries.balance(address).txCount,
+        },
+        mempool_stats: mempoolStats(address),
+      });
+    },
+  );
 
   function mempoolStats(address: string) {
     const pending = options.mempool?.addressStats(address);
-    if (!pending) return { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
+    if (!pending)
+      return { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
     return {
-      funded_txo_count: pending.fundedCount, funded_txo_sum: pending.fundedKoinu, spent_txo_count: pending.spentCount, spent_txo_sum: pending.spentKoinu,
+      funded_txo_count: pending.fundedCount,
+      funded_txo_sum: pending.fundedKoinu,
+      spent_txo_count: pending.spentCount,
+      spent_txo_sum: pending.spentKoinu,
       tx_count: pending.txCount,
     };
   }
 
-  on.get("/address/:address/utxo", { summary: "Esplora: every confirmed unspent output of an address", tags, params: AddressParams, responses: { 200: z.array(E.Utxo) } }, ({ params: { address } }, _req, res) => {
-    // Esplora answers every unspent output at once; pages of 500 from the index until the end.
-    const items: { txid: string; vout: number; height: number; valueKoinu: bigint }[] = [];
-    let after: { height: number; txid: string; vout: number } | null = null;
-    for (;;) {
-      const page = queries.utxos(address, after, 500);
-      for (const u of page.items) items.push({ txid: u.txid, vout: u.vout, height: u.height, valueKoinu: u.valueKoinu });
-      if (page.items.length < 500) break;
-      const last = page.items[page.items.length - 1];
-      after = { height: last.height, txid: last.txid, vout: last.vout };
-    }
-    // The status names the funding block: read once per height from the index.
-    const blockAt = new Map<number, { hash: string; time: number }>();
-    res.json(items.map((u) => {
-      let block = blockAt.get(u.height);
-      if (!block) {
-        const funding = indexedTx(u.txid);
-        block = { hash: funding.blockHash, time: funding.blockTime };
-        blockAt.set(u.height, block);
+  on.get(
+    "/address/:address/utxo",
+    {
+      summary: "Esplora: every confirmed unspent output of an address",
+      tags,
+      params: AddressParams,
+      responses: { 200: z.array(E.Utxo) },
+    },
+    ({ params: { address } }, _req, res) => {
+      // Esplora answers every unspent output at once; pages of 500 from the index until the end.
+      const items: { txid: string; vout: number; height: number; valueKoinu: bigint }[] = [];
+      let after: { height: number; txid: string; vout: number } | null = null;
+      for (;;) {
+        const page = queries.utxos(address, after, 500);
+        for (const u of page.items)
+          items.push({ txid: u.txid, vout: u.vout, height: u.height, valueKoinu: u.valueKoinu });
+        if (page.items.length < 500) break;
+        const last = page.items[page.items.length - 1];
+        after = { height: last.height, txid: last.txid, vout: last.vout };
       }
-      return {
-        txid: u.txid, vout: u.vout,
-        status: { confirmed: true, block_height: u.height, block_hash: block.hash, block_time: block.time },
-        value: u.valueKoinu,
-      };
-    }));
-  });
+      // The status names the funding block: read once per height from the index.
+      const blockAt = new Map<number, { hash: string; time: number }>();
+      res.json(
+        items.map((u) => {
+          let block = blockAt.get(u.height);
+          if (!block) {
+            const funding = indexedTx(u.txid);
+            block = { hash: funding.blockHash, time: funding.blockTime };
+            blockAt.set(u.height, block);
+          }
+          return {
+            txid: u.txid,
+            vout: u.vout,
+            status: { confirmed: true, block_height: u.height, block_hash: block.hash, block_time: block.time },
+            value: u.valueKoinu,
+          };
+        }),
+      );
+    },
+  );
 
   /** A page of the address's confirmed history, newest first, after `lastSeen` when given. */
   const chainPage = async (address: string, lastSeen: string | null) => {
@@ -235,71 +297,156 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   };
 
   // mempool.js and newer Esplora servers page this path with ?after_txid=.
-  on.get("/address/:address/txs", {
-    summary: "Esplora: an address's transactions, newest first: up to 50 pending ones, then 25 confirmed per page", tags, params: AddressParams,
-    query: z.object({ after_txid: v.Txid.optional().openapi({ description: "the last confirmed transaction of the previous page (the next pages hold confirmed ones only)" }) }), responses: { 200: z.array(E.Tx) },
-  }, async ({ params: { address }, query }, _req, res) => {
-    const after = query.after_txid ?? null;
-    res.json([...(after === null ? mempoolPage(address) : []), ...await chainPage(address, after)]);
-  });
-  on.get("/address/:address/txs/chain", { summary: "Esplora: an address's confirmed transactions, newest first (25 per page)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, async ({ params: { address } }, _req, res) => {
-    res.json(await chainPage(address, null));
-  });
-  on.get("/address/:address/txs/chain/:last_seen_txid", {
-    summary: "Esplora: the next page of an address's confirmed transactions, after the last one seen", tags,
-    params: AddressParams.extend({ last_seen_txid: v.Txid }), responses: { 200: z.array(E.Tx) },
-  }, async ({ params }, _req, res) => {
-    res.json(await chainPage(params.address, params.last_seen_txid));
-  });
-  on.get("/address/:address/txs/mempool", { summary: "Esplora: an address's pending transactions, newest first (up to 50)", tags, params: AddressParams, responses: { 200: z.array(E.Tx) } }, ({ params: { address } }, _req, res) => {
-    res.json(mempoolPage(address));
-  });
+  on.get(
+    "/address/:address/txs",
+    {
+      summary: "Esplora: an address's transactions, newest first: up to 50 pending ones, then 25 confirmed per page",
+      tags,
+      params: AddressParams,
+      query: z.object({
+        after_txid: v.Txid.optional().openapi({
+          description: "the last confirmed transaction of the previous page (the next pages hold confirmed ones only)",
+        }),
+      }),
+      responses: { 200: z.array(E.Tx) },
+    },
+    async ({ params: { address }, query }, _req, res) => {
+      const after = query.after_txid ?? null;
+      res.json([...(after === null ? mempoolPage(address) : []), ...(await chainPage(address, after))]);
+    },
+  );
+  on.get(
+    "/address/:address/txs/chain",
+    {
+      summary: "Esplora: an address's confirmed transactions, newest first (25 per page)",
+      tags,
+      params: AddressParams,
+      responses: { 200: z.array(E.Tx) },
+    },
+    async ({ params: { address } }, _req, res) => {
+      res.json(await chainPage(address, null));
+    },
+  );
+  on.get(
+    "/address/:address/txs/chain/:last_seen_txid",
+    {
+      summary: "Esplora: the next page of an address's confirmed transactions, after the last one seen",
+      tags,
+      params: AddressParams.extend({ last_seen_txid: v.Txid }),
+      responses: { 200: z.array(E.Tx) },
+    },
+    async ({ params }, _req, res) => {
+      res.json(await chainPage(params.address, params.last_seen_txid));
+    },
+  );
+  on.get(
+    "/address/:address/txs/mempool",
+    {
+      summary: "Esplora: an address's pending transactions, newest first (up to 50)",
+      tags,
+      params: AddressParams,
+      responses: { 200: z.array(E.Tx) },
+    },
+    ({ params: { address } }, _req, res) => {
+      res.json(mempoolPage(address));
+    },
+  );
 
-  on.get("/tx/:txid", { summary: "Esplora: a transaction, confirmed (the index) or pending (the node's mempool)", tags, params: TxParams, responses: { 200: E.Tx } }, async ({ params: { txid } }, _req, res) => {
-    const found = anyTx(txid);
-    res.json("indexed" in found ? await txJson(found.indexed) : pendingTxJson(found.pending, found.fee));
-  });
-  on.get("/tx/:txid/status", { summary: "Esplora: a transaction's confirmation status", tags, params: TxParams, responses: { 200: E.TxStatus } }, ({ params: { txid } }, _req, res) => {
-    const found = anyTx(txid);
-    res.json("indexed" in found ? statusOf(found.indexed) : { confirmed: false });
-  });
-  on.get("/tx/:txid/hex", { summary: "Esplora: the raw transaction, hexadecimal text", tags, params: TxParams, responses: { 200: { description: "hexadecimal", contentType: "text/plain" } } }, async ({ params: { txid } }, _req, res) => {
-    const found = anyTx(txid);
-    const raw = "indexed" in found ? await blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
-    res.type("text/plain").send(bytesToHex(serializeTransaction(raw)));
-  });
+  on.get(
+    "/tx/:txid",
+    {
+      summary: "Esplora: a transaction, confirmed (the index) or pending (the node's mempool)",
+      tags,
+      params: TxParams,
+      responses: { 200: E.Tx },
+    },
+    async ({ params: { txid } }, _req, res) => {
+      const found = anyTx(txid);
+      res.json("indexed" in found ? await txJson(found.indexed) : pendingTxJson(found.pending, found.fee));
+    },
+  );
+  on.get(
+    "/tx/:txid/status",
+    { summary: "Esplora: a transaction's confirmation status", tags, params: TxParams, responses: { 200: E.TxStatus } },
+    ({ params: { txid } }, _req, res) => {
+      const found = anyTx(txid);
+      res.json("indexed" in found ? statusOf(found.indexed) : { confirmed: false });
+    },
+  );
+  on.get(
+    "/tx/:txid/hex",
+    {
+      summary: "Esplora: the raw transaction, hexadecimal text",
+      tags,
+      params: TxParams,
+      responses: { 200: { description: "hexadecimal", contentType: "text/plain" } },
+    },
+    async ({ params: { txid } }, _req, res) => {
+      const found = anyTx(txid);
+      const raw =
+        "indexed" in found ? await blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
+      res.type("text/plain").send(bytesToHex(serializeTransaction(raw)));
+    },
+  );
 
   const tip = () => {
     const s = queries.status();
     if (s.indexedHash === null) throw missing("NO_BLOCKS", "no block is indexed yet", {});
     return s;
   };
-  on.get("/blocks/tip/height", { summary: "Esplora: the indexed tip's height, as text", tags, responses: { 200: { description: "a decimal integer", contentType: "text/plain" } } }, (_input, _req, res) => {
-    res.type("text/plain").send(String(tip().indexedHeight));
-  });
-  on.get("/blocks/tip/hash", { summary: "Esplora: the indexed tip's block hash, as text", tags, responses: { 200: { description: "64 hexadecimal characters", contentType: "text/plain" } } }, (_input, _req, res) => {
-    res.type("text/plain").send(tip().indexedHash);
-  });
+  on.get(
+    "/blocks/tip/height",
+    {
+      summary: "Esplora: the indexed tip's height, as text",
+      tags,
+      responses: { 200: { description: "a decimal integer", contentType: "text/plain" } },
+    },
+    (_input, _req, res) => {
+      res.type("text/plain").send(String(tip().indexedHeight));
+    },
+  );
+  on.get(
+    "/blocks/tip/hash",
+    {
+      summary: "Esplora: the indexed tip's block hash, as text",
+      tags,
+      responses: { 200: { description: "64 hexadecimal characters", contentType: "text/plain" } },
+    },
+    (_input, _req, res) => {
+      res.type("text/plain").send(tip().indexedHash);
+    },
+  );
 
   // Limit first, then the body: Esplora clients post the hex as text under any content type
   // (axios says application/x-www-form-urlencoded), so every type is read as text here.
-  on.post("/tx", {
-    summary: "Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text", tags,
-    rawBody: { contentType: "text/plain", description: "the raw transaction in hexadecimal (any content type is read as text)" },
-    before: [options.broadcastLimit, express.text({ type: () => true, limit: "2mb" })],
-    responses: { 200: { description: "the txid", contentType: "text/plain" } },
-  }, async (_input, req, res) => {
-    const hex = typeof req.body === "string" ? req.body.trim() : "";
-    const parsed = parseTransactionHex(hex);
-    if (!parsed.ok) throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, { offset: parsed.error.offset });
-    let txid: string;
-    try {
-      txid = await node.sendRawTransaction(hex);
-    } catch (error) {
-      throw mapBroadcastError(error);
-    }
-    res.type("text/plain").send(txid);
-  });
+  on.post(
+    "/tx",
+    {
+      summary: "Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text",
+      tags,
+      rawBody: {
+        contentType: "text/plain",
+        description: "the raw transaction in hexadecimal (any content type is read as text)",
+      },
+      before: [options.broadcastLimit, express.text({ type: () => true, limit: "2mb" })],
+      responses: { 200: { description: "the txid", contentType: "text/plain" } },
+    },
+    async (_input, req, res) => {
+      const hex = typeof req.body === "string" ? req.body.trim() : "";
+      const parsed = parseTransactionHex(hex);
+      if (!parsed.ok)
+        throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, {
+          offset: parsed.error.offset,
+        });
+      let txid: string;
+      try {
+        txid = await node.sendRawTransaction(hex);
+      } catch (error) {
+        throw mapBroadcastError(error);
+      }
+      res.type("text/plain").send(txid);
+    },
+  );
 
   return router;
 }
@@ -308,11 +455,20 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 class BlockCache {
   private readonly blocks = new Map<string, Promise<Map<string, DecodedTransaction>>>();
 
-  constructor(private readonly node: EsploraNode, private readonly size: number) {}
+  constructor(
+    private readonly node: EsploraNode,
+    private readonly size: number,
+  ) {}
 
   async transaction(blockHash: string, txid: string): Promise<DecodedTransaction> {
     const tx = (await this.block(blockHash)).get(txid);
-    if (!tx) throw new AppError("upstream", "NODE_BLOCK_MISMATCH", `block ${blockHash} from the node does not hold transaction ${txid}`, { block_hash: blockHash, txid });
+    if (!tx)
+      throw new AppError(
+        "upstream",
+        "NODE_BLOCK_MISMATCH",
+        `block ${blockHash} from the node does not hold transaction ${txid}`,
+        { block_hash: blockHash, txid },
+      );
     return tx;
   }
 
@@ -332,15 +488,28 @@ class BlockCache {
 
   private async fetch(hash: string): Promise<Map<string, DecodedTransaction>> {
     const getBlockHex = this.node.getBlockHex?.bind(this.node);
-    if (!getBlockHex) throw new AppError("unavailable", "RAW_TX_UNAVAILABLE", "this explorer's node client cannot read blocks, so raw transactions are not served");
+    if (!getBlockHex)
+      throw new AppError(
+        "unavailable",
+        "RAW_TX_UNAVAILABLE",
+        "this explorer's node client cannot read blocks, so raw transactions are not served",
+      );
     let hex: string;
     try {
       hex = await getBlockHex(hash);
     } catch (error) {
-      throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", { node_message: error instanceof Error ? error.message : String(error) });
+      throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", {
+        node_message: error instanceof Error ? error.message : String(error),
+      });
     }
     const parsed = parseBlock(hexToBytes(hex));
-    if (!parsed.ok) throw new AppError("upstream", "NODE_BLOCK_MISMATCH", `block ${hash} from the node does not parse: ${parsed.error.message}`, { block_hash: hash });
+    if (!parsed.ok)
+      throw new AppError(
+        "upstream",
+        "NODE_BLOCK_MISMATCH",
+        `block ${hash} from the node does not parse: ${parsed.error.message}`,
+        { block_hash: hash },
+      );
     const block: Block = parsed.value;
     return new Map(block.txs.map((tx) => [tx.txid, tx]));
   }
@@ -359,7 +528,8 @@ export function esploraAsm(script: Uint8Array): string {
     }
     const op = chunk.opcode;
     if (op === 0) parts.push("OP_0");
-    else if (chunk.data) parts.push(`${op < OP.OP_PUSHDATA1 ? `OP_PUSHBYTES_${op}` : opcodeName(op)} ${bytesToHex(chunk.data)}`);
+    else if (chunk.data)
+      parts.push(`${op < OP.OP_PUSHDATA1 ? `OP_PUSHBYTES_${op}` : opcodeName(op)} ${bytesToHex(chunk.data)}`);
     else if (op === OP.OP_1NEGATE) parts.push("OP_PUSHNUM_NEG1");
     else if (op >= OP.OP_1 && op <= OP.OP_16) parts.push(`OP_PUSHNUM_${op - OP.OP_1 + 1}`);
     else if (op === OP.OP_CHECKLOCKTIMEVERIFY) parts.push("OP_CLTV");
@@ -374,11 +544,16 @@ export function esploraScriptType(script: Uint8Array): string {
   if (script.length === 0) return "empty";
   if (script[0] === OP.OP_RETURN) return "op_return";
   switch (classifyOutputScript(script).type) {
-    case "pubkeyhash": return "p2pkh";
-    case "scripthash": return "p2sh";
-    case "pubkey": return "p2pk";
-    case "multisig": return "multisig";
-    default: return "unknown";
+    case "pubkeyhash":
+      return "p2pkh";
+    case "scripthash":
+      return "p2sh";
+    case "pubkey":
+      return "p2pk";
+    case "multisig":
+      return "multisig";
+    default:
+      return "unknown";
   }
 }
 

@@ -15,7 +15,14 @@
  * until room is made, so a flood of the node's mempool cannot grow the explorer's memory.
  */
 import { DogecoinRpcError, RPC_INVALID_ADDRESS_OR_KEY } from "../../chain/errors";
-import { DecodedTransaction, DogeNetwork, bytesToHex, isCoinbase, outputScriptToAddress, parseTransactionHex } from "../../doge";
+import {
+  DecodedTransaction,
+  DogeNetwork,
+  bytesToHex,
+  isCoinbase,
+  outputScriptToAddress,
+  parseTransactionHex,
+} from "../../doge";
 
 /** Pending transactions kept at most (about 2 KB of memory each for ordinary payments). */
 export const DEFAULT_MAX_MEMPOOL_TRANSACTIONS = 20_000;
@@ -92,7 +99,10 @@ export interface RefreshResult {
 }
 
 /** What the explorer's routes read from the view. */
-export type MempoolReader = Pick<MempoolView, "tx" | "rawTx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs" | "addressStats">;
+export type MempoolReader = Pick<
+  MempoolView,
+  "tx" | "rawTx" | "spentBy" | "unconfirmedKoinu" | "history" | "outputs" | "addressStats"
+>;
 
 interface Entry extends MempoolTx {
   /** The transaction as the node gave it (the Esplora subset writes scriptSigs, sequences, version). */
@@ -121,7 +131,14 @@ export class MempoolView {
   /** Transactions of the node's mempool left out at the last refresh (past maxTransactions). */
   leftOut = 0;
 
-  constructor(options: { node: MempoolNode; index: MempoolIndex; network: DogeNetwork; maxTransactions?: number; clock?: () => number; staleMs?: number }) {
+  constructor(options: {
+    node: MempoolNode;
+    index: MempoolIndex;
+    network: DogeNetwork;
+    maxTransactions?: number;
+    clock?: () => number;
+    staleMs?: number;
+  }) {
     this.staleMs = options.staleMs ?? DEFAULT_MEMPOOL_STALE_MS;
     this.node = options.node;
     this.index = options.index;
@@ -149,7 +166,7 @@ export class MempoolView {
     const wanted = arrived.slice(0, Math.max(0, this.maxTransactions - this.txs.size));
     const fetched: (string | null)[] = [];
     for (let i = 0; i < wanted.length; i += FETCH_CONCURRENCY) {
-      fetched.push(...await Promise.all(wanted.slice(i, i + FETCH_CONCURRENCY).map((txid) => this.fetchHex(txid))));
+      fetched.push(...(await Promise.all(wanted.slice(i, i + FETCH_CONCURRENCY).map((txid) => this.fetchHex(txid)))));
     }
     let added = 0;
     const now = this.clock();
@@ -195,7 +212,7 @@ export class MempoolView {
 
   /** The pending transaction spending an output, if any. */
   spentBy(txid: string, vout: number): { txid: string; vin: number } | null {
-    return this.spends.size === 0 ? null : this.spends.get(`${txid}:${vout}`) ?? null;
+    return this.spends.size === 0 ? null : (this.spends.get(`${txid}:${vout}`) ?? null);
   }
 
   /** Net effect of the pending transactions on the address: received minus spent (may be negative). */
@@ -203,7 +220,8 @@ export class MempoolView {
     let net = 0n;
     for (const entry of this.pendingOf(address)) {
       for (const output of entry.outputs) if (output.address === address) net += output.valueKoinu;
-      for (const input of entry.inputs) if (input.address === address && input.valueKoinu !== null) net -= input.valueKoinu;
+      for (const input of entry.inputs)
+        if (input.address === address && input.valueKoinu !== null) net -= input.valueKoinu;
     }
     return net;
   }
@@ -213,7 +231,13 @@ export class MempoolView {
    * it, and inputs spending its outputs whose value is known, counted and summed, and the number of
    * its pending transactions.
    */
-  addressStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint; txCount: number } {
+  addressStats(address: string): {
+    fundedCount: number;
+    fundedKoinu: bigint;
+    spentCount: number;
+    spentKoinu: bigint;
+    txCount: number;
+  } {
     const stats = { fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n, txCount: 0 };
     for (const entry of this.pendingOf(address)) {
       stats.txCount += 1;
@@ -237,10 +261,12 @@ export class MempoolView {
       let received = 0n;
       let sent = 0n;
       for (const output of entry.outputs) if (output.address === address) received += output.valueKoinu;
-      for (const input of entry.inputs) if (input.address === address && input.valueKoinu !== null) sent += input.valueKoinu;
+      for (const input of entry.inputs)
+        if (input.address === address && input.valueKoinu !== null) sent += input.valueKoinu;
       // The indexer's rules (indexer.ts): the other side as a wallet shows it.
       let counterparty: string | null = null;
-      if (sent === 0n) counterparty = entry.inputs.find((i) => i.address !== null && i.address !== address)?.address ?? null;
+      if (sent === 0n)
+        counterparty = entry.inputs.find((i) => i.address !== null && i.address !== address)?.address ?? null;
       else counterparty = entry.outputs.find((o) => o.address !== null && o.address !== address)?.address ?? null;
       const net = received - sent;
       const direction = sent === 0n ? "in" : received === 0n ? "out" : net >= 0n ? "self" : "out";
@@ -254,7 +280,13 @@ export class MempoolView {
     for (const entry of this.pendingOf(address)) {
       for (const output of entry.outputs) {
         if (output.address !== address) continue;
-        out.push({ txid: entry.txid, vout: output.vout, valueKoinu: output.valueKoinu, scriptHex: output.scriptHex, spentBy: this.spentBy(entry.txid, output.vout) });
+        out.push({
+          txid: entry.txid,
+          vout: output.vout,
+          valueKoinu: output.valueKoinu,
+          scriptHex: output.scriptHex,
+          spentBy: this.spentBy(entry.txid, output.vout),
+        });
       }
     }
     return out.sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
@@ -284,12 +316,33 @@ export class MempoolView {
 
   private add(tx: DecodedTransaction, now: number): void {
     const outputs = tx.outputs.map((output, vout) => ({
-      vout, valueKoinu: output.value, scriptHex: bytesToHex(output.script), address: outputScriptToAddress(output.script, this.network),
+      vout,
+      valueKoinu: output.value,
+      scriptHex: bytesToHex(output.script),
+      address: outputScriptToAddress(output.script, this.network),
     }));
-    const inputs = tx.inputs.map((input, vin) => ({ vin, prevTxid: input.prevTxid, prevVout: input.vout, valueKoinu: null, address: null }));
-    const entry: Entry = { txid: tx.txid, size: tx.size, seenAt: now, inputs, outputs, feeKoinu: null, raw: tx, seq: ++this.seq, addresses: new Set(), unresolved: inputs.length };
+    const inputs = tx.inputs.map((input, vin) => ({
+      vin,
+      prevTxid: input.prevTxid,
+      prevVout: input.vout,
+      valueKoinu: null,
+      address: null,
+    }));
+    const entry: Entry = {
+      txid: tx.txid,
+      size: tx.size,
+      seenAt: now,
+      inputs,
+      outputs,
+      feeKoinu: null,
+      raw: tx,
+      seq: ++this.seq,
+      addresses: new Set(),
+      unresolved: inputs.length,
+    };
     this.txs.set(tx.txid, entry);
-    for (const input of inputs) this.spends.set(`${input.prevTxid}:${input.prevVout}`, { txid: tx.txid, vin: input.vin });
+    for (const input of inputs)
+      this.spends.set(`${input.prevTxid}:${input.prevVout}`, { txid: tx.txid, vin: input.vin });
     for (const output of outputs) if (output.address) this.link(output.address, entry);
   }
 

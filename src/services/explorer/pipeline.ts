@@ -27,7 +27,11 @@ export const MAX_PACKAGE_SIZE = 25;
 /** What the package check reads of the chain: an output's value and script while it is unspent in the index. */
 export type UnspentOutputs = Pick<IndexQueries, "unspentOutput">;
 
-export async function runPipeline(hexes: string[], queries: UnspentOutputs, node: BroadcastNode): Promise<{ accepted: boolean; broadcast: boolean; results: PipelineItemResult[] }> {
+export async function runPipeline(
+  hexes: string[],
+  queries: UnspentOutputs,
+  node: BroadcastNode,
+): Promise<{ accepted: boolean; broadcast: boolean; results: PipelineItemResult[] }> {
   const results: PipelineItemResult[] = hexes.map((_, index) => ({ index, txid: null, status: "valid" }));
   const decoded: DecodedTransaction[] = [];
   const fail = (index: number, code: string, message: string) => {
@@ -66,16 +70,28 @@ export async function runPipeline(hexes: string[], queries: UnspentOutputs, node
     let problem: [string, string] | null = null;
     for (const input of tx.inputs) {
       const key = `${input.prevTxid}:${input.vout}`;
-      if (spentInPackage.has(key)) { problem = ["PACKAGE_DOUBLE_SPEND", `input ${key} is spent twice in the package`]; break; }
+      if (spentInPackage.has(key)) {
+        problem = ["PACKAGE_DOUBLE_SPEND", `input ${key} is spent twice in the package`];
+        break;
+      }
       const inPackage = packageOutputs.get(key);
       if (inPackage) {
         spent.push({ script: inPackage.script, value: inPackage.value });
         inputTotal += inPackage.value;
         continue;
       }
-      if (laterTxids.has(input.prevTxid)) { problem = ["PACKAGE_OUT_OF_ORDER", `input ${key} spends a transaction that comes later in the package (parents must come first)`]; break; }
+      if (laterTxids.has(input.prevTxid)) {
+        problem = [
+          "PACKAGE_OUT_OF_ORDER",
+          `input ${key} spends a transaction that comes later in the package (parents must come first)`,
+        ];
+        break;
+      }
       const coin = queries.unspentOutput(input.prevTxid, input.vout);
-      if (!coin) { problem = ["MISSING_INPUTS", `input ${key} is not an unspent output in the index or the package`]; break; }
+      if (!coin) {
+        problem = ["MISSING_INPUTS", `input ${key} is not an unspent output in the index or the package`];
+        break;
+      }
       spent.push({ script: coin.script, value: coin.value });
       inputTotal += coin.value;
     }
@@ -84,12 +100,23 @@ export async function runPipeline(hexes: string[], queries: UnspentOutputs, node
       continue;
     }
     const outputTotal = tx.outputs.reduce((sum, output) => sum + output.value, 0n);
-    if (inputTotal < outputTotal) { fail(index, "TX_REJECTED", "16: bad-txns-in-belowout"); continue; }
-    if (inputTotal - outputTotal < minRelayFee(tx.size, tx.outputs)) { fail(index, "TX_REJECTED", "66: min relay fee not met"); continue; }
+    if (inputTotal < outputTotal) {
+      fail(index, "TX_REJECTED", "16: bad-txns-in-belowout");
+      continue;
+    }
+    if (inputTotal - outputTotal < minRelayFee(tx.size, tx.outputs)) {
+      fail(index, "TX_REJECTED", "66: min relay fee not met");
+      continue;
+    }
     const verdict = checkScriptsForMempool(new PreparedTransaction(Buffer.from(hexes[index], "hex")), spent, false);
-    if (!verdict.ok) { fail(index, "TX_REJECTED", `${verdict.rejectCode}: ${verdict.reason}`); continue; }
+    if (!verdict.ok) {
+      fail(index, "TX_REJECTED", `${verdict.rejectCode}: ${verdict.reason}`);
+      continue;
+    }
     for (const input of tx.inputs) spentInPackage.add(`${input.prevTxid}:${input.vout}`);
-    tx.outputs.forEach((output, vout) => packageOutputs.set(`${tx.txid}:${vout}`, { value: output.value, script: output.script, position: index }));
+    tx.outputs.forEach((output, vout) =>
+      packageOutputs.set(`${tx.txid}:${vout}`, { value: output.value, script: output.script, position: index }),
+    );
   }
 
   if (results.some((r) => r.status === "invalid")) {
@@ -98,7 +125,10 @@ export async function runPipeline(hexes: string[], queries: UnspentOutputs, node
   }
   let broadcastAll = true;
   for (let index = 0; index < hexes.length; index++) {
-    if (!broadcastAll) { results[index].status = "skipped"; continue; }
+    if (!broadcastAll) {
+      results[index].status = "skipped";
+      continue;
+    }
     try {
       await node.sendRawTransaction(hexes[index]);
       results[index].status = "broadcast";

@@ -13,10 +13,11 @@ import { Migration, Sqlite } from "../../db/sqlite";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 
 export const PQC_SCHEMA = "dogeos-pqc";
-export const PQC_MIGRATIONS: readonly Migration[] = [{
-  version: 1,
-  description: "ML-DSA-44 key bindings",
-  sql: `
+export const PQC_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "ML-DSA-44 key bindings",
+    sql: `
 CREATE TABLE pqc_bindings (
   address TEXT NOT NULL,
   key_sha256 TEXT NOT NULL,
@@ -31,7 +32,8 @@ CREATE UNIQUE INDEX pqc_one_active_per_address ON pqc_bindings (address) WHERE r
 CREATE INDEX pqc_by_key ON pqc_bindings (key_sha256);
 CREATE TABLE pqc_last_action (address TEXT PRIMARY KEY, issued_at INTEGER NOT NULL);
 `,
-}];
+  },
+];
 
 /** ML-DSA-44 sizes (FIPS 204): public key 1,312 bytes, signature 2,420 bytes. */
 export const MLDSA44_PUBLIC_KEY_BYTES = 1312;
@@ -65,19 +67,40 @@ export interface AnchorLookup {
 export class PqcRegistry {
   private readonly s;
 
-  constructor(private readonly db: Sqlite, private readonly network: DogeNetwork, private readonly anchors: AnchorLookup, private readonly clock: () => number = () => Math.floor(Date.now() / 1000)) {
+  constructor(
+    private readonly db: Sqlite,
+    private readonly network: DogeNetwork,
+    private readonly anchors: AnchorLookup,
+    private readonly clock: () => number = () => Math.floor(Date.now() / 1000),
+  ) {
     this.s = {
-      byAddress: db.prepare("SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE address = ? AND revoked_at IS NULL"),
-      byKey: db.prepare("SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE key_sha256 = ? ORDER BY revoked_at IS NOT NULL, registered_at DESC LIMIT 1"),
+      byAddress: db.prepare(
+        "SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE address = ? AND revoked_at IS NULL",
+      ),
+      byKey: db.prepare(
+        "SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE key_sha256 = ? ORDER BY revoked_at IS NOT NULL, registered_at DESC LIMIT 1",
+      ),
       exact: db.prepare("SELECT revoked_at FROM pqc_bindings WHERE address = ? AND key_sha256 = ?"),
-      insert: db.prepare("INSERT INTO pqc_bindings (address, key_sha256, public_key, issued_at, registered_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(address, key_sha256) DO UPDATE SET public_key = excluded.public_key, issued_at = excluded.issued_at, registered_at = excluded.registered_at, revoked_at = NULL, revoke_issued_at = NULL"),
-      revoke: db.prepare("UPDATE pqc_bindings SET revoked_at = ?, revoke_issued_at = ? WHERE address = ? AND key_sha256 = ? AND revoked_at IS NULL"),
+      insert: db.prepare(
+        "INSERT INTO pqc_bindings (address, key_sha256, public_key, issued_at, registered_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(address, key_sha256) DO UPDATE SET public_key = excluded.public_key, issued_at = excluded.issued_at, registered_at = excluded.registered_at, revoked_at = NULL, revoke_issued_at = NULL",
+      ),
+      revoke: db.prepare(
+        "UPDATE pqc_bindings SET revoked_at = ?, revoke_issued_at = ? WHERE address = ? AND key_sha256 = ? AND revoked_at IS NULL",
+      ),
       lastAction: db.prepare("SELECT issued_at FROM pqc_last_action WHERE address = ?"),
-      setLastAction: db.prepare("INSERT INTO pqc_last_action (address, issued_at) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET issued_at = excluded.issued_at"),
+      setLastAction: db.prepare(
+        "INSERT INTO pqc_last_action (address, issued_at) VALUES (?, ?) ON CONFLICT(address) DO UPDATE SET issued_at = excluded.issued_at",
+      ),
     };
   }
 
-  private toBinding(row: { address: string; key_sha256: string; public_key: Buffer; registered_at: number; revoked_at: number | null }): Binding {
+  private toBinding(row: {
+    address: string;
+    key_sha256: string;
+    public_key: Buffer;
+    registered_at: number;
+    revoked_at: number | null;
+  }): Binding {
     return {
       address: row.address,
       keySha256: row.key_sha256,
@@ -89,38 +112,67 @@ export class PqcRegistry {
   }
 
   private checkIssuedAt(address: string, issuedAt: unknown): number {
-    if (typeof issuedAt !== "number" || !Number.isSafeInteger(issuedAt)) throw badRequest("INVALID_ISSUED_AT", "issued_at must be a unix time in seconds", { field: "issued_at" });
+    if (typeof issuedAt !== "number" || !Number.isSafeInteger(issuedAt))
+      throw badRequest("INVALID_ISSUED_AT", "issued_at must be a unix time in seconds", { field: "issued_at" });
     const now = this.clock();
     if (Math.abs(now - issuedAt) > MAX_CLOCK_SKEW_SECONDS) {
-      throw badRequest("STALE_REQUEST", `issued_at must be within ${MAX_CLOCK_SKEW_SECONDS} s of the server's time`, { issued_at: issuedAt, server_time: now });
+      throw badRequest("STALE_REQUEST", `issued_at must be within ${MAX_CLOCK_SKEW_SECONDS} s of the server's time`, {
+        issued_at: issuedAt,
+        server_time: now,
+      });
     }
     const last = this.s.lastAction.get(address) as { issued_at: number } | undefined;
     if (last && issuedAt <= last.issued_at) {
-      throw new AppError("conflict", "REPLAYED_REQUEST", "issued_at must be later than the address's previous registry action", { issued_at: issuedAt, previous: last.issued_at });
+      throw new AppError(
+        "conflict",
+        "REPLAYED_REQUEST",
+        "issued_at must be later than the address's previous registry action",
+        { issued_at: issuedAt, previous: last.issued_at },
+      );
     }
     return issuedAt;
   }
 
   private checkDogecoinSignature(address: string, signature: unknown, message: string): void {
-    if (typeof signature !== "string") throw badRequest("INVALID_SIGNATURE", "dogecoin_signature must be a base64 string", { field: "dogecoin_signature" });
+    if (typeof signature !== "string")
+      throw badRequest("INVALID_SIGNATURE", "dogecoin_signature must be a base64 string", {
+        field: "dogecoin_signature",
+      });
     const decoded = decodeAddress(address, this.network);
-    if (decoded.type !== "pubkeyhash") throw badRequest("ADDRESS_NOT_KEY", "only P2PKH addresses can sign messages", { field: "address" });
+    if (decoded.type !== "pubkeyhash")
+      throw badRequest("ADDRESS_NOT_KEY", "only P2PKH addresses can sign messages", { field: "address" });
     if (!verifyMessageNative(address, signature, message, this.network)) {
-      throw new AppError("unauthorized", "BAD_DOGECOIN_SIGNATURE", "the Dogecoin message signature does not match the address");
+      throw new AppError(
+        "unauthorized",
+        "BAD_DOGECOIN_SIGNATURE",
+        "the Dogecoin message signature does not match the address",
+      );
     }
   }
 
-  register(address: string, publicKey: Uint8Array, body: { issued_at?: unknown; dogecoin_signature?: unknown; mldsa_signature?: unknown }): { binding: Binding; created: boolean } {
+  register(
+    address: string,
+    publicKey: Uint8Array,
+    body: { issued_at?: unknown; dogecoin_signature?: unknown; mldsa_signature?: unknown },
+  ): { binding: Binding; created: boolean } {
     if (publicKey.length !== MLDSA44_PUBLIC_KEY_BYTES) {
-      throw badRequest("INVALID_PUBLIC_KEY", `an ML-DSA-44 public key has ${MLDSA44_PUBLIC_KEY_BYTES} bytes`, { field: "mldsa_public_key", length: publicKey.length });
+      throw badRequest("INVALID_PUBLIC_KEY", `an ML-DSA-44 public key has ${MLDSA44_PUBLIC_KEY_BYTES} bytes`, {
+        field: "mldsa_public_key",
+        length: publicKey.length,
+      });
     }
     const keySha256 = bytesToHex(sha256(publicKey));
     const issuedAt = this.checkIssuedAt(address, body.issued_at);
     const message = registrationMessage(address, keySha256, issuedAt);
     this.checkDogecoinSignature(address, body.dogecoin_signature, message);
-    const mldsaSignature = typeof body.mldsa_signature === "string" && /^[0-9a-fA-F]+$/.test(body.mldsa_signature) ? Buffer.from(body.mldsa_signature, "hex") : null;
+    const mldsaSignature =
+      typeof body.mldsa_signature === "string" && /^[0-9a-fA-F]+$/.test(body.mldsa_signature)
+        ? Buffer.from(body.mldsa_signature, "hex")
+        : null;
     if (!mldsaSignature || mldsaSignature.length !== MLDSA44_SIGNATURE_BYTES) {
-      throw badRequest("INVALID_SIGNATURE", `mldsa_signature must be ${MLDSA44_SIGNATURE_BYTES} bytes of hex`, { field: "mldsa_signature" });
+      throw badRequest("INVALID_SIGNATURE", `mldsa_signature must be ${MLDSA44_SIGNATURE_BYTES} bytes of hex`, {
+        field: "mldsa_signature",
+      });
     }
     let valid = false;
     try {
@@ -128,12 +180,19 @@ export class PqcRegistry {
     } catch {
       valid = false;
     }
-    if (!valid) throw new AppError("unauthorized", "BAD_MLDSA_SIGNATURE", "the ML-DSA-44 signature does not verify with the given key");
+    if (!valid)
+      throw new AppError(
+        "unauthorized",
+        "BAD_MLDSA_SIGNATURE",
+        "the ML-DSA-44 signature does not verify with the given key",
+      );
 
     return this.db.transaction(() => {
       const active = this.s.byAddress.get(address) as { key_sha256: string } | undefined;
       if (active && active.key_sha256 !== keySha256) {
-        throw conflict("ADDRESS_ALREADY_BOUND", "the address is bound to another key; revoke it first", { key_sha256: active.key_sha256 });
+        throw conflict("ADDRESS_ALREADY_BOUND", "the address is bound to another key; revoke it first", {
+          key_sha256: active.key_sha256,
+        });
       }
       const now = this.clock();
       if (!active) this.s.insert.run(address, keySha256, Buffer.from(publicKey), issuedAt, now);
@@ -148,9 +207,17 @@ export class PqcRegistry {
     this.checkDogecoinSignature(address, body.dogecoin_signature, revocationMessage(address, keySha256, issuedAt));
     return this.db.transaction(() => {
       const changed = this.s.revoke.run(this.clock(), issuedAt, address, keySha256).changes;
-      if (changed === 0) throw notFound("BINDING_NOT_FOUND", "no active binding of this key to this address", { address, key_sha256: keySha256 });
+      if (changed === 0)
+        throw notFound("BINDING_NOT_FOUND", "no active binding of this key to this address", {
+          address,
+          key_sha256: keySha256,
+        });
       this.s.setLastAction.run(address, issuedAt);
-      const row = this.db.prepare("SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE address = ? AND key_sha256 = ?").get(address, keySha256);
+      const row = this.db
+        .prepare(
+          "SELECT address, key_sha256, public_key, registered_at, revoked_at FROM pqc_bindings WHERE address = ? AND key_sha256 = ?",
+        )
+        .get(address, keySha256);
       return this.toBinding(row as Parameters<PqcRegistry["toBinding"]>[0]);
     })();
   }

@@ -33,8 +33,15 @@ function payloadUtf8(payloadHex: string): string | null {
  */
 export function opReturnRecord(o: OpReturnView, tip: number) {
   return {
-    txid: o.txid, vout: o.vout, payload_hex: o.payloadHex, payload_utf8: payloadUtf8(o.payloadHex), payload_sha256: o.sha256,
-    magic: o.magic, bytes: o.size, block: o.height, confirmations: tip - o.height + 1,
+    txid: o.txid,
+    vout: o.vout,
+    payload_hex: o.payloadHex,
+    payload_utf8: payloadUtf8(o.payloadHex),
+    payload_sha256: o.sha256,
+    magic: o.magic,
+    bytes: o.size,
+    block: o.height,
+    confirmations: tip - o.height + 1,
   };
 }
 

@@ -32,7 +32,9 @@ export const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
 /** An Express route from a handler, sync or async: whatever it throws or rejects with goes to `next` (the app's error middleware). */
 export function route(handler: (req: Request, res: Response) => unknown): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve().then(() => handler(req, res)).catch(next);
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch(next);
   };
 }
 
@@ -48,7 +50,9 @@ export const TO_EXPRESS = Symbol("to Express");
  * `http.createServer((req, res) => { if (!fast(req, res)) app(req, res); })`.
  */
 export function fastJsonGet(
-  pattern: RegExp, answer: (match: RegExpExecArray) => unknown, stringify: (body: unknown) => string = JSON.stringify,
+  pattern: RegExp,
+  answer: (match: RegExpExecArray) => unknown,
+  stringify: (body: unknown) => string = JSON.stringify,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== "GET" || !req.url) return false;
@@ -65,7 +69,12 @@ export function fastJsonGet(
       body = errorBody(error.code, error.message, error.details);
     }
     const text = stringify(body);
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store", Link: SERVICE_DESC_LINK });
+    res.writeHead(status, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Length": Buffer.byteLength(text),
+      "Cache-Control": "no-store",
+      Link: SERVICE_DESC_LINK,
+    });
     res.end(text);
     return true;
   };

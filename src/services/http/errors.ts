@@ -43,15 +43,30 @@ export const AppError = Refusal;
 export type AppError = Refusal;
 
 export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
-  new Refusal("unavailable", "INDEX_BEHIND", "the index has not reached the data asked for yet", { indexedHeight, nodeHeight, ...details }, { headers: { "Retry-After": "5" } });
+  new Refusal(
+    "unavailable",
+    "INDEX_BEHIND",
+    "the index has not reached the data asked for yet",
+    { indexedHeight, nodeHeight, ...details },
+    { headers: { "Retry-After": "5" } },
+  );
 
 /**
  * Not found in an index: 503 INDEX_BEHIND while the index is behind (indexIsBehind: behind its
  * node, or a replica with WAL not yet replayed; it may only not have it yet), else 404 `code`.
  */
-export function absentOrBehind(status: IndexStatus, code: string, message: string, details: Record<string, unknown>): Refusal {
+export function absentOrBehind(
+  status: IndexStatus,
+  code: string,
+  message: string,
+  details: Record<string, unknown>,
+): Refusal {
   if (indexIsBehind(status)) {
-    return indexBehind(status.indexedHeight, status.nodeHeight, status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details);
+    return indexBehind(
+      status.indexedHeight,
+      status.nodeHeight,
+      status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details,
+    );
   }
   return notFound(code, message, details);
 }
@@ -76,8 +91,20 @@ export function errorMiddleware(log: (event: string, fields: Record<string, unkn
     const status = (error as { status?: number }).status;
     if (typeof status === "number" && status >= 400 && status < 500) {
       const type = (error as { type?: string }).type;
-      const code = type === "entity.too.large" ? "BODY_TOO_LARGE" : type === "entity.parse.failed" ? "MALFORMED_JSON" : "BAD_REQUEST";
-      res.status(status).json(errorBody(code, code === "MALFORMED_JSON" ? "request body is not valid JSON" : String((error as Error).message)));
+      const code =
+        type === "entity.too.large"
+          ? "BODY_TOO_LARGE"
+          : type === "entity.parse.failed"
+            ? "MALFORMED_JSON"
+            : "BAD_REQUEST";
+      res
+        .status(status)
+        .json(
+          errorBody(
+            code,
+            code === "MALFORMED_JSON" ? "request body is not valid JSON" : String((error as Error).message),
+          ),
+        );
       return;
     }
     log("http_internal_error", { method: req.method, path: req.path, err: (error as Error)?.stack ?? String(error) });

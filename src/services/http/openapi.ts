@@ -33,12 +33,24 @@ interface Coded {
 const CODES = new WeakMap<z.ZodType, Coded>();
 
 /** `schema`, whose validation failures answer 400 `code` with `message(field)` (DESIGN.md section 6). */
-export function coded<T extends z.ZodType>(schema: T, code: string, message: (field: string) => string, details?: (field: string) => Record<string, unknown>): T {
+export function coded<T extends z.ZodType>(
+  schema: T,
+  code: string,
+  message: (field: string) => string,
+  details?: (field: string) => Record<string, unknown>,
+): T {
   CODES.set(schema, { code, message, details });
   return schema;
 }
 
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType; valueType?: z.ZodType };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  valueType?: z.ZodType;
+};
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The innermost coded schema on `path` under `schema` (wrappers such as optional, default and pipe are looked through). */
@@ -49,7 +61,14 @@ function codedAt(schema: z.ZodType, at: readonly PropertyKey[]): Coded | undefin
   while (current) {
     found = CODES.get(current) ?? found;
     const def = defOf(current);
-    if (def.type === "optional" || def.type === "nullable" || def.type === "default" || def.type === "prefault" || def.type === "readonly" || def.type === "nonoptional") {
+    if (
+      def.type === "optional" ||
+      def.type === "nullable" ||
+      def.type === "default" ||
+      def.type === "prefault" ||
+      def.type === "readonly" ||
+      def.type === "nonoptional"
+    ) {
       current = def.innerType;
       continue;
     }
@@ -67,20 +86,28 @@ function codedAt(schema: z.ZodType, at: readonly PropertyKey[]): Coded | undefin
   return found;
 }
 
-const fieldName = (where: string, at: readonly PropertyKey[]): string => (at.length === 0 ? where : at.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join(""));
+const fieldName = (where: string, at: readonly PropertyKey[]): string =>
+  at.length === 0
+    ? where
+    : at.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("");
 
 /** The 400 for the first thing wrong in `value` under `schema`; `where` names the part (body, query, path). */
 function refusal(schema: z.ZodType, error: z.ZodError, where: string): AppError {
   const issue = error.issues[0];
   if (issue.code === "unrecognized_keys") {
     const field = fieldName(where, issue.path);
-    return badRequest("UNKNOWN_FIELDS", `${field} has unknown fields: ${issue.keys.join(", ")}`, { field, unknown: issue.keys });
+    return badRequest("UNKNOWN_FIELDS", `${field} has unknown fields: ${issue.keys.join(", ")}`, {
+      field,
+      unknown: issue.keys,
+    });
   }
-  if (issue.path.length === 0 && issue.code === "invalid_type" && where === "body") return badRequest("INVALID_BODY", "body must be a JSON object", { field: "body" });
+  if (issue.path.length === 0 && issue.code === "invalid_type" && where === "body")
+    return badRequest("INVALID_BODY", "body must be a JSON object", { field: "body" });
   const field = fieldName(where, issue.path);
   const known = codedAt(schema, issue.path);
   if (known) return badRequest(known.code, known.message(field), known.details ? known.details(field) : { field });
-  if (issue.code === "invalid_type" && issue.input === undefined) return badRequest("MISSING_FIELD", `${field} is required`, { field });
+  if (issue.code === "invalid_type" && issue.input === undefined)
+    return badRequest("MISSING_FIELD", `${field} is required`, { field });
   return badRequest("INVALID_FIELD", `${field}: ${issue.message}`, { field });
 }
 
@@ -98,7 +125,10 @@ export function parseAs<T extends z.ZodType>(schema: T, value: unknown, where: s
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).openapi({ description: "stable SNAKE_CASE code", example: "INVALID_TXID" }),
+      code: z
+        .string()
+        .regex(/^[A-Z][A-Z0-9_]*$/)
+        .openapi({ description: "stable SNAKE_CASE code", example: "INVALID_TXID" }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),
@@ -118,18 +148,35 @@ export function orNull<T extends z.ZodType>(schema: T) {
  * An amount in koinu as a JSON integer of every digit, whatever its size (the explorer writes
  * bigints with lossless-json; read it with a parser that keeps them, such as lossless-json).
  */
-export const Koinu = z.bigint().openapi({ type: "integer", format: "int64", description: "koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer" });
+export const Koinu = z.bigint().openapi({
+  type: "integer",
+  format: "int64",
+  description: "koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer",
+});
 /**
  * An integer query parameter from `min` to `max` (digits only: no sign, exponent or spaces),
  * refused with `code` (INVALID_LIMIT for page sizes).
  */
 export function queryInteger(min: number, max: number, code = "INVALID_LIMIT") {
-  const schema = z.string().regex(/^\d{1,15}$/).transform(Number).pipe(z.number().int().min(min).max(max)).openapi({ type: "integer", minimum: min, maximum: max });
-  return coded(schema, code, (field) => `${field} must be an integer from ${min} to ${max}`, (field) => ({ field, min, max }));
+  const schema = z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .openapi({ type: "integer", minimum: min, maximum: max });
+  return coded(
+    schema,
+    code,
+    (field) => `${field} must be an integer from ${min} to ${max}`,
+    (field) => ({ field, min, max }),
+  );
 }
 
 /** A base-unit amount (DRC-20, AMM reserves) as a decimal string: every digit, no exponent. */
-export const DecimalString = z.string().regex(/^(0|[1-9][0-9]*)$/).openapi({ description: "an unsigned integer in base units, as a decimal string", example: "1000000" });
+export const DecimalString = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .openapi({ description: "an unsigned integer in base units, as a decimal string", example: "1000000" });
 
 // ---------------------------------------------------------------------------------------------
 // A surface: its document and the routes bound to it.
@@ -137,9 +184,14 @@ export const DecimalString = z.string().regex(/^(0|[1-9][0-9]*)$/).openapi({ des
 type Method = "get" | "post" | "put" | "delete";
 
 /** An answer: a JSON schema, or the description of a non-JSON body. */
-export type Answer = z.ZodType | { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+export type Answer =
+  z.ZodType | { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
 
-export interface Operation<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface Operation<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
   summary: string;
   description?: string;
   tags?: string[];
@@ -170,12 +222,17 @@ export interface SurfaceInfo {
   version?: string;
   description: string;
   /** Security schemes by name (OpenAPI components.securitySchemes). */
-  securitySchemes?: Record<string, { type: "http"; scheme: "bearer"; description: string } | { type: "apiKey"; in: "header" | "cookie"; name: string; description: string }>;
+  securitySchemes?: Record<
+    string,
+    | { type: "http"; scheme: "bearer"; description: string }
+    | { type: "apiKey"; in: "header" | "cookie"; name: string; description: string }
+  >;
 }
 
 /** Express's `/a/:b` as OpenAPI's `/a/{b}`. */
 export function openApiPath(expressPath: string): string {
-  if (/[*?()[\]]/.test(expressPath)) throw new Error(`route path ${expressPath} has syntax the OpenAPI document cannot say`);
+  if (/[*?()[\]]/.test(expressPath))
+    throw new Error(`route path ${expressPath} has syntax the OpenAPI document cannot say`);
   return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
 }
 
@@ -199,16 +256,28 @@ export class ApiSurface {
   private document: Record<string, unknown> | null = null;
 
   constructor(readonly info: SurfaceInfo) {
-    for (const [name, scheme] of Object.entries(info.securitySchemes ?? {})) this.registry.registerComponent("securitySchemes", name, scheme);
+    for (const [name, scheme] of Object.entries(info.securitySchemes ?? {}))
+      this.registry.registerComponent("securitySchemes", name, scheme);
   }
 
   /** Routes declared on `router`, which the app serves under `prefix` ("" for the app itself). */
   on(router: Router | express.Express, prefix = "") {
     this.mounts.set(router, prefix);
-    const bind = (method: Method) => <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(routePath: string, operation: Operation<P, Q, B>, handler: Handler<P, Q, B>) => {
-      this.declare(method, prefix + routePath, operation);
-      (router as Router)[method](routePath, describedBy, ...(operation.before ?? []), route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)));
-    };
+    const bind =
+      (method: Method) =>
+      <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+        routePath: string,
+        operation: Operation<P, Q, B>,
+        handler: Handler<P, Q, B>,
+      ) => {
+        this.declare(method, prefix + routePath, operation);
+        (router as Router)[method](
+          routePath,
+          describedBy,
+          ...(operation.before ?? []),
+          route((req, res) => handler(this.parse(operation, req) as Input<Out<P>, Out<Q>, Out<B>>, req, res)),
+        );
+      };
     return { get: bind("get"), post: bind("post"), put: bind("put"), delete: bind("delete") };
   }
 
@@ -220,7 +289,10 @@ export class ApiSurface {
     this.document = null;
     const responses: Record<string, unknown> = {};
     for (const [status, answer] of Object.entries(operation.responses)) responses[status] = responseObject(answer);
-    responses.default = { description: "an error (DESIGN.md section 6)", content: { "application/json": { schema: ErrorBody } } };
+    responses.default = {
+      description: "an error (DESIGN.md section 6)",
+      content: { "application/json": { schema: ErrorBody } },
+    };
     this.registry.registerPath({
       method,
       path: openApiPath(fullPath),
@@ -233,7 +305,13 @@ export class ApiSurface {
         query: operation.query as z.ZodObject | undefined,
         body: operation.body
           ? { required: true, content: { "application/json": { schema: operation.body } } }
-          : operation.rawBody ? { required: true, description: operation.rawBody.description, content: { [operation.rawBody.contentType]: { schema: z.string() } } } : undefined,
+          : operation.rawBody
+            ? {
+                required: true,
+                description: operation.rawBody.description,
+                content: { [operation.rawBody.contentType]: { schema: z.string() } },
+              }
+            : undefined,
       },
       responses: responses as never,
     });
@@ -268,23 +346,50 @@ export class ApiSurface {
   serve(app: express.Express): void {
     SERVED.set(app, this);
     const self = this.on(app);
-    self.get("/openapi.json", { summary: "This surface's OpenAPI 3.1 document", tags: ["meta"], responses: { 200: z.record(z.string(), z.unknown()) } }, (_input, _req, res) => {
-      res.setHeader("Cache-Control", "no-cache");
-      res.json(this.openapi());
-    });
-    self.get("/docs", { summary: "The API reference page (Swagger UI, served from this host)", tags: ["meta"], responses: { 200: { description: "an HTML page", contentType: "text/html" } } }, (_input, _req, res) => {
-      res.type("html").send(referencePage(this.info.title));
-    });
+    self.get(
+      "/openapi.json",
+      {
+        summary: "This surface's OpenAPI 3.1 document",
+        tags: ["meta"],
+        responses: { 200: z.record(z.string(), z.unknown()) },
+      },
+      (_input, _req, res) => {
+        res.setHeader("Cache-Control", "no-cache");
+        res.json(this.openapi());
+      },
+    );
+    self.get(
+      "/docs",
+      {
+        summary: "The API reference page (Swagger UI, served from this host)",
+        tags: ["meta"],
+        responses: { 200: { description: "an HTML page", contentType: "text/html" } },
+      },
+      (_input, _req, res) => {
+        res.type("html").send(referencePage(this.info.title));
+      },
+    );
     const file = z.string().openapi({ description: `one of the page's files: ${REFERENCE_ASSETS.join(", ")}` });
-    self.get("/docs/assets/:file", { summary: "A file of the reference page", tags: ["meta"], params: z.object({ file }), responses: { 200: { description: "JavaScript, CSS or an image", contentType: "application/octet-stream" } } }, ({ params }, _req, res) => {
-      if (!(REFERENCE_ASSETS as readonly string[]).includes(params.file)) throw notFound("NOT_FOUND", `${params.file} is not a file of the reference page`);
-      res.setHeader("Cache-Control", "public, max-age=86400");
-      res.sendFile(path.join(swaggerUiDirectory(), params.file));
-    });
+    self.get(
+      "/docs/assets/:file",
+      {
+        summary: "A file of the reference page",
+        tags: ["meta"],
+        params: z.object({ file }),
+        responses: { 200: { description: "JavaScript, CSS or an image", contentType: "application/octet-stream" } },
+      },
+      ({ params }, _req, res) => {
+        if (!(REFERENCE_ASSETS as readonly string[]).includes(params.file))
+          throw notFound("NOT_FOUND", `${params.file} is not a file of the reference page`);
+        res.setHeader("Cache-Control", "public, max-age=86400");
+        res.sendFile(path.join(swaggerUiDirectory(), params.file));
+      },
+    );
   }
 
   private parse(operation: Operation, req: Request): Input<unknown, unknown, unknown> {
-    const part = (schema: z.ZodType | undefined, value: unknown, where: string): unknown => (schema ? parseAs(schema, value, where) : undefined);
+    const part = (schema: z.ZodType | undefined, value: unknown, where: string): unknown =>
+      schema ? parseAs(schema, value, where) : undefined;
     return {
       params: part(operation.params, req.params, "path"),
       query: part(operation.query, req.query ?? {}, "query"),
@@ -295,22 +400,39 @@ export class ApiSurface {
 
 function responseObject(answer: Answer): Record<string, unknown> {
   if (answer instanceof z.ZodType) return { description: "OK", content: { "application/json": { schema: answer } } };
-  const headers = answer.headers ? Object.fromEntries(Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) : undefined;
+  const headers = answer.headers
+    ? Object.fromEntries(
+        Object.entries(answer.headers).map(([name, description]) => [
+          name,
+          { description, schema: { type: "string" } },
+        ]),
+      )
+    : undefined;
   if (!answer.schema && !answer.contentType) return { description: answer.description, headers };
-  return { description: answer.description, headers, content: { [answer.contentType ?? "application/json"]: { schema: answer.schema ?? z.string() } } };
+  return {
+    description: answer.description,
+    headers,
+    content: { [answer.contentType ?? "application/json"]: { schema: answer.schema ?? z.string() } },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Listing an app's routes.
 
-interface RouteLayer { route?: { path: string | string[]; methods: Record<string, boolean> }; handle?: { stack?: RouteLayer[] } }
+interface RouteLayer {
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle?: { stack?: RouteLayer[] };
+}
 
 /**
  * Every `METHOD path` the Express `app` routes that none of `surfaces` declares. Routers mounted
  * with `use` are followed when a surface knows their prefix (`on(router, prefix)`); a mounted
  * router no surface knows is reported as `USE <unknown router>`.
  */
-export function undocumentedRoutes(app: express.Express, surfaces: ApiSurface[] = [SERVED.get(app)].filter((s): s is ApiSurface => s !== undefined)): string[] {
+export function undocumentedRoutes(
+  app: express.Express,
+  surfaces: ApiSurface[] = [SERVED.get(app)].filter((s): s is ApiSurface => s !== undefined),
+): string[] {
   const missing: string[] = [];
   const prefixOf = (router: unknown) => surfaces.map((s) => s.prefixOf(router)).find((p) => p !== undefined);
   const walk = (stack: RouteLayer[], prefix: string) => {

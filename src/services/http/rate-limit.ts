@@ -46,11 +46,13 @@ export function rateLimited(options: RateLimitOptions): RequestHandler {
     // custom generators and proxies on every app construction.
     validate: false,
     handler: (_req, res) => {
-      res.status(429).json(errorBody("RATE_LIMITED", `too many requests for ${options.name}; retry after the time in Retry-After`, {
-        limit_name: options.name,
-        limit: options.limit,
-        window_ms: windowMs,
-      }));
+      res.status(429).json(
+        errorBody("RATE_LIMITED", `too many requests for ${options.name}; retry after the time in Retry-After`, {
+          limit_name: options.name,
+          limit: options.limit,
+          window_ms: windowMs,
+        }),
+      );
     },
   });
 }
@@ -80,7 +82,8 @@ export function trustProxyOption(env: string): OptionSpec & { kind: "string" } {
     kind: "string",
     env,
     default: "",
-    description: "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none",
+    description:
+      "reverse proxies whose X-Forwarded-For names the client (Express trust proxy: loopback, or addresses/CIDRs, comma separated); empty: none",
   };
 }
 

@@ -74,7 +74,13 @@ export interface InscribeRequest {
  * Refusals about how the caller called the inscriber (its configuration), not about the content:
  * retryable, since the operator fixes them without the request changing.
  */
-export const CONFIGURATION_REFUSALS: ReadonlySet<string> = new Set(["INVALID_PROJECT", "INVALID_IDEMPOTENCY_KEY", "UNKNOWN_FIELDS", "MALFORMED_JSON", "BAD_REQUEST"]);
+export const CONFIGURATION_REFUSALS: ReadonlySet<string> = new Set([
+  "INVALID_PROJECT",
+  "INVALID_IDEMPOTENCY_KEY",
+  "UNKNOWN_FIELDS",
+  "MALFORMED_JSON",
+  "BAD_REQUEST",
+]);
 
 /** What a failed call came to, as callers record it. */
 export type InscriberFailure =
@@ -97,7 +103,12 @@ export type InscriberFailure =
 export class InscriberCallError extends DogeosError {
   readonly failure: InscriberFailure;
 
-  constructor(readonly status: number, code: string, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     const { kind, failure, retryable } = classify(status, code);
     super(kind, code, message, { ...options, retryable });
     this.failure = failure;
@@ -113,9 +124,14 @@ export class InscriberCallError extends DogeosError {
 function classify(status: number, code: string): { kind: ErrorKind; failure: InscriberFailure; retryable: boolean } {
   if (status === 0) return { kind: "unavailable", failure: "INSCRIBER_UNREACHABLE", retryable: true };
   if (status === 400 || status === 413 || status === 422) {
-    return { kind: status === 422 ? "unprocessable" : "invalid", failure: "INSCRIBER_REFUSED", retryable: CONFIGURATION_REFUSALS.has(code) };
+    return {
+      kind: status === 422 ? "unprocessable" : "invalid",
+      failure: "INSCRIBER_REFUSED",
+      retryable: CONFIGURATION_REFUSALS.has(code),
+    };
   }
-  if (status === 401 || status === 403) return { kind: status === 401 ? "unauthorized" : "forbidden", failure: "INSCRIBER_UNAUTHORIZED", retryable: false };
+  if (status === 401 || status === 403)
+    return { kind: status === 401 ? "unauthorized" : "forbidden", failure: "INSCRIBER_UNAUTHORIZED", retryable: false };
   if (status === 404) return { kind: "not_found", failure: "INSCRIBER_JOB_NOT_FOUND", retryable: false };
   if (status === 429) return { kind: "rate_limited", failure: "INSCRIBER_UNAVAILABLE", retryable: true };
   return { kind: "upstream", failure: "INSCRIBER_UNAVAILABLE", retryable: true };
@@ -151,14 +167,19 @@ export class InscriberClient {
   async inscribe(idempotencyKey: string, request: InscribeRequest): Promise<{ job: InscriberJob; created: boolean }> {
     const project = request.project ?? this.options.project;
     if (!project) throw new TypeError("InscriberClient.inscribe: no project (neither the request's nor the client's)");
-    const { status, job } = await this.call("POST", "/inscribe", { "Idempotency-Key": idempotencyKey }, {
-      project,
-      content_type: request.contentType,
-      ...(request.action ? { action: request.action } : {}),
-      content: Buffer.from(request.content).toString("base64"),
-      encoding: "base64",
-      recipient: request.recipient,
-    });
+    const { status, job } = await this.call(
+      "POST",
+      "/inscribe",
+      { "Idempotency-Key": idempotencyKey },
+      {
+        project,
+        content_type: request.contentType,
+        ...(request.action ? { action: request.action } : {}),
+        content: Buffer.from(request.content).toString("base64"),
+        encoding: "base64",
+        recipient: request.recipient,
+      },
+    );
     return { job, created: status === 202 };
   }
 
@@ -167,17 +188,31 @@ export class InscriberClient {
     return (await this.call("GET", `/jobs/${encodeURIComponent(id)}`)).job;
   }
 
-  private async call(method: "GET" | "POST", path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; job: InscriberJob }> {
+  private async call(
+    method: "GET" | "POST",
+    path: string,
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<{ status: number; job: InscriberJob }> {
     let response: Response;
     try {
       response = await this.fetch(`${this.base}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${this.options.key}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+        headers: {
+          Authorization: `Bearer ${this.options.key}`,
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new InscriberCallError(0, "INSCRIBER_UNREACHABLE", `the inscriber at ${this.base} did not answer ${method} ${path}: ${(error as Error).message}`, { cause: error });
+      throw new InscriberCallError(
+        0,
+        "INSCRIBER_UNREACHABLE",
+        `the inscriber at ${this.base} did not answer ${method} ${path}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const text = await response.text();
     let parsed: any = null;
@@ -190,15 +225,34 @@ export class InscriberClient {
     if (status >= 200 && status < 300 && isJobJson(parsed)) return { status, job: toJob(parsed) };
     const refusal = parsed?.error;
     const code = typeof refusal?.code === "string" ? refusal.code : `HTTP_${status}`;
-    const said = typeof refusal?.message === "string" ? `${code}: ${refusal.message}` : `${status}${status < 300 ? " without a job" : ""}`;
-    const details = refusal?.details && typeof refusal.details === "object" ? (refusal.details as Record<string, unknown>) : undefined;
+    const said =
+      typeof refusal?.message === "string"
+        ? `${code}: ${refusal.message}`
+        : `${status}${status < 300 ? " without a job" : ""}`;
+    const details =
+      refusal?.details && typeof refusal.details === "object"
+        ? (refusal.details as Record<string, unknown>)
+        : undefined;
     // A 2xx that is not a job (a proxy's page) is the service's trouble: 502 reads it as such.
-    return Promise.reject(new InscriberCallError(status < 300 ? 502 : status, code, `the inscriber answered ${method} ${path} with ${said}`, { details }));
+    return Promise.reject(
+      new InscriberCallError(
+        status < 300 ? 502 : status,
+        code,
+        `the inscriber answered ${method} ${path} with ${said}`,
+        { details },
+      ),
+    );
   }
 }
 
 function isJobJson(body: any): body is JobJson {
-  return body !== null && typeof body === "object" && typeof body.id === "string" && typeof body.status === "string" && body.status in INSCRIBER_JOB_FINAL;
+  return (
+    body !== null &&
+    typeof body === "object" &&
+    typeof body.id === "string" &&
+    typeof body.status === "string" &&
+    body.status in INSCRIBER_JOB_FINAL
+  );
 }
 
 function toJob(json: JobJson): InscriberJob {

@@ -13,11 +13,16 @@
  * the P2SH of part k's redeem script; each reveal passes on the value less its own fee, the last one
  * pays the recipient the postage.
  */
+import { Transaction, TxOutput, bytesToHex, hash160, p2shScript, transactionSize } from "../../doge";
 import {
-  Transaction, TxOutput, bytesToHex, hash160, p2shScript, transactionSize,
-} from "../../doge";
-import {
-  DoginalsRevealPart, EnvelopeContent, doginalsScriptSig, encodeDoginalsReveal, envelopeHash, parseDrc20, planRevealScripts, revealScriptSig,
+  DoginalsRevealPart,
+  EnvelopeContent,
+  doginalsScriptSig,
+  encodeDoginalsReveal,
+  envelopeHash,
+  parseDrc20,
+  planRevealScripts,
+  revealScriptSig,
 } from "../../inscription";
 import { SOFT_DUST_LIMIT, dogecoinFee } from "../../wallet";
 
@@ -42,7 +47,11 @@ export interface InscriptionContent extends EnvelopeContent {
  */
 export function chooseForm(content: InscriptionContent, requested: InscriptionForm | null): InscriptionForm {
   if (requested) return requested;
-  return content.action === null && /^text\/plain(;|$)/.test(content.contentType) && parseDrc20(content.body, content.contentType).ok ? "doginals" : "v1";
+  return content.action === null &&
+    /^text\/plain(;|$)/.test(content.contentType) &&
+    parseDrc20(content.body, content.contentType).ok
+    ? "doginals"
+    : "v1";
 }
 
 export interface InscriptionPlan {
@@ -75,7 +84,11 @@ function p2shOf(redeemScript: Uint8Array): Uint8Array {
 
 /** Plans the commit outputs and the reveals of `content` for the key `pubkey`. */
 export function planInscription(
-  content: InscriptionContent, form: InscriptionForm, pubkey: Uint8Array, recipientScript: Uint8Array, options: PlanOptions,
+  content: InscriptionContent,
+  form: InscriptionForm,
+  pubkey: Uint8Array,
+  recipientScript: Uint8Array,
+  options: PlanOptions,
 ): InscriptionPlan {
   const postage = options.postageKoinu;
   const hash = envelopeHash(content);
@@ -83,17 +96,34 @@ export function planInscription(
     const redeemScripts = planRevealScripts({ ...content, pubkey });
     const draft: Transaction = {
       version: 1,
-      inputs: redeemScripts.map((redeemScript) => ({ prevTxid: "00".repeat(32), vout: 0, scriptSig: revealScriptSig(PLACEHOLDER_SIGNATURE, redeemScript), sequence: 0xffffffff })),
+      inputs: redeemScripts.map((redeemScript) => ({
+        prevTxid: "00".repeat(32),
+        vout: 0,
+        scriptSig: revealScriptSig(PLACEHOLDER_SIGNATURE, redeemScript),
+        sequence: 0xffffffff,
+      })),
       outputs: [{ script: recipientScript, value: postage }],
       locktime: 0,
     };
     const fee = dogecoinFee(transactionSize(draft), draft.outputs, options.feeRateKoinuPerKb);
     const continuation = BigInt(redeemScripts.length - 1) * CONTINUATION_OUTPUT_KOINU;
     const first = postage + (fee > continuation ? fee - continuation : 0n);
-    const commitOutputs = redeemScripts.map((redeemScript, i) => ({ script: p2shOf(redeemScript), value: i === 0 ? first : CONTINUATION_OUTPUT_KOINU }));
+    const commitOutputs = redeemScripts.map((redeemScript, i) => ({
+      script: p2shOf(redeemScript),
+      value: i === 0 ? first : CONTINUATION_OUTPUT_KOINU,
+    }));
     return {
-      form, content, envelopeHash: hash, pubkey, recipientScript, postageKoinu: postage, redeemScripts, doginalsParts: [],
-      commitOutputs, revealFeesKoinu: [first + continuation - postage], revealCount: 1,
+      form,
+      content,
+      envelopeHash: hash,
+      pubkey,
+      recipientScript,
+      postageKoinu: postage,
+      redeemScripts,
+      doginalsParts: [],
+      commitOutputs,
+      revealFeesKoinu: [first + continuation - postage],
+      revealCount: 1,
     };
   }
   if (content.action !== null) throw new Error("the Doginals form has no ACTION");
@@ -102,7 +132,14 @@ export function planInscription(
     const last = k === parts.length - 1;
     const draft: Transaction = {
       version: 1,
-      inputs: [{ prevTxid: "00".repeat(32), vout: 0, scriptSig: doginalsScriptSig(part, PLACEHOLDER_SIGNATURE), sequence: 0xffffffff }],
+      inputs: [
+        {
+          prevTxid: "00".repeat(32),
+          vout: 0,
+          scriptSig: doginalsScriptSig(part, PLACEHOLDER_SIGNATURE),
+          sequence: 0xffffffff,
+        },
+      ],
       outputs: [{ script: last ? recipientScript : p2shOf(parts[k + 1].redeemScript), value: postage }],
       locktime: 0,
     };
@@ -110,10 +147,17 @@ export function planInscription(
   });
   const total = fees.reduce((sum, fee) => sum + fee, 0n);
   return {
-    form, content, envelopeHash: hash, pubkey, recipientScript, postageKoinu: postage,
-    redeemScripts: parts.map((part) => part.redeemScript), doginalsParts: parts,
+    form,
+    content,
+    envelopeHash: hash,
+    pubkey,
+    recipientScript,
+    postageKoinu: postage,
+    redeemScripts: parts.map((part) => part.redeemScript),
+    doginalsParts: parts,
     commitOutputs: [{ script: p2shOf(parts[0].redeemScript), value: postage + total }],
-    revealFeesKoinu: fees, revealCount: parts.length,
+    revealFeesKoinu: fees,
+    revealCount: parts.length,
   };
 }
 
@@ -127,7 +171,13 @@ export interface PrevOut {
 
 /** The outputs reveal `k` spends: the commit's outputs (v1, k = 0) or output 0 of the previous transaction. */
 export function revealInputs(plan: InscriptionPlan, k: number, previousTxid: string): PrevOut[] {
-  if (plan.form === "v1") return plan.commitOutputs.map((output, vout) => ({ txid: previousTxid, vout, value: output.value, script: output.script }));
+  if (plan.form === "v1")
+    return plan.commitOutputs.map((output, vout) => ({
+      txid: previousTxid,
+      vout,
+      value: output.value,
+      script: output.script,
+    }));
   const value = k === 0 ? plan.commitOutputs[0].value : valueAfterReveal(plan, k - 1);
   return [{ txid: previousTxid, vout: 0, value, script: p2shOf(plan.doginalsParts[k].redeemScript) }];
 }
@@ -140,8 +190,14 @@ function valueAfterReveal(plan: InscriptionPlan, k: number): bigint {
 
 /** Reveal `k` with empty scriptSigs, spending `previousTxid` (the commit for k = 0, reveal k - 1 after). */
 export function unsignedReveal(plan: InscriptionPlan, k: number, previousTxid: string): Transaction {
-  const inputs = revealInputs(plan, k, previousTxid).map((prev) => ({ prevTxid: prev.txid, vout: prev.vout, scriptSig: new Uint8Array(0), sequence: 0xffffffff }));
-  if (plan.form === "v1") return { version: 1, inputs, outputs: [{ script: plan.recipientScript, value: plan.postageKoinu }], locktime: 0 };
+  const inputs = revealInputs(plan, k, previousTxid).map((prev) => ({
+    prevTxid: prev.txid,
+    vout: prev.vout,
+    scriptSig: new Uint8Array(0),
+    sequence: 0xffffffff,
+  }));
+  if (plan.form === "v1")
+    return { version: 1, inputs, outputs: [{ script: plan.recipientScript, value: plan.postageKoinu }], locktime: 0 };
   const last = k === plan.revealCount - 1;
   const script = last ? plan.recipientScript : p2shOf(plan.doginalsParts[k + 1].redeemScript);
   return { version: 1, inputs, outputs: [{ script, value: valueAfterReveal(plan, k) }], locktime: 0 };
@@ -153,7 +209,12 @@ export function revealRedeemScript(plan: InscriptionPlan, k: number, index: numb
 }
 
 /** The final scriptSig of input `index` of reveal `k` given its signature (DER + sighash byte). */
-export function revealInputScriptSig(plan: InscriptionPlan, k: number, index: number, signature: Uint8Array): Uint8Array {
+export function revealInputScriptSig(
+  plan: InscriptionPlan,
+  k: number,
+  index: number,
+  signature: Uint8Array,
+): Uint8Array {
   if (plan.form === "v1") return revealScriptSig(signature, plan.redeemScripts[index]);
   return doginalsScriptSig(plan.doginalsParts[k], signature);
 }
@@ -167,6 +228,9 @@ export function planSummary(plan: InscriptionPlan) {
     reveal_inputs: plan.form === "v1" ? plan.redeemScripts.length : 1,
     postage_koinu: plan.postageKoinu.toString(),
     reveal_fees_koinu: plan.revealFeesKoinu.map(String),
-    commit_outputs: plan.commitOutputs.map((output) => ({ script_hex: bytesToHex(output.script), value_koinu: output.value.toString() })),
+    commit_outputs: plan.commitOutputs.map((output) => ({
+      script_hex: bytesToHex(output.script),
+      value_koinu: output.value.toString(),
+    })),
   };
 }

@@ -9,7 +9,14 @@
  * conflict, so at most one of them confirms.
  */
 import crypto from "node:crypto";
-import { DogeNetwork, Transaction, addressToOutputScript, bytesToHex, serializeTransaction, signInput } from "../../doge";
+import {
+  DogeNetwork,
+  Transaction,
+  addressToOutputScript,
+  bytesToHex,
+  serializeTransaction,
+  signInput,
+} from "../../doge";
 import { BroadcastError, HotWallet, InsufficientFundsError } from "../../wallet";
 import type { WalletTx } from "../../wallet";
 import { InscriptionPlan, planInscription, revealInputScriptSig, revealRedeemScript, unsignedReveal } from "./plan";
@@ -63,12 +70,25 @@ export class PlatformInscriber {
    */
   submit(project: string, input: InscriptionInput, idempotencyKey: string | null): JobInsertOutcome {
     // Planned once here so that content the codecs cannot encode is refused before a job exists.
-    const plan = this.planOf({ form: input.form, content: input.content, recipient: input.recipient, postageKoinu: this.options.postageKoinu, feeRateKoinuPerKb: this.options.feeRateKoinuPerKb });
+    const plan = this.planOf({
+      form: input.form,
+      content: input.content,
+      recipient: input.recipient,
+      postageKoinu: this.options.postageKoinu,
+      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb,
+    });
     const result = this.store.insert({
       id: `job_${crypto.randomBytes(12).toString("hex")}`,
-      project, idempotencyKey, form: input.form, contentType: input.content.contentType, action: input.content.action,
-      body: input.content.body, recipient: input.recipient, envelopeHash: plan.envelopeHash,
-      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, postageKoinu: this.options.postageKoinu,
+      project,
+      idempotencyKey,
+      form: input.form,
+      contentType: input.content.contentType,
+      action: input.content.action,
+      body: input.content.body,
+      recipient: input.recipient,
+      envelopeHash: plan.envelopeHash,
+      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb,
+      postageKoinu: this.options.postageKoinu,
     });
     if (result.kind === "created") this.kick();
     return result;
@@ -89,7 +109,8 @@ export class PlatformInscriber {
   /** Stops taking new steps; waits for the steps in progress (the daemon stops its loop first). */
   async stop(): Promise<void> {
     this.state = "stopped";
-    while (this.inFlight.size > 0 || this.pumping || this.confirming) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (this.inFlight.size > 0 || this.pumping || this.confirming)
+      await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** Runs due jobs, up to the in-flight limit. */
@@ -118,10 +139,21 @@ export class PlatformInscriber {
     }
   }
 
-  private planOf(job: Pick<JobRow, "form" | "recipient" | "postageKoinu" | "feeRateKoinuPerKb"> & { content: InscriptionInput["content"] }): InscriptionPlan {
-    return planInscription(job.content, job.form, this.wallet.key.publicKey, addressToOutputScript(job.recipient, this.options.network), {
-      feeRateKoinuPerKb: job.feeRateKoinuPerKb, postageKoinu: job.postageKoinu,
-    });
+  private planOf(
+    job: Pick<JobRow, "form" | "recipient" | "postageKoinu" | "feeRateKoinuPerKb"> & {
+      content: InscriptionInput["content"];
+    },
+  ): InscriptionPlan {
+    return planInscription(
+      job.content,
+      job.form,
+      this.wallet.key.publicKey,
+      addressToOutputScript(job.recipient, this.options.network),
+      {
+        feeRateKoinuPerKb: job.feeRateKoinuPerKb,
+        postageKoinu: job.postageKoinu,
+      },
+    );
   }
 
   private jobPlan(job: JobRow): InscriptionPlan {
@@ -145,7 +177,12 @@ export class PlatformInscriber {
       const revealTxids = reveals.map((tx) => tx.txid);
       if (job.commitTxid !== commit.txid || job.revealTxids.join() !== revealTxids.join()) {
         const fee = commit.feeKoinu + plan.revealFeesKoinu.reduce((sum, f) => sum + f, 0n);
-        job = this.store.update(job.id, { commitTxid: commit.txid, revealTxids, inscriptionId: `${revealTxids[0]}i0`, feeKoinu: fee });
+        job = this.store.update(job.id, {
+          commitTxid: commit.txid,
+          revealTxids,
+          inscriptionId: `${revealTxids[0]}i0`,
+          feeKoinu: fee,
+        });
         this.options.afterStep?.(job, "signed");
       }
       // Returns at once when the commit is already out (also after a restart or a replacement).
@@ -177,7 +214,12 @@ export class PlatformInscriber {
       if (!stored) {
         const tx: Transaction = unsignedReveal(plan, k, previous);
         tx.inputs.forEach((input, i) => {
-          input.scriptSig = revealInputScriptSig(plan, k, i, signInput(tx, i, revealRedeemScript(plan, k, i), this.wallet.key.privateKey));
+          input.scriptSig = revealInputScriptSig(
+            plan,
+            k,
+            i,
+            signInput(tx, i, revealRedeemScript(plan, k, i), this.wallet.key.privateKey),
+          );
         });
         stored = this.wallet.track(job.id, label, bytesToHex(serializeTransaction(tx)));
       }
@@ -192,7 +234,12 @@ export class PlatformInscriber {
       this.fail(job, "INSUFFICIENT_FUNDS", error.message);
       return;
     }
-    this.store.update(job.id, { errorCode: "WAITING_FOR_FUNDS", errorMessage: error.message, attempts: job.attempts + 1, nextAttemptAt: this.now() + this.backoff(job.attempts) });
+    this.store.update(job.id, {
+      errorCode: "WAITING_FOR_FUNDS",
+      errorMessage: error.message,
+      attempts: job.attempts + 1,
+      nextAttemptAt: this.now() + this.backoff(job.attempts),
+    });
   }
 
   private backoff(attempts: number): number {
@@ -204,7 +251,16 @@ export class PlatformInscriber {
     if (error instanceof BroadcastError && error.reason === "conflict" && current.status === "queued") {
       // The commit's coins were spent elsewhere before it got in: nothing was inscribed, so the
       // job is funded again with other coins (the two commits conflict; at most one can confirm).
-      this.store.update(current.id, { fundingRound: current.fundingRound + 1, commitTxid: null, revealTxids: [], inscriptionId: null, errorCode: "REFUNDED_ROUND", errorMessage: error.message, attempts: current.attempts + 1, nextAttemptAt: this.now() + this.backoff(current.attempts) });
+      this.store.update(current.id, {
+        fundingRound: current.fundingRound + 1,
+        commitTxid: null,
+        revealTxids: [],
+        inscriptionId: null,
+        errorCode: "REFUNDED_ROUND",
+        errorMessage: error.message,
+        attempts: current.attempts + 1,
+        nextAttemptAt: this.now() + this.backoff(current.attempts),
+      });
       return;
     }
     if (error instanceof BroadcastError && (error.reason === "rejected" || error.reason === "conflict")) {
@@ -222,7 +278,12 @@ export class PlatformInscriber {
     }
     const message = error instanceof Error ? error.message : String(error);
     this.log("inscriber_job_retry", { job: current.id, status: current.status, err: message });
-    this.store.update(current.id, { errorCode: "RETRYING", errorMessage: message, attempts: current.attempts + 1, nextAttemptAt: this.now() + this.backoff(current.attempts) });
+    this.store.update(current.id, {
+      errorCode: "RETRYING",
+      errorMessage: message,
+      attempts: current.attempts + 1,
+      nextAttemptAt: this.now() + this.backoff(current.attempts),
+    });
   }
 
   private fail(job: JobRow, code: string, message: string): void {
@@ -254,19 +315,38 @@ export class PlatformInscriber {
     const last = job.revealTxids.length > 0 ? this.wallet.tx(job.revealTxids[job.revealTxids.length - 1]) : null;
     if (commit?.state === "failed") {
       // Every transaction of this round is dead: fund it again. The old and new commits conflict.
-      this.store.update(job.id, { status: "queued", fundingRound: job.fundingRound + 1, commitTxid: null, revealTxids: [], inscriptionId: null, errorCode: "REFUNDED_ROUND", errorMessage: commit.error ?? "commit can never confirm", nextAttemptAt: 0 });
+      this.store.update(job.id, {
+        status: "queued",
+        fundingRound: job.fundingRound + 1,
+        commitTxid: null,
+        revealTxids: [],
+        inscriptionId: null,
+        errorCode: "REFUNDED_ROUND",
+        errorMessage: commit.error ?? "commit can never confirm",
+        nextAttemptAt: 0,
+      });
       this.kick();
       return;
     }
     if (commit && job.commitTxid !== null && commit.txid !== job.commitTxid) {
       // The wallet re-signed the commit with a higher fee (it had fallen out of the mempool and was
       // refused at its old fee): the reveals on the old commit are dead; build them on the new one.
-      this.store.update(job.id, { status: "committed", errorCode: "COMMIT_REPLACED", errorMessage: `commit ${job.commitTxid} replaced by ${commit.txid}`, nextAttemptAt: 0 });
+      this.store.update(job.id, {
+        status: "committed",
+        errorCode: "COMMIT_REPLACED",
+        errorMessage: `commit ${job.commitTxid} replaced by ${commit.txid}`,
+        nextAttemptAt: 0,
+      });
       this.kick();
       return;
     }
     if (last?.state === "confirmed") {
-      const confirmed = this.store.update(job.id, { status: "confirmed", confirmedHeight: last.height, errorCode: null, errorMessage: null });
+      const confirmed = this.store.update(job.id, {
+        status: "confirmed",
+        confirmedHeight: last.height,
+        errorCode: null,
+        errorMessage: null,
+      });
       this.log("inscriber_job_confirmed", { job: job.id, inscription: job.inscriptionId, height: last.height });
       this.options.afterStep?.(confirmed, "confirmed");
     }

@@ -25,7 +25,8 @@ export function readProjects(file: string): ProjectKeys {
   const projects = new Map<string, string>();
   for (const [name, entry] of Object.entries(readFile(file).projects)) {
     if (!PROJECT_NAME_PATTERN.test(name)) throw new Error(`projects file ${file}: "${name}" is not a project name`);
-    if (typeof entry?.key_sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.key_sha256)) throw new Error(`projects file ${file}: project ${name} needs key_sha256 (64 lower-case hex)`);
+    if (typeof entry?.key_sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.key_sha256))
+      throw new Error(`projects file ${file}: project ${name} needs key_sha256 (64 lower-case hex)`);
     projects.set(name, entry.key_sha256);
   }
   if (projects.size === 0) throw new Error(`projects file ${file} configures no project`);
@@ -34,7 +35,8 @@ export function readProjects(file: string): ProjectKeys {
 
 /** Adds (or re-keys) a project; returns its new key, which is not stored anywhere. */
 export function addProject(file: string, name: string): string {
-  if (!PROJECT_NAME_PATTERN.test(name)) throw new Error(`"${name}" is not a project name (lower-case letters, digits, - and _)`);
+  if (!PROJECT_NAME_PATTERN.test(name))
+    throw new Error(`"${name}" is not a project name (lower-case letters, digits, - and _)`);
   const content = readFile(file);
   const key = `ik_${crypto.randomBytes(24).toString("base64url")}`;
   content.projects[name] = { key_sha256: crypto.createHash("sha256").update(key, "utf8").digest("hex") };

@@ -13,55 +13,82 @@ const JOB_ID = /^job_[0-9a-f]{24}$/;
 const PREPARE_ID = /^prep_[0-9a-f]{24}$/;
 const TXID = z.string().regex(/^[0-9a-f]{64}$/);
 const HEX = z.string().regex(/^([0-9a-f]{2})*$/);
-const InscriptionIdOut = z.string().regex(/^[0-9a-f]{64}i[0-9]+$/).openapi({ description: "<first reveal txid>i0" });
+const InscriptionIdOut = z
+  .string()
+  .regex(/^[0-9a-f]{64}i[0-9]+$/)
+  .openapi({ description: "<first reveal txid>i0" });
 const FormOut = z.enum(["v1", "doginals"]);
 const Timestamp = z.string().openapi({ format: "date-time" });
 
 export const ProjectName = coded(
-  z.string().regex(PROJECT_NAME).openapi({ description: "the project whose key authenticates the request (lower-case letters, digits, - and _)", example: "launchpad" }),
-  "INVALID_PROJECT", () => "project must be a project name (lower-case letters, digits, - and _)",
+  z.string().regex(PROJECT_NAME).openapi({
+    description: "the project whose key authenticates the request (lower-case letters, digits, - and _)",
+    example: "launchpad",
+  }),
+  "INVALID_PROJECT",
+  () => "project must be a project name (lower-case letters, digits, - and _)",
 );
 
-export const JobId = coded(z.string().regex(JOB_ID).openapi({ description: "job_<24 hex>", example: "job_0123456789abcdef01234567" }), "INVALID_JOB_ID", () => "a job id looks like job_<24 hex>");
-export const PreparationId = coded(z.string().regex(PREPARE_ID).openapi({ description: "prep_<24 hex>", example: "prep_0123456789abcdef01234567" }), "INVALID_PREPARATION_ID", () => "a preparation id looks like prep_<24 hex>");
+export const JobId = coded(
+  z.string().regex(JOB_ID).openapi({ description: "job_<24 hex>", example: "job_0123456789abcdef01234567" }),
+  "INVALID_JOB_ID",
+  () => "a job id looks like job_<24 hex>",
+);
+export const PreparationId = coded(
+  z.string().regex(PREPARE_ID).openapi({ description: "prep_<24 hex>", example: "prep_0123456789abcdef01234567" }),
+  "INVALID_PREPARATION_ID",
+  () => "a preparation id looks like prep_<24 hex>",
+);
 
 export const PublicKey = coded(
   z.string().openapi({ description: "the address's compressed public key, hexadecimal (33 bytes)" }),
-  "INVALID_PUBLIC_KEY", () => "public_key must be the address's compressed public key in hex",
+  "INVALID_PUBLIC_KEY",
+  () => "public_key must be the address's compressed public key in hex",
 );
 
 export const Psbt = coded(
-  z.string().min(1).openapi({ description: "a PSBT in base64, signed by the wallet (one partial signature per input) and not finalised" }),
-  "INVALID_PSBT", () => "psbt must be a base64 string",
+  z.string().min(1).openapi({
+    description: "a PSBT in base64, signed by the wallet (one partial signature per input) and not finalised",
+  }),
+  "INVALID_PSBT",
+  () => "psbt must be a base64 string",
 );
 
 // ---------------------------------------------------------------------------------------------
 // Bodies.
 
 export function inscribeBody(network: DogeNetwork) {
-  return z.object({
-    project: ProjectName,
-    content_type: ContentType,
-    action: Action,
-    form: Form,
-    encoding: Encoding,
-    content: Content,
-    recipient: Recipient(network),
-  }).strict().openapi("InscribeRequest");
+  return z
+    .object({
+      project: ProjectName,
+      content_type: ContentType,
+      action: Action,
+      form: Form,
+      encoding: Encoding,
+      content: Content,
+      recipient: Recipient(network),
+    })
+    .strict()
+    .openapi("InscribeRequest");
 }
 
 export function prepareBody(network: DogeNetwork) {
-  return z.object({
-    // The user's P2PKH address: its confirmed outputs fund the commit, change returns to it.
-    address: Address(network),
-    public_key: PublicKey,
-    content_type: ContentType,
-    action: Action,
-    form: Form,
-    encoding: Encoding,
-    content: Content,
-    recipient: Recipient(network).optional().openapi({ description: "where the inscription goes (default: address)" }),
-  }).strict().openapi("PrepareRequest");
+  return z
+    .object({
+      // The user's P2PKH address: its confirmed outputs fund the commit, change returns to it.
+      address: Address(network),
+      public_key: PublicKey,
+      content_type: ContentType,
+      action: Action,
+      form: Form,
+      encoding: Encoding,
+      content: Content,
+      recipient: Recipient(network)
+        .optional()
+        .openapi({ description: "where the inscription goes (default: address)" }),
+    })
+    .strict()
+    .openapi("PrepareRequest");
 }
 
 export const SignedPsbtBody = z.object({ psbt: Psbt }).strict().openapi("SignedPsbt");
@@ -69,43 +96,51 @@ export const SignedPsbtBody = z.object({ psbt: Psbt }).strict().openapi("SignedP
 // ---------------------------------------------------------------------------------------------
 // Answers.
 
-export const Standard = z.object({
-  envelope_version: z.literal(1),
-  protocol_id: z.string(),
-  forms: z.object({
-    v1: z.object({ chunk_bytes: z.int(), max_redeem_script_bytes: z.int(), layout: z.string() }),
-    doginals: z.object({ chunk_bytes: z.int(), used_for: z.string() }),
-  }),
-  actions: z.array(z.object({
-    name: z.string().openapi({ description: "the ACTION, or a family PREFIX_* that takes any PREFIX_<NAME>" }),
-    content_types: z.array(z.string()).openapi({ description: "exact media types, or type/*" }),
-    meaning: z.string(),
-    group: z.enum(["drc20", "marketplace", "rwa", "launchpad", "bridge", "zkp"]),
-  })),
-  limits: z.object({ max_payload_bytes: z.int().min(1) }),
-  fees: z.object({ fee_rate_koinu_per_kb: DecimalString, postage_koinu: DecimalString }),
-}).openapi("Standard");
+export const Standard = z
+  .object({
+    envelope_version: z.literal(1),
+    protocol_id: z.string(),
+    forms: z.object({
+      v1: z.object({ chunk_bytes: z.int(), max_redeem_script_bytes: z.int(), layout: z.string() }),
+      doginals: z.object({ chunk_bytes: z.int(), used_for: z.string() }),
+    }),
+    actions: z.array(
+      z.object({
+        name: z.string().openapi({ description: "the ACTION, or a family PREFIX_* that takes any PREFIX_<NAME>" }),
+        content_types: z.array(z.string()).openapi({ description: "exact media types, or type/*" }),
+        meaning: z.string(),
+        group: z.enum(["drc20", "marketplace", "rwa", "launchpad", "bridge", "zkp"]),
+      }),
+    ),
+    limits: z.object({ max_payload_bytes: z.int().min(1) }),
+    fees: z.object({ fee_rate_koinu_per_kb: DecimalString, postage_koinu: DecimalString }),
+  })
+  .openapi("Standard");
 
-export const Job = z.object({
-  id: z.string().regex(JOB_ID),
-  project: z.string(),
-  status: z.enum(["queued", "committed", "revealed", "confirmed", "failed"]),
-  form: FormOut,
-  content_type: z.string(),
-  action: z.string().nullable(),
-  content_size: z.int().min(1),
-  recipient: z.string(),
-  envelope_hash: z.string().regex(/^[0-9a-f]{64}$/),
-  commit_txid: TXID.nullable(),
-  reveal_txids: z.array(TXID),
-  inscription_id: InscriptionIdOut.nullable(),
-  fee_koinu: DecimalString.nullable().openapi({ description: "commit plus reveals, once signed" }),
-  confirmed_height: z.int().nullable(),
-  error: z.object({ code: z.string(), message: z.string().nullable() }).nullable()
-    .openapi({ description: "on a live job why it waits (WAITING_FOR_FUNDS, RETRYING, REFUNDED_ROUND); on a failed job the reason" }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).openapi("InscriberJob");
+export const Job = z
+  .object({
+    id: z.string().regex(JOB_ID),
+    project: z.string(),
+    status: z.enum(["queued", "committed", "revealed", "confirmed", "failed"]),
+    form: FormOut,
+    content_type: z.string(),
+    action: z.string().nullable(),
+    content_size: z.int().min(1),
+    recipient: z.string(),
+    envelope_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    commit_txid: TXID.nullable(),
+    reveal_txids: z.array(TXID),
+    inscription_id: InscriptionIdOut.nullable(),
+    fee_koinu: DecimalString.nullable().openapi({ description: "commit plus reveals, once signed" }),
+    confirmed_height: z.int().nullable(),
+    error: z.object({ code: z.string(), message: z.string().nullable() }).nullable().openapi({
+      description:
+        "on a live job why it waits (WAITING_FOR_FUNDS, RETRYING, REFUNDED_ROUND); on a failed job the reason",
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("InscriberJob");
 
 const Preparation = z.object({
   id: z.string().regex(PREPARE_ID),
@@ -124,11 +159,15 @@ const Preparation = z.object({
   commit_txid: TXID.nullable(),
   reveal_txids: z.array(TXID),
   inscription_id: InscriptionIdOut.nullable(),
-  transactions: z.array(HEX).openapi({ description: "the signed transactions to hand to the explorer, in order (commit first)" }),
+  transactions: z
+    .array(HEX)
+    .openapi({ description: "the signed transactions to hand to the explorer, in order (commit first)" }),
   expires_at: Timestamp,
 });
 
-const RevealPsbt = z.object({ index: z.int().min(0), psbt: z.string() }).openapi("RevealPsbt", { description: "the unsigned PSBT of reveal `index`" });
+const RevealPsbt = z
+  .object({ index: z.int().min(0), psbt: z.string() })
+  .openapi("RevealPsbt", { description: "the unsigned PSBT of reveal `index`" });
 
 export const PreparedAnswer = Preparation.extend({
   commit: z.object({
@@ -140,7 +179,9 @@ export const PreparedAnswer = Preparation.extend({
 }).openapi("Prepared");
 
 export const PreparationAnswer = Preparation.extend({
-  next_reveal: orNull(RevealPsbt).openapi({ description: "the PSBT awaited next, while a reveal signature is awaited" }),
+  next_reveal: orNull(RevealPsbt).openapi({
+    description: "the PSBT awaited next, while a reveal signature is awaited",
+  }),
 }).openapi("Preparation");
 
 export const CommittedAnswer = Preparation.extend({

@@ -65,7 +65,8 @@ CREATE TABLE prepares (
   },
   {
     version: 2,
-    description: "preparations record the client that made them, for the per-client cap and the pruning of expired ones",
+    description:
+      "preparations record the client that made them, for the per-client cap and the pruning of expired ones",
     sql: `
 ALTER TABLE prepares ADD COLUMN client TEXT NOT NULL DEFAULT '';
 CREATE INDEX prepares_client ON prepares (client, expires_at);
@@ -108,27 +109,76 @@ export interface JobRow {
 }
 
 interface RawJob {
-  id: string; project: string; idempotency_key: string | null; form: string; content_type: string; action: string | null; body: Buffer;
-  recipient: string; envelope_hash: string; fee_rate: string; postage: string; status: string; funding_round: number;
-  commit_txid: string | null; reveal_txids: string | null; inscription_id: string | null; fee_koinu: string | null;
-  confirmed_height: number | null; error_code: string | null; error_message: string | null; attempts: number;
-  next_attempt_at: number; created_at: number; updated_at: number;
+  id: string;
+  project: string;
+  idempotency_key: string | null;
+  form: string;
+  content_type: string;
+  action: string | null;
+  body: Buffer;
+  recipient: string;
+  envelope_hash: string;
+  fee_rate: string;
+  postage: string;
+  status: string;
+  funding_round: number;
+  commit_txid: string | null;
+  reveal_txids: string | null;
+  inscription_id: string | null;
+  fee_koinu: string | null;
+  confirmed_height: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+  updated_at: number;
 }
 
 function toJob(r: RawJob): JobRow {
   return {
-    id: r.id, project: r.project, idempotencyKey: r.idempotency_key, form: r.form as InscriptionForm, contentType: r.content_type,
-    action: r.action, body: new Uint8Array(r.body), recipient: r.recipient, envelopeHash: r.envelope_hash,
-    feeRateKoinuPerKb: BigInt(r.fee_rate), postageKoinu: BigInt(r.postage), status: r.status as JobStatus, fundingRound: r.funding_round,
-    commitTxid: r.commit_txid, revealTxids: r.reveal_txids ? (JSON.parse(r.reveal_txids) as string[]) : [], inscriptionId: r.inscription_id,
-    feeKoinu: r.fee_koinu === null ? null : BigInt(r.fee_koinu), confirmedHeight: r.confirmed_height, errorCode: r.error_code,
-    errorMessage: r.error_message, attempts: r.attempts, nextAttemptAt: r.next_attempt_at, createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    project: r.project,
+    idempotencyKey: r.idempotency_key,
+    form: r.form as InscriptionForm,
+    contentType: r.content_type,
+    action: r.action,
+    body: new Uint8Array(r.body),
+    recipient: r.recipient,
+    envelopeHash: r.envelope_hash,
+    feeRateKoinuPerKb: BigInt(r.fee_rate),
+    postageKoinu: BigInt(r.postage),
+    status: r.status as JobStatus,
+    fundingRound: r.funding_round,
+    commitTxid: r.commit_txid,
+    revealTxids: r.reveal_txids ? (JSON.parse(r.reveal_txids) as string[]) : [],
+    inscriptionId: r.inscription_id,
+    feeKoinu: r.fee_koinu === null ? null : BigInt(r.fee_koinu),
+    confirmedHeight: r.confirmed_height,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
 /** What a new job is made of: everything its plan is rebuilt from. */
-export type NewJob = Pick<JobRow, "id" | "project" | "idempotencyKey" | "form" | "contentType" | "action" | "body" | "recipient" |
-  "envelopeHash" | "feeRateKoinuPerKb" | "postageKoinu">;
+export type NewJob = Pick<
+  JobRow,
+  | "id"
+  | "project"
+  | "idempotencyKey"
+  | "form"
+  | "contentType"
+  | "action"
+  | "body"
+  | "recipient"
+  | "envelopeHash"
+  | "feeRateKoinuPerKb"
+  | "postageKoinu"
+>;
 
 /**
  * What `JobStore.insert` did: made the job, found the same request under its idempotency key, or
@@ -138,21 +188,51 @@ export type JobInsertOutcome = { kind: "created" | "existing" | "key_reused"; jo
 
 /** Whether a stored job is the request `job` describes (fee rate and postage are the operator's, not the request's). */
 function sameContent(stored: JobRow, job: NewJob): boolean {
-  return stored.form === job.form && stored.contentType === job.contentType && stored.action === job.action &&
-    stored.recipient === job.recipient && Buffer.from(stored.body).equals(Buffer.from(job.body));
+  return (
+    stored.form === job.form &&
+    stored.contentType === job.contentType &&
+    stored.action === job.action &&
+    stored.recipient === job.recipient &&
+    Buffer.from(stored.body).equals(Buffer.from(job.body))
+  );
 }
 
-export type JobUpdate = Partial<Pick<JobRow, "status" | "fundingRound" | "commitTxid" | "revealTxids" | "inscriptionId" | "feeKoinu" |
-  "confirmedHeight" | "errorCode" | "errorMessage" | "attempts" | "nextAttemptAt">>;
+export type JobUpdate = Partial<
+  Pick<
+    JobRow,
+    | "status"
+    | "fundingRound"
+    | "commitTxid"
+    | "revealTxids"
+    | "inscriptionId"
+    | "feeKoinu"
+    | "confirmedHeight"
+    | "errorCode"
+    | "errorMessage"
+    | "attempts"
+    | "nextAttemptAt"
+  >
+>;
 
 const COLUMN: Record<keyof JobUpdate, string> = {
-  status: "status", fundingRound: "funding_round", commitTxid: "commit_txid", revealTxids: "reveal_txids", inscriptionId: "inscription_id",
-  feeKoinu: "fee_koinu", confirmedHeight: "confirmed_height", errorCode: "error_code", errorMessage: "error_message", attempts: "attempts",
+  status: "status",
+  fundingRound: "funding_round",
+  commitTxid: "commit_txid",
+  revealTxids: "reveal_txids",
+  inscriptionId: "inscription_id",
+  feeKoinu: "fee_koinu",
+  confirmedHeight: "confirmed_height",
+  errorCode: "error_code",
+  errorMessage: "error_message",
+  attempts: "attempts",
   nextAttemptAt: "next_attempt_at",
 };
 
 export class JobStore {
-  constructor(readonly db: Sqlite, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly db: Sqlite,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Inserts a job, or finds the one the project already sent under the same idempotency key: a
@@ -161,21 +241,41 @@ export class JobStore {
    * answering the first job would tell the second caller its inscription exists when it does not.
    */
   insert(job: NewJob): JobInsertOutcome {
-    return this.db.transaction((): JobInsertOutcome => {
-      if (job.idempotencyKey !== null) {
-        const existing = this.db.prepare("SELECT * FROM jobs WHERE project = ? AND idempotency_key = ?").get(job.project, job.idempotencyKey) as RawJob | undefined;
-        if (existing) {
-          const found = toJob(existing);
-          return { kind: sameContent(found, job) ? "existing" : "key_reused", job: found };
+    return this.db
+      .transaction((): JobInsertOutcome => {
+        if (job.idempotencyKey !== null) {
+          const existing = this.db
+            .prepare("SELECT * FROM jobs WHERE project = ? AND idempotency_key = ?")
+            .get(job.project, job.idempotencyKey) as RawJob | undefined;
+          if (existing) {
+            const found = toJob(existing);
+            return { kind: sameContent(found, job) ? "existing" : "key_reused", job: found };
+          }
         }
-      }
-      const at = this.now();
-      this.db.prepare(`INSERT INTO jobs (id, project, idempotency_key, form, content_type, action, body, recipient, envelope_hash, fee_rate, postage,
-        status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`).run(
-        job.id, job.project, job.idempotencyKey, job.form, job.contentType, job.action, Buffer.from(job.body), job.recipient, job.envelopeHash,
-        job.feeRateKoinuPerKb.toString(), job.postageKoinu.toString(), at, at);
-      return { kind: "created", job: this.get(job.id)! };
-    }).immediate();
+        const at = this.now();
+        this.db
+          .prepare(
+            `INSERT INTO jobs (id, project, idempotency_key, form, content_type, action, body, recipient, envelope_hash, fee_rate, postage,
+        status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+          )
+          .run(
+            job.id,
+            job.project,
+            job.idempotencyKey,
+            job.form,
+            job.contentType,
+            job.action,
+            Buffer.from(job.body),
+            job.recipient,
+            job.envelopeHash,
+            job.feeRateKoinuPerKb.toString(),
+            job.postageKoinu.toString(),
+            at,
+            at,
+          );
+        return { kind: "created", job: this.get(job.id)! };
+      })
+      .immediate();
   }
 
   get(id: string): JobRow | null {
@@ -200,19 +300,32 @@ export class JobStore {
 
   /** Jobs a worker should run now: queued or part-broadcast, due, oldest first. */
   due(limit: number, exclude: ReadonlySet<string>): JobRow[] {
-    const rows = this.db.prepare(`SELECT * FROM jobs WHERE status IN ('queued', 'committed') AND next_attempt_at <= ?
-      ORDER BY created_at, id LIMIT ?`).all(this.now(), limit + exclude.size) as RawJob[];
-    return rows.map(toJob).filter((job) => !exclude.has(job.id)).slice(0, limit);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM jobs WHERE status IN ('queued', 'committed') AND next_attempt_at <= ?
+      ORDER BY created_at, id LIMIT ?`,
+      )
+      .all(this.now(), limit + exclude.size) as RawJob[];
+    return rows
+      .map(toJob)
+      .filter((job) => !exclude.has(job.id))
+      .slice(0, limit);
   }
 
   /** Jobs whose reveal is broadcast and not yet confirmed. */
   awaitingConfirmation(): JobRow[] {
-    return (this.db.prepare("SELECT * FROM jobs WHERE status = 'revealed' ORDER BY created_at").all() as RawJob[]).map(toJob);
+    return (this.db.prepare("SELECT * FROM jobs WHERE status = 'revealed' ORDER BY created_at").all() as RawJob[]).map(
+      toJob,
+    );
   }
 
   counts(): Record<JobStatus, number> {
     const counts: Record<JobStatus, number> = { queued: 0, committed: 0, revealed: 0, confirmed: 0, failed: 0 };
-    for (const row of this.db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status").all() as { status: JobStatus; n: number }[]) counts[row.status] = row.n;
+    for (const row of this.db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status").all() as {
+      status: JobStatus;
+      n: number;
+    }[])
+      counts[row.status] = row.n;
     return counts;
   }
 }

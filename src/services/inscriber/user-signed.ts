@@ -15,17 +15,42 @@
 import crypto from "node:crypto";
 import { Psbt, Transaction as BitcoinjsTransaction } from "bitcoinjs-lib";
 import {
-  DogeNetwork, Transaction, addressToOutputScript, bytesToHex, equalBytes, hash160, hexToBytes, p2pkhScriptSig, parseTransactionHex,
-  serializeTransaction, toBitcoinjsNetwork, txidOf,
+  DogeNetwork,
+  Transaction,
+  addressToOutputScript,
+  bytesToHex,
+  equalBytes,
+  hash160,
+  hexToBytes,
+  p2pkhScriptSig,
+  parseTransactionHex,
+  serializeTransaction,
+  toBitcoinjsNetwork,
+  txidOf,
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 import {
-  RawTransactionSource, checkKeyOfAddress, checkSignature, newDogePsbt, onlySignature, parsePsbt, parsePublicKey, selectUserCoins, unsignedBytes,
+  RawTransactionSource,
+  checkKeyOfAddress,
+  checkSignature,
+  newDogePsbt,
+  onlySignature,
+  parsePsbt,
+  parsePublicKey,
+  selectUserCoins,
+  unsignedBytes,
 } from "../user-psbt";
 import {
-  InscriptionForm, InscriptionPlan, planInscription, planSummary, revealInputScriptSig, revealInputs, revealRedeemScript, unsignedReveal,
+  InscriptionForm,
+  InscriptionPlan,
+  planInscription,
+  planSummary,
+  revealInputScriptSig,
+  revealInputs,
+  revealRedeemScript,
+  unsignedReveal,
 } from "./plan";
 import type { InscriptionInput } from "./request";
 
@@ -57,9 +82,25 @@ export const PREPARATIONS_TOTAL = 1_000;
 export type PrepareStatus = "awaiting_commit_signature" | "awaiting_reveal_signature" | "complete" | "expired";
 
 interface PrepareRow {
-  id: string; address: string; pubkey: string; recipient: string; form: string; content_type: string; action: string | null; body: Buffer;
-  envelope_hash: string; fee_rate: string; postage: string; commit_psbt: string; commit_txid: string | null; commit_hex: string | null;
-  reveal_hexes: string; status: string; created_at: number; expires_at: number; client: string;
+  id: string;
+  address: string;
+  pubkey: string;
+  recipient: string;
+  form: string;
+  content_type: string;
+  action: string | null;
+  body: Buffer;
+  envelope_hash: string;
+  fee_rate: string;
+  postage: string;
+  commit_psbt: string;
+  commit_txid: string | null;
+  commit_hex: string | null;
+  reveal_hexes: string;
+  status: string;
+  created_at: number;
+  expires_at: number;
+  client: string;
 }
 
 export class UserSignedInscriber {
@@ -80,12 +121,28 @@ export class UserSignedInscriber {
     this.prune();
     this.checkRoom(client);
     const pubkey = parsePublicKey(publicKeyHex);
-    checkKeyOfAddress(address, pubkey, this.options.network, "public_key is not the key of address (a P2PKH address of that key is needed)");
-    const plan = this.plan({ form: input.form, content: input.content, pubkey, recipient: input.recipient, feeRate: this.options.feeRateKoinuPerKb, postage: this.options.postageKoinu });
+    checkKeyOfAddress(
+      address,
+      pubkey,
+      this.options.network,
+      "public_key is not the key of address (a P2PKH address of that key is needed)",
+    );
+    const plan = this.plan({
+      form: input.form,
+      content: input.content,
+      pubkey,
+      recipient: input.recipient,
+      feeRate: this.options.feeRateKoinuPerKb,
+      postage: this.options.postageKoinu,
+    });
     const ownScript = addressToOutputScript(address, this.options.network);
     const { coins, fee, change } = await selectUserCoins({
-      queries: this.options.queries, node: this.options.rawTransactions, address, fixed: plan.commitOutputs,
-      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, purpose: "this inscription",
+      queries: this.options.queries,
+      node: this.options.rawTransactions,
+      address,
+      fixed: plan.commitOutputs,
+      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb,
+      purpose: "this inscription",
     });
     const outputs = change > 0n ? [...plan.commitOutputs, { script: ownScript, value: change }] : plan.commitOutputs;
     const psbt = newDogePsbt(this.network);
@@ -99,10 +156,28 @@ export class UserSignedInscriber {
     // Checked again after the awaits above: no await between this check and the insert, so
     // concurrent requests of one client cannot pass the cap together.
     this.checkRoom(client);
-    this.options.db.prepare(`INSERT INTO prepares (id, address, pubkey, recipient, form, content_type, action, body, envelope_hash, fee_rate, postage,
-      commit_psbt, status, created_at, expires_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'awaiting_commit_signature', ?, ?, ?)`).run(
-      id, address, bytesToHex(pubkey), input.recipient, plan.form, input.content.contentType, input.content.action, Buffer.from(input.content.body),
-      plan.envelopeHash, this.options.feeRateKoinuPerKb.toString(), this.options.postageKoinu.toString(), psbt.toBase64(), at, at + (this.options.ttlMs ?? 30 * 60_000), client);
+    this.options.db
+      .prepare(
+        `INSERT INTO prepares (id, address, pubkey, recipient, form, content_type, action, body, envelope_hash, fee_rate, postage,
+      commit_psbt, status, created_at, expires_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'awaiting_commit_signature', ?, ?, ?)`,
+      )
+      .run(
+        id,
+        address,
+        bytesToHex(pubkey),
+        input.recipient,
+        plan.form,
+        input.content.contentType,
+        input.content.action,
+        Buffer.from(input.content.body),
+        plan.envelopeHash,
+        this.options.feeRateKoinuPerKb.toString(),
+        this.options.postageKoinu.toString(),
+        psbt.toBase64(),
+        at,
+        at + (this.options.ttlMs ?? 30 * 60_000),
+        client,
+      );
     return {
       ...this.view(this.row(id)),
       commit: {
@@ -117,7 +192,11 @@ export class UserSignedInscriber {
   /** Step 2: the signed commit PSBT in; the commit transaction and the PSBT of the first reveal out. */
   submitCommit(id: string, psbtBase64: unknown) {
     const row = this.live(id);
-    if (row.status !== "awaiting_commit_signature") throw conflict("WRONG_STEP", `preparation ${id} is ${row.status}, not awaiting the commit signature`, { id, status: row.status });
+    if (row.status !== "awaiting_commit_signature")
+      throw conflict("WRONG_STEP", `preparation ${id} is ${row.status}, not awaiting the commit signature`, {
+        id,
+        status: row.status,
+      });
     const expected = Psbt.fromBase64(row.commit_psbt, { network: this.network });
     const signed = parsePsbt(psbtBase64, this.network);
     const tx = ownTransaction(expected);
@@ -125,20 +204,29 @@ export class UserSignedInscriber {
     tx.inputs.forEach((input, i) => {
       const prevScript = prevOutScript(expected, i);
       const { signature, pubkey } = onlySignature(signed, i);
-      if (!equalBytes(hash160(pubkey), classifyP2pkh(prevScript))) throw badRequest("WRONG_SIGNER", `input ${i} is signed by a key that does not own it`, { input: i });
+      if (!equalBytes(hash160(pubkey), classifyP2pkh(prevScript)))
+        throw badRequest("WRONG_SIGNER", `input ${i} is signed by a key that does not own it`, { input: i });
       checkSignature(tx, i, prevScript, pubkey, signature);
       input.scriptSig = p2pkhScriptSig(signature, pubkey);
     });
     const hex = bytesToHex(serializeTransaction(tx));
     const txid = txidOf(tx);
-    this.options.db.prepare("UPDATE prepares SET commit_txid = ?, commit_hex = ?, status = 'awaiting_reveal_signature' WHERE id = ? AND status = 'awaiting_commit_signature'").run(txid, hex, id);
+    this.options.db
+      .prepare(
+        "UPDATE prepares SET commit_txid = ?, commit_hex = ?, status = 'awaiting_reveal_signature' WHERE id = ? AND status = 'awaiting_commit_signature'",
+      )
+      .run(txid, hex, id);
     return { ...this.view(this.row(id)), commit: { txid, hex }, next_reveal: this.revealPsbt(this.row(id)) };
   }
 
   /** Step 3: a signed reveal PSBT in; the reveal and (Doginals chains) the next PSBT out. */
   submitReveal(id: string, psbtBase64: unknown) {
     const row = this.live(id);
-    if (row.status !== "awaiting_reveal_signature") throw conflict("WRONG_STEP", `preparation ${id} is ${row.status}, not awaiting a reveal signature`, { id, status: row.status });
+    if (row.status !== "awaiting_reveal_signature")
+      throw conflict("WRONG_STEP", `preparation ${id} is ${row.status}, not awaiting a reveal signature`, {
+        id,
+        status: row.status,
+      });
     const plan = this.rowPlan(row);
     const reveals = JSON.parse(row.reveal_hexes) as string[];
     const k = reveals.length;
@@ -149,45 +237,70 @@ export class UserSignedInscriber {
     const pubkey = hexToBytes(row.pubkey);
     tx.inputs.forEach((input, i) => {
       const { signature, pubkey: signer } = onlySignature(signed, i);
-      if (!equalBytes(signer, pubkey)) throw badRequest("WRONG_SIGNER", `reveal input ${i} must be signed by the prepared public key`, { input: i });
+      if (!equalBytes(signer, pubkey))
+        throw badRequest("WRONG_SIGNER", `reveal input ${i} must be signed by the prepared public key`, { input: i });
       checkSignature(tx, i, revealRedeemScript(plan, k, i), pubkey, signature);
       input.scriptSig = revealInputScriptSig(plan, k, i, signature);
     });
     const hex = bytesToHex(serializeTransaction(tx));
     reveals.push(hex);
     const complete = reveals.length === plan.revealCount;
-    this.options.db.prepare("UPDATE prepares SET reveal_hexes = ?, status = ? WHERE id = ? AND status = 'awaiting_reveal_signature'")
+    this.options.db
+      .prepare("UPDATE prepares SET reveal_hexes = ?, status = ? WHERE id = ? AND status = 'awaiting_reveal_signature'")
       .run(JSON.stringify(reveals), complete ? "complete" : "awaiting_reveal_signature", id);
     const updated = this.row(id);
-    return { ...this.view(updated), reveal: { index: k, txid: txidOf(tx), hex }, next_reveal: complete ? null : this.revealPsbt(updated) };
+    return {
+      ...this.view(updated),
+      reveal: { index: k, txid: txidOf(tx), hex },
+      next_reveal: complete ? null : this.revealPsbt(updated),
+    };
   }
 
   /** A preparation as the API shows it (404 when unknown). */
   get(id: string) {
     const row = this.options.db.prepare("SELECT * FROM prepares WHERE id = ?").get(id) as PrepareRow | undefined;
     if (!row) throw notFound("PREPARATION_NOT_FOUND", `no preparation ${id}`, { id });
-    return { ...this.view(row), next_reveal: row.status === "awaiting_reveal_signature" && row.expires_at > this.now() ? this.revealPsbt(row) : null };
+    return {
+      ...this.view(row),
+      next_reveal:
+        row.status === "awaiting_reveal_signature" && row.expires_at > this.now() ? this.revealPsbt(row) : null,
+    };
   }
 
   /** Deletes the preparations that expired more than `retainMs` ago (complete or not). */
   prune(): number {
-    return this.options.db.prepare("DELETE FROM prepares WHERE expires_at <= ?").run(this.now() - (this.options.retainMs ?? 3_600_000)).changes;
+    return this.options.db
+      .prepare("DELETE FROM prepares WHERE expires_at <= ?")
+      .run(this.now() - (this.options.retainMs ?? 3_600_000)).changes;
   }
 
   /** Refuses a new preparation when the client, or everyone together, holds the most allowed. */
   private checkRoom(client: string): void {
     const now = this.now();
     const caps = [
-      { scope: "client", limit: this.options.maxPerClient ?? PREPARATIONS_PER_CLIENT, where: "client = ? AND expires_at > ?", args: [client, now] },
+      {
+        scope: "client",
+        limit: this.options.maxPerClient ?? PREPARATIONS_PER_CLIENT,
+        where: "client = ? AND expires_at > ?",
+        args: [client, now],
+      },
       { scope: "total", limit: this.options.maxTotal ?? PREPARATIONS_TOTAL, where: "expires_at > ?", args: [now] },
     ];
     for (const cap of caps) {
-      const { n, first } = this.options.db.prepare(`SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM prepares WHERE ${cap.where}`).get(...cap.args) as { n: number; first: number | null };
+      const { n, first } = this.options.db
+        .prepare(`SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM prepares WHERE ${cap.where}`)
+        .get(...cap.args) as { n: number; first: number | null };
       if (n < cap.limit) continue;
       const retryAfter = Math.max(1, Math.ceil(((first ?? now) - now) / 1000));
-      throw new AppError("rate_limited", "TOO_MANY_PREPARATIONS", cap.scope === "client"
-        ? `this client made ${n} preparations that have not expired yet (complete or not); retry once the oldest expires`
-        : "the inscriber holds as many preparations as it keeps; retry once the oldest expires", { scope: cap.scope, limit: cap.limit }, { headers: { "Retry-After": String(retryAfter) } });
+      throw new AppError(
+        "rate_limited",
+        "TOO_MANY_PREPARATIONS",
+        cap.scope === "client"
+          ? `this client made ${n} preparations that have not expired yet (complete or not); retry once the oldest expires`
+          : "the inscriber holds as many preparations as it keeps; retry once the oldest expires",
+        { scope: cap.scope, limit: cap.limit },
+        { headers: { "Retry-After": String(retryAfter) } },
+      );
     }
   }
 
@@ -200,7 +313,12 @@ export class UserSignedInscriber {
     const row = this.options.db.prepare("SELECT * FROM prepares WHERE id = ?").get(id) as PrepareRow | undefined;
     if (!row) throw notFound("PREPARATION_NOT_FOUND", `no preparation ${id}`, { id });
     if (row.status !== "complete" && row.expires_at <= this.now()) {
-      throw new AppError("gone", "PREPARATION_EXPIRED", `preparation ${id} expired; prepare again (the user's coins were never reserved)`, { id, expires_at: new Date(row.expires_at).toISOString() });
+      throw new AppError(
+        "gone",
+        "PREPARATION_EXPIRED",
+        `preparation ${id} expired; prepare again (the user's coins were never reserved)`,
+        { id, expires_at: new Date(row.expires_at).toISOString() },
+      );
     }
     return row;
   }
@@ -209,7 +327,8 @@ export class UserSignedInscriber {
     const reveals = JSON.parse(row.reveal_hexes) as string[];
     const revealTxids = reveals.map(txidOfHex);
     const plan = this.rowPlan(row);
-    const status: PrepareStatus = row.status !== "complete" && row.expires_at <= this.now() ? "expired" : (row.status as PrepareStatus);
+    const status: PrepareStatus =
+      row.status !== "complete" && row.expires_at <= this.now() ? "expired" : (row.status as PrepareStatus);
     return {
       id: row.id,
       status,
@@ -227,16 +346,34 @@ export class UserSignedInscriber {
     };
   }
 
-  private plan(args: { form: InscriptionForm; content: InscriptionInput["content"]; pubkey: Uint8Array; recipient: string; feeRate: bigint; postage: bigint }): InscriptionPlan {
-    return planInscription(args.content, args.form, args.pubkey, addressToOutputScript(args.recipient, this.options.network), {
-      feeRateKoinuPerKb: args.feeRate, postageKoinu: args.postage,
-    });
+  private plan(args: {
+    form: InscriptionForm;
+    content: InscriptionInput["content"];
+    pubkey: Uint8Array;
+    recipient: string;
+    feeRate: bigint;
+    postage: bigint;
+  }): InscriptionPlan {
+    return planInscription(
+      args.content,
+      args.form,
+      args.pubkey,
+      addressToOutputScript(args.recipient, this.options.network),
+      {
+        feeRateKoinuPerKb: args.feeRate,
+        postageKoinu: args.postage,
+      },
+    );
   }
 
   private rowPlan(row: PrepareRow): InscriptionPlan {
     return this.plan({
-      form: row.form as InscriptionForm, content: { contentType: row.content_type, action: row.action, body: new Uint8Array(row.body) },
-      pubkey: hexToBytes(row.pubkey), recipient: row.recipient, feeRate: BigInt(row.fee_rate), postage: BigInt(row.postage),
+      form: row.form as InscriptionForm,
+      content: { contentType: row.content_type, action: row.action, body: new Uint8Array(row.body) },
+      pubkey: hexToBytes(row.pubkey),
+      recipient: row.recipient,
+      feeRate: BigInt(row.fee_rate),
+      postage: BigInt(row.postage),
     });
   }
 
@@ -250,7 +387,12 @@ export class UserSignedInscriber {
     const tx = unsignedReveal(plan, k, previousTxid);
     const psbt = newDogePsbt(this.network);
     revealInputs(plan, k, previousTxid).forEach((prev, i) => {
-      psbt.addInput({ hash: prev.txid, index: prev.vout, nonWitnessUtxo: hexToBytes(previousHex), redeemScript: revealRedeemScript(plan, k, i) });
+      psbt.addInput({
+        hash: prev.txid,
+        index: prev.vout,
+        nonWitnessUtxo: hexToBytes(previousHex),
+        redeemScript: revealRedeemScript(plan, k, i),
+      });
     });
     for (const output of tx.outputs) psbt.addOutput({ script: output.script, value: output.value });
     return { index: k, psbt: psbt.toBase64() };
@@ -276,7 +418,9 @@ function sameUnsignedTransaction(signed: Psbt, expected: Transaction): void {
   const unsigned = unsignedBytes(signed);
   const blank = { ...expected, inputs: expected.inputs.map((input) => ({ ...input, scriptSig: new Uint8Array(0) })) };
   if (!equalBytes(unsigned, serializeTransaction(blank))) {
-    throw badRequest("PSBT_MISMATCH", "the PSBT's transaction is not the one this service built for this step", { field: "psbt" });
+    throw badRequest("PSBT_MISMATCH", "the PSBT's transaction is not the one this service built for this step", {
+      field: "psbt",
+    });
   }
 }
 

@@ -5,7 +5,13 @@
  * live reservations holds it in the database too).
  */
 import type { Sqlite } from "../../db/sqlite";
-import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_DEPLOY_OP, LAUNCHPAD_MINT_OP, LAUNCHPAD_PROTOCOL, encodeLaunchpadDeploy } from "../../inscription/launchpad";
+import {
+  LAUNCHPAD_CONTENT_TYPE,
+  LAUNCHPAD_DEPLOY_OP,
+  LAUNCHPAD_MINT_OP,
+  LAUNCHPAD_PROTOCOL,
+  encodeLaunchpadDeploy,
+} from "../../inscription/launchpad";
 import { AppError, conflict, notFound } from "../http/errors";
 import type { InscriberClient } from "../inscriber/client";
 
@@ -72,27 +78,65 @@ export function deployRequest(collection: Collection): LaunchpadInscriptionReque
     project: "launchpad",
     contentType: LAUNCHPAD_CONTENT_TYPE,
     action: LAUNCHPAD_DEPLOY_OP,
-    content: encodeLaunchpadDeploy({ slug: collection.slug, name: collection.name, priceKoinu: collection.priceKoinu, maxSupply: BigInt(collection.maxSupply) }),
+    content: encodeLaunchpadDeploy({
+      slug: collection.slug,
+      name: collection.name,
+      priceKoinu: collection.priceKoinu,
+      maxSupply: BigInt(collection.maxSupply),
+    }),
     recipient: collection.creatorAddress,
     idempotencyKey: `launchpad-deploy-${collection.slug}`,
   };
 }
 
 interface CollectionRow {
-  slug: string; name: string; price_koinu: string; max_supply: number; creator_address: string; listed_by: string; created_at: number;
-  deploy_status: DeployStatus; deploy_job_id: string | null; deploy_inscription_id: string | null; deploy_error: string | null; minted: number;
+  slug: string;
+  name: string;
+  price_koinu: string;
+  max_supply: number;
+  creator_address: string;
+  listed_by: string;
+  created_at: number;
+  deploy_status: DeployStatus;
+  deploy_job_id: string | null;
+  deploy_inscription_id: string | null;
+  deploy_error: string | null;
+  minted: number;
 }
 
-interface ReservationRow { id: number; slug: string; token_index: number; address: string; reserved_at: number; expires_at: number }
+interface ReservationRow {
+  id: number;
+  slug: string;
+  token_index: number;
+  address: string;
+  reserved_at: number;
+  expires_at: number;
+}
 
 const toCollection = (r: CollectionRow): Collection => ({
-  slug: r.slug, name: r.name, priceKoinu: BigInt(r.price_koinu), maxSupply: r.max_supply, creatorAddress: r.creator_address, listedBy: r.listed_by,
-  createdAt: r.created_at, minted: r.minted,
-  deploy: { status: r.deploy_status, jobId: r.deploy_job_id, inscriptionId: r.deploy_inscription_id, error: r.deploy_error },
+  slug: r.slug,
+  name: r.name,
+  priceKoinu: BigInt(r.price_koinu),
+  maxSupply: r.max_supply,
+  creatorAddress: r.creator_address,
+  listedBy: r.listed_by,
+  createdAt: r.created_at,
+  minted: r.minted,
+  deploy: {
+    status: r.deploy_status,
+    jobId: r.deploy_job_id,
+    inscriptionId: r.deploy_inscription_id,
+    error: r.deploy_error,
+  },
 });
 
 const toReservation = (r: ReservationRow): Reservation => ({
-  id: r.id, slug: r.slug, tokenIndex: r.token_index, address: r.address, reservedAt: r.reserved_at, expiresAt: r.expires_at,
+  id: r.id,
+  slug: r.slug,
+  tokenIndex: r.token_index,
+  address: r.address,
+  reservedAt: r.reserved_at,
+  expiresAt: r.expires_at,
 });
 
 const COLLECTION_COLUMNS = `c.slug, c.name, c.price_koinu, c.max_supply, c.creator_address, c.listed_by, c.created_at, c.deploy_status, c.deploy_job_id,
@@ -101,17 +145,26 @@ const COLLECTION_COLUMNS = `c.slug, c.name, c.price_koinu, c.max_supply, c.creat
 export class CollectionStore {
   private readonly s;
 
-  constructor(private readonly db: Sqlite, private readonly clock: () => number, private readonly reservationSeconds: number) {
+  constructor(
+    private readonly db: Sqlite,
+    private readonly clock: () => number,
+    private readonly reservationSeconds: number,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       get: p(`SELECT ${COLLECTION_COLUMNS} FROM collections c WHERE c.slug = ?`),
       list: p(`SELECT ${COLLECTION_COLUMNS} FROM collections c WHERE c.slug > ? ORDER BY c.slug LIMIT ?`),
-      insert: p(`INSERT INTO collections (slug, name, price_koinu, max_supply, creator_address, listed_by, created_at, deploy_status)
+      insert:
+        p(`INSERT INTO collections (slug, name, price_koinu, max_supply, creator_address, listed_by, created_at, deploy_status)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (slug) DO NOTHING`),
-      deploySubmitted: p("UPDATE collections SET deploy_status = 'submitted', deploy_job_id = ?, deploy_error = NULL WHERE slug = ?"),
+      deploySubmitted: p(
+        "UPDATE collections SET deploy_status = 'submitted', deploy_job_id = ?, deploy_error = NULL WHERE slug = ?",
+      ),
       deployFailed: p("UPDATE collections SET deploy_error = ? WHERE slug = ?"),
       expire: p("UPDATE reservations SET status = 'expired' WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
-      liveOf: p("SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?"),
+      liveOf: p(
+        "SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?",
+      ),
       // Whether one index is taken (minted, in a mint that has not failed, or held by a live
       // reservation): three index lookups.
       taken: p(`SELECT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = $c)
@@ -120,15 +173,24 @@ export class CollectionStore {
       floor: p("SELECT claim_floor AS floor FROM collections WHERE slug = ?"),
       setFloor: p("UPDATE collections SET claim_floor = ? WHERE slug = ?"),
       lowerFloor: p("UPDATE collections SET claim_floor = MIN(claim_floor, ?) WHERE slug = ?"),
-      minExpiring: p("SELECT MIN(token_index) AS low FROM reservations WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
+      minExpiring: p(
+        "SELECT MIN(token_index) AS low FROM reservations WHERE slug = ? AND status = 'active' AND expires_at <= ?",
+      ),
       liveCount: p("SELECT COUNT(*) AS n FROM reservations WHERE slug = ? AND status = 'active' AND expires_at > ?"),
-      insertReservation: p("INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status, client_key) VALUES (?, ?, ?, ?, ?, 'active', ?)"),
+      insertReservation: p(
+        "INSERT INTO reservations (slug, token_index, address, reserved_at, expires_at, status, client_key) VALUES (?, ?, ?, ?, ?, 'active', ?)",
+      ),
       // Counts at most `cap` rows: a claim's cost does not grow with what one client holds.
-      liveOfClient: p("SELECT COUNT(*) AS n FROM (SELECT 1 FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ? LIMIT ?)"),
-      firstExpiryOfClient: p("SELECT MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?"),
+      liveOfClient: p(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ? LIMIT ?)",
+      ),
+      firstExpiryOfClient: p(
+        "SELECT MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?",
+      ),
       // Expired reservations that nothing refers to (no mint, payment or minted item), and the
       // payment PSBTs built for them: a claim's rows, gone a day after it expired.
-      prunePsbts: p(`DELETE FROM payment_psbts WHERE reservation_id IN (SELECT r.id FROM reservations r WHERE r.status = 'expired' AND r.expires_at < ?
+      prunePsbts:
+        p(`DELETE FROM payment_psbts WHERE reservation_id IN (SELECT r.id FROM reservations r WHERE r.status = 'expired' AND r.expires_at < ?
         AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.reservation_id = r.id) AND NOT EXISTS (SELECT 1 FROM payments y WHERE y.reservation_id = r.id)
         AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = r.id))`),
       pruneReservations: p(`DELETE FROM reservations WHERE status = 'expired' AND expires_at < ?
@@ -149,9 +211,25 @@ export class CollectionStore {
   }
 
   /** Lists a new collection with its deploy pending; 409 SLUG_TAKEN when the slug is listed already. */
-  create(input: { slug: string; name: string; priceKoinu: bigint; maxSupply: number; creatorAddress: string; listedBy: string }): Collection {
-    const inserted = this.s.insert.run(input.slug, input.name, input.priceKoinu.toString(), input.maxSupply, input.creatorAddress, input.listedBy, this.clock());
-    if (inserted.changes !== 1) throw conflict("SLUG_TAKEN", `a collection with slug "${input.slug}" is already listed`, { slug: input.slug });
+  create(input: {
+    slug: string;
+    name: string;
+    priceKoinu: bigint;
+    maxSupply: number;
+    creatorAddress: string;
+    listedBy: string;
+  }): Collection {
+    const inserted = this.s.insert.run(
+      input.slug,
+      input.name,
+      input.priceKoinu.toString(),
+      input.maxSupply,
+      input.creatorAddress,
+      input.listedBy,
+      this.clock(),
+    );
+    if (inserted.changes !== 1)
+      throw conflict("SLUG_TAKEN", `a collection with slug "${input.slug}" is already listed`, { slug: input.slug });
     return this.get(input.slug)!;
   }
 
@@ -170,42 +248,66 @@ export class CollectionStore {
    * `client.key` (the claim's client IP) already holds `client.maxLive` live reservations of `slug`
    * (0: no cap), with Retry-After until the first of them expires.
    */
-  claim(slug: string, address: string, client: { key: string; maxLive: number } = { key: "", maxLive: 0 }): { reservation: Reservation; created: boolean } {
-    return this.db.transaction(() => {
-      const now = this.clock();
-      const collection = this.get(slug);
-      if (!collection) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed`, { slug });
-      // Expired reservations leave the live set (and its unique index) before an index is chosen;
-      // the lowest of them lowers the floor, so a freed index is reused first.
-      const freed = (this.s.minExpiring.get(slug, now) as { low: number | null }).low;
-      if (freed !== null) this.s.lowerFloor.run(freed, slug);
-      this.s.expire.run(slug, now);
-      const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
-      if (live) return { reservation: toReservation(live), created: false };
-      if (client.maxLive > 0) {
-        const held = this.s.liveOfClient.get(slug, client.key, now, client.maxLive) as { n: number };
-        if (held.n >= client.maxLive) {
-          const first = (this.s.firstExpiryOfClient.get(slug, client.key, now) as { first_expiry: number | null }).first_expiry;
-          const retryAfter = Math.max(1, (first ?? now + 1) - now);
-          throw new AppError("rate_limited", "RESERVATION_LIMIT", `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`, {
-            slug, live_reservations: held.n, max_per_client: client.maxLive, retry_after_seconds: retryAfter,
-          }, { headers: { "Retry-After": String(retryAfter) } });
+  claim(
+    slug: string,
+    address: string,
+    client: { key: string; maxLive: number } = { key: "", maxLive: 0 },
+  ): { reservation: Reservation; created: boolean } {
+    return this.db
+      .transaction(() => {
+        const now = this.clock();
+        const collection = this.get(slug);
+        if (!collection) throw notFound("COLLECTION_NOT_FOUND", `no collection "${slug}" is listed`, { slug });
+        // Expired reservations leave the live set (and its unique index) before an index is chosen;
+        // the lowest of them lowers the floor, so a freed index is reused first.
+        const freed = (this.s.minExpiring.get(slug, now) as { low: number | null }).low;
+        if (freed !== null) this.s.lowerFloor.run(freed, slug);
+        this.s.expire.run(slug, now);
+        const live = this.s.liveOf.get(slug, address, now) as ReservationRow | undefined;
+        if (live) return { reservation: toReservation(live), created: false };
+        if (client.maxLive > 0) {
+          const held = this.s.liveOfClient.get(slug, client.key, now, client.maxLive) as { n: number };
+          if (held.n >= client.maxLive) {
+            const first = (this.s.firstExpiryOfClient.get(slug, client.key, now) as { first_expiry: number | null })
+              .first_expiry;
+            const retryAfter = Math.max(1, (first ?? now + 1) - now);
+            throw new AppError(
+              "rate_limited",
+              "RESERVATION_LIMIT",
+              `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`,
+              {
+                slug,
+                live_reservations: held.n,
+                max_per_client: client.maxLive,
+                retry_after_seconds: retryAfter,
+              },
+              { headers: { "Retry-After": String(retryAfter) } },
+            );
+          }
         }
-      }
-      // Every index below the floor is taken (the floor is lowered whenever one is freed), so the
-      // lowest free index is the first one from the floor up that is not taken: a few index
-      // lookups per claim however many are taken, instead of a scan of all of them.
-      let next = (this.s.floor.get(slug) as { floor: number }).floor;
-      while (next < collection.maxSupply && (this.s.taken.get({ slug, c: next, now }) as { taken: number }).taken) next++;
-      this.s.setFloor.run(next, slug);
-      if (next >= collection.maxSupply) {
-        const reserved = (this.s.liveCount.get(slug, now) as { n: number }).n;
-        throw conflict("SOLD_OUT", `every index of "${slug}" is minted or reserved`, { slug, max: collection.maxSupply, minted: collection.minted, reserved });
-      }
-      const expiresAt = now + this.reservationSeconds;
-      const id = Number(this.s.insertReservation.run(slug, next, address, now, expiresAt, client.key).lastInsertRowid);
-      return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
-    }).immediate();
+        // Every index below the floor is taken (the floor is lowered whenever one is freed), so the
+        // lowest free index is the first one from the floor up that is not taken: a few index
+        // lookups per claim however many are taken, instead of a scan of all of them.
+        let next = (this.s.floor.get(slug) as { floor: number }).floor;
+        while (next < collection.maxSupply && (this.s.taken.get({ slug, c: next, now }) as { taken: number }).taken)
+          next++;
+        this.s.setFloor.run(next, slug);
+        if (next >= collection.maxSupply) {
+          const reserved = (this.s.liveCount.get(slug, now) as { n: number }).n;
+          throw conflict("SOLD_OUT", `every index of "${slug}" is minted or reserved`, {
+            slug,
+            max: collection.maxSupply,
+            minted: collection.minted,
+            reserved,
+          });
+        }
+        const expiresAt = now + this.reservationSeconds;
+        const id = Number(
+          this.s.insertReservation.run(slug, next, address, now, expiresAt, client.key).lastInsertRowid,
+        );
+        return { reservation: { id, slug, tokenIndex: next, address, reservedAt: now, expiresAt }, created: true };
+      })
+      .immediate();
   }
 
   /**
@@ -214,10 +316,12 @@ export class CollectionStore {
    * reservations went.
    */
   pruneExpired(before: number): number {
-    return this.db.transaction(() => {
-      this.s.prunePsbts.run(before);
-      return this.s.pruneReservations.run(before).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.s.prunePsbts.run(before);
+        return this.s.pruneReservations.run(before).changes;
+      })
+      .immediate();
   }
 
   /** Makes `tokenIndex` of `slug` the floor if it is lower (an index freed by a failed mint). */

@@ -13,7 +13,8 @@ const ROOT = path.resolve(__dirname, "..", "..", "..");
 const ENTRY = path.join(ROOT, "web", "src", "dev-wallet.ts");
 
 /** What /wallet-provider.js is without a development key. */
-export const NO_DEV_WALLET_SCRIPT = "/* No development wallet on this launchpad: the browser's wallet provides window.wallet. */\n";
+export const NO_DEV_WALLET_SCRIPT =
+  "/* No development wallet on this launchpad: the browser's wallet provides window.wallet. */\n";
 
 let bundle: Promise<string> | null = null;
 
@@ -39,7 +40,8 @@ export function devWalletBundle(): Promise<string> {
 
 /** The script that installs the development wallet over `wif` (refused unless it is a key of `network`). */
 export async function devWalletScript(wif: string, network: DogeNetwork): Promise<string> {
-  if (network.name === "mainnet") throw new Error("the development wallet is for the devnet and testnet only: it hands its key to the page");
+  if (network.name === "mainnet")
+    throw new Error("the development wallet is for the devnet and testnet only: it hands its key to the page");
   decodeWif(wif, network);
   return `${await devWalletBundle()}\nDogeDevWallet.install(${JSON.stringify({ wif, network: network.name })});\n`;
 }

@@ -37,7 +37,10 @@ export class MintedFeed {
   /** Open streams per client key; a key leaves the map with its last stream, so it holds only clients with a stream open. */
   private readonly perClient = new Map<string, number>();
 
-  constructor(private readonly collections: CollectionStore, options: MintedFeedOptions = {}) {
+  constructor(
+    private readonly collections: CollectionStore,
+    options: MintedFeedOptions = {},
+  ) {
     this.pollMs = options.pollMs ?? 2_000;
     this.maxStreams = options.maxStreams ?? 1_000;
     this.maxStreamsPerClient = options.maxStreamsPerClient ?? 8;

@@ -38,7 +38,14 @@ export class CollectionIndex {
   /** The member tokens of `slug` that `address` holds now. */
   membership(slug: string, address: string): Membership {
     const tokens = this.queries.collectionTokensHeld(slug, address);
-    return { slug, address, member: tokens.length > 0, tokens, collectionIndexed: this.hasCollection(slug), indexedHeight: this.queries.tipHeight() };
+    return {
+      slug,
+      address,
+      member: tokens.length > 0,
+      tokens,
+      collectionIndexed: this.hasCollection(slug),
+      indexedHeight: this.queries.tipHeight(),
+    };
   }
 }
 
@@ -65,7 +72,10 @@ export function createMemberGate(sessions: SessionStore, index: CollectionIndex)
           const wanted = typeof slug === "function" ? slug(req) : slug;
           const membership = index.membership(wanted, session.address);
           if (!membership.member) {
-            throw new AppError("forbidden", "NOT_A_MEMBER", `${session.address} holds no token of "${wanted}"`, { slug: wanted, address: session.address });
+            throw new AppError("forbidden", "NOT_A_MEMBER", `${session.address} holds no token of "${wanted}"`, {
+              slug: wanted,
+              address: session.address,
+            });
           }
           res.locals.launchpadMembership = membership;
           next();

@@ -16,7 +16,6 @@
  * the same index.
  */
 import type { Sqlite } from "../../db/sqlite";
-import crypto from "node:crypto";
 import { bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "../../inscription/launchpad";
@@ -73,27 +72,78 @@ export const paymentMemo = (slug: string, tokenIndex: number) => `${MINT_PAYMENT
  * The inscriber's Idempotency-Key of a mint: `launchpad-mint:<slug>:<index>:<attempt>`. A slug holds
  * no ":" and the index and attempt are decimal, so two different mints never share a key.
  */
-export const mintIdempotencyKey = (slug: string, tokenIndex: number, attempt: number) => `launchpad-mint:${slug}:${tokenIndex}:${attempt}`;
+export const mintIdempotencyKey = (slug: string, tokenIndex: number, attempt: number) =>
+  `launchpad-mint:${slug}:${tokenIndex}:${attempt}`;
 
 interface MintRow {
-  slug: string; token_index: number; attempt: number; reservation_id: number; address: string; payment_txid: string | null; status: MintStatus;
-  inscriber_job_id: string | null; inscription_id: string | null; mint_txid: string | null; error: string | null; created_at: number; updated_at: number;
+  slug: string;
+  token_index: number;
+  attempt: number;
+  reservation_id: number;
+  address: string;
+  payment_txid: string | null;
+  status: MintStatus;
+  inscriber_job_id: string | null;
+  inscription_id: string | null;
+  mint_txid: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
 }
 interface PaymentRow {
-  txid: string; slug: string; token_index: number; reservation_id: number; address: string; payer_address: string | null; received_koinu: string;
-  price_koinu: string; status: PaymentStatus; settlement_reason: SettlementReason | null; settlement_koinu: string; creator_address: string; created_at: number;
+  txid: string;
+  slug: string;
+  token_index: number;
+  reservation_id: number;
+  address: string;
+  payer_address: string | null;
+  received_koinu: string;
+  price_koinu: string;
+  status: PaymentStatus;
+  settlement_reason: SettlementReason | null;
+  settlement_koinu: string;
+  creator_address: string;
+  created_at: number;
 }
-interface ReservationRow { id: number; slug: string; token_index: number; address: string; expires_at: number; status: string }
+interface ReservationRow {
+  id: number;
+  slug: string;
+  token_index: number;
+  address: string;
+  expires_at: number;
+  status: string;
+}
 
 const toMint = (r: MintRow): MintRecord => ({
-  slug: r.slug, tokenIndex: r.token_index, attempt: r.attempt, reservationId: r.reservation_id, address: r.address, paymentTxid: r.payment_txid,
-  status: r.status, inscriberJobId: r.inscriber_job_id, inscriptionId: r.inscription_id, mintTxid: r.mint_txid, error: r.error,
-  createdAt: r.created_at, updatedAt: r.updated_at,
+  slug: r.slug,
+  tokenIndex: r.token_index,
+  attempt: r.attempt,
+  reservationId: r.reservation_id,
+  address: r.address,
+  paymentTxid: r.payment_txid,
+  status: r.status,
+  inscriberJobId: r.inscriber_job_id,
+  inscriptionId: r.inscription_id,
+  mintTxid: r.mint_txid,
+  error: r.error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 const toPayment = (r: PaymentRow): PaymentRecord => ({
-  txid: r.txid, slug: r.slug, tokenIndex: r.token_index, reservationId: r.reservation_id, address: r.address, payerAddress: r.payer_address,
-  receivedKoinu: BigInt(r.received_koinu), priceKoinu: BigInt(r.price_koinu), status: r.status, creatorAddress: r.creator_address,
-  settlement: r.settlement_reason !== null && BigInt(r.settlement_koinu) > 0n ? { reason: r.settlement_reason, owedKoinu: BigInt(r.settlement_koinu) } : null,
+  txid: r.txid,
+  slug: r.slug,
+  tokenIndex: r.token_index,
+  reservationId: r.reservation_id,
+  address: r.address,
+  payerAddress: r.payer_address,
+  receivedKoinu: BigInt(r.received_koinu),
+  priceKoinu: BigInt(r.price_koinu),
+  status: r.status,
+  creatorAddress: r.creator_address,
+  settlement:
+    r.settlement_reason !== null && BigInt(r.settlement_koinu) > 0n
+      ? { reason: r.settlement_reason, owedKoinu: BigInt(r.settlement_koinu) }
+      : null,
   createdAt: r.created_at,
 });
 
@@ -104,7 +154,12 @@ export const paymentJson = (p: PaymentRecord) => ({
   price_koinu: p.priceKoinu.toString(),
   status: p.status,
   settlement: p.settlement
-    ? { reason: p.settlement.reason, owed_koinu: p.settlement.owedKoinu.toString(), owed_by: p.creatorAddress, owed_to: p.payerAddress }
+    ? {
+        reason: p.settlement.reason,
+        owed_koinu: p.settlement.owedKoinu.toString(),
+        owed_by: p.creatorAddress,
+        owed_to: p.payerAddress,
+      }
     : null,
 });
 
@@ -135,34 +190,51 @@ export class MintService {
       reservation: p("SELECT id, slug, token_index, address, expires_at, status FROM reservations WHERE id = ?"),
       reservationMinted: p("UPDATE reservations SET status = 'minted' WHERE id = ? AND status = 'active'"),
       mint: p("SELECT * FROM mints WHERE slug = ? AND token_index = ?"),
-      open: p("SELECT * FROM mints WHERE status IN ('accepted', 'submitted', 'revealed') ORDER BY updated_at LIMIT 100"),
-      upsertMint: p(`INSERT INTO mints (slug, token_index, attempt, reservation_id, address, payment_txid, status, created_at, updated_at)
+      open: p(
+        "SELECT * FROM mints WHERE status IN ('accepted', 'submitted', 'revealed') ORDER BY updated_at LIMIT 100",
+      ),
+      upsertMint:
+        p(`INSERT INTO mints (slug, token_index, attempt, reservation_id, address, payment_txid, status, created_at, updated_at)
         VALUES ($slug, $index, 1, $reservation, $address, $payment, 'accepted', $now, $now)
         ON CONFLICT (slug, token_index) DO UPDATE SET attempt = mints.attempt + 1, reservation_id = excluded.reservation_id, address = excluded.address,
           payment_txid = excluded.payment_txid, status = 'accepted', inscriber_job_id = NULL, inscription_id = NULL, mint_txid = NULL, error = NULL,
           created_at = excluded.created_at, updated_at = excluded.updated_at
         WHERE mints.status = 'failed'`),
-      submitted: p("UPDATE mints SET status = 'submitted', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE slug = ? AND token_index = ? AND status = 'accepted'"),
+      submitted: p(
+        "UPDATE mints SET status = 'submitted', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE slug = ? AND token_index = ? AND status = 'accepted'",
+      ),
       mintError: p("UPDATE mints SET error = ?, updated_at = ? WHERE slug = ? AND token_index = ?"),
-      revealed: p("UPDATE mints SET status = 'revealed', mint_txid = ?, inscription_id = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status = 'submitted'"),
-      confirmed: p(`UPDATE mints SET status = 'confirmed', mint_txid = ?, inscription_id = ?, error = NULL, updated_at = ?
+      revealed: p(
+        "UPDATE mints SET status = 'revealed', mint_txid = ?, inscription_id = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status = 'submitted'",
+      ),
+      confirmed:
+        p(`UPDATE mints SET status = 'confirmed', mint_txid = ?, inscription_id = ?, error = NULL, updated_at = ?
         WHERE slug = ? AND token_index = ? AND status IN ('submitted', 'revealed')`),
-      failed: p("UPDATE mints SET status = 'failed', error = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status IN ('accepted', 'submitted', 'revealed')"),
+      failed: p(
+        "UPDATE mints SET status = 'failed', error = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status IN ('accepted', 'submitted', 'revealed')",
+      ),
       item: p(`INSERT INTO collection_items (slug, token_index, address, reservation_id, mint_txid, inscription_id, minted_at)
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug, token_index) DO NOTHING`),
-      payment: p("SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug WHERE p.txid = ?"),
+      payment: p(
+        "SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug WHERE p.txid = ?",
+      ),
       // refund_status is 'none' from schema version 5 on: the launchpad pays nothing back itself.
-      insertPayment: p(`INSERT INTO payments (txid, slug, token_index, reservation_id, address, payer_address, received_koinu, price_koinu, status,
+      insertPayment:
+        p(`INSERT INTO payments (txid, slug, token_index, reservation_id, address, payer_address, received_koinu, price_koinu, status,
         settlement_reason, settlement_koinu, refund_status, created_at) VALUES ($txid, $slug, $index, $reservation, $address, $payer, $received, $price, $status,
         $reason, $owed, 'none', $now)`),
       // A payment recorded as late or mint_failed, applied to its own payer's new live reservation of the same index.
-      reapplyPayment: p(`UPDATE payments SET status = 'accepted', reservation_id = $reservation, settlement_reason = $reason, settlement_koinu = $owed
+      reapplyPayment:
+        p(`UPDATE payments SET status = 'accepted', reservation_id = $reservation, settlement_reason = $reason, settlement_koinu = $owed
         WHERE txid = $txid AND status IN ('late', 'mint_failed')`),
       owedTo: p(`SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug
         WHERE p.slug = ? AND p.address = ? AND p.settlement_reason IS NOT NULL AND p.settlement_koinu != '0' ORDER BY p.created_at DESC LIMIT 20`),
-      settleAfterFailure: p(`UPDATE payments SET status = 'mint_failed', settlement_reason = 'MINT_FAILED', settlement_koinu = received_koinu
+      settleAfterFailure:
+        p(`UPDATE payments SET status = 'mint_failed', settlement_reason = 'MINT_FAILED', settlement_koinu = received_koinu
         WHERE txid = ? AND status = 'accepted'`),
-      deploysOpen: p("SELECT slug, deploy_job_id FROM collections WHERE deploy_status = 'submitted' AND deploy_inscription_id IS NULL LIMIT 100"),
+      deploysOpen: p(
+        "SELECT slug, deploy_job_id FROM collections WHERE deploy_status = 'submitted' AND deploy_inscription_id IS NULL LIMIT 100",
+      ),
       deployInscribed: p("UPDATE collections SET deploy_inscription_id = ? WHERE slug = ?"),
     };
   }
@@ -187,24 +259,52 @@ export class MintService {
    * Turns `address`'s reservation `reservationId` on `collection` into a mint (see docs/api.md for
    * every answer). Returns the mint and whether this call created it (false: a retry of the same mint).
    */
-  async mint(collection: Collection, address: string, reservationId: number, paymentTxid: string | null): Promise<{ mint: MintRecord; created: boolean }> {
+  async mint(
+    collection: Collection,
+    address: string,
+    reservationId: number,
+    paymentTxid: string | null,
+  ): Promise<{ mint: MintRecord; created: boolean }> {
     const { slug } = collection;
-    if (!this.options.inscriber) throw new AppError("unavailable", "MINTING_UNAVAILABLE", "this launchpad has no inscriber configured; mints cannot be made", { slug });
+    if (!this.options.inscriber)
+      throw new AppError(
+        "unavailable",
+        "MINTING_UNAVAILABLE",
+        "this launchpad has no inscriber configured; mints cannot be made",
+        { slug },
+      );
     const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
-      throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, { slug, reservation_id: reservationId });
+      throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, {
+        slug,
+        reservation_id: reservationId,
+      });
     }
     const index = reservation.token_index;
     const existing = this.get(slug, index);
     // A retry of a mint already made answers it; a second payment for it is recorded below (the creator's to settle).
-    if (existing && existing.reservationId === reservation.id && existing.paymentTxid === paymentTxid) return { mint: existing, created: false };
-    if (reservation.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
+    if (existing && existing.reservationId === reservation.id && existing.paymentTxid === paymentTxid)
+      return { mint: existing, created: false };
+    if (reservation.status === "minted" && paymentTxid === null)
+      throw this.reservationUsed(reservationId, slug, index, {});
     const priced = collection.priceKoinu > 0n;
-    if (!priced && paymentTxid !== null) throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: send no payment_txid`, { slug, field: "payment_txid" });
-    if (priced && paymentTxid === null) {
-      throw badRequest("PAYMENT_REQUIRED", `"${slug}" costs ${collection.priceKoinu} koinu: pay the creator and send payment_txid`, {
-        slug, field: "payment_txid", price_koinu: collection.priceKoinu.toString(), pay_to: collection.creatorAddress, op_return: paymentMemo(slug, index),
+    if (!priced && paymentTxid !== null)
+      throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: send no payment_txid`, {
+        slug,
+        field: "payment_txid",
       });
+    if (priced && paymentTxid === null) {
+      throw badRequest(
+        "PAYMENT_REQUIRED",
+        `"${slug}" costs ${collection.priceKoinu} koinu: pay the creator and send payment_txid`,
+        {
+          slug,
+          field: "payment_txid",
+          price_koinu: collection.priceKoinu.toString(),
+          pay_to: collection.creatorAddress,
+          op_return: paymentMemo(slug, index),
+        },
+      );
     }
 
     let payment: { received: bigint; payer: string } | null = null;
@@ -218,61 +318,128 @@ export class MintService {
     }
 
     const now = this.options.clock();
-    const outcome = this.options.db.transaction((): Outcome => {
-      const current = this.s.reservation.get(reservationId) as ReservationRow;
-      const mintNow = this.get(slug, index);
-      if (current.status === "minted" && mintNow?.reservationId === reservationId && mintNow.paymentTxid === paymentTxid) return { kind: "already" };
-      if (current.status === "minted" && paymentTxid === null) throw this.reservationUsed(reservationId, slug, index, {});
-      const live = current.status === "active" && current.expires_at > now;
-      if (paymentTxid !== null && reapply !== null) {
-        // Still the payer's recorded payment (another call may have used it since): the reservation must be live.
-        const again = this.payment(paymentTxid)!;
-        if (!this.reappliable(again, address, slug, index, collection.priceKoinu)) return { kind: "refused", paymentTxid, error: () => this.reused(again, paymentTxid) };
-        if (!live || current.status !== "active") {
-          return { kind: "refused", paymentTxid, error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} is not live; claim again`, { slug, index, expires_at: current.expires_at, ...extra }) };
+    const outcome = this.options.db
+      .transaction((): Outcome => {
+        const current = this.s.reservation.get(reservationId) as ReservationRow;
+        const mintNow = this.get(slug, index);
+        if (
+          current.status === "minted" &&
+          mintNow?.reservationId === reservationId &&
+          mintNow.paymentTxid === paymentTxid
+        )
+          return { kind: "already" };
+        if (current.status === "minted" && paymentTxid === null)
+          throw this.reservationUsed(reservationId, slug, index, {});
+        const live = current.status === "active" && current.expires_at > now;
+        if (paymentTxid !== null && reapply !== null) {
+          // Still the payer's recorded payment (another call may have used it since): the reservation must be live.
+          const again = this.payment(paymentTxid)!;
+          if (!this.reappliable(again, address, slug, index, collection.priceKoinu))
+            return { kind: "refused", paymentTxid, error: () => this.reused(again, paymentTxid) };
+          if (!live || current.status !== "active") {
+            return {
+              kind: "refused",
+              paymentTxid,
+              error: (extra) =>
+                conflict("RESERVATION_EXPIRED", `reservation ${reservationId} is not live; claim again`, {
+                  slug,
+                  index,
+                  expires_at: current.expires_at,
+                  ...extra,
+                }),
+            };
+          }
+          const excess = again.receivedKoinu - collection.priceKoinu;
+          this.s.reapplyPayment.run({
+            txid: paymentTxid,
+            reservation: reservationId,
+            reason: excess > 0n ? "OVERPAID" : null,
+            owed: excess.toString(),
+          });
+        } else if (paymentTxid !== null && payment !== null) {
+          if (this.s.payment.get(paymentTxid)) {
+            const used = this.payment(paymentTxid)!;
+            return { kind: "refused", paymentTxid, error: () => this.reused(used, paymentTxid) };
+          }
+          const insert = (status: PaymentStatus, reason: SettlementReason | null, owedKoinu: bigint) =>
+            this.s.insertPayment.run({
+              txid: paymentTxid,
+              slug,
+              index,
+              reservation: reservationId,
+              address,
+              payer: payment!.payer,
+              received: payment!.received.toString(),
+              price: collection.priceKoinu.toString(),
+              status,
+              reason,
+              owed: owedKoinu.toString(),
+              now,
+            });
+          const owedBy = `the creator ${collection.creatorAddress} owes it back to the payer; the launchpad never refunds`;
+          if (current.status === "minted") {
+            insert("duplicate", "RESERVATION_USED", payment.received);
+            return {
+              kind: "refused",
+              paymentTxid,
+              error: (extra) => this.reservationUsed(reservationId, slug, index, extra),
+            };
+          }
+          if (!live) {
+            insert("late", "RESERVATION_EXPIRED", payment.received);
+            return {
+              kind: "refused",
+              paymentTxid,
+              error: (extra) =>
+                conflict(
+                  "RESERVATION_EXPIRED",
+                  `reservation ${reservationId} expired at ${current.expires_at}; the payment is recorded as yours: it counts for your next live reservation of index ${index}, or ${owedBy}`,
+                  { slug, index, expires_at: current.expires_at, ...extra },
+                ),
+            };
+          }
+          if (payment.received < collection.priceKoinu) {
+            // The reservation stays live: the claimant may still pay the full price with a new transaction.
+            insert("underpaid", "UNDERPAID", payment.received);
+            return {
+              kind: "refused",
+              paymentTxid,
+              error: (extra) =>
+                unprocessable(
+                  "UNDERPAID",
+                  `the payment gave the creator ${payment!.received} koinu of ${collection.priceKoinu}; ${owedBy}`,
+                  {
+                    slug,
+                    index,
+                    price_koinu: collection.priceKoinu.toString(),
+                    received_koinu: payment!.received.toString(),
+                    ...extra,
+                  },
+                ),
+            };
+          }
+          const excess = payment.received - collection.priceKoinu;
+          insert("accepted", excess > 0n ? "OVERPAID" : null, excess);
+        } else if (!live) {
+          throw conflict(
+            "RESERVATION_EXPIRED",
+            `reservation ${reservationId} expired at ${current.expires_at}; claim again`,
+            { slug, index, expires_at: current.expires_at },
+          );
         }
-        const excess = again.receivedKoinu - collection.priceKoinu;
-        this.s.reapplyPayment.run({ txid: paymentTxid, reservation: reservationId, reason: excess > 0n ? "OVERPAID" : null, owed: excess.toString() });
-      } else if (paymentTxid !== null && payment !== null) {
-        if (this.s.payment.get(paymentTxid)) {
-          const used = this.payment(paymentTxid)!;
-          return { kind: "refused", paymentTxid, error: () => this.reused(used, paymentTxid) };
+        this.s.reservationMinted.run(reservationId);
+        if (
+          this.s.upsertMint.run({ slug, index, reservation: reservationId, address, payment: paymentTxid, now })
+            .changes !== 1
+        ) {
+          throw conflict("INDEX_TAKEN", `index ${index} of "${slug}" is being minted by another reservation`, {
+            slug,
+            index,
+          });
         }
-        const insert = (status: PaymentStatus, reason: SettlementReason | null, owedKoinu: bigint) => this.s.insertPayment.run({
-          txid: paymentTxid, slug, index, reservation: reservationId, address, payer: payment!.payer, received: payment!.received.toString(),
-          price: collection.priceKoinu.toString(), status, reason, owed: owedKoinu.toString(), now,
-        });
-        const owedBy = `the creator ${collection.creatorAddress} owes it back to the payer; the launchpad never refunds`;
-        if (current.status === "minted") {
-          insert("duplicate", "RESERVATION_USED", payment.received);
-          return { kind: "refused", paymentTxid, error: (extra) => this.reservationUsed(reservationId, slug, index, extra) };
-        }
-        if (!live) {
-          insert("late", "RESERVATION_EXPIRED", payment.received);
-          return {
-            kind: "refused", paymentTxid,
-            error: (extra) => conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${current.expires_at}; the payment is recorded as yours: it counts for your next live reservation of index ${index}, or ${owedBy}`, { slug, index, expires_at: current.expires_at, ...extra }),
-          };
-        }
-        if (payment.received < collection.priceKoinu) {
-          // The reservation stays live: the claimant may still pay the full price with a new transaction.
-          insert("underpaid", "UNDERPAID", payment.received);
-          return {
-            kind: "refused", paymentTxid,
-            error: (extra) => unprocessable("UNDERPAID", `the payment gave the creator ${payment!.received} koinu of ${collection.priceKoinu}; ${owedBy}`, { slug, index, price_koinu: collection.priceKoinu.toString(), received_koinu: payment!.received.toString(), ...extra }),
-          };
-        }
-        const excess = payment.received - collection.priceKoinu;
-        insert("accepted", excess > 0n ? "OVERPAID" : null, excess);
-      } else if (!live) {
-        throw conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${current.expires_at}; claim again`, { slug, index, expires_at: current.expires_at });
-      }
-      this.s.reservationMinted.run(reservationId);
-      if (this.s.upsertMint.run({ slug, index, reservation: reservationId, address, payment: paymentTxid, now }).changes !== 1) {
-        throw conflict("INDEX_TAKEN", `index ${index} of "${slug}" is being minted by another reservation`, { slug, index });
-      }
-      return { kind: "minted" };
-    }).immediate();
+        return { kind: "minted" };
+      })
+      .immediate();
 
     if (outcome.kind === "already") return { mint: this.get(slug, index)!, created: false };
     if (outcome.kind === "refused") {
@@ -286,22 +453,47 @@ export class MintService {
 
   /** Whether `used`, a recorded payment, may pay for `address`'s reservation of `index`: its own late or failed payment of that index at the full price. */
   private reappliable(used: PaymentRecord, address: string, slug: string, index: number, priceKoinu: bigint): boolean {
-    return (used.status === "late" || used.status === "mint_failed") && used.address === address && used.payerAddress === address
-      && used.slug === slug && used.tokenIndex === index && used.receivedKoinu >= priceKoinu;
+    return (
+      (used.status === "late" || used.status === "mint_failed") &&
+      used.address === address &&
+      used.payerAddress === address &&
+      used.slug === slug &&
+      used.tokenIndex === index &&
+      used.receivedKoinu >= priceKoinu
+    );
   }
 
   private payerIsCreator(collection: Collection, paymentTxid: string | null): AppError {
-    return unprocessable("PAYER_IS_CREATOR", `${collection.creatorAddress} is the creator of "${collection.slug}": a payment from the creator to itself pays nothing`, {
-      slug: collection.slug, creator_address: collection.creatorAddress, ...(paymentTxid ? { payment_txid: paymentTxid } : {}),
-    });
+    return unprocessable(
+      "PAYER_IS_CREATOR",
+      `${collection.creatorAddress} is the creator of "${collection.slug}": a payment from the creator to itself pays nothing`,
+      {
+        slug: collection.slug,
+        creator_address: collection.creatorAddress,
+        ...(paymentTxid ? { payment_txid: paymentTxid } : {}),
+      },
+    );
   }
 
-  private reservationUsed(reservationId: number, slug: string, index: number, extra: Record<string, unknown>): AppError {
-    return conflict("RESERVATION_USED", `reservation ${reservationId} was already used for a mint of index ${index}; claim again for another`, { slug, index, reservation_id: reservationId, ...extra });
+  private reservationUsed(
+    reservationId: number,
+    slug: string,
+    index: number,
+    extra: Record<string, unknown>,
+  ): AppError {
+    return conflict(
+      "RESERVATION_USED",
+      `reservation ${reservationId} was already used for a mint of index ${index}; claim again for another`,
+      { slug, index, reservation_id: reservationId, ...extra },
+    );
   }
 
   private reused(used: PaymentRecord, txid: string): AppError {
-    return conflict("PAYMENT_REUSED", `payment ${txid} was already used for index ${used.tokenIndex} of "${used.slug}"`, { payment_txid: txid, slug: used.slug, index: used.tokenIndex });
+    return conflict(
+      "PAYMENT_REUSED",
+      `payment ${txid} was already used for index ${used.tokenIndex} of "${used.slug}"`,
+      { payment_txid: txid, slug: used.slug, index: used.tokenIndex },
+    );
   }
 
   /**
@@ -309,38 +501,65 @@ export class MintService {
    * OP_RETURN) and the claimant's own (every input spends an output of `claimant`, who is not the
    * creator, so no output to the creator is the payer's change).
    */
-  private checkPayment(collection: Collection, claimant: string, index: number, txid: string): { received: bigint; payer: string } {
+  private checkPayment(
+    collection: Collection,
+    claimant: string,
+    index: number,
+    txid: string,
+  ): { received: bigint; payer: string } {
     const { queries } = this.options;
     const tx = queries.tx(txid);
     if (!tx) {
       const status = queries.status();
       if (indexIsBehind(status)) throw indexBehind(status.indexedHeight, status.nodeHeight, { payment_txid: txid });
-      throw conflict("PAYMENT_NOT_FOUND", `payment ${txid} is not in a block the index holds yet; retry after it confirms`, { payment_txid: txid, indexed_height: status.indexedHeight });
+      throw conflict(
+        "PAYMENT_NOT_FOUND",
+        `payment ${txid} is not in a block the index holds yet; retry after it confirms`,
+        { payment_txid: txid, indexed_height: status.indexedHeight },
+      );
     }
     // A payment counts only once it is deep enough: a mint is the operator's cost, and a payment
     // reorged out or double-spent before that depth must never have bought one.
     const required = this.options.paymentConfirmations ?? 1;
     const confirmations = queries.status().indexedHeight - tx.height + 1;
     if (confirmations < required) {
-      throw new AppError("conflict", "PAYMENT_NOT_DEEP_ENOUGH", `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`, {
-        payment_txid: txid, confirmations, required,
-      }, { headers: { "Retry-After": "10" } });
+      throw new AppError(
+        "conflict",
+        "PAYMENT_NOT_DEEP_ENOUGH",
+        `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`,
+        {
+          payment_txid: txid,
+          confirmations,
+          required,
+        },
+        { headers: { "Retry-After": "10" } },
+      );
     }
     const memo = paymentMemo(collection.slug, index);
     const memoHex = bytesToHex(new TextEncoder().encode(memo));
     if (!tx.opReturns.some((o) => o.payloadHex === memoHex)) {
       throw unprocessable("PAYMENT_NOT_BOUND", `payment ${txid} carries no OP_RETURN "${memo}"`, {
-        payment_txid: txid, expected_op_return: memo, found: tx.opReturns.map((o) => Buffer.from(o.payloadHex, "hex").toString("utf8")),
+        payment_txid: txid,
+        expected_op_return: memo,
+        found: tx.opReturns.map((o) => Buffer.from(o.payloadHex, "hex").toString("utf8")),
       });
     }
     const inputs = [...queries.txInputs(txid).values()];
     const foreign = inputs.filter((input) => input.address !== claimant);
     if (tx.coinbase || inputs.length === 0 || foreign.length > 0) {
-      throw unprocessable("PAYMENT_NOT_FROM_CLAIMANT", `payment ${txid} must spend only outputs of the claimant ${claimant}; it counts for no one else`, {
-        payment_txid: txid, claimant, input_addresses: [...new Set(inputs.map((input) => input.address))],
-      });
+      throw unprocessable(
+        "PAYMENT_NOT_FROM_CLAIMANT",
+        `payment ${txid} must spend only outputs of the claimant ${claimant}; it counts for no one else`,
+        {
+          payment_txid: txid,
+          claimant,
+          input_addresses: [...new Set(inputs.map((input) => input.address))],
+        },
+      );
     }
-    const received = tx.outputs.filter((o) => o.address === collection.creatorAddress).reduce((sum, o) => sum + o.valueKoinu, 0n);
+    const received = tx.outputs
+      .filter((o) => o.address === collection.creatorAddress)
+      .reduce((sum, o) => sum + o.valueKoinu, 0n);
     return { received, payer: claimant };
   }
 
@@ -349,18 +568,26 @@ export class MintService {
     if (mint.status !== "accepted") return;
     const collection = this.options.collections.get(mint.slug)!;
     try {
-      const { job } = await this.options.inscriber!.inscribe(mintIdempotencyKey(mint.slug, mint.tokenIndex, mint.attempt), {
-        project: "launchpad",
-        contentType: LAUNCHPAD_CONTENT_TYPE,
-        action: LAUNCHPAD_MINT_OP,
-        content: encodeLaunchpadMint({ slug: mint.slug, tokenId: BigInt(mint.tokenIndex), maxSupply: BigInt(collection.maxSupply) }),
-        recipient: mint.address,
-      });
+      const { job } = await this.options.inscriber!.inscribe(
+        mintIdempotencyKey(mint.slug, mint.tokenIndex, mint.attempt),
+        {
+          project: "launchpad",
+          contentType: LAUNCHPAD_CONTENT_TYPE,
+          action: LAUNCHPAD_MINT_OP,
+          content: encodeLaunchpadMint({
+            slug: mint.slug,
+            tokenId: BigInt(mint.tokenIndex),
+            maxSupply: BigInt(collection.maxSupply),
+          }),
+          recipient: mint.address,
+        },
+      );
       this.s.submitted.run(job.id, this.options.clock(), mint.slug, mint.tokenIndex);
     } catch (error) {
       const message = (error as Error).message;
       this.options.log("launchpad_mint_submit_failed", { slug: mint.slug, index: mint.tokenIndex, err: message });
-      if (error instanceof InscriberCallError && !error.retryable) await this.fail(mint, `${error.failure}: ${message}`);
+      if (error instanceof InscriberCallError && !error.retryable)
+        await this.fail(mint, `${error.failure}: ${message}`);
       else this.s.mintError.run(message, this.options.clock(), mint.slug, mint.tokenIndex);
     }
   }
@@ -377,24 +604,43 @@ export class MintService {
     if (job.status === "failed") {
       await this.fail(mint, jobFailure(job));
     } else {
-      const counted = this.options.db.transaction(() => {
-        if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1) return false;
-        // The counter: one row per index, inserted once (the primary key holds it).
-        return this.s.item.run(mint.slug, mint.tokenIndex, mint.address, mint.reservationId, revealTxid, job.inscriptionId, now).changes === 1;
-      }).immediate();
+      const counted = this.options.db
+        .transaction(() => {
+          if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1)
+            return false;
+          // The counter: one row per index, inserted once (the primary key holds it).
+          return (
+            this.s.item.run(
+              mint.slug,
+              mint.tokenIndex,
+              mint.address,
+              mint.reservationId,
+              revealTxid,
+              job.inscriptionId,
+              now,
+            ).changes === 1
+          );
+        })
+        .immediate();
       if (counted) this.options.onMinted?.(mint.slug);
-      this.options.log("launchpad_mint_confirmed", { slug: mint.slug, index: mint.tokenIndex, inscriptionId: job.inscriptionId });
+      this.options.log("launchpad_mint_confirmed", {
+        slug: mint.slug,
+        index: mint.tokenIndex,
+        inscriptionId: job.inscriptionId,
+      });
     }
   }
 
   private async fail(mint: MintRecord, reason: string): Promise<void> {
-    this.options.db.transaction(() => {
-      this.s.failed.run(reason, this.options.clock(), mint.slug, mint.tokenIndex);
-      // The index is free again: claims look from it upwards.
-      this.options.collections.freed(mint.slug, mint.tokenIndex);
-      // The payment stays the payer's: it counts for the payer's next reservation of this index.
-      if (mint.paymentTxid) this.s.settleAfterFailure.run(mint.paymentTxid);
-    }).immediate();
+    this.options.db
+      .transaction(() => {
+        this.s.failed.run(reason, this.options.clock(), mint.slug, mint.tokenIndex);
+        // The index is free again: claims look from it upwards.
+        this.options.collections.freed(mint.slug, mint.tokenIndex);
+        // The payment stays the payer's: it counts for the payer's next reservation of this index.
+        if (mint.paymentTxid) this.s.settleAfterFailure.run(mint.paymentTxid);
+      })
+      .immediate();
     this.options.log("launchpad_mint_failed", { slug: mint.slug, index: mint.tokenIndex, reason });
   }
 
@@ -410,10 +656,17 @@ export class MintService {
         } catch (error) {
           // One unreachable job must not hold the others back; the next pass tries again.
           this.s.mintError.run((error as Error).message, this.options.clock(), mint.slug, mint.tokenIndex);
-          this.options.log("launchpad_mint_follow_failed", { slug: mint.slug, index: mint.tokenIndex, err: (error as Error).message });
+          this.options.log("launchpad_mint_follow_failed", {
+            slug: mint.slug,
+            index: mint.tokenIndex,
+            err: (error as Error).message,
+          });
         }
       }
-      for (const { slug, deploy_job_id: jobId } of this.s.deploysOpen.all() as { slug: string; deploy_job_id: string }[]) {
+      for (const { slug, deploy_job_id: jobId } of this.s.deploysOpen.all() as {
+        slug: string;
+        deploy_job_id: string;
+      }[]) {
         try {
           const job = await inscriber.job(jobId);
           if (job.status === "confirmed" && job.inscriptionId) this.s.deployInscribed.run(job.inscriptionId, slug);

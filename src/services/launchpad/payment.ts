@@ -10,14 +10,34 @@
  * inputs itself. It never broadcasts: the page hands the answer's hex to the explorer.
  */
 import {
-  DogeNetwork, OP, Transaction, TxOutput, addressToOutputScript, bytesToHex, compileScript, equalBytes, hexToBytes, p2pkhScriptSig,
-  parseTransactionHex, serializeTransaction, toBitcoinjsNetwork, txidOf,
+  DogeNetwork,
+  OP,
+  Transaction,
+  TxOutput,
+  addressToOutputScript,
+  bytesToHex,
+  compileScript,
+  equalBytes,
+  hexToBytes,
+  p2pkhScriptSig,
+  parseTransactionHex,
+  serializeTransaction,
+  toBitcoinjsNetwork,
+  txidOf,
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
 import { badRequest, conflict, notFound, unprocessable } from "../http/errors";
 import {
-  MAX_USER_INPUTS, RawTransactionSource, checkKeyOfAddress, checkSignature, newDogePsbt, onlySignature, parsePsbt, parsePublicKey, selectUserCoins,
+  MAX_USER_INPUTS,
+  RawTransactionSource,
+  checkKeyOfAddress,
+  checkSignature,
+  newDogePsbt,
+  onlySignature,
+  parsePsbt,
+  parsePublicKey,
+  selectUserCoins,
   unsignedBytes,
 } from "../user-psbt";
 import type { Collection } from "./collections";
@@ -41,8 +61,22 @@ export interface PaymentPsbtOptions {
   clock: () => number;
 }
 
-interface ReservationRow { id: number; slug: string; token_index: number; address: string; expires_at: number; status: string }
-interface PaymentPsbtRow { reservation_id: number; address: string; pubkey: string; unsigned_tx: string; psbt: string; expires_at: number }
+interface ReservationRow {
+  id: number;
+  slug: string;
+  token_index: number;
+  address: string;
+  expires_at: number;
+  status: string;
+}
+interface PaymentPsbtRow {
+  reservation_id: number;
+  address: string;
+  pubkey: string;
+  unsigned_tx: string;
+  psbt: string;
+  expires_at: number;
+}
 
 export class PaymentPsbtService {
   private readonly btcNetwork: ReturnType<typeof toBitcoinjsNetwork>;
@@ -56,7 +90,9 @@ export class PaymentPsbtService {
       save: p(`INSERT INTO payment_psbts (reservation_id, address, pubkey, unsigned_tx, psbt, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (reservation_id) DO UPDATE SET address = excluded.address, pubkey = excluded.pubkey, unsigned_tx = excluded.unsigned_tx,
           psbt = excluded.psbt, created_at = excluded.created_at, expires_at = excluded.expires_at, signed_txid = NULL`),
-      get: p("SELECT reservation_id, address, pubkey, unsigned_tx, psbt, expires_at FROM payment_psbts WHERE reservation_id = ?"),
+      get: p(
+        "SELECT reservation_id, address, pubkey, unsigned_tx, psbt, expires_at FROM payment_psbts WHERE reservation_id = ?",
+      ),
       signed: p("UPDATE payment_psbts SET signed_txid = ? WHERE reservation_id = ?"),
     };
   }
@@ -71,25 +107,48 @@ export class PaymentPsbtService {
     const memoBytes = new TextEncoder().encode(memo).length;
     if (memoBytes > MAX_OP_RETURN_PAYLOAD_BYTES) {
       // Nodes would not relay it; the slug is too long for a standard payment memo.
-      throw unprocessable("MEMO_TOO_LONG", `the OP_RETURN "${memo}" is ${memoBytes} bytes; nodes relay at most ${MAX_OP_RETURN_PAYLOAD_BYTES}`, {
-        op_return: memo, bytes: memoBytes, max_bytes: MAX_OP_RETURN_PAYLOAD_BYTES,
-      });
+      throw unprocessable(
+        "MEMO_TOO_LONG",
+        `the OP_RETURN "${memo}" is ${memoBytes} bytes; nodes relay at most ${MAX_OP_RETURN_PAYLOAD_BYTES}`,
+        {
+          op_return: memo,
+          bytes: memoBytes,
+          max_bytes: MAX_OP_RETURN_PAYLOAD_BYTES,
+        },
+      );
     }
     const fixed: TxOutput[] = [
       { script: addressToOutputScript(collection.creatorAddress, this.options.network), value: collection.priceKoinu },
       { script: compileScript([OP.OP_RETURN, new TextEncoder().encode(memo)]), value: 0n },
     ];
     const { coins, fee, change } = await selectUserCoins({
-      queries: this.options.queries, node: this.options.node, address, fixed, feeRateKoinuPerKb: this.options.feeRateKoinuPerKb, purpose: "this payment",
+      queries: this.options.queries,
+      node: this.options.node,
+      address,
+      fixed,
+      feeRateKoinuPerKb: this.options.feeRateKoinuPerKb,
+      purpose: "this payment",
     });
     const outputs = change > 0n ? [...fixed, { script: ownScript, value: change }] : fixed;
     const psbt = newDogePsbt(this.btcNetwork);
     for (const coin of coins) {
-      psbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: hexToBytes(await this.options.node.rawTransaction(coin.txid)) });
+      psbt.addInput({
+        hash: coin.txid,
+        index: coin.vout,
+        nonWitnessUtxo: hexToBytes(await this.options.node.rawTransaction(coin.txid)),
+      });
     }
     for (const output of outputs) psbt.addOutput({ script: output.script, value: output.value });
     const unsignedHex = bytesToHex(unsignedBytes(psbt));
-    this.s.save.run(reservation.id, address, bytesToHex(pubkey), unsignedHex, psbt.toBase64(), this.options.clock(), reservation.expires_at);
+    this.s.save.run(
+      reservation.id,
+      address,
+      bytesToHex(pubkey),
+      unsignedHex,
+      psbt.toBase64(),
+      this.options.clock(),
+      reservation.expires_at,
+    );
     return {
       reservation_id: reservation.id,
       index: reservation.token_index,
@@ -107,15 +166,28 @@ export class PaymentPsbtService {
   }
 
   /** Checks the signed PSBT against the kept one and answers the finalised transaction. */
-  finish(collection: Collection, address: string, reservationId: number, psbtBase64: unknown): { txid: string; hex: string } {
+  finish(
+    collection: Collection,
+    address: string,
+    reservationId: number,
+    psbtBase64: unknown,
+  ): { txid: string; hex: string } {
     const reservation = this.liveReservation(collection, address, reservationId);
     const kept = this.s.get.get(reservation.id) as PaymentPsbtRow | undefined;
     if (!kept || kept.address !== address) {
-      throw notFound("PAYMENT_PSBT_NOT_FOUND", `no payment PSBT was built for reservation ${reservationId}; POST payment-psbt first`, { reservation_id: reservationId });
+      throw notFound(
+        "PAYMENT_PSBT_NOT_FOUND",
+        `no payment PSBT was built for reservation ${reservationId}; POST payment-psbt first`,
+        { reservation_id: reservationId },
+      );
     }
     const signed = parsePsbt(psbtBase64, this.btcNetwork);
     if (bytesToHex(unsignedBytes(signed)) !== kept.unsigned_tx) {
-      throw badRequest("PSBT_MISMATCH", "the PSBT's transaction is not the payment this service built for this reservation", { field: "psbt", reservation_id: reservation.id });
+      throw badRequest(
+        "PSBT_MISMATCH",
+        "the PSBT's transaction is not the payment this service built for this reservation",
+        { field: "psbt", reservation_id: reservation.id },
+      );
     }
     const parsed = parseTransactionHex(kept.unsigned_tx);
     if (!parsed.ok) throw new Error(`kept payment transaction does not decode: ${parsed.error.message}`);
@@ -125,12 +197,15 @@ export class PaymentPsbtService {
     const ownScript = addressToOutputScript(address, this.options.network);
     const signatures = tx.inputs.map((_, i) => {
       const { signature, pubkey: signer } = onlySignature(signed, i);
-      if (!equalBytes(signer, pubkey)) throw badRequest("WRONG_SIGNER", `input ${i} must be signed by the session's key ${kept.pubkey}`, { input: i });
+      if (!equalBytes(signer, pubkey))
+        throw badRequest("WRONG_SIGNER", `input ${i} must be signed by the session's key ${kept.pubkey}`, { input: i });
       checkSignature(tx, i, ownScript, pubkey, signature);
       return signature;
     });
     // Every input is the claimant's P2PKH output (the coins were chosen from the address's outputs).
-    tx.inputs.forEach((input, i) => { input.scriptSig = p2pkhScriptSig(signatures[i], pubkey); });
+    tx.inputs.forEach((input, i) => {
+      input.scriptSig = p2pkhScriptSig(signatures[i], pubkey);
+    });
     const hex = bytesToHex(serializeTransaction(tx));
     const txid = txidOf(tx);
     this.s.signed.run(txid, reservation.id);
@@ -140,19 +215,35 @@ export class PaymentPsbtService {
   /** `address`'s reservation `reservationId` on `collection`, live and on a priced collection. */
   private liveReservation(collection: Collection, address: string, reservationId: number): ReservationRow {
     const { slug } = collection;
-    if (collection.priceKoinu === 0n) throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: there is nothing to pay`, { slug });
+    if (collection.priceKoinu === 0n)
+      throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: there is nothing to pay`, { slug });
     if (address === collection.creatorAddress) {
-      throw unprocessable("PAYER_IS_CREATOR", `${address} is the creator of "${slug}": a payment from the creator to itself pays nothing`, { slug, creator_address: address });
+      throw unprocessable(
+        "PAYER_IS_CREATOR",
+        `${address} is the creator of "${slug}": a payment from the creator to itself pays nothing`,
+        { slug, creator_address: address },
+      );
     }
     const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
-      throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, { slug, reservation_id: reservationId });
+      throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, {
+        slug,
+        reservation_id: reservationId,
+      });
     }
     if (reservation.status === "minted") {
-      throw conflict("RESERVATION_USED", `reservation ${reservationId} was already used for a mint of index ${reservation.token_index}; claim again for another`, { slug, index: reservation.token_index, reservation_id: reservationId });
+      throw conflict(
+        "RESERVATION_USED",
+        `reservation ${reservationId} was already used for a mint of index ${reservation.token_index}; claim again for another`,
+        { slug, index: reservation.token_index, reservation_id: reservationId },
+      );
     }
     if (reservation.status !== "active" || reservation.expires_at <= this.options.clock()) {
-      throw conflict("RESERVATION_EXPIRED", `reservation ${reservationId} expired at ${reservation.expires_at}; claim again`, { slug, index: reservation.token_index, expires_at: reservation.expires_at });
+      throw conflict(
+        "RESERVATION_EXPIRED",
+        `reservation ${reservationId} expired at ${reservation.expires_at}; claim again`,
+        { slug, index: reservation.token_index, expires_at: reservation.expires_at },
+      );
     }
     return reservation;
   }

@@ -133,7 +133,8 @@ ALTER TABLE collections ADD COLUMN claim_floor INTEGER NOT NULL DEFAULT 0;
   },
   {
     version: 5,
-    description: "issue 17: no refunds (what a creator owes a payer is recorded as a settlement), reservations carry their client's key (the per-IP cap), sign-in challenges are stateless (only used ones are kept, until they expire)",
+    description:
+      "issue 17: no refunds (what a creator owes a payer is recorded as a settlement), reservations carry their client's key (the per-IP cap), sign-in challenges are stateless (only used ones are kept, until they expire)",
     sql: `
 ALTER TABLE payments RENAME COLUMN refund_reason TO settlement_reason;
 ALTER TABLE payments RENAME COLUMN refund_koinu TO settlement_koinu;

@@ -40,12 +40,16 @@ export interface SessionSettings {
 }
 
 const CHALLENGE_TITLE = "Sign in to the DogeOS launchpad";
-const CHALLENGE_PATTERN = new RegExp(`^${CHALLENGE_TITLE}\naddress: ([1-9A-HJ-NP-Za-km-z]{25,40})\nnonce: ([0-9a-f]{32})\nissued at: (\\S+)\nexpires at: (\\S+)\ncheck: ([0-9a-f]{64})$`);
+const CHALLENGE_PATTERN = new RegExp(
+  `^${CHALLENGE_TITLE}\naddress: ([1-9A-HJ-NP-Za-km-z]{25,40})\nnonce: ([0-9a-f]{32})\nissued at: (\\S+)\nexpires at: (\\S+)\ncheck: ([0-9a-f]{64})$`,
+);
 
 const BEARER_REALM = 'Bearer realm="launchpad"';
 
 const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
-  new AppError("unauthorized", code, message, details, { headers: { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM } });
+  new AppError("unauthorized", code, message, details, {
+    headers: { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM },
+  });
 
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -56,9 +60,14 @@ export function signingAddress(value: unknown, network: DogeNetwork, field = "ad
   try {
     type = decodeAddress(value, network).type;
   } catch (error) {
-    throw badRequest("INVALID_ADDRESS", `${field} is not a ${network.name} address: ${(error as Error).message}`, { field });
+    throw badRequest("INVALID_ADDRESS", `${field} is not a ${network.name} address: ${(error as Error).message}`, {
+      field,
+    });
   }
-  if (type !== "pubkeyhash") throw badRequest("ADDRESS_NOT_PUBKEYHASH", `${field} must be a P2PKH address: only a key can sign the challenge`, { field });
+  if (type !== "pubkeyhash")
+    throw badRequest("ADDRESS_NOT_PUBKEYHASH", `${field} must be a P2PKH address: only a key can sign the challenge`, {
+      field,
+    });
   return value;
 }
 
@@ -66,12 +75,17 @@ export class SessionStore {
   private readonly s;
   private readonly secret: Uint8Array;
 
-  constructor(private readonly db: Sqlite, private readonly settings: SessionSettings) {
+  constructor(
+    private readonly db: Sqlite,
+    private readonly settings: SessionSettings,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.secret = settings.challengeSecret ?? crypto.randomBytes(32);
     this.s = {
       used: p("SELECT 1 FROM used_challenges WHERE nonce = ?"),
-      useChallenge: p("INSERT INTO used_challenges (nonce, address, expires_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING"),
+      useChallenge: p(
+        "INSERT INTO used_challenges (nonce, address, expires_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING",
+      ),
       insertSession: p("INSERT INTO sessions (token_sha256, address, created_at, expires_at) VALUES (?, ?, ?, ?)"),
       sessionByHash: p("SELECT address, expires_at FROM sessions WHERE token_sha256 = ?"),
       pruneChallenges: p("DELETE FROM used_challenges WHERE expires_at < ?"),
@@ -107,7 +121,11 @@ export class SessionStore {
    */
   openSession(address: string, challenge: string, signature: string): { token: string; session: LaunchpadSession } {
     const now = this.settings.clock();
-    const unknown = () => unauthorized("UNKNOWN_CHALLENGE", "the challenge was not issued by this service (ask GET /api/session/challenge for one)");
+    const unknown = () =>
+      unauthorized(
+        "UNKNOWN_CHALLENGE",
+        "the challenge was not issued by this service (ask GET /api/session/challenge for one)",
+      );
     const match = CHALLENGE_PATTERN.exec(challenge);
     if (!match) throw unknown();
     const [, challengeAddress, nonce, issuedText, expiresText] = match;
@@ -115,23 +133,36 @@ export class SessionStore {
     const expiresAt = Date.parse(expiresText) / 1000;
     if (!Number.isSafeInteger(issuedAt) || !Number.isSafeInteger(expiresAt)) throw unknown();
     const expected = this.challengeText(challengeAddress, nonce, issuedAt, expiresAt);
-    if (expected.length !== challenge.length || !crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(challenge))) throw unknown();
-    if (challengeAddress !== address) throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", { challenge_address: challengeAddress, address });
-    if (this.s.used.get(nonce)) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
-    if (expiresAt <= now) throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", { expires_at: expiresAt, now });
+    if (expected.length !== challenge.length || !crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(challenge)))
+      throw unknown();
+    if (challengeAddress !== address)
+      throw unauthorized("CHALLENGE_ADDRESS_MISMATCH", "the challenge was issued to another address", {
+        challenge_address: challengeAddress,
+        address,
+      });
+    if (this.s.used.get(nonce))
+      throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
+    if (expiresAt <= now)
+      throw unauthorized("CHALLENGE_EXPIRED", "the challenge expired; ask for a new one", {
+        expires_at: expiresAt,
+        now,
+      });
     if (!verifyMessageNative(address, signature, challenge, this.settings.network)) {
       throw unauthorized("INVALID_SIGNATURE", "the signature is not the address's key over the challenge text");
     }
     const token = crypto.randomBytes(32).toString("base64url");
     const sessionExpiresAt = now + this.settings.sessionSeconds;
-    this.db.transaction(() => {
-      // Two requests racing with the same signed challenge: only one marks it used.
-      if (this.s.useChallenge.run(nonce, address, expiresAt).changes !== 1) throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
-      this.s.insertSession.run(sha256Hex(token), address, now, sessionExpiresAt);
-      // A used challenge past its expiry is refused as expired anyway; a session past its own is dead.
-      this.s.pruneChallenges.run(now);
-      this.s.pruneSessions.run(now);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        // Two requests racing with the same signed challenge: only one marks it used.
+        if (this.s.useChallenge.run(nonce, address, expiresAt).changes !== 1)
+          throw unauthorized("CHALLENGE_USED", "the challenge was already used; ask for a new one");
+        this.s.insertSession.run(sha256Hex(token), address, now, sessionExpiresAt);
+        // A used challenge past its expiry is refused as expired anyway; a session past its own is dead.
+        this.s.pruneChallenges.run(now);
+        this.s.pruneSessions.run(now);
+      })
+      .immediate();
     return { token, session: { address, expiresAt: sessionExpiresAt } };
   }
 
@@ -161,16 +192,19 @@ export class SessionStore {
 /** The session a request carries (set by `requireSession`), or throws 401. */
 export function sessionOf(res: Response): LaunchpadSession {
   const session = res.locals.launchpadSession as LaunchpadSession | undefined;
-  if (!session) throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
+  if (!session)
+    throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
   return session;
 }
 
 function authenticate(store: SessionStore, header: string | undefined, res: Response): LaunchpadSession {
-  if (!header) throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
+  if (!header)
+    throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
   const match = /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(header);
   if (!match) throw unauthorized("INVALID_TOKEN", "Authorization must be Bearer <token>", undefined, true);
   const session = store.session(match[1]);
-  if (!session) throw unauthorized("INVALID_TOKEN", "the token is unknown or its session expired; sign in again", undefined, true);
+  if (!session)
+    throw unauthorized("INVALID_TOKEN", "the token is unknown or its session expired; sign in again", undefined, true);
   res.locals.launchpadSession = session;
   return session;
 }

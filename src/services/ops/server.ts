@@ -30,11 +30,23 @@ export const REPLICA_LAG_LIMIT_BYTES = 16 * 1024 * 1024;
  * node (or with no node height known) and, read from a replica, with at most
  * REPLICA_LAG_LIMIT_BYTES of WAL not replayed (a load balancer drops a replica that is not ok).
  */
-export function indexHealth(queries: Pick<IndexQueries, "status">): { ok: boolean; indexedHeight: number; nodeHeight: number | null; startHeight: number; replicaLagBytes?: number } {
+export function indexHealth(queries: Pick<IndexQueries, "status">): {
+  ok: boolean;
+  indexedHeight: number;
+  nodeHeight: number | null;
+  startHeight: number;
+  replicaLagBytes?: number;
+} {
   const status = queries.status();
-  const ok = (status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - INDEX_LAG_LIMIT)
-    && (status.replica === null || status.replica.lagBytes <= REPLICA_LAG_LIMIT_BYTES);
-  const health = { ok, indexedHeight: status.indexedHeight, nodeHeight: status.nodeHeight, startHeight: status.startHeight };
+  const ok =
+    (status.nodeHeight === null || status.indexedHeight >= status.nodeHeight - INDEX_LAG_LIMIT) &&
+    (status.replica === null || status.replica.lagBytes <= REPLICA_LAG_LIMIT_BYTES);
+  const health = {
+    ok,
+    indexedHeight: status.indexedHeight,
+    nodeHeight: status.nodeHeight,
+    startHeight: status.startHeight,
+  };
   return status.replica ? { ...health, replicaLagBytes: status.replica.lagBytes } : health;
 }
 
@@ -51,14 +63,18 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return net.isIPv6(address) && LOOPBACK.check(address, "ipv6");
 }
 
-
 /**
  * Whether a request was made on this host: it reached the socket from a loopback address and no
  * proxy forwarded it (a reverse proxy on the same host connects from loopback for every client, so
  * a request carrying forwarding headers is never taken as local, whatever "trust proxy" says).
  */
 export function isLocalRequest(req: Request): boolean {
-  if (req.get("x-forwarded-for") !== undefined || req.get("forwarded") !== undefined || req.get("x-real-ip") !== undefined) return false;
+  if (
+    req.get("x-forwarded-for") !== undefined ||
+    req.get("forwarded") !== undefined ||
+    req.get("x-real-ip") !== undefined
+  )
+    return false;
   return isLoopbackAddress(req.socket.remoteAddress);
 }
 
@@ -67,20 +83,46 @@ export function isLocalRequest(req: Request): boolean {
  * API, before its 404 handler): /health as startOpsServer answers it, to everyone; /metrics only to
  * a local client (isLocalRequest), any other gets 403 LOCAL_ONLY with the JSON error body.
  */
-export function mountOpsRoutes(router: Router, options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument>; surface: ApiSurface }): void {
+export function mountOpsRoutes(
+  router: Router,
+  options: { registry: Registry; health: () => HealthDocument | Promise<HealthDocument>; surface: ApiSurface },
+): void {
   const routes = options.surface.on(router);
-  routes.get("/health", { summary: "The daemon's state and what it depends on (503 when not ok)", tags: ["operations"], responses: { 200: HealthBody, 503: HealthBody } }, async (_input, _req, res) => {
-    const health = await options.health();
-    res.status(health.ok ? 200 : 503).json(health);
-  });
-  routes.get("/metrics", { summary: "Prometheus metrics, only to clients on this host (403 LOCAL_ONLY otherwise)", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, req, res) => {
-    if (!isLocalRequest(req)) {
-      res.status(403).json(errorBody("LOCAL_ONLY", "/metrics is served only to clients on this host; scrape it from there (docs/operations.md)"));
-      return;
-    }
-    res.setHeader("Content-Type", options.registry.contentType);
-    res.send(await options.registry.metrics());
-  });
+  routes.get(
+    "/health",
+    {
+      summary: "The daemon's state and what it depends on (503 when not ok)",
+      tags: ["operations"],
+      responses: { 200: HealthBody, 503: HealthBody },
+    },
+    async (_input, _req, res) => {
+      const health = await options.health();
+      res.status(health.ok ? 200 : 503).json(health);
+    },
+  );
+  routes.get(
+    "/metrics",
+    {
+      summary: "Prometheus metrics, only to clients on this host (403 LOCAL_ONLY otherwise)",
+      tags: ["operations"],
+      responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } },
+    },
+    async (_input, req, res) => {
+      if (!isLocalRequest(req)) {
+        res
+          .status(403)
+          .json(
+            errorBody(
+              "LOCAL_ONLY",
+              "/metrics is served only to clients on this host; scrape it from there (docs/operations.md)",
+            ),
+          );
+        return;
+      }
+      res.setHeader("Content-Type", options.registry.contentType);
+      res.send(await options.registry.metrics());
+    },
+  );
 }
 
 /** A health document: `ok` and whatever the daemon reports beside it. */
@@ -128,7 +170,9 @@ export interface OpsServer {
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const surface = new ApiSurface({
     title: options.title ?? "operations",
-    description: options.description ?? "A daemon's operations port: its health, its Prometheus metrics and its read-only status routes.",
+    description:
+      options.description ??
+      "A daemon's operations port: its health, its Prometheus metrics and its read-only status routes.",
   });
   const app = express();
   app.disable("x-powered-by");
@@ -143,18 +187,38 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   });
   const routes = surface.on(app);
   const healthSchema = options.healthSchema ?? HealthBody;
-  routes.get("/health", { summary: "The daemon's state and what it depends on (503 when not ok)", tags: ["operations"], responses: { 200: healthSchema, 503: healthSchema } }, async (_input, _req, res) => {
-    const health = await options.health();
-    res.status(health.ok ? 200 : 503).json(health);
-  });
-  routes.get("/metrics", { summary: "Prometheus metrics", tags: ["operations"], responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } } }, async (_input, _req, res) => {
-    res.setHeader("Content-Type", options.registry.contentType);
-    res.send(await options.registry.metrics());
-  });
+  routes.get(
+    "/health",
+    {
+      summary: "The daemon's state and what it depends on (503 when not ok)",
+      tags: ["operations"],
+      responses: { 200: healthSchema, 503: healthSchema },
+    },
+    async (_input, _req, res) => {
+      const health = await options.health();
+      res.status(health.ok ? 200 : 503).json(health);
+    },
+  );
+  routes.get(
+    "/metrics",
+    {
+      summary: "Prometheus metrics",
+      tags: ["operations"],
+      responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } },
+    },
+    async (_input, _req, res) => {
+      res.setHeader("Content-Type", options.registry.contentType);
+      res.send(await options.registry.metrics());
+    },
+  );
   for (const [routePath, route] of Object.entries(options.routes ?? {})) {
-    routes.get(routePath, { summary: route.summary, description: route.description, tags: ["status"], responses: { 200: route.schema } }, async (_input, _req, res) => {
-      res.json(await route.answer());
-    });
+    routes.get(
+      routePath,
+      { summary: route.summary, description: route.description, tags: ["status"], responses: { 200: route.schema } },
+      async (_input, _req, res) => {
+        res.json(await route.answer());
+      },
+    );
   }
   surface.serve(app);
   const paths = ["/health", "/metrics", ...Object.keys(options.routes ?? {}), "/openapi.json", "/docs"];
@@ -174,9 +238,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     url: `http://${options.host}:${port}`,
     app,
     surface,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

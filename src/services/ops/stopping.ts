@@ -16,7 +16,9 @@ export function stopSignal(name: string, options: { graceMs?: number } = {}): Ab
     controller.abort(new Error(`stopping on ${signal}`));
     // Only this listener: the daemon has not installed its own stop yet.
     if (process.listenerCount(signal) <= 1) process.exit(0);
-    armStopDeadline(graceMs, () => process.stderr.write(`${name}: still stopping ${graceMs} ms after ${signal}; exiting now\n`));
+    armStopDeadline(graceMs, () =>
+      process.stderr.write(`${name}: still stopping ${graceMs} ms after ${signal}; exiting now\n`),
+    );
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
