@@ -21,31 +21,7 @@ import { IndexerStore } from "../../src/indexer/store";
 import { spawnDaemon } from "../../test/helpers/daemon";
 import { PgCluster, startCluster } from "../../test/helpers/postgres";
 import { printableLocation } from "../../src/db/sql";
-import { GeneratedChain, generateChain } from "./chain-generator";
-
-function loadChain(blocks: number, transactions: number): GeneratedChain {
-  const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
-  if (fs.existsSync(file)) {
-    const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
-    return {
-      hashes: cached.hashes,
-      raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
-      txCount: cached.txCount,
-    };
-  }
-  process.stderr.write("generating the benchmark chain (cached for next time)...\n");
-  const chain = generateChain({ blocks, transactions });
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      hashes: chain.hashes,
-      raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")),
-      txCount: chain.txCount,
-    }),
-  );
-  return chain;
-}
+import { loadOrGenerateChain } from "./chain-generator";
 
 function run(
   url: string,
@@ -64,7 +40,7 @@ function run(
 }
 
 async function main(): Promise<void> {
-  const chain = loadChain(2000, 100_000);
+  const chain = loadOrGenerateChain(2000, 100_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-api-"));
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const build = async (location: string) => {

@@ -6,6 +6,8 @@
  * Deterministic for a given seed.
  */
 import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import * as tinysecp from "tiny-secp256k1";
 import {
   Block,
@@ -218,4 +220,35 @@ export function generateChain(options: {
     if (height % 200 === 0) options.onProgress?.(height, txCount);
   }
   return { hashes, raws, txCount };
+}
+
+/** The generated chain is cached under data/bench/ (generation signs every input and takes a while). */
+export function loadOrGenerateChain(blocks: number, transactions: number): GeneratedChain {
+  const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
+  if (fs.existsSync(file)) {
+    const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
+    return {
+      hashes: cached.hashes,
+      raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
+      txCount: cached.txCount,
+    };
+  }
+  process.stderr.write(`generating ${blocks} blocks with ${transactions} transactions (cached in ${file})...\n`);
+  const started = Date.now();
+  const chain = generateChain({
+    blocks,
+    transactions,
+    onProgress: (h, n) => process.stderr.write(`  height ${h}, ${n} txs\r`),
+  });
+  process.stderr.write(`\ngenerated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      hashes: chain.hashes,
+      raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")),
+      txCount: chain.txCount,
+    }),
+  );
+  return chain;
 }

@@ -13,7 +13,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { MemoryChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
-import { GeneratedChain, generateChain } from "./chain-generator";
+import { loadOrGenerateChain } from "./chain-generator";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { parseBlock } from "../../src/doge";
 import { RpcChainSource } from "../../src/indexer/source";
@@ -21,41 +21,10 @@ import { startDevnet } from "../../test/helpers/devnet";
 import { PgCluster, startCluster } from "../../test/helpers/postgres";
 import { SqlDatabase, printableLocation } from "../../src/db/sql";
 
-/** The generated chain is cached under data/bench/ (generation signs every input and takes a while). */
-function loadOrGenerate(blocks: number, transactions: number): GeneratedChain {
-  const file = path.resolve(__dirname, "..", "..", "data", "bench", `chain-${blocks}-${transactions}.json`);
-  if (fs.existsSync(file)) {
-    const cached = JSON.parse(fs.readFileSync(file, "utf8")) as { hashes: string[]; raws: string[]; txCount: number };
-    return {
-      hashes: cached.hashes,
-      raws: cached.raws.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
-      txCount: cached.txCount,
-    };
-  }
-  process.stderr.write(`generating ${blocks} blocks with ${transactions} transactions (cached in ${file})...\n`);
-  const started = Date.now();
-  const chain = generateChain({
-    blocks,
-    transactions,
-    onProgress: (h, n) => process.stderr.write(`  height ${h}, ${n} txs\r`),
-  });
-  process.stderr.write(`\ngenerated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      hashes: chain.hashes,
-      raws: chain.raws.map((raw) => Buffer.from(raw).toString("hex")),
-      txCount: chain.txCount,
-    }),
-  );
-  return chain;
-}
-
 async function main(): Promise<void> {
   const blocks = Number(process.env.BENCH_BLOCKS ?? 2000);
   const transactions = Number(process.env.BENCH_TXS ?? 100_000);
-  const chain = loadOrGenerate(blocks, transactions);
+  const chain = loadOrGenerateChain(blocks, transactions);
   const bytes = chain.raws.reduce((sum, raw) => sum + raw.length, 0);
   process.stderr.write(`chain: ${chain.hashes.length} blocks, ${chain.txCount} txs, ${(bytes / 1e6).toFixed(1)} MB\n`);
 

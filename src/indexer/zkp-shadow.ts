@@ -5,7 +5,8 @@
  * are simply queued again), and rows deleted by a rollback make their late verdicts a no-op.
  */
 import type { SqlDatabase } from "../db/sql";
-import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZKP_SHADOW_STATUS, ZkpUse } from "../zkp";
+import { zkpUseOfRow } from "./read/zkp";
+import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZkpUse } from "../zkp";
 
 interface PendingRow {
   txid: string;
@@ -74,24 +75,8 @@ export class ZkpShadowService {
   enqueuePending(): number {
     const fresh: ZkpUse[] = [];
     for (const row of this.selectPending.all() as PendingRow[]) {
-      const use: ZkpUse = {
-        txid: row.txid,
-        block_height: row.height,
-        role: row.role,
-        input_index: row.input_index,
-        output_index: row.output_index,
-        op_index: row.op_index,
-        mode: row.mode,
-        mode_name: row.mode_name,
-        proof_hex: row.proof_hex,
-        vk_hex: row.vk_hex,
-        vk_sha256: row.vk_sha256,
-        public_inputs: JSON.parse(row.public_inputs) as string[],
-        parse_error: row.parse_error,
-        shadow_valid: null,
-        consensus_enforced: false,
-        status: ZKP_SHADOW_STATUS,
-      };
+      // Pending: no verdict yet, whatever the row's column says.
+      const use: ZkpUse = { ...zkpUseOfRow(row as unknown as Record<string, unknown>), shadow_valid: null };
       const key = keyOf(use);
       if (this.queued.has(key)) continue;
       this.queued.add(key);

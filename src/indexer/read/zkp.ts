@@ -1,5 +1,6 @@
 /** OP_CHECKZKP uses (shadow mode): the latest, of a transaction, of a verifying key, and the counts. */
 import type { SqlDatabase } from "../../db/sql";
+import { ZKP_SHADOW_STATUS, ZkpUse } from "../../zkp";
 import { KEY_MAX, keyInt, prepareAll } from "./rows";
 
 /**
@@ -109,25 +110,35 @@ export function parseUseKey(key: string): [string, number, number, number] {
   return [parts[0], keyInt(numbers[0]), keyInt(numbers[1]), keyInt(numbers[2])];
 }
 
-/** A zkp_uses row in the seed's record shape (ZKP.md). */
-export function zkpRow(row: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A zkp_uses row as the ZKP.md record (the extractor's ZkpUse): the one reading of the table's
+ * columns, for the routes (zkpRow) and for the shadow verifier's queue.
+ */
+export function zkpUseOfRow(row: Record<string, unknown>): ZkpUse {
   return {
-    txid: row.txid,
-    block_height: row.height,
-    role: row.role,
-    input_index: row.input_index,
-    output_index: row.output_index,
-    op_index: row.op_index,
-    mode: row.mode,
-    mode_name: row.mode_name,
-    proof_hex: row.proof_hex,
-    vk_hex: row.vk_hex,
-    vk_sha256: row.vk_sha256,
-    public_inputs: JSON.parse(String(row.public_inputs ?? "[]")),
-    parse_error: row.parse_error,
-    shadow_valid: row.shadow_valid === null ? null : Number(row.shadow_valid) === 1,
-    shadow_encoding: row.shadow_encoding,
+    txid: row.txid as string,
+    block_height: Number(row.height),
+    role: row.role as ZkpUse["role"],
+    input_index: row.input_index === null ? null : Number(row.input_index),
+    output_index: row.output_index === null ? null : Number(row.output_index),
+    op_index: Number(row.op_index),
+    mode: row.mode === null ? null : Number(row.mode),
+    mode_name: row.mode_name as ZkpUse["mode_name"],
+    proof_hex: row.proof_hex as string | null,
+    vk_hex: row.vk_hex as string | null,
+    vk_sha256: row.vk_sha256 as string | null,
+    public_inputs: JSON.parse(String(row.public_inputs ?? "[]")) as string[],
+    parse_error: row.parse_error as string | null,
+    shadow_valid: row.shadow_valid === null || row.shadow_valid === undefined ? null : Number(row.shadow_valid) === 1,
     consensus_enforced: false,
-    status: "shadow (not consensus-enforced)",
+    status: ZKP_SHADOW_STATUS,
   };
+}
+
+/** A zkp_uses row in the seed's record shape (ZKP.md), with its shadow verdict's encoding. */
+export function zkpRow(row: Record<string, unknown>): Record<string, unknown> {
+  const use = zkpUseOfRow(row);
+  // Key order as the records have always been written: the encoding beside the verdict.
+  const { consensus_enforced, status, ...rest } = use;
+  return { ...rest, shadow_encoding: row.shadow_encoding, consensus_enforced, status };
 }
