@@ -13,13 +13,12 @@ import path from "node:path";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require("autocannon");
 import { NETWORKS } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { MemoryChainSource } from "../../src/indexer/source";
 import { IndexQueries } from "../../src/indexer/queries";
 import { IndexerStore } from "../../src/indexer/store";
 import { spawnDaemon } from "../../test/helpers/daemon";
-import { PgCluster, startCluster } from "../../test/helpers/postgres";
+import { benchPostgres, openEmptyIndex } from "./postgres";
 import { printableLocation } from "../../src/db/sql";
 import { loadOrGenerateChain } from "./chain-generator";
 
@@ -44,11 +43,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-api-"));
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const build = async (location: string) => {
-    const db = openIndexerDatabase(location);
-    if (new IndexerStore(db).tip() !== null)
-      throw new Error(
-        `${printableLocation(location)} already holds an index: BENCH_POSTGRES_URL must name an empty database`,
-      );
+    const db = openEmptyIndex(location);
     await new Indexer({
       store: new IndexerStore(db),
       source: new MemoryChainSource(chain.hashes, chain.raws),
@@ -94,7 +89,7 @@ async function main(): Promise<void> {
     );
     return ok;
   };
-  let cluster: PgCluster | null = null;
+  let postgres: Awaited<ReturnType<typeof benchPostgres>> | null = null;
   try {
     process.stderr.write("indexing the benchmark chain into SQLite...\n");
     const dbFile = path.join(dir, "index.sqlite");
@@ -107,12 +102,8 @@ async function main(): Promise<void> {
     const liteBalanceOk = line("balance", lite.balance, 5000, 20);
     const liteOk = line("history (50 items)", lite.history, 1000, null) && liteBalanceOk;
 
-    let url = process.env.BENCH_POSTGRES_URL;
-    if (!url) {
-      cluster = await startCluster();
-      await cluster.query("CREATE DATABASE bench TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'");
-      url = cluster.url("bench");
-    }
+    postgres = await benchPostgres();
+    const { url } = postgres;
     process.stderr.write("indexing the benchmark chain into PostgreSQL...\n");
     await build(url);
     const pg = await measure(url, busiest.address);
@@ -124,7 +115,7 @@ async function main(): Promise<void> {
     );
     process.exitCode = liteOk && pgBalanceOk && pgHistoryOk ? 0 : 1;
   } finally {
-    await cluster?.stop();
+    await postgres?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -18,7 +18,7 @@ import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { parseBlock } from "../../src/doge";
 import { RpcChainSource } from "../../src/indexer/source";
 import { startDevnet } from "../../test/helpers/devnet";
-import { PgCluster, startCluster } from "../../test/helpers/postgres";
+import { benchPostgres, openEmptyIndex } from "./postgres";
 import { SqlDatabase, printableLocation } from "../../src/db/sql";
 
 async function main(): Promise<void> {
@@ -57,23 +57,11 @@ async function main(): Promise<void> {
   line("blocks", `${(chain.hashes.length / lite.seconds).toFixed(0)} blk/s`, "-", true);
   line("peak RSS (whole process)", `${peakRssMb.toFixed(0)} MB`, "< 1024 MB", peakRssMb < 1024);
 
-  let cluster: PgCluster | null = null;
+  const postgres = await benchPostgres();
+  const { url } = postgres;
   let pgOk = false;
   try {
-    let url = process.env.BENCH_POSTGRES_URL;
-    if (!url) {
-      cluster = await startCluster();
-      await cluster.query("CREATE DATABASE bench TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'");
-      url = cluster.url("bench");
-    }
-    const pgDb = openIndexerDatabase(url);
-    if (new IndexerStore(pgDb).tip() !== null) {
-      pgDb.close();
-      throw new Error(
-        `${printableLocation(url)} already holds an index: BENCH_POSTGRES_URL must name an empty database`,
-      );
-    }
-    const pg = await indexInto(pgDb);
+    const pg = await indexInto(openEmptyIndex(url));
     pgOk = pg.txPerSecond >= 0.5 * txPerSecond;
     process.stdout.write(
       `PostgreSQL (${printableLocation(url)}): indexed ${pg.blocks} blocks in ${pg.seconds.toFixed(2)} s\n`,
@@ -81,7 +69,7 @@ async function main(): Promise<void> {
     line("index from raw blocks", `${pg.txPerSecond.toFixed(0)} tx/s`, `>= ${(0.5 * txPerSecond).toFixed(0)}`, pgOk);
     line("  share of SQLite's rate", `${((100 * pg.txPerSecond) / txPerSecond).toFixed(0)} %`, ">= 50 %", pgOk);
   } finally {
-    await cluster?.stop();
+    await postgres.stop();
   }
 
   // The same indexer fed through the JSON-RPC client from the devnet (getblockhash + getblock
