@@ -92,20 +92,25 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
   return handle;
 }
 
+/** The schema name and version an index's meta table records (each undefined when absent). */
+function schemaMeta(db: SqlDatabase): { schema?: string; schema_version?: string } {
+  const rows = db
+    .prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')")
+    .all();
+  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
 /** Refuses an index this build cannot read: another schema, or a version other than this build's. */
 export function checkIndexSchema(db: SqlDatabase): void {
-  let rows: { key: string; value: string }[];
+  let meta: ReturnType<typeof schemaMeta>;
   try {
-    rows = db
-      .prepare<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')")
-      .all();
+    meta = schemaMeta(db);
   } catch {
     throw new IndexUnreadableError(
       db.location,
       "it has no meta table (not an index, or the indexer has not created it yet)",
     );
   }
-  const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
   if (meta.schema !== INDEXER_SCHEMA)
     throw new IndexUnreadableError(
       db.location,
@@ -142,14 +147,7 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
     if (!locked?.ok)
       throw new IndexUnreadableError(location, "another indexer is writing this database (its advisory lock is held)");
     db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)');
-    const meta = Object.fromEntries(
-      db
-        .prepare<{ key: string; value: string }>(
-          "SELECT key, value FROM meta WHERE key IN ('schema', 'schema_version')",
-        )
-        .all()
-        .map((r) => [r.key, r.value]),
-    );
+    const meta = schemaMeta(db);
     if (meta.schema !== undefined && meta.schema !== INDEXER_SCHEMA)
       throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
     const version = meta.schema_version === undefined ? 0 : Number(meta.schema_version);
