@@ -1,0 +1,209 @@
+/**
+ * Issue 26, "Custody you can trust, part 3", item 1: deposits are value the custody can spend.
+ * Tried as an attacker would, on the devnet over HTTP: the attacker pays the custody in outputs the
+ * hot wallet never spends (one that carries an inscription, one bare pay-to-pubkey to the custody's
+ * own public key) and asks for the deposit back with a signed `POST /api/deposits/refund`, or
+ * spends it on a swap. Before the fix each such deposit was credited and refunded out of the
+ * custody's plain coins: four rounds drained the float.
+ */
+import { expect } from "chai";
+import type { Server } from "node:http";
+import path from "node:path";
+import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
+import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
+import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { Answer, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { jsonRequest } from "../helpers/http";
+
+const DOGE = KOINU_PER_DOGE;
+const N = 2;
+const TICK = "DEPO";
+const show = (answer: Answer) => `${answer.status} ${JSON.stringify(answer.body)}`;
+
+describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", function () {
+  this.timeout(600_000);
+  let stack: LaunchpadStack;
+  let ammDb: ReturnType<typeof openAmmDatabase>;
+  let server: Server;
+  let base: string;
+  let wallet: HotWallet;
+  const custody = newKey();
+  const provider = newKey();
+  const deployer = newKey();
+
+  const call = (method: string, p: string, body?: unknown): Promise<Answer> =>
+    jsonRequest(`${base}/api${p}`, method, body === undefined ? {} : { body });
+  const bury = async () => {
+    for (let i = 0; i < N; i++) await stack.mine();
+  };
+  const payoutCount = () => (ammDb.prepare("SELECT COUNT(*) AS n FROM payouts").get() as { n: number }).n;
+  const message = async (params: Record<string, string>): Promise<string> => {
+    const answer = await call("GET", `/auth/message?${new URLSearchParams(params)}`);
+    expect(answer.status, show(answer)).to.equal(200);
+    return answer.body.message as string;
+  };
+  /** The payer's signed refund request for a DOGE deposit. */
+  const askRefund = async (key: TestKey, depositTxid: string): Promise<Answer> => {
+    const fields = { asset: "DOGE", address: key.address, depositTxid };
+    const text = await message({ action: "refund-deposit", ...fields });
+    return call("POST", "/deposits/refund", { ...fields, signature: signMessage(text, key.privateKey) });
+  };
+  /** An inscription of the attacker's own, on an output of its own (mined). */
+  const inscribedCoin = async (key: TestKey) => {
+    const coin = await faucetCoin(stack.devnet, key, 10);
+    const body = new TextEncoder().encode(`attacker's picture ${Math.random()}`);
+    const inscribed = await inscribeDoginals(stack.devnet, key, coin, { contentType: "text/plain", body }, key.script);
+    await stack.mine();
+    return inscribed;
+  };
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+    ammDb = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, custody.address, {
+      confirmations: N,
+      serviceAddresses: [inscriberAddress],
+    });
+    const ledger = new AmmLedger({
+      db: ammDb,
+      network: NETWORKS.regtest,
+      deposits,
+      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
+    });
+    server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    wallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+
+    // A pool to swap on: 1,000 DOGE against 500,000 DEPO from an honest provider.
+    await deployTick(stack.devnet, deployer, TICK, 21_000_000n, 1_000_000n);
+    await stack.mine();
+    await mintTick(stack.devnet, provider, TICK, 1_000_000n);
+    await stack.mine();
+    const coin = await faucetCoin(stack.devnet, provider, 1_002);
+    await stack.mine();
+    const dogeTxid = (await pay(stack.devnet, provider, [coin], [{ script: custody.script, value: 1_000n * DOGE }]))
+      .txid;
+    const inscribed = await inscribeTransfer(stack.devnet, provider, TICK, 500_000n);
+    await stack.mine();
+    const tokenTxid = await sendTransfer(stack.devnet, provider, inscribed, custody.script);
+    await bury();
+    const fields = { tick: TICK, address: provider.address, dogeTxid, tokenTxid };
+    const text = await message({ action: "add-liquidity", ...fields });
+    const added = await call("POST", "/liquidity/add", {
+      ...fields,
+      signature: signMessage(text, provider.privateKey),
+    });
+    expect(added.status, show(added)).to.equal(201);
+  });
+
+  after(async () => {
+    server?.close();
+    await stack?.stop();
+  });
+
+  it("refunds nothing out of the float for a deposit whose only output to the custody carries an inscription", async () => {
+    const attacker = newKey();
+    const inscribed = await inscribedCoin(attacker);
+    const funds = await faucetCoin(stack.devnet, attacker, 60);
+    await stack.mine();
+    // Input 0 is the inscribed output: its first koinu, and the inscription, land on output 0 (the custody's).
+    const deposit = await pay(
+      stack.devnet,
+      attacker,
+      [inscribed.output, funds],
+      [{ script: custody.script, value: 50n * DOGE }],
+    );
+    await bury();
+    const onOutput = stack.queries.inscriptions.on(deposit.txid, 0);
+    expect(
+      onOutput.map((i) => i.id),
+      "the inscription sits on the deposit's output 0",
+    ).to.deep.equal([inscribed.inscriptionId]);
+    await wallet.sync();
+    expect(wallet.balance().lockedKoinu >= 50n * DOGE, "the hot wallet locks that output").to.equal(true);
+
+    const before = payoutCount();
+    const refund = await askRefund(attacker, deposit.txid);
+    expect(refund.status, show(refund)).to.equal(422);
+    expect(refund.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
+    expect(payoutCount(), "no payout was queued").to.equal(before);
+  });
+
+  it("refunds nothing out of the float for a bare pay-to-pubkey output to the custody's own key", async () => {
+    const attacker = newKey();
+    const funds = await faucetCoin(stack.devnet, attacker, 60);
+    await stack.mine();
+    const p2pk = compileScript([custody.publicKey, OP.OP_CHECKSIG]);
+    const deposit = await pay(stack.devnet, attacker, [funds], [{ script: p2pk, value: 50n * DOGE }]);
+    await bury();
+    const before = payoutCount();
+    const refund = await askRefund(attacker, deposit.txid);
+    expect(refund.status, show(refund)).to.equal(422);
+    expect(refund.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
+    expect(payoutCount(), "no payout was queued").to.equal(before);
+  });
+
+  it("does not swap on an inscription-bearing deposit", async () => {
+    const attacker = newKey();
+    const quote = await call("POST", "/swap/quote", {
+      tick: TICK,
+      direction: "DOGE_TO_TOKEN",
+      amountIn: (50n * DOGE).toString(),
+      slippageBps: 100,
+    });
+    expect(quote.status, show(quote)).to.equal(200);
+    const swap = await call("POST", "/swap/create", { quoteId: quote.body.quoteId, address: attacker.address });
+    expect(swap.status, show(swap)).to.equal(201);
+    const inscribed = await inscribedCoin(attacker);
+    const funds = await faucetCoin(stack.devnet, attacker, 60);
+    await stack.mine();
+    const deposit = await pay(
+      stack.devnet,
+      attacker,
+      [inscribed.output, funds],
+      [{ script: custody.script, value: BigInt(quote.body.amountIn) }],
+    );
+    await bury();
+    const text = await message({ action: "execute-swap", swapId: swap.body.swapId, depositTxid: deposit.txid });
+    const before = payoutCount();
+    const executed = await call("POST", "/swap/execute", {
+      swapId: swap.body.swapId,
+      depositTxid: deposit.txid,
+      signature: signMessage(text, attacker.privateKey),
+    });
+    expect(executed.status, show(executed)).to.equal(422);
+    expect(executed.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
+    expect(payoutCount(), "no payout was queued").to.equal(before);
+  });
+
+  it("counts only the spendable outputs of a deposit that mixes both kinds", async () => {
+    const attacker = newKey();
+    const funds = await faucetCoin(stack.devnet, attacker, 60);
+    await stack.mine();
+    const p2pk = compileScript([custody.publicKey, OP.OP_CHECKSIG]);
+    const deposit = await pay(
+      stack.devnet,
+      attacker,
+      [funds],
+      [
+        { script: p2pk, value: 40n * DOGE },
+        { script: custody.script, value: 5n * DOGE },
+      ],
+    );
+    await bury();
+    const refund = await askRefund(attacker, deposit.txid);
+    expect(refund.status, show(refund)).to.equal(202);
+    expect(refund.body.amount, "only the P2PKH output is refunded").to.equal((5n * DOGE).toString());
+  });
+});
