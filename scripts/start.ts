@@ -866,7 +866,7 @@ function nodeWallets(): { name: string; file: string; doge: number; outputs: num
   ];
 }
 
-/** Dogecoin regtest's coinbase maturity (60, src/services/explorer/app.ts coinbaseMaturity); we mine 100 to be safe. */
+/** Dogecoin regtest's coinbase maturity (60, src/doge/policy.ts coinbaseMaturity); we mine 100 to be safe. */
 const MATURITY_BLOCKS = 100;
 
 /**

@@ -163,6 +163,7 @@ async function main(): Promise<void> {
   const deposits = new DepositReader(queries, wallet.address, {
     confirmations: config["deposit-confirmations"] ?? defaultPaymentConfirmations(network),
     serviceAddresses,
+    network,
   });
   const ledger = new AmmLedger({
     db,

@@ -312,6 +312,7 @@ function benchExecutes(dir: string): number {
       amount: amountIn,
       payer: trader.address,
       serviceFunded: false,
+      unspendable: [],
     });
     swaps.push({
       id: swap.id,

@@ -160,6 +160,11 @@ export class IndexQueries {
 
   // inscriptions and collections
 
+  /** The inscriptions sitting on output `vout` of `txid` now (DRC-20 transfers included). */
+  inscriptionsOn(txid: string, vout: number): { id: string; offset: number; contentType: string }[] {
+    return this.inscriptions.on(txid, vout);
+  }
+
   /** An inscription with where it sits now (owner null when it was spent to fees and not re-found). */
   inscription(id: string): InscriptionView | null {
     return this.inscriptions.inscription(id);

@@ -56,6 +56,7 @@ export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): W
     async confirmedUtxos(address: string): Promise<ChainUtxo[]> {
       const out: ChainUtxo[] = [];
       let after: { height: number; txid: string; vout: number } | null = null;
+      const tip = queries.status().indexedHeight;
       for (;;) {
         const page = queries.utxos(address, after, UTXO_PAGE);
         for (const item of page.items) {
@@ -67,6 +68,8 @@ export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): W
             scriptHex: item.scriptHex,
             inscriptionIds: item.inscriptions.map((i) => i.id),
             drc20: item.drc20.map((d) => ({ tick: d.tick, amount: d.amount })),
+            coinbase: item.coinbase,
+            confirmations: Math.max(1, tip - item.height + 1),
           });
         }
         if (page.items.length < UTXO_PAGE) return out;

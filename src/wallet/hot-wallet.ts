@@ -48,6 +48,7 @@ import {
   WalletTxStateError,
 } from "./errors";
 import { HARD_DUST_LIMIT, RECOMMENDED_FEE_RATE, isUnspendable } from "./fees";
+import { unspendableReason } from "./spendable";
 import { LIVE_STATES, OutputRow, TxRow, WalletStore, toWalletTx } from "./store";
 import {
   BroadcastError,
@@ -835,10 +836,21 @@ export class HotWallet {
   /** Inside a write transaction: the index's view of the wallet's confirmed outputs. */
   private reconcile(snapshot: readonly ChainUtxo[]): void {
     for (const utxo of snapshot) {
-      // Only the wallet's own P2PKH script: a bare pay-to-pubkey output is listed under the same
-      // address but needs another scriptSig.
-      if (utxo.scriptHex.toLowerCase() !== this.scriptHex) continue;
-      const carrier = utxo.inscriptionIds.length > 0 || utxo.drc20.length > 0;
+      // The one spendability rule (spendable.ts): another script (a bare pay-to-pubkey output is
+      // listed under the same address) is never the wallet's; an immature coinbase waits for a
+      // later sync; an inscription carrier is kept, locked.
+      const reason = unspendableReason(
+        {
+          scriptHex: utxo.scriptHex,
+          inscriptionCount: utxo.inscriptionIds.length + utxo.drc20.length,
+          coinbase: utxo.coinbase ?? false,
+          confirmations: utxo.confirmations ?? Number.MAX_SAFE_INTEGER,
+        },
+        this.scriptHex,
+        this.network,
+      );
+      if (reason === "NOT_OWN_SCRIPT" || reason === "IMMATURE_COINBASE") continue;
+      const carrier = reason === "CARRIES_INSCRIPTION";
       const carries = carrier ? JSON.stringify({ inscriptionIds: utxo.inscriptionIds, drc20: utxo.drc20 }) : null;
       const row = this.store.output(utxo.txid, utxo.vout);
       if (row) {

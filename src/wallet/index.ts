@@ -24,3 +24,5 @@ export {
   MAX_SPLIT_OUTPUTS,
 } from "./hot-wallet";
 export type { HotWalletOptions } from "./hot-wallet";
+export { unspendableReason } from "./spendable";
+export type { OutputFacts, UnspendableReason } from "./spendable";

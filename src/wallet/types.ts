@@ -34,6 +34,10 @@ export interface ChainUtxo {
   inscriptionIds: string[];
   /** DRC-20 transfer inscriptions on this output (never spent by the wallet). */
   drc20: { tick: string; amount: string }[];
+  /** A coinbase output (spendable only once mature; absent: not a coinbase). */
+  coinbase?: boolean;
+  /** Confirmations as the chain source counts them (1 = in its tip; absent: deep enough for any rule). */
+  confirmations?: number;
 }
 
 export type ChainTxStatus =

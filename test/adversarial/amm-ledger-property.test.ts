@@ -199,6 +199,7 @@ class ModelDeposits extends DepositReader {
       amount: tx.doge,
       payer: tx.payer,
       serviceFunded: tx.serviceFunded,
+      unspendable: [],
     };
   }
   drc20(txid: string, tick: string): Drc20Deposit | null {

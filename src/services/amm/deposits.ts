@@ -18,7 +18,9 @@
  * - Each txid is consumed once (the `deposits` table), whatever consumed it.
  */
 import type { Sqlite } from "../../db/sqlite";
+import { DogeNetwork, NETWORKS, addressToOutputScript, bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
+import { UnspendableReason, unspendableReason } from "../../wallet/spendable";
 import { AppError, conflict, unprocessable } from "../http/errors";
 
 interface DepositBase {
@@ -35,7 +37,13 @@ interface DepositBase {
   serviceFunded: boolean;
 }
 
-export type DogeDeposit = DepositBase;
+export interface DogeDeposit extends DepositBase {
+  /**
+   * Outputs the index attributes to the custody address that the custody cannot spend with its own
+   * key (src/wallet/spendable.ts): not counted in `amount`.
+   */
+  unspendable: { vout: number; valueKoinu: bigint; reason: UnspendableReason }[];
+}
 export interface Drc20Deposit extends DepositBase {
   tick: string;
 }
@@ -46,6 +54,21 @@ export interface DepositReaderOptions {
   confirmations?: number;
   /** Addresses of wallets the service controls besides the custody (the inscriber's, the operator's). */
   serviceAddresses?: readonly string[];
+  /** The network of the custody address (its P2PKH script and coinbase maturity); default: read from the address's prefix. */
+  network?: DogeNetwork;
+}
+
+/** The network whose P2PKH prefix `address` carries. */
+function networkOfAddress(address: string): DogeNetwork {
+  for (const network of Object.values(NETWORKS)) {
+    try {
+      addressToOutputScript(address, network);
+      return network;
+    } catch {
+      // another network's prefix
+    }
+  }
+  throw new RangeError(`${address} is not a Dogecoin address of a known network`);
 }
 
 export class DepositReader {
@@ -53,6 +76,9 @@ export class DepositReader {
   readonly confirmations: number;
   /** The custody address and every other address the service controls. */
   readonly serviceAddresses: ReadonlySet<string>;
+  private readonly network: DogeNetwork;
+  /** The custody's own P2PKH script (hex): the only script whose outputs it can spend. */
+  private readonly custodyScriptHex: string;
 
   constructor(
     private readonly queries: IndexQueries,
@@ -64,6 +90,8 @@ export class DepositReader {
       throw new RangeError(`deposit confirmations must be an integer of at least 1, got ${confirmations}`);
     this.confirmations = confirmations;
     this.serviceAddresses = new Set([custodyAddress, ...(options.serviceAddresses ?? [])]);
+    this.network = options.network ?? networkOfAddress(custodyAddress);
+    this.custodyScriptHex = bytesToHex(addressToOutputScript(custodyAddress, this.network));
   }
 
   /** The indexed height (what "not found" means: not in a block up to this height). */
@@ -84,22 +112,43 @@ export class DepositReader {
     return { firstInputAddress: inputs.get(0)?.address ?? null, serviceFunded };
   }
 
-  /** A DOGE deposit to the custody address, or null when the transaction is not in an indexed block. */
+  /**
+   * A DOGE deposit to the custody address, or null when the transaction is not in an indexed block.
+   * Its amount counts only the outputs the custody can spend with its own key (the hot wallet's
+   * rule, src/wallet/spendable.ts): its P2PKH script, no inscription on it as the index reckons it
+   * now, no immature coinbase. Any other output to the address is listed in `unspendable`.
+   */
   doge(txid: string): DogeDeposit | null {
     const tx = this.queries.tx(txid);
     if (!tx) return null;
-    const amount = tx.outputs
-      .filter((o) => o.address === this.custodyAddress)
-      .reduce((sum, o) => sum + o.valueKoinu, 0n);
+    const confirmations = this.indexedHeight() - tx.height + 1;
+    let amount = 0n;
+    const unspendable: DogeDeposit["unspendable"] = [];
+    for (const output of tx.outputs) {
+      if (output.address !== this.custodyAddress) continue;
+      const reason = unspendableReason(
+        {
+          scriptHex: output.scriptHex,
+          inscriptionCount: this.queries.inscriptionsOn(txid, output.vout).length,
+          coinbase: tx.coinbase,
+          confirmations,
+        },
+        this.custodyScriptHex,
+        this.network,
+      );
+      if (reason === null) amount += output.valueKoinu;
+      else unspendable.push({ vout: output.vout, valueKoinu: output.valueKoinu, reason });
+    }
     const { firstInputAddress, serviceFunded } = this.funding(txid);
     return {
       txid,
       height: tx.height,
       blockTime: tx.blockTime,
-      confirmations: this.indexedHeight() - tx.height + 1,
+      confirmations,
       amount,
       payer: firstInputAddress,
       serviceFunded,
+      unspendable,
     };
   }
 
@@ -245,6 +294,24 @@ export function inspectDeposit(
         "DEPOSIT_FROM_SERVICE",
         `${txid} is funded by a wallet of this service; it is not a deposit`,
         { deposit_txid: txid },
+      ),
+    };
+  }
+  if (deposit.amount === 0n && "unspendable" in deposit && deposit.unspendable.length > 0) {
+    return {
+      kind: "refused",
+      error: unprocessable(
+        "DEPOSIT_NOT_SPENDABLE",
+        `${txid} pays the deposit address ${reader.custodyAddress} only in outputs the custody cannot spend with its own key (${deposit.unspendable.map((o) => `output ${o.vout}: ${o.reason}`).join(", ")}); they count for nothing`,
+        {
+          deposit_txid: txid,
+          deposit_address: reader.custodyAddress,
+          unspendable: deposit.unspendable.map((o) => ({
+            vout: o.vout,
+            value_koinu: o.valueKoinu.toString(),
+            reason: o.reason,
+          })),
+        },
       ),
     };
   }

@@ -3,7 +3,7 @@
  * IndexQueries and never call the node, except broadcast, which hands a signed transaction to it.
  */
 import express, { Response } from "express";
-import { DogeNetwork, parseTransactionHex } from "../../doge";
+import { DogeNetwork, coinbaseMaturity, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
 import { indexIsBehind } from "../../indexer/read/status";
@@ -833,15 +833,6 @@ function historyBody(
 
 /** Where unconfirmed outputs sort in the UTXO list's cursor: after every block. */
 const PENDING_HEIGHT = Number.MAX_SAFE_INTEGER;
-
-/**
- * Blocks before a coinbase output may be spent (its confirmations must reach it): 60 on regtest
- * (src/devnet/params.ts, Dogecoin Core 1.14's CRegTestParams), 240 on mainnet and testnet since
- * Digishield (chainparams.cpp digishieldConsensus.nCoinbaseMaturity).
- */
-export function coinbaseMaturity(network: DogeNetwork): number {
-  return network.name === "regtest" ? 60 : 240;
-}
 
 /** A confirmed output's spend by a pending transaction, written as the index's spends (height null). */
 function pendingSpend(mempool: MempoolReader | undefined, txid: string, vout: number) {
