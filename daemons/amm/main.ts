@@ -24,7 +24,7 @@ import { runDaemon, stopOnSignals } from "../../src/config/daemon";
 import { defaultPaymentConfirmations } from "../../src/chain/depth";
 import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
-import { indexHealth, mountOpsRoutes } from "../../src/services/ops/server";
+import { mountOpsRoutes } from "../../src/services/ops/server";
 import { readSecretFile } from "../../src/config/secret-file";
 import { getNetwork } from "../../src/doge";
 import { drc20TickKey } from "../../src/inscription/drc20";
@@ -32,6 +32,8 @@ import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
+import { CustodyReserves, mountReserves, registerReservesMetrics } from "../../src/services/amm/reserves";
+import { ammHealth } from "../../src/services/amm/health";
 import {
   AmmLedger,
   BondingStore,
@@ -176,10 +178,14 @@ async function main(): Promise<void> {
     url: config["inscriber-url"],
     key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim(),
   });
-  const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log });
   const bonding = new BondingStore({ db, ledger, deposits, queries, inscriber, inscriberProject: "amm", log });
+  // Proof of reserves (docs/security.md): checked after every wallet sync, published at
+  // /api/reserves, and the settlement worker's gate (nothing of a short asset is paid out).
+  const reserves = new CustodyReserves({ db, ledger, bonding, queries, wallet, log });
+  const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log, solvency: reserves });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerReservesMetrics(registry, reserves);
   const app = createAmmApp({
     ledger,
     network,
@@ -187,22 +193,11 @@ async function main(): Promise<void> {
     rateLimit: config["rate-limit"],
     mount: (root, surface) => {
       mountBonding(root, { store: bonding, ledger, network, log });
+      mountReserves(root, reserves);
       mountOpsRoutes(root, {
         registry,
         surface,
-        health: () => {
-          const index = indexHealth(queries);
-          const frozen = settlement.frozenCount();
-          return {
-            ok: index.ok && frozen === 0,
-            name: "amm",
-            custody_address: wallet.address,
-            indexedHeight: index.indexedHeight,
-            nodeHeight: index.nodeHeight,
-            depositConfirmations: deposits.confirmations,
-            frozenPayouts: frozen,
-          };
-        },
+        health: () => ammHealth({ queries, deposits, settlement, reserves }),
       });
     },
   });
@@ -211,7 +206,15 @@ async function main(): Promise<void> {
 
   const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
   const loops = [
-    runEvery("wallet_sync", 10_000, () => wallet.sync(), { log: warn }),
+    runEvery(
+      "wallet_sync",
+      10_000,
+      async () => {
+        await wallet.sync();
+        reserves.runOnce();
+      },
+      { log: warn },
+    ),
     runEvery("amm_settlement_pass", 2_000, () => settlement.runOnce(), { log: warn }),
     // Swaps whose deposit got mined, expired swaps and quotes, and the bonding curves' launches,
     // expiries and graduations, every 2 s (one pass at a time).
