@@ -149,7 +149,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
       inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       network: NETWORKS.regtest,
       inscriberProject: "launchpad",
-      ...({ depositConfirmations: N } as object),
+      depositConfirmations: N,
       log: (event, fields) => events.push({ event, fields }),
     });
     server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");

@@ -294,17 +294,140 @@ describe("AMM settlement worker", function () {
       ]);
     });
 
-    it("fails a transfer larger than the custody's available balance once the index refuses it, sending nothing", async () => {
+    it("keeps a transfer larger than the custody's available balance queued, inscribing nothing", async () => {
       const db = openAmmDatabase(":memory:");
       const worker = newWorker(db);
       const user = newKey();
       const id = queue(db, { asset: "DRC20", tick: TICK, address: user.address, amount: 10n * MINTED });
-      const [done] = await settle([worker], [id]);
-      expect(done.status).to.equal("failed");
-      expect(done.error).to.match(/^TRANSFER_INVALID: /);
+      for (let i = 0; i < 2; i++) {
+        await worker.runOnce();
+        await stack.mine();
+      }
+      const held = worker.payout(id)!;
+      expect(held.status).to.equal("queued");
+      expect(held.error).to.match(/^DRC20_AVAILABLE_SHORT: /);
+      expect(held.attempts).to.equal(2);
+      expect(held.inscriberJobId, "no inscription was asked").to.equal(null);
       expect(wallet.txOf(PAYOUT_OWNER, id)).to.equal(null);
       expect(tokenBalance(user.address).available).to.equal("0");
       expect(tokenBalance(custody.address).transferable).to.equal("0");
+    });
+  });
+
+  describe("the solvency gate", () => {
+    it("holds a payout in its state while the gate names a shortfall of its asset, and pays it once the gate clears", async () => {
+      const db = openAmmDatabase(":memory:");
+      const events: LogEvent[] = [];
+      const short = new Set<string>(["DOGE", `DRC20:${TICK}`]);
+      const asked: string[] = [];
+      const worker = new SettlementWorker({
+        db,
+        wallet,
+        queries: stack.queries,
+        inscriber,
+        network: NETWORKS.regtest,
+        inscriberProject: "launchpad",
+        log: (event, fields) => events.push({ event, fields }),
+        solvency: {
+          shortfall: (asset, tick) => {
+            const key = asset === "DOGE" ? "DOGE" : `DRC20:${tick}`;
+            asked.push(key);
+            return short.has(key) ? { code: "CUSTODY_SHORTFALL", message: `${key}: holds 1, owes 2` } : null;
+          },
+        },
+      });
+      const dogeUser = newKey();
+      const tokenUser = newKey();
+      const doge = queue(db, { asset: "DOGE", address: dogeUser.address, amount: KOINU_PER_DOGE });
+      const token = queue(db, { asset: "DRC20", tick: TICK, address: tokenUser.address, amount: 40n });
+
+      await worker.runOnce();
+      await worker.runOnce();
+      for (const id of [doge, token]) {
+        const payout = worker.payout(id)!;
+        expect([payout.status, payout.error], id).to.deep.equal([
+          "queued",
+          `CUSTODY_SHORTFALL: ${payout.asset === "DOGE" ? "DOGE" : `DRC20:${TICK}`}: holds 1, owes 2`,
+        ]);
+        expect(payout.inscriberJobId).to.equal(null);
+        expect(wallet.txOf(PAYOUT_OWNER, id)).to.equal(null);
+        // Logged once, not on every pass.
+        expect(count(events, "amm_payout_held_shortfall", id)).to.equal(1);
+      }
+      // Asked once per asset and tick per pass.
+      expect(asked.sort()).to.deep.equal(["DOGE", "DOGE", `DRC20:${TICK}`, `DRC20:${TICK}`]);
+
+      // The DRC-20 side clears: the transfer is inscribed; short again, the inscribed carrier is not sent.
+      short.delete(`DRC20:${TICK}`);
+      await worker.runOnce();
+      expect(worker.payout(token)!.status).to.equal("inscribing");
+      await stack.confirmInscriberJob(worker.payout(token)!.inscriberJobId!);
+      await worker.runOnce();
+      expect(worker.payout(token)!.status).to.equal("inscribed");
+      short.add(`DRC20:${TICK}`);
+      await worker.runOnce();
+      const inscribed = worker.payout(token)!;
+      expect([inscribed.status, inscribed.error?.split(":")[0]]).to.deep.equal(["inscribed", "CUSTODY_SHORTFALL"]);
+      expect(wallet.txOf(PAYOUT_OWNER, token)).to.equal(null);
+      expect(worker.payout(doge)!.status).to.equal("queued");
+
+      short.clear();
+      const done = await settle([worker], [doge, token]);
+      expect(done.map((payout) => [payout.status, payout.error])).to.deep.equal([
+        ["confirmed", null],
+        ["confirmed", null],
+      ]);
+      expect(tokenBalance(tokenUser.address).available).to.equal("40");
+      expect(stack.queries.balance(dogeUser.address).confirmedKoinu).to.equal(KOINU_PER_DOGE);
+    });
+  });
+
+  describe("deposits re-checked before sending", () => {
+    const useDeposit = (db: Sqlite, id: string, txid: string) =>
+      db
+        .prepare(
+          "INSERT INTO deposits (txid, kind, ref_id, asset, amount, address, used_at) VALUES (?, 'swap', ?, 'DOGE', '1', ?, 0)",
+        )
+        .run(txid, refOf(db, id), custody.address);
+    const refOf = (db: Sqlite, id: string) =>
+      (db.prepare("SELECT ref_id FROM payouts WHERE id = ?").get(id) as { ref_id: string }).ref_id;
+
+    it("holds a payout whose deposit is below depositConfirmations and freezes one whose deposit is not in the index", async () => {
+      const db = openAmmDatabase(":memory:");
+      const events: LogEvent[] = [];
+      const worker = new SettlementWorker({
+        db,
+        wallet,
+        queries: stack.queries,
+        inscriber,
+        network: NETWORKS.regtest,
+        inscriberProject: "launchpad",
+        depositConfirmations: 3,
+        log: (event, fields) => events.push({ event, fields }),
+      });
+      const user = newKey();
+      const shallow = queue(db, { asset: "DOGE", address: user.address, amount: KOINU_PER_DOGE });
+      const gone = queue(db, { asset: "DRC20", tick: TICK, address: user.address, amount: 5n });
+      const { txid } = await stack.devnet.rpc<{ txid: string }>("devnet_faucet", [newKey().address, 1, false]);
+      await stack.mine();
+      useDeposit(db, shallow, txid);
+      useDeposit(db, gone, "ab".repeat(32));
+
+      await worker.runOnce();
+      const held = worker.payout(shallow)!;
+      expect([held.status, held.error?.split(":")[0]]).to.deep.equal(["queued", "DEPOSIT_NOT_DEEP_ENOUGH"]);
+      expect(wallet.txOf(PAYOUT_OWNER, shallow)).to.equal(null);
+      const frozen = worker.payout(gone)!;
+      expect(frozen.status).to.equal("frozen");
+      expect(frozen.error).to.match(/^DEPOSIT_REORGED: /);
+      expect(frozen.inscriberJobId).to.equal(null);
+      expect(worker.frozenCount()).to.equal(1);
+      expect(events.filter((e) => e.event === "amm_payout_frozen").map((e) => e.fields.payout)).to.deep.equal([gone]);
+
+      await stack.mine();
+      await stack.mine();
+      const [done] = await settle([worker], [shallow]);
+      expect(done.status).to.equal("confirmed");
     });
   });
 

@@ -10,7 +10,8 @@
  *   DRC20   queued ──POST /inscribe──▶ inscribing ──job confirmed──▶ inscribed
  *                  ──carrier sent to the user──▶ sent ──`confirmations` deep──▶ confirmed
  *   queued | inscribing | inscribed | sent ──▶ failed                                     (final, see below)
- *   queued ──a deposit of its order is gone from the index (a reorg deeper than the deposit depth)──▶ frozen
+ *   queued | inscribing | inscribed ──a deposit of its order is gone from the index──▶ frozen
+ *   DRC20   inscribed ──the index voided its transfer (available short at the reveal)──▶ queued (inscribed again)
  *
  * Never twice: every effect outside the AMM database is keyed by the payout id, and the status moves
  * only after the effect, so a step repeated after a crash (or by a second worker) finds the effect
@@ -50,10 +51,33 @@
  *   the replacement).
  * - A DRC-20 payout is confirmed only when the index also shows its transfer sent to the payout's
  *   address.
- * - Before a queued payout is sent, the deposits its order consumed (deposits.ts) must still be in
- *   the index: a credited deposit that a reorg deeper than the deposit depth took away freezes the
- *   order's payouts (`frozen`, final until an operator settles it, counted on /health and logged as
- *   amm_payout_frozen), so the custody never pays for coins it no longer holds.
+ * - Depth is re-checked right before value leaves: in every state before its broadcast (queued,
+ *   inscribing, inscribed), each step of a payout first reads the deposits its order consumed
+ *   (deposits.ts `txidsOf`) in the index. A deposit gone from the index (a reorg deeper than the
+ *   deposit depth, a double spend) freezes the payout (`frozen`, final until an operator settles
+ *   it, counted on /health and logged as amm_payout_frozen), so the custody never pays for coins it
+ *   no longer holds. A deposit still indexed but below `depositConfirmations` (re-mined after a
+ *   reorg) holds the payout where it is (`DEPOSIT_NOT_DEEP_ENOUGH`) until it is that deep again.
+ * - Foreign transfer inscriptions (docs/security.md): anyone can reveal a DRC-20 transfer
+ *   inscription to the custody's address, which moves the custody's available balance of the tick
+ *   to transferable, where no payout can use it. Before the DRC-20 payouts of a tick are inscribed
+ *   (or sent), each pass reads the index's unsent transfer carriers of that tick at the custody;
+ *   one that is not the inscription of an open payout (nor of a job being inscribed for one) is
+ *   sent whole to the custody's own address (wallet owner `amm-reclaim`, label the inscription id:
+ *   one self-send per foreign inscription, ever), which returns its amount to available; the
+ *   attacker's postage stays with the custody. Foreign transfers of a tick no payout needs are left
+ *   alone until one does (reclaimed lazily). The transfer of a frozen or failed payout counts as
+ *   foreign too, so its tokens return to available.
+ * - A DRC-20 payout is inscribed only while the custody's available balance in the index covers it
+ *   and the payouts of the tick being inscribed (`DRC20_AVAILABLE_SHORT`, or
+ *   `FOREIGN_TRANSFER_RECLAIMING` while a self-send is on its way; the payout stays queued). When
+ *   the index still voids its transfer (a foreign transfer mined ahead of it in the same block, or
+ *   our own self-send took it), the transfer carries nothing and never can: the payout goes back to
+ *   `queued` with that inscription id and is inscribed again under the Idempotency-Key
+ *   `<payout id>:<void inscription id>`; it never fails finally because of a foreign transfer.
+ * - Solvency (`solvency`, docs/security.md reserves): consulted once per asset and tick per pass,
+ *   right before a payout is inscribed or its transaction sent; a shortfall holds the payout in its
+ *   state (not failed) with `error` = `<code>: <message>`, logged once as amm_payout_held_shortfall.
  */
 import crypto from "node:crypto";
 import type { Statement as SqliteStatement } from "better-sqlite3";
@@ -63,6 +87,7 @@ import type { IndexQueries } from "../../indexer/queries";
 import {
   BroadcastError,
   CarrierNotAvailableError,
+  CarrierOutput,
   HARD_DUST_LIMIT,
   HotWallet,
   InsufficientFundsError,
@@ -76,6 +101,8 @@ import { UsedDeposits } from "./deposits";
 
 /** Owner of every wallet transaction of a payout; the label is the payout id. */
 export const PAYOUT_OWNER = "amm-payout";
+/** Owner of the self-sends of foreign transfer inscriptions at the custody; the label is the inscription id. */
+export const RECLAIM_OWNER = "amm-reclaim";
 /** Content type of the DRC-20 transfer inscriptions. */
 export const DRC20_TRANSFER_CONTENT_TYPE = "text/plain;charset=utf-8";
 export const DEFAULT_INSCRIBER_PROJECT = "amm";
@@ -143,6 +170,36 @@ export interface SettlementWorkerOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Depth at which a payout is confirmed (default 1). */
   confirmations?: number;
+  /**
+   * Depth the deposits of a payout's order must still have right before it is sent (default 1:
+   * still in the index). The daemon passes its DepositReader's `confirmations`.
+   */
+  depositConfirmations?: number;
+  /** The solvency gate, consulted right before a payout is inscribed or sent (see the top of this file). */
+  solvency?: SolvencyGate;
+}
+
+/** What the custody's reserves say of an asset right now: a shortfall holds its payouts. */
+export interface SolvencyGate {
+  shortfall(asset: PayoutAsset, tick: string | null): { code: string; message: string } | null;
+}
+
+/** What one pass read once and shares between payouts. */
+interface PassState {
+  /** Inscriber jobs read this pass, by payout id (null: the read failed). */
+  jobs: Map<string, InscriberJob | null>;
+  /** The custody's available balance in the index, by tick key. */
+  available: Map<string, bigint>;
+  /** Amounts of payouts being inscribed (already asked of the inscriber), by tick key. */
+  inFlight: Map<string, bigint>;
+  /** Tick keys with a foreign transfer at the custody not yet reclaimed (or whose owner is unknown this pass). */
+  reclaiming: Set<string>;
+  /** The solvency gate's answers, by `<asset>:<tick>`. */
+  shortfalls: Map<string, { code: string; message: string } | null>;
+}
+
+function newPassState(): PassState {
+  return { jobs: new Map(), available: new Map(), inFlight: new Map(), reclaiming: new Set(), shortfalls: new Map() };
 }
 
 interface PayoutRow {
@@ -260,9 +317,13 @@ export class SettlementWorker {
   private readonly clock: () => number;
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
   private readonly confirmations: number;
+  private readonly depositConfirmations: number;
+  private readonly solvency: SolvencyGate | null;
+  private readonly custodyScript: Uint8Array;
   private readonly s;
   private readonly used: UsedDeposits;
   private pass: Promise<void> | null = null;
+  private state: PassState = newPassState();
 
   constructor(options: SettlementWorkerOptions) {
     this.db = options.db;
@@ -276,6 +337,11 @@ export class SettlementWorker {
     this.confirmations = options.confirmations ?? DEFAULT_CONFIRMATIONS;
     if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1)
       throw new RangeError(`confirmations must be a positive integer, got ${this.confirmations}`);
+    this.depositConfirmations = options.depositConfirmations ?? 1;
+    if (!Number.isSafeInteger(this.depositConfirmations) || this.depositConfirmations < 1)
+      throw new RangeError(`depositConfirmations must be a positive integer, got ${this.depositConfirmations}`);
+    this.solvency = options.solvency ?? null;
+    this.custodyScript = addressToOutputScript(this.wallet.address, this.network);
     const p = (sql: string) => this.db.prepare(sql);
     this.s = {
       get: p("SELECT * FROM payouts WHERE id = ?"),
@@ -286,8 +352,12 @@ export class SettlementWorker {
         "UPDATE payouts SET status = 'below_dust', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
       ),
       inscribing: p(
-        "UPDATE payouts SET status = 'inscribing', inscriber_job_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'queued'",
+        "UPDATE payouts SET status = 'inscribing', inscriber_job_id = ?, inscription_id = NULL, error = NULL, updated_at = ? WHERE id = ? AND status = 'queued'",
       ),
+      reinscribe: p(
+        "UPDATE payouts SET status = 'queued', inscriber_job_id = NULL, error = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'inscribed' AND inscription_id = ?",
+      ),
+      held: p("UPDATE payouts SET error = ?, updated_at = ? WHERE id = ? AND status = ?"),
       inscribed: p(
         "UPDATE payouts SET status = 'inscribed', inscription_id = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'inscribing' AND inscriber_job_id = ?",
       ),
@@ -298,7 +368,9 @@ export class SettlementWorker {
       ),
       failed: p("UPDATE payouts SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = ?"),
       retry: p("UPDATE payouts SET error = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = ?"),
-      frozen: p("UPDATE payouts SET status = 'frozen', error = ?, updated_at = ? WHERE id = ? AND status = 'queued'"),
+      frozen: p(
+        "UPDATE payouts SET status = 'frozen', error = ?, updated_at = ? WHERE id = ? AND status = ? AND status IN ('queued', 'inscribing', 'inscribed')",
+      ),
       frozenCount: p("SELECT COUNT(*) AS n FROM payouts WHERE status = 'frozen'"),
     };
     this.used = new UsedDeposits(this.db);
@@ -331,7 +403,19 @@ export class SettlementWorker {
 
   private async runPass(): Promise<void> {
     await this.wallet.sync();
-    for (const row of this.s.open.all() as PayoutRow[]) {
+    this.state = newPassState();
+    const rows = this.s.open.all() as PayoutRow[];
+    for (const row of rows) {
+      if (row.asset === "DRC20" && row.status === "inscribing" && row.tick !== null)
+        this.addInFlight(row.tick, row.amount);
+    }
+    try {
+      await this.reclaimForeignTransfers(rows);
+    } catch (error) {
+      // The payouts go on: the available-balance gate keeps a DRC-20 payout from being inscribed without cover.
+      this.log("amm_foreign_transfer_reclaim_error", { err: messageOf(error) });
+    }
+    for (const row of rows) {
       try {
         await this.step(row);
       } catch (error) {
@@ -349,14 +433,8 @@ export class SettlementWorker {
       return;
     }
     const payout = toPayout(row);
-    if (payout.status === "queued") {
-      const gone = this.used.txidsOf(payout.refId).filter((txid) => this.queries.tx(txid) === null);
-      if (gone.length > 0) {
-        const reason = `DEPOSIT_REORGED: deposit ${gone.join(", ")} of ${payout.refId} is no longer in the index`;
-        if (this.s.frozen.run(reason, this.clock(), payout.id).changes === 1)
-          this.log("amm_payout_frozen", { payout: payout.id, ref: payout.refId, deposits: gone });
-        return;
-      }
+    if (payout.status === "queued" || payout.status === "inscribing" || payout.status === "inscribed") {
+      if (!this.depositsHold(payout)) return;
     }
     switch (payout.status) {
       case "queued":
@@ -374,6 +452,200 @@ export class SettlementWorker {
         return;
       default:
         return;
+    }
+  }
+
+  /**
+   * Whether the deposits the payout's order consumed are still in the index, `depositConfirmations`
+   * deep (point reads: the order's deposit rows, then each txid in the index). A deposit gone
+   * freezes the payout; one too shallow holds it where it is.
+   */
+  private depositsHold(payout: Payout): boolean {
+    const txids = this.used.txidsOf(payout.refId);
+    if (txids.length === 0) return true;
+    const gone: string[] = [];
+    const shallow: string[] = [];
+    let tip: number | null = null;
+    for (const txid of txids) {
+      const view = this.queries.tx(txid);
+      if (!view) {
+        gone.push(txid);
+        continue;
+      }
+      tip ??= this.queries.status().indexedHeight;
+      const depth = tip - view.height + 1;
+      if (depth < this.depositConfirmations) shallow.push(`${txid} (${depth} deep)`);
+    }
+    if (gone.length > 0) {
+      const reason = `DEPOSIT_REORGED: deposit ${gone.join(", ")} of ${payout.refId} is no longer in the index`;
+      if (this.s.frozen.run(reason, this.clock(), payout.id, payout.status).changes === 1)
+        this.log("amm_payout_frozen", { payout: payout.id, ref: payout.refId, from: payout.status, deposits: gone });
+      return false;
+    }
+    if (shallow.length > 0) {
+      this.retry(
+        payout,
+        "DEPOSIT_NOT_DEEP_ENOUGH",
+        `deposit ${shallow.join(", ")} of ${payout.refId} is below ${this.depositConfirmations} confirmations (re-mined after a reorg?)`,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The solvency gate for `payout`, right before it is inscribed or sent: true (and the payout held
+   * in its state with the shortfall as its error) when the custody is short of the payout's asset.
+   */
+  private heldForShortfall(payout: Payout): boolean {
+    if (!this.solvency) return false;
+    const key = `${payout.asset}:${payout.tick ?? ""}`;
+    let shortfall = this.state.shortfalls.get(key);
+    if (shortfall === undefined) {
+      shortfall = this.solvency.shortfall(payout.asset, payout.asset === "DRC20" ? payout.tick : null);
+      this.state.shortfalls.set(key, shortfall);
+    }
+    if (!shortfall) return false;
+    const error = `${shortfall.code}: ${shortfall.message}`;
+    if (
+      this.s.held.run(error, this.clock(), payout.id, payout.status).changes === 1 &&
+      !payout.error?.startsWith(`${shortfall.code}:`)
+    ) {
+      this.log("amm_payout_held_shortfall", {
+        id: payout.id,
+        status: payout.status,
+        asset: payout.asset,
+        tick: payout.tick,
+        amount: payout.amount.toString(),
+        code: shortfall.code,
+        err: shortfall.message,
+      });
+    }
+    return true;
+  }
+
+  private addInFlight(tick: string, amount: string | bigint): void {
+    const key = drc20TickKey(tick);
+    this.state.inFlight.set(key, (this.state.inFlight.get(key) ?? 0n) + BigInt(amount));
+  }
+
+  /** The custody's available balance of `tickKey` in the index, read once per pass. */
+  private availableOf(tickKey: string): bigint {
+    let available = this.state.available.get(tickKey);
+    if (available === undefined) {
+      available = this.queries.drc20Balance(this.wallet.address, tickKey).available;
+      this.state.available.set(tickKey, available);
+    }
+    return available;
+  }
+
+  /** The inscriber job of an inscribing payout, read once per pass (null when the read failed). */
+  private async jobOf(payoutId: string, jobId: string): Promise<InscriberJob> {
+    const cached = this.state.jobs.get(payoutId);
+    if (cached) return cached;
+    try {
+      const job = await this.inscriber.job(jobId);
+      this.state.jobs.set(payoutId, job);
+      return job;
+    } catch (error) {
+      this.state.jobs.set(payoutId, null);
+      throw error;
+    }
+  }
+
+  // ================================================================ foreign transfers
+
+  /**
+   * Sends every foreign unsent transfer inscription at the custody, of a tick an open DRC-20
+   * payout still needs (queued or inscribed), to the custody itself (see the top of this file).
+   * Reads per tick: the index's unsent transfer carriers at the custody (its own in-flight payouts'
+   * and any foreign ones); the inscriber is asked only when a carrier is not an open payout's.
+   */
+  private async reclaimForeignTransfers(rows: readonly PayoutRow[]): Promise<void> {
+    const drc20 = rows.filter(
+      (row) => row.asset === "DRC20" && row.tick !== null && utf8.encode(row.tick).length === DRC20_TICK_BYTES,
+    );
+    const ticks = new Set(
+      drc20
+        .filter((row) => row.status === "queued" || row.status === "inscribed")
+        .map((row) => drc20TickKey(row.tick!)),
+    );
+    if (ticks.size === 0) return;
+    const own = new Set(rows.flatMap((row) => (row.inscription_id ? [row.inscription_id] : [])));
+    let walletCarriers: Map<string, CarrierOutput> | null = null;
+    for (const tickKey of ticks) {
+      let foreign = this.queries
+        .tickCarriers(this.wallet.address, tickKey)
+        .filter((carrier) => !own.has(carrier.inscriptionId));
+      if (foreign.length === 0) continue;
+      // Payouts being inscribed now: their inscriptions are the custody's own, whatever the index shows first.
+      let known = true;
+      for (const row of drc20) {
+        if (row.status !== "inscribing" || drc20TickKey(row.tick!) !== tickKey) continue;
+        try {
+          const job = await this.jobOf(row.id, row.inscriber_job_id!);
+          if (job.inscriptionId) own.add(job.inscriptionId);
+          for (const txid of job.revealTxids) own.add(`${txid}i0`);
+        } catch {
+          known = false;
+        }
+      }
+      this.state.reclaiming.add(tickKey);
+      if (!known) continue; // whose they are is not known this pass: nothing is reclaimed, the tick's payouts wait
+      foreign = foreign.filter((carrier) => !own.has(carrier.inscriptionId));
+      if (foreign.length === 0) {
+        this.state.reclaiming.delete(tickKey);
+        continue;
+      }
+      walletCarriers ??= new Map(this.wallet.carriers().map((c) => [`${c.txid}:${c.vout}`, c]));
+      const outpoints = new Set<string>();
+      for (const carrier of foreign) {
+        // Several transfers on one output go with it in one self-send.
+        const outpoint = `${carrier.txid}:${carrier.vout}`;
+        if (outpoints.has(outpoint)) continue;
+        outpoints.add(outpoint);
+        await this.reclaim(tickKey, carrier, walletCarriers.get(outpoint) ?? null);
+      }
+    }
+  }
+
+  /** Sends the output carrying a foreign transfer to the custody itself, once per inscription (owner RECLAIM_OWNER). */
+  private async reclaim(
+    tickKey: string,
+    carrier: { txid: string; vout: number; inscriptionId: string; amount: string },
+    held: CarrierOutput | null,
+  ): Promise<void> {
+    const fields = {
+      inscriptionId: carrier.inscriptionId,
+      tick: tickKey,
+      amount: carrier.amount,
+      carrier: `${carrier.txid}:${carrier.vout}`,
+    };
+    let txid = this.wallet.txOf(RECLAIM_OWNER, carrier.inscriptionId)?.txid ?? null;
+    if (txid === null) {
+      // The wallet's next sync picks up a carrier it does not hold yet; a held one is free again after its hold.
+      if (!held || held.heldUntil !== null) return;
+      try {
+        txid = this.wallet.sendCarrier(
+          RECLAIM_OWNER,
+          carrier.inscriptionId,
+          { txid: carrier.txid, vout: carrier.vout },
+          this.custodyScript,
+        ).txid;
+      } catch (error) {
+        if (!(error instanceof InsufficientFundsError || error instanceof CarrierNotAvailableError)) throw error;
+        this.log("amm_foreign_transfer_reclaim_waiting", { ...fields, err: error.message });
+        return;
+      }
+      this.log("amm_foreign_transfer_reclaimed", { ...fields, txid });
+    }
+    try {
+      const tx = await this.wallet.broadcast(txid);
+      if (tx.state === "failed")
+        this.log("amm_foreign_transfer_reclaim_failed", { ...fields, txid, err: tx.error ?? "conflict" });
+    } catch (error) {
+      if (!(error instanceof BroadcastError)) throw error;
+      this.log("amm_foreign_transfer_reclaim_waiting", { ...fields, txid, err: error.message });
     }
   }
 
@@ -411,6 +683,7 @@ export class SettlementWorker {
       }
       return;
     }
+    if (this.heldForShortfall(payout)) return;
     let txid: string;
     try {
       // After a crash between this and the status change, the same owner and label give back this transaction.
@@ -445,9 +718,33 @@ export class SettlementWorker {
       );
       return;
     }
+    // Inscribed only while the index's available balance covers it: a transfer revealed without
+    // it carries nothing (and costs an inscription).
+    const tickKey = drc20TickKey(tick);
+    const available = this.availableOf(tickKey);
+    const inFlight = this.state.inFlight.get(tickKey) ?? 0n;
+    if (available - inFlight < payout.amount) {
+      if (this.state.reclaiming.has(tickKey)) {
+        this.retry(
+          payout,
+          "FOREIGN_TRANSFER_RECLAIMING",
+          `a transfer inscription the custody did not make holds its ${tick} balance; it is being sent back to available (available ${available}, ${inFlight} being inscribed, this payout ${payout.amount})`,
+        );
+      } else {
+        this.retry(
+          payout,
+          "DRC20_AVAILABLE_SHORT",
+          `the custody's available ${tick} balance is ${available} with ${inFlight} being inscribed for other payouts; this payout needs ${payout.amount}`,
+        );
+      }
+      return;
+    }
+    if (this.heldForShortfall(payout)) return;
+    // A payout whose earlier transfer the index voided is inscribed again under a key of its own.
+    const idempotencyKey = payout.inscriptionId === null ? payout.id : `${payout.id}:${payout.inscriptionId}`;
     let job: InscriberJob;
     try {
-      ({ job } = await this.inscriber.inscribe(payout.id, {
+      ({ job } = await this.inscriber.inscribe(idempotencyKey, {
         project: this.project,
         contentType: DRC20_TRANSFER_CONTENT_TYPE,
         action: null,
@@ -461,6 +758,7 @@ export class SettlementWorker {
       else this.retry(payout, error.failure, error.message);
       return;
     }
+    this.addInFlight(tick, payout.amount);
     if (this.s.inscribing.run(job.id, this.clock(), payout.id).changes === 1) {
       this.log("amm_payout_inscribing", { id: payout.id, tick, amount: payout.amount.toString(), job: job.id });
     }
@@ -470,7 +768,7 @@ export class SettlementWorker {
     const jobId = payout.inscriberJobId!;
     let job: InscriberJob;
     try {
-      job = await this.inscriber.job(jobId);
+      job = await this.jobOf(payout.id, jobId);
     } catch (error) {
       if (!(error instanceof InscriberCallError)) throw error;
       this.retry(payout, error.failure, error.message);
@@ -494,6 +792,7 @@ export class SettlementWorker {
     const made = this.wallet.txOf(PAYOUT_OWNER, payout.id);
     if (made) {
       // Made by an earlier pass that stopped before the status change: that one, never a second.
+      if (this.heldForShortfall(payout)) return;
       await this.broadcastAndMarkSent(payout, made.txid);
       return;
     }
@@ -503,10 +802,30 @@ export class SettlementWorker {
     if (!inscription) return; // the index has not reached its block yet
     const transfer = this.transferOf(inscriptionId, inscription.revealTxid);
     if (!transfer) {
+      const deployed = this.queries.drc20Tick(drc20TickKey(payout.tick!));
+      if (deployed && payout.amount <= BigInt(deployed.maxSupply)) {
+        // Only a short available balance at the reveal voids such a transfer (a foreign transfer
+        // mined ahead of it): it carries nothing, and never will, so another one is safe.
+        this.reinscribe(
+          payout,
+          "TRANSFER_VOID",
+          `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (its available ${payout.tick} was short at the reveal); inscribing the transfer again`,
+        );
+        return;
+      }
       this.fail(
         payout,
         "TRANSFER_INVALID",
-        `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (was its available ${payout.tick} balance short?)`,
+        `the index did not take inscription ${inscriptionId} as a DRC-20 transfer of ${custody} (${deployed ? `more than ${payout.tick}'s max supply` : `${payout.tick} is not deployed`})`,
+      );
+      return;
+    }
+    if (transfer.sent && transfer.receiver_address === custody && this.wallet.txOf(RECLAIM_OWNER, inscriptionId)) {
+      // Taken for a foreign transfer and sent back to available (its job was not known yet): the amount is available again.
+      this.reinscribe(
+        payout,
+        "TRANSFER_RECLAIMED",
+        `transfer inscription ${inscriptionId} was sent back to the custody's available ${payout.tick}; inscribing the transfer again`,
       );
       return;
     }
@@ -532,6 +851,7 @@ export class SettlementWorker {
       .carriers()
       .find((output) => output.txid === location.txid && output.vout === location.vout);
     if (!carrier) return; // the wallet's next sync picks it up
+    if (this.heldForShortfall(payout)) return;
     const others = carrier.inscriptionIds.filter((id) => id !== inscriptionId);
     if (others.length > 0) {
       this.fail(
@@ -648,6 +968,13 @@ export class SettlementWorker {
   private fail(payout: { id: string; status: string }, code: string, message: string): void {
     if (this.s.failed.run(`${code}: ${message}`, this.clock(), payout.id, payout.status).changes === 1) {
       this.log("amm_payout_failed", { id: payout.id, from: payout.status, code, err: message });
+    }
+  }
+
+  /** An inscribed payout whose transfer carries nothing goes back to `queued`, remembering the void inscription. */
+  private reinscribe(payout: Payout, code: string, message: string): void {
+    if (this.s.reinscribe.run(`${code}: ${message}`, this.clock(), payout.id, payout.inscriptionId).changes === 1) {
+      this.log("amm_payout_reinscribe", { id: payout.id, void: payout.inscriptionId, code, err: message });
     }
   }
 
