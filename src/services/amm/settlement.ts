@@ -324,6 +324,8 @@ export class SettlementWorker {
   private readonly used: UsedDeposits;
   private pass: Promise<void> | null = null;
   private state: PassState = newPassState();
+  /** Foreign transfers already logged as out of the wallet's reach. */
+  private readonly unreachable = new Set<string>();
 
   constructor(options: SettlementWorkerOptions) {
     this.db = options.db;
@@ -623,8 +625,17 @@ export class SettlementWorker {
     };
     let txid = this.wallet.txOf(RECLAIM_OWNER, carrier.inscriptionId)?.txid ?? null;
     if (txid === null) {
-      // The wallet's next sync picks up a carrier it does not hold yet; a held one is free again after its hold.
-      if (!held || held.heldUntil !== null) return;
+      // The pass synced the wallet first: a carrier the index shows at the custody that the wallet
+      // does not hold is not on its P2PKH script (a bare pay-to-pubkey output, say) and cannot be
+      // reclaimed by it: said once per inscription, for the operator. A held one is free after its hold.
+      if (!held) {
+        if (!this.unreachable.has(carrier.inscriptionId)) {
+          this.unreachable.add(carrier.inscriptionId);
+          this.log("amm_foreign_transfer_unreachable", fields);
+        }
+        return;
+      }
+      if (held.heldUntil !== null) return;
       try {
         txid = this.wallet.sendCarrier(
           RECLAIM_OWNER,
