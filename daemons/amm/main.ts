@@ -182,7 +182,16 @@ async function main(): Promise<void> {
   // Proof of reserves (docs/security.md): checked after every wallet sync, published at
   // /api/reserves, and the settlement worker's gate (nothing of a short asset is paid out).
   const reserves = new CustodyReserves({ db, ledger, bonding, queries, wallet, log });
-  const settlement = new SettlementWorker({ db, wallet, queries, inscriber, network, log, solvency: reserves });
+  const settlement = new SettlementWorker({
+    db,
+    wallet,
+    queries,
+    inscriber,
+    network,
+    log,
+    solvency: reserves,
+    depositConfirmations: deposits.confirmations,
+  });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerReservesMetrics(registry, reserves);

@@ -1001,3 +1001,43 @@ export class SettlementWorker {
     }
   }
 }
+
+/**
+ * What the payouts the worker has not sent yet (queued, inscribing, inscribed) owe, per asset: DOGE
+ * in koinu, each tick's DRC-20 by tick key. A `sent` payout is no longer owed: its transaction
+ * has spent the custody's coins, or moved its transfer inscription, already.
+ */
+export function unsentPayoutTotals(db: Sqlite): {
+  doge: bigint;
+  tokens: Map<string, { tick: string; amount: bigint }>;
+} {
+  const rows = db
+    .prepare("SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')")
+    .all() as { asset: string; tick: string | null; amount: string }[];
+  let doge = 0n;
+  const tokens = new Map<string, { tick: string; amount: bigint }>();
+  for (const row of rows) {
+    if (row.asset === "DOGE") {
+      doge += BigInt(row.amount);
+      continue;
+    }
+    if (row.tick === null) continue;
+    const key = drc20TickKey(row.tick);
+    const entry = tokens.get(key) ?? { tick: row.tick, amount: 0n };
+    entry.amount += BigInt(row.amount);
+    tokens.set(key, entry);
+  }
+  return { doge, tokens };
+}
+
+/** Payouts that need an operator: `failed` ones, and open ones whose last try lacked funds (INSUFFICIENT_FUNDS). */
+export function stuckPayoutCounts(db: Sqlite): { failed: number; insufficientFunds: number } {
+  const row = db
+    .prepare(
+      `SELECT SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
+              SUM(CASE WHEN status IN ('queued', 'inscribing', 'inscribed') AND error LIKE 'INSUFFICIENT_FUNDS:%' THEN 1 ELSE 0 END) AS short
+         FROM payouts`,
+    )
+    .get() as { failed: number | null; short: number | null };
+  return { failed: row.failed ?? 0, insufficientFunds: row.short ?? 0 };
+}
