@@ -295,6 +295,9 @@ const funded = (doge: number) =>
       : "funded by you"
     : `funded with ${doge.toLocaleString("en-US")} DOGE`;
 
+/** The inscriber's --protected-addresses (`<project>=<address>,...`), set by prepareInscriber. */
+let PROTECTED_ADDRESSES = "";
+
 /**
  * The development hot wallet and projects: a key file made once (mode 0600, under data/, never in
  * the repository), project keys for "launchpad" and "demo" made once, and DOGE from the devnet
@@ -327,6 +330,13 @@ async function prepareInscriber(): Promise<string[]> {
   fs.writeFileSync(PATHS.relayer.inscriberKey, `${keys.relayer}\n`, { mode: 0o600 });
   fs.mkdirSync(PATHS.launchpad.dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(PATHS.launchpad.inscriberKey, `${keys.launchpad}\n`, { mode: 0o600 });
+  // The service addresses only their own project inscribes to (issue 26): the AMM's custody (its
+  // DRC-20 deploys, mints and payout transfers) and the launchpad's demo creator (the demo deploys).
+  // Both keys are made once here if the AMM and the launchpad have not started yet.
+  PROTECTED_ADDRESSES = [
+    `amm=${walletKeyIn(PATHS.amm.walletKey).address}`,
+    `launchpad=${walletKeyIn(PATHS.launchpad.walletKey).address}`,
+  ].join(",");
   await devFund(key.address, INSCRIBER_FUNDING_DOGE, true);
   return [
     `hot wallet ${key.address} (${funded(INSCRIBER_FUNDING_DOGE)})`,
@@ -410,6 +420,10 @@ const SERVICES: ServiceSpec[] = [
       PATHS.inscriber.walletKey,
       "--projects-file",
       PATHS.inscriber.projects,
+      "--launchpad-project",
+      "launchpad",
+      "--protected-addresses",
+      PROTECTED_ADDRESSES,
       "--port",
       PORTS.inscriber,
       "--min-utxos",

@@ -24,7 +24,8 @@ import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { INSCRIBER_WRITES_PER_MINUTE, createInscriberApp } from "../../src/services/inscriber/app";
 import { rateLimitOption, trustProxies, trustProxyOption } from "../../src/services/http/rate-limit";
-import { readProjects } from "../../src/services/inscriber/projects";
+import { parseProtectedAddresses, readProjects } from "../../src/services/inscriber/projects";
+import { DEFAULT_LAUNCHPAD_PROJECT } from "../../src/services/inscriber/authority";
 import { PlatformInscriber } from "../../src/services/inscriber/platform";
 import { JobStore, openInscriberDatabase } from "../../src/services/inscriber/store";
 import {
@@ -130,12 +131,26 @@ const SPEC = {
     description: "user-signed preparations held unexpired in all",
   },
   "trust-proxy": trustProxyOption("INSCRIBER_TRUST_PROXY"),
+  "launchpad-project": {
+    kind: "string",
+    env: "INSCRIBER_LAUNCHPAD_PROJECT",
+    default: DEFAULT_LAUNCHPAD_PROJECT,
+    description:
+      "the only project that may inscribe LAUNCHPAD_DEPLOY and LAUNCHPAD_MINT (422 ACTION_RESERVED for any other)",
+  },
+  "protected-addresses": {
+    kind: "string",
+    env: "INSCRIBER_PROTECTED_ADDRESSES",
+    default: "",
+    description:
+      "comma-separated <project>=<address>: service addresses (the AMM's custody, the launchpad's) only their project may inscribe to (422 RECIPIENT_PROTECTED); the hot wallet is always protected",
+  },
 } as const;
 
 async function main(): Promise<void> {
   const config = loadDaemonConfig("inscriber", SPEC, (values) => {
     checkRpcConfig(values);
-    getNetwork(values.network);
+    parseProtectedAddresses(values["protected-addresses"] ?? "", getNetwork(values.network));
   });
   const logger = pino({ name: "inscriber", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
@@ -225,6 +240,8 @@ async function main(): Promise<void> {
     feeRateKoinuPerKb: feeRate,
     postageKoinu: postage,
     rateLimitPerMinute: config["rate-limit"],
+    launchpadProject: config["launchpad-project"],
+    protectedAddresses: parseProtectedAddresses(config["protected-addresses"] ?? "", network),
     log: (event, fields) => logger.error({ event, ...fields }),
     mount: (root, surface) =>
       mountOpsRoutes(root, {

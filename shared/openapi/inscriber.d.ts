@@ -59,7 +59,7 @@ export interface paths {
         put?: never;
         /**
          * A platform inscription for the authenticated project, paid and signed by the hot wallet
-         * @description Authenticated first (401 MISSING_CREDENTIALS or INVALID_PROJECT_KEY before the body is read); then `project` must be a configured project (401 UNKNOWN_PROJECT) and the key's (401 INVALID_PROJECT_KEY), before the other fields are checked. An optional `Idempotency-Key` header (1 to 128 printable ASCII characters) makes a retry answer the same job (200) instead of a second inscription; the same key with other content is 409 IDEMPOTENCY_KEY_REUSED.
+         * @description Authenticated first (401 MISSING_CREDENTIALS or INVALID_PROJECT_KEY before the body is read); then `project` must be a configured project (401 UNKNOWN_PROJECT) and the key's (401 INVALID_PROJECT_KEY), before the other fields are checked. An optional `Idempotency-Key` header (1 to 128 printable ASCII characters) makes a retry answer the same job (200) instead of a second inscription; the same key with other content is 409 IDEMPOTENCY_KEY_REUSED. An ACTION of the launchpad group from any project but the launchpad's is 422 ACTION_RESERVED; a service address (another project's, or the hot wallet) as the recipient is 422 RECIPIENT_PROTECTED.
          */
         post: {
             parameters: {
@@ -172,7 +172,7 @@ export interface paths {
         put?: never;
         /**
          * Plans a user-signed inscription and builds its commit PSBT from the address's confirmed outputs
-         * @description `address` is the user's P2PKH address (its confirmed outputs fund the commit; change returns to it) and `public_key` its key. Limited per client IP and minute (429 RATE_LIMITED) and by the preparations a client holds unexpired (429 TOO_MANY_PREPARATIONS).
+         * @description `address` is the user's P2PKH address (its confirmed outputs fund the commit; change returns to it) and `public_key` its key. Limited per client IP and minute (429 RATE_LIMITED) and by the preparations a client holds unexpired (429 TOO_MANY_PREPARATIONS). A service address as the recipient is 422 RECIPIENT_PROTECTED.
          */
         post: {
             parameters: {

@@ -182,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * List a collection (its creator's session)
-         * @description creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu "0") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason).
+         * @description creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu "0") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN, a slug the index already holds a deploy of (anyone's) 409 SLUG_TAKEN_ON_CHAIN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason, submitted again by the worker). The collection takes claims once its deploy is indexed (deploy.status).
          */
         post: {
             parameters: {
@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Claim (reserve) the next free index
-         * @description Takes no body (an empty JSON object is accepted; any field is 400 UNKNOWN_FIELDS). An address holds one live reservation per collection: claiming again answers it (200, created false). 409 SOLD_OUT when every index is minted or reserved; 429 when the client IP holds its cap of live reservations on the collection or the session claims too often.
+         * @description Takes no body (an empty JSON object is accepted; any field is 400 UNKNOWN_FIELDS). An address holds one live reservation per collection: claiming again answers it (200, created false). 409 COLLECTION_NOT_DEPLOYED until the collection's own deploy is in the index at the payment depth (never, when its deploy failed); 409 SOLD_OUT when every index is minted or reserved; 429 when the client IP holds its cap of live reservations on the collection or the session claims too often.
          */
         post: {
             parameters: {
@@ -1262,12 +1262,13 @@ export interface components {
             created_at: number;
             deploy: {
                 /**
-                 * @description submitted once the inscriber took the LAUNCHPAD_DEPLOY job; pending before (no inscriber, or it failed: see error)
+                 * @description pending until the inscriber takes the LAUNCHPAD_DEPLOY job (no inscriber, or it could not be reached: see error; submitted again); submitted while the job runs and until the index holds this deploy as the slug's at the payment depth; indexed: the collection takes claims and payments; failed for good (the job failed, or another deploy holds the slug on chain: see error), no claim ever
                  * @enum {string}
                  */
-                status: "pending" | "submitted";
+                status: "pending" | "submitted" | "indexed" | "failed";
                 job_id: string | null;
                 inscription_id: string | null;
+                /** @description why the deploy is pending or failed; null otherwise */
                 error: string | null;
             };
         };
@@ -1334,8 +1335,11 @@ export interface components {
         Mint: {
             slug: string;
             index: number;
-            /** @enum {string} */
-            status: "accepted" | "submitted" | "revealed" | "confirmed" | "failed";
+            /**
+             * @description confirmed (and counted in minted) only once the index judges the inscription a member token at the claimant's address; rejected_by_index when it judges it none (see index_reason; the payment is owed back by the creator, MINT_REJECTED)
+             * @enum {string}
+             */
+            status: "accepted" | "submitted" | "revealed" | "confirmed" | "failed" | "rejected_by_index";
             /** @description a Dogecoin address */
             address: string;
             reservation_id: number;
@@ -1345,6 +1349,8 @@ export interface components {
             inscription_id: string | null;
             mint_txid: string | null;
             error: string | null;
+            /** @description the index's reason when it judged the inscription no member (ALREADY_MINTED, WRONG_INSCRIBER, ...); null otherwise */
+            index_reason: string | null;
             /** @description the payment this mint used; null for a free collection */
             payment: components["schemas"]["Payment"] | null;
             /** @description unix seconds */
@@ -1421,11 +1427,11 @@ export interface components {
              */
             price_koinu: string;
             /** @enum {string} */
-            status: "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed";
+            status: "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed" | "mint_rejected";
             /** @description what the creator owes the payer back; null: nothing */
             settlement: {
                 /** @enum {string} */
-                reason: "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED";
+                reason: "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED" | "MINT_REJECTED";
                 /**
                  * @description koinu as a decimal string (1 DOGE = 100,000,000 koinu)
                  * @example 100000000

@@ -148,6 +148,9 @@ describe("launchpad attacks (issue 17)", function () {
       body: { slug, name: slug, price_koinu: price.toString(), max, creator_address: creator.address },
     });
     expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+    // Claims open once the collection's deploy is indexed (issue 26).
+    await stack.confirmInscriberJob(listed.body.deploy.job_id);
+    await stack.app.launchpad.mints.runOnce();
   }
   const claim = async (token: string, slug: string) => {
     const answer = await call("POST", `/collections/${slug}/claim`, { token });
@@ -400,6 +403,7 @@ describe("launchpad attacks (issue 17)", function () {
         db,
         queries: stack.queries,
         network: NETWORKS.regtest,
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
         ...({
           rateLimitPerMinute: LIMIT,
           claimsPerSessionPerMinute: 3,
@@ -415,6 +419,8 @@ describe("launchpad attacks (issue 17)", function () {
         body: { slug, name: "Hoard", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
       });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      await stack.confirmInscriberJob(listed.body.deploy.job_id);
+      await app.launchpad.mints.runOnce();
     });
 
     after(() => {
@@ -544,6 +550,7 @@ describe("launchpad attacks (issue 17)", function () {
         rateLimitPerMinute: 0,
         claimsPerSessionPerMinute: 0,
         maxReservationsPerClient: 0,
+        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       });
       const server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
@@ -570,6 +577,8 @@ describe("launchpad attacks (issue 17)", function () {
           },
         });
         expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+        await stack.confirmInscriberJob(listed.body.deploy.job_id);
+        await app.launchpad.mints.runOnce();
         for (let i = 0; i < 5; i++) {
           const claimed = await requestFrom("127.0.0.1", `${base}/collections/attack-rows/claim`, "POST", {
             token: await signInHere(newKey()),
@@ -640,6 +649,10 @@ describe("launchpad attacks (issue 17)", function () {
         body: { slug, name: slug, price_koinu: PRICE.toString(), max: 5, creator_address: creator.address },
       });
       expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      // The deploy counts 2 deep too.
+      await stack.confirmInscriberJob(listed.body.deploy.job_id);
+      await mine();
+      await app.launchpad.mints.runOnce();
       const racer = newKey();
       const token = await signInHere(racer);
       const coin = await faucet(racer);

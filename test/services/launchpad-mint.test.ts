@@ -441,7 +441,10 @@ describe("launchpad mint path", function () {
         error: status === "failed" ? { code: "INSUFFICIENT_FUNDS", message: "the hot wallet is empty" } : null,
       });
     it("is recorded with its reason, and the index is minted again on the payer's new claim with the same payment", async () => {
-      // A second launchpad over the same index whose inscriber accepts the job and then fails it.
+      // A second launchpad over the same index whose inscriber deploys for real, and accepts each
+      // mint job and then fails it.
+      const real = new InscriberClient({ url: inscriberBase, key: LAUNCHPAD_KEY });
+      const failingJobs = new Set<string>();
       const failing = createLaunchpadApp({
         db: openLaunchpadDatabase(":memory:"),
         queries,
@@ -450,11 +453,13 @@ describe("launchpad mint path", function () {
         claimsPerSessionPerMinute: 0,
         maxReservationsPerClient: 0,
         inscriber: {
-          inscribe: async (key) => ({
-            job: failedJob(`job_${key.length.toString(16).padStart(24, "0")}`, "queued"),
-            created: true,
-          }),
-          job: async (id) => failedJob(id, "failed"),
+          inscribe: async (key, request) => {
+            if (request.action === "LAUNCHPAD_DEPLOY") return real.inscribe(key, request);
+            const id = `job_${(failingJobs.size + 1).toString(16).padStart(24, "f")}`;
+            failingJobs.add(id);
+            return { job: failedJob(id, "queued"), created: true };
+          },
+          job: async (id) => (failingJobs.has(id) ? failedJob(id, "failed") : real.job(id)),
         },
       });
       const failingServer = failing.listen(0, "127.0.0.1");
@@ -468,6 +473,8 @@ describe("launchpad mint path", function () {
           body: { slug, name: slug, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address },
         });
         expect(listed.status).to.equal(201);
+        await confirmInscriberJob(listed.body.deploy.job_id);
+        await failing.launchpad.mints.runOnce();
         const gina = newKey();
         const token = await signIn(gina);
         const coin = await faucet(gina);
@@ -487,7 +494,7 @@ describe("launchpad mint path", function () {
         expect(record.payment).to.include({ status: "mint_failed" });
         expect(record.payment.settlement).to.deep.equal(owed("MINT_FAILED", PRICE, gina));
         expect(await minted(slug)).to.equal(0);
-        expect((await call("GET", `/collections/${slug}`)).body.deploy.error).to.contain("INSUFFICIENT_FUNDS");
+        expect((await call("GET", `/collections/${slug}`)).body.deploy).to.include({ status: "indexed", error: null });
         // The failed index is free again: the next claim gets it, the payment still counts for its
         // payer, and the mint is a second attempt.
         const again = (await call("POST", `/collections/${slug}/claim`, { token })).body;

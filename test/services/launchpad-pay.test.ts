@@ -13,7 +13,7 @@ import type { Server } from "node:http";
 import { Psbt, Transaction as BitcoinjsTransaction } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { NETWORKS, bytesToHex, signMessage, toBitcoinjsNetwork } from "../../src/doge";
+import { NETWORKS, addressToOutputScript, bytesToHex, signMessage, toBitcoinjsNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexQueries } from "../../src/indexer/queries";
 import { Indexer } from "../../src/indexer/indexer";
@@ -27,7 +27,7 @@ import {
 } from "../../src/services/launchpad";
 import { inscriberJob } from "../helpers/inscriber-job";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
-import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { KOINU_PER_DOGE, inscribeV1 } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
@@ -98,6 +98,9 @@ describe("launchpad pages' server side", function () {
   const inscribed: LaunchpadInscriptionRequest[] = [];
   const creator = newKey();
   const miner = newKey();
+  /** The fake inscriber's key: it inscribes each request on the devnet for real, so the index judges the deploys and mints. */
+  const inscriberKey = newKey();
+  const reveals = new Map<string, string>();
 
   const call = (method: string, p: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> =>
     jsonRequest(`${base}/api${p}`, method, options);
@@ -169,10 +172,24 @@ describe("launchpad pages' server side", function () {
       inscriber: {
         inscribe: async (idempotencyKey, request) => {
           inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
-          return { job: inscriberJob({ id: `job-${++jobs}` }), created: true };
+          const id = `job-${++jobs}`;
+          const { txid: coinTxid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [
+            inscriberKey.address,
+            10,
+            false,
+          ]);
+          const revealed = await inscribeV1(
+            devnet,
+            inscriberKey,
+            { txid: coinTxid, vout: 0, value: 10n * KOINU_PER_DOGE },
+            { contentType: request.contentType, action: request.action, body: request.content },
+            addressToOutputScript(request.recipient, NETWORKS.regtest),
+          );
+          reveals.set(id, revealed.revealTxids[0]);
+          return { job: inscriberJob({ id }), created: true };
         },
         job: async (id) => {
-          const txid = bytesToHex(new Uint8Array(32).fill(Number(id.slice(4)) % 256));
+          const txid = reveals.get(id)!;
           return inscriberJob({
             id,
             status: "confirmed",
@@ -193,7 +210,7 @@ describe("launchpad pages' server side", function () {
       body: { slug: PAID, name: PAID, price_koinu: PRICE.toString(), max: MAX, creator_address: creator.address },
     });
     expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
-    app.launchpad.collections.create({
+    const free = app.launchpad.collections.create({
       slug: FREE,
       name: FREE,
       priceKoinu: 0n,
@@ -201,7 +218,10 @@ describe("launchpad pages' server side", function () {
       creatorAddress: creator.address,
       listedBy: creator.address,
     });
+    await app.launchpad.deploys.submit(free);
+    // Both deploys in a block: the collections take claims once the launchpad has seen them indexed.
     await mine();
+    await app.launchpad.mints.runOnce();
   });
 
   after(async () => {
@@ -231,6 +251,8 @@ describe("launchpad pages' server side", function () {
           body: { reservation_id: reservation.reservation_id },
         });
         expect(mint.status, JSON.stringify(mint.body)).to.equal(202);
+        // The mint is counted once the index holds it as a member token of the claimant.
+        await mine();
         await app.launchpad.mints.runOnce();
         expect(await events.minted()).to.deep.equal({ minted: first.minted + 1, max: MAX });
         expect((await call("GET", `/collections/${FREE}`)).body.minted).to.equal(first.minted + 1);
@@ -472,7 +494,7 @@ describe("launchpad pages' server side", function () {
         expect(listed.status).to.equal(400);
         expect(listed.body.error.code).to.equal("SLUG_TOO_LONG_FOR_PAYMENT");
         // ... and one in the database from before that rule still cannot be given a payment it could not relay.
-        app.launchpad.collections.create({
+        const legacy = app.launchpad.collections.create({
           slug,
           name: "long",
           priceKoinu: PRICE,
@@ -480,6 +502,9 @@ describe("launchpad pages' server side", function () {
           creatorAddress: creator.address,
           listedBy: dave.address,
         });
+        await app.launchpad.deploys.submit(legacy);
+        await mine();
+        await app.launchpad.mints.runOnce();
         const long = await claim(token, slug);
         const answer = await call("POST", `/collections/${slug}/payment-psbt`, {
           token,

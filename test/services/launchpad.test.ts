@@ -97,11 +97,32 @@ describe("launchpad API", function () {
     return call("POST", "/collections", { token, body, operator: body.price_koinu === "0" });
   };
 
+  /** The inscription a fake deploy job makes: a stand-in id, the same for the same job. */
+  const inscriptionOfJob = (id: string) => `${crypto.createHash("sha256").update(id).digest("hex")}i0`;
+  const indexDb = openIndexerDatabase(":memory:");
+  /**
+   * Puts `slug`'s deploy in the index as the indexer would after a block (these tests have no
+   * chain), and lets the worker see it: the collection takes claims from then on (issue 26).
+   */
+  const deployed = async (slug: string) => {
+    const jobId = (await call("GET", `/collections/${slug}`)).body.deploy.job_id as string;
+    indexDb
+      .prepare("INSERT OR IGNORE INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (1, ?, ?, 0, 1, 0)")
+      .run("11".repeat(32), "00".repeat(32));
+    indexDb
+      .prepare(
+        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, '0', '1', ?, ?, 1, 0)",
+      )
+      .run(slug, slug, newKey().address, inscriptionOfJob(jobId));
+    await app.launchpad.mints.runOnce();
+    expect((await call("GET", `/collections/${slug}`)).body.deploy.status).to.equal("indexed");
+  };
+
   before(async () => {
     db = openLaunchpadDatabase(":memory:");
     app = createLaunchpadApp({
       db,
-      queries: new IndexQueries(openIndexerDatabase(":memory:")),
+      queries: new IndexQueries(indexDb),
       network: NETWORKS.regtest,
       clock: () => now,
       ...OPTIONS,
@@ -115,9 +136,8 @@ describe("launchpad API", function () {
           inscribed.push({ ...request, idempotencyKey } as LaunchpadInscriptionRequest);
           return { job: inscriberJob({ id: `job-${inscribed.length}` }), created: true };
         },
-        job: async () => {
-          throw new Error("no job is followed in these tests");
-        },
+        // Every deploy job is confirmed at once; the index decides when the collection is deployed.
+        job: async (id) => inscriberJob({ id, status: "confirmed", inscriptionId: inscriptionOfJob(id) }),
       },
     });
     server = app.listen(0, "127.0.0.1");
@@ -504,6 +524,7 @@ describe("launchpad API", function () {
 
     it("gives 100 concurrent claimants of a 50-item collection 50 distinct indices and 50 SOLD_OUT answers", async () => {
       expect((await listCollection(lister, "fifty", 50)).status).to.equal(201);
+      await deployed("fifty");
       const keys = Array.from({ length: 100 }, () => newKey());
       const tokens = await Promise.all(keys.map(signIn));
       const answers = await Promise.all(tokens.map((token) => call("POST", "/collections/fifty/claim", { token })));
@@ -529,6 +550,7 @@ describe("launchpad API", function () {
 
     it("answers a claim with the reservation and the mint body, and a second claim by the same address with the same reservation", async () => {
       expect((await listCollection(lister, "twins", 5)).status).to.equal(201);
+      await deployed("twins");
       const claimant = newKey();
       const token = await signIn(claimant);
       const first = await call("POST", "/collections/twins/claim", { token });
@@ -555,6 +577,7 @@ describe("launchpad API", function () {
 
     it("frees an expired reservation's index for the next claimant", async () => {
       expect((await listCollection(lister, "short", 2)).status).to.equal(201);
+      await deployed("short");
       const [a, b, c] = [newKey(), newKey(), newKey()];
       const [tokenA, tokenB, tokenC] = [await signIn(a), await signIn(b), await signIn(c)];
       try {
@@ -586,6 +609,7 @@ describe("launchpad API", function () {
 
     it("refuses a claim without a token with 401 and a claim body with fields with 400", async () => {
       expect((await listCollection(lister, "guarded", 2)).status).to.equal(201);
+      await deployed("guarded");
       const none = await call("POST", "/collections/guarded/claim");
       expect(none.status).to.equal(401);
       expect(none.headers.get("www-authenticate")).to.equal('Bearer realm="launchpad"');

@@ -19,6 +19,7 @@ import { AppError, badRequest, conflict, errorMiddleware, notFound, unknownRoute
 import { ApiSurface, z } from "../http/openapi";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
 import type { PlatformInscriber } from "./platform";
+import { DEFAULT_LAUNCHPAD_PROJECT, InscriberAuthority, checkRecipient, checkReservedAction } from "./authority";
 import { inscriptionInput, planningError } from "./request";
 import {
   CommittedAnswer,
@@ -60,6 +61,17 @@ export interface InscriberAppOptions {
    * (default INSCRIBER_WRITES_PER_MINUTE; 0 = no limit). `/inscribe` takes a project key instead.
    */
   rateLimitPerMinute?: number;
+  /**
+   * The only project that may inscribe an ACTION of the launchpad group (LAUNCHPAD_DEPLOY,
+   * LAUNCHPAD_MINT); any other is 422 ACTION_RESERVED (default "launchpad", `--launchpad-project`).
+   */
+  launchpadProject?: string;
+  /**
+   * Service addresses and their owner project (`--protected-addresses`): an inscription to one
+   * for another project, or in a user-signed preparation, is 422 RECIPIENT_PROTECTED. The hot
+   * wallet's address is always protected; naming it here gives it an owner.
+   */
+  protectedAddresses?: ReadonlyMap<string, string>;
 }
 
 /** The inscriber's default public write limit per client IP and minute (`--rate-limit`). */
@@ -147,6 +159,11 @@ export function jobView(job: JobRow) {
 
 export function createInscriberApp(options: InscriberAppOptions): express.Express {
   const { network } = options;
+  const authority: InscriberAuthority = {
+    launchpadProject: options.launchpadProject ?? DEFAULT_LAUNCHPAD_PROJECT,
+    protectedAddresses: options.protectedAddresses ?? new Map(),
+    hotWalletAddress: options.platform.walletAddress ?? null,
+  };
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -239,7 +256,8 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
         "Authenticated first (401 MISSING_CREDENTIALS or INVALID_PROJECT_KEY before the body is read); then `project` must be a configured project (401 UNKNOWN_PROJECT) " +
         "and the key's (401 INVALID_PROJECT_KEY), before the other fields are checked. " +
         "An optional `Idempotency-Key` header (1 to 128 printable ASCII characters) makes a retry answer the same job (200) instead of a second inscription; " +
-        "the same key with other content is 409 IDEMPOTENCY_KEY_REUSED.",
+        "the same key with other content is 409 IDEMPOTENCY_KEY_REUSED. " +
+        "An ACTION of the launchpad group from any project but the launchpad's is 422 ACTION_RESERVED; a service address (another project's, or the hot wallet) as the recipient is 422 RECIPIENT_PROTECTED.",
       tags: ["platform"],
       security: "projectKey",
       before: [projectOfKeyNamed],
@@ -261,6 +279,9 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
           field: "Idempotency-Key",
         });
       const input = inscriptionInput(body, options.maxPayloadBytes);
+      // The hot wallet's authority stays with the project it belongs to (./authority.ts).
+      checkReservedAction(authority, project, input.content.action);
+      checkRecipient(authority, project, input.recipient);
       let result;
       try {
         result = options.platform.submit(project, input, rawKey ?? null);
@@ -301,7 +322,8 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
       summary: "Plans a user-signed inscription and builds its commit PSBT from the address's confirmed outputs",
       description:
         "`address` is the user's P2PKH address (its confirmed outputs fund the commit; change returns to it) and `public_key` its key. " +
-        "Limited per client IP and minute (429 RATE_LIMITED) and by the preparations a client holds unexpired (429 TOO_MANY_PREPARATIONS).",
+        "Limited per client IP and minute (429 RATE_LIMITED) and by the preparations a client holds unexpired (429 TOO_MANY_PREPARATIONS). " +
+        "A service address as the recipient is 422 RECIPIENT_PROTECTED.",
       tags: ["user-signed"],
       body: prepareBody(network),
       responses: {
@@ -314,6 +336,7 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
     },
     async ({ body }, req, res) => {
       const input = inscriptionInput({ ...body, recipient: body.recipient ?? body.address }, options.maxPayloadBytes);
+      checkRecipient(authority, null, input.recipient);
       let prepared;
       try {
         prepared = await options.userSigned.prepare(body.address, body.public_key, input, clientIpKey(req));

@@ -64,6 +64,11 @@ export class PlatformInscriber {
     this.now = options.now ?? Date.now;
   }
 
+  /** The hot wallet's address: every platform inscription's inscriber (it funds the commits). */
+  get walletAddress(): string {
+    return this.wallet.address;
+  }
+
   /**
    * Records a new job and wakes the worker; for an idempotency key the project already used, the
    * store's verdict (the same request, or another one under a reused key) and the first job.

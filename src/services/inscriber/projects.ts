@@ -6,6 +6,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { DogeNetwork, isValidAddress } from "../../doge";
 import type { ProjectKeys } from "./app";
 
 export const PROJECT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -43,4 +44,30 @@ export function addProject(file: string, name: string): string {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(content, null, 2) + "\n", { mode: 0o600 });
   return key;
+}
+
+/**
+ * The service addresses and the project that owns each (`--protected-addresses`, comma-separated
+ * `<project>=<address>`): the inscriber inscribes to such an address only for its owner (docs/security.md
+ * "Launchpad payments"). Throws on a malformed entry or an address of another network.
+ */
+export function parseProtectedAddresses(text: string, network: DogeNetwork): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const entry of text
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "")) {
+    const eq = entry.indexOf("=");
+    const project = entry.slice(0, eq).trim();
+    const address = entry.slice(eq + 1).trim();
+    if (eq < 0 || !PROJECT_NAME_PATTERN.test(project))
+      throw new Error(`protected address "${entry}" must be <project>=<address> with a project name`);
+    if (!isValidAddress(address, network))
+      throw new Error(`protected address "${entry}": ${address} is not a ${network.name} address`);
+    const owner = owners.get(address);
+    if (owner !== undefined && owner !== project)
+      throw new Error(`protected address ${address} is named for two projects (${owner}, ${project})`);
+    owners.set(address, project);
+  }
+  return owners;
 }

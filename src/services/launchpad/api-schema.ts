@@ -245,13 +245,13 @@ export const Collection = z
     listed_by: AddressOut,
     created_at: Seconds,
     deploy: z.object({
-      status: z.enum(["pending", "submitted"]).openapi({
+      status: z.enum(["pending", "submitted", "indexed", "failed"]).openapi({
         description:
-          "submitted once the inscriber took the LAUNCHPAD_DEPLOY job; pending before (no inscriber, or it failed: see error)",
+          "pending until the inscriber takes the LAUNCHPAD_DEPLOY job (no inscriber, or it could not be reached: see error; submitted again); submitted while the job runs and until the index holds this deploy as the slug's at the payment depth; indexed: the collection takes claims and payments; failed for good (the job failed, or another deploy holds the slug on chain: see error), no claim ever",
       }),
       job_id: z.string().nullable(),
       inscription_id: z.string().nullable(),
-      error: z.string().nullable(),
+      error: z.string().nullable().openapi({ description: "why the deploy is pending or failed; null otherwise" }),
     }),
   })
   .openapi("Collection");
@@ -286,10 +286,17 @@ export const Payment = z
     payer_address: z.string().nullable(),
     received_koinu: KoinuString,
     price_koinu: KoinuString,
-    status: z.enum(["accepted", "underpaid", "late", "duplicate", "mint_failed"]),
+    status: z.enum(["accepted", "underpaid", "late", "duplicate", "mint_failed", "mint_rejected"]),
     settlement: z
       .object({
-        reason: z.enum(["UNDERPAID", "RESERVATION_EXPIRED", "RESERVATION_USED", "OVERPAID", "MINT_FAILED"]),
+        reason: z.enum([
+          "UNDERPAID",
+          "RESERVATION_EXPIRED",
+          "RESERVATION_USED",
+          "OVERPAID",
+          "MINT_FAILED",
+          "MINT_REJECTED",
+        ]),
         owed_koinu: KoinuString,
         owed_by: AddressOut.openapi({ description: "the creator, who received the payment and settles it" }),
         owed_to: z.string().nullable(),
@@ -323,7 +330,10 @@ export const Mint = z
   .object({
     slug: z.string(),
     index: z.number().int().min(0),
-    status: z.enum(["accepted", "submitted", "revealed", "confirmed", "failed"]),
+    status: z.enum(["accepted", "submitted", "revealed", "confirmed", "failed", "rejected_by_index"]).openapi({
+      description:
+        "confirmed (and counted in minted) only once the index judges the inscription a member token at the claimant's address; rejected_by_index when it judges it none (see index_reason; the payment is owed back by the creator, MINT_REJECTED)",
+    }),
     address: AddressOut,
     reservation_id: z.number().int().min(1),
     attempt: z.number().int().min(1),
@@ -332,6 +342,10 @@ export const Mint = z
     inscription_id: z.string().nullable(),
     mint_txid: TxidOut.nullable(),
     error: z.string().nullable(),
+    index_reason: z.string().nullable().openapi({
+      description:
+        "the index's reason when it judged the inscription no member (ALREADY_MINTED, WRONG_INSCRIBER, ...); null otherwise",
+    }),
     // A union, not Payment.nullable(), which the generator writes as allOf [Payment, object or null].
     payment: z
       .union([Payment, z.null()])

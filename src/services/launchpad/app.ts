@@ -22,14 +22,8 @@ import { AppError, badRequest, errorMiddleware, notFound, unknownRoute } from ".
 import { ApiSurface, z } from "../http/openapi";
 import * as v from "../http/validation";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
-import {
-  Collection,
-  CollectionStore,
-  LaunchpadInscriber,
-  Reservation,
-  deployRequest,
-  mintBodyJson,
-} from "./collections";
+import { Collection, CollectionStore, LaunchpadInscriber, Reservation, mintBodyJson } from "./collections";
+import { DeployService } from "./deploys";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
 import { MintRecord, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
 import { LaunchpadSession, SessionStore, sessionOf, signingAddress } from "./sessions";
@@ -72,7 +66,10 @@ export interface LaunchpadOptions {
   rateLimitPerMinute?: number;
   /** Claims per session and minute (default 10; 0 = no limit). */
   claimsPerSessionPerMinute?: number;
-  /** Depth at which a mint's payment counts (default 1; the daemon's default is per network, src/chain/depth.ts). */
+  /**
+   * Depth at which a mint's payment counts, and a collection's deploy and a mint's inscription in the
+   * index (default 1; the daemon's default is per network, src/chain/depth.ts).
+   */
   paymentConfirmations?: number;
   /** Live reservations one client IP may hold per collection (default 3; 0 = no cap). */
   maxReservationsPerClient?: number;
@@ -119,6 +116,7 @@ export interface LaunchpadApp extends express.Express {
     mints: MintService;
     feed: MintedFeed;
     payments: PaymentPsbtService | null;
+    deploys: DeployService;
     /**
      * Lists a collection once its listing was allowed (POST /collections checks the session, the
      * operator key and the payment memo first) and hands its LAUNCHPAD_DEPLOY to the inscriber;
@@ -173,6 +171,7 @@ const mintJsonOf = (mints: MintService) => (m: MintRecord) => {
     inscription_id: m.inscriptionId,
     mint_txid: m.mintTxid,
     error: m.error,
+    index_reason: m.indexReason,
     payment: payment ? paymentJson(payment) : null,
     created_at: m.createdAt,
     updated_at: m.updatedAt,
@@ -212,10 +211,19 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   });
   const heartbeatMs = options.events?.heartbeatMs ?? 15_000;
   let lastReservationPrune = 0;
+  const deploys = new DeployService({
+    collections,
+    index,
+    inscriber: options.inscriber,
+    confirmations: options.paymentConfirmations,
+    log,
+  });
   const mints = new MintService({
     db,
     queries,
     collections,
+    index,
+    deploys,
     inscriber: options.inscriber,
     clock,
     log,
@@ -290,22 +298,16 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     },
   });
   async function list(listing: NewCollection): Promise<Collection> {
+    // A slug someone already deployed on chain is theirs in the index: this listing's mints could never count.
+    deploys.ensureSlugFree(listing.slug);
     const collection = collections.create(listing);
     log("launchpad_collection_listed", { slug: collection.slug, listedBy: listing.listedBy });
-    if (options.inscriber) {
-      try {
-        const request = deployRequest(collection);
-        const { job } = await options.inscriber.inscribe(request.idempotencyKey, request);
-        collections.markDeploySubmitted(collection.slug, job.id);
-      } catch (error) {
-        // The listing stands; the deploy stays pending with the reason, to be submitted again.
-        log("launchpad_deploy_submit_failed", { slug: collection.slug, err: (error as Error).message });
-        collections.markDeployFailed(collection.slug, (error as Error).message);
-      }
-    }
+    // The listing stands if the inscriber cannot take the deploy now: it stays pending with the
+    // reason, and the worker submits it again.
+    await deploys.submit(collection);
     return collections.get(collection.slug)!;
   }
-  app.launchpad = { gate, sessions, collections, index, mints, feed, payments, list };
+  app.launchpad = { gate, sessions, collections, index, mints, feed, payments, deploys, list };
   const mintJson = mintJsonOf(mints);
 
   const collectionOr404 = (slug: string): Collection => {
@@ -437,7 +439,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
         },
       },
       description:
-        "creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu \"0\") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason).",
+        "creator_address must be the session's address (403 CREATOR_NOT_SESSION). A free collection (price_koinu \"0\") needs the operator key in `X-Operator-Key` (403 FREE_LISTING_NEEDS_OPERATOR_KEY): the operator pays its inscriptions. A priced collection's payment memo for its last index must fit the 80-byte OP_RETURN relay limit (400 SLUG_TOO_LONG_FOR_PAYMENT). A taken slug is 409 SLUG_TAKEN, a slug the index already holds a deploy of (anyone's) 409 SLUG_TAKEN_ON_CHAIN. The LAUNCHPAD_DEPLOY is handed to the inscriber when one is configured; the listing stands if that fails (deploy pending with the reason, submitted again by the worker). The collection takes claims once its deploy is indexed (deploy.status).",
     },
     async ({ body }, req, res) => {
       const session = sessionOf(res);
@@ -499,13 +501,15 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       security: SESSION,
       params: S.SlugParams,
       description:
-        "Takes no body (an empty JSON object is accepted; any field is 400 UNKNOWN_FIELDS). An address holds one live reservation per collection: claiming again answers it (200, created false). 409 SOLD_OUT when every index is minted or reserved; 429 when the client IP holds its cap of live reservations on the collection or the session claims too often.",
+        "Takes no body (an empty JSON object is accepted; any field is 400 UNKNOWN_FIELDS). An address holds one live reservation per collection: claiming again answers it (200, created false). 409 COLLECTION_NOT_DEPLOYED until the collection's own deploy is in the index at the payment depth (never, when its deploy failed); 409 SOLD_OUT when every index is minted or reserved; 429 when the client IP holds its cap of live reservations on the collection or the session claims too often.",
       responses: { 201: S.Claim, 200: S.Claim },
     },
     ({ params }, req, res) => {
       const session = sessionOf(res);
       const { slug } = params;
       if (req.body !== undefined && Object.keys(req.body ?? {}).length > 0) v.exactObject(req.body, []);
+      // No claim before the collection's own deploy is in the index at depth (issue 26).
+      deploys.ensureDeployed(collectionOr404(slug));
       const { reservation, created } = collections.claim(slug, session.address, {
         key: clientIpKey(req),
         maxLive: maxReservationsPerClient,
@@ -675,6 +679,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     async ({ params, body }, _req, res) => {
       const session = sessionOf(res);
       const collection = collectionOr404(params.slug);
+      deploys.ensureDeployed(collection);
       res
         .status(201)
         .json(await paymentsOr503().build(collection, session.address, body.reservation_id, body.public_key));
@@ -697,6 +702,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     ({ params, body }, _req, res) => {
       const session = sessionOf(res);
       const collection = collectionOr404(params.slug);
+      deploys.ensureDeployed(collection);
       res.json(paymentsOr503().finish(collection, session.address, body.reservation_id, body.psbt));
     },
   );

@@ -24,7 +24,14 @@ export const MAX_COLLECTION_SIZE = 1_000_000;
  */
 export const MAX_PRICE_KOINU = 1_000_000n * 100_000_000n;
 
-export type DeployStatus = "pending" | "submitted";
+/**
+ * A collection's LAUNCHPAD_DEPLOY (issue 26): `pending` until the inscriber takes the job (no
+ * inscriber, or it could not be reached: `error` says why, and the worker submits it again),
+ * `submitted` while the job runs and until the index holds this deploy as the slug's at the payment
+ * depth, then `indexed`: only then does the collection take claims and payments. `failed` for good
+ * when the inscriber job failed or the index holds another deploy of the slug (`error` says which).
+ */
+export type DeployStatus = "pending" | "submitted" | "indexed" | "failed";
 
 export interface Collection {
   slug: string;
@@ -158,9 +165,22 @@ export class CollectionStore {
         p(`INSERT INTO collections (slug, name, price_koinu, max_supply, creator_address, listed_by, created_at, deploy_status)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (slug) DO NOTHING`),
       deploySubmitted: p(
-        "UPDATE collections SET deploy_status = 'submitted', deploy_job_id = ?, deploy_error = NULL WHERE slug = ?",
+        "UPDATE collections SET deploy_status = 'submitted', deploy_job_id = ?, deploy_error = NULL WHERE slug = ? AND deploy_status = 'pending'",
       ),
-      deployFailed: p("UPDATE collections SET deploy_error = ? WHERE slug = ?"),
+      deploySubmitFailed: p("UPDATE collections SET deploy_error = ? WHERE slug = ? AND deploy_status = 'pending'"),
+      deployInscribed: p(
+        "UPDATE collections SET deploy_inscription_id = ? WHERE slug = ? AND deploy_status = 'submitted' AND deploy_inscription_id IS NULL",
+      ),
+      deployIndexed: p(
+        "UPDATE collections SET deploy_status = 'indexed', deploy_error = NULL WHERE slug = ? AND deploy_status = 'submitted'",
+      ),
+      deployFailed: p(
+        "UPDATE collections SET deploy_status = 'failed', deploy_error = ? WHERE slug = ? AND deploy_status IN ('pending', 'submitted')",
+      ),
+      // The deploys the worker still follows (submitted) or submits again (pending): oldest first, a page at a time.
+      deploysOpen: p(
+        `SELECT ${COLLECTION_COLUMNS} FROM collections c WHERE c.deploy_status IN ('pending', 'submitted') ORDER BY c.created_at LIMIT ?`,
+      ),
       expire: p("UPDATE reservations SET status = 'expired' WHERE slug = ? AND status = 'active' AND expires_at <= ?"),
       liveOf: p(
         "SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?",
@@ -237,8 +257,29 @@ export class CollectionStore {
     this.s.deploySubmitted.run(jobId, slug);
   }
 
-  markDeployFailed(slug: string, error: string): void {
-    this.s.deployFailed.run(error, slug);
+  /** The inscriber could not take the deploy now: it stays pending with the reason (the worker submits it again). */
+  markDeploySubmitFailed(slug: string, error: string): void {
+    this.s.deploySubmitFailed.run(error, slug);
+  }
+
+  /** The inscriber confirmed the deploy's inscription (the index has yet to judge it). */
+  markDeployInscribed(slug: string, inscriptionId: string): void {
+    this.s.deployInscribed.run(inscriptionId, slug);
+  }
+
+  /** The index holds this deploy as the slug's at depth: claims open. */
+  markDeployIndexed(slug: string): void {
+    this.s.deployIndexed.run(slug);
+  }
+
+  /** The deploy can never be the slug's (its job failed, or another deploy holds the slug): no claim ever. */
+  markDeployFailed(slug: string, reason: string): void {
+    this.s.deployFailed.run(reason, slug);
+  }
+
+  /** Up to `limit` collections whose deploy is pending or submitted, oldest first. */
+  openDeploys(limit: number): Collection[] {
+    return (this.s.deploysOpen.all(limit) as CollectionRow[]).map(toCollection);
   }
 
   /**

@@ -5,7 +5,8 @@
  * counts for its buyer and stops counting for its seller, with no launchpad record involved.
  */
 import type { RequestHandler } from "express";
-import type { IndexQueries } from "../../indexer/queries";
+import type { IndexQueries, InscriptionView } from "../../indexer/queries";
+import { CollectionDeployView, LaunchpadOperationView, LaunchpadReads } from "../../indexer/read/launchpad";
 import { AppError } from "../http/errors";
 import { SessionStore, ensureSession } from "./sessions";
 
@@ -28,7 +29,32 @@ export interface Membership {
 
 /** Reads membership from the explorer's index (through its query module, opened read-only by a daemon). */
 export class CollectionIndex {
-  constructor(private readonly queries: IndexQueries) {}
+  private readonly launchpad: LaunchpadReads;
+
+  constructor(private readonly queries: IndexQueries) {
+    this.launchpad = new LaunchpadReads(queries.db);
+  }
+
+  /** The deploy of `slug` the index admitted (the first one, whoever made it), or null. */
+  deploy(slug: string): CollectionDeployView | null {
+    return this.launchpad.collectionDeploy(slug);
+  }
+
+  /** The index's verdict on a launchpad inscription (a mint: member or not, and why), or null. */
+  operation(inscriptionId: string): LaunchpadOperationView | null {
+    return this.launchpad.launchpadOperation(inscriptionId);
+  }
+
+  /** An inscription with where it sits now, or null while the index does not hold it. */
+  inscription(inscriptionId: string): InscriptionView | null {
+    return this.queries.inscription(inscriptionId);
+  }
+
+  /** Confirmations of a block at `height` by the index's tip (0 while the index has not reached it). */
+  confirmations(height: number): number {
+    const tip = this.queries.tipHeight();
+    return tip === null || tip < height ? 0 : tip - height + 1;
+  }
 
   /** Whether the index holds a deploy of `slug`. */
   hasCollection(slug: string): boolean {

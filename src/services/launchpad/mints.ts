@@ -22,15 +22,24 @@ import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "
 import { AppError, badRequest, conflict, indexBehind, notFound, unprocessable } from "../http/errors";
 import { indexIsBehind } from "../../indexer/read/status";
 import type { Collection, CollectionStore, LaunchpadInscriber } from "./collections";
+import type { DeployService } from "./deploys";
+import type { CollectionIndex } from "./membership";
 import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
 
 /** The protocol identifier of a payment's OP_RETURN: `service-launch-mint:<slug>:<index>`. */
 export const MINT_PAYMENT_PROTOCOL = "service-launch-mint";
 
-export type MintStatus = "accepted" | "submitted" | "revealed" | "confirmed" | "failed";
-export type PaymentStatus = "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed";
+/**
+ * `confirmed` (and counted in X / Y) only once the index judges the inscription a member token at
+ * the claimant's address; `rejected_by_index` when the index holds the inscription and judges it no
+ * member (`indexReason`: the index's reason, e.g. ALREADY_MINTED): final, the index stays taken and
+ * the payment is the creator's to give back (MINT_REJECTED).
+ */
+export type MintStatus = "accepted" | "submitted" | "revealed" | "confirmed" | "failed" | "rejected_by_index";
+export type PaymentStatus = "accepted" | "underpaid" | "late" | "duplicate" | "mint_failed" | "mint_rejected";
 /** Why the creator owes the payer koinu of a payment (the creator settles it; the launchpad only records it). */
-export type SettlementReason = "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED";
+export type SettlementReason =
+  "UNDERPAID" | "RESERVATION_EXPIRED" | "RESERVATION_USED" | "OVERPAID" | "MINT_FAILED" | "MINT_REJECTED";
 
 export interface MintRecord {
   slug: string;
@@ -44,6 +53,8 @@ export interface MintRecord {
   inscriptionId: string | null;
   mintTxid: string | null;
   error: string | null;
+  /** The index's reason when it judged the inscription no member (status rejected_by_index). */
+  indexReason: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -87,6 +98,7 @@ interface MintRow {
   inscription_id: string | null;
   mint_txid: string | null;
   error: string | null;
+  index_reason: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -126,6 +138,7 @@ const toMint = (r: MintRow): MintRecord => ({
   inscriptionId: r.inscription_id,
   mintTxid: r.mint_txid,
   error: r.error,
+  indexReason: r.index_reason,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -167,12 +180,16 @@ export interface MintServiceOptions {
   db: Sqlite;
   queries: IndexQueries;
   collections: CollectionStore;
+  /** The index's verdicts on the mints' inscriptions. */
+  index: CollectionIndex;
+  /** The deploys: no mint before the collection's own deploy is indexed; followed by the worker's pass. */
+  deploys: DeployService;
   inscriber?: LaunchpadInscriber;
   clock: () => number;
   log: (event: string, fields: Record<string, unknown>) => void;
   /** Told after a collection's minted counter grew in this process (the live counter, live.ts). */
   onMinted?: (slug: string) => void;
-  /** Depth at which a payment counts (default 1; src/chain/depth.ts has the per-network defaults). */
+  /** Depth at which a payment and a mint's inscription count (default 1; src/chain/depth.ts has the per-network defaults). */
   paymentConfirmations?: number;
 }
 
@@ -213,6 +230,12 @@ export class MintService {
       failed: p(
         "UPDATE mints SET status = 'failed', error = ?, updated_at = ? WHERE slug = ? AND token_index = ? AND status IN ('accepted', 'submitted', 'revealed')",
       ),
+      rejected:
+        p(`UPDATE mints SET status = 'rejected_by_index', mint_txid = ?, inscription_id = ?, index_reason = ?, error = ?, updated_at = ?
+        WHERE slug = ? AND token_index = ? AND status IN ('submitted', 'revealed')`),
+      settleAfterRejection:
+        p(`UPDATE payments SET status = 'mint_rejected', settlement_reason = 'MINT_REJECTED', settlement_koinu = received_koinu
+        WHERE txid = ? AND status = 'accepted'`),
       item: p(`INSERT INTO collection_items (slug, token_index, address, reservation_id, mint_txid, inscription_id, minted_at)
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug, token_index) DO NOTHING`),
       payment: p(
@@ -232,10 +255,6 @@ export class MintService {
       settleAfterFailure:
         p(`UPDATE payments SET status = 'mint_failed', settlement_reason = 'MINT_FAILED', settlement_koinu = received_koinu
         WHERE txid = ? AND status = 'accepted'`),
-      deploysOpen: p(
-        "SELECT slug, deploy_job_id FROM collections WHERE deploy_status = 'submitted' AND deploy_inscription_id IS NULL LIMIT 100",
-      ),
-      deployInscribed: p("UPDATE collections SET deploy_inscription_id = ? WHERE slug = ?"),
     };
   }
 
@@ -273,6 +292,8 @@ export class MintService {
         "this launchpad has no inscriber configured; mints cannot be made",
         { slug },
       );
+    // No mint (and no payment taken) before the collection's own deploy is in the index at depth.
+    this.options.deploys.ensureDeployed(collection);
     const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
       throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, {
@@ -603,7 +624,42 @@ export class MintService {
     if (!isFinalJobStatus(job.status)) return;
     if (job.status === "failed") {
       await this.fail(mint, jobFailure(job));
-    } else {
+      return;
+    }
+    // The inscriber says it is in a block; the index says whether it is a member token, and whose.
+    const verdict = this.verdict(mint, job.inscriptionId);
+    if (verdict.kind === "wait") {
+      if (mint.status === "submitted")
+        this.s.revealed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex);
+      return;
+    }
+    if (verdict.kind === "rejected") {
+      this.options.db
+        .transaction(() => {
+          if (
+            this.s.rejected.run(
+              revealTxid,
+              job.inscriptionId,
+              verdict.reason,
+              verdict.message,
+              now,
+              mint.slug,
+              mint.tokenIndex,
+            ).changes === 1 &&
+            mint.paymentTxid
+          )
+            this.s.settleAfterRejection.run(mint.paymentTxid);
+        })
+        .immediate();
+      this.options.log("launchpad_mint_rejected_by_index", {
+        slug: mint.slug,
+        index: mint.tokenIndex,
+        inscriptionId: job.inscriptionId,
+        reason: verdict.reason,
+      });
+      return;
+    }
+    {
       const counted = this.options.db
         .transaction(() => {
           if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1)
@@ -631,6 +687,46 @@ export class MintService {
     }
   }
 
+  /**
+   * What the index makes of a mint's inscription: `wait` until it holds it at the payment depth;
+   * then `member` when it counted it as a member token landed at the claimant's address, else
+   * `rejected` with the index's reason.
+   */
+  private verdict(
+    mint: MintRecord,
+    inscriptionId: string | null,
+  ): { kind: "wait" } | { kind: "member" } | { kind: "rejected"; reason: string; message: string } {
+    const { index } = this.options;
+    if (!inscriptionId) return { kind: "wait" };
+    const inscription = index.inscription(inscriptionId);
+    if (!inscription || index.confirmations(inscription.height) < (this.options.paymentConfirmations ?? 1))
+      return { kind: "wait" };
+    const operation = index.operation(inscriptionId);
+    if (!operation || operation.op !== "mint" || operation.slug !== mint.slug)
+      return {
+        kind: "rejected",
+        reason: "NOT_A_LAUNCHPAD_MINT",
+        message: `the index does not read ${inscriptionId} as a mint of "${mint.slug}"`,
+      };
+    if (!operation.valid)
+      return {
+        kind: "rejected",
+        reason: operation.reason ?? "NOT_A_MEMBER",
+        message: `the index counts ${inscriptionId} as no member of "${mint.slug}": ${operation.reason ?? "NOT_A_MEMBER"}`,
+      };
+    // A member token: it landed on the reveal's first output, which pays the claimant; unless it has
+    // moved on since, the claimant holds it now.
+    const held = index.membership(mint.slug, mint.address).tokens.some((t) => t.inscriptionId === inscriptionId);
+    const moved = inscription.location !== null && inscription.location.txid !== inscription.revealTxid;
+    if (!held && !moved)
+      return {
+        kind: "rejected",
+        reason: "NOT_AT_CLAIMANT",
+        message: `${inscriptionId} is a member token of "${mint.slug}" held by ${inscription.ownerAddress ?? "nobody"}, not by ${mint.address}`,
+      };
+    return { kind: "member" };
+  }
+
   private async fail(mint: MintRecord, reason: string): Promise<void> {
     this.options.db
       .transaction(() => {
@@ -644,7 +740,7 @@ export class MintService {
     this.options.log("launchpad_mint_failed", { slug: mint.slug, index: mint.tokenIndex, reason });
   }
 
-  /** One pass of the worker: submits accepted mints, follows jobs, records deploy inscriptions. */
+  /** One pass of the worker: submits accepted mints, follows jobs and the index's verdicts, follows the deploys. */
   async runOnce(): Promise<void> {
     const inscriber = this.options.inscriber;
     if (inscriber) {
@@ -663,18 +759,7 @@ export class MintService {
           });
         }
       }
-      for (const { slug, deploy_job_id: jobId } of this.s.deploysOpen.all() as {
-        slug: string;
-        deploy_job_id: string;
-      }[]) {
-        try {
-          const job = await inscriber.job(jobId);
-          if (job.status === "confirmed" && job.inscriptionId) this.s.deployInscribed.run(job.inscriptionId, slug);
-          if (job.status === "failed") this.options.collections.markDeployFailed(slug, jobFailure(job));
-        } catch (error) {
-          this.options.log("launchpad_deploy_follow_failed", { slug, err: (error as Error).message });
-        }
-      }
+      await this.options.deploys.runOnce();
     }
   }
 }

@@ -150,6 +150,14 @@ CREATE TABLE used_challenges (
 CREATE INDEX used_challenges_by_expiry ON used_challenges (expires_at);
 `,
   },
+  {
+    version: 6,
+    description:
+      "issue 26: a mint the index judges no member is rejected_by_index with the index's reason; deploys are pending, submitted, indexed or failed (a TEXT column: no change)",
+    sql: `
+ALTER TABLE mints ADD COLUMN index_reason TEXT;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the launchpad database; ":memory:" for tests. */
