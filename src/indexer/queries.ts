@@ -15,6 +15,7 @@ import { CollectionReads, CollectionTokenView } from "./read/collections";
 import { Drc20Reads, Drc20Receipt, Drc20TickView, TransferInscriptionView } from "./read/drc20";
 import { HistoryItemView, HistoryReads } from "./read/history";
 import { InscriptionReads, InscriptionView } from "./read/inscriptions";
+import { CollectionDeployView, LaunchpadOperationView, LaunchpadReads } from "./read/launchpad";
 import { OpReturnReads, OpReturnView } from "./read/opreturn";
 import { IndexStatus, StatusReads } from "./read/status";
 import { TxReads, TxView } from "./read/txs";
@@ -29,6 +30,7 @@ export type { Drc20Receipt, Drc20TickView, TransferInscriptionView } from "./rea
 export type { CollectionTokenView } from "./read/collections";
 export type { OpReturnView } from "./read/opreturn";
 export type { ZkpPageKey } from "./read/zkp";
+export type { CollectionDeployView, LaunchpadOperationView } from "./read/launchpad";
 export { isZkpUseKey } from "./read/zkp";
 export { IndexHistory } from "./read/as-of-height";
 
@@ -40,6 +42,7 @@ export class IndexQueries {
   readonly drc20: Drc20Reads;
   readonly inscriptions: InscriptionReads;
   readonly collections: CollectionReads;
+  readonly launchpad: LaunchpadReads;
   readonly opReturns: OpReturnReads;
   readonly zkp: ZkpReads;
 
@@ -54,6 +57,7 @@ export class IndexQueries {
     this.balances = new BalanceReads(db, this.inscriptions, this.drc20);
     this.addressHistory = new HistoryReads(db);
     this.collections = new CollectionReads(db);
+    this.launchpad = new LaunchpadReads(db);
   }
 
   // status
@@ -159,6 +163,16 @@ export class IndexQueries {
   }
 
   // inscriptions and collections
+
+  /** The deploy of launchpad `slug` the index admitted (the first one, whoever made it), or null. */
+  collectionDeploy(slug: string): CollectionDeployView | null {
+    return this.launchpad.collectionDeploy(slug);
+  }
+
+  /** The index's verdict on launchpad inscription `inscriptionId` (a mint: member or not, and why), or null. */
+  launchpadOperation(inscriptionId: string): LaunchpadOperationView | null {
+    return this.launchpad.launchpadOperation(inscriptionId);
+  }
 
   /** The inscriptions sitting on output `vout` of `txid` now (DRC-20 transfers included). */
   inscriptionsOn(txid: string, vout: number): { id: string; offset: number; contentType: string }[] {

@@ -6,7 +6,7 @@
  */
 import type { RequestHandler } from "express";
 import type { IndexQueries, InscriptionView } from "../../indexer/queries";
-import { CollectionDeployView, LaunchpadOperationView, LaunchpadReads } from "../../indexer/read/launchpad";
+import type { CollectionDeployView, LaunchpadOperationView } from "../../indexer/queries";
 import { AppError } from "../http/errors";
 import { SessionStore, ensureSession } from "./sessions";
 
@@ -29,20 +29,16 @@ export interface Membership {
 
 /** Reads membership from the explorer's index (through its query module, opened read-only by a daemon). */
 export class CollectionIndex {
-  private readonly launchpad: LaunchpadReads;
-
-  constructor(private readonly queries: IndexQueries) {
-    this.launchpad = new LaunchpadReads(queries.db);
-  }
+  constructor(private readonly queries: IndexQueries) {}
 
   /** The deploy of `slug` the index admitted (the first one, whoever made it), or null. */
   deploy(slug: string): CollectionDeployView | null {
-    return this.launchpad.collectionDeploy(slug);
+    return this.queries.collectionDeploy(slug);
   }
 
   /** The index's verdict on a launchpad inscription (a mint: member or not, and why), or null. */
   operation(inscriptionId: string): LaunchpadOperationView | null {
-    return this.launchpad.launchpadOperation(inscriptionId);
+    return this.queries.launchpadOperation(inscriptionId);
   }
 
   /** An inscription with where it sits now, or null while the index does not hold it. */
