@@ -700,7 +700,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    action: "execute-swap" | "add-liquidity" | "refund-deposit" | "remove-liquidity" | "claim-fees" | "bonding-reserve" | "bonding-confirm";
+                    action: "execute-swap" | "add-liquidity" | "refund-deposit" | "remove-liquidity" | "claim-fees" | "bonding-reserve" | "bonding-confirm" | "bonding-launch" | "bonding-supply";
                     /** @description a swap's id (swp_ and 24 hexadecimal digits) */
                     swapId?: string;
                     /** @description a transaction id, 64 hexadecimal characters */
@@ -732,6 +732,14 @@ export interface paths {
                     minAmountOut?: string;
                     /** @description a bonding reservation's id (rsv_ and 24 hexadecimal digits) */
                     reservationId?: string;
+                    /** @description base units (koinu, or whole DRC-20 units) as a decimal string, 1 to 2^128 - 1 */
+                    totalSupply?: string;
+                    /** @description base units (koinu, or whole DRC-20 units) as a decimal string, 1 to 2^128 - 1 */
+                    sellableSupply?: string;
+                    /** @description base units (koinu, or whole DRC-20 units) as a decimal string, 1 to 2^128 - 1 */
+                    virtualDoge?: string;
+                    /** @description base units (koinu, or whole DRC-20 units) as a decimal string, 1 to 2^128 - 1 */
+                    graduationThreshold?: string;
                 };
                 header?: never;
                 path?: never;
@@ -922,8 +930,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Launches a DRC-20 token on a bonding curve (operator key)
-         * @description Files the tick's deploy (max = lim = totalSupply) to the custody address through the inscriber; the curve is active once the index shows the custody holding the whole supply. Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE).
+         * Launches a DRC-20 token on a bonding curve (operator key, signed by the launcher)
+         * @description The launcher signs bonding-launch (GET /api/auth/message?action=bonding-launch), deploys the tick on chain with max = totalSupply, mints it, and deposits the whole supply to depositAddress (DRC-20 transfers it pays), announcing each deposit at POST /api/bonding/{symbol}/supply. The curve is awaiting_supply until the launcher's bound deposits reach totalSupply and the custody's available balance covers it, then active; a launch short of its supply at supplyDeadline (a day) fails and its bound supply is queued back to the launcher. There is no launch fee. Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE); a tick on chain with another max (422 TICK_SUPPLY_MISMATCH); a service address as launcher (422 ADDRESS_IS_SERVICE).
          */
         post: {
             parameters: {
@@ -938,11 +946,66 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description the curve, deploying (or failed when the inscriber refused the deploy) */
+                /** @description the curve, awaiting_supply */
                 202: {
                     headers: {
                         /** @description /api/bonding/<symbol> */
                         Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Curve"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bonding/{symbol}/supply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Binds the launcher's DRC-20 deposit to a launch's supply (signed bonding-supply)
+         * @description The deposit is a transfer of the tick to depositAddress paid by the launcher, deep enough; once bound it counts toward the supply and can never be refunded on request nor used again. The curve turns active in this call when the supply is complete. The same txid again answers unchanged. 409 DEPOSIT_NOT_FOUND / DEPOSIT_NOT_DEEP_ENOUGH: retry once mined and deep enough; 409 CURVE_NOT_AWAITING_SUPPLY: the launch is active or over (nothing taken); 422 DEPOSIT_LATE: mined after the deadline, queued back to the launcher.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a DRC-20 tick: exactly 4 bytes of UTF-8 */
+                    symbol: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BondingSupplyRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -1496,7 +1559,7 @@ export interface components {
             /** @description a DRC-20 tick: exactly 4 bytes of UTF-8 */
             symbol: string;
             /**
-             * @description T: every token, whole units (at most 2^64 - 1)
+             * @description T: every token, whole units (at most 2^64 - 1; the tick's max on chain)
              * @example 1000000000
              */
             totalSupply: string;
@@ -1515,6 +1578,23 @@ export interface components {
              * @example 1000000000
              */
             graduationThreshold: string;
+            /**
+             * @description a Dogecoin address (base58check) of the daemon's network
+             * @example DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L
+             */
+            launcher: string;
+            /**
+             * @description used once per address: 8 to 64 of A-Z a-z 0-9 _ -
+             * @example claim-nonce-0001
+             */
+            nonce: string;
+            /**
+             * @description when the authorization expires, unix seconds (at most 3,600 s ahead)
+             * @example 1790000000
+             */
+            expiresAt: number;
+            /** @description the payer's base64 compact Dogecoin message signature (what signmessage makes) of the text GET /api/auth/message answers */
+            signature: string;
         };
         BondingQuote: {
             symbol: string;
@@ -1619,6 +1699,15 @@ export interface components {
             /** @description the payer's base64 compact Dogecoin message signature (what signmessage makes) of the text GET /api/auth/message answers */
             signature: string;
         };
+        BondingSupplyRequest: {
+            /**
+             * @description a transaction id, 64 hexadecimal characters
+             * @example 9b0fc92260312ce44e74ef369f5c66bbb85848f2eddd5a7a1cde251e54ccfdd5
+             */
+            depositTxid: string;
+            /** @description the payer's base64 compact Dogecoin message signature (what signmessage makes) of the text GET /api/auth/message answers */
+            signature: string;
+        };
         ClaimFeesRequest: {
             /**
              * @description a Dogecoin address (base58check) of the daemon's network
@@ -1645,8 +1734,11 @@ export interface components {
         };
         Curve: {
             symbol: string;
-            /** @enum {string} */
-            status: "deploying" | "active" | "graduated" | "failed";
+            /**
+             * @description awaiting_supply: waiting for the launcher's deposits of the whole supply; active: open for trading; graduated: in its AMM pool; failed: the launch did not complete (error says why)
+             * @enum {string}
+             */
+            status: "awaiting_supply" | "active" | "graduated" | "failed";
             depositAddress: string;
             /**
              * @description an unsigned integer in base units, as a decimal string
@@ -1710,9 +1802,16 @@ export interface components {
              * @example 200000
              */
             priceKoinuPerToken: string;
-            deployJobId: string | null;
-            deployInscriptionId: string | null;
-            mintJobId: string | null;
+            /** @description the address that signed the launch and deposits the supply (null: launched before launchers) */
+            launcher: string | null;
+            /**
+             * @description tokens the launcher's deposits bound to the launch so far (only the launcher's count)
+             * @example 1000000
+             */
+            supplyDeposited: string;
+            /** @description when a launch still short of its supply fails, unix seconds */
+            supplyDeadline: number | null;
+            refund: components["schemas"]["Payout"] & unknown;
             graduation: {
                 /**
                  * @description an unsigned integer in base units, as a decimal string

@@ -26,6 +26,7 @@ import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { jsonRequest } from "../helpers/http";
+import { launchCurve } from "../helpers/bonding-launch";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import {
@@ -293,7 +294,6 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
         signature: signMessage(message, key.privateKey),
       });
     };
-    const curveNow = async (): Promise<any> => (await call("GET", `/bonding/${CURVE}`)).body;
     /**
      * Settles every queued payout of `refIds` (the custody pays DOGE, the inscriber inscribes DRC-20
      * transfers) and answers what the operator's wallets spent on them beyond the DOGE paid out, and
@@ -334,23 +334,12 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
 
     it("a BUY's deposit is amountIn + the DRC-20 payout's cost (recorded on its payout), a SELL's DOGE payout is paid less its cost, and the operator spends no more than that", async () => {
       const { dogeKoinu, drc20Koinu } = DEFAULT_PAYOUT_COSTS;
-      // The operator launches the curve: the tick deployed and its supply minted to the custody.
-      const launched = await jsonRequest(`${base}/api/bonding/launch`, "POST", {
-        token: apiKey,
-        body: { symbol: CURVE, ...CURVE_PARAMS },
-      });
-      expect(launched.status, show(launched)).to.equal(202);
-      await stack.confirmInscriberJob(launched.body.deployJobId);
-      await store.runOnce();
-      const mintJobId = await until(`${CURVE}'s mint filed`, async () => {
-        await store.runOnce();
-        return (await curveNow()).mintJobId as string | null;
-      });
-      await stack.confirmInscriberJob(mintJobId);
-      await until(`${CURVE} active`, async () => {
-        await store.runOnce();
-        return (await curveNow()).status === "active";
-      });
+      // The operator launches the curve: its launcher deploys and mints the tick and deposits the supply.
+      await launchCurve(
+        { stack, base, apiKey, custodyScript: custody.script, confirmations: 1, runOnce: () => store.runOnce() },
+        CURVE,
+        CURVE_PARAMS,
+      );
 
       // BUY: the quote names the cost; the signed reservation asks for the trade plus it.
       const buyer = newKey();

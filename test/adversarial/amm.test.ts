@@ -34,6 +34,7 @@ import {
   startLaunchpadStack,
 } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
+import { launchCurve as launchBondingCurve } from "../helpers/bonding-launch";
 import { until } from "../helpers/wait";
 
 const DOGE = KOINU_PER_DOGE;
@@ -188,24 +189,13 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       { kind: string; ref_id: string; address: string } | undefined;
   const swapStatus = async (swapId: string): Promise<any> => (await call("GET", `/swap/status/${swapId}`)).body;
 
-  /** Launches curve `symbol` with the operator key and waits until it is active. */
+  /** Launches curve `symbol` (signed by a launcher who deposits the whole supply) and waits until it is active. */
   async function launchCurve(symbol: string): Promise<void> {
-    const launched = await jsonRequest(`${base}/api/bonding/launch`, "POST", {
-      token: apiKey,
-      body: { symbol, ...CURVE_PARAMS },
-    });
-    expect(launched.status, show(launched)).to.equal(202);
-    await stack.confirmInscriberJob(launched.body.deployJobId);
-    await store.runOnce();
-    const mintJobId = await until(`${symbol}'s mint filed`, async () => {
-      await store.runOnce();
-      return (await curveNow(symbol)).mintJobId as string | null;
-    });
-    await stack.confirmInscriberJob(mintJobId);
-    await until(`${symbol} active`, async () => {
-      await store.runOnce();
-      return (await curveNow(symbol)).status === "active";
-    });
+    await launchBondingCurve(
+      { stack, base, apiKey, custodyScript: custody.script, confirmations: N, runOnce: () => store.runOnce() },
+      symbol,
+      CURVE_PARAMS,
+    );
   }
 
   before(async () => {

@@ -29,7 +29,8 @@ import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { deployTick, faucetCoin, inscribeTransfer, sendTransfer } from "../helpers/drc20";
+import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
+import { announceSupply, depositSupply, signedLaunch } from "../helpers/bonding-launch";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import {
@@ -176,81 +177,181 @@ describe("AMM bonding curves", function () {
   });
 
   describe("launch", () => {
-    it("refuses a launch without a key, with a wrong key, and of a tick already deployed on chain", async () => {
-      const body = {
-        symbol: TICK,
-        totalSupply: "1000000",
-        sellableSupply: "800000",
-        virtualDoge: (100n * DOGE).toString(),
-        graduationThreshold: (50n * DOGE).toString(),
-      };
+    const body = {
+      symbol: TICK,
+      totalSupply: "1000000",
+      sellableSupply: "800000",
+      virtualDoge: (100n * DOGE).toString(),
+      graduationThreshold: (50n * DOGE).toString(),
+    };
+    const { symbol: _symbol, ...terms } = body;
+    const launcher = newKey();
+    const setup = () => ({
+      stack,
+      base,
+      apiKey,
+      custodyScript: custody.script,
+      confirmations: 1,
+      runOnce: () => store.runOnce(),
+      now: () => Math.floor(Date.now() / 1000) + clockOffset,
+    });
+
+    it("refuses a launch without a key, with a wrong key, not signed by its launcher, for a service address, and of a tick on chain with another max", async () => {
       const none = await call("POST", "/bonding/launch", { body });
       expect([none.status, none.body.error.code]).to.deep.equal([401, "MISSING_CREDENTIALS"]);
       const wrong = await call("POST", "/bonding/launch", { body, token: "bk_not-a-key" });
       expect([wrong.status, wrong.body.error.code]).to.deep.equal([401, "INVALID_API_KEY"]);
-      const taken = await call("POST", "/bonding/launch", { body: { ...body, symbol: "TAKN" }, token: apiKey });
-      expect([taken.status, taken.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
-      const unsound = await call("POST", "/bonding/launch", {
-        body: { ...body, graduationThreshold: (10n ** 30n).toString() },
+      const anonymous = await call("POST", "/bonding/launch", { body, token: apiKey });
+      expect([anonymous.status, anonymous.body.error.code]).to.deep.equal([400, "INVALID_ADDRESS"]);
+      // The launch names the launcher, but another key signs its text.
+      const auth = { nonce: "forged-launch-1", expiresAt: setup().now() + 300 };
+      const text = await authMessage({
+        action: "bonding-launch",
+        ...body,
+        address: launcher.address,
+        nonce: auth.nonce,
+        expiresAt: String(auth.expiresAt),
+      });
+      const forged = await call("POST", "/bonding/launch", {
         token: apiKey,
+        body: { ...body, launcher: launcher.address, ...auth, signature: signMessage(text, newKey().privateKey) },
+      });
+      expect([forged.status, forged.body.error.code]).to.deep.equal([401, "INVALID_SIGNATURE"]);
+      const custodyLaunch = await signedLaunch(setup(), custody, TICK, terms);
+      expect([custodyLaunch.status, custodyLaunch.body.error.code]).to.deep.equal([422, "ADDRESS_IS_SERVICE"]);
+      const taken = await signedLaunch(setup(), launcher, "TAKN", terms);
+      expect([taken.status, taken.body.error.code]).to.deep.equal([422, "TICK_SUPPLY_MISMATCH"]);
+      expect(taken.body.error.details).to.include({ max_supply: "1000", total_supply: "1000000" });
+      const unsound = await signedLaunch(setup(), launcher, TICK, {
+        ...terms,
+        graduationThreshold: (10n ** 30n).toString(),
       });
       expect([unsound.status, unsound.body.error.code]).to.deep.equal([422, "INVALID_PARAMS"]);
       expect((await call("GET", `/bonding/${TICK}`)).status).to.equal(404);
       expect(ammDb.prepare("SELECT COUNT(*) AS n FROM bonding_curves").get()).to.deep.equal({ n: 0 });
     });
 
-    it("deploys the tick with lim = max and mints the whole supply to the custody, active once the index shows it held", async () => {
-      const body = {
-        symbol: TICK,
-        totalSupply: "1000000",
-        sellableSupply: "800000",
-        virtualDoge: (100n * DOGE).toString(),
-        graduationThreshold: (50n * DOGE).toString(),
-      };
-      const launched = await call("POST", "/bonding/launch", { body, token: apiKey });
+    it("waits for the launcher's deposits of the whole supply, bound so they cannot be refunded, and is active once the custody holds it", async () => {
+      const launched = await signedLaunch(setup(), launcher, TICK, terms);
       expect(launched.status, JSON.stringify(launched.body)).to.equal(202);
       expect(launched.body).to.include({
         symbol: TICK,
-        status: "deploying",
+        status: "awaiting_supply",
         depositAddress: custody.address,
-        mintJobId: null,
+        launcher: launcher.address,
+        supplyDeposited: "0",
+        refund: null,
       });
-      expect(launched.body.deployJobId).to.match(/^job_/);
+      expect(launched.body.supplyDeadline).to.equal(launched.body.createdAt + 86_400);
       expect(
         (await call("POST", "/bonding/quote", { body: { symbol: TICK, side: "BUY", amountIn: DOGE.toString() } })).body
           .error.code,
       ).to.equal("CURVE_NOT_ACTIVE");
+      const again = await signedLaunch(setup(), launcher, TICK, terms);
+      expect([again.status, again.body.error.code]).to.deep.equal([409, "CURVE_EXISTS"]);
 
-      await stack.confirmInscriberJob(launched.body.deployJobId);
-      await store.runOnce();
-      const deploying = await curveNow();
-      expect(deploying.status).to.equal("deploying");
-      expect(deploying.mintJobId).to.match(/^job_/);
-      expect(stack.queries.drc20Tick("bond")).to.include({
-        maxSupply: "1000000",
-        mintLimit: "1000000",
-        inscriptionId: deploying.deployInscriptionId,
-      });
-
-      await stack.confirmInscriberJob(deploying.mintJobId);
-      expect(await store.runOnce()).to.include({ activated: 1 });
-      expect(stack.queries.drc20Balances(custody.address)).to.deep.include({
+      // The launcher deploys and mints the tick itself, then deposits the supply in two parts.
+      await deployTick(stack.devnet, launcher, TICK, 1_000_000n, 1_000_000n);
+      await stack.mine();
+      await mintTick(stack.devnet, launcher, TICK, 1_000_000n);
+      await stack.mine();
+      const inscribed = await inscribeTransfer(stack.devnet, launcher, TICK, 700_000n);
+      await stack.mine();
+      const first = await sendTransfer(stack.devnet, launcher, inscribed, custody.script);
+      const early = await announceSupply(setup(), launcher, TICK, first);
+      expect([early.status, early.body.error.code]).to.deep.equal([409, "DEPOSIT_NOT_FOUND"]);
+      await stack.mine();
+      const part = await announceSupply(setup(), launcher, TICK, first);
+      expect(part.status, JSON.stringify(part.body)).to.equal(200);
+      expect(part.body).to.include({ status: "awaiting_supply", supplyDeposited: "700000" });
+      const twice = await announceSupply(setup(), launcher, TICK, first);
+      expect([twice.status, twice.body.supplyDeposited]).to.deep.equal([200, "700000"]);
+      expect(await store.runOnce()).to.include({ activated: 0 });
+      // Bound: the launcher's own refund request cannot take it back.
+      const refundText = await authMessage({
+        action: "refund-deposit",
+        asset: "DRC20",
         tick: TICK,
-        available: "1000000",
-        transferable: "0",
+        address: launcher.address,
+        depositTxid: first,
       });
-      const active = await curveNow();
-      expect(active).to.include({
+      const refund = await call("POST", "/deposits/refund", {
+        body: {
+          asset: "DRC20",
+          tick: TICK,
+          address: launcher.address,
+          depositTxid: first,
+          signature: signMessage(refundText, launcher.privateKey),
+        },
+      });
+      expect([refund.status, refund.body.error.code]).to.deep.equal([409, "DEPOSIT_ALREADY_USED"]);
+
+      const second = await depositSupply(setup(), launcher, TICK, 300_000n);
+      const active = await announceSupply(setup(), launcher, TICK, second);
+      expect(active.status, JSON.stringify(active.body)).to.equal(200);
+      expect(active.body).to.include({
         status: "active",
+        supplyDeposited: "1000000",
         realToken: "800000",
         realDoge: "0",
         progressBps: 0,
         tokensSold: "0",
         reservedTokens: "0",
       });
+      expect(stack.queries.drc20Balances(custody.address)).to.deep.include({
+        tick: TICK,
+        available: "1000000",
+        transferable: "0",
+      });
+      expect(
+        ammDb
+          .prepare("SELECT kind, address, amount FROM deposits WHERE ref_id = ? ORDER BY amount")
+          .all(store.curve(TICK)!.id),
+      ).to.deep.equal([
+        { kind: "bonding_supply", address: launcher.address, amount: "300000" },
+        { kind: "bonding_supply", address: launcher.address, amount: "700000" },
+      ]);
       expect((await call("GET", "/bonding/active")).body.curves.map((c: any) => c.symbol)).to.deep.equal([TICK]);
-      const again = await call("POST", "/bonding/launch", { body, token: apiKey });
-      expect([again.status, again.body.error.code]).to.deep.equal([409, "TICK_ALREADY_DEPLOYED"]);
+    });
+
+    it("fails a launch short of its supply at its deadline, owing the launcher its deposited part, and takes no supply after", async () => {
+      const late = newKey();
+      const symbol = "LATE";
+      const launched = await signedLaunch(setup(), late, symbol, {
+        ...terms,
+        totalSupply: "1000",
+        sellableSupply: "800",
+      });
+      expect(launched.status, JSON.stringify(launched.body)).to.equal(202);
+      await deployTick(stack.devnet, late, symbol, 1_000n, 1_000n);
+      await stack.mine();
+      await mintTick(stack.devnet, late, symbol, 1_000n);
+      await stack.mine();
+      const part = await depositSupply(setup(), late, symbol, 400n);
+      expect((await announceSupply(setup(), late, symbol, part)).body.supplyDeposited).to.equal("400");
+      const rest = await depositSupply(setup(), late, symbol, 600n);
+      // The same database two days later (a store with a later clock): the deadline has passed.
+      const later = new BondingStore({
+        db: ammDb,
+        ledger,
+        deposits: new DepositReader(stack.queries, custody.address),
+        queries: stack.queries,
+        clock: () => Math.floor(Date.now() / 1000) + clockOffset + 2 * 86_400,
+      });
+      await later.runOnce();
+      const failed = (await call("GET", `/bonding/${symbol}`)).body;
+      expect(failed.status).to.equal("failed");
+      expect(failed.error).to.match(/^SUPPLY_NOT_DEPOSITED: /);
+      expect(failed.refund).to.include({
+        asset: "DRC20",
+        tick: symbol,
+        address: late.address,
+        amount: "400",
+        reason: "bonding_launch_refund:SUPPLY_NOT_DEPOSITED",
+        status: "queued",
+      });
+      const after = await announceSupply(setup(), late, symbol, rest);
+      expect([after.status, after.body.error.code]).to.deep.equal([409, "CURVE_NOT_AWAITING_SUPPLY"]);
     });
   });
 

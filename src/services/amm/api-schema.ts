@@ -189,16 +189,14 @@ export const BondingQuoteBody = z
   .object({ symbol: Tick, side: Side, ...AMOUNTS })
   .strict()
   .openapi("BondingQuoteRequest");
-export const LaunchBody = z
-  .object({
-    symbol: Tick,
-    totalSupply: amount("T: every token, whole units (at most 2^64 - 1)"),
-    sellableSupply: amount("S: the tokens sold on the curve, whole units (S < T)"),
-    virtualDoge: amount("V: the virtual DOGE reserve, koinu"),
-    graduationThreshold: amount("G: the real DOGE that graduates the curve, koinu (G <= V x S)"),
-  })
-  .strict()
-  .openapi("BondingLaunchRequest");
+const LAUNCH_TERMS = {
+  symbol: Tick,
+  totalSupply: amount("T: every token, whole units (at most 2^64 - 1; the tick's max on chain)"),
+  sellableSupply: amount("S: the tokens sold on the curve, whole units (S < T)"),
+  virtualDoge: amount("V: the virtual DOGE reserve, koinu"),
+  graduationThreshold: amount("G: the real DOGE that graduates the curve, koinu (G <= V x S)"),
+};
+export const SupplyBody = signedBody("BondingSupplyRequest", { depositTxid: Txid });
 
 export const ACTIONS = [
   "execute-swap",
@@ -208,6 +206,8 @@ export const ACTIONS = [
   "claim-fees",
   "bonding-reserve",
   "bonding-confirm",
+  "bonding-launch",
+  "bonding-supply",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 const ACTION_MESSAGE = (field: string) => `${field} must be one of ${ACTIONS.join(", ")}`;
@@ -233,6 +233,13 @@ function requestsOf(network: DogeNetwork) {
       tick: Tick.optional(),
       address,
       depositTxid: Txid,
+    }),
+    LaunchBody: signedBody("BondingLaunchRequest", {
+      ...LAUNCH_TERMS,
+      /** The launcher: signs the launch (bonding-launch), deploys and mints the tick, deposits the supply. */
+      launcher: address,
+      nonce: Nonce,
+      expiresAt: ExpiresAt,
     }),
     ReserveBody: signedBody("BondingReserveRequest", {
       side: Side,
@@ -261,6 +268,10 @@ function requestsOf(network: DogeNetwork) {
       amountIn: Amount.optional(),
       minAmountOut: Amount.optional(),
       reservationId: ReservationId.optional(),
+      totalSupply: Amount.optional(),
+      sellableSupply: Amount.optional(),
+      virtualDoge: Amount.optional(),
+      graduationThreshold: Amount.optional(),
     }),
   };
 }
@@ -291,6 +302,10 @@ const NEEDED: Record<string, string> = {
   side: "INVALID_SIDE",
   amountIn: "INVALID_AMOUNT",
   reservationId: "INVALID_RESERVATION_ID",
+  totalSupply: "INVALID_AMOUNT",
+  sellableSupply: "INVALID_AMOUNT",
+  virtualDoge: "INVALID_AMOUNT",
+  graduationThreshold: "INVALID_AMOUNT",
 };
 
 /** `query[key]`, which the action needs: a 400 with the field's code when it is missing. */
@@ -507,7 +522,10 @@ export const Message = z
 export const Curve = z
   .object({
     symbol: z.string(),
-    status: z.enum(["deploying", "active", "graduated", "failed"]),
+    status: z.enum(["awaiting_supply", "active", "graduated", "failed"]).openapi({
+      description:
+        "awaiting_supply: waiting for the launcher's deposits of the whole supply; active: open for trading; graduated: in its AMM pool; failed: the launch did not complete (error says why)",
+    }),
     depositAddress: z.string(),
     totalSupply: DecimalString,
     sellableSupply: DecimalString,
@@ -523,9 +541,18 @@ export const Curve = z
     reservedTokens: DecimalString,
     progressBps: z.number().int(),
     priceKoinuPerToken: Price,
-    deployJobId: z.string().nullable(),
-    deployInscriptionId: z.string().nullable(),
-    mintJobId: z.string().nullable(),
+    launcher: z.string().nullable().openapi({
+      description: "the address that signed the launch and deposits the supply (null: launched before launchers)",
+    }),
+    supplyDeposited: DecimalString.openapi({
+      description: "tokens the launcher's deposits bound to the launch so far (only the launcher's count)",
+    }),
+    supplyDeadline: Unix.nullable().openapi({
+      description: "when a launch still short of its supply fails, unix seconds",
+    }),
+    refund: Payout.nullable().openapi({
+      description: "a failed launch's bound supply, queued back to the launcher",
+    }),
     graduation: z
       .object({
         poolDoge: DecimalString,

@@ -1,18 +1,22 @@
 /**
  * The bonding-curve HTTP API (base /api, issue 10), mounted beside the AMM's: camelCase JSON,
  * amounts as decimal strings of base units (koinu, whole DRC-20 units), errors as AppError codes.
- * Launches take an operator key (`Authorization: Bearer`); reservations are signed by their address
- * and confirms by the payer of their deposit, which the index must show deep enough (bonding-store.ts,
- * orders.ts).
+ * Launches take an operator key (`Authorization: Bearer`) and the launcher's signature; the
+ * launcher's supply deposits are signed by the launcher; reservations are signed by their address
+ * and confirms by the payer of their deposit, which the index must show deep enough
+ * (bonding-store.ts, orders.ts).
  *
  *   GET  /bonding/active              curves open for trading
- *   POST /bonding/launch              {symbol, totalSupply, sellableSupply, virtualDoge, graduationThreshold}
+ *   POST /bonding/launch              {symbol, totalSupply, sellableSupply, virtualDoge, graduationThreshold,
+ *                                      launcher, nonce, expiresAt, signature}
+ *   POST /bonding/:symbol/supply      {depositTxid, signature}   the launcher's supply deposit
  *   POST /bonding/quote               {symbol, side, amountIn | amountOut}
  *   POST /bonding/confirm             {reservationId, depositTxid, signature}
  *   GET  /bonding/reservations/:id
  *   GET  /bonding/:symbol             curve state, price, progress, status
  *   POST /bonding/:symbol/reserve     {side, address, amountIn, minAmountOut?, nonce, expiresAt, signature}
- *   GET  /auth/message?action=bonding-reserve|bonding-confirm&...   the exact text to sign (the AMM app's route)
+ *   GET  /auth/message?action=bonding-launch|bonding-supply|bonding-reserve|bonding-confirm&...
+ *                                     the exact text to sign (the AMM app's route)
  *
  * Mount: `mountBonding(app, { store, ledger, network, log })` in createAmmApp's `mount` option: the
  * routes are declared in the AMM app's ApiSurface (./api-schema.ts has their schemas), so that its
@@ -25,7 +29,14 @@ import { ApiSurface, z } from "../http/openapi";
 import type { AmmApp } from "./app";
 import { payoutJson } from "./app";
 import { authorizationMessage } from "./orders";
-import { BondingSide, BondingStore, CurveRecord, ReservationRecord, reserveFields } from "./bonding-store";
+import {
+  BondingSide,
+  BondingStore,
+  CurveRecord,
+  ReservationRecord,
+  launchFields,
+  reserveFields,
+} from "./bonding-store";
 import { AmmLedger, PayoutCosts, parseAmount } from "./ledger";
 import * as S from "./api-schema";
 
@@ -60,7 +71,10 @@ export function createBondingRouter(
   surface: ApiSurface,
 ): {
   router: express.Router;
-  messages: Record<"bonding-reserve" | "bonding-confirm", (q: S.AuthMessageQuery) => string>;
+  messages: Record<
+    "bonding-launch" | "bonding-supply" | "bonding-reserve" | "bonding-confirm",
+    (q: S.AuthMessageQuery) => string
+  >;
 } {
   const { store, ledger, network } = options;
   const log = options.log ?? (() => undefined);
@@ -93,9 +107,10 @@ export function createBondingRouter(
       feesCollected: state.feesCollected.toString(),
       reservedTokens: reserved.buyTokens.toString(),
       ...BondingStore.progress(state),
-      deployJobId: c.deployJobId,
-      deployInscriptionId: c.deployInscriptionId,
-      mintJobId: c.mintJobId,
+      launcher: c.launcher,
+      supplyDeposited: c.supplyDeposited.toString(),
+      supplyDeadline: c.supplyDeadline,
+      refund: payoutJson(c.refundPayoutId ? ledger.payout(c.refundPayoutId) : null),
       graduation:
         c.status === "graduated"
           ? {
@@ -167,35 +182,58 @@ export function createBondingRouter(
   routes.post(
     "/bonding/launch",
     {
-      summary: "Launches a DRC-20 token on a bonding curve (operator key)",
+      summary: "Launches a DRC-20 token on a bonding curve (operator key, signed by the launcher)",
       description:
-        "Files the tick's deploy (max = lim = totalSupply) to the custody address through the inscriber; the curve is active once the index shows the custody holding the whole supply. " +
-        "Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE).",
+        "The launcher signs bonding-launch (GET /api/auth/message?action=bonding-launch), deploys the tick on chain with max = totalSupply, mints it, and deposits the whole supply to depositAddress (DRC-20 transfers it pays), announcing each deposit at POST /api/bonding/{symbol}/supply. " +
+        "The curve is awaiting_supply until the launcher's bound deposits reach totalSupply and the custody's available balance covers it, then active; a launch short of its supply at supplyDeadline (a day) fails and its bound supply is queued back to the launcher. There is no launch fee. " +
+        "Launch checks: S < T, G <= V x S, S + floor(V x S / G) < 2^128 (422 INVALID_PARAMS); T at most 2^64 - 1 (422 SUPPLY_TOO_LARGE); a tick on chain with another max (422 TICK_SUPPLY_MISMATCH); a service address as launcher (422 ADDRESS_IS_SERVICE).",
       tags: ["bonding"],
       security: "operatorKey",
-      body: S.LaunchBody,
+      body: R.LaunchBody,
       responses: {
         202: {
-          description: "the curve, deploying (or failed when the inscriber refused the deploy)",
+          description: "the curve, awaiting_supply",
           schema: S.Curve,
           headers: { Location: "/api/bonding/<symbol>" },
         },
       },
     },
-    async ({ body }, _req, res) => {
+    ({ body }, _req, res) => {
       const apiKeyId = res.locals.apiKeyId as string;
-      const curve = await store.launch(
+      const signature = S.signatureOf(body.signature);
+      const curve = store.launch(
         {
           tick: body.symbol,
           totalSupply: parseAmount(body.totalSupply, "totalSupply"),
           sellableSupply: parseAmount(body.sellableSupply, "sellableSupply"),
           virtualDoge: parseAmount(body.virtualDoge, "virtualDoge"),
           graduationThreshold: parseAmount(body.graduationThreshold, "graduationThreshold"),
+          auth: { address: body.launcher, nonce: body.nonce, expiresAt: body.expiresAt, signature },
         },
         apiKeyId,
       );
-      log("bonding_launch", { tick: curve.tick, key: apiKeyId });
+      log("bonding_launch", { tick: curve.tick, key: apiKeyId, launcher: curve.launcher });
       res.status(202).setHeader("Location", `/api/bonding/${encodeURIComponent(curve.tick)}`);
+      res.json(curveJson(curve));
+    },
+  );
+
+  routes.post(
+    "/bonding/:symbol/supply",
+    {
+      summary: "Binds the launcher's DRC-20 deposit to a launch's supply (signed bonding-supply)",
+      description:
+        "The deposit is a transfer of the tick to depositAddress paid by the launcher, deep enough; once bound it counts toward the supply and can never be refunded on request nor used again. " +
+        "The curve turns active in this call when the supply is complete. The same txid again answers unchanged. 409 DEPOSIT_NOT_FOUND / DEPOSIT_NOT_DEEP_ENOUGH: retry once mined and deep enough; 409 CURVE_NOT_AWAITING_SUPPLY: the launch is active or over (nothing taken); 422 DEPOSIT_LATE: mined after the deadline, queued back to the launcher.",
+      tags: ["bonding"],
+      params: S.SymbolParams,
+      body: S.SupplyBody,
+      responses: { 200: S.Curve },
+    },
+    ({ params, body }, _req, res) => {
+      const { curve, outcome } = store.depositSupply(params.symbol, body.depositTxid, S.signatureOf(body.signature));
+      if (outcome === "credited")
+        log("bonding_supply", { tick: curve.tick, deposit: body.depositTxid, status: curve.status });
       res.json(curveJson(curve));
     },
   );
@@ -334,6 +372,18 @@ export function createBondingRouter(
 
   /** The texts bonding reservations and confirms sign (GET /api/auth/message, served by the AMM app). */
   const messages = {
+    "bonding-launch": (q: S.AuthMessageQuery) => {
+      const fields = launchFields({
+        tick: S.need(q, "symbol"),
+        totalSupply: parseAmount(S.need(q, "totalSupply"), "totalSupply"),
+        sellableSupply: parseAmount(S.need(q, "sellableSupply"), "sellableSupply"),
+        virtualDoge: parseAmount(S.need(q, "virtualDoge"), "virtualDoge"),
+        graduationThreshold: parseAmount(S.need(q, "graduationThreshold"), "graduationThreshold"),
+      });
+      const auth = { address: S.need(q, "address"), nonce: S.need(q, "nonce"), expiresAt: S.need(q, "expiresAt") };
+      return authorizationMessage(ledger.domain, "bonding-launch", fields, auth);
+    },
+    "bonding-supply": (q: S.AuthMessageQuery) => store.supplyMessage(S.need(q, "symbol"), S.need(q, "depositTxid")),
     "bonding-reserve": (q: S.AuthMessageQuery) => {
       const curve = store.curveOr404(S.need(q, "symbol"));
       const fields = reserveFields({

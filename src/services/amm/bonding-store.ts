@@ -4,15 +4,29 @@
  *
  * Life of a curve:
  *
- *   deploying ──tick deployed by our inscription, total supply minted to the custody──▶ active
+ *   awaiting_supply ──the launcher's bound deposits reach the total supply, and the custody's
+ *                     available balance of the tick covers it──▶ active
  *   active ──a confirmed buy makes it ready (threshold raised or sold out)──▶ graduated
- *   deploying ──the tick was deployed by someone else, or the inscriber refused──▶ failed
+ *   awaiting_supply ──the supply deadline passed, or the tick's max is not the total supply──▶ failed
  *
- * - Launch (operator key): the DRC-20 tick is deployed through the inscriber with
- *   `max = lim = totalSupply` and recipient the custody address; once the index shows that deploy
- *   (and only then: a mint mined before its deploy would be ignored), one mint of the whole supply
- *   is inscribed to the custody address; the curve becomes tradable when the index shows the custody
- *   holding the total supply. `runOnce` (the daemon's loop) moves launches along.
+ * - Launch (operator key, and signed by the launcher: orders.ts bonding-launch with a nonce used
+ *   once): the curve names its launcher and waits for its supply. The launcher deploys the tick
+ *   (max = the curve's total supply) and mints it on chain itself, before or after the launch: a
+ *   mint race is the launcher's, never the custody's, and nothing is for sale while it runs. It then
+ *   deposits the supply (DRC-20 transfers to the custody, payer = the launcher) and announces each
+ *   deposit (orders.ts bonding-supply, signed by the launcher): the deposit is bound by deposits.ts
+ *   (kind bonding_supply, ref_id the curve's id), so it is never refunded on request nor used twice.
+ *   Only the launcher's bound deposits count toward the supply; a third party's deposit of the tick
+ *   is an unbound deposit its payer may have refunded as any other. The curve becomes `active`
+ *   when they reach the total supply and the index shows the custody's available balance of the
+ *   tick covering it on top of the tick's payouts still owed; what the launcher deposited beyond the
+ *   total supply is queued back to it then.
+ * - A launch that cannot complete fails (`failed`, with its reason in `error`): the supply not
+ *   deposited by `supplyDeadline` (default a day after the launch: SUPPLY_NOT_DEPOSITED), or the
+ *   tick deployed with a max other than the total supply (TICK_SUPPLY_MISMATCH, refused at launch
+ *   when it is already so). The supply bound to a failed launch is queued back to the launcher in
+ *   one DRC-20 payout (`refund_payout_id`). There is no launch fee: launches are the operator's, by
+ *   API key. `runOnce` (the daemon's loop) activates and fails launches.
  * - Reservations: an allocation held ahead of payment, priced on the curve as it is: BUY reserves
  *   the tokens an exact DOGE deposit buys now, SELL the DOGE an exact token deposit sells for now.
  *   A reservation is made by its payer: the address signs it (orders.ts bonding-reserve, with a
@@ -57,12 +71,11 @@ import {
   sell,
   tokensSold,
 } from "../../amm/bonding";
-import { DRC20_MAX_SUPPLY, drc20TickKey, encodeDrc20 } from "../../inscription/drc20";
+import { DRC20_MAX_SUPPLY, drc20TickKey } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
-import { InscriberCallError, isFinalJobStatus, jobFailure } from "../inscriber/client";
-import type { InscriberClient, InscriberJob } from "../inscriber/client";
-import { DepositOrder, DepositReader, UsedDeposits, bindDeposit } from "./deposits";
+import type { InscriberClient } from "../inscriber/client";
+import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, pendingError } from "./deposits";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { Authorization, orderMessage, requireSignature } from "./orders";
 
@@ -74,13 +87,12 @@ export const DEFAULT_MAX_RESERVATION_SHARE_BPS = 1_000;
 export const DEFAULT_MAX_RESERVATIONS_PER_ADDRESS = 3;
 /** How long after its reservation expired an announced payment is still looked for in the index. */
 export const PENDING_CONFIRM_SECONDS = 86_400;
-/** Content type of the deploy and mint inscriptions (the inscriber puts them in the Doginals form). */
-export const BONDING_INSCRIPTION_CONTENT_TYPE = "text/plain;charset=utf-8";
-export const DEFAULT_BONDING_INSCRIBER_PROJECT = "amm";
+/** How long after its launch a curve waits for its launcher's supply before it fails (a day). */
+export const DEFAULT_SUPPLY_DEADLINE_SECONDS = 86_400;
 /** Owner recorded on a graduated curve's pool position: not an address, so nobody can sign for it. */
 export const graduatedProvider = (tick: string): string => `graduated:${tick}`;
 
-export type CurveStatus = "deploying" | "active" | "graduated" | "failed";
+export type CurveStatus = "awaiting_supply" | "active" | "graduated" | "failed";
 export type BondingSide = "BUY" | "SELL";
 export type ReservationStatus = "reserved" | "confirmed" | "refunded" | "expired";
 
@@ -92,9 +104,14 @@ export interface CurveRecord {
   state: CurveState;
   /** The virtual DOGE reserve the curve was launched with, koinu. */
   launchVirtualDoge: bigint;
-  deployJobId: string | null;
-  deployInscriptionId: string | null;
-  mintJobId: string | null;
+  /** The address that signed the launch and deposits the supply (null: a curve of the old launch). */
+  launcher: string | null;
+  /** The tokens the launcher's bound deposits brought so far. */
+  supplyDeposited: bigint;
+  /** When an incomplete launch fails, unix seconds (null: a curve of the old launch). */
+  supplyDeadline: number | null;
+  /** The payout returning a failed launch's bound supply to its launcher. */
+  refundPayoutId: string | null;
   /** What graduation handed to the pool (null before). */
   poolDoge: bigint | null;
   poolToken: bigint | null;
@@ -149,6 +166,12 @@ export interface LaunchRequest {
   sellableSupply: bigint;
   virtualDoge: bigint;
   graduationThreshold: bigint;
+  /**
+   * The launcher's bonding-launch authorization (launchFields, orders.ts): its address is the
+   * launcher. Without it (in-process callers only: the HTTP route requires it) the curve has no
+   * launcher, takes no supply, and fails at its deadline unless the caller activates it itself.
+   */
+  auth?: Authorization;
 }
 
 export interface BondingStoreOptions {
@@ -159,11 +182,17 @@ export interface BondingStoreOptions {
   deposits: DepositReader;
   /** The explorer's index: deployed ticks, the custody's balances. */
   queries: IndexQueries;
-  /** The inscriber, with the key of `inscriberProject`. */
-  inscriber: Pick<InscriberClient, "inscribe" | "job">;
+  /**
+   * @deprecated Unused: launches no longer inscribe anything (the launcher deploys, mints and
+   * deposits the supply). Accepted so that callers need not change.
+   */
+  inscriber?: Pick<InscriberClient, "inscribe" | "job">;
+  /** @deprecated Unused (see `inscriber`). */
   inscriberProject?: string;
   /** Unix seconds (default: the system clock). */
   clock?: () => number;
+  /** How long a launch waits for its launcher's supply before it fails, seconds (default a day). */
+  supplyDeadlineSeconds?: number;
   reservationSeconds?: number;
   maxReservationsPerAddress?: number;
   /** The share of a curve's remaining (buys) or sold (sells) tokens one address may hold in live reservations, bps (default 1,000). */
@@ -200,6 +229,10 @@ interface CurveRow {
   activated_at: number | null;
   graduated_at: number | null;
   updated_at: number;
+  launcher: string | null;
+  supply_deposited: string;
+  supply_deadline: number | null;
+  refund_payout_id: string | null;
 }
 
 interface ReservationRow {
@@ -249,9 +282,10 @@ const curveOf = (r: CurveRow): CurveRecord => ({
   status: r.status,
   state: stateOf(r),
   launchVirtualDoge: BigInt(r.launch_virtual_doge),
-  deployJobId: r.deploy_job_id,
-  deployInscriptionId: r.deploy_inscription_id,
-  mintJobId: r.mint_job_id,
+  launcher: r.launcher,
+  supplyDeposited: BigInt(r.supply_deposited),
+  supplyDeadline: r.supply_deadline,
+  refundPayoutId: r.refund_payout_id,
   poolDoge: big(r.pool_doge),
   poolToken: big(r.pool_token),
   poolSeededAt: r.pool_seeded_at,
@@ -271,6 +305,22 @@ function curveError(error: unknown): AppError {
     return unprocessable(error.code, error.message, details);
   }
   throw error;
+}
+
+/** The fields of a bonding-launch authorization, in order (orders.ts); the authorization's address is the launcher. */
+export function launchFields(request: Omit<LaunchRequest, "auth">): Record<string, string> {
+  return {
+    symbol: request.tick,
+    "total supply": request.totalSupply.toString(),
+    "sellable supply": request.sellableSupply.toString(),
+    "virtual doge": request.virtualDoge.toString(),
+    "graduation threshold": request.graduationThreshold.toString(),
+  };
+}
+
+/** The fields of a bonding-supply message, in order (orders.ts): the launcher binds `depositTxid` to its launch. */
+export function supplyFields(curve: { tick: string; launcher: string }, depositTxid: string): Record<string, string> {
+  return { symbol: curve.tick, launcher: curve.launcher, deposit: depositTxid };
 }
 
 /** The fields of a bonding-reserve authorization, in order (orders.ts). */
@@ -356,7 +406,7 @@ export class BondingStore {
   private readonly reservationSeconds: number;
   private readonly maxReservationsPerAddress: number;
   private readonly maxReservationShareBps: bigint;
-  private readonly project: string;
+  private readonly supplyDeadlineSeconds: number;
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
   private readonly used: UsedDeposits;
   private readonly s;
@@ -369,19 +419,19 @@ export class BondingStore {
     this.reservationSeconds = options.reservationSeconds ?? DEFAULT_RESERVATION_SECONDS;
     this.maxReservationsPerAddress = options.maxReservationsPerAddress ?? DEFAULT_MAX_RESERVATIONS_PER_ADDRESS;
     this.maxReservationShareBps = BigInt(options.maxReservationShareBps ?? DEFAULT_MAX_RESERVATION_SHARE_BPS);
-    this.project = options.inscriberProject ?? DEFAULT_BONDING_INSCRIBER_PROJECT;
+    this.supplyDeadlineSeconds = options.supplyDeadlineSeconds ?? DEFAULT_SUPPLY_DEADLINE_SECONDS;
     this.log = options.log ?? (() => undefined);
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
       curvesToAdvance: p(
-        "SELECT * FROM bonding_curves WHERE status = 'deploying' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at",
+        "SELECT * FROM bonding_curves WHERE status = 'awaiting_supply' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at",
       ),
       insertCurve:
         p(`INSERT INTO bonding_curves (tick_key, tick, id, status, total_supply, sellable_supply, launch_virtual_doge, graduation_threshold, fee_bps,
-        virtual_doge, virtual_token, real_doge, real_token, fees_collected, api_key_id, created_at, updated_at)
-        VALUES (?, ?, ?, 'deploying', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        virtual_doge, virtual_token, real_doge, real_token, fees_collected, api_key_id, created_at, updated_at, launcher, supply_deadline)
+        VALUES (?, ?, ?, 'awaiting_supply', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       saveState:
         p(`UPDATE bonding_curves SET virtual_doge = ?, virtual_token = ?, real_doge = ?, real_token = ?, fees_collected = ?, updated_at = ?
         WHERE tick_key = ?`),
@@ -392,21 +442,16 @@ export class BondingStore {
         "UPDATE bonding_curves SET pool_seeded_at = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND pool_seeded_at IS NULL",
       ),
       curveError: p("UPDATE bonding_curves SET error = ?, updated_at = ? WHERE tick_key = ?"),
-      deployFiled: p(
-        "UPDATE bonding_curves SET deploy_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND deploy_job_id IS NULL",
-      ),
-      deployInscribed: p(
-        "UPDATE bonding_curves SET deploy_inscription_id = ?, updated_at = ? WHERE tick_key = ? AND deploy_inscription_id IS NULL",
-      ),
-      mintFiled: p(
-        "UPDATE bonding_curves SET mint_job_id = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND mint_job_id IS NULL",
+      supplyCredited: p(
+        "UPDATE bonding_curves SET supply_deposited = ?, updated_at = ? WHERE tick_key = ? AND status = 'awaiting_supply'",
       ),
       activated: p(
-        "UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'",
+        "UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'awaiting_supply'",
       ),
       failed: p(
-        "UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'deploying'",
+        "UPDATE bonding_curves SET status = 'failed', error = ?, updated_at = ? WHERE tick_key = ? AND status = 'awaiting_supply'",
       ),
+      launchRefunded: p("UPDATE bonding_curves SET refund_payout_id = ? WHERE tick_key = ?"),
       insertReservation:
         p(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, payout_cost, status, created_at, expires_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)`),
@@ -547,11 +592,15 @@ export class BondingStore {
   }
 
   /**
-   * Records a launch and files its deploy inscription. Refused: parameters that make no curve
-   * (422 INVALID_PARAMS), a total supply DRC-20 cannot hold (422 SUPPLY_TOO_LARGE), a tick already
-   * deployed on chain (409 TICK_ALREADY_DEPLOYED) or already launched here (409 CURVE_EXISTS).
+   * Records a launch by the operator (`apiKeyId`) for the launcher who signed it (`request.auth`,
+   * bonding-launch): the curve waits for the launcher's supply (awaiting_supply) until the supply
+   * deadline. Refused: parameters that make no curve (422 INVALID_PARAMS), a total supply DRC-20
+   * cannot hold (422 SUPPLY_TOO_LARGE), a service address as the launcher (422 ADDRESS_IS_SERVICE),
+   * a bad, expired or used authorization (401/409, ledger.checkAuthorization), a tick already
+   * deployed on chain with another max than the total supply (422 TICK_SUPPLY_MISMATCH), a tick
+   * already launched here (409 CURVE_EXISTS).
    */
-  async launch(request: LaunchRequest, apiKeyId: string): Promise<CurveRecord> {
+  launch(request: LaunchRequest, apiKeyId: string): CurveRecord {
     let state: CurveState;
     try {
       state = createCurve({
@@ -569,16 +618,15 @@ export class BondingStore {
         max: DRC20_MAX_SUPPLY.toString(),
       });
     }
+    const launcher = request.auth?.address ?? null;
+    if (launcher !== null) this.options.ledger.refuseServiceAddress(launcher);
     const tickKey = drc20TickKey(request.tick);
     this.write(() => {
-      const deployed = this.options.queries.drc20Tick(tickKey);
-      if (deployed)
-        throw conflict("TICK_ALREADY_DEPLOYED", `DRC-20 ${deployed.tick} is already deployed on chain`, {
-          symbol: deployed.tick,
-          inscription_id: deployed.inscriptionId,
-        });
       if (this.s.curve.get(tickKey))
         throw conflict("CURVE_EXISTS", `${request.tick} was already launched here`, { symbol: request.tick });
+      const mismatch = this.supplyMismatch(tickKey, state.totalSupply);
+      if (mismatch) throw mismatch;
+      if (request.auth) this.options.ledger.checkAuthorization("bonding-launch", launchFields(request), request.auth);
       const now = this.now();
       this.s.insertCurve.run(
         tickKey,
@@ -597,62 +645,178 @@ export class BondingStore {
         apiKeyId,
         now,
         now,
+        launcher,
+        now + this.supplyDeadlineSeconds,
       );
     });
     const curve = this.curve(request.tick)!;
-    this.log("bonding_launched", { curve: curve.id, tick: curve.tick, totalSupply: state.totalSupply.toString() });
-    await this.fileInscription(curve, "deploy");
-    return this.curve(request.tick)!;
-  }
-
-  /** Files the deploy (max = lim = total supply) or the mint of the total supply, to the custody, keyed by the curve's id. */
-  private async fileInscription(curve: CurveRecord, kind: "deploy" | "mint"): Promise<void> {
-    const { totalSupply } = curve.state;
-    const content =
-      kind === "deploy"
-        ? encodeDrc20({
-            kind: "deploy",
-            tick: curve.tick,
-            tickKey: curve.tickKey,
-            maxSupply: totalSupply,
-            mintLimit: totalSupply,
-          })
-        : encodeDrc20({ kind: "mint", tick: curve.tick, tickKey: curve.tickKey, amount: totalSupply });
-    let job: InscriberJob;
-    try {
-      ({ job } = await this.options.inscriber.inscribe(`${curve.id}:${kind}`, {
-        project: this.project,
-        contentType: BONDING_INSCRIPTION_CONTENT_TYPE,
-        action: null,
-        content,
-        recipient: this.custodyAddress,
-      }));
-    } catch (error) {
-      if (!(error instanceof InscriberCallError)) throw error;
-      // A refused content will never be accepted; anything else (auth, 5xx, no answer) may pass later.
-      if (error.refused && !error.retryable) this.fail(curve, `${error.failure}: ${error.message}`);
-      else this.s.curveError.run(`${error.failure}: ${error.message}`, this.now(), curve.tickKey);
-      return;
-    }
-    const filed = kind === "deploy" ? this.s.deployFiled : this.s.mintFiled;
-    if (filed.run(job.id, this.now(), curve.tickKey).changes === 1)
-      this.log(`bonding_${kind}_filed`, { curve: curve.id, tick: curve.tick, job: job.id });
-  }
-
-  /** The inscriber's job `id`, or null when it cannot be read now (the next pass asks again). */
-  private jobOrNull(id: string): Promise<InscriberJob | null> {
-    return this.options.inscriber.job(id).catch(() => null);
-  }
-
-  private fail(curve: CurveRecord, reason: string): void {
-    if (this.s.failed.run(reason, this.now(), curve.tickKey).changes === 1)
-      this.log("bonding_launch_failed", { curve: curve.id, tick: curve.tick, reason });
+    this.log("bonding_launched", {
+      curve: curve.id,
+      tick: curve.tick,
+      launcher,
+      totalSupply: state.totalSupply.toString(),
+      supplyDeadline: curve.supplyDeadline,
+    });
+    return curve;
   }
 
   /**
-   * The daemon's pass: moves launches along (deploy filed -> deploy indexed -> mint filed -> supply
-   * held -> active), expires reservations, and seeds the pools of graduated curves whose seed was
-   * refused before. Throws only on unexpected errors (the daemon's loop catches).
+   * 422 TICK_SUPPLY_MISMATCH when the index shows the tick deployed with a max other than
+   * `totalSupply` (a curve sells the tick's whole supply: a larger max could be minted and sold
+   * beside it, a smaller one never fills it), else null (not deployed yet, or deployed to fit).
+   */
+  private supplyMismatch(tickKey: string, totalSupply: bigint): AppError | null {
+    const deployed = this.options.queries.drc20Tick(tickKey);
+    if (!deployed || BigInt(deployed.maxSupply) === totalSupply) return null;
+    return unprocessable(
+      "TICK_SUPPLY_MISMATCH",
+      `${deployed.tick} is deployed on chain with max ${deployed.maxSupply}, not the curve's total supply ${totalSupply}`,
+      {
+        symbol: deployed.tick,
+        max_supply: deployed.maxSupply,
+        total_supply: totalSupply.toString(),
+        inscription_id: deployed.inscriptionId,
+      },
+    );
+  }
+
+  /** The exact text the launcher signs to bind `depositTxid` to curve `tick`'s supply (orders.ts bonding-supply). */
+  supplyMessage(tick: string, depositTxid: string): string {
+    const curve = this.curveOr404(tick);
+    return orderMessage(
+      this.options.ledger.domain,
+      "bonding-supply",
+      supplyFields(this.launcherOf(curve), depositTxid),
+    );
+  }
+
+  private launcherOf(curve: CurveRecord): { tick: string; launcher: string } {
+    if (curve.launcher === null)
+      throw conflict("CURVE_NOT_AWAITING_SUPPLY", `${curve.tick} was launched without a launcher; it takes no supply`, {
+        symbol: curve.tick,
+        status: curve.status,
+      });
+    return { tick: curve.tick, launcher: curve.launcher };
+  }
+
+  /**
+   * Binds the launcher's DRC-20 deposit `depositTxid` to curve `tick`'s supply (signed by the
+   * launcher: bonding-supply), and activates the curve when the supply is complete. The same txid
+   * again answers unchanged. Refused, nothing consumed: 401 INVALID_SIGNATURE (not the launcher's
+   * signature), 409 CURVE_NOT_AWAITING_SUPPLY (the curve is active, graduated or failed: the deposit
+   * stays the launcher's to refund through POST /deposits/refund), 409 DEPOSIT_NOT_FOUND /
+   * DEPOSIT_NOT_DEEP_ENOUGH (retry), 409 DEPOSIT_ALREADY_USED, 422 DEPOSIT_NOT_FROM_ADDRESS /
+   * DEPOSIT_NOT_TO_CUSTODY / DEPOSIT_FROM_SERVICE. A deposit mined after the supply deadline is
+   * consumed and queued back to the launcher (422 DEPOSIT_LATE, committed).
+   */
+  depositSupply(
+    tick: string,
+    depositTxid: string,
+    signature: string,
+  ): { curve: CurveRecord; outcome: "credited" | "unchanged" } {
+    const known = this.curveOr404(tick);
+    const { launcher } = this.launcherOf(known);
+    requireSignature(
+      this.options.ledger.domain,
+      launcher,
+      signature,
+      orderMessage(
+        this.options.ledger.domain,
+        "bonding-supply",
+        supplyFields({ tick: known.tick, launcher }, depositTxid),
+      ),
+    );
+    const result = this.write((): { curve: CurveRecord; outcome: "credited" | "unchanged" } | AppError => {
+      const curve = curveOf(this.s.curve.get(known.tickKey) as CurveRow);
+      const used = this.used.usedBy(depositTxid);
+      if (used && used.kind === "bonding_supply" && used.refId === curve.id) return { curve, outcome: "unchanged" };
+      const now = this.now();
+      // A launch past its deadline fails first (its bound supply queued back), then takes nothing more.
+      if (curve.status === "awaiting_supply") this.advanceLaunch(curve.tickKey);
+      const current = curveOf(this.s.curve.get(curve.tickKey) as CurveRow);
+      if (current.status !== "awaiting_supply")
+        throw conflict(
+          "CURVE_NOT_AWAITING_SUPPLY",
+          `${current.tick} is ${current.status}; the deposit is not taken (its payer may ask for it back: POST /api/deposits/refund)`,
+          { symbol: current.tick, status: current.status, error: current.error },
+        );
+      const order: DepositOrder = {
+        kind: "bonding_supply",
+        id: current.id,
+        address: launcher,
+        asset: "DRC20",
+        tick: current.tick,
+        amountIn: 0n,
+        expiresAt: current.supplyDeadline,
+        whose: "the launch's launcher",
+      };
+      const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
+      if (bound.kind === "refused") throw bound.error;
+      if (bound.kind === "pending") throw pendingError(bound, depositTxid, this.options.deposits);
+      if (bound.kind === "refund") {
+        const refundPayoutId = this.options.ledger.oweRefund(
+          "DRC20",
+          current.tick,
+          launcher,
+          bound.deposit.amount,
+          `bonding_supply_refund:${bound.error.code}`,
+          current.id,
+        );
+        return new AppError(bound.error.kind, bound.error.code, bound.error.message, {
+          ...bound.error.details,
+          refund_payout_id: refundPayoutId,
+          refund_amount: bound.deposit.amount.toString(),
+        });
+      }
+      const supplied = current.supplyDeposited + bound.deposit.amount;
+      this.s.supplyCredited.run(supplied.toString(), now, current.tickKey);
+      this.log("bonding_supply_deposited", {
+        curve: current.id,
+        tick: current.tick,
+        deposit: depositTxid,
+        amount: bound.deposit.amount.toString(),
+        supplyDeposited: supplied.toString(),
+      });
+      this.advanceLaunch(current.tickKey);
+      return { curve: curveOf(this.s.curve.get(current.tickKey) as CurveRow), outcome: "credited" };
+    });
+    // A late deposit consumed and queued back is committed before it is answered.
+    if (result instanceof AppError) throw result;
+    return result;
+  }
+
+  /**
+   * Fails a launch that waits for its supply (inside a write): its reason in `error`, and the
+   * supply its launcher deposited queued back to it in one DRC-20 payout.
+   */
+  private failLaunch(curve: CurveRecord, code: string, message: string): void {
+    if (this.s.failed.run(`${code}: ${message}`, this.now(), curve.tickKey).changes !== 1) return;
+    let refundPayoutId: string | null = null;
+    if (curve.supplyDeposited > 0n && curve.launcher !== null) {
+      refundPayoutId = this.options.ledger.oweRefund(
+        "DRC20",
+        curve.tick,
+        curve.launcher,
+        curve.supplyDeposited,
+        `bonding_launch_refund:${code}`,
+        curve.id,
+      );
+      this.s.launchRefunded.run(refundPayoutId, curve.tickKey);
+    }
+    this.log("bonding_launch_failed", {
+      curve: curve.id,
+      tick: curve.tick,
+      code,
+      reason: message,
+      refunded: curve.supplyDeposited.toString(),
+      refundPayoutId,
+    });
+  }
+
+  /**
+   * The daemon's pass: moves launches along (awaiting_supply -> active, or failed past the supply
+   * deadline), expires reservations, and seeds the pools of graduated curves whose seed was refused
+   * before. Throws only on unexpected errors (the daemon's loop catches).
    */
   async runOnce(): Promise<{ activated: number; expired: number; seeded: number }> {
     let activated = 0;
@@ -679,48 +843,57 @@ export class BondingStore {
         if (this.write(() => this.seed(curve.tickKey))) seeded += 1;
         continue;
       }
-      if (await this.advanceLaunch(curve)) activated += 1;
+      if (this.write(() => this.advanceLaunch(curve.tickKey))) activated += 1;
     }
     return { activated, expired, seeded };
   }
 
-  private async advanceLaunch(curve: CurveRecord): Promise<boolean> {
-    if (!curve.deployJobId) {
-      await this.fileInscription(curve, "deploy");
+  /**
+   * A launch waiting for its supply, one step (inside a write): failed on a tick deployed with
+   * another max, or past its deadline when it is not complete (SUPPLY_NOT_DEPOSITED, or
+   * SUPPLY_NOT_HELD: deposited, but not in the custody's available balance); active once the launcher's bound deposits reach the total
+   * supply and the custody's available balance of the tick (the index) covers it on top of the
+   * tick's DRC-20 payouts still owed. What the launcher deposited beyond the total supply is queued
+   * back to it. True when it became active.
+   */
+  private advanceLaunch(tickKey: string): boolean {
+    const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
+    if (curve.status !== "awaiting_supply") return false;
+    const { totalSupply } = curve.state;
+    const mismatch = this.supplyMismatch(tickKey, totalSupply);
+    if (mismatch) {
+      this.failLaunch(curve, mismatch.code, mismatch.message);
       return false;
     }
-    if (!curve.deployInscriptionId) {
-      const job = await this.jobOrNull(curve.deployJobId);
-      if (!job || !isFinalJobStatus(job.status)) return false;
-      if (job.status === "failed" || !job.inscriptionId) {
-        this.fail(curve, `DEPLOY_FAILED: ${jobFailure(job)}`);
-        return false;
-      }
-      this.s.deployInscribed.run(job.inscriptionId, this.now(), curve.tickKey);
-      curve = this.curve(curve.tick)!;
-    }
-    const deployed = this.options.queries.drc20Tick(curve.tickKey);
-    if (!deployed) return false;
-    if (deployed.inscriptionId !== curve.deployInscriptionId) {
-      this.fail(
+    if (curve.supplyDeadline !== null && this.now() > curve.supplyDeadline && curve.supplyDeposited < totalSupply) {
+      this.failLaunch(
         curve,
-        `TICK_TAKEN: ${deployed.tick} was deployed by inscription ${deployed.inscriptionId}, not by this launch's ${curve.deployInscriptionId}`,
+        "SUPPLY_NOT_DEPOSITED",
+        `the launcher deposited ${curve.supplyDeposited} of the total supply ${totalSupply} by the deadline ${curve.supplyDeadline}`,
       );
       return false;
     }
-    if (!curve.mintJobId) {
-      await this.fileInscription(curve, "mint");
+    if (curve.launcher === null || curve.supplyDeposited < totalSupply) return false;
+    if (!this.options.queries.drc20Tick(tickKey)) return false;
+    const available = this.options.queries.drc20Balance(this.custodyAddress, tickKey).available;
+    const owed = this.options.ledger.obligations(curve.tick).token;
+    if (available < totalSupply + owed) {
+      // The launcher deposited it all, but the custody does not hold it free (a deposit reorged out,
+      // the balance locked): past the deadline the launch ends rather than wait for good.
+      if (curve.supplyDeadline !== null && this.now() > curve.supplyDeadline)
+        this.failLaunch(
+          curve,
+          "SUPPLY_NOT_HELD",
+          `the custody's available ${available} ${curve.tick} does not cover the total supply ${totalSupply} and the ${owed} it owes, at the deadline ${curve.supplyDeadline}`,
+        );
       return false;
     }
-    const balance = this.options.queries.drc20Balance(this.custodyAddress, curve.tickKey);
-    const held = balance.available + balance.transferable;
-    if (held < curve.state.totalSupply) {
-      const job = await this.jobOrNull(curve.mintJobId);
-      if (job?.status === "failed") this.fail(curve, `MINT_FAILED: ${jobFailure(job)}`);
-      return false;
-    }
-    if (this.s.activated.run(this.now(), this.now(), curve.tickKey).changes !== 1) return false;
-    this.log("bonding_active", { curve: curve.id, tick: curve.tick });
+    const now = this.now();
+    if (this.s.activated.run(now, now, tickKey).changes !== 1) return false;
+    const excess = curve.supplyDeposited - totalSupply;
+    if (excess > 0n)
+      this.options.ledger.oweRefund("DRC20", curve.tick, curve.launcher, excess, "bonding_supply_excess", curve.id);
+    this.log("bonding_active", { curve: curve.id, tick: curve.tick, excess: excess.toString() });
     return true;
   }
 

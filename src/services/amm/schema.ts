@@ -28,6 +28,14 @@
  * Version 5 (payout costs, docs/security.md): each payout's `cost_koinu` (the DOGE its order paid
  * toward the operator's network fee and postage for it), and each swap's and reservation's
  * `payout_cost` (the DOGE its deposit carries on top of the trade for a DRC-20 payout).
+ *
+ * Version 6 (bonding launches that cannot be sniped, issue 26): a curve names its `launcher` (the
+ * address that signed the launch and deposits the supply), the supply its deposits bound so far
+ * (`supply_deposited`; the deposits themselves are rows of `deposits`, kind bonding_supply, ref_id
+ * the curve's id), the `supply_deadline` after which an incomplete launch fails, and the payout
+ * that returns the bound supply of a failed launch to its launcher (`refund_payout_id`). Curves of
+ * the old launch (status deploying: the custody minting the supply to itself, which a third party
+ * could race) are failed with LAUNCH_RETIRED.
  */
 import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
 
@@ -279,6 +287,22 @@ ALTER TABLE payouts ADD COLUMN cost_koinu TEXT NOT NULL DEFAULT '0';
 ALTER TABLE swaps ADD COLUMN payout_cost TEXT NOT NULL DEFAULT '0';
 ALTER TABLE bonding_reservations ADD COLUMN payout_cost TEXT NOT NULL DEFAULT '0';
 CREATE INDEX swaps_by_quote ON swaps (quote_id);
+`,
+  },
+  {
+    version: 6,
+    description:
+      "bonding launches by a launcher who deposits the supply: each curve's launcher, bound supply, supply deadline and refund; old deploying curves failed",
+    sql: `
+ALTER TABLE bonding_curves ADD COLUMN launcher TEXT;
+ALTER TABLE bonding_curves ADD COLUMN supply_deposited TEXT NOT NULL DEFAULT '0';
+ALTER TABLE bonding_curves ADD COLUMN supply_deadline INTEGER;
+ALTER TABLE bonding_curves ADD COLUMN refund_payout_id TEXT;
+UPDATE bonding_curves
+  SET status = 'failed',
+      error = 'LAUNCH_RETIRED: launched before launches took the launcher''s deposited supply (the custody''s own mint could be sniped); launch it again with a launcher',
+      updated_at = CAST(strftime('%s', 'now') AS INTEGER)
+  WHERE status = 'deploying';
 `,
   },
 ];
