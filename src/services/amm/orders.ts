@@ -14,8 +14,11 @@
  * - add-liquidity: tick, address, doge deposit, token deposit, min shares
  * - bonding-confirm: reservation, symbol, side, amount in, reserved out, address, deposit
  * - refund-deposit: asset, tick, address, deposit
+ * - bonding-supply: symbol, launcher, deposit (the launcher binds a supply deposit to its launch)
  * - with a nonce and an expiry (authorizationMessage): remove-liquidity (tick, shares), claim-fees,
- *   bonding-reserve (symbol, side, amount in, min amount out)
+ *   bonding-reserve (symbol, side, amount in, min amount out), bonding-launch (symbol, total supply,
+ *   sellable supply, virtual doge, graduation threshold; the address is the launcher)
+ * Every text has a vector in test/vectors/amm-orders.json (its message and signature).
  */
 import type { DogeNetwork } from "../../doge";
 import { verifyMessageNative } from "../../doge/message-native";
