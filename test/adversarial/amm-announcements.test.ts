@@ -67,6 +67,7 @@ class IndexStandIn extends DepositReader {
       amount,
       payer,
       serviceFunded: false,
+      unspendable: [],
     });
   }
 }
@@ -188,7 +189,7 @@ async function startAmm(ledgerLimits: Record<string, number> = {}) {
     const reserved = await call(
       "POST",
       "/bonding/MOON/reserve",
-      { side: "BUY", address: key.address, amountIn: amountIn.toString(), ...auth, signature },
+      { side: "BUY", amountIn: amountIn.toString(), ...auth, signature },
       client,
     );
     expect(reserved.status, JSON.stringify(reserved.body)).to.equal(201);

@@ -17,7 +17,7 @@ import { TO_EXPRESS, fastJsonGet, noStoreJsonApp } from "../http/app";
 import { badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
 import { ApiSurface, queryInteger, z } from "../http/openapi";
 import * as v from "../http/validation";
-import { rateLimited } from "../http/rate-limit";
+import { clientIpKey, rateLimited } from "../http/rate-limit";
 import {
   AmmLedger,
   DEFAULT_SLIPPAGE_BPS,
@@ -358,8 +358,14 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
       body: S.SwapExecuteBody,
       responses: { 200: S.Swap, 202: { description: "the deposit is seen, not deep enough yet", schema: S.Swap } },
     },
-    ({ body }, _req, res) => {
-      const { swap, outcome } = ledger.executeSwap(body.swapId, body.depositTxid, S.signatureOf(body.signature));
+    ({ body }, req, res) => {
+      // The client's key (its IP, IPv6 by /56) counts the announcements it holds pending.
+      const { swap, outcome } = ledger.executeSwap(
+        body.swapId,
+        body.depositTxid,
+        S.signatureOf(body.signature),
+        clientIpKey(req),
+      );
       if (outcome === "executed")
         log("amm_swap_executed", { swap: swap.id, tick: swap.tick, amountOut: swap.amountOut?.toString() });
       res.status(outcome === "pending" ? 202 : 200).json(swapJson(ledger, swap));

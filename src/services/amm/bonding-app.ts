@@ -26,6 +26,7 @@ import express from "express";
 import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
 import { ApiSurface, z } from "../http/openapi";
+import { clientIpKey } from "../http/rate-limit";
 import type { AmmApp } from "./app";
 import { payoutJson } from "./app";
 import { authorizationMessage } from "./orders";
@@ -293,11 +294,12 @@ export function createBondingRouter(
         202: { description: "the payment is announced, not deep enough yet", schema: S.ConfirmedReservation },
       },
     },
-    ({ body }, _req, res) => {
+    ({ body }, req, res) => {
       const { reservation, outcome, graduated } = store.confirm(
         body.reservationId,
         body.depositTxid,
         S.signatureOf(body.signature),
+        clientIpKey(req),
       );
       if (outcome === "confirmed")
         log("bonding_confirm", { reservation: reservation.id, tick: reservation.tick, graduated });

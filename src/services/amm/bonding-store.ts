@@ -76,6 +76,7 @@ import type { IndexQueries } from "../../indexer/queries";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import type { InscriberClient } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, pendingError } from "./deposits";
+import type { Announcement } from "./announcements";
 import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
 import { Authorization, orderMessage, requireSignature } from "./orders";
 
@@ -85,8 +86,8 @@ export const DEFAULT_RESERVATION_SECONDS = 300;
 export const DEFAULT_MAX_RESERVATION_SHARE_BPS = 1_000;
 /** Live reservations an address may hold at once (over every curve). */
 export const DEFAULT_MAX_RESERVATIONS_PER_ADDRESS = 3;
-/** How long after its reservation expired an announced payment is still looked for in the index. */
-export const PENDING_CONFIRM_SECONDS = 86_400;
+/** How long a reservation that expired unpaid (and is not announced) is kept, then pruned. */
+export const EXPIRED_RESERVATION_KEEP_SECONDS = 86_400;
 /** How long after its launch a curve waits for its launcher's supply before it fails (a day). */
 export const DEFAULT_SUPPLY_DEADLINE_SECONDS = 86_400;
 /** Owner recorded on a graduated curve's pool position: not an address, so nobody can sign for it. */
@@ -494,8 +495,9 @@ export class BondingStore {
       setPending: p(
         "UPDATE bonding_reservations SET pending_txid = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')",
       ),
-      pendingConfirms: p(
-        "SELECT id, pending_txid FROM bonding_reservations WHERE pending_txid IS NOT NULL AND status IN ('reserved', 'expired') AND expires_at >= ?",
+      // The announcement is gone unbound (never seen by the index, or refused): the reservation forgets its txid.
+      clearPending: p(
+        "UPDATE bonding_reservations SET pending_txid = NULL, error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')",
       ),
       seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
@@ -818,25 +820,37 @@ export class BondingStore {
    * deadline), expires reservations, and seeds the pools of graduated curves whose seed was refused
    * before. Throws only on unexpected errors (the daemon's loop catches).
    */
-  async runOnce(): Promise<{ activated: number; expired: number; seeded: number }> {
+  async runOnce(): Promise<{ activated: number; expired: number; seeded: number; checked: number; cleared: number }> {
     let activated = 0;
     let seeded = 0;
     const expired = this.s.expire.run(this.now(), this.now()).changes;
     if (expired > 0) this.s.invalidateAllHeld.run();
     // Reservations that expired unpaid and unannounced hold nothing and owe nothing: kept a day, then dropped.
-    this.s.pruneExpired.run(this.now() - PENDING_CONFIRM_SECONDS);
-    // Announced payments that are mined now; looked for up to a day after their reservation expired.
-    for (const row of this.s.pendingConfirms.all(this.now() - PENDING_CONFIRM_SECONDS) as {
-      id: string;
-      pending_txid: string;
-    }[]) {
-      try {
-        this.confirmAnnounced(row.id, row.pending_txid);
-      } catch (error) {
-        // A refusal that consumed the payment closed the reservation (refunded); others leave it to a better txid.
-        if (!(error instanceof AppError)) throw error;
+    this.s.pruneExpired.run(this.now() - EXPIRED_RESERVATION_KEEP_SECONDS);
+    // Announced payments that are due a check (announcements.ts: at most the per-pass limit, most
+    // overdue first): confirmed once mined and deep enough, cleared when the index has not shown
+    // them by their clear time (the reservation is then pruned like any unpaid one).
+    const due = this.options.ledger.announcements.due("bonding", this.now());
+    let cleared = 0;
+    // One transaction for the checks (each a savepoint in it), and the indexed height read once:
+    // see AmmLedger.retryPending.
+    const indexedHeight = due.length > 0 ? this.options.deposits.indexedHeight() : 0;
+    this.write(() => {
+      for (const announcement of due) {
+        try {
+          if (
+            this.confirmAnnounced(announcement.refId, announcement.txid, { check: announcement, indexedHeight })
+              .outcome === "cleared"
+          )
+            cleared += 1;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          // A refusal that consumed the payment refunded it and closed the reservation (and its
+          // announcement); an announcement without its reservation is dropped.
+          if (error.code === "RESERVATION_NOT_FOUND") this.options.ledger.announcements.remove(announcement.refId);
+        }
       }
-    }
+    });
     for (const row of this.s.curvesToAdvance.all() as CurveRow[]) {
       const curve = curveOf(row);
       if (curve.status === "graduated") {
@@ -845,7 +859,7 @@ export class BondingStore {
       }
       if (this.write(() => this.advanceLaunch(curve.tickKey))) activated += 1;
     }
-    return { activated, expired, seeded };
+    return { activated, expired, seeded, checked: due.length, cleared };
   }
 
   /**
@@ -1136,12 +1150,15 @@ export class BondingStore {
    * ready. The same reservation and txid again answer it unchanged. Refusals that change nothing
    * throw (the deposit not indexed yet: 409 DEPOSIT_NOT_FOUND; not to the custody, not from the
    * reservation's address: 422); refusals that consumed and refunded the deposit are committed,
-   * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...).
+   * then thrown (422 DEPOSIT_LATE, DEPOSIT_TOO_SMALL, SOLD_OUT, CURVE_GRADUATED, ...). A payment the
+   * index does not show deep enough yet is announced (announcements.ts: 429 TOO_MANY_PENDING past
+   * the caps of the reservation's address and of `client`, the HTTP client's key; null: no client cap).
    */
   confirm(
     id: string,
     depositTxid: string,
     signature: string,
+    client: string | null = null,
   ): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
     const reservation = this.reservation(id);
     if (!reservation) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
@@ -1151,7 +1168,9 @@ export class BondingStore {
       signature,
       orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid)),
     );
-    return this.confirmAnnounced(id, depositTxid);
+    const answered = this.confirmAnnounced(id, depositTxid, { client });
+    if (answered.outcome === "cleared") throw new Error("only the bonding pass clears an announcement");
+    return { ...answered, outcome: answered.outcome };
   }
 
   /** The exact text the reservation's address signs to pay reservation `id` with `depositTxid` (orders.ts bonding-confirm). */
@@ -1161,19 +1180,37 @@ export class BondingStore {
     return orderMessage(this.options.ledger.domain, "bonding-confirm", confirmFields(reservation, depositTxid));
   }
 
-  /** Confirms a reservation with a payment its payer announced with a valid signature (confirm, or the pass). */
+  /**
+   * Confirms a reservation with a payment its payer announced with a valid signature: over HTTP
+   * (`{client}`, confirm), or the bonding pass's check of a due announcement (`{check}`), which
+   * backs the announcement off while it is pending, and clears it ("cleared") when the index has
+   * not shown the txid by its clear time or refuses it for this reservation.
+   */
   private confirmAnnounced(
     id: string,
     depositTxid: string,
-  ): { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean } {
+    via: { client: string | null } | { check: Announcement; indexedHeight: number },
+  ): {
+    reservation: ReservationRecord;
+    outcome: "confirmed" | "unchanged" | "pending" | "cleared";
+    graduated: boolean;
+  } {
+    const announcements = this.options.ledger.announcements;
+    const check = "check" in via ? via.check : null;
+    const checkHeight = "check" in via ? via.indexedHeight : 0;
     const result = this.write(
       ():
-        | { reservation: ReservationRecord; outcome: "confirmed" | "unchanged" | "pending"; graduated: boolean }
+        | {
+            reservation: ReservationRecord;
+            outcome: "confirmed" | "unchanged" | "pending" | "cleared";
+            graduated: boolean;
+          }
         | AppError => {
         const row = this.s.reservation.get(id) as ReservationRow | undefined;
         if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
         if (row.status === "confirmed" || row.status === "refunded") {
-          if (row.deposit_txid === depositTxid)
+          if (check) announcements.remove(id);
+          if (row.deposit_txid === depositTxid || check)
             return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
           throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, {
             reservation_id: id,
@@ -1196,11 +1233,48 @@ export class BondingStore {
         };
         const now = this.now();
         const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-        if (bound.kind === "refused") throw bound.error;
+        const unannounce = (code: string, message: string) => {
+          announcements.remove(id);
+          this.s.clearPending.run(code, message, now, id);
+          return { reservation: this.reservation(id)!, outcome: "cleared" as const, graduated: false };
+        };
+        if (bound.kind === "refused") {
+          // The pass drops a txid that turned out not to be this reservation's (it never will be).
+          if (check) return unannounce(bound.error.code, bound.error.message);
+          throw bound.error;
+        }
         if (bound.kind === "pending") {
-          // Not in an indexed block yet, or not deep enough: remembered, and confirmed by the bonding
-          // pass once it is (a later announcement with another txid replaces it). A payment is never
-          // left unanswered.
+          if (check) {
+            if (bound.reason === "NOT_INDEXED" && announcements.expired(check, now, checkHeight))
+              return unannounce(
+                "DEPOSIT_NOT_SEEN",
+                `the announced payment ${depositTxid} was not in an indexed block by ${check.clearAt}; no payment was mined for this reservation before ${row.expires_at}`,
+              );
+            announcements.checked(check, now);
+            return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
+          }
+          // An expired reservation takes no announcement of a txid the index does not hold (it could
+          // only be refunded): announce it again once it is mined.
+          if (row.expires_at < now && bound.reason === "NOT_INDEXED" && announcements.get(id)?.txid !== depositTxid) {
+            throw conflict(
+              "DEPOSIT_NOT_FOUND",
+              `${depositTxid} is not in an indexed block; reservation ${id} expired, so its payment is refunded once it is mined and announced again`,
+              { deposit_txid: depositTxid },
+            );
+          }
+          // Not in an indexed block yet, or not deep enough: remembered (within the caps), and
+          // confirmed by the bonding pass once it is (a later announcement with another txid
+          // replaces it). A payment is never left unanswered.
+          announcements.announce({
+            kind: "bonding",
+            refId: id,
+            txid: depositTxid,
+            address: row.address,
+            client: "client" in via ? via.client : null,
+            orderExpiresAt: row.expires_at,
+            now,
+            indexedHeight: this.options.deposits.indexedHeight(),
+          });
           this.s.setPending.run(depositTxid, now, id);
           return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
         }
@@ -1222,6 +1296,7 @@ export class BondingStore {
             id,
           );
           this.s.invalidateHeld.run(row.tick_key);
+          announcements.remove(id);
         };
         const refuse = (error: AppError) => {
           const refundPayoutId = this.options.ledger.oweRefund(

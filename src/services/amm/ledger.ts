@@ -47,6 +47,7 @@ import {
   inspectDeposit,
   pendingError,
 } from "./deposits";
+import { Announcement, AnnouncementLimits, DepositAnnouncements } from "./announcements";
 import { Authorization, OrderDomain, authorizationMessage, orderMessage, requireSignature } from "./orders";
 import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
 
@@ -57,8 +58,8 @@ export const MIN_DOGE_KOINU = SOFT_DUST_LIMIT;
 export const DEFAULT_QUOTE_SECONDS = 60;
 /** How long a swap waits for its deposit to be mined (the deposit's block time must not be later). */
 export const DEFAULT_SWAP_SECONDS = 600;
-/** A swap whose announced deposit is still not in a block this long after its expiry is closed as expired. */
-export const DEPOSIT_GRACE_SECONDS = 3_600;
+/** An announced deposit the index has not shown this long after its announcement or its order's expiry is cleared (announcements.ts). */
+export { DEPOSIT_GRACE_SECONDS } from "./announcements";
 /** Longest validity of a wallet-signed authorization. */
 export const MAX_AUTHORIZATION_SECONDS = 3_600;
 
@@ -118,7 +119,11 @@ export interface SwapRecord {
 export type PayoutRecord = Payout;
 export type { Authorization };
 
-export interface AmmLedgerOptions {
+/**
+ * The limits of pending announcements (announcements.ts), swaps' and bonding confirms' together:
+ * `maxPendingPerAddress` (3), `maxPendingPerClient` (20), `pendingChecksPerPass` (100 of each kind).
+ */
+export interface AmmLedgerOptions extends AnnouncementLimits {
   db: Sqlite;
   network: DogeNetwork;
   deposits: DepositReader;
@@ -320,6 +325,8 @@ export class AmmLedger {
   private readonly s;
   private readonly poolCache = new Map<string, PoolRecord>();
   private readonly used: UsedDeposits;
+  /** Deposits announced before the index showed them, of swaps and (through the bonding store) of reservations. */
+  readonly announcements: DepositAnnouncements;
 
   constructor(private readonly options: AmmLedgerOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
@@ -330,6 +337,7 @@ export class AmmLedger {
     this.quoteSeconds = options.quoteSeconds ?? DEFAULT_QUOTE_SECONDS;
     this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
     this.used = new UsedDeposits(options.db);
+    this.announcements = new DepositAnnouncements(options.db, options);
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
       pool: p("SELECT * FROM pools WHERE tick_key = ?"),
@@ -363,14 +371,20 @@ export class AmmLedger {
       swapsOf: p(
         "SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
       ),
-      pendingSwaps: p(
-        "SELECT * FROM swaps WHERE status IN ('created', 'deposit_seen') AND (deposit_txid IS NOT NULL OR expires_at < ?)",
+      // Swaps never announced that expired (by the (status, expires_at) index).
+      expireUnannounced: p(
+        `UPDATE swaps SET status = 'expired', error_code = 'DEPOSIT_NOT_SEEN', error_message = 'no deposit was mined for this swap before ' || expires_at,
+        updated_at = ? WHERE status = 'created' AND expires_at < ?`,
       ),
-      swapSeen: p(
-        "UPDATE swaps SET status = 'deposit_seen', deposit_txid = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')",
+      // An announced txid: a created swap is deposit_seen; an expired one stays expired (its deposit is refunded once bound).
+      swapAnnounced: p(
+        `UPDATE swaps SET status = CASE status WHEN 'created' THEN 'deposit_seen' ELSE status END, deposit_txid = ?, updated_at = ?
+        WHERE id = ? AND status IN ('created', 'deposit_seen', 'expired')`,
       ),
-      swapExpired: p(
-        "UPDATE swaps SET status = 'expired', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen')",
+      // The announcement is gone unbound (never seen by the index, or refused): the swap waits again, or is expired.
+      swapUnannounced: p(
+        `UPDATE swaps SET status = CASE WHEN expires_at < ? THEN 'expired' ELSE 'created' END, deposit_txid = NULL, error_code = ?,
+        error_message = ?, updated_at = ? WHERE id = ? AND status IN ('created', 'deposit_seen', 'expired')`,
       ),
       swapClosed:
         p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
@@ -856,12 +870,15 @@ export class AmmLedger {
   /**
    * Executes `swapId` against the deposit `depositTxid` that the swap's address signed for
    * (`signature` over executeSwapMessage), atomically. Answers the swap as it stands (`outcome`
-   * says what happened); throws for refusals that change nothing.
+   * says what happened); throws for refusals that change nothing. A deposit the index does not
+   * show deep enough yet is announced (announcements.ts: 429 TOO_MANY_PENDING past the caps of the
+   * swap's address and of `client`, the HTTP client's key; null: no client cap).
    */
   executeSwap(
     swapId: string,
     depositTxid: string,
     signature: string,
+    client: string | null = null,
   ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
     const swap = this.swap(swapId);
     if (!swap) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
@@ -871,23 +888,34 @@ export class AmmLedger {
       signature,
       orderMessage(this.domain, "execute-swap", executeSwapFields(swap, depositTxid)),
     );
-    return this.executeAnnounced(swapId, depositTxid);
+    const { swap: answered, outcome } = this.executeAnnounced(swapId, depositTxid, { client });
+    if (outcome === "cleared") throw new Error("only the pending pass clears an announcement");
+    return { swap: answered, outcome };
   }
 
-  /** Executes a swap against a deposit its payer announced with a valid signature (executeSwap, or the pass). */
+  /**
+   * Executes a swap against a deposit its payer announced with a valid signature: over HTTP
+   * (`{client}`, executeSwap), or the pending pass's check of a due announcement (`{check}`), which
+   * backs the announcement off while it is pending, and clears it ("cleared") when the index has
+   * not shown the txid by its clear time or refuses it for this swap.
+   */
   private executeAnnounced(
     swapId: string,
     depositTxid: string,
-  ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } {
+    via: { client: string | null } | { check: Announcement; indexedHeight: number },
+  ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } {
+    const check = "check" in via ? via.check : null;
+    const checkHeight = "check" in via ? via.indexedHeight : 0;
     const result = this.write(
-      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" } | AppError => {
+      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } | AppError => {
         const row = this.s.swap.get(swapId) as SwapRow | undefined;
         if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
         // An expired swap still takes its deposit, to refund it: a payment mined after the swap
         // expired must not be stranded in custody.
         const closed = !["created", "deposit_seen", "expired"].includes(row.status);
         if (closed) {
-          if (row.deposit_txid === depositTxid) return { swap: this.swapOf(row), outcome: "unchanged" };
+          if (check) this.announcements.remove(swapId);
+          if (row.deposit_txid === depositTxid || check) return { swap: this.swapOf(row), outcome: "unchanged" };
           throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
         }
         const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
@@ -906,17 +934,52 @@ export class AmmLedger {
         };
         const now = this.now();
         const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-        if (bound.kind === "refused") throw bound.error;
+        const unannounce = (code: string, message: string) => {
+          this.announcements.remove(swapId);
+          this.s.swapUnannounced.run(now, code, message, now, swapId);
+          return { swap: this.swap(swapId)!, outcome: "cleared" as const };
+        };
+        if (bound.kind === "refused") {
+          // The pass drops a txid that turned out not to be this swap's (it never will be).
+          if (check) return unannounce(bound.error.code, bound.error.message);
+          throw bound.error;
+        }
         if (bound.kind === "pending") {
-          if (row.status === "expired" && bound.reason === "NOT_INDEXED") {
+          if (check) {
+            if (bound.reason === "NOT_INDEXED" && this.announcements.expired(check, now, checkHeight)) {
+              return unannounce(
+                "DEPOSIT_NOT_SEEN",
+                `the announced deposit ${depositTxid} was not in an indexed block by ${check.clearAt}; no deposit was mined for this swap before ${row.expires_at}`,
+              );
+            }
+            this.announcements.checked(check, now);
+            return { swap: this.swapOf(row), outcome: "pending" };
+          }
+          const announced = this.announcements.get(swapId);
+          if (
+            (row.status === "expired" || row.expires_at < now) &&
+            bound.reason === "NOT_INDEXED" &&
+            announced?.txid !== depositTxid
+          ) {
             throw conflict(
               "DEPOSIT_NOT_FOUND",
               `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`,
               { deposit_txid: depositTxid },
             );
           }
-          // Not in an indexed block yet, or not deep enough: remembered, and executed by the pass once it is.
-          this.s.swapSeen.run(depositTxid, now, swapId);
+          // Not in an indexed block yet, or not deep enough: remembered (within the caps), and
+          // executed by the pass once it is.
+          this.announcements.announce({
+            kind: "swap",
+            refId: swapId,
+            txid: depositTxid,
+            address: row.address,
+            client: "client" in via ? via.client : null,
+            orderExpiresAt: row.expires_at,
+            now,
+            indexedHeight: this.options.deposits.indexedHeight(),
+          });
+          this.s.swapAnnounced.run(depositTxid, now, swapId);
           return { swap: this.swap(swapId)!, outcome: "pending" };
         }
         const deposit = bound.deposit;
@@ -946,6 +1009,7 @@ export class AmmLedger {
             now,
             swapId,
           );
+          this.announcements.remove(swapId);
         };
         const refuse = (error: AppError) => {
           const refundPayoutId = this.oweRefund(
@@ -1047,33 +1111,57 @@ export class AmmLedger {
     return result;
   }
 
-  /** The worker's pass: executes swaps whose announced deposit is now indexed and deep enough, and expires the rest. */
-  retryPending(): { executed: number; expired: number } {
-    let executed = 0;
-    let expired = 0;
+  /**
+   * The worker's pass: expires the swaps never announced that expired, and checks the swap
+   * announcements that are due (announcements.ts: at most `pendingChecksPerPass`, most overdue
+   * first), executing those whose deposit is now indexed and deep enough and clearing those the
+   * index has not shown by their clear time (the swap expires, and is pruned like any unpaid one).
+   * `checked` is how many announcements it read from the index.
+   */
+  retryPending(): { executed: number; expired: number; checked: number; cleared: number } {
     const now = this.now();
-    for (const row of this.s.pendingSwaps.all(now) as SwapRow[]) {
-      if (row.deposit_txid) {
-        try {
-          const { outcome } = this.executeAnnounced(row.id, row.deposit_txid);
-          if (outcome === "executed") executed += 1;
-          if (outcome !== "pending") continue;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          // Refused deposits that were consumed closed the swap; others leave it for a better txid.
-          continue;
-        }
-      }
-      if (row.expires_at + (row.deposit_txid ? DEPOSIT_GRACE_SECONDS : 0) < now) {
-        expired += this.s.swapExpired.run(
-          "DEPOSIT_NOT_SEEN",
-          `no deposit was mined for this swap before ${row.expires_at}`,
-          now,
-          row.id,
-        ).changes;
-      }
+    const counts = { executed: 0, expired: 0, cleared: 0 };
+    const expired = this.s.expireUnannounced.run(now, now).changes;
+    const due = this.announcements.due("swap", now);
+    // One transaction for the pass (each check is a savepoint in it): a check that stays pending
+    // writes only its next check time, and a commit per check would cost more than the check.
+    if (due.length > 0) {
+      // The indexed height, read once for the pass (an announcement is cleared only once the index moved).
+      const indexedHeight = this.options.deposits.indexedHeight();
+      this.write(() => {
+        for (const announcement of due) this.checkSwapAnnouncement(announcement, indexedHeight, counts);
+      });
     }
-    return { executed, expired };
+    return {
+      executed: counts.executed,
+      expired: expired + counts.expired,
+      checked: due.length,
+      cleared: counts.cleared,
+    };
+  }
+
+  /** The pass's check of one due swap announcement (retryPending), counted in `counts`. */
+  private checkSwapAnnouncement(
+    announcement: Announcement,
+    indexedHeight: number,
+    counts: { executed: number; expired: number; cleared: number },
+  ): void {
+    try {
+      const { swap, outcome } = this.executeAnnounced(announcement.refId, announcement.txid, {
+        check: announcement,
+        indexedHeight,
+      });
+      if (outcome === "executed") counts.executed += 1;
+      if (outcome === "cleared") {
+        counts.cleared += 1;
+        if (swap.status === "expired") counts.expired += 1;
+      }
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // A refusal that consumed the deposit refunded it and closed the swap (and its announcement);
+      // an announcement without its swap is dropped.
+      if (error.code === "SWAP_NOT_FOUND") this.announcements.remove(announcement.refId);
+    }
   }
 
   /** The fields of a refund-deposit message, in order (orders.ts): the tick is "DOGE" for a DOGE deposit. */

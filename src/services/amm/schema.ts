@@ -36,6 +36,14 @@
  * that returns the bound supply of a failed launch to its launcher (`refund_payout_id`). Curves of
  * the old launch (status deploying: the custody minting the supply to itself, which a third party
  * could race) are failed with LAUNCH_RETIRED.
+ *
+ * Version 7 (announcements that expire, issue 26): deposit_announcements, the deposits announced
+ * before the index showed them (announcements.ts owns it): one row per order (a swap's or a
+ * reservation's id), with the announcing address and client, when it is next checked and when it
+ * is cleared unseen. Pending announcements of earlier versions move in (checked at the next pass,
+ * cleared an hour after their order's expiry once the index has a block), and expired swaps forget
+ * the txid they announced (so that they are pruned like any unpaid swap). Swaps and reservations
+ * get a (status, expires_at) index for the passes' expiry and pruning (it replaces swaps_by_status).
  */
 import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
 
@@ -303,6 +311,38 @@ UPDATE bonding_curves
       error = 'LAUNCH_RETIRED: launched before launches took the launcher''s deposited supply (the custody''s own mint could be sniped); launch it again with a launcher',
       updated_at = CAST(strftime('%s', 'now') AS INTEGER)
   WHERE status = 'deploying';
+`,
+  },
+  {
+    version: 7,
+    description:
+      "announced deposits the index does not show yet (announcements.ts): capped per address and client, checked when due, cleared after the grace period",
+    sql: `
+CREATE TABLE deposit_announcements (
+  ref_id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  txid TEXT NOT NULL,
+  address TEXT NOT NULL,
+  client TEXT,
+  announced_at INTEGER NOT NULL,
+  announced_height INTEGER NOT NULL,
+  clear_at INTEGER NOT NULL,
+  next_check_at INTEGER NOT NULL,
+  checks INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX deposit_announcements_due ON deposit_announcements (kind, next_check_at);
+CREATE INDEX deposit_announcements_by_address ON deposit_announcements (address);
+CREATE INDEX deposit_announcements_by_client ON deposit_announcements (client) WHERE client IS NOT NULL;
+INSERT INTO deposit_announcements (ref_id, kind, txid, address, client, announced_at, announced_height, clear_at, next_check_at, checks)
+  SELECT id, 'swap', deposit_txid, address, NULL, updated_at, -1, MAX(updated_at, expires_at) + 3600, 0, 0
+  FROM swaps WHERE status IN ('created', 'deposit_seen') AND deposit_txid IS NOT NULL;
+INSERT INTO deposit_announcements (ref_id, kind, txid, address, client, announced_at, announced_height, clear_at, next_check_at, checks)
+  SELECT id, 'bonding', pending_txid, address, NULL, updated_at, -1, MAX(updated_at, expires_at) + 3600, 0, 0
+  FROM bonding_reservations WHERE status IN ('reserved', 'expired') AND pending_txid IS NOT NULL;
+UPDATE swaps SET deposit_txid = NULL WHERE status = 'expired' AND deposit_txid IS NOT NULL;
+CREATE INDEX swaps_by_status_expiry ON swaps (status, expires_at);
+DROP INDEX swaps_by_status;
+CREATE INDEX bonding_reservations_by_status_expiry ON bonding_reservations (status, expires_at);
 `,
   },
 ];
