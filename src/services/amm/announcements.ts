@@ -30,7 +30,7 @@ export const DEFAULT_MAX_PENDING_PER_ADDRESS = 3;
 /** Live pending announcements of one client (the rate limit's client key). */
 export const DEFAULT_MAX_PENDING_PER_CLIENT = 20;
 /** Announcements of each kind one pass checks at most. */
-export const DEFAULT_PENDING_CHECKS_PER_PASS = 100;
+export const DEFAULT_PENDING_CHECKS_PER_PASS = 50;
 /** The first re-check after the first pass's, seconds; each later one waits twice as long, up to MAX_CHECK_INTERVAL_SECONDS. */
 export const FIRST_CHECK_INTERVAL_SECONDS = 2;
 export const MAX_CHECK_INTERVAL_SECONDS = 64;
@@ -42,7 +42,7 @@ export interface AnnouncementLimits {
   maxPendingPerAddress?: number;
   /** Live pending announcements of one client IP (default 20). */
   maxPendingPerClient?: number;
-  /** Announcements of each kind a pass checks at most (default 100). */
+  /** Announcements of each kind a pass checks at most (default 50). */
   pendingChecksPerPass?: number;
 }
 

@@ -121,7 +121,7 @@ export type { Authorization };
 
 /**
  * The limits of pending announcements (announcements.ts), swaps' and bonding confirms' together:
- * `maxPendingPerAddress` (3), `maxPendingPerClient` (20), `pendingChecksPerPass` (100 of each kind).
+ * `maxPendingPerAddress` (3), `maxPendingPerClient` (20), `pendingChecksPerPass` (50 of each kind).
  */
 export interface AmmLedgerOptions extends AnnouncementLimits {
   db: Sqlite;
