@@ -1295,6 +1295,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reserves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof of reserves: the custody's holdings against its obligations, per asset
+         * @description Holdings: the hot wallet's spendable DOGE and the custody's DRC-20 balance per tick in the index. Obligations: pool reserves and unclaimed fees, bonding curves not yet in a pool, payouts not sent yet. A shortfall stops the payouts of that asset.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Reserves"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2286,6 +2334,55 @@ export interface components {
             createdAt: number;
             /** @description unix seconds */
             updatedAt: number;
+        };
+        Reserves: {
+            custodyAddress: string;
+            indexedHeight: number;
+            /** @description unix seconds of the pass that computed it */
+            checkedAt: number;
+            /** @description true when every asset's holdings cover its obligations */
+            whole: boolean;
+            assets: {
+                /** @enum {string} */
+                asset: "DOGE" | "DRC20";
+                tick: string | null;
+                /**
+                 * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                 * @example 1000000
+                 */
+                holdings: string;
+                /**
+                 * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                 * @example 1000000
+                 */
+                obligations: string;
+                owed: {
+                    /**
+                     * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                     * @example 1000000
+                     */
+                    pools: string;
+                    /**
+                     * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                     * @example 1000000
+                     */
+                    bonding: string;
+                    /**
+                     * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                     * @example 1000000
+                     */
+                    payouts: string;
+                };
+                /**
+                 * @description base units: koinu for DOGE, whole DRC-20 units for a tick
+                 * @example 1000000
+                 */
+                shortfall: string;
+            }[];
+            stuckPayouts: {
+                failed: number;
+                insufficientFunds: number;
+            };
         };
         SigningMessage: {
             /** @description the exact text to sign (lines joined by \n) */

@@ -31,6 +31,7 @@ import {
 import type { AmmApp } from "../../src/services/amm/app";
 import { ApiSurface, undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
+import { CustodyReserves, mountReserves } from "../../src/services/amm/reserves";
 import type { paths } from "../../shared/openapi/amm";
 import { expectPublished } from "../helpers/openapi-publish";
 import { InscriberClient } from "../../src/services/inscriber/client";
@@ -171,6 +172,7 @@ describe("AMM service", function () {
       mount: (root, routes) => {
         surface = routes;
         mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest });
+        mountReserves(root, new CustodyReserves({ db: ammDb, ledger, bonding, queries, wallet: custodyWallet }));
         mountOpsRoutes(root, { registry: new Registry(), surface: routes, health: () => ({ ok: true, name: "amm" }) });
       },
     });

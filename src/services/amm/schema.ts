@@ -345,6 +345,12 @@ DROP INDEX swaps_by_status;
 CREATE INDEX bonding_reservations_by_status_expiry ON bonding_reservations (status, expires_at);
 `,
   },
+  {
+    version: 8,
+    description:
+      "the deposits an order consumed, by order (deposits.ts txidsOf): every payout re-reads them before each step (settlement.ts)",
+    sql: "CREATE INDEX deposits_by_ref ON deposits (ref_id);",
+  },
 ];
 
 /** Opens (creating or migrating) the AMM's database; ":memory:" for tests. */
