@@ -12,11 +12,12 @@ import path from "node:path";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
 import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
+import { faucetCoin } from "../helpers/drc20";
 import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
+import { seedHonestPool } from "../helpers/amm-pool";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -86,25 +87,17 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
     });
 
     // A pool to swap on: 1,000 DOGE against 500,000 DEPO from an honest provider.
-    await deployTick(stack.devnet, deployer, TICK, 21_000_000n, 1_000_000n);
-    await stack.mine();
-    await mintTick(stack.devnet, provider, TICK, 1_000_000n);
-    await stack.mine();
-    const coin = await faucetCoin(stack.devnet, provider, 1_002);
-    await stack.mine();
-    const dogeTxid = (await pay(stack.devnet, provider, [coin], [{ script: custody.script, value: 1_000n * DOGE }]))
-      .txid;
-    const inscribed = await inscribeTransfer(stack.devnet, provider, TICK, 500_000n);
-    await stack.mine();
-    const tokenTxid = await sendTransfer(stack.devnet, provider, inscribed, custody.script);
-    await bury();
-    const fields = { tick: TICK, address: provider.address, dogeTxid, tokenTxid };
-    const text = await message({ action: "add-liquidity", ...fields });
-    const added = await call("POST", "/liquidity/add", {
-      ...fields,
-      signature: signMessage(text, provider.privateKey),
+    await seedHonestPool({
+      stack,
+      api: `${base}/api`,
+      custody,
+      deployer,
+      provider,
+      tick: TICK,
+      doge: 1_000n * DOGE,
+      tokens: 500_000n,
+      depth: N,
     });
-    expect(added.status, show(added)).to.equal(201);
   });
 
   after(async () => {

@@ -20,8 +20,7 @@ import { SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { mountOpsRoutes } from "../../src/services/ops/server";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
-import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { newKey, spendP2pkh } from "../helpers/keys";
 import {
   Answer,
@@ -31,6 +30,7 @@ import {
   startLaunchpadStack,
 } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
+import { seedHonestPool } from "../helpers/amm-pool";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -128,25 +128,17 @@ describe("adversarial: proof of reserves (issue 26, item 7)", function () {
 
     // The custody's float, and a pool of 1,000 DOGE against 500,000 RSRV.
     await stack.devnet.rpc("devnet_faucet", [custody.address, 50, false]);
-    await deployTick(stack.devnet, deployer, TICK, 21_000_000n, 1_000_000n);
-    await stack.mine();
-    await mintTick(stack.devnet, provider, TICK, 1_000_000n);
-    await stack.mine();
-    const coin = await faucetCoin(stack.devnet, provider, 1_002);
-    await stack.mine();
-    const dogeTxid = (await pay(stack.devnet, provider, [coin], [{ script: custody.script, value: 1_000n * DOGE }]))
-      .txid;
-    const inscribed = await inscribeTransfer(stack.devnet, provider, TICK, 500_000n);
-    await stack.mine();
-    const tokenTxid = await sendTransfer(stack.devnet, provider, inscribed, custody.script);
-    await bury();
-    const fields = { tick: TICK, address: provider.address, dogeTxid, tokenTxid };
-    const text = await message({ action: "add-liquidity", ...fields });
-    const added = await call("POST", "/api/liquidity/add", {
-      ...fields,
-      signature: signMessage(text, provider.privateKey),
+    await seedHonestPool({
+      stack,
+      api: `${base}/api`,
+      custody,
+      deployer,
+      provider,
+      tick: TICK,
+      doge: 1_000n * DOGE,
+      tokens: 500_000n,
+      depth: N,
     });
-    expect(added.status, show(added)).to.equal(201);
   });
 
   after(async () => {
