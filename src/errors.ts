@@ -117,21 +117,34 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof DogeosError && error.retryable;
 }
 
-/** A refusal meant for the caller: services answer it (the HTTP layer maps `kind` to the status). */
+/**
+ * A refusal meant for the caller: services answer it. Domain code says what the caller needs in
+ * words of its own (when to ask again, which credentials to present); the HTTP layer
+ * (src/services/http/errors.ts) maps `kind` to the status once, `retryAfterSeconds` to
+ * `Retry-After` and `challenge` to `WWW-Authenticate`.
+ */
 export class Refusal extends DogeosError {
   constructor(
     kind: ErrorKind,
     code: string,
     message: string,
     details?: Record<string, unknown>,
-    options: { cause?: unknown; retryable?: boolean; headers?: Record<string, string> } = {},
+    options: { cause?: unknown; retryable?: boolean; retryAfterSeconds?: number; challenge?: string } = {},
   ) {
     super(kind, code, message, { details, cause: options.cause, retryable: options.retryable });
-    this.headers = options.headers;
+    if (
+      options.retryAfterSeconds !== undefined &&
+      (!Number.isInteger(options.retryAfterSeconds) || options.retryAfterSeconds < 0)
+    )
+      throw new RangeError(`retryAfterSeconds must be a whole number of seconds, got ${options.retryAfterSeconds}`);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.challenge = options.challenge;
   }
 
-  /** Headers the answer carries (Retry-After, WWW-Authenticate). */
-  readonly headers: Record<string, string> | undefined;
+  /** When the same request may be made again, in seconds (HTTP: Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+  /** The credentials to present, as an authentication challenge such as `Bearer` (HTTP: WWW-Authenticate). */
+  readonly challenge: string | undefined;
 }
 
 export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>

@@ -70,6 +70,9 @@ describe("errors", () => {
       app.get("/internal", () => {
         throw new DogeosError("conflict", "WALLET_CONFLICT", "a secret");
       });
+      app.get("/signed-in", () => {
+        throw new Refusal("unauthorized", "NO_TOKEN", "sign in first", undefined, { challenge: "Bearer" });
+      });
       app.use(errorMiddleware((event) => logged.push(event)));
       const server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
@@ -83,6 +86,9 @@ describe("errors", () => {
         const behind = await fetch(`${base}/behind`);
         expect([behind.status, behind.headers.get("retry-after")]).to.deep.equal([503, "5"]);
         expect((await behind.json()).error).to.deep.include({ code: "INDEX_BEHIND" });
+        const signedIn = await fetch(`${base}/signed-in`);
+        expect([signedIn.status, signedIn.headers.get("www-authenticate")]).to.deep.equal([401, "Bearer"]);
+        expect(signedIn.headers.get("retry-after")).to.equal(null);
         const internal = await fetch(`${base}/internal`);
         expect(internal.status).to.equal(500);
         expect(await internal.json()).to.deep.equal({ error: { code: "INTERNAL", message: "internal error" } });
@@ -90,6 +96,16 @@ describe("errors", () => {
       } finally {
         await new Promise((resolve) => server.close(resolve));
       }
+    });
+  });
+
+  describe("Refusal", () => {
+    it("says when to ask again and which credentials to present in its own words, never as headers", () => {
+      const refusal = new Refusal("conflict", "PENDING", "not yet", undefined, { retryAfterSeconds: 10 });
+      expect(refusal).to.include({ retryAfterSeconds: 10, challenge: undefined });
+      expect(() => new Refusal("conflict", "PENDING", "not yet", undefined, { retryAfterSeconds: 1.5 })).to.throw(
+        RangeError,
+      );
     });
   });
 

@@ -185,7 +185,7 @@ export class DepositAnnouncements {
           ? `${request.address} has ${n} announced deposits the index does not show yet; retry once one of them is mined or cleared`
           : `this client has ${n} announced deposits the index does not show yet; retry once one of them is mined or cleared`,
         { scope: cap.scope, limit: cap.limit, pending: n },
-        { headers: { "Retry-After": String(retryAfter) } },
+        { retryAfterSeconds: retryAfter },
       );
     }
     this.s.insert.run(

@@ -390,12 +390,12 @@ export class BondingApiKeys {
         "MISSING_CREDENTIALS",
         "send an operator key as Authorization: Bearer <key>",
         undefined,
-        { headers: { "WWW-Authenticate": "Bearer" } },
+        { challenge: "Bearer" },
       );
     const row = this.s.byHash.get(sha256Hex(match[1])) as { id: string } | undefined;
     if (!row)
       throw new AppError("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, {
-        headers: { "WWW-Authenticate": "Bearer" },
+        challenge: "Bearer",
       });
     return row.id;
   }

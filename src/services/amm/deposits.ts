@@ -406,7 +406,7 @@ export function pendingError(
         deposit_txid: txid,
         indexed_height: reader.indexedHeight(),
       },
-      { headers: { "Retry-After": "10" } },
+      { retryAfterSeconds: 10 },
     );
   }
   return new AppError(
@@ -418,6 +418,6 @@ export function pendingError(
       confirmations: outcome.confirmations,
       required: reader.confirmations,
     },
-    { headers: { "Retry-After": "10" } },
+    { retryAfterSeconds: 10 },
   );
 }

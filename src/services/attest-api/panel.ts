@@ -341,7 +341,7 @@ function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
     "ATTESTERS_UNAVAILABLE",
     `${message}: a fact needs two of the three`,
     { attesters: summary(answers) },
-    { headers: { "Retry-After": "5" } },
+    { retryAfterSeconds: 5 },
   );
 }
 

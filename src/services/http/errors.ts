@@ -48,7 +48,7 @@ export const indexBehind = (indexedHeight: number, nodeHeight: number | null, de
     "INDEX_BEHIND",
     "the index has not reached the data asked for yet",
     { indexedHeight, nodeHeight, ...details },
-    { headers: { "Retry-After": "5" } },
+    { retryAfterSeconds: 5 },
   );
 
 /**
@@ -83,7 +83,8 @@ export const unknownRoute: RequestHandler = (req, res) => {
 export function errorMiddleware(log: (event: string, fields: Record<string, unknown>) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (error instanceof Refusal) {
-      if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
+      if (error.challenge !== undefined) res.setHeader("WWW-Authenticate", error.challenge);
       res.status(statusOf(error)).json(errorBody(error.code, error.message, error.details));
       return;
     }

@@ -96,7 +96,7 @@ export function projectOfKey(projects: ProjectKeys, authorization: string | unde
       "MISSING_CREDENTIALS",
       "send the project's key as Authorization: Bearer <key>",
       undefined,
-      { headers: { "WWW-Authenticate": "Bearer" } },
+      { challenge: "Bearer" },
     );
   const given = Buffer.from(sha256Hex(match[1]), "hex");
   let found: string | null = null;
@@ -109,7 +109,7 @@ export function projectOfKey(projects: ProjectKeys, authorization: string | unde
       "INVALID_PROJECT_KEY",
       "the key is no project's key on this inscriber",
       undefined,
-      { headers: { "WWW-Authenticate": "Bearer" } },
+      { challenge: "Bearer" },
     );
   return found;
 }
@@ -130,7 +130,7 @@ export function checkProject(projects: ProjectKeys, project: string, authenticat
       "INVALID_PROJECT_KEY",
       `the key is not project ${project}'s`,
       { project },
-      { headers: { "WWW-Authenticate": "Bearer" } },
+      { challenge: "Bearer" },
     );
   return project;
 }

@@ -299,7 +299,7 @@ export class UserSignedInscriber {
           ? `this client made ${n} preparations that have not expired yet (complete or not); retry once the oldest expires`
           : "the inscriber holds as many preparations as it keeps; retry once the oldest expires",
         { scope: cap.scope, limit: cap.limit },
-        { headers: { "Retry-After": String(retryAfter) } },
+        { retryAfterSeconds: retryAfter },
       );
     }
   }

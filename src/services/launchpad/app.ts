@@ -625,7 +625,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
           "TOO_MANY_STREAMS",
           `this process serves at most ${feed.maxStreams} open event streams; retry later`,
           { max_streams: feed.maxStreams },
-          { headers: { "Retry-After": "5" } },
+          { retryAfterSeconds: 5 },
         );
       }
       const client = clientIpKey(req);
@@ -637,7 +637,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
           {
             max_streams_per_client: feed.maxStreamsPerClient,
           },
-          { headers: { "Retry-After": "5" } },
+          { retryAfterSeconds: 5 },
         );
       }
       const send = (count: { minted: number; max: number }) =>

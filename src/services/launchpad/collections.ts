@@ -322,7 +322,7 @@ export class CollectionStore {
                 max_per_client: client.maxLive,
                 retry_after_seconds: retryAfter,
               },
-              { headers: { "Retry-After": String(retryAfter) } },
+              { retryAfterSeconds: retryAfter },
             );
           }
         }

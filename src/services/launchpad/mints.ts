@@ -553,7 +553,7 @@ export class MintService {
           confirmations,
           required,
         },
-        { headers: { "Retry-After": "10" } },
+        { retryAfterSeconds: 10 },
       );
     }
     const memo = paymentMemo(collection.slug, index);

@@ -48,7 +48,7 @@ const BEARER_REALM = 'Bearer realm="launchpad"';
 
 const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
   new AppError("unauthorized", code, message, details, {
-    headers: { "WWW-Authenticate": invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM },
+    challenge: invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM,
   });
 
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
