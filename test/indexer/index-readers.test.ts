@@ -17,40 +17,13 @@ import {
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
 import { indexNotCreatedYet, waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexHistory, IndexQueries } from "../../src/indexer/queries";
+import { ROOT, repoPath, sourceFiles, sqlTablesIn, tablesCreatedIn } from "../helpers/sql-scan";
 
-const ROOT = path.join(__dirname, "..", "..");
 const SCANNED = ["src", "daemons", "scripts"];
 
 /** The index's tables: every CREATE TABLE of the indexer's migrations. */
 function indexTables(): string[] {
-  const names = new Set<string>();
-  for (const migration of INDEXER_MIGRATIONS)
-    for (const m of migration.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)) names.add(m[1]);
-  return [...names].sort();
-}
-
-/**
- * The tables a piece of source names in SQL: a table name right after FROM, JOIN, INTO, UPDATE,
- * TABLE or DELETE FROM, in upper case as every SQL text of this tree is written.
- */
-function sqlTablesIn(source: string, tables: readonly string[]): string[] {
-  const found = new Set<string>();
-  const pattern = new RegExp(
-    `\\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?: IF NOT EXISTS)?)\\s+"?(${tables.join("|")})\\b(?!\\.)`,
-    "g",
-  );
-  for (const m of source.matchAll(pattern)) found.add(m[1]);
-  return [...found].sort();
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(full));
-    else if (/\.(ts|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
-  }
-  return out;
+  return tablesCreatedIn(INDEXER_MIGRATIONS.map((migration) => migration.sql).join("\n"));
 }
 
 /**
@@ -119,7 +92,7 @@ describe("the index has one reader (issue 20, item 1)", function () {
     const allowedSeen = new Set<string>();
     for (const dir of SCANNED) {
       for (const file of sourceFiles(path.join(ROOT, dir))) {
-        const relative = path.relative(ROOT, file).split(path.sep).join("/");
+        const relative = repoPath(file);
         if (relative.startsWith("src/indexer/")) continue;
         for (const table of sqlTablesIn(fs.readFileSync(file, "utf8"), tables)) {
           const own = OWN_TABLES.find((entry) => entry.file === relative && entry.table === table);
