@@ -35,6 +35,11 @@ import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
 import { CustodyReserves, mountReserves, registerReservesMetrics } from "../../src/services/amm/reserves";
 import { ammHealth } from "../../src/services/amm/health";
 import {
+  DEFAULT_MAX_PENDING_PER_ADDRESS,
+  DEFAULT_MAX_PENDING_PER_CLIENT,
+  DEFAULT_PENDING_CHECKS_PER_PASS,
+} from "../../src/services/amm/announcements";
+import {
   AmmLedger,
   BondingStore,
   DEFAULT_AMM_RATE_LIMIT,
@@ -117,6 +122,32 @@ const SPEC = {
     description:
       "koinu an order pays for each DRC-20 payout (inscription fees, postage, the carrier's send), on top of its DOGE deposit or out of its DOGE payout",
   },
+  "max-pending-per-address": {
+    kind: "integer",
+    env: "AMM_MAX_PENDING_PER_ADDRESS",
+    default: DEFAULT_MAX_PENDING_PER_ADDRESS,
+    min: 1,
+    max: 1_000,
+    description:
+      "announced deposits the index does not show yet that one address may hold (swaps and bonding confirms together; 429 TOO_MANY_PENDING past it)",
+  },
+  "max-pending-per-client": {
+    kind: "integer",
+    env: "AMM_MAX_PENDING_PER_CLIENT",
+    default: DEFAULT_MAX_PENDING_PER_CLIENT,
+    min: 1,
+    max: 100_000,
+    description: "the same per client IP (IPv6 by its /56); behind a proxy set --trust-proxy",
+  },
+  "pending-checks-per-pass": {
+    kind: "integer",
+    env: "AMM_PENDING_CHECKS_PER_PASS",
+    default: DEFAULT_PENDING_CHECKS_PER_PASS,
+    min: 1,
+    max: 10_000,
+    description:
+      "announced deposits of each kind (swaps, bonding confirms) one pass checks at most, most overdue first",
+  },
   "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
   "trust-proxy": trustProxyOption("AMM_TRUST_PROXY"),
   host: { kind: "string", env: "AMM_HOST", default: "127.0.0.1", description: "listen address" },
@@ -173,6 +204,9 @@ async function main(): Promise<void> {
     deposits,
     tickDeployed,
     payoutCosts: { dogeKoinu: BigInt(config["payout-cost-doge"]), drc20Koinu: BigInt(config["payout-cost-drc20"]) },
+    maxPendingPerAddress: config["max-pending-per-address"],
+    maxPendingPerClient: config["max-pending-per-client"],
+    pendingChecksPerPass: config["pending-checks-per-pass"],
   });
   const inscriber = new InscriberClient({
     url: config["inscriber-url"],
