@@ -2,8 +2,9 @@
  * The one error base of the project (issue 21), modelled on viem's BaseError and on the dogecoind
  * client's family (src/chain/errors.ts):
  *
- * - `kind`: what went wrong, in words every caller shares (never an HTTP status: the HTTP layer,
- *   src/services/http/errors.ts, maps a kind to its status once);
+ * - `kind`: what went wrong, in words every caller shares (never an HTTP status: one table,
+ *   STATUS_OF_KIND below, says a kind's status; the HTTP layer, src/services/http/errors.ts, answers
+ *   with it, and a client of another service reads an answer's status back into a kind with it);
  * - `code`: a stable SNAKE_CASE code (dogecoind's numeric code for its own errors);
  * - `details`: machine-readable fields (the JSON `details` of an HTTP answer);
  * - `cause`: the standard ES2022 cause, the error this one wraps (`walk` follows the chain);
@@ -54,6 +55,33 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   "unavailable",
   "internal",
 ];
+
+/**
+ * The one place a kind becomes an HTTP status (the HTTP layer answers a Refusal with it; domain
+ * code never reads it except to turn another service's answer back into a kind, kindOfStatus).
+ */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
+};
+
+/**
+ * The kind of another service's HTTP answer (the attest panel passes two attesters' refusal on):
+ * the status STATUS_OF_KIND maps back to, a 4xx it does not name is `invalid`, a 5xx `upstream`.
+ */
+export function kindOfStatus(status: number): ErrorKind {
+  const kind = (Object.keys(STATUS_OF_KIND) as ErrorKind[]).find((k) => STATUS_OF_KIND[k] === status);
+  return kind ?? (status < 500 ? "invalid" : "upstream");
+}
 
 /** The kinds whose errors are retryable unless a class says otherwise. */
 const RETRYABLE_KINDS: ReadonlySet<ErrorKind> = new Set(["rate_limited", "upstream", "unavailable"]);

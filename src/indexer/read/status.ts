@@ -1,5 +1,6 @@
 /** The index's own state: how far it got, what the node said, which network. */
 import type { ReplicaState, SqlDatabase } from "../../db/sql";
+import { Refusal, notFound } from "../../errors";
 import { prepareAll } from "./rows";
 
 export interface IndexStatus {
@@ -23,6 +24,36 @@ export interface IndexStatus {
 export function indexIsBehind(status: Pick<IndexStatus, "indexedHeight" | "nodeHeight" | "replica">): boolean {
   if (status.nodeHeight !== null && status.indexedHeight < status.nodeHeight) return true;
   return status.replica !== null && status.replica.lagBytes > 0;
+}
+
+/** The index has not reached the data asked for yet (HTTP 503 with Retry-After: 5). */
+export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
+  new Refusal(
+    "unavailable",
+    "INDEX_BEHIND",
+    "the index has not reached the data asked for yet",
+    { indexedHeight, nodeHeight, ...details },
+    { retryAfterSeconds: 5 },
+  );
+
+/**
+ * Not found in an index: INDEX_BEHIND (unavailable) while the index is behind (indexIsBehind: it may
+ * only not have it yet, with a replica's unreplayed bytes in the details), else not found `code`.
+ */
+export function absentOrBehind(
+  status: Pick<IndexStatus, "indexedHeight" | "nodeHeight" | "replica">,
+  code: string,
+  message: string,
+  details: Record<string, unknown>,
+): Refusal {
+  if (indexIsBehind(status)) {
+    return indexBehind(
+      status.indexedHeight,
+      status.nodeHeight,
+      status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details,
+    );
+  }
+  return notFound(code, message, details);
 }
 
 export class StatusReads {

@@ -1,75 +1,33 @@
 /**
  * One error family for every HTTP surface (DESIGN.md section 6): a Refusal (src/errors.ts) carries a
  * stable SNAKE_CASE code, a kind and details; the middleware maps its kind to the HTTP status once
- * (STATUS_OF_KIND) and writes the JSON body. Anything else is a 500 that is logged and tells the
- * client nothing more.
+ * (STATUS_OF_KIND, src/errors.ts) and writes the JSON body. Anything else is a 500 that is logged
+ * and tells the client nothing more. The pure parts live in src/ (STATUS_OF_KIND and kindOfStatus
+ * in src/errors.ts, indexBehind and absentOrBehind in src/indexer/read/status.ts) and are
+ * re-exported here for the HTTP layer.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
-import { IndexStatus, indexIsBehind } from "../../indexer/read/status";
-import { Refusal, badRequest, conflict, notFound, unprocessable } from "../../errors";
-import type { ErrorKind } from "../../errors";
+import { Refusal, STATUS_OF_KIND, badRequest, conflict, kindOfStatus, notFound, unprocessable } from "../../errors";
+import { absentOrBehind, indexBehind } from "../../indexer/read/status";
 
-export { Refusal, badRequest, conflict, notFound, unprocessable };
-
-/** The one place a kind becomes an HTTP status. */
-export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
-  invalid: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  gone: 410,
-  unprocessable: 422,
-  rate_limited: 429,
-  internal: 500,
-  upstream: 502,
-  unavailable: 503,
+export {
+  Refusal,
+  STATUS_OF_KIND,
+  absentOrBehind,
+  badRequest,
+  conflict,
+  indexBehind,
+  kindOfStatus,
+  notFound,
+  unprocessable,
 };
 
 /** The HTTP status a refusal is answered with. */
 export const statusOf = (error: Refusal): number => STATUS_OF_KIND[error.kind];
 
-/**
- * The kind of another service's HTTP answer (the attest panel passes two attesters' refusal on):
- * the status STATUS_OF_KIND maps back to, a 4xx it does not name is `invalid`, a 5xx `upstream`.
- */
-export function kindOfStatus(status: number): ErrorKind {
-  const kind = (Object.keys(STATUS_OF_KIND) as ErrorKind[]).find((k) => STATUS_OF_KIND[k] === status);
-  return kind ?? (status < 500 ? "invalid" : "upstream");
-}
-
 /** The refusals of the HTTP surfaces (the name they had when they carried a status). */
 export const AppError = Refusal;
 export type AppError = Refusal;
-
-export const indexBehind = (indexedHeight: number, nodeHeight: number | null, details?: Record<string, unknown>) =>
-  new Refusal(
-    "unavailable",
-    "INDEX_BEHIND",
-    "the index has not reached the data asked for yet",
-    { indexedHeight, nodeHeight, ...details },
-    { retryAfterSeconds: 5 },
-  );
-
-/**
- * Not found in an index: 503 INDEX_BEHIND while the index is behind (indexIsBehind: behind its
- * node, or a replica with WAL not yet replayed; it may only not have it yet), else 404 `code`.
- */
-export function absentOrBehind(
-  status: IndexStatus,
-  code: string,
-  message: string,
-  details: Record<string, unknown>,
-): Refusal {
-  if (indexIsBehind(status)) {
-    return indexBehind(
-      status.indexedHeight,
-      status.nodeHeight,
-      status.replica ? { ...details, replica_lag_bytes: status.replica.lagBytes } : details,
-    );
-  }
-  return notFound(code, message, details);
-}
 
 export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
   return { error: details ? { code, message, details } : { code, message } };
