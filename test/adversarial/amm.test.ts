@@ -21,6 +21,7 @@ import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../s
 import { BondingStore } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
+import { CustodyReserves } from "../../src/services/amm/reserves";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
@@ -64,6 +65,7 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
   let ledger: AmmLedger;
   let store: BondingStore;
   let settlement: SettlementWorker;
+  let wallet: HotWallet;
   let server: Server;
   let base: string;
   let apiKey: string;
@@ -224,7 +226,7 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       inscriberProject: "launchpad",
     });
     apiKey = store.issueApiKey("adversarial operator").key;
-    const wallet = new HotWallet({
+    wallet = new HotWallet({
       db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
       key: custody,
       chain: indexNodeChain(stack.queries, stack.client),
@@ -616,6 +618,27 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
           ["DOGE", first.address, amountIn.toString()],
         ]);
       }
+    });
+  });
+
+  describe("after every attack", () => {
+    it("leaves the custody whole: its holdings cover every obligation, per asset (GET /api/reserves' figures)", async () => {
+      await settlement.runOnce();
+      await wallet.sync();
+      const report = new CustodyReserves({
+        db: ammDb,
+        ledger,
+        bonding: store,
+        queries: stack.queries,
+        wallet,
+      }).compute();
+      const short = report.assets.filter((a) => a.shortfall > 0n);
+      expect(
+        short.map((a) => `${a.tick ?? "DOGE"}: holds ${a.holdings}, owes ${a.obligations}`),
+        "no asset is short",
+      ).to.deep.equal([]);
+      expect(report.whole).to.equal(true);
+      expect(report.assets.map((a) => a.tick ?? "DOGE")).to.include.members(["DOGE", MAIN, THIN]);
     });
   });
 });
