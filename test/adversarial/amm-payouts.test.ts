@@ -17,7 +17,7 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import path from "node:path";
-import { NETWORKS, signMessage } from "../../src/doge";
+import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { Payout, PayoutStatus, SettlementWorker } from "../../src/services/amm/settlement";
@@ -101,10 +101,10 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
     return { payoutId: executed.body.payout.id as string, amountOut: BigInt(executed.body.amountOut) };
   };
   /** The stranger's transfer inscription of `amount` WOOF revealed to the custody's address (broadcast, not mined). */
-  const foreignTransfer = async (stranger: TestKey, amount: bigint) => {
+  const foreignTransfer = async (stranger: TestKey, amount: bigint, recipientScript: Uint8Array = custody.script) => {
     const coin = await faucetCoin(stack.devnet, stranger, 5);
     const body = encodeDrc20({ kind: "transfer", tick: TICK, tickKey: TICK_KEY, amount });
-    return inscribeDoginals(stack.devnet, stranger, coin, { contentType: TEXT, body }, custody.script);
+    return inscribeDoginals(stack.devnet, stranger, coin, { contentType: TEXT, body }, recipientScript);
   };
   /**
    * Runs settlement passes (confirming the payout's inscriber job when it is inscribing, else
@@ -240,6 +240,40 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
       const payout = await drive(payoutId, ["confirmed", "failed", "frozen"], 24);
       expect(payout.status, json(payout)).to.equal("confirmed");
       expect(payout.inscriberJobId, "inscribed again after the void one").to.not.equal(firstJob);
+      expect(woof(victim.address)).to.deep.equal({ available: amountOut, transferable: 0n });
+      expect(woof(custody.address)).to.deep.equal({ available: held - amountOut, transferable: 0n });
+      expect(
+        events.filter(
+          (e) => e.event === "amm_foreign_transfer_reclaimed" && e.fields.inscriptionId === foreign.inscriptionId,
+        ),
+      ).to.have.length(1);
+    });
+  });
+
+  describe("foreign transfer inscriptions on a bare pay-to-pubkey output of the custody's key", () => {
+    it("pays a victim's DRC-20 payout after a stranger moved the custody's available WOOF on a P2PK output the index credits to it", async () => {
+      const held = woof(custody.address).available;
+      // Attack: the transfer is revealed to <custody pubkey> OP_CHECKSIG, which the index lists under the
+      // custody's address (so DRC-20 moves the custody's balance) but which is not the custody's P2PKH script.
+      const stranger = newKey();
+      const p2pk = compileScript([custody.publicKey, OP.OP_CHECKSIG]);
+      const foreign = await foreignTransfer(stranger, held, p2pk);
+      await mine();
+      expect(woof(custody.address), "the foreign transfer took the custody's available").to.deep.equal({
+        available: 0n,
+        transferable: held,
+      });
+
+      const victim = newKey();
+      const { swapId, deposit } = await order(victim, 5n);
+      const coin = await faucetCoin(stack.devnet, victim, 7);
+      await mine();
+      const paid = await pay(stack.devnet, victim, [coin], [{ script: custody.script, value: deposit }]);
+      await bury();
+      const { payoutId, amountOut } = await execute(victim, swapId, paid.txid);
+
+      const payout = await drive(payoutId, ["confirmed", "failed", "frozen"], 24);
+      expect(payout.status, json(payout)).to.equal("confirmed");
       expect(woof(victim.address)).to.deep.equal({ available: amountOut, transferable: 0n });
       expect(woof(custody.address)).to.deep.equal({ available: held - amountOut, transferable: 0n });
       expect(
