@@ -22,7 +22,7 @@ import {
 import type { Fact, FactStamp, FactTypeName } from "../facts";
 import { factFromJson } from "../attester/wire";
 import type { FactParamsJson } from "../attester/wire";
-import { AppError, badRequest, conflict, notFound } from "../services/http/errors";
+import { Refusal, badRequest, conflict, notFound } from "../errors";
 import type { AttesterPanel } from "../services/attest-api/panel";
 
 const STATUS = ["None", "Open", "Fulfilled", "Refunded"] as const;
@@ -123,7 +123,7 @@ export class FactRequestFulfiller {
     const deadline = Number(stored.deadline);
     const block = await attestation.runner!.provider!.getBlock("latest");
     if (block && block.timestamp > deadline) {
-      throw new AppError(
+      throw new Refusal(
         "gone",
         "REQUEST_EXPIRED",
         `request ${requestId} passed its deadline; the requester can take the fee back with refund`,
@@ -133,7 +133,7 @@ export class FactRequestFulfiller {
     const event = await this.requestEvent(requestId);
     const type = factTypeName(event.factType);
     if (!type)
-      throw new AppError(
+      throw new Refusal(
         "unprocessable",
         "UNKNOWN_FACT_TYPE",
         `request ${requestId} is for fact type ${event.factType}, which this relayer does not know`,
@@ -142,7 +142,7 @@ export class FactRequestFulfiller {
     const wanted = paramsFor(type, params);
     const keys = factKeysOf(type, wanted);
     if (keys.subject !== event.subject || keys.qualifier !== event.qualifier) {
-      throw new AppError(
+      throw new Refusal(
         "unprocessable",
         "INPUTS_DO_NOT_MATCH_REQUEST",
         `the inputs do not hash to the keys request ${requestId} was paid for (keccak256 of the address, the tick key, ...)`,
@@ -182,7 +182,7 @@ export class FactRequestFulfiller {
         throw conflict("ALREADY_FULFILLED", `request ${requestId} was fulfilled meanwhile`, { requestId });
       if (after === "Refunded")
         throw conflict("REQUEST_REFUNDED", `request ${requestId} was refunded meanwhile`, { requestId });
-      throw new AppError(
+      throw new Refusal(
         "upstream",
         "FULFIL_FAILED",
         `the fulfil transaction failed: ${(error as Error).message.split("\n")[0]}`,

@@ -22,7 +22,7 @@ import {
 import type { DogecoinRpcClient } from "../chain/dogecoin-rpc";
 import type { IndexQueries } from "../indexer/queries";
 import { SOFT_DUST_LIMIT, dogecoinFee } from "../wallet";
-import { AppError, badRequest } from "./http/errors";
+import { Refusal, badRequest } from "../errors";
 
 /** What building user PSBTs asks the node. */
 export interface RawTransactionSource {
@@ -208,7 +208,7 @@ export async function selectUserCoins(args: {
   }
   const needed = fixedTotal + dogecoinFee(baseSize + P2PKH_INPUT_BYTES + 2, fixed, rate);
   const available = candidates.reduce((sum, c) => sum + c.value, 0n);
-  throw new AppError(
+  throw new Refusal(
     "unprocessable",
     "INSUFFICIENT_FUNDS",
     `${address} has ${available} koinu in confirmed outputs that carry no inscription; ${args.purpose} needs at least ${needed}`,

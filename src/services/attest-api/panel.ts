@@ -32,7 +32,7 @@ import {
   receiptFromJson,
   receiptToJson,
 } from "../../attester/wire";
-import { AppError, kindOfStatus } from "../http/errors";
+import { Refusal, kindOfStatus } from "../../errors";
 
 export interface PanelOptions {
   /** Base URLs of the attesters' internal APIs (http://host:port). */
@@ -219,7 +219,7 @@ export class AttesterPanel {
     const height = heights[1];
     const tipHeight = live.map((info) => info.indexed_height).sort((a, b) => b - a)[1];
     if (height < 0)
-      throw new AppError("unavailable", "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", {
+      throw new Refusal("unavailable", "NOTHING_SIGNABLE", "the attesters' indexes are not 6 blocks deep yet", {
         heights,
       });
     const setId = majority(live.map((info) => info.attester_set_id ?? ""));
@@ -335,8 +335,8 @@ function summary<T>(answers: Answer<T>[]) {
   }));
 }
 
-function unavailable<T>(message: string, answers: Answer<T>[]): AppError {
-  return new AppError(
+function unavailable<T>(message: string, answers: Answer<T>[]): Refusal {
+  return new Refusal(
     "unavailable",
     "ATTESTERS_UNAVAILABLE",
     `${message}: a fact needs two of the three`,
@@ -377,7 +377,7 @@ function quorum<T extends { signature: string; signer: string }>(
     if (same.length >= 2 && code !== "") {
       const error = (same[0].body as { error: { code: string; message: string; details?: Record<string, unknown> } })
         .error;
-      throw new AppError(kindOfStatus(same[0].status), code, error.message, {
+      throw new Refusal(kindOfStatus(same[0].status), code, error.message, {
         ...(error.details ?? {}),
         attesters: summary(answers),
       });
@@ -385,7 +385,7 @@ function quorum<T extends { signature: string; signer: string }>(
   }
   const answered = answers.filter((a) => a.ok).length;
   if (answered >= 2)
-    throw new AppError(
+    throw new Refusal(
       "upstream",
       "ATTESTERS_DISAGREE",
       "the attesters computed different facts; nothing is signed by two of them",
@@ -413,7 +413,7 @@ function checkedSignatures(signed: { signature: string; signer: string }[], dige
   }
   const signers = [...bySigner.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   if (signers.length < 2) {
-    throw new AppError(
+    throw new Refusal(
       "upstream",
       "BAD_ATTESTER_SIGNATURE",
       "fewer than two attesters' signatures recover to the attesters that sent them",

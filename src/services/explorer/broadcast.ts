@@ -5,25 +5,25 @@ import {
   RPC_VERIFY_ERROR,
   RPC_VERIFY_REJECTED,
 } from "../../doge/policy";
-import { AppError, badRequest } from "../http/errors";
+import { Refusal, badRequest } from "../../errors";
 
 export interface BroadcastNode {
   sendRawTransaction(hex: string): Promise<string>;
 }
 
 /** dogecoind's sendrawtransaction answers mapped to the HTTP error family. */
-export function mapBroadcastError(error: unknown): AppError {
+export function mapBroadcastError(error: unknown): Refusal {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === RPC_VERIFY_ALREADY_IN_CHAIN)
-    return new AppError("conflict", "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
+    return new Refusal("conflict", "ALREADY_IN_CHAIN", "the transaction is already in the block chain");
   if (code === RPC_VERIFY_ERROR)
-    return new AppError("unprocessable", "MISSING_INPUTS", "an input is unknown or already spent", {
+    return new Refusal("unprocessable", "MISSING_INPUTS", "an input is unknown or already spent", {
       node_message: message,
     });
   if (code === RPC_VERIFY_REJECTED) {
     const conflict = /mempool-conflict|inputs-spent|already-known|already-in-mempool/.test(message);
-    return new AppError(
+    return new Refusal(
       conflict ? "conflict" : "unprocessable",
       conflict ? "TX_CONFLICT" : "TX_REJECTED",
       `the node refused the transaction: ${message}`,
@@ -32,7 +32,7 @@ export function mapBroadcastError(error: unknown): AppError {
   }
   if (code === RPC_DESERIALIZATION_ERROR)
     return badRequest("TX_DECODE_FAILED", "the node could not decode the transaction");
-  return new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not accept the request", {
+  return new Refusal("upstream", "NODE_UNAVAILABLE", "the base-chain node did not accept the request", {
     node_message: message,
   });
 }

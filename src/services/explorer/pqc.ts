@@ -10,7 +10,7 @@ import { ml_dsa44 } from "@noble/post-quantum/ml-dsa.js";
 import { DogeNetwork, bytesToHex, sha256, decodeAddress } from "../../doge";
 import { verifyMessageNative } from "../../doge/message-native";
 import { Migration, Sqlite } from "../../db/sqlite";
-import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import { Refusal, badRequest, conflict, notFound } from "../../errors";
 
 export const PQC_SCHEMA = "dogeos-pqc";
 export const PQC_MIGRATIONS: readonly Migration[] = [
@@ -123,7 +123,7 @@ export class PqcRegistry {
     }
     const last = this.s.lastAction.get(address) as { issued_at: number } | undefined;
     if (last && issuedAt <= last.issued_at) {
-      throw new AppError(
+      throw new Refusal(
         "conflict",
         "REPLAYED_REQUEST",
         "issued_at must be later than the address's previous registry action",
@@ -142,7 +142,7 @@ export class PqcRegistry {
     if (decoded.type !== "pubkeyhash")
       throw badRequest("ADDRESS_NOT_KEY", "only P2PKH addresses can sign messages", { field: "address" });
     if (!verifyMessageNative(address, signature, message, this.network)) {
-      throw new AppError(
+      throw new Refusal(
         "unauthorized",
         "BAD_DOGECOIN_SIGNATURE",
         "the Dogecoin message signature does not match the address",
@@ -181,7 +181,7 @@ export class PqcRegistry {
       valid = false;
     }
     if (!valid)
-      throw new AppError(
+      throw new Refusal(
         "unauthorized",
         "BAD_MLDSA_SIGNATURE",
         "the ML-DSA-44 signature does not verify with the given key",

@@ -30,7 +30,7 @@ import {
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
-import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import { Refusal, badRequest, conflict, notFound } from "../../errors";
 import {
   RawTransactionSource,
   checkKeyOfAddress,
@@ -292,7 +292,7 @@ export class UserSignedInscriber {
         .get(...cap.args) as { n: number; first: number | null };
       if (n < cap.limit) continue;
       const retryAfter = Math.max(1, Math.ceil(((first ?? now) - now) / 1000));
-      throw new AppError(
+      throw new Refusal(
         "rate_limited",
         "TOO_MANY_PREPARATIONS",
         cap.scope === "client"
@@ -313,7 +313,7 @@ export class UserSignedInscriber {
     const row = this.options.db.prepare("SELECT * FROM prepares WHERE id = ?").get(id) as PrepareRow | undefined;
     if (!row) throw notFound("PREPARATION_NOT_FOUND", `no preparation ${id}`, { id });
     if (row.status !== "complete" && row.expires_at <= this.now()) {
-      throw new AppError(
+      throw new Refusal(
         "gone",
         "PREPARATION_EXPIRED",
         `preparation ${id} expired; prepare again (the user's coins were never reserved)`,
