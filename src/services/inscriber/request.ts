@@ -1,20 +1,14 @@
 /**
  * What an inscription request says, for both paths (platform `POST /inscribe` and user-signed
- * `POST /prepare`): the fields' shapes as zod schemas (./schemas.ts declares the bodies with them,
- * so the route validates them before its handler runs), and the rules a field's schema cannot say,
- * checked once here: the ACTION against the registry and the content type, the form against the
- * ACTION, the content decoded in its encoding against the payload limit.
+ * `POST /prepare`): the rules a field's schema cannot say, checked once here: the ACTION against
+ * the registry and the content type, the form against the ACTION, the content decoded in its
+ * encoding against the payload limit. The fields' shapes are zod schemas in the HTTP layer
+ * (./schemas.ts), so a route validates them before its handler runs and calls inscriptionInput.
  */
-import { DogeNetwork } from "../../doge";
 import { DoginalsEncodeError, EnvelopeEncodeError, checkActionContentType } from "../../inscription";
-import { badRequest } from "../http/errors";
-import { coded, z } from "../http/openapi";
-import { Address } from "../http/validation";
+import { badRequest } from "../../errors";
 import { InscriptionContent, InscriptionForm, chooseForm } from "./plan";
 
-/** RFC 6838 type/subtype with optional parameters; at most 255 bytes. */
-const MEDIA_TYPE =
-  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"]*"))*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 export const MAX_CONTENT_TYPE_BYTES = 255;
 
@@ -23,59 +17,6 @@ export interface InscriptionInput {
   form: InscriptionForm;
   recipient: string;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The fields' shapes.
-
-export const ContentType = coded(
-  z
-    .string()
-    .regex(MEDIA_TYPE)
-    .refine((value) => Buffer.byteLength(value) <= MAX_CONTENT_TYPE_BYTES)
-    .openapi({
-      description: `a media type (type/subtype with optional ;param=value), at most ${MAX_CONTENT_TYPE_BYTES} bytes`,
-      example: "text/plain;charset=utf-8",
-    }),
-  "INVALID_CONTENT_TYPE",
-  () =>
-    `content_type must be a media type such as "image/png" or "text/plain;charset=utf-8", at most ${MAX_CONTENT_TYPE_BYTES} bytes`,
-);
-
-export const Action = coded(
-  z.string().min(1).nullable().optional().openapi({
-    description: "a registered ACTION (GET /standard) whose content types include content_type; absent or null: none",
-    example: "LAUNCHPAD_MINT",
-  }),
-  "INVALID_ACTION",
-  () => "action must be a non-empty string when given",
-);
-
-export const Content = coded(
-  z.string().openapi({
-    description:
-      'the payload: UTF-8 text, or canonical base64 with encoding "base64"; not empty, at most the inscriber\'s payload limit (GET /standard limits.max_payload_bytes)',
-  }),
-  "INVALID_CONTENT",
-  () => "content must be a string",
-);
-
-export const Encoding = coded(
-  z.enum(["utf8", "base64"]).optional().openapi({ description: "how content is written (default utf8)" }),
-  "INVALID_ENCODING",
-  () => 'encoding must be "utf8" or "base64"',
-);
-
-export const Form = coded(
-  z.enum(["v1", "doginals"]).nullable().optional().openapi({
-    description:
-      "the envelope form; default: DRC-20 plain text goes out as Doginals, everything else in the v1 envelope. Doginals takes no ACTION",
-  }),
-  "INVALID_FORM",
-  () => 'form must be "v1" or "doginals"',
-);
-
-/** An address of `network` to inscribe onto. */
-export const Recipient = (network: DogeNetwork) => Address(network);
 
 /** The inscription fields of a request body, after their schemas. */
 export interface InscriptionFields {
