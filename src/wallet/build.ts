@@ -6,8 +6,10 @@
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
+  OP,
   SIGHASH_ALL,
   Transaction,
+  compileScript,
   TxOutput,
   concatBytes,
   legacySighash,
@@ -29,7 +31,16 @@ export interface Coin {
   txid: string;
   vout: number;
   valueKoinu: bigint;
+  /**
+   * The coin is a bare pay-to-pubkey output of the key (an inscription carrier the index credits to
+   * the wallet's address): its scriptSig is the signature alone, P2PK_SCRIPTSIG_BYTES long. Sizes
+   * and fees are planned for P2PKH inputs, so such a transaction pays slightly more than its size.
+   */
+  p2pk?: boolean;
 }
+
+/** scriptSig of a bare pay-to-pubkey input: push(71-byte signature). */
+export const P2PK_SCRIPTSIG_BYTES = 1 + SIGNATURE_BYTES;
 
 /** A placeholder scriptSig of the signed length, for sizing. */
 const PLACEHOLDER_SCRIPTSIG = new Uint8Array(P2PKH_SCRIPTSIG_BYTES);
@@ -98,11 +109,14 @@ export function minimumInputTotal(
   return outputTotal + dogecoinFee(signedSize(inputCount, outputs) + extraBytes, outputs, feeRateKoinuPerKb);
 }
 
-/** A 71-byte signature of input `index`: deterministic (RFC 6979) first, then with a counter as extra entropy. */
-function groundSignature(tx: Transaction, index: number, key: WalletKey): Uint8Array {
-  const first = signInput(tx, index, key.script, key.privateKey, SIGHASH_ALL);
+/**
+ * A 71-byte signature of input `index` spending `scriptCode`: deterministic (RFC 6979) first, then
+ * with a counter as extra entropy.
+ */
+function groundSignature(tx: Transaction, index: number, key: WalletKey, scriptCode: Uint8Array): Uint8Array {
+  const first = signInput(tx, index, scriptCode, key.privateKey, SIGHASH_ALL);
   if (first.length === SIGNATURE_BYTES) return first;
-  const digest = legacySighash(tx, index, key.script, SIGHASH_ALL);
+  const digest = legacySighash(tx, index, scriptCode, SIGHASH_ALL);
   for (let counter = 1; counter < 1_000; counter++) {
     const entropy = new Uint8Array(32);
     new DataView(entropy.buffer).setUint32(0, counter, true);
@@ -134,11 +148,13 @@ export function signWalletTransaction(
     outputs: outputs.map((output) => ({ value: output.value, script: output.script })),
     locktime: 0,
   };
-  const signatures = tx.inputs.map((_, i) => groundSignature(tx, i, key));
+  const p2pkScript = compileScript([key.publicKey, OP.OP_CHECKSIG]);
+  const signatures = tx.inputs.map((_, i) => groundSignature(tx, i, key, coins[i].p2pk ? p2pkScript : key.script));
   signatures.forEach((signature, i) => {
-    tx.inputs[i].scriptSig = p2pkhScriptSig(signature, key.publicKey);
+    tx.inputs[i].scriptSig = coins[i].p2pk ? compileScript([signature]) : p2pkhScriptSig(signature, key.publicKey);
   });
-  const expected = signedSize(coins.length, outputs);
+  const p2pkInputs = coins.filter((coin) => coin.p2pk).length;
+  const expected = signedSize(coins.length, outputs) - p2pkInputs * (P2PKH_SCRIPTSIG_BYTES - P2PK_SCRIPTSIG_BYTES);
   const actual = transactionSize(tx);
   if (actual !== expected) throw new Error(`signed transaction is ${actual} bytes, expected ${expected}`);
   return tx;

@@ -37,6 +37,8 @@ import {
   parseTransaction,
   serializeTransaction,
   txidOf,
+  OP,
+  compileScript,
   MAX_MONEY,
 } from "../doge";
 import { Coin, planOutputs, minimumInputTotal, signWalletTransaction } from "./build";
@@ -140,6 +142,8 @@ export class HotWallet {
   private readonly log: (event: string, fields: Record<string, unknown>) => void;
   private readonly now: () => number;
   private readonly scriptHex: string;
+  /** The bare pay-to-pubkey script of the wallet's key: only inscription carriers on it are taken (spendable.ts). */
+  private readonly p2pkScriptHex: string;
   private pendingEvents: PendingEvent[] = [];
   private syncing: Promise<void> | null = null;
 
@@ -155,6 +159,7 @@ export class HotWallet {
     this.log = options.log ?? (() => undefined);
     this.now = options.now ?? Date.now;
     this.scriptHex = bytesToHex(options.key.script);
+    this.p2pkScriptHex = bytesToHex(compileScript([options.key.publicKey, OP.OP_CHECKSIG]));
     if (this.feeRate <= 0n) throw new RangeError(`feeRateKoinuPerKb must be positive, got ${this.feeRate}`);
     if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1 || this.maxDepth > 25)
       throw new RangeError(`maxUnconfirmedDepth must be 1 to 25, got ${this.maxDepth}`);
@@ -460,7 +465,12 @@ export class HotWallet {
     replaces: string | null,
     rebroadcast: boolean,
   ): TxRow {
-    const tx = signWalletTransaction(coins, outputs, this.key);
+    // A carrier on the key's bare P2PK output is signed in that form (the only kind of input not P2PKH).
+    const signed = coins.map((coin) => ({
+      ...coin,
+      p2pk: this.store.output(coin.txid, coin.vout)?.scriptHex === this.p2pkScriptHex,
+    }));
+    const tx = signWalletTransaction(signed, outputs, this.key);
     const txid = txidOf(tx);
     if (this.store.tx(txid)) throw new Error(`transaction ${txid} is stored already`);
     const row = this.store.insertTx({
@@ -849,8 +859,16 @@ export class HotWallet {
         this.scriptHex,
         this.network,
       );
-      if (reason === "NOT_OWN_SCRIPT" || reason === "IMMATURE_COINBASE") continue;
-      const carrier = reason === "CARRIES_INSCRIPTION";
+      // A carrier on a bare pay-to-pubkey output of the wallet's own key is taken too, locked: the
+      // index credits it to the wallet's address (a stranger's DRC-20 transfer there moves its
+      // balance), so the wallet must be able to move it (sendCarrier signs it in the P2PK form). Its
+      // koinu are never spendable DOGE.
+      const ownP2pkCarrier =
+        reason === "NOT_OWN_SCRIPT" &&
+        utxo.scriptHex.toLowerCase() === this.p2pkScriptHex &&
+        utxo.inscriptionIds.length + utxo.drc20.length > 0;
+      if ((reason === "NOT_OWN_SCRIPT" && !ownP2pkCarrier) || reason === "IMMATURE_COINBASE") continue;
+      const carrier = reason === "CARRIES_INSCRIPTION" || ownP2pkCarrier;
       const carries = carrier ? JSON.stringify({ inscriptionIds: utxo.inscriptionIds, drc20: utxo.drc20 }) : null;
       const row = this.store.output(utxo.txid, utxo.vout);
       if (row) {
