@@ -15,12 +15,15 @@
  *      its address, 64 at a time, from BENCH_RESERVATIONS / 3 addresses, three each, asking for
  *      more than the curve holds): >= 500/s,
  *      and no over-allocation: the live reservations hold at most the curve's real tokens, checked
- *      in the database afterwards. The curve is recorded with an inscriber that files nothing and
- *      set active directly (the bench measures reservations, not the launch's inscriptions).
+ *      in the database afterwards (BondingStore.reservations). The curve is launched in process
+ *      without a launcher and opened by BondingStore.activateUnsupplied (the bench measures
+ *      reservations, not the launch's supply deposits).
  *   6. the pending pass (AmmLedger.retryPending, then BondingStore.runOnce, as the daemon runs them
  *      every 2 s) over BENCH_ANNOUNCEMENTS pending announcements (half swaps, half bonding
- *      reservations, of txids the index never shows, all announced at once; written to a WAL file
- *      directly, the bench measures the pass): the slowest of a pass with none due, a pass with
+ *      reservations, of txids the index never shows, made through the ledger's and the bonding
+ *      store's own functions on a WAL file beforehand (the swaps and reservations as their owners
+ *      make them, each announced through DepositAnnouncements.announce, due 2 to 64 s later as the
+ *      back-off spreads them; the bench measures the pass): the slowest of a pass with none due, a pass with
  *      all of them due (it checks `pendingChecksPerPass` of each kind) and a pass that clears
  *      them (medians of ten passes): < 50 ms.
  * BENCH_QUOTES (default 3,000,000), BENCH_HTTP_SECONDS (default 5), BENCH_SWAPS (default 5,000),
@@ -197,7 +200,7 @@ async function serve(dir: string): Promise<void> {
     },
     store.issueApiKey("bench").id,
   );
-  db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
+  store.activateUnsupplied("MOON");
   // As the daemon serves it: quotes on the node:http fast path, everything else through Express.
   const app = createAmmApp({
     ledger,
@@ -289,16 +292,13 @@ async function benchReservations(
   );
   const ms = performance.now() - start;
   child.kill();
+  // Read back through the bonding store, from the rows (not its held counters).
   const db = openAmmDatabase(path.join(dir, "http.sqlite"));
-  const realToken = BigInt(
-    (db.prepare("SELECT real_token FROM bonding_curves WHERE tick_key = 'moon'").get() as { real_token: string })
-      .real_token,
-  );
-  const held = (
-    db
-      .prepare("SELECT reserved_out FROM bonding_reservations WHERE tick_key = 'moon' AND status = 'reserved'")
-      .all() as { reserved_out: string }[]
-  ).reduce((sum, r) => sum + BigInt(r.reserved_out), 0n);
+  const deposits = new MapDeposits(custodyAddress);
+  const ledger = new AmmLedger({ db, network: NETWORKS.regtest, deposits, tickDeployed: (tick) => tick });
+  const store = new BondingStore({ db, ledger, deposits, queries: new IndexQueries(openIndexerDatabase(":memory:")) });
+  const realToken = store.curve("MOON")!.state.realToken;
+  const held = store.reservations("MOON", "reserved").reduce((sum, r) => sum + r.reservedOut, 0n);
   db.close();
   return { perSecond: rate(RESERVATIONS, ms), held, realToken, accepted, refused };
 }
@@ -344,13 +344,21 @@ function benchExecutes(dir: string): number {
  */
 async function benchPendingPass(dir: string) {
   const { deposits, db } = seededLedger(dir, "announcements");
-  let now = Math.floor(Date.now() / 1000);
+  const base = Math.floor(Date.now() / 1000);
+  let now = base;
+  const swaps = Math.floor(ANNOUNCEMENTS / 2);
+  const reservations = ANNOUNCEMENTS - swaps;
+  // A thousand reservation addresses, each with up to ten live reservations (keys and signatures are
+  // the slow part of making them; the caps are raised to fit).
+  const perAddress = Math.ceil(reservations / 1_000);
   const ledger = new AmmLedger({
     db,
     network: NETWORKS.regtest,
     deposits,
     tickDeployed: (tick) => tick,
     clock: () => now,
+    maxPendingPerAddress: perAddress,
+    maxPendingPerClient: ANNOUNCEMENTS,
   });
   const store = new BondingStore({
     db,
@@ -358,6 +366,7 @@ async function benchPendingPass(dir: string) {
     deposits,
     queries: new IndexQueries(openIndexerDatabase(":memory:")),
     clock: () => now,
+    maxReservationsPerAddress: perAddress,
   });
   store.launch(
     {
@@ -369,29 +378,57 @@ async function benchPendingPass(dir: string) {
     },
     store.issueApiKey("bench").id,
   );
-  db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
-  const swaps = Math.floor(ANNOUNCEMENTS / 2);
-  const insertSwap =
-    db.prepare(`INSERT INTO swaps (id, quote_id, tick_key, direction, address, amount_in, quoted_out, min_amount_out, deposit_address, status,
-    deposit_txid, created_at, expires_at, updated_at) VALUES (?, ?, 'pups', 'DOGE_TO_TOKEN', ?, '100000000', '1', '1', ?, 'deposit_seen', ?, ?, ?, ?)`);
-  const insertReservation =
-    db.prepare(`INSERT INTO bonding_reservations (id, tick_key, side, address, amount_in, reserved_out, fee, status, pending_txid, created_at,
-    expires_at, updated_at) VALUES (?, 'moon', 'BUY', ?, '100000000', '1', '0', 'reserved', ?, ?, ?, ?)`);
-  const insertAnnouncement =
-    db.prepare(`INSERT INTO deposit_announcements (ref_id, kind, txid, address, client, announced_at, announced_height, clear_at, next_check_at, checks)
-    VALUES (?, ?, ?, ?, ?, ?, -2, ?, ?, 1)`);
-  db.transaction(() => {
-    for (let i = 0; i < ANNOUNCEMENTS; i++) {
-      const kind = i < swaps ? "swap" : "bonding";
-      const id = `${i < swaps ? "swp" : "rsv"}_${crypto.randomBytes(12).toString("hex")}`;
+  store.activateUnsupplied("MOON");
+  const keys = Array.from({ length: Math.ceil(reservations / perAddress) }, () => newKey());
+  const authExpiresAt = base + 3_000;
+  const reserveRequests = Array.from({ length: reservations }, (_, i) => {
+    const key = keys[i % keys.length];
+    const auth = { address: key.address, nonce: `bench-${i.toString().padStart(8, "0")}`, expiresAt: authExpiresAt };
+    const fields = reserveFields({ tick: "MOON", side: "BUY", amountIn: DOGE });
+    const signature = signMessage(authorizationMessage(ledger.domain, "bonding-reserve", fields, auth), key.privateKey);
+    return { address: key.address, auth: { ...auth, signature } };
+  });
+  for (let i = 0; i < ANNOUNCEMENTS; i++) {
+    // Announced as if checked once already: due 2 to 64 s from the start (spread as the back-off spreads them).
+    now = base + 2 + (i % 63);
+    const txid = crypto.randomBytes(32).toString("hex");
+    const client = `client-${i % 1000}`;
+    if (i < swaps) {
       const address = `bench-address-${i}`;
-      const txid = crypto.randomBytes(32).toString("hex");
-      if (kind === "swap") insertSwap.run(id, `qt_${id}`, address, ledger.custodyAddress, txid, now, now + 600, now);
-      else insertReservation.run(id, address, txid, now, now + 300, now);
-      // Checked once already, next due in 2 to 64 s (spread as the back-off spreads them).
-      insertAnnouncement.run(id, kind, txid, address, `client-${i % 1000}`, now, now + 4_200, now + 2 + (i % 63));
+      const quote = ledger.quote({ tick: "PUPS", direction: "DOGE_TO_TOKEN", amountIn: DOGE, slippageBps: 10_000 });
+      const { swap } = ledger.createSwap(quote.id, address);
+      ledger.announcements.announce({
+        kind: "swap",
+        refId: swap.id,
+        txid,
+        address,
+        client,
+        orderExpiresAt: swap.expiresAt,
+        now,
+        indexedHeight: -2,
+      });
+    } else {
+      const request = reserveRequests[i - swaps];
+      const reservation = store.reserve({
+        tick: "MOON",
+        side: "BUY",
+        address: request.address,
+        amountIn: DOGE,
+        auth: request.auth,
+      });
+      ledger.announcements.announce({
+        kind: "bonding",
+        refId: reservation.id,
+        txid,
+        address: request.address,
+        client,
+        orderExpiresAt: reservation.expiresAt,
+        now,
+        indexedHeight: -2,
+      });
     }
-  })();
+  }
+  now = base;
   const pass = async () => {
     const start = performance.now();
     const swapsPass = ledger.retryPending();

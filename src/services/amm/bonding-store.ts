@@ -499,8 +499,25 @@ export class BondingStore {
       clearPending: p(
         "UPDATE bonding_reservations SET pending_txid = NULL, error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')",
       ),
-      seedRow: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
+      curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
+      curvesHoldingDoge: p(
+        "SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'",
+      ),
+      activateUnsupplied: p(
+        "UPDATE bonding_curves SET status = 'active', error = NULL, activated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'awaiting_supply' AND launcher IS NULL",
+      ),
+      reservationsIn: p("SELECT * FROM bonding_reservations WHERE tick_key = ? AND status = ? ORDER BY created_at, id"),
     };
+    // The ledger counts the curves' DOGE among its obligations and keeps their ticks' pools closed.
+    options.ledger.attachCurves({
+      curveStatus: (tickKey) =>
+        (this.s.curveStatus.get(tickKey) as { status: CurveStatus } | undefined)?.status ?? null,
+      dogeHeldBesidePools: (exceptTickKey) =>
+        (this.s.curvesHoldingDoge.all(exceptTickKey) as { real_doge: string }[]).reduce(
+          (sum, curve) => sum + BigInt(curve.real_doge),
+          0n,
+        ),
+    });
   }
 
   private now(): number {
@@ -545,6 +562,23 @@ export class BondingStore {
 
   curves(status: CurveStatus): CurveRecord[] {
     return (this.s.curvesIn.all(status) as CurveRow[]).map(curveOf);
+  }
+
+  /**
+   * Opens for sale a curve launched in process without a launcher (no `auth`: it takes no supply
+   * deposits): the caller vouches that the custody holds its supply (benches, tests). Refused 409
+   * CURVE_NOT_AWAITING_SUPPLY for any other curve.
+   */
+  activateUnsupplied(tick: string): CurveRecord {
+    const curve = this.curveOr404(tick);
+    const now = this.now();
+    if (this.s.activateUnsupplied.run(now, now, curve.tickKey).changes !== 1)
+      throw conflict(
+        "CURVE_NOT_AWAITING_SUPPLY",
+        `${curve.tick} is ${curve.status}${curve.launcher === null ? "" : ", launched by " + curve.launcher}; only a curve launched without a launcher is activated by its caller`,
+        { symbol: curve.tick, status: curve.status },
+      );
+    return this.curve(tick)!;
   }
 
   /** Tokens (BUY) or tokens offered (SELL) that live reservations of `tickKey` hold, other than `except`. */
@@ -1115,8 +1149,18 @@ export class BondingStore {
     }
   }
 
+  /** The reservations of curve `tick` whose row has `status` (operators, benches), oldest first. */
+  reservations(tick: string, status: ReservationStatus): ReservationRecord[] {
+    return (this.s.reservationsIn.all(drc20TickKey(tick), status) as ReservationRow[]).map((r) =>
+      this.reservationOf(r)!,
+    );
+  }
+
   reservation(id: string): ReservationRecord | null {
-    const r = this.s.reservation.get(id) as ReservationRow | undefined;
+    return this.reservationOf(this.s.reservation.get(id) as ReservationRow | undefined);
+  }
+
+  private reservationOf(r: ReservationRow | undefined): ReservationRecord | null {
     if (!r) return null;
     const tick = (this.s.curve.get(r.tick_key) as CurveRow).tick;
     // Expired once past its expiry even before a pass marks it.
@@ -1460,7 +1504,7 @@ export class BondingStore {
     const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
     if (curve.status !== "graduated" || curve.poolSeededAt !== null) return false;
     const now = this.now();
-    if (this.s.seedRow.get(tickKey, curve.id)) {
+    if (this.options.ledger.hasSeed(curve.tick, curve.id)) {
       this.s.seeded.run(now, now, tickKey);
       return true;
     }

@@ -49,7 +49,7 @@ import {
 } from "./deposits";
 import { Announcement, AnnouncementLimits, DepositAnnouncements } from "./announcements";
 import { Authorization, OrderDomain, authorizationMessage, orderMessage, requireSignature } from "./orders";
-import { Payout, PayoutAsset, queuePayout, readPayout } from "./settlement";
+import { Payout, PayoutAsset, queuePayout, readPayout, readPayoutsOf, unsentPayoutTotals } from "./settlement";
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
 /** The DOGE side of a swap (in or out), an added side and a fee claim are at least this (0.01 DOGE, Core's soft dust limit). */
@@ -162,6 +162,17 @@ export const NO_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 0n, drc20Koinu: 0n };
  * 1,513,000, against 12,000,000 charged; the margin is for higher fee rates and fee bumps.
  */
 export const DEFAULT_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 1_000_000n, drc20Koinu: 10_000_000n };
+
+/**
+ * What the ledger asks of the bonding curves sharing its custody (the bonding store, which owns
+ * their table, attaches itself: AmmLedger.attachCurves).
+ */
+export interface CurvesBesidePools {
+  /** The status of the curve of `tickKey`, or null when the tick was never launched on a curve. */
+  curveStatus(tickKey: string): string | null;
+  /** The DOGE curves not yet in a pool hold, except the curve of `exceptTickKey` (what its graduation seeds from). */
+  dogeHeldBesidePools(exceptTickKey: string): bigint;
+}
 
 /** How long an expired swap that never got a deposit is kept (then pruned). */
 export const EXPIRED_SWAP_KEEP_SECONDS = 86_400;
@@ -327,6 +338,8 @@ export class AmmLedger {
   private readonly used: UsedDeposits;
   /** Deposits announced before the index showed them, of swaps and (through the bonding store) of reservations. */
   readonly announcements: DepositAnnouncements;
+  /** The bonding curves sharing the custody, once a bonding store attached them. */
+  private curves: CurvesBesidePools | null = null;
 
   constructor(private readonly options: AmmLedgerOptions) {
     this.custodyAddress = options.deposits.custodyAddress;
@@ -389,8 +402,6 @@ export class AmmLedger {
       swapClosed:
         p(`UPDATE swaps SET status = ?, deposit_txid = ?, deposit_amount = ?, amount_out = ?, fee = ?, ledger_seq = ?, payout_id = ?,
         refund_payout_id = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
-      payoutById: p("SELECT * FROM payouts WHERE id = ?"),
-      payoutsOf: p("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
       insertLiquidity:
         p(`INSERT INTO liquidity_ops (id, tick_key, address, kind, doge_txid, token_txid, doge_amount, token_amount, shares, fees, ledger_seq, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -402,15 +413,22 @@ export class AmmLedger {
         "INSERT INTO fee_claims (id, address, nonce, amount, pools, payout_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       ),
       claimsOf: p("SELECT * FROM fee_claims WHERE address = ? ORDER BY created_at DESC, id DESC LIMIT 100"),
-      curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
-      curvesHoldingDoge: p(
-        "SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'",
-      ),
+      seedOf: p("SELECT seq FROM ledger WHERE tick_key = ? AND kind = 'seed' AND ref_id = ?"),
     };
   }
 
   private now(): number {
     return this.clock();
+  }
+
+  /** The bonding curves that share this custody (the bonding store calls it when it is made over this ledger). */
+  attachCurves(curves: CurvesBesidePools): void {
+    this.curves = curves;
+  }
+
+  /** Whether a seed of `tick`'s pool made for `refId` (a curve's id) is in the pool's ledger. */
+  hasSeed(tick: string, refId: string): boolean {
+    return this.s.seedOf.get(drc20TickKey(tick), refId) !== undefined;
   }
 
   private write<T>(fn: () => T): T {
@@ -601,7 +619,7 @@ export class AmmLedger {
   }
 
   payoutsOf(refId: string): PayoutRecord[] {
-    return (this.s.payoutsOf.all(refId) as { id: string }[]).map((r) => this.payout(r.id)!);
+    return readPayoutsOf(this.options.db, refId);
   }
 
   /** Depth: the inputs that move the price by 1%, 2% and 5%. */
@@ -815,8 +833,7 @@ export class AmmLedger {
     let status = r.status;
     // Settled once its payout is confirmed on chain.
     if (status === "executed" && r.payout_id) {
-      const payout = this.s.payoutById.get(r.payout_id) as { status: string } | undefined;
-      if (payout?.status === "confirmed") status = "settled";
+      if (readPayout(this.options.db, r.payout_id)?.status === "confirmed") status = "settled";
     }
     return {
       id: r.id,
@@ -1264,12 +1281,12 @@ export class AmmLedger {
         throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
       // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
       // then nobody may open it (the seed needs an empty pool).
-      const curve = this.s.curveStatus.get(drc20TickKey(request.tick)) as { status: string } | undefined;
-      if (curve && curve.status !== "graduated") {
+      const curveStatus = this.curves?.curveStatus(drc20TickKey(request.tick)) ?? null;
+      if (curveStatus !== null && curveStatus !== "graduated") {
         throw conflict(
           "TICK_ON_BONDING_CURVE",
-          `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`,
-          { tick: request.tick, curve_status: curve.status },
+          `${request.tick} is on a bonding curve (${curveStatus}); its pool opens when the curve graduates`,
+          { tick: request.tick, curve_status: curveStatus },
         );
       }
       const record = this.poolForDeposit(request.tick);
@@ -1413,15 +1430,10 @@ export class AmmLedger {
     }
     // Bonding curves not yet in a pool hold their buyers' DOGE in the same custody (the curve of
     // `tick` itself is what a graduation seeds from, so it is not owed on top).
-    for (const curve of this.s.curvesHoldingDoge.all(drc20TickKey(tick)) as { real_doge: string }[])
-      doge += BigInt(curve.real_doge);
-    const owed = this.options.db
-      .prepare(`SELECT asset, tick, amount FROM payouts WHERE status IN ('queued', 'inscribing', 'inscribed')`)
-      .all() as { asset: string; tick: string | null; amount: string }[];
-    for (const p of owed) {
-      if (p.asset === "DOGE") doge += BigInt(p.amount);
-      else if (p.tick !== null && drc20TickKey(p.tick) === drc20TickKey(tick)) token += BigInt(p.amount);
-    }
+    if (this.curves) doge += this.curves.dogeHeldBesidePools(drc20TickKey(tick));
+    const unsent = unsentPayoutTotals(this.options.db);
+    doge += unsent.doge;
+    token += unsent.tokens.get(drc20TickKey(tick))?.amount ?? 0n;
     return { doge, token };
   }
 

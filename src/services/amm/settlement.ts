@@ -227,15 +227,16 @@ const utf8 = new TextEncoder();
 
 /** The two statements every writer of payouts shares, prepared once per database. */
 type Statement = SqliteStatement<unknown[]>;
-const payoutStatements = new WeakMap<Sqlite, { insert: Statement; get: Statement }>();
+const payoutStatements = new WeakMap<Sqlite, { insert: Statement; get: Statement; ofRef: Statement }>();
 function statementsOf(db: Sqlite) {
-  let found: { insert: Statement; get: Statement } | undefined = payoutStatements.get(db);
+  let found: { insert: Statement; get: Statement; ofRef: Statement } | undefined = payoutStatements.get(db);
   if (!found) {
     found = {
       insert:
         db.prepare(`INSERT INTO payouts (id, asset, tick, address, amount, reason, ref_id, status, cost_koinu, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`),
       get: db.prepare("SELECT * FROM payouts WHERE id = ?"),
+      ofRef: db.prepare("SELECT * FROM payouts WHERE ref_id = ? ORDER BY created_at, asset, id"),
     };
     payoutStatements.set(db, found);
   }
@@ -279,6 +280,11 @@ export function queuePayout(
 export function readPayout(db: Sqlite, id: string): Payout | null {
   const row = statementsOf(db).get.get(id) as PayoutRow | undefined;
   return row ? toPayout(row) : null;
+}
+
+/** The payouts an order (swap, liquidity operation, claim, reservation, curve) owes, oldest first. */
+export function readPayoutsOf(db: Sqlite, refId: string): Payout[] {
+  return (statementsOf(db).ofRef.all(refId) as PayoutRow[]).map(toPayout);
 }
 
 function toPayout(row: PayoutRow): Payout {
