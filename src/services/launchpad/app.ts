@@ -25,10 +25,10 @@ import { clientIpKey, rateLimited } from "../http/rate-limit";
 import { Collection, CollectionStore, LaunchpadInscriber, Reservation, mintBodyJson } from "./collections";
 import { DeployService } from "./deploys";
 import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
-import { MintRecord, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
+import { MintRecord, MintReferences, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
 import { LaunchpadSession, SessionStore, sessionOf, signingAddress } from "./sessions";
 import { MintedFeed } from "./live";
-import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService } from "./payment";
+import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
 import * as S from "./api-schema";
@@ -200,7 +200,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
     sessionSeconds: options.sessionSeconds ?? 86_400,
     challengeSecret: options.challengeSecret,
   });
-  const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600);
+  // One owner per table (STYLE.md 18): the collection store asks the owners of mints, payments and
+  // payment PSBTs through these, inside its own transactions.
+  const paymentPsbts = new PaymentPsbtStore(db);
+  const collections = new CollectionStore(db, clock, options.reservationSeconds ?? 600, {
+    mints: new MintReferences(db),
+    paymentPsbts,
+  });
   const queries = options.queries;
   const index = new CollectionIndex(queries);
   const gate = createMemberGate(sessions, index);
@@ -232,7 +238,8 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   });
   const payments = options.node
     ? new PaymentPsbtService({
-        db,
+        psbts: paymentPsbts,
+        collections,
         queries,
         node: options.node,
         network,

@@ -54,6 +54,30 @@ export interface Reservation {
   expiresAt: number;
 }
 
+/** A reservation with its state: `active` (live until expiresAt), `expired`, or `minted` (used for a mint). */
+export interface ReservationRecord extends Reservation {
+  status: "active" | "expired" | "minted";
+}
+
+/**
+ * What this store asks the owners of the launchpad's other tables (STYLE.md 18: one owner per
+ * table), passed in so that this module imports neither: mints.ts owns mints and payments
+ * (MintReferences), payment.ts owns payment_psbts (PaymentPsbtStore). Both are called inside this
+ * store's transactions.
+ */
+export interface ReservationLinks {
+  mints: {
+    /** Whether a mint that has not failed holds `tokenIndex` of `slug`. */
+    holds(slug: string, tokenIndex: number): boolean;
+    /** Of `reservationIds`, those a mint or a payment refers to. */
+    referencing(reservationIds: readonly number[]): Set<number>;
+  };
+  paymentPsbts: {
+    /** Deletes the payment PSBTs built for `reservationIds`. */
+    forget(reservationIds: readonly number[]): void;
+  };
+}
+
 /** What the inscriber is asked to inscribe (DESIGN.md 4.2/4.3): one launchpad body in the v1 envelope. */
 export interface LaunchpadInscriptionRequest {
   project: "launchpad";
@@ -120,6 +144,10 @@ interface ReservationRow {
   expires_at: number;
 }
 
+interface ReservationStateRow extends ReservationRow {
+  status: ReservationRecord["status"];
+}
+
 const toCollection = (r: CollectionRow): Collection => ({
   slug: r.slug,
   name: r.name,
@@ -156,6 +184,7 @@ export class CollectionStore {
     private readonly db: Sqlite,
     private readonly clock: () => number,
     private readonly reservationSeconds: number,
+    private readonly links: ReservationLinks,
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
@@ -185,10 +214,9 @@ export class CollectionStore {
       liveOf: p(
         "SELECT id, slug, token_index, address, reserved_at, expires_at FROM reservations WHERE slug = ? AND address = ? AND status = 'active' AND expires_at > ?",
       ),
-      // Whether one index is taken (minted, in a mint that has not failed, or held by a live
-      // reservation): three index lookups.
+      // Whether one index is taken here (minted, or held by a live reservation): two index lookups;
+      // a mint that has not failed takes it too (links.mints.holds).
       taken: p(`SELECT EXISTS (SELECT 1 FROM collection_items i WHERE i.slug = $slug AND i.token_index = $c)
-          OR EXISTS (SELECT 1 FROM mints m WHERE m.slug = $slug AND m.token_index = $c AND m.status != 'failed')
           OR EXISTS (SELECT 1 FROM reservations r WHERE r.slug = $slug AND r.token_index = $c AND r.status = 'active' AND r.expires_at > $now) AS taken`),
       floor: p("SELECT claim_floor AS floor FROM collections WHERE slug = ?"),
       setFloor: p("UPDATE collections SET claim_floor = ? WHERE slug = ?"),
@@ -207,16 +235,18 @@ export class CollectionStore {
       firstExpiryOfClient: p(
         "SELECT MIN(expires_at) AS first_expiry FROM reservations WHERE slug = ? AND client_key = ? AND status = 'active' AND expires_at > ?",
       ),
-      // Expired reservations that nothing refers to (no mint, payment or minted item), and the
-      // payment PSBTs built for them: a claim's rows, gone a day after it expired.
-      prunePsbts:
-        p(`DELETE FROM payment_psbts WHERE reservation_id IN (SELECT r.id FROM reservations r WHERE r.status = 'expired' AND r.expires_at < ?
-        AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.reservation_id = r.id) AND NOT EXISTS (SELECT 1 FROM payments y WHERE y.reservation_id = r.id)
-        AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = r.id))`),
-      pruneReservations: p(`DELETE FROM reservations WHERE status = 'expired' AND expires_at < ?
-        AND NOT EXISTS (SELECT 1 FROM mints m WHERE m.reservation_id = reservations.id) AND NOT EXISTS (SELECT 1 FROM payments y WHERE y.reservation_id = reservations.id)
-        AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = reservations.id)
-        AND NOT EXISTS (SELECT 1 FROM payment_psbts s WHERE s.reservation_id = reservations.id)`),
+      // Expired reservations that no minted item refers to: the candidates for pruning (the owners of
+      // mints, payments and payment PSBTs are asked about the rest).
+      expiredUnminted: p(`SELECT r.id FROM reservations r WHERE r.status = 'expired' AND r.expires_at < ?
+        AND NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.reservation_id = r.id)`),
+      deleteReservations: p("DELETE FROM reservations WHERE id IN (SELECT value FROM json_each(?))"),
+      reservation: p(
+        "SELECT id, slug, token_index, address, reserved_at, expires_at, status FROM reservations WHERE id = ?",
+      ),
+      reservationMinted: p("UPDATE reservations SET status = 'minted' WHERE id = ? AND status = 'active'"),
+      item: p(`INSERT INTO collection_items (slug, token_index, address, reservation_id, mint_txid, inscription_id, minted_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug, token_index) DO NOTHING`),
+      creator: p("SELECT creator_address FROM collections WHERE slug = ?"),
     };
   }
 
@@ -330,8 +360,7 @@ export class CollectionStore {
         // lowest free index is the first one from the floor up that is not taken: a few index
         // lookups per claim however many are taken, instead of a scan of all of them.
         let next = (this.s.floor.get(slug) as { floor: number }).floor;
-        while (next < collection.maxSupply && (this.s.taken.get({ slug, c: next, now }) as { taken: number }).taken)
-          next++;
+        while (next < collection.maxSupply && this.isTaken(slug, next, now)) next++;
         this.s.setFloor.run(next, slug);
         if (next >= collection.maxSupply) {
           const reserved = (this.s.liveCount.get(slug, now) as { n: number }).n;
@@ -351,6 +380,14 @@ export class CollectionStore {
       .immediate();
   }
 
+  /** Whether `tokenIndex` of `slug` is minted, in a mint that has not failed, or held by a live reservation. */
+  private isTaken(slug: string, tokenIndex: number, now: number): boolean {
+    return (
+      (this.s.taken.get({ slug, c: tokenIndex, now }) as { taken: number }).taken === 1 ||
+      this.links.mints.holds(slug, tokenIndex)
+    );
+  }
+
   /**
    * Deletes reservations that expired before `before` and that no mint, payment or minted item
    * refers to, with their payment PSBTs (a stranger's claims leave no row forever). Answers how many
@@ -359,8 +396,13 @@ export class CollectionStore {
   pruneExpired(before: number): number {
     return this.db
       .transaction(() => {
-        this.s.prunePsbts.run(before);
-        return this.s.pruneReservations.run(before).changes;
+        const candidates = (this.s.expiredUnminted.all(before) as { id: number }[]).map((r) => r.id);
+        if (candidates.length === 0) return 0;
+        const referenced = this.links.mints.referencing(candidates);
+        const unreferenced = candidates.filter((id) => !referenced.has(id));
+        if (unreferenced.length === 0) return 0;
+        this.links.paymentPsbts.forget(unreferenced);
+        return this.s.deleteReservations.run(JSON.stringify(unreferenced)).changes;
       })
       .immediate();
   }
@@ -368,6 +410,48 @@ export class CollectionStore {
   /** Makes `tokenIndex` of `slug` the floor if it is lower (an index freed by a failed mint). */
   freed(slug: string, tokenIndex: number): void {
     this.s.lowerFloor.run(tokenIndex, slug);
+  }
+
+  /** Reservation `id` whatever its state, or null. */
+  reservation(id: number): ReservationRecord | null {
+    const row = this.s.reservation.get(id) as ReservationStateRow | undefined;
+    return row ? { ...toReservation(row), status: row.status } : null;
+  }
+
+  /** Marks an active reservation used for a mint; answers whether it was active. Runs in the caller's transaction. */
+  markReservationMinted(id: number): boolean {
+    return this.s.reservationMinted.run(id).changes === 1;
+  }
+
+  /**
+   * Counts a confirmed mint: one collection_items row per index, inserted once (the primary key holds
+   * it). Answers whether this call added it. Runs in the caller's transaction.
+   */
+  addItem(item: {
+    slug: string;
+    tokenIndex: number;
+    address: string;
+    reservationId: number;
+    mintTxid: string | null;
+    inscriptionId: string | null;
+    mintedAt: number;
+  }): boolean {
+    return (
+      this.s.item.run(
+        item.slug,
+        item.tokenIndex,
+        item.address,
+        item.reservationId,
+        item.mintTxid,
+        item.inscriptionId,
+        item.mintedAt,
+      ).changes === 1
+    );
+  }
+
+  /** The creator of `slug` (who receives its payments), or null for an unknown collection. */
+  creatorAddress(slug: string): string | null {
+    return (this.s.creator.get(slug) as { creator_address: string } | undefined)?.creator_address ?? null;
   }
 
   /** The live reservation of `address` on `slug`, or null. */

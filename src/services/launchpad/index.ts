@@ -2,16 +2,23 @@
 export { createLaunchpadApp } from "./app";
 export type { LaunchpadApp, LaunchpadOptions } from "./app";
 export { CollectionStore, MAX_COLLECTION_SIZE, deployRequest, mintBodyJson } from "./collections";
-export type { Collection, LaunchpadInscriber, LaunchpadInscriptionRequest, Reservation } from "./collections";
+export type {
+  Collection,
+  LaunchpadInscriber,
+  LaunchpadInscriptionRequest,
+  Reservation,
+  ReservationLinks,
+  ReservationRecord,
+} from "./collections";
 export { CollectionIndex, createMemberGate } from "./membership";
 export type { MemberGate, MemberToken, Membership } from "./membership";
 export { LAUNCHPAD_MIGRATIONS, LAUNCHPAD_SCHEMA, openLaunchpadDatabase } from "./schema";
 export { SessionStore, sessionOf, signingAddress } from "./sessions";
 export type { LaunchpadSession } from "./sessions";
-export { MINT_PAYMENT_PROTOCOL, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
+export { MINT_PAYMENT_PROTOCOL, MintReferences, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
 export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, SettlementReason } from "./mints";
 export { MintedFeed } from "./live";
 export type { MintedCount, MintedFeedOptions, MintedListener } from "./live";
-export { MAX_OP_RETURN_PAYLOAD_BYTES, MAX_PAYMENT_INPUTS, PaymentPsbtService } from "./payment";
+export { MAX_OP_RETURN_PAYLOAD_BYTES, MAX_PAYMENT_INPUTS, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 export type { PaymentNode, PaymentPsbtOptions } from "./payment";
 export { NO_DEV_WALLET_SCRIPT, devWalletBundle, devWalletScript } from "./dev-wallet";

@@ -114,16 +114,7 @@ interface PaymentRow {
   status: PaymentStatus;
   settlement_reason: SettlementReason | null;
   settlement_koinu: string;
-  creator_address: string;
   created_at: number;
-}
-interface ReservationRow {
-  id: number;
-  slug: string;
-  token_index: number;
-  address: string;
-  expires_at: number;
-  status: string;
 }
 
 const toMint = (r: MintRow): MintRecord => ({
@@ -142,7 +133,7 @@ const toMint = (r: MintRow): MintRecord => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
-const toPayment = (r: PaymentRow): PaymentRecord => ({
+const toPayment = (r: PaymentRow, creatorAddress: string): PaymentRecord => ({
   txid: r.txid,
   slug: r.slug,
   tokenIndex: r.token_index,
@@ -152,7 +143,7 @@ const toPayment = (r: PaymentRow): PaymentRecord => ({
   receivedKoinu: BigInt(r.received_koinu),
   priceKoinu: BigInt(r.price_koinu),
   status: r.status,
-  creatorAddress: r.creator_address,
+  creatorAddress,
   settlement:
     r.settlement_reason !== null && BigInt(r.settlement_koinu) > 0n
       ? { reason: r.settlement_reason, owedKoinu: BigInt(r.settlement_koinu) }
@@ -175,6 +166,37 @@ export const paymentJson = (p: PaymentRecord) => ({
       }
     : null,
 });
+
+/**
+ * What the collection store asks of the mints and payments tables (this module owns them; passed
+ * into CollectionStore as its `links.mints`, called inside its transactions).
+ */
+export class MintReferences {
+  private readonly s;
+
+  constructor(db: Sqlite) {
+    this.s = {
+      holds: db.prepare(
+        "SELECT EXISTS (SELECT 1 FROM mints WHERE slug = ? AND token_index = ? AND status != 'failed') AS held",
+      ),
+      referencing:
+        db.prepare(`SELECT reservation_id AS id FROM mints WHERE reservation_id IN (SELECT value FROM json_each($ids))
+        UNION SELECT reservation_id AS id FROM payments WHERE reservation_id IN (SELECT value FROM json_each($ids))`),
+    };
+  }
+
+  /** Whether a mint that has not failed holds `tokenIndex` of `slug`. */
+  holds(slug: string, tokenIndex: number): boolean {
+    return (this.s.holds.get(slug, tokenIndex) as { held: number }).held === 1;
+  }
+
+  /** Of `reservationIds`, those a mint or a payment refers to. */
+  referencing(reservationIds: readonly number[]): Set<number> {
+    if (reservationIds.length === 0) return new Set();
+    const rows = this.s.referencing.all({ ids: JSON.stringify(reservationIds) }) as { id: number }[];
+    return new Set(rows.map((r) => r.id));
+  }
+}
 
 export interface MintServiceOptions {
   db: Sqlite;
@@ -204,8 +226,6 @@ export class MintService {
   constructor(private readonly options: MintServiceOptions) {
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
-      reservation: p("SELECT id, slug, token_index, address, expires_at, status FROM reservations WHERE id = ?"),
-      reservationMinted: p("UPDATE reservations SET status = 'minted' WHERE id = ? AND status = 'active'"),
       mint: p("SELECT * FROM mints WHERE slug = ? AND token_index = ?"),
       open: p(
         "SELECT * FROM mints WHERE status IN ('accepted', 'submitted', 'revealed') ORDER BY updated_at LIMIT 100",
@@ -236,11 +256,7 @@ export class MintService {
       settleAfterRejection:
         p(`UPDATE payments SET status = 'mint_rejected', settlement_reason = 'MINT_REJECTED', settlement_koinu = received_koinu
         WHERE txid = ? AND status = 'accepted'`),
-      item: p(`INSERT INTO collection_items (slug, token_index, address, reservation_id, mint_txid, inscription_id, minted_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug, token_index) DO NOTHING`),
-      payment: p(
-        "SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug WHERE p.txid = ?",
-      ),
+      payment: p("SELECT * FROM payments WHERE txid = ?"),
       // refund_status is 'none' from schema version 5 on: the launchpad pays nothing back itself.
       insertPayment:
         p(`INSERT INTO payments (txid, slug, token_index, reservation_id, address, payer_address, received_koinu, price_koinu, status,
@@ -250,8 +266,9 @@ export class MintService {
       reapplyPayment:
         p(`UPDATE payments SET status = 'accepted', reservation_id = $reservation, settlement_reason = $reason, settlement_koinu = $owed
         WHERE txid = $txid AND status IN ('late', 'mint_failed')`),
-      owedTo: p(`SELECT p.*, c.creator_address FROM payments p JOIN collections c ON c.slug = p.slug
-        WHERE p.slug = ? AND p.address = ? AND p.settlement_reason IS NOT NULL AND p.settlement_koinu != '0' ORDER BY p.created_at DESC LIMIT 20`),
+      owedTo:
+        p(`SELECT * FROM payments WHERE slug = ? AND address = ? AND settlement_reason IS NOT NULL AND settlement_koinu != '0'
+        ORDER BY created_at DESC LIMIT 20`),
       settleAfterFailure:
         p(`UPDATE payments SET status = 'mint_failed', settlement_reason = 'MINT_FAILED', settlement_koinu = received_koinu
         WHERE txid = ? AND status = 'accepted'`),
@@ -266,12 +283,13 @@ export class MintService {
 
   /** The latest 20 payments of `address` on `slug` that the creator owes something back for (shown with its claims). */
   owedTo(slug: string, address: string): PaymentRecord[] {
-    return (this.s.owedTo.all(slug, address) as PaymentRow[]).map(toPayment);
+    const creator = this.options.collections.creatorAddress(slug) ?? "";
+    return (this.s.owedTo.all(slug, address) as PaymentRow[]).map((row) => toPayment(row, creator));
   }
 
   payment(txid: string): PaymentRecord | null {
     const row = this.s.payment.get(txid) as PaymentRow | undefined;
-    return row ? toPayment(row) : null;
+    return row ? toPayment(row, this.options.collections.creatorAddress(row.slug) ?? "") : null;
   }
 
   /**
@@ -294,14 +312,14 @@ export class MintService {
       );
     // No mint (and no payment taken) before the collection's own deploy is in the index at depth.
     this.options.deploys.ensureDeployed(collection);
-    const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
+    const reservation = this.options.collections.reservation(reservationId);
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
       throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, {
         slug,
         reservation_id: reservationId,
       });
     }
-    const index = reservation.token_index;
+    const index = reservation.tokenIndex;
     const existing = this.get(slug, index);
     // A retry of a mint already made answers it; a second payment for it is recorded below (the creator's to settle).
     if (existing && existing.reservationId === reservation.id && existing.paymentTxid === paymentTxid)
@@ -341,7 +359,7 @@ export class MintService {
     const now = this.options.clock();
     const outcome = this.options.db
       .transaction((): Outcome => {
-        const current = this.s.reservation.get(reservationId) as ReservationRow;
+        const current = this.options.collections.reservation(reservationId)!;
         const mintNow = this.get(slug, index);
         if (
           current.status === "minted" &&
@@ -351,7 +369,7 @@ export class MintService {
           return { kind: "already" };
         if (current.status === "minted" && paymentTxid === null)
           throw this.reservationUsed(reservationId, slug, index, {});
-        const live = current.status === "active" && current.expires_at > now;
+        const live = current.status === "active" && current.expiresAt > now;
         if (paymentTxid !== null && reapply !== null) {
           // Still the payer's recorded payment (another call may have used it since): the reservation must be live.
           const again = this.payment(paymentTxid)!;
@@ -365,7 +383,7 @@ export class MintService {
                 conflict("RESERVATION_EXPIRED", `reservation ${reservationId} is not live; claim again`, {
                   slug,
                   index,
-                  expires_at: current.expires_at,
+                  expires_at: current.expiresAt,
                   ...extra,
                 }),
             };
@@ -414,8 +432,8 @@ export class MintService {
               error: (extra) =>
                 conflict(
                   "RESERVATION_EXPIRED",
-                  `reservation ${reservationId} expired at ${current.expires_at}; the payment is recorded as yours: it counts for your next live reservation of index ${index}, or ${owedBy}`,
-                  { slug, index, expires_at: current.expires_at, ...extra },
+                  `reservation ${reservationId} expired at ${current.expiresAt}; the payment is recorded as yours: it counts for your next live reservation of index ${index}, or ${owedBy}`,
+                  { slug, index, expires_at: current.expiresAt, ...extra },
                 ),
             };
           }
@@ -444,11 +462,11 @@ export class MintService {
         } else if (!live) {
           throw conflict(
             "RESERVATION_EXPIRED",
-            `reservation ${reservationId} expired at ${current.expires_at}; claim again`,
-            { slug, index, expires_at: current.expires_at },
+            `reservation ${reservationId} expired at ${current.expiresAt}; claim again`,
+            { slug, index, expires_at: current.expiresAt },
           );
         }
-        this.s.reservationMinted.run(reservationId);
+        this.options.collections.markReservationMinted(reservationId);
         if (
           this.s.upsertMint.run({ slug, index, reservation: reservationId, address, payment: paymentTxid, now })
             .changes !== 1
@@ -665,17 +683,15 @@ export class MintService {
           if (this.s.confirmed.run(revealTxid, job.inscriptionId, now, mint.slug, mint.tokenIndex).changes !== 1)
             return false;
           // The counter: one row per index, inserted once (the primary key holds it).
-          return (
-            this.s.item.run(
-              mint.slug,
-              mint.tokenIndex,
-              mint.address,
-              mint.reservationId,
-              revealTxid,
-              job.inscriptionId,
-              now,
-            ).changes === 1
-          );
+          return this.options.collections.addItem({
+            slug: mint.slug,
+            tokenIndex: mint.tokenIndex,
+            address: mint.address,
+            reservationId: mint.reservationId,
+            mintTxid: revealTxid,
+            inscriptionId: job.inscriptionId,
+            mintedAt: now,
+          });
         })
         .immediate();
       if (counted) this.options.onMinted?.(mint.slug);

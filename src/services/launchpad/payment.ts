@@ -40,7 +40,7 @@ import {
   selectUserCoins,
   unsignedBytes,
 } from "../user-psbt";
-import type { Collection } from "./collections";
+import type { Collection, CollectionStore, ReservationRecord } from "./collections";
 import { paymentMemo } from "./mints";
 
 /** What payment PSBTs ask the node: the inscriber's interface (getrawtransaction, gettxout with mempool). */
@@ -52,7 +52,10 @@ export const MAX_OP_RETURN_PAYLOAD_BYTES = 80;
 export const MAX_PAYMENT_INPUTS = MAX_USER_INPUTS;
 
 export interface PaymentPsbtOptions {
-  db: Sqlite;
+  /** The payment PSBTs kept (this module's table). */
+  psbts: PaymentPsbtStore;
+  /** The reservations the PSBTs pay for. */
+  collections: Pick<CollectionStore, "reservation">;
   queries: IndexQueries;
   node: PaymentNode;
   network: DogeNetwork;
@@ -61,15 +64,8 @@ export interface PaymentPsbtOptions {
   clock: () => number;
 }
 
-interface ReservationRow {
-  id: number;
-  slug: string;
-  token_index: number;
-  address: string;
-  expires_at: number;
-  status: string;
-}
-interface PaymentPsbtRow {
+/** A kept payment PSBT, as stored. */
+export interface PaymentPsbtRow {
   reservation_id: number;
   address: string;
   pubkey: string;
@@ -78,15 +74,17 @@ interface PaymentPsbtRow {
   expires_at: number;
 }
 
-export class PaymentPsbtService {
-  private readonly btcNetwork: ReturnType<typeof toBitcoinjsNetwork>;
+/**
+ * The payment PSBTs built for reservations (the payment_psbts table, this module's): the unsigned
+ * transaction a signed PSBT must match. CollectionStore forgets those of pruned reservations
+ * (its `links.paymentPsbts`).
+ */
+export class PaymentPsbtStore {
   private readonly s;
 
-  constructor(private readonly options: PaymentPsbtOptions) {
-    this.btcNetwork = toBitcoinjsNetwork(options.network);
-    const p = (sql: string) => options.db.prepare(sql);
+  constructor(db: Sqlite) {
+    const p = (sql: string) => db.prepare(sql);
     this.s = {
-      reservation: p("SELECT id, slug, token_index, address, expires_at, status FROM reservations WHERE id = ?"),
       save: p(`INSERT INTO payment_psbts (reservation_id, address, pubkey, unsigned_tx, psbt, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (reservation_id) DO UPDATE SET address = excluded.address, pubkey = excluded.pubkey, unsigned_tx = excluded.unsigned_tx,
           psbt = excluded.psbt, created_at = excluded.created_at, expires_at = excluded.expires_at, signed_txid = NULL`),
@@ -94,7 +92,52 @@ export class PaymentPsbtService {
         "SELECT reservation_id, address, pubkey, unsigned_tx, psbt, expires_at FROM payment_psbts WHERE reservation_id = ?",
       ),
       signed: p("UPDATE payment_psbts SET signed_txid = ? WHERE reservation_id = ?"),
+      forget: p("DELETE FROM payment_psbts WHERE reservation_id IN (SELECT value FROM json_each(?))"),
     };
+  }
+
+  /** Keeps (or replaces) the PSBT built for `psbt.reservationId`; a signed txid recorded before is cleared. */
+  save(psbt: {
+    reservationId: number;
+    address: string;
+    pubkey: string;
+    unsignedTx: string;
+    psbt: string;
+    createdAt: number;
+    expiresAt: number;
+  }): void {
+    this.s.save.run(
+      psbt.reservationId,
+      psbt.address,
+      psbt.pubkey,
+      psbt.unsignedTx,
+      psbt.psbt,
+      psbt.createdAt,
+      psbt.expiresAt,
+    );
+  }
+
+  /** The PSBT kept for reservation `reservationId`, or null. */
+  get(reservationId: number): PaymentPsbtRow | null {
+    return (this.s.get.get(reservationId) as PaymentPsbtRow | undefined) ?? null;
+  }
+
+  /** Records the txid of the transaction the signed PSBT finalised to. */
+  signed(reservationId: number, txid: string): void {
+    this.s.signed.run(txid, reservationId);
+  }
+
+  /** Deletes the PSBTs built for `reservationIds` (their reservations are being pruned). */
+  forget(reservationIds: readonly number[]): void {
+    if (reservationIds.length > 0) this.s.forget.run(JSON.stringify(reservationIds));
+  }
+}
+
+export class PaymentPsbtService {
+  private readonly btcNetwork: ReturnType<typeof toBitcoinjsNetwork>;
+
+  constructor(private readonly options: PaymentPsbtOptions) {
+    this.btcNetwork = toBitcoinjsNetwork(options.network);
   }
 
   /** Builds (or builds again, replacing the kept one) the payment PSBT of `address`'s reservation. */
@@ -103,7 +146,7 @@ export class PaymentPsbtService {
     checkKeyOfAddress(address, pubkey, this.options.network, "public_key is not the key of the session's address");
     const reservation = this.liveReservation(collection, address, reservationId);
     const ownScript = addressToOutputScript(address, this.options.network);
-    const memo = paymentMemo(collection.slug, reservation.token_index);
+    const memo = paymentMemo(collection.slug, reservation.tokenIndex);
     const memoBytes = new TextEncoder().encode(memo).length;
     if (memoBytes > MAX_OP_RETURN_PAYLOAD_BYTES) {
       // Nodes would not relay it; the slug is too long for a standard payment memo.
@@ -140,18 +183,18 @@ export class PaymentPsbtService {
     }
     for (const output of outputs) psbt.addOutput({ script: output.script, value: output.value });
     const unsignedHex = bytesToHex(unsignedBytes(psbt));
-    this.s.save.run(
-      reservation.id,
+    this.options.psbts.save({
+      reservationId: reservation.id,
       address,
-      bytesToHex(pubkey),
-      unsignedHex,
-      psbt.toBase64(),
-      this.options.clock(),
-      reservation.expires_at,
-    );
+      pubkey: bytesToHex(pubkey),
+      unsignedTx: unsignedHex,
+      psbt: psbt.toBase64(),
+      createdAt: this.options.clock(),
+      expiresAt: reservation.expiresAt,
+    });
     return {
       reservation_id: reservation.id,
-      index: reservation.token_index,
+      index: reservation.tokenIndex,
       psbt: psbt.toBase64(),
       fee_koinu: fee.toString(),
       inputs: coins.map((coin) => ({ txid: coin.txid, vout: coin.vout, value_koinu: coin.value.toString() })),
@@ -161,7 +204,7 @@ export class PaymentPsbtService {
         ...(i === 1 ? { op_return: memo } : { address: i === 0 ? collection.creatorAddress : address }),
         value_koinu: output.value.toString(),
       })),
-      expires_at: reservation.expires_at,
+      expires_at: reservation.expiresAt,
     };
   }
 
@@ -173,7 +216,7 @@ export class PaymentPsbtService {
     psbtBase64: unknown,
   ): { txid: string; hex: string } {
     const reservation = this.liveReservation(collection, address, reservationId);
-    const kept = this.s.get.get(reservation.id) as PaymentPsbtRow | undefined;
+    const kept = this.options.psbts.get(reservation.id);
     if (!kept || kept.address !== address) {
       throw notFound(
         "PAYMENT_PSBT_NOT_FOUND",
@@ -208,12 +251,12 @@ export class PaymentPsbtService {
     });
     const hex = bytesToHex(serializeTransaction(tx));
     const txid = txidOf(tx);
-    this.s.signed.run(txid, reservation.id);
+    this.options.psbts.signed(reservation.id, txid);
     return { txid, hex };
   }
 
   /** `address`'s reservation `reservationId` on `collection`, live and on a priced collection. */
-  private liveReservation(collection: Collection, address: string, reservationId: number): ReservationRow {
+  private liveReservation(collection: Collection, address: string, reservationId: number): ReservationRecord {
     const { slug } = collection;
     if (collection.priceKoinu === 0n)
       throw badRequest("PAYMENT_NOT_EXPECTED", `"${slug}" is free to mint: there is nothing to pay`, { slug });
@@ -224,7 +267,7 @@ export class PaymentPsbtService {
         { slug, creator_address: address },
       );
     }
-    const reservation = this.s.reservation.get(reservationId) as ReservationRow | undefined;
+    const reservation = this.options.collections.reservation(reservationId);
     if (!reservation || reservation.slug !== slug || reservation.address !== address) {
       throw notFound("RESERVATION_NOT_FOUND", `${address} holds no reservation ${reservationId} on "${slug}"`, {
         slug,
@@ -234,15 +277,15 @@ export class PaymentPsbtService {
     if (reservation.status === "minted") {
       throw conflict(
         "RESERVATION_USED",
-        `reservation ${reservationId} was already used for a mint of index ${reservation.token_index}; claim again for another`,
-        { slug, index: reservation.token_index, reservation_id: reservationId },
+        `reservation ${reservationId} was already used for a mint of index ${reservation.tokenIndex}; claim again for another`,
+        { slug, index: reservation.tokenIndex, reservation_id: reservationId },
       );
     }
-    if (reservation.status !== "active" || reservation.expires_at <= this.options.clock()) {
+    if (reservation.status !== "active" || reservation.expiresAt <= this.options.clock()) {
       throw conflict(
         "RESERVATION_EXPIRED",
-        `reservation ${reservationId} expired at ${reservation.expires_at}; claim again`,
-        { slug, index: reservation.token_index, expires_at: reservation.expires_at },
+        `reservation ${reservationId} expired at ${reservation.expiresAt}; claim again`,
+        { slug, index: reservation.tokenIndex, expires_at: reservation.expiresAt },
       );
     }
     return reservation;
