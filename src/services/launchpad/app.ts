@@ -12,7 +12,7 @@
  * per collection and of open event streams; sign-in challenges store nothing.
  */
 import crypto from "node:crypto";
-import express, { Request, RequestHandler } from "express";
+import express, { Request, RequestHandler, Response } from "express";
 import { DogeNetwork } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
@@ -24,14 +24,84 @@ import * as v from "../http/validation";
 import { clientIpKey, rateLimited } from "../http/rate-limit";
 import { Collection, CollectionStore, LaunchpadInscriber, Reservation, mintBodyJson } from "./collections";
 import { DeployService } from "./deploys";
-import { CollectionIndex, MemberGate, Membership, createMemberGate } from "./membership";
+import { CollectionIndex, Membership } from "./membership";
 import { MintRecord, MintReferences, MintService, PaymentRecord, paymentJson, paymentMemo } from "./mints";
-import { LaunchpadSession, SessionStore, sessionOf, signingAddress } from "./sessions";
+import { LaunchpadSession, SessionStore, sessionRequired, signingAddress } from "./sessions";
 import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
 import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
 import * as S from "./api-schema";
+
+// ------------------------------------------------------------- sessions and members over HTTP
+
+/**
+ * The session a request carries: the one an earlier middleware put in `res.locals.launchpadSession`,
+ * else the one its `Authorization: Bearer <token>` names (SessionStore.authenticate), kept there.
+ */
+function ensureSession(store: SessionStore, req: Request, res: Response): LaunchpadSession {
+  const known = res.locals.launchpadSession as LaunchpadSession | undefined;
+  if (known) return known;
+  const session = store.authenticate(req.headers.authorization);
+  res.locals.launchpadSession = session;
+  return session;
+}
+
+/**
+ * Express middleware: requires `Authorization: Bearer <token>` of a live session and puts the
+ * session in `res.locals.launchpadSession`. 401 with WWW-Authenticate otherwise.
+ */
+function requireSessionOf(store: SessionStore): RequestHandler {
+  return (req, res, next) => {
+    try {
+      ensureSession(store, req, res);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The session a request carries (set by the session middleware), or throws 401 SESSION_REQUIRED. */
+export function sessionOf(res: Response): LaunchpadSession {
+  const session = res.locals.launchpadSession as LaunchpadSession | undefined;
+  if (!session) throw sessionRequired();
+  return session;
+}
+
+export interface MemberGate {
+  /** Whether `address` holds a member token of `slug` now (for role bots, downloads, scripts). */
+  isMember(slug: string, address: string): Promise<boolean>;
+  /**
+   * Express middleware for pages: the request's launchpad session (Bearer token; authenticated here
+   * when no earlier middleware did) must hold a member token of `slug`, or of the slug a function
+   * reads from the request. 401 without a live session, 403 NOT_A_MEMBER otherwise; the membership
+   * goes in `res.locals.launchpadMembership`.
+   */
+  requireMember(slug: string | ((req: Request) => string)): RequestHandler;
+}
+
+export function createMemberGate(sessions: SessionStore, index: CollectionIndex): MemberGate {
+  return {
+    async isMember(slug, address) {
+      return index.membership(slug, address).member;
+    },
+    requireMember(slug) {
+      return (req, res, next) => {
+        try {
+          const session = ensureSession(sessions, req, res);
+          res.locals.launchpadMembership = index.requireMember(
+            typeof slug === "function" ? slug(req) : slug,
+            session.address,
+          );
+          next();
+        } catch (error) {
+          next(error);
+        }
+      };
+    },
+  };
+}
 
 /** How long an expired reservation that nothing refers to is kept before it is deleted. */
 export const EXPIRED_RESERVATION_KEEP_SECONDS = 86_400;
@@ -257,7 +327,7 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       );
     return payments;
   };
-  const requireSession = sessions.requireSession();
+  const requireSession = requireSessionOf(sessions);
   // One limit per write route and client IP; claims also per session (after requireSession).
   const perMinute = options.rateLimitPerMinute ?? 60;
   const limit = (name: string): RequestHandler => rateLimited({ name: `launchpad ${name}`, limit: perMinute });

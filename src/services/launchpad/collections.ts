@@ -12,7 +12,7 @@ import {
   LAUNCHPAD_PROTOCOL,
   encodeLaunchpadDeploy,
 } from "../../inscription/launchpad";
-import { AppError, conflict, notFound } from "../http/errors";
+import { Refusal, conflict, notFound } from "../../errors";
 import type { InscriberClient } from "../inscriber/client";
 
 /** Largest collection the launchpad lists (the wire format allows more; reservations are per index). */
@@ -342,7 +342,7 @@ export class CollectionStore {
             const first = (this.s.firstExpiryOfClient.get(slug, client.key, now) as { first_expiry: number | null })
               .first_expiry;
             const retryAfter = Math.max(1, (first ?? now + 1) - now);
-            throw new AppError(
+            throw new Refusal(
               "rate_limited",
               "RESERVATION_LIMIT",
               `this client already holds ${held.n} live reservations of "${slug}", the most one client may; retry when one expires`,

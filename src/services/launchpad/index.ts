@@ -1,6 +1,6 @@
 /** The launchpad service (issue 8): API app, stores, and the membership gate for pages, bots and downloads. */
-export { createLaunchpadApp } from "./app";
-export type { LaunchpadApp, LaunchpadOptions } from "./app";
+export { createLaunchpadApp, createMemberGate, sessionOf } from "./app";
+export type { LaunchpadApp, LaunchpadOptions, MemberGate } from "./app";
 export { CollectionStore, MAX_COLLECTION_SIZE, deployRequest, mintBodyJson } from "./collections";
 export type {
   Collection,
@@ -10,10 +10,10 @@ export type {
   ReservationLinks,
   ReservationRecord,
 } from "./collections";
-export { CollectionIndex, createMemberGate } from "./membership";
-export type { MemberGate, MemberToken, Membership } from "./membership";
+export { CollectionIndex } from "./membership";
+export type { MemberToken, Membership } from "./membership";
 export { LAUNCHPAD_MIGRATIONS, LAUNCHPAD_SCHEMA, openLaunchpadDatabase } from "./schema";
-export { SessionStore, sessionOf, signingAddress } from "./sessions";
+export { SessionStore, signingAddress } from "./sessions";
 export type { LaunchpadSession } from "./sessions";
 export { MINT_PAYMENT_PROTOCOL, MintReferences, MintService, mintIdempotencyKey, paymentMemo } from "./mints";
 export type { MintRecord, MintStatus, PaymentRecord, PaymentStatus, SettlementReason } from "./mints";

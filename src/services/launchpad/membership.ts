@@ -4,11 +4,9 @@
  * `inscription_locations` says who holds each inscription now. So a token bought on the market
  * counts for its buyer and stops counting for its seller, with no launchpad record involved.
  */
-import type { RequestHandler } from "express";
 import type { IndexQueries, InscriptionView } from "../../indexer/queries";
 import type { CollectionDeployView, LaunchpadOperationView } from "../../indexer/queries";
-import { AppError } from "../http/errors";
-import { SessionStore, ensureSession } from "./sessions";
+import { Refusal } from "../../errors";
 
 export interface MemberToken {
   tokenId: string;
@@ -57,6 +55,14 @@ export class CollectionIndex {
     return this.queries.hasCollection(slug);
   }
 
+  /** `address`'s membership of `slug` when it holds a member token now; refuses (forbidden) NOT_A_MEMBER otherwise. */
+  requireMember(slug: string, address: string): Membership {
+    const membership = this.membership(slug, address);
+    if (!membership.member)
+      throw new Refusal("forbidden", "NOT_A_MEMBER", `${address} holds no token of "${slug}"`, { slug, address });
+    return membership;
+  }
+
   /** The member tokens of `slug` that `address` holds now. */
   membership(slug: string, address: string): Membership {
     const tokens = this.queries.collectionTokensHeld(slug, address);
@@ -69,42 +75,4 @@ export class CollectionIndex {
       indexedHeight: this.queries.tipHeight(),
     };
   }
-}
-
-export interface MemberGate {
-  /** Whether `address` holds a member token of `slug` now (for role bots, downloads, scripts). */
-  isMember(slug: string, address: string): Promise<boolean>;
-  /**
-   * Express middleware for pages: the request's launchpad session (Bearer token; authenticated here
-   * when no earlier middleware did) must hold a member token of `slug`, or of the slug a function
-   * reads from the request. 401 without a live session, 403 NOT_A_MEMBER otherwise.
-   */
-  requireMember(slug: string | ((req: Parameters<RequestHandler>[0]) => string)): RequestHandler;
-}
-
-export function createMemberGate(sessions: SessionStore, index: CollectionIndex): MemberGate {
-  return {
-    async isMember(slug, address) {
-      return index.membership(slug, address).member;
-    },
-    requireMember(slug) {
-      return (req, res, next) => {
-        try {
-          const session = ensureSession(sessions, req.headers.authorization, res);
-          const wanted = typeof slug === "function" ? slug(req) : slug;
-          const membership = index.membership(wanted, session.address);
-          if (!membership.member) {
-            throw new AppError("forbidden", "NOT_A_MEMBER", `${session.address} holds no token of "${wanted}"`, {
-              slug: wanted,
-              address: session.address,
-            });
-          }
-          res.locals.launchpadMembership = membership;
-          next();
-        } catch (error) {
-          next(error);
-        }
-      };
-    },
-  };
 }

@@ -19,8 +19,8 @@ import type { Sqlite } from "../../db/sqlite";
 import { bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
 import { LAUNCHPAD_CONTENT_TYPE, LAUNCHPAD_MINT_OP, encodeLaunchpadMint } from "../../inscription/launchpad";
-import { AppError, badRequest, conflict, indexBehind, notFound, unprocessable } from "../http/errors";
-import { indexIsBehind } from "../../indexer/read/status";
+import { Refusal, badRequest, conflict, notFound, unprocessable } from "../../errors";
+import { indexBehind, indexIsBehind } from "../../indexer/read/status";
 import type { Collection, CollectionStore, LaunchpadInscriber } from "./collections";
 import type { DeployService } from "./deploys";
 import type { CollectionIndex } from "./membership";
@@ -218,7 +218,7 @@ export interface MintServiceOptions {
 type Outcome =
   | { kind: "minted" }
   | { kind: "already" }
-  | { kind: "refused"; paymentTxid: string; error: (extra: Record<string, unknown>) => AppError };
+  | { kind: "refused"; paymentTxid: string; error: (extra: Record<string, unknown>) => Refusal };
 
 export class MintService {
   private readonly s;
@@ -304,7 +304,7 @@ export class MintService {
   ): Promise<{ mint: MintRecord; created: boolean }> {
     const { slug } = collection;
     if (!this.options.inscriber)
-      throw new AppError(
+      throw new Refusal(
         "unavailable",
         "MINTING_UNAVAILABLE",
         "this launchpad has no inscriber configured; mints cannot be made",
@@ -502,7 +502,7 @@ export class MintService {
     );
   }
 
-  private payerIsCreator(collection: Collection, paymentTxid: string | null): AppError {
+  private payerIsCreator(collection: Collection, paymentTxid: string | null): Refusal {
     return unprocessable(
       "PAYER_IS_CREATOR",
       `${collection.creatorAddress} is the creator of "${collection.slug}": a payment from the creator to itself pays nothing`,
@@ -514,12 +514,7 @@ export class MintService {
     );
   }
 
-  private reservationUsed(
-    reservationId: number,
-    slug: string,
-    index: number,
-    extra: Record<string, unknown>,
-  ): AppError {
+  private reservationUsed(reservationId: number, slug: string, index: number, extra: Record<string, unknown>): Refusal {
     return conflict(
       "RESERVATION_USED",
       `reservation ${reservationId} was already used for a mint of index ${index}; claim again for another`,
@@ -527,7 +522,7 @@ export class MintService {
     );
   }
 
-  private reused(used: PaymentRecord, txid: string): AppError {
+  private reused(used: PaymentRecord, txid: string): Refusal {
     return conflict(
       "PAYMENT_REUSED",
       `payment ${txid} was already used for index ${used.tokenIndex} of "${used.slug}"`,
@@ -562,7 +557,7 @@ export class MintService {
     const required = this.options.paymentConfirmations ?? 1;
     const confirmations = queries.status().indexedHeight - tx.height + 1;
     if (confirmations < required) {
-      throw new AppError(
+      throw new Refusal(
         "conflict",
         "PAYMENT_NOT_DEEP_ENOUGH",
         `payment ${txid} has ${confirmations} confirmations; payments count at ${required}`,

@@ -27,7 +27,7 @@ import {
 } from "../../doge";
 import type { Sqlite } from "../../db/sqlite";
 import type { IndexQueries } from "../../indexer/queries";
-import { badRequest, conflict, notFound, unprocessable } from "../http/errors";
+import { badRequest, conflict, notFound, unprocessable } from "../../errors";
 import {
   MAX_USER_INPUTS,
   RawTransactionSource,

@@ -9,11 +9,10 @@
  * session is written down (its nonce, until it expires), which takes a valid signature.
  */
 import crypto from "node:crypto";
-import type { RequestHandler, Response } from "express";
 import { DogeNetwork, decodeAddress } from "../../doge";
 import { verifyMessageNative } from "../../doge/message-native";
 import type { Sqlite } from "../../db/sqlite";
-import { AppError, badRequest } from "../http/errors";
+import { Refusal, badRequest } from "../../errors";
 
 export interface LaunchpadSession {
   address: string;
@@ -46,8 +45,9 @@ const CHALLENGE_PATTERN = new RegExp(
 
 const BEARER_REALM = 'Bearer realm="launchpad"';
 
-const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
-  new AppError("unauthorized", code, message, details, {
+/** A refusal for want of a session, naming the credentials to present (HTTP: WWW-Authenticate). */
+export const unauthorized = (code: string, message: string, details?: Record<string, unknown>, invalidToken = false) =>
+  new Refusal("unauthorized", code, message, details, {
     challenge: invalidToken ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM,
   });
 
@@ -174,42 +174,26 @@ export class SessionStore {
   }
 
   /**
-   * Express middleware: requires `Authorization: Bearer <token>` of a live session and puts the
-   * session in `res.locals.launchpadSession`. 401 with WWW-Authenticate otherwise.
+   * The live session of an `Authorization` value `Bearer <token>`; refuses (unauthorized, with the
+   * Bearer challenge) a missing value as SESSION_REQUIRED, another form or an unknown or expired
+   * token as INVALID_TOKEN.
    */
-  requireSession(): RequestHandler {
-    return (req, res, next) => {
-      try {
-        authenticate(this, req.headers.authorization, res);
-        next();
-      } catch (error) {
-        next(error);
-      }
-    };
+  authenticate(authorization: string | undefined): LaunchpadSession {
+    if (!authorization) throw sessionRequired();
+    const match = /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(authorization);
+    if (!match) throw unauthorized("INVALID_TOKEN", "Authorization must be Bearer <token>", undefined, true);
+    const session = this.session(match[1]);
+    if (!session)
+      throw unauthorized(
+        "INVALID_TOKEN",
+        "the token is unknown or its session expired; sign in again",
+        undefined,
+        true,
+      );
+    return session;
   }
 }
 
-/** The session a request carries (set by `requireSession`), or throws 401. */
-export function sessionOf(res: Response): LaunchpadSession {
-  const session = res.locals.launchpadSession as LaunchpadSession | undefined;
-  if (!session)
-    throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
-  return session;
-}
-
-function authenticate(store: SessionStore, header: string | undefined, res: Response): LaunchpadSession {
-  if (!header)
-    throw unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
-  const match = /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(header);
-  if (!match) throw unauthorized("INVALID_TOKEN", "Authorization must be Bearer <token>", undefined, true);
-  const session = store.session(match[1]);
-  if (!session)
-    throw unauthorized("INVALID_TOKEN", "the token is unknown or its session expired; sign in again", undefined, true);
-  res.locals.launchpadSession = session;
-  return session;
-}
-
-/** Used by the membership gate: the request's session, authenticating it when no middleware did. */
-export function ensureSession(store: SessionStore, header: string | undefined, res: Response): LaunchpadSession {
-  return (res.locals.launchpadSession as LaunchpadSession | undefined) ?? authenticate(store, header, res);
-}
+/** The refusal of a request that needs a session and carries none. */
+export const sessionRequired = () =>
+  unauthorized("SESSION_REQUIRED", "this route needs Authorization: Bearer <token> from POST /api/session");
