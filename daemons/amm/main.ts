@@ -32,7 +32,8 @@ import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
-import { CustodyReserves, mountReserves, registerReservesMetrics } from "../../src/services/amm/reserves";
+import { CustodyReserves, registerReservesMetrics } from "../../src/services/amm/reserves";
+import { mountReserves } from "../../src/services/amm/app";
 import { ammHealth } from "../../src/services/amm/health";
 import {
   DEFAULT_MAX_PENDING_PER_ADDRESS,

@@ -31,7 +31,8 @@ import {
 import type { AmmApp } from "../../src/services/amm/app";
 import { ApiSurface, undocumentedRoutes } from "../../src/services/http/openapi";
 import { mountOpsRoutes } from "../../src/services/ops/server";
-import { CustodyReserves, mountReserves } from "../../src/services/amm/reserves";
+import { CustodyReserves } from "../../src/services/amm/reserves";
+import { mountReserves } from "../../src/services/amm/app";
 import type { paths } from "../../shared/openapi/amm";
 import { expectPublished } from "../helpers/openapi-publish";
 import { InscriberClient } from "../../src/services/inscriber/client";

@@ -622,3 +622,27 @@ export const ConfirmedReservation = Reservation.extend({
   graduated: z.boolean().openapi({ description: "this buy graduated the curve" }),
   curve: Curve,
 }).openapi("ConfirmedReservation");
+
+const ReserveAmount = DecimalString.openapi({
+  description: "base units: koinu for DOGE, whole DRC-20 units for a tick",
+});
+/** GET /api/reserves (reserves.ts reservesJson). */
+export const ReservesBody = z
+  .object({
+    custodyAddress: z.string(),
+    indexedHeight: z.number().int(),
+    checkedAt: z.number().int().openapi({ description: "unix seconds of the pass that computed it" }),
+    whole: z.boolean().openapi({ description: "true when every asset's holdings cover its obligations" }),
+    assets: z.array(
+      z.object({
+        asset: z.enum(["DOGE", "DRC20"]),
+        tick: z.string().nullable(),
+        holdings: ReserveAmount,
+        obligations: ReserveAmount,
+        owed: z.object({ pools: ReserveAmount, bonding: ReserveAmount, payouts: ReserveAmount }),
+        shortfall: ReserveAmount,
+      }),
+    ),
+    stuckPayouts: z.object({ failed: z.number().int(), insufficientFunds: z.number().int() }),
+  })
+  .openapi("Reserves");

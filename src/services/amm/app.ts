@@ -30,6 +30,8 @@ import {
 } from "./ledger";
 import { Authorization, authorizationMessage, orderMessage } from "./orders";
 import * as S from "./api-schema";
+import { reservesJson } from "./reserves";
+import type { CustodyReserves } from "./reserves";
 
 export interface AmmAppOptions {
   ledger: AmmLedger;
@@ -651,4 +653,25 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;
+}
+
+/** `GET /api/reserves`: the last pass's report (docs/api.md "Reserves"). Mounted from the daemon's `mount`. */
+export function mountReserves(app: AmmApp, reserves: CustodyReserves): void {
+  const router = express.Router();
+  const routes = app.amm.surface.on(router, "/api");
+  routes.get(
+    "/reserves",
+    {
+      summary: "Proof of reserves: the custody's holdings against its obligations, per asset",
+      description:
+        "Holdings: the hot wallet's spendable DOGE and the custody's DRC-20 balance per tick in the index. Obligations: pool reserves and unclaimed fees, bonding curves not yet in a pool, payouts not sent yet. A shortfall stops the payouts of that asset.",
+      tags: ["deposits"],
+      responses: { 200: S.ReservesBody },
+    },
+    (_input, _req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json(reservesJson(reserves.report()));
+    },
+  );
+  app.use("/api", router);
 }

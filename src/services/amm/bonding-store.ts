@@ -73,7 +73,7 @@ import {
 } from "../../amm/bonding";
 import { DRC20_MAX_SUPPLY, drc20TickKey } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
-import { AppError, conflict, notFound, unprocessable } from "../http/errors";
+import { Refusal, conflict, notFound, unprocessable } from "../../errors";
 import type { InscriberClient } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, pendingError } from "./deposits";
 import type { Announcement } from "./announcements";
@@ -298,7 +298,7 @@ const curveOf = (r: CurveRow): CurveRecord => ({
 });
 
 /** Curve refusals as HTTP answers (422: well formed, but the curve cannot do it). */
-function curveError(error: unknown): AppError {
+function curveError(error: unknown): Refusal {
   if (error instanceof BondingError) {
     const details = Object.fromEntries(
       Object.entries(error.details).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
@@ -385,7 +385,7 @@ export class BondingApiKeys {
   authenticate(authorization: string | undefined): string {
     const match = /^Bearer ([\x21-\x7e]{1,200})$/.exec(authorization ?? "");
     if (!match)
-      throw new AppError(
+      throw new Refusal(
         "unauthorized",
         "MISSING_CREDENTIALS",
         "send an operator key as Authorization: Bearer <key>",
@@ -394,7 +394,7 @@ export class BondingApiKeys {
       );
     const row = this.s.byHash.get(sha256Hex(match[1])) as { id: string } | undefined;
     if (!row)
-      throw new AppError("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, {
+      throw new Refusal("unauthorized", "INVALID_API_KEY", "the key is not a live operator key", undefined, {
         challenge: "Bearer",
       });
     return row.id;
@@ -701,7 +701,7 @@ export class BondingStore {
    * `totalSupply` (a curve sells the tick's whole supply: a larger max could be minted and sold
    * beside it, a smaller one never fills it), else null (not deployed yet, or deployed to fit).
    */
-  private supplyMismatch(tickKey: string, totalSupply: bigint): AppError | null {
+  private supplyMismatch(tickKey: string, totalSupply: bigint): Refusal | null {
     const deployed = this.options.queries.drc20Tick(tickKey);
     if (!deployed || BigInt(deployed.maxSupply) === totalSupply) return null;
     return unprocessable(
@@ -762,7 +762,7 @@ export class BondingStore {
         supplyFields({ tick: known.tick, launcher }, depositTxid),
       ),
     );
-    const result = this.write((): { curve: CurveRecord; outcome: "credited" | "unchanged" } | AppError => {
+    const result = this.write((): { curve: CurveRecord; outcome: "credited" | "unchanged" } | Refusal => {
       const curve = curveOf(this.s.curve.get(known.tickKey) as CurveRow);
       const used = this.used.usedBy(depositTxid);
       if (used && used.kind === "bonding_supply" && used.refId === curve.id) return { curve, outcome: "unchanged" };
@@ -798,7 +798,7 @@ export class BondingStore {
           `bonding_supply_refund:${bound.error.code}`,
           current.id,
         );
-        return new AppError(bound.error.kind, bound.error.code, bound.error.message, {
+        return new Refusal(bound.error.kind, bound.error.code, bound.error.message, {
           ...bound.error.details,
           refund_payout_id: refundPayoutId,
           refund_amount: bound.deposit.amount.toString(),
@@ -817,7 +817,7 @@ export class BondingStore {
       return { curve: curveOf(this.s.curve.get(current.tickKey) as CurveRow), outcome: "credited" };
     });
     // A late deposit consumed and queued back is committed before it is answered.
-    if (result instanceof AppError) throw result;
+    if (result instanceof Refusal) throw result;
     return result;
   }
 
@@ -878,7 +878,7 @@ export class BondingStore {
           )
             cleared += 1;
         } catch (error) {
-          if (!(error instanceof AppError)) throw error;
+          if (!(error instanceof Refusal)) throw error;
           // A refusal that consumed the payment refunded it and closed the reservation (and its
           // announcement); an announcement without its reservation is dropped.
           if (error.code === "RESERVATION_NOT_FOUND") this.options.ledger.announcements.remove(announcement.refId);
@@ -1007,7 +1007,7 @@ export class BondingStore {
   }): ReservationRecord {
     this.options.ledger.refuseServiceAddress(request.address);
     if (request.auth.address !== request.address)
-      throw new AppError("unauthorized", "INVALID_SIGNATURE", "the reservation's address must sign it", {
+      throw new Refusal("unauthorized", "INVALID_SIGNATURE", "the reservation's address must sign it", {
         address: request.address,
       });
     return this.write(() => {
@@ -1249,7 +1249,7 @@ export class BondingStore {
             outcome: "confirmed" | "unchanged" | "pending" | "cleared";
             graduated: boolean;
           }
-        | AppError => {
+        | Refusal => {
         const row = this.s.reservation.get(id) as ReservationRow | undefined;
         if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
         if (row.status === "confirmed" || row.status === "refunded") {
@@ -1325,7 +1325,7 @@ export class BondingStore {
         const deposit = bound.deposit;
         const close = (
           status: ReservationStatus,
-          fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: AppError },
+          fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: Refusal },
         ) => {
           this.s.closeReservation.run(
             status,
@@ -1342,7 +1342,7 @@ export class BondingStore {
           this.s.invalidateHeld.run(row.tick_key);
           announcements.remove(id);
         };
-        const refuse = (error: AppError) => {
+        const refuse = (error: Refusal) => {
           const refundPayoutId = this.options.ledger.oweRefund(
             asset,
             curve.tick,
@@ -1359,7 +1359,7 @@ export class BondingStore {
             code: error.code,
             amount: refundAmount.toString(),
           });
-          return new AppError(error.kind, error.code, error.message, {
+          return new Refusal(error.kind, error.code, error.message, {
             ...error.details,
             reservation_id: id,
             refund_payout_id: refundPayoutId,
@@ -1470,7 +1470,7 @@ export class BondingStore {
       },
     );
     // Refusals that consumed (and refunded) the deposit are committed before they are answered.
-    if (result instanceof AppError) throw result;
+    if (result instanceof Refusal) throw result;
     return result;
   }
 
@@ -1519,7 +1519,7 @@ export class BondingStore {
       });
     } catch (error) {
       // seedPool ran in a savepoint of this transaction: its refusal rolled back only itself.
-      if (!(error instanceof AppError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
       this.s.curveError.run(`${error.code}: ${error.message}`, now, tickKey);
       this.log("bonding_seed_refused", { curve: curve.id, tick: curve.tick, code: error.code, message: error.message });
       return false;

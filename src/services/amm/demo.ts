@@ -18,7 +18,7 @@ import { RECOMMENDED_FEE_RATE } from "../../wallet";
 import type { HotWallet, WalletKey } from "../../wallet";
 import { planOutputs, signWalletTransaction } from "../../wallet/build";
 import { walletKeyFromPrivateKey } from "../../wallet/keys";
-import { AppError } from "../http/errors";
+import { Refusal } from "../../errors";
 import type { InscriberClient } from "../inscriber/client";
 import { launchFields } from "./bonding-store";
 import type { BondingStore } from "./bonding-store";
@@ -188,7 +188,7 @@ async function announceDemoSupply(options: AmmDemoOptions, launcher: WalletKey, 
       options.log("amm_demo_supply_deposited", { tick, status: curve.status });
       return;
     } catch (error) {
-      if (!(error instanceof AppError) || !NOT_YET.has(error.code)) throw error;
+      if (!(error instanceof Refusal) || !NOT_YET.has(error.code)) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000).unref());
   }

@@ -21,7 +21,7 @@ import type { Sqlite } from "../../db/sqlite";
 import { DogeNetwork, NETWORKS, addressToOutputScript, bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
 import { UnspendableReason, unspendableReason } from "../../wallet/spendable";
-import { AppError, conflict, unprocessable } from "../http/errors";
+import { Refusal, conflict, unprocessable } from "../../errors";
 
 interface DepositBase {
   txid: string;
@@ -255,9 +255,9 @@ export type DepositOutcome =
   /** Not in an indexed block, or not yet `confirmations` deep: nothing consumed; try again later. */
   | { kind: "pending"; reason: "NOT_INDEXED" | "NOT_DEEP_ENOUGH"; confirmations: number }
   /** Not this order's deposit (nothing consumed): the error says why. */
-  | { kind: "refused"; error: AppError }
+  | { kind: "refused"; error: Refusal }
   /** Consumed, but it cannot serve the order (late, too small): to be refunded in full to the payer. */
-  | { kind: "refund"; deposit: Deposit; error: AppError }
+  | { kind: "refund"; deposit: Deposit; error: Refusal }
   /** Consumed for the order. */
   | { kind: "credited"; deposit: Deposit };
 
@@ -396,9 +396,9 @@ export function pendingError(
   outcome: Extract<DepositOutcome, { kind: "pending" }>,
   txid: string,
   reader: DepositReader,
-): AppError {
+): Refusal {
   if (outcome.reason === "NOT_INDEXED") {
-    return new AppError(
+    return new Refusal(
       "conflict",
       "DEPOSIT_NOT_FOUND",
       `${txid} is not in a block the index holds (height ${reader.indexedHeight()}); retry once it is mined`,
@@ -409,7 +409,7 @@ export function pendingError(
       { retryAfterSeconds: 10 },
     );
   }
-  return new AppError(
+  return new Refusal(
     "conflict",
     "DEPOSIT_NOT_DEEP_ENOUGH",
     `${txid} has ${outcome.confirmations} confirmations; deposits count at ${reader.confirmations}`,

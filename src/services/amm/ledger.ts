@@ -37,7 +37,7 @@ import {
   swapExactIn,
 } from "../../amm";
 import { SOFT_DUST_LIMIT } from "../../wallet/fees";
-import { AppError, badRequest, conflict, notFound, unprocessable } from "../http/errors";
+import { Refusal, badRequest, conflict, notFound, unprocessable } from "../../errors";
 import {
   DepositOrder,
   DepositReader,
@@ -924,7 +924,7 @@ export class AmmLedger {
     const check = "check" in via ? via.check : null;
     const checkHeight = "check" in via ? via.indexedHeight : 0;
     const result = this.write(
-      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } | AppError => {
+      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } | Refusal => {
         const row = this.s.swap.get(swapId) as SwapRow | undefined;
         if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
         // An expired swap still takes its deposit, to refund it: a payment mined after the swap
@@ -1009,7 +1009,7 @@ export class AmmLedger {
             ledgerSeq?: number;
             payoutId?: string;
             refundPayoutId?: string;
-            error?: AppError;
+            error?: Refusal;
           },
         ) => {
           this.s.swapClosed.run(
@@ -1028,7 +1028,7 @@ export class AmmLedger {
           );
           this.announcements.remove(swapId);
         };
-        const refuse = (error: AppError) => {
+        const refuse = (error: Refusal) => {
           const refundPayoutId = this.oweRefund(
             asset,
             tick,
@@ -1038,7 +1038,7 @@ export class AmmLedger {
             swapId,
           );
           close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-          return new AppError(error.kind, error.code, error.message, {
+          return new Refusal(error.kind, error.code, error.message, {
             ...error.details,
             swap_id: swapId,
             refund_payout_id: refundPayoutId,
@@ -1124,7 +1124,7 @@ export class AmmLedger {
       },
     );
     // Refusals that consumed (and refunded) the deposit are committed before they are answered.
-    if (result instanceof AppError) throw result;
+    if (result instanceof Refusal) throw result;
     return result;
   }
 
@@ -1174,7 +1174,7 @@ export class AmmLedger {
         if (swap.status === "expired") counts.expired += 1;
       }
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
       // A refusal that consumed the deposit refunded it and closed the swap (and its announcement);
       // an announcement without its swap is dropped.
       if (error.code === "SWAP_NOT_FOUND") this.announcements.remove(announcement.refId);
@@ -1337,7 +1337,7 @@ export class AmmLedger {
           error instanceof AmmMathError
             ? unprocessable(error.code, `${error.message}; both deposits are refunded`)
             : error;
-        if (!(refusal instanceof AppError)) throw error;
+        if (!(refusal instanceof Refusal)) throw error;
         // Both deposits go back; the DOGE refund also pays the token refund's cost when it can.
         const tokenRefundCost =
           doge.amount - this.payoutCosts.dogeKoinu - this.payoutCosts.drc20Koinu > 0n
@@ -1375,7 +1375,7 @@ export class AmmLedger {
           0,
           now,
         );
-        return new AppError(refusal.kind, refusal.code, refusal.message, {
+        return new Refusal(refusal.kind, refusal.code, refusal.message, {
           ...refusal.details,
           operation_id: id,
           refund_payout_ids: refunds,
@@ -1411,7 +1411,7 @@ export class AmmLedger {
       );
       return { operation: this.liquidityOp(id)!, created: true };
     });
-    if (result instanceof AppError) throw result;
+    if (result instanceof Refusal) throw result;
     return result;
   }
 
@@ -1680,7 +1680,7 @@ export class AmmLedger {
   checkAuthorization(action: string, fields: Record<string, string>, auth: Authorization): void {
     const now = this.now();
     if (auth.expiresAt <= now)
-      throw new AppError("unauthorized", "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, {
+      throw new Refusal("unauthorized", "AUTHORIZATION_EXPIRED", `the authorization expired at ${auth.expiresAt}`, {
         expires_at: auth.expiresAt,
         now,
       });

@@ -22,7 +22,7 @@
  */
 import type { DogeNetwork } from "../../doge";
 import { verifyMessageNative } from "../../doge/message-native";
-import { AppError } from "../http/errors";
+import { Refusal } from "../../errors";
 
 /** The deployment a signature is for. */
 export interface OrderDomain {
@@ -72,7 +72,7 @@ export function requireSignature(domain: OrderDomain, address: string, signature
     valid = false;
   }
   if (!valid)
-    throw new AppError(
+    throw new Refusal(
       "unauthorized",
       "INVALID_SIGNATURE",
       `the signature is not ${address}'s key over the order message`,

@@ -18,11 +18,8 @@
  * The operator's own money (the float for network fees, bonding fees, payout costs charged to
  * orders) is the surplus.
  */
-import express from "express";
 import { Gauge, Registry } from "prom-client";
 import type { IndexQueries } from "../../indexer/queries";
-import { DecimalString, z } from "../http/openapi";
-import type { AmmApp } from "./app";
 import { drc20TickKey } from "../../inscription/drc20";
 import type { Sqlite } from "../../db/sqlite";
 import type { AmmLedger } from "./ledger";
@@ -248,48 +245,6 @@ export function reservesJson(report: ReservesReport) {
     })),
     stuckPayouts: report.stuckPayouts,
   };
-}
-
-const Amount = DecimalString.openapi({ description: "base units: koinu for DOGE, whole DRC-20 units for a tick" });
-const ReservesBody = z
-  .object({
-    custodyAddress: z.string(),
-    indexedHeight: z.number().int(),
-    checkedAt: z.number().int().openapi({ description: "unix seconds of the pass that computed it" }),
-    whole: z.boolean().openapi({ description: "true when every asset's holdings cover its obligations" }),
-    assets: z.array(
-      z.object({
-        asset: z.enum(["DOGE", "DRC20"]),
-        tick: z.string().nullable(),
-        holdings: Amount,
-        obligations: Amount,
-        owed: z.object({ pools: Amount, bonding: Amount, payouts: Amount }),
-        shortfall: Amount,
-      }),
-    ),
-    stuckPayouts: z.object({ failed: z.number().int(), insufficientFunds: z.number().int() }),
-  })
-  .openapi("Reserves");
-
-/** `GET /api/reserves`: the last pass's report (docs/api.md "Reserves"). Mounted from the daemon's `mount`. */
-export function mountReserves(app: AmmApp, reserves: CustodyReserves): void {
-  const router = express.Router();
-  const routes = app.amm.surface.on(router, "/api");
-  routes.get(
-    "/reserves",
-    {
-      summary: "Proof of reserves: the custody's holdings against its obligations, per asset",
-      description:
-        "Holdings: the hot wallet's spendable DOGE and the custody's DRC-20 balance per tick in the index. Obligations: pool reserves and unclaimed fees, bonding curves not yet in a pool, payouts not sent yet. A shortfall stops the payouts of that asset.",
-      tags: ["deposits"],
-      responses: { 200: ReservesBody },
-    },
-    (_input, _req, res) => {
-      res.setHeader("Cache-Control", "no-store");
-      res.json(reservesJson(reserves.report()));
-    },
-  );
-  app.use("/api", router);
 }
 
 /**
