@@ -1,6 +1,8 @@
 // The collection page: the live "X / Y minted" counter (server-sent events), then connect, claim,
 // pay (a payment PSBT built by the launchpad, signed by window.wallet.signPSBT, broadcast through the
-// explorer) and mint, following the mint until its inscription is confirmed.
+// explorer) and mint, following the mint until the index judges its inscription. Nothing can be
+// claimed, paid or minted until the collection's own deploy is confirmed on chain (deploy.status
+// indexed): the page says so and follows the deploy; a failed deploy shows its error and no mint.
 import {
   ApiError,
   api,
@@ -16,12 +18,85 @@ import {
 
 const $ = (id) => document.getElementById(id);
 const slug = param("slug");
-const state = { collection: null, session: currentSession(), reservation: null, paymentTxid: null, config: null };
+const state = {
+  collection: null,
+  session: currentSession(),
+  reservation: null,
+  paymentTxid: null,
+  config: null,
+  // The reason of the last 409 COLLECTION_NOT_DEPLOYED (the deploy not yet in the index, or not deep enough), or null.
+  deployBlock: null,
+  watchingDeploy: false,
+};
+
+const DEPLOYING = "The collection is being deployed on chain; minting opens once its deploy is confirmed";
 
 function say(id, kind, text) {
   const element = $(id);
   element.className = `message ${kind}`;
   element.textContent = text;
+}
+
+/** Whether the collection takes claims and payments: its deploy is confirmed and no claim was refused for want of it since. */
+function deployed() {
+  return state.collection !== null && state.collection.deploy.status === "indexed" && state.deployBlock === null;
+}
+
+/** The deploy's state in words: a sentence while it is not confirmed, its error (and no mint steps) when it failed. */
+function showDeploy() {
+  const c = state.collection;
+  if (!c) return;
+  const failed = c.deploy.status === "failed";
+  for (const id of ["claim-step", "pay-step", "mint-step"]) {
+    if (failed) $(id).hidden = true;
+  }
+  if (failed)
+    say(
+      "deploy",
+      "error",
+      `This collection's deploy failed, so it cannot be minted: ${c.deploy.error ?? "no reason given"}`,
+    );
+  else if (!deployed()) say("deploy", "info", `${DEPLOYING}${state.deployBlock ? ` (${state.deployBlock})` : ""}.`);
+  else say("deploy", "", "");
+}
+
+/** Reads the collection again every 3 s until its deploy is confirmed (minting opens) or failed. */
+async function watchDeploy() {
+  if (state.watchingDeploy) return;
+  state.watchingDeploy = true;
+  try {
+    for (;;) {
+      await sleep(3000);
+      try {
+        const fresh = await api("GET", `/collections/${encodeURIComponent(slug)}`);
+        state.collection = { ...fresh, minted: Math.max(fresh.minted, state.collection.minted) };
+      } catch {
+        continue; // the next read tries again
+      }
+      const status = state.collection.deploy.status;
+      // Confirmed: claims may be tried again (a claim refused for depth says so again, and this watch resumes).
+      if (status === "indexed") state.deployBlock = null;
+      showDeploy();
+      refreshButtons();
+      if (status === "indexed" || status === "failed") return;
+    }
+  } finally {
+    state.watchingDeploy = false;
+  }
+}
+
+/** A 409 COLLECTION_NOT_DEPLOYED: the buttons wait for the deploy (or the deploy failed); answers whether it was one. */
+function notDeployed(error) {
+  if (!(error instanceof ApiError && error.code === "COLLECTION_NOT_DEPLOYED")) return false;
+  const reason = error.details.reason ?? "DEPLOY_NOT_INDEXED";
+  if (reason === "DEPLOY_FAILED") {
+    state.collection.deploy.status = "failed";
+    state.collection.deploy.error = error.details.error ?? error.message;
+  } else state.deployBlock = reason;
+  showDeploy();
+  refreshButtons();
+  if (reason !== "DEPLOY_FAILED") void watchDeploy();
+  return true;
 }
 
 /** Runs a step's action with its button disabled; failures are shown beside the button. */
@@ -31,7 +106,8 @@ function step(buttonId, messageId, action) {
     try {
       await action();
     } catch (error) {
-      say(messageId, "error", describeError(error));
+      if (notDeployed(error)) say(messageId, "info", "");
+      else say(messageId, "error", describeError(error));
     } finally {
       refreshButtons();
     }
@@ -45,9 +121,11 @@ function priced() {
 function refreshButtons() {
   const live = state.reservation && state.reservation.expires_at > Date.now() / 1000;
   $("connect").disabled = false;
-  $("claim").disabled = !state.session || !state.collection || state.collection.minted >= state.collection.max;
-  $("pay").disabled = !state.session || !live || !priced() || state.paymentTxid !== null;
-  $("mint").disabled = !state.session || !live || (priced() && state.paymentTxid === null) || state.minting === true;
+  const open = deployed();
+  $("claim").disabled = !state.session || !open || state.collection.minted >= state.collection.max;
+  $("pay").disabled = !state.session || !open || !live || !priced() || state.paymentTxid !== null;
+  $("mint").disabled =
+    !state.session || !open || !live || (priced() && state.paymentTxid === null) || state.minting === true;
   showWalletAddress($("wallet"));
 }
 
@@ -85,6 +163,8 @@ async function load() {
     $("mint-title").textContent = "3. Mint";
   }
   showCount(c);
+  showDeploy();
+  if (c.deploy.status !== "indexed" && c.deploy.status !== "failed") void watchDeploy();
   if (state.session) {
     say("connect-message", "ok", `Connected as ${state.session.address}`);
     try {
@@ -118,6 +198,17 @@ const owedText = (payments) =>
   payments.length === 0
     ? ""
     : ` · the creator owes you ${payments.map((p) => `${formatDoge(p.settlement.owed_koinu)} DOGE (${p.settlement.reason}, payment ${p.txid.slice(0, 12)}…)`).join(", ")}`;
+
+/**
+ * A mint the index judged no member token at the buyer's address (rejected_by_index): what happened
+ * (the index's reason) and what the buyer is owed (the payment's settlement, the creator's to pay).
+ */
+function rejectedText(mint) {
+  const what = `The index did not count #${mint.index} as your token of ${state.collection.name}: ${mint.index_reason ?? "NOT_A_MEMBER"}${mint.error ? ` (${mint.error})` : ""}. It is not minted to you and does not count in the total.`;
+  const settlement = mint.payment && mint.payment.settlement;
+  if (!settlement) return `${what} ${mint.payment ? "Your payment is recorded." : "You paid nothing for it."}`;
+  return `${what} You are owed ${formatDoge(settlement.owed_koinu)} DOGE (${settlement.reason}, payment ${mint.payment.txid.slice(0, 12)}…): the creator ${settlement.owed_by} owes it back to ${settlement.owed_to}; the launchpad holds no payment and refunds nothing.`;
+}
 
 step("claim", "claim-message", async () => {
   const reservation = await api("POST", `/collections/${encodeURIComponent(slug)}/claim`, {
@@ -192,28 +283,38 @@ step("mint", "mint-message", async () => {
     const labels = {
       accepted: "accepted",
       submitted: "inscribing…",
-      revealed: "inscribed, waiting for a confirmation…",
+      revealed: "inscribed, waiting for the index to confirm it…",
       confirmed: "minted",
       failed: "failed",
     };
+    const final = ["confirmed", "failed", "rejected_by_index"];
     for (;;) {
       say(
         "mint-message",
-        mint.status === "failed" ? "error" : mint.status === "confirmed" ? "ok" : "info",
+        mint.status === "confirmed" ? "ok" : final.includes(mint.status) ? "error" : "info",
         mint.status === "confirmed"
           ? `Minted #${mint.index}: inscription ${mint.inscription_id}${mint.payment && mint.payment.settlement ? owedText([mint.payment]) : ""}`
           : mint.status === "failed"
             ? `The mint of #${mint.index} failed: ${mint.error ?? "unknown reason"}${mint.payment ? "; your payment still counts for your next claim of this index" : ""}`
-            : `#${mint.index}: ${labels[mint.status] ?? mint.status}`,
+            : mint.status === "rejected_by_index"
+              ? rejectedText(mint)
+              : `#${mint.index}: ${labels[mint.status] ?? mint.status}`,
       );
-      if (mint.status === "confirmed" || mint.status === "failed") break;
+      if (final.includes(mint.status)) break;
       await sleep(1000);
       mint = await api("GET", `/collections/${encodeURIComponent(slug)}/mints/${mint.index}`);
     }
-    if (mint.status === "confirmed") {
+    if (mint.status === "confirmed" || mint.status === "rejected_by_index") {
+      // The reservation is used either way: another token needs a new claim.
       state.reservation = null;
       state.paymentTxid = null;
-      say("claim-message", "info", `#${mint.index} is yours; claim again to mint another`);
+      say(
+        "claim-message",
+        "info",
+        mint.status === "confirmed"
+          ? `#${mint.index} is yours; claim again to mint another`
+          : `#${mint.index} is not yours; claim again to mint another index`,
+      );
       say("pay-message", "info", "");
     }
   } finally {

@@ -3,7 +3,10 @@
  * the real inscriber, the real explorer (payments are broadcast through it) and the development
  * wallet the launchpad injects as window.wallet: open the directory, open a collection, connect,
  * claim, pay, mint, see the counter go from X to X+1 without a reload, open the members-only page;
- * a second browser context without the session is refused. Screenshots are saved under
+ * a second browser context without the session is refused; a collection whose deploy is not confirmed
+ * yet shows it with minting disabled, then opens once the deploy is indexed; a paid mint the index
+ * rejects shows the buyer the index's reason and what the creator owes; a failed deploy shows its
+ * error and no mint button. Screenshots are saved under
  * test-artifacts/browser/ (one per step, phone-sized viewport).
  */
 import { expect } from "chai";
@@ -12,11 +15,13 @@ import path from "node:path";
 import type { Server } from "node:http";
 import { Browser, BrowserContext, Page, chromium } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
+import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import { createExplorerApp } from "../../src/services/explorer/app";
+import { InscriberClient } from "../../src/services/inscriber/client";
 import { devWalletScript } from "../../src/services/launchpad";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { newKey } from "../helpers/keys";
-import { LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
@@ -35,6 +40,8 @@ const PHONE = { width: 390, height: 844 };
 const PRICE = 2n * KOINU_PER_DOGE;
 const PAID = "web-pups";
 const TINY = "web-tiny";
+const LATER = "web-later";
+const BROKEN = "web-broken";
 
 describe("launchpad pages in Chromium", function () {
   this.timeout(300_000);
@@ -45,6 +52,8 @@ describe("launchpad pages in Chromium", function () {
   let page: Page;
   let driver: NodeJS.Timeout | undefined;
   let driving = Promise.resolve();
+  /** While true the chain driver does nothing: no block is mined, so no deploy is confirmed. */
+  let holdChain = false;
   const creator = newKey(); // lists both collections (a listing is its creator's; the free one with the operator key)
   const holder = newKey(); // the development wallet's key: the person at the browser
   const errors: string[] = [];
@@ -62,6 +71,7 @@ describe("launchpad pages in Chromium", function () {
     driver = setInterval(() => {
       driving = driving
         .then(async () => {
+          if (holdChain) return;
           const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
           if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
           await stack.indexer.syncOnce();
@@ -238,5 +248,137 @@ describe("launchpad pages in Chromium", function () {
     await page.waitForFunction(() => document.getElementById("claim-message")!.className.includes("error"));
     expect(await text(page, "#claim-message")).to.contain("SOLD_OUT");
     await shot(page, "8-sold-out");
+  });
+
+  it("disables minting with a plain sentence while a collection's deploy is not confirmed, and opens it once the deploy is indexed", async () => {
+    // No block while the collection is listed: its deploy is handed to the inscriber and waits.
+    holdChain = true;
+    await driving;
+    const listed = await stack.call("POST", "/collections", {
+      token: await stack.signIn(creator),
+      body: { slug: LATER, name: "Web Later", price_koinu: PRICE.toString(), max: 3, creator_address: creator.address },
+    });
+    expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+    expect(listed.body.deploy.status).to.be.oneOf(["pending", "submitted"]);
+
+    await page.goto(`${stack.base}/`);
+    await page.locator(`li[data-slug="${LATER}"]`).waitFor();
+    expect(await text(page, `li[data-slug="${LATER}"]`)).to.contain("being deployed on chain");
+
+    await page.goto(`${stack.base}/collection.html?slug=${LATER}`);
+    // The page has loaded and set its buttons (refreshButtons shows the signed-in address last).
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.startsWith("signed in as"));
+    expect(await text(page, "#deploy")).to.equal(
+      "The collection is being deployed on chain; minting opens once its deploy is confirmed.",
+    );
+    expect(await page.locator("#claim").isDisabled()).to.equal(true);
+    expect(await page.locator("#mint").isDisabled()).to.equal(true);
+    expect(await page.locator("#mint").isVisible()).to.equal(true);
+    // The API agrees: no claim before the deploy is in the index at depth.
+    const refused = await stack.call("POST", `/collections/${LATER}/claim`, { token: await stack.signIn(newKey()) });
+    expect([refused.status, refused.body.error.code, refused.body.error.details.reason]).to.deep.equal([
+      409,
+      "COLLECTION_NOT_DEPLOYED",
+      "DEPLOY_NOT_INDEXED",
+    ]);
+    await shot(page, "9-deploying");
+
+    // The chain moves on: the deploy is mined, indexed and followed; the page opens minting by itself.
+    holdChain = false;
+    await page.waitForFunction(() => !(document.getElementById("claim") as HTMLButtonElement).disabled, undefined, {
+      timeout: 120_000,
+    });
+    expect((await stack.call("GET", `/collections/${LATER}`)).body.deploy.status).to.equal("indexed");
+    expect(await text(page, "#deploy")).to.equal("");
+    await page.click("#claim");
+    await page.waitForFunction(() => document.getElementById("claim-message")!.textContent!.includes("#0"));
+    expect(await page.locator("#pay").isDisabled()).to.equal(false);
+    await shot(page, "10-deployed");
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("shows the buyer a mint the index rejects (its reason) and what the creator owes back", async () => {
+    // Index 0 of the collection is minted on chain outside the launchpad's records, before the buyer's mint.
+    holdChain = true;
+    await driving;
+    try {
+      const outside = new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY });
+      const { job } = await outside.inscribe("browser-outside-mint", {
+        project: "launchpad",
+        contentType: "application/json",
+        action: "LAUNCHPAD_MINT",
+        content: encodeLaunchpadMint({ slug: LATER, tokenId: 0n, maxSupply: 3n }),
+        recipient: newKey().address,
+      });
+      await stack.confirmInscriberJob(job.id);
+    } finally {
+      holdChain = false;
+    }
+    // The page still holds its claim of #0 from the test before.
+    await page.click("#pay");
+    await page.waitForFunction(
+      () => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"),
+      undefined,
+      { timeout: 60_000 },
+    );
+    await page.click("#mint");
+    await page.waitForFunction(
+      () => document.getElementById("mint-message")!.textContent!.startsWith("The index did not count"),
+      undefined,
+      { timeout: 120_000 },
+    );
+    const shown = await text(page, "#mint-message");
+    expect(shown)
+      .to.contain("The index did not count #0 as your token of Web Later: ALREADY_MINTED")
+      .and.contain("You are owed 2 DOGE (MINT_REJECTED")
+      .and.contain(`the creator ${creator.address} owes it back to ${holder.address}`);
+    expect(await page.locator("#mint-message").getAttribute("class")).to.contain("error");
+    expect(await text(page, "#minted")).to.equal("0");
+    const record = (await stack.call("GET", `/collections/${LATER}/mints/0`)).body;
+    expect(record).to.include({ status: "rejected_by_index", index_reason: "ALREADY_MINTED" });
+    expect(record.payment.settlement).to.include({ reason: "MINT_REJECTED", owed_koinu: PRICE.toString() });
+    // The used reservation is gone from the page: claiming again is the next step.
+    expect(await page.locator("#mint").isDisabled()).to.equal(true);
+    expect(await page.locator("#claim").isDisabled()).to.equal(false);
+    await shot(page, "11-mint-rejected");
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("shows a failed deploy's error and no mint button", async () => {
+    holdChain = true;
+    await driving;
+    try {
+      const listed = await stack.call("POST", "/collections", {
+        token: await stack.signIn(creator),
+        body: {
+          slug: BROKEN,
+          name: "Web Broken",
+          price_koinu: PRICE.toString(),
+          max: 3,
+          creator_address: creator.address,
+        },
+      });
+      expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
+      // What the launchpad's worker records when the inscriber job fails or another deploy holds the slug.
+      const reason = "INSCRIBER_JOB_FAILED: the node refused the reveal";
+      stack.app.launchpad.collections.markDeployFailed(BROKEN, reason);
+      expect((await stack.call("GET", `/collections/${BROKEN}`)).body.deploy).to.include({
+        status: "failed",
+        error: reason,
+      });
+
+      await page.goto(`${stack.base}/collection.html?slug=${BROKEN}`);
+      await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.startsWith("signed in as"));
+      expect(await text(page, "#deploy"))
+        .to.contain("This collection's deploy failed, so it cannot be minted")
+        .and.contain(reason);
+      expect(await page.locator("#deploy").getAttribute("class")).to.contain("error");
+      expect(await page.locator("#mint").isVisible()).to.equal(false);
+      expect(await page.locator("#claim").isVisible()).to.equal(false);
+      expect(await page.locator("#pay").isVisible()).to.equal(false);
+      await shot(page, "12-deploy-failed");
+    } finally {
+      holdChain = false;
+    }
   });
 });
