@@ -8,40 +8,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
+import { importsInto } from "../helpers/import-scan";
+import { ROOT, sourceFiles } from "../helpers/sql-scan";
 
-const ROOT = path.join(__dirname, "..", "..");
 const DEVNET = path.join(ROOT, "src", "devnet");
 const SCANNED = ["src", "daemons"];
 const ALLOWED = [DEVNET, path.join(ROOT, "daemons", "devnet")];
-const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "node_modules") out.push(...sourceFiles(full));
-    } else if (SOURCE.test(entry.name)) out.push(full);
-  }
-  return out;
-}
-
-/** The module specifiers of a source text: `from "x"`, `import "x"`, `require("x")`, `import("x")`. */
-export function specifiersOf(source: string): string[] {
-  const found: string[] = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)["'`]([^"'`]+)["'`]/g;
-  for (const m of source.matchAll(pattern)) found.push(m[1]);
-  return found;
-}
 
 /** The specifiers of `file`'s source that resolve into src/devnet/. */
-function devnetImportsOf(file: string, source: string): string[] {
-  return specifiersOf(source).filter((specifier) => {
-    if (!specifier.startsWith(".")) return false;
-    const resolved = path.resolve(path.dirname(file), specifier);
-    return resolved === DEVNET || resolved.startsWith(DEVNET + path.sep);
-  });
-}
+const devnetImportsOf = (file: string, source: string): string[] => importsInto(file, source, DEVNET);
 
 describe("architecture: no service imports the devnet", () => {
   it("finds the imports it looks for", () => {

@@ -1,7 +1,6 @@
 /**
  * Which modules a piece of source imports, read as text: the scanner of the architecture tests that
- * hold who may import what (test/architecture/domain-errors.test.ts; devnet-imports.test.ts has the
- * same pattern of its own).
+ * hold who may import what (test/architecture/domain-errors.test.ts, devnet-imports.test.ts).
  */
 import path from "node:path";
 
