@@ -76,8 +76,9 @@ import type { IndexQueries } from "../../indexer/queries";
 import { Refusal, conflict, notFound, unprocessable } from "../../errors";
 import type { InscriberClient } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, pendingError } from "./deposits";
-import type { Announcement } from "./announcements";
-import { AmmLedger, MIN_DOGE_KOINU, PayoutAsset, priceString } from "./ledger";
+import { payoutAboveDust } from "./custody";
+import type { CustodyOrder, CustodyTrade, CustodyVia } from "./custody";
+import { AmmLedger, MIN_DOGE_KOINU, priceString } from "./ledger";
 import { Authorization, orderMessage, requireSignature } from "./orders";
 
 /** How long a reservation holds its allocation (short: an unpaid reservation blocks others). */
@@ -1063,7 +1064,7 @@ export class BondingStore {
         ({ amountIn, amountOut: reservedOut, feeKoinu: fee } = q);
       } else {
         const q = this.price(state, { side: "SELL", amountIn: request.amountIn });
-        if (q.amountOut - this.options.ledger.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) throw tooSmall(q.amountOut);
+        if (!payoutAboveDust(q.amountOut, this.options.ledger.payoutCosts.dogeKoinu)) throw tooSmall(q.amountOut);
         const held = this.held(curve.tickKey, "SELL");
         const sold = tokensSold(state);
         if (held + request.amountIn > sold) {
@@ -1233,149 +1234,112 @@ export class BondingStore {
   private confirmAnnounced(
     id: string,
     depositTxid: string,
-    via: { client: string | null } | { check: Announcement; indexedHeight: number },
+    via: CustodyVia,
   ): {
     reservation: ReservationRecord;
     outcome: "confirmed" | "unchanged" | "pending" | "cleared";
     graduated: boolean;
   } {
-    const announcements = this.options.ledger.announcements;
-    const check = "check" in via ? via.check : null;
-    const checkHeight = "check" in via ? via.indexedHeight : 0;
-    const result = this.write(
-      ():
-        | {
-            reservation: ReservationRecord;
-            outcome: "confirmed" | "unchanged" | "pending" | "cleared";
-            graduated: boolean;
-          }
-        | Refusal => {
-        const row = this.s.reservation.get(id) as ReservationRow | undefined;
-        if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
-        if (row.status === "confirmed" || row.status === "refunded") {
-          if (check) announcements.remove(id);
-          if (row.deposit_txid === depositTxid || check)
-            return { reservation: this.reservation(id)!, outcome: "unchanged", graduated: false };
-          throw conflict("RESERVATION_CLOSED", `reservation ${id} is ${row.status}`, {
-            reservation_id: id,
-            status: row.status,
-          });
-        }
-        const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
-        const isBuy = row.side === "BUY";
-        const asset: PayoutAsset = isBuy ? "DOGE" : "DRC20";
-        const payoutCost = BigInt(row.payout_cost);
-        const order: DepositOrder = {
-          kind: isBuy ? "bonding_buy" : "bonding_sell",
+    type Answer = {
+      reservation: ReservationRecord;
+      outcome: "confirmed" | "unchanged" | "pending" | "cleared";
+      graduated: boolean;
+    };
+    const result = this.write((): Answer | Refusal => {
+      const row = this.s.reservation.get(id) as ReservationRow | undefined;
+      if (!row) throw notFound("RESERVATION_NOT_FOUND", `no reservation ${id}`, { reservation_id: id });
+      const now = this.now();
+      const settled = this.options.ledger.custody.settle(this.reservationOrder(row, now), depositTxid, via, now);
+      if (settled instanceof Refusal) return settled;
+      if (settled.outcome !== "filled")
+        return { reservation: this.reservation(id)!, outcome: settled.outcome, graduated: false };
+      const { next, tickKey } = settled.applied;
+      const graduated = row.side === "BUY" && readyToGraduate(next) && this.graduate(tickKey);
+      return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
+    });
+    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
+    if (result instanceof Refusal) throw result;
+    return result;
+  }
+
+  /** A reservation as the custody procedure sees it (custody.ts): its deposit, its trade on the curve, its row's updates. */
+  private reservationOrder(row: ReservationRow, now: number): CustodyOrder<{ next: CurveState; tickKey: string }> {
+    const id = row.id;
+    const curve = curveOf(this.s.curve.get(row.tick_key) as CurveRow);
+    const isBuy = row.side === "BUY";
+    const payoutCost = BigInt(row.payout_cost);
+    const amountIn = BigInt(row.amount_in);
+    const { dogeKoinu } = this.options.ledger.payoutCosts;
+    const closed = row.status === "confirmed" || row.status === "refunded";
+    return {
+      kind: "bonding",
+      deposit: {
+        kind: isBuy ? "bonding_buy" : "bonding_sell",
+        id,
+        address: row.address,
+        asset: isBuy ? "DOGE" : "DRC20",
+        tick: curve.tick,
+        amountIn: amountIn + payoutCost,
+        expiresAt: row.expires_at,
+        whose: "the reservation's address",
+      },
+      payoutCost,
+      closedStatus: closed ? row.status : null,
+      closedWith: row.deposit_txid,
+      expired: row.status === "expired" || row.expires_at < now,
+      words: {
+        order: "reservation",
+        deposit: "payment",
+        idField: "reservation_id",
+        closedCode: "RESERVATION_CLOSED",
+        reason: "bonding",
+      },
+      markAnnounced: (txid, at) => {
+        this.s.setPending.run(txid, at, id);
+      },
+      markUnannounced: (code, message, at) => {
+        this.s.clearPending.run(code, message, at, id);
+      },
+      close: (status, fields, at) => {
+        this.s.closeReservation.run(
+          status === "filled" ? "confirmed" : "refunded",
+          fields.depositTxid,
+          fields.depositAmount.toString(),
+          fields.amountOut?.toString() ?? null,
+          fields.payoutId ?? null,
+          fields.refundPayoutId ?? null,
+          fields.error?.code ?? null,
+          fields.error?.message ?? null,
+          at,
           id,
-          address: row.address,
-          asset,
-          tick: curve.tick,
-          amountIn: BigInt(row.amount_in) + payoutCost,
-          expiresAt: row.expires_at,
-          whose: "the reservation's address",
-        };
-        const now = this.now();
-        const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-        const unannounce = (code: string, message: string) => {
-          announcements.remove(id);
-          this.s.clearPending.run(code, message, now, id);
-          return { reservation: this.reservation(id)!, outcome: "cleared" as const, graduated: false };
-        };
-        if (bound.kind === "refused") {
-          // The pass drops a txid that turned out not to be this reservation's (it never will be).
-          if (check) return unannounce(bound.error.code, bound.error.message);
-          throw bound.error;
-        }
-        if (bound.kind === "pending") {
-          if (check) {
-            if (bound.reason === "NOT_INDEXED" && announcements.expired(check, now, checkHeight))
-              return unannounce(
-                "DEPOSIT_NOT_SEEN",
-                `the announced payment ${depositTxid} was not in an indexed block by ${check.clearAt}; no payment was mined for this reservation before ${row.expires_at}`,
-              );
-            announcements.checked(check, now);
-            return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
-          }
-          // An expired reservation takes no announcement of a txid the index does not hold (it could
-          // only be refunded): announce it again once it is mined.
-          if (row.expires_at < now && bound.reason === "NOT_INDEXED" && announcements.get(id)?.txid !== depositTxid) {
-            throw conflict(
-              "DEPOSIT_NOT_FOUND",
-              `${depositTxid} is not in an indexed block; reservation ${id} expired, so its payment is refunded once it is mined and announced again`,
-              { deposit_txid: depositTxid },
-            );
-          }
-          // Not in an indexed block yet, or not deep enough: remembered (within the caps), and
-          // confirmed by the bonding pass once it is (a later announcement with another txid
-          // replaces it). A payment is never left unanswered.
-          announcements.announce({
-            kind: "bonding",
-            refId: id,
-            txid: depositTxid,
-            address: row.address,
-            client: "client" in via ? via.client : null,
-            orderExpiresAt: row.expires_at,
-            now,
-            indexedHeight: this.options.deposits.indexedHeight(),
-          });
-          this.s.setPending.run(depositTxid, now, id);
-          return { reservation: this.reservation(id)!, outcome: "pending", graduated: false };
-        }
-        const deposit = bound.deposit;
-        const close = (
-          status: ReservationStatus,
-          fields: { amountOut?: bigint; payoutId?: string; refundPayoutId?: string; error?: Refusal },
-        ) => {
-          this.s.closeReservation.run(
-            status,
-            depositTxid,
-            deposit.amount.toString(),
-            fields.amountOut?.toString() ?? null,
-            fields.payoutId ?? null,
-            fields.refundPayoutId ?? null,
-            fields.error?.code ?? null,
-            fields.error?.message ?? null,
-            now,
-            id,
-          );
-          this.s.invalidateHeld.run(row.tick_key);
-          announcements.remove(id);
-        };
-        const refuse = (error: Refusal) => {
-          const refundPayoutId = this.options.ledger.oweRefund(
-            asset,
-            curve.tick,
-            row.address,
-            deposit.amount,
-            `bonding_refund:${error.code}`,
-            id,
-          );
-          close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-          const refundAmount = refundPayoutId ? this.options.ledger.payout(refundPayoutId)!.amount : 0n;
-          this.log("bonding_refunded", {
+        );
+        this.s.invalidateHeld.run(row.tick_key);
+        if (status === "filled")
+          this.log("bonding_confirmed", {
             reservation: id,
             tick: curve.tick,
-            code: error.code,
-            amount: refundAmount.toString(),
+            side: row.side,
+            amountIn: (fields.paid ?? 0n).toString(),
+            amountOut: (fields.amountOut ?? 0n).toString(),
           });
-          return new Refusal(error.kind, error.code, error.message, {
-            ...error.details,
-            reservation_id: id,
-            refund_payout_id: refundPayoutId,
-            refund_amount: refundAmount.toString(),
-          });
-        };
-        const amountIn = BigInt(row.amount_in);
-        if (bound.kind === "refund") return refuse(bound.error);
+      },
+      refunded: (error, refundAmount) => {
+        this.log("bonding_refunded", {
+          reservation: id,
+          tick: curve.tick,
+          code: error.code,
+          amount: refundAmount.toString(),
+        });
+      },
+      trade: (): CustodyTrade<{ next: CurveState; tickKey: string }> => {
         if (curve.status !== "active") {
           const code = curve.status === "graduated" ? (isBuy ? "SOLD_OUT" : "CURVE_GRADUATED") : "CURVE_NOT_ACTIVE";
-          return refuse(
-            unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, {
+          return {
+            refused: unprocessable(code, `${curve.tick}'s curve is ${curve.status}; the deposit is refunded`, {
               symbol: curve.tick,
               status: curve.status,
             }),
-          );
+          };
         }
         let next: CurveState;
         let paid: bigint;
@@ -1395,11 +1359,13 @@ export class BondingStore {
           } catch (error) {
             if (!(error instanceof BondingError)) throw error;
             const code = error.code === "OUTPUT_ZERO" ? "OUTPUT_ZERO" : "SOLD_OUT";
-            return refuse(
-              unprocessable(code, `the curve cannot fill the buy now (${error.code}); the deposit is refunded`, {
-                reason: error.code,
-              }),
-            );
+            return {
+              refused: unprocessable(
+                code,
+                `the curve cannot fill the buy now (${error.code}); the deposit is refunded`,
+                { reason: error.code },
+              ),
+            };
           }
           next = traded.state;
           paid = traded.quote.dogeInKoinu;
@@ -1416,11 +1382,13 @@ export class BondingStore {
             traded = sell(curve.state, amountIn);
           } catch (error) {
             if (!(error instanceof BondingError)) throw error;
-            return refuse(
-              unprocessable(error.code, `the curve cannot fill the sell now (${error.code}); the deposit is refunded`, {
-                reason: error.code,
-              }),
-            );
+            return {
+              refused: unprocessable(
+                error.code,
+                `the curve cannot fill the sell now (${error.code}); the deposit is refunded`,
+                { reason: error.code },
+              ),
+            };
           }
           next = traded.state;
           paid = amountIn;
@@ -1429,49 +1397,35 @@ export class BondingStore {
         // The reservation's promise: at least what it reserved, or the whole deposit back.
         const promised = BigInt(row.reserved_out);
         if (amountOut < promised) {
-          return refuse(
-            unprocessable(
+          return {
+            refused: unprocessable(
               "RESERVATION_NOT_HONOURED",
               `the curve would pay ${amountOut} now, below the ${promised} reserved; the deposit is refunded`,
-              {
-                amount_out: amountOut.toString(),
-                reserved_out: promised.toString(),
-              },
+              { amount_out: amountOut.toString(), reserved_out: promised.toString() },
             ),
-          );
+          };
         }
-        this.s.saveState.run(
-          next.virtualDoge.toString(),
-          next.virtualToken.toString(),
-          next.realDoge.toString(),
-          next.realToken.toString(),
-          next.feesCollected.toString(),
-          now,
-          curve.tickKey,
-        );
-        const payoutId = isBuy
-          ? this.options.ledger.oweToken(curve.tick, row.address, amountOut, "bonding_buy", id, payoutCost)
-          : this.options.ledger.oweDoge(curve.tick, row.address, amountOut, "bonding_sell", id)!;
-        const excess = deposit.amount - paid - payoutCost;
-        const refundPayoutId =
-          excess > 0n
-            ? (this.options.ledger.oweRefund(asset, curve.tick, row.address, excess, "bonding_excess", id) ?? undefined)
-            : undefined;
-        close("confirmed", { amountOut, payoutId, refundPayoutId });
-        this.log("bonding_confirmed", {
-          reservation: id,
-          tick: curve.tick,
-          side: row.side,
-          amountIn: paid.toString(),
-          amountOut: amountOut.toString(),
-        });
-        const graduated = isBuy && readyToGraduate(next) && this.graduate(curve.tickKey);
-        return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
+        return {
+          paid,
+          amountOut,
+          // A sell's DOGE payout pays at least what was reserved, less its own cost.
+          minimumNet: isBuy ? 0n : promised - dogeKoinu,
+          reason: isBuy ? "bonding_buy" : "bonding_sell",
+          apply: () => {
+            this.s.saveState.run(
+              next.virtualDoge.toString(),
+              next.virtualToken.toString(),
+              next.realDoge.toString(),
+              next.realToken.toString(),
+              next.feesCollected.toString(),
+              now,
+              curve.tickKey,
+            );
+            return { next, tickKey: curve.tickKey };
+          },
+        };
       },
-    );
-    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
-    if (result instanceof Refusal) throw result;
-    return result;
+    };
   }
 
   // ---------------------------------------------------------------------------- graduation

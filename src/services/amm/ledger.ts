@@ -36,24 +36,16 @@ import {
   removeLiquidity,
   swapExactIn,
 } from "../../amm";
-import { SOFT_DUST_LIMIT } from "../../wallet/fees";
 import { Refusal, badRequest, conflict, notFound, unprocessable } from "../../errors";
-import {
-  DepositOrder,
-  DepositReader,
-  UsedDeposits,
-  bindDeposit,
-  consumeDeposit,
-  inspectDeposit,
-  pendingError,
-} from "./deposits";
+import { DepositOrder, DepositReader, UsedDeposits, consumeDeposit, inspectDeposit, pendingError } from "./deposits";
 import { Announcement, AnnouncementLimits, DepositAnnouncements } from "./announcements";
 import { Authorization, OrderDomain, authorizationMessage, orderMessage, requireSignature } from "./orders";
-import { Payout, PayoutAsset, queuePayout, readPayout, readPayoutsOf, unsentPayoutTotals } from "./settlement";
+import { Payout, PayoutAsset, readPayout, readPayoutsOf, unsentPayoutTotals } from "./settlement";
+import { Custody, CustodyOrder, CustodyVia, MIN_DOGE_KOINU, PayoutCosts, payoutAboveDust } from "./custody";
 
 export const DEFAULT_SLIPPAGE_BPS = 50;
-/** The DOGE side of a swap (in or out), an added side and a fee claim are at least this (0.01 DOGE, Core's soft dust limit). */
-export const MIN_DOGE_KOINU = SOFT_DUST_LIMIT;
+export { MIN_DOGE_KOINU };
+export type { PayoutCosts };
 /** How long a quote may be turned into a swap. */
 export const DEFAULT_QUOTE_SECONDS = 60;
 /** How long a swap waits for its deposit to be mined (the deposit's block time must not be later). */
@@ -141,16 +133,6 @@ export interface AmmLedgerOptions extends AnnouncementLimits {
   payoutCosts?: PayoutCosts;
 }
 
-/**
- * What one payout costs the operator, in koinu, charged to the order that owes it (docs/security.md,
- * threat-model rule 3): a DOGE payout's network fee is withheld from it; a DRC-20 payout's network
- * fees and postage are paid in DOGE by its order (on top of a DOGE deposit, or withheld from the
- * order's DOGE payout).
- */
-export interface PayoutCosts {
-  dogeKoinu: bigint;
-  drc20Koinu: bigint;
-}
 export const NO_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 0n, drc20Koinu: 0n };
 /**
  * The daemon's default costs: a DOGE payout's network fee, 0.01 DOGE (one kilobyte at Core's
@@ -338,6 +320,8 @@ export class AmmLedger {
   private readonly used: UsedDeposits;
   /** Deposits announced before the index showed them, of swaps and (through the bonding store) of reservations. */
   readonly announcements: DepositAnnouncements;
+  /** The custody procedure (custody.ts): swaps' executes and, through the bonding store, reservations' confirms. */
+  readonly custody: Custody;
   /** The bonding curves sharing the custody, once a bonding store attached them. */
   private curves: CurvesBesidePools | null = null;
 
@@ -351,6 +335,14 @@ export class AmmLedger {
     this.swapSeconds = options.swapSeconds ?? DEFAULT_SWAP_SECONDS;
     this.used = new UsedDeposits(options.db);
     this.announcements = new DepositAnnouncements(options.db, options);
+    this.custody = new Custody({
+      db: options.db,
+      clock: this.clock,
+      payoutCosts: this.payoutCosts,
+      deposits: options.deposits,
+      used: this.used,
+      announcements: this.announcements,
+    });
     const p = (sql: string) => options.db.prepare(sql);
     this.s = {
       pool: p("SELECT * FROM pools WHERE tick_key = ?"),
@@ -561,11 +553,7 @@ export class AmmLedger {
     return this.s.ledgerOf.all(drc20TickKey(tick)) as Record<string, unknown>[];
   }
 
-  /**
-   * Owes `gross` koinu to `address` (inside the caller's write), less the operator's cost of paying
-   * it (`payoutCosts.dogeKoinu`) and of `siblingCostKoinu` (a DRC-20 payout of the same order paid
-   * from this DOGE). Answers the payout's id, or null when the costs take it all (nothing is sent).
-   */
+  /** Owes `gross` koinu to `address` less its costs (inside the caller's write): Custody.oweDoge. */
   oweDoge(
     tick: string | null,
     address: string,
@@ -574,33 +562,15 @@ export class AmmLedger {
     refId: string,
     siblingCostKoinu = 0n,
   ): string | null {
-    const net = gross - this.payoutCosts.dogeKoinu - siblingCostKoinu;
-    if (net <= 0n) return null;
-    return queuePayout(this.options.db, this.now(), {
-      asset: "DOGE",
-      tick,
-      address,
-      amount: net,
-      reason,
-      refId,
-      costKoinu: this.payoutCosts.dogeKoinu,
-    });
+    return this.custody.oweDoge(tick, address, gross, reason, refId, siblingCostKoinu);
   }
 
-  /** Owes `amount` of `tick` to `address` (inside the caller's write); `paidKoinu`: the DOGE its order paid toward its cost (0: the operator's). */
+  /** Owes `amount` of `tick` to `address` (inside the caller's write): Custody.oweToken. */
   oweToken(tick: string, address: string, amount: bigint, reason: string, refId: string, paidKoinu: bigint): string {
-    return queuePayout(this.options.db, this.now(), {
-      asset: "DRC20",
-      tick,
-      address,
-      amount,
-      reason,
-      refId,
-      costKoinu: paidKoinu,
-    });
+    return this.custody.oweToken(tick, address, amount, reason, refId, paidKoinu);
   }
 
-  /** Owes a deposit back in full to its payer: DOGE less its payout cost; DRC-20 at the operator's cost (there is no DOGE to charge). */
+  /** Owes a deposit back in full to its payer (inside the caller's write): Custody.oweRefund. */
   oweRefund(
     asset: PayoutAsset,
     tick: string,
@@ -609,13 +579,11 @@ export class AmmLedger {
     reason: string,
     refId: string,
   ): string | null {
-    return asset === "DOGE"
-      ? this.oweDoge(tick, address, amount, reason, refId)
-      : this.oweToken(tick, address, amount, reason, refId, 0n);
+    return this.custody.oweRefund(asset, tick, address, amount, reason, refId);
   }
 
   payout(id: string): PayoutRecord | null {
-    return readPayout(this.options.db, id);
+    return this.custody.payout(id);
   }
 
   payoutsOf(refId: string): PayoutRecord[] {
@@ -679,7 +647,7 @@ export class AmmLedger {
     }
     const dogeSide = request.direction === "DOGE_TO_TOKEN" ? amountIn : amountOut;
     if (dogeSide < MIN_DOGE_KOINU) throw tooSmall(dogeSide);
-    if (request.direction === "TOKEN_TO_DOGE" && amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+    if (request.direction === "TOKEN_TO_DOGE" && !payoutAboveDust(amountOut, this.payoutCosts.dogeKoinu)) {
       throw unprocessable(
         "AMOUNT_TOO_SMALL",
         `the swap pays ${amountOut} koinu; less its payout's cost ${this.payoutCosts.dogeKoinu} that is below ${MIN_DOGE_KOINU}`,
@@ -919,165 +887,102 @@ export class AmmLedger {
   private executeAnnounced(
     swapId: string,
     depositTxid: string,
-    via: { client: string | null } | { check: Announcement; indexedHeight: number },
+    via: CustodyVia,
   ): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } {
-    const check = "check" in via ? via.check : null;
-    const checkHeight = "check" in via ? via.indexedHeight : 0;
-    const result = this.write(
-      (): { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" } | Refusal => {
-        const row = this.s.swap.get(swapId) as SwapRow | undefined;
-        if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
-        // An expired swap still takes its deposit, to refund it: a payment mined after the swap
-        // expired must not be stranded in custody.
-        const closed = !["created", "deposit_seen", "expired"].includes(row.status);
-        if (closed) {
-          if (check) this.announcements.remove(swapId);
-          if (row.deposit_txid === depositTxid || check) return { swap: this.swapOf(row), outcome: "unchanged" };
-          throw conflict("SWAP_CLOSED", `swap ${swapId} is ${row.status}`, { swap_id: swapId, status: row.status });
-        }
-        const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
-        const dogeIn = row.direction === "DOGE_TO_TOKEN";
-        const asset: PayoutAsset = dogeIn ? "DOGE" : "DRC20";
-        const payoutCost = BigInt(row.payout_cost);
-        const order: DepositOrder = {
-          kind: "swap",
-          id: swapId,
-          address: row.address,
-          asset,
-          tick,
-          amountIn: BigInt(row.amount_in) + payoutCost,
-          expiresAt: row.expires_at,
-          whose: "the swap's address",
-        };
-        const now = this.now();
-        const bound = bindDeposit(this.options.deposits, this.used, order, depositTxid, now);
-        const unannounce = (code: string, message: string) => {
-          this.announcements.remove(swapId);
-          this.s.swapUnannounced.run(now, code, message, now, swapId);
-          return { swap: this.swap(swapId)!, outcome: "cleared" as const };
-        };
-        if (bound.kind === "refused") {
-          // The pass drops a txid that turned out not to be this swap's (it never will be).
-          if (check) return unannounce(bound.error.code, bound.error.message);
-          throw bound.error;
-        }
-        if (bound.kind === "pending") {
-          if (check) {
-            if (bound.reason === "NOT_INDEXED" && this.announcements.expired(check, now, checkHeight)) {
-              return unannounce(
-                "DEPOSIT_NOT_SEEN",
-                `the announced deposit ${depositTxid} was not in an indexed block by ${check.clearAt}; no deposit was mined for this swap before ${row.expires_at}`,
-              );
-            }
-            this.announcements.checked(check, now);
-            return { swap: this.swapOf(row), outcome: "pending" };
-          }
-          const announced = this.announcements.get(swapId);
-          if (
-            (row.status === "expired" || row.expires_at < now) &&
-            bound.reason === "NOT_INDEXED" &&
-            announced?.txid !== depositTxid
-          ) {
-            throw conflict(
-              "DEPOSIT_NOT_FOUND",
-              `${depositTxid} is not in an indexed block; swap ${swapId} expired, so its deposit is refunded once it is mined and announced again`,
-              { deposit_txid: depositTxid },
-            );
-          }
-          // Not in an indexed block yet, or not deep enough: remembered (within the caps), and
-          // executed by the pass once it is.
-          this.announcements.announce({
-            kind: "swap",
-            refId: swapId,
-            txid: depositTxid,
-            address: row.address,
-            client: "client" in via ? via.client : null,
-            orderExpiresAt: row.expires_at,
-            now,
-            indexedHeight: this.options.deposits.indexedHeight(),
-          });
-          this.s.swapAnnounced.run(depositTxid, now, swapId);
-          return { swap: this.swap(swapId)!, outcome: "pending" };
-        }
-        const deposit = bound.deposit;
-        const amountIn = BigInt(row.amount_in);
-        const close = (
-          status: SwapStatus,
-          fields: {
-            amountOut?: bigint;
-            fee?: bigint;
-            ledgerSeq?: number;
-            payoutId?: string;
-            refundPayoutId?: string;
-            error?: Refusal;
-          },
-        ) => {
-          this.s.swapClosed.run(
-            status,
-            depositTxid,
-            deposit.amount.toString(),
-            fields.amountOut?.toString() ?? null,
-            fields.fee?.toString() ?? null,
-            fields.ledgerSeq ?? null,
-            fields.payoutId ?? null,
-            fields.refundPayoutId ?? null,
-            fields.error?.code ?? null,
-            fields.error?.message ?? null,
-            now,
-            swapId,
-          );
-          this.announcements.remove(swapId);
-        };
-        const refuse = (error: Refusal) => {
-          const refundPayoutId = this.oweRefund(
-            asset,
-            tick,
-            row.address,
-            deposit.amount,
-            `swap_refund:${error.code}`,
-            swapId,
-          );
-          close("refunded", { refundPayoutId: refundPayoutId ?? undefined, error });
-          return new Refusal(error.kind, error.code, error.message, {
-            ...error.details,
-            swap_id: swapId,
-            refund_payout_id: refundPayoutId,
-            refund_amount: (refundPayoutId ? this.payout(refundPayoutId)!.amount : 0n).toString(),
-          });
-        };
-        if (bound.kind === "refund") return refuse(bound.error);
+    type Answer = { swap: SwapRecord; outcome: "executed" | "pending" | "unchanged" | "refunded" | "cleared" };
+    const result = this.write((): Answer | Refusal => {
+      const row = this.s.swap.get(swapId) as SwapRow | undefined;
+      if (!row) throw notFound("SWAP_NOT_FOUND", `no swap ${swapId}`, { swap_id: swapId });
+      const now = this.now();
+      const settled = this.custody.settle(this.swapOrder(row, now), depositTxid, via, now);
+      if (settled instanceof Refusal) return settled;
+      return { swap: this.swap(swapId)!, outcome: settled.outcome === "filled" ? "executed" : settled.outcome };
+    });
+    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
+    if (result instanceof Refusal) throw result;
+    return result;
+  }
+
+  /** A swap as the custody procedure sees it (custody.ts): its deposit, its trade on the pool, its row's updates. */
+  private swapOrder(row: SwapRow, now: number): CustodyOrder<{ fee: bigint; ledgerSeq: number }> {
+    const swapId = row.id;
+    const tick = (this.s.pool.get(row.tick_key) as PoolRow).tick;
+    const dogeIn = row.direction === "DOGE_TO_TOKEN";
+    const payoutCost = BigInt(row.payout_cost);
+    const amountIn = BigInt(row.amount_in);
+    // An expired swap still takes its deposit, to refund it: a payment mined after the swap
+    // expired must not be stranded in custody.
+    const open = ["created", "deposit_seen", "expired"].includes(row.status);
+    return {
+      kind: "swap",
+      deposit: {
+        kind: "swap",
+        id: swapId,
+        address: row.address,
+        asset: dogeIn ? "DOGE" : "DRC20",
+        tick,
+        amountIn: amountIn + payoutCost,
+        expiresAt: row.expires_at,
+        whose: "the swap's address",
+      },
+      payoutCost,
+      closedStatus: open ? null : row.status,
+      closedWith: row.deposit_txid,
+      expired: row.status === "expired" || row.expires_at < now,
+      words: { order: "swap", deposit: "deposit", idField: "swap_id", closedCode: "SWAP_CLOSED", reason: "swap" },
+      markAnnounced: (txid, at) => {
+        this.s.swapAnnounced.run(txid, at, swapId);
+      },
+      markUnannounced: (code, message, at) => {
+        this.s.swapUnannounced.run(at, code, message, at, swapId);
+      },
+      close: (status, fields, at) => {
+        this.s.swapClosed.run(
+          status === "filled" ? "executed" : "refunded",
+          fields.depositTxid,
+          fields.depositAmount.toString(),
+          fields.amountOut?.toString() ?? null,
+          fields.applied?.fee.toString() ?? null,
+          fields.applied?.ledgerSeq ?? null,
+          fields.payoutId ?? null,
+          fields.refundPayoutId ?? null,
+          fields.error?.code ?? null,
+          fields.error?.message ?? null,
+          at,
+          swapId,
+        );
+      },
+      trade: () => {
         const before = this.pool(tick)!.pool;
-        let swapped;
+        let swapped: ReturnType<typeof swapExactIn>;
         try {
           swapped = swapExactIn(before, row.direction, amountIn);
         } catch (error) {
           if (!(error instanceof AmmMathError)) throw error;
-          return refuse(
-            unprocessable(
+          return {
+            refused: unprocessable(
               "MIN_OUT_NOT_MET",
               `the pool cannot fill the swap now (${error.code}); the deposit is refunded`,
               { reason: error.code },
             ),
-          );
+          };
         }
         const minOut = BigInt(row.min_amount_out);
-        if (!dogeIn && swapped.amountOut - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
-          return refuse(
-            unprocessable(
+        const { dogeKoinu } = this.payoutCosts;
+        if (!dogeIn && !payoutAboveDust(swapped.amountOut, dogeKoinu)) {
+          return {
+            refused: unprocessable(
               "MIN_OUT_NOT_MET",
-              `the swap would pay ${swapped.amountOut} koinu, too little to cover its payout's cost ${this.payoutCosts.dogeKoinu} and a payout; the deposit is refunded`,
-              {
-                amount_out: swapped.amountOut.toString(),
-                payout_cost: this.payoutCosts.dogeKoinu.toString(),
-              },
+              `the swap would pay ${swapped.amountOut} koinu, too little to cover its payout's cost ${dogeKoinu} and a payout; the deposit is refunded`,
+              { amount_out: swapped.amountOut.toString(), payout_cost: dogeKoinu.toString() },
             ),
-          );
+          };
         }
         // What the user gets: the tokens, or the DOGE less its payout's cost.
-        const paidOut = dogeIn ? swapped.amountOut : swapped.amountOut - this.payoutCosts.dogeKoinu;
+        const paidOut = dogeIn ? swapped.amountOut : swapped.amountOut - dogeKoinu;
         if (paidOut < minOut) {
-          return refuse(
-            unprocessable(
+          return {
+            refused: unprocessable(
               "MIN_OUT_NOT_MET",
               `the swap would pay ${paidOut}, below its minimum ${minOut}; the deposit is refunded`,
               {
@@ -1086,46 +991,32 @@ export class AmmLedger {
                 min_amount_out: minOut.toString(),
               },
             ),
-          );
+          };
         }
-        this.savePool(row.tick_key, swapped.pool);
-        const ledgerSeq = this.record({
-          tickKey: row.tick_key,
-          kind: "swap",
-          refId: swapId,
-          address: row.address,
-          direction: row.direction,
-          amountIn,
+        return {
+          paid: amountIn,
           amountOut: swapped.amountOut,
-          fee: swapped.fee,
-          before,
-          after: swapped.pool,
-        });
-        const excess = deposit.amount - amountIn - payoutCost;
-        // Tokens paid in excess go back at the cost of a DRC-20 payout, which the swap's DOGE payout
-        // pays when it can do so and still pay its minimum (else the operator does).
-        const excessCost =
-          !dogeIn &&
-          excess > 0n &&
-          paidOut - this.payoutCosts.drc20Koinu >= (minOut > MIN_DOGE_KOINU ? minOut : MIN_DOGE_KOINU)
-            ? this.payoutCosts.drc20Koinu
-            : 0n;
-        const payoutId = dogeIn
-          ? this.oweToken(tick, row.address, swapped.amountOut, "swap", swapId, payoutCost)
-          : this.oweDoge(tick, row.address, swapped.amountOut, "swap", swapId, excessCost)!;
-        const refundPayoutId =
-          excess <= 0n
-            ? undefined
-            : dogeIn
-              ? (this.oweDoge(tick, row.address, excess, "swap_excess", swapId) ?? undefined)
-              : this.oweToken(tick, row.address, excess, "swap_excess", swapId, excessCost);
-        close("executed", { amountOut: swapped.amountOut, fee: swapped.fee, ledgerSeq, payoutId, refundPayoutId });
-        return { swap: this.swap(swapId)!, outcome: "executed" };
+          minimumNet: minOut,
+          reason: "swap",
+          apply: () => {
+            this.savePool(row.tick_key, swapped.pool);
+            const ledgerSeq = this.record({
+              tickKey: row.tick_key,
+              kind: "swap",
+              refId: swapId,
+              address: row.address,
+              direction: row.direction,
+              amountIn,
+              amountOut: swapped.amountOut,
+              fee: swapped.fee,
+              before,
+              after: swapped.pool,
+            });
+            return { fee: swapped.fee, ledgerSeq };
+          },
+        };
       },
-    );
-    // Refusals that consumed (and refunded) the deposit are committed before they are answered.
-    if (result instanceof Refusal) throw result;
-    return result;
+    };
   }
 
   /**
@@ -1526,7 +1417,7 @@ export class AmmLedger {
       const dogeOut = removed.doge + removed.fees;
       const tokenCost = removed.token > 0n ? this.payoutCosts.drc20Koinu : 0n;
       const removalCost = this.payoutCosts.dogeKoinu + tokenCost;
-      if (removalCost > 0n && dogeOut - removalCost < MIN_DOGE_KOINU) {
+      if (removalCost > 0n && !payoutAboveDust(dogeOut, removalCost)) {
         throw unprocessable(
           "WITHDRAWAL_BELOW_COST",
           `the removal pays ${dogeOut} koinu, too little to cover its payouts' cost ${removalCost} and a payout; remove more shares`,
@@ -1643,7 +1534,7 @@ export class AmmLedger {
       }
       if (amount === 0n)
         throw unprocessable("NOTHING_TO_CLAIM", `${auth.address} has no fees to claim`, { address: auth.address });
-      if (amount - this.payoutCosts.dogeKoinu < MIN_DOGE_KOINU) {
+      if (!payoutAboveDust(amount, this.payoutCosts.dogeKoinu)) {
         throw unprocessable(
           "CLAIM_TOO_SMALL",
           `${amount} koinu, less the payout's cost ${this.payoutCosts.dogeKoinu}, is below the ${MIN_DOGE_KOINU}-koinu minimum payout; claim later`,
