@@ -351,6 +351,8 @@ async function benchPendingPass(dir: string) {
   // A thousand reservation addresses, each with up to ten live reservations (keys and signatures are
   // the slow part of making them; the caps are raised to fit).
   const perAddress = Math.ceil(reservations / 1_000);
+  // 0.01 DOGE each (the least a buy may be): all of them together hold a fraction of the curve.
+  const RESERVATION_KOINU = DOGE / 100n;
   const ledger = new AmmLedger({
     db,
     network: NETWORKS.regtest,
@@ -384,7 +386,7 @@ async function benchPendingPass(dir: string) {
   const reserveRequests = Array.from({ length: reservations }, (_, i) => {
     const key = keys[i % keys.length];
     const auth = { address: key.address, nonce: `bench-${i.toString().padStart(8, "0")}`, expiresAt: authExpiresAt };
-    const fields = reserveFields({ tick: "MOON", side: "BUY", amountIn: DOGE });
+    const fields = reserveFields({ tick: "MOON", side: "BUY", amountIn: RESERVATION_KOINU });
     const signature = signMessage(authorizationMessage(ledger.domain, "bonding-reserve", fields, auth), key.privateKey);
     return { address: key.address, auth: { ...auth, signature } };
   });
@@ -413,7 +415,7 @@ async function benchPendingPass(dir: string) {
         tick: "MOON",
         side: "BUY",
         address: request.address,
-        amountIn: DOGE,
+        amountIn: RESERVATION_KOINU,
         auth: request.auth,
       });
       ledger.announcements.announce({
