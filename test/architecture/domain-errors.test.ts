@@ -57,27 +57,6 @@ const HTTP_LAYER: Entry[] = [
   { file: "src/services/ops/server.ts", why: "builds the ops endpoints' Express app and OpenAPI document" },
 ];
 
-/**
- * TEMPORARY: domain modules of the AMM and the launchpad that imported src/services/http/ when this
- * test was written, while their owners move them to src/errors.ts in parallel (issue 26, item 8).
- * Not the HTTP layer. An entry here is allowed, not required, so the test holds whichever of those
- * edits lands first; empty this list once they have all landed (the test then holds those files
- * like any other), and never add to it.
- */
-const TEMPORARY: Entry[] = [
-  { file: "src/services/amm/bonding-store.ts", why: "AMM domain: refusals from services/http/errors" },
-  { file: "src/services/amm/demo.ts", why: "AMM domain: refusals from services/http/errors" },
-  { file: "src/services/amm/deposits.ts", why: "AMM domain: refusals from services/http/errors" },
-  { file: "src/services/amm/ledger.ts", why: "AMM domain: refusals from services/http/errors" },
-  { file: "src/services/amm/orders.ts", why: "AMM domain: refusals from services/http/errors" },
-  { file: "src/services/amm/reserves.ts", why: "AMM domain: DecimalString and zod from services/http/openapi" },
-  { file: "src/services/launchpad/collections.ts", why: "launchpad domain: refusals from services/http/errors" },
-  { file: "src/services/launchpad/membership.ts", why: "launchpad domain: refusals from services/http/errors" },
-  { file: "src/services/launchpad/mints.ts", why: "launchpad domain: refusals and indexBehind from services/http" },
-  { file: "src/services/launchpad/payment.ts", why: "launchpad domain: refusals from services/http/errors" },
-  { file: "src/services/launchpad/sessions.ts", why: "launchpad domain: refusals from services/http/errors" },
-];
-
 /** Every file under src/ and daemons/ outside src/services/http/ itself, with the specifiers that reach into it. */
 function httpImporters(): { files: number; importers: Map<string, string[]> } {
   const importers = new Map<string, string[]>();
@@ -121,7 +100,7 @@ describe("architecture: domain code imports nothing from src/services/http (issu
   });
 
   it("lists each file once, in one list, with a reason", () => {
-    const all = [...HTTP_LAYER, ...TEMPORARY];
+    const all = [...HTTP_LAYER];
     expect(new Set(all.map((entry) => entry.file)).size, "a file is listed twice").to.equal(all.length);
     for (const entry of all) {
       expect(fs.existsSync(path.join(ROOT, entry.file)), `${entry.file} does not exist: drop its entry`).to.equal(true);
@@ -132,7 +111,7 @@ describe("architecture: domain code imports nothing from src/services/http (issu
   it("only the HTTP layer imports src/services/http/ (src, daemons)", () => {
     const { files, importers } = httpImporters();
     expect(files).to.be.greaterThan(100);
-    const listed = new Set([...HTTP_LAYER, ...TEMPORARY].map((entry) => entry.file));
+    const listed = new Set([...HTTP_LAYER].map((entry) => entry.file));
     const offenders = [...importers]
       .filter(([file]) => !listed.has(file))
       .map(([file, specifiers]) => `${file}: ${specifiers.join(", ")}`);
