@@ -49,13 +49,14 @@ export async function spawnDaemon(
   entry: string,
   args: string[],
   name: string,
-  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onStderr?: (stderrSoFar: string) => void } = {},
 ): Promise<SpawnedDaemon> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const child = start(entry, args, options.env ?? {});
   let stderr = "";
   child.stderr!.on("data", (chunk) => {
     stderr += chunk;
+    options.onStderr?.(stderr);
   });
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {

@@ -168,8 +168,17 @@ describe("daemon start-up checks and stopping", function () {
     const later = path.join(dir, "later.sqlite");
     const args = explorerArgs(`http://u:p@127.0.0.1:${await closedPort()}`, "regtest");
     args[args.indexOf("--db") + 1] = later;
-    const starting = spawnDaemon("daemons/explorer/main.ts", args, "explorer", { env: { LOG_LEVEL: "info" } });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The index is created only once the daemon said it waits for it (not after a fixed delay: a
+    // loaded machine starts the daemon later than that).
+    let sawWaiting: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (sawWaiting = resolve));
+    const starting = spawnDaemon("daemons/explorer/main.ts", args, "explorer", {
+      env: { LOG_LEVEL: "info" },
+      onStderr: (stderr) => {
+        if (stderr.includes('"event":"index_waiting"')) sawWaiting();
+      },
+    });
+    await Promise.race([waiting, starting]);
     expect(fs.existsSync(later), "a reader never creates the index").to.equal(false);
     openIndexerDatabase(later).close();
     const daemon = await starting;
