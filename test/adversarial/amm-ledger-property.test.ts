@@ -3,12 +3,22 @@
  * attacker with many keys; after every step the custody's holdings cover its obligations exactly,
  * and the attacker's net gain is never positive").
  *
- * The real AmmLedger over an in-memory AMM database; the index is a model chain (ModelChain) read by
- * a DepositReader subclass, as scripts/bench/amm.ts does with its map: transactions with a payer
- * (the first input's address), a service-funded flag, the DOGE they pay to the custody and the
- * DRC-20 they move to it, mined into blocks (height, block time) or waiting in the mempool; a
- * deposit counts at N confirmations (tip - height + 1). Reorgs replace at most N - 1 blocks (the
- * threat model's depth) and may double-spend the attacker's transactions in them.
+ * The real AmmLedger over an in-memory AMM database; the index is a model chain (ModelChain) that
+ * the real DepositReader reads through ModelIndex (the few IndexQueries reads it makes), so the
+ * custody counts what the reader's own rule (src/wallet/spendable.ts) counts: transactions with a
+ * payer (the first input's address), a service-funded flag, the plain DOGE they pay to the
+ * custody's P2PKH script, outputs to the custody it cannot spend (inscription-bearing ones, a
+ * DRC-20 transfer's carrier among them, and bare P2PK ones to its key), and the DRC-20 they move
+ * to it, mined into blocks (height, block time) or waiting in the mempool; a deposit counts at N
+ * confirmations (tip - height + 1). Reorgs replace at most N - 1 blocks (the threat model's
+ * depth) and may double-spend the attacker's transactions in them; a deep reorg (issue 26 item 5)
+ * replaces more, from just below one of the attacker's consumed deposits, and double-spends it.
+ * The real SettlementWorker pays through a model wallet (ModelWallet: spends the float and the
+ * plain coins others paid the custody, refuses beyond them) and a model inscriber whose DRC-20
+ * transfer jobs stay queued (so DRC-20 payouts stay `inscribing`, the state of the issue's
+ * reorged payout; sending a transfer, and foreign transfer inscriptions at the custody, are
+ * covered on the devnet by test/adversarial/amm-payouts.test.ts). Bonding curves are not in this
+ * model (the sniped launch and third-party supply deposits: test/adversarial/bonding-launch.test.ts).
  *
  * Pools: PUPS, seeded from the custody's holdings (seedPool) for the operator, traded and provided
  * by the honest users; EVIL, the attacker's own thin pool, opened by one of its keys in the setup.
@@ -20,10 +30,17 @@
  * from another order; executing anyone's swap with any txid (its own, the order owner's, the
  * custody's change, a consumed one); orders for the custody's and the operator's addresses;
  * service-funded deposits; deposits announced before they are deep enough and then double-spent in
- * a reorg or in the mempool; removals and fee claims of others' positions.
+ * a reorg or in the mempool; removals and fee claims of others' positions. Issue 26 adds: its own
+ * swaps paid in outputs the custody cannot spend (inscription-bearing, bare P2PK, or half plain
+ * and the rest unspendable), such deposits on their own, refund-deposit of any txid (its own,
+ * odd, used, a victim's, the custody's change), swaps announced with made-up txids from one client
+ * while the clock jumps past the grace period, and the reorged payout (aRobbery: its swap executed
+ * at depth N, the worker run or not, then a deep reorg double-spends the deposit).
  *
- * A run is 10 to 50 generated commands, then N more blocks and a pass of the worker (so every
- * announced deposit gets its chance). The property runs twice: without payout costs
+ * A run is 10 to 50 generated commands, then N more blocks and a pending pass (so every announced
+ * deposit gets its chance), three passes of the settlement worker with a block between them, then
+ * the clock past every announcement's grace, a block and a pass (every made-up txid cleared, its
+ * swap expired DEPOSIT_NOT_SEEN), and a day later the prune (those swaps gone). The property runs twice: without payout costs
  * (NO_PAYOUT_COSTS) and with the daemon's (DEFAULT_PAYOUT_COSTS: 0.01 DOGE withheld from each DOGE
  * payout, 0.1 DOGE paid by the order toward each DRC-20 payout; threat-model rule 3).
  * AMM_PROPERTY_RUNS=<n> changes the number of runs of each (default 60, about 20 s each),
@@ -41,8 +58,12 @@
  *    stays in custody and is counted; token: reserves) + the DOGE withheld for payout costs (every
  *    payout's cost_koinu, and the DOGE refunds or excesses kept whole because the cost takes them
  *    all; 0 without costs), and ledger.obligations(tick) == seed + consumed deposits - that DOGE
- *    withheld (no payout is sent in this test, so every payout is still owed). Every pool's fee
+ *    withheld - the payouts no longer owed (sent, confirmed, frozen, below dust). Every pool's fee
  *    audit balances.
+ * 2b. Holdings cover obligations per asset: the DOGE the model wallet can spend (float + plain
+ *    outputs of others' mined transactions - payouts sent) and the custody's DRC-20, against
+ *    ledger.obligations; short only by what deep reorgs took back. Value leaves (ModelWallet.fund)
+ *    only for an order whose deposits are in the chain N deep at that moment.
  * 3. Payouts go to their order's address only (swap, liquidity operation, fee claim), and the
  *    deposits of that order were paid by that address. Each order's payouts are exactly what the
  *    test computes from its terms and consumed deposits under the payout costs (src/services/amm/
@@ -60,7 +81,20 @@
  *    claimable fees) - its consumed deposits <= 0, leaving out its executed PUPS swaps (an exchange
  *    at the pool's price: its amount in is not counted as paid in, its amount out not as received).
  *    EVIL is the attacker's closed system, so nothing there can be a gain unless value leaks in
- *    from elsewhere (a victim's deposit, the custody's change, another's position).
+ *    from elsewhere (a victim's deposit, the custody's change, another's position). A deposit a
+ *    deep reorg took back before its order was paid counts as not paid, and its order's payouts
+ *    as not received unless they had left (the depth's accepted risk); see KNOWN GAP below.
+ * 6. Announcements: at most 3 live per address and 20 per client, only for swaps still waiting;
+ *    after each pending pass none is still due, and every due one whose txid the index does not
+ *    show, past its clear time, with a block indexed since, is gone.
+ * 7. Freeze: after a worker pass no queued/inscribing/inscribed payout has an order whose deposit
+ *    left the chain (frozen); a frozen payout only for such an order; such an order's payouts never
+ *    leave.
+ * 8. At the end, no honest (or operator) payout is stuck: DOGE confirmed or below dust, DRC-20
+ *    inscribing with no error; none frozen, failed, or waiting for funds or available balance.
+ * Issue 26 moves, seen with AMM_PROPERTY_STATS=1 (60 runs): DRC-20 payouts frozen while
+ * inscribing, DOGE payouts frozen while queued, odd deposits refused DEPOSIT_NOT_SPENDABLE or
+ * refunded for their plain part only, announcements cleared DEPOSIT_NOT_SEEN.
  */
 import { expect } from "chai";
 import fc from "fast-check";
@@ -829,6 +863,8 @@ class World {
    * never be paid (frozen).
    */
   readonly vanishedConsumed = new Map<string, { sentBefore: boolean }>();
+  /** Payouts not sent yet when a deposit of their order was taken back: they must never leave. */
+  readonly heldBack = new Set<string>();
   /** Swaps the attacker announced with a txid that never appears, by id, with that txid. */
   readonly madeUp = new Map<string, string>();
   private payoutCount = 0;
@@ -969,8 +1005,14 @@ class World {
       .map((tx) => chain.tip - tx!.height! + 1);
     chain.reorg(this.pick(depths, x) ?? N, true);
     for (const txid of consumed)
-      if (!chain.mined(txid) && !this.vanishedConsumed.has(txid))
-        this.vanishedConsumed.set(txid, { sentBefore: sent.has(refOfDeposit(txid)) });
+      if (!chain.mined(txid) && !this.vanishedConsumed.has(txid)) {
+        const refId = refOfDeposit(txid);
+        this.vanishedConsumed.set(txid, { sentBefore: sent.has(refId) });
+        for (const p of this.db
+          .prepare("SELECT id FROM payouts WHERE ref_id = ? AND status IN ('queued', 'inscribing', 'inscribed')")
+          .all(refId) as { id: string }[])
+          this.heldBack.add(p.id);
+      }
   }
 
   /**
@@ -1643,12 +1685,15 @@ class World {
     const paidBy = new Map<string, { doge: bigint; token: Map<Tick, bigint> }>();
     /** Orders whose deposit a deep reorg double-spent before any of their payouts left: never paid (frozen). */
     const robbed = new Set<string>();
+    /** Orders with a deposit a deep reorg took back (whether or not a payout of theirs had left). */
+    const reorgedAway = new Set<string>();
     for (const row of deposits) {
       const vanished = this.vanishedConsumed.get(row.txid);
       if (vanished) {
         // Gone in a reorg deeper than the deposit depth: the attacker's own double spend, nobody else's.
         expect(chain.mined(row.txid), at(`vanished deposit ${row.txid} back in the chain`)).to.equal(null);
         expect(attackerAddresses.has(row.address), at(`vanished deposit ${row.txid} of ${row.address}`)).to.equal(true);
+        reorgedAway.add(row.ref_id);
         if (!vanished.sentBefore) robbed.add(row.ref_id);
       }
       const tx = chain.mined(row.txid) ?? (vanished ? chain.vanished.get(row.txid)! : null);
@@ -1722,13 +1767,14 @@ class World {
           ? ["queued", "sent", "confirmed", "below_dust", "frozen"]
           : ["queued", "inscribing", "frozen"],
       );
-      // Frozen only for an order whose deposit left the chain; and such an order's payouts never leave.
+      // Frozen only for an order whose deposit left the chain; a payout not sent when it left never leaves.
       if (p.status === "frozen")
-        expect(robbed.has(p.ref_id), at(`payout ${p.id} of ${p.ref_id} frozen (${p.error})`)).to.equal(true);
-      if (robbed.has(p.ref_id))
+        expect(reorgedAway.has(p.ref_id), at(`payout ${p.id} of ${p.ref_id} frozen (${p.error})`)).to.equal(true);
+      if (this.heldBack.has(p.id))
         expect(p.status, at(`payout ${p.id} of ${p.ref_id}, whose deposit left the chain`)).to.be.oneOf([
           ...unsent,
           "frozen",
+          "below_dust",
         ]);
       if (!unsent.includes(p.status)) {
         if (p.asset === "DOGE") settledOut.doge += BigInt(p.amount);
@@ -1748,7 +1794,10 @@ class World {
       // gets only what already left (none: checked above); its unsent payouts are frozen at the
       // worker's next pass (World.settle) and never funded (ModelWallet.violations).
       const amount = BigInt(p.amount);
-      const got = p.status === "frozen" || (robbed.has(p.ref_id) && unsent.includes(p.status)) ? 0n : BigInt(p.amount);
+      const got =
+        p.status === "frozen" || (this.heldBack.has(p.id) && p.status !== "sent" && p.status !== "confirmed")
+          ? 0n
+          : BigInt(p.amount);
       const mine = received.get(p.address) ?? { doge: 0n, token: new Map<Tick, bigint>(TICKS.map((t) => [t, 0n])) };
       received.set(p.address, mine);
       if (p.asset === "DOGE") {
