@@ -8,16 +8,15 @@
  */
 import { expect } from "chai";
 import type { Server } from "node:http";
-import path from "node:path";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
-import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { AmmLedger, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import type { HotWallet } from "../../src/wallet";
 import { faucetCoin } from "../helpers/drc20";
 import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { Answer, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { Answer, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
-import { seedHonestPool } from "../helpers/amm-pool";
+import { custodyAmm, seedHonestPool } from "../helpers/amm-pool";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -63,29 +62,11 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
 
   before(async () => {
     stack = await startLaunchpadStack();
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    ammDb = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: N,
-      serviceAddresses: [inscriberAddress],
-    });
-    const ledger = new AmmLedger({
-      db: ammDb,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
-    });
+    let ledger: AmmLedger;
+    ({ ammDb, ledger, wallet } = custodyAmm(stack, custody, N));
     server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
-
     // A pool to swap on: 1,000 DOGE against 500,000 DEPO from an honest provider.
     await seedHonestPool({
       stack,

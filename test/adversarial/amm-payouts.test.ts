@@ -16,24 +16,18 @@
  */
 import { expect } from "chai";
 import type { Server } from "node:http";
-import path from "node:path";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
-import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { Payout, PayoutStatus, SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import type { HotWallet } from "../../src/wallet";
 import { deployTick, faucetCoin, mintTick } from "../helpers/drc20";
 import { jsonRequest } from "../helpers/http";
+import { custodyAmm } from "../helpers/amm-pool";
 import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import {
-  Answer,
-  LAUNCHPAD_PROJECT_KEY,
-  LaunchpadStack,
-  STACK_FEE_RATE,
-  startLaunchpadStack,
-} from "../helpers/launchpad-stack";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -123,25 +117,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
 
   before(async () => {
     stack = await startLaunchpadStack();
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    ammDb = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: N,
-      serviceAddresses: [inscriberAddress],
-    });
-    ledger = new AmmLedger({
-      db: ammDb,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
-    });
-    wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
+    ({ ammDb, ledger, wallet } = custodyAmm(stack, custody, N));
     settlement = new SettlementWorker({
       db: ammDb,
       wallet,

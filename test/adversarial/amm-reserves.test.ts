@@ -9,7 +9,6 @@
  */
 import { expect } from "chai";
 import type { Server } from "node:http";
-import path from "node:path";
 import { Registry } from "prom-client";
 import { NETWORKS, bytesToHex, signMessage } from "../../src/doge";
 import { drc20TickKey } from "../../src/inscription/drc20";
@@ -20,18 +19,12 @@ import { mountReserves } from "../../src/services/amm/app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { mountOpsRoutes } from "../../src/services/ops/server";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import type { HotWallet } from "../../src/wallet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { newKey, spendP2pkh } from "../helpers/keys";
-import {
-  Answer,
-  LAUNCHPAD_PROJECT_KEY,
-  LaunchpadStack,
-  STACK_FEE_RATE,
-  startLaunchpadStack,
-} from "../helpers/launchpad-stack";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
-import { seedHonestPool } from "../helpers/amm-pool";
+import { custodyAmm, seedHonestPool } from "../helpers/amm-pool";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -83,25 +76,8 @@ describe("adversarial: proof of reserves (issue 26, item 7)", function () {
 
   before(async () => {
     stack = await startLaunchpadStack();
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    ammDb = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: N,
-      serviceAddresses: [inscriberAddress],
-    });
-    ledger = new AmmLedger({
-      db: ammDb,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
-    });
-    wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
+    let deposits: DepositReader;
+    ({ ammDb, deposits, ledger, wallet } = custodyAmm(stack, custody, N));
     reserves = new CustodyReserves({ db: ammDb, ledger, queries: stack.queries, wallet });
     settlement = new SettlementWorker({
       db: ammDb,

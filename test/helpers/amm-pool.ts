@@ -1,14 +1,49 @@
 /**
+ * The AMM's custody over the launchpad stack's devnet and index, as the attack tests build it: its
+ * database, the deposit reader (deposits count at `confirmations`; the custody and the stack's
+ * inscriber hot wallet are service addresses), the ledger and the custody's hot wallet.
+ */
+export function custodyAmm(
+  stack: LaunchpadStack,
+  custody: TestKey,
+  confirmations: number,
+): { ammDb: ReturnType<typeof openAmmDatabase>; deposits: DepositReader; ledger: AmmLedger; wallet: HotWallet } {
+  const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+  const ammDb = openAmmDatabase(":memory:");
+  const deposits = new DepositReader(stack.queries, custody.address, {
+    confirmations,
+    serviceAddresses: [inscriberAddress],
+  });
+  const ledger = new AmmLedger({
+    db: ammDb,
+    network: NETWORKS.regtest,
+    deposits,
+    tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
+  });
+  const wallet = new HotWallet({
+    db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+    key: custody,
+    chain: indexNodeChain(stack.queries, stack.client),
+    network: NETWORKS.regtest,
+    feeRateKoinuPerKb: STACK_FEE_RATE,
+  });
+  return { ammDb, deposits, ledger, wallet };
+}
+
+/**
  * An honest AMM pool on the devnet for the custody attacks: a tick deployed by `deployer`, minted
  * by `provider`, who deposits `doge` koinu and `tokens` of it to the custody, buries both
  * `depth` blocks and adds them as liquidity with its signed order, over the AMM's HTTP API.
  */
 import { expect } from "chai";
-import { signMessage } from "../../src/doge";
+import path from "node:path";
+import { NETWORKS, signMessage } from "../../src/doge";
+import { AmmLedger, DepositReader, openAmmDatabase } from "../../src/services/amm";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "./drc20";
 import { KOINU_PER_DOGE, pay } from "./inscribe";
 import type { TestKey } from "./keys";
-import type { Answer, LaunchpadStack } from "./launchpad-stack";
+import { Answer, LaunchpadStack, STACK_FEE_RATE } from "./launchpad-stack";
 import { jsonRequest } from "./http";
 
 export async function seedHonestPool(options: {
