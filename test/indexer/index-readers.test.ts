@@ -38,12 +38,6 @@ const OWN_TABLES: { file: string; table: string; ownSchema: string; why: string 
     why: "the launchpad's listed collections (its claims database)",
   },
   {
-    file: "src/services/launchpad/mints.ts",
-    table: "collections",
-    ownSchema: "src/services/launchpad/schema.ts",
-    why: "the launchpad's listed collections (its claims database)",
-  },
-  {
     file: "src/services/launchpad/schema.ts",
     table: "collections",
     ownSchema: "src/services/launchpad/schema.ts",
