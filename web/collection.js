@@ -203,11 +203,20 @@ const owedText = (payments) =>
  * A mint the index judged no member token at the buyer's address (rejected_by_index): what happened
  * (the index's reason) and what the buyer is owed (the payment's settlement, the creator's to pay).
  */
+/** The index's reasons for not counting a mint, in words (the code is shown beside them). */
+const INDEX_REASONS = {
+  ALREADY_MINTED: "another inscription took this token first",
+  WRONG_INSCRIBER: "it was not inscribed by the collection's inscriber",
+  NOT_AT_CLAIMANT: "it did not land at your address",
+};
+
 function rejectedText(mint) {
-  const what = `The index did not count #${mint.index} as your token of ${state.collection.name}: ${mint.index_reason ?? "NOT_A_MEMBER"}${mint.error ? ` (${mint.error})` : ""}. It is not minted to you and does not count in the total.`;
+  const reason = mint.index_reason ?? "NOT_A_MEMBER";
+  const words = INDEX_REASONS[reason] ? ` (${INDEX_REASONS[reason]})` : "";
+  const what = `The index did not count #${mint.index} as your token of ${state.collection.name}: ${reason}${words}. It is not yours and does not count in the total.`;
   const settlement = mint.payment && mint.payment.settlement;
   if (!settlement) return `${what} ${mint.payment ? "Your payment is recorded." : "You paid nothing for it."}`;
-  return `${what} You are owed ${formatDoge(settlement.owed_koinu)} DOGE (${settlement.reason}, payment ${mint.payment.txid.slice(0, 12)}…): the creator ${settlement.owed_by} owes it back to ${settlement.owed_to}; the launchpad holds no payment and refunds nothing.`;
+  return `${what} You are owed ${formatDoge(settlement.owed_koinu)} DOGE (${settlement.reason}, payment ${mint.payment.txid.slice(0, 12)}…): the creator ${settlement.owed_by} owes it back to ${settlement.owed_to} (you); the launchpad holds no payment and cannot refund it.`;
 }
 
 step("claim", "claim-message", async () => {

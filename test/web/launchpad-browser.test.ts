@@ -7,7 +7,7 @@
  * yet shows it with minting disabled, then opens once the deploy is indexed; a paid mint the index
  * rejects shows the buyer the index's reason and what the creator owes; a failed deploy shows its
  * error and no mint button. Screenshots are saved under
- * test-artifacts/browser/ (one per step, phone-sized viewport).
+ * test-artifacts/browser/ (one per step, at phone width and at desktop width: `<step>-desktop.png`).
  */
 import { expect } from "chai";
 import fs from "node:fs";
@@ -37,6 +37,7 @@ const CHROMIUM_FLAGS = [
 ];
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts", "browser");
 const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
 const PRICE = 2n * KOINU_PER_DOGE;
 const PAID = "web-pups";
 const TINY = "web-tiny";
@@ -58,8 +59,13 @@ describe("launchpad pages in Chromium", function () {
   const holder = newKey(); // the development wallet's key: the person at the browser
   const errors: string[] = [];
 
+  /** The page at phone width (`<name>.png`) and at desktop width (`<name>-desktop.png`), as people see it. */
   const shot = async (p: Page, name: string) => {
     await p.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    const phone = p.viewportSize();
+    await p.setViewportSize(DESKTOP);
+    await p.screenshot({ path: path.join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
+    if (phone) await p.setViewportSize(phone);
   };
   const text = (p: Page, selector: string) => p.locator(selector).innerText();
 
