@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import { NETWORKS, OP, compileScript, signMessage } from "../../src/doge";
-import { AmmLedger, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import type { HotWallet } from "../../src/wallet";
 import { faucetCoin } from "../helpers/drc20";
 import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
@@ -30,6 +30,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
   let server: Server;
   let base: string;
   let wallet: HotWallet;
+  let deposits: DepositReader;
   const custody = newKey();
   const provider = newKey();
   const deployer = newKey();
@@ -63,7 +64,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
   before(async () => {
     stack = await startLaunchpadStack();
     let ledger: AmmLedger;
-    ({ ammDb, ledger, wallet } = custodyAmm(stack, custody, N));
+    ({ ammDb, ledger, wallet, deposits } = custodyAmm(stack, custody, N));
     server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -179,5 +180,17 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
     const refund = await askRefund(attacker, deposit.txid);
     expect(refund.status, show(refund)).to.equal(202);
     expect(refund.body.amount, "only the P2PKH output is refunded").to.equal((5n * DOGE).toString());
+  });
+
+  it("counts as the custody's holdings (a graduation seed's check) only what the hot wallet can spend", async () => {
+    // After the attacks above the custody's address holds inscribed and bare P2PK outputs: the
+    // index's balance counts them, the custody cannot spend them.
+    await wallet.sync();
+    const spendable = wallet.balance().confirmedKoinu;
+    const indexBalance = stack.queries.balance(custody.address).confirmedKoinu;
+    expect(indexBalance - spendable >= 140n * DOGE, "the unspendable outputs are in the index's balance").to.equal(
+      true,
+    );
+    expect(deposits.spendableKoinu(), "the deposit reader's holdings are the wallet's").to.equal(spendable);
   });
 });
