@@ -114,6 +114,18 @@ export class IndexQueries {
     return this.balances.utxos(address, after, pageSize);
   }
 
+  /** Every unspent output of `address`, oldest first, read a page of `pageSize` at a time. */
+  *allUtxos(address: string, pageSize = 1000): Generator<UtxoView> {
+    let after: { height: number; txid: string; vout: number } | null = null;
+    for (;;) {
+      const page = this.utxos(address, after, pageSize);
+      yield* page.items;
+      if (page.items.length < pageSize) return;
+      const last = page.items[page.items.length - 1];
+      after = { height: last.height, txid: last.txid, vout: last.vout };
+    }
+  }
+
   /** Esplora's chain_stats of `address`, from the indexer's counters (BalanceReads.txoStats). */
   txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
     return this.balances.txoStats(address);

@@ -54,28 +54,18 @@ export function classifyBroadcastError(error: unknown): "success" | BroadcastFai
 export function indexNodeChain(queries: IndexQueries, rpc: DogecoinRpcClient): WalletChain {
   return {
     async confirmedUtxos(address: string): Promise<ChainUtxo[]> {
-      const out: ChainUtxo[] = [];
-      let after: { height: number; txid: string; vout: number } | null = null;
       const tip = queries.status().indexedHeight;
-      for (;;) {
-        const page = queries.utxos(address, after, UTXO_PAGE);
-        for (const item of page.items) {
-          out.push({
-            txid: item.txid,
-            vout: item.vout,
-            valueKoinu: item.valueKoinu,
-            height: item.height,
-            scriptHex: item.scriptHex,
-            inscriptionIds: item.inscriptions.map((i) => i.id),
-            drc20: item.drc20.map((d) => ({ tick: d.tick, amount: d.amount })),
-            coinbase: item.coinbase,
-            confirmations: Math.max(1, tip - item.height + 1),
-          });
-        }
-        if (page.items.length < UTXO_PAGE) return out;
-        const last = page.items[page.items.length - 1];
-        after = { height: last.height, txid: last.txid, vout: last.vout };
-      }
+      return [...queries.allUtxos(address, UTXO_PAGE)].map((item) => ({
+        txid: item.txid,
+        vout: item.vout,
+        valueKoinu: item.valueKoinu,
+        height: item.height,
+        scriptHex: item.scriptHex,
+        inscriptionIds: item.inscriptions.map((i) => i.id),
+        drc20: item.drc20.map((d) => ({ tick: d.tick, amount: d.amount })),
+        coinbase: item.coinbase,
+        confirmations: Math.max(1, tip - item.height + 1),
+      }));
     },
 
     async txStatus(txid: string): Promise<ChainTxStatus> {

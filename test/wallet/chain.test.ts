@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { DogecoinRpcClient, DogecoinRpcError, RpcTimeoutError, RpcTransportError } from "../../src/chain/dogecoin-rpc";
 import { bytesToHex, serializeTransaction, txidOf } from "../../src/doge";
-import type { IndexQueries } from "../../src/indexer/queries";
+import { IndexQueries } from "../../src/indexer/queries";
 import { BroadcastError, classifyBroadcastError, indexNodeChain } from "../../src/wallet";
 import { newKey, spendP2pkh } from "../helpers/keys";
 
@@ -83,6 +83,8 @@ describe("the wallet's chain view over the index and the node", () => {
           }));
           return { total, items };
         },
+        // The real pager over the fake pages: every page is read.
+        allUtxos: IndexQueries.prototype.allUtxos,
         tx: () => options.tx ?? null,
         status: () => ({ indexedHeight: options.indexedHeight ?? 0 }),
       } as unknown as IndexQueries;

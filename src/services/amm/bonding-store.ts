@@ -1484,15 +1484,16 @@ export class BondingStore {
   }
 
   /**
-   * What the custody holds for seedPool's check, as the index shows it: its DOGE (seedPool takes
-   * off the pools, the other curves and the queued payouts: AmmLedger.obligations) and its whole
-   * balance of the tick (available and transferable: seedPool counts payouts still being
-   * inscribed as owed).
+   * What the custody holds for seedPool's check, as the index shows it: the DOGE it can spend with
+   * its own key (DepositReader.spendableKoinu: not the address's balance, which counts inscribed and
+   * bare P2PK outputs; seedPool takes off the pools, the other curves and the queued payouts:
+   * AmmLedger.obligations) and its whole balance of the tick (available and transferable: seedPool
+   * counts payouts still being inscribed as owed).
    */
   private holdings(curve: CurveRecord): { doge: bigint; token: bigint } {
     const balance = this.options.queries.drc20Balance(this.custodyAddress, curve.tickKey);
     return {
-      doge: this.options.queries.balance(this.custodyAddress).confirmedKoinu,
+      doge: this.options.deposits.spendableKoinu(),
       token: balance.available + balance.transferable,
     };
   }

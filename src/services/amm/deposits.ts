@@ -113,6 +113,31 @@ export class DepositReader {
   }
 
   /**
+   * The koinu the custody can spend with its own key as the index shows it now: its unspent outputs
+   * that pass the hot wallet's rule (src/wallet/spendable.ts), never the address's balance, which
+   * also counts inscribed and bare P2PK outputs. Reads every unspent output of the custody: for
+   * rare checks (a graduation's seed), not a request's path.
+   */
+  spendableKoinu(): bigint {
+    const tip = this.indexedHeight();
+    let sum = 0n;
+    for (const utxo of this.queries.allUtxos(this.custodyAddress)) {
+      const reason = unspendableReason(
+        {
+          scriptHex: utxo.scriptHex,
+          inscriptionCount: utxo.inscriptions.length + utxo.drc20.length,
+          coinbase: utxo.coinbase,
+          confirmations: tip - utxo.height + 1,
+        },
+        this.custodyScriptHex,
+        this.network,
+      );
+      if (reason === null) sum += utxo.valueKoinu;
+    }
+    return sum;
+  }
+
+  /**
    * A DOGE deposit to the custody address, or null when the transaction is not in an indexed block.
    * Its amount counts only the outputs the custody can spend with its own key (the hot wallet's
    * rule, src/wallet/spendable.ts): its P2PKH script, no inscription on it as the index reckons it
