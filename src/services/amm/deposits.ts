@@ -20,7 +20,7 @@
 import type { Sqlite } from "../../db/sqlite";
 import { DogeNetwork, NETWORKS, addressToOutputScript, bytesToHex } from "../../doge";
 import type { IndexQueries } from "../../indexer/queries";
-import { UnspendableReason, unspendableReason } from "../../wallet/spendable";
+import { OutputFacts, UnspendableReason, unspendableReason } from "../../wallet/spendable";
 import { Refusal, conflict, unprocessable } from "../../errors";
 
 interface DepositBase {
@@ -112,6 +112,11 @@ export class DepositReader {
     return { firstInputAddress: inputs.get(0)?.address ?? null, serviceFunded };
   }
 
+  /** Why the custody cannot spend an output with its own key (the hot wallet's rule), or null. */
+  private unspendable(output: OutputFacts): UnspendableReason | null {
+    return unspendableReason(output, this.custodyScriptHex, this.network);
+  }
+
   /**
    * The koinu the custody can spend with its own key as the index shows it now: its unspent outputs
    * that pass the hot wallet's rule (src/wallet/spendable.ts), never the address's balance, which
@@ -122,16 +127,12 @@ export class DepositReader {
     const tip = this.indexedHeight();
     let sum = 0n;
     for (const utxo of this.queries.allUtxos(this.custodyAddress)) {
-      const reason = unspendableReason(
-        {
-          scriptHex: utxo.scriptHex,
-          inscriptionCount: utxo.inscriptions.length + utxo.drc20.length,
-          coinbase: utxo.coinbase,
-          confirmations: tip - utxo.height + 1,
-        },
-        this.custodyScriptHex,
-        this.network,
-      );
+      const reason = this.unspendable({
+        scriptHex: utxo.scriptHex,
+        inscriptionCount: utxo.inscriptions.length + utxo.drc20.length,
+        coinbase: utxo.coinbase,
+        confirmations: tip - utxo.height + 1,
+      });
       if (reason === null) sum += utxo.valueKoinu;
     }
     return sum;
@@ -151,16 +152,12 @@ export class DepositReader {
     const unspendable: DogeDeposit["unspendable"] = [];
     for (const output of tx.outputs) {
       if (output.address !== this.custodyAddress) continue;
-      const reason = unspendableReason(
-        {
-          scriptHex: output.scriptHex,
-          inscriptionCount: this.queries.inscriptionsOn(txid, output.vout).length,
-          coinbase: tx.coinbase,
-          confirmations,
-        },
-        this.custodyScriptHex,
-        this.network,
-      );
+      const reason = this.unspendable({
+        scriptHex: output.scriptHex,
+        inscriptionCount: this.queries.inscriptionsOn(txid, output.vout).length,
+        coinbase: tx.coinbase,
+        confirmations,
+      });
       if (reason === null) amount += output.valueKoinu;
       else unspendable.push({ vout: output.vout, valueKoinu: output.valueKoinu, reason });
     }

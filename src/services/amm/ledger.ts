@@ -1307,6 +1307,19 @@ export class AmmLedger {
   }
 
   /**
+   * What each pool owes out of the custody: its DOGE reserve with the fees credited to its
+   * providers and not claimed yet, and its token reserve (for seedPool's check and the reserves).
+   */
+  poolsOwed(): { tick: string; tickKey: string; doge: bigint; token: bigint }[] {
+    return this.pools().map(({ tick, tickKey, pool }) => ({
+      tick,
+      tickKey,
+      doge: pool.dogeReserve + pool.feesCredited - pool.feesClaimed,
+      token: pool.tokenReserve,
+    }));
+  }
+
+  /**
    * What the custody address owes beyond its pools' free holdings: every pool's DOGE reserve, the
    * fees held for providers, the DOGE of bonding curves of other ticks not yet in a pool, and the
    * DOGE payouts not yet sent; for `tick`, its token reserve and its DRC-20 payouts not yet sent.
@@ -1315,9 +1328,9 @@ export class AmmLedger {
   obligations(tick: string): { doge: bigint; token: bigint } {
     let doge = 0n;
     let token = 0n;
-    for (const { pool, tickKey } of this.pools()) {
-      doge += pool.dogeReserve + pool.feesCredited - pool.feesClaimed;
-      if (tickKey === drc20TickKey(tick)) token += pool.tokenReserve;
+    for (const owed of this.poolsOwed()) {
+      doge += owed.doge;
+      if (owed.tickKey === drc20TickKey(tick)) token += owed.token;
     }
     // Bonding curves not yet in a pool hold their buyers' DOGE in the same custody (the curve of
     // `tick` itself is what a graduation seeds from, so it is not owed on top).

@@ -92,9 +92,9 @@ export class CustodyReserves {
       return line;
     };
 
-    for (const { tick, pool } of ledger.pools()) {
-      doge.pools += pool.dogeReserve + pool.feesCredited - pool.feesClaimed;
-      tokenLine(tick).pools += pool.tokenReserve;
+    for (const owed of ledger.poolsOwed()) {
+      doge.pools += owed.doge;
+      tokenLine(owed.tick).pools += owed.token;
     }
     for (const status of bonding ? CURVE_STATUSES_OWING : []) {
       for (const curve of bonding!.curves(status)) {
