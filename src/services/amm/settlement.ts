@@ -1042,7 +1042,7 @@ export function stuckPayoutCounts(db: Sqlite): { failed: number; insufficientFun
     .prepare(
       `SELECT SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
               SUM(CASE WHEN status IN ('queued', 'inscribing', 'inscribed') AND error LIKE 'INSUFFICIENT_FUNDS:%' THEN 1 ELSE 0 END) AS short
-         FROM payouts`,
+         FROM payouts WHERE status IN ('failed', 'queued', 'inscribing', 'inscribed')`,
     )
     .get() as { failed: number | null; short: number | null };
   return { failed: row.failed ?? 0, insufficientFunds: row.short ?? 0 };
