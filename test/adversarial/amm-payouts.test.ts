@@ -94,6 +94,15 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
     expect(executed.body.payout).to.include({ asset: "DRC20", address: key.address });
     return { payoutId: executed.body.payout.id as string, amountOut: BigInt(executed.body.amountOut) };
   };
+  /** `key` orders a DOGE -> WOOF swap of `doge` DOGE, pays it from a coin of its own, buries it and executes it. */
+  const swapPaid = async (key: TestKey, doge: bigint) => {
+    const { swapId, deposit } = await order(key, doge);
+    const coin = await faucetCoin(stack.devnet, key, Number(doge) + 2);
+    await mine();
+    const paid = await pay(stack.devnet, key, [coin], [{ script: custody.script, value: deposit }]);
+    await bury();
+    return execute(key, swapId, paid.txid);
+  };
   /** The stranger's transfer inscription of `amount` WOOF revealed to the custody's address (broadcast, not mined). */
   const foreignTransfer = async (stranger: TestKey, amount: bigint, recipientScript: Uint8Array = custody.script) => {
     const coin = await faucetCoin(stack.devnet, stranger, 5);
@@ -169,12 +178,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
 
       // The victim's swap executes on its deposit, and its payout must still be paid.
       const victim = newKey();
-      const { swapId, deposit } = await order(victim, 10n);
-      const coin = await faucetCoin(stack.devnet, victim, 12);
-      await mine();
-      const paid = await pay(stack.devnet, victim, [coin], [{ script: custody.script, value: deposit }]);
-      await bury();
-      const { payoutId, amountOut } = await execute(victim, swapId, paid.txid);
+      const { payoutId, amountOut } = await swapPaid(victim, 10n);
 
       const payout = await drive(payoutId, ["confirmed", "failed", "frozen"]);
       expect(payout.status, json(payout)).to.equal("confirmed");
@@ -195,12 +199,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
     it("pays a DRC-20 payout whose own transfer a stranger's foreign transfer voided in the same block", async () => {
       const held = woof(custody.address).available;
       const victim = newKey();
-      const { swapId, deposit } = await order(victim, 5n);
-      const coin = await faucetCoin(stack.devnet, victim, 7);
-      await mine();
-      const paid = await pay(stack.devnet, victim, [coin], [{ script: custody.script, value: deposit }]);
-      await bury();
-      const { payoutId, amountOut } = await execute(victim, swapId, paid.txid);
+      const { payoutId, amountOut } = await swapPaid(victim, 5n);
 
       // Attack: the stranger's transfer of everything available is in the mempool ahead of the payout's own.
       const stranger = newKey();
@@ -241,12 +240,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
       });
 
       const victim = newKey();
-      const { swapId, deposit } = await order(victim, 5n);
-      const coin = await faucetCoin(stack.devnet, victim, 7);
-      await mine();
-      const paid = await pay(stack.devnet, victim, [coin], [{ script: custody.script, value: deposit }]);
-      await bury();
-      const { payoutId, amountOut } = await execute(victim, swapId, paid.txid);
+      const { payoutId, amountOut } = await swapPaid(victim, 5n);
 
       const payout = await drive(payoutId, ["confirmed", "failed", "frozen"], 24);
       expect(payout.status, json(payout)).to.equal("confirmed");
