@@ -64,7 +64,20 @@ describe("launchpad authority attacks (issue 26)", function () {
   const faucet = async (key: TestKey): Promise<Spendable> => {
     const { txid } = await stack.devnet.rpc<{ txid: string }>("devnet_faucet", [key.address, 100, false]);
     return { txid, vout: 0, value: FAUCET };
-  };
+  }; /** `squatter` deploys launchpad collection `slug` on chain itself, in the v1 envelope (broadcast, not mined). */
+  const squatDeploy = async (squatter: TestKey, slug: string, name: string) =>
+    inscribeV1(
+      stack.devnet,
+      squatter,
+      await faucet(squatter),
+      {
+        contentType: "application/json",
+        action: "LAUNCHPAD_DEPLOY",
+        body: encodeLaunchpadDeploy({ slug, name, priceKoinu: 0n, maxSupply: 10n }),
+      },
+      squatter.script,
+    );
+
   async function pay(key: TestKey, coin: Spendable, to: TestKey, amountKoinu: bigint, memo: string): Promise<string> {
     const outputs = [
       { script: to.script, value: amountKoinu },
@@ -319,17 +332,7 @@ describe("launchpad authority attacks (issue 26)", function () {
       const squatter = newKey();
       const creator = newKey();
       const slug = "squat-pups";
-      await inscribeV1(
-        stack.devnet,
-        squatter,
-        await faucet(squatter),
-        {
-          contentType: "application/json",
-          action: "LAUNCHPAD_DEPLOY",
-          body: encodeLaunchpadDeploy({ slug, name: "Squat", priceKoinu: 0n, maxSupply: 10n }),
-        },
-        squatter.script,
-      );
+      await squatDeploy(squatter, slug, "Squat");
       await mine();
       expect(stack.queries.hasCollection(slug)).to.equal(true);
       const listed = await call("POST", "/collections", {
@@ -376,17 +379,7 @@ describe("launchpad authority attacks (issue 26)", function () {
           body: { slug, name: slug, price_koinu: PRICE.toString(), max: 10, creator_address: creator.address },
         });
         expect(listed.status, JSON.stringify(listed.body)).to.equal(201);
-        await inscribeV1(
-          stack.devnet,
-          squatter,
-          await faucet(squatter),
-          {
-            contentType: "application/json",
-            action: "LAUNCHPAD_DEPLOY",
-            body: encodeLaunchpadDeploy({ slug, name: "Race", priceKoinu: 0n, maxSupply: 10n }),
-          },
-          squatter.script,
-        );
+        await squatDeploy(squatter, slug, "Race");
         await mine();
         down = false;
         await app.launchpad.mints.runOnce();
