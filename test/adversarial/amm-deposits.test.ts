@@ -46,6 +46,12 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
     expect(answer.status, show(answer)).to.equal(200);
     return answer.body.message as string;
   };
+  /** `answer` refused the deposit as not spendable (422 DEPOSIT_NOT_SPENDABLE) and queued no payout beyond `payoutsBefore`. */
+  const expectNotSpendable = (answer: Answer, payoutsBefore: number) => {
+    expect(answer.status, show(answer)).to.equal(422);
+    expect(answer.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
+    expect(payoutCount(), "no payout was queued").to.equal(payoutsBefore);
+  };
   /** The payer's signed refund request for a DOGE deposit. */
   const askRefund = async (key: TestKey, depositTxid: string): Promise<Answer> => {
     const fields = { asset: "DOGE", address: key.address, depositTxid };
@@ -110,9 +116,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
 
     const before = payoutCount();
     const refund = await askRefund(attacker, deposit.txid);
-    expect(refund.status, show(refund)).to.equal(422);
-    expect(refund.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
-    expect(payoutCount(), "no payout was queued").to.equal(before);
+    expectNotSpendable(refund, before);
   });
 
   it("refunds nothing out of the float for a bare pay-to-pubkey output to the custody's own key", async () => {
@@ -124,9 +128,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
     await bury();
     const before = payoutCount();
     const refund = await askRefund(attacker, deposit.txid);
-    expect(refund.status, show(refund)).to.equal(422);
-    expect(refund.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
-    expect(payoutCount(), "no payout was queued").to.equal(before);
+    expectNotSpendable(refund, before);
   });
 
   it("does not swap on an inscription-bearing deposit", async () => {
@@ -157,9 +159,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
       depositTxid: deposit.txid,
       signature: signMessage(text, attacker.privateKey),
     });
-    expect(executed.status, show(executed)).to.equal(422);
-    expect(executed.body.error.code).to.equal("DEPOSIT_NOT_SPENDABLE");
-    expect(payoutCount(), "no payout was queued").to.equal(before);
+    expectNotSpendable(executed, before);
   });
 
   it("counts only the spendable outputs of a deposit that mixes both kinds", async () => {
