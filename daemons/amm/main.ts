@@ -213,7 +213,7 @@ async function main(): Promise<void> {
     url: config["inscriber-url"],
     key: readSecretFile(config["inscriber-key-file"], "inscriber project key").trim(),
   });
-  const bonding = new BondingStore({ db, ledger, deposits, queries, inscriber, inscriberProject: "amm", log });
+  const bonding = new BondingStore({ db, ledger, deposits, queries, log });
   // Proof of reserves (docs/security.md): checked after every wallet sync, published at
   // /api/reserves, and the settlement worker's gate (nothing of a short asset is paid out).
   const reserves = new CustodyReserves({ db, ledger, bonding, queries, wallet, log });

@@ -55,9 +55,6 @@ import {
   openAmmDatabase,
   reserveFields,
 } from "../../src/services/amm";
-import { InscriberCallError } from "../../src/services/inscriber/client";
-import type { InscriberClient } from "../../src/services/inscriber/client";
-import { inscriberJob } from "../../test/helpers/inscriber-job";
 import { newKey } from "../../test/helpers/keys";
 
 const QUOTES = Number(process.env.BENCH_QUOTES ?? 3_000_000);
@@ -176,18 +173,11 @@ async function benchHttpQuotes(dir: string): Promise<number> {
 async function serve(dir: string): Promise<void> {
   const { ledger, deposits, db } = seededLedger(dir, "http");
   fs.writeFileSync(path.join(dir, "custody"), ledger.custodyAddress);
-  const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
-    inscribe: async () => ({ job: inscriberJob({ id: "job_bench" }), created: true }),
-    job: async (id) => {
-      throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`);
-    },
-  };
   const store = new BondingStore({
     db,
     ledger,
     deposits,
     queries: new IndexQueries(openIndexerDatabase(":memory:")),
-    inscriber,
     maxReservationsPerAddress: 3,
   });
   await store.launch(

@@ -28,9 +28,6 @@ import {
   openAmmDatabase,
   reserveFields,
 } from "../../src/services/amm";
-import { InscriberCallError } from "../../src/services/inscriber/client";
-import type { InscriberClient } from "../../src/services/inscriber/client";
-import { inscriberJob } from "../helpers/inscriber-job";
 import { TestKey, newKey } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -95,18 +92,11 @@ async function startAmm(ledgerLimits: Record<string, number> = {}) {
     // Limits of the fix (unknown before it), spread so that the file compiles against both.
     ...ledgerLimits,
   });
-  const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
-    inscribe: async () => ({ job: inscriberJob({ id: "job_announcements" }), created: true }),
-    job: async (id) => {
-      throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`);
-    },
-  };
   const store = new BondingStore({
     db,
     ledger,
     deposits,
     queries: new IndexQueries(openIndexerDatabase(":memory:")),
-    inscriber,
     clock: () => clock.now,
   });
   ledger.seedPool({
@@ -127,8 +117,8 @@ async function startAmm(ledgerLimits: Record<string, number> = {}) {
     },
     store.issueApiKey("announcements").id,
   );
-  // The curve's launch inscriptions are not what these tests are about: it is made tradable directly.
-  db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
+  // The curve's supply deposits are not what these tests are about: it is opened for trading directly.
+  store.activateUnsupplied("MOON");
   const app = createAmmApp({
     ledger,
     network: NETWORKS.regtest,

@@ -112,8 +112,6 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
       ledger,
       deposits,
       queries: stack.queries,
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-      inscriberProject: "launchpad",
       maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("costs operator").key;

@@ -222,8 +222,6 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       ledger,
       deposits,
       queries: stack.queries,
-      inscriber,
-      inscriberProject: "launchpad",
     });
     apiKey = store.issueApiKey("adversarial operator").key;
     wallet = new HotWallet({

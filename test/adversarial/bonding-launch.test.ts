@@ -21,11 +21,10 @@ import { NETWORKS, signMessage } from "../../src/doge";
 import { AmmLedger, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { BondingStore } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
-import { InscriberClient } from "../../src/services/inscriber/client";
 import type { HotWallet } from "../../src/wallet";
 import { deployTick, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { TestKey, newKey } from "../helpers/keys";
-import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { Answer, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
 
 const N = 2;
@@ -193,8 +192,6 @@ describe("adversarial: bonding launches (issue 26)", function () {
       ledger,
       deposits,
       queries: stack.queries,
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-      inscriberProject: "launchpad",
       clock: now,
     });
     apiKey = store.issueApiKey("adversarial operator").key;

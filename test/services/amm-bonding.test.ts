@@ -135,8 +135,6 @@ describe("AMM bonding curves", function () {
       ledger,
       deposits,
       queries: stack.queries,
-      inscriber,
-      inscriberProject: "launchpad",
       clock,
       reservationSeconds: RESERVATION_SECONDS,
       maxReservationShareBps: 10_000,
@@ -552,8 +550,6 @@ describe("AMM bonding curves", function () {
         ledger,
         deposits: new DepositReader(stack.queries, custody.address),
         queries: stack.queries,
-        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-        inscriberProject: "launchpad",
         clock: () => Math.floor(Date.now() / 1000) + clockOffset,
         reservationSeconds: RESERVATION_SECONDS,
       });
@@ -749,8 +745,6 @@ describe("AMM bonding curves", function () {
         ledger,
         deposits: new DepositReader(stack.queries, custody.address),
         queries: stack.queries,
-        inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-        inscriberProject: "launchpad",
       });
       expect(await restarted.runOnce()).to.include({ activated: 0, seeded: 0 });
       expect(seeds()).to.equal(1);

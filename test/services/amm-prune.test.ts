@@ -26,9 +26,6 @@ import {
   openAmmDatabase,
   reserveFields,
 } from "../../src/services/amm";
-import { InscriberCallError } from "../../src/services/inscriber/client";
-import type { InscriberClient } from "../../src/services/inscriber/client";
-import { inscriberJob } from "../helpers/inscriber-job";
 import { newKey } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -55,13 +52,7 @@ describe("AMM pruning", () => {
     tickDeployed: (tick) => tick,
     clock: () => now,
   });
-  const inscriber: Pick<InscriberClient, "inscribe" | "job"> = {
-    inscribe: async () => ({ job: inscriberJob({ id: "job_prune" }), created: true }),
-    job: async (id) => {
-      throw new InscriberCallError(404, "JOB_NOT_FOUND", `no job ${id}`);
-    },
-  };
-  const store = new BondingStore({ db, ledger, deposits, queries, inscriber, clock: () => now });
+  const store = new BondingStore({ db, ledger, deposits, queries, clock: () => now });
   const rows = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
   before(async () => {
@@ -83,8 +74,8 @@ describe("AMM pruning", () => {
       },
       store.issueApiKey("prune").id,
     );
-    // The curve's launch inscriptions are not what this test is about: it is made tradable directly.
-    db.prepare("UPDATE bonding_curves SET status = 'active' WHERE tick_key = 'moon'").run();
+    // The curve's supply deposits are not what this test is about: it is opened for trading directly.
+    store.activateUnsupplied("MOON");
   });
 
   it("writes nothing for a quote", () => {

@@ -162,8 +162,6 @@ describe("AMM service", function () {
       ledger,
       deposits: new DepositReader(queries, custody.address),
       queries,
-      inscriberProject: "launchpad",
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
     });
     // No rate limit: the 50 concurrent swaps alone make 150 POSTs within a minute.
     app = createAmmApp({

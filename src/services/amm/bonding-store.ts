@@ -74,7 +74,6 @@ import {
 import { DRC20_MAX_SUPPLY, drc20TickKey } from "../../inscription/drc20";
 import type { IndexQueries } from "../../indexer/queries";
 import { Refusal, conflict, notFound, unprocessable } from "../../errors";
-import type { InscriberClient } from "../inscriber/client";
 import { DepositOrder, DepositReader, UsedDeposits, bindDeposit, pendingError } from "./deposits";
 import { payoutAboveDust } from "./custody";
 import type { CustodyOrder, CustodyTrade, CustodyVia } from "./custody";
@@ -184,13 +183,6 @@ export interface BondingStoreOptions {
   deposits: DepositReader;
   /** The explorer's index: deployed ticks, the custody's balances. */
   queries: IndexQueries;
-  /**
-   * @deprecated Unused: launches no longer inscribe anything (the launcher deploys, mints and
-   * deposits the supply). Accepted so that callers need not change.
-   */
-  inscriber?: Pick<InscriberClient, "inscribe" | "job">;
-  /** @deprecated Unused (see `inscriber`). */
-  inscriberProject?: string;
   /** Unix seconds (default: the system clock). */
   clock?: () => number;
   /** How long a launch waits for its launcher's supply before it fails, seconds (default a day). */
