@@ -769,10 +769,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shared/abi/index.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ABI index: the published contracts per L2 chain, with addresses, deploy blocks and transactions
+         * @description Readable from any origin (Access-Control-Allow-Origin: *). The `deployed` flag and every field are as the deployment recorded them; the ABI files are beside it (GET /shared/abi/{file}). 503 ABI_INDEX_UNREADABLE when the file on this host is not JSON.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AbiIndex"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/abi/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contract's ABI file, as the ABI index names it
+         * @description Readable from any origin. 404 ABI_FILE_NOT_FOUND for a name the index does not give.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description an ABI file named by the index */
+                    file: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AbiFile"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description a contract's ABI (Solidity's JSON ABI array) */
+        AbiFile: {
+            [key: string]: unknown;
+        }[];
+        /** @description the published contract set per L2 chain id (src/l2/abi-index.ts): each contract's ABI file, address, deploy block and deploy transaction */
+        AbiIndex: {
+            [key: string]: {
+                /** @description whether a deployment of the contract set was recorded on this chain */
+                deployed: boolean;
+                contracts: {
+                    [key: string]: components["schemas"]["AbiIndexContract"];
+                };
+            };
+        };
+        AbiIndexContract: {
+            /** @description checksummed; null when this chain's deployment lacks it */
+            address: string | null;
+            /**
+             * @description the ABI file's name, beside index.json
+             * @example DogeAttestation.json
+             */
+            abi: string;
+            /** @description the block that holds the contract's creation */
+            deployBlock?: number;
+            /** @description the transaction that created it */
+            deployTx?: string;
+        };
         /** @description a fact signed by at least two attesters: submitFact(fact, signatures) */
         AttestedFact: {
             fact: components["schemas"]["Fact"];

@@ -34,6 +34,7 @@ import type { JobKind } from "./receipts";
 import { domainToJson, factToJson, receiptToJson } from "./wire";
 import type { AttesterInfoJson, SignedFactJson, SignedReceiptJson } from "./wire";
 import { AttesterHealth, AttesterInfo, ReceiptRequest, SignedFact, SignedReceipt, factRequest } from "./schemas";
+import { serveAbiIndex } from "../services/http/abi-index-route";
 
 export interface AttesterAppOptions {
   /** Shown in /v1/info and /health (default "attester"). */
@@ -331,6 +332,7 @@ export function createAttesterApp(options: AttesterAppOptions): Express {
   );
 
   surface.serve(app);
+  serveAbiIndex(app, surface);
   app.use(unknownRoute);
   const countRefusals: ErrorRequestHandler = (error, req, _res, next) => {
     if (error instanceof Refusal) {

@@ -32,6 +32,7 @@ import { Authorization, authorizationMessage, orderMessage } from "./orders";
 import * as S from "./api-schema";
 import { reservesJson } from "./reserves";
 import type { CustodyReserves } from "./reserves";
+import { serveAbiIndex } from "../http/abi-index-route";
 
 export interface AmmAppOptions {
   ledger: AmmLedger;
@@ -650,6 +651,7 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
   app.use("/api", api);
   options.mount?.(app, surface);
   surface.serve(app);
+  serveAbiIndex(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

@@ -28,6 +28,7 @@ import {
   factQueries,
   fulfilBody,
 } from "./schemas";
+import { serveAbiIndex } from "../http/abi-index-route";
 
 type FactPath = keyof ReturnType<typeof factQueries>;
 
@@ -264,6 +265,7 @@ export function createAttestApp(options: AttestAppOptions): express.Express {
   app.use("/api/attest", api);
   options.mount?.(app, surface);
   surface.serve(app);
+  serveAbiIndex(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(options.log ?? (() => undefined)));
   return app;

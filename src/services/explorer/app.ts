@@ -20,6 +20,7 @@ import { createEsploraRouter } from "./esplora";
 import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
 import { exactJson, opReturnRecord, zkpRecord } from "./records";
 import type { MempoolReader, MempoolTx } from "./mempool";
+import { serveAbiIndex } from "../http/abi-index-route";
 
 export interface ExplorerOptions {
   queries: IndexQueries;
@@ -756,6 +757,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   app.use("/api", api);
   app.use("/esplora/api", createEsploraRouter({ queries, network, node, broadcastLimit, mempool, surface }));
   surface.serve(app);
+  serveAbiIndex(app, surface);
   options.mount?.(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));

@@ -37,6 +37,7 @@ import {
 } from "./schemas";
 import type { JobRow, JobStore } from "./store";
 import type { UserSignedInscriber } from "./user-signed";
+import { serveAbiIndex } from "../http/abi-index-route";
 
 /** The version of the envelope standard this inscriber writes (DESIGN.md 4.2). */
 export const ENVELOPE_VERSION = 1;
@@ -393,6 +394,7 @@ export function createInscriberApp(options: InscriberAppOptions): express.Expres
 
   options.mount?.(app, surface);
   surface.serve(app);
+  serveAbiIndex(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(options.log ?? (() => undefined)));
   return app;
