@@ -30,7 +30,7 @@ import { LaunchpadSession, SessionStore, sessionRequired, signingAddress } from 
 import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
-import { walletProviderScript } from "../pages/wallet-provider";
+import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
 import * as S from "./api-schema";
 import { serveAbiIndex } from "../http/abi-index-route";
 
@@ -159,8 +159,9 @@ export interface LaunchpadOptions {
   /** When given, this directory's files are served at `/` (index.html as a directory's page). */
   webDir?: string;
   /**
-   * The pages' /wallet-provider.js offering the development wallet (devWalletScript) in the embedded
-   * default and the browser tests; without it the provider offers only the browser's own wallets.
+   * The pages' /wallet-provider.js: the development wallet (devWalletScript) in the embedded
+   * default and the browser tests; without it the script installs nothing and the browser's own
+   * wallet provides `window.wallet`.
    */
   walletProviderScript?: string;
   /** The explorer's public base URL (e.g. http://127.0.0.1:3001), where pages broadcast payments. */
@@ -866,16 +867,14 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
       summary: "The pages' wallet provider script",
       tags: ["pages"],
       description:
-        "Installs window.wallet over the wallets the browser brings (MyDoge, DogeLabs, UniSat-style) and, when the daemon has one (devnet and testnet only), the development wallet. Served with the pages (404 without a pages directory).",
+        "Installs the development wallet as window.wallet when the daemon has one (devnet and testnet only); otherwise installs nothing and the browser's own wallet provides window.wallet. Served with the pages (404 without a pages directory).",
       responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
     },
-    async (_input, req, res) => {
+    (_input, req, res) => {
       if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
-      const script =
-        options.walletProviderScript ?? (await walletProviderScript({ network, explorerUrl: options.explorerUrl }));
       res.setHeader("Content-Type", "text/javascript; charset=utf-8");
       res.setHeader("Cache-Control", "no-store");
-      res.send(script);
+      res.send(options.walletProviderScript ?? NO_DEV_WALLET_SCRIPT);
     },
   );
   const PAGES = "served from the daemon's pages directory (--web-dir; 404 without one)";
