@@ -78,8 +78,12 @@ export interface BlockchainInfo {
   difficulty: number;
   mediantime: number;
   verificationprogress: number;
+  /** Whether the tip is older than -maxtipage (24 hours); latched false once it was not. */
+  initialblockdownload: boolean;
   /** 64 hex digits. */
   chainwork: string;
+  /** Bytes of block and undo files. */
+  size_on_disk: number;
   pruned: boolean;
   /** Only when pruned. */
   pruneheight?: number;
@@ -94,6 +98,8 @@ export interface BlockchainInfo {
       since?: number;
     }
   >;
+  /** Dogecoin Core's status-bar warnings, "" when there are none. */
+  warnings: string;
 }
 
 /** `getblockheader <hash> true`. */
@@ -187,7 +193,8 @@ export interface TxOutInfo {
   /** DOGE: convert with `dogeToKoinu`. */
   value: number;
   scriptPubKey: ScriptPubKeyInfo;
-  version: number;
+  /** Bitcoin Core 0.14's transaction version; Dogecoin Core 1.14.7 no longer writes it (src/rpc/blockchain.cpp gettxout). */
+  version?: number;
   coinbase: boolean;
 }
 

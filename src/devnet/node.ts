@@ -53,6 +53,9 @@ import { RpcFailure } from "./errors";
 import { randomBytes } from "node:crypto";
 import { DogeosError } from "../errors";
 
+/** Dogecoin Core 1.14 src/validation.h DEFAULT_MAX_TIP_AGE (-maxtipage): 24 hours. */
+const MAX_TIP_AGE_SECONDS = 24 * 60 * 60;
+
 export interface BlockIndexEntry {
   hash: string;
   seq: number;
@@ -104,6 +107,7 @@ export class DevnetNode {
   /** -minrelaytxfee in koinu per 1000 bytes (devnet_setminrelayfee changes it; not persisted). */
   minRelayFeePerKb: bigint = MIN_RELAY_FEE_RATE;
   private readonly clock: () => number;
+  private leftInitialBlockDownload = false;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
 
   private readonly index = new Map<string, BlockIndexEntry>();
@@ -268,6 +272,18 @@ export class DevnetNode {
     }
     times.sort((a, b) => a - b);
     return times[Math.floor(times.length / 2)];
+  }
+
+  /**
+   * Core's IsInitialBlockDownload (src/validation.cpp, Dogecoin Core 1.14): true while the tip is
+   * older than -maxtipage (DEFAULT_MAX_TIP_AGE, 24 hours, src/validation.h); once false it stays
+   * false for the life of the process (Core latches it). Regtest's minimum chain work is 0.
+   */
+  isInitialBlockDownload(): boolean {
+    if (this.leftInitialBlockDownload) return false;
+    if (this.tip().time < this.clock() - MAX_TIP_AGE_SECONDS) return true;
+    this.leftInitialBlockDownload = true;
+    return false;
   }
 
   /** A confirmed transaction (through the transaction index) or a mempool one. */

@@ -246,6 +246,49 @@ export class DevnetStore {
     return { count: Number(row.n), total: row.total };
   }
 
+  /** Every unspent output (for gettxoutsetinfo's serialized hash), in no particular order. */
+  allCoins(): StoredCoin[] {
+    const rows = this.db
+      .prepare("SELECT txid, vout, value, script, height, coinbase FROM utxos")
+      .safeIntegers(true)
+      .all() as { txid: string; vout: bigint; value: bigint; script: Buffer; height: bigint; coinbase: bigint }[];
+    return rows.map((row) => ({
+      txid: row.txid,
+      vout: Number(row.vout),
+      value: row.value,
+      script: new Uint8Array(row.script),
+      height: Number(row.height),
+      coinbase: row.coinbase === 1n,
+    }));
+  }
+
+  /** Bytes of every stored block (active or not) and of the undo data, and the number of blocks. */
+  storedBytes(): { blocks: number; blockBytes: number; undoBytes: number } {
+    const blocks = this.db.prepare("SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM blocks").get() as {
+      n: number;
+      bytes: number;
+    };
+    const undo = this.db.prepare("SELECT COALESCE(SUM(LENGTH(data)), 0) AS bytes FROM undo").get() as {
+      bytes: number;
+    };
+    return { blocks: blocks.n, blockBytes: blocks.bytes, undoBytes: undo.bytes };
+  }
+
+  /** Size of the database file on disk (0 in memory). */
+  fileBytes(): number {
+    const file = this.db.name;
+    if (!file || file === ":memory:") return 0;
+    let total = 0;
+    for (const suffix of ["", "-wal"]) {
+      try {
+        total += fs.statSync(file + suffix).size;
+      } catch {
+        // no WAL file yet
+      }
+    }
+    return total;
+  }
+
   putUndo(hash: string, coins: UndoCoin[]): void {
     this.stmts.putUndo.run(hash, JSON.stringify(coins));
   }
