@@ -84,11 +84,7 @@ export function forgetSession() {
 /** window.wallet, or a clear error when the browser has none. */
 export function wallet() {
   if (!window.wallet || typeof window.wallet.connect !== "function" || typeof window.wallet.signPSBT !== "function") {
-    throw new ApiError(
-      0,
-      "NO_WALLET",
-      "no Dogecoin wallet in this browser: install one that provides window.wallet, then reload",
-    );
+    throw new ApiError(0, "NO_WALLET", "the wallet provider did not load: reload the page");
   }
   return window.wallet;
 }
@@ -121,7 +117,8 @@ export async function signIn() {
   const kept = {
     token: session.token,
     address: session.address,
-    public_key: account.publicKey,
+    // A wallet that does not tell its key shows it in its signature (the provider recovers it).
+    public_key: signed.publicKey ?? account.publicKey ?? null,
     expires_at: session.expires_at,
   };
   localStorage.setItem(SESSION_KEY, JSON.stringify(kept));

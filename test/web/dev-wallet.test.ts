@@ -5,7 +5,12 @@
 import { expect } from "chai";
 import { Psbt } from "bitcoinjs-lib";
 import { NETWORKS, encodeWif, hexToBytes, toBitcoinjsNetwork, txidOf, verifyMessage } from "../../src/doge";
-import { NO_DEV_WALLET_SCRIPT, devWalletBundle, devWalletScript } from "../../src/services/launchpad";
+import { devWalletScript } from "../../src/services/launchpad";
+import {
+  MAX_PAGE_SCRIPT_BYTES,
+  walletProviderBundle,
+  walletProviderScript,
+} from "../../src/services/pages/wallet-provider";
 import { createDevWallet } from "../../web/src/dev-wallet";
 import { newKey, spendP2pkh } from "../helpers/keys";
 
@@ -73,19 +78,25 @@ describe("development wallet provider", () => {
     );
   });
 
-  it("is served as a browser bundle installing window.wallet, and never for mainnet", async () => {
-    const bundle = await devWalletBundle();
-    expect(bundle).to.contain("DogeDevWallet");
+  it("is offered by the pages' wallet provider bundle, under the pages' script budget, and never on mainnet", async () => {
+    const bundle = await walletProviderBundle();
+    expect(bundle).to.contain("DogeWallets");
     expect(bundle).to.not.match(/require\("node:/);
-    const script = await devWalletScript(encodeWif(key.privateKey, NETWORKS.regtest), NETWORKS.regtest);
+    expect(Buffer.byteLength(bundle)).to.be.below(MAX_PAGE_SCRIPT_BYTES);
+    const wif = encodeWif(key.privateKey, NETWORKS.regtest);
+    const script = await devWalletScript(wif, NETWORKS.regtest, "http://127.0.0.1:3001");
     expect(
       script.endsWith(
-        `DogeDevWallet.install(${JSON.stringify({ wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest" })});\n`,
+        `DogeWallets.install(${JSON.stringify({ network: "regtest", explorerUrl: "http://127.0.0.1:3001", devWallet: { wif } })});\n`,
       ),
     ).to.equal(true);
     expect(await rejection(devWalletScript(encodeWif(key.privateKey, NETWORKS.mainnet), NETWORKS.mainnet))).to.contain(
       "devnet and testnet only",
     );
-    expect(NO_DEV_WALLET_SCRIPT).to.contain("the browser's wallet provides window.wallet");
+    expect(await rejection(devWalletScript(wif, NETWORKS.testnet))).to.match(/testnet|version|network/i);
+    // Without a development key the provider offers only the browser's own wallets.
+    expect(await walletProviderScript({ network: NETWORKS.mainnet })).to.match(
+      /DogeWallets\.install\(\{"network":"mainnet","explorerUrl":null,"devWallet":null\}\);\n$/,
+    );
   });
 });

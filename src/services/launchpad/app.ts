@@ -30,7 +30,8 @@ import { LaunchpadSession, SessionStore, sessionRequired, signingAddress } from 
 import { MintedFeed } from "./live";
 import { MAX_OP_RETURN_PAYLOAD_BYTES, PaymentNode, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 import { RECOMMENDED_FEE_RATE } from "../../wallet/fees";
-import { NO_DEV_WALLET_SCRIPT } from "./dev-wallet";
+import { walletProviderScript } from "../pages/wallet-provider";
+import { servePages } from "../pages/mount";
 import * as S from "./api-schema";
 import { serveAbiIndex } from "../http/abi-index-route";
 
@@ -159,9 +160,8 @@ export interface LaunchpadOptions {
   /** When given, this directory's files are served at `/` (index.html as a directory's page). */
   webDir?: string;
   /**
-   * The pages' /wallet-provider.js: the development wallet (devWalletScript) in the embedded
-   * default and the browser tests; without it the script installs nothing and the browser's own
-   * wallet provides `window.wallet`.
+   * The pages' /wallet-provider.js offering the development wallet (devWalletScript) in the embedded
+   * default and the browser tests; without it the provider offers only the browser's own wallets.
    */
   walletProviderScript?: string;
   /** The explorer's public base URL (e.g. http://127.0.0.1:3001), where pages broadcast payments. */
@@ -860,45 +860,13 @@ export function createLaunchpadApp(options: LaunchpadOptions): LaunchpadApp {
   surface.serve(app);
   serveAbiIndex(app, surface);
   // The pages: served when a directory is given (404 NOT_FOUND otherwise), documented either way.
-  const pages = surface.on(app);
-  pages.get(
-    "/wallet-provider.js",
-    {
-      summary: "The pages' wallet provider script",
-      tags: ["pages"],
-      description:
-        "Installs the development wallet as window.wallet when the daemon has one (devnet and testnet only); otherwise installs nothing and the browser's own wallet provides window.wallet. Served with the pages (404 without a pages directory).",
-      responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
-    },
-    (_input, req, res) => {
-      if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
-      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
-      res.setHeader("Cache-Control", "no-store");
-      res.send(options.walletProviderScript ?? NO_DEV_WALLET_SCRIPT);
-    },
-  );
-  const PAGES = "served from the daemon's pages directory (--web-dir; 404 without one)";
-  surface.declare("get", "/", {
-    summary: "The directory page (index.html)",
-    tags: ["pages"],
-    description: PAGES,
-    responses: { 200: { description: "an HTML page", contentType: "text/html" } },
+  servePages(app, surface, {
+    webDir: options.webDir,
+    providerScript: async () =>
+      options.walletProviderScript ?? walletProviderScript({ network, explorerUrl: options.explorerUrl }),
+    providerDescription:
+      "Installs window.wallet over the wallets the browser brings (MyDoge, DogeLabs, UniSat-style) and, when the daemon has one (devnet and testnet only), the development wallet.",
   });
-  surface.declare("get", "/:file", {
-    summary: "A file of the pages: HTML, JavaScript, CSS",
-    tags: ["pages"],
-    params: z.object({ file: z.string() }),
-    description: `${PAGES}; the content type follows the file's extension, and a directory's name redirects to its page (/<directory>/).`,
-    responses: { 200: { description: "the file", contentType: "*/*" } },
-  });
-  surface.declare("get", "/:directory/", {
-    summary: "A directory's page (its index.html)",
-    tags: ["pages"],
-    params: z.object({ directory: z.string() }),
-    description: PAGES,
-    responses: { 200: { description: "an HTML page", contentType: "text/html" } },
-  });
-  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

@@ -21,4 +21,4 @@ export { MintedFeed } from "./live";
 export type { MintedCount, MintedFeedOptions, MintedListener } from "./live";
 export { MAX_OP_RETURN_PAYLOAD_BYTES, MAX_PAYMENT_INPUTS, PaymentPsbtService, PaymentPsbtStore } from "./payment";
 export type { PaymentNode, PaymentPsbtOptions } from "./payment";
-export { NO_DEV_WALLET_SCRIPT, devWalletBundle, devWalletScript } from "./dev-wallet";
+export { devWalletScript } from "./dev-wallet";

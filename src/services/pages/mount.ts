@@ -1,0 +1,62 @@
+/**
+ * The pages a daemon serves (the launchpad's and the AMM's): the files of its pages directory at `/`
+ * (index.html as a directory's page) and the wallet provider at /wallet-provider.js, declared in the
+ * daemon's OpenAPI document whether a directory is given or not (404 NOT_FOUND without one).
+ * Mount after the API and `surface.serve(app)`, before the 404 handler.
+ */
+import express from "express";
+import { notFound } from "../http/errors";
+import { type ApiSurface, z } from "../http/openapi";
+
+export interface PagesOptions {
+  /** The pages directory; without it every page route answers 404 NOT_FOUND. */
+  webDir?: string;
+  /** The provider script (walletProviderScript), made at the first request. */
+  providerScript: () => Promise<string>;
+  /** What the provider offers on this daemon, for the document. */
+  providerDescription: string;
+}
+
+export function servePages(app: express.Express, surface: ApiSurface, options: PagesOptions): void {
+  const pages = surface.on(app);
+  let script: Promise<string> | null = null;
+  pages.get(
+    "/wallet-provider.js",
+    {
+      summary: "The pages' wallet provider script",
+      tags: ["pages"],
+      description: `${options.providerDescription} Served with the pages (404 without a pages directory).`,
+      responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
+    },
+    async (_input, req, res) => {
+      if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
+      script ??= options.providerScript();
+      const text = await script;
+      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+      res.setHeader("Cache-Control", "no-store");
+      res.send(text);
+    },
+  );
+  const PAGES = "served from the daemon's pages directory (--web-dir; 404 without one)";
+  surface.declare("get", "/", {
+    summary: "The directory page (index.html)",
+    tags: ["pages"],
+    description: PAGES,
+    responses: { 200: { description: "an HTML page", contentType: "text/html" } },
+  });
+  surface.declare("get", "/:file", {
+    summary: "A file of the pages: HTML, JavaScript, CSS",
+    tags: ["pages"],
+    params: z.object({ file: z.string() }),
+    description: `${PAGES}; the content type follows the file's extension, and a directory's name redirects to its page (/<directory>/).`,
+    responses: { 200: { description: "the file", contentType: "*/*" } },
+  });
+  surface.declare("get", "/:directory/", {
+    summary: "A directory's page (its index.html)",
+    tags: ["pages"],
+    params: z.object({ directory: z.string() }),
+    description: PAGES,
+    responses: { 200: { description: "an HTML page", contentType: "text/html" } },
+  });
+  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
+}

@@ -1,0 +1,9 @@
+/** The stand-ins' browser entry: `WalletStandins.install(kind, config)` (test/web/standins/index.ts bundles it). */
+import type { StandinConfig } from "./common";
+import { installMyDoge } from "./mydoge";
+import { installUnisatStyle } from "./unisat-style";
+
+export function install(kind: "mydoge" | "dogelabs" | "unisat", config: StandinConfig): void {
+  if (kind === "mydoge") installMyDoge(config);
+  else installUnisatStyle(config, kind === "unisat" ? "unisat" : "dogeLabs");
+}

@@ -1,0 +1,352 @@
+/**
+ * The pages' wallet provider: `window.wallet` (DESIGN.md 7's connect() and signPSBT(), plus what
+ * the pages need) over the wallets people have. It finds the injected wallets — MyDoge
+ * (window.doge, announced by `doge#initialized`), DogeLabs (window.dogeLabs), UniSat-style
+ * (window.unisat) and, on a devnet page whose daemon has a development key, our development wallet —
+ * lets the person choose one (remembered in this browser), and maps each wallet's methods and PSBT
+ * form once (web/src/wallets/*.ts). A step a wallet cannot do, a refusal, and a wallet on another
+ * network than the page are WalletErrors whose message names the wallet and the step.
+ *
+ *   wallet.available()                 -> [{id, name}]   the wallets found now
+ *   wallet.choose(id | null)           picks one (null forgets the choice)
+ *   wallet.connect({message?})         -> {address, publicKey, network, wallet, signature?}
+ *   wallet.signPSBT(psbtBase64)        -> psbtBase64: the wallet's inputs signed, unfinalised
+ *   wallet.signMessage(text)           -> base64 compact signature (Dogecoin signmessage)
+ *   wallet.getBalance()                -> {confirmed_koinu, unconfirmed_koinu}
+ *   wallet.disconnect()
+ *   wallet.address, wallet.publicKey, wallet.name, wallet.network
+ *
+ * There is no inscribe(): pages ask our services (or DogeWallets.buildPayment) for PSBTs, the wallet
+ * signs, the explorer broadcasts. Bundled for the browser by src/services/pages/wallet-provider.ts,
+ * which ends the script with DogeWallets.install({network, explorerUrl?, devWallet?}).
+ */
+import { Psbt } from "bitcoinjs-lib";
+import {
+  DogeNetwork,
+  addressToOutputScript,
+  bytesToHex,
+  decodeAddress,
+  getNetwork,
+  publicKeyToAddress,
+  recoverMessagePublicKey,
+  toBitcoinjsNetwork,
+} from "../../src/doge";
+import { WalletAdapter, WalletError, WalletId } from "./wallets/adapter";
+import { devWalletAdapter } from "./wallets/dev";
+import { MyDogeApi, myDogeAdapter } from "./wallets/mydoge";
+import { ownInputIndexes } from "./wallets/psbt-forms";
+import { UnisatStyleApi, unisatStyleAdapter } from "./wallets/unisat";
+import { buildPayment, finalizePayment, PaymentError } from "./payment";
+
+export { WalletError, PaymentError };
+
+export interface ProviderConfig {
+  /** The page's network: mainnet, testnet or regtest. */
+  network: string;
+  /** The explorer's base URL (payments are built from its UTXOs and broadcast through it). */
+  explorerUrl?: string | null;
+  /** The development wallet's key (devnet and testnet pages only). */
+  devWallet?: { wif: string } | null;
+}
+
+const CHOICE_KEY = "dogeos.wallet";
+
+interface Connected {
+  adapter: WalletAdapter;
+  address: string;
+  publicKey: string | null;
+}
+
+/** The human name of a network as the wallets' addresses show it. */
+const networkOfAddress = (address: string): string | null => {
+  try {
+    return decodeAddress(address).network.name;
+  } catch {
+    return null;
+  }
+};
+
+function mismatch(name: string, pageNetwork: string, walletNetwork: string, address: string): WalletError {
+  return new WalletError(
+    "NETWORK_MISMATCH",
+    `${name} is on ${walletNetwork} (its address ${address}) but this page is on ${pageNetwork}: switch ${name} to ${pageNetwork}, or use the ${walletNetwork} pages, then connect again.`,
+    name,
+    "connect",
+  );
+}
+
+export function createProvider(config: ProviderConfig, scope: any = globalThis) {
+  const network: DogeNetwork = getNetwork(config.network);
+  const btcNetwork = toBitcoinjsNetwork(network);
+  const dev =
+    config.devWallet && network.name !== "mainnet"
+      ? devWalletAdapter({ wif: config.devWallet.wif, network: network.name }, btcNetwork)
+      : null;
+  let connected: Connected | null = null;
+
+  /** The wallets injected now (MyDoge appears on the page's load event). */
+  function adapters(): WalletAdapter[] {
+    const found: WalletAdapter[] = [];
+    const doge = scope.doge as MyDogeApi | undefined;
+    if (doge && typeof doge.connect === "function") found.push(myDogeAdapter(doge));
+    const dogeLabs = scope.dogeLabs as UnisatStyleApi | undefined;
+    if (dogeLabs && typeof dogeLabs.requestAccounts === "function")
+      found.push(unisatStyleAdapter("dogelabs", "DogeLabs", dogeLabs, btcNetwork));
+    const unisat = scope.unisat as UnisatStyleApi | undefined;
+    if (unisat && typeof unisat.requestAccounts === "function")
+      found.push(unisatStyleAdapter("unisat", "UniSat", unisat, btcNetwork));
+    if (dev) found.push(dev);
+    return found;
+  }
+
+  const storage = (): Storage | null => {
+    try {
+      return scope.localStorage ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  function chosenId(): WalletId | null {
+    return (storage()?.getItem(CHOICE_KEY) as WalletId | null) ?? null;
+  }
+
+  /** Lets the person pick a wallet in a dialog; resolves with its id, rejects when dismissed. */
+  function askForWallet(list: WalletAdapter[]): Promise<WalletId> {
+    const document = scope.document as Document;
+    return new Promise((resolve, reject) => {
+      const dialog = document.createElement("dialog");
+      dialog.className = "wallet-chooser";
+      dialog.setAttribute("aria-labelledby", "wallet-chooser-title");
+      const title = document.createElement("h2");
+      title.id = "wallet-chooser-title";
+      title.textContent = "Choose a wallet";
+      const hint = document.createElement("p");
+      hint.textContent = "These wallets are in this browser. The page remembers your choice.";
+      dialog.append(title, hint);
+      const finish = (id: WalletId | null) => {
+        dialog.close();
+        dialog.remove();
+        if (id) resolve(id);
+        else reject(new WalletError("WALLET_NOT_CHOSEN", "no wallet was chosen; choose one to go on", null, "connect"));
+      };
+      for (const adapter of list) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.dataset.wallet = adapter.id;
+        button.textContent = adapter.name;
+        button.addEventListener("click", () => finish(adapter.id));
+        dialog.append(button);
+      }
+      const cancel = document.createElement("button");
+      cancel.type = "button";
+      cancel.className = "secondary";
+      cancel.textContent = "Cancel";
+      cancel.addEventListener("click", () => finish(null));
+      dialog.addEventListener("cancel", (event) => {
+        event.preventDefault();
+        finish(null);
+      });
+      dialog.append(cancel);
+      document.body.append(dialog);
+      dialog.showModal();
+    });
+  }
+
+  async function pickAdapter(): Promise<WalletAdapter> {
+    const list = adapters();
+    if (list.length === 0)
+      throw new WalletError(
+        "NO_WALLET",
+        "no Dogecoin wallet in this browser: install MyDoge, DogeLabs or a UniSat-style wallet, then reload the page",
+        null,
+        "connect",
+      );
+    const remembered = list.find((a) => a.id === chosenId());
+    if (remembered) return remembered;
+    const id = list.length === 1 ? list[0].id : await askForWallet(list);
+    storage()?.setItem(CHOICE_KEY, id);
+    return list.find((a) => a.id === id)!;
+  }
+
+  function needConnected(step: string): Connected {
+    if (!connected) throw new WalletError("NOT_CONNECTED", `connect a wallet before you ${step}`, null, null);
+    return connected;
+  }
+
+  async function signMessageWith(c: Connected, message: string): Promise<string> {
+    const { adapter } = c;
+    if (!adapter.signMessage)
+      throw new WalletError(
+        "WALLET_UNSUPPORTED",
+        `${adapter.name} cannot sign a message here; choose another wallet for this step.`,
+        adapter.name,
+        "sign a message",
+      );
+    if (typeof message !== "string" || message.length === 0)
+      throw new WalletError(
+        "INVALID_MESSAGE",
+        "the message to sign must be a non-empty string",
+        adapter.name,
+        "sign a message",
+      );
+    const signature = await adapter.signMessage(message, c.address);
+    const recovered = recoverMessagePublicKey(message, signature);
+    if (!recovered || publicKeyToAddress(recovered.publicKey, network) !== c.address)
+      throw new WalletError(
+        "WALLET_BAD_ANSWER",
+        `${adapter.name}'s signature of the message is not by ${c.address} (a wallet signing with another message prefix or key)`,
+        adapter.name,
+        "sign a message",
+      );
+    // A wallet that does not tell its public key shows it in its signature.
+    if (!c.publicKey && recovered.compressed) c.publicKey = bytesToHex(recovered.publicKey);
+    return signature;
+  }
+
+  const provider = {
+    isDogeosProvider: true as const,
+    get network() {
+      return network.name;
+    },
+    get address() {
+      return connected?.address ?? null;
+    },
+    get publicKey() {
+      return connected?.publicKey ?? null;
+    },
+    get name() {
+      return connected?.adapter.name ?? null;
+    },
+    get explorerUrl() {
+      return config.explorerUrl ?? null;
+    },
+    available(): { id: WalletId; name: string }[] {
+      return adapters().map((a) => ({ id: a.id, name: a.name }));
+    },
+    choose(id: WalletId | null): void {
+      connected = null;
+      if (id === null) storage()?.removeItem(CHOICE_KEY);
+      else storage()?.setItem(CHOICE_KEY, id);
+    },
+    async connect(options: { message?: unknown } = {}) {
+      if (!connected) {
+        const adapter = await pickAdapter();
+        const account = await adapter.connect();
+        const walletNetwork = networkOfAddress(account.address);
+        if (walletNetwork === null)
+          throw new WalletError(
+            "WALLET_BAD_ANSWER",
+            `${adapter.name} answered an address that is not a Dogecoin address: ${account.address}`,
+            adapter.name,
+            "connect",
+          );
+        const hint = account.networkHint?.toLowerCase() ?? null;
+        const hintedMainnet = hint === "livenet" || hint === "mainnet";
+        if (walletNetwork !== network.name) throw mismatch(adapter.name, network.name, walletNetwork, account.address);
+        if (hint && hintedMainnet !== (network.name === "mainnet"))
+          throw mismatch(adapter.name, network.name, hintedMainnet ? "mainnet" : hint, account.address);
+        connected = { adapter, address: account.address, publicKey: account.publicKey };
+      }
+      const c = connected;
+      const answer: Record<string, string> = {
+        address: c.address,
+        network: network.name,
+        wallet: c.adapter.name,
+      };
+      if (options.message !== undefined) answer.signature = await signMessageWith(c, options.message as string);
+      if (c.publicKey) answer.publicKey = c.publicKey;
+      return answer as { address: string; network: string; wallet: string; publicKey?: string; signature?: string };
+    },
+    async signMessage(message: string): Promise<string> {
+      return signMessageWith(needConnected("sign a message"), message);
+    },
+    async signPSBT(psbtBase64: unknown): Promise<string> {
+      const c = connected ?? (await provider.connect(), connected!);
+      const { adapter } = c;
+      if (!adapter.signPsbt)
+        throw new WalletError(
+          "WALLET_UNSUPPORTED",
+          `${adapter.name} cannot sign the payment here; choose another wallet for this step.`,
+          adapter.name,
+          "sign the payment",
+        );
+      let psbt: Psbt;
+      try {
+        if (typeof psbtBase64 !== "string") throw new Error("signPSBT takes a base64 PSBT");
+        psbt = Psbt.fromBase64(psbtBase64, { network: btcNetwork });
+      } catch (error) {
+        throw new WalletError(
+          "INVALID_PSBT",
+          `not a PSBT: ${(error as Error).message}`,
+          adapter.name,
+          "sign the payment",
+        );
+      }
+      const indexes = ownInputIndexes(psbt, addressToOutputScript(c.address, network));
+      if (indexes.length === 0)
+        throw new WalletError(
+          "NOTHING_TO_SIGN",
+          `no input of this payment spends ${c.address}, the address ${adapter.name} is connected with`,
+          adapter.name,
+          "sign the payment",
+        );
+      const signed = await adapter.signPsbt(psbt, indexes, c.address);
+      return signed.toBase64();
+    },
+    async getBalance(): Promise<{ confirmed_koinu: string; unconfirmed_koinu: string }> {
+      const c = needConnected("read the balance");
+      if (!c.adapter.balance)
+        throw new WalletError(
+          "WALLET_UNSUPPORTED",
+          `${c.adapter.name} cannot read the balance here`,
+          c.adapter.name,
+          "read the balance",
+        );
+      const balance = await c.adapter.balance(c.address);
+      return { confirmed_koinu: balance.confirmedKoinu, unconfirmed_koinu: balance.unconfirmedKoinu };
+    },
+    async disconnect(): Promise<void> {
+      const c = connected;
+      connected = null;
+      await c?.adapter.disconnect?.();
+    },
+  };
+  return provider;
+}
+
+export type WalletProvider = ReturnType<typeof createProvider>;
+
+/** What the pages call besides window.wallet: the payment builder over this page's explorer. */
+export let config: ProviderConfig | null = null;
+
+/** Installs window.wallet (the served script calls it) and tells the page when a wallet appears. */
+export function install(providerConfig: ProviderConfig): void {
+  config = providerConfig;
+  const scope = globalThis as any;
+  scope.wallet = createProvider(providerConfig, scope);
+  // MyDoge sets window.doge on the load event and announces it (mydogemask inject-script.js).
+  scope.addEventListener?.("doge#initialized", () => scope.dispatchEvent(new Event("wallet#changed")));
+}
+
+/** The unsigned payment PSBT of `amountKoinu` from the connected address to `to`. */
+export function preparePayment(to: string, amountKoinu: string) {
+  const scope = globalThis as any;
+  const provider = scope.wallet as WalletProvider;
+  if (!config?.explorerUrl)
+    throw new PaymentError("NO_EXPLORER", "this page names no explorer to build the payment from");
+  if (!provider.address) throw new WalletError("NOT_CONNECTED", "connect a wallet before you pay");
+  return buildPayment({
+    explorerUrl: config.explorerUrl,
+    network: getNetwork(config.network),
+    address: provider.address,
+    to,
+    amountKoinu,
+  });
+}
+
+/** The signed payment as a transaction to broadcast. */
+export function finishPayment(signedBase64: string): string {
+  if (!config) throw new Error("the wallet provider is not installed");
+  return finalizePayment(signedBase64, getNetwork(config.network));
+}

@@ -1,0 +1,83 @@
+/**
+ * What every wallet adapter of the pages' provider (web/src/wallet-provider.ts) answers, and the one
+ * error the provider throws. An adapter maps one injected wallet's own page interface (MyDoge's
+ * window.doge, DogeLabs' window.dogeLabs, UniSat's window.unisat, our development wallet) to these
+ * few steps, with the PSBT form the pages use: base64, unfinalised, one partial signature per input
+ * the wallet owns (web/src/wallets/psbt-forms.ts converts each wallet's form once).
+ */
+import type { Psbt } from "bitcoinjs-lib";
+
+export type WalletId = "mydoge" | "dogelabs" | "unisat" | "dev";
+
+/** The steps a page may ask of a wallet, named as the messages name them. */
+export type WalletStep = "connect" | "sign the payment" | "sign a message" | "read the balance" | "disconnect";
+
+export interface WalletAccount {
+  address: string;
+  /** The compressed public key, hex, when the wallet tells it (else recovered from a message signature). */
+  publicKey: string | null;
+  /** What the wallet says of its network, in its own words (e.g. "livenet"), or null. */
+  networkHint: string | null;
+}
+
+export interface WalletBalance {
+  confirmedKoinu: string;
+  unconfirmedKoinu: string;
+}
+
+export interface WalletAdapter {
+  readonly id: WalletId;
+  /** The wallet's name as people know it. */
+  readonly name: string;
+  connect(): Promise<WalletAccount>;
+  /** Signs `indexes` of `psbt` (the wallet's own inputs); answers the PSBT with their partial signatures. */
+  signPsbt?(psbt: Psbt, indexes: number[], address: string): Promise<Psbt>;
+  /** A Dogecoin message signature (base64, compact, as `signmessage`) by the connected address. */
+  signMessage?(message: string, address: string): Promise<string>;
+  balance?(address: string): Promise<WalletBalance>;
+  disconnect?(): Promise<void>;
+}
+
+/**
+ * Codes: NO_WALLET (none in this browser), WALLET_NOT_CHOSEN (several, none chosen), WALLET_UNSUPPORTED
+ * (the wallet has no method for the step), WALLET_REFUSED (the wallet or its user said no),
+ * WALLET_BAD_ANSWER (an answer the provider cannot use: another transaction, a bad signature),
+ * NETWORK_MISMATCH (the wallet's address or network is not the page's), NOT_CONNECTED.
+ */
+export class WalletError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly wallet: string | null = null,
+    readonly step: WalletStep | null = null,
+  ) {
+    super(message);
+    this.name = "WalletError";
+  }
+}
+
+/** The wallet's own rejection as a WalletError naming the wallet and the step. */
+export function refused(name: string, step: WalletStep, error: unknown): WalletError {
+  if (error instanceof WalletError) return error;
+  const said =
+    error && typeof error === "object" && "message" in error ? String((error as Error).message) : String(error);
+  return new WalletError("WALLET_REFUSED", `${name} did not ${step}: ${said || "no reason given"}`, name, step);
+}
+
+/** The message for a step the wallet cannot do at all. */
+export function unsupported(name: string, step: WalletStep, what: string): WalletError {
+  return new WalletError(
+    "WALLET_UNSUPPORTED",
+    `${name} cannot ${step} here: it has no ${what}. Choose another wallet for this step.`,
+    name,
+    step,
+  );
+}
+
+/** Koinu as a decimal string from a wallet's number or string (MyDoge answers strings, UniSat numbers). */
+export function koinuString(value: unknown): string {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === "string" && /^\d+$/.test(value)) return BigInt(value).toString();
+  if (typeof value === "bigint" && value >= 0n) return value.toString();
+  throw new WalletError("WALLET_BAD_ANSWER", `a balance of ${JSON.stringify(value)} is not an amount of koinu`);
+}
