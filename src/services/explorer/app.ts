@@ -17,6 +17,7 @@ import * as v from "../http/validation";
 import { PqcRegistry, bindingJson } from "./pqc";
 import { BroadcastNode, mapBroadcastError } from "./broadcast";
 import { createEsploraRouter } from "./esplora";
+import { mountExplorerPages } from "./pages";
 import { MAX_PACKAGE_SIZE, runPipeline } from "./pipeline";
 import { exactJson, opReturnRecord, zkpRecord } from "./records";
 import type { MempoolReader, MempoolTx } from "./mempool";
@@ -759,6 +760,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   surface.serve(app);
   serveAbiIndex(app, surface);
   options.mount?.(app, surface);
+  mountExplorerPages(app, surface);
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;
