@@ -6,8 +6,11 @@
  * a second browser context without the session is refused; a collection whose deploy is not confirmed
  * yet shows it with minting disabled, then opens once the deploy is indexed; a paid mint the index
  * rejects shows the buyer the index's reason and what the creator owes; a failed deploy shows its
- * error and no mint button. Screenshots are saved under
- * test-artifacts/browser/ (one per step, at phone width and at desktop width: `<step>-desktop.png`).
+ * error and no mint button. A second buyer mints with the MyDoge stand-in (test/web/standins), chosen
+ * in the provider's wallet chooser beside the development wallet; a mainnet MyDoge is told it is on
+ * the wrong network, and a UniSat build without message signing is told it cannot sign in.
+ * Screenshots are saved under test-artifacts/browser/ (one per step, at phone width and at desktop
+ * width: `<step>-desktop.png`), and axe (test/helpers/a11y.ts) checks every page.
  */
 import { expect } from "chai";
 import fs from "node:fs";
@@ -19,9 +22,11 @@ import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import { createExplorerApp } from "../../src/services/explorer/app";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { devWalletScript } from "../../src/services/launchpad";
+import { checkPage } from "../helpers/a11y";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { standinScript } from "./standins";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
@@ -57,6 +62,8 @@ describe("launchpad pages in Chromium", function () {
   let holdChain = false;
   const creator = newKey(); // lists both collections (a listing is its creator's; the free one with the operator key)
   const holder = newKey(); // the development wallet's key: the person at the browser
+  const myDogeHolder = newKey(); // a second buyer, with MyDoge
+  let explorerUrl = "";
   const errors: string[] = [];
 
   /** The page at phone width (`<name>.png`) and at desktop width (`<name>-desktop.png`), as people see it. */
@@ -102,14 +109,12 @@ describe("launchpad pages in Chromium", function () {
       launchpad: async ({ queries, client }) => {
         explorer = createExplorerApp({ queries, network: NETWORKS.regtest, node: client }).listen(0, "127.0.0.1");
         await new Promise((resolve) => explorer.once("listening", resolve));
-        return {
-          webDir: path.resolve(__dirname, "..", "..", "web"),
-          walletProviderScript,
-          explorerUrl: `http://127.0.0.1:${(explorer.address() as { port: number }).port}`,
-        };
+        explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
+        return { webDir: path.resolve(__dirname, "..", "..", "web"), walletProviderScript, explorerUrl };
       },
     });
     for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [holder.address, 100, false]);
+    await stack.devnet.rpc("devnet_faucet", [myDogeHolder.address, 100, false]);
     await stack.mine();
     const token = await stack.signIn(creator);
     for (const [slug, price, max] of [
@@ -153,15 +158,19 @@ describe("launchpad pages in Chromium", function () {
       return shot(page, `failed-${this.currentTest.title.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
   });
 
-  it("lists the collections with X / Y minted in the directory", async () => {
+  it("lists the collections as a storefront: art, price, X / Y minted with a progress bar", async () => {
     await page.goto(`${stack.base}/`);
     const card = page.locator(`li[data-slug="${PAID}"]`);
     await card.waitFor();
     expect(await card.innerText())
       .to.contain("Web Pups")
       .and.contain("0 / 5 minted")
-      .and.contain("2 DOGE");
+      .and.contain("2 DOGE")
+      .and.contain("Minting now");
+    expect(await card.locator("progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).to.deep.equal([0, 5]);
+    expect(await card.locator("img.art").getAttribute("src")).to.match(/^data:image\/svg\+xml/);
     await shot(page, "1-directory");
+    await checkPage(page, "launchpad-directory");
   });
 
   it("opens a collection with its live counter, and connects the wallet (a signed sign-in challenge)", async () => {
@@ -179,6 +188,7 @@ describe("launchpad pages in Chromium", function () {
     // Nothing overflows a phone-sized screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true);
     await shot(page, "2-connected");
+    await checkPage(page, "launchpad-collection");
   });
 
   it("claims, pays with a PSBT the wallet signs (broadcast through the explorer), mints, and the counter moves from 0 to 1 without a reload", async () => {
@@ -228,6 +238,7 @@ describe("launchpad pages in Chromium", function () {
     await page.waitForFunction(() => document.getElementById("status")!.className.includes("ok"));
     expect(await text(page, "#status")).to.contain("Welcome, holder of #0 of Web Pups");
     await shot(page, "6-members");
+    await checkPage(page, "launchpad-members");
   });
 
   it("refuses the members-only page to a second browser context without the session (401 from requireMember)", async () => {
@@ -269,7 +280,7 @@ describe("launchpad pages in Chromium", function () {
 
     await page.goto(`${stack.base}/`);
     await page.locator(`li[data-slug="${LATER}"]`).waitFor();
-    expect(await text(page, `li[data-slug="${LATER}"]`)).to.contain("being deployed on chain");
+    expect(await text(page, `li[data-slug="${LATER}"]`)).to.contain("Being deployed on chain");
 
     await page.goto(`${stack.base}/collection.html?slug=${LATER}`);
     // The page has loaded and set its buttons (refreshButtons shows the signed-in address last).
@@ -385,6 +396,106 @@ describe("launchpad pages in Chromium", function () {
       await shot(page, "12-deploy-failed");
     } finally {
       holdChain = false;
+    }
+  });
+
+  it("mints with MyDoge: chosen beside the development wallet, signs in, pays with requestPsbt and mints, and the directory counts it", async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    try {
+      await context.addInitScript(
+        await standinScript([
+          {
+            kind: "mydoge",
+            config: { wif: encodeWif(myDogeHolder.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl },
+          },
+        ]),
+      );
+      const buyer = await context.newPage();
+      buyer.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+      await buyer.goto(`${stack.base}/collection.html?slug=${PAID}`);
+      await buyer.waitForFunction(() => (window as any).doge?.isMyDoge === true);
+      expect(await buyer.evaluate(() => (window as any).wallet.available().map((w: any) => w.id))).to.deep.equal([
+        "mydoge",
+        "dev",
+      ]);
+      await buyer.click("#connect");
+      // Two wallets: the provider asks which.
+      await buyer.locator("dialog.wallet-chooser").waitFor();
+      await shot(buyer, "13-wallet-chooser");
+      await checkPage(buyer, "launchpad-wallet-chooser");
+      await buyer.click('dialog.wallet-chooser button[data-wallet="mydoge"]');
+      await buyer.waitForFunction(() =>
+        document.getElementById("connect-message")!.textContent!.startsWith("Connected as"),
+      );
+      expect(await text(buyer, "#connect-message")).to.contain(myDogeHolder.address);
+      await buyer.click("#claim");
+      await buyer.waitForFunction(() => document.getElementById("claim-message")!.textContent!.includes("#1"));
+      await buyer.click("#pay");
+      await buyer.waitForFunction(
+        () => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"),
+        undefined,
+        { timeout: 60_000 },
+      );
+      await buyer.click("#mint");
+      await buyer.waitForFunction(
+        () => document.getElementById("mint-message")!.textContent!.startsWith("Minted #1"),
+        undefined,
+        { timeout: 120_000 },
+      );
+      await shot(buyer, "14-mydoge-minted");
+      const inscriptionId = (await text(buyer, "#mint-message")).split("inscription ")[1].trim();
+      expect(stack.queries.inscription(inscriptionId)!.ownerAddress).to.equal(myDogeHolder.address);
+      await buyer.goto(`${stack.base}/`);
+      await buyer.waitForFunction(
+        (slug) => document.querySelector(`li[data-slug="${slug}"] .counter-line`)?.textContent === "2 / 5 minted",
+        PAID,
+      );
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("tells a mainnet MyDoge it is on the wrong network, and a UniSat without message signing that it cannot sign in", async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    try {
+      const mainnetKey = newKey();
+      await context.addInitScript(
+        await standinScript([
+          {
+            kind: "mydoge",
+            config: { wif: encodeWif(mainnetKey.privateKey, NETWORKS.mainnet), network: "mainnet", explorerUrl },
+          },
+          {
+            kind: "unisat",
+            config: {
+              wif: encodeWif(newKey().privateKey, NETWORKS.regtest),
+              network: "regtest",
+              explorerUrl,
+              omit: ["signMessage"],
+            },
+          },
+        ]),
+      );
+      const other = await context.newPage();
+      await other.goto(`${stack.base}/collection.html?slug=${PAID}`);
+      await other.waitForFunction(() => (window as any).doge?.isMyDoge === true);
+      await other.click("#connect");
+      await other.click('dialog.wallet-chooser button[data-wallet="mydoge"]');
+      await other.waitForFunction(() => document.getElementById("connect-message")!.className.includes("error"));
+      expect(await text(other, "#connect-message"))
+        .to.contain("MyDoge is on mainnet")
+        .and.contain("this page is on regtest")
+        .and.contain("NETWORK_MISMATCH");
+      await shot(other, "15-network-mismatch");
+      await other.evaluate(() => (window as any).wallet.choose("unisat"));
+      await other.click("#connect");
+      await other.waitForFunction(() =>
+        document.getElementById("connect-message")!.textContent!.includes("WALLET_UNSUPPORTED"),
+      );
+      expect(await text(other, "#connect-message")).to.contain("UniSat cannot sign a message here");
+    } finally {
+      await context.close();
     }
   });
 });
