@@ -25,7 +25,8 @@ const FORGE = (() => {
 })();
 const PROFILE = process.env.FOUNDRY_PROFILE ?? "ci";
 /** The gas snapshot covers the unit tests: a fuzz test's mean gas depends on the profile's run count. */
-const SNAPSHOT_FILTER = ["--no-match-test", "^(testFuzz|invariant|statefulFuzz)"];
+const SNAPSHOT_EXCLUDED = /^(testFuzz|invariant|statefulFuzz)/;
+const SNAPSHOT_FILTER = ["--no-match-test", SNAPSHOT_EXCLUDED.source];
 /** CI's profile on 2 cores: about 2 minutes (docs/contracts.md, "Foundry"); the ceiling leaves room for a loaded machine. */
 const FORGE_RUN_TIMEOUT_MS = 20 * 60_000;
 
@@ -236,6 +237,23 @@ describe(`contracts/Forge suites (test/forge, FOUNDRY_PROFILE=${PROFILE})`, func
           `\`npx forge snapshot ${SNAPSHOT_FILTER.map((arg) => `'${arg}'`).join(" ")}\` and commit .gas-snapshot:\n` +
           `${run.stdout}\n${run.stderr}`.slice(-20_000),
       );
+  });
+
+  it("has no gas snapshot entry for a test that no longer exists (forge snapshot --check ignores them)", function () {
+    const unitTests = new Set(
+      declared.flatMap((contract) =>
+        contract.tests.filter((test) => !SNAPSHOT_EXCLUDED.test(test)).map((test) => `${contract.name}:${test}`),
+      ),
+    );
+    const entries = fs
+      .readFileSync(path.join(ROOT, ".gas-snapshot"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim().length > 0)
+      .map((line) => line.replace(/\(.*$/s, ""));
+    expect(
+      entries.filter((entry) => !unitTests.has(entry)),
+      "entries of .gas-snapshot without a test",
+    ).to.deep.equal([]);
   });
 
   it("compiles with Hardhat's solc version and optimizer settings (forge config)", async function () {
