@@ -83,7 +83,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   const surface = new ApiSurface({
     title: "dogeos-stack explorer",
     description:
-      "REST over our own Dogecoin index (transactions, balances, UTXOs, history, DRC-20, inscriptions, every OP_RETURN output and OP_CHECKZKP use, the post-quantum key registry), the node's mempool, broadcast, and an Esplora-compatible read subset under /esplora/api. Koinu fields are exact JSON integers.",
+      "REST over our own Dogecoin index (transactions, balances, UTXOs, history, DRC-20, inscriptions, every OP_RETURN output and OP_CHECKZKP use, the post-quantum key registry), the node's mempool, broadcast, and Blockstream Esplora's read API under /esplora/api. Koinu fields are exact JSON integers.",
   });
   const get = surface.on(api, "/api");
   const AddressParams = z.object({ address: v.Address(network) });
@@ -756,7 +756,19 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
   }
 
   app.use("/api", api);
-  app.use("/esplora/api", createEsploraRouter({ queries, network, node, broadcastLimit, mempool, surface }));
+  app.use(
+    "/esplora/api",
+    createEsploraRouter({
+      queries,
+      network,
+      node,
+      broadcastLimit,
+      mempool,
+      surface,
+      log,
+      cacheMs: options.statusCacheMs ?? 1000,
+    }),
+  );
   surface.serve(app);
   serveAbiIndex(app, surface);
   options.mount?.(app, surface);

@@ -1,30 +1,29 @@
 /**
- * An Esplora-compatible read subset of the explorer (issue 18, item 5), mounted at /esplora/api, so
- * that clients written for Blockstream's Esplora (API.md) can point at a Dogecoin index:
+ * Blockstream Esplora's read API (its API.md) over the Dogecoin index, mounted at /esplora/api, so
+ * that clients written for Esplora (wallet libraries, mempool.js) work unchanged:
  *
- *   GET  /address/:address                      {address, chain_stats, mempool_stats}
- *   GET  /address/:address/utxo                 [{txid, vout, status, value}]
- *   GET  /address/:address/txs                  newest first: up to 50 pending, then 25 confirmed
- *   GET  /address/:address/txs/chain[/:last_seen_txid]   25 confirmed per page, newest first
- *   GET  /address/:address/txs/mempool          up to 50 pending, newest first
- *   GET  /tx/:txid                              {txid, version, locktime, vin, vout, size, weight, fee, status}
- *   GET  /tx/:txid/hex                          the raw transaction, hex text
- *   GET  /tx/:txid/status                       {confirmed, block_height, block_hash, block_time}
- *   GET  /blocks/tip/height, /blocks/tip/hash   text
- *   POST /tx                                    raw hex text in, txid text out
+ *   blocks        /blocks[/:start_height], /blocks/tip/height, /blocks/tip/hash, /block-height/:height,
+ *                 /block/:hash, /block/:hash/status, /block/:hash/txs[/:start_index], /block/:hash/txids,
+ *                 /block/:hash/txid/:index, /block/:hash/raw, /block/:hash/header
+ *   transactions  /tx/:txid, /tx/:txid/status, /tx/:txid/hex, /tx/:txid/raw, /tx/:txid/merkle-proof,
+ *                 /tx/:txid/merkleblock-proof, /tx/:txid/outspend/:vout, /tx/:txid/outspends, POST /tx
+ *   addresses     /address/:address[/txs, /txs/chain[/:last_seen_txid], /txs/mempool, /utxo]
+ *   mempool, fees /mempool, /mempool/txids, /mempool/recent, /fee-estimates (esplora-mempool.ts)
  *
- * The index is the source of confirmed data; pending transactions and mempool_stats come from the
- * explorer's mempool view (none without one), with status {confirmed: false}. Amounts are koinu as
- * JSON integers of every digit (the explorer's exact writer). Dogecoin has no witness, so weight is
- * 4 x size and no witness field is written.
+ * Errors are Esplora's: a plain-text message with its status (400 malformed or a refused
+ * broadcast, 404 "Block not found" / "Transaction not found", 503 while the index is behind), not
+ * the explorer's JSON error body; a 429 of the broadcast limit keeps the JSON body.
  *
- * The index holds no raw transactions: version, lock time, scriptSigs and sequences come from the
- * block the index names, read from the node by hash (`getblock <hash> false`) and kept in a small
- * cache of parsed blocks. Everything else (values, addresses, fees, spends, heights) is the index's.
+ * Sources: the index for everything confirmed (transactions, values, addresses, fees, spends,
+ * heights, the chain of block hashes); the explorer's mempool view for pending transactions; the
+ * node for what the index does not keep: serialized blocks (version, lock time, scriptSigs and
+ * sequences of transactions, block headers, raw blocks and proofs: esplora-blocks.ts), header facts
+ * (height, median time, difficulty), the mempool backlog and fee estimates. Amounts are koinu as
+ * JSON integers of every digit (the explorer's exact writer). Dogecoin has no witness, so weight
+ * is 4 x size and no witness field is written.
  */
-import express, { RequestHandler } from "express";
+import express, { ErrorRequestHandler, RequestHandler, Response } from "express";
 import {
-  Block,
   DecodedTransaction,
   DogeNetwork,
   OP,
@@ -34,25 +33,31 @@ import {
   isCoinbaseInput,
   opcodeName,
   outputScriptToAddress,
-  parseBlock,
   parseScript,
   parseTransactionHex,
   serializeTransaction,
 } from "../../doge";
-import { IndexQueries, TxView } from "../../indexer/queries";
-import { AppError, absentOrBehind, badRequest } from "../http/errors";
+import { IndexHistory, IndexQueries, TxView } from "../../indexer/queries";
+import { AppError, Refusal, absentOrBehind, badRequest, notFound, statusOf } from "../http/errors";
 import { publicCors } from "../http/app";
-import { ApiSurface, z } from "../http/openapi";
+import { ApiSurface, coded, z } from "../http/openapi";
 import * as E from "./esplora-schema";
 import * as v from "../http/validation";
-import { BroadcastNode, mapBroadcastError } from "./broadcast";
+import type { BroadcastNode } from "./broadcast";
+import {
+  EsploraBlockNode,
+  EsploraBlockReader,
+  RawBlock,
+  blockJson,
+  headerBytes,
+  merkleBlock,
+  merkleBranch,
+} from "./esplora-blocks";
+import { EsploraMempoolNode, EsploraMempoolSource, MEMPOOL_RECENT, backlog } from "./esplora-mempool";
 import type { MempoolReader } from "./mempool";
 
-/** The node as the subset uses it: broadcasts, and (when it can) serialized blocks by hash. */
-export interface EsploraNode extends BroadcastNode {
-  /** `getblock <hash> false`. Without it, answers that need a raw transaction are 503 RAW_TX_UNAVAILABLE. */
-  getBlockHex?(hash: string): Promise<string>;
-}
+/** The node as the Esplora routes use it: broadcasts, blocks by hash, the mempool and fee estimates. */
+export interface EsploraNode extends BroadcastNode, EsploraBlockNode, EsploraMempoolNode {}
 
 export interface EsploraOptions {
   queries: IndexQueries;
@@ -60,13 +65,18 @@ export interface EsploraOptions {
   node: EsploraNode;
   /** The limit of POST /tx: the explorer's own broadcast limiter, so that both paths share one budget per client. */
   broadcastLimit: RequestHandler;
-  /** Parsed blocks kept for raw transaction reads (default 16). */
+  /** Parsed blocks kept for raw transaction and block reads (default 16). */
   blockCacheSize?: number;
   /**
    * The node's mempool (mempool.ts): fills an address's mempool_stats and the pending transactions
-   * of /tx/:txid, /address/:address/txs and /txs/mempool; without it nothing is pending.
+   * of /tx/:txid, /address/:address/txs and /txs/mempool, and pending spends in /outspend(s);
+   * without it nothing is pending.
    */
-  mempool?: Pick<MempoolReader, "addressStats" | "tx" | "rawTx" | "history">;
+  mempool?: Pick<MempoolReader, "addressStats" | "tx" | "rawTx" | "history" | "spentBy">;
+  /** How long the node's mempool and fee estimates are reused between requests (default 1000 ms). */
+  cacheMs?: number;
+  /** Internal errors (500) are logged here. */
+  log?: (event: string, fields: Record<string, unknown>) => void;
   /** The explorer's document, in which these routes are declared (under /esplora/api). */
   surface: ApiSurface;
 }
@@ -77,14 +87,49 @@ export const ESPLORA_CHAIN_PAGE = 25;
 /** Esplora's page of an address's mempool transactions (API.md: "up to 50 mempool transactions"). */
 export const ESPLORA_MEMPOOL_PAGE = 50;
 
+/** Esplora's /blocks page: the 10 newest blocks from the tip or a height. */
+export const ESPLORA_BLOCKS_PAGE = 10;
+
+/** A block by hash never changes: Esplora says these answers "can be cached indefinitely". */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
 /** Esplora's confirmation status: the block of a confirmed transaction, or `{confirmed: false}`. */
 type EsploraStatus =
   { confirmed: true; block_height: number; block_hash: string; block_time: number } | { confirmed: false };
 
+// Path parameters refused with Esplora's own messages (electrs's rest.rs): the text is the answer.
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const hex64 = (description: string, message: string) =>
+  coded(
+    z
+      .string()
+      .regex(HEX64)
+      .transform((value) => value.toLowerCase())
+      .openapi({ type: "string", pattern: HEX64.source, description }),
+    "INVALID_HEX",
+    () => message,
+  );
+const TxidParam = hex64("a transaction id, 64 hexadecimal characters", "Invalid hex string");
+const BlockHashParam = hex64("a block hash, 64 hexadecimal characters", "Invalid hex string");
+const numberParam = (description: string) =>
+  coded(
+    z
+      .string()
+      .regex(/^\d{1,10}$/)
+      .transform(Number)
+      .pipe(z.number().int().max(0xffffffff))
+      .openapi({ type: "integer", minimum: 0, description }),
+    "INVALID_NUMBER",
+    () => "Invalid number",
+  );
+
 export function createEsploraRouter(options: EsploraOptions): express.Router {
   const { queries, network, node } = options;
   const router = express.Router();
-  const blocks = new BlockCache(node, options.blockCacheSize ?? 16);
+  const blocks = new EsploraBlockReader(node, options.blockCacheSize ?? 16);
+  const chain = new IndexHistory(queries.db);
+  const pool = new EsploraMempoolSource(node, options.cacheMs ?? 1000, options.mempool);
+  const log = options.log ?? (() => undefined);
 
   // Esplora is served to browsers on any origin, without credentials, like the explorer's /api.
   router.use((_req, res, next) => {
@@ -96,9 +141,10 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   /** Not in the index: absent, or not indexed yet (503 while the index is behind the node). */
   const missing = (code: string, message: string, details: Record<string, unknown>): AppError =>
     absentOrBehind(queries.status(), code, message, details);
+  const txNotFound = (txid: string) => missing("TX_NOT_FOUND", "Transaction not found", { txid });
   const indexedTx = (txid: string): TxView => {
     const tx = queries.tx(txid);
-    if (!tx) throw missing("TX_NOT_FOUND", `transaction ${txid} is not in the index`, { txid });
+    if (!tx) throw txNotFound(txid);
     return tx;
   };
   /** A transaction of the index, else of the mempool view, else 404 (or 503 while the index is behind). */
@@ -107,9 +153,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     if (tx) return { indexed: tx };
     const raw = options.mempool?.rawTx(txid);
     if (raw) return { pending: raw, fee: options.mempool!.tx(txid)?.feeKoinu ?? null };
-    throw missing("TX_NOT_FOUND", `transaction ${txid} is neither in the index nor in the node's mempool`, { txid });
+    throw txNotFound(txid);
   };
-  const statusOf = (tx: TxView): EsploraStatus & { confirmed: true } => ({
+  const statusOfTx = (tx: TxView): EsploraStatus & { confirmed: true } => ({
     confirmed: true,
     block_height: tx.height,
     block_hash: tx.blockHash,
@@ -125,7 +171,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     value: valueKoinu,
   });
 
-  /** The output a pending input spends: a confirmed one (the index) or another pending transaction's. */
+  /** The output a transaction spends: a confirmed one (the index) or another pending transaction's. */
   const prevOutput = (
     txid: string,
     vout: number,
@@ -142,7 +188,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     return rawTxJson(raw, {
       size: tx.size,
       fee: tx.feeKoinu ?? 0n,
-      status: statusOf(tx),
+      status: statusOfTx(tx),
       output: (vout) => byVout.get(vout) ?? null,
     });
   };
@@ -150,6 +196,19 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   /** A pending transaction in Esplora's shape: status `{confirmed: false}`, values from the outputs it spends. */
   const pendingTxJson = (raw: DecodedTransaction, fee: bigint | null) =>
     rawTxJson(raw, { size: raw.size, fee: fee ?? 0n, status: { confirmed: false }, output: () => null });
+
+  /** A transaction the index does not hold (a block off the index's chain): its fee when every input is found. */
+  const unindexedTxJson = (raw: DecodedTransaction) => {
+    let fee: bigint | null = 0n;
+    if (!raw.inputs.some(isCoinbaseInput)) {
+      for (const input of raw.inputs) {
+        const prev = prevOutput(input.prevTxid, input.vout);
+        fee = prev && fee !== null ? fee + prev.valueKoinu : null;
+      }
+      if (fee !== null) fee -= raw.outputs.reduce((sum, o) => sum + o.value, 0n);
+    }
+    return pendingTxJson(raw, fee);
+  };
 
   const rawTxJson = (
     raw: DecodedTransaction,
@@ -180,8 +239,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
           sequence: input.sequence,
         };
       }),
-      // The index keeps every output but OP_RETURNs' values and scripts come from the raw
-      // transaction too; values and addresses are the index's where it has the output.
+      // The index keeps every spendable output; OP_RETURNs' values and scripts come from the raw
+      // transaction. Values and addresses are the index's where it has the output.
       vout: raw.outputs.map((output, vout) => {
         const indexed = known.output(vout);
         return indexed
@@ -195,124 +254,141 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     };
   };
 
-  /** The address's pending transactions, newest first, at most one Esplora mempool page. */
-  const mempoolPage = (address: string) =>
-    (options.mempool?.history(address) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
-      const raw = options.mempool!.rawTx(item.txid);
-      return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
-    });
+  /** The serialized transaction: from its block (the node) when indexed, else from the mempool view. */
+  const rawTransaction = async (txid: string): Promise<DecodedTransaction> => {
+    const found = anyTx(txid);
+    return "indexed" in found ? blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
+  };
 
   const on = options.surface.on(router, "/esplora/api");
   const tags = ["esplora"];
-  const AddressParams = z.object({ address: v.Address(network) });
-  const TxParams = z.object({ txid: v.Txid });
+  const TxParams = z.object({ txid: TxidParam });
+  const BlockParams = z.object({ hash: BlockHashParam });
+  /** Every Esplora answer also documents its plain-text errors. */
+  const answers = (ok: Record<number, E.AnswerLike>) => ({ ...E.TEXT_ERRORS, ...ok });
 
+  // ------------------------------------------------------------------ addresses
+
+  const address = createAddressReads();
+  function createAddressReads() {
+    const stats = (addr: string) => {
+      const txo = queries.txoStats(addr);
+      const pending = options.mempool?.addressStats(addr);
+      return {
+        chain_stats: {
+          funded_txo_count: txo.fundedCount,
+          funded_txo_sum: txo.fundedKoinu,
+          spent_txo_count: txo.spentCount,
+          spent_txo_sum: txo.spentKoinu,
+          tx_count: queries.balance(addr).txCount,
+        },
+        mempool_stats: pending
+          ? {
+              funded_txo_count: pending.fundedCount,
+              funded_txo_sum: pending.fundedKoinu,
+              spent_txo_count: pending.spentCount,
+              spent_txo_sum: pending.spentKoinu,
+              tx_count: pending.txCount,
+            }
+          : { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 },
+      };
+    };
+
+    /** Every confirmed unspent output, oldest first, each with its funding block's status. */
+    const utxos = (addr: string) => {
+      // The status names the funding block: read once per height from the index.
+      const blockAt = new Map<number, { hash: string; time: number }>();
+      const items = [];
+      for (const u of queries.allUtxos(addr, 500)) {
+        let block = blockAt.get(u.height);
+        if (!block) {
+          const funding = indexedTx(u.txid);
+          block = { hash: funding.blockHash, time: funding.blockTime };
+          blockAt.set(u.height, block);
+        }
+        items.push({
+          txid: u.txid,
+          vout: u.vout,
+          status: { confirmed: true, block_height: u.height, block_hash: block.hash, block_time: block.time },
+          value: u.valueKoinu,
+        });
+      }
+      return items;
+    };
+
+    /**
+     * A page of the confirmed history, newest first, after `lastSeen` when given. As electrs does,
+     * a last seen txid the index does not hold (a pending or unknown one) ends the list: [].
+     */
+    const chainPage = async (addr: string, lastSeen: string | null) => {
+      let before: { height: number; position: number } | null = null;
+      if (lastSeen !== null) {
+        const seen = queries.tx(lastSeen);
+        if (!seen) return [];
+        before = { height: seen.height, position: seen.position };
+      }
+      const page = queries.history(addr, before, ESPLORA_CHAIN_PAGE);
+      return Promise.all(page.items.map((item) => txJson(indexedTx(item.txid))));
+    };
+
+    /** The address's pending transactions, newest first, at most one Esplora mempool page. */
+    const mempoolPage = (addr: string) =>
+      (options.mempool?.history(addr) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
+        const raw = options.mempool!.rawTx(item.txid);
+        return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
+      });
+
+    /** /txs: the pending page, then the first confirmed page (only confirmed ones after `after`). */
+    const txs = async (addr: string, after: string | null) => [
+      ...(after === null ? mempoolPage(addr) : []),
+      ...(await chainPage(addr, after)),
+    ];
+
+    return { stats, utxos, chainPage, mempoolPage, txs };
+  }
+
+  const AddressParams = z.object({ address: v.Address(network) });
   on.get(
     "/address/:address",
     {
       summary: "Esplora: an address's chain and mempool statistics",
       tags,
       params: AddressParams,
-      responses: { 200: E.AddressStats },
+      responses: answers({ 200: E.AddressStats }),
     },
-    ({ params: { address } }, _req, res) => {
-      const stats = queries.txoStats(address);
-      res.json({
-        address,
-        chain_stats: {
-          funded_txo_count: stats.fundedCount,
-          funded_txo_sum: stats.fundedKoinu,
-          spent_txo_count: stats.spentCount,
-          spent_txo_sum: stats.spentKoinu,
-          tx_count: queries.balance(address).txCount,
-        },
-        mempool_stats: mempoolStats(address),
-      });
+    ({ params: { address: addr } }, _req, res) => {
+      res.json({ address: addr, ...address.stats(addr) });
     },
   );
-
-  function mempoolStats(address: string) {
-    const pending = options.mempool?.addressStats(address);
-    if (!pending)
-      return { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
-    return {
-      funded_txo_count: pending.fundedCount,
-      funded_txo_sum: pending.fundedKoinu,
-      spent_txo_count: pending.spentCount,
-      spent_txo_sum: pending.spentKoinu,
-      tx_count: pending.txCount,
-    };
-  }
-
   on.get(
     "/address/:address/utxo",
     {
       summary: "Esplora: every confirmed unspent output of an address",
       tags,
       params: AddressParams,
-      responses: { 200: z.array(E.Utxo) },
+      responses: answers({ 200: z.array(E.Utxo) }),
     },
-    ({ params: { address } }, _req, res) => {
-      // Esplora answers every unspent output at once; pages of 500 from the index until the end.
-      const items: { txid: string; vout: number; height: number; valueKoinu: bigint }[] = [];
-      let after: { height: number; txid: string; vout: number } | null = null;
-      for (;;) {
-        const page = queries.utxos(address, after, 500);
-        for (const u of page.items)
-          items.push({ txid: u.txid, vout: u.vout, height: u.height, valueKoinu: u.valueKoinu });
-        if (page.items.length < 500) break;
-        const last = page.items[page.items.length - 1];
-        after = { height: last.height, txid: last.txid, vout: last.vout };
-      }
-      // The status names the funding block: read once per height from the index.
-      const blockAt = new Map<number, { hash: string; time: number }>();
-      res.json(
-        items.map((u) => {
-          let block = blockAt.get(u.height);
-          if (!block) {
-            const funding = indexedTx(u.txid);
-            block = { hash: funding.blockHash, time: funding.blockTime };
-            blockAt.set(u.height, block);
-          }
-          return {
-            txid: u.txid,
-            vout: u.vout,
-            status: { confirmed: true, block_height: u.height, block_hash: block.hash, block_time: block.time },
-            value: u.valueKoinu,
-          };
-        }),
-      );
+    ({ params: { address: addr } }, _req, res) => {
+      res.json(address.utxos(addr));
     },
   );
-
-  /** A page of the address's confirmed history, newest first, after `lastSeen` when given. */
-  const chainPage = async (address: string, lastSeen: string | null) => {
-    let before: { height: number; position: number } | null = null;
-    if (lastSeen !== null) {
-      const seen = indexedTx(lastSeen);
-      before = { height: seen.height, position: seen.position };
-    }
-    const page = queries.history(address, before, ESPLORA_CHAIN_PAGE);
-    return Promise.all(page.items.map((item) => txJson(indexedTx(item.txid))));
-  };
-
   // mempool.js and newer Esplora servers page this path with ?after_txid=.
+  const AfterTxid = z.object({
+    after_txid: TxidParam.optional().openapi({
+      description: "the last confirmed transaction of the previous page (the next pages hold confirmed ones only)",
+    }),
+  });
   on.get(
     "/address/:address/txs",
     {
       summary: "Esplora: an address's transactions, newest first: up to 50 pending ones, then 25 confirmed per page",
       tags,
       params: AddressParams,
-      query: z.object({
-        after_txid: v.Txid.optional().openapi({
-          description: "the last confirmed transaction of the previous page (the next pages hold confirmed ones only)",
-        }),
-      }),
-      responses: { 200: z.array(E.Tx) },
+      query: AfterTxid,
+      responses: answers({ 200: z.array(E.Tx) }),
     },
-    async ({ params: { address }, query }, _req, res) => {
-      const after = query.after_txid ?? null;
-      res.json([...(after === null ? mempoolPage(address) : []), ...(await chainPage(address, after))]);
+    async ({ params: { address: addr }, query }, _req, res) => {
+      res.json(await address.txs(addr, query.after_txid ?? null));
     },
   );
   on.get(
@@ -321,10 +397,10 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       summary: "Esplora: an address's confirmed transactions, newest first (25 per page)",
       tags,
       params: AddressParams,
-      responses: { 200: z.array(E.Tx) },
+      responses: answers({ 200: z.array(E.Tx) }),
     },
-    async ({ params: { address } }, _req, res) => {
-      res.json(await chainPage(address, null));
+    async ({ params: { address: addr } }, _req, res) => {
+      res.json(await address.chainPage(addr, null));
     },
   );
   on.get(
@@ -332,11 +408,11 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     {
       summary: "Esplora: the next page of an address's confirmed transactions, after the last one seen",
       tags,
-      params: AddressParams.extend({ last_seen_txid: v.Txid }),
-      responses: { 200: z.array(E.Tx) },
+      params: AddressParams.extend({ last_seen_txid: TxidParam }),
+      responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params }, _req, res) => {
-      res.json(await chainPage(params.address, params.last_seen_txid));
+      res.json(await address.chainPage(params.address, params.last_seen_txid));
     },
   );
   on.get(
@@ -345,12 +421,27 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       summary: "Esplora: an address's pending transactions, newest first (up to 50)",
       tags,
       params: AddressParams,
-      responses: { 200: z.array(E.Tx) },
+      responses: answers({ 200: z.array(E.Tx) }),
     },
-    ({ params: { address } }, _req, res) => {
-      res.json(mempoolPage(address));
+    ({ params: { address: addr } }, _req, res) => {
+      res.json(address.mempoolPage(addr));
     },
   );
+  on.get(
+    "/address-prefix/:prefix",
+    {
+      summary:
+        "Esplora: addresses beginning with a prefix (address search is not enabled here: 400, as electrs without --address-search)",
+      tags,
+      params: z.object({ prefix: z.string() }),
+      responses: answers({ 200: z.array(z.string()) }),
+    },
+    () => {
+      throw badRequest("ADDRESS_SEARCH_DISABLED", "address search disabled");
+    },
+  );
+
+  // ------------------------------------------------------------------ transactions
 
   on.get(
     "/tx/:txid",
@@ -358,7 +449,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       summary: "Esplora: a transaction, confirmed (the index) or pending (the node's mempool)",
       tags,
       params: TxParams,
-      responses: { 200: E.Tx },
+      responses: answers({ 200: E.Tx }),
     },
     async ({ params: { txid } }, _req, res) => {
       const found = anyTx(txid);
@@ -367,10 +458,15 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   );
   on.get(
     "/tx/:txid/status",
-    { summary: "Esplora: a transaction's confirmation status", tags, params: TxParams, responses: { 200: E.TxStatus } },
+    {
+      summary: "Esplora: a transaction's confirmation status",
+      tags,
+      params: TxParams,
+      responses: answers({ 200: E.TxStatus }),
+    },
     ({ params: { txid } }, _req, res) => {
       const found = anyTx(txid);
-      res.json("indexed" in found ? statusOf(found.indexed) : { confirmed: false });
+      res.json("indexed" in found ? statusOfTx(found.indexed) : { confirmed: false });
     },
   );
   on.get(
@@ -379,41 +475,105 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       summary: "Esplora: the raw transaction, hexadecimal text",
       tags,
       params: TxParams,
-      responses: { 200: { description: "hexadecimal", contentType: "text/plain" } },
+      responses: answers({ 200: E.text("hexadecimal") }),
     },
     async ({ params: { txid } }, _req, res) => {
-      const found = anyTx(txid);
-      const raw =
-        "indexed" in found ? await blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
-      res.type("text/plain").send(bytesToHex(serializeTransaction(raw)));
+      res.type("text/plain").send(bytesToHex(serializeTransaction(await rawTransaction(txid))));
+    },
+  );
+  on.get(
+    "/tx/:txid/raw",
+    {
+      summary: "Esplora: the raw transaction, binary",
+      tags,
+      params: TxParams,
+      responses: answers({
+        200: { description: "the serialized transaction", contentType: "application/octet-stream" },
+      }),
+    },
+    async ({ params: { txid } }, _req, res) => {
+      res.type("application/octet-stream").send(Buffer.from(serializeTransaction(await rawTransaction(txid))));
     },
   );
 
-  const tip = () => {
-    const s = queries.status();
-    if (s.indexedHash === null) throw missing("NO_BLOCKS", "no block is indexed yet", {});
-    return s;
+  /** A confirmed transaction and its block, for the proofs; Esplora's 404 otherwise. */
+  const confirmedIn = async (txid: string): Promise<{ tx: TxView; block: RawBlock; pos: number }> => {
+    const tx = queries.tx(txid);
+    if (!tx) throw missing("TX_NOT_FOUND", "Transaction not found or is unconfirmed", { txid });
+    const block = await blocks.raw(tx.blockHash);
+    const pos = block.txids.indexOf(txid);
+    if (pos < 0)
+      throw new AppError(
+        "upstream",
+        "NODE_BLOCK_MISMATCH",
+        `block ${tx.blockHash} from the node does not hold ${txid}`,
+      );
+    return { tx, block, pos };
   };
   on.get(
-    "/blocks/tip/height",
+    "/tx/:txid/merkle-proof",
     {
-      summary: "Esplora: the indexed tip's height, as text",
+      summary: "Esplora: the transaction's merkle branch in Electrum's form (blockchain.transaction.get_merkle)",
       tags,
-      responses: { 200: { description: "a decimal integer", contentType: "text/plain" } },
+      params: TxParams,
+      responses: answers({ 200: E.MerkleProof }),
     },
-    (_input, _req, res) => {
-      res.type("text/plain").send(String(tip().indexedHeight));
+    async ({ params: { txid } }, _req, res) => {
+      const { tx, block, pos } = await confirmedIn(txid);
+      res.json({ block_height: tx.height, merkle: merkleBranch(block.txids, pos), pos });
     },
   );
   on.get(
-    "/blocks/tip/hash",
+    "/tx/:txid/merkleblock-proof",
     {
-      summary: "Esplora: the indexed tip's block hash, as text",
+      summary:
+        "Esplora: the transaction's inclusion proof as bitcoind's merkleblock, hexadecimal text (80-byte header)",
       tags,
-      responses: { 200: { description: "64 hexadecimal characters", contentType: "text/plain" } },
+      params: TxParams,
+      responses: answers({ 200: E.text("a serialized merkleblock, hexadecimal") }),
     },
-    (_input, _req, res) => {
-      res.type("text/plain").send(tip().indexedHash);
+    async ({ params: { txid } }, _req, res) => {
+      const { block, pos } = await confirmedIn(txid);
+      res.type("text/plain").send(bytesToHex(merkleBlock(headerBytes(block), block.txids, pos)));
+    },
+  );
+
+  /** Esplora's spending status of one output: the index's spend, else a pending one, else unspent. */
+  const outspend = (spent: { txid: string; vin: number } | null, pending: { txid: string; vin: number } | null) => {
+    if (spent) return { spent: true, txid: spent.txid, vin: spent.vin, status: statusOfTx(indexedTx(spent.txid)) };
+    if (pending) return { spent: true, txid: pending.txid, vin: pending.vin, status: { confirmed: false } };
+    return { spent: false };
+  };
+  on.get(
+    "/tx/:txid/outspend/:vout",
+    {
+      summary: "Esplora: whether an output is spent, and by which input (an unknown output is unspent, as in Esplora)",
+      tags,
+      params: TxParams.extend({ vout: numberParam("the output's index") }),
+      responses: answers({ 200: E.Outspend }),
+    },
+    ({ params: { txid, vout } }, _req, res) => {
+      const indexed = queries.tx(txid)?.outputs.find((o) => o.vout === vout)?.spent ?? null;
+      res.json(outspend(indexed, options.mempool?.spentBy(txid, vout) ?? null));
+    },
+  );
+  on.get(
+    "/tx/:txid/outspends",
+    {
+      summary: "Esplora: the spending status of every output of a transaction",
+      tags,
+      params: TxParams,
+      responses: answers({ 200: z.array(E.Outspend) }),
+    },
+    async ({ params: { txid } }, _req, res) => {
+      const found = anyTx(txid);
+      const raw = "indexed" in found ? await blocks.transaction(found.indexed.blockHash, txid) : found.pending;
+      const indexed = "indexed" in found ? new Map(found.indexed.outputs.map((o) => [o.vout, o.spent])) : null;
+      res.json(
+        raw.outputs.map((_output, vout) =>
+          outspend(indexed?.get(vout) ?? null, options.mempool?.spentBy(txid, vout) ?? null),
+        ),
+      );
     },
   );
 
@@ -423,96 +583,349 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     "/tx",
     {
       summary: "Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text",
+      description:
+        'A refusal is 400 with the node\'s answer as Esplora writes it: `sendrawtransaction RPC error: {"code":-26,"message":"..."}`.',
       tags,
       rawBody: {
         contentType: "text/plain",
         description: "the raw transaction in hexadecimal (any content type is read as text)",
       },
       before: [options.broadcastLimit, express.text({ type: () => true, limit: "2mb" })],
-      responses: { 200: { description: "the txid", contentType: "text/plain" } },
+      responses: answers({ 200: E.text("the txid") }),
     },
     async (_input, req, res) => {
       const hex = typeof req.body === "string" ? req.body.trim() : "";
       const parsed = parseTransactionHex(hex);
       if (!parsed.ok)
-        throw badRequest("TX_DECODE_FAILED", `not a transaction: ${parsed.error.message}`, {
+        throw badRequest("TX_DECODE_FAILED", `TX decode failed: ${parsed.error.message}`, {
           offset: parsed.error.offset,
         });
       let txid: string;
       try {
         txid = await node.sendRawTransaction(hex);
       } catch (error) {
-        throw mapBroadcastError(error);
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === "number") {
+          // The node's refusal, in electrs's words (clients match on this text).
+          const message = error instanceof Error ? error.message : String(error);
+          throw badRequest("TX_REJECTED", `sendrawtransaction RPC error: ${JSON.stringify({ code, message })}`);
+        }
+        throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the broadcast");
       }
       res.type("text/plain").send(txid);
     },
   );
 
+  // ------------------------------------------------------------------ blocks
+
+  /** The index's tip; 503/404 before the first indexed block. */
+  const tip = () => {
+    const s = queries.status();
+    if (s.indexedHash === null) throw missing("NO_BLOCKS", "Block not found", {});
+    return { height: s.indexedHeight, hash: s.indexedHash, startHeight: s.startHeight };
+  };
+  /** The hash of the index's block at `height`, or Esplora's 404 (503 while the index is behind). */
+  const hashAt = (height: number): string => {
+    const hash = chain.blockHashAt(height);
+    if (hash === null) throw missing("BLOCK_NOT_FOUND", "Block not found", { height });
+    return hash;
+  };
+  const block = async (hash: string) => {
+    const [raw, meta] = await Promise.all([blocks.raw(hash), blocks.meta(hash)]);
+    return { raw, meta };
+  };
+  const immutable = (res: Response) => res.setHeader("Cache-Control", IMMUTABLE);
+
+  on.get(
+    "/blocks/tip/height",
+    {
+      summary: "Esplora: the indexed tip's height, as text",
+      tags,
+      responses: answers({ 200: E.text("a decimal integer") }),
+    },
+    (_input, _req, res) => {
+      res.type("text/plain").send(String(tip().height));
+    },
+  );
+  on.get(
+    "/blocks/tip/hash",
+    {
+      summary: "Esplora: the indexed tip's block hash, as text",
+      tags,
+      responses: answers({ 200: E.text("64 hexadecimal characters") }),
+    },
+    (_input, _req, res) => {
+      res.type("text/plain").send(tip().hash);
+    },
+  );
+  const blocksFrom = async (start: number | null, res: Response) => {
+    const top = tip();
+    const first = start === null ? top.height : start;
+    if (first > top.height) throw notFound("BLOCK_NOT_FOUND", "Block not found", { height: first });
+    const heights: number[] = [];
+    for (let h = first; h >= top.startHeight && heights.length < ESPLORA_BLOCKS_PAGE; h--) heights.push(h);
+    const found = await Promise.all(heights.map(async (h) => block(hashAt(h))));
+    res.json(found.map(({ raw, meta }) => blockJson(raw, meta)));
+  };
+  on.get(
+    "/blocks",
+    {
+      summary: "Esplora: the 10 newest blocks, from the indexed tip down",
+      tags,
+      responses: answers({ 200: z.array(E.Block) }),
+    },
+    async (_input, _req, res) => blocksFrom(null, res),
+  );
+  on.get(
+    "/blocks/:start_height",
+    {
+      summary: "Esplora: 10 blocks from a height down (a height that is not a number means the tip, as in Esplora)",
+      tags,
+      params: z.object({ start_height: z.string().openapi({ description: "a height" }) }),
+      responses: answers({ 200: z.array(E.Block) }),
+    },
+    async ({ params }, _req, res) =>
+      blocksFrom(/^\d{1,10}$/.test(params.start_height) ? Number(params.start_height) : null, res),
+  );
+  on.get(
+    "/block-height/:height",
+    {
+      summary: "Esplora: the hash of the indexed block at a height, as text",
+      tags,
+      params: z.object({ height: numberParam("a block height") }),
+      responses: answers({ 200: E.text("64 hexadecimal characters") }),
+    },
+    ({ params: { height } }, _req, res) => {
+      res.type("text/plain").send(hashAt(height));
+    },
+  );
+  on.get(
+    "/block/:hash",
+    {
+      summary: "Esplora: a block's header fields, size and transaction count (from the node, by hash)",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: E.Block }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      const { raw, meta } = await block(hash);
+      immutable(res);
+      res.json(blockJson(raw, meta));
+    },
+  );
+  on.get(
+    "/block/:hash/status",
+    {
+      summary: "Esplora: whether a block is in the indexed chain, its height and the next block's hash",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: E.BlockStatus }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      let height: number;
+      try {
+        height = (await blocks.meta(hash)).height;
+      } catch (error) {
+        // Esplora answers an unknown block as not in the best chain.
+        if (error instanceof Refusal && error.code === "BLOCK_NOT_FOUND") {
+          res.json({ in_best_chain: false });
+          return;
+        }
+        throw error;
+      }
+      if (chain.blockHashAt(height) !== hash) {
+        res.json({ in_best_chain: false });
+        return;
+      }
+      const next = chain.blockHashAt(height + 1);
+      res.json({ in_best_chain: true, height, ...(next !== null ? { next_best: next } : {}) });
+    },
+  );
+  on.get(
+    "/block/:hash/txids",
+    {
+      summary: "Esplora: every txid of a block, in block order",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: z.array(z.string()) }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      const raw = await blocks.raw(hash);
+      immutable(res);
+      res.json(raw.txids);
+    },
+  );
+  on.get(
+    "/block/:hash/txid/:index",
+    {
+      summary: "Esplora: the txid at an index of a block, as text",
+      tags,
+      params: BlockParams.extend({ index: numberParam("the transaction's index in the block") }),
+      responses: answers({ 200: E.text("64 hexadecimal characters") }),
+    },
+    async ({ params: { hash, index } }, _req, res) => {
+      const raw = await blocks.raw(hash);
+      if (index >= raw.txids.length) throw notFound("TX_INDEX_OUT_OF_RANGE", "tx index out of range", { index });
+      immutable(res);
+      res.type("text/plain").send(raw.txids[index]);
+    },
+  );
+  const blockTxs = async (hash: string, start: number, res: Response) => {
+    const raw = await blocks.raw(hash);
+    if (start % ESPLORA_CHAIN_PAGE !== 0)
+      throw badRequest("INVALID_START_INDEX", `start index must be a multiple of ${ESPLORA_CHAIN_PAGE}`);
+    if (start >= raw.txids.length) throw badRequest("INVALID_START_INDEX", "start index out of range");
+    const page = raw.block.txs.slice(start, start + ESPLORA_CHAIN_PAGE);
+    res.json(
+      await Promise.all(
+        page.map((tx) => {
+          const indexed = queries.tx(tx.txid);
+          return indexed ? txJson(indexed) : unindexedTxJson(tx);
+        }),
+      ),
+    );
+  };
+  on.get(
+    "/block/:hash/txs",
+    {
+      summary: "Esplora: the first 25 transactions of a block",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    async ({ params: { hash } }, _req, res) => blockTxs(hash, 0, res),
+  );
+  on.get(
+    "/block/:hash/txs/:start_index",
+    {
+      summary: "Esplora: 25 transactions of a block from an index (a multiple of 25)",
+      tags,
+      params: BlockParams.extend({ start_index: numberParam("a multiple of 25") }),
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    async ({ params: { hash, start_index } }, _req, res) => blockTxs(hash, start_index, res),
+  );
+  on.get(
+    "/block/:hash/raw",
+    {
+      summary: "Esplora: the serialized block, binary (a Dogecoin AuxPoW block carries its AuxPoW after the header)",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: { description: "the serialized block", contentType: "application/octet-stream" } }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      const raw = await blocks.raw(hash);
+      immutable(res);
+      res.type("application/octet-stream").send(Buffer.from(raw.bytes));
+    },
+  );
+  on.get(
+    "/block/:hash/header",
+    {
+      summary: "Esplora: the 80-byte block header, hexadecimal text (without a Dogecoin block's AuxPoW)",
+      tags,
+      params: BlockParams,
+      responses: answers({ 200: E.text("160 hexadecimal characters") }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      const raw = await blocks.raw(hash);
+      immutable(res);
+      res.type("text/plain").send(bytesToHex(headerBytes(raw)));
+    },
+  );
+
+  // ------------------------------------------------------------------ mempool and fees
+
+  on.get(
+    "/mempool",
+    {
+      summary:
+        "Esplora: the node's mempool backlog: count, size, total fee and the fee-rate histogram (koinu per byte)",
+      tags,
+      responses: answers({ 200: E.MempoolBacklog }),
+    },
+    async (_input, _req, res) => {
+      res.json(backlog(await pool.entries()));
+    },
+  );
+  on.get(
+    "/mempool/txids",
+    {
+      summary: "Esplora: every txid in the node's mempool",
+      tags,
+      responses: answers({ 200: z.array(z.string()) }),
+    },
+    async (_input, _req, res) => {
+      res.json((await pool.entries()).map((e) => e.txid));
+    },
+  );
+  on.get(
+    "/mempool/recent",
+    {
+      summary: "Esplora: the last 10 transactions to enter the node's mempool",
+      tags,
+      responses: answers({ 200: E.MempoolRecent }),
+    },
+    async (_input, _req, res) => {
+      const latest = [...(await pool.entries())]
+        .sort((a, b) => b.time - a.time || (a.txid < b.txid ? -1 : 1))
+        .slice(0, MEMPOOL_RECENT);
+      const items = await Promise.all(latest.map(async (e) => ({ entry: e, value: await pool.value(e.txid) })));
+      res.json(
+        items
+          .filter((i) => i.value !== null)
+          .map(({ entry, value }) => ({ txid: entry.txid, fee: entry.feeKoinu, vsize: entry.size, value })),
+      );
+    },
+  );
+  on.get(
+    "/fee-estimates",
+    {
+      summary:
+        "Esplora: fee rates by confirmation target, in koinu per byte (Esplora's sat/vB), never below 0.01 DOGE per kB (1000)",
+      tags,
+      responses: answers({ 200: E.FeeEstimates }),
+    },
+    async (_input, _req, res) => {
+      res.json(await pool.feeEstimates());
+    },
+  );
+
+  // Esplora's answer to a path it does not serve (not a documented operation: no Link header).
+  router.use((req, res) => {
+    res
+      .status(404)
+      .type("text/plain")
+      .send(`endpoint does not exist ${JSON.stringify(req.path)}`);
+  });
+  router.use(textErrors(log));
   return router;
 }
 
-/** Parsed blocks by hash, the most recently used kept; concurrent reads of one block share a call. */
-class BlockCache {
-  private readonly blocks = new Map<string, Promise<Map<string, DecodedTransaction>>>();
-
-  constructor(
-    private readonly node: EsploraNode,
-    private readonly size: number,
-  ) {}
-
-  async transaction(blockHash: string, txid: string): Promise<DecodedTransaction> {
-    const tx = (await this.block(blockHash)).get(txid);
-    if (!tx)
-      throw new AppError(
-        "upstream",
-        "NODE_BLOCK_MISMATCH",
-        `block ${blockHash} from the node does not hold transaction ${txid}`,
-        { block_hash: blockHash, txid },
-      );
-    return tx;
-  }
-
-  private block(hash: string): Promise<Map<string, DecodedTransaction>> {
-    const cached = this.blocks.get(hash);
-    if (cached) {
-      this.blocks.delete(hash);
-      this.blocks.set(hash, cached);
-      return cached;
+/**
+ * Esplora's error answers: the message as plain text, with the refusal's status (Retry-After kept
+ * for a 503 while the index is behind). Body parser failures keep their 4xx; anything else is a
+ * logged 500.
+ */
+function textErrors(log: (event: string, fields: Record<string, unknown>) => void): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    res.setHeader("Cache-Control", "no-store");
+    if (error instanceof Refusal) {
+      if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
+      res.status(statusOf(error)).type("text/plain").send(error.message);
+      return;
     }
-    const read = this.fetch(hash);
-    this.blocks.set(hash, read);
-    read.catch(() => this.blocks.delete(hash));
-    while (this.blocks.size > this.size) this.blocks.delete(this.blocks.keys().next().value as string);
-    return read;
-  }
-
-  private async fetch(hash: string): Promise<Map<string, DecodedTransaction>> {
-    const getBlockHex = this.node.getBlockHex?.bind(this.node);
-    if (!getBlockHex)
-      throw new AppError(
-        "unavailable",
-        "RAW_TX_UNAVAILABLE",
-        "this explorer's node client cannot read blocks, so raw transactions are not served",
-      );
-    let hex: string;
-    try {
-      hex = await getBlockHex(hash);
-    } catch (error) {
-      throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", {
-        node_message: error instanceof Error ? error.message : String(error),
-      });
+    const status = (error as { status?: number }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      res
+        .status(status)
+        .type("text/plain")
+        .send(String((error as Error).message));
+      return;
     }
-    const parsed = parseBlock(hexToBytes(hex));
-    if (!parsed.ok)
-      throw new AppError(
-        "upstream",
-        "NODE_BLOCK_MISMATCH",
-        `block ${hash} from the node does not parse: ${parsed.error.message}`,
-        { block_hash: hash },
-      );
-    const block: Block = parsed.value;
-    return new Map(block.txs.map((tx) => [tx.txid, tx]));
-  }
+    log("http_internal_error", { method: req.method, path: req.path, err: (error as Error)?.stack ?? String(error) });
+    res.status(500).type("text/plain").send("Internal server error");
+  };
 }
 
 /**
