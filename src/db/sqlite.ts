@@ -26,11 +26,14 @@ export class RebuildRequiredError extends DogeosError {
     readonly found: number,
     readonly expected: number,
     readonly file: string,
+    /** One line saying how to rebuild (the daemon's own command); a generic one when absent. */
+    message?: string,
   ) {
     super(
       "internal",
       "REBUILD_REQUIRED",
-      `database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`,
+      message ??
+        `database ${file} has schema version ${found}; this build (version ${expected}) adds tables derived from chain history, so it must be rebuilt: move the file away (or start the daemon with its reset option) and let it re-index.`,
       {
         details: { found, expected, file },
       },

@@ -27,6 +27,14 @@ export class IndexUnreadableError extends DogeosError<"INDEX_UNREADABLE"> {
   }
 }
 
+/**
+ * The one line an index older than this build's schema is refused with: version 8 changed every
+ * chain table's keys (integer ids, binary hashes), so an older index is rebuilt, never converted.
+ */
+export function rebuildIndexMessage(found: number, location: string): string {
+  return `index ${printableLocation(location)} has schema version ${found}, this build writes version ${INDEXER_SCHEMA_VERSION} and cannot convert it: rebuild it with \`dogeos indexer --db ${printableLocation(location)} --reset-on-rebuild\` (deletes it and re-indexes from its start height)`;
+}
+
 /** The indexer's own handle: creates the index if needed and migrates it. */
 export function openIndexerDatabase(
   location: string,
@@ -37,7 +45,14 @@ export function openIndexerDatabase(
   try {
     db = openDatabase(location, INDEXER_MIGRATIONS, INDEXER_SCHEMA);
   } catch (error) {
-    if (!(error instanceof RebuildRequiredError) || !options.resetIfRebuildRequired) throw error;
+    if (!(error instanceof RebuildRequiredError)) throw error;
+    if (!options.resetIfRebuildRequired)
+      throw new RebuildRequiredError(
+        error.found,
+        error.expected,
+        error.file,
+        rebuildIndexMessage(error.found, location),
+      );
     // The index is derived from the chain: starting over is always correct, only slower.
     for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(location + suffix, { force: true });
     db = openDatabase(location, INDEXER_MIGRATIONS, INDEXER_SCHEMA);
@@ -120,7 +135,7 @@ export function checkIndexSchema(db: SqlDatabase): void {
   if (version !== INDEXER_SCHEMA_VERSION) {
     const hint =
       version < INDEXER_SCHEMA_VERSION
-        ? "upgrade the indexer first (it migrates the index), then this reader"
+        ? `upgrade the indexer and rebuild the index with \`dogeos indexer --db ${printableLocation(db.location)} --reset-on-rebuild\`, then start this reader`
         : "this reader is older than the indexer; upgrade it";
     throw new IndexUnreadableError(
       db.location,
@@ -154,7 +169,13 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
     if (version > INDEXER_SCHEMA_VERSION) throw new SchemaMismatchError(version, INDEXER_SCHEMA_VERSION, db.location);
     if (version !== 0 && version < INDEXER_SCHEMA_VERSION) {
       // The PostgreSQL schema starts at the latest SQLite version; an older one predates this backend.
-      if (!options.resetIfRebuildRequired) throw new RebuildRequiredError(version, INDEXER_SCHEMA_VERSION, db.location);
+      if (!options.resetIfRebuildRequired)
+        throw new RebuildRequiredError(
+          version,
+          INDEXER_SCHEMA_VERSION,
+          db.location,
+          rebuildIndexMessage(version, db.location),
+        );
       dropIndexTables(db);
     }
     if (version !== INDEXER_SCHEMA_VERSION) {
@@ -172,8 +193,12 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
   return db;
 }
 
+/** Index tables of earlier schema versions (balances: version 7's, now counters on addresses). */
+const FORMER_PG_TABLES = ["balances"];
+
 function dropIndexTables(db: SqlDatabase): void {
-  const tables = [...INDEXER_PG_DDL.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]);
+  // With the tables of older versions that version 8 no longer has.
+  const tables = [...[...INDEXER_PG_DDL.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]), ...FORMER_PG_TABLES];
   db.transaction(() => {
     for (const table of tables) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec("DELETE FROM meta WHERE key IN ('schema', 'schema_version')");

@@ -22,7 +22,7 @@ import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
-import { IndexerStore } from "./store";
+import { IndexerStore, StoredOutput } from "./store";
 import { DogeosError } from "../errors";
 
 export interface IndexerOptions {
@@ -322,9 +322,9 @@ export class Indexer {
   private readonly addressCache = new Map<string, string | null>();
   private readonly inscriptions: InscriptionTracker;
   /** Outputs written recently (most spends are of young outputs); cleared on every rollback. */
-  private readonly recentOutputs = new Map<string, { value: bigint; address: string | null }>();
+  private readonly recentOutputs = new Map<string, StoredOutput>();
 
-  private rememberOutput(key: string, value: bigint, address: string | null): void {
+  private rememberOutput(key: string, output: StoredOutput): void {
     if (this.recentOutputs.size >= 300_000) {
       // Drop the oldest third: Map iteration follows insertion order.
       let drop = 100_000;
@@ -333,7 +333,7 @@ export class Indexer {
         if (--drop === 0) break;
       }
     }
-    this.recentOutputs.set(key, { value, address });
+    this.recentOutputs.set(key, output);
   }
 
   /** Address of an output script, memoised: base58 encoding is a large share of indexing time. */
@@ -361,9 +361,11 @@ export class Indexer {
     const store = this.store;
     const tracker = this.inscriptions;
     tracker.beginBlock();
+    const first = store.nextIds();
     let coinbaseAddresses: (string | null)[] = [];
     block.txs.forEach((tx, position) => {
       const coinbase = isCoinbase(tx);
+      const txId = store.assignTxId(tx.txid);
       const received = new Map<string, bigint>();
       const sent = new Map<string, bigint>();
       const spentInputs: SpentInput[] = [];
@@ -387,7 +389,7 @@ export class Indexer {
             return;
           }
           if (inputTotal !== null) inputTotal += spent.value;
-          store.spendOutput(input.prevTxid, input.vout, tx.txid, vin, height, spent);
+          store.spendOutput(spent, txId, vin);
           if (spent.address) sent.set(spent.address, (sent.get(spent.address) ?? 0n) + spent.value);
         });
       }
@@ -411,8 +413,7 @@ export class Indexer {
         }
         const address = this.addressOf(script);
         outputAddresses.push(address);
-        store.insertOutput(tx.txid, vout, height, output.value, script, address);
-        this.rememberOutput(`${tx.txid}:${vout}`, output.value, address);
+        this.rememberOutput(`${tx.txid}:${vout}`, store.insertOutput(txId, vout, output.value, script, address));
         if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
       });
       if (hasCheckZkp(tx)) {
@@ -429,7 +430,7 @@ export class Indexer {
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
       if (coinbase) coinbaseAddresses = outputAddresses;
       else tracker.applyTransaction(tx, position, height, spentInputs, outputAddresses, fee);
-      store.insertTx(tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
+      store.insertTx(txId, tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
       const touched = new Set([...received.keys(), ...sent.keys()]);
       for (const address of touched) {
         const got = received.get(address) ?? 0n;
@@ -450,18 +451,27 @@ export class Indexer {
               break;
             }
         }
-        store.addHistory(address, height, position, tx.txid, got, gave, counterparty);
+        store.addHistory(
+          store.addressIdOf(address),
+          txId,
+          got,
+          gave,
+          counterparty === null ? null : store.addressIdOf(counterparty),
+        );
       }
     });
     if (block.txs.length > 0 && isCoinbase(block.txs[0])) tracker.endBlock(block.txs[0], height, coinbaseAddresses);
-    store.insertBlock({
-      height,
-      hash: block.hash,
-      prevHash: block.header.prevHash,
-      time: block.header.time,
-      txCount: block.txs.length,
-      size: block.size,
-    });
+    store.insertBlock(
+      {
+        height,
+        hash: block.hash,
+        prevHash: block.header.prevHash,
+        time: block.header.time,
+        txCount: block.txs.length,
+        size: block.size,
+      },
+      first,
+    );
   }
 }
 

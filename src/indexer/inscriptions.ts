@@ -153,8 +153,9 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      // The output the commit's input 0 spent (found through outputs_by_spent_txid).
-      funder: p("SELECT address FROM outputs WHERE spent_txid = ? AND spent_vin = 0"),
+      // The output the commit's input 0 spent (found through outputs_by_spent_tx).
+      funder: p(`SELECT a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id
+        WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.spent_vin = 0`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
         "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
@@ -455,14 +456,14 @@ export class InscriptionTracker {
     if (!input || !input.known) return null;
     const remembered = this.firstInputOwners.get(input.txid);
     if (remembered !== undefined) return remembered;
-    const row = this.q.funder.get(input.txid) as { address: string | null } | undefined;
+    const row = this.q.funder.get(Buffer.from(input.txid, "hex")) as { address: string | null } | undefined;
     return row?.address ?? null;
   }
 
   /**
    * Owners of recent transactions' input 0 (what `funder` would read back), so that a reveal of a
    * recent commit needs no lookup by spending txid: while a long catch-up has dropped
-   * outputs_by_spent_txid, that lookup reads the whole outputs table. Cleared with every rollback.
+   * outputs_by_spent_tx, that lookup reads the whole outputs table. Cleared with every rollback.
    */
   private readonly firstInputOwners = new Map<string, string | null>();
 

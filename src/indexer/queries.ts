@@ -99,7 +99,24 @@ export class IndexQueries {
     return this.txs.output(txid, vout);
   }
 
+  /**
+   * Who spent output `vout` of `txid` (spending txid, input index, height), spent null while
+   * unspent; null when the index holds no such output (OP_RETURN outputs are not held as outputs).
+   */
+  outspend(txid: string, vout: number): { spent: { txid: string; vin: number; height: number } | null } | null {
+    return this.txs.outspend(txid, vout);
+  }
+
   // balances and address history
+
+  /**
+   * The address whose standard output script (P2PKH or P2SH) hashes to `scriptHashHex` under
+   * SHA-256, written as 64 hex digits in the hash's own byte order (Esplora's /scripthash/:hash;
+   * Electrum's protocol reverses the bytes, Esplora's HTTP API does not); null when unknown.
+   */
+  addressForScriptHash(scriptHashHex: string): string | null {
+    return this.balances.addressForScriptHash(scriptHashHex);
+  }
 
   balance(address: string): { confirmedKoinu: bigint; txCount: number } {
     return this.balances.balance(address);

@@ -22,10 +22,13 @@ CREATE TABLE blocks (
   prev_hash ${T} NOT NULL,
   time BIGINT NOT NULL,
   tx_count INTEGER NOT NULL,
-  size INTEGER NOT NULL
+  size INTEGER NOT NULL,
+  first_tx_id BIGINT NOT NULL,
+  first_address_id BIGINT NOT NULL
 );
 CREATE TABLE txs (
-  txid ${T} PRIMARY KEY,
+  id BIGINT PRIMARY KEY,
+  txid BYTEA NOT NULL,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   size INTEGER NOT NULL,
@@ -34,41 +37,42 @@ CREATE TABLE txs (
   input_count INTEGER NOT NULL,
   output_count INTEGER NOT NULL
 );
-CREATE INDEX txs_by_height ON txs (height, position);
-CREATE TABLE outputs (
-  txid ${T} NOT NULL,
-  vout INTEGER NOT NULL,
-  height INTEGER NOT NULL,
-  value BIGINT NOT NULL,
-  script BYTEA NOT NULL,
-  address ${T},
-  spent_txid ${T},
-  spent_vin INTEGER,
-  spent_height INTEGER,
-  PRIMARY KEY (txid, vout)
-);
-CREATE INDEX outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL;
-CREATE INDEX outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL;
-CREATE TABLE address_history (
+CREATE UNIQUE INDEX txs_by_txid ON txs (txid);
+CREATE TABLE addresses (
+  id BIGINT PRIMARY KEY,
   address ${T} NOT NULL,
-  height INTEGER NOT NULL,
-  position INTEGER NOT NULL,
-  txid ${T} NOT NULL,
-  received BIGINT NOT NULL,
-  sent BIGINT NOT NULL,
-  counterparty ${T},
-  PRIMARY KEY (address, height, position)
-);
-CREATE INDEX address_history_by_height ON address_history (height);
-CREATE TABLE balances (
-  address ${T} PRIMARY KEY,
+  script BYTEA NOT NULL,
+  script_hash BYTEA NOT NULL,
   confirmed BIGINT NOT NULL,
   tx_count BIGINT NOT NULL,
-  funded_txo_count BIGINT NOT NULL DEFAULT 0,
-  funded_txo_sum BIGINT NOT NULL DEFAULT 0,
-  spent_txo_count BIGINT NOT NULL DEFAULT 0,
-  spent_txo_sum BIGINT NOT NULL DEFAULT 0
+  funded_txo_count BIGINT NOT NULL,
+  funded_txo_sum BIGINT NOT NULL,
+  spent_txo_count BIGINT NOT NULL,
+  spent_txo_sum BIGINT NOT NULL
 );
+CREATE UNIQUE INDEX addresses_by_address ON addresses (address);
+CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
+CREATE TABLE outputs (
+  tx_id BIGINT NOT NULL,
+  vout INTEGER NOT NULL,
+  value BIGINT NOT NULL,
+  script BYTEA,
+  address_id BIGINT,
+  spent_tx_id BIGINT,
+  spent_vin INTEGER,
+  PRIMARY KEY (tx_id, vout)
+);
+CREATE INDEX outputs_unspent_by_address ON outputs (address_id, tx_id) WHERE spent_tx_id IS NULL AND address_id IS NOT NULL;
+CREATE INDEX outputs_by_spent_tx ON outputs (spent_tx_id) WHERE spent_tx_id IS NOT NULL;
+CREATE TABLE address_history (
+  tx_id BIGINT NOT NULL,
+  address_id BIGINT NOT NULL,
+  received BIGINT NOT NULL,
+  sent BIGINT NOT NULL,
+  counterparty_id BIGINT,
+  PRIMARY KEY (tx_id, address_id)
+);
+CREATE INDEX address_history_by_address ON address_history (address_id, tx_id, received, sent);
 CREATE TABLE op_returns (
   txid ${T} NOT NULL,
   vout INTEGER NOT NULL,

@@ -8,6 +8,78 @@ import { Migration } from "../db/sqlite";
 
 export const INDEXER_SCHEMA = "dogeos-indexer";
 
+/**
+ * Version 8's chain tables. Transactions get an integer id in chain order (the block records the
+ * id of its first transaction and of the first address it added, so a height maps to id ranges); every other chain table refers to
+ * ids, so each batch appends at the right edge of every B-tree instead of touching leaves at random
+ * hex keys. The only random-key trees left are txs_by_txid and addresses_by_address (one entry per
+ * transaction and per new address), and the spend update of an output.
+ *
+ * outputs.script is NULL when it equals its address's standard script (addresses.script): P2PKH and
+ * P2SH outputs store none. Balances are counters on the address row; a rollback deletes the rows
+ * of addresses first paid above the fork, so ids stay those a fresh index of the chain assigns.
+ * addresses.script_hash is SHA-256 of that standard script, in the hash's own byte order.
+ */
+const CHAIN_TABLES_V8 = `
+CREATE TABLE blocks (
+  height INTEGER PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  prev_hash TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  tx_count INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  first_tx_id INTEGER NOT NULL,
+  first_address_id INTEGER NOT NULL
+);
+CREATE TABLE txs (
+  id INTEGER PRIMARY KEY,
+  txid BLOB NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  fee INTEGER,
+  coinbase INTEGER NOT NULL,
+  input_count INTEGER NOT NULL,
+  output_count INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX txs_by_txid ON txs (txid);
+CREATE TABLE addresses (
+  id INTEGER PRIMARY KEY,
+  address TEXT NOT NULL,
+  script BLOB NOT NULL,
+  script_hash BLOB NOT NULL,
+  confirmed INTEGER NOT NULL,
+  tx_count INTEGER NOT NULL,
+  funded_txo_count INTEGER NOT NULL,
+  funded_txo_sum INTEGER NOT NULL,
+  spent_txo_count INTEGER NOT NULL,
+  spent_txo_sum INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX addresses_by_address ON addresses (address);
+CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
+CREATE TABLE outputs (
+  tx_id INTEGER NOT NULL,
+  vout INTEGER NOT NULL,
+  value INTEGER NOT NULL,
+  script BLOB,
+  address_id INTEGER,
+  spent_tx_id INTEGER,
+  spent_vin INTEGER,
+  PRIMARY KEY (tx_id, vout)
+) WITHOUT ROWID;
+CREATE INDEX outputs_unspent_by_address ON outputs (address_id, tx_id) WHERE spent_tx_id IS NULL AND address_id IS NOT NULL;
+CREATE INDEX outputs_by_spent_tx ON outputs (spent_tx_id) WHERE spent_tx_id IS NOT NULL;
+CREATE TABLE address_history (
+  tx_id INTEGER NOT NULL,
+  address_id INTEGER NOT NULL,
+  received INTEGER NOT NULL,
+  sent INTEGER NOT NULL,
+  counterparty_id INTEGER,
+  PRIMARY KEY (tx_id, address_id)
+) WITHOUT ROWID;
+CREATE INDEX address_history_by_address ON address_history (address_id, tx_id, received, sent);
+`;
+
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -289,6 +361,20 @@ UPDATE balances SET funded_txo_count = a.fc, funded_txo_sum = a.fs, spent_txo_co
 CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_sha256 IS NOT NULL;
 `,
   },
+  {
+    version: 8,
+    description:
+      "keys that append: integer transaction ids in chain order (txid a 32-byte BLOB), outputs by (tx id, vout), integer address ids (the text once, with its Esplora script hash) carrying the balance counters, history by (tx id, address id)",
+    // Every row of the chain tables changes shape: a version-7 index is rebuilt, never converted.
+    requiresRebuild: true,
+    sql: `
+DROP TABLE blocks;
+DROP TABLE txs;
+DROP TABLE outputs;
+DROP TABLE address_history;
+DROP TABLE balances;
+${CHAIN_TABLES_V8}`,
+  },
 ];
 
 /**
@@ -300,15 +386,20 @@ CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_s
 export const CATCH_UP_DEFERRED_INDEXES: readonly { name: string; sql: string }[] = [
   {
     name: "outputs_unspent_by_address",
-    sql: "CREATE INDEX IF NOT EXISTS outputs_unspent_by_address ON outputs (address, height) WHERE spent_txid IS NULL AND address IS NOT NULL",
+    sql: "CREATE INDEX IF NOT EXISTS outputs_unspent_by_address ON outputs (address_id, tx_id) WHERE spent_tx_id IS NULL AND address_id IS NOT NULL",
   },
   {
-    name: "outputs_by_spent_txid",
-    sql: "CREATE INDEX IF NOT EXISTS outputs_by_spent_txid ON outputs (spent_txid) WHERE spent_txid IS NOT NULL",
+    name: "outputs_by_spent_tx",
+    sql: "CREATE INDEX IF NOT EXISTS outputs_by_spent_tx ON outputs (spent_tx_id) WHERE spent_tx_id IS NOT NULL",
   },
   {
-    name: "address_history_by_height",
-    sql: "CREATE INDEX IF NOT EXISTS address_history_by_height ON address_history (height)",
+    // History is appended in chain order (its key is the transaction id); the by-address index,
+    // covering the amounts for balances as of a height, is built once in one sorted pass.
+    name: "address_history_by_address",
+    sql: "CREATE INDEX IF NOT EXISTS address_history_by_address ON address_history (address_id, tx_id, received, sent)",
   },
-  { name: "txs_by_height", sql: "CREATE INDEX IF NOT EXISTS txs_by_height ON txs (height, position)" },
+  {
+    name: "addresses_by_script_hash",
+    sql: "CREATE INDEX IF NOT EXISTS addresses_by_script_hash ON addresses (script_hash)",
+  },
 ];

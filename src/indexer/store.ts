@@ -2,24 +2,31 @@
  * The indexer's repository: the writes of block application and rollback, and the reads the
  * follower needs. Routes read through the query module, never through this one.
  *
+ * Schema version 8 (schema.ts): the store hands out the integer ids itself, transactions in chain
+ * order and addresses in order of first appearance, so that every row of a batch can be written
+ * without reading an id back. Recent txid -> id and address -> id pairs are cached; a miss reads
+ * the unique index. After a rollback or a failed batch the counters are read again from the tables.
+ *
  * On SQLite every row is written by its own prepared statement (in-process, microseconds). On
- * PostgreSQL a statement is a round trip, so the rows of a batch (blocks, transactions, outputs,
- * spends, history, OP_RETURN outputs, balances) are buffered and written with one multi-row
- * statement per table (`unnest` of one array per column) when the batch ends or before any other
- * statement runs on the connection (PostgresDatabase.beforeQuery), so every read still sees every
- * earlier write. The outputs a batch spends are fetched in one query before it is applied
- * (prefetchOutputs).
+ * PostgreSQL a statement is a round trip, so the rows of a batch (blocks, transactions, addresses,
+ * outputs, spends, history, OP_RETURN outputs, balance counters) are buffered and written with one
+ * multi-row statement per table (`unnest` of one array per column) when the batch ends or before
+ * any other statement runs on the connection (PostgresDatabase.beforeQuery), so every read still
+ * sees every earlier write. The outputs a batch spends are fetched in one query before it is
+ * applied (prefetchOutputs).
  */
 import type { SqlDatabase } from "../db/sql";
 import { PostgresDatabase } from "../db/postgres";
+import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
 
+/** An output as the follower needs it to spend it. */
 export interface StoredOutput {
-  txid: string;
+  txId: number;
   vout: number;
   value: bigint;
+  addressId: number | null;
   address: string | null;
-  height: number;
 }
 
 export interface IndexedBlockRow {
@@ -31,11 +38,64 @@ export interface IndexedBlockRow {
   size: number;
 }
 
+/**
+ * The standard script of an address an output pays: the output's own script when it is P2PKH or
+ * P2SH, else (bare pay-to-pubkey, reported as the key's P2PKH address) the P2PKH script of the
+ * address's hash.
+ */
+export function standardScriptOf(script: Uint8Array, address: string): Uint8Array {
+  const p2pkh =
+    script.length === 25 &&
+    script[0] === 0x76 &&
+    script[1] === 0xa9 &&
+    script[2] === 0x14 &&
+    script[23] === 0x88 &&
+    script[24] === 0xac;
+  const p2sh = script.length === 23 && script[0] === 0xa9 && script[1] === 0x14 && script[22] === 0x87;
+  if (p2pkh || p2sh) return script;
+  const hash = base58CheckDecode(address).subarray(1, 21);
+  const out = new Uint8Array(25);
+  out.set([0x76, 0xa9, 0x14]);
+  out.set(hash, 3);
+  out.set([0x88, 0xac], 23);
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const buf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** A bounded map that forgets its oldest third when full (Map iteration follows insertion order). */
+class RecentMap<V> extends Map<string, V> {
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  remember(key: string, value: V): void {
+    if (this.size >= this.limit) {
+      let drop = Math.ceil(this.limit / 3);
+      for (const old of this.keys()) {
+        this.delete(old);
+        if (--drop === 0) break;
+      }
+    }
+    this.set(key, value);
+  }
+}
+
 export class IndexerStore {
   private readonly s;
-  private readonly pendingBalances = new Map<string, BalanceChange>();
+  private readonly pendingBalances = new Map<number, BalanceChange>();
   /** PostgreSQL only: the batch's rows not yet written. */
   private readonly bulk: BulkRows | null;
+  private nextTxId = 1;
+  private nextAddressId = 1;
+  private readonly txIds = new RecentMap<number>(400_000);
+  private readonly addressIds = new RecentMap<number>(400_000);
 
   constructor(readonly db: SqlDatabase) {
     if (db instanceof PostgresDatabase) {
@@ -53,76 +113,98 @@ export class IndexerStore {
       ),
       tip: db.prepare("SELECT height, hash, prev_hash, time, tx_count, size FROM blocks ORDER BY height DESC LIMIT 1"),
       blockAt: db.prepare("SELECT height, hash, prev_hash, time, tx_count, size FROM blocks WHERE height = ?"),
+      maxTxId: db.prepare("SELECT COALESCE(MAX(id), 0) AS n FROM txs"),
+      maxAddressId: db.prepare("SELECT COALESCE(MAX(id), 0) AS n FROM addresses"),
       insertBlock: db.prepare(
-        "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTx: db.prepare(
-        "INSERT OR REPLACE INTO txs (txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      txIdOf: db.prepare("SELECT id FROM txs WHERE txid = ?"),
+      addressIdOf: db.prepare("SELECT id FROM addresses WHERE address = ?"),
+      insertAddress: db.prepare(
+        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+        VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
       ),
       insertOutput: db.prepare(
-        "INSERT OR REPLACE INTO outputs (txid, vout, height, value, script, address) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO outputs (tx_id, vout, value, script, address_id) VALUES (?, ?, ?, ?, ?)",
       ),
       getOutput: db
-        .prepare("SELECT txid, vout, value, address, height FROM outputs WHERE txid = ? AND vout = ?")
+        .prepare(
+          "SELECT o.value, o.address_id, a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id WHERE o.tx_id = ? AND o.vout = ?",
+        )
         .safeIntegers(true),
-      spendOutput: db.prepare(
-        "UPDATE outputs SET spent_txid = ?, spent_vin = ?, spent_height = ? WHERE txid = ? AND vout = ?",
-      ),
+      getOutputByTxid: db
+        .prepare(
+          `SELECT o.tx_id, o.value, o.address_id, a.address FROM txs t JOIN outputs o ON o.tx_id = t.id AND o.vout = ?
+          LEFT JOIN addresses a ON a.id = o.address_id WHERE t.txid = ?`,
+        )
+        .safeIntegers(true),
+      spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
       insertHistory: db.prepare(
-        "INSERT OR REPLACE INTO address_history (address, height, position, txid, received, sent, counterparty) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO address_history (tx_id, address_id, received, sent, counterparty_id) VALUES (?, ?, ?, ?, ?)",
       ),
-      addBalance:
-        db.prepare(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(address) DO UPDATE SET confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
-        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
-        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
+      addBalance: db.prepare(`UPDATE addresses SET confirmed = confirmed + ?, tx_count = tx_count + ?,
+        funded_txo_count = funded_txo_count + ?, funded_txo_sum = funded_txo_sum + ?,
+        spent_txo_count = spent_txo_count + ?, spent_txo_sum = spent_txo_sum + ? WHERE id = ?`),
       insertOpReturn: db.prepare(
         "INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      getOutputScript: db.prepare("SELECT script FROM outputs WHERE txid = ? AND vout = ?"),
       insertZkpUse:
         db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
         proof_hex, vk_hex, vk_sha256, public_inputs, parse_error) VALUES (@txid, @height, @position, @role, @input_index, @output_index, @op_index,
         @mode, @mode_name, @proof_hex, @vk_hex, @vk_sha256, @public_inputs, @parse_error)`),
       deleteZkpAbove: db.prepare("DELETE FROM zkp_uses WHERE height > ?"),
-      // rollback
+      // rollback: the first transaction id above a height (the next block's first), else none is above.
+      firstIdsAbove: db.prepare(
+        "SELECT first_tx_id, first_address_id FROM blocks WHERE height > ? ORDER BY height LIMIT 1",
+      ),
       historyAbove: db
-        .prepare("SELECT address, received, sent FROM address_history WHERE height > ?")
+        .prepare(
+          "SELECT address_id, SUM(received - sent) AS delta, COUNT(*) AS n FROM address_history WHERE tx_id >= ? GROUP BY address_id",
+        )
         .safeIntegers(true),
       subtractBalance: db.prepare(
-        "UPDATE balances SET confirmed = confirmed - ?, tx_count = tx_count - 1 WHERE address = ?",
+        "UPDATE addresses SET confirmed = confirmed - ?, tx_count = tx_count - ? WHERE id = ?",
       ),
-      // The outputs created above a height, and those spent above it, per address (before they go).
+      // The outputs created at or after a transaction id, and those spent by one, per address (before they go).
       fundedAbove: db
         .prepare(
-          `SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
-        WHERE txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`,
+          "SELECT address_id, COUNT(*) AS n, SUM(value) AS koinu FROM outputs WHERE tx_id >= ? AND address_id IS NOT NULL GROUP BY address_id",
         )
         .safeIntegers(true),
       spentAbove: db
         .prepare(
-          `SELECT address, COUNT(*) AS n, SUM(value) AS koinu FROM outputs
-        WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?) AND address IS NOT NULL GROUP BY address`,
+          "SELECT address_id, COUNT(*) AS n, SUM(value) AS koinu FROM outputs WHERE spent_tx_id >= ? AND address_id IS NOT NULL GROUP BY address_id",
         )
         .safeIntegers(true),
       subtractFunded: db.prepare(
-        "UPDATE balances SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE address = ?",
+        "UPDATE addresses SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE id = ?",
       ),
       subtractSpent: db.prepare(
-        "UPDATE balances SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE address = ?",
+        "UPDATE addresses SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE id = ?",
       ),
-      dropEmptyBalances: db.prepare("DELETE FROM balances WHERE tx_count <= 0"),
-      deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE height > ?"),
-      // Spends above the fork are found through the spending transactions (outputs_by_spent_txid).
+      deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE tx_id >= ?"),
+      // Spends above the fork are found through outputs_by_spent_tx.
       unspendAbove: db.prepare(
-        "UPDATE outputs SET spent_txid = NULL, spent_vin = NULL, spent_height = NULL WHERE spent_txid IN (SELECT txid FROM txs WHERE height > ?)",
+        "UPDATE outputs SET spent_tx_id = NULL, spent_vin = NULL WHERE spent_tx_id >= ? AND spent_tx_id IS NOT NULL",
       ),
-      // Outputs are found through their transactions (no height index on outputs: it slowed every insert).
-      deleteOutputsAbove: db.prepare("DELETE FROM outputs WHERE txid IN (SELECT txid FROM txs WHERE height > ?)"),
-      deleteTxsAbove: db.prepare("DELETE FROM txs WHERE height > ?"),
+      deleteOutputsAbove: db.prepare("DELETE FROM outputs WHERE tx_id >= ?"),
+      deleteTxsAbove: db.prepare("DELETE FROM txs WHERE id >= ?"),
+      deleteAddressesAbove: db.prepare("DELETE FROM addresses WHERE id >= ?"),
       deleteOpReturnsAbove: db.prepare("DELETE FROM op_returns WHERE height > ?"),
       deleteBlocksAbove: db.prepare("DELETE FROM blocks WHERE height > ?"),
     };
+    this.reloadIds();
+  }
+
+  /** Reads the id counters from the tables and forgets cached ids (after a rollback or a failed batch). */
+  private reloadIds(): void {
+    this.nextTxId = Number((this.s.maxTxId.get() as { n: number | bigint }).n) + 1;
+    this.nextAddressId = Number((this.s.maxAddressId.get() as { n: number | bigint }).n) + 1;
+    this.txIds.clear();
+    this.addressIds.clear();
   }
 
   transaction<T>(fn: () => T): T {
@@ -148,20 +230,35 @@ export class IndexerStore {
     return row ? toBlock(row) : null;
   }
 
-  insertBlock(block: IndexedBlockRow): void {
-    if (this.bulk)
-      return void this.bulk.blocks.push([
-        block.height,
-        block.hash,
-        block.prevHash,
-        block.time,
-        block.txCount,
-        block.size,
-      ]);
-    this.s.insertBlock.run(block.height, block.hash, block.prevHash, block.time, block.txCount, block.size);
+  /** The ids the next transaction and the next new address get (a block records them before its first). */
+  nextIds(): { txId: number; addressId: number } {
+    return { txId: this.nextTxId, addressId: this.nextAddressId };
+  }
+
+  /** Gives `txid` the next transaction id (its row follows with insertTx). */
+  assignTxId(txid: string): number {
+    const id = this.nextTxId++;
+    this.txIds.remember(txid, id);
+    return id;
+  }
+
+  insertBlock(block: IndexedBlockRow, first: { txId: number; addressId: number }): void {
+    const row = [
+      block.height,
+      block.hash,
+      block.prevHash,
+      block.time,
+      block.txCount,
+      block.size,
+      first.txId,
+      first.addressId,
+    ];
+    if (this.bulk) return void this.bulk.blocks.push(row);
+    this.s.insertBlock.run(...row);
   }
 
   insertTx(
+    txId: number,
     txid: string,
     height: number,
     position: number,
@@ -171,120 +268,120 @@ export class IndexerStore {
     inputCount: number,
     outputCount: number,
   ): void {
-    if (this.bulk)
-      return void this.bulk.txs.set(txid, [
-        txid,
-        height,
-        position,
-        size,
-        fee,
-        coinbase ? 1 : 0,
-        inputCount,
-        outputCount,
-      ]);
-    this.s.insertTx.run(txid, height, position, size, fee, coinbase ? 1 : 0, inputCount, outputCount);
+    const row = [
+      txId,
+      Buffer.from(txid, "hex"),
+      height,
+      position,
+      size,
+      fee,
+      coinbase ? 1 : 0,
+      inputCount,
+      outputCount,
+    ];
+    if (this.bulk) return void this.bulk.txs.push(row);
+    this.s.insertTx.run(...row);
   }
 
-  insertOutput(
-    txid: string,
-    vout: number,
-    height: number,
-    value: bigint,
-    script: Uint8Array,
-    address: string | null,
-  ): void {
+  /** The id of `address` when the index has it (cached), else null. */
+  private knownAddressId(address: string): number | null {
+    const cached = this.addressIds.get(address);
+    if (cached !== undefined) return cached;
+    const row = this.s.addressIdOf.get(address) as { id: number | bigint } | undefined;
+    if (!row) return null;
+    const id = Number(row.id);
+    this.addressIds.remember(address, id);
+    return id;
+  }
+
+  /** The id of an address the index holds (every address of a history row was paid or spent first). */
+  addressIdOf(address: string): number {
+    const id = this.knownAddressId(address);
+    if (id === null) throw new Error(`address ${address} has no row in the index`);
+    return id;
+  }
+
+  /** The id of the address an output with `script` pays, creating its row when it is new. */
+  private addressIdFor(address: string, script: Uint8Array): number {
+    const known = this.knownAddressId(address);
+    if (known !== null) return known;
+    const id = this.nextAddressId++;
+    const standard = buf(standardScriptOf(script, address));
+    const row = [id, address, standard, Buffer.from(sha256(standard))];
+    if (this.bulk) this.bulk.addresses.push(row);
+    else this.s.insertAddress.run(...row);
+    this.addressIds.remember(address, id);
+    return id;
+  }
+
+  /** Writes an output; returns it as spendOutput() takes it. */
+  insertOutput(txId: number, vout: number, value: bigint, script: Uint8Array, address: string | null): StoredOutput {
+    let addressId: number | null = null;
+    let stored: Buffer | null = buf(script);
     if (address !== null) {
-      const change = this.balanceChange(address);
+      addressId = this.addressIdFor(address, script);
+      const change = this.balanceChange(addressId);
       change.fundedCount += 1;
       change.fundedKoinu += value;
+      // A P2PKH or P2SH output's script is its address's standard script: stored once, on the address.
+      if (sameBytes(standardScriptOf(script, address), script)) stored = null;
     }
-    if (this.bulk)
-      return void this.bulk.outputs.set(`${txid}:${vout}`, [
-        txid,
-        vout,
-        height,
-        value,
-        script,
-        address,
-        null,
-        null,
-        null,
-      ]);
-    this.s.insertOutput.run(txid, vout, height, value, script, address);
+    const output: StoredOutput = { txId, vout, value, addressId, address };
+    if (this.bulk) {
+      this.bulk.outputs.set(`${txId}:${vout}`, [txId, vout, value, stored, addressId, null, null]);
+      this.bulk.created.set(`${txId}:${vout}`, output);
+    } else {
+      this.s.insertOutput.run(txId, vout, value, stored, addressId);
+    }
+    return output;
   }
 
+  /** The output `vout` of `txid` as the index holds it, or null when the index does not have it. */
   getOutput(txid: string, vout: number): StoredOutput | null {
+    const txId = this.txIds.get(txid);
     if (this.bulk) {
-      const key = `${txid}:${vout}`;
-      const pending = this.bulk.outputs.get(key);
-      if (pending)
-        return {
-          txid,
-          vout,
-          value: pending[3] as bigint,
-          address: pending[5] as string | null,
-          height: pending[2] as number,
-        };
-      const fetched = this.bulk.prefetched.get(key);
+      if (txId !== undefined) {
+        const pending = this.bulk.created.get(`${txId}:${vout}`);
+        if (pending) return pending;
+      }
+      const fetched = this.bulk.prefetched.get(`${txid}:${vout}`);
       if (fetched !== undefined) return fetched;
     }
-    const row = this.s.getOutput.get(txid, vout) as
-      { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint } | undefined;
-    return row
-      ? { txid: row.txid, vout: Number(row.vout), value: row.value, address: row.address, height: Number(row.height) }
-      : null;
+    if (txId !== undefined) {
+      const row = this.s.getOutput.get(txId, vout) as
+        { value: bigint; address_id: bigint | null; address: string | null } | undefined;
+      return row ? storedOutput(txId, vout, row) : null;
+    }
+    const row = this.s.getOutputByTxid.get(vout, Buffer.from(txid, "hex")) as
+      { tx_id: bigint; value: bigint; address_id: bigint | null; address: string | null } | undefined;
+    return row ? storedOutput(Number(row.tx_id), vout, row) : null;
   }
 
-  /** Marks an output spent; `spent` is what the index knows of it (its value and address). */
-  spendOutput(
-    txid: string,
-    vout: number,
-    spentTxid: string,
-    spentVin: number,
-    height: number,
-    spent: { value: bigint; address: string | null },
-  ): void {
-    if (spent.address !== null) {
-      const change = this.balanceChange(spent.address);
+  /** Marks an output spent by input `spentVin` of transaction `spentTxId`. */
+  spendOutput(spent: StoredOutput, spentTxId: number, spentVin: number): void {
+    if (spent.addressId !== null) {
+      const change = this.balanceChange(spent.addressId);
       change.spentCount += 1;
       change.spentKoinu += spent.value;
     }
     if (this.bulk) {
-      const pending = this.bulk.outputs.get(`${txid}:${vout}`);
+      const pending = this.bulk.outputs.get(`${spent.txId}:${spent.vout}`);
       if (pending) {
-        pending[6] = spentTxid;
-        pending[7] = spentVin;
-        pending[8] = height;
+        pending[5] = spentTxId;
+        pending[6] = spentVin;
       } else {
-        this.bulk.spends.push([txid, vout, spentTxid, spentVin, height]);
+        this.bulk.spends.push([spent.txId, spent.vout, spentTxId, spentVin]);
       }
       return;
     }
-    this.s.spendOutput.run(spentTxid, spentVin, height, txid, vout);
+    this.s.spendOutput.run(spentTxId, spentVin, spent.txId, spent.vout);
   }
 
-  /** Records one transaction's effect on an address; the balance change is buffered until flushBalances(). */
-  addHistory(
-    address: string,
-    height: number,
-    position: number,
-    txid: string,
-    received: bigint,
-    sent: bigint,
-    counterparty: string | null,
-  ): void {
-    if (this.bulk)
-      this.bulk.history.set(`${address}:${height}:${position}`, [
-        address,
-        height,
-        position,
-        txid,
-        received,
-        sent,
-        counterparty,
-      ]);
-    else this.s.insertHistory.run(address, height, position, txid, received, sent, counterparty);
-    const change = this.balanceChange(address);
+  /** Records one transaction's effect on an address; the balance change is buffered until flushWrites(). */
+  addHistory(addressId: number, txId: number, received: bigint, sent: bigint, counterpartyId: number | null): void {
+    if (this.bulk) this.bulk.history.set(`${txId}:${addressId}`, [txId, addressId, received, sent, counterpartyId]);
+    else this.s.insertHistory.run(txId, addressId, received, sent, counterpartyId);
+    const change = this.balanceChange(addressId);
     change.delta += received - sent;
     change.txs += 1;
   }
@@ -299,16 +396,16 @@ export class IndexerStore {
       this.bulk.prefetched.clear();
       return;
     }
-    for (const [address, c] of this.pendingBalances)
-      this.s.addBalance.run(address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
+    for (const [id, c] of this.pendingBalances)
+      this.s.addBalance.run(c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu, id);
     this.pendingBalances.clear();
   }
 
-  private balanceChange(address: string): BalanceChange {
-    let change = this.pendingBalances.get(address);
+  private balanceChange(addressId: number): BalanceChange {
+    let change = this.pendingBalances.get(addressId);
     if (!change) {
       change = { delta: 0n, txs: 0, fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n };
-      this.pendingBalances.set(address, change);
+      this.pendingBalances.set(addressId, change);
     }
     return change;
   }
@@ -317,10 +414,11 @@ export class IndexerStore {
     this.bulk?.write(this.pendingBalances);
   }
 
-  /** Drops buffered writes (after a failed transaction). */
+  /** Drops buffered writes and cached ids (after a failed transaction). */
   discardPending(): void {
     this.pendingBalances.clear();
     this.bulk?.clear();
+    this.reloadIds();
   }
 
   /** True when prefetchOutputs() saves round trips (PostgreSQL). */
@@ -360,11 +458,6 @@ export class IndexerStore {
     this.s.insertOpReturn.run(txid, vout, height, position, payload, magic, sha256Hex, payload.length);
   }
 
-  getOutputScript(txid: string, vout: number): Uint8Array | null {
-    const row = this.s.getOutputScript.get(txid, vout) as { script: Buffer } | undefined;
-    return row ? new Uint8Array(row.script) : null;
-  }
-
   insertZkpUse(use: ZkpUse, position: number): void {
     this.s.insertZkpUse.run({
       txid: use.txid,
@@ -386,22 +479,41 @@ export class IndexerStore {
 
   /** Removes everything above `height` (the fork point stays). Runs inside the caller's transaction. */
   rollbackAbove(height: number): void {
-    for (const row of this.s.historyAbove.all(height) as { address: string; received: bigint; sent: bigint }[]) {
-      this.s.subtractBalance.run(row.received - row.sent, row.address);
-    }
-    for (const row of this.s.fundedAbove.all(height) as { address: string; n: bigint; koinu: bigint }[])
-      this.s.subtractFunded.run(row.n, row.koinu, row.address);
-    for (const row of this.s.spentAbove.all(height) as { address: string; n: bigint; koinu: bigint }[])
-      this.s.subtractSpent.run(row.n, row.koinu, row.address);
-    this.s.dropEmptyBalances.run();
-    this.s.deleteHistoryAbove.run(height);
-    this.s.unspendAbove.run(height);
-    this.s.deleteOutputsAbove.run(height);
-    this.s.deleteTxsAbove.run(height);
+    const above = this.s.firstIdsAbove.get(height) as
+      { first_tx_id: number | bigint; first_address_id: number | bigint } | undefined;
+    const first = above ? Number(above.first_tx_id) : this.nextTxId;
+    const firstAddress = above ? Number(above.first_address_id) : this.nextAddressId;
+    for (const row of this.s.historyAbove.all(first) as { address_id: bigint; delta: bigint; n: bigint }[])
+      this.s.subtractBalance.run(row.delta, row.n, row.address_id);
+    for (const row of this.s.fundedAbove.all(first) as { address_id: bigint; n: bigint; koinu: bigint }[])
+      this.s.subtractFunded.run(row.n, row.koinu, row.address_id);
+    for (const row of this.s.spentAbove.all(first) as { address_id: bigint; n: bigint; koinu: bigint }[])
+      this.s.subtractSpent.run(row.n, row.koinu, row.address_id);
+    this.s.deleteHistoryAbove.run(first);
+    this.s.unspendAbove.run(first);
+    this.s.deleteOutputsAbove.run(first);
+    this.s.deleteTxsAbove.run(first);
+    // Addresses first paid above the fork are referred to by nothing below it.
+    this.s.deleteAddressesAbove.run(firstAddress);
     this.s.deleteOpReturnsAbove.run(height);
     this.s.deleteZkpAbove.run(height);
     this.s.deleteBlocksAbove.run(height);
+    this.reloadIds();
   }
+}
+
+function storedOutput(
+  txId: number,
+  vout: number,
+  row: { value: bigint; address_id: bigint | null; address: string | null },
+): StoredOutput {
+  return {
+    txId,
+    vout,
+    value: BigInt(row.value),
+    addressId: row.address_id === null ? null : Number(row.address_id),
+    address: row.address,
+  };
 }
 
 interface BlockRow {
@@ -415,12 +527,12 @@ interface BlockRow {
 
 function toBlock(row: BlockRow): IndexedBlockRow {
   return {
-    height: row.height,
+    height: Number(row.height),
     hash: row.hash,
     prevHash: row.prev_hash,
-    time: row.time,
-    txCount: row.tx_count,
-    size: row.size,
+    time: Number(row.time),
+    txCount: Number(row.tx_count),
+    size: Number(row.size),
   };
 }
 
@@ -432,11 +544,15 @@ type Cells = unknown[];
  */
 class BulkRows {
   readonly blocks: Cells[] = [];
-  readonly txs = new Map<string, Cells>();
+  readonly txs: Cells[] = [];
+  readonly addresses: Cells[] = [];
   readonly outputs = new Map<string, Cells>();
+  /** The outputs written in this batch, as getOutput() returns them (keyed "txId:vout"). */
+  readonly created = new Map<string, StoredOutput>();
   readonly spends: Cells[] = [];
   readonly history = new Map<string, Cells>();
   readonly opReturns = new Map<string, Cells>();
+  /** Outputs read by prefetch() (keyed "txid:vout"), null when the index does not have them. */
   readonly prefetched = new Map<string, StoredOutput | null>();
   private writing = false;
   private readonly q;
@@ -452,7 +568,7 @@ class BulkRows {
     if (answer === undefined) {
       answer =
         !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) ||
-        /\b(blocks|txs|outputs|address_history|balances|op_returns)\b/.test(sql);
+        /\b(blocks|txs|addresses|outputs|address_history|op_returns)\b/.test(sql);
       this.needsFlush.set(sql, answer);
     }
     return answer;
@@ -460,19 +576,38 @@ class BulkRows {
 
   constructor(private readonly db: PostgresDatabase) {
     // One array parameter per column: the statement text is the same whatever the row count.
+    const insert = (table: string, columns: [string, string][], conflict: string) =>
+      db.prepareNative(
+        `INSERT INTO ${table} (${columns.map(([c]) => c).join(", ")}) SELECT * FROM unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")}) ${conflict}`,
+      );
     const upsert = (table: string, columns: [string, string][], key: string[]) => {
-      const names = columns.map(([c]) => c);
-      const rest = names.filter((c) => !key.includes(c));
-      return db.prepareNative(`INSERT INTO ${table} (${names.join(", ")}) SELECT * FROM unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")})
-        ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`);
+      const rest = columns.map(([c]) => c).filter((c) => !key.includes(c));
+      return insert(
+        table,
+        columns,
+        `ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`,
+      );
     };
     this.q = {
-      blocks: db.prepareNative(`INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size)
-        SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[], $5::int[], $6::int[])`),
+      blocks: insert(
+        "blocks",
+        [
+          ["height", "int"],
+          ["hash", "text"],
+          ["prev_hash", "text"],
+          ["time", "bigint"],
+          ["tx_count", "int"],
+          ["size", "int"],
+          ["first_tx_id", "bigint"],
+          ["first_address_id", "bigint"],
+        ],
+        "",
+      ),
       txs: upsert(
         "txs",
         [
-          ["txid", "text"],
+          ["id", "bigint"],
+          ["txid", "bytea"],
           ["height", "int"],
           ["position", "int"],
           ["size", "int"],
@@ -481,35 +616,47 @@ class BulkRows {
           ["input_count", "int"],
           ["output_count", "int"],
         ],
-        ["txid"],
+        ["id"],
+      ),
+      addresses: insert(
+        "addresses",
+        [
+          ["id", "bigint"],
+          ["address", "text"],
+          ["script", "bytea"],
+          ["script_hash", "bytea"],
+          ["confirmed", "bigint"],
+          ["tx_count", "bigint"],
+          ["funded_txo_count", "bigint"],
+          ["funded_txo_sum", "bigint"],
+          ["spent_txo_count", "bigint"],
+          ["spent_txo_sum", "bigint"],
+        ],
+        "",
       ),
       outputs: upsert(
         "outputs",
         [
-          ["txid", "text"],
+          ["tx_id", "bigint"],
           ["vout", "int"],
-          ["height", "int"],
           ["value", "bigint"],
           ["script", "bytea"],
-          ["address", "text"],
-          ["spent_txid", "text"],
+          ["address_id", "bigint"],
+          ["spent_tx_id", "bigint"],
           ["spent_vin", "int"],
-          ["spent_height", "int"],
         ],
-        ["txid", "vout"],
+        ["tx_id", "vout"],
       ),
       history: upsert(
         "address_history",
         [
-          ["address", "text"],
-          ["height", "int"],
-          ["position", "int"],
-          ["txid", "text"],
+          ["tx_id", "bigint"],
+          ["address_id", "bigint"],
           ["received", "bigint"],
           ["sent", "bigint"],
-          ["counterparty", "text"],
+          ["counterparty_id", "bigint"],
         ],
-        ["address", "height", "position"],
+        ["tx_id", "address_id"],
       ),
       opReturns: upsert(
         "op_returns",
@@ -525,18 +672,19 @@ class BulkRows {
         ],
         ["txid", "vout"],
       ),
-      spends:
-        db.prepareNative(`UPDATE outputs o SET spent_txid = s.spent_txid, spent_vin = s.spent_vin, spent_height = s.spent_height
-        FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[]) AS s(txid, vout, spent_txid, spent_vin, spent_height)
-        WHERE o.txid = s.txid AND o.vout = s.vout`),
+      spends: db.prepareNative(`UPDATE outputs o SET spent_tx_id = s.spent_tx_id, spent_vin = s.spent_vin
+        FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) AS s(tx_id, vout, spent_tx_id, spent_vin)
+        WHERE o.tx_id = s.tx_id AND o.vout = s.vout`),
       balances:
-        db.prepareNative(`INSERT INTO balances (address, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
-        SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
-        ON CONFLICT (address) DO UPDATE SET ${["confirmed", "tx_count", "funded_txo_count", "funded_txo_sum", "spent_txo_count", "spent_txo_sum"].map((c) => `${c} = balances.${c} + EXCLUDED.${c}`).join(", ")}`),
+        db.prepareNative(`UPDATE addresses a SET confirmed = a.confirmed + c.confirmed, tx_count = a.tx_count + c.tx_count,
+        funded_txo_count = a.funded_txo_count + c.fc, funded_txo_sum = a.funded_txo_sum + c.fs,
+        spent_txo_count = a.spent_txo_count + c.sc, spent_txo_sum = a.spent_txo_sum + c.ss
+        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+          AS c(id, confirmed, tx_count, fc, fs, sc, ss) WHERE a.id = c.id`),
       prefetch: db
         .prepareNative(
-          `SELECT o.txid, o.vout, o.value, o.address, o.height FROM outputs o
-        JOIN unnest($1::text[], $2::int[]) AS k(txid, vout) ON o.txid = k.txid AND o.vout = k.vout`,
+          `SELECT t.txid, t.id AS tx_id, o.vout, o.value, o.address_id, a.address FROM unnest($1::bytea[], $2::int[]) AS k(txid, vout)
+          JOIN txs t ON t.txid = k.txid JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout LEFT JOIN addresses a ON a.id = o.address_id`,
         )
         .safeIntegers(true),
     };
@@ -545,17 +693,19 @@ class BulkRows {
   prefetch(outpoints: readonly { txid: string; vout: number }[]): void {
     for (const { txid, vout } of outpoints) this.prefetched.set(`${txid}:${vout}`, null);
     const rows = this.q.prefetch.all(
-      outpoints.map((o) => o.txid),
+      outpoints.map((o) => Buffer.from(o.txid, "hex")),
       outpoints.map((o) => o.vout),
-    ) as { txid: string; vout: bigint; value: bigint; address: string | null; height: bigint }[];
+    ) as {
+      txid: Buffer;
+      tx_id: bigint;
+      vout: bigint;
+      value: bigint;
+      address_id: bigint | null;
+      address: string | null;
+    }[];
     for (const row of rows) {
-      this.prefetched.set(`${row.txid}:${row.vout}`, {
-        txid: row.txid,
-        vout: Number(row.vout),
-        value: row.value,
-        address: row.address,
-        height: Number(row.height),
-      });
+      const vout = Number(row.vout);
+      this.prefetched.set(`${row.txid.toString("hex")}:${vout}`, storedOutput(Number(row.tx_id), vout, row));
     }
   }
 
@@ -563,7 +713,7 @@ class BulkRows {
    * Writes everything buffered (and empties `balances`), in an order where each write finds what
    * it refers to. Its own statements re-enter through the connection's beforeQuery hook: ignored.
    */
-  write(balances: Map<string, BalanceChange>): void {
+  write(balances: Map<number, BalanceChange>): void {
     if (this.writing) return;
     this.writing = true;
     try {
@@ -572,19 +722,26 @@ class BulkRows {
         for (const row of rows) for (let i = 0; i < width; i++) out[i].push(row[i]);
         return out;
       };
-      if (this.txs.size > 0) this.q.txs.run(...columns(this.txs.values(), 8));
-      if (this.outputs.size > 0) this.q.outputs.run(...columns(this.outputs.values(), 9));
-      if (this.spends.length > 0) this.q.spends.run(...columns(this.spends, 5));
-      if (this.history.size > 0) this.q.history.run(...columns(this.history.values(), 7));
+      if (this.addresses.length > 0)
+        this.q.addresses.run(
+          ...columns(
+            this.addresses.map((r) => [...r, 0, 0, 0, 0, 0, 0]),
+            10,
+          ),
+        );
+      if (this.txs.length > 0) this.q.txs.run(...columns(this.txs, 9));
+      if (this.outputs.size > 0) this.q.outputs.run(...columns(this.outputs.values(), 7));
+      if (this.spends.length > 0) this.q.spends.run(...columns(this.spends, 4));
+      if (this.history.size > 0) this.q.history.run(...columns(this.history.values(), 5));
       if (this.opReturns.size > 0) this.q.opReturns.run(...columns(this.opReturns.values(), 8));
       if (balances.size > 0) {
         const rows: Cells[] = [];
-        for (const [address, c] of balances)
-          rows.push([address, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu]);
+        for (const [id, c] of balances)
+          rows.push([id, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu]);
         this.q.balances.run(...columns(rows, 7));
         balances.clear();
       }
-      if (this.blocks.length > 0) this.q.blocks.run(...columns(this.blocks, 6));
+      if (this.blocks.length > 0) this.q.blocks.run(...columns(this.blocks, 8));
     } finally {
       this.writing = false;
       this.clearRows();
@@ -593,20 +750,17 @@ class BulkRows {
 
   private clearRows(): void {
     this.blocks.length = 0;
-    this.txs.clear();
+    this.txs.length = 0;
+    this.addresses.length = 0;
     this.outputs.clear();
+    this.created.clear();
     this.spends.length = 0;
     this.history.clear();
     this.opReturns.clear();
   }
 
   clear(): void {
-    this.blocks.length = 0;
-    this.txs.clear();
-    this.outputs.clear();
-    this.spends.length = 0;
-    this.history.clear();
-    this.opReturns.clear();
+    this.clearRows();
     this.prefetched.clear();
   }
 }

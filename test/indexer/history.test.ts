@@ -11,7 +11,7 @@ import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
 describe("index history (reads as of a height)", () => {
   const ID = (n: number) => `${n.toString(16).padStart(64, "0")}i0`;
 
-  it("opens a version-5 index without a rebuild and adds the DRC-20 by-address index", () => {
+  it("migrates a version-5 index to version 6 without a rebuild, adding the DRC-20 by-address index", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "indexer-history-"));
     try {
       const file = path.join(dir, "index.sqlite");
@@ -20,7 +20,12 @@ describe("index history (reads as of a height)", () => {
         INDEXER_MIGRATIONS.filter((m) => m.version <= 5),
         INDEXER_SCHEMA,
       ).close();
-      const db = openIndexerDatabase(file);
+      // Up to version 7 (version 8 rebuilds every index older than itself: schema.test.ts).
+      const db = openDatabase(
+        file,
+        INDEXER_MIGRATIONS.filter((m) => m.version <= 7),
+        INDEXER_SCHEMA,
+      );
       expect(
         db.prepare("SELECT name FROM sqlite_master WHERE name = 'drc20_operations_by_address'").get(),
       ).to.deep.equal({ name: "drc20_operations_by_address" });

@@ -49,7 +49,7 @@ forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true]);
     await indexer.syncOnce();
     const aliceBalance = () =>
-      indexer.store.db.prepare("SELECT confirmed FROM balances WHERE address = ?").get(alice.address) as
+      indexer.store.db.prepare("SELECT confirmed FROM addresses WHERE address = ?").get(alice.address) as
         { confirmed: number } | undefined;
     expect(Number(aliceBalance()!.confirmed)).to.equal(100 * 1e8);
 
@@ -70,9 +70,11 @@ forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
       69 * 1e8 + 6 * 500_000 * 1e8 + 1e8,
     );
     const spent = indexer.store.db
-      .prepare("SELECT spent_txid FROM outputs WHERE txid = ? AND vout = 0")
-      .get(paid.txid) as { spent_txid: string };
-    expect(spent.spent_txid).to.equal(payTxid);
+      .prepare(
+        "SELECT s.txid AS spent_txid FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN txs s ON s.id = o.spent_tx_id WHERE t.txid = ? AND o.vout = 0",
+      )
+      .get(Buffer.from(paid.txid, "hex")) as { spent_txid: Buffer };
+    expect(Buffer.from(spent.spent_txid).toString("hex")).to.equal(payTxid);
     const opReturn = indexer.store.db.prepare("SELECT magic, size FROM op_returns WHERE txid = ?").get(payTxid) as {
       magic: string;
       size: number;

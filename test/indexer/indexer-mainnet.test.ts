@@ -60,12 +60,16 @@ describe("indexer on real mainnet blocks", () => {
     expect((store.db.prepare("SELECT COUNT(*) AS n FROM outputs").get() as { n: number }).n).to.equal(outputs);
     // Doginals commits are mostly spent by their reveal in the same block (447 of 486 per the catalogue).
     const spentInBlock = (
-      store.db.prepare("SELECT COUNT(*) AS n FROM outputs WHERE spent_height = 5000000").get() as { n: number }
+      store.db
+        .prepare("SELECT COUNT(*) AS n FROM outputs o JOIN txs s ON s.id = o.spent_tx_id WHERE s.height = 5000000")
+        .get() as { n: number }
     ).n;
     expect(spentInBlock).to.be.greaterThan(400);
     const coinbaseAddress = store.db
-      .prepare("SELECT address FROM outputs WHERE txid = ? AND vout = 0")
-      .get(block.txs[0].txid) as { address: string };
+      .prepare(
+        "SELECT a.address FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id WHERE t.txid = ? AND o.vout = 0",
+      )
+      .get(Buffer.from(block.txs[0].txid, "hex")) as { address: string };
     expect(coinbaseAddress.address).to.match(/^[DA9]/);
   });
 });
@@ -135,9 +139,9 @@ describe("indexer read-side indexes during catch-up", () => {
     ).map((r) => r.name);
     expect(names).to.include.members([
       "outputs_unspent_by_address",
-      "outputs_by_spent_txid",
-      "address_history_by_height",
-      "txs_by_height",
+      "outputs_by_spent_tx",
+      "address_history_by_address",
+      "addresses_by_script_hash",
     ]);
     expect(store.getMeta("read_indexes_deferred")).to.equal("0");
   });

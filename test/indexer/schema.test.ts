@@ -3,8 +3,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
-import { IndexUnreadableError, openIndexReader, openIndexerDatabase } from "../../src/indexer/database";
+import {
+  INDEXER_SCHEMA_VERSION,
+  IndexUnreadableError,
+  openIndexReader,
+  openIndexerDatabase,
+} from "../../src/indexer/database";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
+import { openPostgres } from "../../src/db/postgres";
 import { createTestDatabase } from "../helpers/postgres";
 
 describe("indexer database", () => {
@@ -64,7 +70,12 @@ describe("indexer database", () => {
     output.run("aa".repeat(32), 2, 7, "bob", null);
     v6.prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES ('alice', 0, 1), ('bob', 7, 1)").run();
     v6.close();
-    const db = openIndexerDatabase(file);
+    // Version 7 applied alone (version 8 rebuilds every older index: see the test below).
+    const db = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 7),
+      INDEXER_SCHEMA,
+    );
     expect(
       db
         .prepare(
@@ -82,6 +93,40 @@ describe("indexer database", () => {
       },
       { address: "bob", funded_txo_count: 1n, funded_txo_sum: 7n, spent_txo_count: 0n, spent_txo_sum: 0n },
     ]);
+    db.close();
+  });
+
+  it("refuses a version-7 index with one line naming the rebuild command, and rebuilds it when told to", () => {
+    const file = path.join(dir, "v7.sqlite");
+    const v7 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 7),
+      INDEXER_SCHEMA,
+    );
+    // A version-7 row: hex txid text keys, address text on every output.
+    v7.prepare(
+      "INSERT INTO txs (txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, 1, 0, 100, NULL, 1, 1, 1)",
+    ).run("aa".repeat(32));
+    v7.close();
+    let refusal: unknown;
+    try {
+      openIndexerDatabase(file);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).to.be.instanceOf(RebuildRequiredError);
+    const message = (refusal as Error).message;
+    expect(message).to.not.include("\n");
+    expect(message).to.equal(
+      `index ${file} has schema version 7, this build writes version ${INDEXER_SCHEMA_VERSION} and cannot convert it: rebuild it with \`dogeos indexer --db ${file} --reset-on-rebuild\` (deletes it and re-indexes from its start height)`,
+    );
+    // Never misread: a reader refuses it too, naming the same command.
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /schema version 7.*--reset-on-rebuild/);
+    const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM txs").get()).to.deep.equal({ n: 0 });
+    expect(
+      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+    ).to.equal(String(INDEXER_SCHEMA_VERSION));
     db.close();
   });
 
@@ -186,11 +231,19 @@ describe("indexer database on PostgreSQL", function () {
       writer.close();
     }
     // The lock goes with the writer's session; an older index is refused unless a rebuild is allowed.
-    expect(() => openIndexerDatabase(url)).to.throw(RebuildRequiredError);
+    expect(() => openIndexerDatabase(url)).to.throw(
+      RebuildRequiredError,
+      /^index \S+ has schema version 5, this build writes version \d+ and cannot convert it: rebuild it with `dogeos indexer --db postgres:\/\/\S+ --reset-on-rebuild`/,
+    );
+    // A version-7 table the rebuild must not leave behind.
+    const old = openPostgres(url, { conflictKeys: {} });
+    old.exec("CREATE TABLE balances (address TEXT PRIMARY KEY)");
+    old.close();
     const rebuilt = openIndexerDatabase(url, { resetIfRebuildRequired: true });
     expect(
       Number(rebuilt.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value),
     ).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
+    expect(rebuilt.prepare("SELECT to_regclass('balances') AS t").get()).to.deep.equal({ t: null });
     rebuilt.close();
   });
 });

@@ -75,17 +75,19 @@ describe("dogeos indexer snapshot", function () {
     });
     await indexer.syncOnce();
     addresses = (
-      writer.prepare("SELECT address FROM balances ORDER BY tx_count DESC, address LIMIT 3").all() as {
+      writer.prepare("SELECT address FROM addresses ORDER BY tx_count DESC, address LIMIT 3").all() as {
         address: string;
       }[]
     ).map((r) => r.address);
     // The last payments indexed and the first coinbase.
     txids = (
       writer.prepare("SELECT txid FROM txs WHERE coinbase = 0 ORDER BY height DESC, position LIMIT 5").all() as {
-        txid: string;
+        txid: Buffer;
       }[]
-    ).map((r) => r.txid);
-    txids.push((writer.prepare("SELECT txid FROM txs WHERE height = 1").get() as { txid: string }).txid);
+    ).map((r) => r.txid.toString("hex"));
+    txids.push(
+      (writer.prepare("SELECT txid FROM txs WHERE height = 1").get() as { txid: Buffer }).txid.toString("hex"),
+    );
     expect(addresses).to.have.length(3);
     expect(txids).to.have.length(6);
   });
@@ -104,7 +106,7 @@ describe("dogeos indexer snapshot", function () {
     // The writer is in the middle of a transaction that changes every balance and adds a block.
     writer.exec("BEGIN IMMEDIATE");
     try {
-      writer.prepare("UPDATE balances SET confirmed = confirmed + 1").run();
+      writer.prepare("UPDATE addresses SET confirmed = confirmed + 1").run();
       writer.prepare("INSERT INTO meta (key, value) VALUES ('snapshot_test_uncommitted', 'x')").run();
       const run = dogeos(["indexer", "snapshot", "--db", indexFile, "--out", snapshot]);
       expect(run.status, run.stderr).to.equal(0);

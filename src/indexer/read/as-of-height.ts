@@ -11,6 +11,7 @@
 import type { SqlStatement } from "../../db/sql";
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
+import { TxIdBounds, txidKey } from "./rows";
 
 /** The indexed tip: height and hash of the last fully written block. */
 export interface IndexedTip {
@@ -62,17 +63,21 @@ type Row = Record<string, unknown>;
 
 export class IndexHistory {
   private readonly s: Record<string, SqlStatement>;
+  private readonly bounds: TxIdBounds;
 
   constructor(readonly db: SqlDatabase) {
     const p = (sql: string) => db.prepare(sql);
+    this.bounds = new TxIdBounds(db);
     this.s = {
       startHeight: p("SELECT value FROM meta WHERE key = 'start_height'"),
       tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),
       blockHash: p("SELECT hash FROM blocks WHERE height = ?"),
       // Sum over the address's transactions up to H of (received - sent): the outputs created at or
       // below H that no transaction at or below H spent.
+      // Transaction ids are in chain order: "at or below H" is "id below the first id above H".
       dogeBalance: p(
-        "SELECT COALESCE(SUM(received - sent), 0) AS koinu FROM address_history WHERE address = ? AND height <= ?",
+        `SELECT COALESCE(SUM(received - sent), 0) AS koinu FROM address_history
+        WHERE address_id = (SELECT id FROM addresses WHERE address = ?) AND tx_id < ?`,
       ).safeIntegers(true),
       txAt: p(
         "SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ? AND t.height <= ?",
@@ -142,13 +147,13 @@ export class IndexHistory {
 
   /** Koinu held by `address` after block `height`: outputs created at or below it and not spent at or below it. */
   dogeBalanceAt(address: string, height: number): bigint {
-    return (this.s.dogeBalance.get(address, height) as { koinu: bigint }).koinu;
+    return BigInt((this.s.dogeBalance.get(address, this.bounds.above(height)) as { koinu: bigint }).koinu);
   }
 
   /** The block that includes `txid`, when at or below `height`. */
   txInclusionAt(txid: string, height: number): { height: number; blockHash: string } | null {
-    const row = this.s.txAt.get(txid, height) as { height: number; hash: string } | undefined;
-    return row ? { height: row.height, blockHash: row.hash } : null;
+    const row = this.s.txAt.get(txidKey(txid), height) as { height: number; hash: string } | undefined;
+    return row ? { height: Number(row.height), blockHash: row.hash } : null;
   }
 
   /** The inscription `id` when it was revealed at or below `height`. */

@@ -2,7 +2,7 @@
 import type { SqlDatabase } from "../../db/sql";
 import type { Drc20Reads } from "./drc20";
 import type { InscriptionReads } from "./inscriptions";
-import { hexOf, keyInt, prepareAll } from "./rows";
+import { KEY_MAX, TxIdBounds, hexOf, keyInt, prepareAll } from "./rows";
 
 export interface UtxoView {
   txid: string;
@@ -24,19 +24,25 @@ export class BalanceReads {
     private readonly drc20: Drc20Reads,
   ) {
     this.s = prepareAll(db, {
-      balance: "SELECT confirmed, tx_count FROM balances WHERE address = ?",
-      // outputs_unspent_by_address (address, height) from the cursor's height on (`o.height >= ?`
-      // bounds the range), then the primary key's (txid, vout) order.
-      utxos: `SELECT o.txid, o.vout, o.value, o.height, o.script, (SELECT coinbase FROM txs WHERE txid = o.txid) AS coinbase FROM outputs o
-        WHERE o.address = ? AND o.spent_txid IS NULL AND o.height >= ? AND (o.height > ? OR (o.height = ? AND (o.txid > ? OR (o.txid = ? AND o.vout > ?))))
-        ORDER BY o.height, o.txid, o.vout LIMIT ?`,
+      balance: "SELECT confirmed, tx_count FROM addresses WHERE address = ?",
+      addressId: "SELECT id FROM addresses WHERE address = ?",
+      // outputs_unspent_by_address (address_id, tx_id) in chain order from a transaction id on;
+      // the page's order (height, then txid, then vout) is restored per height by utxos().
+      utxos: `SELECT o.tx_id, o.vout, o.value, COALESCE(o.script, a.script) AS script, t.txid, t.height, t.coinbase
+        FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id
+        WHERE o.address_id = ? AND o.spent_tx_id IS NULL AND o.tx_id >= ? AND (o.tx_id > ? OR (o.tx_id = ? AND o.vout > ?))
+        ORDER BY o.tx_id, o.vout LIMIT ?`,
       // The indexer's counters (one row per address).
       txoStats:
-        "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM balances WHERE address = ?",
-      busiest: "SELECT address, tx_count FROM balances ORDER BY tx_count DESC, address LIMIT ?",
+        "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses WHERE address = ?",
+      busiest: "SELECT address, tx_count FROM addresses WHERE tx_count > 0 ORDER BY tx_count DESC, address LIMIT ?",
+      byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
     });
+    this.bounds = new TxIdBounds(db);
     for (const key of ["balance", "utxos", "txoStats"] as const) this.s[key].safeIntegers(true);
   }
+
+  private readonly bounds: TxIdBounds;
 
   balance(address: string): { confirmedKoinu: bigint; txCount: number } {
     const row = this.s.balance.get(address) as { confirmed: bigint; tx_count: bigint } | undefined;
@@ -57,26 +63,50 @@ export class BalanceReads {
     const height = keyInt(after?.height ?? -1);
     const txid = after?.txid ?? "";
     const vout = keyInt(after?.vout ?? -1);
-    const rows = this.s.utxos.all(address, height, height, height, txid, txid, vout, pageSize) as {
-      txid: string;
-      vout: bigint;
-      value: bigint;
-      height: bigint;
-      script: Buffer;
-      coinbase: bigint | null;
-    }[];
+    const idRow = this.s.addressId.get(address) as { id: number | bigint } | undefined;
+    if (!idRow || pageSize <= 0) return { items: [] };
+    const addressId = Number(idRow.id);
+    // Rows come in chain order (height, position, vout); a page orders each height's rows by txid.
+    // Read on in chunks until the page's rows are known and the last height they reach is whole.
+    const isAfter = (r: UtxoRow) =>
+      r.height > height || (r.height === height && (r.txid > txid || (r.txid === txid && r.vout > vout)));
+    const rows: UtxoRow[] = [];
+    const chunk = Math.max(pageSize + 1, 64);
+    let key = { txId: this.bounds.before(height, 0) - 1, vout: KEY_MAX };
+    for (;;) {
+      const got = this.s.utxos.all(addressId, key.txId, key.txId, key.txId, key.vout, chunk) as RawUtxoRow[];
+      for (const r of got) {
+        const row: UtxoRow = {
+          txid: hexOf(r.txid),
+          vout: Number(r.vout),
+          value: BigInt(r.value),
+          height: Number(r.height),
+          script: r.script,
+          coinbase: BigInt(r.coinbase) === 1n,
+        };
+        if (isAfter(row)) rows.push(row);
+      }
+      if (got.length < chunk) break;
+      const last = got[got.length - 1];
+      key = { txId: Number(last.tx_id), vout: Number(last.vout) };
+      // Rows below the last height read are complete: enough of them ends the reading.
+      const lastHeight = Number(last.height);
+      let complete = 0;
+      for (const r of rows) if (r.height < lastHeight) complete++;
+      if (complete >= pageSize) break;
+    }
+    rows.sort((a, b) => a.height - b.height || (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
     return {
-      items: rows.map((r) => {
-        const vout = Number(r.vout);
-        const inscriptions = this.inscriptions.on(r.txid, vout);
+      items: rows.slice(0, pageSize).map((r) => {
+        const inscriptions = this.inscriptions.on(r.txid, r.vout);
         const drc20 = inscriptions.map((i) => this.drc20.unsentTransfer(i.id)).filter((d) => d !== null);
         return {
           txid: r.txid,
-          vout,
-          valueKoinu: BigInt(r.value),
-          height: Number(r.height),
+          vout: r.vout,
+          valueKoinu: r.value,
+          height: r.height,
           scriptHex: hexOf(r.script),
-          coinbase: r.coinbase !== null && BigInt(r.coinbase) === 1n,
+          coinbase: r.coinbase,
           inscriptions,
           drc20: drc20.map((d) => ({ tick: d!.tick, amount: d!.amount })),
         };
@@ -101,6 +131,18 @@ export class BalanceReads {
     };
   }
 
+  /**
+   * The address whose standard output script has SHA-256 `scriptHashHex` (64 hex digits, the hash
+   * in its own byte order, as Esplora's /scripthash/:hash routes take it), or null when the index
+   * holds no transaction of such an address.
+   */
+  addressForScriptHash(scriptHashHex: string): string | null {
+    const key = /^[0-9a-fA-F]{64}$/.test(scriptHashHex) ? Buffer.from(scriptHashHex, "hex") : null;
+    if (key === null) return null;
+    const row = this.s.byScriptHash.get(key) as { address: string } | undefined;
+    return row ? row.address : null;
+  }
+
   /** The addresses with the most transactions. Reads every balance row: for benches and operators' tools, never a request. */
   busiestAddresses(limit: number): { address: string; txCount: number }[] {
     return (this.s.busiest.all(limit) as { address: string; tx_count: number }[]).map((r) => ({
@@ -108,4 +150,23 @@ export class BalanceReads {
       txCount: Number(r.tx_count),
     }));
   }
+}
+
+interface RawUtxoRow {
+  tx_id: bigint;
+  vout: bigint;
+  value: bigint;
+  script: Buffer;
+  txid: Buffer;
+  height: bigint;
+  coinbase: bigint;
+}
+
+interface UtxoRow {
+  txid: string;
+  vout: number;
+  value: bigint;
+  height: number;
+  script: Buffer;
+  coinbase: boolean;
 }

@@ -1,6 +1,6 @@
 /** DRC-20: balances by tick, deployed ticks, transfer inscriptions and where they moved. */
 import type { SqlDatabase } from "../../db/sql";
-import { hexOf, prepareAll } from "./rows";
+import { hexOf, prepareAll, txidKey } from "./rows";
 
 export interface Drc20TickView {
   tick: string;
@@ -54,19 +54,22 @@ export class Drc20Reads {
       tick: "SELECT tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height FROM drc20_ticks WHERE tick_key = ?",
       unsentTransfer:
         "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0",
-      carriers: `SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount, o.value, o.height FROM inscription_locations l
+      // The carriers' outputs are read one by one (locations keep the txid as text, outputs its id).
+      carriers: `SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount FROM inscription_locations l
         JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0
-        JOIN outputs o ON o.txid = l.txid AND o.vout = l.vout AND o.spent_txid IS NULL
-        WHERE l.owner_address = ? AND t.tick_key = ? ORDER BY o.height, l.txid, l.vout`,
+        WHERE l.owner_address = ? AND t.tick_key = ? AND l.txid IS NOT NULL ORDER BY l.inscription_id`,
+      unspentOutput: `SELECT o.value, x.height FROM txs x JOIN outputs o ON o.tx_id = x.id AND o.vout = ?
+        WHERE x.txid = ? AND o.spent_tx_id IS NULL`,
       transfers: TRANSFERS,
       transfersRevealedBy: `${TRANSFERS} AND i.reveal_txid = ?`,
       // The transaction's moves are found through its block (inscription_moves_by_height): moves have no txid index.
       receipts: `SELECT d.tick, t.amount, t.owner_address, m.height FROM txs x
-        JOIN inscription_moves m ON m.height = x.height AND m.txid = x.txid
+        JOIN inscription_moves m ON m.height = x.height AND m.txid = ?
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
         WHERE x.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_address = ? AND t.sent_height = m.height ORDER BY t.inscription_id`,
     });
     this.s.carriers.safeIntegers(true);
+    this.s.unspentOutput.safeIntegers(true);
   }
 
   /** `address`'s non-zero balances, by tick key. */
@@ -119,25 +122,30 @@ export class Drc20Reads {
 
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
-    return (
-      this.s.carriers.all(address, tickKey) as {
-        txid: string;
-        vout: bigint;
-        offset: bigint;
-        inscription_id: string;
-        amount: string;
-        value: bigint;
-        height: bigint;
-      }[]
-    ).map((r) => ({
-      txid: r.txid,
-      vout: Number(r.vout),
-      offset: Number(r.offset),
-      inscriptionId: r.inscription_id,
-      amount: r.amount,
-      valueKoinu: BigInt(r.value),
-      height: Number(r.height),
-    }));
+    const carriers = [];
+    for (const r of this.s.carriers.all(address, tickKey) as {
+      txid: string;
+      vout: bigint;
+      offset: bigint;
+      inscription_id: string;
+      amount: string;
+    }[]) {
+      const output = this.s.unspentOutput.get(r.vout, txidKey(r.txid)) as { value: bigint; height: bigint } | undefined;
+      if (!output) continue;
+      carriers.push({
+        txid: r.txid,
+        vout: Number(r.vout),
+        offset: Number(r.offset),
+        inscriptionId: r.inscription_id,
+        amount: r.amount,
+        valueKoinu: BigInt(output.value),
+        height: Number(output.height),
+      });
+    }
+    // Oldest output first, then by outpoint (ties keep the inscription id order they were read in).
+    return carriers.sort(
+      (a, b) => a.height - b.height || (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : 0) || a.vout - b.vout,
+    );
   }
 
   /**
@@ -177,7 +185,12 @@ export class Drc20Reads {
    */
   receiptsOf(txid: string, address: string): Drc20Receipt[] {
     return (
-      this.s.receipts.all(txid, address) as { tick: string; amount: string; owner_address: string; height: number }[]
+      this.s.receipts.all(txid, txidKey(txid), address) as {
+        tick: string;
+        amount: string;
+        owner_address: string;
+        height: number;
+      }[]
     ).map((r) => ({ tick: r.tick, amount: r.amount, sender: r.owner_address, height: Number(r.height) }));
   }
 }

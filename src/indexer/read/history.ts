@@ -1,6 +1,6 @@
 /** An address's transactions, newest first, from the rows the indexer wrote per (address, transaction). */
 import type { SqlDatabase } from "../../db/sql";
-import { KEY_MAX, keyInt, prepareAll } from "./rows";
+import { KEY_MAX, TxIdBounds, hexOf, keyInt, prepareAll } from "./rows";
 
 export interface HistoryItemView {
   txid: string;
@@ -14,19 +14,20 @@ export interface HistoryItemView {
 
 export class HistoryReads {
   private readonly s;
+  private readonly bounds: TxIdBounds;
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      // `h.height <= ?` bounds the primary key's range: a deep page starts at its cursor instead of
-      // walking the address's newer rows.
-      // Whether each is a Doginals reveal, in the same statement: one round trip per page, not one per row.
-      history: `SELECT h.txid, h.height, h.position, h.received, h.sent, h.counterparty,
-        CASE WHEN EXISTS (SELECT 1 FROM inscriptions i WHERE i.reveal_txid = h.txid) THEN 1 ELSE 0 END AS revealed
-        FROM address_history h WHERE h.address = ? AND h.height <= ?
-        AND (h.height < ? OR (h.height = ? AND h.position < ?)) ORDER BY h.height DESC, h.position DESC LIMIT ?`,
-      // The indexer's counter (one row per address), not a count of the history rows.
-      txCount: "SELECT tx_count FROM balances WHERE address = ?",
+      address: "SELECT id, tx_count FROM addresses WHERE address = ?",
+      // address_history_by_address (address_id, tx_id) newest first below the cursor's transaction
+      // id: a deep page starts at its cursor instead of walking the address's newer rows.
+      history: `SELECT t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
+        FROM address_history h JOIN txs t ON t.id = h.tx_id LEFT JOIN addresses c ON c.id = h.counterparty_id
+        WHERE h.address_id = ? AND h.tx_id < ? ORDER BY h.tx_id DESC LIMIT ?`,
+      // Which of a page's transactions are Doginals reveals: one statement per page, not one per row.
+      revealed: `SELECT DISTINCT reveal_txid FROM inscriptions WHERE reveal_txid IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
     });
+    this.bounds = new TxIdBounds(db);
     this.s.history.safeIntegers(true);
   }
 
@@ -38,33 +39,43 @@ export class HistoryReads {
   ): { total: number; items: HistoryItemView[] } {
     const height = keyInt(before?.height ?? KEY_MAX);
     const position = keyInt(before?.position ?? 0);
-    const rows = this.s.history.all(address, height, height, height, position, pageSize) as {
-      txid: string;
+    const found = this.s.address.get(address) as { id: number | bigint; tx_count: number | bigint } | undefined;
+    if (!found) return { total: 0, items: [] };
+    const rows = this.s.history.all(found.id, this.bounds.before(height, position), pageSize) as {
+      txid: Buffer;
       height: bigint;
       position: bigint;
       received: bigint;
       sent: bigint;
       counterparty: string | null;
-      revealed: bigint;
     }[];
-    const total = Number((this.s.txCount.get(address) as { tx_count: number } | undefined)?.tx_count ?? 0);
+    const txids = rows.map((r) => hexOf(r.txid));
+    const revealed = new Set<string>();
+    for (let i = 0; i < txids.length; i += REVEAL_CHUNK) {
+      const part = txids.slice(i, i + REVEAL_CHUNK);
+      while (part.length < REVEAL_CHUNK) part.push("");
+      for (const r of this.s.revealed.all(...part) as { reveal_txid: string }[]) revealed.add(r.reveal_txid);
+    }
     return {
-      total,
-      items: rows.map((r) => {
+      total: Number(found.tx_count),
+      items: rows.map((r, i) => {
         const received = BigInt(r.received);
         const sent = BigInt(r.sent);
         const net = received - sent;
         const direction = sent === 0n ? "in" : received === 0n ? "out" : net >= 0n ? "self" : "out";
         return {
-          txid: r.txid,
+          txid: txids[i],
           height: Number(r.height),
           position: Number(r.position),
           direction,
           counterparty: r.counterparty,
           amountKoinu: net < 0n ? -net : net,
-          isDoginal: Number(r.revealed) === 1,
+          isDoginal: revealed.has(txids[i]),
         };
       }),
     };
   }
 }
+
+/** Txids per reveal lookup (the statement's placeholders; a short chunk is padded with ""). */
+const REVEAL_CHUNK = 25;

@@ -1,7 +1,7 @@
 /** Transactions and their outputs: one transaction with what the index derived from it, one output. */
 import type { SqlDatabase } from "../../db/sql";
 import { OpReturnReads, OpReturnView } from "./opreturn";
-import { hexOf, prepareAll } from "./rows";
+import { hexOf, prepareAll, txidKey } from "./rows";
 import { ZkpReads } from "./zkp";
 
 export interface TxOutputView {
@@ -50,29 +50,37 @@ export class TxReads {
     private readonly opReturns: OpReturnReads,
     private readonly zkp: ZkpReads,
   ) {
+    // Outputs keep no script when it is their address's standard one (addresses.script), and
+    // refer to their spender by transaction id.
+    const OUTPUT = `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_tx_id, o.spent_vin
+      FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id`;
     this.s = prepareAll(db, {
       hasTx: "SELECT 1 FROM txs WHERE txid = ?",
-      tx: "SELECT t.txid, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
-      outputs:
-        "SELECT vout, value, script, address, spent_txid, spent_vin, spent_height FROM outputs WHERE txid = ? ORDER BY vout",
-      inputs: "SELECT txid, vout, value, address, spent_vin FROM outputs WHERE spent_txid = ? ORDER BY spent_vin",
+      tx: "SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
+      outputs: `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, s.txid AS spent_txid, o.spent_vin, s.height AS spent_height
+        FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id WHERE o.tx_id = ? ORDER BY o.vout`,
+      inputs: `SELECT t.txid, o.vout, o.value, a.address, o.spent_vin FROM outputs o JOIN txs t ON t.id = o.tx_id
+        LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY o.spent_vin`,
       inscriptions:
         "SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number",
-      unspent: "SELECT value, script FROM outputs WHERE txid = ? AND vout = ? AND spent_txid IS NULL",
-      output: "SELECT value, script, address FROM outputs WHERE txid = ? AND vout = ?",
+      unspent: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ? AND o.spent_tx_id IS NULL`,
+      output: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
+      outspend: `SELECT s.txid AS spent_txid, o.spent_vin, s.height AS spent_height FROM outputs o LEFT JOIN txs s ON s.id = o.spent_tx_id
+        WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
     });
-    for (const key of ["tx", "outputs", "inputs", "unspent", "output"] as const) this.s[key].safeIntegers(true);
+    for (const key of ["tx", "outputs", "inputs", "unspent", "output", "outspend"] as const)
+      this.s[key].safeIntegers(true);
   }
 
   /** Whether the index holds the transaction. */
   hasTx(txid: string): boolean {
-    return this.s.hasTx.get(txid) !== undefined;
+    return this.s.hasTx.get(txidKey(txid)) !== undefined;
   }
 
   tx(txid: string): TxView | null {
-    const row = this.s.tx.get(txid) as
+    const row = this.s.tx.get(txidKey(txid)) as
       | {
-          txid: string;
+          id: bigint;
           height: bigint;
           position: bigint;
           size: bigint;
@@ -84,12 +92,12 @@ export class TxReads {
       | undefined;
     if (!row) return null;
     const outputs = (
-      this.s.outputs.all(txid) as {
+      this.s.outputs.all(row.id) as {
         vout: bigint;
         value: bigint;
         script: Buffer;
         address: string | null;
-        spent_txid: string | null;
+        spent_txid: Buffer | null;
         spent_vin: bigint | null;
         spent_height: bigint | null;
       }[]
@@ -98,7 +106,9 @@ export class TxReads {
       valueKoinu: o.value,
       scriptHex: hexOf(o.script),
       address: o.address,
-      spent: o.spent_txid ? { txid: o.spent_txid, vin: Number(o.spent_vin), height: Number(o.spent_height) } : null,
+      spent: o.spent_txid
+        ? { txid: hexOf(o.spent_txid), vin: Number(o.spent_vin), height: Number(o.spent_height) }
+        : null,
     }));
     const opReturns = this.opReturns
       .ofTx(txid)
@@ -121,7 +131,7 @@ export class TxReads {
       envelopeHash: i.envelope_hash,
     }));
     return {
-      txid: row.txid,
+      txid,
       height: Number(row.height),
       position: Number(row.position),
       blockHash: row.block_hash,
@@ -141,15 +151,15 @@ export class TxReads {
     txid: string,
   ): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
     const out = new Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }>();
-    for (const row of this.s.inputs.all(txid) as {
-      txid: string;
+    for (const row of this.s.inputs.all(txidKey(txid)) as {
+      txid: Buffer;
       vout: bigint;
       value: bigint;
       address: string | null;
       spent_vin: bigint;
     }[]) {
       out.set(Number(row.spent_vin), {
-        prevTxid: row.txid,
+        prevTxid: hexOf(row.txid),
         prevVout: Number(row.vout),
         valueKoinu: BigInt(row.value),
         address: row.address,
@@ -160,13 +170,29 @@ export class TxReads {
 
   /** An output that is unspent in the index, with its script. */
   unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
-    const row = this.s.unspent.get(txid, vout) as { value: bigint; script: Buffer } | undefined;
+    const row = this.s.unspent.get(txidKey(txid), vout) as { value: bigint; script: Buffer } | undefined;
     return row ? { value: BigInt(row.value), script: new Uint8Array(row.script) } : null;
   }
 
   /** One output, spent or not, as the index holds it. */
   output(txid: string, vout: number): { valueKoinu: bigint; scriptHex: string; address: string | null } | null {
-    const row = this.s.output.get(txid, vout) as { value: bigint; script: Buffer; address: string | null } | undefined;
+    const row = this.s.output.get(txidKey(txid), vout) as
+      { value: bigint; script: Buffer; address: string | null } | undefined;
     return row ? { valueKoinu: BigInt(row.value), scriptHex: hexOf(row.script), address: row.address } : null;
+  }
+
+  /**
+   * Who spent output `vout` of `txid`: the spending transaction, its input index and height; spent
+   * null while unspent; null when the index holds no such output (an OP_RETURN output is not one).
+   */
+  outspend(txid: string, vout: number): { spent: { txid: string; vin: number; height: number } | null } | null {
+    const row = this.s.outspend.get(txidKey(txid), vout) as
+      { spent_txid: Buffer | null; spent_vin: bigint | null; spent_height: bigint | null } | undefined;
+    if (!row) return null;
+    return {
+      spent: row.spent_txid
+        ? { txid: hexOf(row.spent_txid), vin: Number(row.spent_vin), height: Number(row.spent_height) }
+        : null,
+    };
   }
 }
