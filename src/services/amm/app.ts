@@ -33,6 +33,8 @@ import * as S from "./api-schema";
 import { reservesJson } from "./reserves";
 import type { CustodyReserves } from "./reserves";
 import { serveAbiIndex } from "../http/abi-index-route";
+import { servePages } from "../pages/mount";
+import { walletProviderScript } from "../pages/wallet-provider";
 
 export interface AmmAppOptions {
   ledger: AmmLedger;
@@ -46,6 +48,12 @@ export interface AmmAppOptions {
   mount?: (app: AmmApp, surface: ApiSurface) => void;
   /** Public writes per client IP and minute (default 120; 0 = no limit): every POST of /api, bonding's included. */
   rateLimit?: number;
+  /** When given, this directory's pages (web/amm: swap, liquidity, bonding) are served at `/`. */
+  webDir?: string;
+  /** The explorer's public base URL, where the pages read UTXOs and broadcast the payments they build. */
+  explorerUrl?: string;
+  /** The pages' /wallet-provider.js (default: the provider over the browser's wallets, walletProviderScript). */
+  walletProviderScript?: string;
 }
 
 /** The exact text to sign for one action of GET /api/auth/message, from the parsed query. */
@@ -652,6 +660,14 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
   options.mount?.(app, surface);
   surface.serve(app);
   serveAbiIndex(app, surface);
+  servePages(app, surface, {
+    webDir: options.webDir,
+    providerScript: async () =>
+      options.walletProviderScript ??
+      walletProviderScript({ network: options.network, explorerUrl: options.explorerUrl }),
+    providerDescription:
+      "Installs window.wallet over the wallets the browser brings (MyDoge, DogeLabs, UniSat-style) and, when the daemon has one (devnet and testnet only), the development wallet; the pages build their deposits from the explorer's UTXOs with it.",
+  });
   app.use(unknownRoute);
   app.use(errorMiddleware(log));
   return app;

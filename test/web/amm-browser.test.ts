@@ -1,0 +1,285 @@
+/**
+ * The AMM's pages (web/amm: swap, liquidity, bonding) in headless Debian Chromium driven by
+ * playwright-core, on the devnet with the real index, explorer, inscriber and settlement worker:
+ * for each wallet adapter's stand-in (MyDoge, DogeLabs, UniSat; test/web/standins) a person swaps
+ * DOGE for a pool's token and buys on a bonding curve through the pages — the quote, the order, the
+ * deposit PSBT built by the page and signed by the wallet, broadcast through the explorer, the
+ * signed execute or reservation and confirm — until the tokens are paid out and confirmed on chain
+ * (the index is the judge). A refusal shows the service's message and what to do. Every page is
+ * checked with axe and saved at desktop and phone width under test-artifacts/browser/.
+ */
+import { expect } from "chai";
+import path from "node:path";
+import type { Server } from "node:http";
+import { Browser, Page, chromium } from "playwright-core";
+import { NETWORKS, encodeWif } from "../../src/doge";
+import { drc20TickKey } from "../../src/inscription/drc20";
+import { createExplorerApp } from "../../src/services/explorer/app";
+import {
+  AmmLedger,
+  BondingStore,
+  DepositReader,
+  SettlementWorker,
+  createAmmApp,
+  mountBonding,
+  openAmmDatabase,
+} from "../../src/services/amm";
+import { InscriberClient } from "../../src/services/inscriber/client";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { checkPage, saveScreenshots, PHONE } from "../helpers/a11y";
+import { seedHonestPool } from "../helpers/amm-pool";
+import { launchCurve } from "../helpers/bonding-launch";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { StandinKind, standinScript } from "./standins";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+const POOL_TICK = "WEBS";
+const CURVE_TICK = "WEBC";
+const WALLETS: { kind: StandinKind; name: string }[] = [
+  { kind: "mydoge", name: "MyDoge" },
+  { kind: "dogelabs", name: "DogeLabs" },
+  { kind: "unisat", name: "UniSat" },
+];
+
+describe("AMM pages in Chromium", function () {
+  this.timeout(300_000);
+  let stack: LaunchpadStack;
+  let explorer: Server;
+  let amm: Server;
+  let base = "";
+  let explorerUrl = "";
+  let browser: Browser;
+  let driver: NodeJS.Timeout | undefined;
+  let driving = Promise.resolve();
+  const errors: string[] = [];
+  const custody = newKey();
+  const people = new Map<StandinKind, TestKey>(WALLETS.map((w) => [w.kind, newKey()]));
+
+  /** A page in a new context with `kind`'s stand-in injected. */
+  async function personPage(kind: StandinKind, key: TestKey): Promise<Page> {
+    const context = await browser.newContext({ viewport: PHONE });
+    await context.addInitScript(
+      await standinScript([
+        { kind, config: { wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl } },
+      ]),
+    );
+    const page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    return page;
+  }
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    explorer = createExplorerApp({ queries: stack.queries, network: NETWORKS.regtest, node: stack.client }).listen(
+      0,
+      "127.0.0.1",
+    );
+    await new Promise((resolve) => explorer.once("listening", resolve));
+    explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
+
+    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+    const db = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, custody.address, {
+      confirmations: 1,
+      serviceAddresses: [inscriberAddress],
+    });
+    const ledger = new AmmLedger({
+      db,
+      network: NETWORKS.regtest,
+      deposits,
+      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
+    });
+    const bonding = new BondingStore({ db, ledger, deposits, queries: stack.queries });
+    const wallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+    const settlement = new SettlementWorker({
+      db,
+      wallet,
+      queries: stack.queries,
+      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+      depositConfirmations: 1,
+    });
+    const app = createAmmApp({
+      ledger,
+      network: NETWORKS.regtest,
+      webDir: path.resolve(__dirname, "..", "..", "web", "amm"),
+      explorerUrl,
+      mount: (root) => mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest }),
+    });
+    amm = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => amm.once("listening", resolve));
+    base = `http://127.0.0.1:${(amm.address() as { port: number }).port}`;
+
+    // The custody pays the DRC-20 payouts' postage and fees; each person has DOGE to trade.
+    for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
+    for (const key of people.values()) await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
+    await stack.mine();
+    const seeded = await seedHonestPool({
+      stack,
+      api: `${base}/api`,
+      custody,
+      deployer: newKey(),
+      provider: newKey(),
+      tick: POOL_TICK,
+      doge: 200n * KOINU_PER_DOGE,
+      tokens: 200_000n,
+      depth: 1,
+    });
+    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
+    await launchCurve(
+      {
+        stack,
+        base,
+        apiKey: bonding.issueApiKey("browser test").key,
+        custodyScript: custody.script,
+        confirmations: 1,
+        runOnce: () => bonding.runOnce(),
+      },
+      CURVE_TICK,
+      {
+        totalSupply: "1000000",
+        sellableSupply: "800000",
+        virtualDoge: (1000n * KOINU_PER_DOGE).toString(),
+        graduationThreshold: (500n * KOINU_PER_DOGE).toString(),
+      },
+    );
+    await wallet.sync();
+
+    // What the daemon's loops do: mine what is pending, index, let the inscriber see confirmations,
+    // execute mined deposits, move curves and reservations along, pay and follow the payouts.
+    driver = setInterval(() => {
+      driving = driving
+        .then(async () => {
+          const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
+          if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
+          await stack.indexer.syncOnce();
+          await stack.platform.checkConfirmations();
+          await wallet.sync();
+          ledger.retryPending();
+          await bonding.runOnce();
+          await settlement.runOnce();
+        })
+        .catch((error) => {
+          errors.push((error as Error).message);
+        });
+    }, 250);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  });
+
+  after(async () => {
+    if (driver) clearInterval(driver);
+    await driving;
+    await browser?.close();
+    amm?.close();
+    explorer?.close();
+    await stack?.stop();
+  });
+
+  const tokenBalance = (address: string, tick: string) =>
+    BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === tick)?.available ?? "0");
+
+  for (const { kind, name } of WALLETS) {
+    it(`swaps DOGE for ${POOL_TICK} through the swap page with ${name}, until the tokens are paid and confirmed`, async () => {
+      const key = people.get(kind)!;
+      const page = await personPage(kind, key);
+      await page.goto(`${base}/`);
+      await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
+      await page.fill("#amount", "5");
+      await page.waitForFunction(() => document.getElementById("q-out")!.textContent!.includes("WEBS"));
+      await page.click('.presets button[data-bps="100"]');
+      await page.waitForFunction(() => document.getElementById("q-min")!.textContent!.includes("1%"));
+      await page.click("#connect");
+      await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+      expect(await page.locator("#wallet").innerText()).to.equal(`${name}: ${key.address}`);
+      if (kind === "mydoge") await checkPage(page, "amm-swap");
+      await page.click("#swap");
+      await page.waitForFunction(
+        () => {
+          const message = document.getElementById("swap-message")!;
+          return message.className.includes("ok") || message.className.includes("error");
+        },
+        undefined,
+        { timeout: 120_000 },
+      );
+      const said = await page.locator("#swap-message").innerText();
+      expect(said, said).to.match(/^Swapped: [\d,]+ WEBS paid to /);
+      expect(tokenBalance(key.address, POOL_TICK) > 0n).to.equal(true);
+      // The chart redraws with this swap once the order is settled.
+      await page.waitForFunction(() => document.querySelectorAll("#chart svg path").length === 1);
+      await saveScreenshots(page, `amm-swap-settled-${kind}`);
+      await page.context().close();
+      expect(errors).to.deep.equal([]);
+    });
+
+    it(`buys ${CURVE_TICK} on its bonding curve through the bonding page with ${name}: reservation, deposit, confirm, payout`, async () => {
+      const key = people.get(kind)!;
+      const page = await personPage(kind, key);
+      await page.goto(`${base}/bonding.html`);
+      await page.waitForFunction(() => document.getElementById("q-out")!.textContent!.includes("WEBC"));
+      await page.click("#connect");
+      await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+      if (kind === "mydoge") await checkPage(page, "amm-bonding");
+      await page.click("#buy");
+      await page.waitForFunction(
+        () =>
+          document.getElementById("o-countdown")!.textContent!.includes(":") ||
+          document.getElementById("buy-message")!.className.includes("error"),
+      );
+      expect(
+        await page.locator("#buy-message").getAttribute("class"),
+        await page.locator("#buy-message").innerText(),
+      ).to.not.contain("error");
+      await page.waitForFunction(
+        () => {
+          const message = document.getElementById("buy-message")!;
+          return message.className.includes("ok") || message.className.includes("error");
+        },
+        undefined,
+        { timeout: 120_000 },
+      );
+      const said = await page.locator("#buy-message").innerText();
+      expect(said, said).to.match(/^Bought: [\d,]+ WEBC paid to /);
+      expect(tokenBalance(key.address, CURVE_TICK) > 0n).to.equal(true);
+      await saveScreenshots(page, `amm-bonding-bought-${kind}`);
+      await page.context().close();
+      expect(errors).to.deep.equal([]);
+    });
+  }
+
+  it("shows the liquidity page's positions and a refusal with the service's message and what to do", async () => {
+    const page = await personPage("unisat", people.get("unisat")!);
+    await page.goto(`${base}/liquidity.html`);
+    await page.click("#connect");
+    await page.waitForFunction(() => !(document.getElementById("positions-empty") as HTMLElement).hidden);
+    await checkPage(page, "amm-liquidity");
+    // No fee earned by this address: the claim button stays off; a removal of shares it does not hold is refused.
+    expect(await page.locator("#claim").isDisabled()).to.equal(true);
+    await page.goto(`${base}/`);
+    await page.fill("#amount", "0.001");
+    await page.waitForFunction(() => document.getElementById("quote-message")!.className.includes("error"));
+    expect(await page.locator("#quote-message").innerText())
+      .to.contain("AMOUNT_TOO_SMALL")
+      .and.contain("What to do: trade at least 0.01 DOGE");
+    await saveScreenshots(page, "amm-swap-refused");
+    await page.context().close();
+  });
+});

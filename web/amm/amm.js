@@ -1,0 +1,250 @@
+// What the AMM pages share: calls to /api with the service's refusal and what to do about it, the
+// wallet (window.wallet from /wallet-provider.js), signed orders (the exact text from
+// GET /api/auth/message, signed by the wallet), deposits paid with a PSBT the page builds and the
+// wallet signs (broadcast through the explorer), amounts, and the inline SVG charts.
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details ?? {};
+  }
+}
+
+/** What a person can do about a refusal, by its code (docs/api.md "AMM" lists them). */
+const NEXT_STEP = {
+  RATE_LIMITED: "wait a minute and try again",
+  QUOTE_EXPIRED: "ask for a new quote",
+  QUOTE_NOT_FOUND: "ask for a new quote",
+  POOL_EMPTY: "this pool has no liquidity yet: add some, or choose another pool",
+  AMOUNT_TOO_SMALL: "trade at least 0.01 DOGE",
+  INSUFFICIENT_LIQUIDITY: "trade a smaller amount",
+  EXCESSIVE_OUTPUT: "ask for less than the pool holds",
+  OUTPUT_ZERO: "trade a larger amount",
+  MIN_OUT_NOT_MET: "the price moved past your slippage; your deposit is refunded: quote again, or allow more slippage",
+  DEPOSIT_LATE: "the deposit came after the order expired; it is refunded",
+  TOO_MANY_PENDING: "wait until your earlier payments are mined, then try again",
+  TOO_MANY_RESERVATIONS: "finish or let expire one of your reservations first",
+  RESERVATION_SHARE_EXCEEDED: "reserve a smaller amount",
+  RESERVATION_CAP_REACHED: "wait for other reservations to settle or expire",
+  CURVE_GRADUATED: "this token now trades in its pool: use the swap page",
+  CURVE_NOT_ACTIVE: "this curve is not trading yet",
+  SOLD_OUT: "the curve is sold out: the token trades in its pool after graduation",
+  INSUFFICIENT_FUNDS: "add DOGE to your address and try again",
+  NOTHING_TO_CLAIM: "no fee has been earned yet",
+  CLAIM_TOO_SMALL: "claim later, once at least 0.01 DOGE has been earned",
+  SHARES_EXCEED_POSITION: "remove at most the shares you hold",
+  WITHDRAWAL_BELOW_COST: "remove more shares at once",
+  TICK_ON_BONDING_CURVE: "this token is still on its bonding curve: buy it on the bonding page",
+  NETWORK_MISMATCH: "switch your wallet's network",
+  NO_WALLET: "install a Dogecoin wallet and reload",
+  WALLET_REFUSED: "approve the request in your wallet to go on",
+  WALLET_UNSUPPORTED: "choose another wallet for this step",
+};
+
+/** One line for a person: the service's (or wallet's) message, its code, and what to do. */
+export function describeError(error) {
+  const code = error && typeof error === "object" ? error.code : undefined;
+  const message = error && typeof error === "object" && "message" in error ? error.message : String(error);
+  const next = code && NEXT_STEP[code] ? ` What to do: ${NEXT_STEP[code]}.` : "";
+  return `${message}${code ? ` (${code})` : ""}.${next}`.replace(/\.\./g, ".");
+}
+
+export async function api(method, path, { body, base = "/api" } = {}) {
+  let response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: body !== undefined ? { "Content-Type": "application/json" } : {},
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError(0, "NETWORK_ERROR", "the service did not answer; check your connection and retry");
+  }
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    throw new ApiError(response.status, "BAD_RESPONSE", `unexpected answer (HTTP ${response.status})`);
+  }
+  if (!response.ok) {
+    const error = parsed?.error ?? { code: `HTTP_${response.status}`, message: `HTTP ${response.status}` };
+    throw new ApiError(response.status, error.code, error.message, error.details);
+  }
+  return { status: response.status, body: parsed };
+}
+
+const KOINU = 100000000n;
+
+/** Koinu (decimal string) as DOGE with up to 8 decimals. */
+export function formatDoge(koinu) {
+  const value = BigInt(koinu);
+  const sign = value < 0n ? "-" : "";
+  const abs = value < 0n ? -value : value;
+  const fraction = (abs % KOINU).toString().padStart(8, "0").replace(/0+$/, "");
+  return `${sign}${abs / KOINU}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** DOGE typed by a person ("1.5") as koinu, or null. */
+export function parseDoge(text) {
+  const match = /^\s*(\d+)(?:\.(\d{0,8}))?\s*$/.exec(text ?? "");
+  if (!match) return null;
+  return (BigInt(match[1]) * KOINU + BigInt((match[2] ?? "").padEnd(8, "0"))).toString();
+}
+
+/** Whole token units with thousands separators. */
+export const formatTokens = (units) => BigInt(units).toLocaleString("en-US");
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function say(element, kind, text) {
+  element.className = `message ${kind}`;
+  element.textContent = text;
+}
+
+/** window.wallet, or a clear error when the provider did not load. */
+export function wallet() {
+  if (!window.wallet || typeof window.wallet.connect !== "function")
+    throw new ApiError(0, "NO_WALLET", "the wallet provider did not load: reload the page");
+  return window.wallet;
+}
+
+/** Connects the wallet (the provider asks which one when there are several); answers the account. */
+export async function connectWallet(statusElement) {
+  const account = await wallet().connect();
+  if (statusElement) statusElement.textContent = `${account.wallet}: ${account.address}`;
+  return account;
+}
+
+/** Signs the exact text the AMM answers for `action` with `fields` (GET /auth/message). */
+export async function signOrder(action, fields) {
+  const query = new URLSearchParams({ action, ...fields });
+  const { body } = await api("GET", `/auth/message?${query}`);
+  return wallet().signMessage(body.message);
+}
+
+/** A fresh nonce and an expiry 10 minutes out, for the authorizations (removes, claims, reservations). */
+export function authorization() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  const nonce = `page-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return { nonce, expiresAt: Math.floor(Date.now() / 1000) + 600 };
+}
+
+/**
+ * Pays `amountKoinu` DOGE to `to` from the connected address: the page builds the PSBT from the
+ * explorer's UTXOs, the wallet signs it, the page finalises it and the explorer broadcasts it.
+ * `progress(text)` is told each step. Answers the txid.
+ */
+export async function payDoge(to, amountKoinu, progress) {
+  const providers = window.DogeWallets;
+  progress("Building the payment from your coins…");
+  const built = await providers.preparePayment(to, amountKoinu);
+  progress(
+    `Sign the payment of ${formatDoge(amountKoinu)} DOGE (network fee ${formatDoge(built.feeKoinu)} DOGE) in your wallet…`,
+  );
+  const signed = await wallet().signPSBT(built.psbt);
+  const hex = providers.finishPayment(signed);
+  progress("Broadcasting the payment…");
+  const { body } = await api("POST", "/tx/broadcast", { base: `${wallet().explorerUrl}/api`, body: { hex } });
+  return body.txid;
+}
+
+/** Marks the current page's link in the navigation. */
+export function markNavigation() {
+  for (const link of document.querySelectorAll("nav.pages a")) {
+    if (new URL(link.href).pathname === location.pathname) link.setAttribute("aria-current", "page");
+  }
+}
+
+/** A number for people: grouped, at most 2 decimals (4 significant digits below 1). */
+export const formatNumber = (value) =>
+  value >= 1
+    ? value.toLocaleString("en-US", { maximumFractionDigits: 2 })
+    : value.toLocaleString("en-US", { maximumSignificantDigits: 4 });
+
+const SVG = "http://www.w3.org/2000/svg";
+const svg = (name, attributes) => {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  return element;
+};
+
+/**
+ * A line chart of `points` ([{x, y}], numbers) as inline SVG, with `title` for screen readers and
+ * an optional marked point. Empty points draw an empty frame with `emptyText`.
+ */
+export function lineChart(container, { points, title, emptyText, mark, yLabel }) {
+  const width = 600;
+  const height = 220;
+  const pad = { left: 64, right: 12, top: 12, bottom: 28 };
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", "aria-label": title });
+  const titleElement = svg("title", {});
+  titleElement.textContent = title;
+  chart.append(titleElement);
+  chart.append(svg("rect", { x: 0, y: 0, width, height, fill: "#fff" }));
+  if (points.length === 0) {
+    const text = svg("text", {
+      x: width / 2,
+      y: height / 2,
+      "text-anchor": "middle",
+      fill: "#6b6457",
+      "font-size": 16,
+    });
+    text.textContent = emptyText;
+    chart.append(text);
+    container.replaceChildren(chart);
+    return;
+  }
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y).concat(mark ? [mark.y] : []);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  const sx = (x) => pad.left + ((x - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
+  const sy = (y) => height - pad.bottom - ((y - y0) / (y1 - y0 || 1)) * (height - pad.top - pad.bottom);
+  for (const y of [y0, (y0 + y1) / 2, y1]) {
+    chart.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: sy(y), y2: sy(y), stroke: "#e3dccb" }));
+    const label = svg("text", {
+      x: pad.left - 6,
+      y: sy(y) + 4,
+      "text-anchor": "end",
+      fill: "#6b6457",
+      "font-size": 12,
+    });
+    label.textContent = formatNumber(y);
+    chart.append(label);
+  }
+  if (yLabel) {
+    const label = svg("text", { x: pad.left, y: height - 6, fill: "#6b6457", "font-size": 12 });
+    label.textContent = yLabel;
+    chart.append(label);
+  }
+  const path = points.map((p, i) => `${i === 0 ? "M" : "L"}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ");
+  chart.append(svg("path", { d: path, fill: "none", stroke: "#8a6308", "stroke-width": 2.5 }));
+  for (const p of points.length <= 40 ? points : [])
+    chart.append(svg("circle", { cx: sx(p.x), cy: sy(p.y), r: 3, fill: "#8a6308" }));
+  if (mark)
+    chart.append(
+      svg("circle", { cx: sx(mark.x), cy: sy(mark.y), r: 6, fill: "#1f6f3a", stroke: "#fff", "stroke-width": 2 }),
+    );
+  container.replaceChildren(chart);
+}
+
+/** A payout's state in words. */
+export function payoutText(payout) {
+  if (!payout) return "";
+  const what =
+    payout.asset === "DOGE" ? `${formatDoge(payout.amount)} DOGE` : `${formatTokens(payout.amount)} ${payout.tick}`;
+  const states = {
+    queued: "queued",
+    inscribing: "being inscribed",
+    inscribed: "inscribed, being sent",
+    sent: `sent (${payout.txid})`,
+    confirmed: `confirmed on chain (${payout.txid})`,
+    below_dust: "kept owed (below the dust limit)",
+    failed: "failed: the operator has been told",
+    frozen: "frozen: its deposit left the chain",
+  };
+  return `${what}: ${states[payout.status] ?? payout.status}`;
+}

@@ -1,0 +1,162 @@
+// The liquidity page: the connected address's positions and unclaimed fees, a fee claim and a removal
+// (each a signed authorization: claim-fees, remove-liquidity), and an add: the DOGE deposit paid
+// with a PSBT the wallet signs, the token deposit (a DRC-20 transfer the wallet sends) named by its
+// txid, and the signed add-liquidity order. The custody address is the pools' deposit address.
+import {
+  api,
+  authorization,
+  connectWallet,
+  describeError,
+  formatDoge,
+  formatTokens,
+  markNavigation,
+  parseDoge,
+  payDoge,
+  payoutText,
+  say,
+  signOrder,
+  wallet,
+} from "/amm.js";
+
+const $ = (id) => document.getElementById(id);
+const state = { account: null, positions: [], unclaimed: "0", custody: null };
+
+markNavigation();
+
+function refreshButtons() {
+  const connected = state.account !== null;
+  $("claim").disabled = !connected || state.unclaimed === "0";
+  $("remove").disabled = !connected || state.positions.length === 0;
+  $("pay-doge").disabled = !connected || !state.custody;
+  $("add").disabled = !connected;
+  $("connect").textContent = connected ? "Change wallet" : "Connect wallet";
+}
+
+async function load() {
+  const address = state.account.address;
+  const [{ body: positions }, { body: fees }] = await Promise.all([
+    api("GET", `/liquidity/positions/${encodeURIComponent(address)}`),
+    api("GET", `/liquidity/fees/${encodeURIComponent(address)}`),
+  ]);
+  state.positions = positions.positions;
+  state.unclaimed = fees.unclaimed;
+  const tbody = $("positions").querySelector("tbody");
+  tbody.replaceChildren(
+    ...state.positions.map((p) => {
+      const row = document.createElement("tr");
+      for (const text of [
+        `${p.tick}/DOGE`,
+        formatTokens(p.shares),
+        formatDoge(p.doge),
+        formatTokens(p.token),
+        `${formatDoge(p.unclaimedFees)} DOGE`,
+      ]) {
+        const cell = document.createElement("td");
+        cell.textContent = text;
+        row.append(cell);
+      }
+      return row;
+    }),
+  );
+  $("positions-empty").hidden = state.positions.length > 0;
+  $("remove-pool").replaceChildren(
+    ...state.positions.map((p) => {
+      const option = document.createElement("option");
+      option.value = p.tick;
+      option.textContent = `${p.tick}/DOGE (${formatTokens(p.shares)} shares)`;
+      return option;
+    }),
+  );
+  $("fees").textContent = `${formatDoge(fees.unclaimed)} DOGE unclaimed; ${fees.claims.length} claim(s) made${
+    fees.claims[0]?.payout ? ` (last: ${payoutText(fees.claims[0].payout)})` : ""
+  }.`;
+  say($("status"), "", "");
+}
+
+/** The custody address (every pool's deposit address), read from a curve or from a swap order's answer. */
+async function custody() {
+  const { body } = await api("GET", "/bonding/active");
+  return body.curves[0]?.depositAddress ?? null;
+}
+
+function action(buttonId, messageId, run) {
+  $(buttonId).addEventListener("click", async () => {
+    $(buttonId).disabled = true;
+    try {
+      await run();
+      await load();
+    } catch (error) {
+      say($(messageId), "error", describeError(error));
+    } finally {
+      refreshButtons();
+    }
+  });
+}
+
+$("connect").addEventListener("click", async () => {
+  try {
+    if (state.account) wallet().choose(null);
+    state.account = await connectWallet($("wallet"));
+    state.custody = await custody();
+    await load();
+  } catch (error) {
+    say($("status"), "error", describeError(error));
+  }
+  refreshButtons();
+});
+
+action("claim", "claim-message", async () => {
+  const address = state.account.address;
+  const auth = authorization();
+  say($("claim-message"), "info", "Sign the claim in your wallet…");
+  const signature = await signOrder("claim-fees", { address, nonce: auth.nonce, expiresAt: String(auth.expiresAt) });
+  const { body } = await api("POST", "/liquidity/claim-fees", { body: { address, ...auth, signature } });
+  say($("claim-message"), "ok", `Claimed ${formatDoge(body.amount)} DOGE: ${payoutText(body.payout)}`);
+});
+
+action("remove", "remove-message", async () => {
+  const address = state.account.address;
+  const tick = $("remove-pool").value;
+  const shares = $("remove-shares").value.trim();
+  if (!/^\d+$/.test(shares) || shares === "0") throw new Error("type a whole number of shares to remove");
+  const auth = authorization();
+  say($("remove-message"), "info", "Sign the removal in your wallet…");
+  const signature = await signOrder("remove-liquidity", {
+    address,
+    tick,
+    shares,
+    nonce: auth.nonce,
+    expiresAt: String(auth.expiresAt),
+  });
+  const { body } = await api("POST", "/liquidity/remove", { body: { tick, shares, address, ...auth, signature } });
+  say(
+    $("remove-message"),
+    "ok",
+    `Removed: ${formatDoge(body.doge)} DOGE, ${formatTokens(body.token)} ${tick} and ${formatDoge(body.fees)} DOGE of fees. ${body.payouts.map(payoutText).join("; ")}`,
+  );
+});
+
+action("pay-doge", "add-message", async () => {
+  const koinu = parseDoge($("add-doge").value);
+  if (koinu === null || koinu === "0") throw new Error("type the DOGE to deposit, such as 100");
+  const txid = await payDoge(state.custody, koinu, (text) => say($("add-message"), "info", text));
+  $("add-doge-txid").value = txid;
+  say($("add-message"), "ok", `DOGE deposit sent: ${txid}. Send the tokens, then add.`);
+});
+
+action("add", "add-message", async () => {
+  const address = state.account.address;
+  const tick = $("add-tick").value.trim();
+  const dogeTxid = $("add-doge-txid").value.trim();
+  const tokenTxid = $("add-token-txid").value.trim();
+  say($("add-message"), "info", "Sign the order in your wallet…");
+  const signature = await signOrder("add-liquidity", { tick, address, dogeTxid, tokenTxid });
+  const { body } = await api("POST", "/liquidity/add", { body: { tick, address, dogeTxid, tokenTxid, signature } });
+  say(
+    $("add-message"),
+    "ok",
+    `Added: ${formatTokens(body.shares)} shares for ${formatDoge(body.doge)} DOGE and ${formatTokens(body.token)} ${tick}.`,
+  );
+});
+
+refreshButtons();

@@ -1,0 +1,254 @@
+// The swap page: the pools with their reserves, a price chart from the swaps of this address, and a
+// DOGE -> token swap: a live quote (re-asked as the amount or slippage changes, and every 15 s), a
+// price-impact warning, the order (POST /swap/create), the deposit paid with a PSBT the page builds and
+// the wallet signs, the signed execute (execute-swap), then the order's status until it is settled or
+// refunded.
+import {
+  api,
+  connectWallet,
+  describeError,
+  formatDoge,
+  formatNumber,
+  formatTokens,
+  lineChart,
+  markNavigation,
+  parseDoge,
+  payDoge,
+  payoutText,
+  say,
+  signOrder,
+  sleep,
+  wallet,
+} from "/amm.js";
+
+const $ = (id) => document.getElementById(id);
+const state = { pools: [], tick: null, slippageBps: 50, quote: null, account: null, busy: false, quoteSeq: 0 };
+/** A price impact above this is called out before the person swaps. */
+const IMPACT_WARNING_BPS = 300;
+const FINAL = ["settled", "refunded", "expired", "failed"];
+
+markNavigation();
+
+function refreshButtons() {
+  $("swap").disabled = state.busy || !state.quote || !state.account;
+  $("connect").textContent = state.account ? "Change wallet" : "Connect wallet";
+}
+
+async function loadPools() {
+  const { body } = await api("GET", "/pools");
+  state.pools = body.pools;
+  const tbody = $("pools").querySelector("tbody");
+  tbody.replaceChildren();
+  $("pool").replaceChildren();
+  if (state.pools.length === 0) {
+    say($("pools-status"), "info", "No pool has liquidity yet. Add some on the liquidity page to open the first one.");
+    return;
+  }
+  say($("pools-status"), "", "");
+  $("pools").hidden = false;
+  for (const pool of state.pools) {
+    const row = document.createElement("tr");
+    row.dataset.tick = pool.tick;
+    for (const text of [
+      `${pool.tick}/DOGE`,
+      formatDoge(pool.dogeReserve),
+      formatTokens(pool.tokenReserve),
+      pool.priceKoinuPerToken === null ? "–" : formatDoge(BigInt(Math.round(Number(pool.priceKoinuPerToken)))),
+    ]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    tbody.append(row);
+    const option = document.createElement("option");
+    option.value = pool.tick;
+    option.textContent = `${pool.tick}/DOGE`;
+    $("pool").append(option);
+  }
+  state.tick ??= state.pools[0].tick;
+  $("pool").value = state.tick;
+}
+
+/** The chart: the price of each executed swap of this address in the pool (koinu per token), and the spot price now. */
+async function drawChart() {
+  const tick = state.tick;
+  $("chart-tick").textContent = tick ?? "–";
+  const pool = state.pools.find((p) => p.tick === tick);
+  const spot = pool?.priceKoinuPerToken ? Number(pool.priceKoinuPerToken) : null;
+  let swaps = [];
+  if (state.account) {
+    try {
+      const { body } = await api("GET", `/swap/history/${encodeURIComponent(state.account.address)}?limit=200`);
+      swaps = body.swaps.filter((s) => s.tick === tick && s.amountOut !== null && s.depositReceived !== null);
+    } catch {
+      swaps = [];
+    }
+  }
+  const points = swaps
+    .reverse()
+    .map((s) => {
+      const doge = Number(
+        s.direction === "DOGE_TO_TOKEN" ? BigInt(s.depositReceived) - BigInt(s.payoutCost) : s.amountOut,
+      );
+      const tokens = Number(s.direction === "DOGE_TO_TOKEN" ? s.amountOut : s.depositReceived);
+      return { x: s.updatedAt, y: tokens > 0 ? doge / tokens : 0 };
+    })
+    .filter((p) => p.y > 0);
+  const now = Math.floor(Date.now() / 1000);
+  lineChart($("chart"), {
+    points: points.length > 0 && spot !== null ? [...points, { x: now, y: spot }] : points,
+    title: `Price of ${tick} in koinu per token: ${points.length} of your swaps${spot !== null ? ` and the spot price ${formatNumber(spot)}` : ""}`,
+    emptyText: state.account ? "No swap of yours in this pool yet" : "Connect a wallet to chart your swaps",
+    mark: spot !== null && points.length > 0 ? { x: now, y: spot } : undefined,
+    yLabel: "koinu per token",
+  });
+  $("chart-note").textContent =
+    spot === null
+      ? "This pool is empty."
+      : `Spot price now: ${formatNumber(spot)} koinu per ${tick} (${formatDoge(BigInt(Math.round(spot)))} DOGE).`;
+}
+
+function clearQuote() {
+  state.quote = null;
+  for (const id of ["q-out", "q-min", "q-fee", "q-impact", "q-deposit"]) $(id).textContent = "–";
+  $("impact-warning").textContent = "";
+}
+
+/** Asks for a quote of the amount typed; a newer request wins over an older answer. */
+async function requote() {
+  const seq = ++state.quoteSeq;
+  const amountIn = parseDoge($("amount").value);
+  if (!state.tick) return;
+  if (amountIn === null || amountIn === "0") {
+    clearQuote();
+    say($("quote-message"), "error", "Type an amount of DOGE, such as 10 or 2.5.");
+    refreshButtons();
+    return;
+  }
+  try {
+    const query = new URLSearchParams({
+      tick: state.tick,
+      direction: "DOGE_TO_TOKEN",
+      amountIn,
+      slippageBps: String(state.slippageBps),
+    });
+    const { body: quote } = await api("GET", `/swap/quote?${query}`);
+    if (seq !== state.quoteSeq) return;
+    state.quote = quote;
+    $("q-out").textContent = `${formatTokens(quote.amountOut)} ${quote.tick}`;
+    $("q-min").textContent = `${formatTokens(quote.minAmountOut)} ${quote.tick} (slippage ${quote.slippageBps / 100}%)`;
+    $("q-fee").textContent = `${formatDoge(quote.fee)} DOGE, plus ${formatDoge(quote.payoutCost)} DOGE for the payout`;
+    $("q-impact").textContent = `${(quote.priceImpactBps / 100).toFixed(2)}%`;
+    $("q-deposit").textContent = `${formatDoge(quote.depositAmount)} DOGE`;
+    $("impact-warning").textContent =
+      quote.priceImpactBps > IMPACT_WARNING_BPS
+        ? `Price impact ${(quote.priceImpactBps / 100).toFixed(2)}%: this swap moves the price a lot. A smaller amount gets a better rate.`
+        : "";
+    say($("quote-message"), "", "");
+  } catch (error) {
+    if (seq !== state.quoteSeq) return;
+    clearQuote();
+    say($("quote-message"), "error", describeError(error));
+  }
+  refreshButtons();
+}
+
+async function followOrder(swap) {
+  $("order").hidden = false;
+  $("o-id").textContent = swap.swapId;
+  for (;;) {
+    $("o-status").textContent = swap.status;
+    $("o-deposit").textContent = swap.depositTxid ?? "–";
+    $("o-payout").textContent = payoutText(swap.payout ?? swap.refund) || "–";
+    const settled = swap.status === "settled" || (swap.status === "executed" && swap.payout?.status === "confirmed");
+    if (settled) {
+      say($("swap-message"), "ok", `Swapped: ${formatTokens(swap.amountOut)} ${swap.tick} paid to ${swap.address}.`);
+      return swap;
+    }
+    if (FINAL.includes(swap.status)) {
+      const reason = swap.error ? `${swap.error.message} (${swap.error.code})` : "";
+      say(
+        $("swap-message"),
+        "error",
+        swap.status === "refunded"
+          ? `Refunded: ${reason}. ${payoutText(swap.refund)}`
+          : `The order is ${swap.status}${reason ? `: ${reason}` : ""}.`,
+      );
+      return swap;
+    }
+    say($("swap-message"), "info", `Order ${swap.status.replace("_", " ")}: waiting for the chain…`);
+    await sleep(1500);
+    swap = (await api("GET", `/swap/status/${swap.swapId}`)).body;
+  }
+}
+
+async function swap() {
+  const quote = state.quote;
+  const address = state.account.address;
+  say($("swap-message"), "info", "Placing the order…");
+  const { body: order } = await api("POST", "/swap/create", { body: { quoteId: quote.quoteId, address } });
+  $("order").hidden = false;
+  $("o-id").textContent = order.swapId;
+  $("o-status").textContent = order.status;
+  const txid = await payDoge(order.depositAddress, order.depositAmount, (text) => say($("swap-message"), "info", text));
+  $("o-deposit").textContent = txid;
+  say($("swap-message"), "info", "Sign the order (your deposit and its terms) in your wallet…");
+  const signature = await signOrder("execute-swap", { swapId: order.swapId, depositTxid: txid });
+  const { body: executed } = await api("POST", "/swap/execute", {
+    body: { swapId: order.swapId, depositTxid: txid, signature },
+  });
+  await followOrder(executed);
+  await loadPools();
+  await drawChart();
+}
+
+$("connect").addEventListener("click", async () => {
+  try {
+    if (state.account) wallet().choose(null);
+    state.account = await connectWallet($("wallet"));
+    say($("swap-message"), "", "");
+    await drawChart();
+  } catch (error) {
+    say($("swap-message"), "error", describeError(error));
+  }
+  refreshButtons();
+});
+
+$("swap").addEventListener("click", async () => {
+  state.busy = true;
+  refreshButtons();
+  try {
+    await swap();
+  } catch (error) {
+    say($("swap-message"), "error", describeError(error));
+  } finally {
+    state.busy = false;
+    await requote();
+  }
+});
+
+for (const button of document.querySelectorAll(".presets button")) {
+  button.addEventListener("click", () => {
+    state.slippageBps = Number(button.dataset.bps);
+    for (const other of document.querySelectorAll(".presets button"))
+      other.setAttribute("aria-pressed", String(other === button));
+    void requote();
+  });
+}
+$("amount").addEventListener("input", () => void requote());
+$("pool").addEventListener("change", () => {
+  state.tick = $("pool").value;
+  void requote();
+  void drawChart();
+});
+
+loadPools()
+  .then(async () => {
+    await drawChart();
+    await requote();
+    setInterval(() => {
+      if (!state.busy) void requote();
+    }, 15_000);
+  })
+  .catch((error) => say($("pools-status"), "error", `Could not load the pools: ${describeError(error)}`));
+refreshButtons();
