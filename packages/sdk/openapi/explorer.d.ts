@@ -1381,6 +1381,51 @@ export interface paths {
             "application/json": components["schemas"]["EsploraAddress"];
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1427,6 +1472,51 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["EsploraUtxo"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
           };
         };
         /** @description an error (DESIGN.md section 6) */
@@ -1480,6 +1570,51 @@ export interface paths {
             "application/json": components["schemas"]["EsploraTx"][];
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1526,6 +1661,51 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["EsploraTx"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
           };
         };
         /** @description an error (DESIGN.md section 6) */
@@ -1578,6 +1758,51 @@ export interface paths {
             "application/json": components["schemas"]["EsploraTx"][];
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1624,6 +1849,143 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["EsploraTx"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/address-prefix/{prefix}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: addresses beginning with a prefix (address search is not enabled here: 400, as electrs without --address-search) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          prefix: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": string[];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
           };
         };
         /** @description an error (DESIGN.md section 6) */
@@ -1674,6 +2036,51 @@ export interface paths {
             "application/json": components["schemas"]["EsploraTx"];
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1720,6 +2127,51 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["EsploraTxStatus"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
           };
         };
         /** @description an error (DESIGN.md section 6) */
@@ -1770,6 +2222,51 @@ export interface paths {
             "text/plain": string;
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1783,6 +2280,571 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx/{txid}/raw": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the raw transaction, binary */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a transaction id, 64 hexadecimal characters */
+          txid: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the serialized transaction */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/octet-stream": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx/{txid}/merkle-proof": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the transaction's merkle branch in Electrum's form (blockchain.transaction.get_merkle) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a transaction id, 64 hexadecimal characters */
+          txid: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraMerkleProof"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx/{txid}/merkleblock-proof": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the transaction's inclusion proof as bitcoind's merkleblock, hexadecimal text (80-byte header) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a transaction id, 64 hexadecimal characters */
+          txid: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description a serialized merkleblock, hexadecimal */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx/{txid}/outspend/{vout}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: whether an output is spent, and by which input (an unknown output is unspent, as in Esplora) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a transaction id, 64 hexadecimal characters */
+          txid: string;
+          /** @description the output's index */
+          vout: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraOutspend"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx/{txid}/outspends": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the spending status of every output of a transaction */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a transaction id, 64 hexadecimal characters */
+          txid: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraOutspend"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/tx": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text
+     * @description A refusal is 400 with the node's answer as Esplora writes it: `sendrawtransaction RPC error: {"code":-26,"message":"..."}`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description the raw transaction in hexadecimal (any content type is read as text) */
+      requestBody: {
+        content: {
+          "text/plain": string;
+        };
+      };
+      responses: {
+        /** @description the txid */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1808,6 +2870,51 @@ export interface paths {
       responses: {
         /** @description a decimal integer */
         200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -1860,6 +2967,51 @@ export interface paths {
             "text/plain": string;
           };
         };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
         /** @description an error (DESIGN.md section 6) */
         default: {
           headers: {
@@ -1879,32 +3031,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/esplora/api/tx": {
+  "/esplora/api/blocks": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    get?: never;
-    put?: never;
-    /** Esplora: broadcasts a raw transaction (hexadecimal text); answers its txid as text */
-    post: {
+    /** Esplora: the 10 newest blocks, from the indexed tip down */
+    get: {
       parameters: {
         query?: never;
         header?: never;
         path?: never;
         cookie?: never;
       };
-      /** @description the raw transaction in hexadecimal (any content type is read as text) */
-      requestBody: {
-        content: {
-          "text/plain": string;
-        };
-      };
+      requestBody?: never;
       responses: {
-        /** @description the txid */
+        /** @description OK */
         200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraBlock"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -1923,6 +3113,1302 @@ export interface paths {
         };
       };
     };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/blocks/{start_height}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: 10 blocks from a height down (a height that is not a number means the tip, as in Esplora) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a height */
+          start_height: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraBlock"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block-height/{height}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the hash of the indexed block at a height, as text */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block height */
+          height: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description 64 hexadecimal characters */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: a block's header fields, size and transaction count (from the node, by hash) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraBlock"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: whether a block is in the indexed chain, its height and the next block's hash */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraBlockStatus"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/txids": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: every txid of a block, in block order */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": string[];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/txid/{index}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the txid at an index of a block, as text */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+          /** @description the transaction's index in the block */
+          index: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description 64 hexadecimal characters */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/txs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the first 25 transactions of a block */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraTx"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/txs/{start_index}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: 25 transactions of a block from an index (a multiple of 25) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+          /** @description a multiple of 25 */
+          start_index: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraTx"][];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/raw": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the serialized block, binary (a Dogecoin AuxPoW block carries its AuxPoW after the header) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the serialized block */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/octet-stream": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/block/{hash}/header": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the 80-byte block header, hexadecimal text (without a Dogecoin block's AuxPoW) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description a block hash, 64 hexadecimal characters */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description 160 hexadecimal characters */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/mempool": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the node's mempool backlog: count, size, total fee and the fee-rate histogram (koinu per byte) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraMempool"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/mempool/txids": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: every txid in the node's mempool */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": string[];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/mempool/recent": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: the last 10 transactions to enter the node's mempool */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraMempoolRecent"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/esplora/api/fee-estimates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Esplora: fee rates by confirmation target, in koinu per byte (Esplora's sat/vB), never below 0.01 DOGE per kB (1000) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["EsploraFeeEstimates"];
+          };
+        };
+        /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an internal error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the node did not answer */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/plain": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2168,6 +4654,522 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The explorer's home: search, the live tip, recent OP_RETURN and OP_CHECKZKP */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search: a txid, address, inscription id, block height or hash, document SHA-256 or verifying key (?q=) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/tx/{txid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A transaction page */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the transaction id */
+          txid: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/address/{address}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An address page */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the address */
+          address: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/inscription/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An inscription page */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the inscription id (<txid>i<n>) */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/block/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A block page */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the block's hash or height */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/drc20/{tick}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A DRC-20 tick page */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the tick */
+          tick: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/opreturn": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The OP_RETURN outputs, newest first (?magic= for one prefix) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/zkp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** OP_CHECKZKP uses and their shadow verdicts */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/zkp/vk/{sha256}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The OP_CHECKZKP uses of one verifying key */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the verifying key's SHA-256 */
+          sha256: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description an HTML page (its script reads this API) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/html": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/static/explorer/{file}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A file of the explorer's pages: a page's script or the stylesheet */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description one of home.js, search.js, tx.js, address.js, inscription.js, block.js, tick.js, opreturn.js, zkp.js, explorer.css */
+          file: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description JavaScript or CSS */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "*/*": string;
+          };
+        };
+        /** @description an error (DESIGN.md section 6) */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2276,6 +5278,59 @@ export interface components {
         tx_count: number;
       };
     };
+    EsploraBlock: {
+      id: string;
+      height: number;
+      version: number;
+      timestamp: number;
+      tx_count: number;
+      size: number;
+      weight: number;
+      merkle_root: string;
+      previousblockhash: string | null;
+      mediantime: number;
+      nonce: number;
+      bits: number;
+      difficulty: number;
+    };
+    EsploraBlockStatus: {
+      in_best_chain: boolean;
+      height?: number;
+      next_best?: string;
+    };
+    /** @description confirmation target in blocks -> fee rate in koinu per byte (Esplora's sat/vB) */
+    EsploraFeeEstimates: {
+      [key: string]: number;
+    };
+    EsploraMempool: {
+      count: number;
+      vsize: number;
+      /**
+       * Format: int64
+       * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+       */
+      total_fee: number;
+      fee_histogram: [number, number][];
+    };
+    EsploraMempoolRecent: {
+      txid: string;
+      /**
+       * Format: int64
+       * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+       */
+      fee: number;
+      vsize: number;
+      /**
+       * Format: int64
+       * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+       */
+      value: number;
+    }[];
+    EsploraMerkleProof: {
+      block_height: number;
+      merkle: string[];
+      pos: number;
+    };
     EsploraOutput: {
       scriptpubkey: string;
       scriptpubkey_asm: string;
@@ -2286,6 +5341,12 @@ export interface components {
        * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
        */
       value: number;
+    };
+    EsploraOutspend: {
+      spent: boolean;
+      txid?: string;
+      vin?: number;
+      status?: components["schemas"]["EsploraTxStatus"];
     };
     EsploraTx: {
       txid: string;

@@ -1139,7 +1139,7 @@ export interface paths {
     };
     /**
      * The pages' wallet provider script
-     * @description Installs the development wallet as window.wallet when the daemon has one (devnet and testnet only); otherwise installs nothing and the browser's own wallet provides window.wallet. Served with the pages (404 without a pages directory).
+     * @description Installs window.wallet over the wallets the browser brings (MyDoge, DogeLabs, UniSat-style) and, when the daemon has one (devnet and testnet only), the development wallet. Served with the pages (404 without a pages directory).
      */
     get: {
       parameters: {
