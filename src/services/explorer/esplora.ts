@@ -40,6 +40,7 @@ import {
 import { IndexHistory, IndexQueries, TxView } from "../../indexer/queries";
 import { AppError, Refusal, absentOrBehind, badRequest, notFound, statusOf } from "../http/errors";
 import { publicCors } from "../http/app";
+import { exactJson } from "./records";
 import { ApiSurface, coded, z } from "../http/openapi";
 import * as E from "./esplora-schema";
 import * as v from "../http/validation";
@@ -67,6 +68,8 @@ export interface EsploraOptions {
   broadcastLimit: RequestHandler;
   /** Parsed blocks kept for raw transaction and block reads (default 16). */
   blockCacheSize?: number;
+  /** Confirmed transactions kept in Esplora's shape (default 10,000). */
+  txCacheSize?: number;
   /**
    * The node's mempool (mempool.ts): fills an address's mempool_stats and the pending transactions
    * of /tx/:txid, /address/:address/txs and /txs/mempool, and pending spends in /outspend(s);
@@ -162,6 +165,20 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     block_time: tx.blockTime,
   });
 
+  /**
+   * The index's block at `height` (hash and time), read through `txid`, one of its transactions,
+   * the first time and kept: a cheap hash check at that height tells whether a reorg replaced it.
+   */
+  const blocksByHeight = new LruCache<number, { hash: string; time: number }>(100_000);
+  const indexedBlock = (height: number, txid: string): { hash: string; time: number } => {
+    const known = blocksByHeight.get(height);
+    if (known && chain.blockHashAt(height) === known.hash) return known;
+    const tx = indexedTx(txid);
+    const block = { hash: tx.blockHash, time: tx.blockTime };
+    blocksByHeight.set(height, block);
+    return block;
+  };
+
   /** The output as Esplora writes it; the address only when the script has one. */
   const outputJson = (scriptHex: string, valueKoinu: bigint, address: string | null) => ({
     scriptpubkey: scriptHex,
@@ -182,7 +199,29 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     return parent ? { scriptHex: parent.scriptHex, valueKoinu: parent.valueKoinu, address: parent.address } : null;
   };
 
-  const txJson = async (tx: TxView) => {
+  /**
+   * Confirmed transactions in Esplora's shape, by txid with the block they are in: everything in
+   * them (inputs with their prevouts, outputs, fee, status) is fixed once the block is, so an
+   * entry serves until a reorg moves the transaction to another block (checked on every read).
+   */
+  const confirmedJson = new LruCache<string, { blockHash: string; text: Promise<string> }>(
+    options.txCacheSize ?? 10_000,
+  );
+  /** A confirmed transaction's JSON text when the index puts it in block `blockHash`, else null. */
+  const cachedTxText = (txid: string, blockHash: string): Promise<string> | null => {
+    const cached = confirmedJson.get(txid);
+    return cached && cached.blockHash === blockHash ? cached.text : null;
+  };
+  /** A confirmed transaction as Esplora's JSON text (written once with the exact writer, then kept). */
+  const txText = (tx: TxView): Promise<string> => {
+    const cached = cachedTxText(tx.txid, tx.blockHash);
+    if (cached) return cached;
+    const text = buildTxJson(tx).then(exactJson);
+    confirmedJson.set(tx.txid, { blockHash: tx.blockHash, text });
+    text.catch(() => confirmedJson.delete(tx.txid));
+    return text;
+  };
+  const buildTxJson = async (tx: TxView) => {
     const raw = await blocks.transaction(tx.blockHash, tx.txid);
     const byVout = new Map(tx.outputs.map((o) => [o.vout, o]));
     return rawTxJson(raw, {
@@ -296,22 +335,20 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
     /** Every confirmed unspent output, oldest first, each with its funding block's status. */
     const utxos = (addr: string) => {
-      // The status names the funding block: read once per height from the index.
+      // The status names the funding block: the index's block at that height, once per height.
       const blockAt = new Map<number, { hash: string; time: number }>();
-      const items = [];
+      const items: string[] = [];
       for (const u of queries.allUtxos(addr, 500)) {
         let block = blockAt.get(u.height);
         if (!block) {
-          const funding = indexedTx(u.txid);
-          block = { hash: funding.blockHash, time: funding.blockTime };
+          block = indexedBlock(u.height, u.txid);
           blockAt.set(u.height, block);
         }
-        items.push({
-          txid: u.txid,
-          vout: u.vout,
-          status: { confirmed: true, block_height: u.height, block_hash: block.hash, block_time: block.time },
-          value: u.valueKoinu,
-        });
+        // Written directly (hex, integers and koinu as exact integers): the list may be long.
+        items.push(
+          `{"txid":"${u.txid}","vout":${u.vout},"status":{"confirmed":true,"block_height":${u.height},` +
+            `"block_hash":"${block.hash}","block_time":${block.time}},"value":${u.valueKoinu}}`,
+        );
       }
       return items;
     };
@@ -328,7 +365,14 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
         before = { height: seen.height, position: seen.position };
       }
       const page = queries.history(addr, before, ESPLORA_CHAIN_PAGE);
-      return Promise.all(page.items.map((item) => txJson(indexedTx(item.txid))));
+      const hashAtHeight = new Map<number, string | null>();
+      return Promise.all(
+        page.items.map((item) => {
+          if (!hashAtHeight.has(item.height)) hashAtHeight.set(item.height, chain.blockHashAt(item.height));
+          const hash = hashAtHeight.get(item.height);
+          return (hash ? cachedTxText(item.txid, hash) : null) ?? txText(indexedTx(item.txid));
+        }),
+      );
     };
 
     /** The address's pending transactions, newest first, at most one Esplora mempool page. */
@@ -340,7 +384,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
     /** /txs: the pending page, then the first confirmed page (only confirmed ones after `after`). */
     const txs = async (addr: string, after: string | null) => [
-      ...(after === null ? mempoolPage(addr) : []),
+      ...(after === null ? mempoolPage(addr).map(exactJson) : []),
       ...(await chainPage(addr, after)),
     ];
 
@@ -369,7 +413,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Utxo) }),
     },
     ({ params: { address: addr } }, _req, res) => {
-      res.json(address.utxos(addr));
+      sendJsonArray(res, address.utxos(addr));
     },
   );
   // mempool.js and newer Esplora servers page this path with ?after_txid=.
@@ -388,7 +432,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params: { address: addr }, query }, _req, res) => {
-      res.json(await address.txs(addr, query.after_txid ?? null));
+      sendJsonArray(res, await address.txs(addr, query.after_txid ?? null));
     },
   );
   on.get(
@@ -400,7 +444,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params: { address: addr } }, _req, res) => {
-      res.json(await address.chainPage(addr, null));
+      sendJsonArray(res, await address.chainPage(addr, null));
     },
   );
   on.get(
@@ -412,7 +456,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params }, _req, res) => {
-      res.json(await address.chainPage(params.address, params.last_seen_txid));
+      sendJsonArray(res, await address.chainPage(params.address, params.last_seen_txid));
     },
   );
   on.get(
@@ -453,7 +497,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     },
     async ({ params: { txid } }, _req, res) => {
       const found = anyTx(txid);
-      res.json("indexed" in found ? await txJson(found.indexed) : pendingTxJson(found.pending, found.fee));
+      res
+        .type("application/json")
+        .send("indexed" in found ? await txText(found.indexed) : exactJson(pendingTxJson(found.pending, found.fee)));
     },
   );
   on.get(
@@ -776,11 +822,12 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       throw badRequest("INVALID_START_INDEX", `start index must be a multiple of ${ESPLORA_CHAIN_PAGE}`);
     if (start >= raw.txids.length) throw badRequest("INVALID_START_INDEX", "start index out of range");
     const page = raw.block.txs.slice(start, start + ESPLORA_CHAIN_PAGE);
-    res.json(
+    sendJsonArray(
+      res,
       await Promise.all(
         page.map((tx) => {
           const indexed = queries.tx(tx.txid);
-          return indexed ? txJson(indexed) : unindexedTxJson(tx);
+          return indexed ? txText(indexed) : exactJson(unindexedTxJson(tx));
         }),
       ),
     );
@@ -976,4 +1023,35 @@ function lastPush(scriptSig: Uint8Array): Uint8Array | null {
   const last = parsed.chunks[parsed.chunks.length - 1];
   if (parsed.malformed || !last?.data || parsed.chunks.some((c) => c.opcode > OP.OP_16)) return null;
   return last.data;
+}
+
+/** A map that keeps the `size` most recently used entries. */
+class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly size: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+}
+
+/** A JSON array of items already written as JSON text. */
+function sendJsonArray(res: Response, items: readonly string[]): void {
+  res.type("application/json").send(`[${items.join(",")}]`);
 }
