@@ -3,7 +3,7 @@
  * transactions; BENCH_BLOCKS / BENCH_TXS override) and indexes it from raw blocks into a fresh
  * SQLite file, then into a fresh PostgreSQL database (BENCH_POSTGRES_URL, an empty database; else
  * a throwaway local cluster), side by side. Prints tx/s, blocks/s and peak RSS against the targets
- * (SQLite >= 10,000 tx/s, < 1 GB; PostgreSQL >= 50% of SQLite's tx/s).
+ * (SQLite >= 25,000 tx/s (issue 27), < 1 GB; PostgreSQL >= 50% of SQLite's tx/s).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -20,6 +20,9 @@ import { RpcChainSource } from "../../src/indexer/source";
 import { startDevnet } from "../../test/helpers/devnet";
 import { benchPostgres, openEmptyIndex } from "./postgres";
 import { SqlDatabase, printableLocation } from "../../src/db/sql";
+
+/** SQLite's indexing rate target (issue 27: schema version 8's appending keys). */
+const TARGET_TX_PER_SECOND = 25_000;
 
 async function main(): Promise<void> {
   const blocks = Number(process.env.BENCH_BLOCKS ?? 2000);
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   const txPerSecond = lite.txPerSecond;
   process.stdout.write(`SQLite: indexed ${lite.blocks} blocks, ${chain.txCount} txs in ${lite.seconds.toFixed(2)} s\n`);
-  line("index from raw blocks", `${txPerSecond.toFixed(0)} tx/s`, ">= 10000", txPerSecond >= 10_000);
+  line("index from raw blocks", `${txPerSecond.toFixed(0)} tx/s`, ">= 25000", txPerSecond >= TARGET_TX_PER_SECOND);
   line("blocks", `${(chain.hashes.length / lite.seconds).toFixed(0)} blk/s`, "-", true);
   line("peak RSS (whole process)", `${peakRssMb.toFixed(0)} MB`, "< 1024 MB", peakRssMb < 1024);
 
@@ -77,7 +80,7 @@ async function main(): Promise<void> {
   // first BENCH_RPC_BLOCKS blocks are loaded into it.
   const rpcBlocks = Math.min(Number(process.env.BENCH_RPC_BLOCKS ?? 400), chain.hashes.length - 1);
   if (rpcBlocks <= 0) {
-    process.exitCode = txPerSecond >= 10_000 && peakRssMb < 1024 && pgOk ? 0 : 1;
+    process.exitCode = txPerSecond >= TARGET_TX_PER_SECOND && peakRssMb < 1024 && pgOk ? 0 : 1;
     return;
   }
   const devnet = await startDevnet();
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
   } finally {
     await devnet.stop();
   }
-  process.exitCode = txPerSecond >= 10_000 && peakRssMb < 1024 && pgOk ? 0 : 1;
+  process.exitCode = txPerSecond >= TARGET_TX_PER_SECOND && peakRssMb < 1024 && pgOk ? 0 : 1;
 }
 
 void main();

@@ -44,15 +44,7 @@ export interface IndexedBlockRow {
  * address's hash.
  */
 export function standardScriptOf(script: Uint8Array, address: string): Uint8Array {
-  const p2pkh =
-    script.length === 25 &&
-    script[0] === 0x76 &&
-    script[1] === 0xa9 &&
-    script[2] === 0x14 &&
-    script[23] === 0x88 &&
-    script[24] === 0xac;
-  const p2sh = script.length === 23 && script[0] === 0xa9 && script[1] === 0x14 && script[22] === 0x87;
-  if (p2pkh || p2sh) return script;
+  if (isStandardScript(script)) return script;
   const hash = base58CheckDecode(address).subarray(1, 21);
   const out = new Uint8Array(25);
   out.set([0x76, 0xa9, 0x14]);
@@ -61,10 +53,11 @@ export function standardScriptOf(script: Uint8Array, address: string): Uint8Arra
   return out;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** P2PKH or P2SH: the scripts an address stands for exactly. */
+function isStandardScript(script: Uint8Array): boolean {
+  if (script.length === 25)
+    return script[0] === 0x76 && script[1] === 0xa9 && script[2] === 0x14 && script[23] === 0x88 && script[24] === 0xac;
+  return script.length === 23 && script[0] === 0xa9 && script[1] === 0x14 && script[22] === 0x87;
 }
 
 const buf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -324,7 +317,8 @@ export class IndexerStore {
       change.fundedCount += 1;
       change.fundedKoinu += value;
       // A P2PKH or P2SH output's script is its address's standard script: stored once, on the address.
-      if (sameBytes(standardScriptOf(script, address), script)) stored = null;
+      // (A bare pay-to-pubkey output keeps its own.)
+      if (isStandardScript(script)) stored = null;
     }
     const output: StoredOutput = { txId, vout, value, addressId, address };
     if (this.bulk) {

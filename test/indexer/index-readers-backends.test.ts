@@ -167,9 +167,29 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
       for (const output of tx!.outputs) {
         same((q) => q.output(txid, output.vout));
         same((q) => q.unspentOutput(txid, output.vout));
+        // Who spent it, as the transaction's own view says.
+        expect(same((q) => q.outspend(txid, output.vout))).to.deep.equal({ spent: output.spent });
       }
     }
     expect(same((q) => q.tx("00".repeat(32)))).to.equal(null);
+    expect(same((q) => q.outspend("00".repeat(32), 0))).to.equal(null);
+    expect(same((q) => q.outspend(txids[0], 9999))).to.equal(null);
+    // Not a txid in the stored form (upper case, short): found by no read, as before version 8.
+    expect(same((q) => q.hasTx(txids[0].toUpperCase()))).to.equal(false);
+    expect(same((q) => q.tx(txids[0].slice(2)))).to.equal(null);
+  });
+
+  it("finds an address by the SHA-256 of its output script (Esplora's script hash, unreversed)", () => {
+    for (const key of [alice, bob, carol]) {
+      const hash = bytesToHex(sha256(key.script));
+      expect(same((q) => q.addressForScriptHash(hash))).to.equal(key.address);
+      expect(same((q) => q.addressForScriptHash(hash.toUpperCase()))).to.equal(key.address);
+      // Electrum's byte order is another hash: not found.
+      const reversed = bytesToHex(sha256(key.script).slice().reverse());
+      expect(same((q) => q.addressForScriptHash(reversed))).to.equal(null);
+    }
+    expect(same((q) => q.addressForScriptHash(bytesToHex(sha256(newKey().script))))).to.equal(null);
+    expect(same((q) => q.addressForScriptHash("zz"))).to.equal(null);
   });
 
   it("balances, UTXO pages, history pages and Esplora's output sums", () => {
