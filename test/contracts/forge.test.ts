@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
+import { FORGE_ENVELOPE_VECTORS_FILE, buildForgeEnvelopeVectors } from "../../scripts/forge-envelope-vectors";
 
 const ROOT = path.join(__dirname, "..", "..");
 const FORGE_TEST_DIR = path.join(ROOT, "test", "forge");
@@ -254,6 +255,13 @@ describe(`contracts/Forge suites (test/forge, FOUNDRY_PROFILE=${PROFILE})`, func
       entries.filter((entry) => !unitTests.has(entry)),
       "entries of .gas-snapshot without a test",
     ).to.deep.equal([]);
+  });
+
+  it("reads envelope vectors that scripts/forge-envelope-vectors.ts still writes from the TypeScript envelope", function () {
+    const committed: unknown = JSON.parse(fs.readFileSync(FORGE_ENVELOPE_VECTORS_FILE, "utf8"));
+    expect(committed, "run `node --import tsx scripts/forge-envelope-vectors.ts` and commit").to.deep.equal(
+      buildForgeEnvelopeVectors(),
+    );
   });
 
   it("compiles with Hardhat's solc version and optimizer settings (forge config)", async function () {

@@ -42,6 +42,13 @@ interface Vm {
     function parseJsonString(string calldata json, string calldata key) external pure returns (string memory);
     function parseJsonBool(string calldata json, string calldata key) external pure returns (bool);
     function keyExistsJson(string calldata json, string calldata key) external view returns (bool);
+    /// @dev ABI-encoded `typeDescription[]` (e.g. "Vector(bytes body,string name)": fields in the
+    /// JSON objects' key order, which Forge sorts alphabetically).
+    function parseJsonTypeArray(
+        string calldata json,
+        string calldata key,
+        string calldata typeDescription
+    ) external pure returns (bytes memory);
 
     // ---------------------------------------------------------------- strings
     function toString(uint256 value) external pure returns (string memory stringifiedValue);

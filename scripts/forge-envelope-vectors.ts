@@ -1,0 +1,139 @@
+/**
+ * Writes test/forge/vectors/envelope.json: inputs and the TypeScript envelope's answers
+ * (src/inscription/envelope.ts: `encodeEnvelope` bytes and `envelopeHash`) for the Forge suite
+ * test/forge/envelope/EnvelopeHelper.t.sol, which holds EnvelopeHelper.sol to the same bytes. The
+ * vectors are precomputed (Forge's ffi stays off): the shared valid vectors of
+ * test/vectors/envelope.json, then random inputs drawn by fast-check from a fixed seed, sized
+ * around the push boundaries (75/76, 255/256 bytes, 520-byte chunks). Strings are UTF-8 bytes in
+ * hex (Solidity sees bytes); an empty action means no ACTION push (the TypeScript null).
+ * A test (test/contracts/forge.test.ts) regenerates them and fails on a difference.
+ *
+ *   node --import tsx scripts/forge-envelope-vectors.ts
+ */
+import fs from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { bytesToHex, hexToBytes } from "../src/doge";
+import { encodeEnvelope, envelopeHash } from "../src/inscription";
+
+export const FORGE_ENVELOPE_VECTORS_FILE = path.join(__dirname, "..", "test", "forge", "vectors", "envelope.json");
+const SHARED_VECTORS_FILE = path.join(__dirname, "..", "test", "vectors", "envelope.json");
+/** fast-check seed and count of the random vectors (changing either changes the file). */
+const RANDOM_SEED = 20261128;
+const RANDOM_COUNT = 160;
+
+/** One vector as the Forge test decodes it (fields in alphabetical order, as Forge's JSON parser wants). */
+export interface ForgeEnvelopeVector {
+  action: string;
+  body: string;
+  contentType: string;
+  description: string;
+  envelopeHash: string;
+  script: string;
+}
+
+export interface ForgeEnvelopeVectors {
+  description: string;
+  vectors: ForgeEnvelopeVector[];
+}
+
+interface SharedVector {
+  description: string;
+  input: { contentType: string; action: string | null; bodyHex: string };
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const hex0x = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
+
+function vector(
+  description: string,
+  contentType: string,
+  action: string | null,
+  body: Uint8Array,
+): ForgeEnvelopeVector {
+  const content = { contentType, action, body };
+  return {
+    action: hex0x(utf8(action ?? "")),
+    body: hex0x(body),
+    contentType: hex0x(utf8(contentType)),
+    description,
+    envelopeHash: `0x${envelopeHash(content)}`,
+    script: hex0x(encodeEnvelope(content)),
+  };
+}
+
+/** Lengths that sit on the encoder's boundaries, and anything up to three chunks. */
+const lengthAround = (boundaries: number[], max: number) =>
+  fc.oneof(fc.constantFrom(...boundaries), fc.integer({ min: 0, max }));
+
+/**
+ * A string of `minBytes` to `maxBytes` UTF-8 bytes: characters from all of Unicode (1 to 4 bytes
+ * each) followed by ASCII padding up to a drawn byte length, so long strings land on the push
+ * boundaries too.
+ */
+const text = (minBytes: number, maxBytes: number) =>
+  fc
+    .tuple(fc.string({ unit: "binary", maxLength: 8 }), fc.integer({ min: minBytes, max: maxBytes }))
+    .map(([unicode, bytes]) => {
+      let value = unicode;
+      while (utf8(value).length > bytes) value = [...value].slice(0, -1).join("");
+      return value + "x".repeat(bytes - utf8(value).length);
+    });
+
+const randomInput = fc.record({
+  contentType: fc.oneof(text(1, 24), text(74, 77), text(254, 257), text(510, 520)),
+  action: fc.option(text(1, 80), { nil: null }),
+  bodyLength: lengthAround([0, 1, 2, 75, 76, 255, 256, 519, 520, 521, 1039, 1040, 1041], 1600),
+  seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+  oneByte: fc.integer({ min: 0, max: 255 }),
+});
+
+/** Deterministic bytes for a body (fast-check draws the length; content comes from the seed). */
+function bodyOf(length: number, seed: number, oneByte: number): Uint8Array {
+  // One-byte bodies exercise the small-integer opcodes (OP_1..OP_16, OP_1NEGATE).
+  if (length === 1) return Uint8Array.of(oneByte);
+  const body = new Uint8Array(length);
+  let state = seed >>> 0 || 1;
+  for (let i = 0; i < length; i++) {
+    // xorshift32: any bytes will do, they only need to be the same on every run.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    body[i] = state & 0xff;
+  }
+  return body;
+}
+
+export function buildForgeEnvelopeVectors(): ForgeEnvelopeVectors {
+  const shared = (JSON.parse(fs.readFileSync(SHARED_VECTORS_FILE, "utf8")) as { valid: SharedVector[] }).valid.map(
+    (entry) =>
+      vector(
+        `shared: ${entry.description}`,
+        entry.input.contentType,
+        entry.input.action,
+        hexToBytes(entry.input.bodyHex),
+      ),
+  );
+  const random = fc
+    .sample(randomInput, { seed: RANDOM_SEED, numRuns: RANDOM_COUNT })
+    .map((input, index) =>
+      vector(`random ${index}`, input.contentType, input.action, bodyOf(input.bodyLength, input.seed, input.oneByte)),
+    );
+  return {
+    description:
+      "Generated by scripts/forge-envelope-vectors.ts from src/inscription/envelope.ts (do not edit): the shared valid vectors of test/vectors/envelope.json and random inputs; hex with 0x, an empty action means no ACTION push.",
+    vectors: [...shared, ...random],
+  };
+}
+
+export function forgeEnvelopeVectorsText(): string {
+  return `${JSON.stringify(buildForgeEnvelopeVectors(), null, 2)}\n`;
+}
+
+if (require.main === module) {
+  fs.mkdirSync(path.dirname(FORGE_ENVELOPE_VECTORS_FILE), { recursive: true });
+  fs.writeFileSync(FORGE_ENVELOPE_VECTORS_FILE, forgeEnvelopeVectorsText());
+  process.stdout.write(
+    `wrote ${buildForgeEnvelopeVectors().vectors.length} vectors to ${FORGE_ENVELOPE_VECTORS_FILE}\n`,
+  );
+}
