@@ -410,6 +410,18 @@ describe("explorer pages in Chromium", function () {
     );
     expect(await page.inputValue("#q")).to.equal("cd".repeat(32));
     await checkPage(page, "explorer-search-nothing");
+    // A word that is no tick: nothing found, and without the explorer's tick route the page says so.
+    await page.goto(`${base}/search?q=nope`);
+    await page.waitForFunction(() =>
+      document.querySelector("main .state.empty")?.textContent?.startsWith("Nothing found"),
+    );
+    const probe = await fetch(`${base}/api/explorer/drc20/nope`);
+    const tickRoute = !(probe.status === 404 && (await probe.text()).includes("no route for"));
+    expect(await text()).to.satisfy((shown: string) =>
+      tickRoute
+        ? !shown.includes("tick search is not available")
+        : shown.includes("DRC-20 tick search is not available"),
+    );
   });
 
   it("shows a banner while the index is behind its node", async () => {

@@ -49,7 +49,7 @@ async function lists() {
         fill(
           opReturns,
           page.items.length
-            ? opReturnTable(page.items, { showTx: true, caption: "The 5 newest" })
+            ? opReturnTable(page.items, { showTx: true, caption: `The ${page.items.length} newest` })
             : empty("No OP_RETURN output indexed yet."),
           link("/opreturn", "All OP_RETURN outputs →", ""),
         ),
@@ -60,7 +60,7 @@ async function lists() {
         fill(
           zkp,
           page.items.length
-            ? zkpTable(page.items, { showTx: true, caption: "The 5 newest" })
+            ? zkpTable(page.items, { showTx: true, caption: `The ${page.items.length} newest` })
             : empty("No OP_CHECKZKP use indexed yet."),
           link("/zkp", "OP_CHECKZKP status and uses →", ""),
         ),

@@ -262,7 +262,13 @@ export function onTip(listener: TipListener): void {
   if (lastTip) listener(lastTip, false);
 }
 
+let shownTip = "";
+
 function showTip(status: IndexStatus): void {
+  // Live regions are announced when they change: write them only when something did.
+  const key = JSON.stringify([status.indexer, status.node.height, status.progress]);
+  if (key === shownTip) return;
+  shownTip = key;
   const tip = document.getElementById("tip");
   if (tip) {
     const hash = status.indexer.indexed_hash;
@@ -305,6 +311,7 @@ async function pollTip(): Promise<void> {
     for (const listener of tipListeners) listener(status, changed);
   } catch {
     const tip = document.getElementById("tip");
+    shownTip = "";
     if (tip) fill(tip, "Tip: the explorer did not answer; trying again");
   }
   setTimeout(() => void pollTip(), document.hidden ? TIP_EVERY_MS * 4 : TIP_EVERY_MS);

@@ -35,6 +35,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 let blockRoutes = true;
+let tickRoutes = true;
 
 async function blockExists(hash: string): Promise<boolean> {
   try {
@@ -71,7 +72,15 @@ async function resolve(q: string): Promise<Found[]> {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
     }
   }
-  if (/^\S{1,16}$/.test(q)) return [{ href: paths.tick(q), what: "DRC-20 tick" }];
+  if (/^\S{1,16}$/.test(q)) {
+    try {
+      await api(`/api/explorer/drc20/${encodeURIComponent(q)}`);
+      return [{ href: paths.tick(q), what: "DRC-20 tick" }];
+    } catch (error) {
+      if (isMissingRoute(error)) tickRoutes = false;
+      else if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 400)) throw error;
+    }
+  }
   return [];
 }
 
@@ -112,6 +121,9 @@ async function run() {
           blockRoutes
             ? null
             : h("p", null, "Block search is not available on this explorer (no Esplora block routes)."),
+          tickRoutes
+            ? null
+            : h("p", null, "DRC-20 tick search is not available on this explorer yet (its API has no tick route)."),
         ),
       );
       return;
