@@ -125,6 +125,15 @@ describe("docs/dapps.md, run block by block against the stack", function () {
     }
   });
 
+  it("installed the SDK with the client types of the documents the daemons publish", () => {
+    const installed = path.join(folder, "node_modules", "@dogeos", "sdk", "dist");
+    for (const surface of ["explorer", "attest", "launchpad", "amm", "inscriber"])
+      expect(fs.readFileSync(path.join(installed, "openapi", `${surface}.d.ts`), "utf8"), surface).to.equal(
+        fs.readFileSync(path.join(ROOT, "shared", "openapi", `${surface}.d.ts`), "utf8"),
+      );
+    expect(fs.readFileSync(path.join(installed, "clients.d.ts"), "utf8")).to.include('from "./openapi/explorer"');
+  });
+
   it("deployed the gate, was refused for want of a fact, paid for a fresh one and minted token 1", async () => {
     const mint = outputs.find((o) => o.block.code.includes("node mint.mjs"))?.out ?? "";
     expect(mint).to.include("mint refused: HolderGatedMintFactMissing");

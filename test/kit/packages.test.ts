@@ -1,7 +1,6 @@
 /**
  * The kit's npm workspace packages (packages/contracts, packages/sdk): their copies of the
- * repository's one sources (the Solidity interfaces, shared/abi/, the published OpenAPI client
- * types) are current, and @dogeos/contracts answers deployments from the ABI index and compiles a
+ * repository's one sources (the Solidity interfaces, shared/abi/) are current, and @dogeos/contracts answers deployments from the ABI index and compiles a
  * consumer contract that imports it by its package path.
  */
 import fs from "node:fs";
@@ -20,8 +19,6 @@ import {
 const ROOT = path.resolve(__dirname, "..", "..");
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const contractsSync = require("../../packages/contracts/sync.js") as { expectedFiles(): Map<string, string> };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const sdkSync = require("../../packages/sdk/sync.js") as { expectedFiles(): Promise<Map<string, string>> };
 
 const hint = (pkg: string) => `packages/${pkg} is stale: run node packages/${pkg}/sync.js and commit it`;
 
@@ -34,13 +31,6 @@ describe("the kit's packages", () => {
       expect(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null, `${relative}: ${hint("contracts")}`).to.equal(
         text,
       );
-    }
-  });
-
-  it("@dogeos/sdk carries the current client types of the published OpenAPI documents", async () => {
-    for (const [relative, text] of await sdkSync.expectedFiles()) {
-      const file = path.join(ROOT, "packages", "sdk", relative);
-      expect(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null, `${relative}: ${hint("sdk")}`).to.equal(text);
     }
   });
 

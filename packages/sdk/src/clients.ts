@@ -1,6 +1,6 @@
 /**
  * Typed clients of the stack's HTTP surfaces, made with openapi-fetch from the OpenAPI documents
- * the daemons publish (shared/openapi/, copied to this package's openapi/): every path, query,
+ * the daemons publish (shared/openapi/; the package carries them in dist/openapi/): every path, query,
  * body and answer is typed from the document, e.g.
  *
  *   const attest = attestClient("http://127.0.0.1:3004");
@@ -14,11 +14,11 @@
  */
 import createClient from "openapi-fetch";
 import type { Client, ClientOptions } from "openapi-fetch";
-import type { paths as AmmPaths } from "../openapi/amm";
-import type { paths as AttestPaths } from "../openapi/attest";
-import type { paths as ExplorerPaths } from "../openapi/explorer";
-import type { paths as InscriberPaths } from "../openapi/inscriber";
-import type { paths as LaunchpadPaths } from "../openapi/launchpad";
+import type { paths as AmmPaths } from "./openapi/amm";
+import type { paths as AttestPaths } from "./openapi/attest";
+import type { paths as ExplorerPaths } from "./openapi/explorer";
+import type { paths as InscriberPaths } from "./openapi/inscriber";
+import type { paths as LaunchpadPaths } from "./openapi/launchpad";
 
 export type { AmmPaths, AttestPaths, ExplorerPaths, InscriberPaths, LaunchpadPaths };
 
