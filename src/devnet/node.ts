@@ -47,6 +47,7 @@ import {
 } from "../doge/policy";
 import { TxRejected, checkInputsStandard, checkStandard, checkTransaction } from "../doge/standardness";
 import { PreparedTransaction, SpentOutput, checkScriptsForMempool } from "../doge/script-check";
+import { coinbaseSpendableAt } from "../doge/maturity";
 import { REGTEST, POLICY, blockFlags, blockSubsidy, genesisBlock, isTxFinal } from "./params";
 import { DevnetStore, StoredCoin, UndoCoin } from "./store";
 import { RpcFailure } from "./errors";
@@ -393,7 +394,7 @@ export class DevnetNode {
         throw new RpcFailure(RPC_VERIFY_ERROR, "Missing inputs");
       }
       if (coin.inMempool) depends.add(coin.txid);
-      if (coin.coinbase && nextHeight - coin.height < REGTEST.coinbaseMaturity) {
+      if (coin.coinbase && !coinbaseSpendableAt(this.network, coin.height, nextHeight)) {
         throw new TxRejected(REJECT.INVALID, "bad-txns-premature-spend-of-coinbase");
       }
       inputTotal += coin.value;
@@ -641,7 +642,7 @@ export class DevnetNode {
         for (const input of tx.inputs) {
           const coin = this.store.getCoin(input.prevTxid, input.vout);
           if (!coin) throw new BlockInvalid("bad-txns-inputs-missingorspent");
-          if (coin.coinbase && entry.height - coin.height < REGTEST.coinbaseMaturity)
+          if (coin.coinbase && !coinbaseSpendableAt(this.network, coin.height, entry.height))
             throw new BlockInvalid("bad-txns-premature-spend-of-coinbase");
           inputTotal += coin.value;
           spent.push({ script: coin.script, value: coin.value });
@@ -912,7 +913,7 @@ export class DevnetNode {
     const nextHeight = this.height + 1;
     const confirmed: Coin[] = this.store
       .coinsByScript(ownScript)
-      .filter((coin) => !coin.coinbase || nextHeight - coin.height >= REGTEST.coinbaseMaturity)
+      .filter((coin) => !coin.coinbase || coinbaseSpendableAt(this.network, coin.height, nextHeight))
       .filter((coin) => !this.mempoolSpends.has(outpointKey(coin.txid, coin.vout)))
       .map((coin) => ({ ...coin, inMempool: false }));
     const pending: Coin[] = [];

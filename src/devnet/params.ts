@@ -17,6 +17,7 @@ import {
 import { KOINU_PER_DOGE } from "../doge/networks";
 import { MAX_BLOCK_SIZE } from "../doge/policy";
 import { FLAGS } from "../doge/script-check";
+import { COINBASE_MATURITY } from "../doge/maturity";
 
 export const COIN = KOINU_PER_DOGE;
 
@@ -29,7 +30,8 @@ export const REGTEST = Object.freeze({
   /** Version of mined blocks: chain id 0x62 << 16 | 4, no AuxPoW flag. */
   blockVersion: 0x00620004,
   powLimitBits: 0x207fffff,
-  coinbaseMaturity: 60,
+  /** Regtest's coinbase maturity, from the one rule (src/doge/maturity.ts); the node checks spends with coinbaseSpendableAt. */
+  coinbaseMaturity: COINBASE_MATURITY.regtest,
   subsidyHalvingInterval: 150,
   /** Dogecoin's MAX_BLOCK_SERIALIZED_SIZE (1 MB; no segwit). */
   maxBlockSize: MAX_BLOCK_SIZE,

@@ -9,3 +9,4 @@ export * from "./address";
 export * from "./message";
 export * from "./sighash";
 export * from "./policy";
+export * from "./maturity";

@@ -116,12 +116,4 @@ export const REJECT = Object.freeze({
 });
 
 // ------------------------------------------------------------------ coinbase maturity
-
-/**
- * Blocks before a coinbase output may be spent (its confirmations must reach it): 60 on regtest
- * (src/devnet/params.ts, Dogecoin Core 1.14's CRegTestParams), 240 on mainnet and testnet since
- * Digishield (src/chainparams.cpp digishieldConsensus.nCoinbaseMaturity).
- */
-export function coinbaseMaturity(network: { name: string }): number {
-  return network.name === "regtest" ? 60 : 240;
-}
+// The rule, per network and era, is src/doge/maturity.ts.

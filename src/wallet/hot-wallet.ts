@@ -855,6 +855,7 @@ export class HotWallet {
           inscriptionCount: utxo.inscriptionIds.length + utxo.drc20.length,
           coinbase: utxo.coinbase ?? false,
           confirmations: utxo.confirmations ?? Number.MAX_SAFE_INTEGER,
+          height: utxo.height,
         },
         this.scriptHex,
         this.network,

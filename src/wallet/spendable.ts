@@ -7,11 +7,12 @@
  *   scriptSig, and the wallet never signs one);
  * - it carries no inscription (an inscription's koinu are the inscription's: spending it as fee or
  *   change would burn or give away someone's inscription, so the wallet locks it);
- * - it is not a coinbase output younger than the network's coinbase maturity (Dogecoin Core refuses
+ * - it is not a coinbase output younger than its coinbase maturity (src/doge/maturity.ts: 60 blocks
+ *   on regtest, 240 on mainnet and testnet past block 145,000; Dogecoin Core refuses
  *   `bad-txns-premature-spend-of-coinbase`).
  * A DRC-20 transfer inscription is an inscription, so its output is locked too.
  */
-import { coinbaseMaturity } from "../doge";
+import { coinbaseMatureWith } from "../doge/maturity";
 
 /** Why an output the index attributes to a wallet's address is not spendable DOGE for it. */
 export type UnspendableReason =
@@ -30,6 +31,8 @@ export interface OutputFacts {
   coinbase: boolean;
   /** Blocks from the index's tip down to the output's block, both counted (1 = in the tip). */
   confirmations: number;
+  /** The output's block height, which picks a coinbase's maturity era (absent: the current era's). */
+  height?: number;
 }
 
 /**
@@ -43,6 +46,6 @@ export function unspendableReason(
 ): UnspendableReason | null {
   if (output.scriptHex.toLowerCase() !== ownScriptHex.toLowerCase()) return "NOT_OWN_SCRIPT";
   if (output.inscriptionCount > 0) return "CARRIES_INSCRIPTION";
-  if (output.coinbase && output.confirmations < coinbaseMaturity(network)) return "IMMATURE_COINBASE";
+  if (output.coinbase && !coinbaseMatureWith(network, output.confirmations, output.height)) return "IMMATURE_COINBASE";
   return null;
 }
