@@ -107,6 +107,8 @@ export class DevnetNode {
   acceptNonStandard: boolean;
   /** -minrelaytxfee in koinu per 1000 bytes (devnet_setminrelayfee changes it; not persisted). */
   minRelayFeePerKb: bigint = MIN_RELAY_FEE_RATE;
+  /** dogecoind's -maxtxfee: sendrawtransaction without allowhighfees refuses a larger fee (256: absurdly-high-fee). */
+  maxTxFee: bigint = POLICY.maxTxFee;
   private readonly clock: () => number;
   private leftInitialBlockDownload = false;
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
@@ -409,7 +411,7 @@ export class DevnetNode {
     const size = raw.length;
     if (fee < minRelayFee(size, tx.outputs, this.minRelayFeePerKb))
       throw new TxRejected(REJECT.INSUFFICIENTFEE, "min relay fee not met");
-    if (!options.allowHighFees && fee > POLICY.maxTxFee) throw new TxRejected(REJECT.HIGHFEE, "absurdly-high-fee");
+    if (!options.allowHighFees && fee > this.maxTxFee) throw new TxRejected(REJECT.HIGHFEE, "absurdly-high-fee");
     if (this.ancestorCount(depends) + 1 > MAX_ANCESTORS)
       throw new TxRejected(REJECT.NONSTANDARD, "too-long-mempool-chain");
 

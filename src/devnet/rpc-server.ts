@@ -232,6 +232,7 @@ const ARG_NAMES: Record<string, string[]> = {
   devnet_setpromiscuousmempool: ["enabled"],
   devnet_evict: ["txid"],
   devnet_setminrelayfee: ["amount"],
+  devnet_setmaxtxfee: ["amount"],
 };
 
 /**
@@ -754,6 +755,11 @@ function buildMethods(options: RpcServerOptions): Record<string, Handler> {
         throw new RpcFailure(RPC_INVALID_PARAMETER, "amount must be at most 100 DOGE per kB");
       node.minRelayFeePerKb = feePerKb;
       return { relayfee: new Amount(node.minRelayFeePerKb) };
+    },
+    devnet_setmaxtxfee: (params) => {
+      arity(params, 1, 1, "devnet_setmaxtxfee amount (DOGE)");
+      node.maxTxFee = amountParam(params[0]);
+      return { maxtxfee: new Amount(node.maxTxFee) };
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { RpcCallError, RunningDevnet, startDevnet } from "../helpers/devnet";
-import { newKey } from "../helpers/keys";
+import { newKey, spendP2pkh } from "../helpers/keys";
 
 async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
   try {
@@ -251,6 +251,25 @@ describe("devnet RPC against Dogecoin Core 1.14.7", function () {
       expect(info.networks.map((n) => n.name)).to.deep.equal(["ipv4", "ipv6", "onion"]);
       for (const network of info.networks)
         expect(network).to.have.all.keys("name", "limited", "reachable", "proxy", "proxy_randomize_credentials");
+    });
+  });
+
+  describe("devnet_setmaxtxfee", () => {
+    it("refuses a fee above -maxtxfee with 256: absurdly-high-fee unless allowhighfees is set", async () => {
+      const payer = newKey();
+      const paid = await devnet.rpc<{ txid: string; vout: number }>("devnet_faucet", [payer.address, 10, true]);
+      const coin = { txid: paid.txid, vout: paid.vout, value: 10n * 100_000_000n };
+      const { hex } = spendP2pkh(payer, [coin], [{ script: miner.script, value: 9n * 100_000_000n }]);
+      expect(await devnet.rpc("devnet_setmaxtxfee", [0.5])).to.deep.equal({ maxtxfee: 0.5 });
+      try {
+        expect(await rpcError(devnet.rpc("sendrawtransaction", [hex]))).to.deep.equal({
+          code: -26,
+          message: "256: absurdly-high-fee",
+        });
+        expect(await devnet.rpc("sendrawtransaction", [hex, true])).to.be.a("string");
+      } finally {
+        await devnet.rpc("devnet_setmaxtxfee", [100]);
+      }
     });
   });
 
