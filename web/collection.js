@@ -8,6 +8,7 @@ import {
   api,
   currentSession,
   describeError,
+  forgetSession,
   formatDoge,
   param,
   showWalletAddress,
@@ -121,6 +122,7 @@ function priced() {
 function refreshButtons() {
   const live = state.reservation && state.reservation.expires_at > Date.now() / 1000;
   $("connect").disabled = false;
+  $("connect").textContent = state.session ? "Change wallet" : "Connect wallet";
   const open = deployed();
   $("claim").disabled = !state.session || !open || state.collection.minted >= state.collection.max;
   $("pay").disabled = !state.session || !open || !live || !priced() || state.paymentTxid !== null;
@@ -185,9 +187,16 @@ async function load() {
 }
 
 step("connect", "connect-message", async () => {
+  if (state.session) {
+    // "Change wallet": forget the choice and the session, then sign in with the wallet picked now.
+    window.wallet?.choose?.(null);
+    forgetSession();
+    state.session = null;
+  }
   say("connect-message", "info", "Waiting for the wallet…");
   state.session = await signIn();
-  say("connect-message", "ok", `Connected as ${state.session.address}`);
+  const name = window.wallet?.name;
+  say("connect-message", "ok", `Connected as ${state.session.address}${name ? ` with ${name}` : ""}`);
 });
 
 /**

@@ -32,6 +32,7 @@ import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexQueries } from "../../src/indexer/queries";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { launchDemoCurve, seedDemoPool } from "../../src/services/amm/demo";
+import { walletProviderScript } from "../../src/services/pages/wallet-provider";
 import { CustodyReserves, registerReservesMetrics } from "../../src/services/amm/reserves";
 import { mountReserves } from "../../src/services/amm/app";
 import { ammHealth } from "../../src/services/amm/health";
@@ -149,6 +150,24 @@ const SPEC = {
     description:
       "announced deposits of each kind (swaps, bonding confirms) one pass checks at most, most overdue first",
   },
+  "web-dir": {
+    kind: "string",
+    env: "AMM_WEB_DIR",
+    default: "",
+    description: "directory of the pages served at / (the repository's web/amm: swap, liquidity, bonding)",
+  },
+  "explorer-url": {
+    kind: "string",
+    env: "AMM_EXPLORER_URL",
+    default: "",
+    description: "the explorer's public base URL, where the pages read UTXOs and broadcast deposits",
+  },
+  "dev-wallet-key-file": {
+    kind: "string",
+    env: "AMM_DEV_WALLET_KEY_FILE",
+    default: "",
+    description: "devnet/testnet only: a WIF file whose key the pages offer as the development wallet",
+  },
   "rate-limit": rateLimitOption("AMM_RATE_LIMIT", DEFAULT_AMM_RATE_LIMIT),
   "trust-proxy": trustProxyOption("AMM_TRUST_PROXY"),
   host: { kind: "string", env: "AMM_HOST", default: "127.0.0.1", description: "listen address" },
@@ -230,11 +249,21 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerReservesMetrics(registry, reserves);
+  const explorerUrl = config["explorer-url"] ? config["explorer-url"].replace(/\/+$/, "") : undefined;
   const app = createAmmApp({
     ledger,
     network,
     log,
     rateLimit: config["rate-limit"],
+    webDir: config["web-dir"] || undefined,
+    explorerUrl,
+    walletProviderScript: config["dev-wallet-key-file"]
+      ? await walletProviderScript({
+          network,
+          explorerUrl,
+          devWalletWif: readSecretFile(config["dev-wallet-key-file"], "development wallet key").trim(),
+        })
+      : undefined,
     mount: (root, surface) => {
       mountBonding(root, { store: bonding, ledger, network, log });
       mountReserves(root, reserves);

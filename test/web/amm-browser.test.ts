@@ -26,12 +26,13 @@ import {
 } from "../../src/services/amm";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { checkPage, saveScreenshots, PHONE } from "../helpers/a11y";
+import { PHONE, checkPage, expectNoSidewaysScroll, saveScreenshots } from "../helpers/a11y";
 import { seedHonestPool } from "../helpers/amm-pool";
 import { launchCurve } from "../helpers/bonding-launch";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { StandinKind, standinScript } from "./standins";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -64,6 +65,7 @@ describe("AMM pages in Chromium", function () {
   let driver: NodeJS.Timeout | undefined;
   let driving = Promise.resolve();
   const errors: string[] = [];
+  let outside: string[] = [];
   const custody = newKey();
   const people = new Map<StandinKind, TestKey>(WALLETS.map((w) => [w.kind, newKey()]));
 
@@ -77,6 +79,7 @@ describe("AMM pages in Chromium", function () {
     );
     const page = await context.newPage();
     page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    outside = recordOutsideRequests(page);
     return page;
   }
 
@@ -138,7 +141,8 @@ describe("AMM pages in Chromium", function () {
       api: `${base}/api`,
       custody,
       deployer: newKey(),
-      provider: newKey(),
+      // The UniSat person provides the pool's liquidity: the liquidity page shows its position and fees.
+      provider: people.get("unisat")!,
       tick: POOL_TICK,
       doge: 200n * KOINU_PER_DOGE,
       tokens: 200_000n,
@@ -210,7 +214,10 @@ describe("AMM pages in Chromium", function () {
       await page.click("#connect");
       await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
       expect(await page.locator("#wallet").innerText()).to.equal(`${name}: ${key.address}`);
-      if (kind === "mydoge") await checkPage(page, "amm-swap");
+      if (kind === "mydoge") {
+        await checkPage(page, "amm-swap");
+        await expectScriptWithinBudget(page, "the swap page");
+      }
       await page.click("#swap");
       await page.waitForFunction(
         () => {
@@ -228,6 +235,7 @@ describe("AMM pages in Chromium", function () {
       await saveScreenshots(page, `amm-swap-settled-${kind}`);
       await page.context().close();
       expect(errors).to.deep.equal([]);
+      expect(outside, "requests outside this machine").to.deep.equal([]);
     });
 
     it(`buys ${CURVE_TICK} on its bonding curve through the bonding page with ${name}: reservation, deposit, confirm, payout`, async () => {
@@ -237,7 +245,10 @@ describe("AMM pages in Chromium", function () {
       await page.waitForFunction(() => document.getElementById("q-out")!.textContent!.includes("WEBC"));
       await page.click("#connect");
       await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
-      if (kind === "mydoge") await checkPage(page, "amm-bonding");
+      if (kind === "mydoge") {
+        await checkPage(page, "amm-bonding");
+        await expectScriptWithinBudget(page, "the bonding page");
+      }
       await page.click("#buy");
       await page.waitForFunction(
         () =>
@@ -262,23 +273,58 @@ describe("AMM pages in Chromium", function () {
       await saveScreenshots(page, `amm-bonding-bought-${kind}`);
       await page.context().close();
       expect(errors).to.deep.equal([]);
+      expect(outside, "requests outside this machine").to.deep.equal([]);
     });
   }
 
-  it("shows the liquidity page's positions and a refusal with the service's message and what to do", async () => {
-    const page = await personPage("unisat", people.get("unisat")!);
+  it("shows the provider's position and fees on the liquidity page, claims the fees and removes shares with signed authorizations", async () => {
+    const provider = people.get("unisat")!;
+    const page = await personPage("unisat", provider);
     await page.goto(`${base}/liquidity.html`);
     await page.click("#connect");
-    await page.waitForFunction(() => !(document.getElementById("positions-empty") as HTMLElement).hidden);
+    await page.waitForFunction(() => document.querySelectorAll("#positions tbody tr").length === 1);
+    expect(await page.locator("#positions tbody tr").innerText()).to.contain(`${POOL_TICK}/DOGE`);
     await checkPage(page, "amm-liquidity");
-    // No fee earned by this address: the claim button stays off; a removal of shares it does not hold is refused.
-    expect(await page.locator("#claim").isDisabled()).to.equal(true);
+    await expectScriptWithinBudget(page, "the liquidity page");
+    // Three swaps of 5 DOGE paid 1% each to the pool's providers.
+    await page.waitForFunction(() => !(document.getElementById("claim") as HTMLButtonElement).disabled);
+    await page.click("#claim");
+    await page.waitForFunction(
+      () =>
+        document.getElementById("claim-message")!.className.includes("ok") ||
+        document.getElementById("claim-message")!.className.includes("error"),
+    );
+    expect(await page.locator("#claim-message").innerText()).to.match(/^Claimed: 0\.1\d* DOGE: /);
+    const shares = BigInt((await page.locator("#positions tbody tr td").nth(1).innerText()).replace(/,/g, ""));
+    await page.fill("#remove-shares", "1000000");
+    await page.click("#remove");
+    await page.waitForFunction(
+      () =>
+        document.getElementById("remove-message")!.className.includes("ok") ||
+        document.getElementById("remove-message")!.className.includes("error"),
+    );
+    expect(await page.locator("#remove-message").innerText()).to.match(/^Removed: [\d.]+ DOGE, [\d,]+ WEBS/);
+    await page.waitForFunction(
+      (left) => document.querySelector("#positions tbody tr td:nth-child(2)")?.textContent === left,
+      (shares - 1_000_000n).toLocaleString("en-US"),
+    );
+    await expectNoSidewaysScroll(page, "the liquidity page after a claim and a removal");
+    await saveScreenshots(page, "amm-liquidity-removed");
+    await page.context().close();
+    expect(errors).to.deep.equal([]);
+    expect(outside, "requests outside this machine").to.deep.equal([]);
+  });
+
+  it("shows a refusal with the service's message and what to do", async () => {
+    const page = await personPage("dogelabs", people.get("dogelabs")!);
     await page.goto(`${base}/`);
+    await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
     await page.fill("#amount", "0.001");
     await page.waitForFunction(() => document.getElementById("quote-message")!.className.includes("error"));
     expect(await page.locator("#quote-message").innerText())
       .to.contain("AMOUNT_TOO_SMALL")
       .and.contain("What to do: trade at least 0.01 DOGE");
+    expect(await page.locator("#swap").isDisabled()).to.equal(true);
     await saveScreenshots(page, "amm-swap-refused");
     await page.context().close();
   });

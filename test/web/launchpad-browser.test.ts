@@ -26,6 +26,7 @@ import { checkPage } from "../helpers/a11y";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { standinScript } from "./standins";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -65,6 +66,7 @@ describe("launchpad pages in Chromium", function () {
   const myDogeHolder = newKey(); // a second buyer, with MyDoge
   let explorerUrl = "";
   const errors: string[] = [];
+  let outside: string[] = [];
 
   /** The page at phone width (`<name>.png`) and at desktop width (`<name>-desktop.png`), as people see it. */
   const shot = async (p: Page, name: string) => {
@@ -143,6 +145,7 @@ describe("launchpad pages in Chromium", function () {
     member = await browser.newContext({ viewport: PHONE });
     page = await member.newPage();
     page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    outside = recordOutsideRequests(page);
   });
 
   after(async () => {
@@ -171,6 +174,7 @@ describe("launchpad pages in Chromium", function () {
     expect(await card.locator("img.art").getAttribute("src")).to.match(/^data:image\/svg\+xml/);
     await shot(page, "1-directory");
     await checkPage(page, "launchpad-directory");
+    await expectScriptWithinBudget(page, "the directory");
   });
 
   it("opens a collection with its live counter, and connects the wallet (a signed sign-in challenge)", async () => {
@@ -189,6 +193,7 @@ describe("launchpad pages in Chromium", function () {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true);
     await shot(page, "2-connected");
     await checkPage(page, "launchpad-collection");
+    await expectScriptWithinBudget(page, "the collection page");
   });
 
   it("claims, pays with a PSBT the wallet signs (broadcast through the explorer), mints, and the counter moves from 0 to 1 without a reload", async () => {
@@ -239,6 +244,7 @@ describe("launchpad pages in Chromium", function () {
     expect(await text(page, "#status")).to.contain("Welcome, holder of #0 of Web Pups");
     await shot(page, "6-members");
     await checkPage(page, "launchpad-members");
+    await expectScriptWithinBudget(page, "the members page");
   });
 
   it("refuses the members-only page to a second browser context without the session (401 from requireMember)", async () => {
@@ -349,6 +355,7 @@ describe("launchpad pages in Chromium", function () {
       .to.contain("The index did not count #0 as your token of Web Later: ALREADY_MINTED")
       .and.contain("You are owed 2 DOGE (MINT_REJECTED")
       .and.contain(`the creator ${creator.address} owes it back to ${holder.address}`);
+    expect(outside, "requests outside this machine").to.deep.equal([]);
     expect(await page.locator("#mint-message").getAttribute("class")).to.contain("error");
     expect(await text(page, "#minted")).to.equal("0");
     const record = (await stack.call("GET", `/collections/${LATER}/mints/0`)).body;

@@ -111,7 +111,7 @@ action("claim", "claim-message", async () => {
   say($("claim-message"), "info", "Sign the claim in your wallet…");
   const signature = await signOrder("claim-fees", { address, nonce: auth.nonce, expiresAt: String(auth.expiresAt) });
   const { body } = await api("POST", "/liquidity/claim-fees", { body: { address, ...auth, signature } });
-  say($("claim-message"), "ok", `Claimed ${formatDoge(body.amount)} DOGE: ${payoutText(body.payout)}`);
+  say($("claim-message"), "ok", `Claimed: ${payoutText(body.payout)}`);
 });
 
 action("remove", "remove-message", async () => {

@@ -9,6 +9,7 @@
  * bonding routes (bonding-app.ts) and the daemon's /health and /metrics join: they validate the
  * requests and make the OpenAPI document served at GET /openapi.json (reference page GET /docs).
  */
+import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { RequestHandler } from "express";
 import type { DogeNetwork } from "../../doge";
@@ -48,7 +49,10 @@ export interface AmmAppOptions {
   mount?: (app: AmmApp, surface: ApiSurface) => void;
   /** Public writes per client IP and minute (default 120; 0 = no limit): every POST of /api, bonding's included. */
   rateLimit?: number;
-  /** When given, this directory's pages (web/amm: swap, liquidity, bonding) are served at `/`. */
+  /**
+   * When given, this directory's pages (web/amm: swap, liquidity, bonding) are served at `/`, with
+   * the launchpad's stylesheet beside the directory (web/style.css) at /style.css: one look.
+   */
   webDir?: string;
   /** The explorer's public base URL, where the pages read UTXOs and broadcast the payments they build. */
   explorerUrl?: string;
@@ -662,6 +666,7 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
   serveAbiIndex(app, surface);
   servePages(app, surface, {
     webDir: options.webDir,
+    files: options.webDir ? { "/style.css": path.join(path.dirname(options.webDir), "style.css") } : {},
     providerScript: async () =>
       options.walletProviderScript ??
       walletProviderScript({ network: options.network, explorerUrl: options.explorerUrl }),

@@ -15,6 +15,8 @@ export interface PagesOptions {
   providerScript: () => Promise<string>;
   /** What the provider offers on this daemon, for the document. */
   providerDescription: string;
+  /** Files from outside the directory served beside it, by URL path (e.g. the pages' shared /style.css). */
+  files?: Record<string, string>;
 }
 
 export function servePages(app: express.Express, surface: ApiSurface, options: PagesOptions): void {
@@ -58,5 +60,8 @@ export function servePages(app: express.Express, surface: ApiSurface, options: P
     description: PAGES,
     responses: { 200: { description: "an HTML page", contentType: "text/html" } },
   });
-  if (options.webDir) app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
+  if (!options.webDir) return;
+  for (const [urlPath, file] of Object.entries(options.files ?? {}))
+    app.get(urlPath, (_req, res) => res.sendFile(file));
+  app.use(express.static(options.webDir, { index: "index.html", redirect: true }));
 }
