@@ -7,12 +7,15 @@
  * Pays DogeAnchor.requestAnchor or DogeInscriber.requestInscription (text/plain;charset=utf-8, no
  * ACTION) with the contract's fee from L2_PRIVATE_KEY (default: Hardhat's account 5, a public test
  * key), then follows the job until the relayer settles it, printing the base-chain txid. Addresses
- * come from data/abi/index.json (the local chain) or ABI_INDEX. Env: L2_RPC_URL (default
- * http://127.0.0.1:8545), TIMEOUT_SECONDS (default 600).
+ * come from the ABI index (src/l2/abi-index.ts: <data>/abi/index.json for the local chain, where
+ * <data> is DOGEOS_DATA_DIR or data/, as paid-fact.ts reads it; shared/abi/index.json for other
+ * chains; or ABI_INDEX). Env: L2_RPC_URL (default http://127.0.0.1:8545), DOGEOS_DATA_DIR,
+ * ABI_INDEX, TIMEOUT_SECONDS (default 600).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Contract, JsonRpcProvider, Wallet, toUtf8Bytes } from "ethers";
+import { abiIndexFile, contractAddress } from "../src/l2/abi-index";
 
 const ROOT = path.resolve(__dirname, "..");
 const HARDHAT_ACCOUNT_5 = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
@@ -25,12 +28,9 @@ async function main(): Promise<void> {
   }
   const provider = new JsonRpcProvider(process.env.L2_RPC_URL ?? "http://127.0.0.1:8545");
   const { chainId } = await provider.getNetwork();
-  const indexFile =
-    process.env.ABI_INDEX ?? path.join(ROOT, chainId === 31337n ? "data/abi/index.json" : "shared/abi/index.json");
-  const contracts = JSON.parse(fs.readFileSync(indexFile, "utf8"))[String(chainId)]?.contracts ?? {};
   const name = kind === "anchor" ? "DogeAnchor" : "DogeInscriber";
-  const address = contracts[name]?.address;
-  if (!address) throw new Error(`${indexFile} has no ${name} address for chain ${chainId}`);
+  const address = contractAddress(chainId, name);
+  if (!address) throw new Error(`${abiIndexFile(chainId)} has no ${name} address for chain ${chainId}`);
   const abi = JSON.parse(fs.readFileSync(path.join(ROOT, "shared/abi", `${name}.json`), "utf8"));
   const service = new Contract(address, abi, new Wallet(process.env.L2_PRIVATE_KEY ?? HARDHAT_ACCOUNT_5, provider));
   const fee = (await service.fee()) as bigint;

@@ -31,7 +31,7 @@ import { Contract, HDNodeWallet, JsonRpcProvider, Wallet } from "ethers";
 import { prettyFactory } from "pino-pretty";
 import { DogecoinRpcClient } from "../src/chain/dogecoin-rpc";
 import { createDogecoinRpcClient } from "../src/config/rpc";
-import { NETWORKS, NetworkName } from "../src/doge";
+import { NETWORKS, NetworkName, coinbaseMaturity } from "../src/doge";
 import { blockSubsidy } from "../src/devnet/params";
 import { Supervisor, SupervisorEvent, WATCH_PARENT_PRELOAD } from "../src/ops/supervisor";
 import { BondingApiKeys, openAmmDatabase } from "../src/services/amm";
@@ -129,7 +129,11 @@ const port = (variable: string, base: number): string => process.env[variable] ?
 /** The base chain's network: regtest on the devnet, the node's chain with --node (set in main). */
 let NETWORK: NetworkName = "regtest";
 /** State of a stack on another node is kept apart from the devnet's (keys of another network, another chain's index). */
-const DATA_DIR = process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data", ...(NODE_URL ? ["node"] : []));
+const DATA_DIR = path.resolve(process.env.DOGEOS_DATA_DIR ?? path.join(ROOT, "data", ...(NODE_URL ? ["node"] : [])));
+// Everything this stack keeps is under DATA_DIR, including what the deploy step, the ABI index
+// (src/l2/abi-index.ts) and Ignition's journal (deploy/deploy.ts) put under "the data dir": every
+// child process and this one read DOGEOS_DATA_DIR, so --node's state never lands in the devnet's data/.
+process.env.DOGEOS_DATA_DIR = DATA_DIR;
 const LOG_DIR = path.join(DATA_DIR, "logs");
 const NODE_COOKIE_FILE = FLAGS["node-cookie-file"] ?? (process.env.DOGECOIN_RPC_COOKIE_FILE || undefined);
 if (NODE_COOKIE_FILE && !NODE_URL) {
@@ -880,8 +884,11 @@ function nodeWallets(): { name: string; file: string; doge: number; outputs: num
   ];
 }
 
-/** Dogecoin regtest's coinbase maturity (60, src/doge/policy.ts coinbaseMaturity); we mine 100 to be safe. */
-const MATURITY_BLOCKS = 100;
+/**
+ * Blocks mined after the funding blocks: regtest's coinbase maturity (src/doge/maturity.ts, 60)
+ * and 40 to spare, so the funding coinbases are spendable before the operator mines again.
+ */
+const MATURITY_BLOCKS = coinbaseMaturity(NETWORKS.regtest) + 40;
 
 /**
  * Regtest on another node: each development wallet gets coinbases by `generatetoaddress` (as many
@@ -921,7 +928,8 @@ async function fundByMining(rpc: DogecoinRpcClient): Promise<void> {
     mined = true;
   }
   if (mined) {
-    // The maturity blocks' own coinbases go to the first wallet: nothing depends on them.
+    // The maturity blocks' own coinbases go to the inscriber's wallet, which takes each only once
+    // it is mature (src/wallet/spendable.ts): nothing depends on them.
     await rpc.call("generatetoaddress", [MATURITY_BLOCKS, walletKeyIn(PATHS.inscriber.walletKey).address]);
     progress(`mined ${MATURITY_BLOCKS} more blocks so that those coinbases mature`);
     fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
@@ -1014,21 +1022,31 @@ function onEvent(event: SupervisorEvent): void {
     return;
   }
   if (VERBOSE) return; // the line is streamed anyway
-  endProgress();
-  let text = event.line;
+  showOnce(event.name, "error", logLineText(event.line));
+}
+
+/** A log line as the terminal shows it: its event, message and error, or the line itself. */
+function logLineText(line: string): string {
   try {
-    const fields = JSON.parse(event.line) as Record<string, unknown>;
-    text =
+    const fields = JSON.parse(line) as Record<string, unknown>;
+    return (
       [fields.event, fields.msg, fields.err]
         .filter((part) => part !== undefined)
         .map((part) => (typeof part === "string" ? part : JSON.stringify(part)))
-        .join(": ") || event.line;
+        .join(": ") || line
+    );
   } catch {
-    // not JSON: shown as it is
+    return line; // not JSON: shown as it is
   }
-  // The same error from the same service (a node that does not answer, every few seconds) is shown
-  // once a minute, with how many were left out since.
-  const key = `${event.name}\0${text}`;
+}
+
+/**
+ * A line at the terminal, `<service>: <kind>: <text>`. The same one from the same service (a node
+ * that does not answer, every few seconds) is shown once a minute, with how many were left out since.
+ */
+function showOnce(name: string, kind: "error" | "warning", text: string): void {
+  endProgress();
+  const key = `${name}\0${kind}\0${text}`;
   const seen = shownErrors.get(key);
   const now = Date.now();
   if (seen && now - seen.at < ERROR_REPEAT_MS) {
@@ -1037,7 +1055,38 @@ function onEvent(event: SupervisorEvent): void {
   }
   const again = seen && seen.suppressed > 0 ? ` (${seen.suppressed} more like it in the last minute)` : "";
   shownErrors.set(key, { at: now, suppressed: 0 });
-  process.stderr.write(`${event.name}: error: ${text}${again}\n`);
+  process.stderr.write(`${name}: ${kind}: ${text}${again}\n`);
+}
+
+/**
+ * Events a person at the terminal must see although they are no errors: a job that failed (its
+ * transaction refused by the node; the demo that waits for it asks for a new one), an attempt of
+ * the relayer that failed, and a demo that cannot finish, against the table's promise of a pool
+ * "within about a minute". The services log them at info or warn level; each is shown as
+ * `<service>: warning: <event>: <reason>`. Error lines come through the supervisor (onEvent).
+ */
+const WARNING_EVENTS = new Set([
+  "inscriber_job_failed",
+  "amm_demo_job_failed",
+  "amm_demo_cannot_finish",
+  "launchpad_deploy_failed",
+  "launchpad_mint_failed",
+  "relayer_attempt_failed",
+]);
+
+/** Without --verbose: the WARNING_EVENTS lines and the indexer's catch-up progress. */
+function showLine(name: string, line: string): void {
+  showCatchUp(name, line);
+  if (!line.startsWith("{")) return;
+  let fields: { level?: unknown; event?: unknown };
+  try {
+    fields = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (typeof fields.level === "number" && fields.level >= 50) return; // shown as an error (onEvent)
+  if (typeof fields.event === "string" && WARNING_EVENTS.has(fields.event))
+    showOnce(name, "warning", logLineText(line));
 }
 
 /** One line a minute for a repeated error; the log file has every one. */
@@ -1092,7 +1141,7 @@ function formatDuration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
-const supervisor = new Supervisor({ logDir: LOG_DIR, onEvent, onLine: VERBOSE ? onLine : showCatchUp });
+const supervisor = new Supervisor({ logDir: LOG_DIR, onEvent, onLine: VERBOSE ? onLine : showLine });
 let stopping = false;
 
 async function stopAll(exitCode: number): Promise<never> {

@@ -9,6 +9,12 @@
  * announces the deposit; the curve is active once the deposit is deep enough.
  * Both are idempotent: what exists already is left as it is, and a restart picks the launch up
  * where it stopped.
+ *
+ * A job the inscriber could not do (its transaction refused by the node: a premature coinbase
+ * spend, a fee above the node's -maxtxfee) is final there, and its idempotency key answers the failed
+ * job forever: the demo notices it, warns (`amm_demo_job_failed`) and asks again under a new key
+ * (`<key>-retry-<n>`), with a growing pause; after MAX_FAILED_JOBS failures in one run it warns
+ * `amm_demo_cannot_finish` and gives up until the next start.
  */
 import crypto from "node:crypto";
 import { bytesToHex, serializeTransaction, signMessage } from "../../doge";
@@ -19,7 +25,8 @@ import type { HotWallet, WalletKey } from "../../wallet";
 import { planOutputs, signWalletTransaction } from "../../wallet/build";
 import { walletKeyFromPrivateKey } from "../../wallet/keys";
 import { Refusal } from "../../errors";
-import type { InscriberClient } from "../inscriber/client";
+import { jobFailure } from "../inscriber/client";
+import type { InscribeRequest, InscriberClient, InscriberJob } from "../inscriber/client";
 import { launchFields } from "./bonding-store";
 import type { BondingStore } from "./bonding-store";
 import type { AmmLedger } from "./ledger";
@@ -52,18 +59,26 @@ const DEMO_OWNER = "amm-demo";
 const LAUNCHER_FEE_COIN_KOINU = 100_000_000n;
 /** Deposit refusals that only mean "not mined or not deep enough yet": the announcement is made again. */
 const NOT_YET = new Set(["DEPOSIT_NOT_FOUND", "DEPOSIT_NOT_DEEP_ENOUGH"]);
+/** Failed inscription jobs one run of a demo takes before it gives up (each followed by a new job). */
+export const MAX_FAILED_JOBS = 5;
+/** The pause before the first new job after a failure; doubled after each further failure. */
+const RETRY_PAUSE_MS = 2_000;
 
 export interface AmmDemoOptions {
   ledger: AmmLedger;
   bonding: BondingStore;
   queries: Pick<IndexQueries, "drc20Tick" | "drc20Balances" | "drc20Balance" | "tickCarriers">;
   wallet: Pick<HotWallet, "address" | "key" | "network" | "sync" | "balance" | "fund" | "track" | "broadcast" | "txOf">;
-  inscriber: Pick<InscriberClient, "inscribe">;
+  inscriber: Pick<InscriberClient, "inscribe" | "job">;
   /** The demo launcher's key (default: derived from the custody's key, demoLauncherKey). */
   launcherKey?: WalletKey;
   /** The inscriber project the demo's inscriptions are filed under (default "amm"). */
   project?: string;
   log: (event: string, fields: Record<string, unknown>) => void;
+  /** What the person running the demo must see (a failed job, a demo that cannot finish); default: `log`. */
+  warn?: (event: string, fields: Record<string, unknown>) => void;
+  /** The pause before a new job after a failed one, doubled per further failure (default 2 s). */
+  retryPauseMs?: number;
   /** Ends the waits for the index (the daemon's stop signal). */
   signal?: AbortSignal;
   /** How often the index is looked at while waiting (default 1 s). */
@@ -119,38 +134,48 @@ export async function launchDemoCurve(options: AmmDemoOptions): Promise<void> {
  * txid (the stored one after a restart).
  */
 async function depositDemoSupply(options: AmmDemoOptions, launcher: WalletKey): Promise<string> {
-  const { queries, wallet, inscriber } = options;
+  const { queries, wallet } = options;
   const demo = AMM_DEMO_CURVE;
   const sent = wallet.txOf(DEMO_OWNER, "launcher-supply");
   if (sent) return sent.txid;
   const project = options.project ?? "amm";
   const tickKey = drc20TickKey(demo.tick);
-  const inscribe = (key: string, content: Uint8Array) =>
-    inscriber.inscribe(key, { project, contentType: TEXT, action: null, content, recipient: launcher.address });
+  const request = (content: Uint8Array): InscribeRequest => ({
+    project,
+    contentType: TEXT,
+    action: null,
+    content,
+    recipient: launcher.address,
+  });
   const carrier = () =>
     queries.tickCarriers(launcher.address, tickKey).find((c) => BigInt(c.amount) === demo.totalSupply);
   if (!carrier()) {
     if (!queries.drc20Tick(tickKey)) {
       const { totalSupply } = demo;
-      await inscribe(
+      await inscribeUntil(
+        options,
         "amm-demo-moon-deploy",
-        encodeDrc20({ kind: "deploy", tick: demo.tick, tickKey, maxSupply: totalSupply, mintLimit: totalSupply }),
+        request(
+          encodeDrc20({ kind: "deploy", tick: demo.tick, tickKey, maxSupply: totalSupply, mintLimit: totalSupply }),
+        ),
+        () => queries.drc20Tick(tickKey) !== null,
       );
-      await waitFor(() => queries.drc20Tick(tickKey) !== null, options);
     }
     const held = () => queries.drc20Balance(launcher.address, tickKey).available;
     if (held() < demo.totalSupply) {
-      await inscribe(
+      await inscribeUntil(
+        options,
         "amm-demo-moon-mint",
-        encodeDrc20({ kind: "mint", tick: demo.tick, tickKey, amount: demo.totalSupply }),
+        request(encodeDrc20({ kind: "mint", tick: demo.tick, tickKey, amount: demo.totalSupply })),
+        () => held() >= demo.totalSupply,
       );
-      await waitFor(() => held() >= demo.totalSupply, options);
     }
-    await inscribe(
+    await inscribeUntil(
+      options,
       "amm-demo-moon-transfer",
-      encodeDrc20({ kind: "transfer", tick: demo.tick, tickKey, amount: demo.totalSupply }),
+      request(encodeDrc20({ kind: "transfer", tick: demo.tick, tickKey, amount: demo.totalSupply })),
+      () => carrier() !== undefined,
     );
-    await waitFor(() => carrier() !== undefined, options);
   }
   const inscribed = carrier()!;
   await wallet.sync();
@@ -196,7 +221,7 @@ async function announceDemoSupply(options: AmmDemoOptions, launcher: WalletKey, 
 
 /** Deploys and mints the demo tick to the custody (through the inscriber), then seeds the pool from the custody's holdings. */
 export async function seedDemoPool(options: AmmDemoOptions): Promise<void> {
-  const { ledger, queries, wallet, inscriber } = options;
+  const { ledger, queries, wallet } = options;
   const demo = AMM_DEMO_POOL;
   if ((ledger.pool(demo.tick)?.pool.lpSupply ?? 0n) > 0n) return;
   const project = options.project ?? "amm";
@@ -204,6 +229,13 @@ export async function seedDemoPool(options: AmmDemoOptions): Promise<void> {
   const deployed = () => queries.drc20Tick(tickKey) !== null;
   const available = () =>
     BigInt(queries.drc20Balances(wallet.address).find((b) => drc20TickKey(b.tick) === tickKey)?.available ?? "0");
+  const request = (content: Uint8Array): InscribeRequest => ({
+    project,
+    contentType: TEXT,
+    action: null,
+    content,
+    recipient: wallet.address,
+  });
   if (!deployed()) {
     const content = encodeDrc20({
       kind: "deploy",
@@ -212,25 +244,11 @@ export async function seedDemoPool(options: AmmDemoOptions): Promise<void> {
       maxSupply: demo.supply,
       mintLimit: demo.supply,
     });
-    await inscriber.inscribe("amm-demo-deploy", {
-      project,
-      contentType: TEXT,
-      action: null,
-      content,
-      recipient: wallet.address,
-    });
-    await waitFor(deployed, options);
+    await inscribeUntil(options, "amm-demo-deploy", request(content), deployed);
   }
   if (available() < demo.token) {
     const content = encodeDrc20({ kind: "mint", tick: demo.tick, tickKey, amount: demo.supply });
-    await inscriber.inscribe("amm-demo-mint", {
-      project,
-      contentType: TEXT,
-      action: null,
-      content,
-      recipient: wallet.address,
-    });
-    await waitFor(() => available() >= demo.token, options);
+    await inscribeUntil(options, "amm-demo-mint", request(content), () => available() >= demo.token);
   }
   await wallet.sync();
   const seeded = ledger.seedPool({
@@ -244,10 +262,72 @@ export async function seedDemoPool(options: AmmDemoOptions): Promise<void> {
   options.log("amm_demo_seeded", { tick: demo.tick, shares: seeded.shares.toString() });
 }
 
-/** Waits until `done()` (the index caught up with an inscription); throws when the signal aborts. */
-async function waitFor(done: () => boolean, options: Pick<AmmDemoOptions, "signal" | "pollMs">): Promise<void> {
-  while (!done()) {
-    options.signal?.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000).unref());
+/** The idempotency key of a demo inscription's attempt `n` (0: the key itself). */
+export function demoAttemptKey(key: string, attempt: number): string {
+  return attempt === 0 ? key : `${key}-retry-${attempt}`;
+}
+
+/**
+ * Has `request` inscribed under `key` and waits until `done()` (the index shows what it inscribed).
+ * A failed job (final in the inscriber) is warned about and replaced by a new one under the next
+ * attempt's key, after a pause; the attempts of an earlier run are found again by their keys (a
+ * failed one is passed over at once). Throws after MAX_FAILED_JOBS failures in this run, or when
+ * the signal aborts.
+ */
+async function inscribeUntil(
+  options: AmmDemoOptions,
+  key: string,
+  request: InscribeRequest,
+  done: () => boolean,
+): Promise<void> {
+  const warn = options.warn ?? options.log;
+  let failedThisRun = 0;
+  for (let attempt = 0; ; attempt++) {
+    if (done()) return;
+    const attemptKey = demoAttemptKey(key, attempt);
+    const { job, created } = await options.inscriber.inscribe(attemptKey, request);
+    if (job.status === "failed" && !created) {
+      // Failed before this run asked (an earlier run's): its key is spent, the next one is tried at once.
+      warn("amm_demo_job_failed", {
+        key: attemptKey,
+        job: job.id,
+        err: jobFailure(job),
+        retry: demoAttemptKey(key, attempt + 1),
+      });
+      continue;
+    }
+    const failure = job.status === "failed" ? job : await waitForJob(options, job.id, done);
+    if (failure === null) return;
+    failedThisRun += 1;
+    const next = demoAttemptKey(key, attempt + 1);
+    if (failedThisRun >= MAX_FAILED_JOBS) {
+      warn("amm_demo_cannot_finish", { key: attemptKey, failedJobs: failedThisRun, err: jobFailure(failure) });
+      throw new Error(`the demo's ${key} inscription failed ${failedThisRun} times: ${jobFailure(failure)}`);
+    }
+    const pauseMs = (options.retryPauseMs ?? RETRY_PAUSE_MS) * 2 ** (failedThisRun - 1);
+    warn("amm_demo_job_failed", { key: attemptKey, job: failure.id, err: jobFailure(failure), retry: next, pauseMs });
+    await pause(pauseMs, options);
   }
+}
+
+/**
+ * Waits until `done()` or the job fails; answers null when done, else the failed job. Throws when
+ * the signal aborts.
+ */
+async function waitForJob(
+  options: Pick<AmmDemoOptions, "inscriber" | "signal" | "pollMs">,
+  jobId: string,
+  done: () => boolean,
+): Promise<InscriberJob | null> {
+  for (;;) {
+    if (done()) return null;
+    const job = await options.inscriber.job(jobId);
+    if (job.status === "failed") return job;
+    await pause(options.pollMs ?? 1_000, options);
+  }
+}
+
+function pause(ms: number, options: Pick<AmmDemoOptions, "signal">): Promise<void> {
+  options.signal?.throwIfAborted();
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
