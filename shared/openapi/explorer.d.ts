@@ -1914,6 +1914,569 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/esplora/api/scripthash/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: a script hash's chain and mempool statistics */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraScripthash"];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/esplora/api/scripthash/{hash}/utxo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: every confirmed unspent output of a script hash */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraUtxo"][];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/esplora/api/scripthash/{hash}/txs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: a script hash's transactions, newest first: up to 50 pending ones, then 25 confirmed per page */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description the last confirmed transaction of the previous page (the next pages hold confirmed ones only) */
+                    after_txid?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraTx"][];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/esplora/api/scripthash/{hash}/txs/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: a script hash's confirmed transactions, newest first (25 per page) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraTx"][];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/esplora/api/scripthash/{hash}/txs/chain/{last_seen_txid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: the next page of a script hash's confirmed transactions, after the last one seen */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                    /** @description a transaction id, 64 hexadecimal characters */
+                    last_seen_txid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraTx"][];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/esplora/api/scripthash/{hash}/txs/mempool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Esplora: a script hash's pending transactions, newest first (up to 50) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description SHA-256 of an output script, 64 hexadecimal characters */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EsploraTx"][];
+                    };
+                };
+                /** @description the request is malformed (Esplora: "Invalid hex string", "Invalid number", a node's refusal of a broadcast) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description not found (Esplora: "Block not found", "Transaction not found", ...) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the node did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description the index has not reached the data asked for yet (Retry-After), or the node cannot serve it */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/esplora/api/address-prefix/{prefix}": {
         parameters: {
             query?: never;
@@ -5349,6 +5912,39 @@ export interface components {
             txid?: string;
             vin?: number;
             status?: components["schemas"]["EsploraTxStatus"];
+        };
+        EsploraScripthash: {
+            scripthash: string;
+            chain_stats: {
+                funded_txo_count: number;
+                /**
+                 * Format: int64
+                 * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+                 */
+                funded_txo_sum: number;
+                spent_txo_count: number;
+                /**
+                 * Format: int64
+                 * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+                 */
+                spent_txo_sum: number;
+                tx_count: number;
+            };
+            mempool_stats: {
+                funded_txo_count: number;
+                /**
+                 * Format: int64
+                 * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+                 */
+                funded_txo_sum: number;
+                spent_txo_count: number;
+                /**
+                 * Format: int64
+                 * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
+                 */
+                spent_txo_sum: number;
+                tx_count: number;
+            };
         };
         EsploraTx: {
             txid: string;

@@ -6,6 +6,7 @@
  * explorer's OpenAPI document by the test helper around fetch.
  */
 import { expect } from "chai";
+import { createHash } from "node:crypto";
 import type { Server } from "node:http";
 import mempoolJS from "@mempool/mempool.js";
 import { NETWORKS } from "../../src/doge";
@@ -295,6 +296,46 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
       const body = JSON.parse(match![1]);
       const node = await devnet.rpcRaw("sendrawtransaction", [again.hex]);
       expect(body).to.deep.equal({ code: node.body!.error!.code, message: node.body!.error!.message });
+    });
+  });
+
+  describe("script hashes", () => {
+    const scriptHash = (script: Uint8Array) => createHash("sha256").update(script).digest("hex");
+
+    it("answers /scripthash/:hash and its lists as /address answers the address whose script it hashes", async () => {
+      const hash = scriptHash(alice.script);
+      const stats = (await getJson(`/scripthash/${hash}`)).body;
+      const { address: _address, ...byAddress } = (await getJson(`/address/${alice.address}`)).body;
+      expect(stats).to.deep.equal({ scripthash: hash, ...byAddress });
+      expect(stats.chain_stats.tx_count).to.be.above(0);
+      for (const list of ["utxo", "txs", "txs/chain", "txs/mempool"])
+        expect((await getJson(`/scripthash/${hash}/${list}`)).body, list).to.deep.equal(
+          (await getJson(`/address/${alice.address}/${list}`)).body,
+        );
+      const chain = (await getJson(`/scripthash/${hash}/txs/chain`)).body as any[];
+      expect(chain.map((t) => t.txid)).to.include(paymentTxid);
+      const last = chain[chain.length - 1].txid;
+      expect((await getJson(`/scripthash/${hash}/txs/chain/${last}`)).body).to.deep.equal(
+        (await getJson(`/address/${alice.address}/txs/chain/${last}`)).body,
+      );
+    });
+
+    it("answers zeros and empty lists for a script no confirmed transaction pays, and 400 for a malformed hash", async () => {
+      const unknown = scriptHash(newKey().script);
+      expect((await getJson(`/scripthash/${unknown}`)).body).to.deep.equal({
+        scripthash: unknown,
+        chain_stats: { funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 },
+        mempool_stats: { funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 },
+      });
+      for (const list of ["utxo", "txs", "txs/chain", "txs/mempool"])
+        expect((await getJson(`/scripthash/${unknown}/${list}`)).body, list).to.deep.equal([]);
+      const bad = await get("/scripthash/xyz/txs");
+      expect([bad.status, bad.type, bad.text]).to.deep.equal([400, "text/plain", "Invalid scripthash"]);
+    });
+
+    it("ends the confirmed list at a last seen txid the index does not hold, as electrs does", async () => {
+      const hash = scriptHash(alice.script);
+      expect((await getJson(`/scripthash/${hash}/txs/chain/${"ef".repeat(32)}`)).body).to.deep.equal([]);
     });
   });
 

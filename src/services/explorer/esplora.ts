@@ -7,7 +7,8 @@
  *                 /block/:hash/txid/:index, /block/:hash/raw, /block/:hash/header
  *   transactions  /tx/:txid, /tx/:txid/status, /tx/:txid/hex, /tx/:txid/raw, /tx/:txid/merkle-proof,
  *                 /tx/:txid/merkleblock-proof, /tx/:txid/outspend/:vout, /tx/:txid/outspends, POST /tx
- *   addresses     /address/:address[/txs, /txs/chain[/:last_seen_txid], /txs/mempool, /utxo]
+ *   addresses     /address/:address and /scripthash/:hash [/txs, /txs/chain[/:last_seen_txid], /txs/mempool,
+ *                 /utxo], /address-prefix/:prefix
  *   mempool, fees /mempool, /mempool/txids, /mempool/recent, /fee-estimates (esplora-mempool.ts)
  *
  * Errors are Esplora's: a plain-text message with its status (400 malformed or a refused
@@ -295,8 +296,26 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
   /** The serialized transaction: from its block (the node) when indexed, else from the mempool view. */
   const rawTransaction = async (txid: string): Promise<DecodedTransaction> => {
-    const found = anyTx(txid);
+    let found: ReturnType<typeof anyTx>;
+    try {
+      found = anyTx(txid);
+    } catch (error) {
+      // Broadcast a moment ago and not in the mempool view yet (it refreshes every second): the
+      // node's mempool has it, as an Esplora server's has a transaction it just broadcast.
+      const fromNode = await nodeMempoolTx(txid);
+      if (fromNode) return fromNode;
+      throw error;
+    }
     return "indexed" in found ? blocks.transaction(found.indexed.blockHash, found.indexed.txid) : found.pending;
+  };
+  const nodeMempoolTx = async (txid: string): Promise<DecodedTransaction | null> => {
+    if (!node.getRawTransactionHex) return null;
+    try {
+      const parsed = parseTransactionHex(await node.getRawTransactionHex(txid));
+      return parsed.ok && parsed.value.txid === txid ? parsed.value : null;
+    } catch {
+      return null;
+    }
   };
 
   const on = options.surface.on(router, "/esplora/api");
@@ -471,6 +490,108 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       res.json(address.mempoolPage(addr));
     },
   );
+  // Script hashes (SHA-256 of the output script, in that byte order): the index's address of that
+  // script, then the same reads as /address. A hash the index holds no transaction of (a script
+  // with no address, or none confirmed yet) has zero stats and empty lists.
+  const ScripthashParams = z.object({
+    hash: coded(
+      z
+        .string()
+        .regex(HEX64)
+        .transform((value) => value.toLowerCase())
+        .openapi({
+          type: "string",
+          pattern: HEX64.source,
+          description: "SHA-256 of an output script, 64 hexadecimal characters",
+        }),
+      "INVALID_SCRIPTHASH",
+      () => "Invalid scripthash",
+    ),
+  });
+  const addressOf = (hash: string): string | null => queries.addressForScriptHash(hash);
+  const zeroStats = { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
+  on.get(
+    "/scripthash/:hash",
+    {
+      summary: "Esplora: a script hash's chain and mempool statistics",
+      tags,
+      params: ScripthashParams,
+      responses: answers({ 200: E.ScripthashStats }),
+    },
+    ({ params: { hash } }, _req, res) => {
+      const addr = addressOf(hash);
+      res.json({
+        scripthash: hash,
+        ...(addr ? address.stats(addr) : { chain_stats: zeroStats, mempool_stats: zeroStats }),
+      });
+    },
+  );
+  on.get(
+    "/scripthash/:hash/utxo",
+    {
+      summary: "Esplora: every confirmed unspent output of a script hash",
+      tags,
+      params: ScripthashParams,
+      responses: answers({ 200: z.array(E.Utxo) }),
+    },
+    ({ params: { hash } }, _req, res) => {
+      const addr = addressOf(hash);
+      sendJsonArray(res, addr ? address.utxos(addr) : []);
+    },
+  );
+  on.get(
+    "/scripthash/:hash/txs",
+    {
+      summary: "Esplora: a script hash's transactions, newest first: up to 50 pending ones, then 25 confirmed per page",
+      tags,
+      params: ScripthashParams,
+      query: AfterTxid,
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    async ({ params: { hash }, query }, _req, res) => {
+      const addr = addressOf(hash);
+      sendJsonArray(res, addr ? await address.txs(addr, query.after_txid ?? null) : []);
+    },
+  );
+  on.get(
+    "/scripthash/:hash/txs/chain",
+    {
+      summary: "Esplora: a script hash's confirmed transactions, newest first (25 per page)",
+      tags,
+      params: ScripthashParams,
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    async ({ params: { hash } }, _req, res) => {
+      const addr = addressOf(hash);
+      sendJsonArray(res, addr ? await address.chainPage(addr, null) : []);
+    },
+  );
+  on.get(
+    "/scripthash/:hash/txs/chain/:last_seen_txid",
+    {
+      summary: "Esplora: the next page of a script hash's confirmed transactions, after the last one seen",
+      tags,
+      params: ScripthashParams.extend({ last_seen_txid: TxidParam }),
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    async ({ params }, _req, res) => {
+      const addr = addressOf(params.hash);
+      sendJsonArray(res, addr ? await address.chainPage(addr, params.last_seen_txid) : []);
+    },
+  );
+  on.get(
+    "/scripthash/:hash/txs/mempool",
+    {
+      summary: "Esplora: a script hash's pending transactions, newest first (up to 50)",
+      tags,
+      params: ScripthashParams,
+      responses: answers({ 200: z.array(E.Tx) }),
+    },
+    ({ params: { hash } }, _req, res) => {
+      const addr = addressOf(hash);
+      res.json(addr ? address.mempoolPage(addr) : []);
+    },
+  );
   on.get(
     "/address-prefix/:prefix",
     {
@@ -599,7 +720,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: E.Outspend }),
     },
     ({ params: { txid, vout } }, _req, res) => {
-      const indexed = queries.tx(txid)?.outputs.find((o) => o.vout === vout)?.spent ?? null;
+      const indexed = queries.outspend(txid, vout)?.spent ?? null;
       res.json(outspend(indexed, options.mempool?.spentBy(txid, vout) ?? null));
     },
   );
