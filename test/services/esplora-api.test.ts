@@ -208,6 +208,9 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
       const raw = await fetch(`${root}/block/${busyBlock}/raw`);
       expect(raw.headers.get("content-type")).to.equal("application/octet-stream");
       expect(Buffer.from(await raw.arrayBuffer()).toString("hex")).to.equal(rawHex);
+      // mempool.js reads it as text (axios's default): what it gets is the bytes decoded as UTF-8.
+      const viaClient = (await esplora.blocks.getBlockRaw({ hash: busyBlock })) as unknown as string;
+      expect(viaClient).to.equal(Buffer.from(rawHex, "hex").toString("utf8"));
       const header = await esplora.blocks.getBlockHeader({ hash: busyBlock });
       expect(header).to.equal(await devnet.rpc<string>("getblockheader", [busyBlock, false]));
       expect(headerId(header)).to.equal(busyBlock);
@@ -230,6 +233,8 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
       const raw = await fetch(`${root}/tx/${paymentTxid}/raw`);
       expect(raw.headers.get("content-type")).to.equal("application/octet-stream");
       expect(Buffer.from(await raw.arrayBuffer()).toString("hex")).to.equal(hex);
+      const viaClient = (await esplora.transactions.getTxRaw({ txid: paymentTxid })) as unknown as string;
+      expect(viaClient).to.equal(Buffer.from(hex, "hex").toString("utf8"));
     });
 
     it("proves every transaction of a 28-transaction block in Electrum's form and as a merkleblock", async () => {
