@@ -53,6 +53,10 @@ const HTTP_LAYER: Entry[] = [
   // The launchpad.
   { file: "src/services/launchpad/api-schema.ts", why: "the launchpad's zod API schemas" },
   { file: "src/services/launchpad/app.ts", why: "builds the launchpad's Express app" },
+  {
+    file: "src/services/pages/mount.ts",
+    why: "mounts the pages and /wallet-provider.js on the launchpad's and the AMM's Express apps, declared in their OpenAPI documents",
+  },
   // Every daemon's ops endpoints.
   { file: "src/services/ops/server.ts", why: "builds the ops endpoints' Express app and OpenAPI document" },
 ];
