@@ -3,7 +3,7 @@
  * IndexQueries and never call the node, except broadcast, which hands a signed transaction to it.
  */
 import express, { Response } from "express";
-import { DogeNetwork, coinbaseMaturity, parseTransactionHex } from "../../doge";
+import { DogeNetwork, coinbaseMatureWith, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
 import { indexIsBehind } from "../../indexer/read/status";
@@ -258,7 +258,6 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     },
   );
 
-  const maturity = coinbaseMaturity(network);
   get.get(
     "/wallet/address/:address/utxos",
     {
@@ -281,7 +280,8 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       const items: Record<string, unknown>[] = page.items.map((u) => {
         // At least 1 even when the cached tip lags the row just read: 0 means pending.
         const confirmations = Math.max(1, tip - u.height + 1);
-        const mature = !u.coinbase || confirmations >= maturity;
+        // Maturity by the coinbase's own height (30 before Digishield on mainnet, 240 from it).
+        const mature = !u.coinbase || coinbaseMatureWith(network, confirmations, u.height);
         const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
         return {
           txid: u.txid,
