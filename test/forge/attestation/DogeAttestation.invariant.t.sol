@@ -44,12 +44,23 @@ contract DogeAttestationInvariantTest is AttesterSigning {
         targetSelector(address(handler), selectors);
     }
 
-    function invariant_theHandlerSawNoOutcomeTheModelRefuses() public view {
+    /// @notice Forge runs one campaign per invariant function, all from the same seed (the same
+    /// call sequences): one function checking every property after each call explores as much for a
+    /// fraction of the time, and the failing assertion's message names the property.
+    function invariant_factsRequestsMoneyAndAdministrationHoldForAnyCallSequence() public view {
+        _theHandlerSawNoOutcomeTheModelRefuses();
+        _balanceEqualsOpenFeesPlusWithdrawableBalances();
+        _everyRequestIsWhereTheModelSays();
+        _storedFactsNeverGoBackAndMatchTheModel();
+        _administrationIsWhatTheTimelockExecuted();
+    }
+
+    function _theHandlerSawNoOutcomeTheModelRefuses() internal view {
         uint256 count = handler.violationCount();
         if (count != 0) vm.assertEq(handler.violations(0), "", string.concat(vm.toString(count), " violations; first"));
     }
 
-    function invariant_balanceEqualsOpenFeesPlusWithdrawableBalances() public view {
+    function _balanceEqualsOpenFeesPlusWithdrawableBalances() internal view {
         uint256 owed;
         uint256 withdrawable;
         for (uint256 i = 0; i < handler.payeeCount(); ++i) {
@@ -63,7 +74,7 @@ contract DogeAttestationInvariantTest is AttesterSigning {
         vm.assertEq(balance, handler.paidInWei() - handler.paidOutWei(), "balance = paid in - paid out");
     }
 
-    function invariant_everyRequestIsWhereTheModelSays() public view {
+    function _everyRequestIsWhereTheModelSays() internal view {
         uint256 openFees;
         for (uint256 i = 0; i < handler.requestCount(); ++i) {
             AttestationHandler.ModelRequest memory expected = handler.requestAt(i);
@@ -77,7 +88,7 @@ contract DogeAttestationInvariantTest is AttesterSigning {
         vm.assertEq(openFees, handler.openFeesWei(), "open fees");
     }
 
-    function invariant_storedFactsNeverGoBackAndMatchTheModel() public view {
+    function _storedFactsNeverGoBackAndMatchTheModel() internal view {
         uint64 highest;
         for (uint256 i = 0; i < handler.factCount(); ++i) {
             (bytes32[3] memory id, AttestationHandler.ModelFact memory expected) = handler.factAt(i);
@@ -93,7 +104,7 @@ contract DogeAttestationInvariantTest is AttesterSigning {
         vm.assertEq(attestation.l1Tip(), highest, "l1Tip is the highest stored height");
     }
 
-    function invariant_administrationIsWhatTheTimelockExecuted() public view {
+    function _administrationIsWhatTheTimelockExecuted() internal view {
         (address[3] memory set, uint64 setId) = attestation.attesters();
         address[3] memory expectedSet = handler.modelSet();
         for (uint256 i = 0; i < 3; ++i) vm.assertEq(set[i], expectedSet[i], "attester set");

@@ -50,12 +50,21 @@ contract JobServicesInvariantTest is AttesterSigning {
         targetSelector(address(handler), selectors);
     }
 
-    function invariant_theHandlerSawNoOutcomeTheModelRefuses() public view {
+    /// @notice Forge runs one campaign per invariant function, all from the same seed (the same
+    /// call sequences): one function checking every property after each call explores as much for a
+    /// fraction of the time, and the failing assertion's message names the property.
+    function invariant_jobsPayOnceAndServicesHoldWhatTheyOweForAnyCallSequence() public view {
+        _theHandlerSawNoOutcomeTheModelRefuses();
+        _eachServiceHoldsExactlyWhatItOwes();
+        _eachJobsFeeLeavesEscrowAtMostOnceAndAsTheModelSays();
+    }
+
+    function _theHandlerSawNoOutcomeTheModelRefuses() internal view {
         uint256 count = handler.violationCount();
         if (count != 0) vm.assertEq(handler.violations(0), "", string.concat(vm.toString(count), " violations; first"));
     }
 
-    function invariant_eachServiceHoldsExactlyWhatItOwes() public view {
+    function _eachServiceHoldsExactlyWhatItOwes() internal view {
         IJobService[2] memory services = [IJobService(address(inscriber)), IJobService(address(anchor))];
         for (uint256 s = 0; s < 2; ++s) {
             IJobService service = services[s];
@@ -73,7 +82,7 @@ contract JobServicesInvariantTest is AttesterSigning {
         }
     }
 
-    function invariant_eachJobsFeeLeavesEscrowAtMostOnceAndAsTheModelSays() public view {
+    function _eachJobsFeeLeavesEscrowAtMostOnceAndAsTheModelSays() internal view {
         for (uint256 i = 0; i < handler.jobCount(); ++i) {
             JobsHandler.ModelJob memory expected = handler.jobAt(i);
             IJobService.Job memory stored = expected.service.jobOf(expected.id);
