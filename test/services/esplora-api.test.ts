@@ -216,14 +216,27 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
       expect(headerId(header)).to.equal(busyBlock);
     });
 
-    it("says a block a reorg took away is no longer in the best chain, and still serves it by hash", async () => {
+    it("says a block a reorg took away is no longer in the best chain, still serves it by hash, and moves its transactions", async () => {
+      // A payment mined in the block the reorg will take away, read (and kept) through /txs first.
+      const carol = newKey();
+      const paid = (await devnet.rpc<{ txid: string }>("devnet_faucet", [carol.address, 3])).txid;
+      await mine();
       const stale = await devnet.rpc<string>("getbestblockhash");
       const height = await devnet.rpc<number>("getblockcount");
+      const before = (await getJson(`/address/${carol.address}/txs`)).body as any[];
+      expect(before.map((t) => [t.txid, t.status.block_hash])).to.deep.equal([[paid, stale]]);
       await devnet.rpc("invalidateblock", [stale]);
       await mine(2);
       expect(await esplora.blocks.getBlockHeight({ height })).to.not.equal(stale);
       expect(await esplora.blocks.getBlockStatus({ hash: stale })).to.deep.equal({ in_best_chain: false });
       expect((await getJson(`/block/${stale}`)).body).to.deep.include({ id: stale, height });
+      // The payment went back to the mempool and into the new chain: its status names the new block.
+      const { blockhash } = await devnet.rpc<{ blockhash: string }>("getrawtransaction", [paid, 1]);
+      expect(blockhash).to.not.equal(stale);
+      const after = (await getJson(`/address/${carol.address}/txs`)).body as any[];
+      expect(after.map((t) => [t.txid, t.status.block_hash])).to.deep.equal([[paid, blockhash]]);
+      expect((await getJson(`/tx/${paid}`)).body.status.block_hash).to.equal(blockhash);
+      expect((await getJson(`/address/${carol.address}/utxo`)).body[0].status.block_hash).to.equal(blockhash);
     });
   });
 

@@ -94,6 +94,9 @@ export const ESPLORA_MEMPOOL_PAGE = 50;
 /** Esplora's /blocks page: the 10 newest blocks from the tip or a height. */
 export const ESPLORA_BLOCKS_PAGE = 10;
 
+/** Block hashes by height kept at most (about 100 bytes each). */
+const MAX_KEPT_HEIGHTS = 1_000_000;
+
 /** A block by hash never changes: Esplora says these answers "can be cached indefinitely". */
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -167,13 +170,40 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   });
 
   /**
+   * The index's block hash at each height, read once and kept while the chain below an anchor (the
+   * indexed tip when last checked) stays: `checkChain()`, once per request that uses it, reads the
+   * tip and the hash at the anchor's height, and forgets every kept hash (and the blocks and
+   * transactions kept with them) when a reorg replaced the anchor. Only heights at or below the
+   * anchor are kept, so a reorg that changes a kept height always changes the anchor's hash too.
+   */
+  const hashes = new Map<number, string>();
+  let anchor: { height: number; hash: string } | null = null;
+  const checkChain = () => {
+    if (anchor && chain.blockHashAt(anchor.height) !== anchor.hash) {
+      hashes.clear();
+      blocksByHeight.clear();
+    }
+    anchor = chain.tip();
+  };
+  const hashAtHeight = (height: number): string | null => {
+    const kept = hashes.get(height);
+    if (kept !== undefined) return kept;
+    const hash = chain.blockHashAt(height);
+    if (hash !== null && anchor && height <= anchor.height) {
+      if (hashes.size >= MAX_KEPT_HEIGHTS) hashes.clear();
+      hashes.set(height, hash);
+    }
+    return hash;
+  };
+
+  /**
    * The index's block at `height` (hash and time), read through `txid`, one of its transactions,
-   * the first time and kept: a cheap hash check at that height tells whether a reorg replaced it.
+   * the first time and kept while its hash is the one at that height.
    */
   const blocksByHeight = new LruCache<number, { hash: string; time: number }>(100_000);
   const indexedBlock = (height: number, txid: string): { hash: string; time: number } => {
     const known = blocksByHeight.get(height);
-    if (known && chain.blockHashAt(height) === known.hash) return known;
+    if (known && hashAtHeight(height) === known.hash) return known;
     const tx = indexedTx(txid);
     const block = { hash: tx.blockHash, time: tx.blockTime };
     blocksByHeight.set(height, block);
@@ -355,6 +385,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     /** Every confirmed unspent output, oldest first, each with its funding block's status. */
     const utxos = (addr: string) => {
       // The status names the funding block: the index's block at that height, once per height.
+      checkChain();
       const blockAt = new Map<number, { hash: string; time: number }>();
       const items: string[] = [];
       for (const u of queries.allUtxos(addr, 500)) {
@@ -384,11 +415,10 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
         before = { height: seen.height, position: seen.position };
       }
       const page = queries.history(addr, before, ESPLORA_CHAIN_PAGE);
-      const hashAtHeight = new Map<number, string | null>();
+      checkChain();
       return Promise.all(
         page.items.map((item) => {
-          if (!hashAtHeight.has(item.height)) hashAtHeight.set(item.height, chain.blockHashAt(item.height));
-          const hash = hashAtHeight.get(item.height);
+          const hash = hashAtHeight(item.height);
           return (hash ? cachedTxText(item.txid, hash) : null) ?? txText(indexedTx(item.txid));
         }),
       );
@@ -1169,6 +1199,10 @@ class LruCache<K, V> {
 
   delete(key: K): void {
     this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 }
 
