@@ -405,6 +405,10 @@ const SERVICES: ServiceSpec[] = [
       PORTS.explorer,
     ],
     ready: /^explorer {2}(\S+)$/m,
+    prepare: async () => [
+      `pages  ${local(PORTS.explorer)}/ (search, transactions, addresses, inscriptions, blocks, DRC-20, OP_RETURN, OP_CHECKZKP)`,
+      `esplora ${local(PORTS.explorer)}/esplora/api (Blockstream Esplora's read API and POST /tx)`,
+    ],
     needs: ["devnet", "indexer"],
   },
   {
@@ -801,6 +805,7 @@ async function prepareAmm(): Promise<string[]> {
     fs.writeFileSync(PATHS.amm.bondingKey, `${operatorKey}\n`, { mode: 0o600 });
   }
   return [
+    `pages  ${local(PORTS.amm)}/ (swap), ${local(PORTS.amm)}/liquidity.html, ${local(PORTS.amm)}/bonding.html`,
     `custody wallet ${key.address} (${funded(AMM_FUNDING_DOGE)}); demo pool WOOF/DOGE: the tick is deployed, minted and seeded within about a minute of the first start`,
     `bonding launches' operator key: ${fs.readFileSync(PATHS.amm.bondingKey, "utf8").trim()}; demo bonding coin MOON (graduates at 2,000 DOGE)`,
   ];
@@ -828,11 +833,19 @@ const AMM: ServiceSpec = {
     "--port",
     PORTS.amm,
     "--demo",
+    // The swap, liquidity and bonding pages, their payments built from the explorer's UTXOs.
+    "--web-dir",
+    path.join(ROOT, "web", "amm"),
+    "--explorer-url",
+    URLS.explorer,
+    "--dev-wallet-key-file",
+    PATHS.launchpad.devWalletKey,
   ],
   ready: /^amm {2}(\S+)$/m,
   prepare: prepareAmm,
-  // The inscriber's preparation writes the AMM's project key, and its hot wallet is the AMM's service address.
-  needs: ["devnet", "indexer", "inscriber"],
+  // The inscriber's preparation writes the AMM's project key, and its hot wallet is the AMM's service
+  // address; the launchpad's preparation writes and funds the development wallet the pages offer.
+  needs: ["devnet", "indexer", "explorer", "inscriber", "launchpad"],
 };
 
 type Stage = { service: ServiceSpec } | { step: StepSpec };
