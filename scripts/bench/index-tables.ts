@@ -7,7 +7,7 @@
  * tables in ATTESTER_READS; the indexer itself also needs the outputs (to know what an input
  * spends), the pending Doginals and the undo journal while it writes.
  */
-import Database from "better-sqlite3";
+import { indexTableSizes } from "../../src/indexer/sizes";
 
 /** Tables IndexHistory's statements read (as of schema version 8). */
 const ATTESTER_READS = new Set([
@@ -37,49 +37,27 @@ const WRITER_NEEDS = new Set([
 function main(): void {
   const file = process.argv[2];
   if (!file) throw new Error("usage: index-tables.ts <index.sqlite>");
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const txs = (db.prepare("SELECT COUNT(*) AS n FROM txs").get() as { n: number }).n;
-    const owner = new Map<string, string>();
-    for (const row of db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").all() as {
-      name: string;
-      tbl_name: string;
-    }[])
-      owner.set(row.name, row.tbl_name);
-    const bytes = new Map<string, { table: number; indexes: number }>();
-    for (const row of db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
-      name: string;
-      bytes: number;
-    }[]) {
-      const table = owner.get(row.name) ?? row.name;
-      const entry = bytes.get(table) ?? { table: 0, indexes: 0 };
-      if (table === row.name) entry.table += row.bytes;
-      else entry.indexes += row.bytes;
-      bytes.set(table, entry);
-    }
-    const total = [...bytes.values()].reduce((sum, b) => sum + b.table + b.indexes, 0);
+  const sizes = indexTableSizes(file);
+  const txs = sizes.transactions;
+  const bytes = new Map(sizes.tables.map((t) => [t.table, { table: t.tableBytes, indexes: t.indexBytes }]));
+  const total = [...bytes.values()].reduce((sum, b) => sum + b.table + b.indexes, 0);
+  process.stdout.write(`${file}: ${txs.toLocaleString("en-US")} transactions, ${(total / 1e6).toFixed(1)} MB in use\n`);
+  process.stdout.write(
+    `${"table".padEnd(26)} ${"table MB".padStart(9)} ${"index MB".padStart(9)} ${"B/tx".padStart(7)}  read by\n`,
+  );
+  const sums = { facts: 0, writer: 0, neither: 0 };
+  for (const [table, b] of [...bytes].sort((x, y) => y[1].table + y[1].indexes - (x[1].table + x[1].indexes))) {
+    const size = b.table + b.indexes;
+    const use = ATTESTER_READS.has(table) ? "facts" : WRITER_NEEDS.has(table) ? "writer" : "neither";
+    sums[use] += size;
     process.stdout.write(
-      `${file}: ${txs.toLocaleString("en-US")} transactions, ${(total / 1e6).toFixed(1)} MB in use\n`,
+      `${table.padEnd(26)} ${(b.table / 1e6).toFixed(1).padStart(9)} ${(b.indexes / 1e6).toFixed(1).padStart(9)} ${(size / txs).toFixed(0).padStart(7)}  ${use}\n`,
     );
-    process.stdout.write(
-      `${"table".padEnd(26)} ${"table MB".padStart(9)} ${"index MB".padStart(9)} ${"B/tx".padStart(7)}  read by\n`,
-    );
-    const sums = { facts: 0, writer: 0, neither: 0 };
-    for (const [table, b] of [...bytes].sort((x, y) => y[1].table + y[1].indexes - (x[1].table + x[1].indexes))) {
-      const size = b.table + b.indexes;
-      const use = ATTESTER_READS.has(table) ? "facts" : WRITER_NEEDS.has(table) ? "writer" : "neither";
-      sums[use] += size;
-      process.stdout.write(
-        `${table.padEnd(26)} ${(b.table / 1e6).toFixed(1).padStart(9)} ${(b.indexes / 1e6).toFixed(1).padStart(9)} ${(size / txs).toFixed(0).padStart(7)}  ${use}\n`,
-      );
-    }
-    const pct = (n: number) => `${((100 * n) / total).toFixed(1)}%`;
-    process.stdout.write(
-      `\nread by an attester's facts: ${(sums.facts / 1e6).toFixed(1)} MB (${pct(sums.facts)}); read only by the indexer while writing: ${(sums.writer / 1e6).toFixed(1)} MB (${pct(sums.writer)}); by neither: ${(sums.neither / 1e6).toFixed(1)} MB (${pct(sums.neither)})\n`,
-    );
-  } finally {
-    db.close();
   }
+  const pct = (n: number) => `${((100 * n) / total).toFixed(1)}%`;
+  process.stdout.write(
+    `\nread by an attester's facts: ${(sums.facts / 1e6).toFixed(1)} MB (${pct(sums.facts)}); read only by the indexer while writing: ${(sums.writer / 1e6).toFixed(1)} MB (${pct(sums.writer)}); by neither: ${(sums.neither / 1e6).toFixed(1)} MB (${pct(sums.neither)})\n`,
+  );
 }
 
 main();
