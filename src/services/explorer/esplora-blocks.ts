@@ -27,7 +27,7 @@ import {
   sha256d,
 } from "../../doge";
 import { RPC_INVALID_ADDRESS_OR_KEY } from "../../doge/policy";
-import { AppError, notFound } from "../http/errors";
+import { Refusal, notFound } from "../../errors";
 
 /** The node calls the block routes make. DogecoinRpcClient fits. */
 export interface EsploraBlockNode {
@@ -54,7 +54,7 @@ export interface BlockMeta {
 }
 
 /** Esplora's "Block not found" (404). */
-export const blockNotFound = (hash: string): AppError =>
+export const blockNotFound = (hash: string): Refusal =>
   notFound("BLOCK_NOT_FOUND", "Block not found", { block_hash: hash });
 
 /** Promises by key, the most recently used kept; a failed read is forgotten. */
@@ -104,7 +104,7 @@ export class EsploraBlockReader {
   async transaction(blockHash: string, txid: string): Promise<DecodedTransaction> {
     const tx = (await this.raw(blockHash)).byTxid.get(txid);
     if (!tx)
-      throw new AppError(
+      throw new Refusal(
         "upstream",
         "NODE_BLOCK_MISMATCH",
         `block ${blockHash} from the node does not hold transaction ${txid}`,
@@ -116,7 +116,7 @@ export class EsploraBlockReader {
   private async fetchRaw(hash: string): Promise<RawBlock> {
     const getBlockHex = this.node.getBlockHex?.bind(this.node);
     if (!getBlockHex)
-      throw new AppError(
+      throw new Refusal(
         "unavailable",
         "RAW_TX_UNAVAILABLE",
         "this explorer's node client cannot read blocks, so blocks and raw transactions are not served",
@@ -125,7 +125,7 @@ export class EsploraBlockReader {
     const bytes = hexToBytes(hex);
     const parsed = parseBlock(bytes);
     if (!parsed.ok || parsed.value.hash !== hash)
-      throw new AppError(
+      throw new Refusal(
         "upstream",
         "NODE_BLOCK_MISMATCH",
         parsed.ok
@@ -146,7 +146,7 @@ export class EsploraBlockReader {
   private async fetchMeta(hash: string): Promise<BlockMeta> {
     const getBlockHeader = this.node.getBlockHeader?.bind(this.node);
     if (!getBlockHeader)
-      throw new AppError(
+      throw new Refusal(
         "unavailable",
         "BLOCKS_UNAVAILABLE",
         "this explorer's node client cannot read block headers, so blocks are not served",
@@ -162,7 +162,7 @@ async function askNode<T>(hash: string, read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (error) {
     if ((error as { code?: unknown }).code === RPC_INVALID_ADDRESS_OR_KEY) throw blockNotFound(hash);
-    throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", {
+    throw new Refusal("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer the block read", {
       node_message: error instanceof Error ? error.message : String(error),
     });
   }

@@ -16,7 +16,7 @@
 import { RECOMMENDED_FEE_RATE, parseTransactionHex } from "../../doge";
 import type { DecodedTransaction } from "../../doge";
 import { dogeToKoinu } from "../../chain/dogecoin-rpc";
-import { AppError } from "../http/errors";
+import { Refusal } from "../../errors";
 
 /** The node calls these routes make. DogecoinRpcClient fits. */
 export interface EsploraMempoolNode {
@@ -108,12 +108,12 @@ export class EsploraMempoolSource {
 
   private async readMempool(): Promise<NodeMempoolEntry[]> {
     if (!this.node.call)
-      throw new AppError("unavailable", "MEMPOOL_UNAVAILABLE", "this explorer's node client cannot read the mempool");
+      throw new Refusal("unavailable", "MEMPOOL_UNAVAILABLE", "this explorer's node client cannot read the mempool");
     let verbose: Record<string, { size: number; fee: number; time: number }>;
     try {
       verbose = await this.node.call("getrawmempool", [true]);
     } catch (error) {
-      throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer getrawmempool", {
+      throw new Refusal("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer getrawmempool", {
         node_message: error instanceof Error ? error.message : String(error),
       });
     }
@@ -139,7 +139,7 @@ export class EsploraMempoolSource {
             // DOGE per kB -> koinu per byte; -1 (no estimate) leaves the floor.
             if (answer.feerate > 0) rate = Math.max(rate, Number(dogeToKoinu(answer.feerate)) / 1000);
           } catch (error) {
-            throw new AppError("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer estimatesmartfee", {
+            throw new Refusal("upstream", "NODE_UNAVAILABLE", "the base-chain node did not answer estimatesmartfee", {
               node_message: error instanceof Error ? error.message : String(error),
             });
           }
