@@ -36,6 +36,7 @@ import { devWalletAdapter } from "./wallets/dev";
 import { MyDogeApi, myDogeAdapter } from "./wallets/mydoge";
 import { ownInputIndexes } from "./wallets/psbt-forms";
 import { UnisatStyleApi, unisatStyleAdapter } from "./wallets/unisat";
+import { WalletConnectDogeApi, walletConnectAdapter } from "./wallets/walletconnect";
 import { buildPayment, finalizePayment, PaymentError } from "./payment";
 
 export { WalletError, PaymentError };
@@ -95,6 +96,9 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     const unisat = scope.unisat as UnisatStyleApi | undefined;
     if (unisat && typeof unisat.requestAccounts === "function")
       found.push(unisatStyleAdapter("unisat", "UniSat", unisat, btcNetwork));
+    const walletConnect = scope.walletConnectDoge as WalletConnectDogeApi | undefined;
+    if (walletConnect && typeof walletConnect.request === "function")
+      found.push(walletConnectAdapter(walletConnect, network));
     if (dev) found.push(dev);
     return found;
   }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import type { StandinConfig } from "./common";
 
-export type StandinKind = "mydoge" | "dogelabs" | "unisat";
+export type StandinKind = "mydoge" | "dogelabs" | "unisat" | "walletconnect";
 export type { StandinConfig };
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");

@@ -7,7 +7,7 @@
  */
 import type { Psbt } from "bitcoinjs-lib";
 
-export type WalletId = "mydoge" | "dogelabs" | "unisat" | "dev";
+export type WalletId = "mydoge" | "dogelabs" | "unisat" | "walletconnect" | "dev";
 
 /** The steps a page may ask of a wallet, named as the messages name them. */
 export type WalletStep = "connect" | "sign the payment" | "sign a message" | "read the balance" | "disconnect";
