@@ -210,8 +210,9 @@ describe("attester facts at an explicit height", function () {
       const tip = history.tip()!.height;
       const byOutputs = history.db
         .prepare(
-          `SELECT COALESCE(SUM(value), 0) AS koinu FROM outputs WHERE address = ? AND height <= ?
-        AND (spent_height IS NULL OR spent_height > ?)`,
+          `SELECT COALESCE(SUM(o.value), 0) AS koinu FROM outputs o JOIN txs t ON t.id = o.tx_id
+        JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id
+        WHERE a.address = ? AND t.height <= ? AND (s.height IS NULL OR s.height > ?)`,
         )
         .safeIntegers(true);
       for (const key of [alice, bob, carol, dave]) {

@@ -523,28 +523,52 @@ describe("attest API", function () {
 
     it("outvotes an attester whose index is corrupted: it disagrees and its signature is not used", async () => {
       const corrupted = dbs[2];
-      corrupted.prepare("UPDATE address_history SET received = received + 1 WHERE address = ?").run(bob.address);
+      corrupted
+        .prepare(
+          "UPDATE address_history SET received = received + 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+        )
+        .run(bob.address);
       try {
         const { status, body } = await get(`/doge-balance?address=${bob.address}`);
         expect(status, JSON.stringify(body)).to.equal(200);
         expect(body.signers.sort()).to.deep.equal([attesterKeys[0].address, attesterKeys[1].address].sort());
         expect(recoveredSigners(body)).to.deep.equal(body.signers);
       } finally {
-        corrupted.prepare("UPDATE address_history SET received = received - 1 WHERE address = ?").run(bob.address);
+        corrupted
+          .prepare(
+            "UPDATE address_history SET received = received - 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+          )
+          .run(bob.address);
       }
     });
 
     it("answers 502 ATTESTERS_DISAGREE when no two attesters agree", async () => {
-      dbs[1].prepare("UPDATE address_history SET received = received + 1 WHERE address = ?").run(bob.address);
-      dbs[2].prepare("UPDATE address_history SET received = received + 2 WHERE address = ?").run(bob.address);
+      dbs[1]
+        .prepare(
+          "UPDATE address_history SET received = received + 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+        )
+        .run(bob.address);
+      dbs[2]
+        .prepare(
+          "UPDATE address_history SET received = received + 2 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+        )
+        .run(bob.address);
       try {
         const { status, body } = await get(`/doge-balance?address=${bob.address}`);
         expect(status).to.equal(502);
         expect(body.error.code).to.equal("ATTESTERS_DISAGREE");
         expect(body.error.details.attesters).to.have.length(3);
       } finally {
-        dbs[1].prepare("UPDATE address_history SET received = received - 1 WHERE address = ?").run(bob.address);
-        dbs[2].prepare("UPDATE address_history SET received = received - 2 WHERE address = ?").run(bob.address);
+        dbs[1]
+          .prepare(
+            "UPDATE address_history SET received = received - 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+          )
+          .run(bob.address);
+        dbs[2]
+          .prepare(
+            "UPDATE address_history SET received = received - 2 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+          )
+          .run(bob.address);
       }
     });
   });

@@ -150,7 +150,10 @@ describe("explorer API", function () {
     const whale = newKey().address;
     const huge = 2n ** 60n;
     indexer.store.db
-      .prepare("INSERT INTO balances (address, confirmed, tx_count) VALUES (?, ?, ?)")
+      .prepare(
+        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+        VALUES ((SELECT MAX(id) + 1 FROM addresses), ?, x'00', x'00', ?, ?, 0, 0, 0, 0)`,
+      )
       .run(whale, huge, 1);
     const queries = new IndexQueries(indexer.store.db);
     const fast = createWalletFastPath({ queries, network: NETWORKS.regtest });
@@ -176,7 +179,7 @@ describe("explorer API", function () {
       }
     } finally {
       served.close();
-      indexer.store.db.prepare("DELETE FROM balances WHERE address = ?").run(whale);
+      indexer.store.db.prepare("DELETE FROM addresses WHERE address = ?").run(whale);
     }
   });
 
