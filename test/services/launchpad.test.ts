@@ -107,8 +107,12 @@ describe("launchpad API", function () {
   const deployed = async (slug: string) => {
     const jobId = (await call("GET", `/collections/${slug}`)).body.deploy.job_id as string;
     indexDb
-      .prepare("INSERT OR IGNORE INTO blocks (height, hash, prev_hash, time, tx_count, size) VALUES (1, ?, ?, 0, 1, 0)")
+      .prepare(
+        "INSERT OR IGNORE INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (1, ?, ?, 0, 1, 0, 1, 1)",
+      )
       .run("11".repeat(32), "00".repeat(32));
+    // The block must be there (OR IGNORE would also hide a row the schema refuses).
+    expect(indexDb.prepare("SELECT COUNT(*) AS n FROM blocks WHERE height = 1").get()).to.deep.equal({ n: 1 });
     indexDb
       .prepare(
         "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, '0', '1', ?, ?, 1, 0)",
