@@ -94,6 +94,9 @@ export const ESPLORA_MEMPOOL_PAGE = 50;
 /** Esplora's /blocks page: the 10 newest blocks from the tip or a height. */
 export const ESPLORA_BLOCKS_PAGE = 10;
 
+/** JSON text of whole answers kept by indexed tip (byTip), at most. */
+const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+
 /** Block hashes by height kept at most (about 100 bytes each). */
 const MAX_KEPT_HEIGHTS = 1_000_000;
 
@@ -194,6 +197,36 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       hashes.set(height, hash);
     }
     return hash;
+  };
+
+  /**
+   * Answers that depend on the index alone (an address's confirmed lists), kept as their JSON items
+   * with the indexed tip they were read at: every block the indexer writes or rolls back changes
+   * the tip, so an answer serves exactly while the tip is the same one. An answer read while the
+   * tip moved is not kept. At most RESPONSE_CACHE_BYTES of text are kept.
+   */
+  const responses = new LruCache<string, { tip: string; items: string[]; bytes: number }>(Infinity);
+  let responseBytes = 0;
+  const byTip = async (key: string, read: () => string[] | Promise<string[]>): Promise<string[]> => {
+    const tip = chain.tip()?.hash ?? null;
+    const kept = responses.get(key);
+    if (kept && kept.tip === tip) return kept.items;
+    const items = await read();
+    if (tip !== null && chain.tip()?.hash === tip) {
+      const bytes = items.reduce((sum, item) => sum + item.length, 0);
+      if (bytes <= RESPONSE_CACHE_BYTES / 16) {
+        if (kept) responseBytes -= kept.bytes;
+        responses.set(key, { tip, items, bytes });
+        responseBytes += bytes;
+        if (responseBytes > RESPONSE_CACHE_BYTES)
+          for (const [oldest, entry] of responses.oldestFirst()) {
+            if (responseBytes <= RESPONSE_CACHE_BYTES) break;
+            responses.delete(oldest);
+            responseBytes -= entry.bytes;
+          }
+      }
+    }
+    return items;
   };
 
   /**
@@ -383,7 +416,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     };
 
     /** Every confirmed unspent output, oldest first, each with its funding block's status. */
-    const utxos = (addr: string) => {
+    const confirmedUtxos = (addr: string) => {
       // The status names the funding block: the index's block at that height, once per height.
       checkChain();
       const blockAt = new Map<number, { hash: string; time: number }>();
@@ -407,7 +440,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
      * A page of the confirmed history, newest first, after `lastSeen` when given. As electrs does,
      * a last seen txid the index does not hold (a pending or unknown one) ends the list: [].
      */
-    const chainPage = async (addr: string, lastSeen: string | null) => {
+    const confirmedPage = async (addr: string, lastSeen: string | null) => {
       let before: { height: number; position: number } | null = null;
       if (lastSeen !== null) {
         const seen = queries.tx(lastSeen);
@@ -437,6 +470,11 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       ...(await chainPage(addr, after)),
     ];
 
+    /** Confirmed lists depend on nothing but the index, so they are kept per indexed tip. */
+    const utxos = (addr: string) => byTip(`utxo ${addr}`, () => confirmedUtxos(addr));
+    const chainPage = (addr: string, lastSeen: string | null) =>
+      byTip(`chain ${addr} ${lastSeen ?? ""}`, () => confirmedPage(addr, lastSeen));
+
     return { stats, utxos, chainPage, mempoolPage, txs };
   }
 
@@ -461,8 +499,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: AddressParams,
       responses: answers({ 200: z.array(E.Utxo) }),
     },
-    ({ params: { address: addr } }, _req, res) => {
-      sendJsonArray(res, address.utxos(addr));
+    async ({ params: { address: addr } }, _req, res) => {
+      sendJsonArray(res, await address.utxos(addr));
     },
   );
   // mempool.js and newer Esplora servers page this path with ?after_txid=.
@@ -564,9 +602,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: ScripthashParams,
       responses: answers({ 200: z.array(E.Utxo) }),
     },
-    ({ params: { hash } }, _req, res) => {
+    async ({ params: { hash } }, _req, res) => {
       const addr = addressOf(hash);
-      sendJsonArray(res, addr ? address.utxos(addr) : []);
+      sendJsonArray(res, addr ? await address.utxos(addr) : []);
     },
   );
   on.get(
@@ -1203,6 +1241,11 @@ class LruCache<K, V> {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  /** The entries, least recently used first (a copy: the caller may delete while walking it). */
+  oldestFirst(): [K, V][] {
+    return [...this.entries];
   }
 }
 
