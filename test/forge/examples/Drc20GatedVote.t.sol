@@ -71,9 +71,6 @@ contract Drc20GatedVoteTest is ExampleFacts {
         vm.assertEq(feeWei, attestation.requestFee(DRC20_BALANCE), "fee");
     }
 
-    /// @dev A bound on two numbers: 1,000 runs in CI's profile cover it (each run signs and stores
-    /// up to two facts, so 10,000 would cost over a minute on two cores).
-    /// forge-config: ci.fuzz.runs = 1000
     function testFuzzVotesExactlyWhenFreshAndAboveTheMinimum(uint256 amount, uint64 behind) public {
         amount = bound(amount, 0, type(uint128).max);
         behind = uint64(bound(behind, 0, 2 * MAX_AGE));

@@ -86,9 +86,6 @@ contract HolderGatedMintTest is ExampleFacts {
         vm.assertEq(gate.mint(HOLDER), 1, "the fulfilled fact opens the mint");
     }
 
-    /// @dev A bound on two numbers: 1,000 runs in CI's profile cover it (each run signs and stores
-    /// up to two facts, so 10,000 would cost over a minute on two cores).
-    /// forge-config: ci.fuzz.runs = 1000
     function testFuzzMintsExactlyWhenTheFactIsWithinMaxAgeOfTheTip(uint64 l1Height, uint64 behind) public {
         l1Height = uint64(bound(l1Height, 1, 1e12));
         behind = uint64(bound(behind, 0, 3 * MAX_AGE));
