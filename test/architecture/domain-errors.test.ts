@@ -47,6 +47,10 @@ const HTTP_LAYER: Entry[] = [
   { file: "src/services/explorer/app.ts", why: "builds the explorer's Express app" },
   { file: "src/services/explorer/esplora-schema.ts", why: "the Esplora subset's zod API schemas" },
   { file: "src/services/explorer/esplora.ts", why: "builds the Esplora subset's Express router" },
+  {
+    file: "src/services/explorer/pages.ts",
+    why: "serves the explorer's pages and declares them in its OpenAPI document",
+  },
   // The inscriber.
   { file: "src/services/inscriber/app.ts", why: "builds the inscriber's Express app" },
   { file: "src/services/inscriber/schemas.ts", why: "the inscriber's zod API schemas" },
