@@ -101,6 +101,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pools/{tokenA}/{tokenB}/swaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pool's executed swaps, newest or oldest first (its price history)
+         * @description Every swap that moved the pool's reserves, from the pool's ledger: amounts, fee, the trade's price and the spot price after it, the reserves after it, when it executed, its deposit and its order's status. `order=desc` (default) pages from the newest, `asc` from the oldest; `nextCursor` continues in the same order. A read: it writes nothing.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description page size, 1 to 200 (default 100) */
+                    limit?: number;
+                    /** @description desc: newest first (default); asc: oldest first */
+                    order?: "asc" | "desc";
+                    /** @description an opaque cursor from a previous page's next_cursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description a DRC-20 tick or DOGE */
+                    tokenA: string;
+                    /** @description DOGE or a DRC-20 tick */
+                    tokenB: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PoolSwaps"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/swap/quote": {
         parameters: {
             query?: never;
@@ -2457,6 +2517,67 @@ export interface components {
         };
         Pools: {
             pools: components["schemas"]["Pool"][];
+        };
+        PoolSwap: {
+            swapId: string;
+            /** @description the pool ledger's sequence: swaps are in this order */
+            ledgerSeq: number;
+            /** @description the order's address (paid the tokens or DOGE out) */
+            address: string;
+            /** @enum {string} */
+            direction: "DOGE_TO_TOKEN" | "TOKEN_TO_DOGE";
+            /**
+             * @description what went into the pool (koinu or tokens), fee included
+             * @example 1000000
+             */
+            amountIn: string;
+            /**
+             * @description what came out of the pool, before the payout's cost
+             * @example 1000000
+             */
+            amountOut: string;
+            /**
+             * @description the pool's fee, koinu
+             * @example 1000000
+             */
+            fee: string;
+            /**
+             * @description the trade's price: the DOGE side over the token side of amountIn and amountOut, fee included
+             * @example 200000
+             */
+            priceKoinuPerToken: string;
+            /**
+             * @description dogeReserve / tokenReserve after this swap (null when the pool's token reserve was emptied)
+             * @example 200000
+             */
+            spotAfterKoinuPerToken: string | null;
+            /**
+             * @description the pool's DOGE reserve after this swap
+             * @example 1000000
+             */
+            dogeReserve: string;
+            /**
+             * @description the pool's token reserve after this swap
+             * @example 1000000
+             */
+            tokenReserve: string;
+            /** @description when the swap executed (its deposit was deep enough in the index) */
+            at: number;
+            /**
+             * @description a transaction id, 64 hexadecimal characters
+             * @example 9b0fc92260312ce44e74ef369f5c66bbb85848f2eddd5a7a1cde251e54ccfdd5
+             */
+            depositTxid: string;
+            /** @description the order's status now (executed, settled) */
+            status: string | null;
+        };
+        PoolSwaps: {
+            tick: string;
+            /** @enum {string} */
+            order: "asc" | "desc";
+            swaps: components["schemas"]["PoolSwap"][];
+            /** @description an opaque cursor from a previous page's next_cursor */
+            nextCursor: string | null;
         };
         PoolWithDepth: components["schemas"]["Pool"] & {
             /** @description the smallest input that moves the price by at least `bps` each way, and what it buys */

@@ -450,6 +450,39 @@ export const SwapHistory = z
   .object({ address: z.string(), swaps: z.array(Swap), nextCursor: Cursor.nullable() })
   .openapi("SwapHistory");
 
+export const PoolSwapsQuery = z.object({
+  limit: queryInteger(1, 200).optional().openapi({ description: "page size, 1 to 200 (default 100)" }),
+  order: z.enum(["asc", "desc"]).optional().openapi({ description: "desc: newest first (default); asc: oldest first" }),
+  cursor: Cursor.optional(),
+});
+
+export const PoolSwap = z
+  .object({
+    swapId: z.string(),
+    ledgerSeq: z.number().int().openapi({ description: "the pool ledger's sequence: swaps are in this order" }),
+    address: z.string().openapi({ description: "the order's address (paid the tokens or DOGE out)" }),
+    direction: z.enum(["DOGE_TO_TOKEN", "TOKEN_TO_DOGE"]),
+    amountIn: DecimalString.openapi({ description: "what went into the pool (koinu or tokens), fee included" }),
+    amountOut: DecimalString.openapi({ description: "what came out of the pool, before the payout's cost" }),
+    fee: DecimalString.openapi({ description: "the pool's fee, koinu" }),
+    priceKoinuPerToken: Price.openapi({
+      description: "the trade's price: the DOGE side over the token side of amountIn and amountOut, fee included",
+    }),
+    spotAfterKoinuPerToken: Price.nullable().openapi({
+      description: "dogeReserve / tokenReserve after this swap (null when the pool's token reserve was emptied)",
+    }),
+    dogeReserve: DecimalString.openapi({ description: "the pool's DOGE reserve after this swap" }),
+    tokenReserve: DecimalString.openapi({ description: "the pool's token reserve after this swap" }),
+    at: Unix.openapi({ description: "when the swap executed (its deposit was deep enough in the index)" }),
+    depositTxid: Txid.nullable(),
+    status: z.string().nullable().openapi({ description: "the order's status now (executed, settled)" }),
+  })
+  .openapi("PoolSwap");
+
+export const PoolSwaps = z
+  .object({ tick: z.string(), order: z.enum(["asc", "desc"]), swaps: z.array(PoolSwap), nextCursor: Cursor.nullable() })
+  .openapi("PoolSwaps");
+
 export const Positions = z
   .object({
     address: z.string(),

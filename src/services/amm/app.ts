@@ -28,6 +28,7 @@ import {
   SwapRecord,
   addLiquidityFields,
   parseAmount,
+  priceString,
 } from "./ledger";
 import { Authorization, authorizationMessage, orderMessage } from "./orders";
 import * as S from "./api-schema";
@@ -93,6 +94,17 @@ export const AMM_SURFACE_INFO = {
     },
   },
 } as const;
+
+/** The DRC-20 tick of a pair path (/pools/<tick>/DOGE, either order); 404 POOL_NOT_FOUND for a pair without DOGE. */
+function pairTick(a: string, b: string): string {
+  const tick = a.toUpperCase() === "DOGE" ? b : b.toUpperCase() === "DOGE" ? a : null;
+  if (tick === null)
+    throw notFound("POOL_NOT_FOUND", "pools pair a DRC-20 tick with DOGE: /pools/<tick>/DOGE", {
+      tokenA: a,
+      tokenB: b,
+    });
+  return v.tick(tick);
+}
 
 const poolJson = (tick: string, pool: Pool) => ({
   tick,
@@ -279,14 +291,7 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
       responses: { 200: S.PoolWithDepth },
     },
     ({ params }, _req, res) => {
-      const { tokenA: a, tokenB: b } = params;
-      const tick = a.toUpperCase() === "DOGE" ? b : b.toUpperCase() === "DOGE" ? a : null;
-      if (tick === null)
-        throw notFound("POOL_NOT_FOUND", "pools pair a DRC-20 tick with DOGE: /pools/<tick>/DOGE", {
-          tokenA: a,
-          tokenB: b,
-        });
-      const { tick: name, pool } = ledger.poolOr404(v.tick(tick));
+      const { tick: name, pool } = ledger.poolOr404(pairTick(params.tokenA, params.tokenB));
       res.json({
         ...poolJson(name, pool),
         depth: ledger.depthOf(pool).map((d) => ({
@@ -298,6 +303,52 @@ export function createAmmApp(options: AmmAppOptions): AmmApp {
             ? { amountIn: d.tokenToDoge.amountIn.toString(), amountOut: d.tokenToDoge.amountOut.toString() }
             : null,
         })),
+      });
+    },
+  );
+
+  routes.get(
+    "/pools/:tokenA/:tokenB/swaps",
+    {
+      summary: "A pool's executed swaps, newest or oldest first (its price history)",
+      description:
+        "Every swap that moved the pool's reserves, from the pool's ledger: amounts, fee, the trade's price and the spot price after it, the reserves after it, when it executed, its deposit and its order's status. `order=desc` (default) pages from the newest, `asc` from the oldest; `nextCursor` continues in the same order. A read: it writes nothing.",
+      tags: ["pools"],
+      params: S.PairParams,
+      query: S.PoolSwapsQuery,
+      responses: { 200: S.PoolSwaps },
+    },
+    ({ params, query }, _req, res) => {
+      const { tick: name } = ledger.poolOr404(pairTick(params.tokenA, params.tokenB));
+      const order = query.order ?? "desc";
+      const limit = query.limit ?? 100;
+      const after = v.cursor<{ seq: number }>(query.cursor, { seq: "number" });
+      const swaps = ledger.poolSwaps(name, limit + 1, after?.seq ?? null, order);
+      const page = swaps.slice(0, limit);
+      res.json({
+        tick: name,
+        order,
+        swaps: page.map((s) => {
+          const toToken = s.direction === "DOGE_TO_TOKEN";
+          const [koinu, tokens] = toToken ? [s.amountIn, s.amountOut] : [s.amountOut, s.amountIn];
+          return {
+            swapId: s.swapId,
+            ledgerSeq: s.ledgerSeq,
+            address: s.address,
+            direction: s.direction,
+            amountIn: s.amountIn.toString(),
+            amountOut: s.amountOut.toString(),
+            fee: s.fee.toString(),
+            priceKoinuPerToken: priceString(koinu, tokens),
+            spotAfterKoinuPerToken: s.tokenReserve === 0n ? null : priceString(s.dogeReserve, s.tokenReserve),
+            dogeReserve: s.dogeReserve.toString(),
+            tokenReserve: s.tokenReserve.toString(),
+            at: s.at,
+            depositTxid: s.depositTxid,
+            status: s.status,
+          };
+        }),
+        nextCursor: swaps.length > limit ? v.encodeCursor({ seq: page[page.length - 1].ledgerSeq }) : null,
       });
     },
   );

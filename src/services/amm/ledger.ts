@@ -81,6 +81,22 @@ export interface QuoteRecord {
   expiresAt: number;
 }
 
+/** One executed swap of a pool as its ledger entry records it (amounts before the payout's cost; reserves after). */
+export interface PoolSwapRecord {
+  ledgerSeq: number;
+  swapId: string;
+  address: string;
+  direction: Direction;
+  amountIn: bigint;
+  amountOut: bigint;
+  fee: bigint;
+  dogeReserve: bigint;
+  tokenReserve: bigint;
+  at: number;
+  depositTxid: string | null;
+  status: string | null;
+}
+
 export interface SwapRecord {
   id: string;
   quoteId: string;
@@ -375,6 +391,17 @@ export class AmmLedger {
       swapOfQuote: p("SELECT * FROM swaps WHERE quote_id = ?"),
       swapsOf: p(
         "SELECT * FROM swaps WHERE address = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
+      ),
+      // A pool's executed swaps by the (tick_key, seq) index, each with its order's deposit and status.
+      poolSwapsDesc: p(
+        `SELECT l.seq, l.ref_id, l.address, l.direction, l.amount_in, l.amount_out, l.fee, l.doge_reserve, l.token_reserve, l.at,
+        s.deposit_txid, s.status FROM ledger l LEFT JOIN swaps s ON s.id = l.ref_id
+        WHERE l.tick_key = ? AND l.kind = 'swap' AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`,
+      ),
+      poolSwapsAsc: p(
+        `SELECT l.seq, l.ref_id, l.address, l.direction, l.amount_in, l.amount_out, l.fee, l.doge_reserve, l.token_reserve, l.at,
+        s.deposit_txid, s.status FROM ledger l LEFT JOIN swaps s ON s.id = l.ref_id
+        WHERE l.tick_key = ? AND l.kind = 'swap' AND l.seq > ? ORDER BY l.seq ASC LIMIT ?`,
       ),
       // Swaps never announced that expired (by the (status, expires_at) index).
       expireUnannounced: p(
@@ -832,6 +859,32 @@ export class AmmLedger {
   swapsOf(address: string, limit: number, before: { createdAt: number; id: string } | null): SwapRecord[] {
     const at = before?.createdAt ?? Number.MAX_SAFE_INTEGER;
     return (this.s.swapsOf.all(address, at, at, before?.id ?? "\uffff", limit) as SwapRow[]).map((r) => this.swapOf(r));
+  }
+
+  /**
+   * The pool's executed swaps (those that moved its reserves), newest first or oldest first, `limit`
+   * of them after the ledger sequence `afterSeq` in that order (null: from the newest or the oldest).
+   */
+  poolSwaps(tick: string, limit: number, afterSeq: number | null, order: "asc" | "desc"): PoolSwapRecord[] {
+    const rows = (
+      order === "desc"
+        ? this.s.poolSwapsDesc.all(drc20TickKey(tick), afterSeq ?? Number.MAX_SAFE_INTEGER, limit)
+        : this.s.poolSwapsAsc.all(drc20TickKey(tick), afterSeq ?? 0, limit)
+    ) as Record<string, string | number | null>[];
+    return rows.map((r) => ({
+      ledgerSeq: Number(r.seq),
+      swapId: String(r.ref_id),
+      address: String(r.address),
+      direction: r.direction as Direction,
+      amountIn: BigInt(r.amount_in as string),
+      amountOut: BigInt(r.amount_out as string),
+      fee: BigInt(r.fee as string),
+      dogeReserve: BigInt(r.doge_reserve as string),
+      tokenReserve: BigInt(r.token_reserve as string),
+      at: Number(r.at),
+      depositTxid: (r.deposit_txid as string | null) ?? null,
+      status: (r.status as string | null) ?? null,
+    }));
   }
 
   /** 422 ADDRESS_IS_SERVICE when `address` is one of the service's own (the custody's): never an order's address. */
