@@ -575,6 +575,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/explorer/drc20/{tick}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A DRC-20 tick: its deploy, supply minted, and its holders, largest first, in pages */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description an opaque cursor from a previous page's next_cursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description a DRC-20 tick: exactly 4 bytes of UTF-8 */
+                    tick: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Drc20Tick"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/explorer/inscription/{id}": {
         parameters: {
             query?: never;
@@ -650,6 +702,58 @@ export interface paths {
                     };
                     content: {
                         "application/octet-stream": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/explorer/inscription/{id}/moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An inscription's owner history: where it was inscribed and every move since, oldest first, in pages */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description an opaque cursor from a previous page's next_cursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description an inscription id, <txid>i<index> (index a u32 without leading zeros) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InscriptionMoves"];
                     };
                 };
                 /** @description an error (DESIGN.md section 6) */
@@ -5794,6 +5898,48 @@ export interface components {
                 transferable: string;
             }[];
         };
+        Drc20Tick: {
+            /** @description the tick as deployed (its case kept) */
+            tick: string;
+            /**
+             * @description an unsigned integer in base units, as a decimal string
+             * @example 1000000
+             */
+            max_supply: string;
+            /**
+             * @description an unsigned integer in base units, as a decimal string
+             * @example 1000000
+             */
+            mint_limit: string;
+            /**
+             * @description an unsigned integer in base units, as a decimal string
+             * @example 1000000
+             */
+            minted: string;
+            deployer_address: string;
+            /** @description the deploy inscription */
+            inscription_id: string;
+            /** @description the block of the deploy */
+            height: number;
+            /** @description addresses with a non-zero available or transferable balance */
+            holder_count: number;
+            /** @description largest total (available + transferable) first, ties by address; one page */
+            holders: {
+                address: string;
+                /**
+                 * @description an unsigned integer in base units, as a decimal string
+                 * @example 1000000
+                 */
+                available: string;
+                /**
+                 * @description an unsigned integer in base units, as a decimal string
+                 * @example 1000000
+                 */
+                transferable: string;
+            }[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         Error: {
             error: {
                 /**
@@ -6044,6 +6190,26 @@ export interface components {
             } | null;
             owner_address: string | null;
             content_url: string;
+        };
+        /** @description An inscription's owner history, oldest first. */
+        InscriptionMoves: {
+            id: string;
+            items: {
+                height: number;
+                /** @description the transaction that inscribed or moved it */
+                txid: string;
+                /**
+                 * @description genesis: inscribed; move: sent to an output; fee: spent to fees and found in the coinbase; lost: spent to fees and not found
+                 * @enum {string}
+                 */
+                kind: "genesis" | "move" | "fee" | "lost";
+                to_txid: string | null;
+                to_vout: number | null;
+                to_offset: number | null;
+                owner_address: string | null;
+            }[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description The spec's OP_RETURN record (DESIGN.md section 4). */
         OpReturnRecord: {

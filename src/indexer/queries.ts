@@ -13,7 +13,9 @@ import type { SqlDatabase } from "../db/sql";
 import { BalanceReads, UtxoView } from "./read/balances";
 import { CollectionReads, CollectionTokenView } from "./read/collections";
 import { Drc20Reads, Drc20Receipt, Drc20TickView, TransferInscriptionView } from "./read/drc20";
+import { Drc20HolderKey, Drc20HolderReads, Drc20HolderView } from "./read/drc20-holders";
 import { HistoryItemView, HistoryReads } from "./read/history";
+import { InscriptionMoveKey, InscriptionMoveReads, InscriptionMoveView } from "./read/inscription-moves";
 import { InscriptionReads, InscriptionView } from "./read/inscriptions";
 import { CollectionDeployView, LaunchpadOperationView, LaunchpadReads } from "./read/launchpad";
 import { OpReturnReads, OpReturnView } from "./read/opreturn";
@@ -27,6 +29,8 @@ export type { InscriptionView } from "./read/inscriptions";
 export type { UtxoView } from "./read/balances";
 export type { HistoryItemView } from "./read/history";
 export type { Drc20Receipt, Drc20TickView, TransferInscriptionView } from "./read/drc20";
+export type { Drc20HolderKey, Drc20HolderView } from "./read/drc20-holders";
+export type { InscriptionMoveKey, InscriptionMoveView } from "./read/inscription-moves";
 export type { CollectionTokenView } from "./read/collections";
 export type { OpReturnView } from "./read/opreturn";
 export type { ZkpPageKey } from "./read/zkp";
@@ -40,6 +44,8 @@ export class IndexQueries {
   readonly balances: BalanceReads;
   readonly addressHistory: HistoryReads;
   readonly drc20: Drc20Reads;
+  readonly drc20Holders: Drc20HolderReads;
+  readonly inscriptionMoveReads: InscriptionMoveReads;
   readonly inscriptions: InscriptionReads;
   readonly collections: CollectionReads;
   readonly launchpad: LaunchpadReads;
@@ -54,6 +60,8 @@ export class IndexQueries {
     this.txs = new TxReads(db, this.opReturns, this.zkp);
     this.inscriptions = new InscriptionReads(db);
     this.drc20 = new Drc20Reads(db);
+    this.drc20Holders = new Drc20HolderReads(db);
+    this.inscriptionMoveReads = new InscriptionMoveReads(db);
     this.balances = new BalanceReads(db, this.inscriptions, this.drc20);
     this.addressHistory = new HistoryReads(db);
     this.collections = new CollectionReads(db);
@@ -173,6 +181,18 @@ export class IndexQueries {
     return this.drc20.tick(tickKey);
   }
 
+  /**
+   * Holders of the tick keyed `tickKey`, largest total (available + transferable) first, at most
+   * `limit` after `after`, with the count of every holder. Reads every operation of the tick.
+   */
+  drc20TickHolders(
+    tickKey: string,
+    after: Drc20HolderKey | null,
+    limit: number,
+  ): { holderCount: number; items: Drc20HolderView[]; next: Drc20HolderKey | null } {
+    return this.drc20Holders.holders(tickKey, after, limit);
+  }
+
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
     return this.drc20.tickCarriers(address, tickKey);
@@ -211,6 +231,11 @@ export class IndexQueries {
   /** An inscription with where it sits now (owner null when it was spent to fees and not re-found). */
   inscription(id: string): InscriptionView | null {
     return this.inscriptions.inscription(id);
+  }
+
+  /** Inscription `id`'s moves (owner history), oldest first, at most `limit` after `after`. */
+  inscriptionMoves(id: string, after: InscriptionMoveKey | null, limit: number): InscriptionMoveView[] {
+    return this.inscriptionMoveReads.moves(id, after, limit);
   }
 
   /** An inscription's content type and body bytes. */

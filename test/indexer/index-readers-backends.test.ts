@@ -238,6 +238,21 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
     same((q) =>
       q.transferInscriptions(alice.address, { order: "desc", count: 10, revealTxid: sent.items[0].reveal_txid }),
     );
+    // Holders, largest total first (bob 700, alice 600 after her transfer of 400, carol 400), in pages.
+    const holders = same((q) => q.drc20TickHolders(tickKey, null, 10));
+    expect(holders.holderCount).to.equal(3);
+    expect(holders.items.map((h) => h.address)).to.deep.equal([bob.address, alice.address, carol.address]);
+    expect(holders.next).to.equal(null);
+    const first = same((q) => q.drc20TickHolders(tickKey, null, 2));
+    expect(first.next).to.deep.equal({ total: 600n, address: alice.address });
+    const second = same((q) => q.drc20TickHolders(tickKey, first.next, 2));
+    expect(second.items).to.deep.equal([{ address: carol.address, available: "400", transferable: "0" }]);
+    expect(second.next).to.equal(null);
+    expect(same((q) => q.drc20TickHolders(drc20TickKey("none"), null, 10))).to.deep.equal({
+      holderCount: 0,
+      items: [],
+      next: null,
+    });
     expect(same((q) => q.drc20Receipts(transferTxid, carol.address))).to.deep.equal([
       { tick: "pups", amount: "400", sender: alice.address, height: sqlite.tx(transferTxid)!.height },
     ]);
@@ -247,7 +262,18 @@ describe("the query module answers the same on SQLite and PostgreSQL (issue 20, 
     for (const id of inscriptionIds) {
       expect(same((q) => q.inscription(id))).to.not.equal(null);
       same((q) => q.inscriptionBody(id));
+      expect(same((q) => q.inscriptionMoves(id, null, 10))[0]).to.include({ kind: "genesis" });
     }
+    // The launchpad mint moved on to carol: inscribed to bob, then moved; paged one move at a time.
+    const moved = inscriptionIds[inscriptionIds.length - 1];
+    const moves = same((q) => q.inscriptionMoves(moved, null, 10));
+    expect(moves.map((m) => [m.kind, m.ownerAddress])).to.deep.equal([
+      ["genesis", bob.address],
+      ["move", carol.address],
+    ]);
+    const [one] = same((q) => q.inscriptionMoves(moved, null, 1));
+    expect(same((q) => q.inscriptionMoves(moved, one, 1))).to.deep.equal([moves[1]]);
+    expect(same((q) => q.inscriptionMoves(moved, moves[1], 1))).to.deep.equal([]);
     expect(same((q) => q.hasCollection(SLUG))).to.equal(true);
     expect(same((q) => q.collectionTokensHeld(SLUG, bob.address)).map((t) => t.tokenId)).to.deep.equal(["0"]);
     expect(same((q) => q.collectionTokensHeld(SLUG, carol.address)).map((t) => t.tokenId)).to.deep.equal(["1"]);

@@ -295,6 +295,11 @@ describe("explorer pages in Chromium", function () {
     expect(await text())
       .to.contain("image/png")
       .and.contain(carol.address);
+    // The owner history, from the moves route: inscribed to carol, never moved since.
+    await page.locator("main section[aria-label='Owner history'] table").waitFor();
+    const history = await page.locator("main section[aria-label='Owner history'] tbody tr").allInnerTexts();
+    expect(history).to.have.length(1);
+    expect(history[0]).to.contain("inscribed").and.contain(carol.address).and.contain(imageId.slice(0, 16));
     await checkPage(page, "explorer-inscription-image");
 
     await page.goto(`${base}/inscription/${textId}`);
@@ -341,17 +346,24 @@ describe("explorer pages in Chromium", function () {
     await checkPage(page, "explorer-block");
   });
 
-  it("opens a DRC-20 tick from the address, or says tick totals are not available", async () => {
+  it("opens a DRC-20 tick from the address: its supply, minted and holders", async () => {
     await page.goto(`${base}/address/${carol.address}`);
     await rendered();
     await page.locator(`main a[href="/drc20/${TICK}"]`).click();
     await page.waitForURL(`${base}/drc20/${TICK}`);
     await rendered();
     const shown = await text();
-    const served = (await fetch(`${base}/api/explorer/drc20/${TICK}`)).status === 200;
-    if (served) expect(shown).to.contain(`DRC-20 ${TICK}`).and.contain("21000000").and.contain(carol.address);
-    else expect(shown).to.contain("DRC-20 tick totals are not available on this explorer yet");
+    expect(shown).to.contain(`DRC-20 ${TICK}`).and.contain("21000000").and.contain(carol.address);
+    expect(await page.locator("main dl.facts").innerText())
+      .to.match(/Minted\s+1000\b/)
+      .and.match(/Holders\s+1\b/);
+    const holders = await page.locator("main section[aria-label='Holders'] tbody tr").allInnerTexts();
+    expect(holders).to.have.length(1);
+    expect(holders[0]).to.contain(carol.address).and.contain("1000");
     await checkPage(page, "explorer-tick");
+    // The search finds the tick by its name.
+    await page.goto(`${base}/search?q=${TICK}`);
+    await page.waitForURL(`${base}/drc20/${TICK}`);
   });
 
   it("lists OP_RETURN outputs, filters them by magic and checks a document's anchor", async () => {
@@ -410,18 +422,15 @@ describe("explorer pages in Chromium", function () {
     );
     expect(await page.inputValue("#q")).to.equal("cd".repeat(32));
     await checkPage(page, "explorer-search-nothing");
-    // A word that is no tick: nothing found, and without the explorer's tick route the page says so.
+    // A word that is no deployed tick: nothing found (the tick route answers 404 TICK_NOT_FOUND).
     await page.goto(`${base}/search?q=nope`);
     await page.waitForFunction(() =>
       document.querySelector("main .state.empty")?.textContent?.startsWith("Nothing found"),
     );
     const probe = await fetch(`${base}/api/explorer/drc20/nope`);
-    const tickRoute = !(probe.status === 404 && (await probe.text()).includes("no route for"));
-    expect(await text()).to.satisfy((shown: string) =>
-      tickRoute
-        ? !shown.includes("tick search is not available")
-        : shown.includes("DRC-20 tick search is not available"),
-    );
+    expect(probe.status).to.equal(404);
+    expect((await probe.json()).error.code).to.equal("TICK_NOT_FOUND");
+    expect(await text()).to.not.contain("tick search is not available");
   });
 
   it("shows a banner while the index is behind its node", async () => {

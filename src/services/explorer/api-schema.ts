@@ -205,6 +205,27 @@ export const Drc20Balances = z
   })
   .openapi("Drc20Balances");
 
+export const Drc20TickBody = z
+  .object({
+    tick: z.string().openapi({ description: "the tick as deployed (its case kept)" }),
+    max_supply: DecimalString,
+    mint_limit: DecimalString,
+    minted: DecimalString,
+    deployer_address: z.string(),
+    inscription_id: z.string().openapi({ description: "the deploy inscription" }),
+    height: Height.openapi({ description: "the block of the deploy" }),
+    holder_count: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: "addresses with a non-zero available or transferable balance" }),
+    holders: z
+      .array(z.object({ address: z.string(), available: DecimalString, transferable: DecimalString }))
+      .openapi({ description: "largest total (available + transferable) first, ties by address; one page" }),
+    next_cursor: NextCursor,
+  })
+  .openapi("Drc20Tick");
+
 export const TickCarriers = z.object({
   address: z.string(),
   tick: z.string(),
@@ -260,6 +281,27 @@ export const InscriptionBody = z
     content_url: z.string(),
   })
   .openapi("Inscription");
+
+export const InscriptionMoves = z
+  .object({
+    id: z.string(),
+    items: z.array(
+      z.object({
+        height: Height,
+        txid: Txid.openapi({ description: "the transaction that inscribed or moved it" }),
+        kind: z.enum(["genesis", "move", "fee", "lost"]).openapi({
+          description:
+            "genesis: inscribed; move: sent to an output; fee: spent to fees and found in the coinbase; lost: spent to fees and not found",
+        }),
+        to_txid: Txid.nullable(),
+        to_vout: z.number().int().min(0).nullable(),
+        to_offset: z.number().int().min(0).nullable(),
+        owner_address: z.string().nullable(),
+      }),
+    ),
+    next_cursor: NextCursor,
+  })
+  .openapi("InscriptionMoves", { description: "An inscription's owner history, oldest first." });
 
 export const ZkpStatus = z.object({
   proposal: z.string(),

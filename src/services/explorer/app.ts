@@ -440,6 +440,40 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
     },
   );
 
+  get.get(
+    "/explorer/drc20/:tick",
+    {
+      summary: "A DRC-20 tick: its deploy, supply minted, and its holders, largest first, in pages",
+      tags: ["drc20"],
+      params: z.object({ tick: v.Tick }),
+      query: z.object({ limit: queryInteger(1, 100).optional(), cursor: v.Cursor.optional() }),
+      responses: { 200: S.Drc20TickBody },
+    },
+    ({ params: { tick }, query }, _req, res) => {
+      const limit = query.limit ?? 25;
+      const after = v.cursor<{ a: string; d: string }>(query.cursor, { a: "string", d: "string" });
+      if (after && !/^(0|[1-9][0-9]{0,77})$/.test(after.a))
+        throw badRequest("INVALID_CURSOR", "cursor is not a cursor this API issued", { field: "cursor" });
+      const key = drc20TickKey(tick);
+      const found = queries.drc20Tick(key);
+      if (!found) throw missing("TICK_NOT_FOUND", `DRC-20 tick ${tick} is not deployed in the index`, { tick });
+      const page = queries.drc20TickHolders(key, after ? { total: BigInt(after.a), address: after.d } : null, limit);
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        tick: found.tick,
+        max_supply: found.maxSupply,
+        mint_limit: found.mintLimit,
+        minted: found.minted,
+        deployer_address: found.deployerAddress,
+        inscription_id: found.inscriptionId,
+        height: found.height,
+        holder_count: page.holderCount,
+        holders: page.items,
+        next_cursor: page.next ? v.encodeCursor({ a: page.next.total.toString(), d: page.next.address }) : null,
+      });
+    },
+  );
+
   const InscriptionParams = z.object({ id: v.InscriptionId });
   get.get(
     "/explorer/inscription/:id",
@@ -490,6 +524,48 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       res.setHeader("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox");
       res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
       res.send(Buffer.from(found.body));
+    },
+  );
+
+  get.get(
+    "/explorer/inscription/:id/moves",
+    {
+      summary: "An inscription's owner history: where it was inscribed and every move since, oldest first, in pages",
+      tags: ["inscriptions"],
+      params: InscriptionParams,
+      query: z.object({ limit: queryInteger(1, 200).optional(), cursor: v.Cursor.optional() }),
+      responses: { 200: S.InscriptionMoves },
+    },
+    ({ params: { id }, query }, _req, res) => {
+      const limit = query.limit ?? 50;
+      const after = v.cursor<{ h: number; p: number; k: string }>(query.cursor, {
+        h: "number",
+        p: "number",
+        k: "string",
+      });
+      const items = queries.inscriptionMoves(
+        id,
+        after ? { height: after.h, position: after.p, kind: after.k } : null,
+        limit,
+      );
+      if (items.length === 0 && !after && !queries.inscription(id))
+        throw missing("INSCRIPTION_NOT_FOUND", `inscription ${id} is not in the index`, { id });
+      const last = items[items.length - 1];
+      res.setHeader("Cache-Control", "no-store");
+      res.json({
+        id,
+        items: items.map((m) => ({
+          height: m.height,
+          txid: m.txid,
+          kind: m.kind,
+          to_txid: m.toTxid,
+          to_vout: m.toVout,
+          to_offset: m.toOffset,
+          owner_address: m.ownerAddress,
+        })),
+        next_cursor:
+          items.length === limit && last ? v.encodeCursor({ h: last.height, p: last.position, k: last.kind }) : null,
+      });
     },
   );
 

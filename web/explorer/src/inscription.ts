@@ -1,6 +1,7 @@
 /**
  * The inscription page (/inscription/<id>): its content shown safely, its ACTION, where it was
- * inscribed and who holds it now.
+ * inscribed, who holds it now and its owner history (every move, from
+ * GET /api/explorer/inscription/<id>/moves, oldest first, a page at a time).
  *
  * Content: images inline (<img> runs no script, SVG included); text and JSON as text; HTML only in
  * an iframe whose sandbox allows nothing (no scripts, no same origin, no forms, no popups), framed
@@ -10,9 +11,13 @@ import {
   ApiError,
   api,
   count,
+  empty,
+  errorState,
   facts,
   h,
+  isMissingRoute,
   link,
+  loading,
   mono,
   pathParam,
   paths,
@@ -20,6 +25,7 @@ import {
   section,
   setTitle,
   startPage,
+  tableRow,
 } from "./lib";
 
 const id = pathParam("/inscription/");
@@ -131,6 +137,79 @@ function drc20Of(text: string): { op: string; tick: string } | null {
   return null;
 }
 
+const MOVE_COLUMNS = ["Block", "Transaction", "What happened", "To output", "Owner"];
+const MOVE_KIND: Record<string, string> = {
+  genesis: "inscribed",
+  move: "moved",
+  fee: "spent to fees, found in the coinbase",
+  lost: "spent to fees, not found",
+};
+
+/** The owner history: the moves route's pages in a table that grows by "Show more". */
+function ownerHistory(): HTMLElement {
+  const caption = h("caption", null, "Moves, oldest first");
+  const body = h("tbody");
+  const wrap = h(
+    "div",
+    { className: "table-wrap" },
+    h(
+      "table",
+      null,
+      caption,
+      h("thead", null, h("tr", null, ...MOVE_COLUMNS.map((c) => h("th", { scope: "col" }, c)))),
+      body,
+    ),
+  );
+  const holder = h("div", null, loading("the owner history"));
+  const more = h("button", { type: "button", className: "more" }, "Show more");
+  let cursor: string | null = null;
+  let shown = 0;
+  const next = async () => {
+    more.setAttribute("disabled", "");
+    try {
+      const page = await api(
+        `/api/explorer/inscription/${id}/moves?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      if (shown === 0 && page.items.length === 0) {
+        holder.replaceChildren(empty("No move of this inscription is indexed."));
+        return;
+      }
+      if (shown === 0) holder.replaceChildren(wrap);
+      for (const m of page.items)
+        body.appendChild(
+          tableRow(MOVE_COLUMNS, [
+            link(paths.block(m.height), `#${m.height}`, ""),
+            link(paths.tx(m.txid), `${m.txid.slice(0, 16)}…`),
+            MOVE_KIND[m.kind] ?? m.kind,
+            m.to_txid ? link(paths.tx(m.to_txid), `${m.to_txid.slice(0, 16)}…:${m.to_vout}`) : "none",
+            m.owner_address
+              ? link(paths.address(m.owner_address), m.owner_address)
+              : m.to_txid
+                ? "a script without an address"
+                : "nobody",
+          ]),
+        );
+      shown += page.items.length;
+      caption.textContent = `Moves, oldest first: ${shown}`;
+      cursor = page.next_cursor;
+      if (cursor) {
+        more.removeAttribute("disabled");
+        if (!more.isConnected) holder.appendChild(more);
+      } else more.remove();
+    } catch (error) {
+      more.remove();
+      const shownError = isMissingRoute(error)
+        ? empty("The owner history is not available on this explorer yet (its API has no moves route).")
+        : errorState(error, "the owner history");
+      if (shown === 0) holder.replaceChildren(shownError);
+      else holder.appendChild(shownError);
+    }
+  };
+  more.addEventListener("click", () => void next());
+  void next();
+  return holder;
+}
+
 async function render() {
   if (!/^[0-9a-f]{64}i[0-9]+$/.test(id))
     throw new ApiError(
@@ -195,6 +274,7 @@ async function render() {
         ),
       ),
     ),
+    section("Owner history", ownerHistory()),
   ];
 }
 
