@@ -67,7 +67,9 @@ describe("AMM pages in Chromium", function () {
   const errors: string[] = [];
   let outside: string[] = [];
   const custody = newKey();
-  const people = new Map<StandinKind, TestKey>(WALLETS.map((w) => [w.kind, newKey()]));
+  const people = new Map<StandinKind, TestKey>(
+    [...WALLETS.map((w) => w.kind), "walletconnect" as const].map((kind) => [kind, newKey()]),
+  );
 
   /** A page in a new context with `kind`'s stand-in injected. */
   async function personPage(kind: StandinKind, key: TestKey): Promise<Page> {
@@ -201,42 +203,53 @@ describe("AMM pages in Chromium", function () {
   const tokenBalance = (address: string, tick: string) =>
     BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === tick)?.available ?? "0");
 
+  /** A swap of 5 DOGE for the pool's token through the swap page with `kind`'s stand-in, until paid and confirmed. */
+  async function swapThroughPage(kind: StandinKind, name: string): Promise<void> {
+    const key = people.get(kind)!;
+    const page = await personPage(kind, key);
+    await page.goto(`${base}/`);
+    await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
+    await page.fill("#amount", "5");
+    await page.waitForFunction(() => document.getElementById("q-out")!.textContent!.includes("WEBS"));
+    await page.click('.presets button[data-bps="100"]');
+    await page.waitForFunction(() => document.getElementById("q-min")!.textContent!.includes("1%"));
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    expect(await page.locator("#wallet").innerText()).to.equal(`${name}: ${key.address}`);
+    if (kind === "mydoge") {
+      await checkPage(page, "amm-swap");
+      await expectScriptWithinBudget(page, "the swap page");
+    }
+    await page.click("#swap");
+    await page.waitForFunction(
+      () => {
+        const message = document.getElementById("swap-message")!;
+        return message.className.includes("ok") || message.className.includes("error");
+      },
+      undefined,
+      { timeout: 120_000 },
+    );
+    const said = await page.locator("#swap-message").innerText();
+    expect(said, said).to.match(/^Swapped: [\d,]+ WEBS paid to /);
+    expect(tokenBalance(key.address, POOL_TICK) > 0n).to.equal(true);
+    // The chart redraws with the pool's swaps (every trader's), this one the newest, once the order is settled.
+    const history = await (await fetch(`${base}/api/pools/${POOL_TICK}/DOGE/swaps`)).json();
+    expect(history.swaps[0].address).to.equal(key.address);
+    await page.waitForFunction(
+      (count) =>
+        document.querySelectorAll("#chart svg path").length === 1 &&
+        document.getElementById("chart")!.dataset.swaps === String(count),
+      history.swaps.length,
+    );
+    await saveScreenshots(page, `amm-swap-settled-${kind}`);
+    await page.context().close();
+    expect(errors).to.deep.equal([]);
+    expect(outside, "requests outside this machine").to.deep.equal([]);
+  }
+
   for (const { kind, name } of WALLETS) {
-    it(`swaps DOGE for ${POOL_TICK} through the swap page with ${name}, until the tokens are paid and confirmed`, async () => {
-      const key = people.get(kind)!;
-      const page = await personPage(kind, key);
-      await page.goto(`${base}/`);
-      await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
-      await page.fill("#amount", "5");
-      await page.waitForFunction(() => document.getElementById("q-out")!.textContent!.includes("WEBS"));
-      await page.click('.presets button[data-bps="100"]');
-      await page.waitForFunction(() => document.getElementById("q-min")!.textContent!.includes("1%"));
-      await page.click("#connect");
-      await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
-      expect(await page.locator("#wallet").innerText()).to.equal(`${name}: ${key.address}`);
-      if (kind === "mydoge") {
-        await checkPage(page, "amm-swap");
-        await expectScriptWithinBudget(page, "the swap page");
-      }
-      await page.click("#swap");
-      await page.waitForFunction(
-        () => {
-          const message = document.getElementById("swap-message")!;
-          return message.className.includes("ok") || message.className.includes("error");
-        },
-        undefined,
-        { timeout: 120_000 },
-      );
-      const said = await page.locator("#swap-message").innerText();
-      expect(said, said).to.match(/^Swapped: [\d,]+ WEBS paid to /);
-      expect(tokenBalance(key.address, POOL_TICK) > 0n).to.equal(true);
-      // The chart redraws with this swap once the order is settled.
-      await page.waitForFunction(() => document.querySelectorAll("#chart svg path").length === 1);
-      await saveScreenshots(page, `amm-swap-settled-${kind}`);
-      await page.context().close();
-      expect(errors).to.deep.equal([]);
-      expect(outside, "requests outside this machine").to.deep.equal([]);
-    });
+    it(`swaps DOGE for ${POOL_TICK} through the swap page with ${name}, until the tokens are paid and confirmed`, () =>
+      swapThroughPage(kind, name));
 
     it(`buys ${CURVE_TICK} on its bonding curve through the bonding page with ${name}: reservation, deposit, confirm, payout`, async () => {
       const key = people.get(kind)!;
@@ -314,6 +327,9 @@ describe("AMM pages in Chromium", function () {
     expect(errors).to.deep.equal([]);
     expect(outside, "requests outside this machine").to.deep.equal([]);
   });
+
+  it(`swaps DOGE for ${POOL_TICK} through the swap page with WalletConnect (its Dogecoin RPC over window.walletConnectDoge)`, () =>
+    swapThroughPage("walletconnect", "WalletConnect"));
 
   it("shows a refusal with the service's message and what to do", async () => {
     const page = await personPage("dogelabs", people.get("dogelabs")!);

@@ -1,4 +1,4 @@
-// The swap page: the pools with their reserves, a price chart from the swaps of this address, and a
+// The swap page: the pools with their reserves, a price chart from the pool's swap history, and a
 // DOGE -> token swap: a live quote (re-asked as the amount or slippage changes, and every 15 s), a
 // price-impact warning, the order (POST /swap/create), the deposit paid with a PSBT the page builds and
 // the wallet signs, the signed execute (execute-swap), then the order's status until it is settled or
@@ -69,43 +69,54 @@ async function loadPools() {
   $("pool").value = state.tick;
 }
 
-/** The chart: the price of each executed swap of this address in the pool (koinu per token), and the spot price now. */
+/** How many of the pool's latest swaps the chart draws (the route's largest page). */
+const CHART_SWAPS = 200;
+
+/**
+ * The chart: the pool's price after each of its latest executed swaps (GET /pools/:tick/DOGE/swaps,
+ * every trader's, koinu per token), oldest to newest, and the spot price now.
+ */
 async function drawChart() {
   const tick = state.tick;
   $("chart-tick").textContent = tick ?? "–";
   const pool = state.pools.find((p) => p.tick === tick);
   const spot = pool?.priceKoinuPerToken ? Number(pool.priceKoinuPerToken) : null;
   let swaps = [];
-  if (state.account) {
+  let failed = false;
+  if (tick) {
     try {
-      const { body } = await api("GET", `/swap/history/${encodeURIComponent(state.account.address)}?limit=200`);
-      swaps = body.swaps.filter((s) => s.tick === tick && s.amountOut !== null && s.depositReceived !== null);
+      const { body } = await api(
+        "GET",
+        `/pools/${encodeURIComponent(tick)}/DOGE/swaps?order=desc&limit=${CHART_SWAPS}`,
+      );
+      swaps = body.swaps;
     } catch {
-      swaps = [];
+      failed = true;
     }
   }
+  if (tick !== state.tick) return;
   const points = swaps
+    .slice()
     .reverse()
-    .map((s) => {
-      const doge = Number(
-        s.direction === "DOGE_TO_TOKEN" ? BigInt(s.depositReceived) - BigInt(s.payoutCost) : s.amountOut,
-      );
-      const tokens = Number(s.direction === "DOGE_TO_TOKEN" ? s.amountOut : s.depositReceived);
-      return { x: s.updatedAt, y: tokens > 0 ? doge / tokens : 0 };
-    })
-    .filter((p) => p.y > 0);
+    .filter((s) => s.spotAfterKoinuPerToken !== null)
+    .map((s) => ({ x: s.at, y: Number(s.spotAfterKoinuPerToken) }));
   const now = Math.floor(Date.now() / 1000);
+  const mine = state.account ? swaps.filter((s) => s.address === state.account.address).length : 0;
   lineChart($("chart"), {
     points: points.length > 0 && spot !== null ? [...points, { x: now, y: spot }] : points,
-    title: `Price of ${tick} in koinu per token: ${points.length} of your swaps${spot !== null ? ` and the spot price ${formatNumber(spot)}` : ""}`,
-    emptyText: state.account ? "No swap of yours in this pool yet" : "Connect a wallet to chart your swaps",
+    title: `Price of ${tick} in koinu per token after each of the pool's last ${points.length} swaps${spot !== null ? `, and the spot price ${formatNumber(spot)}` : ""}`,
+    emptyText: failed
+      ? "The pool's swaps could not be loaded; the chart tries again after your next swap"
+      : "No swap in this pool yet",
     mark: spot !== null && points.length > 0 ? { x: now, y: spot } : undefined,
     yLabel: "koinu per token",
   });
+  $("chart").dataset.swaps = String(points.length);
+  const yours = state.account ? ` ${mine === 1 ? "One of them is" : `${mine} of them are`} yours.` : "";
   $("chart-note").textContent =
     spot === null
       ? "This pool is empty."
-      : `Spot price now: ${formatNumber(spot)} koinu per ${tick} (${formatDoge(BigInt(Math.round(spot)))} DOGE).`;
+      : `Spot price now: ${formatNumber(spot)} koinu per ${tick} (${formatDoge(BigInt(Math.round(spot)))} DOGE). ${points.length} swaps charted.${yours}`;
 }
 
 function clearQuote() {
