@@ -118,7 +118,11 @@ class Connection {
   }
 }
 
-function convert(value: unknown, oid: number, safe: boolean): unknown {
+/**
+ * One value as better-sqlite3 would give it (see the module's comment), from node-postgres with
+ * 64-bit integers, numerics and dates left as text. Shared with the pool (./postgres-pool.ts).
+ */
+export function fromPostgres(value: unknown, oid: number, safe: boolean): unknown {
   if (value === null || value === undefined) return null;
   switch (oid) {
     case OID.int8:
@@ -139,6 +143,15 @@ function convert(value: unknown, oid: number, safe: boolean): unknown {
     default:
       return value;
   }
+}
+
+/** Array-mode rows and their [name, type oid] fields as objects, values through fromPostgres. */
+export function rowsFromPostgres<Row>(rows: unknown[][], fields: [string, number][], safe: boolean): Row[] {
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) row[fields[i][0]] = fromPostgres(values[i], fields[i][1], safe);
+    return row as Row;
+  });
 }
 
 export class PostgresStatement<Row> implements SqlStatement<Row> {
@@ -183,12 +196,7 @@ export class PostgresStatement<Row> implements SqlStatement<Row> {
   }
 
   private rows(answer: Answer): Row[] {
-    const { fields } = answer;
-    return answer.rows.map((values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < fields.length; i++) row[fields[i][0]] = convert(values[i], fields[i][1], this.safe);
-      return row as Row;
-    });
+    return rowsFromPostgres<Row>(answer.rows, answer.fields, this.safe);
   }
 
   get(...params: unknown[]): Row | undefined {

@@ -10,6 +10,7 @@
  * Amounts are bigint koinu here; the HTTP layer decides how to carry them in JSON. Never calls the node.
  */
 import type { SqlDatabase } from "../db/sql";
+import { AddressPrefixReads } from "./read/address-prefix";
 import { BalanceReads, UtxoView } from "./read/balances";
 import { CollectionReads, CollectionTokenView } from "./read/collections";
 import { Drc20Reads, Drc20Receipt, Drc20TickView, TransferInscriptionView } from "./read/drc20";
@@ -51,6 +52,7 @@ export class IndexQueries {
   readonly launchpad: LaunchpadReads;
   readonly opReturns: OpReturnReads;
   readonly zkp: ZkpReads;
+  readonly addressPrefixes: AddressPrefixReads;
 
   /** `db`: a reader's handle (openIndexReader), or the indexer's own in a process that does both (tests, benches). */
   constructor(readonly db: SqlDatabase) {
@@ -62,10 +64,11 @@ export class IndexQueries {
     this.drc20 = new Drc20Reads(db);
     this.drc20Holders = new Drc20HolderReads(db);
     this.inscriptionMoveReads = new InscriptionMoveReads(db);
-    this.balances = new BalanceReads(db, this.inscriptions, this.drc20);
+    this.balances = new BalanceReads(db);
     this.addressHistory = new HistoryReads(db);
     this.collections = new CollectionReads(db);
     this.launchpad = new LaunchpadReads(db);
+    this.addressPrefixes = new AddressPrefixReads(db);
   }
 
   // status
@@ -124,6 +127,11 @@ export class IndexQueries {
    */
   addressForScriptHash(scriptHashHex: string): string | null {
     return this.balances.addressForScriptHash(scriptHashHex);
+  }
+
+  /** Up to `limit` addresses the index has seen paid that begin with `prefix`, in byte order (Esplora's address search). */
+  addressesWithPrefix(prefix: string, limit: number): string[] {
+    return this.addressPrefixes.withPrefix(prefix, limit);
   }
 
   balance(address: string): { confirmedKoinu: bigint; txCount: number } {

@@ -1,8 +1,8 @@
 /** DOGE held by an address: its balance and transaction count, its unspent outputs, its output totals. */
 import type { SqlDatabase } from "../../db/sql";
-import type { Drc20Reads } from "./drc20";
-import type { InscriptionReads } from "./inscriptions";
-import { KEY_MAX, TxIdBounds, hexOf, keyInt, prepareAll } from "./rows";
+import { unsentTransfer } from "./drc20";
+import { inscriptionsOn } from "./inscriptions";
+import { KEY_MAX, PlanRunner, ReadPlan, hexOf, keyInt, prepareAll, rowsOf, txIdBefore } from "./rows";
 
 export interface UtxoView {
   txid: string;
@@ -15,103 +15,128 @@ export interface UtxoView {
   drc20: { tick: string; amount: string }[];
 }
 
+const SQL = {
+  balance: "SELECT confirmed, tx_count FROM addresses WHERE address = ?",
+  addressId: "SELECT id FROM addresses WHERE address = ?",
+  // outputs_unspent_by_address (address_id, tx_id) in chain order from a transaction id on;
+  // the page's order (height, then txid, then vout) is restored per height by utxoPage().
+  utxos: `SELECT o.tx_id, o.vout, o.value, COALESCE(o.script, a.script) AS script, t.txid, t.height, t.coinbase
+    FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id
+    WHERE o.address_id = ? AND o.spent_tx_id IS NULL AND o.tx_id >= ? AND (o.tx_id > ? OR (o.tx_id = ? AND o.vout > ?))
+    ORDER BY o.tx_id, o.vout LIMIT ?`,
+};
+
+/** `address`'s confirmed balance and transaction count (a read plan, ./rows.ts). */
+export function* balanceOf(address: string): ReadPlan<{ confirmedKoinu: bigint; txCount: number }> {
+  const [row] = yield* rowsOf<{ confirmed: bigint; tx_count: bigint }>(SQL.balance, [address], {
+    safe: true,
+    one: true,
+  });
+  return row
+    ? { confirmedKoinu: BigInt(row.confirmed), txCount: Number(row.tx_count) }
+    : { confirmedKoinu: 0n, txCount: 0 };
+}
+
+/**
+ * A page of `address`'s unspent outputs, oldest first, after the key `after` (a read plan,
+ * ./rows.ts). No total: counting an address's unspent outputs reads all of them (the caller pages
+ * until a short page).
+ */
+export function* utxoPage(
+  address: string,
+  after: { height: number; txid: string; vout: number } | null,
+  pageSize: number,
+): ReadPlan<{ items: UtxoView[] }> {
+  const height = keyInt(after?.height ?? -1);
+  const txid = after?.txid ?? "";
+  const vout = keyInt(after?.vout ?? -1);
+  const [idRow] = yield* rowsOf<{ id: number | bigint }>(SQL.addressId, [address], { one: true });
+  if (!idRow || pageSize <= 0) return { items: [] };
+  const addressId = Number(idRow.id);
+  // Rows come in chain order (height, position, vout); a page orders each height's rows by txid.
+  // Read on in chunks until the page's rows are known and the last height they reach is whole.
+  const isAfter = (r: UtxoRow) =>
+    r.height > height || (r.height === height && (r.txid > txid || (r.txid === txid && r.vout > vout)));
+  const rows: UtxoRow[] = [];
+  const chunk = Math.max(pageSize + 1, 64);
+  let key = { txId: (yield* txIdBefore(height, 0)) - 1, vout: KEY_MAX };
+  for (;;) {
+    const got = yield* rowsOf<RawUtxoRow>(SQL.utxos, [addressId, key.txId, key.txId, key.txId, key.vout, chunk], {
+      safe: true,
+    });
+    for (const r of got) {
+      const row: UtxoRow = {
+        txid: hexOf(r.txid),
+        vout: Number(r.vout),
+        value: BigInt(r.value),
+        height: Number(r.height),
+        script: r.script,
+        coinbase: BigInt(r.coinbase) === 1n,
+      };
+      if (isAfter(row)) rows.push(row);
+    }
+    if (got.length < chunk) break;
+    const last = got[got.length - 1];
+    key = { txId: Number(last.tx_id), vout: Number(last.vout) };
+    // Rows below the last height read are complete: enough of them ends the reading.
+    const lastHeight = Number(last.height);
+    let complete = 0;
+    for (const r of rows) if (r.height < lastHeight) complete++;
+    if (complete >= pageSize) break;
+  }
+  rows.sort((a, b) => a.height - b.height || (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
+  const items: UtxoView[] = [];
+  for (const r of rows.slice(0, pageSize)) {
+    const inscriptions = yield* inscriptionsOn(r.txid, r.vout);
+    const drc20: { tick: string; amount: string }[] = [];
+    for (const i of inscriptions) {
+      const transfer = yield* unsentTransfer(i.id);
+      if (transfer !== null) drc20.push({ tick: transfer.tick, amount: transfer.amount });
+    }
+    items.push({
+      txid: r.txid,
+      vout: r.vout,
+      valueKoinu: r.value,
+      height: r.height,
+      scriptHex: hexOf(r.script),
+      coinbase: r.coinbase,
+      inscriptions,
+      drc20,
+    });
+  }
+  return { items };
+}
+
 export class BalanceReads {
   private readonly s;
+  private readonly plans: PlanRunner;
 
-  constructor(
-    db: SqlDatabase,
-    private readonly inscriptions: InscriptionReads,
-    private readonly drc20: Drc20Reads,
-  ) {
-    this.s = prepareAll(db, {
-      balance: "SELECT confirmed, tx_count FROM addresses WHERE address = ?",
-      addressId: "SELECT id FROM addresses WHERE address = ?",
-      // outputs_unspent_by_address (address_id, tx_id) in chain order from a transaction id on;
-      // the page's order (height, then txid, then vout) is restored per height by utxos().
-      utxos: `SELECT o.tx_id, o.vout, o.value, COALESCE(o.script, a.script) AS script, t.txid, t.height, t.coinbase
-        FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id
-        WHERE o.address_id = ? AND o.spent_tx_id IS NULL AND o.tx_id >= ? AND (o.tx_id > ? OR (o.tx_id = ? AND o.vout > ?))
-        ORDER BY o.tx_id, o.vout LIMIT ?`,
-      // The indexer's counters (one row per address).
-      txoStats:
-        "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses WHERE address = ?",
-      busiest: "SELECT address, tx_count FROM addresses WHERE tx_count > 0 ORDER BY tx_count DESC, address LIMIT ?",
-      byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
-    });
-    this.bounds = new TxIdBounds(db);
-    for (const key of ["balance", "utxos", "txoStats"] as const) this.s[key].safeIntegers(true);
+  constructor(db: SqlDatabase) {
+    this.plans = new PlanRunner(db);
+    this.s = {
+      ...this.plans.prepare(SQL),
+      ...prepareAll(db, {
+        // The indexer's counters (one row per address).
+        txoStats:
+          "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses WHERE address = ?",
+        busiest: "SELECT address, tx_count FROM addresses WHERE tx_count > 0 ORDER BY tx_count DESC, address LIMIT ?",
+        byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
+      }),
+    };
+    this.s.txoStats.safeIntegers(true);
   }
-
-  private readonly bounds: TxIdBounds;
 
   balance(address: string): { confirmedKoinu: bigint; txCount: number } {
-    const row = this.s.balance.get(address) as { confirmed: bigint; tx_count: bigint } | undefined;
-    return row
-      ? { confirmedKoinu: BigInt(row.confirmed), txCount: Number(row.tx_count) }
-      : { confirmedKoinu: 0n, txCount: 0 };
+    return this.plans.run(balanceOf(address));
   }
 
-  /**
-   * A page of `address`'s unspent outputs, oldest first, after the key `after`. No total: counting
-   * an address's unspent outputs reads all of them (the caller pages until a short page).
-   */
+  /** A page of `address`'s unspent outputs, oldest first, after the key `after` (see utxoPage). */
   utxos(
     address: string,
     after: { height: number; txid: string; vout: number } | null,
     pageSize: number,
   ): { items: UtxoView[] } {
-    const height = keyInt(after?.height ?? -1);
-    const txid = after?.txid ?? "";
-    const vout = keyInt(after?.vout ?? -1);
-    const idRow = this.s.addressId.get(address) as { id: number | bigint } | undefined;
-    if (!idRow || pageSize <= 0) return { items: [] };
-    const addressId = Number(idRow.id);
-    // Rows come in chain order (height, position, vout); a page orders each height's rows by txid.
-    // Read on in chunks until the page's rows are known and the last height they reach is whole.
-    const isAfter = (r: UtxoRow) =>
-      r.height > height || (r.height === height && (r.txid > txid || (r.txid === txid && r.vout > vout)));
-    const rows: UtxoRow[] = [];
-    const chunk = Math.max(pageSize + 1, 64);
-    let key = { txId: this.bounds.before(height, 0) - 1, vout: KEY_MAX };
-    for (;;) {
-      const got = this.s.utxos.all(addressId, key.txId, key.txId, key.txId, key.vout, chunk) as RawUtxoRow[];
-      for (const r of got) {
-        const row: UtxoRow = {
-          txid: hexOf(r.txid),
-          vout: Number(r.vout),
-          value: BigInt(r.value),
-          height: Number(r.height),
-          script: r.script,
-          coinbase: BigInt(r.coinbase) === 1n,
-        };
-        if (isAfter(row)) rows.push(row);
-      }
-      if (got.length < chunk) break;
-      const last = got[got.length - 1];
-      key = { txId: Number(last.tx_id), vout: Number(last.vout) };
-      // Rows below the last height read are complete: enough of them ends the reading.
-      const lastHeight = Number(last.height);
-      let complete = 0;
-      for (const r of rows) if (r.height < lastHeight) complete++;
-      if (complete >= pageSize) break;
-    }
-    rows.sort((a, b) => a.height - b.height || (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
-    return {
-      items: rows.slice(0, pageSize).map((r) => {
-        const inscriptions = this.inscriptions.on(r.txid, r.vout);
-        const drc20 = inscriptions.map((i) => this.drc20.unsentTransfer(i.id)).filter((d) => d !== null);
-        return {
-          txid: r.txid,
-          vout: r.vout,
-          valueKoinu: r.value,
-          height: r.height,
-          scriptHex: hexOf(r.script),
-          coinbase: r.coinbase,
-          inscriptions,
-          drc20: drc20.map((d) => ({ tick: d!.tick, amount: d!.amount })),
-        };
-      }),
-    };
+    return this.plans.run(utxoPage(address, after, pageSize));
   }
 
   /**

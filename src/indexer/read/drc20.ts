@@ -1,6 +1,6 @@
 /** DRC-20: balances by tick, deployed ticks, transfer inscriptions and where they moved. */
 import type { SqlDatabase } from "../../db/sql";
-import { hexOf, prepareAll, txidKey } from "./rows";
+import { ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
 
 export interface Drc20TickView {
   tick: string;
@@ -43,6 +43,15 @@ const TRANSFERS = `SELECT t.inscription_id, t.tick_key, d.tick, t.amount, t.owne
   FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key JOIN inscriptions i ON i.id = t.inscription_id
   LEFT JOIN inscription_locations l ON l.inscription_id = t.inscription_id WHERE t.owner_address = ?`;
 
+const UNSENT_TRANSFER =
+  "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0";
+
+/** The tick and amount of the transfer inscription `inscriptionId` while it is unsent (a read plan, ./rows.ts). */
+export function* unsentTransfer(inscriptionId: string): ReadPlan<{ tick: string; amount: string } | null> {
+  const [row] = yield* rowsOf<{ tick: string; amount: string }>(UNSENT_TRANSFER, [inscriptionId], { one: true });
+  return row ?? null;
+}
+
 export class Drc20Reads {
   private readonly s;
 
@@ -52,8 +61,7 @@ export class Drc20Reads {
         WHERE b.address = ? AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`,
       balance: "SELECT available, transferable FROM drc20_balances WHERE address = ? AND tick_key = ?",
       tick: "SELECT tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height FROM drc20_ticks WHERE tick_key = ?",
-      unsentTransfer:
-        "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0",
+      unsentTransfer: UNSENT_TRANSFER,
       // The carriers' outputs are read one by one (locations keep the txid as text, outputs its id).
       carriers: `SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount FROM inscription_locations l
         JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0

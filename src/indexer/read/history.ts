@@ -1,6 +1,6 @@
 /** An address's transactions, newest first, from the rows the indexer wrote per (address, transaction). */
 import type { SqlDatabase } from "../../db/sql";
-import { KEY_MAX, TxIdBounds, hexOf, keyInt, prepareAll } from "./rows";
+import { KEY_MAX, PlanRunner, ReadPlan, hexOf, keyInt, rowsOf, txIdBefore } from "./rows";
 
 export interface HistoryItemView {
   txid: string;
@@ -12,23 +12,78 @@ export interface HistoryItemView {
   isDoginal: boolean;
 }
 
+/** Txids per reveal lookup (the statement's placeholders; a short chunk is padded with ""). */
+const REVEAL_CHUNK = 25;
+
+// address_history_by_address (address_id, tx_id) newest first below the cursor's transaction id: a
+// deep page starts at its cursor instead of walking the address's newer rows.
+const SQL = {
+  address: "SELECT id, tx_count FROM addresses WHERE address = ?",
+  history: `SELECT t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
+    FROM address_history h JOIN txs t ON t.id = h.tx_id LEFT JOIN addresses c ON c.id = h.counterparty_id
+    WHERE h.address_id = ? AND h.tx_id < ? ORDER BY h.tx_id DESC LIMIT ?`,
+  // Which of a page's transactions are Doginals reveals: one statement per page, not one per row.
+  revealed: `SELECT DISTINCT reveal_txid FROM inscriptions WHERE reveal_txid IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
+};
+
+/**
+ * A page of `address`'s transactions before the key `before`; `total` is the address's transaction
+ * count. A read plan (./rows.ts): HistoryReads runs it synchronously, AsyncIndexReads from a pool.
+ */
+export function* historyPage(
+  address: string,
+  before: { height: number; position: number } | null,
+  pageSize: number,
+): ReadPlan<{ total: number; items: HistoryItemView[] }> {
+  const height = keyInt(before?.height ?? KEY_MAX);
+  const position = keyInt(before?.position ?? 0);
+  const [found] = yield* rowsOf<{ id: number | bigint; tx_count: number | bigint }>(SQL.address, [address], {
+    one: true,
+  });
+  if (!found) return { total: 0, items: [] };
+  const bound = yield* txIdBefore(height, position);
+  const rows = yield* rowsOf<{
+    txid: Buffer;
+    height: bigint;
+    position: bigint;
+    received: bigint;
+    sent: bigint;
+    counterparty: string | null;
+  }>(SQL.history, [found.id, bound, pageSize], { safe: true });
+  const txids = rows.map((r) => hexOf(r.txid));
+  const revealed = new Set<string>();
+  for (let i = 0; i < txids.length; i += REVEAL_CHUNK) {
+    const part = txids.slice(i, i + REVEAL_CHUNK);
+    while (part.length < REVEAL_CHUNK) part.push("");
+    for (const r of yield* rowsOf<{ reveal_txid: string }>(SQL.revealed, part)) revealed.add(r.reveal_txid);
+  }
+  return {
+    total: Number(found.tx_count),
+    items: rows.map((r, i) => {
+      const received = BigInt(r.received);
+      const sent = BigInt(r.sent);
+      const net = received - sent;
+      const direction = sent === 0n ? "in" : received === 0n ? "out" : net >= 0n ? "self" : "out";
+      return {
+        txid: txids[i],
+        height: Number(r.height),
+        position: Number(r.position),
+        direction,
+        counterparty: r.counterparty,
+        amountKoinu: net < 0n ? -net : net,
+        isDoginal: revealed.has(txids[i]),
+      };
+    }),
+  };
+}
+
 export class HistoryReads {
+  private readonly plans: PlanRunner;
   private readonly s;
-  private readonly bounds: TxIdBounds;
 
   constructor(db: SqlDatabase) {
-    this.s = prepareAll(db, {
-      address: "SELECT id, tx_count FROM addresses WHERE address = ?",
-      // address_history_by_address (address_id, tx_id) newest first below the cursor's transaction
-      // id: a deep page starts at its cursor instead of walking the address's newer rows.
-      history: `SELECT t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
-        FROM address_history h JOIN txs t ON t.id = h.tx_id LEFT JOIN addresses c ON c.id = h.counterparty_id
-        WHERE h.address_id = ? AND h.tx_id < ? ORDER BY h.tx_id DESC LIMIT ?`,
-      // Which of a page's transactions are Doginals reveals: one statement per page, not one per row.
-      revealed: `SELECT DISTINCT reveal_txid FROM inscriptions WHERE reveal_txid IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
-    });
-    this.bounds = new TxIdBounds(db);
-    this.s.history.safeIntegers(true);
+    this.plans = new PlanRunner(db);
+    this.s = this.plans.prepare(SQL);
   }
 
   /** A page of `address`'s transactions before the key `before`; `total` is the address's transaction count. */
@@ -37,45 +92,6 @@ export class HistoryReads {
     before: { height: number; position: number } | null,
     pageSize: number,
   ): { total: number; items: HistoryItemView[] } {
-    const height = keyInt(before?.height ?? KEY_MAX);
-    const position = keyInt(before?.position ?? 0);
-    const found = this.s.address.get(address) as { id: number | bigint; tx_count: number | bigint } | undefined;
-    if (!found) return { total: 0, items: [] };
-    const rows = this.s.history.all(found.id, this.bounds.before(height, position), pageSize) as {
-      txid: Buffer;
-      height: bigint;
-      position: bigint;
-      received: bigint;
-      sent: bigint;
-      counterparty: string | null;
-    }[];
-    const txids = rows.map((r) => hexOf(r.txid));
-    const revealed = new Set<string>();
-    for (let i = 0; i < txids.length; i += REVEAL_CHUNK) {
-      const part = txids.slice(i, i + REVEAL_CHUNK);
-      while (part.length < REVEAL_CHUNK) part.push("");
-      for (const r of this.s.revealed.all(...part) as { reveal_txid: string }[]) revealed.add(r.reveal_txid);
-    }
-    return {
-      total: Number(found.tx_count),
-      items: rows.map((r, i) => {
-        const received = BigInt(r.received);
-        const sent = BigInt(r.sent);
-        const net = received - sent;
-        const direction = sent === 0n ? "in" : received === 0n ? "out" : net >= 0n ? "self" : "out";
-        return {
-          txid: txids[i],
-          height: Number(r.height),
-          position: Number(r.position),
-          direction,
-          counterparty: r.counterparty,
-          amountKoinu: net < 0n ? -net : net,
-          isDoginal: revealed.has(txids[i]),
-        };
-      }),
-    };
+    return this.plans.run(historyPage(address, before, pageSize));
   }
 }
-
-/** Txids per reveal lookup (the statement's placeholders; a short chunk is padded with ""). */
-const REVEAL_CHUNK = 25;

@@ -1,7 +1,7 @@
 /** Inscriptions: one with where it sits now, its body, the ones an output carries. */
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
-import { prepareAll } from "./rows";
+import { PlanRunner, ReadPlan, prepareAll, rowsOf } from "./rows";
 
 export interface InscriptionView {
   id: string;
@@ -23,19 +23,35 @@ export interface InscriptionView {
   locationHeight: number | null;
 }
 
+const ON_OUTPUT = `SELECT l.inscription_id, l.offset, i.content_type FROM inscription_locations l JOIN inscriptions i ON i.id = l.inscription_id
+  WHERE l.txid = ? AND l.vout = ? ORDER BY l.offset, l.inscription_id`;
+
+/** The inscriptions sitting on output `vout` of `txid` now (a read plan, ./rows.ts). */
+export function* inscriptionsOn(
+  txid: string,
+  vout: number,
+): ReadPlan<{ id: string; offset: number; contentType: string }[]> {
+  const rows = yield* rowsOf<{ inscription_id: string; offset: number; content_type: string }>(ON_OUTPUT, [txid, vout]);
+  return rows.map((i) => ({ id: i.inscription_id, offset: Number(i.offset), contentType: i.content_type }));
+}
+
 export class InscriptionReads {
   private readonly s;
 
+  private readonly plans: PlanRunner;
+
   constructor(db: SqlDatabase) {
-    this.s = prepareAll(db, {
-      inscription: `SELECT i.id, i.number, i.form, i.content_type, i.action, i.body_size, i.envelope_hash, i.genesis_txid, i.reveal_txid,
+    this.plans = new PlanRunner(db);
+    this.s = {
+      ...this.plans.prepare({ on: ON_OUTPUT }),
+      ...prepareAll(db, {
+        inscription: `SELECT i.id, i.number, i.form, i.content_type, i.action, i.body_size, i.envelope_hash, i.genesis_txid, i.reveal_txid,
         i.reveal_tx_count, i.inscriber_address, i.height, i.position, i.collection_key, l.txid AS location_txid, l.vout AS location_vout,
         l.offset AS location_offset, l.owner_address, l.height AS location_height
         FROM inscriptions i LEFT JOIN inscription_locations l ON l.inscription_id = i.id WHERE i.id = ?`,
-      body: "SELECT content_type, body FROM inscriptions WHERE id = ?",
-      on: `SELECT l.inscription_id, l.offset, i.content_type FROM inscription_locations l JOIN inscriptions i ON i.id = l.inscription_id
-        WHERE l.txid = ? AND l.vout = ? ORDER BY l.offset, l.inscription_id`,
-    });
+        body: "SELECT content_type, body FROM inscriptions WHERE id = ?",
+      }),
+    };
   }
 
   /** An inscription with where it sits now (owner null when it was spent to fees and not re-found). */
@@ -91,8 +107,6 @@ export class InscriptionReads {
 
   /** The inscriptions the output (txid, vout) carries, by offset. */
   on(txid: string, vout: number): { id: string; offset: number; contentType: string }[] {
-    return (this.s.on.all(txid, vout) as { inscription_id: string; offset: number; content_type: string }[]).map(
-      (i) => ({ id: i.inscription_id, offset: Number(i.offset), contentType: i.content_type }),
-    );
+    return this.plans.run(inscriptionsOn(txid, vout));
   }
 }
