@@ -8,7 +8,9 @@
  * Prints `explorer  <url>/api` once listening. Keeps a view of the node's mempool, refreshed every
  * second (src/services/explorer/mempool.ts; `--mempool-max-txs`, 0 turns it off). Checks that the
  * node is on --network (getblockchaininfo's chain; exit 2 with one line if not, retried while the
- * node does not answer); stops within 5 s of SIGTERM (RPC calls in flight abandoned).
+ * node does not answer); stops within 5 s of SIGTERM (RPC calls in flight abandoned). On a
+ * PostgreSQL index, the address routes (balance, history, UTXOs) read from a pool of `--pg-pool`
+ * connections so that requests overlap their queries; every other read is synchronous.
  */
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
@@ -31,6 +33,9 @@ import {
   MempoolView,
 } from "../../src/services/explorer/mempool";
 import { openDatabase } from "../../src/db/sqlite";
+import { isPostgresUrl } from "../../src/db/sql";
+import { DEFAULT_POOL_SIZE, PostgresPool } from "../../src/db/postgres-pool";
+import { AsyncIndexReads } from "../../src/indexer/read/async";
 import { runEvery } from "../../src/ops/loop";
 
 const SPEC = {
@@ -61,6 +66,14 @@ const SPEC = {
     max: 1_000_000,
     description: "pending transactions the mempool view keeps at most (0 turns the view off)",
   },
+  "pg-pool": {
+    kind: "integer",
+    env: "EXPLORER_PG_POOL",
+    default: DEFAULT_POOL_SIZE,
+    min: 1,
+    max: 100,
+    description: "PostgreSQL connections the address routes read through at most (a PostgreSQL index only)",
+  },
 } as const;
 
 async function main(): Promise<void> {
@@ -72,6 +85,16 @@ async function main(): Promise<void> {
   const stopped = stopSignal("explorer");
   const db = await waitForIndex(config.db, { signal: stopped, cacheMb: 64, log: (fields) => logger.info(fields) });
   const queries = new IndexQueries(db);
+  const addressReads = isPostgresUrl(config.db)
+    ? new AsyncIndexReads(
+        new PostgresPool(config.db, {
+          size: config["pg-pool"],
+          readOnly: true,
+          applicationName: "dogeos-explorer",
+          statementTimeoutMs: 30_000,
+        }),
+      )
+    : undefined;
   const pqcDb = openDatabase(config["pqc-db"], PQC_MIGRATIONS, PQC_SCHEMA);
   const node = createDogecoinRpcClient(config, { logger, signal: stopped });
   void runNodeChecks({
@@ -104,6 +127,7 @@ async function main(): Promise<void> {
     network: getNetwork(config.network),
     node,
     mempool,
+    addressReads,
     pqc: new PqcRegistry(pqcDb, getNetwork(config.network), queries),
     rateLimitPerMinute: config["rate-limit"],
     log: (event, fields) => logger.error({ event, ...fields }),
@@ -124,7 +148,13 @@ async function main(): Promise<void> {
       }),
   });
   trustProxies(app, config["trust-proxy"]);
-  const fastWalletReads = createWalletFastPath({ queries, network: getNetwork(config.network), mempool });
+  const fastWalletReads = createWalletFastPath({
+    queries,
+    network: getNetwork(config.network),
+    mempool,
+    addressReads,
+    toExpress: app,
+  });
   const server = http.createServer((req, res) => {
     if (!fastWalletReads(req, res)) app(req, res);
   });
@@ -140,6 +170,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+    await addressReads?.close();
     db.close();
     pqcDb.close();
   });

@@ -15,6 +15,8 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { AsyncIndexReads } from "../../src/indexer/read/async";
 import { MemoryChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
+import { createExplorerApp, createWalletFastPath } from "../../src/services/explorer/app";
+import http from "node:http";
 import { testPostgresUrl } from "../helpers/postgres";
 
 /** JSON with bigints written as "<n>n", so two answers compare exactly (types included). */
@@ -125,5 +127,75 @@ describe("PostgreSQL reads from a pool answer as the synchronous readers do (iss
         expect(plain(await pooled.utxos(addresses[0], after, size))).to.deep.equal(
           plain(sync.utxos(addresses[0], after, size)),
         );
+  });
+
+  it("the explorer's address routes answer alike from the pool (fast path and Express) and synchronously", async () => {
+    const servers: http.Server[] = [];
+    const serve = async (pooledReads: boolean, fastPath: boolean) => {
+      const app = createExplorerApp({
+        queries: sync,
+        network: NETWORKS.regtest,
+        node: { sendRawTransaction: async () => "" },
+        statusCacheMs: 0,
+        addressReads: pooledReads ? pooled : undefined,
+      });
+      const fast = createWalletFastPath({
+        queries: sync,
+        network: NETWORKS.regtest,
+        addressReads: pooledReads ? pooled : undefined,
+        toExpress: app,
+      });
+      const server = http.createServer((req, res) => {
+        if (!fastPath || !fast(req, res)) app(req, res);
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      return `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
+    };
+    try {
+      const bases = [await serve(false, true), await serve(true, true), await serve(true, false)];
+      const answers = (path: string) =>
+        Promise.all(
+          bases.map(async (base) => {
+            const response = await fetch(`${base}${path}`);
+            return { status: response.status, body: await response.text() };
+          }),
+        );
+      const same = async (path: string) => {
+        const [expected, ...others] = await answers(path);
+        for (const other of others) expect(other, path).to.deep.equal(expected);
+        return expected;
+      };
+      let pages = 0;
+      for (const address of addresses.slice(0, 12)) {
+        expect((await same(`/wallet/address/${address}/balance`)).status).to.equal(200);
+        for (const [route, limit] of [
+          ["history", 9],
+          ["utxos", 4],
+        ] as const) {
+          let cursor: string | null = null;
+          do {
+            const page = await same(
+              `/wallet/address/${address}/${route}?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+            );
+            expect(page.status).to.equal(200);
+            cursor = (JSON.parse(page.body) as { next_cursor: string | null }).next_cursor;
+            pages++;
+          } while (cursor !== null);
+        }
+      }
+      expect(pages).to.be.greaterThan(100);
+      // Refusals: the same status and error body whichever path answers.
+      for (const path of [
+        "/wallet/address/not-an-address/balance",
+        "/wallet/address/not-an-address/history",
+        `/wallet/address/${addresses[0]}/history?limit=0`,
+        `/wallet/address/${addresses[0]}/history?cursor=nonsense`,
+        `/wallet/address/${addresses[0]}/utxos?limit=501`,
+      ])
+        expect((await same(path)).status, path).to.equal(400);
+    } finally {
+      for (const server of servers) server.close();
+    }
   });
 });

@@ -6,9 +6,10 @@ import express, { Response } from "express";
 import { DogeNetwork, coinbaseMatureWith, parseTransactionHex } from "../../doge";
 import { drc20TickKey } from "../../inscription";
 import { IndexQueries, isZkpUseKey } from "../../indexer/queries";
+import type { AsyncIndexReads } from "../../indexer/read/async";
 import { indexIsBehind } from "../../indexer/read/status";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
+import { SERVICE_DESC_LINK, TO_EXPRESS, fastJsonGet, publicCors } from "../http/app";
 import { ApiSurface, coded, parseAs, queryInteger, z } from "../http/openapi";
 import * as S from "./api-schema";
 import { AppError, absentOrBehind, badRequest, errorMiddleware, notFound, unknownRoute } from "../http/errors";
@@ -43,7 +44,37 @@ export interface ExplorerOptions {
   rateLimitPerMinute?: number;
   /** The node's mempool (./mempool.ts); without it nothing is pending (unconfirmed_koinu 0). */
   mempool?: MempoolReader;
+  /**
+   * The address reads (balance, history, UTXOs) from a PostgreSQL connection pool, when the index
+   * is on PostgreSQL (src/indexer/read/async.ts): requests then overlap their queries. Without it
+   * those routes read through `queries`, synchronously (SQLite).
+   */
+  addressReads?: AddressReads;
 }
+
+/** The address reads an explorer may answer from a pool: AsyncIndexReads, same answers as IndexQueries'. */
+export type AddressReads = Pick<AsyncIndexReads, "balance" | "history" | "utxos">;
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** `f` of a value read synchronously (SQLite) or of a promised one (the pool), without a promise for the former. */
+function andThen<T, U>(value: MaybePromise<T>, f: (value: T) => U): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/** The three address reads, from the pool when there is one, else synchronously from the index. */
+function addressReadsOf(queries: IndexQueries, pooled: AddressReads | undefined) {
+  return {
+    balance: (address: string): MaybePromise<{ confirmedKoinu: bigint; txCount: number }> =>
+      pooled ? pooled.balance(address) : queries.balance(address),
+    history: (address: string, before: { height: number; position: number } | null, pageSize: number) =>
+      pooled ? pooled.history(address, before, pageSize) : queries.history(address, before, pageSize),
+    utxos: (address: string, after: { height: number; txid: string; vout: number } | null, pageSize: number) =>
+      pooled ? pooled.utxos(address, after, pageSize) : queries.utxos(address, after, pageSize),
+  };
+}
+
+type AddressReadsOf = ReturnType<typeof addressReadsOf>;
 
 /** The explorer's default public write limit per client IP and minute (`--rate-limit`). */
 export const EXPLORER_WRITES_PER_MINUTE = 60;
@@ -53,6 +84,7 @@ export const EXPLORER_WRITES_PER_MINUTE = 60;
 
 export function createExplorerApp(options: ExplorerOptions): express.Express {
   const { queries, network, node, mempool } = options;
+  const reads = addressReadsOf(queries, options.addressReads);
   const immutableDepth = options.immutableDepth ?? 100;
   const log = options.log ?? (() => undefined);
   const app = express();
@@ -253,8 +285,11 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       responses: { 200: S.BalanceBody },
     },
     ({ params: { address } }, _req, res) => {
-      res.setHeader("Cache-Control", "no-store");
-      res.json(balanceBody(queries, mempool, address, status().indexedHeight));
+      const height = status().indexedHeight;
+      return andThen(reads.balance(address), (balance) => {
+        res.setHeader("Cache-Control", "no-store");
+        res.json(balanceBody(balance, mempool, address, height));
+      });
     },
   );
 
@@ -275,69 +310,70 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
         v: "number",
       });
       const key = after ? { height: after.h, txid: after.t, vout: after.v } : null;
-      const page = queries.utxos(address, key, limit);
-      const tip = status().indexedHeight;
-      const items: Record<string, unknown>[] = page.items.map((u) => {
-        // At least 1 even when the cached tip lags the row just read: 0 means pending.
-        const confirmations = Math.max(1, tip - u.height + 1);
-        // Maturity by the coinbase's own height (30 before Digishield on mainnet, 240 from it).
-        const mature = !u.coinbase || coinbaseMatureWith(network, confirmations, u.height);
-        const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
-        return {
-          txid: u.txid,
-          vout: u.vout,
-          value_koinu: u.valueKoinu,
-          height: u.height,
-          confirmations,
-          script_hex: u.scriptHex,
-          inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
-          drc20: u.drc20,
-          carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
-          coinbase: u.coinbase,
-          mature,
-          spent_in_mempool: spentInMempool,
-          spendable: mature && spentInMempool === null,
-        };
-      });
-      // Unconfirmed outputs come after every confirmed one (oldest first), keyed at height
-      // PENDING_HEIGHT by txid and vout, so that one cursor pages through both.
-      let last: { h: number; t: string; v: number } | null =
-        page.items.length > 0
-          ? {
-              h: page.items[page.items.length - 1].height,
-              t: page.items[page.items.length - 1].txid,
-              v: page.items[page.items.length - 1].vout,
-            }
-          : null;
-      const unconfirmed = mempool ? mempool.outputs(address) : [];
-      if (items.length < limit) {
-        const from = key && key.height === PENDING_HEIGHT ? key : null;
-        for (const o of unconfirmed) {
-          if (items.length >= limit) break;
-          if (from && (o.txid < from.txid || (o.txid === from.txid && o.vout <= from.vout))) continue;
-          items.push({
-            txid: o.txid,
-            vout: o.vout,
-            value_koinu: o.valueKoinu,
-            height: null,
-            confirmations: 0,
-            script_hex: o.scriptHex,
-            inscriptions: [],
-            drc20: [],
-            carrier: null,
-            coinbase: false,
-            mature: true,
-            spent_in_mempool: o.spentBy,
-            spendable: o.spentBy === null,
-          });
-          last = { h: PENDING_HEIGHT, t: o.txid, v: o.vout };
+      return andThen(reads.utxos(address, key, limit), (page) => {
+        const tip = status().indexedHeight;
+        const items: Record<string, unknown>[] = page.items.map((u) => {
+          // At least 1 even when the cached tip lags the row just read: 0 means pending.
+          const confirmations = Math.max(1, tip - u.height + 1);
+          // Maturity by the coinbase's own height (30 before Digishield on mainnet, 240 from it).
+          const mature = !u.coinbase || coinbaseMatureWith(network, confirmations, u.height);
+          const spentInMempool = mempool?.spentBy(u.txid, u.vout) ?? null;
+          return {
+            txid: u.txid,
+            vout: u.vout,
+            value_koinu: u.valueKoinu,
+            height: u.height,
+            confirmations,
+            script_hex: u.scriptHex,
+            inscriptions: u.inscriptions.map((i) => ({ id: i.id, offset: i.offset, content_type: i.contentType })),
+            drc20: u.drc20,
+            carrier: u.inscriptions.length > 0 ? (u.drc20.length > 0 ? "drc20" : "inscription") : null,
+            coinbase: u.coinbase,
+            mature,
+            spent_in_mempool: spentInMempool,
+            spendable: mature && spentInMempool === null,
+          };
+        });
+        // Unconfirmed outputs come after every confirmed one (oldest first), keyed at height
+        // PENDING_HEIGHT by txid and vout, so that one cursor pages through both.
+        let last: { h: number; t: string; v: number } | null =
+          page.items.length > 0
+            ? {
+                h: page.items[page.items.length - 1].height,
+                t: page.items[page.items.length - 1].txid,
+                v: page.items[page.items.length - 1].vout,
+              }
+            : null;
+        const unconfirmed = mempool ? mempool.outputs(address) : [];
+        if (items.length < limit) {
+          const from = key && key.height === PENDING_HEIGHT ? key : null;
+          for (const o of unconfirmed) {
+            if (items.length >= limit) break;
+            if (from && (o.txid < from.txid || (o.txid === from.txid && o.vout <= from.vout))) continue;
+            items.push({
+              txid: o.txid,
+              vout: o.vout,
+              value_koinu: o.valueKoinu,
+              height: null,
+              confirmations: 0,
+              script_hex: o.scriptHex,
+              inscriptions: [],
+              drc20: [],
+              carrier: null,
+              coinbase: false,
+              mature: true,
+              spent_in_mempool: o.spentBy,
+              spendable: o.spentBy === null,
+            });
+            last = { h: PENDING_HEIGHT, t: o.txid, v: o.vout };
+          }
         }
-      }
-      res.setHeader("Cache-Control", "no-store");
-      res.json({
-        address,
-        items,
-        next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
+        res.setHeader("Cache-Control", "no-store");
+        res.json({
+          address,
+          items,
+          next_cursor: items.length === limit && last ? v.encodeCursor(last) : null,
+        });
       });
     },
   );
@@ -435,8 +471,13 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       responses: { 200: S.HistoryBody },
     },
     ({ params: { address }, query }, _req, res) => {
-      res.setHeader("Cache-Control", "no-store");
-      res.json(historyBody(queries, mempool, address, query.limit, query.cursor, status().indexedHeight));
+      return andThen(
+        historyBody(reads, mempool, address, query.limit, query.cursor, status().indexedHeight),
+        (body) => {
+          res.setHeader("Cache-Control", "no-store");
+          res.json(body);
+        },
+      );
     },
   );
 
@@ -855,12 +896,11 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
 }
 
 function balanceBody(
-  queries: IndexQueries,
+  balance: { confirmedKoinu: bigint; txCount: number },
   mempool: MempoolReader | undefined,
   address: string,
   indexedHeight: number,
 ) {
-  const balance = queries.balance(address);
   return {
     address,
     confirmed_koinu: balance.confirmedKoinu,
@@ -872,7 +912,7 @@ function balanceBody(
 
 /** The seed's history object { address, items } with pagination fields beside them. */
 function historyBody(
-  queries: IndexQueries,
+  reads: AddressReadsOf,
   mempool: MempoolReader | undefined,
   address: string,
   limitParam: number | undefined,
@@ -886,41 +926,43 @@ function historyBody(
   const pendingAll = mempool ? mempool.history(address) : [];
   const pending = before ? [] : pendingAll.slice(0, limit);
   const confirmedLimit = limit - pending.length;
-  const page = queries.history(address, before ? { height: before.h, position: before.p } : null, confirmedLimit);
-  const last = page.items[page.items.length - 1];
-  const nextCursor =
-    confirmedLimit === 0
-      ? page.total > 0
-        ? v.encodeCursor({ h: Number.MAX_SAFE_INTEGER, p: 0 })
-        : null
-      : page.items.length === confirmedLimit && last
-        ? v.encodeCursor({ h: last.height, p: last.position })
-        : null;
-  return {
-    address,
-    items: [
-      ...pending.map((item) => ({
-        txid: item.txid,
-        direction: item.direction,
-        counterparty_address: item.counterparty,
-        block_height: null,
-        amount_koinu: item.amountKoinu,
-        is_doginal: false,
-        confirmations: 0,
-      })),
-      ...page.items.map((item) => ({
-        txid: item.txid,
-        direction: item.direction,
-        counterparty_address: item.counterparty,
-        block_height: item.height,
-        amount_koinu: item.amountKoinu,
-        is_doginal: item.isDoginal,
-        confirmations: Math.max(1, tip - item.height + 1),
-      })),
-    ],
-    total: page.total + pendingAll.length,
-    next_cursor: nextCursor,
-  };
+  const read = reads.history(address, before ? { height: before.h, position: before.p } : null, confirmedLimit);
+  return andThen(read, (page) => {
+    const last = page.items[page.items.length - 1];
+    const nextCursor =
+      confirmedLimit === 0
+        ? page.total > 0
+          ? v.encodeCursor({ h: Number.MAX_SAFE_INTEGER, p: 0 })
+          : null
+        : page.items.length === confirmedLimit && last
+          ? v.encodeCursor({ h: last.height, p: last.position })
+          : null;
+    return {
+      address,
+      items: [
+        ...pending.map((item) => ({
+          txid: item.txid,
+          direction: item.direction,
+          counterparty_address: item.counterparty,
+          block_height: null,
+          amount_koinu: item.amountKoinu,
+          is_doginal: false,
+          confirmations: 0,
+        })),
+        ...page.items.map((item) => ({
+          txid: item.txid,
+          direction: item.direction,
+          counterparty_address: item.counterparty,
+          block_height: item.height,
+          amount_koinu: item.amountKoinu,
+          is_doginal: item.isDoginal,
+          confirmations: Math.max(1, tip - item.height + 1),
+        })),
+      ],
+      total: page.total + pendingAll.length,
+      next_cursor: nextCursor,
+    };
+  });
 }
 
 /** Where unconfirmed outputs sort in the UTXO list's cursor: after every block. */
@@ -972,38 +1014,63 @@ const WALLET_READ_PATH = /^\/api\/wallet\/address\/([^/?#]+)\/(balance|history)\
  * The two most requested reads (balance and history) served straight from node:http in front of
  * the Express app: they skip Express's router and response helpers, which were most of their cost
  * per request (npm run bench:api). Same validation, bodies and errors as the Express routes.
- * Returns false for every other request.
+ * Returns false for every other request. With `addressReads` (the index on PostgreSQL) the read is
+ * awaited; a refusal before it, and a read that fails, are answered by `toExpress` (the app, whose
+ * route reads again and answers the error as every route does).
  */
 export function createWalletFastPath(options: {
   queries: IndexQueries;
   network: DogeNetwork;
   mempool?: MempoolReader;
+  addressReads?: AddressReads;
+  toExpress?: (req: IncomingMessage, res: ServerResponse) => void;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
   let statusCache: { at: number; height: number } | null = null;
   const Address = v.Address(options.network);
-  return fastJsonGet(
-    WALLET_READ_PATH,
-    (match) => {
-      const address = parseAs(Address, decodeURIComponent(match[1]), "address");
-      const now = Date.now();
-      if (!statusCache || now - statusCache.at > 200)
-        statusCache = { at: now, height: options.queries.status().indexedHeight };
-      if (match[2] === "balance") return balanceBody(options.queries, options.mempool, address, statusCache.height);
-      const query = new URLSearchParams(match[3] ?? "");
-      for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
-      const parsed = HistoryQuery.safeParse(Object.fromEntries(query));
-      if (!parsed.success) return TO_EXPRESS; // and refusals, with the route's error
-      return historyBody(
-        options.queries,
-        options.mempool,
-        address,
-        parsed.data.limit,
-        parsed.data.cursor,
-        statusCache.height,
-      );
-    },
-    exactJson,
-  );
+  const reads = addressReadsOf(options.queries, options.addressReads);
+  const answer = (match: RegExpExecArray) => {
+    const address = parseAs(Address, decodeURIComponent(match[1]), "address");
+    const now = Date.now();
+    if (!statusCache || now - statusCache.at > 200)
+      statusCache = { at: now, height: options.queries.status().indexedHeight };
+    const height = statusCache.height;
+    if (match[2] === "balance")
+      return andThen(reads.balance(address), (balance) => balanceBody(balance, options.mempool, address, height));
+    const query = new URLSearchParams(match[3] ?? "");
+    for (const key of query.keys()) if (key !== "limit" && key !== "cursor") return TO_EXPRESS; // let Express answer oddities
+    const parsed = HistoryQuery.safeParse(Object.fromEntries(query));
+    if (!parsed.success) return TO_EXPRESS; // and refusals, with the route's error
+    return historyBody(reads, options.mempool, address, parsed.data.limit, parsed.data.cursor, height);
+  };
+  if (!options.addressReads) return fastJsonGet(WALLET_READ_PATH, answer, exactJson);
+  const toExpress = options.toExpress;
+  if (!toExpress) throw new Error("createWalletFastPath: addressReads needs toExpress, to answer a failed read");
+  return (req, res) => {
+    if (req.method !== "GET" || !req.url) return false;
+    const match = WALLET_READ_PATH.exec(req.url);
+    if (!match) return false;
+    let body: unknown;
+    try {
+      body = answer(match);
+    } catch {
+      return false; // a refusal (the address): the Express route answers it, with its error
+    }
+    if (body === TO_EXPRESS) return false;
+    Promise.resolve(body).then(
+      (value) => {
+        const text = exactJson(value);
+        res.writeHead(200, {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Length": Buffer.byteLength(text),
+          "Cache-Control": "no-store",
+          Link: SERVICE_DESC_LINK,
+        });
+        res.end(text);
+      },
+      () => toExpress(req, res),
+    );
+    return true;
+  };
 }
 
 const HistoryQuery = z.object({ limit: queryInteger(1, 200).optional(), cursor: v.Cursor.optional() });
