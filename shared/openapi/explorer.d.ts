@@ -2588,7 +2588,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Esplora: addresses beginning with a prefix (address search is not enabled here: 400, as electrs without --address-search) */
+        /** Esplora: up to 10 addresses the index has seen paid that begin with a prefix, in byte order (electrs's address search) */
         get: {
             parameters: {
                 query?: never;

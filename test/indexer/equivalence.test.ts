@@ -98,6 +98,18 @@ const TEMPLATES: [string, RegExp][] = [
   ["/esplora/api/blocks/tip/hash", /^\/esplora\/api\/blocks\/tip\/hash$/],
 ];
 
+/**
+ * Routes whose answer changed on purpose after the recording, each with why and where its new answer
+ * is tested; they are still asked (a crash would show) but not compared with the fixture.
+ */
+const CHANGED_ON_PURPOSE: { http: RegExp; why: string }[] = [
+  {
+    http: /^\/esplora\/api\/address-prefix\//,
+    why: "version 7 had no address search (400); version 8 answers from its addresses table (test/services/esplora-api.test.ts)",
+  },
+];
+const changedOnPurpose = (route: Route) => "http" in route && CHANGED_ON_PURPOSE.some((c) => c.http.test(route.http));
+
 /** The code under test: this checkout. */
 const stack = loadStack(path.resolve(__dirname, "..", ".."));
 
@@ -137,7 +149,8 @@ async function compareChain(chain: EquivalenceChain, fixture: ChainFixture, db: 
         const group = answers.slice(i, i + 16);
         const actual = await Promise.all(group.map(([route]) => reader.answer(route)));
         group.forEach(([route, expected], j) => {
-          if (actual[j].text !== expected) differing.push({ route, expected, actual: actual[j].text });
+          if (actual[j].text !== expected && !changedOnPurpose(route))
+            differing.push({ route, expected, actual: actual[j].text });
         });
         asked += group.length;
       }

@@ -180,7 +180,6 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
         [`/tx/${"cd".repeat(32)}/merkle-proof`, 404, "Transaction not found or is unconfirmed"],
         [`/tx/${"cd".repeat(32)}/outspends`, 404, "Transaction not found"],
         ["/tx/1234", 400, "Invalid hex string"],
-        [`/address-prefix/n`, 400, "address search disabled"],
         ["/no/such/route", 404, 'endpoint does not exist "/no/such/route"'],
       ];
       for (const [path, status, text] of cases) {
@@ -314,6 +313,32 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
       const body = JSON.parse(match![1]);
       const node = await devnet.rpcRaw("sendrawtransaction", [again.hex]);
       expect(body).to.deep.equal({ code: node.body!.error!.code, message: node.body!.error!.message });
+    });
+  });
+
+  describe("address search", () => {
+    it("answers the indexed addresses beginning with a prefix, in byte order, at most 10", async () => {
+      // Every regtest P2PKH address begins with m or n: the index has seen alice's and bob's paid.
+      const all = [
+        ...((await getJson("/address-prefix/m")).body as string[]),
+        ...((await getJson("/address-prefix/n")).body as string[]),
+      ];
+      expect(all.length).to.be.within(2, 20);
+      for (const prefix of ["m", "n"]) {
+        const page = (await getJson(`/address-prefix/${prefix}`)).body as string[];
+        expect(page.length).to.be.at.most(10);
+        expect(
+          page.every((a) => a.startsWith(prefix)),
+          prefix,
+        ).to.equal(true);
+        expect([...page].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).to.deep.equal(page);
+      }
+      // A prefix long enough to name one address finds exactly it.
+      expect((await getJson(`/address-prefix/${alice.address.slice(0, 20)}`)).body).to.deep.equal([alice.address]);
+      expect((await getJson(`/address-prefix/${alice.address}`)).body).to.deep.equal([alice.address]);
+      // Never paid, or not Base58 (0, O, I and l are not in its alphabet): none.
+      expect((await getJson(`/address-prefix/${newKey().address}`)).body).to.deep.equal([]);
+      expect((await getJson("/address-prefix/m0")).body).to.deep.equal([]);
     });
   });
 

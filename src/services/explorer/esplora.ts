@@ -133,6 +133,9 @@ const numberParam = (description: string) =>
     () => "Invalid number",
   );
 
+/** Addresses /address-prefix answers at most (electrs's ADDRESS_SEARCH_LIMIT, src/rest.rs). */
+const ADDRESS_SEARCH_LIMIT = 10;
+
 export function createEsploraRouter(options: EsploraOptions): express.Router {
   const { queries, network, node } = options;
   const router = express.Router();
@@ -664,13 +667,13 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     "/address-prefix/:prefix",
     {
       summary:
-        "Esplora: addresses beginning with a prefix (address search is not enabled here: 400, as electrs without --address-search)",
+        "Esplora: up to 10 addresses the index has seen paid that begin with a prefix, in byte order (electrs's address search)",
       tags,
       params: z.object({ prefix: z.string() }),
       responses: answers({ 200: z.array(z.string()) }),
     },
-    () => {
-      throw badRequest("ADDRESS_SEARCH_DISABLED", "address search disabled");
+    ({ params: { prefix } }, _req, res) => {
+      res.json(queries.addressesWithPrefix(prefix, ADDRESS_SEARCH_LIMIT));
     },
   );
 
