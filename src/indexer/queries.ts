@@ -64,7 +64,7 @@ export class IndexQueries {
     this.drc20 = new Drc20Reads(db);
     this.drc20Holders = new Drc20HolderReads(db);
     this.inscriptionMoveReads = new InscriptionMoveReads(db);
-    this.balances = new BalanceReads(db, this.inscriptions, this.drc20);
+    this.balances = new BalanceReads(db);
     this.addressHistory = new HistoryReads(db);
     this.collections = new CollectionReads(db);
     this.launchpad = new LaunchpadReads(db);
