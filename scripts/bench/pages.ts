@@ -16,7 +16,6 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
 import { NETWORKS } from "../../src/doge";
 import { Indexer } from "../../src/indexer/indexer";
 import { MemoryChainSource } from "../../src/indexer/source";
@@ -25,9 +24,8 @@ import { IndexerStore } from "../../src/indexer/store";
 import { spawnDaemon } from "../../test/helpers/daemon";
 import { openEmptyIndex } from "./postgres";
 import { loadOrGenerateChain } from "./chain-generator";
+import { launchChromium } from "../../test/helpers/chromium";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"];
 const TARGET_MS = 1000;
 const SCRIPT_LIMIT_BYTES = 300 * 1024;
 
@@ -142,7 +140,7 @@ async function main(): Promise<void> {
     "explorer",
   );
   const base = daemon.url.replace(/\/api$/, "");
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   const pages: [string, string][] = [
     ["home", "/"],
     [`address (${busiest.txCount} transactions)`, `/address/${busiest.address}`],

@@ -11,7 +11,7 @@
 import { expect } from "chai";
 import path from "node:path";
 import type { Server } from "node:http";
-import { Browser, Page, chromium } from "playwright-core";
+import { Browser, Page } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
 import { drc20TickKey } from "../../src/inscription/drc20";
 import { createExplorerApp } from "../../src/services/explorer/app";
@@ -34,18 +34,8 @@ import { TestKey, newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { StandinKind, standinScript } from "./standins";
+import { launchChromium } from "../helpers/chromium";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const POOL_TICK = "WEBS";
 const CURVE_TICK = "WEBC";
 const WALLETS: { kind: StandinKind; name: string }[] = [
@@ -188,7 +178,7 @@ describe("AMM pages in Chromium", function () {
           errors.push((error as Error).message);
         });
     }, 250);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
 
   after(async () => {

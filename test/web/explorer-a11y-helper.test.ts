@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import http from "node:http";
-import { Browser, Page, chromium } from "playwright-core";
+import { Browser, Page } from "playwright-core";
 import {
   ARTIFACTS_DIR,
   PHONE,
@@ -17,9 +17,8 @@ import {
   expectAccessible,
   expectNoSidewaysScroll,
 } from "../helpers/a11y";
+import { launchChromium } from "../helpers/chromium";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"];
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'";
 
@@ -51,7 +50,7 @@ describe("a11y helper (axe-core in Chromium)", function () {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     tab = await (await browser.newContext({ viewport: PHONE })).newPage();
   });
 

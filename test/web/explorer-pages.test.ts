@@ -12,7 +12,7 @@
 import { expect } from "chai";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Browser, Page, chromium } from "playwright-core";
+import { Browser, Page } from "playwright-core";
 import { NETWORKS, OP, bytesToHex, compileScript, nullDataScript, sha256 } from "../../src/doge";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -30,19 +30,8 @@ import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { deployTick, faucetCoin, mintTick } from "../helpers/drc20";
 import { commitP2sh, inscribeDoginals, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
+import { launchChromium } from "../helpers/chromium";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const DOGE = 100_000_000n;
 const NOTE = "dogeos explorer page <b>not bold</b>";
 // A 1x1 PNG (one opaque pixel), as an image inscription.
@@ -175,7 +164,7 @@ describe("explorer pages in Chromium", function () {
     ).txid;
     await mempool.refresh();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     page = await context.newPage();
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));

@@ -16,7 +16,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import path from "node:path";
 import type { Server } from "node:http";
-import { Browser, BrowserContext, Page, chromium } from "playwright-core";
+import { Browser, BrowserContext, Page } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
 import { encodeLaunchpadMint } from "../../src/inscription/launchpad";
 import { createExplorerApp } from "../../src/services/explorer/app";
@@ -28,19 +28,8 @@ import { newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { standinScript } from "./standins";
+import { launchChromium } from "../helpers/chromium";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// TOOLCHAIN.md: the flags that keep Debian's Chromium quiet and offline under a sandboxless CI.
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts", "browser");
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -100,8 +89,6 @@ describe("launchpad pages in Chromium", function () {
   };
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM))
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const walletProviderScript = await devWalletScript(
       encodeWif(holder.privateKey, NETWORKS.regtest),
@@ -141,7 +128,7 @@ describe("launchpad pages in Chromium", function () {
     // Someone else holds the tiny collection's only index.
     expect((await stack.call("POST", `/collections/${TINY}/claim`, { token })).status).to.equal(201);
     startChainDriver();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     member = await browser.newContext({ viewport: PHONE });
     page = await member.newPage();
     page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
