@@ -64,6 +64,9 @@ export function readTouches(chainDir: string, meta: ScaleChainMeta): Uint32Array
   return new Uint32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
 }
 
+/** Transactions in one page of Esplora's /txs/chain (electrs's CHAIN_TXS_PER_PAGE). */
+const ESPLORA_CHAIN_PAGE = 25;
+
 export function measureReads(
   indexFile: string,
   meta: ScaleChainMeta,
@@ -97,6 +100,15 @@ export function measureReads(
           run: () => queries.history(address, before, PAGE),
         },
         { name: "UTXOs, first page", run: () => queries.utxos(address, null, PAGE) },
+        {
+          // Esplora's /address/:a/txs/chain/:last_seen_txid (issue 28): a page of 25 confirmed
+          // transactions half way back, each with its inputs' previous outputs, as the route reads
+          // them from the index (the serialized transactions come from the node, not measured here).
+          name: "Esplora /txs/chain page, index part",
+          run: () => {
+            for (const item of queries.history(address, before, ESPLORA_CHAIN_PAGE).items) queries.tx(item.txid);
+          },
+        },
       ],
       samples,
     );
