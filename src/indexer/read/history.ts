@@ -19,8 +19,11 @@ const REVEAL_CHUNK = 25;
 // deep page starts at its cursor instead of walking the address's newer rows.
 const SQL = {
   address: "SELECT id, tx_count FROM addresses WHERE address = ?",
+  // `+ 0`: PostgreSQL then probes txs by id per history row (a nested loop) instead of merging with
+  // txs walked down from the newest transaction (5.7 ms for a first page of 50 of an address with
+  // 1,240 on the bench chain, 0.6 ms so); SQLite's plan is the same either way.
   history: `SELECT t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
-    FROM address_history h JOIN txs t ON t.id = h.tx_id LEFT JOIN addresses c ON c.id = h.counterparty_id
+    FROM address_history h JOIN txs t ON t.id = h.tx_id + 0 LEFT JOIN addresses c ON c.id = h.counterparty_id
     WHERE h.address_id = ? AND h.tx_id < ? ORDER BY h.tx_id DESC LIMIT ?`,
   // Which of a page's transactions are Doginals reveals: one statement per page, not one per row.
   revealed: `SELECT DISTINCT reveal_txid FROM inscriptions WHERE reveal_txid IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
