@@ -122,6 +122,15 @@ describe("explorer API", function () {
     expect(body.op_returns).to.deep.equal([opReturnRecord(body.block.height, 1)]);
   });
 
+  it("serves a coinbase with a null fee, as its document says (the answer is checked against it)", async () => {
+    const height = (await get(`/tx/${paymentTxid}`)).body.block.height as number;
+    const hash = await devnet.rpc<string>("getblockhash", [height]);
+    const coinbase = (await devnet.rpc<{ tx: string[] }>("getblock", [hash])).tx[0];
+    const { status, body } = await get(`/tx/${coinbase}`);
+    expect(status).to.equal(200);
+    expect([body.coinbase, body.fee_koinu]).to.deep.equal([true, null]);
+  });
+
   /** The spec's OP_RETURN record for the test payment's OP_RETURN, exactly its fields. */
   const opReturnRecord = (block: number, confirmations: number) => ({
     txid: paymentTxid,
