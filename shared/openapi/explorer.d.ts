@@ -6270,20 +6270,12 @@ export interface components {
             confirmations: number;
             size: number;
             coinbase: boolean;
-            /**
-             * Format: int64
-             * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
-             */
-            fee_koinu: number;
+            fee_koinu: number | null;
             inputs: {
                 vin: number;
                 prev_txid: string;
                 prev_vout: number;
-                /**
-                 * Format: int64
-                 * @description koinu (1 DOGE = 100,000,000 koinu), an exact JSON integer
-                 */
-                value_koinu: number;
+                value_koinu: number | null;
                 /** @description the address the script pays, or null for scripts without one */
                 address: string | null;
             }[];

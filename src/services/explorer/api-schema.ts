@@ -91,13 +91,13 @@ export const TxBody = z
     confirmations: Confirmations,
     size: z.number().int().min(0),
     coinbase: z.boolean(),
-    fee_koinu: Koinu.nullable(),
+    fee_koinu: orNull(Koinu),
     inputs: z.array(
       z.object({
         vin: z.number().int().min(0),
         prev_txid: Txid,
         prev_vout: z.number().int().min(0),
-        value_koinu: Koinu.nullable(),
+        value_koinu: orNull(Koinu),
         address: Address,
       }),
     ),

@@ -12,8 +12,7 @@
  * pending) and a node that serves only blocks: raw blocks and `getblockheader` facts from the
  * chain, as Esplora reads them by hash. Its routes are asked with node:http on loopback, not the
  * global fetch that test/helpers/openapi.ts wraps: what is compared here is bytes, and the
- * document's checks of these routes are the explorer suites' (asked through the validated fetch, a
- * coinbase's /api/tx answer is refused: fee_koinu is null where the document says integer).
+ * document's checks of these routes are the explorer suites'.
  *
  * A read is a `Route`, a JSON value naming what was asked ({http: url} or {call: [object, method,
  * ...args]} or {fact: [type, params, height]}), so that a fixture's routes can be asked again of
