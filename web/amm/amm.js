@@ -201,9 +201,12 @@ export function lineChart(container, { points, title, emptyText, mark, yLabel })
   const ys = points.map((p) => p.y).concat(mark ? [mark.y] : []);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  const ticks = [y0, (y0 + y1) / 2, y1].map((y) => ({ y, text: formatNumber(y) }));
+  // The left margin fits the longest y-axis label (12 px text is about 7.5 px a character).
+  pad.left = Math.max(pad.left, Math.ceil(Math.max(...ticks.map((t) => t.text.length)) * 7.5) + 10);
   const sx = (x) => pad.left + ((x - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
   const sy = (y) => height - pad.bottom - ((y - y0) / (y1 - y0 || 1)) * (height - pad.top - pad.bottom);
-  for (const y of [y0, (y0 + y1) / 2, y1]) {
+  for (const { y, text } of ticks) {
     chart.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: sy(y), y2: sy(y), stroke: "#e3dccb" }));
     const label = svg("text", {
       x: pad.left - 6,
@@ -212,7 +215,7 @@ export function lineChart(container, { points, title, emptyText, mark, yLabel })
       fill: "#6b6457",
       "font-size": 12,
     });
-    label.textContent = formatNumber(y);
+    label.textContent = text;
     chart.append(label);
   }
   if (yLabel) {

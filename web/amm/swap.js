@@ -116,7 +116,7 @@ async function drawChart() {
   $("chart-note").textContent =
     spot === null
       ? "This pool is empty."
-      : `Spot price now: ${formatNumber(spot)} koinu per ${tick} (${formatDoge(BigInt(Math.round(spot)))} DOGE). ${points.length} swaps charted.${yours}`;
+      : `Spot price now: ${formatNumber(spot)} koinu per ${tick} (${formatDoge(BigInt(Math.round(spot)))} DOGE). ${points.length} ${points.length === 1 ? "swap" : "swaps"} charted.${yours}`;
 }
 
 function clearQuote() {
