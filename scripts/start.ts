@@ -725,6 +725,9 @@ const ATTEST: ServiceSpec = {
     deployed("DogeAttestation"),
     "--relayer-key-file",
     L2_EXTERNAL_URL ? l2KeyFile("l2-attest") : localKeyFile("relayer", 4),
+    // Checked against the L2's eth_chainId before any fulfilment is signed.
+    "--chain-id",
+    String(L2_CHAIN_ID),
     "--network",
     NETWORK,
     "--port",
