@@ -3,12 +3,21 @@
  * taken only when it is the payment it was shown, signed SIGHASH_ALL by the key of the coins it
  * spends — MyDoge's finalised raw transaction, UniSat's and DogeLabs' PSBT hex finalised or not —
  * and always comes out in the pages' form (unfinalised, one partial signature per own input).
+ *
+ * And the provider's DRC-20 step (window.wallet.sendDrc20) mapped onto each wallet's own calls, in
+ * the order and with the arguments the wallets' page interfaces take (the wallets record what they
+ * were asked; the browser suite test/web/amm-drc20-browser.test.ts does it for real on the devnet):
+ * MyDoge's requestAvailableDRC20Transaction then requestInscriptionTransaction at the reveal's
+ * output (or an already-inscribed transfer of the amount), UniSat's inscribeTransfer then
+ * sendInscription, and the "cannot" message of a wallet without such a step.
  */
 import { expect } from "chai";
 import { Psbt } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { NETWORKS, hexToBytes, toBitcoinjsNetwork, txidOf } from "../../src/doge";
+import { NETWORKS, hexToBytes, publicKeyToAddress, toBitcoinjsNetwork, txidOf } from "../../src/doge";
 import { WalletError } from "../../web/src/wallets/adapter";
+import { createProvider } from "../../web/src/wallet-provider";
+import { chainIdOf } from "../../web/src/wallets/walletconnect";
 import { ownInputIndexes, takeSignedPsbtHex, takeSignedTransaction } from "../../web/src/wallets/psbt-forms";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
@@ -99,5 +108,177 @@ describe("wallet provider PSBT forms", () => {
     expect(errorOf(() => takeSignedPsbtHex(shown, "zz", [0], "UniSat", network)).message).to.contain(
       "UniSat answered no PSBT",
     );
+  });
+});
+
+describe("wallet provider DRC-20 step (sendDrc20)", () => {
+  const person = newKey();
+  const custody = newKey();
+  const reveal = "ab".repeat(32);
+  const send = "cd".repeat(32);
+
+  /** A provider over one injected wallet (`global` of the page), connected. */
+  async function connected(global: string, api: object) {
+    const provider = createProvider({ network: "regtest" }, { [global]: api });
+    await provider.connect();
+    return provider;
+  }
+
+  async function rejection(run: () => Promise<unknown>): Promise<WalletError> {
+    try {
+      await run();
+    } catch (error) {
+      expect(error).to.be.instanceOf(WalletError);
+      return error as WalletError;
+    }
+    throw new Error("expected a WalletError");
+  }
+
+  function myDoge(overrides: Record<string, unknown> = {}) {
+    const calls: [string, unknown][] = [];
+    const api = {
+      connect: async () => ({ approved: true, address: person.address, balance: "0" }),
+      getTransferableDRC20: async (data: unknown) => {
+        calls.push(["getTransferableDRC20", data]);
+        return { inscriptions: [] };
+      },
+      requestAvailableDRC20Transaction: async (data: unknown) => {
+        calls.push(["requestAvailableDRC20Transaction", data]);
+        return { txId: reveal, ticker: "WEBT", amount: "5000" };
+      },
+      requestInscriptionTransaction: async (data: unknown) => {
+        calls.push(["requestInscriptionTransaction", data]);
+        return { txId: send };
+      },
+      ...overrides,
+    };
+    return { api, calls };
+  }
+
+  it("maps MyDoge: inscribe a transfer to itself, then send the inscription at the reveal's output 0", async () => {
+    const { api, calls } = myDoge();
+    const provider = await connected("doge", api);
+    expect(await provider.sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address })).to.deep.equal({
+      txid: send,
+    });
+    expect(calls).to.deep.equal([
+      ["getTransferableDRC20", { ticker: "WEBT" }],
+      ["requestAvailableDRC20Transaction", { ticker: "WEBT", amount: "5000" }],
+      ["requestInscriptionTransaction", { recipientAddress: custody.address, location: `${reveal}:0:0` }],
+    ]);
+  });
+
+  it("sends MyDoge's already-inscribed transfer of exactly the amount instead of inscribing another", async () => {
+    const { api, calls } = myDoge({
+      getTransferableDRC20: async () => ({
+        inscriptions: [
+          { txid: "11".repeat(32), vout: 0, ticker: "WEBT", output: `${"11".repeat(32)}:0`, amount: 4999 },
+          { txid: "22".repeat(32), vout: 1, ticker: "webt", output: `${"22".repeat(32)}:1`, amount: 5000 },
+        ],
+      }),
+    });
+    const provider = await connected("doge", api);
+    await provider.sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address });
+    expect(calls).to.deep.equal([
+      ["requestInscriptionTransaction", { recipientAddress: custody.address, location: `${"22".repeat(32)}:1:0` }],
+    ]);
+  });
+
+  it("names MyDoge and the step when the person refuses, and refuses an answer that is no txid", async () => {
+    const refusing = myDoge({
+      requestAvailableDRC20Transaction: async () => {
+        throw new Error("User refused transaction");
+      },
+    });
+    const refused = await rejection(async () =>
+      (await connected("doge", refusing.api)).sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address }),
+    );
+    expect([refused.code, refused.message, refused.step]).to.deep.equal([
+      "WALLET_REFUSED",
+      "MyDoge did not send tokens: User refused transaction",
+      "send tokens",
+    ]);
+    const garbled = myDoge({ requestInscriptionTransaction: async () => ({ txId: "sent!" }) });
+    const bad = await rejection(async () =>
+      (await connected("doge", garbled.api)).sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address }),
+    );
+    expect([bad.code, bad.message]).to.deep.equal([
+      "WALLET_BAD_ANSWER",
+      'MyDoge answered "sent!" where a transaction id was expected',
+    ]);
+  });
+
+  it("maps UniSat: inscribeTransfer(ticker, amount), then sendInscription(to, inscriptionId)", async () => {
+    const calls: unknown[][] = [];
+    const unisat = {
+      requestAccounts: async () => [person.address],
+      inscribeTransfer: async (...args: unknown[]) => {
+        calls.push(["inscribeTransfer", ...args]);
+        return { inscriptionId: `${reveal}i0`, inscriptionNumber: 7, ticker: "WEBT", amount: "5000" };
+      },
+      sendInscription: async (...args: unknown[]) => {
+        calls.push(["sendInscription", ...args]);
+        return send;
+      },
+    };
+    const provider = await connected("unisat", unisat);
+    expect(await provider.sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address })).to.deep.equal({
+      txid: send,
+    });
+    expect(calls).to.deep.equal([
+      ["inscribeTransfer", "WEBT", "5000"],
+      ["sendInscription", custody.address, `${reveal}i0`],
+    ]);
+  });
+
+  it("says which step a wallet cannot do: DogeLabs without inscribeTransfer, WalletConnect's Dogecoin RPC", async () => {
+    const dogeLabs = {
+      requestAccounts: async () => [person.address],
+      sendInscription: async () => send,
+    };
+    const error = await rejection(async () =>
+      (await connected("dogeLabs", dogeLabs)).sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address }),
+    );
+    expect([error.code, error.wallet, error.step, error.message]).to.deep.equal([
+      "WALLET_UNSUPPORTED",
+      "DogeLabs",
+      "send tokens",
+      "DogeLabs cannot send tokens here: it has no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer. Choose another wallet for this step.",
+    ]);
+    const chain = chainIdOf("regtest");
+    const walletConnect = {
+      session: {
+        namespaces: { bip122: { accounts: [`${chain}:${person.address}`], methods: ["getAccountAddresses"] } },
+      },
+      request: async () => [{ address: person.address }],
+    };
+    const wcError = await rejection(async () =>
+      (await connected("walletConnectDoge", walletConnect)).sendDrc20({
+        tick: "WEBT",
+        amount: "5000",
+        to: custody.address,
+      }),
+    );
+    expect([wcError.code, wcError.wallet]).to.deep.equal(["WALLET_UNSUPPORTED", "WalletConnect"]);
+    expect(wcError.message).to.contain("has no Dogecoin RPC method that inscribes a DRC-20 transfer");
+  });
+
+  it("refuses a request the page got wrong before asking the wallet", async () => {
+    const { api, calls } = myDoge();
+    const provider = await connected("doge", api);
+    for (const [request, what] of [
+      [{ tick: "WEBT", amount: "0", to: custody.address }, "amount must be a whole number"],
+      [{ tick: "WEBT", amount: "1.5", to: custody.address }, "amount must be a whole number"],
+      [{ tick: "", amount: "5", to: custody.address }, "tick must be a DRC-20 tick"],
+      [
+        { tick: "WEBT", amount: "5", to: publicKeyToAddress(custody.publicKey, NETWORKS.mainnet) },
+        "to must be an address on regtest",
+      ],
+    ] as const) {
+      const error = await rejection(() => provider.sendDrc20(request));
+      expect(error.code).to.equal("INVALID_REQUEST");
+      expect(error.message).to.contain(what);
+    }
+    expect(calls).to.deep.equal([]);
   });
 });

@@ -13,11 +13,17 @@
  *   wallet.signPSBT(psbtBase64)        -> psbtBase64: the wallet's inputs signed, unfinalised
  *   wallet.signMessage(text)           -> base64 compact signature (Dogecoin signmessage)
  *   wallet.getBalance()                -> {confirmed_koinu, unconfirmed_koinu}
+ *   wallet.sendDrc20({tick, amount, to}) -> {txid}  a DRC-20 deposit through the wallet's own
+ *                                      transfer step (it inscribes a transfer of `amount` onto its
+ *                                      address, then sends that inscription to `to`); the txid is
+ *                                      the send's, the deposit an order names
  *   wallet.disconnect()
  *   wallet.address, wallet.publicKey, wallet.name, wallet.network
  *
  * There is no inscribe(): pages ask our services (or DogeWallets.buildPayment) for PSBTs, the wallet
- * signs, the explorer broadcasts. Bundled for the browser by src/services/pages/wallet-provider.ts,
+ * signs, the explorer broadcasts. The one exception is sendDrc20: a DRC-20 transfer is inscribed and
+ * sent by the wallet itself (that is the step MyDoge and UniSat offer a page), and the page only
+ * learns the txid, which the AMM's deposit rule then judges from the index. Bundled for the browser by src/services/pages/wallet-provider.ts,
  * which ends the script with DogeWallets.install({network, explorerUrl?, devWallet?}).
  */
 import { Psbt } from "bitcoinjs-lib";
@@ -31,7 +37,7 @@ import {
   recoverMessagePublicKey,
   toBitcoinjsNetwork,
 } from "../../src/doge";
-import { WalletAdapter, WalletError, WalletId } from "./wallets/adapter";
+import { WalletAdapter, WalletError, WalletId, txidAnswer } from "./wallets/adapter";
 import { devWalletAdapter } from "./wallets/dev";
 import { MyDogeApi, myDogeAdapter } from "./wallets/mydoge";
 import { ownInputIndexes } from "./wallets/psbt-forms";
@@ -81,7 +87,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
   const btcNetwork = toBitcoinjsNetwork(network);
   const dev =
     config.devWallet && network.name !== "mainnet"
-      ? devWalletAdapter({ wif: config.devWallet.wif, network: network.name }, btcNetwork)
+      ? devWalletAdapter({ wif: config.devWallet.wif, network: network.name }, btcNetwork, config.explorerUrl ?? null)
       : null;
   let connected: Connected | null = null;
 
@@ -297,6 +303,28 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
         );
       const signed = await adapter.signPsbt(psbt, indexes, c.address);
       return signed.toBase64();
+    },
+    async sendDrc20(request: { tick?: unknown; amount?: unknown; to?: unknown } = {}): Promise<{ txid: string }> {
+      const c = connected ?? (await provider.connect(), connected!);
+      const { adapter } = c;
+      const invalid = (what: string) =>
+        new WalletError("INVALID_REQUEST", `sendDrc20: ${what}`, adapter.name, "send tokens");
+      const { tick, to, amount: given } = request ?? {};
+      const amount = typeof given === "bigint" ? given.toString() : given;
+      if (typeof tick !== "string" || !/^\S{1,64}$/.test(tick)) throw invalid("tick must be a DRC-20 tick");
+      if (typeof amount !== "string" || !/^[1-9]\d*$/.test(amount))
+        throw invalid("amount must be a whole number of tokens above 0, as a decimal string");
+      if (typeof to !== "string" || networkOfAddress(to) !== network.name)
+        throw invalid(`to must be an address on ${network.name}`);
+      if (!adapter.sendDrc20)
+        throw new WalletError(
+          "WALLET_UNSUPPORTED",
+          `${adapter.name} cannot send DRC-20 tokens here; choose another wallet for this step.`,
+          adapter.name,
+          "send tokens",
+        );
+      const answer = await adapter.sendDrc20({ tick, amount, to }, c.address);
+      return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
     },
     async getBalance(): Promise<{ confirmed_koinu: string; unconfirmed_koinu: string }> {
       const c = needConnected("read the balance");

@@ -41,6 +41,8 @@ export function standinKey(config: StandinConfig) {
     network,
     btcNetwork,
     address,
+    /** The key as web/src/wallets/drc20-transfer.ts takes it (inscribes and sends DRC-20 transfers for real). */
+    transferKey: { network, privateKey, publicKey, address, explorerUrl: config.explorerUrl },
     publicKeyHex: bytesToHex(publicKey),
     signer,
     signMessage: (text: string) => signMessage(text, privateKey),
@@ -84,3 +86,11 @@ export function omitMethods(target: object, config: StandinConfig): void {
 }
 
 export const declines = (config: StandinConfig, method: string) => (config.decline ?? []).includes(method);
+
+/** GET from the test's explorer, its JSON; a refusal throws its message. */
+export async function explorerJson(config: StandinConfig, path: string): Promise<any> {
+  const response = await fetch(`${config.explorerUrl}${path}`);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error?.message ?? `the explorer refused ${path} (HTTP ${response.status})`);
+  return body;
+}

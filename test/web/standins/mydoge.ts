@@ -7,8 +7,30 @@
  * event, and no events after connect. The popups are replaced by the knobs of StandinConfig; it signs
  * with a real key as scripts/helpers/wallet.js does (signRawPsbt: Psbt.fromHex(rawTx), signInput for
  * each of `indexes`, finalizeInput for every input, extractTransaction().toHex()).
+ *
+ * Its DRC-20 steps do for real on the devnet what MyDoge's servers do for the extension
+ * (web/src/wallets/drc20-transfer.ts with the stand-in's key):
+ * - getDRC20Balance({ticker}) -> {availableBalance, transferableBalance, ticker, address} and
+ *   getTransferableDRC20({ticker}) -> {inscriptions: [{txid, vout, ticker, contentType, content,
+ *   output, amount}], ticker, address}, read from the explorer's index ("Invalid data" without a
+ *   ticker, as inject-script.js checks).
+ * - requestAvailableDRC20Transaction({ticker, amount}) inscribes a transfer onto the wallet's own
+ *   address, broadcasts [commit, reveal] and answers {txId: the reveal's txid, ticker, amount}
+ *   (background.js onSendInscribeTransfer answers results[1] and caches the location
+ *   `${results[1]}:0:0`; onApproveAvailableDRC20Transaction answers {txId, ticker, amount}). The
+ *   popup's refusal is "User refused transaction" and a failure "Failed to inscribe token transfer"
+ *   (views/ClientRequest/ClientAvailableDRC20Transaction.js).
+ * - requestInscriptionTransaction({recipientAddress, location: "txid:vout:offset"}) sends the
+ *   inscribed output at `location` and answers {txId} (onApproveDoginalTransaction).
  */
-import { StandinConfig, broadcast, declines, explorerBalance, omitMethods, standinKey } from "./common";
+import {
+  Drc20TransferError,
+  Outpoint,
+  findOwnOutput,
+  inscribeDrc20Transfer,
+  sendInscribedOutput,
+} from "../../../web/src/wallets/drc20-transfer";
+import { StandinConfig, broadcast, declines, explorerBalance, explorerJson, omitMethods, standinKey } from "./common";
 
 export function installMyDoge(config: StandinConfig): void {
   const key = standinKey(config);
@@ -17,6 +39,13 @@ export function installMyDoge(config: StandinConfig): void {
   const decline = (method: string) => {
     if (declines(config, method)) throw new Error("User rejected request");
   };
+
+  /** The popups of the DRC-20 requests: the person's refusal (ClientAvailableDRC20Transaction.js's text). */
+  const declineTransaction = (method: string) => {
+    if (declines(config, method)) throw new Error("User refused transaction");
+  };
+  /** Transfer inscriptions this wallet made and has not sent yet, by "txid:vout" (the extension's INSCRIPTION_TXS_CACHE). */
+  const inscribed = new Map<string, Outpoint>();
 
   class MyDogeWallet {
     isMyDoge = true;
@@ -52,6 +81,70 @@ export function installMyDoge(config: StandinConfig): void {
       if (!data?.message) throw new Error("Invalid data");
       decline("requestSignedMessage");
       return { signedMessage: key.signMessage(data.message) };
+    }
+
+    async getDRC20Balance(data: { ticker?: string }) {
+      if (!data?.ticker) throw new Error("Invalid data");
+      const { balances } = await explorerJson(config, `/api/wallet/address/${key.address}/drc20`);
+      const held = (balances as { tick: string; available: string; transferable: string }[]).find(
+        (b) => b.tick.toLowerCase() === data.ticker!.toLowerCase(),
+      );
+      return {
+        availableBalance: Number(held?.available ?? 0),
+        transferableBalance: Number(held?.transferable ?? 0),
+        ticker: data.ticker,
+        address: key.address,
+      };
+    }
+
+    async getTransferableDRC20(data: { ticker?: string }) {
+      if (!data?.ticker) throw new Error("Invalid data");
+      const page = await explorerJson(
+        config,
+        `/api/wallet/address/${key.address}/transfer_inscriptions?envelope=true&count=100`,
+      );
+      const inscriptions = [];
+      for (const t of page.items as any[]) {
+        if (t.state !== "transferable" || t.tick.toLowerCase() !== data.ticker.toLowerCase() || !t.location) continue;
+        // Not one whose send is already in the mempool (the extension keeps its sent transactions too).
+        if (!(await findOwnOutput(key.transferKey, t.location.txid, t.location.vout))) continue;
+        inscriptions.push({
+          txid: t.location.txid,
+          vout: t.location.vout,
+          ticker: t.tick,
+          contentType: t.content_type,
+          content: t.body,
+          output: `${t.location.txid}:${t.location.vout}`,
+          amount: Number(t.amount),
+        });
+      }
+      return { inscriptions, ticker: data.ticker, address: key.address };
+    }
+
+    async requestAvailableDRC20Transaction(data: { ticker?: string; amount?: string }) {
+      if (!(data?.ticker && data?.amount)) throw new Error("Invalid data");
+      declineTransaction("requestAvailableDRC20Transaction");
+      let made;
+      try {
+        made = await inscribeDrc20Transfer(key.transferKey, data.ticker, BigInt(data.amount));
+      } catch (error) {
+        if (!(error instanceof Drc20TransferError)) throw error;
+        console.warn(`MyDoge stand-in: ${error.message}`);
+        throw new Error("Failed to inscribe token transfer");
+      }
+      inscribed.set(`${made.output.txid}:${made.output.vout}`, made.output);
+      return { txId: made.output.txid, ticker: data.ticker, amount: data.amount };
+    }
+
+    async requestInscriptionTransaction(data: { recipientAddress?: string; location?: string }) {
+      if (!(data?.recipientAddress && data?.location)) throw new Error("Invalid data");
+      declineTransaction("requestInscriptionTransaction");
+      const [txid, vout] = data.location.split(":");
+      const output = inscribed.get(`${txid}:${vout}`) ?? (await findOwnOutput(key.transferKey, txid, Number(vout)));
+      if (!output) throw new Error(`no inscription of this wallet at ${data.location}`);
+      const txId = await sendInscribedOutput(key.transferKey, output, data.recipientAddress);
+      inscribed.delete(`${txid}:${vout}`);
+      return { txId };
     }
 
     async getConnectionStatus() {

@@ -8,11 +8,27 @@
  * finalises the inputs it signs unless `autoFinalized: false`; `toSignInputs` names them, else every
  * input the key can sign. Balances are koinu as numbers; getNetwork answers "testnet" for a test
  * network's key ("livenet" for mainnet), UniSat's two network names.
+ *
+ * DRC-20 (done for real on the devnet with the stand-in's key, web/src/wallets/drc20-transfer.ts):
+ * UniSat's inscribeTransfer(ticker, amount) (unisat-wallet/extension
+ * src/content-script/pageProvider/index.ts; its approval page
+ * src/ui/pages/Approval/components/InscribeTransfer.tsx inscribes a TRANSFER onto the wallet's own
+ * address and resolves {inscriptionId, inscriptionNumber, ticker, amount}; our index numbers no
+ * inscriptions, so inscriptionNumber is null) and sendInscription(toAddress, inscriptionId,
+ * {feeRate}?) -> txid, both rejecting with the user-rejected error. DogeLabs has sendInscription
+ * (pages call window.dogeLabs.sendInscription(to, id, {feeRate})) but no inscribeTransfer in any
+ * published source, so its stand-in has none.
  */
 import { Psbt, Transaction } from "bitcoinjs-lib";
 import { addressToOutputScript, equalBytes } from "../../../src/doge";
 import { buildPayment } from "../../../web/src/payment";
-import { StandinConfig, broadcast, declines, explorerBalance, omitMethods, standinKey } from "./common";
+import {
+  Outpoint,
+  findOwnOutput,
+  inscribeDrc20Transfer,
+  sendInscribedOutput,
+} from "../../../web/src/wallets/drc20-transfer";
+import { StandinConfig, broadcast, declines, explorerBalance, explorerJson, omitMethods, standinKey } from "./common";
 
 const rejection = () => Object.assign(new Error("User rejected the request."), { code: 4001 });
 
@@ -35,6 +51,16 @@ export function installUnisatStyle(config: StandinConfig, global: "unisat" | "do
       .map(({ i }) => i);
   };
   const network = key.network.name === "mainnet" ? "livenet" : "testnet";
+  /** Transfer inscriptions this wallet made and has not sent, by inscription id. */
+  const inscribed = new Map<string, Outpoint>();
+  /** Where an inscription of this wallet is now: its own record, else the explorer's index of its transfers. */
+  const locate = async (inscriptionId: string): Promise<Outpoint | null> => {
+    const own = inscribed.get(inscriptionId);
+    if (own) return own;
+    const page = await explorerJson(config, `/api/wallet/address/${key.address}/transfer_inscriptions?count=100`);
+    const found = (page.items as any[]).find((t) => t.inscription_id === inscriptionId && t.location);
+    return found ? findOwnOutput(key.transferKey, found.location.txid, found.location.vout) : null;
+  };
 
   class UnisatStyleWallet {
     async requestAccounts() {
@@ -95,6 +121,20 @@ export function installUnisatStyle(config: StandinConfig, global: "unisat" | "do
         throw new Error("bip322-simple needs a segwit or taproot address; Dogecoin has none");
       return key.signMessage(text);
     }
+    async inscribeTransfer(ticker: string, amount: string) {
+      decline("inscribeTransfer");
+      const made = await inscribeDrc20Transfer(key.transferKey, ticker, BigInt(amount));
+      inscribed.set(made.inscriptionId, made.output);
+      return { inscriptionId: made.inscriptionId, inscriptionNumber: null, ticker, amount };
+    }
+    async sendInscription(toAddress: string, inscriptionId: string, _options?: { feeRate?: number }) {
+      decline("sendInscription");
+      const output = await locate(inscriptionId);
+      if (!output) throw new Error(`inscription ${inscriptionId} is not in this wallet`);
+      const txid = await sendInscribedOutput(key.transferKey, output, toAddress);
+      inscribed.delete(inscriptionId);
+      return txid;
+    }
     on(event: string, handler: (...args: unknown[]) => void) {
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event)!.add(handler);
@@ -105,6 +145,9 @@ export function installUnisatStyle(config: StandinConfig, global: "unisat" | "do
   }
 
   const wallet = new UnisatStyleWallet();
-  omitMethods(wallet, config);
+  omitMethods(
+    wallet,
+    global === "dogeLabs" ? { ...config, omit: [...(config.omit ?? []), "inscribeTransfer"] } : config,
+  );
   (window as any)[global] = wallet;
 }

@@ -10,7 +10,16 @@ import type { Psbt } from "bitcoinjs-lib";
 export type WalletId = "mydoge" | "dogelabs" | "unisat" | "walletconnect" | "dev";
 
 /** The steps a page may ask of a wallet, named as the messages name them. */
-export type WalletStep = "connect" | "sign the payment" | "sign a message" | "read the balance" | "disconnect";
+export type WalletStep =
+  "connect" | "sign the payment" | "sign a message" | "read the balance" | "send tokens" | "disconnect";
+
+/** A DRC-20 deposit the page asks for: `amount` whole units of `tick` to `to`. */
+export interface Drc20Send {
+  tick: string;
+  /** Whole DRC-20 units, a decimal string without sign or fraction. */
+  amount: string;
+  to: string;
+}
 
 export interface WalletAccount {
   address: string;
@@ -35,6 +44,12 @@ export interface WalletAdapter {
   /** A Dogecoin message signature (base64, compact, as `signmessage`) by the connected address. */
   signMessage?(message: string, address: string): Promise<string>;
   balance?(address: string): Promise<WalletBalance>;
+  /**
+   * Sends `amount` of `tick` from the connected address to `to` through the wallet's own DRC-20
+   * transfer step (a transfer inscription onto the wallet's address, then that inscription sent);
+   * answers the txid of the send, which is the DRC-20 deposit.
+   */
+  sendDrc20?(send: Drc20Send, address: string): Promise<{ txid: string }>;
   disconnect?(): Promise<void>;
 }
 
@@ -80,4 +95,16 @@ export function koinuString(value: unknown): string {
   if (typeof value === "string" && /^\d+$/.test(value)) return BigInt(value).toString();
   if (typeof value === "bigint" && value >= 0n) return value.toString();
   throw new WalletError("WALLET_BAD_ANSWER", `a balance of ${JSON.stringify(value)} is not an amount of koinu`);
+}
+
+/** A txid a wallet answered for `step` (64 hex digits), lower-cased, or WALLET_BAD_ANSWER. */
+export function txidAnswer(name: string, step: WalletStep, value: unknown): string {
+  if (typeof value !== "string" || !/^[0-9a-fA-F]{64}$/.test(value))
+    throw new WalletError(
+      "WALLET_BAD_ANSWER",
+      `${name} answered ${JSON.stringify(value)} where a transaction id was expected`,
+      name,
+      step,
+    );
+  return value.toLowerCase();
 }

@@ -1,12 +1,20 @@
 /**
  * Our development wallet (web/src/dev-wallet.ts: window.wallet's seed interface over one devnet
  * key) as one of the provider's wallets, offered on devnet and testnet pages whose daemon was given
- * a development key.
+ * a development key. It makes DRC-20 deposits itself (./drc20-transfer.ts): a transfer inscription
+ * onto its own address, then that inscription sent, funded from its coins through the page's explorer.
  */
 import { Psbt } from "bitcoinjs-lib";
-import { toBitcoinjsNetwork } from "../../../src/doge";
+import {
+  decodeWif,
+  getNetwork,
+  privateKeyToPublicKey,
+  publicKeyToAddress,
+  toBitcoinjsNetwork,
+} from "../../../src/doge";
 import { DevWalletConfig, createDevWallet } from "../dev-wallet";
-import { WalletAdapter, WalletError, refused } from "./adapter";
+import { Drc20Send, WalletAdapter, WalletError, refused, unsupported } from "./adapter";
+import { inscribeDrc20Transfer, sendInscribedOutput } from "./drc20-transfer";
 import { checkSignatures } from "./psbt-forms";
 
 const NAME = "Development wallet";
@@ -14,6 +22,7 @@ const NAME = "Development wallet";
 export function devWalletAdapter(
   config: DevWalletConfig,
   network: ReturnType<typeof toBitcoinjsNetwork>,
+  explorerUrl: string | null = null,
 ): WalletAdapter {
   const wallet = createDevWallet(config);
   return {
@@ -31,6 +40,25 @@ export function devWalletAdapter(
         throw refused(NAME, "sign the payment", error);
       }
       return checkSignatures(Psbt.fromBase64(signed, { network }), indexes, NAME);
+    },
+    async sendDrc20({ tick, amount, to }: Drc20Send) {
+      if (!explorerUrl) throw unsupported(NAME, "send tokens", "explorer named by this page to fund the transfer from");
+      const dogeNetwork = getNetwork(config.network);
+      const { privateKey } = decodeWif(config.wif, dogeNetwork);
+      const publicKey = privateKeyToPublicKey(privateKey);
+      const key = {
+        network: dogeNetwork,
+        privateKey,
+        publicKey,
+        address: publicKeyToAddress(publicKey, dogeNetwork),
+        explorerUrl,
+      };
+      try {
+        const inscribed = await inscribeDrc20Transfer(key, tick, BigInt(amount));
+        return { txid: await sendInscribedOutput(key, inscribed.output, to) };
+      } catch (error) {
+        throw refused(NAME, "send tokens", error);
+      }
     },
     async signMessage(message: string) {
       let answer;

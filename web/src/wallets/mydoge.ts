@@ -10,12 +10,31 @@
  *   requestSignedMessage({message})             -> {signedMessage}        (base64)
  *   getConnectionStatus()                       -> {connected, address, selectedWalletAddress}
  *   disconnect()
+ *   getTransferableDRC20({ticker})              -> {inscriptions: [{txid, vout, ticker, contentType,
+ *                                                  content, output, amount}], ticker, address}
+ *   requestAvailableDRC20Transaction({ticker, amount})
+ *                                               -> {txId, ticker, amount}: the wallet inscribes a
+ *                                                  transfer of `amount` onto its own address and
+ *                                                  answers the reveal's txid (the inscription is at
+ *                                                  `${txId}:0:0`: background.js onSendInscribeTransfer
+ *                                                  broadcasts [commit, reveal] and caches that location)
+ *   requestInscriptionTransaction({recipientAddress, location: "txid:vout:offset"}) -> {txId}
  *
  * requestPsbt's rawTx is the PSBT in hex (scripts/helpers/wallet.js decodeRawPsbt: Psbt.fromHex);
  * with signOnly it answers the finalised transaction (psbt-forms.ts takes it back).
  */
 import type { Psbt } from "bitcoinjs-lib";
-import { WalletAccount, WalletAdapter, WalletBalance, WalletError, koinuString, refused, unsupported } from "./adapter";
+import {
+  Drc20Send,
+  WalletAccount,
+  WalletAdapter,
+  WalletBalance,
+  WalletError,
+  koinuString,
+  refused,
+  txidAnswer,
+  unsupported,
+} from "./adapter";
 import { takeSignedTransaction } from "./psbt-forms";
 
 export interface MyDogeApi {
@@ -27,7 +46,24 @@ export interface MyDogeApi {
     txId?: string;
   }>;
   requestSignedMessage?(data: { message: string }): Promise<{ signedMessage: string } | string>;
+  getTransferableDRC20?(data: { ticker: string }): Promise<{
+    inscriptions?: { txid?: string; vout?: number; ticker?: string; output?: string; amount?: number | string }[];
+  }>;
+  requestAvailableDRC20Transaction?(data: { ticker: string; amount: string }): Promise<{
+    txId?: string;
+    ticker?: string;
+    amount?: number | string;
+  }>;
+  requestInscriptionTransaction?(data: { recipientAddress: string; location: string }): Promise<{ txId?: string }>;
   disconnect?(): Promise<unknown>;
+}
+
+/** `txid:vout` of an output, from a transferable inscription's `output` ("txid:vout") or its txid and vout. */
+function outputOf(item: { txid?: string; vout?: number; output?: string }): string | null {
+  if (typeof item.output === "string" && /^[0-9a-fA-F]{64}:\d+$/.test(item.output)) return item.output;
+  if (typeof item.txid === "string" && /^[0-9a-fA-F]{64}$/.test(item.txid) && Number.isInteger(item.vout))
+    return `${item.txid}:${item.vout}`;
+  return null;
 }
 
 const NAME = "MyDoge";
@@ -86,6 +122,34 @@ export function myDogeAdapter(api: MyDogeApi): WalletAdapter {
       if (typeof signature !== "string")
         throw new WalletError("WALLET_BAD_ANSWER", `${NAME} answered no signature`, NAME, "sign a message");
       return signature;
+    },
+    async sendDrc20({ tick, amount, to }: Drc20Send): Promise<{ txid: string }> {
+      if (typeof api.requestInscriptionTransaction !== "function")
+        throw unsupported(NAME, "send tokens", "requestInscriptionTransaction method to send an inscription");
+      let location: string | null = null;
+      try {
+        // A transfer of exactly this amount inscribed before (a send that was declined, say) is sent as it is.
+        if (typeof api.getTransferableDRC20 === "function") {
+          const held = await api.getTransferableDRC20({ ticker: tick });
+          const match = (held?.inscriptions ?? []).find(
+            (i) =>
+              (i.ticker === undefined || String(i.ticker).toLowerCase() === tick.toLowerCase()) &&
+              String(i.amount) === amount &&
+              outputOf(i) !== null,
+          );
+          if (match) location = `${outputOf(match)}:0`;
+        }
+        if (location === null) {
+          if (typeof api.requestAvailableDRC20Transaction !== "function")
+            throw unsupported(NAME, "send tokens", "requestAvailableDRC20Transaction method to inscribe a transfer");
+          const inscribed = await api.requestAvailableDRC20Transaction({ ticker: tick, amount });
+          location = `${txidAnswer(NAME, "send tokens", inscribed?.txId)}:0:0`;
+        }
+        const sent = await api.requestInscriptionTransaction({ recipientAddress: to, location });
+        return { txid: txidAnswer(NAME, "send tokens", sent?.txId) };
+      } catch (error) {
+        throw refused(NAME, "send tokens", error);
+      }
     },
     async balance(): Promise<WalletBalance> {
       if (typeof api.getBalance !== "function") throw unsupported(NAME, "read the balance", "getBalance method");

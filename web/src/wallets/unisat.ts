@@ -8,16 +8,25 @@
  *   signPsbt(psbtHex, {autoFinalized?, toSignInputs?}) -> psbtHex  (finalised unless autoFinalized: false)
  *   signMessage(text, "ecdsa" | "bip322-simple") -> base64
  *   on("accountsChanged" | "networkChanged", handler)
+ *   inscribeTransfer(ticker, amount) -> {inscriptionId, inscriptionNumber, ticker, amount}
+ *       (unisat-wallet/extension src/content-script/pageProvider/index.ts; the approval page
+ *       src/ui/pages/Approval/components/InscribeTransfer.tsx inscribes a TRANSFER of `amount` onto
+ *       the wallet's own address and resolves with the inscription; "User rejected the request.")
+ *   sendInscription(toAddress, inscriptionId, {feeRate}?) -> txid
  *
  * DogeLabs (`window.dogeLabs`) is a Dogecoin wallet with this interface: requestAccounts,
  * getAccounts, getBalance, sendBitcoin, signPsbt(hex), pushPsbt, switchNetwork/getNetwork and the
  * events; pages call its signMessage(text, type) too (for example the Doginal Dogs holder check
- * calls window.dogeLabs.signMessage("Sign to Prove Ownership", "text")). A build without a method
+ * calls window.dogeLabs.signMessage("Sign to Prove Ownership", "text")) and its
+ * sendInscription(to, inscriptionId, {feeRate}). No published page or source shows DogeLabs
+ * inscribing a DRC-20 transfer for a page (UniSat's inscribeTransfer), so a token deposit with
+ * DogeLabs gets the "cannot" message unless its build has inscribeTransfer. A build without a method
  * gets the adapter's "cannot" message for that step.
  */
 import type { Psbt } from "bitcoinjs-lib";
 import { toBitcoinjsNetwork } from "../../../src/doge";
 import {
+  Drc20Send,
   WalletAccount,
   WalletAdapter,
   WalletBalance,
@@ -25,6 +34,7 @@ import {
   WalletId,
   koinuString,
   refused,
+  txidAnswer,
   unsupported,
 } from "./adapter";
 import { takeSignedPsbtHex } from "./psbt-forms";
@@ -37,6 +47,8 @@ export interface UnisatStyleApi {
   getBalance?(): Promise<{ confirmed: number; unconfirmed: number; total: number }>;
   signPsbt?(psbtHex: string, options?: unknown): Promise<string>;
   signMessage?(text: string, type?: string): Promise<string>;
+  inscribeTransfer?(ticker: string, amount: string): Promise<{ inscriptionId?: string } | undefined>;
+  sendInscription?(toAddress: string, inscriptionId: string, options?: { feeRate: number }): Promise<unknown>;
 }
 
 export function unisatStyleAdapter(
@@ -92,6 +104,29 @@ export function unisatStyleAdapter(
         return await api.signMessage(message, "ecdsa");
       } catch (error) {
         throw refused(name, "sign a message", error);
+      }
+    },
+    async sendDrc20({ tick, amount, to }: Drc20Send): Promise<{ txid: string }> {
+      if (typeof api.inscribeTransfer !== "function")
+        throw unsupported(name, "send tokens", "inscribeTransfer method, so it cannot inscribe the DRC-20 transfer");
+      if (typeof api.sendInscription !== "function")
+        throw unsupported(name, "send tokens", "sendInscription method to send the transfer inscription");
+      try {
+        const inscribed = await api.inscribeTransfer(tick, amount);
+        const inscriptionId = inscribed?.inscriptionId;
+        if (typeof inscriptionId !== "string" || !/^[0-9a-fA-F]{64}i\d+$/.test(inscriptionId))
+          throw new WalletError(
+            "WALLET_BAD_ANSWER",
+            `${name} answered no inscription id for the transfer it inscribed: ${JSON.stringify(inscribed)}`,
+            name,
+            "send tokens",
+          );
+        const sent = await api.sendInscription(to, inscriptionId);
+        // UniSat answers the txid itself; some builds wrap it as {txid}.
+        const txid = sent && typeof sent === "object" && "txid" in sent ? (sent as { txid: unknown }).txid : sent;
+        return { txid: txidAnswer(name, "send tokens", txid) };
+      } catch (error) {
+        throw refused(name, "send tokens", error);
       }
     },
     async balance(): Promise<WalletBalance> {

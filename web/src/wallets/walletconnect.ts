@@ -17,6 +17,9 @@
  *   sendTransfer({account, recipientAddress, amount, changeAddress?, memo?}) -> {txid}  (not used)
  *   event bip122_addressesChanged: data as getAccountAddresses' result
  *
+ * None of them inscribes a DRC-20 transfer or sends an inscription: a token deposit through this
+ * adapter gets the "cannot" message.
+ *
  * The chain is CAIP-2 `bip122:<the first 32 hex digits of the genesis block hash>`.
  */
 import type { Psbt } from "bitcoinjs-lib";
@@ -211,6 +214,15 @@ export function walletConnectAdapter(api: WalletConnectDogeApi, network: DogeNet
       if (answer?.address !== undefined && answer.address !== address)
         throw badAnswer("sign a message", `signed with ${String(answer.address)}, not ${address}`);
       return signatureBase64(answer?.signature);
+    },
+    async sendDrc20(): Promise<{ txid: string }> {
+      // The Dogecoin RPC (getAccountAddresses, signPsbt, signMessage, sendTransfer) has no method
+      // that inscribes a DRC-20 transfer or sends an inscription.
+      throw unsupported(
+        NAME,
+        "send tokens",
+        "Dogecoin RPC method that inscribes a DRC-20 transfer or sends an inscription",
+      );
     },
     async disconnect(): Promise<void> {
       account = null;
