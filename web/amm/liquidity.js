@@ -1,7 +1,8 @@
 // The liquidity page: the connected address's positions and unclaimed fees, a fee claim and a removal
 // (each a signed authorization: claim-fees, remove-liquidity), and an add: the DOGE deposit paid
-// with a PSBT the wallet signs, the token deposit (a DRC-20 transfer the wallet sends) named by its
-// txid, and the signed add-liquidity order. The custody address is the pools' deposit address.
+// with a PSBT the wallet signs, the token deposit sent through the wallet's own DRC-20 transfer
+// (./drc20-deposit.js; a txid typed in the advanced fields stays possible), and the signed
+// add-liquidity order naming both txids. The custody address is the pools' deposit address.
 import {
   api,
   authorization,
@@ -15,10 +16,15 @@ import {
   payoutText,
   say,
   signOrder,
+  sleep,
   wallet,
 } from "/amm.js";
+import { custodyAddress, parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
 
 const $ = (id) => document.getElementById(id);
+/** How often and how long an add waits for its deposits to be mined (10 minutes, a swap order's life). */
+const ADD_RETRY_MS = 1500;
+const ADD_RETRIES = 400;
 const state = { account: null, positions: [], unclaimed: "0", custody: null };
 
 markNavigation();
@@ -28,6 +34,7 @@ function refreshButtons() {
   $("claim").disabled = !connected || state.unclaimed === "0";
   $("remove").disabled = !connected || state.positions.length === 0;
   $("pay-doge").disabled = !connected || !state.custody;
+  $("send-tokens").disabled = !connected || !state.custody;
   $("add").disabled = !connected;
   $("connect").textContent = connected ? "Change wallet" : "Connect wallet";
 }
@@ -73,10 +80,14 @@ async function load() {
   say($("status"), "", "");
 }
 
-/** The custody address (every pool's deposit address), read from a curve or from a swap order's answer. */
-async function custody() {
-  const { body } = await api("GET", "/bonding/active");
-  return body.curves[0]?.depositAddress ?? null;
+/** What the connected address holds of the token typed, to add. */
+async function showHolding() {
+  const tick = $("add-tick").value.trim();
+  $("add-holding").textContent = "";
+  if (!state.account || !tick) return;
+  const held = await tokenBalance(state.account.address, tick);
+  if (held && $("add-tick").value.trim() === tick)
+    $("add-holding").textContent = `You hold ${formatTokens(held.available)} ${tick} you can deposit.`;
 }
 
 function action(buttonId, messageId, run) {
@@ -97,8 +108,8 @@ $("connect").addEventListener("click", async () => {
   try {
     if (state.account) wallet().choose(null);
     state.account = await connectWallet($("wallet"));
-    state.custody = await custody();
-    await load();
+    state.custody = await custodyAddress(state.account.address);
+    await Promise.all([load(), showHolding()]);
   } catch (error) {
     say($("status"), "error", describeError(error));
   }
@@ -144,19 +155,56 @@ action("pay-doge", "add-message", async () => {
   say($("add-message"), "ok", `DOGE deposit sent: ${txid}. Send the tokens, then add.`);
 });
 
+action("send-tokens", "add-message", async () => {
+  const tick = $("add-tick").value.trim();
+  const amount = parseTokens($("add-tokens").value);
+  if (!tick) throw new Error("type the token's tick, such as WEBS");
+  if (amount === null || amount === "0") throw new Error("type the tokens to deposit, a whole number such as 1000");
+  const txid = await sendTokenDeposit({
+    tick,
+    amount,
+    to: state.custody,
+    progress: (text) => say($("add-message"), "info", text),
+  });
+  $("add-token-txid").value = txid;
+  say(
+    $("add-message"),
+    "ok",
+    `Token deposit sent: ${txid}. ${$("add-doge-txid").value.trim() ? "Now add liquidity." : "Pay the DOGE deposit, then add."}`,
+  );
+  void showHolding();
+});
+
 action("add", "add-message", async () => {
   const address = state.account.address;
   const tick = $("add-tick").value.trim();
   const dogeTxid = $("add-doge-txid").value.trim();
   const tokenTxid = $("add-token-txid").value.trim();
+  if (!dogeTxid || !tokenTxid)
+    throw new Error("pay the DOGE deposit and send the tokens first (or type both transactions under Advanced)");
   say($("add-message"), "info", "Sign the order in your wallet…");
   const signature = await signOrder("add-liquidity", { tick, address, dogeTxid, tokenTxid });
-  const { body } = await api("POST", "/liquidity/add", { body: { tick, address, dogeTxid, tokenTxid, signature } });
+  // Deposits count once mined deep enough: until then the AMM answers 409 and the page asks again.
+  let body;
+  for (let asked = 0; ; asked++) {
+    try {
+      ({ body } = await api("POST", "/liquidity/add", { body: { tick, address, dogeTxid, tokenTxid, signature } }));
+      break;
+    } catch (error) {
+      const waiting = error.code === "DEPOSIT_NOT_FOUND" || error.code === "DEPOSIT_NOT_DEEP_ENOUGH";
+      if (!waiting || asked >= ADD_RETRIES) throw error;
+      say($("add-message"), "info", `Waiting for the deposits to be mined: ${error.message}…`);
+      await sleep(ADD_RETRY_MS);
+    }
+  }
   say(
     $("add-message"),
     "ok",
     `Added: ${formatTokens(body.shares)} shares for ${formatDoge(body.doge)} DOGE and ${formatTokens(body.token)} ${tick}.`,
   );
+  void showHolding();
 });
+
+$("add-tick").addEventListener("change", () => void showHolding());
 
 refreshButtons();

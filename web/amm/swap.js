@@ -1,8 +1,9 @@
 // The swap page: the pools with their reserves, a price chart from the pool's swap history, and a
-// DOGE -> token swap: a live quote (re-asked as the amount or slippage changes, and every 15 s), a
-// price-impact warning, the order (POST /swap/create), the deposit paid with a PSBT the page builds and
-// the wallet signs, the signed execute (execute-swap), then the order's status until it is settled or
-// refunded.
+// swap either way: a live quote (re-asked as the direction, amount or slippage changes, and every
+// 15 s), a price-impact warning, the order (POST /swap/create), the deposit — DOGE paid with a PSBT
+// the page builds and the wallet signs, or the tokens sent through the wallet's own DRC-20 transfer
+// (./drc20-deposit.js) — the signed execute (execute-swap) naming the deposit's txid, then the
+// order's status until it is settled or refunded.
 import {
   api,
   connectWallet,
@@ -20,9 +21,20 @@ import {
   sleep,
   wallet,
 } from "/amm.js";
+import { parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { pools: [], tick: null, slippageBps: 50, quote: null, account: null, busy: false, quoteSeq: 0 };
+const state = {
+  pools: [],
+  tick: null,
+  direction: "DOGE_TO_TOKEN",
+  slippageBps: 50,
+  quote: null,
+  account: null,
+  busy: false,
+  quoteSeq: 0,
+};
+const selling = () => state.direction === "TOKEN_TO_DOGE";
 /** A price impact above this is called out before the person swaps. */
 const IMPACT_WARNING_BPS = 300;
 const FINAL = ["settled", "refunded", "expired", "failed"];
@@ -125,32 +137,63 @@ function clearQuote() {
   $("impact-warning").textContent = "";
 }
 
+/** What the person types the amount in, and what the page says of the tokens they hold when selling. */
+async function showDirection() {
+  const tick = state.tick ?? "tokens";
+  $("amount-label").textContent = selling() ? `You sell (${tick}, whole tokens)` : "You pay (DOGE)";
+  $("amount").inputMode = selling() ? "numeric" : "decimal";
+  $("holding").textContent = "";
+  if (!selling() || !state.account || !state.tick) return;
+  const held = await tokenBalance(state.account.address, state.tick);
+  if (held && selling() && tick === state.tick)
+    $("holding").textContent = `You hold ${formatTokens(held.available)} ${tick} to sell${
+      held.transferable !== "0" ? ` (and ${formatTokens(held.transferable)} in transfers not sent yet)` : ""
+    }.`;
+}
+
 /** Asks for a quote of the amount typed; a newer request wins over an older answer. */
 async function requote() {
   const seq = ++state.quoteSeq;
-  const amountIn = parseDoge($("amount").value);
+  const amountIn = selling() ? parseTokens($("amount").value) : parseDoge($("amount").value);
   if (!state.tick) return;
   if (amountIn === null || amountIn === "0") {
     clearQuote();
-    say($("quote-message"), "error", "Type an amount of DOGE, such as 10 or 2.5.");
+    say(
+      $("quote-message"),
+      "error",
+      selling()
+        ? `Type a whole number of ${state.tick} to sell, such as 1000.`
+        : "Type an amount of DOGE, such as 10 or 2.5.",
+    );
     refreshButtons();
     return;
   }
   try {
     const query = new URLSearchParams({
       tick: state.tick,
-      direction: "DOGE_TO_TOKEN",
+      direction: state.direction,
       amountIn,
       slippageBps: String(state.slippageBps),
     });
     const { body: quote } = await api("GET", `/swap/quote?${query}`);
     if (seq !== state.quoteSeq) return;
     state.quote = quote;
-    $("q-out").textContent = `${formatTokens(quote.amountOut)} ${quote.tick}`;
-    $("q-min").textContent = `${formatTokens(quote.minAmountOut)} ${quote.tick} (slippage ${quote.slippageBps / 100}%)`;
-    $("q-fee").textContent = `${formatDoge(quote.fee)} DOGE, plus ${formatDoge(quote.payoutCost)} DOGE for the payout`;
+    const slippage = `(slippage ${quote.slippageBps / 100}%)`;
+    if (quote.direction === "TOKEN_TO_DOGE") {
+      $("q-out").textContent = `${formatDoge(quote.payoutAmount)} DOGE`;
+      $("q-min").textContent = `${formatDoge(quote.minAmountOut)} DOGE ${slippage}`;
+      $("q-fee").textContent =
+        `${formatDoge(quote.fee)} DOGE, and ${formatDoge(quote.payoutCost)} DOGE for the payout (taken from what you get)`;
+      $("q-deposit").textContent =
+        `${formatTokens(quote.depositAmount)} ${quote.tick}, a DRC-20 transfer your wallet sends`;
+    } else {
+      $("q-out").textContent = `${formatTokens(quote.amountOut)} ${quote.tick}`;
+      $("q-min").textContent = `${formatTokens(quote.minAmountOut)} ${quote.tick} ${slippage}`;
+      $("q-fee").textContent =
+        `${formatDoge(quote.fee)} DOGE, plus ${formatDoge(quote.payoutCost)} DOGE for the payout`;
+      $("q-deposit").textContent = `${formatDoge(quote.depositAmount)} DOGE`;
+    }
     $("q-impact").textContent = `${(quote.priceImpactBps / 100).toFixed(2)}%`;
-    $("q-deposit").textContent = `${formatDoge(quote.depositAmount)} DOGE`;
     $("impact-warning").textContent =
       quote.priceImpactBps > IMPACT_WARNING_BPS
         ? `Price impact ${(quote.priceImpactBps / 100).toFixed(2)}%: this swap moves the price a lot. A smaller amount gets a better rate.`
@@ -173,7 +216,11 @@ async function followOrder(swap) {
     $("o-payout").textContent = payoutText(swap.payout ?? swap.refund) || "–";
     const settled = swap.status === "settled" || (swap.status === "executed" && swap.payout?.status === "confirmed");
     if (settled) {
-      say($("swap-message"), "ok", `Swapped: ${formatTokens(swap.amountOut)} ${swap.tick} paid to ${swap.address}.`);
+      const paid =
+        swap.direction === "TOKEN_TO_DOGE"
+          ? `${formatDoge(swap.payout?.amount ?? swap.amountOut)} DOGE`
+          : `${formatTokens(swap.amountOut)} ${swap.tick}`;
+      say($("swap-message"), "ok", `Swapped: ${paid} paid to ${swap.address}.`);
       return swap;
     }
     if (FINAL.includes(swap.status)) {
@@ -201,7 +248,11 @@ async function swap() {
   $("order").hidden = false;
   $("o-id").textContent = order.swapId;
   $("o-status").textContent = order.status;
-  const txid = await payDoge(order.depositAddress, order.depositAmount, (text) => say($("swap-message"), "info", text));
+  const progress = (text) => say($("swap-message"), "info", text);
+  const txid =
+    order.direction === "TOKEN_TO_DOGE"
+      ? await sendTokenDeposit({ tick: order.tick, amount: order.depositAmount, to: order.depositAddress, progress })
+      : await payDoge(order.depositAddress, order.depositAmount, progress);
   $("o-deposit").textContent = txid;
   say($("swap-message"), "info", "Sign the order (your deposit and its terms) in your wallet…");
   const signature = await signOrder("execute-swap", { swapId: order.swapId, depositTxid: txid });
@@ -218,7 +269,7 @@ $("connect").addEventListener("click", async () => {
     if (state.account) wallet().choose(null);
     state.account = await connectWallet($("wallet"));
     say($("swap-message"), "", "");
-    await drawChart();
+    await Promise.all([drawChart(), showDirection()]);
   } catch (error) {
     say($("swap-message"), "error", describeError(error));
   }
@@ -234,28 +285,40 @@ $("swap").addEventListener("click", async () => {
     say($("swap-message"), "error", describeError(error));
   } finally {
     state.busy = false;
-    await requote();
+    await Promise.all([requote(), showDirection()]);
   }
 });
 
-for (const button of document.querySelectorAll(".presets button")) {
+for (const button of document.querySelectorAll(".presets button[data-bps]")) {
   button.addEventListener("click", () => {
     state.slippageBps = Number(button.dataset.bps);
-    for (const other of document.querySelectorAll(".presets button"))
+    for (const other of document.querySelectorAll(".presets button[data-bps]"))
       other.setAttribute("aria-pressed", String(other === button));
+    void requote();
+  });
+}
+for (const button of document.querySelectorAll(".presets button[data-direction]")) {
+  button.addEventListener("click", () => {
+    if (state.direction === button.dataset.direction) return;
+    state.direction = button.dataset.direction;
+    for (const other of document.querySelectorAll(".presets button[data-direction]"))
+      other.setAttribute("aria-pressed", String(other === button));
+    clearQuote();
+    void showDirection();
     void requote();
   });
 }
 $("amount").addEventListener("input", () => void requote());
 $("pool").addEventListener("change", () => {
   state.tick = $("pool").value;
+  void showDirection();
   void requote();
   void drawChart();
 });
 
 loadPools()
   .then(async () => {
-    await drawChart();
+    await Promise.all([drawChart(), showDirection()]);
     await requote();
     setInterval(() => {
       if (!state.busy) void requote();

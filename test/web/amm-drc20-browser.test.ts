@@ -1,0 +1,325 @@
+/**
+ * Token deposits from the AMM's pages in headless Debian Chromium (playwright-core), on the devnet
+ * with the real index, mempool view, explorer and settlement worker: a person sells a pool's token
+ * for DOGE on the swap page with the MyDoge stand-in and with the UniSat stand-in — the quote in
+ * the token -> DOGE direction, the order, the tokens sent through the wallet's own DRC-20 step
+ * (window.wallet.sendDrc20: a transfer inscription committed, revealed and sent for real by the
+ * stand-in's key), the signed execute naming that txid, and the order followed until its DOGE payout
+ * is confirmed (the index is the judge); DogeLabs, which has no way to inscribe a transfer for a
+ * page, gets the provider's "cannot" message naming it and the step; and a liquidity add on the
+ * liquidity page whose token deposit the development wallet inscribes and sends itself, the txid
+ * filling itself in. The changed pages are checked with axe and saved at desktop and phone width
+ * under test-artifacts/browser/.
+ */
+import { expect } from "chai";
+import path from "node:path";
+import type { Server } from "node:http";
+import { Browser, Page } from "playwright-core";
+import { NETWORKS, encodeWif } from "../../src/doge";
+import { drc20TickKey } from "../../src/inscription/drc20";
+import { createExplorerApp } from "../../src/services/explorer/app";
+import { MempoolView } from "../../src/services/explorer/mempool";
+import { AmmLedger, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase } from "../../src/services/amm";
+import { InscriberClient } from "../../src/services/inscriber/client";
+import { walletProviderScript } from "../../src/services/pages/wallet-provider";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { PHONE, checkPage, saveScreenshots } from "../helpers/a11y";
+import { seedHonestPool } from "../helpers/amm-pool";
+import { mintTick } from "../helpers/drc20";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { launchChromium } from "../helpers/chromium";
+import { recordOutsideRequests } from "./page-budget";
+import { StandinKind, standinScript } from "./standins";
+
+const TICK = "WEBT";
+/** Tokens each seller and the liquidity provider mint before the pages are opened. */
+const MINTED = 100_000n;
+const SOLD = 5_000n;
+
+describe("AMM token deposits through the wallet in Chromium", function () {
+  this.timeout(300_000);
+  let stack: LaunchpadStack;
+  let explorer: Server;
+  let amm: Server;
+  let ammDev: Server;
+  let base = "";
+  let devBase = "";
+  let explorerUrl = "";
+  let browser: Browser;
+  let ledger: AmmLedger;
+  let driver: NodeJS.Timeout | undefined;
+  let driving = Promise.resolve();
+  const errors: string[] = [];
+  let outside: string[] = [];
+  const custody = newKey();
+  const people = new Map<StandinKind | "dev", TestKey>(
+    (["mydoge", "unisat", "dogelabs", "dev"] as const).map((kind): [StandinKind | "dev", TestKey] => [kind, newKey()]),
+  );
+
+  const wif = (key: TestKey) => encodeWif(key.privateKey, NETWORKS.regtest);
+
+  async function pageWith(context: Awaited<ReturnType<Browser["newContext"]>>): Promise<Page> {
+    const page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    outside = recordOutsideRequests(page);
+    return page;
+  }
+
+  /** A page in a new context with `kind`'s stand-in injected. */
+  async function personPage(kind: StandinKind): Promise<Page> {
+    const context = await browser.newContext({ viewport: PHONE });
+    await context.addInitScript(
+      await standinScript([{ kind, config: { wif: wif(people.get(kind)!), network: "regtest", explorerUrl } }]),
+    );
+    return pageWith(context);
+  }
+
+  const tokenBalance = (address: string) =>
+    BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === TICK)?.available ?? "0");
+
+  const listen = async (server: Server) => {
+    await new Promise((resolve) => server.once("listening", resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    const mempool = new MempoolView({ node: stack.client, index: stack.queries, network: NETWORKS.regtest });
+    explorer = createExplorerApp({
+      queries: stack.queries,
+      network: NETWORKS.regtest,
+      node: stack.client,
+      mempool,
+      statusCacheMs: 0,
+    }).listen(0, "127.0.0.1");
+    explorerUrl = await listen(explorer);
+
+    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+    const db = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, custody.address, {
+      confirmations: 1,
+      serviceAddresses: [inscriberAddress],
+    });
+    ledger = new AmmLedger({
+      db,
+      network: NETWORKS.regtest,
+      deposits,
+      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
+    });
+    const wallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+    const settlement = new SettlementWorker({
+      db,
+      wallet,
+      queries: stack.queries,
+      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+      depositConfirmations: 1,
+    });
+    const webDir = path.resolve(__dirname, "..", "..", "web", "amm");
+    amm = createAmmApp({ ledger, network: NETWORKS.regtest, webDir, explorerUrl }).listen(0, "127.0.0.1");
+    base = await listen(amm);
+    // The same AMM with the development wallet in its pages (a devnet daemon given a development key).
+    ammDev = createAmmApp({
+      ledger,
+      network: NETWORKS.regtest,
+      webDir,
+      explorerUrl,
+      walletProviderScript: await walletProviderScript({
+        network: NETWORKS.regtest,
+        explorerUrl,
+        devWalletWif: wif(people.get("dev")!),
+      }),
+    }).listen(0, "127.0.0.1");
+    devBase = await listen(ammDev);
+
+    // The custody pays the DOGE payouts' fees; each person has DOGE for the inscriptions' fees.
+    await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
+    for (const key of people.values()) await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
+    await stack.mine();
+    const seeded = await seedHonestPool({
+      stack,
+      api: `${base}/api`,
+      custody,
+      deployer: newKey(),
+      provider: newKey(),
+      tick: TICK,
+      doge: 200n * KOINU_PER_DOGE,
+      tokens: 200_000n,
+      depth: 1,
+    });
+    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
+    for (const key of people.values()) await mintTick(stack.devnet, key, TICK, MINTED);
+    await stack.mine();
+    await wallet.sync();
+    for (const key of people.values()) expect(tokenBalance(key.address)).to.equal(MINTED);
+
+    // What the daemons' loops do: mine what is pending, index, refresh the mempool view, execute
+    // mined deposits, pay and follow the payouts.
+    driver = setInterval(() => {
+      driving = driving
+        .then(async () => {
+          const pending = await stack.devnet.rpc<string[]>("getrawmempool");
+          if (pending.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
+          await stack.indexer.syncOnce();
+          await mempool.refresh();
+          await stack.platform.checkConfirmations();
+          await wallet.sync();
+          ledger.retryPending();
+          await settlement.runOnce();
+        })
+        .catch((error) => {
+          errors.push((error as Error).message);
+        });
+    }, 250);
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    if (driver) clearInterval(driver);
+    await driving;
+    await browser?.close();
+    amm?.close();
+    ammDev?.close();
+    explorer?.close();
+    await stack?.stop();
+  });
+
+  /** The swap page in the token -> DOGE direction with `amount` typed, quoted, and the wallet connected. */
+  async function sellPage(kind: StandinKind, name: string, amount: string): Promise<Page> {
+    const page = await personPage(kind);
+    await page.goto(`${base}/`);
+    await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
+    await page.click('.presets button[data-direction="TOKEN_TO_DOGE"]');
+    expect(await page.locator("#amount-label").innerText()).to.equal(`You sell (${TICK}, whole tokens)`);
+    await page.fill("#amount", amount);
+    await page.waitForFunction(() => / DOGE$/.test(document.getElementById("q-out")!.textContent!));
+    expect(await page.locator("#q-deposit").innerText()).to.contain(
+      `${Number(amount).toLocaleString("en-US")} ${TICK}`,
+    );
+    await page.click('.presets button[data-bps="300"]');
+    await page.waitForFunction(() => document.getElementById("q-min")!.textContent!.includes("3%"));
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    expect(await page.locator("#wallet").innerText()).to.equal(`${name}: ${people.get(kind)!.address}`);
+    await page.waitForFunction(() => document.getElementById("holding")!.textContent!.includes("You hold"));
+    return page;
+  }
+
+  /** Waits until message `id` is an error, or a success beginning with `done`. */
+  const finished = (page: Page, id: string, done: string) =>
+    page.waitForFunction(
+      ([messageId, prefix]) => {
+        const message = document.getElementById(messageId)!;
+        return (
+          message.className.includes("error") ||
+          (message.className.includes("ok") && message.textContent!.startsWith(prefix))
+        );
+      },
+      [id, done],
+      { timeout: 120_000 },
+    );
+
+  for (const { kind, name } of [
+    { kind: "mydoge" as const, name: "MyDoge" },
+    { kind: "unisat" as const, name: "UniSat" },
+  ]) {
+    it(`sells ${TICK} for DOGE on the swap page with ${name}: the wallet inscribes and sends the transfer, the order settles`, async () => {
+      const key = people.get(kind)!;
+      const page = await sellPage(kind, name, SOLD.toString());
+      if (kind === "mydoge") await checkPage(page, "amm-swap-sell");
+      await page.click("#swap");
+      await finished(page, "swap-message", "Swapped: ");
+      const said = await page.locator("#swap-message").innerText();
+      expect(said, said).to.match(/^Swapped: [\d.]+ DOGE paid to /);
+      expect(said).to.contain(key.address);
+
+      // The index is the judge: the transfer left the seller, the swap names its deposit, its DOGE payout is confirmed.
+      expect(tokenBalance(key.address)).to.equal(MINTED - SOLD);
+      const swapId = await page.locator("#o-id").innerText();
+      const swap = ledger.swap(swapId)!;
+      expect(swap.direction).to.equal("TOKEN_TO_DOGE");
+      expect(swap.depositTxid).to.equal(await page.locator("#o-deposit").innerText());
+      const receipts = stack.queries.drc20Receipts(swap.depositTxid!, custody.address);
+      expect(receipts.map((r) => [r.sender, r.tick.toUpperCase(), r.amount])).to.deep.equal([
+        [key.address, TICK, SOLD.toString()],
+      ]);
+      const payout = ledger.payout(swap.payoutId!)!;
+      expect(payout.status).to.equal("confirmed");
+      expect(await page.locator("#o-payout").innerText()).to.contain("confirmed on chain");
+      await saveScreenshots(page, `amm-swap-sold-${kind}`);
+      await page.context().close();
+      expect(errors).to.deep.equal([]);
+      expect(outside, "requests outside this machine").to.deep.equal([]);
+    });
+  }
+
+  it("says by name that DogeLabs cannot inscribe the transfer, with what to do, and moves no token", async () => {
+    const key = people.get("dogelabs")!;
+    const page = await sellPage("dogelabs", "DogeLabs", "1000");
+    await page.click("#swap");
+    await finished(page, "swap-message", "Swapped: ");
+    const said = await page.locator("#swap-message").innerText();
+    expect(said, said).to.match(
+      /^DogeLabs cannot send tokens here: it has no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\. Choose another wallet for this step\. \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
+    );
+    expect(await page.locator("#swap-message").getAttribute("class")).to.contain("error");
+    // The person can choose another wallet and try again.
+    await page.waitForFunction(() => !(document.getElementById("swap") as HTMLButtonElement).disabled);
+    expect(tokenBalance(key.address)).to.equal(MINTED);
+    await saveScreenshots(page, "amm-swap-sell-unsupported");
+    await page.context().close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("adds liquidity on the liquidity page with a token deposit the development wallet inscribes and sends itself", async () => {
+    const key = people.get("dev")!;
+    const context = await browser.newContext({ viewport: PHONE });
+    const page = await pageWith(context);
+    await page.goto(`${devBase}/liquidity.html`);
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    expect(await page.locator("#wallet").innerText()).to.equal(`Development wallet: ${key.address}`);
+    await page.fill("#add-tick", TICK);
+    await page.locator("#add-tick").dispatchEvent("change");
+    await page.waitForFunction(() => document.getElementById("add-holding")!.textContent!.includes("You hold"));
+    expect(await page.locator("#add-holding").innerText()).to.equal(`You hold 100,000 ${TICK} you can deposit.`);
+    await checkPage(page, "amm-liquidity-drc20");
+
+    await page.fill("#add-doge", "10");
+    await page.click("#pay-doge");
+    await finished(page, "add-message", "DOGE deposit sent: ");
+    expect(await page.locator("#add-message").innerText()).to.match(/^DOGE deposit sent: [0-9a-f]{64}/);
+    const dogeTxid = await page.locator("#add-doge-txid").inputValue();
+    // The payment is mined before the transfer's commit is funded (both take the wallet's largest coin).
+    while (!stack.queries.tx(dogeTxid)) await new Promise((resolve) => setTimeout(resolve, 100));
+
+    await page.fill("#add-tokens", "10,000");
+    await page.click("#send-tokens");
+    await finished(page, "add-message", "Token deposit sent: ");
+    const sent = await page.locator("#add-message").innerText();
+    expect(sent, sent).to.match(/^Token deposit sent: [0-9a-f]{64}\. Now add liquidity\.$/);
+    const tokenTxid = await page.locator("#add-token-txid").inputValue();
+    expect(sent).to.contain(tokenTxid);
+
+    await page.click("#add");
+    await finished(page, "add-message", "Added: ");
+    const added = await page.locator("#add-message").innerText();
+    expect(added, added).to.match(new RegExp(`^Added: [\\d,]+ shares for [\\d.]+ DOGE and [\\d,]+ ${TICK}\\.$`));
+    const receipts = stack.queries.drc20Receipts(tokenTxid, custody.address);
+    expect(receipts.map((r) => [r.sender, r.amount])).to.deep.equal([[key.address, "10000"]]);
+    await page.waitForFunction(() => document.querySelectorAll("#positions tbody tr").length === 1);
+    await saveScreenshots(page, "amm-liquidity-added-drc20");
+    await context.close();
+    expect(errors).to.deep.equal([]);
+    expect(outside, "requests outside this machine").to.deep.equal([]);
+  });
+});
