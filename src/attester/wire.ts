@@ -7,18 +7,17 @@
 import { getAddress, isAddress } from "ethers";
 import type { AttestationDomain, Fact, FactTypeName, Receipt } from "../facts";
 import { DogeosError } from "../errors";
+import {
+  FACT_JSON_FIELDS,
+  bytes32Field,
+  factFromRecord,
+  uintField,
+  type FactJson,
+  type JsonFieldRefusal,
+} from "../../packages/sdk/src/fact-json";
 
-/** A Fact as JSON. */
-export interface FactJson {
-  factType: string;
-  subject: string;
-  qualifier: string;
-  value: string;
-  data: string;
-  l1Height: string;
-  attestedAt: string;
-  attesterSetId: string;
-}
+/** A Fact as JSON: @dogeos/sdk's FactJson (packages/sdk/src/fact-json.ts), which reads it for both. */
+export type { FactJson } from "../../packages/sdk/src/fact-json";
 
 /** A Receipt as JSON. */
 export interface ReceiptJson {
@@ -101,25 +100,16 @@ export class WireFormatError extends DogeosError<"WIRE_FORMAT"> {
   }
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const DECIMAL = /^(0|[1-9][0-9]*)$/;
-const UINT64_MAX = 2n ** 64n - 1n;
-const UINT256_MAX = 2n ** 256n - 1n;
-
-function bytes32(record: Record<string, unknown>, field: string): string {
-  const value = record[field];
-  if (typeof value !== "string" || !BYTES32.test(value))
-    throw new WireFormatError(field, "must be 0x and 64 hex digits");
-  return value.toLowerCase();
-}
-
-function uint(record: Record<string, unknown>, field: string, max: bigint): bigint {
-  const value = record[field];
-  if (typeof value !== "string" || !DECIMAL.test(value)) throw new WireFormatError(field, "must be a decimal string");
-  const parsed = BigInt(value);
-  if (parsed > max) throw new WireFormatError(field, `must be at most ${max}`);
-  return parsed;
-}
+/** A bad field as WireFormatError. */
+const refuse: JsonFieldRefusal = (field, problem) =>
+  new WireFormatError(
+    field,
+    problem.kind === "bytes32"
+      ? "must be 0x and 64 hex digits"
+      : problem.kind === "decimal"
+        ? "must be a decimal string"
+        : `must be at most ${problem.max}`,
+  );
 
 function objectOf(json: unknown, fields: readonly string[], what: string): Record<string, unknown> {
   if (typeof json !== "object" || json === null || Array.isArray(json))
@@ -130,16 +120,6 @@ function objectOf(json: unknown, fields: readonly string[], what: string): Recor
   return record;
 }
 
-const FACT_FIELDS = [
-  "factType",
-  "subject",
-  "qualifier",
-  "value",
-  "data",
-  "l1Height",
-  "attestedAt",
-  "attesterSetId",
-] as const;
 const RECEIPT_FIELDS = [
   "jobId",
   "jobContract",
@@ -165,17 +145,7 @@ export function factToJson(fact: Fact): FactJson {
 
 /** The Fact a JSON value describes; throws WireFormatError on anything else (extra fields too). */
 export function factFromJson(json: unknown): Fact {
-  const record = objectOf(json, FACT_FIELDS, "fact");
-  return {
-    factType: bytes32(record, "factType"),
-    subject: bytes32(record, "subject"),
-    qualifier: bytes32(record, "qualifier"),
-    value: uint(record, "value", UINT256_MAX),
-    data: bytes32(record, "data"),
-    l1Height: uint(record, "l1Height", UINT64_MAX),
-    attestedAt: uint(record, "attestedAt", UINT64_MAX),
-    attesterSetId: uint(record, "attesterSetId", UINT64_MAX),
-  };
+  return factFromRecord(objectOf(json, FACT_JSON_FIELDS, "fact"), refuse);
 }
 
 export function receiptToJson(receipt: Receipt): ReceiptJson {
@@ -197,13 +167,13 @@ export function receiptFromJson(json: unknown): Receipt {
   if (typeof jobContract !== "string" || !isAddress(jobContract))
     throw new WireFormatError("jobContract", "must be an address");
   return {
-    jobId: bytes32(record, "jobId"),
+    jobId: bytes32Field(record, "jobId", refuse),
     jobContract: getAddress(jobContract),
-    l1Txid: bytes32(record, "l1Txid"),
-    resultHash: bytes32(record, "resultHash"),
-    l1Height: uint(record, "l1Height", UINT64_MAX),
-    attestedAt: uint(record, "attestedAt", UINT64_MAX),
-    attesterSetId: uint(record, "attesterSetId", UINT64_MAX),
+    l1Txid: bytes32Field(record, "l1Txid", refuse),
+    resultHash: bytes32Field(record, "resultHash", refuse),
+    l1Height: uintField(record, "l1Height", 64, refuse),
+    attestedAt: uintField(record, "attestedAt", 64, refuse),
+    attesterSetId: uintField(record, "attesterSetId", 64, refuse),
   };
 }
 

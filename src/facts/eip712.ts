@@ -1,46 +1,33 @@
 /**
- * The EIP-712 domain and types of facts and receipts (DESIGN.md 4.6): the one source of truth.
+ * The EIP-712 domain and types of facts and receipts (DESIGN.md 4.6). The domain and the Fact type
+ * string are @dogeos/sdk's (packages/sdk/src/eip712.ts), one copy for the stack and for the dapps
+ * that verify its facts, re-exported here; the Receipt type string of the job services is here.
  * contracts/libraries/FactTypedData.sol carries the same type strings in comments and constants;
- * the tests compare keccak256 of the strings below with the contract's FACT_TYPEHASH and
+ * the tests compare keccak256 of the strings with the contract's FACT_TYPEHASH and
  * RECEIPT_TYPEHASH. Signing goes through ethers' signTypedData; nothing here does I/O.
  */
 import { TypedDataEncoder, getAddress, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
 import type { TypedDataDomain, TypedDataField } from "ethers";
 import { DogeosError } from "../errors";
+import {
+  FACT_TYPES,
+  factDigest,
+  typeStringFields,
+  typedDataDomain,
+  type AttestationDomain,
+  type Fact,
+} from "../../packages/sdk/src/eip712";
 
-/** EIP-712 domain name and version of DogeAttestation. */
-export const EIP712_DOMAIN_NAME = "DogeAttestation";
-export const EIP712_DOMAIN_VERSION = "1";
-
-/** The domain every fact and receipt is signed under. */
-export interface AttestationDomain {
-  name: string;
-  version: string;
-  chainId: bigint;
-  verifyingContract: string;
-}
-
-/** The domain of the DogeAttestation contract at `verifyingContract` on chain `chainId`. */
-export function attestationDomain(chainId: bigint | number, verifyingContract: string): AttestationDomain {
-  return {
-    name: EIP712_DOMAIN_NAME,
-    version: EIP712_DOMAIN_VERSION,
-    chainId: BigInt(chainId),
-    verifyingContract: getAddress(verifyingContract),
-  };
-}
-
-/** One struct for every fact type (see IDogeAttestation.Fact for what each field holds). */
-export interface Fact {
-  factType: string;
-  subject: string;
-  qualifier: string;
-  value: bigint;
-  data: string;
-  l1Height: bigint;
-  attestedAt: bigint;
-  attesterSetId: bigint;
-}
+export {
+  EIP712_DOMAIN_NAME,
+  EIP712_DOMAIN_VERSION,
+  FACT_TYPE_STRING,
+  FACT_TYPEHASH,
+  FACT_TYPES,
+  attestationDomain,
+  factDigest,
+} from "../../packages/sdk/src/eip712";
+export type { AttestationDomain, Fact } from "../../packages/sdk/src/eip712";
 
 /** A job receipt for DogeInscriber / DogeAnchor (see IDogeAttestation.Receipt). */
 export interface Receipt {
@@ -53,44 +40,16 @@ export interface Receipt {
   attesterSetId: bigint;
 }
 
-/** The Fact type string: keccak256 of it is DogeAttestation.FACT_TYPEHASH. */
-export const FACT_TYPE_STRING =
-  "Fact(bytes32 factType,bytes32 subject,bytes32 qualifier,uint256 value,bytes32 data,uint64 l1Height,uint64 attestedAt,uint64 attesterSetId)";
-
 /** The Receipt type string: keccak256 of it is DogeAttestation.RECEIPT_TYPEHASH. */
 export const RECEIPT_TYPE_STRING =
   "Receipt(bytes32 jobId,address jobContract,bytes32 l1Txid,bytes32 resultHash,uint64 l1Height,uint64 attestedAt,uint64 attesterSetId)";
 
-export const FACT_TYPEHASH = keccak256(toUtf8Bytes(FACT_TYPE_STRING));
 export const RECEIPT_TYPEHASH = keccak256(toUtf8Bytes(RECEIPT_TYPE_STRING));
-
-/** "Name(type name,...)" -> ethers' field list. */
-function fieldsOf(typeString: string): TypedDataField[] {
-  const inner = typeString.slice(typeString.indexOf("(") + 1, -1);
-  return inner.split(",").map((field) => {
-    const [type, name] = field.split(" ");
-    return { name, type };
-  });
-}
-
-/** ethers' `types` argument for facts, derived from FACT_TYPE_STRING. */
-export const FACT_TYPES: Readonly<Record<"Fact", TypedDataField[]>> = Object.freeze({
-  Fact: fieldsOf(FACT_TYPE_STRING),
-});
 
 /** ethers' `types` argument for receipts, derived from RECEIPT_TYPE_STRING. */
 export const RECEIPT_TYPES: Readonly<Record<"Receipt", TypedDataField[]>> = Object.freeze({
-  Receipt: fieldsOf(RECEIPT_TYPE_STRING),
+  Receipt: typeStringFields(RECEIPT_TYPE_STRING),
 });
-
-function ethersDomain(domain: AttestationDomain): TypedDataDomain {
-  return {
-    name: domain.name,
-    version: domain.version,
-    chainId: domain.chainId,
-    verifyingContract: domain.verifyingContract,
-  };
-}
 
 /** hashStruct(fact) (FactTypedData.hashFact). */
 export function hashFactStruct(fact: Fact): string {
@@ -102,19 +61,14 @@ export function hashReceiptStruct(receipt: Receipt): string {
   return TypedDataEncoder.hashStruct("Receipt", RECEIPT_TYPES, receipt as unknown as Record<string, unknown>);
 }
 
-/** The digest attesters sign for `fact`: keccak256("\x19\x01" || domainSeparator || hashStruct(fact)). */
-export function factDigest(domain: AttestationDomain, fact: Fact): string {
-  return TypedDataEncoder.hash(ethersDomain(domain), FACT_TYPES, fact as unknown as Record<string, unknown>);
-}
-
 /** The digest attesters sign for `receipt`. */
 export function receiptDigest(domain: AttestationDomain, receipt: Receipt): string {
-  return TypedDataEncoder.hash(ethersDomain(domain), RECEIPT_TYPES, receipt as unknown as Record<string, unknown>);
+  return TypedDataEncoder.hash(typedDataDomain(domain), RECEIPT_TYPES, receipt as unknown as Record<string, unknown>);
 }
 
 /** The domain separator (DogeAttestation's `_domainSeparatorV4()`). */
 export function domainSeparator(domain: AttestationDomain): string {
-  return TypedDataEncoder.hashDomain(ethersDomain(domain));
+  return TypedDataEncoder.hashDomain(typedDataDomain(domain));
 }
 
 /** Anything that signs EIP-712 typed data the way ethers' Wallet and Hardhat's signers do. */
@@ -151,7 +105,7 @@ export async function signFact(
   const value = fact as unknown as Record<string, unknown>;
   const types = FACT_TYPES as Record<string, TypedDataField[]>;
   const signatures = await Promise.all(
-    signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)),
+    signers.map((signer) => signer.signTypedData(typedDataDomain(domain), types, value)),
   );
   return sortSignatures(factDigest(domain, fact), signatures);
 }
@@ -165,7 +119,7 @@ export async function signReceipt(
   const value = receipt as unknown as Record<string, unknown>;
   const types = RECEIPT_TYPES as Record<string, TypedDataField[]>;
   const signatures = await Promise.all(
-    signers.map((signer) => signer.signTypedData(ethersDomain(domain), types, value)),
+    signers.map((signer) => signer.signTypedData(typedDataDomain(domain), types, value)),
   );
   return sortSignatures(receiptDigest(domain, receipt), signatures);
 }

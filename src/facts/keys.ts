@@ -1,29 +1,35 @@
 /**
  * Fact type keys and subject keys (DESIGN.md 4.6), the TypeScript twin of
- * contracts/libraries/FactKeys.sol. Every key is keccak256 of the UTF-8 bytes of a canonical
- * string, as a 0x-prefixed lower-case 32-byte hex string. Pure: no I/O.
+ * contracts/libraries/FactKeys.sol. The key rules are @dogeos/sdk's (packages/sdk/src/keys.ts), one
+ * copy for the stack and for the dapps that read its facts, re-exported here; the stack's
+ * `inscriptionKey` and `txKey` first refuse an id or txid that is not in its canonical form (a
+ * FactKeyError), and this module adds the storage and request keys. Every key is keccak256 of the
+ * UTF-8 bytes of a canonical string, as a 0x-prefixed lower-case 32-byte hex string. Pure: no I/O.
  */
-import { AbiCoder, keccak256, toUtf8Bytes } from "ethers";
+import { AbiCoder, keccak256 } from "ethers";
 import { canonicalInscriptionIdOrNull } from "../inscription/ids";
 import { DogeosError } from "../errors";
+import {
+  FACT_TYPE_KEYS,
+  FACT_TYPE_NAMES,
+  inscriptionKey as inscriptionKeyOf,
+  keyOf,
+  txKey as txKeyOf,
+  type FactTypeName,
+} from "../../packages/sdk/src/keys";
 
-/** The fact types, by name. The key of each is keccak256(utf8(name)). */
-export const FACT_TYPE_NAMES = [
-  "DOGE_BALANCE",
-  "DRC20_BALANCE",
-  "DRC20_TRANSFER_VALID",
-  "COLLECTION_COUNT",
-  "INSCRIPTION_OWNER",
-  "INSCRIPTION_VALID",
-  "INSCRIPTION_ACTION",
-  "TX_INCLUDED",
-  "L1_TIP",
-] as const;
-
-export type FactTypeName = (typeof FACT_TYPE_NAMES)[number];
-
-/** 32 zero bytes: the qualifier (or subject) of facts that have none. */
-export const ZERO_KEY = `0x${"00".repeat(32)}`;
+export {
+  FACT_TYPE_KEYS,
+  FACT_TYPE_NAMES,
+  ZERO_KEY,
+  addressKey,
+  asciiLower,
+  factTypeKey,
+  keyOf,
+  slugKey,
+  tickKey,
+} from "../../packages/sdk/src/keys";
+export type { FactTypeName } from "../../packages/sdk/src/keys";
 
 /** A caller passed a string that is not in the canonical form a key needs. */
 export class FactKeyError extends DogeosError<"BAD_INSCRIPTION_ID" | "BAD_TXID" | "BAD_BYTES32" | "UNKNOWN_FACT_TYPE"> {
@@ -32,49 +38,11 @@ export class FactKeyError extends DogeosError<"BAD_INSCRIPTION_ID" | "BAD_TXID" 
   }
 }
 
-/** keccak256 of the UTF-8 bytes of `text`. */
-export function keyOf(text: string): string {
-  return keccak256(toUtf8Bytes(text));
-}
-
-/** The key of a fact type: keccak256(utf8(name)). */
-export function factTypeKey(name: FactTypeName): string {
-  return keyOf(name);
-}
-
-/** Every fact type's key, by name. */
-export const FACT_TYPE_KEYS: Readonly<Record<FactTypeName, string>> = Object.freeze(
-  Object.fromEntries(FACT_TYPE_NAMES.map((name) => [name, factTypeKey(name)])) as Record<FactTypeName, string>,
-);
-
 const NAME_BY_KEY = new Map<string, FactTypeName>(FACT_TYPE_NAMES.map((name) => [FACT_TYPE_KEYS[name], name]));
 
 /** The name of a fact type key, or null for a key that names no known type. */
 export function factTypeName(key: string): FactTypeName | null {
   return NAME_BY_KEY.get(key.toLowerCase()) ?? null;
-}
-
-/**
- * ASCII A-Z lowered, every other character unchanged: the case folding FactKeys.sol can do on
- * chain. (The indexer folds ticks with `toLowerCase()`; the two agree on every ASCII tick.)
- */
-export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) | 0x20));
-}
-
-/** addressKey(a) = keccak256(utf8(a)); Dogecoin addresses are case-sensitive, so taken as given. */
-export function addressKey(dogeAddress: string): string {
-  return keyOf(dogeAddress);
-}
-
-/** tickKey(t) = keccak256(utf8(t with ASCII letters lowered)). */
-export function tickKey(tick: string): string {
-  return keyOf(asciiLower(tick));
-}
-
-/** slugKey(s) = keccak256(utf8(s)); launchpad slugs are lower case by rule, so taken as given. */
-export function slugKey(slug: string): string {
-  return keyOf(slug);
 }
 
 /** actionKey(a) = keccak256(utf8(a)) of a registered ACTION name, e.g. "LAUNCHPAD_MINT". */
@@ -105,14 +73,14 @@ export function canonicalInscriptionId(inscriptionId: string): string {
   return canonical;
 }
 
-/** inscriptionKey(id) = keccak256(utf8(canonical id)). */
+/** inscriptionKey(id) = keccak256(utf8(canonical id)); FactKeyError(BAD_INSCRIPTION_ID) for a non-canonical id. */
 export function inscriptionKey(inscriptionId: string): string {
-  return keyOf(canonicalInscriptionId(inscriptionId));
+  return inscriptionKeyOf(canonicalInscriptionId(inscriptionId));
 }
 
-/** txKey(txid) = keccak256(utf8(lower-case hex txid)). */
+/** txKey(txid) = keccak256(utf8(lower-case hex txid)); FactKeyError(BAD_TXID) for anything but 64 hex digits. */
 export function txKey(txid: string): string {
-  return keyOf(canonicalTxid(txid));
+  return txKeyOf(canonicalTxid(txid));
 }
 
 /**

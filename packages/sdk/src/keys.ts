@@ -1,11 +1,14 @@
 /**
  * Fact keys as DogeAttestation computes them (IDogeAttestation: `addressKey`, `tickKey`, `slugKey`,
- * `inscriptionKey`, `txKey`; fact type keys are keccak256 of the type's name). The twin of the
- * repository's src/facts/keys.ts and contracts/libraries/FactKeys.sol; test/kit/sdk.test.ts holds
- * the three to the same answers.
+ * `inscriptionKey`, `txKey`; fact type keys are keccak256 of the type's name), the TypeScript twin
+ * of contracts/libraries/FactKeys.sol. Every key is keccak256 of the UTF-8 bytes of a string, as a
+ * 0x-prefixed lower-case 32-byte hex string. The one copy of the rules: the repository's
+ * src/facts/keys.ts imports them from here (and refuses an inscription id or txid that is not in
+ * its canonical form before hashing it); test/kit/sdk.test.ts holds them to the contract's answers.
  */
 import { keccak256, toUtf8Bytes } from "ethers";
 
+/** The fact types, by name. The key of each is keccak256(utf8(name)). */
 export const FACT_TYPE_NAMES = [
   "DOGE_BALANCE",
   "DRC20_BALANCE",
@@ -22,9 +25,19 @@ export type FactTypeName = (typeof FACT_TYPE_NAMES)[number];
 /** 32 zero bytes: the subject or qualifier of facts that have none. */
 export const ZERO_KEY = `0x${"00".repeat(32)}`;
 
-const keyOf = (text: string): string => keccak256(toUtf8Bytes(text));
-/** A-Z lowered, every other byte kept (the contract's `_asciiLower`). */
-const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** keccak256 of the UTF-8 bytes of `text`. */
+export function keyOf(text: string): string {
+  return keccak256(toUtf8Bytes(text));
+}
+
+/**
+ * ASCII A-Z lowered, every other character unchanged: the case folding FactKeys.sol can do on
+ * chain (its `_asciiLower`). (The indexer folds ticks with `toLowerCase()`; the two agree on every
+ * ASCII tick.)
+ */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) | 0x20));
+}
 
 /** keccak256(name) of a fact type, e.g. factTypeKey("COLLECTION_COUNT"). */
 export function factTypeKey(name: FactTypeName): string {
@@ -33,19 +46,33 @@ export function factTypeKey(name: FactTypeName): string {
 
 /** Every fact type's key, by name. */
 export const FACT_TYPE_KEYS: Readonly<Record<FactTypeName, string>> = Object.freeze(
-  Object.fromEntries(FACT_TYPE_NAMES.map((name) => [name, keyOf(name)])) as Record<FactTypeName, string>,
+  Object.fromEntries(FACT_TYPE_NAMES.map((name) => [name, factTypeKey(name)])) as Record<FactTypeName, string>,
 );
 
 /** keccak256 of a Dogecoin address, as given (addresses are case-sensitive). */
-export const addressKey = (dogeAddress: string): string => keyOf(dogeAddress);
+export function addressKey(dogeAddress: string): string {
+  return keyOf(dogeAddress);
+}
+
 /** keccak256 of a DRC-20 tick with ASCII letters lowered. */
-export const tickKey = (tick: string): string => keyOf(asciiLower(tick));
+export function tickKey(tick: string): string {
+  return keyOf(asciiLower(tick));
+}
+
 /** keccak256 of a launchpad collection slug, as given (slugs are lower case by rule). */
-export const slugKey = (slug: string): string => keyOf(slug);
+export function slugKey(slug: string): string {
+  return keyOf(slug);
+}
+
 /** keccak256 of `<txid>i<n>` with ASCII letters lowered. */
-export const inscriptionKey = (inscriptionId: string): string => keyOf(asciiLower(inscriptionId));
+export function inscriptionKey(inscriptionId: string): string {
+  return keyOf(asciiLower(inscriptionId));
+}
+
 /** keccak256 of a txid's 64 hex digits, lowered. */
-export const txKey = (txid: string): string => keyOf(asciiLower(txid));
+export function txKey(txid: string): string {
+  return keyOf(asciiLower(txid));
+}
 
 /** What a fact is about, by fact type: the inputs its keys are made from (and the attest API's query). */
 export type FactQuery =

@@ -9,22 +9,13 @@
 import { Signature, getAddress, recoverAddress } from "ethers";
 import { FactVerificationError } from "./errors";
 import { factDigest, type Fact } from "./eip712";
+import { factFromRecord, type FactJson } from "./fact-json";
 import type { AttesterSet } from "./attestation";
+
+export type { FactJson } from "./fact-json";
 
 /** DogeAttestation's floor of distinct attester signatures (MIN_SIGNATURES, a constant). */
 export const MIN_SIGNATURES = 2;
-
-/** A fact as the attest API writes it (every number a decimal string). */
-export interface FactJson {
-  factType: string;
-  subject: string;
-  qualifier: string;
-  value: string;
-  data: string;
-  l1Height: string;
-  attestedAt: string;
-  attesterSetId: string;
-}
 
 /** The part of an attest API answer the verifier reads. */
 export interface AttestedFactAnswer {
@@ -46,35 +37,15 @@ export interface VerifiedFact {
   digest: string;
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const UINT = /^(0|[1-9][0-9]*)$/;
-
 /** The answer's fact as the contract's struct; MALFORMED_ANSWER when a field is not what the type says. */
 export function factFromJson(json: FactJson): Fact {
-  const bytes = (name: keyof FactJson) => {
-    const value = json?.[name];
-    if (typeof value !== "string" || !BYTES32.test(value))
-      throw new FactVerificationError("MALFORMED_ANSWER", `fact.${name} is not a 32-byte hex string`, { field: name });
-    return value.toLowerCase();
-  };
-  const uint = (name: keyof FactJson, bits: number) => {
-    const value = json?.[name];
-    if (typeof value !== "string" || !UINT.test(value) || BigInt(value) >= 1n << BigInt(bits))
-      throw new FactVerificationError("MALFORMED_ANSWER", `fact.${name} is not a uint${bits} in decimal`, {
-        field: name,
-      });
-    return BigInt(value);
-  };
-  return {
-    factType: bytes("factType"),
-    subject: bytes("subject"),
-    qualifier: bytes("qualifier"),
-    value: uint("value", 256),
-    data: bytes("data"),
-    l1Height: uint("l1Height", 64),
-    attestedAt: uint("attestedAt", 64),
-    attesterSetId: uint("attesterSetId", 64),
-  };
+  return factFromRecord((json ?? {}) as unknown as Record<string, unknown>, (field, problem) =>
+    problem.kind === "bytes32"
+      ? new FactVerificationError("MALFORMED_ANSWER", `fact.${field} is not a 32-byte hex string`, { field })
+      : new FactVerificationError("MALFORMED_ANSWER", `fact.${field} is not a uint${problem.bits} in decimal`, {
+          field,
+        }),
+  );
 }
 
 /**
