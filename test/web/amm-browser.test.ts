@@ -35,6 +35,7 @@ import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadSt
 import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { StandinKind, standinScript } from "./standins";
 import { launchChromium } from "../helpers/chromium";
+import { expectFitsWidth, expectReadableChart } from "./chart-text";
 
 const POOL_TICK = "WEBS";
 const CURVE_TICK = "WEBC";
@@ -231,6 +232,9 @@ describe("AMM pages in Chromium", function () {
         document.getElementById("chart")!.dataset.swaps === String(count),
       history.swaps.length,
     );
+    // At phone width the chart is drawn at the panel's width: its labels are as large as on a desktop.
+    await expectReadableChart(page, "#chart", "the swap page's price chart");
+    await expectFitsWidth(page, "the swap page after a swap");
     await saveScreenshots(page, `amm-swap-settled-${kind}`);
     await page.context().close();
     expect(errors).to.deep.equal([]);
@@ -273,6 +277,8 @@ describe("AMM pages in Chromium", function () {
       const said = await page.locator("#buy-message").innerText();
       expect(said, said).to.match(/^Bought: [\d,]+ WEBC paid to /);
       expect(tokenBalance(key.address, CURVE_TICK) > 0n).to.equal(true);
+      await expectReadableChart(page, "#chart", "the bonding page's chart");
+      await expectFitsWidth(page, "the bonding page after a buy");
       await saveScreenshots(page, `amm-bonding-bought-${kind}`);
       await page.context().close();
       expect(errors).to.deep.equal([]);

@@ -30,6 +30,10 @@ const NEXT_STEP = {
   RESERVATION_CAP_REACHED: "wait for other reservations to settle or expire",
   CURVE_GRADUATED: "this token now trades in its pool: use the swap page",
   CURVE_NOT_ACTIVE: "this curve is not trading yet",
+  CURVE_NOT_FOUND: "choose a curve from the list",
+  RESERVATION_NOT_HONOURED:
+    "the curve moved since your reservation and your deposit is refunded: buy again at the new price",
+  DEPOSIT_TOO_SMALL: "the deposit was less than asked and is refunded: pay the exact amount shown",
   SOLD_OUT: "the curve is sold out: the token trades in its pool after graduation",
   INSUFFICIENT_FUNDS: "add DOGE to your address and try again",
   NOTHING_TO_CLAIM: "no fee has been earned yet",
@@ -171,29 +175,87 @@ const svg = (name, attributes) => {
   return element;
 };
 
+/** Charts drawn by lineChart, by container: their options, to draw them again when the container's width changes. */
+const charts = new WeakMap();
+const resized =
+  typeof ResizeObserver === "function"
+    ? new ResizeObserver((entries) => {
+        for (const entry of entries) {
+          const chart = charts.get(entry.target);
+          if (chart && Math.abs(chartWidth(entry.target) - chart.width) >= 1)
+            drawLineChart(entry.target, chart.options);
+        }
+      })
+    : null;
+
+/** Below this width (CSS px) a chart is drawn for a phone: 200 px tall instead of 220. */
+const NARROW_CHART = 480;
+
+/** The width the chart is drawn at: its container's own (CSS px), or 600 while the container is hidden. */
+function chartWidth(container) {
+  const width = Math.floor(container.getBoundingClientRect().width);
+  return width > 0 ? width : 600;
+}
+
 /**
- * A line chart of `points` ([{x, y}], numbers) as inline SVG, with `title` for screen readers and
- * an optional marked point. Empty points draw an empty frame with `emptyText`.
+ * A line chart of `points` ([{x, y}], numbers) as inline SVG, with `title` (and an optional
+ * `description`) for screen readers and an optional marked point. Empty points draw an empty frame
+ * with `emptyText`. The chart is drawn at its container's width, one SVG unit to a CSS pixel, so its
+ * 12 px labels stay 12 px on a phone (a fixed 600-unit viewBox scaled to 350 px drew them at 7 px),
+ * and again whenever the container's width changes.
  */
-export function lineChart(container, { points, title, emptyText, mark, yLabel }) {
-  const width = 600;
-  const height = 220;
-  const pad = { left: 64, right: 12, top: 12, bottom: 28 };
-  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", "aria-label": title });
+export function lineChart(container, options) {
+  drawLineChart(container, options);
+  if (resized && !charts.has(container)) resized.observe(container);
+  charts.set(container, { options, width: chartWidth(container) });
+}
+
+function drawLineChart(container, { points, title, description, emptyText, mark, yLabel }) {
+  const width = chartWidth(container);
+  const narrow = width < NARROW_CHART;
+  const height = narrow ? 200 : 220;
+  const fontSize = 12;
+  /** About how wide `text` is at `size` px (system-ui digits and lower case average under 0.62 em). */
+  const textWidth = (text, size = fontSize) => Math.ceil(text.length * size * 0.62);
+  const pad = { left: 48, right: 12, top: 14, bottom: 28 };
+  const chart = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    class: "chart",
+    role: "img",
+    "aria-label": title,
+  });
   const titleElement = svg("title", {});
   titleElement.textContent = title;
   chart.append(titleElement);
+  if (description) {
+    const desc = svg("desc", {});
+    desc.textContent = description;
+    chart.append(desc);
+  }
   chart.append(svg("rect", { x: 0, y: 0, width, height, fill: "#fff" }));
+  const current = charts.get(container);
+  if (current) current.width = width;
   if (points.length === 0) {
-    const text = svg("text", {
-      x: width / 2,
-      y: height / 2,
-      "text-anchor": "middle",
-      fill: "#6b6457",
-      "font-size": 16,
+    // The empty chart's sentence, in as many centred lines as the width needs.
+    const lines = [];
+    for (const word of (emptyText ?? "").split(/\s+/).filter(Boolean)) {
+      const last = lines.length - 1;
+      if (last >= 0 && textWidth(`${lines[last]} ${word}`, 16) <= width - 24) lines[last] += ` ${word}`;
+      else lines.push(word);
+    }
+    lines.forEach((line, i) => {
+      const text = svg("text", {
+        x: width / 2,
+        y: height / 2 + (i - (lines.length - 1) / 2) * 22 + 6,
+        "text-anchor": "middle",
+        fill: "#6b6457",
+        "font-size": 16,
+      });
+      text.textContent = line;
+      chart.append(text);
     });
-    text.textContent = emptyText;
-    chart.append(text);
     container.replaceChildren(chart);
     return;
   }
@@ -201,9 +263,9 @@ export function lineChart(container, { points, title, emptyText, mark, yLabel })
   const ys = points.map((p) => p.y).concat(mark ? [mark.y] : []);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
-  const ticks = [y0, (y0 + y1) / 2, y1].map((y) => ({ y, text: formatNumber(y) }));
-  // The left margin fits the longest y-axis label (12 px text is about 7.5 px a character).
-  pad.left = Math.max(pad.left, Math.ceil(Math.max(...ticks.map((t) => t.text.length)) * 7.5) + 10);
+  const ticks = (y0 === y1 ? [y0] : [y0, (y0 + y1) / 2, y1]).map((y) => ({ y, text: formatNumber(y) }));
+  // The left margin fits the longest y-axis label.
+  pad.left = Math.max(pad.left, Math.max(...ticks.map((t) => textWidth(t.text))) + 10);
   const sx = (x) => pad.left + ((x - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
   const sy = (y) => height - pad.bottom - ((y - y0) / (y1 - y0 || 1)) * (height - pad.top - pad.bottom);
   for (const { y, text } of ticks) {
@@ -213,13 +275,15 @@ export function lineChart(container, { points, title, emptyText, mark, yLabel })
       y: sy(y) + 4,
       "text-anchor": "end",
       fill: "#6b6457",
-      "font-size": 12,
+      "font-size": fontSize,
     });
     label.textContent = text;
     chart.append(label);
   }
   if (yLabel) {
-    const label = svg("text", { x: pad.left, y: height - 6, fill: "#6b6457", "font-size": 12 });
+    // Under the plot, from its left edge, or from the chart's when the plot is too narrow for it.
+    const x = Math.max(4, Math.min(pad.left, width - 4 - textWidth(yLabel)));
+    const label = svg("text", { x, y: height - 8, fill: "#6b6457", "font-size": fontSize });
     label.textContent = yLabel;
     chart.append(label);
   }
