@@ -1,0 +1,463 @@
+/**
+ * A bonding curve filled to graduation through the AMM's bonding page (web/amm/bonding.js) in
+ * headless Chromium, on the devnet with the real index, explorer, inscriber and settlement worker
+ * (as test/web/amm-browser.test.ts builds them, with the daemon's default payout costs and its
+ * development wallet in /wallet-provider.js, as `npm start` serves them):
+ *
+ * - while the curves load, when the service does not answer (with a retry), and with no curve, the
+ *   page says so;
+ * - a person with MyDoge (test/web/standins) asks for more than one address may reserve: the
+ *   refusal says so and what to do, offering the largest buy allowed, which is paid and settled;
+ * - a person with the development wallet types more than the rest of the curve costs: the page says
+ *   the last tokens cost less and that this buy completes the curve; paid, the curve graduates into
+ *   its pool and the page shows it, with a link to the swap page (the MyDoge page left open shows
+ *   the graduation too);
+ * - the link leads to the swap page, where the new pool is listed, quotes and swaps until settled;
+ * - the curve's own address (?symbol=) shows the graduated curve later; an unknown one says so.
+ *
+ * Every state is checked at phone width (390 px): no sideways scroll, and the charts' labels at
+ * least 11 px on screen (test/web/chart-text.ts); axe and screenshots (test-artifacts/browser/) on
+ * the main states.
+ *
+ * The curve is small so that two buys fill it: 800,000 of 1,000,000 tokens sold for 20 DOGE, and
+ * one address may reserve half of what is left (BondingStore's maxReservationShareBps 5000; the
+ * daemon's default is 10%, which would take some twenty buys), so the second buy is the curve's
+ * last slice, which may be reserved whole.
+ */
+import { expect } from "chai";
+import path from "node:path";
+import type { Server } from "node:http";
+import { Browser, Page } from "playwright-core";
+import { NETWORKS, encodeWif } from "../../src/doge";
+import { drc20TickKey } from "../../src/inscription/drc20";
+import { createExplorerApp } from "../../src/services/explorer/app";
+import {
+  AmmLedger,
+  BondingStore,
+  DEFAULT_PAYOUT_COSTS,
+  DepositReader,
+  SettlementWorker,
+  createAmmApp,
+  mountBonding,
+  openAmmDatabase,
+} from "../../src/services/amm";
+import { InscriberClient } from "../../src/services/inscriber/client";
+import { devWalletScript } from "../../src/services/launchpad";
+import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
+import { PHONE, checkPage, saveScreenshots } from "../helpers/a11y";
+import { launchCurve } from "../helpers/bonding-launch";
+import { jsonRequest } from "../helpers/http";
+import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { TestKey, newKey } from "../helpers/keys";
+import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { launchChromium } from "../helpers/chromium";
+import { expectFitsWidth, expectReadableChart } from "./chart-text";
+import { recordOutsideRequests } from "./page-budget";
+import { standinScript } from "./standins";
+
+const TICK = "WEBG";
+const TERMS = {
+  totalSupply: "1000000",
+  sellableSupply: "800000",
+  virtualDoge: (20n * KOINU_PER_DOGE).toString(),
+  graduationThreshold: (20n * KOINU_PER_DOGE).toString(),
+};
+const SHARE_BPS = 5_000;
+
+/** Koinu as the pages write DOGE (web/amm/amm.js formatDoge). */
+function doge(koinu: string | bigint): string {
+  const value = BigInt(koinu);
+  const fraction = (value % KOINU_PER_DOGE).toString().padStart(8, "0").replace(/0+$/, "");
+  return `${value / KOINU_PER_DOGE}${fraction ? `.${fraction}` : ""}`;
+}
+const tokens = (units: string | bigint) => BigInt(units).toLocaleString("en-US");
+
+describe("AMM bonding curve to graduation through the pages in Chromium", function () {
+  this.timeout(240_000);
+  let stack: LaunchpadStack;
+  let explorer: Server;
+  let amm: Server;
+  let base = "";
+  let explorerUrl = "";
+  let browser: Browser;
+  let driver: NodeJS.Timeout | undefined;
+  let startDriver: () => void;
+  let driving = Promise.resolve();
+  let bonding: BondingStore;
+  const errors: string[] = [];
+  /** The requests each page made outside this machine (recordOutsideRequests). */
+  const outside: string[][] = [];
+  const custody = newKey();
+  const mydogePerson = newKey();
+  const devPerson = newKey();
+  /** The MyDoge page, left open on the curve after its buy: it must see the graduation by itself. */
+  let mydogePage: Page;
+  /** The development wallet's page, which makes the last buy and then follows the link to the swap page. */
+  let devPage: Page;
+
+  /** A phone-sized page; with MyDoge's stand-in when `mydoge` is given (the development wallet is always offered). */
+  async function newPage(mydoge?: TestKey): Promise<Page> {
+    const context = await browser.newContext({ viewport: PHONE });
+    if (mydoge)
+      await context.addInitScript(
+        await standinScript([
+          {
+            kind: "mydoge",
+            config: { wif: encodeWif(mydoge.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl },
+          },
+        ]),
+      );
+    const page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    outside.push(recordOutsideRequests(page));
+    return page;
+  }
+
+  /** Waits until message `id` says ok or error (a final word); answers its class and text. */
+  async function finalMessage(page: Page, id: string, timeout = 120_000): Promise<{ kind: string; text: string }> {
+    await page.waitForFunction((element) => /\b(ok|error)\b/.test(document.getElementById(element)!.className), id, {
+      timeout,
+    });
+    const locator = page.locator(`#${id}`);
+    return { kind: (await locator.getAttribute("class")) ?? "", text: await locator.innerText() };
+  }
+
+  const tokenBalance = (address: string) =>
+    BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === TICK)?.available ?? "0");
+
+  before(async () => {
+    stack = await startLaunchpadStack();
+    explorer = createExplorerApp({ queries: stack.queries, network: NETWORKS.regtest, node: stack.client }).listen(
+      0,
+      "127.0.0.1",
+    );
+    await new Promise((resolve) => explorer.once("listening", resolve));
+    explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
+
+    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
+    const db = openAmmDatabase(":memory:");
+    const deposits = new DepositReader(stack.queries, custody.address, {
+      confirmations: 1,
+      serviceAddresses: [inscriberAddress],
+    });
+    const ledger = new AmmLedger({
+      db,
+      network: NETWORKS.regtest,
+      deposits,
+      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
+      payoutCosts: DEFAULT_PAYOUT_COSTS,
+    });
+    bonding = new BondingStore({ db, ledger, deposits, queries: stack.queries, maxReservationShareBps: SHARE_BPS });
+    const wallet = new HotWallet({
+      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
+      key: custody,
+      chain: indexNodeChain(stack.queries, stack.client),
+      network: NETWORKS.regtest,
+      feeRateKoinuPerKb: STACK_FEE_RATE,
+    });
+    const settlement = new SettlementWorker({
+      db,
+      wallet,
+      queries: stack.queries,
+      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
+      network: NETWORKS.regtest,
+      inscriberProject: "launchpad",
+      depositConfirmations: 1,
+    });
+    const app = createAmmApp({
+      ledger,
+      network: NETWORKS.regtest,
+      webDir: path.resolve(__dirname, "..", "..", "web", "amm"),
+      explorerUrl,
+      // What the daemon serves with --dev-wallet-key-file on the devnet: the provider offers the development wallet.
+      walletProviderScript: await devWalletScript(
+        encodeWif(devPerson.privateKey, NETWORKS.regtest),
+        NETWORKS.regtest,
+        explorerUrl,
+      ),
+      mount: (root) => mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest }),
+    });
+    amm = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => amm.once("listening", resolve));
+    base = `http://127.0.0.1:${(amm.address() as { port: number }).port}`;
+
+    // The custody pays the payouts' postage and fees; each person has DOGE to buy with.
+    for (const key of [custody, mydogePerson, devPerson])
+      await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
+    await stack.mine();
+    await wallet.sync();
+
+    // What the daemon's loops do: mine what is pending, index, let the inscriber see confirmations,
+    // move curves and reservations along, pay and follow the payouts. Started once the curve is
+    // launched (the launch mines and indexes by itself).
+    startDriver = () => {
+      driver = setInterval(() => {
+        driving = driving
+          .then(async () => {
+            const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
+            if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
+            await stack.indexer.syncOnce();
+            await stack.platform.checkConfirmations();
+            await wallet.sync();
+            ledger.retryPending();
+            await bonding.runOnce();
+            await settlement.runOnce();
+          })
+          .catch((error) => {
+            errors.push((error as Error).message);
+          });
+      }, 250);
+    };
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    if (driver) clearInterval(driver);
+    await driving;
+    await browser?.close();
+    amm?.close();
+    explorer?.close();
+    await stack?.stop();
+  });
+
+  afterEach(() => {
+    expect(errors, "page and loop errors").to.deep.equal([]);
+    expect(outside.flat(), "requests outside this machine").to.deep.equal([]);
+  });
+
+  it("says so while the curves load, when the service does not answer (with a retry), and when no curve trades", async () => {
+    const page = await newPage();
+    // Loading: the page's first read is held until the loading state has been looked at.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/api/bonding/active", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${base}/bonding.html`);
+    await page.locator("#curves-loading").waitFor({ state: "visible" });
+    expect(await page.locator("#curves-status").innerText()).to.equal("Loading the curves…");
+    await expectFitsWidth(page, "the bonding page while it loads");
+    await saveScreenshots(page, "amm-bonding-loading");
+    release();
+    await page.locator("#curves-empty").waitFor({ state: "visible" });
+    await page.unroute("**/api/bonding/active");
+
+    // The service does not answer: the message says so, with a retry that works once it answers.
+    await page.route("**/api/bonding/active", (route) => route.abort("connectionrefused"));
+    await page.reload();
+    await page.locator("#retry").waitFor({ state: "visible" });
+    expect(await page.locator("#curves-status").getAttribute("class")).to.contain("error");
+    expect(await page.locator("#curves-status").innerText()).to.contain(
+      "Could not load the curves: the service did not answer; check your connection and retry",
+    );
+    expect(await page.locator("#curves-loading").isHidden()).to.equal(true);
+    await expectFitsWidth(page, "the bonding page when the service does not answer");
+    await saveScreenshots(page, "amm-bonding-error");
+    await page.unroute("**/api/bonding/active");
+    await page.click("#retry");
+
+    // No curve yet: the empty state says when one appears and where graduated tokens trade.
+    await page.locator("#curves-empty").waitFor({ state: "visible" });
+    expect(await page.locator("#curves-empty").innerText()).to.contain("No curve is trading now.");
+    expect(await page.locator("#curves-empty a").getAttribute("href")).to.equal("/");
+    expect(await page.locator("#curve-panel").isHidden()).to.equal(true);
+    expect(await page.locator("#retry-row").isHidden()).to.equal(true);
+    await checkPage(page, "amm-bonding-empty");
+    await expectFitsWidth(page, "the bonding page with no curve");
+    await page.context().close();
+  });
+
+  it("refuses a MyDoge buy over the address's share with what to do, then pays and settles the largest buy allowed", async () => {
+    await launchCurve(
+      {
+        stack,
+        base,
+        apiKey: bonding.issueApiKey("graduation browser test").key,
+        custodyScript: custody.script,
+        confirmations: 1,
+        runOnce: () => bonding.runOnce(),
+      },
+      TICK,
+      TERMS,
+    );
+    startDriver();
+    mydogePage = await newPage(mydogePerson);
+    const page = mydogePage;
+    await page.goto(`${base}/bonding.html`);
+    // 10 DOGE (the amount the page starts with) buys more than half the curve.
+    await page.waitForFunction((tick) => document.getElementById("q-out")!.textContent!.includes(tick), TICK);
+    const asked = BigInt((await page.locator("#q-out").innerText()).replace(/[^\d]/g, ""));
+    expect(asked > 400_000n, `10 DOGE buys ${asked}`).to.equal(true);
+    expect(await page.locator("#c-raised").innerText()).to.equal("0 of 20 DOGE (0.00%)");
+    // The chart at 390 px: drawn at the panel's width, its labels readable, its title and description kept.
+    await expectReadableChart(page, "#chart", "the bonding page's chart");
+    expect(await page.locator("#chart svg").getAttribute("role")).to.equal("img");
+    expect(await page.locator("#chart svg title").textContent()).to.contain(`${TICK}: price in koinu per token`);
+    expect(await page.locator("#chart svg desc").textContent()).to.contain("where it stands now");
+    await expectFitsWidth(page, "the bonding page with a curve");
+
+    // Two wallets in this browser (MyDoge and the development wallet): the person chooses MyDoge.
+    await page.click("#connect");
+    await page.click('dialog.wallet-chooser button[data-wallet="mydoge"]');
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    expect(await page.locator("#wallet").innerText()).to.equal(`MyDoge: ${mydogePerson.address}`);
+
+    await page.click("#buy");
+    const refused = await finalMessage(page, "buy-message");
+    expect(refused.kind).to.contain("error");
+    // The largest buy allowed: half of the curve's 800,000 tokens, priced by the service.
+    const cap = (await jsonRequest(`${base}/api/bonding/quote`, "POST", {
+      body: { symbol: TICK, side: "BUY", amountOut: "400000" },
+    })) as { status: number; body: { amountIn: string } };
+    expect(cap.status).to.equal(200);
+    expect(refused.text)
+      .to.contain("(RESERVATION_SHARE_EXCEEDED)")
+      .and.contain(`What to do: one address may hold at most 400,000 ${TICK} of this curve in reservations now`)
+      .and.contain(`buy at most 400,000 ${TICK}, for ${doge(cap.body.amountIn)} DOGE`);
+    expect(await page.locator("#use-suggested").innerText()).to.equal(`Pay ${doge(cap.body.amountIn)} DOGE instead`);
+    await expectFitsWidth(page, "the bonding page with a refusal");
+    await saveScreenshots(page, "amm-bonding-share-refused");
+    await page.click("#use-suggested");
+    expect(await page.locator("#amount").inputValue()).to.equal(doge(cap.body.amountIn));
+    await page.waitForFunction((tick) => document.getElementById("q-out")!.textContent === `400,000 ${tick}`, TICK);
+    expect(await page.locator("#q-deposit").innerText()).to.equal(
+      `${doge(BigInt(cap.body.amountIn) + DEFAULT_PAYOUT_COSTS.drc20Koinu)} DOGE`,
+    );
+
+    await page.click("#buy");
+    await page.waitForFunction(() => document.getElementById("o-countdown")!.textContent!.includes(":"));
+    const bought = await finalMessage(page, "buy-message");
+    expect(bought.text, bought.text).to.equal(`Bought: 400,000 ${TICK} paid to ${mydogePerson.address}.`);
+    expect(tokenBalance(mydogePerson.address)).to.equal(400_000n);
+    const curve = (await jsonRequest(`${base}/api/bonding/${TICK}`)).body;
+    expect(curve.status).to.equal("active");
+    await page.waitForFunction(
+      (bps) => (document.getElementById("c-progress") as HTMLProgressElement).value === bps,
+      curve.progressBps,
+    );
+    expect(curve.progressBps).to.be.above(3_000).and.below(5_000);
+  });
+
+  it("the development wallet's last buy overshoots the curve: the page says it costs less and completes the curve; paid, the curve graduates into its pool", async () => {
+    devPage = await newPage();
+    const page = devPage;
+    await page.goto(`${base}/bonding.html`);
+    await page.waitForFunction((tick) => document.getElementById("q-out")!.textContent!.includes(tick), TICK);
+    await page.fill("#amount", "20");
+    await page.waitForFunction(() => document.getElementById("quote-message")!.textContent!.includes("Only"));
+    // What the rest of the curve costs, by the service.
+    const rest = (await jsonRequest(`${base}/api/bonding/quote`, "POST", {
+      body: { symbol: TICK, side: "BUY", amountIn: (20n * KOINU_PER_DOGE).toString() },
+    })) as { status: number; body: { amountIn: string; amountOut: string; refund: string; depositAmount: string } };
+    expect(rest.status).to.equal(200);
+    expect(rest.body.amountOut).to.equal("400000");
+    expect(BigInt(rest.body.refund) > 0n).to.equal(true);
+    expect(await page.locator("#quote-message").innerText()).to.equal(
+      `Only 400,000 ${TICK} are left on the curve: this buy takes them all for ${doge(rest.body.amountIn)} DOGE, not the 20 DOGE you typed, so you deposit only ${doge(rest.body.depositAmount)} DOGE. ` +
+        `This buy completes the curve: ${TICK} then graduates into a ${TICK}/DOGE pool and trades on the swap page.`,
+    );
+    expect(await page.locator("#q-deposit").innerText()).to.equal(`${doge(rest.body.depositAmount)} DOGE`);
+
+    // Only the development wallet in this browser: no choice to make.
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    expect(await page.locator("#wallet").innerText()).to.equal(`Development wallet: ${devPerson.address}`);
+    await checkPage(page, "amm-bonding-last-buy");
+    await expectFitsWidth(page, "the bonding page before the last buy");
+
+    await page.click("#buy");
+    const bought = await finalMessage(page, "buy-message");
+    expect(bought.text, bought.text).to.equal(`Bought: 400,000 ${TICK} paid to ${devPerson.address}.`);
+    expect(tokenBalance(devPerson.address)).to.equal(400_000n);
+
+    // The curve graduated and its pool is open: the service's record, and the page's.
+    const curve = (await jsonRequest(`${base}/api/bonding/${TICK}`)).body;
+    expect(curve.status).to.equal("graduated");
+    expect(curve.graduation.poolSeeded).to.equal(true);
+    await page.locator("#graduation-panel").waitFor({ state: "visible" });
+    expect(await page.locator("#graduation-title").innerText()).to.equal(`${TICK} graduated into its pool`);
+    expect(await page.locator("#g-summary").innerText()).to.contain(
+      `It handed ${doge(curve.graduation.poolDoge)} DOGE and ${tokens(curve.graduation.poolToken)} ${TICK} to the ${TICK}/DOGE pool`,
+    );
+    expect(await page.locator("#g-reserves").innerText()).to.equal(
+      `${doge(curve.graduation.pool.dogeReserve)} DOGE and ${tokens(curve.graduation.pool.tokenReserve)} ${TICK}`,
+    );
+    expect(await page.locator("#g-swap").getAttribute("href")).to.equal(`/?tick=${TICK}`);
+    expect(await page.locator("#g-swap").innerText()).to.equal(`Trade ${TICK} on the swap page`);
+    expect(await page.locator("#c-status").innerText()).to.equal("graduated: it trades in its pool on the swap page");
+    expect(await page.locator("#c-progress").evaluate((p) => (p as HTMLProgressElement).value)).to.equal(10_000);
+    // No buy form on a graduated curve: it says why and where to go; the settled buy stays shown.
+    expect(await page.locator("#buy-form").isHidden()).to.equal(true);
+    expect(await page.locator("#buy-closed").innerText()).to.equal(
+      `Your buy completed the curve. ${TICK} no longer sells on its curve: buy it in its pool on the swap page.`,
+    );
+    expect(await page.locator("#o-countdown").innerText()).to.equal("done");
+    await expectReadableChart(page, "#chart", "the graduated curve's chart");
+    await checkPage(page, "amm-bonding-graduated");
+    await expectFitsWidth(page, "the bonding page after graduation");
+
+    // The MyDoge page, open all along, sees the graduation when it next reads its curve.
+    await mydogePage.locator("#graduation-panel").waitFor({ state: "visible", timeout: 30_000 });
+    expect(await mydogePage.locator("#buy-form").isHidden()).to.equal(true);
+    expect(await mydogePage.locator("#buy-closed").innerText()).to.equal(
+      `${TICK} no longer sells on its curve: buy it in its pool on the swap page.`,
+    );
+    expect(await mydogePage.locator("#o-status").innerText()).to.equal("confirmed");
+    await expectFitsWidth(mydogePage, "the MyDoge page after graduation");
+    await mydogePage.context().close();
+  });
+
+  it("the link leads to the swap page, where the new pool answers: listed, quoted, and swapped until settled", async () => {
+    const page = devPage;
+    await Promise.all([page.waitForURL(`${base}/?tick=${TICK}`), page.click("#g-swap")]);
+    await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
+    const pool = (await jsonRequest(`${base}/api/bonding/${TICK}`)).body.graduation.pool;
+    expect(await page.locator(`#pools tr[data-tick="${TICK}"] td`).nth(1).innerText()).to.equal(doge(pool.dogeReserve));
+    expect(await page.locator(`#pools tr[data-tick="${TICK}"] td`).nth(2).innerText()).to.equal(
+      tokens(pool.tokenReserve),
+    );
+    await page.selectOption("#pool", TICK);
+    await page.fill("#amount", "1");
+    await page.waitForFunction((tick) => document.getElementById("q-out")!.textContent!.includes(tick), TICK);
+    await page.click("#connect");
+    await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
+    await page.click("#swap");
+    const swapped = await finalMessage(page, "swap-message");
+    expect(swapped.text, swapped.text).to.match(
+      new RegExp(`^Swapped: [\\d,]+ ${TICK} paid to ${devPerson.address}\\.$`),
+    );
+    expect(tokenBalance(devPerson.address) > 400_000n).to.equal(true);
+    await page.waitForFunction(() => document.getElementById("chart")!.dataset.swaps === "1");
+    await expectReadableChart(page, "#chart", "the swap page's chart");
+    await expectFitsWidth(page, "the swap page with the graduated pool");
+    await saveScreenshots(page, "amm-swap-graduated-pool");
+
+    // The liquidity page at phone width, with the same wallet.
+    await page.goto(`${base}/liquidity.html`);
+    await page.click("#connect");
+    await page.locator("#positions-empty").waitFor({ state: "visible" });
+    await expectFitsWidth(page, "the liquidity page");
+    await page.context().close();
+  });
+
+  it("the curve's address shows the graduated curve later; an unknown curve says so", async () => {
+    const page = await newPage();
+    await page.goto(`${base}/bonding.html?symbol=${TICK.toLowerCase()}`);
+    await page.locator("#graduation-panel").waitFor({ state: "visible" });
+    expect(await page.locator("#curve-title").innerText()).to.equal(`${TICK} on its bonding curve`);
+    expect(await page.locator("#curve option").allInnerTexts()).to.deep.equal([`${TICK} (graduated)`]);
+    expect(await page.locator("#buy-closed").innerText()).to.equal(
+      `${TICK} no longer sells on its curve: buy it in its pool on the swap page.`,
+    );
+    await expectReadableChart(page, "#chart", "a graduated curve's chart");
+    await expectFitsWidth(page, "a graduated curve's page");
+
+    await page.goto(`${base}/bonding.html?symbol=NOPE`);
+    await page.locator("#curves-empty").waitFor({ state: "visible" });
+    expect(await page.locator("#curves-status").innerText()).to.equal("There is no bonding curve for NOPE.");
+    expect(new URL(page.url()).search).to.equal("");
+    await expectFitsWidth(page, "the page of an unknown curve");
+    await page.context().close();
+  });
+});
