@@ -7,7 +7,7 @@
  * never on mainnet).
  */
 import path from "node:path";
-import { build } from "esbuild";
+import { BuildOptions, build } from "esbuild";
 import { DogeNetwork, decodeWif } from "../../doge";
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -15,6 +15,17 @@ const ENTRY = path.join(ROOT, "web", "src", "wallet-provider.ts");
 
 /** A page may load at most this much script (issue 29); the bundle is checked against it when built. */
 export const MAX_PAGE_SCRIPT_BYTES = 300 * 1024;
+
+/**
+ * How src/ code is built for a page (the provider here, the wallet stand-ins in the tests): hashes
+ * from @noble/hashes instead of node:crypto, and Node's Buffer from the `buffer` package.
+ */
+export const BROWSER_BUILD = {
+  platform: "browser",
+  target: "es2020",
+  alias: { "node:crypto": path.join(ROOT, "web", "src", "browser-crypto.ts") },
+  inject: [path.join(ROOT, "web", "src", "browser-buffer.ts")],
+} as const satisfies BuildOptions;
 
 let bundle: Promise<string> | null = null;
 
@@ -25,15 +36,10 @@ export function walletProviderBundle(): Promise<string> {
     bundle: true,
     format: "iife",
     globalName: "DogeWallets",
-    platform: "browser",
-    target: "es2020",
+    ...BROWSER_BUILD,
     minify: true,
     write: false,
     logLevel: "silent",
-    // src/doge/hash.ts takes SHA-256 and scrypt from node:crypto; the browser gets @noble/hashes.
-    alias: { "node:crypto": path.join(ROOT, "web", "src", "browser-crypto.ts") },
-    // ...and hex and base64 from Node's Buffer, which the browser has not.
-    inject: [path.join(ROOT, "web", "src", "browser-buffer.ts")],
   }).then((result) => {
     const text = result.outputFiles[0].text;
     if (Buffer.byteLength(text) > MAX_PAGE_SCRIPT_BYTES)

@@ -5,12 +5,12 @@
  */
 import path from "node:path";
 import { build } from "esbuild";
+import { BROWSER_BUILD } from "../../../src/services/pages/wallet-provider";
 import type { StandinConfig } from "./common";
 
 export type StandinKind = "mydoge" | "dogelabs" | "unisat" | "walletconnect";
 export type { StandinConfig };
 
-const ROOT = path.resolve(__dirname, "..", "..", "..");
 let bundle: Promise<string> | null = null;
 
 function standinBundle(): Promise<string> {
@@ -19,12 +19,9 @@ function standinBundle(): Promise<string> {
     bundle: true,
     format: "iife",
     globalName: "WalletStandins",
-    platform: "browser",
-    target: "es2020",
+    ...BROWSER_BUILD,
     write: false,
     logLevel: "silent",
-    alias: { "node:crypto": path.join(ROOT, "web", "src", "browser-crypto.ts") },
-    inject: [path.join(ROOT, "web", "src", "browser-buffer.ts")],
   }).then((result) => result.outputFiles[0].text);
   return bundle;
 }
