@@ -29,7 +29,9 @@ export class IndexUnreadableError extends DogeosError<"INDEX_UNREADABLE"> {
 
 /**
  * The one line an index older than this build's schema is refused with: version 8 changed every
- * chain table's keys (integer ids, binary hashes), so an older index is rebuilt, never converted.
+ * chain table's keys (integer ids, binary hashes) and version 9 every inscription, DRC-20,
+ * launchpad, OP_RETURN and OP_CHECKZKP row's (ids for txids, addresses and inscriptions, BLOB
+ * hashes), so an older index is rebuilt, never converted.
  */
 export function rebuildIndexMessage(found: number, location: string): string {
   return `index ${printableLocation(location)} has schema version ${found}, this build writes version ${INDEXER_SCHEMA_VERSION} and cannot convert it: rebuild it with \`dogeos indexer --db ${printableLocation(location)} --reset-on-rebuild\` (deletes it and re-indexes from its start height)`;

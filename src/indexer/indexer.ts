@@ -127,7 +127,7 @@ export class Indexer {
       throw new Error(`this index is for ${this.store.getMeta("network")}, not ${this.network.name}`);
     }
     this.startHeight = requested;
-    this.inscriptions = new InscriptionTracker(this.store.db);
+    this.inscriptions = new InscriptionTracker(this.store.db, this.store);
   }
 
   /** Height of the last fully written block, or startHeight - 1 when nothing is indexed. */

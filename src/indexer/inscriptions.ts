@@ -4,6 +4,12 @@
  * inscription with its koinu (flow.ts), and derives DRC-20 balances and launchpad collections from
  * them (src/inscription rules). Mutable tables are changed only through the undo journal;
  * append-only tables carry their height. Runs inside the block's SQLite transaction.
+ *
+ * Schema version 9: rows refer to ids, never hex text. Inside the tracker an inscription is named
+ * by its key (the id of its genesis transaction, as a decimal string: the flow and the DRC-20 rules
+ * take names as opaque strings), and so is an address in the DRC-20 rules (its addresses.id); the
+ * ids come from the store (IndexIds), which knows this batch's transactions and addresses before
+ * their rows are written.
  */
 import type { SqlStatement } from "../db/sql";
 import type { SqlDatabase } from "../db/sql";
@@ -36,12 +42,20 @@ export interface SpentInput {
   known: boolean;
 }
 
+/** The ids the tracker's rows refer to (IndexerStore provides them). */
+export interface IndexIds {
+  /** The id of an indexed transaction (this batch's included), or null. */
+  txIdOf(txid: string): number | null;
+  /** The id of an address some indexed output pays. */
+  addressIdOf(address: string): number;
+}
+
 /** Journaled tables and their primary keys. */
 export const JOURNALED_TABLES = {
   inscription_locations: ["inscription_id"],
   doginals_pending: ["outpoint"],
   drc20_ticks: ["tick_key"],
-  drc20_balances: ["address", "tick_key"],
+  drc20_balances: ["address_id", "tick_key"],
   drc20_transfers: ["inscription_id"],
   collections: ["slug"],
 } as const;
@@ -85,7 +99,7 @@ interface FeeBound {
   id: string;
   feeOffset: bigint;
   feeBase: bigint;
-  txid: string;
+  txId: number;
   position: number;
   isNew: boolean;
 }
@@ -127,24 +141,27 @@ export class InscriptionTracker {
   private opSeq = 0;
   private readonly inscribedOutpoints = new OutpointFilter();
 
-  constructor(private readonly db: SqlDatabase) {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly ids: IndexIds,
+  ) {
     this.journal = new Journal(db, JOURNALED_TABLES);
     const p = (sql: string) => db.prepare(sql);
     this.q = {
       onOutpoint: p(
-        "SELECT inscription_id, offset FROM inscription_locations WHERE txid = ? AND vout = ? ORDER BY offset, inscription_id",
+        "SELECT inscription_id, offset FROM inscription_locations WHERE tx_id = ? AND vout = ? ORDER BY offset, inscription_id",
       ),
       setLocation: p(
-        "INSERT OR REPLACE INTO inscription_locations (inscription_id, txid, vout, offset, owner_address, height) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO inscription_locations (inscription_id, tx_id, vout, offset, owner_id, height) VALUES (?, ?, ?, ?, ?, ?)",
       ),
       insertInscription:
-        p(`INSERT INTO inscriptions (id, number, form, content_type, action, body, body_size, envelope_hash, collection_key, genesis_txid,
-        reveal_txid, reveal_tx_count, inscriber_address, height, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        p(`INSERT INTO inscriptions (id, number, form, content_type, action, body, body_size, envelope_hash, collection_key,
+        reveal_tx_id, reveal_tx_count, inscriber_id, height, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       insertMove: p(
-        "INSERT OR REPLACE INTO inscription_moves (inscription_id, height, position, txid, kind, to_txid, to_vout, to_offset, owner_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO inscription_moves (inscription_id, height, position, tx_id, kind, to_tx_id, to_vout, to_offset, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertRejection: p(
-        "INSERT OR IGNORE INTO inscription_rejections (txid, height, position, form, reason) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR IGNORE INTO inscription_rejections (tx_id, height, position, form, reason) VALUES (?, ?, ?, ?, ?)",
       ),
       getPending: p("SELECT inscription_id, state, inscriber_address FROM doginals_pending WHERE outpoint = ?"),
       putPending: p(
@@ -158,26 +175,26 @@ export class InscriptionTracker {
         WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.spent_vin = 0`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
-        "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
+        "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_id, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
       ),
       setMinted: p("UPDATE drc20_ticks SET minted = ? WHERE tick_key = ?"),
-      getBalance: p("SELECT available, transferable FROM drc20_balances WHERE address = ? AND tick_key = ?"),
+      getBalance: p("SELECT available, transferable FROM drc20_balances WHERE address_id = ? AND tick_key = ?"),
       putBalance: p(
-        "INSERT OR REPLACE INTO drc20_balances (address, tick_key, available, transferable) VALUES (?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO drc20_balances (address_id, tick_key, available, transferable) VALUES (?, ?, ?, ?)",
       ),
-      getTransfer: p("SELECT tick_key, amount, owner_address, sent FROM drc20_transfers WHERE inscription_id = ?"),
+      getTransfer: p("SELECT tick_key, amount, owner_id, sent FROM drc20_transfers WHERE inscription_id = ?"),
       putTransfer: p(
-        "INSERT INTO drc20_transfers (inscription_id, tick_key, amount, owner_address, sent, receiver_address, returned, height) VALUES (?, ?, ?, ?, 0, NULL, 0, ?)",
+        "INSERT INTO drc20_transfers (inscription_id, tick_key, amount, owner_id, sent, receiver_id, returned, height) VALUES (?, ?, ?, ?, 0, NULL, 0, ?)",
       ),
       markSent: p(
-        "UPDATE drc20_transfers SET sent = 1, receiver_address = ?, returned = ?, sent_height = ? WHERE inscription_id = ?",
+        "UPDATE drc20_transfers SET sent = 1, receiver_id = ?, returned = ?, sent_height = ? WHERE inscription_id = ?",
       ),
       insertOperation:
-        p(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address, valid, reason, note)
+        p(`INSERT INTO drc20_operations (height, position, seq, inscription_id, event, op, tick_key, tick, amount, address_id, valid, reason, note)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      getCollection: p("SELECT slug, name, price_koinu, max_supply, inscriber_address FROM collections WHERE slug = ?"),
+      getCollection: p("SELECT slug, name, price_koinu, max_supply, inscriber_id FROM collections WHERE slug = ?"),
       putCollection: p(
-        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_id, deploy_inscription, height, minted_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
       ),
       bumpMinted: p("UPDATE collections SET minted_count = minted_count + 1 WHERE slug = ?"),
       memberExists: p("SELECT 1 FROM collection_members WHERE slug = ? AND token_id = ?"),
@@ -193,10 +210,32 @@ export class InscriptionTracker {
 
   private loadFilter(): void {
     for (const row of this.db
-      .prepare("SELECT txid, vout FROM inscription_locations WHERE txid IS NOT NULL")
-      .iterate() as Iterable<{ txid: string; vout: number }>) {
-      this.inscribedOutpoints.add(row.txid, row.vout);
+      .prepare("SELECT t.txid, l.vout FROM inscription_locations l JOIN txs t ON t.id = l.tx_id")
+      .iterate() as Iterable<{ txid: Buffer; vout: number }>) {
+      this.inscribedOutpoints.add(Buffer.from(row.txid).toString("hex"), Number(row.vout));
     }
+  }
+
+  /** The id of a transaction the index holds (this batch's included). */
+  private txId(txid: string): number {
+    const id = this.ids.txIdOf(txid);
+    if (id === null) throw new Error(`transaction ${txid} has no id in the index`);
+    return id;
+  }
+
+  /** The key of the inscription with text id `<txid>i0`: its genesis transaction's id, as a string. */
+  private keyOf(textId: string): string {
+    return String(this.txId(textId.slice(0, 64)));
+  }
+
+  /** An address as the tables and the DRC-20 rules name it: its id (as a string for the rules). */
+  private addressId(address: string | null): number | null {
+    return address === null ? null : this.ids.addressIdOf(address);
+  }
+
+  private addressKey(address: string | null): string | null {
+    const id = this.addressId(address);
+    return id === null ? null : String(id);
   }
 
   beginBlock(): void {
@@ -224,9 +263,12 @@ export class InscriptionTracker {
     spent.forEach((input) => {
       const found =
         input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout)
-          ? (this.q.onOutpoint.all(input.txid, input.vout) as { inscription_id: string; offset: number | bigint }[])
+          ? (this.q.onOutpoint.all(this.txId(input.txid), input.vout) as {
+              inscription_id: number | bigint;
+              offset: number | bigint;
+            }[])
           : [];
-      const inscriptions = found.map((row) => ({ id: row.inscription_id, offset: BigInt(row.offset) }));
+      const inscriptions = found.map((row) => ({ id: String(row.inscription_id), offset: BigInt(row.offset) }));
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
       inputs.push({ value: input.known ? input.value : 0n, inscriptions });
@@ -239,34 +281,37 @@ export class InscriptionTracker {
     }
     const outputValues = tx.outputs.map((output) => output.value);
     const flow = flowThrough(inputs, outputValues, created ? [{ id: created.id, inputIndex: created.inputIndex }] : []);
+    const txId = this.txId(tx.txid);
+    // owner: the output's address id, as the DRC-20 rules name it (null without an address).
     const landed = new Map<string, { vout: number; offset: bigint; owner: string | null }>();
     for (const item of flow.toOutputs) {
-      const owner = outputAddresses[item.vout] ?? null;
-      landed.set(item.id, { vout: item.vout, offset: item.offset, owner });
-      this.journal.remember(height, "inscription_locations", [item.id]);
-      this.q.setLocation.run(item.id, tx.txid, item.vout, item.offset, owner, height);
+      const ownerId = this.addressId(outputAddresses[item.vout] ?? null);
+      landed.set(item.id, { vout: item.vout, offset: item.offset, owner: ownerId === null ? null : String(ownerId) });
+      const key = Number(item.id);
+      this.journal.remember(height, "inscription_locations", [key]);
+      this.q.setLocation.run(key, txId, item.vout, item.offset, ownerId, height);
       this.inscribedOutpoints.add(tx.txid, item.vout);
       this.q.insertMove.run(
-        item.id,
+        key,
         height,
         position,
-        tx.txid,
+        txId,
         item.id === created?.id ? "genesis" : "move",
-        tx.txid,
+        txId,
         item.vout,
         item.offset,
-        owner,
+        ownerId,
       );
     }
     for (const item of flow.toFee) {
-      this.journal.remember(height, "inscription_locations", [item.id]);
+      this.journal.remember(height, "inscription_locations", [Number(item.id)]);
       // Until the coinbase is placed at the end of the block, the inscription sits nowhere.
-      this.q.setLocation.run(item.id, null, null, null, null, height);
+      this.q.setLocation.run(Number(item.id), null, null, null, null, height);
       this.feeBound.push({
         id: item.id,
         feeOffset: item.feeOffset,
         feeBase: this.feeBase,
-        txid: tx.txid,
+        txId,
         position,
         isNew: item.id === created?.id,
       });
@@ -289,12 +334,13 @@ export class InscriptionTracker {
     // The subsidy is inferred as what the coinbase claims beyond the block's fees (exact whenever
     // the miner claims everything, which is the rule in practice).
     const subsidy = claimed > this.feeBase ? claimed - this.feeBase : 0n;
+    const coinbaseId = this.txId(coinbase.txid);
     for (const bound of this.feeBound) {
       const place = flowIntoCoinbase(subsidy, bound.feeBase, bound.feeOffset, values);
-      const owner = place ? (outputAddresses[place.vout] ?? null) : null;
+      const owner = this.addressId(place ? (outputAddresses[place.vout] ?? null) : null);
       this.q.setLocation.run(
-        bound.id,
-        place ? coinbase.txid : null,
+        Number(bound.id),
+        place ? coinbaseId : null,
         place ? place.vout : null,
         place ? place.offset : null,
         owner,
@@ -302,12 +348,12 @@ export class InscriptionTracker {
       );
       if (place) this.inscribedOutpoints.add(coinbase.txid, place.vout);
       this.q.insertMove.run(
-        bound.id,
+        Number(bound.id),
         height,
         bound.position,
-        bound.txid,
+        bound.txId,
         place ? "fee" : "lost",
-        place ? coinbase.txid : null,
+        place ? coinbaseId : null,
         place?.vout ?? null,
         place?.offset ?? null,
         owner,
@@ -361,7 +407,13 @@ export class InscriptionTracker {
           readDoginalsInput(tx.inputs[0].scriptSig),
         );
         if (assembly.error) {
-          this.q.insertRejection.run(tx.txid, height, position, "doginals", `CHAIN_BROKEN_${assembly.error}`);
+          this.q.insertRejection.run(
+            this.txId(tx.txid),
+            height,
+            position,
+            "doginals",
+            `CHAIN_BROKEN_${assembly.error}`,
+          );
           return null;
         }
         if (!assembly.complete) {
@@ -369,7 +421,7 @@ export class InscriptionTracker {
           return null;
         }
         return {
-          id: pending.inscription_id,
+          id: this.keyOf(pending.inscription_id),
           form: "doginals",
           contentType: assembly.contentType,
           action: null,
@@ -392,7 +444,7 @@ export class InscriptionTracker {
     const read = readDoginalsInput(tx.inputs[0].scriptSig);
     if (read.kind === "start") {
       if (inputs[0]?.inscriptions.some((i) => i.offset === 0n)) {
-        this.q.insertRejection.run(tx.txid, height, position, "doginals", "REINSCRIPTION");
+        this.q.insertRejection.run(this.txId(tx.txid), height, position, "doginals", "REINSCRIPTION");
         return null;
       }
       const assembly = DoginalsAssembly.start(read);
@@ -402,7 +454,7 @@ export class InscriptionTracker {
         return null;
       }
       return {
-        id,
+        id: this.keyOf(id),
         form: "doginals",
         contentType: assembly.contentType,
         action: null,
@@ -414,20 +466,20 @@ export class InscriptionTracker {
       };
     }
     if (read.kind === "invalid" && tx.inputs[0].scriptSig.subarray(0, 4).every((b, i) => b === ORD_PUSH[i])) {
-      this.q.insertRejection.run(tx.txid, height, position, "doginals", read.reason);
+      this.q.insertRejection.run(this.txId(tx.txid), height, position, "doginals", read.reason);
     }
     const search = findV1Inscription(tx);
     if (!search.inscription) {
-      for (const issue of search.issues) this.q.insertRejection.run(tx.txid, height, position, "v1", issue);
+      for (const issue of search.issues) this.q.insertRejection.run(this.txId(tx.txid), height, position, "v1", issue);
       return null;
     }
     const found = search.inscription;
     if (inputs[found.firstInput]?.inscriptions.some((i) => i.offset === 0n)) {
-      this.q.insertRejection.run(tx.txid, height, position, "v1", "REINSCRIPTION");
+      this.q.insertRejection.run(this.txId(tx.txid), height, position, "v1", "REINSCRIPTION");
       return null;
     }
     return {
-      id,
+      id: this.keyOf(id),
       form: "v1",
       contentType: found.contentType,
       action: found.action,
@@ -492,20 +544,22 @@ export class InscriptionTracker {
       ? parseLaunchpadBody(found.body, found.contentType, found.action)
       : null;
     const collectionKey = launchpad && launchpad.ok ? launchpad.body.slug : null;
+    const key = Number(found.id);
+    // The inscriber as the launchpad rules compare it: its address id (a string), like a deploy's.
+    const inscriber = this.addressKey(found.inscriberAddress);
     this.q.insertInscription.run(
-      found.id,
+      key,
       this.nextNumber++,
       found.form,
       found.contentType,
       found.action,
       Buffer.from(found.body),
       found.body.length,
-      found.envelopeHash,
+      found.envelopeHash === null ? null : Buffer.from(found.envelopeHash, "hex"),
       collectionKey,
-      found.id.slice(0, 64),
-      tx.txid,
+      this.txId(tx.txid),
       found.revealTxCount,
-      found.inscriberAddress,
+      inscriber === null ? null : Number(inscriber),
       height,
       position,
     );
@@ -524,13 +578,13 @@ export class InscriptionTracker {
           height,
           position,
           this.opSeq++,
-          found.id,
+          key,
           "inscribe",
           null,
           null,
           null,
           null,
-          landing?.owner ?? null,
+          landing?.owner == null ? null : Number(landing.owner),
           0,
           parsed.reason,
           parsed.field ?? null,
@@ -541,13 +595,13 @@ export class InscriptionTracker {
     if (launchpad) {
       if (!launchpad.ok) {
         if (!NOT_LAUNCHPAD.has(launchpad.reason))
-          this.q.insertLaunchpadOp.run(found.id, height, position, "invalid", null, null, 0, launchpad.reason);
+          this.q.insertLaunchpadOp.run(key, height, position, "invalid", null, null, 0, launchpad.reason);
       } else if (launchpad.body.kind === "deploy") {
         const body = launchpad.body;
         if (this.q.getCollection.get(body.slug)) {
-          this.q.insertLaunchpadOp.run(found.id, height, position, "deploy", body.slug, null, 0, "SLUG_TAKEN");
-        } else if (!found.inscriberAddress) {
-          this.q.insertLaunchpadOp.run(found.id, height, position, "deploy", body.slug, null, 0, "INSCRIBER_UNKNOWN");
+          this.q.insertLaunchpadOp.run(key, height, position, "deploy", body.slug, null, 0, "SLUG_TAKEN");
+        } else if (inscriber === null) {
+          this.q.insertLaunchpadOp.run(key, height, position, "deploy", body.slug, null, 0, "INSCRIBER_UNKNOWN");
         } else {
           this.journal.remember(height, "collections", [body.slug]);
           this.q.putCollection.run(
@@ -555,16 +609,16 @@ export class InscriptionTracker {
             body.name,
             body.priceKoinu.toString(),
             body.maxSupply.toString(),
-            found.inscriberAddress,
-            found.id,
+            Number(inscriber),
+            key,
             height,
           );
-          this.q.insertLaunchpadOp.run(found.id, height, position, "deploy", body.slug, null, 1, null);
+          this.q.insertLaunchpadOp.run(key, height, position, "deploy", body.slug, null, 1, null);
         }
       } else {
         const mint = launchpad.body;
         const row = this.q.getCollection.get(mint.slug) as
-          | { slug: string; name: string; price_koinu: string; max_supply: string; inscriber_address: string }
+          | { slug: string; name: string; price_koinu: string; max_supply: string; inscriber_id: number | bigint }
           | undefined;
         const deploy: IndexedLaunchpadDeploy | null = row
           ? {
@@ -573,18 +627,18 @@ export class InscriptionTracker {
               name: row.name,
               priceKoinu: BigInt(row.price_koinu),
               maxSupply: BigInt(row.max_supply),
-              inscriberAddress: row.inscriber_address,
+              inscriberAddress: String(row.inscriber_id),
             }
           : null;
         const alreadyMinted = this.q.memberExists.get(mint.slug, mint.tokenId.toString()) !== undefined;
-        const verdict = judgeMint(mint, deploy, { alreadyMinted, inscriberAddress: found.inscriberAddress ?? "" });
+        const verdict = judgeMint(mint, deploy, { alreadyMinted, inscriberAddress: inscriber ?? "" });
         if (verdict.member) {
-          this.q.insertMember.run(mint.slug, mint.tokenId.toString(), found.id, height);
+          this.q.insertMember.run(mint.slug, mint.tokenId.toString(), key, height);
           this.journal.remember(height, "collections", [mint.slug]);
           this.q.bumpMinted.run(mint.slug);
         }
         this.q.insertLaunchpadOp.run(
-          found.id,
+          key,
           height,
           position,
           "mint",
@@ -611,16 +665,22 @@ export class InscriptionTracker {
         : null;
     },
     getBalance: (address: string, tickKey: string): Drc20Balance => {
-      const row = this.q.getBalance.get(address, tickKey) as { available: string; transferable: string } | undefined;
+      const row = this.q.getBalance.get(Number(address), tickKey) as
+        { available: string; transferable: string } | undefined;
       return row
         ? { available: BigInt(row.available), transferable: BigInt(row.transferable) }
         : { available: 0n, transferable: 0n };
     },
     getTransfer: (inscriptionId: string): Drc20TransferState | null => {
-      const row = this.q.getTransfer.get(inscriptionId) as
-        { tick_key: string; amount: string; owner_address: string; sent: number } | undefined;
+      const row = this.q.getTransfer.get(Number(inscriptionId)) as
+        { tick_key: string; amount: string; owner_id: number | bigint; sent: number } | undefined;
       return row
-        ? { tickKey: row.tick_key, amount: BigInt(row.amount), ownerAddress: row.owner_address, sent: row.sent !== 0 }
+        ? {
+            tickKey: row.tick_key,
+            amount: BigInt(row.amount),
+            ownerAddress: String(row.owner_id),
+            sent: Number(row.sent) !== 0,
+          }
         : null;
     },
   };
@@ -646,13 +706,13 @@ export class InscriptionTracker {
       height,
       position,
       this.opSeq++,
-      inscriptionId,
+      Number(inscriptionId),
       action.kind,
       op?.kind ?? (transfer ? "transfer" : null),
       tickKey,
       tick,
       amount,
-      address,
+      address === null ? null : Number(address),
       outcome.valid ? 1 : 0,
       outcome.reason ?? null,
       outcome.note ?? null,
@@ -661,7 +721,7 @@ export class InscriptionTracker {
 
   private applyEffect(effect: Drc20Effect, height: number): void {
     const balance = (address: string, tickKey: string) => {
-      this.journal.remember(height, "drc20_balances", [address, tickKey]);
+      this.journal.remember(height, "drc20_balances", [Number(address), tickKey]);
       return this.drc20View.getBalance(address, tickKey);
     };
     switch (effect.type) {
@@ -672,8 +732,8 @@ export class InscriptionTracker {
           effect.tick,
           effect.maxSupply.toString(),
           effect.mintLimit.toString(),
-          effect.deployerAddress,
-          effect.inscriptionId,
+          Number(effect.deployerAddress),
+          Number(effect.inscriptionId),
           height,
         );
         break;
@@ -686,7 +746,7 @@ export class InscriptionTracker {
       case "creditAvailable": {
         const b = balance(effect.address, effect.tickKey);
         this.q.putBalance.run(
-          effect.address,
+          Number(effect.address),
           effect.tickKey,
           (b.available + effect.amount).toString(),
           b.transferable.toString(),
@@ -696,7 +756,7 @@ export class InscriptionTracker {
       case "moveAvailableToTransferable": {
         const b = balance(effect.address, effect.tickKey);
         this.q.putBalance.run(
-          effect.address,
+          Number(effect.address),
           effect.tickKey,
           (b.available - effect.amount).toString(),
           (b.transferable + effect.amount).toString(),
@@ -706,7 +766,7 @@ export class InscriptionTracker {
       case "debitTransferable": {
         const b = balance(effect.address, effect.tickKey);
         this.q.putBalance.run(
-          effect.address,
+          Number(effect.address),
           effect.tickKey,
           b.available.toString(),
           (b.transferable - effect.amount).toString(),
@@ -714,18 +774,23 @@ export class InscriptionTracker {
         break;
       }
       case "createTransfer":
-        this.journal.remember(height, "drc20_transfers", [effect.inscriptionId]);
+        this.journal.remember(height, "drc20_transfers", [Number(effect.inscriptionId)]);
         this.q.putTransfer.run(
-          effect.inscriptionId,
+          Number(effect.inscriptionId),
           effect.tickKey,
           effect.amount.toString(),
-          effect.ownerAddress,
+          Number(effect.ownerAddress),
           height,
         );
         break;
       case "markTransferSent":
-        this.journal.remember(height, "drc20_transfers", [effect.inscriptionId]);
-        this.q.markSent.run(effect.receiverAddress, effect.returnedToSender ? 1 : 0, height, effect.inscriptionId);
+        this.journal.remember(height, "drc20_transfers", [Number(effect.inscriptionId)]);
+        this.q.markSent.run(
+          Number(effect.receiverAddress),
+          effect.returnedToSender ? 1 : 0,
+          height,
+          Number(effect.inscriptionId),
+        );
         break;
     }
   }

@@ -18,8 +18,8 @@ const T = 'TEXT COLLATE "C"';
 export const INDEXER_PG_DDL = `
 CREATE TABLE blocks (
   height INTEGER PRIMARY KEY,
-  hash ${T} NOT NULL UNIQUE,
-  prev_hash ${T} NOT NULL,
+  hash BYTEA NOT NULL UNIQUE,
+  prev_hash BYTEA NOT NULL,
   time BIGINT NOT NULL,
   tx_count INTEGER NOT NULL,
   size INTEGER NOT NULL,
@@ -74,21 +74,21 @@ CREATE TABLE address_history (
 );
 CREATE INDEX address_history_by_address ON address_history (address_id, tx_id, received, sent);
 CREATE TABLE op_returns (
-  txid ${T} NOT NULL,
+  tx_id BIGINT NOT NULL,
   vout INTEGER NOT NULL,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   payload BYTEA NOT NULL,
   magic ${T} NOT NULL,
-  sha256 ${T} NOT NULL,
+  sha256 BYTEA NOT NULL,
   size INTEGER NOT NULL,
-  PRIMARY KEY (txid, vout)
+  PRIMARY KEY (tx_id, vout)
 );
 CREATE INDEX op_returns_by_height ON op_returns (height, position);
 CREATE INDEX op_returns_by_magic ON op_returns (magic, height);
 CREATE INDEX op_returns_by_sha256 ON op_returns (sha256);
 CREATE TABLE zkp_uses (
-  txid ${T} NOT NULL,
+  tx_id BIGINT NOT NULL,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   role ${T} NOT NULL,
@@ -99,14 +99,14 @@ CREATE TABLE zkp_uses (
   mode_name ${T},
   proof_hex ${T},
   vk_hex ${T},
-  vk_sha256 ${T},
+  vk_sha256 BYTEA,
   public_inputs ${T} NOT NULL,
   parse_error ${T},
   shadow_valid INTEGER,
   shadow_encoding ${T},
   shadow_error ${T},
   verified_at BIGINT,
-  CONSTRAINT zkp_uses_key UNIQUE NULLS NOT DISTINCT (txid, role, input_index, output_index, op_index)
+  CONSTRAINT zkp_uses_key UNIQUE NULLS NOT DISTINCT (tx_id, role, input_index, output_index, op_index)
 );
 CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
 CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
@@ -114,55 +114,54 @@ CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_s
 CREATE TABLE journal (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, height INTEGER NOT NULL, tbl ${T} NOT NULL, pk ${T} NOT NULL, previous ${T});
 CREATE INDEX journal_by_height ON journal (height);
 CREATE TABLE inscriptions (
-  id ${T} PRIMARY KEY,
+  id BIGINT PRIMARY KEY,
   number BIGINT NOT NULL UNIQUE,
   form ${T} NOT NULL,
   content_type ${T} NOT NULL,
   action ${T},
   body BYTEA NOT NULL,
   body_size INTEGER NOT NULL,
-  envelope_hash ${T},
+  envelope_hash BYTEA,
   collection_key ${T},
-  genesis_txid ${T} NOT NULL,
-  reveal_txid ${T} NOT NULL,
+  reveal_tx_id BIGINT NOT NULL,
   reveal_tx_count INTEGER NOT NULL,
-  inscriber_address ${T},
+  inscriber_id BIGINT,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL
 );
 CREATE INDEX inscriptions_by_height ON inscriptions (height, position);
 CREATE INDEX inscriptions_by_collection ON inscriptions (collection_key) WHERE collection_key IS NOT NULL;
-CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_txid);
+CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_tx_id);
 CREATE TABLE inscription_locations (
-  inscription_id ${T} PRIMARY KEY,
-  txid ${T},
+  inscription_id BIGINT PRIMARY KEY,
+  tx_id BIGINT,
   vout INTEGER,
   "offset" BIGINT,
-  owner_address ${T},
+  owner_id BIGINT,
   height INTEGER NOT NULL
 );
-CREATE INDEX inscription_locations_by_outpoint ON inscription_locations (txid, vout) WHERE txid IS NOT NULL;
-CREATE INDEX inscription_locations_by_owner ON inscription_locations (owner_address) WHERE owner_address IS NOT NULL;
+CREATE INDEX inscription_locations_by_outpoint ON inscription_locations (tx_id, vout) WHERE tx_id IS NOT NULL;
+CREATE INDEX inscription_locations_by_owner ON inscription_locations (owner_id) WHERE owner_id IS NOT NULL;
 CREATE TABLE inscription_moves (
-  inscription_id ${T} NOT NULL,
+  inscription_id BIGINT NOT NULL,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
-  txid ${T} NOT NULL,
   kind ${T} NOT NULL,
-  to_txid ${T},
+  tx_id BIGINT NOT NULL,
+  to_tx_id BIGINT,
   to_vout INTEGER,
   to_offset BIGINT,
-  owner_address ${T},
+  owner_id BIGINT,
   PRIMARY KEY (inscription_id, height, position, kind)
 );
 CREATE INDEX inscription_moves_by_height ON inscription_moves (height);
 CREATE TABLE inscription_rejections (
-  txid ${T} NOT NULL,
+  tx_id BIGINT NOT NULL,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   form ${T} NOT NULL,
   reason ${T} NOT NULL,
-  PRIMARY KEY (txid, form, reason)
+  PRIMARY KEY (tx_id, form, reason)
 );
 CREATE INDEX inscription_rejections_by_height ON inscription_rejections (height);
 CREATE TABLE doginals_pending (
@@ -178,40 +177,41 @@ CREATE TABLE drc20_ticks (
   max_supply ${T} NOT NULL,
   mint_limit ${T} NOT NULL,
   minted ${T} NOT NULL,
-  deployer_address ${T} NOT NULL,
-  inscription_id ${T} NOT NULL,
+  deployer_id BIGINT NOT NULL,
+  inscription_id BIGINT NOT NULL,
   height INTEGER NOT NULL
 );
 CREATE TABLE drc20_balances (
-  address ${T} NOT NULL,
+  address_id BIGINT NOT NULL,
   tick_key ${T} NOT NULL,
   available ${T} NOT NULL,
   transferable ${T} NOT NULL,
-  PRIMARY KEY (address, tick_key)
+  PRIMARY KEY (address_id, tick_key)
 );
+CREATE INDEX drc20_balances_by_tick ON drc20_balances (tick_key);
 CREATE TABLE drc20_transfers (
-  inscription_id ${T} PRIMARY KEY,
+  inscription_id BIGINT PRIMARY KEY,
   tick_key ${T} NOT NULL,
   amount ${T} NOT NULL,
-  owner_address ${T} NOT NULL,
+  owner_id BIGINT NOT NULL,
   sent INTEGER NOT NULL,
-  receiver_address ${T},
+  receiver_id BIGINT,
   returned INTEGER NOT NULL,
   height INTEGER NOT NULL,
   sent_height INTEGER
 );
-CREATE INDEX drc20_transfers_by_owner ON drc20_transfers (owner_address, tick_key);
+CREATE INDEX drc20_transfers_by_owner ON drc20_transfers (owner_id, tick_key);
 CREATE TABLE drc20_operations (
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   seq INTEGER NOT NULL,
-  inscription_id ${T} NOT NULL,
+  inscription_id BIGINT NOT NULL,
   event ${T} NOT NULL,
   op ${T},
   tick_key ${T},
   tick ${T},
   amount ${T},
-  address ${T},
+  address_id BIGINT,
   valid INTEGER NOT NULL,
   reason ${T},
   note ${T},
@@ -219,27 +219,27 @@ CREATE TABLE drc20_operations (
 );
 CREATE INDEX drc20_operations_by_tick ON drc20_operations (tick_key, height);
 CREATE INDEX drc20_operations_by_inscription ON drc20_operations (inscription_id);
-CREATE INDEX drc20_operations_by_address ON drc20_operations (address, tick_key, height) WHERE address IS NOT NULL;
+CREATE INDEX drc20_operations_by_address ON drc20_operations (address_id, tick_key, height) WHERE address_id IS NOT NULL;
 CREATE TABLE collections (
   slug ${T} PRIMARY KEY,
   name ${T} NOT NULL,
   price_koinu ${T} NOT NULL,
   max_supply ${T} NOT NULL,
-  inscriber_address ${T} NOT NULL,
-  deploy_inscription ${T} NOT NULL,
+  inscriber_id BIGINT NOT NULL,
+  deploy_inscription BIGINT NOT NULL,
   height INTEGER NOT NULL,
   minted_count INTEGER NOT NULL
 );
 CREATE TABLE collection_members (
   slug ${T} NOT NULL,
   token_id ${T} NOT NULL,
-  inscription_id ${T} NOT NULL,
+  inscription_id BIGINT NOT NULL,
   height INTEGER NOT NULL,
   PRIMARY KEY (slug, token_id)
 );
 CREATE INDEX collection_members_by_height ON collection_members (height);
 CREATE TABLE launchpad_operations (
-  inscription_id ${T} PRIMARY KEY,
+  inscription_id BIGINT PRIMARY KEY,
   height INTEGER NOT NULL,
   position INTEGER NOT NULL,
   op ${T} NOT NULL,

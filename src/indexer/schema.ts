@@ -80,6 +80,209 @@ CREATE TABLE address_history (
 CREATE INDEX address_history_by_address ON address_history (address_id, tx_id, received, sent);
 `;
 
+/**
+ * Version 9's tables: everything derived from inscriptions, OP_RETURN outputs and OP_CHECKZKP uses
+ * refers to ids instead of repeating hex text. An inscription's key is the id of its genesis (first
+ * reveal) transaction: this indexer gives each reveal at most one inscription, `<txid>i0`, so the
+ * text id is derived from txs.txid (a multi-transaction Doginals reveal keeps its first
+ * transaction's id, its last is `reveal_tx_id`). Addresses are addresses.id (every address an
+ * inscription or DRC-20 balance names was paid by an output first), transactions txs.id, hashes
+ * 32-byte BLOBs in display byte order (as txs.txid). Heights and positions stay where they key
+ * pages and rollbacks. doginals_pending (a few rows while a multi-transaction reveal is open) keeps
+ * its text.
+ */
+const INSCRIPTION_TABLES_V9 = `
+CREATE TABLE blocks (
+  height INTEGER PRIMARY KEY,
+  hash BLOB NOT NULL UNIQUE,
+  prev_hash BLOB NOT NULL,
+  time INTEGER NOT NULL,
+  tx_count INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  first_tx_id INTEGER NOT NULL,
+  first_address_id INTEGER NOT NULL
+);
+CREATE TABLE op_returns (
+  tx_id INTEGER NOT NULL,
+  vout INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  payload BLOB NOT NULL,
+  magic TEXT NOT NULL,
+  sha256 BLOB NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (tx_id, vout)
+) WITHOUT ROWID;
+CREATE INDEX op_returns_by_height ON op_returns (height, position);
+CREATE INDEX op_returns_by_magic ON op_returns (magic, height);
+CREATE INDEX op_returns_by_sha256 ON op_returns (sha256);
+CREATE TABLE zkp_uses (
+  tx_id INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  input_index INTEGER,
+  output_index INTEGER,
+  op_index INTEGER NOT NULL,
+  mode INTEGER,
+  mode_name TEXT,
+  proof_hex TEXT,
+  vk_hex TEXT,
+  vk_sha256 BLOB,
+  public_inputs TEXT NOT NULL,
+  parse_error TEXT,
+  shadow_valid INTEGER,
+  shadow_encoding TEXT,
+  shadow_error TEXT,
+  verified_at INTEGER,
+  PRIMARY KEY (tx_id, role, input_index, output_index, op_index)
+);
+CREATE INDEX zkp_uses_by_height ON zkp_uses (height, position);
+CREATE INDEX zkp_uses_pending ON zkp_uses (height) WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL;
+CREATE INDEX zkp_uses_by_vk ON zkp_uses (vk_sha256, height, position) WHERE vk_sha256 IS NOT NULL;
+CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL, tbl TEXT NOT NULL, pk TEXT NOT NULL, previous TEXT);
+CREATE INDEX journal_by_height ON journal (height);
+CREATE TABLE inscriptions (
+  id INTEGER PRIMARY KEY,
+  number INTEGER NOT NULL UNIQUE,
+  form TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  action TEXT,
+  body BLOB NOT NULL,
+  body_size INTEGER NOT NULL,
+  envelope_hash BLOB,
+  collection_key TEXT,
+  reveal_tx_id INTEGER NOT NULL,
+  reveal_tx_count INTEGER NOT NULL,
+  inscriber_id INTEGER,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL
+);
+CREATE INDEX inscriptions_by_height ON inscriptions (height, position);
+CREATE INDEX inscriptions_by_collection ON inscriptions (collection_key) WHERE collection_key IS NOT NULL;
+CREATE INDEX inscriptions_by_reveal ON inscriptions (reveal_tx_id);
+CREATE TABLE inscription_locations (
+  inscription_id INTEGER PRIMARY KEY,
+  tx_id INTEGER,
+  vout INTEGER,
+  offset INTEGER,
+  owner_id INTEGER,
+  height INTEGER NOT NULL
+);
+CREATE INDEX inscription_locations_by_outpoint ON inscription_locations (tx_id, vout) WHERE tx_id IS NOT NULL;
+CREATE INDEX inscription_locations_by_owner ON inscription_locations (owner_id) WHERE owner_id IS NOT NULL;
+CREATE TABLE inscription_moves (
+  inscription_id INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  tx_id INTEGER NOT NULL,
+  to_tx_id INTEGER,
+  to_vout INTEGER,
+  to_offset INTEGER,
+  owner_id INTEGER,
+  PRIMARY KEY (inscription_id, height, position, kind)
+) WITHOUT ROWID;
+CREATE INDEX inscription_moves_by_height ON inscription_moves (height);
+CREATE TABLE inscription_rejections (
+  tx_id INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  form TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (tx_id, form, reason)
+) WITHOUT ROWID;
+CREATE INDEX inscription_rejections_by_height ON inscription_rejections (height);
+CREATE TABLE doginals_pending (
+  outpoint TEXT PRIMARY KEY,
+  inscription_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  inscriber_address TEXT,
+  height INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE drc20_ticks (
+  tick_key TEXT PRIMARY KEY,
+  tick TEXT NOT NULL,
+  max_supply TEXT NOT NULL,
+  mint_limit TEXT NOT NULL,
+  minted TEXT NOT NULL,
+  deployer_id INTEGER NOT NULL,
+  inscription_id INTEGER NOT NULL,
+  height INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE drc20_balances (
+  address_id INTEGER NOT NULL,
+  tick_key TEXT NOT NULL,
+  available TEXT NOT NULL,
+  transferable TEXT NOT NULL,
+  PRIMARY KEY (address_id, tick_key)
+) WITHOUT ROWID;
+CREATE INDEX drc20_balances_by_tick ON drc20_balances (tick_key);
+CREATE TABLE drc20_transfers (
+  inscription_id INTEGER PRIMARY KEY,
+  tick_key TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  owner_id INTEGER NOT NULL,
+  sent INTEGER NOT NULL,
+  receiver_id INTEGER,
+  returned INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  sent_height INTEGER
+);
+CREATE INDEX drc20_transfers_by_owner ON drc20_transfers (owner_id, tick_key);
+CREATE TABLE drc20_operations (
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  inscription_id INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  op TEXT,
+  tick_key TEXT,
+  tick TEXT,
+  amount TEXT,
+  address_id INTEGER,
+  valid INTEGER NOT NULL,
+  reason TEXT,
+  note TEXT,
+  PRIMARY KEY (height, position, seq)
+) WITHOUT ROWID;
+CREATE INDEX drc20_operations_by_tick ON drc20_operations (tick_key, height);
+CREATE INDEX drc20_operations_by_inscription ON drc20_operations (inscription_id);
+CREATE INDEX drc20_operations_by_address ON drc20_operations (address_id, tick_key, height) WHERE address_id IS NOT NULL;
+CREATE TABLE collections (
+  slug TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  price_koinu TEXT NOT NULL,
+  max_supply TEXT NOT NULL,
+  inscriber_id INTEGER NOT NULL,
+  deploy_inscription INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  minted_count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE collection_members (
+  slug TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  inscription_id INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  PRIMARY KEY (slug, token_id)
+) WITHOUT ROWID;
+CREATE INDEX collection_members_by_height ON collection_members (height);
+CREATE TABLE launchpad_operations (
+  inscription_id INTEGER PRIMARY KEY,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  slug TEXT,
+  token_id TEXT,
+  valid INTEGER NOT NULL,
+  reason TEXT
+);
+CREATE INDEX launchpad_operations_by_height ON launchpad_operations (height);
+`;
+
+/** The tables version 9 recreates (their indexes go with them). */
+const V9_TABLES = [...INSCRIPTION_TABLES_V9.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]);
+
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -374,6 +577,16 @@ DROP TABLE outputs;
 DROP TABLE address_history;
 DROP TABLE balances;
 ${CHAIN_TABLES_V8}`,
+  },
+  {
+    version: 9,
+    description:
+      "inscription, DRC-20, launchpad, OP_RETURN and OP_CHECKZKP rows refer to transaction, address and inscription ids; block hashes and payload hashes as 32-byte BLOBs; DRC-20 balances by tick",
+    // Every row of these tables changes shape: a version-8 index is rebuilt, never converted.
+    requiresRebuild: true,
+    sql: `
+${V9_TABLES.map((t) => `DROP TABLE ${t};`).join("\n")}
+${INSCRIPTION_TABLES_V9}`,
   },
 ];
 

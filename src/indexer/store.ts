@@ -142,11 +142,11 @@ export class IndexerStore {
         funded_txo_count = funded_txo_count + ?, funded_txo_sum = funded_txo_sum + ?,
         spent_txo_count = spent_txo_count + ?, spent_txo_sum = spent_txo_sum + ? WHERE id = ?`),
       insertOpReturn: db.prepare(
-        "INSERT OR REPLACE INTO op_returns (txid, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO op_returns (tx_id, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertZkpUse:
-        db.prepare(`INSERT OR REPLACE INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name,
-        proof_hex, vk_hex, vk_sha256, public_inputs, parse_error) VALUES (@txid, @height, @position, @role, @input_index, @output_index, @op_index,
+        db.prepare(`INSERT OR REPLACE INTO zkp_uses (tx_id, height, position, role, input_index, output_index, op_index, mode, mode_name,
+        proof_hex, vk_hex, vk_sha256, public_inputs, parse_error) VALUES (@tx_id, @height, @position, @role, @input_index, @output_index, @op_index,
         @mode, @mode_name, @proof_hex, @vk_hex, @vk_sha256, @public_inputs, @parse_error)`),
       deleteZkpAbove: db.prepare("DELETE FROM zkp_uses WHERE height > ?"),
       // rollback: the first transaction id above a height (the next block's first), else none is above.
@@ -235,11 +235,33 @@ export class IndexerStore {
     return id;
   }
 
+  /**
+   * The id of `txid` when the index has it: this batch's and recent transactions from memory (their
+   * rows may still be buffered on PostgreSQL), older ones from txs_by_txid.
+   */
+  txIdOf(txid: string): number | null {
+    const cached = this.txIds.get(txid);
+    if (cached !== undefined) return cached;
+    const row = this.s.txIdOf.get(Buffer.from(txid, "hex")) as { id: number | bigint } | undefined;
+    if (!row) return null;
+    const id = Number(row.id);
+    this.txIds.remember(txid, id);
+    return id;
+  }
+
+  /** The id of a transaction of the batch being written (assignTxId gave it). */
+  private currentTxId(txid: string): number {
+    const id = this.txIdOf(txid);
+    if (id === null) throw new Error(`transaction ${txid} has no id in the index`);
+    return id;
+  }
+
   insertBlock(block: IndexedBlockRow, first: { txId: number; addressId: number }): void {
+    // Hashes as 32-byte BLOBs in display byte order (as txs.txid), schema version 9.
     const row = [
       block.height,
-      block.hash,
-      block.prevHash,
+      Buffer.from(block.hash, "hex"),
+      Buffer.from(block.prevHash, "hex"),
       block.time,
       block.txCount,
       block.size,
@@ -438,23 +460,23 @@ export class IndexerStore {
     magic: string,
     sha256Hex: string,
   ): void {
-    if (this.bulk)
-      return void this.bulk.opReturns.set(`${txid}:${vout}`, [
-        txid,
-        vout,
-        height,
-        position,
-        payload,
-        magic,
-        sha256Hex,
-        payload.length,
-      ]);
-    this.s.insertOpReturn.run(txid, vout, height, position, payload, magic, sha256Hex, payload.length);
+    const row = [
+      this.currentTxId(txid),
+      vout,
+      height,
+      position,
+      payload,
+      magic,
+      Buffer.from(sha256Hex, "hex"),
+      payload.length,
+    ];
+    if (this.bulk) return void this.bulk.opReturns.set(`${txid}:${vout}`, row);
+    this.s.insertOpReturn.run(...row);
   }
 
   insertZkpUse(use: ZkpUse, position: number): void {
     this.s.insertZkpUse.run({
-      txid: use.txid,
+      tx_id: this.currentTxId(use.txid),
       height: use.block_height,
       position,
       role: use.role,
@@ -465,7 +487,7 @@ export class IndexerStore {
       mode_name: use.mode_name,
       proof_hex: use.proof_hex,
       vk_hex: use.vk_hex,
-      vk_sha256: use.vk_sha256,
+      vk_sha256: use.vk_sha256 === null ? null : Buffer.from(use.vk_sha256, "hex"),
       public_inputs: JSON.stringify(use.public_inputs),
       parse_error: use.parse_error,
     });
@@ -512,8 +534,8 @@ function storedOutput(
 
 interface BlockRow {
   height: number;
-  hash: string;
-  prev_hash: string;
+  hash: Buffer;
+  prev_hash: Buffer;
   time: number;
   tx_count: number;
   size: number;
@@ -522,8 +544,8 @@ interface BlockRow {
 function toBlock(row: BlockRow): IndexedBlockRow {
   return {
     height: Number(row.height),
-    hash: row.hash,
-    prevHash: row.prev_hash,
+    hash: Buffer.from(row.hash).toString("hex"),
+    prevHash: Buffer.from(row.prev_hash).toString("hex"),
     time: Number(row.time),
     txCount: Number(row.tx_count),
     size: Number(row.size),
@@ -587,8 +609,8 @@ class BulkRows {
         "blocks",
         [
           ["height", "int"],
-          ["hash", "text"],
-          ["prev_hash", "text"],
+          ["hash", "bytea"],
+          ["prev_hash", "bytea"],
           ["time", "bigint"],
           ["tx_count", "int"],
           ["size", "int"],
@@ -655,16 +677,16 @@ class BulkRows {
       opReturns: upsert(
         "op_returns",
         [
-          ["txid", "text"],
+          ["tx_id", "bigint"],
           ["vout", "int"],
           ["height", "int"],
           ["position", "int"],
           ["payload", "bytea"],
           ["magic", "text"],
-          ["sha256", "text"],
+          ["sha256", "bytea"],
           ["size", "int"],
         ],
-        ["txid", "vout"],
+        ["tx_id", "vout"],
       ),
       spends: db.prepareNative(`UPDATE outputs o SET spent_tx_id = s.spent_tx_id, spent_vin = s.spent_vin
         FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) AS s(tx_id, vout, spent_tx_id, spent_vin)

@@ -5,11 +5,11 @@
  * are simply queued again), and rows deleted by a rollback make their late verdicts a no-op.
  */
 import type { SqlDatabase } from "../db/sql";
-import { zkpUseOfRow } from "./read/zkp";
+import { ZKP_USES, ZKP_USE_COLUMNS, zkpUseOfRow } from "./read/zkp";
 import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZkpUse } from "../zkp";
 
 interface PendingRow {
-  txid: string;
+  txid: Buffer;
   height: number;
   role: ZkpUse["role"];
   input_index: number | null;
@@ -19,7 +19,7 @@ interface PendingRow {
   mode_name: ZkpUse["mode_name"];
   proof_hex: string | null;
   vk_hex: string | null;
-  vk_sha256: string | null;
+  vk_sha256: Buffer | null;
   public_inputs: string;
   parse_error: string | null;
 }
@@ -39,12 +39,11 @@ export class ZkpShadowService {
     options: { cache?: VerifyingKeyCache; clock?: () => number } = {},
   ) {
     const clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
-    this.selectPending =
-      db.prepare(`SELECT txid, height, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
-      public_inputs, parse_error FROM zkp_uses WHERE mode = 0 AND parse_error IS NULL AND verified_at IS NULL ORDER BY height, position LIMIT 1000`);
+    this.selectPending = db.prepare(`SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES}
+      WHERE z.mode = 0 AND z.parse_error IS NULL AND z.verified_at IS NULL ORDER BY z.height, z.position LIMIT 1000`);
     this.update =
       db.prepare(`UPDATE zkp_uses SET shadow_valid = ?, shadow_encoding = ?, shadow_error = ?, verified_at = ?
-      WHERE txid = ? AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
+      WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
     this.queue = new ShadowVerifierQueue({
       cache: options.cache,
       persist: (results: ShadowVerification[]) => {
@@ -57,7 +56,8 @@ export class ZkpShadowService {
               result.encoding,
               result.error ?? null,
               now,
-              use.txid,
+              // By txid, not by a remembered id: ids above a rollback's fork are given again.
+              Buffer.from(use.txid, "hex"),
               use.role,
               use.input_index,
               use.output_index,

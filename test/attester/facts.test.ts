@@ -332,7 +332,9 @@ describe("attester facts at an explicit height", function () {
     it("equals the indexer's current balances (available + transferable) at the tip", () => {
       const tip = history.tip()!.height;
       const rows = history.db
-        .prepare("SELECT address, tick_key, available, transferable FROM drc20_balances")
+        .prepare(
+          "SELECT a.address, b.tick_key, b.available, b.transferable FROM drc20_balances b JOIN addresses a ON a.id = b.address_id",
+        )
         .all() as { address: string; tick_key: string; available: string; transferable: string }[];
       expect(rows.length).to.be.greaterThan(1);
       for (const row of rows) {

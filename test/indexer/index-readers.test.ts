@@ -172,7 +172,7 @@ describe("the index has one reader (issue 20, item 1)", function () {
         .prepare(
           "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (?, ?, ?, ?, ?, ?, 1, 1)",
         )
-        .run(0, "aa".repeat(32), "00".repeat(32), 1, 1, 100);
+        .run(0, Buffer.from("aa".repeat(32), "hex"), Buffer.alloc(32), 1, 1, 100);
       writer.close();
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -75,7 +75,9 @@ forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
       )
       .get(Buffer.from(paid.txid, "hex")) as { spent_txid: Buffer };
     expect(Buffer.from(spent.spent_txid).toString("hex")).to.equal(payTxid);
-    const opReturn = indexer.store.db.prepare("SELECT magic, size FROM op_returns WHERE txid = ?").get(payTxid) as {
+    const opReturn = indexer.store.db
+      .prepare("SELECT magic, size FROM op_returns WHERE tx_id = (SELECT id FROM txs WHERE txid = ?)")
+      .get(Buffer.from(payTxid, "hex")) as {
       magic: string;
       size: number;
     };

@@ -31,7 +31,9 @@ describe("indexer on real mainnet blocks", () => {
     const { store, indexer } = indexSingleBlock(5122721);
     await indexer.syncOnce();
     const rows = store.db
-      .prepare("SELECT txid, vout, hex(payload) AS payload, magic, size FROM op_returns ORDER BY position, vout")
+      .prepare(
+        "SELECT lower(hex(t.txid)) AS txid, o.vout, hex(o.payload) AS payload, o.magic, o.size FROM op_returns o JOIN txs t ON t.id = o.tx_id ORDER BY o.position, o.vout",
+      )
       .all() as { txid: string; vout: number; payload: string; magic: string; size: number }[];
     const catalogue = JSON.parse(fs.readFileSync(path.join(TESTDATA_DIR, "inscriptions-derived.json"), "utf8"));
     const expected = (
@@ -97,7 +99,9 @@ describe("indexer inscriptions on real mainnet blocks", () => {
       };
       const wanted = catalogue.inscriptions.filter((i) => i.height === height);
       const rows = store.db
-        .prepare("SELECT genesis_txid, content_type, body_size, form FROM inscriptions ORDER BY number")
+        .prepare(
+          "SELECT lower(hex(g.txid)) AS genesis_txid, i.content_type, i.body_size, i.form FROM inscriptions i JOIN txs g ON g.id = i.id ORDER BY i.number",
+        )
         .all() as { genesis_txid: string; content_type: string; body_size: number; form: string }[];
       expect(rows.length).to.equal(expected);
       expect(rows.map((r) => r.genesis_txid)).to.deep.equal(wanted.map((w) => w.txid));

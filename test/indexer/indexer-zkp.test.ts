@@ -82,9 +82,9 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     const row = (txid: string) =>
       db
         .prepare(
-          "SELECT role, input_index, mode, mode_name, parse_error, shadow_valid, shadow_encoding, verified_at FROM zkp_uses WHERE txid = ?",
+          "SELECT role, input_index, mode, mode_name, parse_error, shadow_valid, shadow_encoding, verified_at FROM zkp_uses WHERE tx_id = (SELECT id FROM txs WHERE txid = ?)",
         )
-        .get(txid) as Record<string, unknown>;
+        .get(Buffer.from(txid, "hex")) as Record<string, unknown>;
     expect(row(valid)).to.include({
       role: "redeem_script",
       input_index: 0,
@@ -153,11 +153,15 @@ describe("indexer: OP_CHECKZKP capture and shadow verification on the devnet", f
     shadow.enqueuePending();
     await shadow.drain();
     const outputUse = db
-      .prepare("SELECT role, output_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'output'")
-      .get(outputTxid);
+      .prepare(
+        "SELECT role, output_index, mode, shadow_valid FROM zkp_uses WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) AND role = 'output'",
+      )
+      .get(Buffer.from(outputTxid, "hex"));
     const inputUse = db
-      .prepare("SELECT role, input_index, mode, shadow_valid FROM zkp_uses WHERE txid = ? AND role = 'input'")
-      .get(inputTxid);
+      .prepare(
+        "SELECT role, input_index, mode, shadow_valid FROM zkp_uses WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) AND role = 'input'",
+      )
+      .get(Buffer.from(inputTxid, "hex"));
     expect(outputUse).to.deep.equal({ role: "output", output_index: 0, mode: 0, shadow_valid: 1 });
     expect(inputUse).to.deep.equal({ role: "input", input_index: 0, mode: 0, shadow_valid: 1 });
   });

@@ -130,6 +130,40 @@ describe("indexer database", () => {
     db.close();
   });
 
+  it("refuses a version-8 index (text keys in its inscription tables) with the same one line, and rebuilds it when told to", () => {
+    const file = path.join(dir, "v8.sqlite");
+    const v8 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 8),
+      INDEXER_SCHEMA,
+    );
+    // A version-8 row: the inscription keyed by its text id, its reveal by hex txid.
+    v8.prepare(
+      `INSERT INTO inscriptions (id, number, form, content_type, action, body, body_size, envelope_hash, collection_key, genesis_txid,
+      reveal_txid, reveal_tx_count, inscriber_address, height, position) VALUES (?, 0, 'doginals', 'text/plain', NULL, x'61', 1, NULL, NULL, ?, ?, 1, NULL, 1, 1)`,
+    ).run(`${"bb".repeat(32)}i0`, "bb".repeat(32), "bb".repeat(32));
+    v8.close();
+    let refusal: unknown;
+    try {
+      openIndexerDatabase(file);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).to.be.instanceOf(RebuildRequiredError);
+    const message = (refusal as Error).message;
+    expect(message).to.not.include("\n");
+    expect(message).to.equal(
+      `index ${file} has schema version 8, this build writes version ${INDEXER_SCHEMA_VERSION} and cannot convert it: rebuild it with \`dogeos indexer --db ${file} --reset-on-rebuild\` (deletes it and re-indexes from its start height)`,
+    );
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /schema version 8.*--reset-on-rebuild/);
+    const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM inscriptions").get()).to.deep.equal({ n: 0 });
+    expect(
+      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+    ).to.equal(String(INDEXER_SCHEMA_VERSION));
+    db.close();
+  });
+
   it("refuses a database of another daemon", () => {
     const file = path.join(dir, "other.sqlite");
     openDatabase(file, [{ version: 1, description: "x", sql: "CREATE TABLE x (a)" }], "something-else").close();

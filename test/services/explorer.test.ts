@@ -700,11 +700,12 @@ describe("explorer API", function () {
       const db = indexer.store.db;
       // 60 more uses of the key beside the real one (copies at other op indexes), so the list passes 50.
       const copy =
-        db.prepare(`INSERT INTO zkp_uses (txid, height, position, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+        db.prepare(`INSERT INTO zkp_uses (tx_id, height, position, role, input_index, output_index, op_index, mode, mode_name, proof_hex, vk_hex, vk_sha256,
         public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at)
-        SELECT txid, height, position, role, input_index, output_index, op_index + ?, mode, mode_name, proof_hex, vk_hex, vk_sha256,
+        SELECT tx_id, height, position, role, input_index, output_index, op_index + ?, mode, mode_name, proof_hex, vk_hex, vk_sha256,
         public_inputs, parse_error, shadow_valid, shadow_encoding, shadow_error, verified_at FROM zkp_uses WHERE vk_sha256 = ? AND op_index < 1000`);
-      for (let i = 1; i <= 60; i++) copy.run(1000 + i, vkSha);
+      // Schema version 9 stores the key's hash as a 32-byte BLOB.
+      for (let i = 1; i <= 60; i++) copy.run(1000 + i, Buffer.from(vkSha, "hex"));
       try {
         const seen: string[] = [];
         let cursor: string | null = null;
@@ -736,7 +737,7 @@ describe("explorer API", function () {
         expect((await get(`/explorer/zkp/vk/${vkSha}?limit=101`)).status).to.equal(400);
         expect((await get(`/explorer/zkp/vk/${vkSha}?cursor=nope`)).status).to.equal(400);
       } finally {
-        db.prepare("DELETE FROM zkp_uses WHERE vk_sha256 = ? AND op_index > 1000").run(vkSha);
+        db.prepare("DELETE FROM zkp_uses WHERE vk_sha256 = ? AND op_index > 1000").run(Buffer.from(vkSha, "hex"));
       }
     });
   });

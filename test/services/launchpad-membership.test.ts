@@ -152,13 +152,18 @@ describe("launchpad membership from the index", function () {
     // The foreign mint is indexed and sits with carol; the indexer just did not admit it.
     expect(
       indexDb
-        .prepare("SELECT owner_address FROM inscription_locations WHERE inscription_id = ?")
-        .get(foreignMint.inscriptionId),
+        .prepare(
+          `SELECT a.address AS owner_address FROM inscription_locations l JOIN addresses a ON a.id = l.owner_id
+          WHERE l.inscription_id = (SELECT id FROM txs WHERE txid = ?)`,
+        )
+        .get(Buffer.from(foreignMint.inscriptionId.slice(0, 64), "hex")),
     ).to.deep.equal({ owner_address: carol.address });
     expect(
       indexDb
-        .prepare("SELECT valid, reason FROM launchpad_operations WHERE inscription_id = ?")
-        .get(foreignMint.inscriptionId),
+        .prepare(
+          "SELECT valid, reason FROM launchpad_operations WHERE inscription_id = (SELECT id FROM txs WHERE txid = ?)",
+        )
+        .get(Buffer.from(foreignMint.inscriptionId.slice(0, 64), "hex")),
     ).to.deep.equal({ valid: 0, reason: "WRONG_INSCRIBER" });
   });
 

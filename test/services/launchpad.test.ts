@@ -100,6 +100,7 @@ describe("launchpad API", function () {
   /** The inscription a fake deploy job makes: a stand-in id, the same for the same job. */
   const inscriptionOfJob = (id: string) => `${crypto.createHash("sha256").update(id).digest("hex")}i0`;
   const indexDb = openIndexerDatabase(":memory:");
+  let nextId = 1;
   /**
    * Puts `slug`'s deploy in the index as the indexer would after a block (these tests have no
    * chain), and lets the worker see it: the collection takes claims from then on (issue 26).
@@ -110,14 +111,27 @@ describe("launchpad API", function () {
       .prepare(
         "INSERT OR IGNORE INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (1, ?, ?, 0, 1, 0, 1, 1)",
       )
-      .run("11".repeat(32), "00".repeat(32));
+      .run(Buffer.from("11".repeat(32), "hex"), Buffer.alloc(32));
     // The block must be there (OR IGNORE would also hide a row the schema refuses).
     expect(indexDb.prepare("SELECT COUNT(*) AS n FROM blocks WHERE height = 1").get()).to.deep.equal({ n: 1 });
+    // Schema version 9: the deploy is its genesis transaction's id, the inscriber an address id.
+    const id = nextId++;
     indexDb
       .prepare(
-        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_address, deploy_inscription, height, minted_count) VALUES (?, ?, '0', '1', ?, ?, 1, 0)",
+        "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 1, 0, 0, 1, 1)",
       )
-      .run(slug, slug, newKey().address, inscriptionOfJob(jobId));
+      .run(id, Buffer.from(inscriptionOfJob(jobId).slice(0, 64), "hex"), id);
+    indexDb
+      .prepare(
+        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count,
+        spent_txo_sum) VALUES (?, ?, x'00', x'00', 0, 0, 0, 0, 0, 0)`,
+      )
+      .run(id, newKey().address);
+    indexDb
+      .prepare(
+        "INSERT INTO collections (slug, name, price_koinu, max_supply, inscriber_id, deploy_inscription, height, minted_count) VALUES (?, ?, '0', '1', ?, ?, 1, 0)",
+      )
+      .run(slug, slug, id, id);
     await app.launchpad.mints.runOnce();
     expect((await call("GET", `/collections/${slug}`)).body.deploy.status).to.equal("indexed");
   };

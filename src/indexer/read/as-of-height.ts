@@ -11,7 +11,8 @@
 import type { SqlStatement } from "../../db/sql";
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
-import { TxIdBounds, txidKey } from "./rows";
+import { hashHexOrNull, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
+import { TxIdBounds, hexOf, txidKey } from "./rows";
 
 /** The indexed tip: height and hash of the last fully written block. */
 export interface IndexedTip {
@@ -82,44 +83,46 @@ export class IndexHistory {
       txAt: p(
         "SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ? AND t.height <= ?",
       ),
-      inscription: p(
-        "SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE id = ? AND height <= ?",
-      ),
-      revealedIn: p(
-        "SELECT id, form, content_type, action, body, envelope_hash, reveal_txid, height FROM inscriptions WHERE reveal_txid = ? ORDER BY number LIMIT 1",
-      ),
-      genesis: p(
-        "SELECT owner_address FROM inscription_moves WHERE inscription_id = ? AND kind = 'genesis' AND txid = ?",
-      ),
+      // Schema version 9: an inscription is keyed by its genesis transaction's id, transactions and
+      // addresses are ids (read back through txs and addresses).
+      inscription: p(`SELECT g.txid AS genesis_txid, i.form, i.content_type, i.action, i.body, i.envelope_hash,
+        r.txid AS reveal_txid, i.height FROM txs g JOIN inscriptions i ON i.id = g.id JOIN txs r ON r.id = i.reveal_tx_id
+        WHERE g.txid = ? AND i.height <= ?`),
+      revealedIn: p(`SELECT i.id, g.txid AS genesis_txid, i.form, i.content_type, i.action, i.body, i.envelope_hash,
+        r.txid AS reveal_txid, i.height FROM txs r JOIN inscriptions i ON i.reveal_tx_id = r.id JOIN txs g ON g.id = i.id
+        WHERE r.txid = ? ORDER BY i.number LIMIT 1`),
+      genesis: p(`SELECT a.address AS owner_address FROM inscription_moves m LEFT JOIN addresses a ON a.id = m.owner_id
+        WHERE m.inscription_id = ? AND m.kind = 'genesis' AND m.tx_id = (SELECT id FROM txs WHERE txid = ?)`),
       place:
-        p(`SELECT kind, owner_address, to_txid, to_vout, height FROM inscription_moves WHERE inscription_id = ? AND height <= ?
-        ORDER BY height DESC, position DESC LIMIT 1`),
+        p(`SELECT m.kind, a.address AS owner_address, d.txid AS to_txid, m.to_vout, m.height FROM inscription_moves m
+        LEFT JOIN addresses a ON a.id = m.owner_id LEFT JOIN txs d ON d.id = m.to_tx_id
+        WHERE m.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND m.height <= ?
+        ORDER BY m.height DESC, m.position DESC LIMIT 1`),
       // Member tokens minted at or below H whose last move at or below H landed on the address.
       collectionCount: p(`SELECT COUNT(*) AS n FROM collection_members m WHERE m.slug = ? AND m.height <= ?
-        AND (SELECT mv.owner_address FROM inscription_moves mv WHERE mv.inscription_id = m.inscription_id AND mv.height <= ?
-             ORDER BY mv.height DESC, mv.position DESC LIMIT 1) = ?`),
-      mints: p(`SELECT amount, note FROM drc20_operations WHERE address = ? AND tick_key = ? AND height <= ?
-        AND event = 'inscribe' AND op = 'mint' AND valid = 1`),
-      received: p(
-        "SELECT amount FROM drc20_operations WHERE address = ? AND tick_key = ? AND height <= ? AND event = 'send' AND valid = 1",
-      ),
+        AND (SELECT mv.owner_id FROM inscription_moves mv WHERE mv.inscription_id = m.inscription_id AND mv.height <= ?
+             ORDER BY mv.height DESC, mv.position DESC LIMIT 1) = (SELECT id FROM addresses WHERE address = ?)`),
+      mints:
+        p(`SELECT amount, note FROM drc20_operations WHERE address_id = (SELECT id FROM addresses WHERE address = ?)
+        AND tick_key = ? AND height <= ? AND event = 'inscribe' AND op = 'mint' AND valid = 1`),
+      received: p(`SELECT amount FROM drc20_operations WHERE address_id = (SELECT id FROM addresses WHERE address = ?)
+        AND tick_key = ? AND height <= ? AND event = 'send' AND valid = 1`),
       // First sends of the address's transfer inscriptions to another address (a send spent to fees,
       // address NULL, returned the amount to the sender: no change to its total).
       sentAway:
         p(`SELECT s.amount FROM drc20_operations i JOIN drc20_operations s ON s.inscription_id = i.inscription_id
-        WHERE i.address = ? AND i.tick_key = ? AND i.event = 'inscribe' AND i.op = 'transfer' AND i.valid = 1
-        AND s.event = 'send' AND s.valid = 1 AND s.height <= ? AND s.address IS NOT NULL`),
+        WHERE i.address_id = (SELECT id FROM addresses WHERE address = ?) AND i.tick_key = ? AND i.event = 'inscribe'
+        AND i.op = 'transfer' AND i.valid = 1 AND s.event = 'send' AND s.valid = 1 AND s.height <= ? AND s.address_id IS NOT NULL`),
       maxSupply: p("SELECT max_supply FROM drc20_ticks WHERE tick_key = ?"),
       uncappedMints: p(
         "SELECT amount FROM drc20_operations WHERE tick_key = ? AND event = 'inscribe' AND op = 'mint' AND valid = 1 AND note IS NULL",
       ),
       transferInscribe:
-        p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = ? AND event = 'inscribe' AND op = 'transfer'
-        AND tick IS NOT NULL AND height <= ? ORDER BY height, position, seq LIMIT 1`),
-      transferSent: p(
-        "SELECT 1 FROM drc20_operations WHERE inscription_id = ? AND event = 'send' AND valid = 1 AND height <= ? LIMIT 1",
-      ),
-      opReturnShas: p("SELECT sha256 FROM op_returns WHERE txid = ? ORDER BY vout"),
+        p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = (SELECT id FROM txs WHERE txid = ?)
+        AND event = 'inscribe' AND op = 'transfer' AND tick IS NOT NULL AND height <= ? ORDER BY height, position, seq LIMIT 1`),
+      transferSent: p(`SELECT 1 FROM drc20_operations WHERE inscription_id = (SELECT id FROM txs WHERE txid = ?)
+        AND event = 'send' AND valid = 1 AND height <= ? LIMIT 1`),
+      opReturnShas: p("SELECT sha256 FROM op_returns WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY vout"),
     };
   }
 
@@ -136,13 +139,14 @@ export class IndexHistory {
   }
 
   tip(): IndexedTip | null {
-    return (this.s.tip.get() as IndexedTip | undefined) ?? null;
+    const row = this.s.tip.get() as { height: number; hash: Uint8Array } | undefined;
+    return row ? { height: row.height, hash: hexOf(row.hash) } : null;
   }
 
   /** Hash of the indexed block at `height`, or null when it is not indexed. */
   blockHashAt(height: number): string | null {
-    const row = this.s.blockHash.get(height) as { hash: string } | undefined;
-    return row ? row.hash : null;
+    const row = this.s.blockHash.get(height) as { hash: Uint8Array } | undefined;
+    return row ? hexOf(row.hash) : null;
   }
 
   /** Koinu held by `address` after block `height`: outputs created at or below it and not spent at or below it. */
@@ -152,31 +156,49 @@ export class IndexHistory {
 
   /** The block that includes `txid`, when at or below `height`. */
   txInclusionAt(txid: string, height: number): { height: number; blockHash: string } | null {
-    const row = this.s.txAt.get(txidKey(txid), height) as { height: number; hash: string } | undefined;
-    return row ? { height: Number(row.height), blockHash: row.hash } : null;
+    const row = this.s.txAt.get(txidKey(txid), height) as { height: number; hash: Uint8Array } | undefined;
+    return row ? { height: Number(row.height), blockHash: hexOf(row.hash) } : null;
   }
 
   /** The inscription `id` when it was revealed at or below `height`. */
   inscriptionAt(id: string, height: number): InscriptionAtHeight | null {
-    const row = this.s.inscription.get(id, height) as Row | undefined;
+    const key = inscriptionTxidKey(id);
+    if (key === null) return null;
+    const row = this.s.inscription.get(key, height) as Row | undefined;
     return row ? inscriptionOf(row) : null;
   }
 
   /** The inscription whose (last) reveal transaction is `txid`, with its genesis landing. */
   inscriptionRevealedIn(txid: string): RevealedInscription | null {
-    const row = this.s.revealedIn.get(txid) as Row | undefined;
+    const key = txidKey(txid);
+    if (key === null) return null;
+    const row = this.s.revealedIn.get(key) as Row | undefined;
     if (!row) return null;
-    const genesis = this.s.genesis.get(row.id, txid) as { owner_address: string | null } | undefined;
+    const genesis = this.s.genesis.get(row.id, key) as { owner_address: string | null } | undefined;
     return { ...inscriptionOf(row), genesisOwner: genesis?.owner_address ?? null };
   }
 
   /** Where the inscription sat after block `height` (null when it did not exist yet). */
   inscriptionPlaceAt(id: string, height: number): InscriptionPlace | null {
-    const row = this.s.place.get(id, height) as
-      | { kind: string; owner_address: string | null; to_txid: string | null; to_vout: number | null; height: number }
+    const key = inscriptionTxidKey(id);
+    if (key === null) return null;
+    const row = this.s.place.get(key, height) as
+      | {
+          kind: string;
+          owner_address: string | null;
+          to_txid: Uint8Array | null;
+          to_vout: number | null;
+          height: number;
+        }
       | undefined;
     return row
-      ? { kind: row.kind, ownerAddress: row.owner_address, txid: row.to_txid, vout: row.to_vout, height: row.height }
+      ? {
+          kind: row.kind,
+          ownerAddress: row.owner_address,
+          txid: hashHexOrNull(row.to_txid),
+          vout: row.to_vout,
+          height: row.height,
+        }
       : null;
   }
 
@@ -221,26 +243,28 @@ export class IndexHistory {
 
   /** The DRC-20 transfer body revealed as inscription `id` at or below `height`, and whether it was sent by then. */
   drc20TransferAt(id: string, height: number): Drc20TransferAtHeight | null {
-    const row = this.s.transferInscribe.get(id, height) as
+    const key = inscriptionTxidKey(id);
+    if (key === null) return null;
+    const row = this.s.transferInscribe.get(key, height) as
       { tick: string; amount: string | null; valid: number } | undefined;
     if (!row) return null;
     return {
       tick: row.tick,
       amount: row.amount === null ? 0n : BigInt(row.amount),
       inscribedValid: row.valid === 1,
-      sent: this.s.transferSent.get(id, height) !== undefined,
+      sent: this.s.transferSent.get(key, height) !== undefined,
     };
   }
 
   /** SHA-256 (hex) of each OP_RETURN payload of `txid`, in output order. */
   opReturnShasOf(txid: string): string[] {
-    return (this.s.opReturnShas.all(txid) as { sha256: string }[]).map((row) => row.sha256);
+    return (this.s.opReturnShas.all(txidKey(txid)) as { sha256: Uint8Array }[]).map((row) => hexOf(row.sha256));
   }
 }
 
 function inscriptionOf(row: Row): InscriptionAtHeight {
   const action = (row.action as string | null) ?? null;
-  let hash = (row.envelope_hash as string | null) ?? null;
+  let hash = hashHexOrNull(row.envelope_hash as Uint8Array | null);
   if (hash === null) {
     // Doginals-form rows carry no envelope; envelopeHash commits to (content type, ACTION, body)
     // whatever the form, as the explorer computes it (./inscriptions.ts).
@@ -255,12 +279,12 @@ function inscriptionOf(row: Row): InscriptionAtHeight {
     }
   }
   return {
-    id: row.id as string,
+    id: inscriptionIdOf(row.genesis_txid as Uint8Array),
     form: row.form as string,
     contentType: row.content_type as string,
     action,
     envelopeHash: hash,
-    revealTxid: row.reveal_txid as string,
+    revealTxid: hexOf(row.reveal_txid as Uint8Array),
     height: Number(row.height),
   };
 }

@@ -1,6 +1,7 @@
 /** Launchpad collections the indexer admitted (DESIGN.md 4.3): whether one is deployed, its tokens an address holds. */
 import type { SqlDatabase } from "../../db/sql";
-import { prepareAll } from "./rows";
+import { inscriptionIdOf } from "./inscriptions";
+import { hexOf, prepareAll } from "./rows";
 
 export interface CollectionTokenView {
   tokenId: string;
@@ -15,8 +16,9 @@ export class CollectionReads {
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
       exists: "SELECT 1 FROM collections WHERE slug = ?",
-      held: `SELECT m.token_id, m.inscription_id, l.txid, l.vout, l.offset FROM collection_members m
-        JOIN inscription_locations l ON l.inscription_id = m.inscription_id WHERE m.slug = ? AND l.owner_address = ?`,
+      held: `SELECT m.token_id, g.txid AS genesis_txid, lt.txid, l.vout, l.offset FROM collection_members m
+        JOIN inscription_locations l ON l.inscription_id = m.inscription_id JOIN txs g ON g.id = m.inscription_id
+        JOIN txs lt ON lt.id = l.tx_id WHERE m.slug = ? AND l.owner_id = (SELECT id FROM addresses WHERE address = ?)`,
     });
   }
 
@@ -29,8 +31,8 @@ export class CollectionReads {
   tokensHeld(slug: string, address: string): CollectionTokenView[] {
     const rows = this.s.held.all(slug, address) as {
       token_id: string;
-      inscription_id: string;
-      txid: string;
+      genesis_txid: Uint8Array;
+      txid: Uint8Array;
       vout: number;
       offset: number;
     }[];
@@ -38,8 +40,8 @@ export class CollectionReads {
     rows.sort((a, b) => compareDecimal(a.token_id, b.token_id));
     return rows.map((r) => ({
       tokenId: r.token_id,
-      inscriptionId: r.inscription_id,
-      location: { txid: r.txid, vout: Number(r.vout), offset: Number(r.offset) },
+      inscriptionId: inscriptionIdOf(r.genesis_txid),
+      location: { txid: hexOf(r.txid), vout: Number(r.vout), offset: Number(r.offset) },
     }));
   }
 }

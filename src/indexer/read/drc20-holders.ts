@@ -7,9 +7,9 @@
  * backends compare `COLLATE "C"` text). A page starts after the previous page's last (total,
  * address), so a holder whose balance changes between pages is seen at most once per position.
  *
- * Cost: one pass over the tick's operations (drc20_operations_by_tick, valid or not) with a
- * primary-key read of a balance per distinct address; drc20_balances has no index by tick (one
- * would bound this by the holders alone, at the price of a schema version).
+ * Cost: one pass over the tick's balance rows (drc20_balances_by_tick, schema version 9: bounded by
+ * the addresses that ever held the tick, not by its operations) with each holder's address read
+ * by id.
  */
 import type { SqlDatabase } from "../../db/sql";
 import { prepareAll } from "./rows";
@@ -31,12 +31,8 @@ export class Drc20HolderReads {
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      // drc20_balances is keyed by (address, tick_key): its rows of one tick are found through the
-      // tick's operations (drc20_operations_by_tick), since every balance is made by an operation
-      // naming its address (a mint, a transfer inscribed, a transfer received), never by a scan.
-      holders: `SELECT DISTINCT b.address, b.available, b.transferable FROM drc20_operations o
-        JOIN drc20_balances b ON b.address = o.address AND b.tick_key = o.tick_key
-        WHERE o.tick_key = ? AND o.address IS NOT NULL AND (b.available != '0' OR b.transferable != '0')`,
+      holders: `SELECT a.address, b.available, b.transferable FROM drc20_balances b JOIN addresses a ON a.id = b.address_id
+        WHERE b.tick_key = ? AND (b.available != '0' OR b.transferable != '0')`,
     });
   }
 

@@ -1,5 +1,6 @@
 /** DRC-20: balances by tick, deployed ticks, transfer inscriptions and where they moved. */
 import type { SqlDatabase } from "../../db/sql";
+import { byInscriptionId, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
 import { ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
 
 export interface Drc20TickView {
@@ -38,18 +39,45 @@ export interface Drc20Receipt {
   height: number;
 }
 
-const TRANSFERS = `SELECT t.inscription_id, t.tick_key, d.tick, t.amount, t.owner_address, t.sent, t.receiver_address, t.returned, t.height, t.sent_height,
-  i.reveal_txid, i.body, i.content_type, l.txid AS location_txid, l.vout AS location_vout
-  FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key JOIN inscriptions i ON i.id = t.inscription_id
-  LEFT JOIN inscription_locations l ON l.inscription_id = t.inscription_id WHERE t.owner_address = ?`;
+// Schema version 9: inscriptions, transactions and addresses are ids, read back through txs and addresses.
+const ADDRESS_ID = "(SELECT id FROM addresses WHERE address = ?)";
 
-const UNSENT_TRANSFER =
-  "SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key WHERE t.inscription_id = ? AND t.sent = 0";
+const TRANSFERS = `SELECT g.txid AS genesis_txid, t.tick_key, d.tick, t.amount, ow.address AS owner_address, t.sent,
+  rc.address AS receiver_address, t.returned, t.height, t.sent_height, r.txid AS reveal_txid, i.body, i.content_type,
+  lt.txid AS location_txid, l.vout AS location_vout
+  FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key JOIN inscriptions i ON i.id = t.inscription_id
+  JOIN txs g ON g.id = t.inscription_id JOIN txs r ON r.id = i.reveal_tx_id JOIN addresses ow ON ow.id = t.owner_id
+  LEFT JOIN addresses rc ON rc.id = t.receiver_id LEFT JOIN inscription_locations l ON l.inscription_id = t.inscription_id
+  LEFT JOIN txs lt ON lt.id = l.tx_id WHERE t.owner_id = ${ADDRESS_ID}`;
+
+const UNSENT_TRANSFER = `SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key
+  WHERE t.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND t.sent = 0`;
 
 /** The tick and amount of the transfer inscription `inscriptionId` while it is unsent (a read plan, ./rows.ts). */
 export function* unsentTransfer(inscriptionId: string): ReadPlan<{ tick: string; amount: string } | null> {
-  const [row] = yield* rowsOf<{ tick: string; amount: string }>(UNSENT_TRANSFER, [inscriptionId], { one: true });
+  const key = inscriptionTxidKey(inscriptionId);
+  if (key === null) return null;
+  const [row] = yield* rowsOf<{ tick: string; amount: string }>(UNSENT_TRANSFER, [key], { one: true });
   return row ?? null;
+}
+
+/** A TRANSFERS row as both backends return it. */
+interface TransferRow {
+  genesis_txid: Uint8Array;
+  tick_key: string;
+  tick: string;
+  amount: string;
+  owner_address: string;
+  sent: number | bigint;
+  receiver_address: string | null;
+  returned: number | bigint;
+  height: number | bigint;
+  sent_height: number | bigint | null;
+  reveal_txid: Uint8Array;
+  body: Uint8Array;
+  content_type: string;
+  location_txid: Uint8Array | null;
+  location_vout: number | null;
 }
 
 export class Drc20Reads {
@@ -58,23 +86,24 @@ export class Drc20Reads {
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
       balances: `SELECT b.tick_key, t.tick, b.available, b.transferable FROM drc20_balances b JOIN drc20_ticks t ON t.tick_key = b.tick_key
-        WHERE b.address = ? AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`,
-      balance: "SELECT available, transferable FROM drc20_balances WHERE address = ? AND tick_key = ?",
-      tick: "SELECT tick, max_supply, mint_limit, minted, deployer_address, inscription_id, height FROM drc20_ticks WHERE tick_key = ?",
+        WHERE b.address_id = ${ADDRESS_ID} AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`,
+      balance: `SELECT available, transferable FROM drc20_balances WHERE address_id = ${ADDRESS_ID} AND tick_key = ?`,
+      tick: `SELECT d.tick, d.max_supply, d.mint_limit, d.minted, a.address AS deployer_address, g.txid AS genesis_txid, d.height
+        FROM drc20_ticks d JOIN addresses a ON a.id = d.deployer_id JOIN txs g ON g.id = d.inscription_id WHERE d.tick_key = ?`,
       unsentTransfer: UNSENT_TRANSFER,
-      // The carriers' outputs are read one by one (locations keep the txid as text, outputs its id).
-      carriers: `SELECT l.txid, l.vout, l.offset, l.inscription_id, t.amount FROM inscription_locations l
-        JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0
-        WHERE l.owner_address = ? AND t.tick_key = ? AND l.txid IS NOT NULL ORDER BY l.inscription_id`,
-      unspentOutput: `SELECT o.value, x.height FROM txs x JOIN outputs o ON o.tx_id = x.id AND o.vout = ?
-        WHERE x.txid = ? AND o.spent_tx_id IS NULL`,
+      carriers: `SELECT lt.txid, l.tx_id, l.vout, l.offset, g.txid AS genesis_txid, t.amount FROM inscription_locations l
+        JOIN drc20_transfers t ON t.inscription_id = l.inscription_id AND t.sent = 0 JOIN txs lt ON lt.id = l.tx_id
+        JOIN txs g ON g.id = l.inscription_id WHERE l.owner_id = ${ADDRESS_ID} AND t.tick_key = ?`,
+      unspentOutput: `SELECT o.value, x.height FROM outputs o JOIN txs x ON x.id = o.tx_id
+        WHERE o.tx_id = ? AND o.vout = ? AND o.spent_tx_id IS NULL`,
       transfers: TRANSFERS,
-      transfersRevealedBy: `${TRANSFERS} AND i.reveal_txid = ?`,
-      // The transaction's moves are found through its block (inscription_moves_by_height): moves have no txid index.
-      receipts: `SELECT d.tick, t.amount, t.owner_address, m.height FROM txs x
-        JOIN inscription_moves m ON m.height = x.height AND m.txid = ?
+      transfersRevealedBy: `${TRANSFERS} AND i.reveal_tx_id = (SELECT id FROM txs WHERE txid = ?)`,
+      // The transaction's moves are found through its block (inscription_moves_by_height): moves have no transaction index.
+      receipts: `SELECT d.tick, t.amount, ow.address AS owner_address, m.height, g.txid AS genesis_txid FROM txs x
+        JOIN inscription_moves m ON m.height = x.height AND m.tx_id = x.id
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
-        WHERE x.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_address = ? AND t.sent_height = m.height ORDER BY t.inscription_id`,
+        JOIN addresses ow ON ow.id = t.owner_id JOIN txs g ON g.id = t.inscription_id
+        WHERE x.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_id = ${ADDRESS_ID} AND t.sent_height = m.height`,
     });
     this.s.carriers.safeIntegers(true);
     this.s.unspentOutput.safeIntegers(true);
@@ -106,7 +135,7 @@ export class Drc20Reads {
           mint_limit: string;
           minted: string;
           deployer_address: string;
-          inscription_id: string;
+          genesis_txid: Uint8Array;
           height: number;
         }
       | undefined;
@@ -117,7 +146,7 @@ export class Drc20Reads {
           mintLimit: r.mint_limit,
           minted: r.minted,
           deployerAddress: r.deployer_address,
-          inscriptionId: r.inscription_id,
+          inscriptionId: inscriptionIdOf(r.genesis_txid),
           height: Number(r.height),
         }
       : null;
@@ -125,26 +154,33 @@ export class Drc20Reads {
 
   /** The tick and amount of the transfer inscription `inscriptionId` while it is unsent. */
   unsentTransfer(inscriptionId: string): { tick: string; amount: string } | null {
-    return (this.s.unsentTransfer.get(inscriptionId) as { tick: string; amount: string } | undefined) ?? null;
+    const key = inscriptionTxidKey(inscriptionId);
+    if (key === null) return null;
+    return (this.s.unsentTransfer.get(key) as { tick: string; amount: string } | undefined) ?? null;
   }
 
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
     const carriers = [];
-    for (const r of this.s.carriers.all(address, tickKey) as {
-      txid: string;
-      vout: bigint;
-      offset: bigint;
-      inscription_id: string;
-      amount: string;
-    }[]) {
-      const output = this.s.unspentOutput.get(r.vout, txidKey(r.txid)) as { value: bigint; height: bigint } | undefined;
+    const rows = (
+      this.s.carriers.all(address, tickKey) as {
+        txid: Uint8Array;
+        tx_id: bigint;
+        vout: bigint;
+        offset: bigint;
+        genesis_txid: Uint8Array;
+        amount: string;
+      }[]
+    ).map((r) => ({ ...r, inscriptionId: inscriptionIdOf(r.genesis_txid) }));
+    rows.sort(byInscriptionId((r) => r.inscriptionId));
+    for (const r of rows) {
+      const output = this.s.unspentOutput.get(r.tx_id, r.vout) as { value: bigint; height: bigint } | undefined;
       if (!output) continue;
       carriers.push({
-        txid: r.txid,
+        txid: hexOf(r.txid),
         vout: Number(r.vout),
         offset: Number(r.offset),
-        inscriptionId: r.inscription_id,
+        inscriptionId: r.inscriptionId,
         amount: r.amount,
         valueKoinu: BigInt(output.value),
         height: Number(output.height),
@@ -167,15 +203,25 @@ export class Drc20Reads {
     const found = (
       options.revealTxid === null
         ? this.s.transfers.all(address)
-        : this.s.transfersRevealedBy.all(address, options.revealTxid)
-    ) as (Omit<TransferInscriptionView, "body"> & { body: Buffer })[];
-    const rows = found.map((r) => ({
-      ...r,
-      height: Number(r.height),
+        : this.s.transfersRevealedBy.all(address, txidKey(options.revealTxid))
+    ) as TransferRow[];
+    // Built key by key in the view's order (the answer is serialised in it).
+    const rows: TransferInscriptionView[] = found.map((r) => ({
+      inscription_id: inscriptionIdOf(r.genesis_txid),
+      tick_key: r.tick_key,
+      tick: r.tick,
+      amount: r.amount,
+      owner_address: r.owner_address,
       sent: Number(r.sent),
+      receiver_address: r.receiver_address,
       returned: Number(r.returned),
+      height: Number(r.height),
       sent_height: r.sent_height === null ? null : Number(r.sent_height),
+      reveal_txid: hexOf(r.reveal_txid),
       body: hexOf(r.body),
+      content_type: r.content_type,
+      location_txid: r.location_txid === null ? null : hexOf(r.location_txid),
+      location_vout: r.location_vout,
     }));
     // Bytewise order of the ids on ties, as both backends compare strings.
     rows.sort(
@@ -192,13 +238,16 @@ export class Drc20Reads {
    * it (not returned to their sender), with who sent each: the DRC-20 deposits of `txid` to `address`.
    */
   receiptsOf(txid: string, address: string): Drc20Receipt[] {
-    return (
-      this.s.receipts.all(txid, txidKey(txid), address) as {
+    const rows = (
+      this.s.receipts.all(txidKey(txid), address) as {
         tick: string;
         amount: string;
         owner_address: string;
         height: number;
+        genesis_txid: Uint8Array;
       }[]
-    ).map((r) => ({ tick: r.tick, amount: r.amount, sender: r.owner_address, height: Number(r.height) }));
+    ).map((r) => ({ ...r, inscriptionId: inscriptionIdOf(r.genesis_txid) }));
+    rows.sort(byInscriptionId((r) => r.inscriptionId));
+    return rows.map((r) => ({ tick: r.tick, amount: r.amount, sender: r.owner_address, height: Number(r.height) }));
   }
 }

@@ -4,7 +4,8 @@
  * table's primary key (inscription_id, height, position, kind): a page is one range of it.
  */
 import type { SqlDatabase } from "../../db/sql";
-import { keyInt, prepareAll } from "./rows";
+import { inscriptionTxidKey } from "./inscriptions";
+import { hexOf, keyInt, prepareAll } from "./rows";
 
 export interface InscriptionMoveView {
   height: number;
@@ -30,9 +31,12 @@ export class InscriptionMoveReads {
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      moves: `SELECT height, position, txid, kind, to_txid, to_vout, to_offset, owner_address FROM inscription_moves
-        WHERE inscription_id = ? AND height >= ? AND (height > ? OR (height = ? AND (position > ? OR (position = ? AND kind > ?))))
-        ORDER BY height, position, kind LIMIT ?`,
+      // Version 9: the moving and receiving transactions and the owner are ids (read back through txs and addresses).
+      moves: `SELECT m.height, m.position, t.txid, m.kind, d.txid AS to_txid, m.to_vout, m.to_offset, a.address AS owner_address
+        FROM inscription_moves m JOIN txs t ON t.id = m.tx_id LEFT JOIN txs d ON d.id = m.to_tx_id LEFT JOIN addresses a ON a.id = m.owner_id
+        WHERE m.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND m.height >= ?
+        AND (m.height > ? OR (m.height = ? AND (m.position > ? OR (m.position = ? AND m.kind > ?))))
+        ORDER BY m.height, m.position, m.kind LIMIT ?`,
     });
   }
 
@@ -41,13 +45,15 @@ export class InscriptionMoveReads {
     const h = after ? keyInt(after.height) : -1;
     const p = after ? keyInt(after.position) : -1;
     const k = after ? after.kind : "";
+    const key = inscriptionTxidKey(id);
+    if (key === null) return [];
     return (
-      this.s.moves.all(id, h, h, h, p, p, k, Math.max(0, Math.trunc(limit))) as {
+      this.s.moves.all(key, h, h, h, p, p, k, Math.max(0, Math.trunc(limit))) as {
         height: number | bigint;
         position: number | bigint;
-        txid: string;
+        txid: Uint8Array;
         kind: string;
-        to_txid: string | null;
+        to_txid: Uint8Array | null;
         to_vout: number | bigint | null;
         to_offset: number | bigint | null;
         owner_address: string | null;
@@ -55,9 +61,9 @@ export class InscriptionMoveReads {
     ).map((r) => ({
       height: Number(r.height),
       position: Number(r.position),
-      txid: r.txid,
+      txid: hexOf(r.txid),
       kind: r.kind,
-      toTxid: r.to_txid ?? null,
+      toTxid: r.to_txid == null ? null : hexOf(r.to_txid),
       toVout: r.to_vout === null ? null : Number(r.to_vout),
       toOffset: r.to_offset === null ? null : Number(r.to_offset),
       ownerAddress: r.owner_address ?? null,

@@ -4,6 +4,7 @@
  * judged of one launchpad inscription (a mint: member or not, and why). Primary-key reads only.
  */
 import type { SqlDatabase } from "../../db/sql";
+import { inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
 import { prepareAll } from "./rows";
 
 /** The deploy of a slug the index admitted. */
@@ -35,21 +36,22 @@ export class LaunchpadReads {
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      deploy: "SELECT slug, deploy_inscription, inscriber_address, max_supply, height FROM collections WHERE slug = ?",
-      operation:
-        "SELECT inscription_id, op, slug, token_id, valid, reason, height FROM launchpad_operations WHERE inscription_id = ?",
+      deploy: `SELECT c.slug, g.txid AS deploy_txid, a.address AS inscriber_address, c.max_supply, c.height FROM collections c
+        JOIN txs g ON g.id = c.deploy_inscription JOIN addresses a ON a.id = c.inscriber_id WHERE c.slug = ?`,
+      operation: `SELECT g.txid AS genesis_txid, o.op, o.slug, o.token_id, o.valid, o.reason, o.height FROM txs g
+        JOIN launchpad_operations o ON o.inscription_id = g.id WHERE g.txid = ?`,
     });
   }
 
   /** The deploy of `slug` the index admitted, or null. */
   collectionDeploy(slug: string): CollectionDeployView | null {
     const r = this.s.deploy.get(slug) as
-      | { slug: string; deploy_inscription: string; inscriber_address: string; max_supply: string; height: number }
+      | { slug: string; deploy_txid: Uint8Array; inscriber_address: string; max_supply: string; height: number }
       | undefined;
     return r
       ? {
           slug: r.slug,
-          inscriptionId: r.deploy_inscription,
+          inscriptionId: inscriptionIdOf(r.deploy_txid),
           inscriberAddress: r.inscriber_address,
           maxSupply: String(r.max_supply),
           height: Number(r.height),
@@ -59,9 +61,11 @@ export class LaunchpadReads {
 
   /** The index's verdict on launchpad inscription `inscriptionId`, or null (not indexed, or not a launchpad body). */
   launchpadOperation(inscriptionId: string): LaunchpadOperationView | null {
-    const r = this.s.operation.get(inscriptionId) as
+    const key = inscriptionTxidKey(inscriptionId);
+    if (key === null) return null;
+    const r = this.s.operation.get(key) as
       | {
-          inscription_id: string;
+          genesis_txid: Uint8Array;
           op: string;
           slug: string | null;
           token_id: string | null;
@@ -72,7 +76,7 @@ export class LaunchpadReads {
       | undefined;
     return r
       ? {
-          inscriptionId: r.inscription_id,
+          inscriptionId: inscriptionIdOf(r.genesis_txid),
           op: r.op as LaunchpadOperationView["op"],
           slug: r.slug,
           tokenId: r.token_id,

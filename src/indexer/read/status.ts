@@ -1,7 +1,7 @@
 /** The index's own state: how far it got, what the node said, which network. */
 import type { ReplicaState, SqlDatabase } from "../../db/sql";
 import { Refusal, notFound } from "../../errors";
-import { prepareAll } from "./rows";
+import { hexOf, prepareAll } from "./rows";
 
 export interface IndexStatus {
   indexedHeight: number;
@@ -85,7 +85,7 @@ export class StatusReads {
 
   /** The last indexed block, or null before the first. */
   tip(): { height: number; hash: string } | null {
-    const row = this.s.tip.get() as { height: number | bigint; hash: string } | undefined;
-    return row ? { height: Number(row.height), hash: row.hash } : null;
+    const row = this.s.tip.get() as { height: number | bigint; hash: Uint8Array } | undefined;
+    return row ? { height: Number(row.height), hash: hexOf(row.hash) } : null;
   }
 }

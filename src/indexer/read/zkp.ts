@@ -1,7 +1,7 @@
 /** OP_CHECKZKP uses (shadow mode): the latest, of a transaction, of a verifying key, and the counts. */
 import type { SqlDatabase } from "../../db/sql";
 import { ZKP_SHADOW_STATUS, ZkpUse } from "../../zkp";
-import { KEY_MAX, keyInt, prepareAll } from "./rows";
+import { KEY_MAX, hexOf, keyInt, prepareAll, txidKey } from "./rows";
 
 /**
  * Where a page of a verifying key's uses ended: the transaction (height, position in the block) and
@@ -15,23 +15,35 @@ export interface ZkpPageKey {
 
 // Uses of one transaction in a fixed order on both backends: an absent input or output index sorts
 // as -1 (SQLite sorts NULL first and PostgreSQL last, so NULL is never compared).
-const IN = "COALESCE(input_index, -1)";
-const OUT = "COALESCE(output_index, -1)";
-const WITHIN_TX = `role, ${IN}, ${OUT}, op_index`;
+const IN = "COALESCE(z.input_index, -1)";
+const OUT = "COALESCE(z.output_index, -1)";
+const WITHIN_TX = `z.role, ${IN}, ${OUT}, z.op_index`;
+
+/**
+ * A use's columns with its transaction's txid (schema version 9 keeps the transaction's id), in
+ * the table's column order (the records' key order).
+ */
+export const ZKP_USE_COLUMNS = `t.txid, z.height, z.position, z.role, z.input_index, z.output_index, z.op_index, z.mode,
+  z.mode_name, z.proof_hex, z.vk_hex, z.vk_sha256, z.public_inputs, z.parse_error, z.shadow_valid, z.shadow_encoding,
+  z.shadow_error, z.verified_at`;
+export const ZKP_USES = "FROM zkp_uses z JOIN txs t ON t.id = z.tx_id";
+
+/** A SHA-256 (64 lower-case hex digits) as stored; null for anything else, which matches no row. */
+const shaKey = (sha: string): Buffer | null => (/^[0-9a-f]{64}$/.test(sha) ? Buffer.from(sha, "hex") : null);
 
 export class ZkpReads {
   private readonly s;
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      ofTx: `SELECT * FROM zkp_uses WHERE txid = ? ORDER BY ${WITHIN_TX}`,
+      ofTx: `SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES} WHERE z.tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY ${WITHIN_TX}`,
       // Scans zkp_uses: OP_CHECKZKP is a shadow-mode proposal with few uses. A counter kept by the
       // indexer would replace it (docs/architecture.md "Who reads the index").
       summary: `SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending,
         SUM(CASE WHEN shadow_valid = 1 THEN 1 ELSE 0 END) AS valid, SUM(CASE WHEN shadow_valid = 0 THEN 1 ELSE 0 END) AS invalid FROM zkp_uses`,
-      recent: `SELECT * FROM zkp_uses ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
-      byVk: `SELECT * FROM zkp_uses WHERE vk_sha256 = ? AND height <= ? AND (height < ? OR (height = ? AND (position < ? OR (position = ? AND (role > ? OR (role = ? AND
-        (${IN} > ? OR (${IN} = ? AND (${OUT} > ? OR (${OUT} = ? AND op_index > ?)))))))))) ORDER BY height DESC, position DESC, ${WITHIN_TX} LIMIT ?`,
+      recent: `SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES} ORDER BY z.height DESC, z.position DESC, ${WITHIN_TX} LIMIT ?`,
+      byVk: `SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES} WHERE z.vk_sha256 = ? AND z.height <= ? AND (z.height < ? OR (z.height = ? AND (z.position < ? OR (z.position = ? AND (z.role > ? OR (z.role = ? AND
+        (${IN} > ? OR (${IN} = ? AND (${OUT} > ? OR (${OUT} = ? AND z.op_index > ?)))))))))) ORDER BY z.height DESC, z.position DESC, ${WITHIN_TX} LIMIT ?`,
       vkUsed: "SELECT 1 FROM zkp_uses WHERE vk_sha256 = ? LIMIT 1",
     });
   }
@@ -56,12 +68,12 @@ export class ZkpReads {
   }
 
   ofTx(txid: string): Record<string, unknown>[] {
-    return (this.s.ofTx.all(txid) as Record<string, unknown>[]).map(zkpRow);
+    return (this.s.ofTx.all(txidKey(txid)) as Record<string, unknown>[]).map(zkpRow);
   }
 
   /** Whether any use names the verifying key `sha`. */
   vkUsed(sha: string): boolean {
-    return this.s.vkUsed.get(sha) !== undefined;
+    return this.s.vkUsed.get(shaKey(sha)) !== undefined;
   }
 
   /**
@@ -77,10 +89,22 @@ export class ZkpReads {
     const p = keyInt(before?.position ?? 0);
     // The first page takes every use of the newest transaction: "" sorts before every role.
     const [role, input, output, op] = before ? parseUseKey(before.use) : ["", -1, -1, -1];
-    const rows = this.s.byVk.all(sha, h, h, h, p, p, role, role, input, input, output, output, op, pageSize) as Record<
-      string,
-      unknown
-    >[];
+    const rows = this.s.byVk.all(
+      shaKey(sha),
+      h,
+      h,
+      h,
+      p,
+      p,
+      role,
+      role,
+      input,
+      input,
+      output,
+      output,
+      op,
+      pageSize,
+    ) as Record<string, unknown>[];
     const last = rows[rows.length - 1];
     return {
       items: rows.map(zkpRow),
@@ -116,7 +140,7 @@ export function parseUseKey(key: string): [string, number, number, number] {
  */
 export function zkpUseOfRow(row: Record<string, unknown>): ZkpUse {
   return {
-    txid: row.txid as string,
+    txid: hexText(row.txid),
     block_height: Number(row.height),
     role: row.role as ZkpUse["role"],
     input_index: row.input_index === null ? null : Number(row.input_index),
@@ -126,13 +150,18 @@ export function zkpUseOfRow(row: Record<string, unknown>): ZkpUse {
     mode_name: row.mode_name as ZkpUse["mode_name"],
     proof_hex: row.proof_hex as string | null,
     vk_hex: row.vk_hex as string | null,
-    vk_sha256: row.vk_sha256 as string | null,
+    vk_sha256: row.vk_sha256 == null ? null : hexText(row.vk_sha256),
     public_inputs: JSON.parse(String(row.public_inputs ?? "[]")) as string[],
     parse_error: row.parse_error as string | null,
     shadow_valid: row.shadow_valid === null || row.shadow_valid === undefined ? null : Number(row.shadow_valid) === 1,
     consensus_enforced: false,
     status: ZKP_SHADOW_STATUS,
   };
+}
+
+/** A stored hash (BLOB) as hex; text passes through. */
+function hexText(value: unknown): string {
+  return typeof value === "string" ? value : hexOf(value as Uint8Array);
 }
 
 /** A zkp_uses row in the seed's record shape (ZKP.md), with its shadow verdict's encoding. */
