@@ -13,7 +13,6 @@
  * transaction pays Dogecoin Core 1.14.6's relay fee for the recommended rate (src/doge/policy.ts) and
  * is broadcast through the explorer.
  */
-import { Transaction as BitcoinjsTransaction } from "bitcoinjs-lib";
 import {
   DogeNetwork,
   RECOMMENDED_FEE_RATE,
@@ -28,6 +27,7 @@ import {
   p2shScript,
   serializeTransaction,
   signInput,
+  txidOf,
 } from "../../../src/doge";
 import { DoginalsRevealPart, doginalsScriptSig, encodeDoginalsReveal } from "../../../src/inscription/doginals";
 import { drc20TickKey, encodeDrc20 } from "../../../src/inscription/drc20";
@@ -110,8 +110,7 @@ async function broadcast(key: TransferKey, tx: Transaction): Promise<string> {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ hex }),
   });
-  // bitcoinjs's id (src/doge's txidOf goes through node:crypto, which the browser bundle maps only in part).
-  const txid = BitcoinjsTransaction.fromHex(hex).getId();
+  const txid = txidOf(tx);
   if (body?.txid !== txid)
     throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${txid}`);
   return body.txid;
