@@ -262,8 +262,10 @@ function drawLineChart(container, { points, title, description, emptyText, mark,
   const xs = points.map((p) => p.x);
   const ys = points.map((p) => p.y).concat(mark ? [mark.y] : []);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
-  const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
-  const ticks = (y0 === y1 ? [y0] : [y0, (y0 + y1) / 2, y1]).map((y) => ({ y, text: formatNumber(y) }));
+  let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  // One price (a single swap, or no change): the flat line is drawn across the middle, 5% either side.
+  if (y0 === y1) [y0, y1] = [y0 - (Math.abs(y0) * 0.05 || 1), y1 + (Math.abs(y1) * 0.05 || 1)];
+  const ticks = [y0, (y0 + y1) / 2, y1].map((y) => ({ y, text: formatNumber(y) }));
   // The left margin fits the longest y-axis label.
   pad.left = Math.max(pad.left, Math.max(...ticks.map((t) => textWidth(t.text))) + 10);
   const sx = (x) => pad.left + ((x - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
