@@ -272,6 +272,8 @@ describe("AMM token deposits through the wallet in Chromium", function () {
       /^DogeLabs cannot send tokens here: it has no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\. Choose another wallet for this step\. \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
     );
     expect(await page.locator("#swap-message").getAttribute("class")).to.contain("error");
+    // Said before an order was opened: none waits to expire for nothing.
+    expect(await page.locator("#order").isHidden()).to.equal(true);
     // The person can choose another wallet and try again.
     await page.waitForFunction(() => !(document.getElementById("swap") as HTMLButtonElement).disabled);
     expect(tokenBalance(key.address)).to.equal(MINTED);

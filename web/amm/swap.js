@@ -243,6 +243,8 @@ async function followOrder(swap) {
 async function swap() {
   const quote = state.quote;
   const address = state.account.address;
+  // A wallet that cannot send tokens says so before an order is opened for nothing.
+  if (quote.direction === "TOKEN_TO_DOGE") wallet().checkSendDrc20();
   say($("swap-message"), "info", "Placing the order…");
   const { body: order } = await api("POST", "/swap/create", { body: { quoteId: quote.quoteId, address } });
   $("order").hidden = false;

@@ -17,6 +17,8 @@
  *                                      transfer step (it inscribes a transfer of `amount` onto its
  *                                      address, then sends that inscription to `to`); the txid is
  *                                      the send's, the deposit an order names
+ *   wallet.checkSendDrc20()            throws the WalletError sendDrc20 would for a wallet that has
+ *                                      no method for it, asking the wallet nothing (before an order)
  *   wallet.disconnect()
  *   wallet.address, wallet.publicKey, wallet.name, wallet.network
  *
@@ -316,6 +318,12 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
         throw invalid("amount must be a whole number of tokens above 0, as a decimal string");
       if (typeof to !== "string" || networkOfAddress(to) !== network.name)
         throw invalid(`to must be an address on ${network.name}`);
+      provider.checkSendDrc20();
+      const answer = await adapter.sendDrc20!({ tick, amount, to }, c.address);
+      return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
+    },
+    checkSendDrc20(): void {
+      const adapter = needConnected("send tokens").adapter;
       if (!adapter.sendDrc20)
         throw new WalletError(
           "WALLET_UNSUPPORTED",
@@ -323,8 +331,8 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
           adapter.name,
           "send tokens",
         );
-      const answer = await adapter.sendDrc20({ tick, amount, to }, c.address);
-      return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
+      const cannot = adapter.sendDrc20Unsupported?.() ?? null;
+      if (cannot) throw cannot;
     },
     async getBalance(): Promise<{ confirmed_koinu: string; unconfirmed_koinu: string }> {
       const c = needConnected("read the balance");

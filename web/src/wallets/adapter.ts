@@ -50,6 +50,8 @@ export interface WalletAdapter {
    * answers the txid of the send, which is the DRC-20 deposit.
    */
   sendDrc20?(send: Drc20Send, address: string): Promise<{ txid: string }>;
+  /** The error sendDrc20 would throw because the wallet lacks a method for it, or null; asks the wallet nothing. */
+  sendDrc20Unsupported?(): WalletError | null;
   disconnect?(): Promise<void>;
 }
 

@@ -106,11 +106,16 @@ export function unisatStyleAdapter(
         throw refused(name, "sign a message", error);
       }
     },
-    async sendDrc20({ tick, amount, to }: Drc20Send): Promise<{ txid: string }> {
+    sendDrc20Unsupported() {
       if (typeof api.inscribeTransfer !== "function")
-        throw unsupported(name, "send tokens", "inscribeTransfer method, so it cannot inscribe the DRC-20 transfer");
+        return unsupported(name, "send tokens", "inscribeTransfer method, so it cannot inscribe the DRC-20 transfer");
       if (typeof api.sendInscription !== "function")
-        throw unsupported(name, "send tokens", "sendInscription method to send the transfer inscription");
+        return unsupported(name, "send tokens", "sendInscription method to send the transfer inscription");
+      return null;
+    },
+    async sendDrc20({ tick, amount, to }: Drc20Send): Promise<{ txid: string }> {
+      const cannot = this.sendDrc20Unsupported();
+      if (cannot) throw cannot;
       try {
         const inscribed = await api.inscribeTransfer(tick, amount);
         const inscriptionId = inscribed?.inscriptionId;

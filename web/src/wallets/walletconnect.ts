@@ -215,14 +215,17 @@ export function walletConnectAdapter(api: WalletConnectDogeApi, network: DogeNet
         throw badAnswer("sign a message", `signed with ${String(answer.address)}, not ${address}`);
       return signatureBase64(answer?.signature);
     },
-    async sendDrc20(): Promise<{ txid: string }> {
+    sendDrc20Unsupported() {
       // The Dogecoin RPC (getAccountAddresses, signPsbt, signMessage, sendTransfer) has no method
       // that inscribes a DRC-20 transfer or sends an inscription.
-      throw unsupported(
+      return unsupported(
         NAME,
         "send tokens",
         "Dogecoin RPC method that inscribes a DRC-20 transfer or sends an inscription",
       );
+    },
+    async sendDrc20(): Promise<{ txid: string }> {
+      throw this.sendDrc20Unsupported();
     },
     async disconnect(): Promise<void> {
       account = null;
