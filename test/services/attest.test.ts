@@ -7,34 +7,23 @@
  * Every signature is recovered with ethers' TypedDataEncoder from the HTTP answer alone.
  */
 import { expect } from "chai";
-import type { Server } from "node:http";
 import { time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
 import createClient from "openapi-fetch";
-import type express from "express";
 import type { paths } from "../../shared/openapi/attest";
-import { Contract, TypedDataEncoder, Wallet, keccak256, recoverAddress, toUtf8Bytes } from "ethers";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import { Contract, TypedDataEncoder, recoverAddress } from "ethers";
 import { statusOf } from "../../src/services/http/errors";
-import { NETWORKS, bytesToHex, nullDataScript, sha256 } from "../../src/doge";
+import { bytesToHex, nullDataScript, sha256 } from "../../src/doge";
 import { FACT_TYPE_KEYS, ZERO_KEY, addressKey, tickKey } from "../../src/facts";
-import { encodeDrc20, encodeLaunchpadDeploy, encodeLaunchpadMint, envelopeHash } from "../../src/inscription";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { IndexHistory } from "../../src/indexer/read/as-of-height";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
+import { encodeDrc20, envelopeHash } from "../../src/inscription";
 import { factFromJson } from "../../src/attester/wire";
-import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
-import { createAttestApp } from "../../src/services/attest-api/app";
 import { undocumentedRoutes } from "../../src/services/http/openapi";
 import { AttesterPanel } from "../../src/services/attest-api/panel";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import { AttestStack, startAttestStack } from "../helpers/attest-stack";
 import { InscribeResult, inscribeDoginals, inscribeV1, pay } from "../helpers/inscribe";
 import { newKey } from "../helpers/keys";
 import { expectPublished } from "../helpers/openapi-publish";
-import { DOGE, Purse, RunningAttester, blockRpc, deployContracts, startAttester } from "../attester/helpers";
+import { DOGE } from "../attester/helpers";
 
 const TEXT = "text/plain;charset=utf-8";
 const TICK = "bark";
@@ -43,21 +32,16 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 
 describe("attest API", function () {
   this.timeout(240_000);
-  let devnet: RunningDevnet;
-  const indexers: Indexer[] = [];
-  const histories: IndexHistory[] = [];
-  const dbs: ReturnType<typeof openIndexerDatabase>[] = [];
-  let attesters: RunningAttester[] = [];
-  const attesterKeys = [1, 2, 3].map((n) => new Wallet(keccak256(toUtf8Bytes(`attest api test attester ${n}`))));
+  let stack: AttestStack;
+  let devnet: AttestStack["devnet"];
+  let dbs: AttestStack["dbs"];
+  let attesters: AttestStack["attesters"];
+  let attesterKeys: AttestStack["attesterKeys"];
   let attestation: Contract;
   let chainId: bigint;
-  let server: Server;
-  let app: express.Express;
   let base: string;
-  const alice = newKey();
+  let alice: AttestStack["alice"];
   const bob = newKey();
-  const miner = newKey();
-  const purse = new Purse(alice);
   let image: InscribeResult;
   let transfer: InscribeResult;
   let paymentTxid: string;
@@ -76,21 +60,18 @@ describe("attest API", function () {
     });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const syncAll = async (which: number[] = [0, 1, 2, 3]) => {
-    for (const i of which) await indexers[i].syncOnce();
-  };
-  const mine = async (blocks = 1, which?: number[]) => {
-    await devnet.rpc("generatetoaddress", [blocks, miner.address]);
-    await syncAll(which);
-  };
-  /**
-   * The in-process Hardhat chain may run ahead of the wall clock (other test files move its time):
-   * the attesters' and the panel's clocks follow it, as they would follow a real L2's time.
-   */
-  let clockOffset = 0;
-  const clock = () => Math.floor(Date.now() / 1000) + clockOffset;
-  const panelFor = (urls: string[]) =>
-    new AttesterPanel({ attesters: urls, timeoutMs: 3000, nowSeconds: clock, infoCacheMs: 0, answerCacheMs: 0 });
+  const syncAll = (which?: number[]) => stack.sync(which);
+  const mine = (blocks?: number, which?: number[]) => stack.mine(blocks, which);
+  const clock = () => stack.clock();
+  const panelFor = (urls: string[]) => stack.panelFor(urls);
+
+  /** Corrupts index `i` (undone with a negative `koinu`): each row of bob's address history says he received `koinu` more. */
+  const corruptReceived = (i: number, koinu: number) =>
+    dbs[i]
+      .prepare(
+        "UPDATE address_history SET received = received + ? WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
+      )
+      .run(koinu, bob.address);
 
   /** Recovers each signer of an answer with ethers alone, from the answer's typedData. */
   function recoveredSigners(answer: {
@@ -102,152 +83,66 @@ describe("attest API", function () {
   }
 
   before(async () => {
-    devnet = await startDevnet();
-    const client = new DogecoinRpcClient({ url: devnet.url });
-    for (let i = 0; i < 4; i++) {
-      const db = openIndexerDatabase(":memory:");
-      dbs.push(db);
-      indexers.push(
-        new Indexer({
-          store: new IndexerStore(db),
-          source: i === 3 ? new RpcChainSource(client) : new RpcChainSource(blockRpc(devnet)),
-          network: NETWORKS.regtest,
-        }),
-      );
-      histories.push(new IndexHistory(db));
-    }
-    // The history: coins for alice, a payment to bob, a DRC-20 deploy, mint and transfer
-    // inscription, an image inscription for bob, and a launchpad collection with one mint for bob.
-    for (let i = 0; i < 8; i++)
-      purse.give({
-        txid: (await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, false])).txid,
-        vout: 0,
-        value: 100n * DOGE,
-      });
-    await mine();
-    const payment = await pay(devnet, alice, [purse.take(100n * DOGE)], [{ script: bob.script, value: 25n * DOGE }]);
-    purse.give(payment.change);
-    paymentTxid = payment.txid;
-    const anchor = await pay(
-      devnet,
-      alice,
-      [purse.take(100n * DOGE)],
-      [{ script: nullDataScript(anchorPayload), value: 0n }],
-    );
-    purse.give(anchor.change);
-    anchorTxid = anchor.txid;
-    const inscribe = async (make: (coin: ReturnType<Purse["take"]>) => Promise<InscribeResult>) => {
-      const result = await make(purse.take(10n * DOGE));
-      purse.give(result.change);
-      await mine();
-      return result;
-    };
-    const tk = tickKey(TICK);
-    await inscribe((coin) =>
-      inscribeDoginals(
-        devnet,
-        alice,
-        coin,
-        {
-          contentType: TEXT,
-          body: encodeDrc20({ kind: "deploy", tick: TICK, tickKey: tk, maxSupply: 1_000_000n, mintLimit: 1_000n }),
-        },
-        alice.script,
-      ),
-    );
-    await inscribe((coin) =>
-      inscribeDoginals(
-        devnet,
-        alice,
-        coin,
-        { contentType: TEXT, body: encodeDrc20({ kind: "mint", tick: TICK, tickKey: tk, amount: 700n }) },
-        alice.script,
-      ),
-    );
-    transfer = await inscribe((coin) =>
-      inscribeDoginals(
-        devnet,
-        alice,
-        coin,
-        { contentType: TEXT, body: encodeDrc20({ kind: "transfer", tick: TICK, tickKey: tk, amount: 200n }) },
-        alice.script,
-      ),
-    );
-    image = await inscribe((coin) =>
-      inscribeV1(
-        devnet,
-        alice,
-        coin,
-        { contentType: "image/png", action: "LIST", body: utf8("not really a png") },
-        bob.script,
-      ),
-    );
-    await inscribe((coin) =>
-      inscribeV1(
-        devnet,
-        alice,
-        coin,
-        {
-          contentType: "application/json",
-          action: "LAUNCHPAD_DEPLOY",
-          body: encodeLaunchpadDeploy({ slug: SLUG, name: "Pups", priceKoinu: 0n, maxSupply: 10n }),
-        },
-        alice.script,
-      ),
-    );
-    await inscribe((coin) =>
-      inscribeV1(
-        devnet,
-        alice,
-        coin,
-        {
-          contentType: "application/json",
-          action: "LAUNCHPAD_MINT",
-          body: encodeLaunchpadMint({ slug: SLUG, tokenId: 3n, maxSupply: 10n }),
-        },
-        bob.script,
-      ),
-    );
-    await mine(6);
-
-    ({ attestation, chainId } = await deployContracts(attesterKeys));
-    clockOffset = Math.max(0, (await time.latest()) - Math.floor(Date.now() / 1000));
-    const attestationAddress = await attestation.getAddress();
-    attesters = await Promise.all(
-      [0, 1, 2].map((i) =>
-        startAttester({
-          name: `attester-${i + 1}`,
-          history: histories[i],
-          signer: attesterKeys[i],
-          attestationAddress,
-          chainId,
-          clock,
-        }),
-      ),
-    );
-    const [, relayer] = await ethers.getSigners();
-    const panel = panelFor(attesters.map((a) => a.url));
-    const fulfiller = new FactRequestFulfiller({ attestation: attestation.connect(relayer) as Contract, panel });
-    app = createAttestApp({
-      panel,
-      queries: new IndexQueries(dbs[3]),
-      network: NETWORKS.regtest,
-      minConfirmations: 6,
-      fulfil: ({ requestId, params }) => fulfiller.fulfil(requestId, params),
+    // The history: coins for alice, a payment to bob, an OP_RETURN anchor, a DRC-20 deploy, mint and
+    // transfer inscription, an image inscription for bob, and a launchpad collection with one mint
+    // for bob; each attester over its own index, the API over a fourth.
+    stack = await startAttestStack({
+      attesterSeed: "attest api test attester",
+      coins: 8,
+      indexes: "separate",
+      history: async (chain) => {
+        const payment = await pay(
+          chain.devnet,
+          chain.alice,
+          [chain.purse.take(100n * DOGE)],
+          [{ script: bob.script, value: 25n * DOGE }],
+        );
+        chain.purse.give(payment.change);
+        paymentTxid = payment.txid;
+        const anchor = await pay(
+          chain.devnet,
+          chain.alice,
+          [chain.purse.take(100n * DOGE)],
+          [{ script: nullDataScript(anchorPayload), value: 0n }],
+        );
+        chain.purse.give(anchor.change);
+        anchorTxid = anchor.txid;
+        await chain.drc20(TICK, 700n);
+        transfer = await chain.inscribe((coin) =>
+          inscribeDoginals(
+            chain.devnet,
+            chain.alice,
+            coin,
+            {
+              contentType: TEXT,
+              body: encodeDrc20({ kind: "transfer", tick: TICK, tickKey: tickKey(TICK), amount: 200n }),
+            },
+            chain.alice.script,
+          ),
+        );
+        image = await chain.inscribe((coin) =>
+          inscribeV1(
+            chain.devnet,
+            chain.alice,
+            coin,
+            { contentType: "image/png", action: "LIST", body: utf8("not really a png") },
+            bob.script,
+          ),
+        );
+        await chain.collection(SLUG, "Pups", 3n, bob);
+        await chain.mine(6);
+      },
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/attest`;
+    ({ devnet, dbs, attesters, attesterKeys, attestation, chainId, alice } = stack);
+    base = `${stack.origin}/api/attest`;
   });
 
   after(async () => {
-    server?.close();
-    for (const attester of attesters) await attester.close().catch(() => undefined);
-    await devnet?.stop();
+    await stack?.close();
   });
 
   it("documents every route it serves", () => {
-    expect(undocumentedRoutes(app)).to.deep.equal([]);
+    expect(undocumentedRoutes(stack.app)).to.deep.equal([]);
   });
 
   it("publishes its OpenAPI document, with the reference page", async () => {
@@ -467,7 +362,7 @@ describe("attest API", function () {
       const receipt = await (await asRequester.refund(requestId)).wait();
       const after = await ethers.provider.getBalance(requester.address);
       expect(after - before + BigInt(receipt!.gasUsed) * BigInt(receipt!.gasPrice)).to.equal(fee);
-      clockOffset += Number(await attestation.requestDeadlineWindow()) + 1;
+      stack.advanceClock(Number(await attestation.requestDeadlineWindow()) + 1);
       expect((await post("/fulfill", { requestId, address: alice.address })).body.error.code).to.equal(
         "REQUEST_REFUNDED",
       );
@@ -513,8 +408,7 @@ describe("attest API", function () {
 
     it("outvotes a lagging attester: it refuses, the other two sign", async () => {
       // Blocks only the first two attesters' indexes see.
-      await devnet.rpc("generatetoaddress", [3, miner.address]);
-      await syncAll([0, 1, 3]);
+      await mine(3, [0, 1, 3]);
       const { status, body } = await get(`/doge-balance?address=${bob.address}`);
       expect(status, JSON.stringify(body)).to.equal(200);
       expect(body.signers.sort()).to.deep.equal([attesterKeys[0].address, attesterKeys[1].address].sort());
@@ -522,53 +416,28 @@ describe("attest API", function () {
     });
 
     it("outvotes an attester whose index is corrupted: it disagrees and its signature is not used", async () => {
-      const corrupted = dbs[2];
-      corrupted
-        .prepare(
-          "UPDATE address_history SET received = received + 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-        )
-        .run(bob.address);
+      corruptReceived(2, 1);
       try {
         const { status, body } = await get(`/doge-balance?address=${bob.address}`);
         expect(status, JSON.stringify(body)).to.equal(200);
         expect(body.signers.sort()).to.deep.equal([attesterKeys[0].address, attesterKeys[1].address].sort());
         expect(recoveredSigners(body)).to.deep.equal(body.signers);
       } finally {
-        corrupted
-          .prepare(
-            "UPDATE address_history SET received = received - 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-          )
-          .run(bob.address);
+        corruptReceived(2, -1);
       }
     });
 
     it("answers 502 ATTESTERS_DISAGREE when no two attesters agree", async () => {
-      dbs[1]
-        .prepare(
-          "UPDATE address_history SET received = received + 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-        )
-        .run(bob.address);
-      dbs[2]
-        .prepare(
-          "UPDATE address_history SET received = received + 2 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-        )
-        .run(bob.address);
+      corruptReceived(1, 1);
+      corruptReceived(2, 2);
       try {
         const { status, body } = await get(`/doge-balance?address=${bob.address}`);
         expect(status).to.equal(502);
         expect(body.error.code).to.equal("ATTESTERS_DISAGREE");
         expect(body.error.details.attesters).to.have.length(3);
       } finally {
-        dbs[1]
-          .prepare(
-            "UPDATE address_history SET received = received - 1 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-          )
-          .run(bob.address);
-        dbs[2]
-          .prepare(
-            "UPDATE address_history SET received = received - 2 WHERE address_id = (SELECT id FROM addresses WHERE address = ?)",
-          )
-          .run(bob.address);
+        corruptReceived(1, -1);
+        corruptReceived(2, -2);
       }
     });
   });

@@ -7,19 +7,11 @@
  */
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import type { Server } from "node:http";
 import mempoolJS from "@mempool/mempool.js";
-import { NETWORKS } from "../../src/doge";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
-import { createExplorerApp } from "../../src/services/explorer/app";
-import { MempoolView } from "../../src/services/explorer/mempool";
+import type { MempoolView } from "../../src/services/explorer/mempool";
 import { FEE_FLOOR_KOINU_PER_BYTE, FEE_TARGETS } from "../../src/services/explorer/esplora-mempool";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { RunningDevnet } from "../helpers/devnet";
+import { ExplorerStack, startExplorerStack } from "../helpers/explorer-stack";
 import { readMerkleBlock, rootFromBranch, headerId } from "../helpers/esplora-merkle";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
@@ -27,10 +19,9 @@ const DOGE = 100_000_000n;
 
 describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", function () {
   this.timeout(120_000);
+  let stack: ExplorerStack;
   let devnet: RunningDevnet;
-  let indexer: Indexer;
   let view: MempoolView;
-  let server: Server;
   let root: string;
   let esplora: ReturnType<typeof mempoolJS>["bitcoin"];
   let alice: TestKey;
@@ -53,10 +44,7 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
     expect(answer.type, `${path} answers JSON`).to.equal("application/json");
     return { status: answer.status, body: JSON.parse(answer.text) };
   };
-  const mine = async (blocks = 1) => {
-    await devnet.rpc("generatetoaddress", [blocks, newKey().address]);
-    await indexer.syncOnce();
-  };
+  const mine = (blocks = 1) => stack.mine(blocks);
   /** The devnet's own view of a block, in Esplora's block shape. */
   const expectedBlock = async (hash: string) => {
     const b = await devnet.rpc<any>("getblock", [hash, true]);
@@ -78,31 +66,14 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
   };
 
   before(async () => {
-    devnet = await startDevnet();
+    stack = await startExplorerStack();
+    ({ devnet, view } = stack);
     alice = newKey();
     bob = newKey();
-    const client = new DogecoinRpcClient({ url: devnet.url });
-    const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({
-      store: new IndexerStore(db),
-      source: new RpcChainSource(client),
-      network: NETWORKS.regtest,
-    });
-    const queries = new IndexQueries(db);
-    view = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
-    const app = createExplorerApp({
-      queries,
-      network: NETWORKS.regtest,
-      node: client,
-      statusCacheMs: 0,
-      mempool: view,
-    });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const { port } = server.address() as { port: number };
-    root = `http://127.0.0.1:${port}/esplora/api`;
+    const origin = await stack.listen(stack.app);
+    root = `${origin}/esplora/api`;
     esplora = mempoolJS({
-      hostname: `127.0.0.1:${port}/esplora`,
+      hostname: `${new URL(origin).host}/esplora`,
       protocol: "http",
       config: { adapter: "fetch" },
     }).bitcoin;
@@ -127,8 +98,7 @@ describe("explorer Esplora API: blocks, proofs, outspends, mempool and fees", fu
   });
 
   after(async () => {
-    server?.close();
-    await devnet?.stop();
+    await stack?.close();
   });
 
   describe("blocks", () => {

@@ -9,24 +9,15 @@
  * the test helper around fetch (which these libraries call).
  */
 import { expect } from "chai";
-import type { Server } from "node:http";
 import { randomBytes } from "node:crypto";
 import { BIP32Factory } from "bip32";
 import { networks } from "bitcoinjs-lib";
 import { EsploraExplorer } from "@bitcoinerlab/explorer";
 import { DiscoveryFactory } from "@bitcoinerlab/discovery";
 import { DescriptorsFactory, Psbt, ecc, scriptExpressions, signers } from "@bitcoinerlab/descriptors";
-import { NETWORKS } from "../../src/doge";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
-import { createExplorerApp } from "../../src/services/explorer/app";
 import { FEE_FLOOR_KOINU_PER_BYTE } from "../../src/services/explorer/esplora-mempool";
-import { MempoolView } from "../../src/services/explorer/mempool";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { RunningDevnet } from "../helpers/devnet";
+import { ExplorerStack, startExplorerStack } from "../helpers/explorer-stack";
 import { newKey } from "../helpers/keys";
 
 const DOGE = 100_000_000;
@@ -36,45 +27,21 @@ const BIP32 = BIP32Factory(ecc);
 
 describe("an outside Esplora wallet (bitcoinerlab discovery) over /esplora/api", function () {
   this.timeout(180_000);
+  let stack: ExplorerStack;
   let devnet: RunningDevnet;
-  let indexer: Indexer;
-  let view: MempoolView;
-  let server: Server;
   let root: string;
 
-  const mine = async (blocks = 1) => {
-    const hashes = await devnet.rpc<string[]>("generatetoaddress", [blocks, newKey().address]);
-    await indexer.syncOnce();
-    return hashes;
-  };
+  const mine = (blocks = 1) => stack.mine(blocks);
 
   before(async () => {
-    devnet = await startDevnet();
-    const client = new DogecoinRpcClient({ url: devnet.url });
-    const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({
-      store: new IndexerStore(db),
-      source: new RpcChainSource(client),
-      network: NETWORKS.regtest,
-    });
-    const queries = new IndexQueries(db);
-    view = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
-    const app = createExplorerApp({
-      queries,
-      network: NETWORKS.regtest,
-      node: client,
-      statusCacheMs: 0,
-      mempool: view,
-    });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    root = `http://127.0.0.1:${(server.address() as { port: number }).port}/esplora/api`;
+    stack = await startExplorerStack();
+    devnet = stack.devnet;
+    root = `${await stack.listen(stack.app)}/esplora/api`;
     await mine();
   });
 
   after(async () => {
-    server?.close();
-    await devnet?.stop();
+    await stack?.close();
   });
 
   it("syncs a pkh descriptor wallet by script hash, spends at 0.01 DOGE/kB through POST /tx and sees it confirmed", async () => {

@@ -1,15 +1,13 @@
 import { expect } from "chai";
-import http from "node:http";
+import type { RequestListener } from "node:http";
 import { NETWORKS } from "../../src/doge";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
+import type { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
+import type { Indexer } from "../../src/indexer/indexer";
+import type { IndexQueries } from "../../src/indexer/queries";
 import { createExplorerApp, createWalletFastPath } from "../../src/services/explorer/app";
 import { MempoolView } from "../../src/services/explorer/mempool";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { RunningDevnet } from "../helpers/devnet";
+import { ExplorerStack, startExplorerStack } from "../helpers/explorer-stack";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { runEvery } from "../../src/ops/loop";
 
@@ -18,12 +16,12 @@ const koinu = (amount: bigint) => Number(amount);
 
 describe("explorer mempool view", function () {
   this.timeout(120_000);
+  let stack: ExplorerStack;
   let devnet: RunningDevnet;
   let client: DogecoinRpcClient;
   let indexer: Indexer;
   let queries: IndexQueries;
   let view: MempoolView;
-  const servers: http.Server[] = [];
   let base: string; // the daemon's arrangement: the node:http fast path in front of Express
   let expressBase: string; // Express alone, for the routes the fast path also serves
   let plainBase: string; // an explorer created without a mempool view
@@ -33,42 +31,19 @@ describe("explorer mempool view", function () {
     return { status: response.status, body: (await response.json()) as any };
   };
   const get = (path: string) => fetchJson(`${base}${path}`);
-  const listen = async (handler: http.RequestListener) => {
-    const server = http.createServer(handler);
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
-  };
+  const listen = async (handler: RequestListener) => `${await stack.listen(handler)}/api`;
   /** A confirmed coin of `value` DOGE paid to `key` by the faucet, indexed. */
   const fund = async (key: TestKey, doge: bigint) => {
     const { txid } = await devnet.rpc<{ txid: string }>("devnet_faucet", [key.address, Number(doge), true]);
     await indexer.syncOnce();
     return { txid, vout: 0, value: doge * DOGE };
   };
-  const mine = async (blocks = 1, address = newKey().address) => {
-    const hashes = await devnet.rpc<string[]>("generatetoaddress", [blocks, address]);
-    await indexer.syncOnce();
-    return hashes;
-  };
+  const mine = (blocks?: number, address?: string) => stack.mine(blocks, address);
 
   before(async () => {
-    devnet = await startDevnet();
-    client = new DogecoinRpcClient({ url: devnet.url });
-    const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({
-      store: new IndexerStore(db),
-      source: new RpcChainSource(client),
-      network: NETWORKS.regtest,
-    });
-    queries = new IndexQueries(db);
-    view = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
-    const app = createExplorerApp({
-      queries,
-      network: NETWORKS.regtest,
-      node: client,
-      statusCacheMs: 0,
-      mempool: view,
-    });
+    stack = await startExplorerStack();
+    ({ devnet, client, indexer, queries, view } = stack);
+    const app = stack.app;
     const fast = createWalletFastPath({ queries, network: NETWORKS.regtest, mempool: view });
     base = await listen((req, res) => {
       if (!fast(req, res)) app(req, res);
@@ -79,8 +54,7 @@ describe("explorer mempool view", function () {
   });
 
   after(async () => {
-    for (const server of servers) server.close();
-    await devnet?.stop();
+    await stack?.close();
   });
 
   describe("a broadcast transaction before it is mined", () => {
