@@ -313,7 +313,7 @@ async function main(): Promise<void> {
     logger.info({ event: "ready", port, custody: wallet.address });
     process.stdout.write(`amm  http://${config.host}:${port}/api\n`);
     if (config.demo) {
-      const demo = { ledger, bonding, queries, wallet, inscriber, project: "amm", log, signal: stopped };
+      const demo = { ledger, bonding, queries, wallet, inscriber, project: "amm", log, warn, signal: stopped };
       seedDemoPool(demo).catch((error) => logger.error({ event: "amm_demo_failed", err: (error as Error).message }));
       launchDemoCurve(demo).catch((error) =>
         logger.error({ event: "amm_demo_curve_failed", err: (error as Error).message }),

@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   const logger = pino({ name: "inscriber", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const network = getNetwork(config.network);
   const log = (event: string, fields: Record<string, unknown>) => logger.info({ event, ...fields });
+  const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
   const projects = readProjects(config["projects-file"]);
   const key = loadWalletKey({ keyFile: config["wallet-key-file"] || undefined, env: process.env, network });
   const stopped = stopSignal("inscriber");
@@ -193,7 +194,9 @@ async function main(): Promise<void> {
     network,
     postageKoinu: postage,
     feeRateKoinuPerKb: feeRate,
-    log,
+    // A failed job (inscriber_job_failed, with the job's id, code and reason) and the platform's other
+    // failures are warnings (npm start shows them as warning lines); its progress is info.
+    log: (event, fields) => (event.endsWith("_failed") ? warn : log)(event, fields),
   });
   const userSigned = new UserSignedInscriber({
     db,
@@ -270,7 +273,6 @@ async function main(): Promise<void> {
   await wallet
     .sync()
     .catch((error) => logger.warn({ event: "wallet_initial_sync_failed", err: (error as Error).message }));
-  const warn = (event: string, fields: Record<string, unknown>) => logger.warn({ event, ...fields });
   // The worker resumes every unfinished job at its first pass, then looks for due jobs and confirmations every second.
   const worker = runEvery("inscriber_worker", 1_000, () => platform.runOnce(), { log: warn });
   const fanOut =
