@@ -980,6 +980,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bonding/curves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The curves, or those of one status, newest launch first
+         * @description `status` filters (awaiting_supply, active, graduated, failed; 400 INVALID_STATUS otherwise); pages of `limit` (1 to 200, default 50) ordered by createdAt then symbol, newest first; `nextCursor` continues. A graduated curve's `graduation.reservationId` names the reservation whose confirmed BUY completed it. A read: it writes nothing.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only the curves of this status (default: every status) */
+                    status?: "awaiting_supply" | "active" | "graduated" | "failed";
+                    /** @description page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description an opaque cursor from a previous page's next_cursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CurvesPage"];
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bonding/launch": {
         parameters: {
             query?: never;
@@ -2256,6 +2311,8 @@ export interface components {
                 poolSeeded: boolean;
                 /** @description unix seconds */
                 graduatedAt: number | null;
+                /** @description the reservation whose confirmed BUY completed the curve (null for a curve graduated before the service recorded it) */
+                reservationId: string | null;
                 pool: {
                     /**
                      * @description an unsigned integer in base units, as a decimal string
@@ -2281,6 +2338,11 @@ export interface components {
             activatedAt: number | null;
             /** @description unix seconds */
             updatedAt: number;
+        };
+        CurvesPage: {
+            curves: components["schemas"]["Curve"][];
+            /** @description the next page's cursor (null: this is the last page) */
+            nextCursor: string | null;
         };
         DepositRefundRequest: {
             /** @enum {string} */

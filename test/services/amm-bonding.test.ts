@@ -681,6 +681,7 @@ describe("AMM bonding curves", function () {
   describe("graduation", () => {
     let ginaReservation: string;
     let ginaTxid: string;
+    let graduatingReservation: string;
 
     it("graduates on the buy that sells out, seeding a pool owned by no key with graduate()'s amounts", async () => {
       // Gina pays on time, but her reservation expires before she confirms, and frank buys the rest.
@@ -700,10 +701,16 @@ describe("AMM bonding curves", function () {
       const confirmed = await confirm(frank, rest.body.reservationId, txid);
       expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
       expect(confirmed.body).to.include({ status: "confirmed", amountOut: before.realToken, graduated: true });
+      graduatingReservation = rest.body.reservationId;
       const curve = confirmed.body.curve;
       expect(curve).to.include({ status: "graduated", realToken: "0", progressBps: 10_000, error: null });
       expect(BigInt(curve.realDoge) >= 50n * DOGE).to.equal(true);
-      expect(curve.graduation).to.include({ poolDoge: curve.realDoge, poolToken: "200000", poolSeeded: true });
+      expect(curve.graduation).to.include({
+        poolDoge: curve.realDoge,
+        poolToken: "200000",
+        poolSeeded: true,
+        reservationId: graduatingReservation,
+      });
       expect(curve.graduation.pool).to.deep.equal({
         dogeReserve: curve.realDoge,
         tokenReserve: "200000",
@@ -735,6 +742,62 @@ describe("AMM bonding curves", function () {
           reason: "bonding_refund:SOLD_OUT",
         },
       ]);
+    });
+
+    it("lists the curves by status, newest launch first, in pages, and names the reservation whose buy graduated one", async () => {
+      // Two more launches (in process, without a launcher: awaiting_supply), one second apart.
+      for (const symbol of ["PAGA", "PAGB"]) {
+        clockOffset += 1;
+        store.launch(
+          {
+            tick: symbol,
+            totalSupply: 1_000n,
+            sellableSupply: 800n,
+            virtualDoge: 10n * DOGE,
+            graduationThreshold: 5n * DOGE,
+          },
+          "test",
+        );
+      }
+      const graduated = await call("GET", "/bonding/curves?status=graduated");
+      expect(graduated.status, JSON.stringify(graduated.body)).to.equal(200);
+      expect(graduated.body.nextCursor).to.equal(null);
+      expect(graduated.body.curves.map((c: any) => [c.symbol, c.graduation.reservationId])).to.deep.equal([
+        [TICK, graduatingReservation],
+      ]);
+      expect(graduated.body.curves[0]).to.deep.equal(await curveNow());
+      const failed = (await call("GET", "/bonding/curves?status=failed")).body.curves;
+      expect(failed.map((c: any) => [c.symbol, c.graduation])).to.deep.equal([["LATE", null]]);
+      expect((await call("GET", "/bonding/curves?status=active")).body.curves).to.deep.equal([]);
+      const waiting = (await call("GET", "/bonding/curves?status=awaiting_supply")).body.curves;
+      expect(waiting.map((c: any) => c.symbol)).to.deep.equal(["PAGB", "PAGA"]);
+
+      // Every curve, two a page: the same curves as one page of all, in the same order, newest first.
+      const all = (await call("GET", "/bonding/curves?limit=200")).body.curves;
+      const order = (a: any, b: any) =>
+        b.createdAt - a.createdAt || (a.symbol.toLowerCase() < b.symbol.toLowerCase() ? 1 : -1);
+      expect(all.map((c: any) => c.symbol)).to.deep.equal([...all].sort(order).map((c: any) => c.symbol));
+      expect(all.map((c: any) => c.symbol)).to.include.members(["PAGB", "PAGA", "LATE", TICK]);
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: Answer = await call("GET", `/bonding/curves?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(page.status, JSON.stringify(page.body)).to.equal(200);
+        expect(page.body.curves.length).to.be.at.most(2);
+        paged.push(...page.body.curves.map((c: any) => c.symbol));
+        cursor = page.body.nextCursor;
+        pages++;
+      } while (cursor !== null);
+      expect(paged).to.deep.equal(all.map((c: any) => c.symbol));
+      expect(pages).to.equal(Math.ceil(all.length / 2));
+
+      const bad = await call("GET", "/bonding/curves?status=open");
+      expect([bad.status, bad.body.error.code]).to.deep.equal([400, "INVALID_STATUS"]);
+      const tooMany = await call("GET", "/bonding/curves?limit=201");
+      expect(tooMany.status).to.equal(400);
+      const badCursor = await call("GET", "/bonding/curves?cursor=bm9wZQ");
+      expect([badCursor.status, badCursor.body.error.code]).to.deep.equal([400, "INVALID_CURSOR"]);
     });
 
     it("seeds once across restarts: a new store's pass finds the pool seeded", async () => {

@@ -592,6 +592,10 @@ export const Curve = z
         poolToken: DecimalString,
         poolSeeded: z.boolean(),
         graduatedAt: Unix.nullable(),
+        reservationId: z.string().nullable().openapi({
+          description:
+            "the reservation whose confirmed BUY completed the curve (null for a curve graduated before the service recorded it)",
+        }),
         pool: z.object({ dogeReserve: DecimalString, tokenReserve: DecimalString, lpSupply: DecimalString }).nullable(),
       })
       .nullable(),
@@ -603,6 +607,27 @@ export const Curve = z
   .openapi("Curve");
 
 export const ActiveCurves = z.object({ curves: z.array(Curve) }).openapi("ActiveCurves");
+
+const CURVE_STATUSES = ["awaiting_supply", "active", "graduated", "failed"] as const;
+
+export const CurvesQuery = z.object({
+  status: coded(
+    z.enum(CURVE_STATUSES),
+    "INVALID_STATUS",
+    (field) => `${field} must be one of ${CURVE_STATUSES.join(", ")}`,
+  )
+    .optional()
+    .openapi({ description: "only the curves of this status (default: every status)" }),
+  limit: queryInteger(1, 200).optional().openapi({ description: "page size, 1 to 200 (default 50)" }),
+  cursor: Cursor.optional(),
+});
+
+export const CurvesPage = z
+  .object({
+    curves: z.array(Curve),
+    nextCursor: Cursor.nullable().openapi({ description: "the next page's cursor (null: this is the last page)" }),
+  })
+  .openapi("CurvesPage");
 
 export const BondingQuote = z
   .object({

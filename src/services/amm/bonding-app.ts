@@ -7,6 +7,7 @@
  * (bonding-store.ts, orders.ts).
  *
  *   GET  /bonding/active              curves open for trading
+ *   GET  /bonding/curves?status=&limit=&cursor=   every curve (or those of one status), newest launch first
  *   POST /bonding/launch              {symbol, totalSupply, sellableSupply, virtualDoge, graduationThreshold,
  *                                      launcher, nonce, expiresAt, signature}
  *   POST /bonding/:symbol/supply      {depositTxid, signature}   the launcher's supply deposit
@@ -27,6 +28,7 @@ import type { DogeNetwork } from "../../doge";
 import { badRequest, notFound } from "../http/errors";
 import { ApiSurface, z } from "../http/openapi";
 import { clientIpKey } from "../http/rate-limit";
+import * as v from "../http/validation";
 import type { AmmApp } from "./app";
 import { payoutJson } from "./app";
 import { authorizationMessage } from "./orders";
@@ -119,6 +121,7 @@ export function createBondingRouter(
               poolToken: c.poolToken!.toString(),
               poolSeeded: c.poolSeededAt !== null,
               graduatedAt: c.graduatedAt,
+              reservationId: c.graduationReservationId,
               pool:
                 pool && pool.pool.lpSupply > 0n
                   ? {
@@ -167,6 +170,32 @@ export function createBondingRouter(
     { summary: "The curves open for trading, oldest first", tags: ["bonding"], responses: { 200: S.ActiveCurves } },
     (_input, _req, res) => {
       res.json({ curves: store.curves("active").map(curveJson) });
+    },
+  );
+
+  routes.get(
+    "/bonding/curves",
+    {
+      summary: "The curves, or those of one status, newest launch first",
+      description:
+        "`status` filters (awaiting_supply, active, graduated, failed; 400 INVALID_STATUS otherwise); pages of `limit` (1 to 200, default 50) ordered by createdAt then symbol, newest first; `nextCursor` continues. A graduated curve's `graduation.reservationId` names the reservation whose confirmed BUY completed it. A read: it writes nothing.",
+      tags: ["bonding"],
+      query: S.CurvesQuery,
+      responses: { 200: S.CurvesPage },
+    },
+    ({ query }, _req, res) => {
+      const limit = query.limit ?? 50;
+      const before = v.cursor<{ createdAt: number; tickKey: string }>(query.cursor, {
+        createdAt: "number",
+        tickKey: "string",
+      });
+      const curves = store.curvesPage(query.status ?? null, limit + 1, before);
+      const page = curves.slice(0, limit);
+      const last = page[page.length - 1];
+      res.json({
+        curves: page.map(curveJson),
+        nextCursor: curves.length > limit ? v.encodeCursor({ createdAt: last.createdAt, tickKey: last.tickKey }) : null,
+      });
     },
   );
 

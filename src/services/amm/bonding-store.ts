@@ -121,6 +121,8 @@ export interface CurveRecord {
   createdAt: number;
   activatedAt: number | null;
   graduatedAt: number | null;
+  /** The reservation whose confirmed BUY graduated the curve (null before, and for curves graduated before schema version 9). */
+  graduationReservationId: string | null;
   updatedAt: number;
 }
 
@@ -227,6 +229,7 @@ interface CurveRow {
   supply_deposited: string;
   supply_deadline: number | null;
   refund_payout_id: string | null;
+  graduation_reservation_id: string | null;
 }
 
 interface ReservationRow {
@@ -287,6 +290,7 @@ const curveOf = (r: CurveRow): CurveRecord => ({
   createdAt: r.created_at,
   activatedAt: r.activated_at,
   graduatedAt: r.graduated_at,
+  graduationReservationId: r.graduation_reservation_id,
   updatedAt: r.updated_at,
 });
 
@@ -419,6 +423,10 @@ export class BondingStore {
     this.s = {
       curve: p("SELECT * FROM bonding_curves WHERE tick_key = ?"),
       curvesIn: p("SELECT * FROM bonding_curves WHERE status = ? ORDER BY created_at, tick_key"),
+      curvesPage: p(`SELECT * FROM bonding_curves
+        WHERE (@status IS NULL OR status = @status)
+          AND (@createdAt IS NULL OR created_at < @createdAt OR (created_at = @createdAt AND tick_key < @tickKey))
+        ORDER BY created_at DESC, tick_key DESC LIMIT @limit`),
       curvesToAdvance: p(
         "SELECT * FROM bonding_curves WHERE status = 'awaiting_supply' OR (status = 'graduated' AND pool_seeded_at IS NULL) ORDER BY created_at",
       ),
@@ -430,7 +438,8 @@ export class BondingStore {
         p(`UPDATE bonding_curves SET virtual_doge = ?, virtual_token = ?, real_doge = ?, real_token = ?, fees_collected = ?, updated_at = ?
         WHERE tick_key = ?`),
       graduated: p(
-        `UPDATE bonding_curves SET status = 'graduated', pool_doge = ?, pool_token = ?, graduated_at = ?, updated_at = ? WHERE tick_key = ? AND status = 'active'`,
+        `UPDATE bonding_curves SET status = 'graduated', pool_doge = ?, pool_token = ?, graduated_at = ?, graduation_reservation_id = ?, updated_at = ?
+        WHERE tick_key = ? AND status = 'active'`,
       ),
       seeded: p(
         "UPDATE bonding_curves SET pool_seeded_at = ?, error = NULL, updated_at = ? WHERE tick_key = ? AND pool_seeded_at IS NULL",
@@ -555,6 +564,24 @@ export class BondingStore {
 
   curves(status: CurveStatus): CurveRecord[] {
     return (this.s.curvesIn.all(status) as CurveRow[]).map(curveOf);
+  }
+
+  /**
+   * Up to `limit` curves of `status` (null: any status), newest launch first (created_at, then
+   * tick key, descending), after `before` (the last curve of the previous page).
+   */
+  curvesPage(
+    status: CurveStatus | null,
+    limit: number,
+    before: { createdAt: number; tickKey: string } | null,
+  ): CurveRecord[] {
+    const rows = this.s.curvesPage.all({
+      status,
+      createdAt: before?.createdAt ?? null,
+      tickKey: before?.tickKey ?? null,
+      limit,
+    }) as CurveRow[];
+    return rows.map(curveOf);
   }
 
   /**
@@ -1246,7 +1273,7 @@ export class BondingStore {
       if (settled.outcome !== "filled")
         return { reservation: this.reservation(id)!, outcome: settled.outcome, graduated: false };
       const { next, tickKey } = settled.applied;
-      const graduated = row.side === "BUY" && readyToGraduate(next) && this.graduate(tickKey);
+      const graduated = row.side === "BUY" && readyToGraduate(next) && this.graduate(tickKey, id);
       return { reservation: this.reservation(id)!, outcome: "confirmed", graduated };
     });
     // Refusals that consumed (and refunded) the deposit are committed before they are answered.
@@ -1422,19 +1449,29 @@ export class BondingStore {
 
   // ---------------------------------------------------------------------------- graduation
 
-  /** Marks the curve graduated and seeds its pool (inside the caller's transaction). */
-  private graduate(tickKey: string): boolean {
+  /**
+   * Marks the curve graduated by reservation `reservationId`'s confirmed buy and seeds its pool
+   * (inside the caller's transaction).
+   */
+  private graduate(tickKey: string, reservationId: string): boolean {
     const curve = curveOf(this.s.curve.get(tickKey) as CurveRow);
     const graduation = graduate(curve.state);
     const now = this.now();
     if (
-      this.s.graduated.run(graduation.poolDoge.toString(), graduation.poolToken.toString(), now, now, tickKey)
-        .changes !== 1
+      this.s.graduated.run(
+        graduation.poolDoge.toString(),
+        graduation.poolToken.toString(),
+        now,
+        reservationId,
+        now,
+        tickKey,
+      ).changes !== 1
     )
       return false;
     this.log("bonding_graduated", {
       curve: curve.id,
       tick: curve.tick,
+      reservation: reservationId,
       poolDoge: graduation.poolDoge.toString(),
       poolToken: graduation.poolToken.toString(),
     });

@@ -44,6 +44,10 @@
  * cleared an hour after their order's expiry once the index has a block), and expired swaps forget
  * the txid they announced (so that they are pruned like any unpaid swap). Swaps and reservations
  * get a (status, expires_at) index for the passes' expiry and pruning (it replaces swaps_by_status).
+ *
+ * Version 9: each graduated curve's `graduation_reservation_id` (the reservation whose confirmed
+ * BUY graduated it; null for curves graduated before version 9), and indexes that page the curves
+ * by status, newest launch first (GET /api/bonding/curves).
  */
 import { Migration, Sqlite, openDatabase } from "../../db/sqlite";
 
@@ -350,6 +354,16 @@ CREATE INDEX bonding_reservations_by_status_expiry ON bonding_reservations (stat
     description:
       "the deposits an order consumed, by order (deposits.ts txidsOf): every payout re-reads them before each step (settlement.ts)",
     sql: "CREATE INDEX deposits_by_ref ON deposits (ref_id);",
+  },
+  {
+    version: 9,
+    description:
+      "the reservation whose confirmed buy graduated each curve (null for curves graduated before), and curves listed by status, newest first",
+    sql: `
+ALTER TABLE bonding_curves ADD COLUMN graduation_reservation_id TEXT;
+CREATE INDEX bonding_curves_by_status_created ON bonding_curves (status, created_at DESC, tick_key DESC);
+CREATE INDEX bonding_curves_by_created ON bonding_curves (created_at DESC, tick_key DESC);
+`,
   },
 ];
 
