@@ -1,9 +1,10 @@
 /**
- * The explorer's hot address reads (balance, a history page, a UTXO page) answered as promises
- * from a PostgreSQL connection pool (src/db/postgres-pool.ts), so that one process keeps several
- * requests' queries in flight instead of one (the synchronous handle's limit). Each read is the
- * same read plan the synchronous readers run (./rows.ts, ReadPlan): the same SQL, the same logic,
- * the same answer. SQLite keeps the synchronous path: its reads do not wait on a network.
+ * The explorer's hot address reads (balance, a history page, a UTXO page, and any other read plan:
+ * Esplora's address routes compose theirs) answered as promises from a PostgreSQL connection pool
+ * (src/db/postgres-pool.ts), so that one process keeps several requests' queries in flight instead
+ * of one (the synchronous handle's limit). Each read is the same read plan the synchronous readers
+ * run (./rows.ts, ReadPlan): the same SQL, the same logic, the same answer. SQLite keeps the
+ * synchronous path: its reads do not wait on a network.
  */
 import type { PostgresPool } from "../../db/postgres-pool";
 import { UtxoView, balanceOf, utxoPage } from "./balances";
@@ -25,6 +26,11 @@ export async function runPlanAsync<T>(pool: PostgresPool, plan: ReadPlan<T>): Pr
 /** The async counterparts of IndexQueries.balance, .history and .utxos (same arguments, same answers). */
 export class AsyncIndexReads {
   constructor(readonly pool: PostgresPool) {}
+
+  /** Any read plan, on the pool (what PlanRunner.run answers synchronously). */
+  run<T>(plan: ReadPlan<T>): Promise<T> {
+    return runPlanAsync(this.pool, plan);
+  }
 
   balance(address: string): Promise<{ confirmedKoinu: bigint; txCount: number }> {
     return runPlanAsync(this.pool, balanceOf(address));

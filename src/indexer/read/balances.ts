@@ -24,6 +24,10 @@ const SQL = {
     FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id
     WHERE o.address_id = ? AND o.spent_tx_id IS NULL AND o.tx_id >= ? AND (o.tx_id > ? OR (o.tx_id = ? AND o.vout > ?))
     ORDER BY o.tx_id, o.vout LIMIT ?`,
+  // The indexer's counters (one row per address).
+  txoStats:
+    "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum, tx_count FROM addresses WHERE address = ?",
+  byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
 };
 
 /** `address`'s confirmed balance and transaction count (a read plan, ./rows.ts). */
@@ -37,16 +41,62 @@ export function* balanceOf(address: string): ReadPlan<{ confirmedKoinu: bigint; 
     : { confirmedKoinu: 0n, txCount: 0 };
 }
 
+/** Outputs paid to an address and spent since, counted and summed (Esplora's chain_stats). */
+export interface TxoStats {
+  fundedCount: number;
+  fundedKoinu: bigint;
+  spentCount: number;
+  spentKoinu: bigint;
+}
+
+/**
+ * `address`'s output counters and its transaction count, from its row in `addresses` (a read plan,
+ * ./rows.ts): one read whatever the address's history. Zeros for an address the index never saw.
+ */
+export function* txoStatsOf(address: string): ReadPlan<TxoStats & { txCount: number }> {
+  const [row] = yield* rowsOf<{
+    funded_txo_count: bigint;
+    funded_txo_sum: bigint;
+    spent_txo_count: bigint;
+    spent_txo_sum: bigint;
+    tx_count: bigint;
+  }>(SQL.txoStats, [address], { safe: true, one: true });
+  if (!row) return { fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n, txCount: 0 };
+  return {
+    fundedCount: Number(row.funded_txo_count),
+    fundedKoinu: BigInt(row.funded_txo_sum),
+    spentCount: Number(row.spent_txo_count),
+    spentKoinu: BigInt(row.spent_txo_sum),
+    txCount: Number(row.tx_count),
+  };
+}
+
+/**
+ * The address whose standard output script has SHA-256 `scriptHashHex` (64 hex digits, the hash
+ * in its own byte order, as Esplora's /scripthash/:hash routes take it), or null when the index
+ * holds no transaction of such an address (a read plan, ./rows.ts).
+ */
+export function* addressForScriptHashOf(scriptHashHex: string): ReadPlan<string | null> {
+  if (!/^[0-9a-fA-F]{64}$/.test(scriptHashHex)) return null;
+  const [row] = yield* rowsOf<{ address: string }>(SQL.byScriptHash, [Buffer.from(scriptHashHex, "hex")], {
+    one: true,
+  });
+  return row ? row.address : null;
+}
+
 /**
  * A page of `address`'s unspent outputs, oldest first, after the key `after` (a read plan,
  * ./rows.ts). No total: counting an address's unspent outputs reads all of them (the caller pages
- * until a short page).
+ * until a short page). `carriers: false` leaves every output's inscriptions and DRC-20 amounts
+ * empty without reading them (one more read per output), for callers that do not answer them.
  */
 export function* utxoPage(
   address: string,
   after: { height: number; txid: string; vout: number } | null,
   pageSize: number,
+  options: { carriers?: boolean } = {},
 ): ReadPlan<{ items: UtxoView[] }> {
+  const carriers = options.carriers ?? true;
   const height = keyInt(after?.height ?? -1);
   const txid = after?.txid ?? "";
   const vout = keyInt(after?.vout ?? -1);
@@ -87,7 +137,7 @@ export function* utxoPage(
   rows.sort((a, b) => a.height - b.height || (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
   const items: UtxoView[] = [];
   for (const r of rows.slice(0, pageSize)) {
-    const inscriptions = yield* inscriptionsOn(r.txid, r.vout);
+    const inscriptions = carriers ? yield* inscriptionsOn(r.txid, r.vout) : [];
     const drc20: { tick: string; amount: string }[] = [];
     for (const i of inscriptions) {
       const transfer = yield* unsentTransfer(i.id);
@@ -116,14 +166,9 @@ export class BalanceReads {
     this.s = {
       ...this.plans.prepare(SQL),
       ...prepareAll(db, {
-        // The indexer's counters (one row per address).
-        txoStats:
-          "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses WHERE address = ?",
         busiest: "SELECT address, tx_count FROM addresses WHERE tx_count > 0 ORDER BY tx_count DESC, address LIMIT ?",
-        byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
       }),
     };
-    this.s.txoStats.safeIntegers(true);
   }
 
   balance(address: string): { confirmedKoinu: bigint; txCount: number } {
@@ -144,28 +189,14 @@ export class BalanceReads {
    * koinu (Esplora's chain_stats): the indexer's counters on the address's balance row, one read
    * whatever the address's history.
    */
-  txoStats(address: string): { fundedCount: number; fundedKoinu: bigint; spentCount: number; spentKoinu: bigint } {
-    const row = this.s.txoStats.get(address) as
-      { funded_txo_count: bigint; funded_txo_sum: bigint; spent_txo_count: bigint; spent_txo_sum: bigint } | undefined;
-    if (!row) return { fundedCount: 0, fundedKoinu: 0n, spentCount: 0, spentKoinu: 0n };
-    return {
-      fundedCount: Number(row.funded_txo_count),
-      fundedKoinu: BigInt(row.funded_txo_sum),
-      spentCount: Number(row.spent_txo_count),
-      spentKoinu: BigInt(row.spent_txo_sum),
-    };
+  txoStats(address: string): TxoStats {
+    const { fundedCount, fundedKoinu, spentCount, spentKoinu } = this.plans.run(txoStatsOf(address));
+    return { fundedCount, fundedKoinu, spentCount, spentKoinu };
   }
 
-  /**
-   * The address whose standard output script has SHA-256 `scriptHashHex` (64 hex digits, the hash
-   * in its own byte order, as Esplora's /scripthash/:hash routes take it), or null when the index
-   * holds no transaction of such an address.
-   */
+  /** The address whose standard output script has SHA-256 `scriptHashHex` (see addressForScriptHashOf). */
   addressForScriptHash(scriptHashHex: string): string | null {
-    const key = /^[0-9a-fA-F]{64}$/.test(scriptHashHex) ? Buffer.from(scriptHashHex, "hex") : null;
-    if (key === null) return null;
-    const row = this.s.byScriptHash.get(key) as { address: string } | undefined;
-    return row ? row.address : null;
+    return this.plans.run(addressForScriptHashOf(scriptHashHex));
   }
 
   /** The addresses with the most transactions. Reads every balance row: for benches and operators' tools, never a request. */

@@ -12,7 +12,7 @@ export interface HistoryItemView {
   isDoginal: boolean;
 }
 
-/** Txids per reveal lookup (the statement's placeholders; a short chunk is padded with ""). */
+/** Transactions per reveal lookup (the statement's placeholders; a short chunk is padded with -1, no id). */
 const REVEAL_CHUNK = 25;
 
 // address_history_by_address (address_id, tx_id) newest first below the cursor's transaction id: a
@@ -22,11 +22,11 @@ const SQL = {
   // `+ 0`: PostgreSQL then probes txs by id per history row (a nested loop) instead of merging with
   // txs walked down from the newest transaction (5.7 ms for a first page of 50 of an address with
   // 1,240 on the bench chain, 0.6 ms so); SQLite's plan is the same either way.
-  history: `SELECT t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
+  history: `SELECT h.tx_id, t.txid, t.height, t.position, h.received, h.sent, c.address AS counterparty
     FROM address_history h JOIN txs t ON t.id = h.tx_id + 0 LEFT JOIN addresses c ON c.id = h.counterparty_id
     WHERE h.address_id = ? AND h.tx_id < ? ORDER BY h.tx_id DESC LIMIT ?`,
   // Which of a page's transactions are Doginals reveals: one statement per page, not one per row.
-  revealed: `SELECT DISTINCT reveal_txid FROM inscriptions WHERE reveal_txid IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
+  revealed: `SELECT DISTINCT reveal_tx_id FROM inscriptions WHERE reveal_tx_id IN (${Array(REVEAL_CHUNK).fill("?").join(", ")})`,
 };
 
 /**
@@ -46,6 +46,7 @@ export function* historyPage(
   if (!found) return { total: 0, items: [] };
   const bound = yield* txIdBefore(height, position);
   const rows = yield* rowsOf<{
+    tx_id: bigint;
     txid: Buffer;
     height: bigint;
     position: bigint;
@@ -54,11 +55,13 @@ export function* historyPage(
     counterparty: string | null;
   }>(SQL.history, [found.id, bound, pageSize], { safe: true });
   const txids = rows.map((r) => hexOf(r.txid));
-  const revealed = new Set<string>();
-  for (let i = 0; i < txids.length; i += REVEAL_CHUNK) {
-    const part = txids.slice(i, i + REVEAL_CHUNK);
-    while (part.length < REVEAL_CHUNK) part.push("");
-    for (const r of yield* rowsOf<{ reveal_txid: string }>(SQL.revealed, part)) revealed.add(r.reveal_txid);
+  const ids = rows.map((r) => Number(r.tx_id));
+  const revealed = new Set<number>();
+  for (let i = 0; i < ids.length; i += REVEAL_CHUNK) {
+    const part = ids.slice(i, i + REVEAL_CHUNK);
+    while (part.length < REVEAL_CHUNK) part.push(-1);
+    for (const r of yield* rowsOf<{ reveal_tx_id: number | bigint }>(SQL.revealed, part))
+      revealed.add(Number(r.reveal_tx_id));
   }
   return {
     total: Number(found.tx_count),
@@ -74,7 +77,7 @@ export function* historyPage(
         direction,
         counterparty: r.counterparty,
         amountKoinu: net < 0n ? -net : net,
-        isDoginal: revealed.has(txids[i]),
+        isDoginal: revealed.has(ids[i]),
       };
     }),
   };

@@ -1,7 +1,8 @@
 /** Transactions and their outputs: one transaction with what the index derived from it, one output. */
 import type { SqlDatabase } from "../../db/sql";
+import { REVEALED_IN_TX, revealedInscription } from "./inscriptions";
 import { OpReturnReads, OpReturnView } from "./opreturn";
-import { hexOf, prepareAll, txidKey } from "./rows";
+import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
 import { ZkpReads } from "./zkp";
 
 export interface TxOutputView {
@@ -42,34 +43,163 @@ export interface TxView {
   zkpUses: Record<string, unknown>[];
 }
 
+/** A transaction as its own rows hold it: TxView without what other subjects derived from it. */
+export type TxCoreView = Omit<TxView, "opReturns" | "inscriptions" | "zkpUses">;
+
+/** An output a transaction spends, as the index holds it. */
+export interface SpentOutputView {
+  prevTxid: string;
+  prevVout: number;
+  valueKoinu: bigint;
+  address: string | null;
+  scriptHex: string;
+}
+
+// Outputs keep no script when it is their address's standard one (addresses.script), and refer to
+// their spender by transaction id.
+const OUTPUT = `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_tx_id, o.spent_vin
+  FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id`;
+
+const SQL = {
+  tx: "SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
+  outputs: `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, s.txid AS spent_txid, o.spent_vin, s.height AS spent_height
+    FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id WHERE o.tx_id = ? ORDER BY o.vout`,
+  inputs: `SELECT t.txid, o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_vin FROM outputs o JOIN txs t ON t.id = o.tx_id
+    LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY o.spent_vin`,
+  output: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
+};
+
+interface TxRow {
+  id: bigint;
+  height: bigint;
+  position: bigint;
+  size: bigint;
+  fee: bigint | null;
+  coinbase: bigint;
+  block_hash: Uint8Array;
+  block_time: bigint;
+}
+
+/** The transaction's own row (with its block's hash and time), or null (a read plan, ./rows.ts). */
+export function* txRowOf(txid: string): ReadPlan<{
+  id: bigint;
+  height: number;
+  position: number;
+  size: number;
+  feeKoinu: bigint | null;
+  coinbase: boolean;
+  blockHash: string;
+  blockTime: number;
+} | null> {
+  const key = txidKey(txid);
+  if (key === null) return null;
+  const [row] = yield* rowsOf<TxRow>(SQL.tx, [key], { safe: true, one: true });
+  if (!row) return null;
+  return {
+    id: row.id,
+    height: Number(row.height),
+    position: Number(row.position),
+    size: Number(row.size),
+    feeKoinu: row.fee === null ? null : BigInt(row.fee),
+    coinbase: BigInt(row.coinbase) !== 0n,
+    blockHash: hexOf(row.block_hash),
+    blockTime: Number(row.block_time),
+  };
+}
+
+/** A transaction with its outputs and their spenders, or null when the index does not hold it (a read plan). */
+export function* txCoreOf(txid: string): ReadPlan<TxCoreView | null> {
+  const row = yield* txRowOf(txid);
+  if (!row) return null;
+  const outputs = (yield* rowsOf<{
+    vout: bigint;
+    value: bigint;
+    script: Buffer;
+    address: string | null;
+    spent_txid: Buffer | null;
+    spent_vin: bigint | null;
+    spent_height: bigint | null;
+  }>(SQL.outputs, [row.id], { safe: true })).map((o) => ({
+    vout: Number(o.vout),
+    valueKoinu: o.value,
+    scriptHex: hexOf(o.script),
+    address: o.address,
+    spent: o.spent_txid
+      ? { txid: hexOf(o.spent_txid), vin: Number(o.spent_vin), height: Number(o.spent_height) }
+      : null,
+  }));
+  return {
+    txid,
+    height: row.height,
+    position: row.position,
+    blockHash: row.blockHash,
+    blockTime: row.blockTime,
+    size: row.size,
+    feeKoinu: row.feeKoinu,
+    coinbase: row.coinbase,
+    outputs,
+  };
+}
+
+/** The outputs `txid`'s inputs spend, as the index knows them, by input index (a read plan). */
+export function* spentOutputsOf(txid: string): ReadPlan<Map<number, SpentOutputView>> {
+  const out = new Map<number, SpentOutputView>();
+  const key = txidKey(txid);
+  if (key === null) return out;
+  for (const row of yield* rowsOf<{
+    txid: Buffer;
+    vout: bigint;
+    value: bigint;
+    script: Buffer;
+    address: string | null;
+    spent_vin: bigint;
+  }>(SQL.inputs, [key], { safe: true })) {
+    out.set(Number(row.spent_vin), {
+      prevTxid: hexOf(row.txid),
+      prevVout: Number(row.vout),
+      valueKoinu: BigInt(row.value),
+      address: row.address,
+      scriptHex: hexOf(row.script),
+    });
+  }
+  return out;
+}
+
+/** One output, spent or not, as the index holds it, or null (a read plan). */
+export function* outputOf(
+  txid: string,
+  vout: number,
+): ReadPlan<{ valueKoinu: bigint; scriptHex: string; address: string | null } | null> {
+  const key = txidKey(txid);
+  if (key === null) return null;
+  const [row] = yield* rowsOf<{ value: bigint; script: Buffer; address: string | null }>(SQL.output, [key, vout], {
+    safe: true,
+    one: true,
+  });
+  return row ? { valueKoinu: BigInt(row.value), scriptHex: hexOf(row.script), address: row.address } : null;
+}
+
 export class TxReads {
   private readonly s;
+  private readonly plans: PlanRunner;
 
   constructor(
     db: SqlDatabase,
     private readonly opReturns: OpReturnReads,
     private readonly zkp: ZkpReads,
   ) {
-    // Outputs keep no script when it is their address's standard one (addresses.script), and
-    // refer to their spender by transaction id.
-    const OUTPUT = `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_tx_id, o.spent_vin
-      FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id`;
-    this.s = prepareAll(db, {
-      hasTx: "SELECT 1 FROM txs WHERE txid = ?",
-      tx: "SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
-      outputs: `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, s.txid AS spent_txid, o.spent_vin, s.height AS spent_height
-        FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id WHERE o.tx_id = ? ORDER BY o.vout`,
-      inputs: `SELECT t.txid, o.vout, o.value, a.address, o.spent_vin FROM outputs o JOIN txs t ON t.id = o.tx_id
-        LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY o.spent_vin`,
-      inscriptions:
-        "SELECT id, number, form, content_type, action, envelope_hash FROM inscriptions WHERE reveal_txid = ? ORDER BY number",
-      unspent: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ? AND o.spent_tx_id IS NULL`,
-      output: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
-      outspend: `SELECT s.txid AS spent_txid, o.spent_vin, s.height AS spent_height FROM outputs o LEFT JOIN txs s ON s.id = o.spent_tx_id
+    this.plans = new PlanRunner(db);
+    this.s = {
+      ...this.plans.prepare(SQL),
+      ...prepareAll(db, {
+        hasTx: "SELECT 1 FROM txs WHERE txid = ?",
+        inscriptions: REVEALED_IN_TX,
+        unspent: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ? AND o.spent_tx_id IS NULL`,
+        outspend: `SELECT s.txid AS spent_txid, o.spent_vin, s.height AS spent_height FROM outputs o LEFT JOIN txs s ON s.id = o.spent_tx_id
         WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
-    });
-    for (const key of ["tx", "outputs", "inputs", "unspent", "output", "outspend"] as const)
-      this.s[key].safeIntegers(true);
+      }),
+    };
+    for (const key of ["unspent", "outspend"] as const) this.s[key].safeIntegers(true);
   }
 
   /** Whether the index holds the transaction. */
@@ -78,72 +208,13 @@ export class TxReads {
   }
 
   tx(txid: string): TxView | null {
-    const row = this.s.tx.get(txidKey(txid)) as
-      | {
-          id: bigint;
-          height: bigint;
-          position: bigint;
-          size: bigint;
-          fee: bigint | null;
-          coinbase: bigint;
-          block_hash: string;
-          block_time: bigint;
-        }
-      | undefined;
-    if (!row) return null;
-    const outputs = (
-      this.s.outputs.all(row.id) as {
-        vout: bigint;
-        value: bigint;
-        script: Buffer;
-        address: string | null;
-        spent_txid: Buffer | null;
-        spent_vin: bigint | null;
-        spent_height: bigint | null;
-      }[]
-    ).map((o) => ({
-      vout: Number(o.vout),
-      valueKoinu: o.value,
-      scriptHex: hexOf(o.script),
-      address: o.address,
-      spent: o.spent_txid
-        ? { txid: hexOf(o.spent_txid), vin: Number(o.spent_vin), height: Number(o.spent_height) }
-        : null,
-    }));
+    const core = this.plans.run(txCoreOf(txid));
+    if (!core) return null;
     const opReturns = this.opReturns
       .ofTx(txid)
       .map((o) => ({ vout: o.vout, payloadHex: o.payloadHex, magic: o.magic, sha256: o.sha256, size: o.size }));
-    const inscriptions = (
-      this.s.inscriptions.all(txid) as {
-        id: string;
-        number: number;
-        form: string;
-        content_type: string;
-        action: string | null;
-        envelope_hash: string | null;
-      }[]
-    ).map((i) => ({
-      id: i.id,
-      number: Number(i.number),
-      form: i.form,
-      contentType: i.content_type,
-      action: i.action,
-      envelopeHash: i.envelope_hash,
-    }));
-    return {
-      txid,
-      height: Number(row.height),
-      position: Number(row.position),
-      blockHash: row.block_hash,
-      blockTime: Number(row.block_time),
-      size: Number(row.size),
-      feeKoinu: row.fee === null ? null : BigInt(row.fee),
-      coinbase: BigInt(row.coinbase) !== 0n,
-      outputs,
-      opReturns,
-      inscriptions,
-      zkpUses: this.zkp.ofTx(txid),
-    };
+    const inscriptions = (this.s.inscriptions.all(txidKey(txid)) as Record<string, unknown>[]).map(revealedInscription);
+    return { ...core, opReturns, inscriptions, zkpUses: this.zkp.ofTx(txid) };
   }
 
   /** Spent outputs of a transaction's inputs, as the index knows them (by input index). */
@@ -151,20 +222,8 @@ export class TxReads {
     txid: string,
   ): Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }> {
     const out = new Map<number, { prevTxid: string; prevVout: number; valueKoinu: bigint; address: string | null }>();
-    for (const row of this.s.inputs.all(txidKey(txid)) as {
-      txid: Buffer;
-      vout: bigint;
-      value: bigint;
-      address: string | null;
-      spent_vin: bigint;
-    }[]) {
-      out.set(Number(row.spent_vin), {
-        prevTxid: hexOf(row.txid),
-        prevVout: Number(row.vout),
-        valueKoinu: BigInt(row.value),
-        address: row.address,
-      });
-    }
+    for (const [vin, o] of this.plans.run(spentOutputsOf(txid)))
+      out.set(vin, { prevTxid: o.prevTxid, prevVout: o.prevVout, valueKoinu: o.valueKoinu, address: o.address });
     return out;
   }
 
@@ -176,9 +235,7 @@ export class TxReads {
 
   /** One output, spent or not, as the index holds it. */
   output(txid: string, vout: number): { valueKoinu: bigint; scriptHex: string; address: string | null } | null {
-    const row = this.s.output.get(txidKey(txid), vout) as
-      { value: bigint; script: Buffer; address: string | null } | undefined;
-    return row ? { valueKoinu: BigInt(row.value), scriptHex: hexOf(row.script), address: row.address } : null;
+    return this.plans.run(outputOf(txid, vout));
   }
 
   /**

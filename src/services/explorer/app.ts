@@ -45,15 +45,16 @@ export interface ExplorerOptions {
   /** The node's mempool (./mempool.ts); without it nothing is pending (unconfirmed_koinu 0). */
   mempool?: MempoolReader;
   /**
-   * The address reads (balance, history, UTXOs) from a PostgreSQL connection pool, when the index
-   * is on PostgreSQL (src/indexer/read/async.ts): requests then overlap their queries. Without it
-   * those routes read through `queries`, synchronously (SQLite).
+   * The address reads (balance, history, UTXOs, and Esplora's address and script-hash routes) from
+   * a PostgreSQL connection pool, when the index is on PostgreSQL (src/indexer/read/async.ts):
+   * requests then overlap their queries. Without it those routes read through `queries`,
+   * synchronously (SQLite).
    */
   addressReads?: AddressReads;
 }
 
 /** The address reads an explorer may answer from a pool: AsyncIndexReads, same answers as IndexQueries'. */
-export type AddressReads = Pick<AsyncIndexReads, "balance" | "history" | "utxos">;
+export type AddressReads = Pick<AsyncIndexReads, "balance" | "history" | "utxos" | "run">;
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -881,6 +882,7 @@ export function createExplorerApp(options: ExplorerOptions): express.Express {
       node,
       broadcastLimit,
       mempool,
+      plans: options.addressReads,
       surface,
       log,
       cacheMs: options.statusCacheMs ?? 1000,

@@ -26,6 +26,7 @@ import {
   serializeHeader,
   sha256d,
 } from "../../doge";
+import { LRUCache } from "lru-cache";
 import { RPC_INVALID_ADDRESS_OR_KEY } from "../../doge/policy";
 import { Refusal, notFound } from "../../errors";
 
@@ -57,47 +58,41 @@ export interface BlockMeta {
 export const blockNotFound = (hash: string): Refusal =>
   notFound("BLOCK_NOT_FOUND", "Block not found", { block_hash: hash });
 
-/** Promises by key, the most recently used kept; a failed read is forgotten. */
-class PromiseCache<T> {
-  private readonly entries = new Map<string, Promise<T>>();
-
-  constructor(private readonly size: number) {}
-
-  get(key: string, read: () => Promise<T>): Promise<T> {
-    const cached = this.entries.get(key);
-    if (cached) {
-      this.entries.delete(key);
-      this.entries.set(key, cached);
-      return cached;
-    }
-    const promise = read();
-    this.entries.set(key, promise);
-    promise.catch(() => this.entries.delete(key));
-    while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as string);
-    return promise;
-  }
+/**
+ * `read()`'s promise, kept in `cache` under `key` so that every caller (concurrent ones too) shares
+ * one read; a read that fails is forgotten.
+ */
+export function keptPromise<T>(cache: LRUCache<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const promise = read();
+  cache.set(key, promise);
+  promise.catch(() => {
+    if (cache.peek(key) === promise) cache.delete(key);
+  });
+  return promise;
 }
 
 /** The node's blocks by hash: serialized and parsed (raw), and their header facts (meta). */
 export class EsploraBlockReader {
-  private readonly raws: PromiseCache<RawBlock>;
-  private readonly metas: PromiseCache<BlockMeta>;
+  private readonly raws: LRUCache<string, Promise<RawBlock>>;
+  private readonly metas: LRUCache<string, Promise<BlockMeta>>;
 
   constructor(
     private readonly node: EsploraBlockNode,
     rawCacheSize: number,
     metaCacheSize = 1024,
   ) {
-    this.raws = new PromiseCache(rawCacheSize);
-    this.metas = new PromiseCache(metaCacheSize);
+    this.raws = new LRUCache({ max: rawCacheSize });
+    this.metas = new LRUCache({ max: metaCacheSize });
   }
 
   raw(hash: string): Promise<RawBlock> {
-    return this.raws.get(hash, () => this.fetchRaw(hash));
+    return keptPromise(this.raws, hash, () => this.fetchRaw(hash));
   }
 
   meta(hash: string): Promise<BlockMeta> {
-    return this.metas.get(hash, () => this.fetchMeta(hash));
+    return keptPromise(this.metas, hash, () => this.fetchMeta(hash));
   }
 
   /** A transaction of a block the index names; 502 when the node's block does not hold it. */

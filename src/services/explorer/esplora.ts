@@ -38,7 +38,14 @@ import {
   parseTransactionHex,
   serializeTransaction,
 } from "../../doge";
-import { IndexHistory, IndexQueries, TxView } from "../../indexer/queries";
+import { LRUCache } from "lru-cache";
+import { IndexHistory, IndexQueries } from "../../indexer/queries";
+import type { AsyncIndexReads } from "../../indexer/read/async";
+import { addressForScriptHashOf, txoStatsOf, utxoPage, UtxoView } from "../../indexer/read/balances";
+import { IndexedBlock, blockAt, indexedTip } from "../../indexer/read/blocks";
+import { historyPage } from "../../indexer/read/history";
+import { PlanRunner, ReadPlan } from "../../indexer/read/rows";
+import { TxCoreView, outputOf, spentOutputsOf, txCoreOf, txRowOf } from "../../indexer/read/txs";
 import { AppError, Refusal, absentOrBehind, badRequest, notFound, statusOf } from "../http/errors";
 import { publicCors } from "../http/app";
 import { exactJson } from "./records";
@@ -79,6 +86,12 @@ export interface EsploraOptions {
   mempool?: Pick<MempoolReader, "addressStats" | "tx" | "rawTx" | "history" | "spentBy">;
   /** How long the node's mempool and fee estimates are reused between requests (default 1000 ms). */
   cacheMs?: number;
+  /**
+   * Index reads on a PostgreSQL connection pool (the explorer's AsyncIndexReads, `--pg-pool`): the
+   * address and script-hash routes, and the transactions they answer, then await their reads so
+   * that requests overlap their queries. Without it every read is synchronous (SQLite).
+   */
+  plans?: Pick<AsyncIndexReads, "run">;
   /** Internal errors (500) are logged here. */
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** The explorer's document, in which these routes are declared (under /esplora/api). */
@@ -97,8 +110,11 @@ export const ESPLORA_BLOCKS_PAGE = 10;
 /** JSON text of whole answers kept by indexed tip (byTip), at most. */
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** Block hashes by height kept at most (about 100 bytes each). */
-const MAX_KEPT_HEIGHTS = 1_000_000;
+/** The index's blocks (hash and time) kept by height at most (about 200 bytes each). */
+const KEPT_BLOCKS = 100_000;
+
+/** Unspent outputs read per statement for /utxo (which answers all of an address's). */
+const UTXO_READ_PAGE = 500;
 
 /** A block by hash never changes: Esplora says these answers "can be cached indefinitely". */
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -106,6 +122,18 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 /** Esplora's confirmation status: the block of a confirmed transaction, or `{confirmed: false}`. */
 type EsploraStatus =
   { confirmed: true; block_height: number; block_hash: string; block_time: number } | { confirmed: false };
+
+/** An output as a transaction's JSON writes it (its own outputs, and the prevouts of its inputs). */
+interface PrevOutput {
+  scriptHex: string;
+  valueKoinu: bigint;
+  address: string | null;
+}
+
+/** An unspent output as Esplora writes it (/utxo): the index's row (UtxoView) with its block's status. */
+function utxoJson(u: Pick<UtxoView, "txid" | "vout" | "valueKoinu">, status: EsploraStatus) {
+  return { txid: u.txid, vout: u.vout, status, value: u.valueKoinu };
+}
 
 // Path parameters refused with Esplora's own messages (electrs's rest.rs): the text is the answer.
 const HEX64 = /^[0-9a-fA-F]{64}$/;
@@ -141,8 +169,16 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   const router = express.Router();
   const blocks = new EsploraBlockReader(node, options.blockCacheSize ?? 16);
   const chain = new IndexHistory(queries.db);
-  const pool = new EsploraMempoolSource(node, options.cacheMs ?? 1000, options.mempool);
+  const mempoolSource = new EsploraMempoolSource(node, options.cacheMs ?? 1000, options.mempool);
   const log = options.log ?? (() => undefined);
+
+  /**
+   * Index reads are read plans (src/indexer/read/rows.ts), run on the explorer's PostgreSQL pool
+   * when it has one (requests overlap their queries), else synchronously on the index's handle.
+   */
+  const planRunner = new PlanRunner(queries.db);
+  const read = <T>(plan: ReadPlan<T>): T | Promise<T> =>
+    options.plans ? options.plans.run(plan) : planRunner.run(plan);
 
   // Esplora is served to browsers on any origin, without credentials, like the explorer's /api.
   router.use((_req, res, next) => {
@@ -155,95 +191,81 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   const missing = (code: string, message: string, details: Record<string, unknown>): AppError =>
     absentOrBehind(queries.status(), code, message, details);
   const txNotFound = (txid: string) => missing("TX_NOT_FOUND", "Transaction not found", { txid });
-  const indexedTx = (txid: string): TxView => {
-    const tx = queries.tx(txid);
+  const indexedTx = async (txid: string): Promise<TxCoreView> => {
+    const tx = await read(txCoreOf(txid));
     if (!tx) throw txNotFound(txid);
     return tx;
   };
   /** A transaction of the index, else of the mempool view, else 404 (or 503 while the index is behind). */
-  const anyTx = (txid: string): { indexed: TxView } | { pending: DecodedTransaction; fee: bigint | null } => {
-    const tx = queries.tx(txid);
+  const anyTx = async (
+    txid: string,
+  ): Promise<{ indexed: TxCoreView } | { pending: DecodedTransaction; fee: bigint | null }> => {
+    const tx = await read(txCoreOf(txid));
     if (tx) return { indexed: tx };
     const raw = options.mempool?.rawTx(txid);
     if (raw) return { pending: raw, fee: options.mempool!.tx(txid)?.feeKoinu ?? null };
     throw txNotFound(txid);
   };
-  const statusOfTx = (tx: TxView): EsploraStatus & { confirmed: true } => ({
+  /** Esplora's status of something confirmed in the index's block at `height`. */
+  const confirmedStatus = (height: number, block: IndexedBlock): EsploraStatus & { confirmed: true } => ({
     confirmed: true,
-    block_height: tx.height,
-    block_hash: tx.blockHash,
-    block_time: tx.blockTime,
+    block_height: height,
+    block_hash: block.hash,
+    block_time: block.time,
   });
+  const statusOfTx = (tx: Pick<TxCoreView, "height" | "blockHash" | "blockTime">) =>
+    confirmedStatus(tx.height, { hash: tx.blockHash, time: tx.blockTime });
 
   /**
-   * The index's block hash at each height, read once and kept while the chain below an anchor (the
-   * indexed tip when last checked) stays: `checkChain()`, once per request that uses it, reads the
-   * tip and the hash at the anchor's height, and forgets every kept hash (and the blocks and
-   * transactions kept with them) when a reorg replaced the anchor. Only heights at or below the
-   * anchor are kept, so a reorg that changes a kept height always changes the anchor's hash too.
+   * The index's blocks by height (hash and time), read once and kept while the chain below an
+   * anchor (the indexed tip when last checked) stays: `followChain(tip)`, before an answer is read
+   * from the index, compares the block at the anchor's height with the anchor once the tip has
+   * moved, and forgets every kept block when a reorg replaced it. Only heights at or below the
+   * anchor are kept, so a reorg that changes a kept height always changes the anchor's block too.
+   * Reads overlap on a pool: when another request moved the anchor during the check, or a reorg
+   * was noticed during a block's read (`generation` moved), nothing read meanwhile is trusted.
    */
-  const hashes = new Map<number, string>();
+  const keptBlocks = new LRUCache<number, IndexedBlock>({ max: KEPT_BLOCKS });
   let anchor: { height: number; hash: string } | null = null;
-  const checkChain = () => {
-    if (anchor && chain.blockHashAt(anchor.height) !== anchor.hash) {
-      hashes.clear();
-      blocksByHeight.clear();
+  let generation = 0;
+  function* followChain(tip: { height: number; hash: string } | null): ReadPlan<void> {
+    const previous = anchor;
+    if (previous?.hash === tip?.hash) return;
+    const replaced = previous === null || (yield* blockAt(previous.height))?.hash !== previous.hash;
+    if (replaced || tip === null || anchor !== previous) {
+      keptBlocks.clear();
+      generation++;
     }
-    anchor = chain.tip();
-  };
-  const hashAtHeight = (height: number): string | null => {
-    const kept = hashes.get(height);
-    if (kept !== undefined) return kept;
-    const hash = chain.blockHashAt(height);
-    if (hash !== null && anchor && height <= anchor.height) {
-      if (hashes.size >= MAX_KEPT_HEIGHTS) hashes.clear();
-      hashes.set(height, hash);
-    }
-    return hash;
-  };
+    anchor = tip;
+  }
+  function* indexedBlock(height: number): ReadPlan<IndexedBlock | null> {
+    const kept = keptBlocks.get(height);
+    if (kept) return kept;
+    const seen = generation;
+    const block = yield* blockAt(height);
+    if (block && anchor && height <= anchor.height && seen === generation) keptBlocks.set(height, block);
+    return block;
+  }
 
   /**
    * Answers that depend on the index alone (an address's confirmed lists), kept as their JSON items
    * with the indexed tip they were read at: every block the indexer writes or rolls back changes
    * the tip, so an answer serves exactly while the tip is the same one. An answer read while the
-   * tip moved is not kept. At most RESPONSE_CACHE_BYTES of text are kept.
+   * tip moved is not kept. At most RESPONSE_CACHE_BYTES of text are kept, none over a sixteenth.
    */
-  const responses = new LruCache<string, { tip: string; items: string[]; bytes: number }>(Infinity);
-  let responseBytes = 0;
-  const byTip = async (key: string, read: () => string[] | Promise<string[]>): Promise<string[]> => {
-    const tip = chain.tip()?.hash ?? null;
+  const responses = new LRUCache<string, { tip: string; items: string[] }>({
+    maxSize: RESPONSE_CACHE_BYTES,
+    maxEntrySize: RESPONSE_CACHE_BYTES / 16,
+    sizeCalculation: (entry) => entry.items.reduce((sum, item) => sum + item.length, 1),
+  });
+  const byTip = async (key: string, compute: () => string[] | Promise<string[]>): Promise<string[]> => {
+    const tip = await read(indexedTip());
     const kept = responses.get(key);
-    if (kept && kept.tip === tip) return kept.items;
-    const items = await read();
-    if (tip !== null && chain.tip()?.hash === tip) {
-      const bytes = items.reduce((sum, item) => sum + item.length, 0);
-      if (bytes <= RESPONSE_CACHE_BYTES / 16) {
-        if (kept) responseBytes -= kept.bytes;
-        responses.set(key, { tip, items, bytes });
-        responseBytes += bytes;
-        if (responseBytes > RESPONSE_CACHE_BYTES)
-          for (const [oldest, entry] of responses.oldestFirst()) {
-            if (responseBytes <= RESPONSE_CACHE_BYTES) break;
-            responses.delete(oldest);
-            responseBytes -= entry.bytes;
-          }
-      }
-    }
+    if (tip !== null && kept?.tip === tip.hash) return kept.items;
+    await read(followChain(tip));
+    const items = await compute();
+    if (tip !== null && (await read(indexedTip()))?.hash === tip.hash) responses.set(key, { tip: tip.hash, items });
     return items;
-  };
-
-  /**
-   * The index's block at `height` (hash and time), read through `txid`, one of its transactions,
-   * the first time and kept while its hash is the one at that height.
-   */
-  const blocksByHeight = new LruCache<number, { hash: string; time: number }>(100_000);
-  const indexedBlock = (height: number, txid: string): { hash: string; time: number } => {
-    const known = blocksByHeight.get(height);
-    if (known && hashAtHeight(height) === known.hash) return known;
-    const tx = indexedTx(txid);
-    const block = { hash: tx.blockHash, time: tx.blockTime };
-    blocksByHeight.set(height, block);
-    return block;
   };
 
   /** The output as Esplora writes it; the address only when the script has one. */
@@ -255,65 +277,89 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     value: valueKoinu,
   });
 
-  /** The output a transaction spends: a confirmed one (the index) or another pending transaction's. */
-  const prevOutput = (
-    txid: string,
-    vout: number,
-  ): { scriptHex: string; valueKoinu: bigint; address: string | null } | null => {
-    const indexed = queries.output(txid, vout);
-    if (indexed) return indexed;
+  /** An output of a transaction in the mempool view (a pending transaction's parent), or null. */
+  const pendingOutput = (txid: string, vout: number): PrevOutput | null => {
     const parent = options.mempool?.tx(txid)?.outputs.find((o) => o.vout === vout);
     return parent ? { scriptHex: parent.scriptHex, valueKoinu: parent.valueKoinu, address: parent.address } : null;
   };
+
+  /**
+   * The outputs a transaction the index does not hold spends, by input index: confirmed ones (the
+   * index) or another pending transaction's.
+   */
+  function* prevoutsOf(raw: DecodedTransaction): ReadPlan<Map<number, PrevOutput>> {
+    const found = new Map<number, PrevOutput>();
+    for (const [vin, input] of raw.inputs.entries()) {
+      if (isCoinbaseInput(input)) continue;
+      const prev = (yield* outputOf(input.prevTxid, input.vout)) ?? pendingOutput(input.prevTxid, input.vout);
+      if (prev) found.set(vin, prev);
+    }
+    return found;
+  }
 
   /**
    * Confirmed transactions in Esplora's shape, by txid with the block they are in: everything in
    * them (inputs with their prevouts, outputs, fee, status) is fixed once the block is, so an
    * entry serves until a reorg moves the transaction to another block (checked on every read).
    */
-  const confirmedJson = new LruCache<string, { blockHash: string; text: Promise<string> }>(
-    options.txCacheSize ?? 10_000,
-  );
+  const confirmedJson = new LRUCache<string, { blockHash: string; text: Promise<string> }>({
+    max: options.txCacheSize ?? 10_000,
+  });
   /** A confirmed transaction's JSON text when the index puts it in block `blockHash`, else null. */
   const cachedTxText = (txid: string, blockHash: string): Promise<string> | null => {
     const cached = confirmedJson.get(txid);
     return cached && cached.blockHash === blockHash ? cached.text : null;
   };
   /** A confirmed transaction as Esplora's JSON text (written once with the exact writer, then kept). */
-  const txText = (tx: TxView): Promise<string> => {
+  const txText = (tx: TxCoreView): Promise<string> => {
     const cached = cachedTxText(tx.txid, tx.blockHash);
     if (cached) return cached;
     const text = buildTxJson(tx).then(exactJson);
     confirmedJson.set(tx.txid, { blockHash: tx.blockHash, text });
-    text.catch(() => confirmedJson.delete(tx.txid));
+    text.catch(() => {
+      if (confirmedJson.peek(tx.txid)?.text === text) confirmedJson.delete(tx.txid);
+    });
     return text;
   };
-  const buildTxJson = async (tx: TxView) => {
+  const buildTxJson = async (tx: TxCoreView) => {
+    // The outputs its inputs spend, as the index recorded them (by input index), else a pending
+    // transaction's (the mempool view may still hold a parent confirmed a moment ago).
     const raw = await blocks.transaction(tx.blockHash, tx.txid);
+    const spent = await read(spentOutputsOf(tx.txid));
     const byVout = new Map(tx.outputs.map((o) => [o.vout, o]));
     return rawTxJson(raw, {
       size: tx.size,
       fee: tx.feeKoinu ?? 0n,
       status: statusOfTx(tx),
+      prevout: (vin, input) => spent.get(vin) ?? pendingOutput(input.prevTxid, input.vout),
       output: (vout) => byVout.get(vout) ?? null,
     });
   };
 
   /** A pending transaction in Esplora's shape: status `{confirmed: false}`, values from the outputs it spends. */
-  const pendingTxJson = (raw: DecodedTransaction, fee: bigint | null) =>
-    rawTxJson(raw, { size: raw.size, fee: fee ?? 0n, status: { confirmed: false }, output: () => null });
+  const pendingTxJson = async (raw: DecodedTransaction, fee: bigint | null, known?: Map<number, PrevOutput>) => {
+    const prevouts = known ?? (await read(prevoutsOf(raw)));
+    return rawTxJson(raw, {
+      size: raw.size,
+      fee: fee ?? 0n,
+      status: { confirmed: false },
+      prevout: (vin) => prevouts.get(vin) ?? null,
+      output: () => null,
+    });
+  };
 
   /** A transaction the index does not hold (a block off the index's chain): its fee when every input is found. */
-  const unindexedTxJson = (raw: DecodedTransaction) => {
+  const unindexedTxJson = async (raw: DecodedTransaction) => {
+    const prevouts = await read(prevoutsOf(raw));
     let fee: bigint | null = 0n;
     if (!raw.inputs.some(isCoinbaseInput)) {
-      for (const input of raw.inputs) {
-        const prev = prevOutput(input.prevTxid, input.vout);
+      for (const vin of raw.inputs.keys()) {
+        const prev = prevouts.get(vin);
         fee = prev && fee !== null ? fee + prev.valueKoinu : null;
       }
       if (fee !== null) fee -= raw.outputs.reduce((sum, o) => sum + o.value, 0n);
     }
-    return pendingTxJson(raw, fee);
+    return pendingTxJson(raw, fee, prevouts);
   };
 
   const rawTxJson = (
@@ -322,16 +368,17 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       size: number;
       fee: bigint;
       status: EsploraStatus;
-      output: (vout: number) => { scriptHex: string; valueKoinu: bigint; address: string | null } | null;
+      prevout: (vin: number, input: DecodedTransaction["inputs"][number]) => PrevOutput | null;
+      output: (vout: number) => PrevOutput | null;
     },
   ) => {
     return {
       txid: raw.txid,
       version: raw.version,
       locktime: raw.locktime,
-      vin: raw.inputs.map((input) => {
+      vin: raw.inputs.map((input, vin) => {
         const coinbase = isCoinbaseInput(input);
-        const prev = coinbase ? null : prevOutput(input.prevTxid, input.vout);
+        const prev = coinbase ? null : known.prevout(vin, input);
         const prevout = prev ? outputJson(prev.scriptHex, prev.valueKoinu, prev.address) : null;
         const redeemScript = prevout?.scriptpubkey_type === "p2sh" ? lastPush(input.scriptSig) : null;
         return {
@@ -362,9 +409,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
   /** The serialized transaction: from its block (the node) when indexed, else from the mempool view. */
   const rawTransaction = async (txid: string): Promise<DecodedTransaction> => {
-    let found: ReturnType<typeof anyTx>;
+    let found: Awaited<ReturnType<typeof anyTx>>;
     try {
-      found = anyTx(txid);
+      found = await anyTx(txid);
     } catch (error) {
       // Broadcast a moment ago and not in the mempool view yet (it refreshes every second): the
       // node's mempool has it, as an Esplora server's has a transaction it just broadcast.
@@ -395,8 +442,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
 
   const address = createAddressReads();
   function createAddressReads() {
-    const stats = (addr: string) => {
-      const txo = queries.txoStats(addr);
+    const stats = async (addr: string) => {
+      const txo = await read(txoStatsOf(addr));
       const pending = options.mempool?.addressStats(addr);
       return {
         chain_stats: {
@@ -404,7 +451,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
           funded_txo_sum: txo.fundedKoinu,
           spent_txo_count: txo.spentCount,
           spent_txo_sum: txo.spentKoinu,
-          tx_count: queries.balance(addr).txCount,
+          tx_count: txo.txCount,
         },
         mempool_stats: pending
           ? {
@@ -419,62 +466,70 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     };
 
     /** Every confirmed unspent output, oldest first, each with its funding block's status. */
-    const confirmedUtxos = (addr: string) => {
-      // The status names the funding block: the index's block at that height, once per height.
-      checkChain();
-      const blockAt = new Map<number, { hash: string; time: number }>();
+    function* confirmedUtxos(addr: string): ReadPlan<string[]> {
       const items: string[] = [];
-      for (const u of queries.allUtxos(addr, 500)) {
-        let block = blockAt.get(u.height);
-        if (!block) {
-          block = indexedBlock(u.height, u.txid);
-          blockAt.set(u.height, block);
+      let after: { height: number; txid: string; vout: number } | null = null;
+      for (;;) {
+        // Esplora's UTXOs carry no inscriptions or DRC-20 amounts: those are not read.
+        const page: { items: UtxoView[] } = yield* utxoPage(addr, after, UTXO_READ_PAGE, { carriers: false });
+        for (const u of page.items) {
+          // The status names the funding block: the index's block at that height (kept by height).
+          const block = yield* indexedBlock(u.height);
+          if (!block) throw txNotFound(u.txid); // rolled back while being read
+          items.push(exactJson(utxoJson(u, confirmedStatus(u.height, block))));
         }
-        // Written directly (hex, integers and koinu as exact integers): the list may be long.
-        items.push(
-          `{"txid":"${u.txid}","vout":${u.vout},"status":{"confirmed":true,"block_height":${u.height},` +
-            `"block_hash":"${block.hash}","block_time":${block.time}},"value":${u.valueKoinu}}`,
-        );
+        const last: UtxoView | undefined = page.items.at(-1);
+        if (page.items.length < UTXO_READ_PAGE || !last) return items;
+        after = { height: last.height, txid: last.txid, vout: last.vout };
       }
-      return items;
-    };
+    }
 
     /**
-     * A page of the confirmed history, newest first, after `lastSeen` when given. As electrs does,
-     * a last seen txid the index does not hold (a pending or unknown one) ends the list: [].
+     * The transactions (with the block the index puts each in) of a page of the confirmed history,
+     * newest first, after `lastSeen` when given. As electrs does, a last seen txid the index does
+     * not hold (a pending or unknown one) ends the list: [].
      */
-    const confirmedPage = async (addr: string, lastSeen: string | null) => {
+    function* confirmedPageOf(
+      addr: string,
+      lastSeen: string | null,
+    ): ReadPlan<{ txid: string; block: IndexedBlock | null }[]> {
       let before: { height: number; position: number } | null = null;
       if (lastSeen !== null) {
-        const seen = queries.tx(lastSeen);
+        const seen = yield* txRowOf(lastSeen);
         if (!seen) return [];
         before = { height: seen.height, position: seen.position };
       }
-      const page = queries.history(addr, before, ESPLORA_CHAIN_PAGE);
-      checkChain();
+      const page = yield* historyPage(addr, before, ESPLORA_CHAIN_PAGE);
+      const items: { txid: string; block: IndexedBlock | null }[] = [];
+      for (const item of page.items) items.push({ txid: item.txid, block: yield* indexedBlock(item.height) });
+      return items;
+    }
+    const confirmedPage = async (addr: string, lastSeen: string | null) => {
+      const page = await read(confirmedPageOf(addr, lastSeen));
       return Promise.all(
-        page.items.map((item) => {
-          const hash = hashAtHeight(item.height);
-          return (hash ? cachedTxText(item.txid, hash) : null) ?? txText(indexedTx(item.txid));
-        }),
+        page.map(
+          async ({ txid, block }) => (block ? cachedTxText(txid, block.hash) : null) ?? txText(await indexedTx(txid)),
+        ),
       );
     };
 
     /** The address's pending transactions, newest first, at most one Esplora mempool page. */
-    const mempoolPage = (addr: string) =>
-      (options.mempool?.history(addr) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
+    const mempoolPage = async (addr: string) => {
+      const pending = (options.mempool?.history(addr) ?? []).slice(0, ESPLORA_MEMPOOL_PAGE).flatMap((item) => {
         const raw = options.mempool!.rawTx(item.txid);
-        return raw ? [pendingTxJson(raw, options.mempool!.tx(item.txid)?.feeKoinu ?? null)] : [];
+        return raw ? [{ raw, fee: options.mempool!.tx(item.txid)?.feeKoinu ?? null }] : [];
       });
+      return Promise.all(pending.map(({ raw, fee }) => pendingTxJson(raw, fee)));
+    };
 
     /** /txs: the pending page, then the first confirmed page (only confirmed ones after `after`). */
     const txs = async (addr: string, after: string | null) => [
-      ...(after === null ? mempoolPage(addr).map(exactJson) : []),
+      ...(after === null ? (await mempoolPage(addr)).map(exactJson) : []),
       ...(await chainPage(addr, after)),
     ];
 
     /** Confirmed lists depend on nothing but the index, so they are kept per indexed tip. */
-    const utxos = (addr: string) => byTip(`utxo ${addr}`, () => confirmedUtxos(addr));
+    const utxos = (addr: string) => byTip(`utxo ${addr}`, () => read(confirmedUtxos(addr)));
     const chainPage = (addr: string, lastSeen: string | null) =>
       byTip(`chain ${addr} ${lastSeen ?? ""}`, () => confirmedPage(addr, lastSeen));
 
@@ -490,8 +545,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: AddressParams,
       responses: answers({ 200: E.AddressStats }),
     },
-    ({ params: { address: addr } }, _req, res) => {
-      res.json({ address: addr, ...address.stats(addr) });
+    async ({ params: { address: addr } }, _req, res) => {
+      res.json({ address: addr, ...(await address.stats(addr)) });
     },
   );
   on.get(
@@ -557,8 +612,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: AddressParams,
       responses: answers({ 200: z.array(E.Tx) }),
     },
-    ({ params: { address: addr } }, _req, res) => {
-      res.json(address.mempoolPage(addr));
+    async ({ params: { address: addr } }, _req, res) => {
+      res.json(await address.mempoolPage(addr));
     },
   );
   // Script hashes (SHA-256 of the output script, in that byte order): the index's address of that
@@ -579,7 +634,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       () => "Invalid scripthash",
     ),
   });
-  const addressOf = (hash: string): string | null => queries.addressForScriptHash(hash);
+  const addressOf = async (hash: string): Promise<string | null> => read(addressForScriptHashOf(hash));
   const zeroStats = { funded_txo_count: 0, funded_txo_sum: 0n, spent_txo_count: 0, spent_txo_sum: 0n, tx_count: 0 };
   on.get(
     "/scripthash/:hash",
@@ -589,11 +644,11 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: ScripthashParams,
       responses: answers({ 200: E.ScripthashStats }),
     },
-    ({ params: { hash } }, _req, res) => {
-      const addr = addressOf(hash);
+    async ({ params: { hash } }, _req, res) => {
+      const addr = await addressOf(hash);
       res.json({
         scripthash: hash,
-        ...(addr ? address.stats(addr) : { chain_stats: zeroStats, mempool_stats: zeroStats }),
+        ...(addr ? await address.stats(addr) : { chain_stats: zeroStats, mempool_stats: zeroStats }),
       });
     },
   );
@@ -606,7 +661,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Utxo) }),
     },
     async ({ params: { hash } }, _req, res) => {
-      const addr = addressOf(hash);
+      const addr = await addressOf(hash);
       sendJsonArray(res, addr ? await address.utxos(addr) : []);
     },
   );
@@ -620,7 +675,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params: { hash }, query }, _req, res) => {
-      const addr = addressOf(hash);
+      const addr = await addressOf(hash);
       sendJsonArray(res, addr ? await address.txs(addr, query.after_txid ?? null) : []);
     },
   );
@@ -633,7 +688,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params: { hash } }, _req, res) => {
-      const addr = addressOf(hash);
+      const addr = await addressOf(hash);
       sendJsonArray(res, addr ? await address.chainPage(addr, null) : []);
     },
   );
@@ -646,7 +701,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Tx) }),
     },
     async ({ params }, _req, res) => {
-      const addr = addressOf(params.hash);
+      const addr = await addressOf(params.hash);
       sendJsonArray(res, addr ? await address.chainPage(addr, params.last_seen_txid) : []);
     },
   );
@@ -658,9 +713,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: ScripthashParams,
       responses: answers({ 200: z.array(E.Tx) }),
     },
-    ({ params: { hash } }, _req, res) => {
-      const addr = addressOf(hash);
-      res.json(addr ? address.mempoolPage(addr) : []);
+    async ({ params: { hash } }, _req, res) => {
+      const addr = await addressOf(hash);
+      res.json(addr ? await address.mempoolPage(addr) : []);
     },
   );
   on.get(
@@ -688,10 +743,12 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: E.Tx }),
     },
     async ({ params: { txid } }, _req, res) => {
-      const found = anyTx(txid);
+      const found = await anyTx(txid);
       res
         .type("application/json")
-        .send("indexed" in found ? await txText(found.indexed) : exactJson(pendingTxJson(found.pending, found.fee)));
+        .send(
+          "indexed" in found ? await txText(found.indexed) : exactJson(await pendingTxJson(found.pending, found.fee)),
+        );
     },
   );
   on.get(
@@ -702,8 +759,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: TxParams,
       responses: answers({ 200: E.TxStatus }),
     },
-    ({ params: { txid } }, _req, res) => {
-      const found = anyTx(txid);
+    async ({ params: { txid } }, _req, res) => {
+      const found = await anyTx(txid);
       res.json("indexed" in found ? statusOfTx(found.indexed) : { confirmed: false });
     },
   );
@@ -735,8 +792,8 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   );
 
   /** A confirmed transaction and its block, for the proofs; Esplora's 404 otherwise. */
-  const confirmedIn = async (txid: string): Promise<{ tx: TxView; block: RawBlock; pos: number }> => {
-    const tx = queries.tx(txid);
+  const confirmedIn = async (txid: string): Promise<{ tx: TxCoreView; block: RawBlock; pos: number }> => {
+    const tx = await read(txCoreOf(txid));
     if (!tx) throw missing("TX_NOT_FOUND", "Transaction not found or is unconfirmed", { txid });
     const block = await blocks.raw(tx.blockHash);
     const pos = block.txids.indexOf(txid);
@@ -777,8 +834,15 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
   );
 
   /** Esplora's spending status of one output: the index's spend, else a pending one, else unspent. */
-  const outspend = (spent: { txid: string; vin: number } | null, pending: { txid: string; vin: number } | null) => {
-    if (spent) return { spent: true, txid: spent.txid, vin: spent.vin, status: statusOfTx(indexedTx(spent.txid)) };
+  const outspend = async (
+    spent: { txid: string; vin: number } | null,
+    pending: { txid: string; vin: number } | null,
+  ) => {
+    if (spent) {
+      const spender = await read(txRowOf(spent.txid));
+      if (!spender) throw txNotFound(spent.txid);
+      return { spent: true, txid: spent.txid, vin: spent.vin, status: statusOfTx(spender) };
+    }
     if (pending) return { spent: true, txid: pending.txid, vin: pending.vin, status: { confirmed: false } };
     return { spent: false };
   };
@@ -790,9 +854,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       params: TxParams.extend({ vout: numberParam("the output's index") }),
       responses: answers({ 200: E.Outspend }),
     },
-    ({ params: { txid, vout } }, _req, res) => {
+    async ({ params: { txid, vout } }, _req, res) => {
       const indexed = queries.outspend(txid, vout)?.spent ?? null;
-      res.json(outspend(indexed, options.mempool?.spentBy(txid, vout) ?? null));
+      res.json(await outspend(indexed, options.mempool?.spentBy(txid, vout) ?? null));
     },
   );
   on.get(
@@ -804,12 +868,14 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(E.Outspend) }),
     },
     async ({ params: { txid } }, _req, res) => {
-      const found = anyTx(txid);
+      const found = await anyTx(txid);
       const raw = "indexed" in found ? await blocks.transaction(found.indexed.blockHash, txid) : found.pending;
       const indexed = "indexed" in found ? new Map(found.indexed.outputs.map((o) => [o.vout, o.spent])) : null;
       res.json(
-        raw.outputs.map((_output, vout) =>
-          outspend(indexed?.get(vout) ?? null, options.mempool?.spentBy(txid, vout) ?? null),
+        await Promise.all(
+          raw.outputs.map((_output, vout) =>
+            outspend(indexed?.get(vout) ?? null, options.mempool?.spentBy(txid, vout) ?? null),
+          ),
         ),
       );
     },
@@ -1017,9 +1083,9 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
     sendJsonArray(
       res,
       await Promise.all(
-        page.map((tx) => {
-          const indexed = queries.tx(tx.txid);
-          return indexed ? txText(indexed) : exactJson(unindexedTxJson(tx));
+        page.map(async (tx) => {
+          const indexed = await read(txCoreOf(tx.txid));
+          return indexed ? txText(indexed) : exactJson(await unindexedTxJson(tx));
         }),
       ),
     );
@@ -1084,7 +1150,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: E.MempoolBacklog }),
     },
     async (_input, _req, res) => {
-      res.json(backlog(await pool.entries()));
+      res.json(backlog(await mempoolSource.entries()));
     },
   );
   on.get(
@@ -1095,7 +1161,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: z.array(z.string()) }),
     },
     async (_input, _req, res) => {
-      res.json((await pool.entries()).map((e) => e.txid));
+      res.json((await mempoolSource.entries()).map((e) => e.txid));
     },
   );
   on.get(
@@ -1106,10 +1172,12 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: E.MempoolRecent }),
     },
     async (_input, _req, res) => {
-      const latest = [...(await pool.entries())]
+      const latest = [...(await mempoolSource.entries())]
         .sort((a, b) => b.time - a.time || (a.txid < b.txid ? -1 : 1))
         .slice(0, MEMPOOL_RECENT);
-      const items = await Promise.all(latest.map(async (e) => ({ entry: e, value: await pool.value(e.txid) })));
+      const items = await Promise.all(
+        latest.map(async (e) => ({ entry: e, value: await mempoolSource.value(e.txid) })),
+      );
       res.json(
         items
           .filter((i) => i.value !== null)
@@ -1126,7 +1194,7 @@ export function createEsploraRouter(options: EsploraOptions): express.Router {
       responses: answers({ 200: E.FeeEstimates }),
     },
     async (_input, _req, res) => {
-      res.json(await pool.feeEstimates());
+      res.json(await mempoolSource.feeEstimates());
     },
   );
 
@@ -1215,41 +1283,6 @@ function lastPush(scriptSig: Uint8Array): Uint8Array | null {
   const last = parsed.chunks[parsed.chunks.length - 1];
   if (parsed.malformed || !last?.data || parsed.chunks.some((c) => c.opcode > OP.OP_16)) return null;
   return last.data;
-}
-
-/** A map that keeps the `size` most recently used entries. */
-class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
-
-  constructor(private readonly size: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as K);
-  }
-
-  delete(key: K): void {
-    this.entries.delete(key);
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-
-  /** The entries, least recently used first (a copy: the caller may delete while walking it). */
-  oldestFirst(): [K, V][] {
-    return [...this.entries];
-  }
 }
 
 /** A JSON array of items already written as JSON text. */
