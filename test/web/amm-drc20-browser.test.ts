@@ -5,8 +5,10 @@
  * the token -> DOGE direction, the order, the tokens sent through the wallet's own DRC-20 step
  * (window.wallet.sendDrc20: a transfer inscription committed, revealed and sent for real by the
  * stand-in's key), the signed execute naming that txid, and the order followed until its DOGE payout
- * is confirmed (the index is the judge); DogeLabs, which has no way to inscribe a transfer for a
- * page, gets the provider's "cannot" message naming it and the step; and a liquidity add on the
+ * is confirmed (the index is the judge); the same sell with DogeLabs and with WalletConnect, which
+ * only sign PSBTs: the page inscribes the transfer with an ephemeral reveal key onto the person's
+ * address, the wallet signs the commit and the send (web/src/wallets/psbt-drc20.ts); a DogeLabs
+ * build without signPsbt gets the provider's "cannot" message naming it and the step; and a liquidity add on the
  * liquidity page whose token deposit the development wallet inscribes and sends itself, the txid
  * filling itself in. The changed pages are checked with axe and saved at desktop and phone width
  * under test-artifacts/browser/.
@@ -55,7 +57,10 @@ describe("AMM token deposits through the wallet in Chromium", function () {
   let outside: string[] = [];
   const custody = newKey();
   const people = new Map<StandinKind | "dev", TestKey>(
-    (["mydoge", "unisat", "dogelabs", "dev"] as const).map((kind): [StandinKind | "dev", TestKey] => [kind, newKey()]),
+    (["mydoge", "unisat", "dogelabs", "walletconnect", "dev"] as const).map((kind): [StandinKind | "dev", TestKey] => [
+      kind,
+      newKey(),
+    ]),
   );
 
   const wif = (key: TestKey) => encodeWif(key.privateKey, NETWORKS.regtest);
@@ -68,10 +73,10 @@ describe("AMM token deposits through the wallet in Chromium", function () {
   }
 
   /** A page in a new context with `kind`'s stand-in injected. */
-  async function personPage(kind: StandinKind): Promise<Page> {
+  async function personPage(kind: StandinKind, omit: string[] = []): Promise<Page> {
     const context = await browser.newContext({ viewport: PHONE });
     await context.addInitScript(
-      await standinScript([{ kind, config: { wif: wif(people.get(kind)!), network: "regtest", explorerUrl } }]),
+      await standinScript([{ kind, config: { wif: wif(people.get(kind)!), network: "regtest", explorerUrl, omit } }]),
     );
     return pageWith(context);
   }
@@ -194,8 +199,8 @@ describe("AMM token deposits through the wallet in Chromium", function () {
   });
 
   /** The swap page in the token -> DOGE direction with `amount` typed, quoted, and the wallet connected. */
-  async function sellPage(kind: StandinKind, name: string, amount: string): Promise<Page> {
-    const page = await personPage(kind);
+  async function sellPage(kind: StandinKind, name: string, amount: string, omit: string[] = []): Promise<Page> {
+    const page = await personPage(kind, omit);
     await page.goto(`${base}/`);
     await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
     await page.click('.presets button[data-direction="TOKEN_TO_DOGE"]');
@@ -231,8 +236,14 @@ describe("AMM token deposits through the wallet in Chromium", function () {
   for (const { kind, name } of [
     { kind: "mydoge" as const, name: "MyDoge" },
     { kind: "unisat" as const, name: "UniSat" },
+    { kind: "dogelabs" as const, name: "DogeLabs" },
+    { kind: "walletconnect" as const, name: "WalletConnect" },
   ]) {
-    it(`sells ${TICK} for DOGE on the swap page with ${name}: the wallet inscribes and sends the transfer, the order settles`, async () => {
+    const how =
+      kind === "dogelabs" || kind === "walletconnect"
+        ? "the page inscribes the transfer with an ephemeral key, the wallet signs the commit and the send"
+        : "the wallet inscribes and sends the transfer";
+    it(`sells ${TICK} for DOGE on the swap page with ${name}: ${how}, the order settles`, async () => {
       const key = people.get(kind)!;
       const page = await sellPage(kind, name, SOLD.toString());
       if (kind === "mydoge") await checkPage(page, "amm-swap-sell");
@@ -255,6 +266,10 @@ describe("AMM token deposits through the wallet in Chromium", function () {
       const payout = ledger.payout(swap.payoutId!)!;
       expect(payout.status).to.equal("confirmed");
       expect(await page.locator("#o-payout").innerText()).to.contain("confirmed on chain");
+      // The ephemeral reveal key was dropped once the reveal was broadcast.
+      expect(
+        await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("dogeos.drc20-reveal."))),
+      ).to.deep.equal([]);
       await saveScreenshots(page, `amm-swap-sold-${kind}`);
       await page.context().close();
       expect(errors).to.deep.equal([]);
@@ -262,21 +277,22 @@ describe("AMM token deposits through the wallet in Chromium", function () {
     });
   }
 
-  it("says by name that DogeLabs cannot inscribe the transfer, with what to do, and moves no token", async () => {
+  it("says by name that a DogeLabs build without signPsbt cannot send the tokens, with what to do, and moves no token", async () => {
     const key = people.get("dogelabs")!;
-    const page = await sellPage("dogelabs", "DogeLabs", "1000");
+    const held = tokenBalance(key.address);
+    const page = await sellPage("dogelabs", "DogeLabs", "1000", ["signPsbt"]);
     await page.click("#swap");
     await finished(page, "swap-message", "Swapped: ");
     const said = await page.locator("#swap-message").innerText();
     expect(said, said).to.match(
-      /^DogeLabs cannot send tokens here: it has no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\. Choose another wallet for this step\. \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
+      /^DogeLabs cannot send tokens here: it has no DRC-20 transfer step of its own \(no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\) and cannot sign the PSBTs the page would inscribe it with \(no signPsbt method\)\. Choose another wallet for this step\. \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
     );
     expect(await page.locator("#swap-message").getAttribute("class")).to.contain("error");
     // Said before an order was opened: none waits to expire for nothing.
     expect(await page.locator("#order").isHidden()).to.equal(true);
     // The person can choose another wallet and try again.
     await page.waitForFunction(() => !(document.getElementById("swap") as HTMLButtonElement).disabled);
-    expect(tokenBalance(key.address)).to.equal(MINTED);
+    expect(tokenBalance(key.address)).to.equal(held);
     await saveScreenshots(page, "amm-swap-sell-unsupported");
     await page.context().close();
     expect(errors).to.deep.equal([]);

@@ -231,7 +231,7 @@ describe("wallet provider DRC-20 step (sendDrc20)", () => {
     ]);
   });
 
-  it("says which step a wallet cannot do: DogeLabs without inscribeTransfer, WalletConnect's Dogecoin RPC", async () => {
+  it("says which step a wallet cannot do: DogeLabs without inscribeTransfer or signPsbt, WalletConnect without signPsbt in its session", async () => {
     const dogeLabs = {
       requestAccounts: async () => [person.address],
       sendInscription: async () => send,
@@ -243,7 +243,7 @@ describe("wallet provider DRC-20 step (sendDrc20)", () => {
       "WALLET_UNSUPPORTED",
       "DogeLabs",
       "send tokens",
-      "DogeLabs cannot send tokens here: it has no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer. Choose another wallet for this step.",
+      "DogeLabs cannot send tokens here: it has no DRC-20 transfer step of its own (no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer) and cannot sign the PSBTs the page would inscribe it with (no signPsbt method). Choose another wallet for this step.",
     ]);
     const chain = chainIdOf("regtest");
     const walletConnect = {
@@ -260,7 +260,23 @@ describe("wallet provider DRC-20 step (sendDrc20)", () => {
       }),
     );
     expect([wcError.code, wcError.wallet]).to.deep.equal(["WALLET_UNSUPPORTED", "WalletConnect"]);
-    expect(wcError.message).to.contain("has no Dogecoin RPC method that inscribes a DRC-20 transfer");
+    expect(wcError.message).to.contain("(no signPsbt method in its session)");
+    // With signPsbt but no explorer on the page, the PSBT route cannot inscribe either.
+    const signing = {
+      ...walletConnect,
+      session: {
+        namespaces: {
+          bip122: { ...walletConnect.session.namespaces.bip122, methods: ["getAccountAddresses", "signPsbt"] },
+        },
+      },
+    };
+    const noExplorer = await rejection(async () =>
+      (await connected("walletConnectDoge", signing)).sendDrc20({ tick: "WEBT", amount: "5000", to: custody.address }),
+    );
+    expect([noExplorer.code, noExplorer.message]).to.deep.equal([
+      "WALLET_UNSUPPORTED",
+      "WalletConnect cannot send tokens here: it has no DRC-20 step of its own, and this page names no explorer to inscribe the transfer through. Choose another wallet for this step.",
+    ]);
   });
 
   it("refuses a request the page got wrong before asking the wallet", async () => {

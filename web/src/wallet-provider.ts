@@ -15,17 +15,21 @@
  *   wallet.getBalance()                -> {confirmed_koinu, unconfirmed_koinu}
  *   wallet.sendDrc20({tick, amount, to}) -> {txid}  a DRC-20 deposit through the wallet's own
  *                                      transfer step (it inscribes a transfer of `amount` onto its
- *                                      address, then sends that inscription to `to`); the txid is
- *                                      the send's, the deposit an order names
- *   wallet.checkSendDrc20()            throws the WalletError sendDrc20 would for a wallet that has
- *                                      no method for it, asking the wallet nothing (before an order)
+ *                                      address, then sends that inscription to `to`), or, for a
+ *                                      wallet that only signs PSBTs (DogeLabs, WalletConnect), through
+ *                                      PSBTs it signs (web/src/wallets/psbt-drc20.ts: the page
+ *                                      inscribes with an ephemeral reveal key onto the person's
+ *                                      address, the wallet signs the commit and the send); the txid
+ *                                      is the send's, the deposit an order names
+ *   wallet.checkSendDrc20()            throws the WalletError sendDrc20 would for a wallet that can
+ *                                      do neither, asking the wallet nothing (before an order)
  *   wallet.disconnect()
  *   wallet.address, wallet.publicKey, wallet.name, wallet.network
  *
  * There is no inscribe(): pages ask our services (or DogeWallets.buildPayment) for PSBTs, the wallet
- * signs, the explorer broadcasts. The one exception is sendDrc20: a DRC-20 transfer is inscribed and
- * sent by the wallet itself (that is the step MyDoge and UniSat offer a page), and the page only
- * learns the txid, which the AMM's deposit rule then judges from the index. Bundled for the browser by src/services/pages/wallet-provider.ts,
+ * signs, the explorer broadcasts. The one exception is sendDrc20 with MyDoge and UniSat: a DRC-20
+ * transfer is inscribed and sent by the wallet itself (that is the step they offer a page), and the
+ * page only learns the txid, which the AMM's deposit rule then judges from the index. Bundled for the browser by src/services/pages/wallet-provider.ts,
  * which ends the script with DogeWallets.install({network, explorerUrl?, devWallet?}).
  */
 import { Psbt } from "bitcoinjs-lib";
@@ -39,7 +43,9 @@ import {
   recoverMessagePublicKey,
   toBitcoinjsNetwork,
 } from "../../src/doge";
-import { WalletAdapter, WalletError, WalletId, txidAnswer } from "./wallets/adapter";
+import { WalletAdapter, WalletError, WalletId, txidAnswer, unsupported } from "./wallets/adapter";
+import { Drc20TransferError } from "./wallets/drc20-transfer";
+import { sendDrc20WithPsbts } from "./wallets/psbt-drc20";
 import { devWalletAdapter } from "./wallets/dev";
 import { MyDogeApi, myDogeAdapter } from "./wallets/mydoge";
 import { ownInputIndexes } from "./wallets/psbt-forms";
@@ -216,6 +222,35 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     return signature;
   }
 
+  /**
+   * How sendDrc20 goes with `adapter`: the wallet's own DRC-20 step when it has one, else PSBTs it
+   * signs (web/src/wallets/psbt-drc20.ts, which needs the page's explorer); throws the "cannot"
+   * message of a wallet that can do neither.
+   */
+  function drc20Route(adapter: WalletAdapter): "wallet" | "psbt" {
+    const own = adapter.sendDrc20
+      ? (adapter.sendDrc20Unsupported?.() ?? null)
+      : unsupported(adapter.name, "send tokens", "DRC-20 transfer step");
+    if (!own) return "wallet";
+    const cannotSign = adapter.signPsbt
+      ? (adapter.signPsbtUnsupported?.() ?? null)
+      : unsupported(adapter.name, "sign the payment", "signPsbt method");
+    if (cannotSign)
+      throw new WalletError(
+        "WALLET_UNSUPPORTED",
+        `${adapter.name} cannot send tokens here: it has no DRC-20 transfer step of its own (${own.message.replace(/^.*?: it has no /, "no ").replace(/\. Choose another wallet for this step\.$/, "")}) and cannot sign the PSBTs the page would inscribe it with (${cannotSign.message.replace(/^.*?: it has no /, "no ").replace(/\. Choose another wallet for this step\.$/, "")}). Choose another wallet for this step.`,
+        adapter.name,
+        "send tokens",
+      );
+    if (!config.explorerUrl)
+      throw unsupported(
+        adapter.name,
+        "send tokens",
+        "DRC-20 step of its own, and this page names no explorer to inscribe the transfer through",
+      );
+    return "psbt";
+  }
+
   const provider = {
     isDogeosProvider: true as const,
     get network() {
@@ -318,21 +353,35 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
         throw invalid("amount must be a whole number of tokens above 0, as a decimal string");
       if (typeof to !== "string" || networkOfAddress(to) !== network.name)
         throw invalid(`to must be an address on ${network.name}`);
-      provider.checkSendDrc20();
-      const answer = await adapter.sendDrc20!({ tick, amount, to }, c.address);
-      return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
+      if (drc20Route(adapter) === "wallet") {
+        const answer = await adapter.sendDrc20!({ tick, amount, to }, c.address);
+        return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
+      }
+      try {
+        const sent = await sendDrc20WithPsbts(
+          {
+            network,
+            address: c.address,
+            explorerUrl: config.explorerUrl!,
+            storage: storage(),
+            sign: (psbt, indexes) => adapter.signPsbt!(psbt, indexes, c.address),
+          },
+          { tick, amount: BigInt(amount), to },
+        );
+        return { txid: sent.txid };
+      } catch (error) {
+        if (error instanceof Drc20TransferError)
+          throw new WalletError(
+            error.code,
+            `${adapter.name} could not send tokens: ${error.message}`,
+            adapter.name,
+            "send tokens",
+          );
+        throw error;
+      }
     },
     checkSendDrc20(): void {
-      const adapter = needConnected("send tokens").adapter;
-      if (!adapter.sendDrc20)
-        throw new WalletError(
-          "WALLET_UNSUPPORTED",
-          `${adapter.name} cannot send DRC-20 tokens here; choose another wallet for this step.`,
-          adapter.name,
-          "send tokens",
-        );
-      const cannot = adapter.sendDrc20Unsupported?.() ?? null;
-      if (cannot) throw cannot;
+      drc20Route(needConnected("send tokens").adapter);
     },
     async getBalance(): Promise<{ confirmed_koinu: string; unconfirmed_koinu: string }> {
       const c = needConnected("read the balance");

@@ -52,6 +52,12 @@ export interface WalletAdapter {
   sendDrc20?(send: Drc20Send, address: string): Promise<{ txid: string }>;
   /** The error sendDrc20 would throw because the wallet lacks a method for it, or null; asks the wallet nothing. */
   sendDrc20Unsupported?(): WalletError | null;
+  /**
+   * The error signPsbt would throw because the wallet lacks a method for it, or null; asks the wallet
+   * nothing. A wallet without its own DRC-20 step sends tokens through PSBTs it signs
+   * (./psbt-drc20.ts) when this is null.
+   */
+  signPsbtUnsupported?(): WalletError | null;
   disconnect?(): Promise<void>;
 }
 

@@ -35,13 +35,13 @@ import { drc20TickKey, encodeDrc20 } from "../../../src/inscription/drc20";
 /** What the inscription's output 0 holds: 0.1 DOGE, ten times the soft dust limit, so the send pays its fee from it. */
 export const TRANSFER_POSTAGE_KOINU = 10_000_000n;
 /** The content type of a DRC-20 operation (what the DRC-20 indexers read). */
-const DRC20_CONTENT_TYPE = "text/plain;charset=utf-8";
+export const DRC20_CONTENT_TYPE = "text/plain;charset=utf-8";
 /** A DER signature with its hash type is at most 73 bytes: sizes are reckoned with it. */
-const MAX_SIGNATURE = new Uint8Array(73);
+export const MAX_SIGNATURE = new Uint8Array(73);
 /** A P2PKH scriptSig's size bound: a 73-byte signature and a 33-byte key, with their pushes. */
-const P2PKH_SCRIPT_SIG = new Uint8Array(1 + 73 + 1 + 33);
+export const P2PKH_SCRIPT_SIG = new Uint8Array(1 + 73 + 1 + 33);
 /** A commit spends at most this many coins (web/src/payment.ts's cap). */
-const MAX_INPUTS = 50;
+export const MAX_INPUTS = 50;
 
 export class Drc20TransferError extends Error {
   constructor(
@@ -81,7 +81,7 @@ export interface InscribedTransfer {
   output: Outpoint;
 }
 
-async function explorer(url: string, init?: RequestInit): Promise<any> {
+export async function explorer(url: string, init?: RequestInit): Promise<any> {
   let response: Response;
   try {
     response = await fetch(url, init);
@@ -103,7 +103,7 @@ async function explorer(url: string, init?: RequestInit): Promise<any> {
   return body;
 }
 
-async function broadcast(key: TransferKey, tx: Transaction): Promise<string> {
+export async function broadcast(key: { explorerUrl: string }, tx: Transaction): Promise<string> {
   const hex = bytesToHex(serializeTransaction(tx));
   const body = await explorer(`${key.explorerUrl}/api/tx/broadcast`, {
     method: "POST",
@@ -117,11 +117,15 @@ async function broadcast(key: TransferKey, tx: Transaction): Promise<string> {
 }
 
 /** The fee of `tx` as it will be once signed: its scriptSigs stand at their largest size. */
-function feeOf(key: TransferKey, tx: Transaction, outputs: readonly TxOutput[] = tx.outputs): bigint {
+export function feeOf(
+  key: { feeRateKoinuPerKb?: bigint },
+  tx: Transaction,
+  outputs: readonly TxOutput[] = tx.outputs,
+): bigint {
   return minRelayFee(serializeTransaction(tx).length, outputs, key.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE);
 }
 
-const input = (outpoint: { txid: string; vout: number }, scriptSig: Uint8Array = new Uint8Array(0)) => ({
+export const input = (outpoint: { txid: string; vout: number }, scriptSig: Uint8Array = new Uint8Array(0)) => ({
   prevTxid: outpoint.txid,
   vout: outpoint.vout,
   scriptSig,
@@ -129,7 +133,7 @@ const input = (outpoint: { txid: string; vout: number }, scriptSig: Uint8Array =
 });
 
 /** The key's confirmed coins without inscriptions, largest first. */
-async function spendableCoins(key: TransferKey): Promise<Outpoint[]> {
+export async function spendableCoins(key: { explorerUrl: string; address: string }): Promise<Outpoint[]> {
   const page = await explorer(
     `${key.explorerUrl}/api/wallet/address/${encodeURIComponent(key.address)}/utxos?limit=500`,
   );
@@ -142,21 +146,17 @@ async function spendableCoins(key: TransferKey): Promise<Outpoint[]> {
     .sort((a, b) => (a.valueKoinu === b.valueKoinu ? 0 : a.valueKoinu > b.valueKoinu ? -1 : 1));
 }
 
-const toDoge = (koinu: bigint) => {
+export const toDoge = (koinu: bigint) => {
   const fraction = (koinu % 100_000_000n).toString().padStart(8, "0").replace(/0+$/, "");
   return `${koinu / 100_000_000n}${fraction ? `.${fraction}` : ""}`;
 };
 
-/**
- * Inscribes a DRC-20 transfer of `amount` `tick` onto the key's own address and broadcasts its
- * commit and reveal(s). Refuses an amount above the key's available balance as the explorer's index
- * shows it (an indexer would ignore such a transfer, and the tokens would not move).
- */
-export async function inscribeDrc20Transfer(
-  key: TransferKey,
+/** Refuses an amount above the address's available balance of `tick` as the explorer's index shows it. */
+export async function checkAvailable(
+  key: { explorerUrl: string; address: string },
   tick: string,
   amount: bigint,
-): Promise<InscribedTransfer> {
+): Promise<void> {
   if (amount <= 0n)
     throw new Drc20TransferError("INVALID_AMOUNT", "the amount to transfer must be a whole number above 0");
   const balances = await explorer(`${key.explorerUrl}/api/wallet/address/${encodeURIComponent(key.address)}/drc20`);
@@ -169,24 +169,76 @@ export async function inscribeDrc20Transfer(
       "INSUFFICIENT_TOKENS",
       `${key.address} has ${available} ${tick} available (confirmed, not in a transfer); this transfer needs ${amount}`,
     );
+}
 
-  const ownScript = addressToOutputScript(key.address, key.network);
+/**
+ * The reveals' plan for a transfer inscription locked to `pubkey` whose last reveal pays `ownerScript`:
+ * the parts, and what each transaction's output 0 must hold before reveal k (each reveal pays its own
+ * fee out of what the previous transaction left there; valueBefore(0) is the commit's lock).
+ */
+export function revealPlan(
+  key: { feeRateKoinuPerKb?: bigint },
+  tick: string,
+  amount: bigint,
+  pubkey: Uint8Array,
+  ownerScript: Uint8Array,
+) {
   const body = encodeDrc20({ kind: "transfer", tick, tickKey: drc20TickKey(tick), amount });
-  const parts = encodeDoginalsReveal({ contentType: DRC20_CONTENT_TYPE, body, pubkey: key.publicKey });
+  const parts = encodeDoginalsReveal({ contentType: DRC20_CONTENT_TYPE, body, pubkey });
   const p2shOf = (part: DoginalsRevealPart) => p2shScript(hash160(part.redeemScript));
-
-  // Each reveal pays its own fee out of what the previous transaction left on output 0.
   const revealFees = parts.map((part, k) => {
     const last = k === parts.length - 1;
     const sized: Transaction = {
       version: 1,
       inputs: [input({ txid: "00".repeat(32), vout: 0 }, doginalsScriptSig(part, MAX_SIGNATURE))],
-      outputs: [{ script: last ? ownScript : p2shOf(parts[k + 1]), value: TRANSFER_POSTAGE_KOINU }],
+      outputs: [{ script: last ? ownerScript : p2shOf(parts[k + 1]), value: TRANSFER_POSTAGE_KOINU }],
       locktime: 0,
     };
     return feeOf(key, sized);
   });
   const valueBefore = (k: number) => TRANSFER_POSTAGE_KOINU + revealFees.slice(k).reduce((sum, fee) => sum + fee, 0n);
+  return { parts, p2shOf, valueBefore };
+}
+
+/** The signed reveals of `plan` spending the commit's output 0, the last paying `ownerScript`. */
+export function signReveals(
+  plan: ReturnType<typeof revealPlan>,
+  commitTxid: string,
+  privateKey: Uint8Array,
+  ownerScript: Uint8Array,
+): Transaction[] {
+  const { parts, p2shOf, valueBefore } = plan;
+  const reveals: Transaction[] = [];
+  let previous = { txid: commitTxid, vout: 0 };
+  for (let k = 0; k < parts.length; k++) {
+    const last = k === parts.length - 1;
+    const reveal: Transaction = {
+      version: 1,
+      inputs: [input(previous)],
+      outputs: [{ script: last ? ownerScript : p2shOf(parts[k + 1]), value: valueBefore(k + 1) }],
+      locktime: 0,
+    };
+    reveal.inputs[0].scriptSig = doginalsScriptSig(parts[k], signInput(reveal, 0, parts[k].redeemScript, privateKey));
+    reveals.push(reveal);
+    previous = { txid: txidOf(reveal), vout: 0 };
+  }
+  return reveals;
+}
+
+/**
+ * Inscribes a DRC-20 transfer of `amount` `tick` onto the key's own address and broadcasts its
+ * commit and reveal(s). Refuses an amount above the key's available balance as the explorer's index
+ * shows it (an indexer would ignore such a transfer, and the tokens would not move).
+ */
+export async function inscribeDrc20Transfer(
+  key: TransferKey,
+  tick: string,
+  amount: bigint,
+): Promise<InscribedTransfer> {
+  await checkAvailable(key, tick, amount);
+
+  const ownScript = addressToOutputScript(key.address, key.network);
+  const { parts, p2shOf, valueBefore } = revealPlan(key, tick, amount, key.publicKey, ownScript);
 
   // The commit: the key's coins to the P2SH of part 0, the change back to the key.
   const coins = await spendableCoins(key);
@@ -223,23 +275,9 @@ export async function inscribeDrc20Transfer(
 
   // The reveals: part k's P2SH spent with its pushes and the key's signature.
   const revealTxids: string[] = [];
-  let previous = { txid: commitTxid, vout: 0 };
-  for (let k = 0; k < parts.length; k++) {
-    const last = k === parts.length - 1;
-    const reveal: Transaction = {
-      version: 1,
-      inputs: [input(previous)],
-      outputs: [{ script: last ? ownScript : p2shOf(parts[k + 1]), value: valueBefore(k + 1) }],
-      locktime: 0,
-    };
-    reveal.inputs[0].scriptSig = doginalsScriptSig(
-      parts[k],
-      signInput(reveal, 0, parts[k].redeemScript, key.privateKey),
-    );
-    const txid = await broadcast(key, reveal);
-    revealTxids.push(txid);
-    previous = { txid, vout: 0 };
-  }
+  for (const reveal of signReveals({ parts, p2shOf, valueBefore }, commitTxid, key.privateKey, ownScript))
+    revealTxids.push(await broadcast(key, reveal));
+  const previous = { txid: revealTxids[revealTxids.length - 1] };
   return {
     inscriptionId: `${revealTxids[0]}i0`,
     commitTxid,

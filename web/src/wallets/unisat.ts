@@ -20,8 +20,9 @@
  * calls window.dogeLabs.signMessage("Sign to Prove Ownership", "text")) and its
  * sendInscription(to, inscriptionId, {feeRate}). No published page or source shows DogeLabs
  * inscribing a DRC-20 transfer for a page (UniSat's inscribeTransfer), so a token deposit with
- * DogeLabs gets the "cannot" message unless its build has inscribeTransfer. A build without a method
- * gets the adapter's "cannot" message for that step.
+ * DogeLabs (or a UniSat build without inscribeTransfer or sendInscription) goes through PSBTs it
+ * signs with signPsbt (./psbt-drc20.ts: the page inscribes with an ephemeral reveal key). A build
+ * without a method gets the adapter's "cannot" message for that step.
  */
 import type { Psbt } from "bitcoinjs-lib";
 import { toBitcoinjsNetwork } from "../../../src/doge";
@@ -106,6 +107,9 @@ export function unisatStyleAdapter(
         throw refused(name, "sign a message", error);
       }
     },
+    signPsbtUnsupported() {
+      return typeof api.signPsbt === "function" ? null : unsupported(name, "sign the payment", "signPsbt method");
+    },
     sendDrc20Unsupported() {
       if (typeof api.inscribeTransfer !== "function")
         return unsupported(name, "send tokens", "inscribeTransfer method, so it cannot inscribe the DRC-20 transfer");
@@ -114,10 +118,11 @@ export function unisatStyleAdapter(
       return null;
     },
     async sendDrc20({ tick, amount, to }: Drc20Send): Promise<{ txid: string }> {
-      const cannot = this.sendDrc20Unsupported();
-      if (cannot) throw cannot;
+      const { inscribeTransfer, sendInscription } = api;
+      if (typeof inscribeTransfer !== "function" || typeof sendInscription !== "function")
+        throw this.sendDrc20Unsupported!()!;
       try {
-        const inscribed = await api.inscribeTransfer(tick, amount);
+        const inscribed = await inscribeTransfer.call(api, tick, amount);
         const inscriptionId = inscribed?.inscriptionId;
         if (typeof inscriptionId !== "string" || !/^[0-9a-fA-F]{64}i\d+$/.test(inscriptionId))
           throw new WalletError(
@@ -126,7 +131,7 @@ export function unisatStyleAdapter(
             name,
             "send tokens",
           );
-        const sent = await api.sendInscription(to, inscriptionId);
+        const sent = await sendInscription.call(api, to, inscriptionId);
         // UniSat answers the txid itself; some builds wrap it as {txid}.
         const txid = sent && typeof sent === "object" && "txid" in sent ? (sent as { txid: unknown }).txid : sent;
         return { txid: txidAnswer(name, "send tokens", txid) };

@@ -18,7 +18,8 @@
  *   event bip122_addressesChanged: data as getAccountAddresses' result
  *
  * None of them inscribes a DRC-20 transfer or sends an inscription: a token deposit through this
- * adapter gets the "cannot" message.
+ * adapter goes through PSBTs the wallet signs with signPsbt (./psbt-drc20.ts: the page inscribes
+ * with an ephemeral reveal key, the wallet signs the commit and the send).
  *
  * The chain is CAIP-2 `bip122:<the first 32 hex digits of the genesis block hash>`.
  */
@@ -215,17 +216,11 @@ export function walletConnectAdapter(api: WalletConnectDogeApi, network: DogeNet
         throw badAnswer("sign a message", `signed with ${String(answer.address)}, not ${address}`);
       return signatureBase64(answer?.signature);
     },
-    sendDrc20Unsupported() {
-      // The Dogecoin RPC (getAccountAddresses, signPsbt, signMessage, sendTransfer) has no method
-      // that inscribes a DRC-20 transfer or sends an inscription.
-      return unsupported(
-        NAME,
-        "send tokens",
-        "Dogecoin RPC method that inscribes a DRC-20 transfer or sends an inscription",
-      );
-    },
-    async sendDrc20(): Promise<{ txid: string }> {
-      throw this.sendDrc20Unsupported();
+    signPsbtUnsupported() {
+      const offered = api.session?.namespaces?.bip122?.methods;
+      return Array.isArray(offered) && !offered.includes("signPsbt")
+        ? unsupported(NAME, "sign the payment", "signPsbt method in its session")
+        : null;
     },
     async disconnect(): Promise<void> {
       account = null;
