@@ -12,8 +12,11 @@
  *   the last tokens cost less and that this buy completes the curve; paid, the curve graduates into
  *   its pool and the page shows it, with a link to the swap page (the MyDoge page left open shows
  *   the graduation too);
- * - the link leads to the swap page, where the new pool is listed, quotes and swaps until settled;
- * - the curve's own address (?symbol=) shows the graduated curve later; an unknown one says so.
+ * - the link (/?tick=) leads to the swap page with the new pool picked, though another pool (WEBA)
+ *   comes first, where it quotes and swaps until settled; picking another pool keeps the address in
+ *   step; the swap and liquidity pages say when the service does not answer, with a retry;
+ * - the bonding page lists the graduated curve (GET /api/bonding/curves); the curve's own address
+ *   (?symbol=) shows it later; an unknown one says so.
  *
  * Every state is checked at phone width (390 px): no sideways scroll, and the charts' labels at
  * least 11 px on screen (test/web/chart-text.ts); axe and screenshots (test-artifacts/browser/) on
@@ -45,6 +48,7 @@ import { InscriberClient } from "../../src/services/inscriber/client";
 import { devWalletScript } from "../../src/services/launchpad";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { PHONE, checkPage, saveScreenshots } from "../helpers/a11y";
+import { seedHonestPool } from "../helpers/amm-pool";
 import { launchCurve } from "../helpers/bonding-launch";
 import { jsonRequest } from "../helpers/http";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
@@ -63,6 +67,8 @@ const TERMS = {
   graduationThreshold: (20n * KOINU_PER_DOGE).toString(),
 };
 const SHARE_BPS = 5_000;
+/** Another pool, listed before the graduated one (pools are listed by tick): ?tick= must pick WEBG over it. */
+const OTHER_TICK = "WEBA";
 
 /** Koinu as the pages write DOGE (web/amm/amm.js formatDoge). */
 function doge(koinu: string | bigint): string {
@@ -182,9 +188,22 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     base = `http://127.0.0.1:${(amm.address() as { port: number }).port}`;
 
     // The custody pays the payouts' postage and fees; each person has DOGE to buy with.
-    for (const key of [custody, mydogePerson, devPerson])
+    const provider = newKey();
+    for (const key of [custody, mydogePerson, devPerson, provider])
       await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
     await stack.mine();
+    const seeded = await seedHonestPool({
+      stack,
+      api: `${base}/api`,
+      custody,
+      deployer: newKey(),
+      provider,
+      tick: OTHER_TICK,
+      doge: 50n * KOINU_PER_DOGE,
+      tokens: 50_000n,
+      depth: 1,
+    });
+    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
     await wallet.sync();
 
     // What the daemon's loops do: mine what is pending, index, let the inscriber see confirmations,
@@ -230,7 +249,8 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     // Loading: the page's first read is held until the loading state has been looked at.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/api/bonding/active", async (route) => {
+    const curvesRoute = (url: URL) => url.pathname === "/api/bonding/curves";
+    await page.route(curvesRoute, async (route) => {
       await held;
       await route.continue();
     });
@@ -241,10 +261,10 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     await saveScreenshots(page, "amm-bonding-loading");
     release();
     await page.locator("#curves-empty").waitFor({ state: "visible" });
-    await page.unroute("**/api/bonding/active");
+    await page.unroute(curvesRoute);
 
     // The service does not answer: the message says so, with a retry that works once it answers.
-    await page.route("**/api/bonding/active", (route) => route.abort("connectionrefused"));
+    await page.route(curvesRoute, (route) => route.abort("connectionrefused"));
     await page.reload();
     await page.locator("#retry").waitFor({ state: "visible" });
     expect(await page.locator("#curves-status").getAttribute("class")).to.contain("error");
@@ -254,7 +274,7 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     expect(await page.locator("#curves-loading").isHidden()).to.equal(true);
     await expectFitsWidth(page, "the bonding page when the service does not answer");
     await saveScreenshots(page, "amm-bonding-error");
-    await page.unroute("**/api/bonding/active");
+    await page.unroute(curvesRoute);
     await page.click("#retry");
 
     // No curve yet: the empty state says when one appears and where graduated tokens trade.
@@ -408,16 +428,22 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     await mydogePage.context().close();
   });
 
-  it("the link leads to the swap page, where the new pool answers: listed, quoted, and swapped until settled", async () => {
+  it("the link leads to the swap page with the new pool picked: listed, quoted, and swapped until settled", async () => {
     const page = devPage;
     await Promise.all([page.waitForURL(`${base}/?tick=${TICK}`), page.click("#g-swap")]);
     await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
+    // ?tick= picks the graduated pool, though the other pool is listed first.
+    expect(
+      await page.locator("#pools tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-tick"))),
+    ).to.deep.equal([OTHER_TICK, TICK]);
+    expect(await page.locator("#pool").inputValue()).to.equal(TICK);
+    await page.waitForFunction((tick) => document.getElementById("chart-tick")!.textContent === tick, TICK);
+    expect(await page.locator("#pools-status").innerText()).to.equal("");
     const pool = (await jsonRequest(`${base}/api/bonding/${TICK}`)).body.graduation.pool;
     expect(await page.locator(`#pools tr[data-tick="${TICK}"] td`).nth(1).innerText()).to.equal(doge(pool.dogeReserve));
     expect(await page.locator(`#pools tr[data-tick="${TICK}"] td`).nth(2).innerText()).to.equal(
       tokens(pool.tokenReserve),
     );
-    await page.selectOption("#pool", TICK);
     await page.fill("#amount", "1");
     await page.waitForFunction((tick) => document.getElementById("q-out")!.textContent!.includes(tick), TICK);
     await page.click("#connect");
@@ -433,16 +459,86 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     await expectFitsWidth(page, "the swap page with the graduated pool");
     await saveScreenshots(page, "amm-swap-graduated-pool");
 
-    // The liquidity page at phone width, with the same wallet.
+    // The pools' caption sits outside the table's scrolling box: at 390 px it is read whole.
+    const caption = await page.locator("#pools-caption").evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return {
+        inScroller: element.closest(".table-wrap") !== null,
+        left: box.left,
+        right: box.right,
+        width: window.innerWidth,
+        clipped: element.scrollWidth > element.clientWidth,
+      };
+    });
+    expect(caption.inScroller).to.equal(false);
+    expect(caption.clipped).to.equal(false);
+    expect(caption.left).to.be.at.least(0);
+    expect(caption.right).to.be.at.most(caption.width);
+    expect(await page.locator("#pools-caption").isVisible()).to.equal(true);
+
+    // Picking another pool keeps the address in step: a reload opens the pool picked.
+    await page.selectOption("#pool", OTHER_TICK);
+    await page.waitForURL(`${base}/?tick=${OTHER_TICK}`);
+    await page.reload();
+    await page.locator(`#pools tr[data-tick="${OTHER_TICK}"]`).waitFor();
+    expect(await page.locator("#pool").inputValue()).to.equal(OTHER_TICK);
+    await page.waitForFunction((tick) => document.getElementById("chart-tick")!.textContent === tick, OTHER_TICK);
+    // A tick with no pool: the page says so and shows the first pool, and the address follows it.
+    await page.goto(`${base}/?tick=nope`);
+    await page.locator(`#pools tr[data-tick="${OTHER_TICK}"]`).waitFor();
+    expect(await page.locator("#pools-status").innerText()).to.equal(
+      `There is no nope/DOGE pool; showing ${OTHER_TICK}/DOGE.`,
+    );
+    expect(await page.locator("#pool").inputValue()).to.equal(OTHER_TICK);
+    expect(new URL(page.url()).search).to.equal(`?tick=${OTHER_TICK}`);
+
+    // The service does not answer: the swap page says so, with a retry that works once it answers.
+    const poolsRoute = (url: URL) => url.pathname === "/api/pools";
+    await page.route(poolsRoute, (route) => route.abort("connectionrefused"));
+    await page.goto(`${base}/?tick=${TICK}`);
+    await page.locator("#retry").waitFor({ state: "visible" });
+    expect(await page.locator("#pools-status").getAttribute("class")).to.contain("error");
+    expect(await page.locator("#pools-status").innerText()).to.contain(
+      "Could not load the pools: the service did not answer; check your connection and retry",
+    );
+    expect(await page.locator("#pools-caption").isHidden()).to.equal(true);
+    await expectFitsWidth(page, "the swap page when the service does not answer");
+    await checkPage(page, "amm-swap-error");
+    await page.unroute(poolsRoute);
+    await page.click("#retry");
+    await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
+    expect(await page.locator("#pool").inputValue()).to.equal(TICK);
+    expect(await page.locator("#retry-row").isHidden()).to.equal(true);
+
+    // The liquidity page at phone width, with the same wallet: when the service does not answer it
+    // says so, with a retry that works once it answers.
+    const positionsRoute = (url: URL) => url.pathname.startsWith("/api/liquidity/positions/");
+    await page.route(positionsRoute, (route) => route.abort("connectionrefused"));
     await page.goto(`${base}/liquidity.html`);
     await page.click("#connect");
+    await page.locator("#retry").waitFor({ state: "visible" });
+    expect(await page.locator("#status").innerText()).to.contain(
+      "Could not load your positions: the service did not answer; check your connection and retry",
+    );
+    await expectFitsWidth(page, "the liquidity page when the service does not answer");
+    await checkPage(page, "amm-liquidity-error");
+    await page.unroute(positionsRoute);
+    await page.click("#retry");
     await page.locator("#positions-empty").waitFor({ state: "visible" });
+    expect(await page.locator("#retry-row").isHidden()).to.equal(true);
+    expect(await page.locator("#status").innerText()).to.equal("");
     await expectFitsWidth(page, "the liquidity page");
     await page.context().close();
   });
 
-  it("the curve's address shows the graduated curve later; an unknown curve says so", async () => {
+  it("the bonding page lists the graduated curve; its address shows it later; an unknown curve says so", async () => {
     const page = await newPage();
+    // No curve is active: the page lists the graduated one (GET /api/bonding/curves?status=graduated).
+    await page.goto(`${base}/bonding.html`);
+    await page.locator("#graduation-panel").waitFor({ state: "visible" });
+    expect(await page.locator("#curve option").allInnerTexts()).to.deep.equal([`${TICK} (graduated)`]);
+    expect(await page.locator("#curves-empty").isHidden()).to.equal(true);
+
     await page.goto(`${base}/bonding.html?symbol=${TICK.toLowerCase()}`);
     await page.locator("#graduation-panel").waitFor({ state: "visible" });
     expect(await page.locator("#curve-title").innerText()).to.equal(`${TICK} on its bonding curve`);
@@ -454,8 +550,11 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     await expectFitsWidth(page, "a graduated curve's page");
 
     await page.goto(`${base}/bonding.html?symbol=NOPE`);
-    await page.locator("#curves-empty").waitFor({ state: "visible" });
-    expect(await page.locator("#curves-status").innerText()).to.equal("There is no bonding curve for NOPE.");
+    await page.waitForFunction(() => document.getElementById("curves-status")!.textContent!.includes("NOPE"));
+    expect(await page.locator("#curves-status").innerText()).to.equal(
+      "There is no bonding curve for NOPE. The other curves are below.",
+    );
+    expect(await page.locator("#curve option").allInnerTexts()).to.deep.equal([`${TICK} (graduated)`]);
     expect(new URL(page.url()).search).to.equal("");
     await expectFitsWidth(page, "the page of an unknown curve");
     await page.context().close();

@@ -1,11 +1,13 @@
-// The bonding page: the active curves (and the one named by ?symbol=, whatever its status) with
-// their price and progress toward graduation (the curve's price against the DOGE raised, drawn
-// from its reserves, with where it stands now), and a buy: a live quote (what the last buy of a
-// curve really costs, and whether it completes the curve), the reservation (signed
-// bonding-reserve) with its countdown, the deposit paid with a PSBT the wallet signs, the signed
-// confirm (bonding-confirm), then the reservation until its tokens are paid (or it is refunded).
-// A graduated curve shows its pool, with a link to trade it on the swap page, instead of the buy.
-// The page re-reads its curve every 10 s, so it shows other people's buys and the graduation.
+// The bonding page: the active curves, the latest graduated ones (GET /bonding/curves) and the one
+// named by ?symbol= whatever its status, with their price and progress toward graduation (the
+// curve's price against the DOGE raised, drawn from its reserves, with where it stands now), and a
+// buy: a live quote (what the last buy of a curve really costs, and whether it completes the
+// curve), the reservation (signed bonding-reserve) with its countdown, the deposit paid with a PSBT
+// the wallet signs, the signed confirm (bonding-confirm), then the reservation until its tokens are
+// paid (or it is refunded). A graduated curve shows its pool, with a link to trade it on the swap
+// page, instead of the buy; its graduation.reservationId tells the page whether its own buy
+// completed it. The page re-reads its curves every 10 s, so it shows other people's buys and the
+// graduation.
 import {
   api,
   authorization,
@@ -36,14 +38,17 @@ const state = {
   countdown: null,
   /** Koinu the page suggests after a share refusal (the most this address may buy now). */
   suggested: null,
-  /** The curve this page's own buy completed (it says so beside the graduation). */
-  completed: null,
+  /** The reservations this page made: one named as a curve's graduation.reservationId completed it. */
+  reservations: new Set(),
 };
 
 /** How much less than the quote a reservation may give (the curve moves with other buys). */
 const RESERVE_SLIPPAGE_BPS = 100n;
 /** How often the page re-reads its curves (other people's buys, graduation, the pool's seed). */
 const REFRESH_MS = 10_000;
+/** The most active curves the page lists (the route's largest page), and the latest graduated ones. */
+const ACTIVE_LIMIT = 200;
+const GRADUATED_LIMIT = 50;
 
 markNavigation();
 
@@ -146,7 +151,7 @@ function showBuy(c) {
       const link = document.createElement("a");
       link.href = `/?tick=${encodeURIComponent(c.symbol)}`;
       link.textContent = "the swap page";
-      const mine = state.completed === c.symbol ? "Your buy completed the curve. " : "";
+      const mine = state.reservations.has(c.graduation?.reservationId) ? "Your buy completed the curve. " : "";
       $("buy-closed").append(`${mine}${c.symbol} no longer sells on its curve: buy it in its pool on `, link, ".");
     } else if (c.status === "awaiting_supply")
       $("buy-closed").textContent = `${c.symbol} is not on sale yet: its launcher has not deposited the whole supply.`;
@@ -172,10 +177,16 @@ function showCurve() {
   showBuy(c);
 }
 
-/** The active curves, and the page's own curve (?symbol=, or the one it showed) whatever its status now. */
+/**
+ * The active curves, then the latest graduated ones (both newest launch first), and the page's own
+ * curve (?symbol=, or the one it showed) whatever its status now.
+ */
 async function fetchCurves() {
-  const { body } = await api("GET", "/bonding/active");
-  const curves = body.curves;
+  const [{ body: active }, { body: graduated }] = await Promise.all([
+    api("GET", `/bonding/curves?status=active&limit=${ACTIVE_LIMIT}`),
+    api("GET", `/bonding/curves?status=graduated&limit=${GRADUATED_LIMIT}`),
+  ]);
+  const curves = [...active.curves, ...graduated.curves];
   if (state.symbol && !curves.some((c) => sameSymbol(c.symbol, state.symbol))) {
     // Graduated (or not active yet, or gone) since: show it from its own record.
     curves.push((await api("GET", `/bonding/${encodeURIComponent(state.symbol)}`)).body);
@@ -196,7 +207,7 @@ async function loadCurves() {
       curves = await fetchCurves();
       state.curves = curves;
       render();
-      const more = curves.length > 0 ? " The curves trading now are below." : "";
+      const more = curves.length > 0 ? " The other curves are below." : "";
       say($("curves-status"), "error", `There is no bonding curve for ${asked}.${more}`);
       return;
     }
@@ -386,6 +397,7 @@ async function buy() {
   const { body: reservation } = await api("POST", `/bonding/${encodeURIComponent(state.symbol)}/reserve`, {
     body: { ...terms, ...auth, signature },
   });
+  state.reservations.add(reservation.reservationId);
   $("order").hidden = false;
   $("o-id").textContent =
     `${reservation.reservationId}: ${formatTokens(reservation.reservedAmount)} ${reservation.symbol} held for you`;
@@ -415,25 +427,14 @@ async function buy() {
     await follow((await api("GET", `/bonding/reservations/${reservation.reservationId}`)).body);
     return;
   }
-  if (confirmed.graduated) state.completed = confirmed.symbol;
   if (confirmed.curve) {
     state.curves = state.curves.map((c) => (sameSymbol(c.symbol, confirmed.curve.symbol) ? confirmed.curve : c));
     showCurve();
   }
-  const done = await follow(confirmed);
+  await follow(confirmed);
+  // A deposit mined after the confirm is confirmed by the service's pass, which may graduate the
+  // curve then: the curve's graduation.reservationId says whose buy completed it.
   await refresh({ evenIfBusy: true });
-  // A deposit mined after the confirm is confirmed by the service's pass, which graduates the curve
-  // in the same transaction as the buy that completes it: same second as the reservation's last update.
-  const c = curve();
-  if (
-    done.status === "confirmed" &&
-    c?.status === "graduated" &&
-    sameSymbol(c.symbol, done.symbol) &&
-    c.graduation?.graduatedAt === done.updatedAt
-  ) {
-    state.completed = c.symbol;
-    showCurve();
-  }
 }
 
 /** Re-reads the curves (quietly: a failure keeps what is shown and says so). */

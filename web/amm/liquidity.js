@@ -104,17 +104,35 @@ function action(buttonId, messageId, run) {
   });
 }
 
+/**
+ * Reads the connected address's positions and fees (and the custody address, once): a read that
+ * fails says why and offers to try again.
+ */
+async function loadAccount() {
+  $("retry-row").hidden = true;
+  say($("status"), "info", "Loading your positions…");
+  try {
+    state.custody ??= await custodyAddress(state.account.address);
+    await Promise.all([load(), showHolding()]);
+  } catch (error) {
+    say($("status"), "error", `Could not load your positions: ${describeError(error)}`);
+    $("retry-row").hidden = false;
+  }
+  refreshButtons();
+}
+
 $("connect").addEventListener("click", async () => {
   try {
     if (state.account) wallet().choose(null);
     state.account = await connectWallet($("wallet"));
-    state.custody = await custodyAddress(state.account.address);
-    await Promise.all([load(), showHolding()]);
   } catch (error) {
     say($("status"), "error", describeError(error));
+    refreshButtons();
+    return;
   }
-  refreshButtons();
+  await loadAccount();
 });
+$("retry").addEventListener("click", () => void loadAccount());
 
 action("claim", "claim-message", async () => {
   const address = state.account.address;

@@ -3,7 +3,8 @@
 // 15 s), a price-impact warning, the order (POST /swap/create), the deposit — DOGE paid with a PSBT
 // the page builds and the wallet signs, or the tokens sent through the wallet's own DRC-20 transfer
 // (./drc20-deposit.js) — the signed execute (execute-swap) naming the deposit's txid, then the
-// order's status until it is settled or refunded.
+// order's status until it is settled or refunded. `?tick=` (the bonding page's link to a graduated
+// curve's pool) picks the pool, and the address follows the pool the person picks.
 import {
   api,
   connectWallet,
@@ -26,7 +27,8 @@ import { parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
 const $ = (id) => document.getElementById(id);
 const state = {
   pools: [],
-  tick: null,
+  /** The pool shown: the one `?tick=` names, if it has a pool, else the first. */
+  tick: new URLSearchParams(location.search).get("tick"),
   direction: "DOGE_TO_TOKEN",
   slippageBps: 50,
   quote: null,
@@ -38,6 +40,18 @@ const selling = () => state.direction === "TOKEN_TO_DOGE";
 /** A price impact above this is called out before the person swaps. */
 const IMPACT_WARNING_BPS = 300;
 const FINAL = ["settled", "refunded", "expired", "failed"];
+/** How often the quote is re-asked while the person waits. */
+const REQUOTE_MS = 15_000;
+
+const sameTick = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+
+/** Keeps `?tick=` on the pool shown, so that the address can be shared and reloads to the same pool. */
+function keepTickInUrl() {
+  const params = new URLSearchParams(location.search);
+  if (state.tick === null || params.get("tick") === state.tick) return;
+  params.set("tick", state.tick);
+  history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
+}
 
 markNavigation();
 
@@ -53,11 +67,25 @@ async function loadPools() {
   tbody.replaceChildren();
   $("pool").replaceChildren();
   if (state.pools.length === 0) {
-    say($("pools-status"), "info", "No pool has liquidity yet. Add some on the liquidity page to open the first one.");
+    say(
+      $("pools-status"),
+      "info",
+      state.tick
+        ? `There is no ${state.tick}/DOGE pool yet, nor any other: add liquidity on the liquidity page to open the first one.`
+        : "No pool has liquidity yet. Add some on the liquidity page to open the first one.",
+    );
     return;
   }
-  say($("pools-status"), "", "");
+  const wanted = state.tick;
+  const named = wanted === null ? null : state.pools.find((p) => sameTick(p.tick, wanted));
+  say(
+    $("pools-status"),
+    wanted !== null && !named ? "info" : "",
+    wanted !== null && !named ? `There is no ${wanted}/DOGE pool; showing ${state.pools[0].tick}/DOGE.` : "",
+  );
+  state.tick = named ? named.tick : state.pools[0].tick;
   $("pools").hidden = false;
+  $("pools-caption").hidden = false;
   for (const pool of state.pools) {
     const row = document.createElement("tr");
     row.dataset.tick = pool.tick;
@@ -77,8 +105,8 @@ async function loadPools() {
     option.textContent = `${pool.tick}/DOGE`;
     $("pool").append(option);
   }
-  state.tick ??= state.pools[0].tick;
   $("pool").value = state.tick;
+  keepTickInUrl();
 }
 
 /** How many of the pool's latest swaps the chart draws (the route's largest page). */
@@ -313,18 +341,32 @@ for (const button of document.querySelectorAll(".presets button[data-direction]"
 $("amount").addEventListener("input", () => void requote());
 $("pool").addEventListener("change", () => {
   state.tick = $("pool").value;
+  keepTickInUrl();
   void showDirection();
   void requote();
   void drawChart();
 });
 
-loadPools()
-  .then(async () => {
-    await Promise.all([drawChart(), showDirection()]);
-    await requote();
-    setInterval(() => {
-      if (!state.busy) void requote();
-    }, 15_000);
-  })
-  .catch((error) => say($("pools-status"), "error", `Could not load the pools: ${describeError(error)}`));
+let requoting = null;
+
+/** Loads the pools, then the chart and the quote; a load that fails says why and offers to try again. */
+async function start() {
+  $("retry-row").hidden = true;
+  say($("pools-status"), "info", "Loading the pools…");
+  try {
+    await loadPools();
+  } catch (error) {
+    say($("pools-status"), "error", `Could not load the pools: ${describeError(error)}`);
+    $("retry-row").hidden = false;
+    return;
+  }
+  await Promise.all([drawChart(), showDirection()]);
+  await requote();
+  requoting ??= setInterval(() => {
+    if (!state.busy) void requote();
+  }, REQUOTE_MS);
+}
+
+$("retry").addEventListener("click", () => void start());
+void start();
 refreshButtons();
