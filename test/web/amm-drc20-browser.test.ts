@@ -32,6 +32,7 @@ import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { launchChromium } from "../helpers/chromium";
+import { inscribeDrc20Transfer } from "../../web/src/wallets/drc20-transfer";
 import { recordOutsideRequests } from "./page-budget";
 import { StandinKind, standinScript } from "./standins";
 
@@ -294,6 +295,41 @@ describe("AMM token deposits through the wallet in Chromium", function () {
     await page.waitForFunction(() => !(document.getElementById("swap") as HTMLButtonElement).disabled);
     expect(tokenBalance(key.address)).to.equal(held);
     await saveScreenshots(page, "amm-swap-sell-unsupported");
+    await page.context().close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("sends a transfer a closed page left unsent (WalletConnect) instead of inscribing another, and the order settles", async () => {
+    const key = people.get("walletconnect")!;
+    const held = tokenBalance(key.address);
+    // What a page closed after its reveal leaves: a transfer of 2,000 inscribed onto the person's address, never sent.
+    const earlier = await inscribeDrc20Transfer(
+      {
+        network: NETWORKS.regtest,
+        privateKey: key.privateKey,
+        publicKey: key.publicKey,
+        address: key.address,
+        explorerUrl,
+      },
+      TICK,
+      2_000n,
+    );
+    while (!stack.queries.tx(earlier.revealTxids[0])) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tokenBalance(key.address)).to.equal(held - 2_000n);
+    const page = await sellPage("walletconnect", "WalletConnect", "2000");
+    await page.click("#swap");
+    await finished(page, "swap-message", "Swapped: ");
+    const said = await page.locator("#swap-message").innerText();
+    expect(said, said).to.match(/^Swapped: [\d.]+ DOGE paid to /);
+    const swap = ledger.swap(await page.locator("#o-id").innerText())!;
+    // The deposit spends the earlier reveal's output 0: no second transfer was inscribed.
+    const reveal = stack.queries.tx(earlier.revealTxids[0])!;
+    expect(reveal.outputs[0].spent?.txid).to.equal(swap.depositTxid);
+    expect(
+      stack.queries.drc20Receipts(swap.depositTxid!, custody.address).map((r) => [r.sender, r.amount]),
+    ).to.deep.equal([[key.address, "2000"]]);
+    expect(tokenBalance(key.address)).to.equal(held - 2_000n);
+    expect(ledger.payout(swap.payoutId!)!.status).to.equal("confirmed");
     await page.context().close();
     expect(errors).to.deep.equal([]);
   });

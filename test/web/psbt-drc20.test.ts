@@ -7,10 +7,17 @@
  * the whole step for real with DogeLabs and WalletConnect.
  */
 import { expect } from "chai";
-import { Psbt } from "bitcoinjs-lib";
+import { Psbt, Transaction as BjsTransaction } from "bitcoinjs-lib";
 import { NETWORKS, hexToBytes, toBitcoinjsNetwork, txidOf } from "../../src/doge";
 import { Drc20TransferError, TRANSFER_POSTAGE_KOINU } from "../../web/src/wallets/drc20-transfer";
-import { buildSendPsbt, checkCommitPsbt, checkSendPsbt } from "../../web/src/wallets/psbt-drc20";
+import {
+  PendingReveal,
+  RECOVERY_PREFIX,
+  buildSendPsbt,
+  checkCommitPsbt,
+  checkSendPsbt,
+  recoverPendingReveals,
+} from "../../web/src/wallets/psbt-drc20";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
 const network = toBitcoinjsNetwork(NETWORKS.regtest);
@@ -211,5 +218,111 @@ describe("PSBT-only DRC-20 step: the checks of the commit and the send", () => {
       expect(error.code).to.equal("BAD_PSBT");
       expect(error.message).to.contain(says);
     }
+  });
+});
+
+describe("PSBT-only DRC-20 step: a closed page's reveal recovered", () => {
+  const person = newKey();
+  const other = newKey();
+  const explorerUrl = "http://explorer.test";
+  const realFetch = globalThis.fetch;
+  /** What the fake explorer knows, what it was sent, and the broadcasts it refuses. */
+  let known: Set<string>;
+  let sent: string[];
+  let refuse: Set<string>;
+
+  /** A Storage over a Map, as the page's localStorage. */
+  function memoryStorage(): Storage {
+    const map = new Map<string, string>();
+    return {
+      get length() {
+        return map.size;
+      },
+      key: (i: number) => [...map.keys()][i] ?? null,
+      getItem: (k: string) => map.get(k) ?? null,
+      setItem: (k: string, v: string) => void map.set(k, v),
+      removeItem: (k: string) => void map.delete(k),
+      clear: () => map.clear(),
+    };
+  }
+
+  /** A pending entry: a commit and one reveal (real transactions, their txids as the explorer names them). */
+  function entry(owner: TestKey, seed: number) {
+    const commit = spendP2pkh(
+      owner,
+      [{ txid: seed.toString(16).padStart(64, "0"), vout: 0, value: 50_000_000n }],
+      [{ script: owner.script, value: 40_000_000n }],
+    );
+    const reveal = spendP2pkh(
+      owner,
+      [{ txid: txidOf(commit.tx), vout: 0, value: 40_000_000n }],
+      [{ script: owner.script, value: 30_000_000n }],
+    );
+    const value: PendingReveal = {
+      address: owner.address,
+      ephemeralKey: "11".repeat(32),
+      commit: commit.hex,
+      reveals: [reveal.hex],
+    };
+    return { commitTxid: txidOf(commit.tx), revealTxid: txidOf(reveal.tx), value };
+  }
+
+  beforeEach(() => {
+    known = new Set();
+    sent = [];
+    refuse = new Set();
+    globalThis.fetch = (async (url: string, init?: RequestInit) => {
+      const reply = (status: number, body: unknown) =>
+        new Response(typeof body === "string" ? body : JSON.stringify(body), { status });
+      const hexOf = /\/esplora\/api\/tx\/([0-9a-f]{64})\/hex$/.exec(url);
+      if (hexOf) return known.has(hexOf[1]) ? reply(200, "00") : reply(404, { error: { message: "not found" } });
+      if (url === `${explorerUrl}/api/tx/broadcast` && init?.method === "POST") {
+        const { hex } = JSON.parse(String(init.body));
+        const txid = BjsTransaction.fromHex(hex).getId();
+        if (refuse.has(txid))
+          return reply(422, { error: { code: "MISSING_INPUTS", message: "an input is unknown or already spent" } });
+        sent.push(txid);
+        known.add(txid);
+        return reply(200, { txid });
+      }
+      return reply(404, { error: { message: `no route ${url}` } });
+    }) as typeof fetch;
+  });
+  afterEach(() => {
+    globalThis.fetch = realFetch;
+  });
+
+  it("broadcasts the commit and reveal a closed page left, drops entries done or dead, keeps other addresses'", async () => {
+    const storage = memoryStorage();
+    const pending = entry(person, 1);
+    const revealed = entry(person, 2);
+    const dead = entry(person, 3);
+    const someoneElse = entry(other, 4);
+    for (const e of [pending, revealed, dead, someoneElse])
+      storage.setItem(`${RECOVERY_PREFIX}${e.commitTxid}`, JSON.stringify(e.value));
+    known.add(revealed.commitTxid).add(revealed.revealTxid);
+    refuse.add(dead.commitTxid);
+
+    const dropped = await recoverPendingReveals({ storage, explorerUrl, address: person.address });
+    expect(new Set(dropped)).to.deep.equal(new Set([pending.commitTxid, revealed.commitTxid, dead.commitTxid]));
+    // The pending commit first, then its reveal; nothing of the dead entry went out.
+    expect(sent).to.deep.equal([pending.commitTxid, pending.revealTxid]);
+    expect(storage.length).to.equal(1);
+    expect(storage.key(0)).to.equal(`${RECOVERY_PREFIX}${someoneElse.commitTxid}`);
+  });
+
+  it("keeps the entry when the explorer cannot be reached, to try again", async () => {
+    const storage = memoryStorage();
+    const pending = entry(person, 5);
+    storage.setItem(`${RECOVERY_PREFIX}${pending.commitTxid}`, JSON.stringify(pending.value));
+    globalThis.fetch = (async () => {
+      throw new TypeError("fetch failed");
+    }) as typeof fetch;
+    const error = await recoverPendingReveals({ storage, explorerUrl, address: person.address }).then(
+      () => null,
+      (e: Drc20TransferError) => e,
+    );
+    expect(error?.code).to.equal("EXPLORER_UNREACHABLE");
+    expect(storage.getItem(`${RECOVERY_PREFIX}${pending.commitTxid}`)).to.not.equal(null);
   });
 });

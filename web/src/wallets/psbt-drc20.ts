@@ -27,10 +27,14 @@
  * (RECOVERY_PREFIX). Recovery: the next sendDrc20 through this path on any page of the same origin
  * (recoverPendingReveals) reads each such entry of the connected address, asks the explorer for its
  * last reveal, and broadcasts the commit (when the explorer does not know it) and the reveals again;
- * the transfer inscription then sits on the person's address, where any wallet can send it. An entry
+ * the transfer inscription then sits on the person's address, where any wallet can send it, and
+ * a later sendDrc20 of the same tick and amount sends it instead of inscribing another (once it is
+ * confirmed, a transfer of exactly that amount left unsent on its reveal's output 0 is reused: the
+ * same covers a page closed between the reveal and the send). An entry
  * is dropped once its last reveal is known to the explorer, or when its commit can no longer be
- * broadcast (its coins were spent otherwise: the key then controls nothing). The entry is dropped as
- * soon as the reveals are broadcast in the normal course.
+ * broadcast (the explorer says MISSING_INPUTS or TX_CONFLICT: its coins were spent otherwise, so the
+ * key controls nothing); an explorer that cannot be reached or answers anything else leaves it for the next try.
+ * The entry is dropped as soon as the reveals are broadcast in the normal course.
  *
  * What the send's check refuses (checkSendPsbt, run on the PSBT before the wallet sees it and on the
  * signed transaction before it is broadcast): an input 0 other than the inscription's outpoint, or
@@ -72,6 +76,7 @@ import {
   spendableCoins,
   toDoge,
 } from "./drc20-transfer";
+import { drc20TickKey } from "../../../src/inscription/drc20";
 
 /** localStorage keys of pending reveals: this prefix and the commit's txid. */
 export const RECOVERY_PREFIX = "dogeos.drc20-reveal.";
@@ -249,15 +254,45 @@ async function broadcastHex(explorerUrl: string, hex: string, txid: string): Pro
     throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${txid}`);
 }
 
-/** Whether the explorer knows `txid` (mined or in its mempool). */
+/** Whether the explorer knows `txid` (mined or in its mempool); only its 404 says no, any other failure throws. */
 async function known(explorerUrl: string, txid: string): Promise<boolean> {
+  let response: Response;
   try {
-    await explorer(`${explorerUrl}/esplora/api/tx/${txid}/hex`);
-    return true;
-  } catch (error) {
-    if (error instanceof Drc20TransferError && error.code === "EXPLORER_REFUSED") return false;
-    throw error;
+    response = await fetch(`${explorerUrl}/esplora/api/tx/${txid}/hex`);
+  } catch {
+    throw new Drc20TransferError("EXPLORER_UNREACHABLE", "the explorer did not answer; check the connection and retry");
   }
+  if (response.status === 404) return false;
+  if (!response.ok)
+    throw new Drc20TransferError("EXPLORER_REFUSED", `the explorer answered HTTP ${response.status} for ${txid}`);
+  return true;
+}
+
+/**
+ * Broadcasts `hex`; answers false (instead of throwing) when the explorer says an input is unknown or
+ * already spent (its MISSING_INPUTS and TX_CONFLICT refusals, src/services/explorer/broadcast.ts).
+ */
+async function broadcastUnlessRejected(explorerUrl: string, hex: string, txid: string): Promise<boolean> {
+  let response: Response;
+  try {
+    response = await fetch(`${explorerUrl}/api/tx/broadcast`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ hex }),
+    });
+  } catch {
+    throw new Drc20TransferError("EXPLORER_UNREACHABLE", "the explorer did not answer; check the connection and retry");
+  }
+  const body = await response.json().catch(() => null);
+  if (!response.ok && ["MISSING_INPUTS", "TX_CONFLICT"].includes(body?.error?.code)) return false;
+  if (!response.ok)
+    throw new Drc20TransferError(
+      "EXPLORER_REFUSED",
+      `the explorer refused ${txid}: ${body?.error?.message ?? `HTTP ${response.status}`}`,
+    );
+  if (body?.txid !== txid)
+    throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${txid}`);
+  return true;
 }
 
 const txHex = async (explorerUrl: string, txid: string) =>
@@ -290,17 +325,14 @@ export async function recoverPendingReveals(
     const commitTxid = k.slice(RECOVERY_PREFIX.length);
     const lastReveal = BjsTransaction.fromHex(entry.reveals[entry.reveals.length - 1]).getId();
     if (!(await known(ctx.explorerUrl, lastReveal))) {
-      if (!(await known(ctx.explorerUrl, commitTxid))) {
-        try {
-          await broadcastHex(ctx.explorerUrl, entry.commit, commitTxid);
-        } catch (error) {
-          // The commit's coins went elsewhere: the ephemeral key controls nothing any more.
-          if (error instanceof Drc20TransferError && error.code === "EXPLORER_REFUSED") {
-            storage.removeItem(k);
-            dropped.push(commitTxid);
-          }
-          continue;
-        }
+      if (
+        !(await known(ctx.explorerUrl, commitTxid)) &&
+        !(await broadcastUnlessRejected(ctx.explorerUrl, entry.commit, commitTxid))
+      ) {
+        // The node rejects the commit (its coins went elsewhere): it never was, the ephemeral key controls nothing.
+        storage.removeItem(k);
+        dropped.push(commitTxid);
+        continue;
       }
       for (const reveal of entry.reveals) {
         const txid = BjsTransaction.fromHex(reveal).getId();
@@ -320,13 +352,32 @@ export async function recoverPendingReveals(
 export async function sendDrc20WithPsbts(
   ctx: PsbtDrc20Context,
   request: { tick: string; amount: bigint; to: string },
-): Promise<{ txid: string; commitTxid: string; revealTxids: string[] }> {
+): Promise<{ txid: string; commitTxid: string | null; revealTxids: string[] }> {
   const { network, address, explorerUrl } = ctx;
   const rate = { feeRateKoinuPerKb: ctx.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE };
   await recoverPendingReveals(ctx);
-  await checkAvailable(ctx, request.tick, request.amount);
   const ownScript = addressToOutputScript(address, network);
   const toScript = addressToOutputScript(request.to, network);
+
+  // A transfer of exactly this amount inscribed before and never sent (a page closed before its send,
+  // or a reveal recovered above) is sent as it is, from its reveal's output 0, with any spare coin.
+  const earlier = await unsentTransfer(ctx, request.tick, request.amount);
+  if (earlier) {
+    const coins = await spendableCoins(ctx);
+    if (coins.length === 0)
+      throw new Drc20TransferError(
+        "INSUFFICIENT_FUNDS",
+        `${address} holds an unsent transfer of ${request.amount} ${request.tick}, but no coin to pay its send's fee`,
+      );
+    const txid = await sendInscribed(ctx, ownScript, toScript, {
+      inscription: earlier,
+      inscriptionTx: await txHex(explorerUrl, earlier.txid),
+      feeCoin: coins[0],
+      feeCoinTx: await txHex(explorerUrl, coins[0].txid),
+    });
+    return { txid, commitTxid: null, revealTxids: [] };
+  }
+  await checkAvailable(ctx, request.tick, request.amount);
 
   // 1. The commit, locked to a key made here and now.
   const ephemeral = (ctx.randomSecretKey ?? secp256k1.utils.randomSecretKey)();
@@ -419,21 +470,57 @@ export async function sendDrc20WithPsbts(
     feeCoin = spare[0];
     feeCoinTx = await txHex(explorerUrl, feeCoin.txid);
   }
-  const { psbt: sendPsbt, feeKoinu } = buildSendPsbt({
-    network,
+  const txid = await sendInscribed(ctx, ownScript, toScript, {
     inscription,
     inscriptionTx: serializeTransaction(lastReveal),
     feeCoin,
     feeCoinTx,
+  });
+  return { txid, commitTxid, revealTxids };
+}
+
+/** The send (step 3): built, checked, signed by the wallet, checked again, broadcast; its txid. */
+async function sendInscribed(
+  ctx: PsbtDrc20Context,
+  ownScript: Uint8Array,
+  toScript: Uint8Array,
+  coins: { inscription: Outpoint; inscriptionTx: Uint8Array; feeCoin: Outpoint; feeCoinTx: Uint8Array },
+): Promise<string> {
+  const { psbt, feeKoinu } = buildSendPsbt({
+    network: ctx.network,
+    ...coins,
     ownScript,
     toScript,
-    ...rate,
+    feeRateKoinuPerKb: ctx.feeRateKoinuPerKb,
   });
-  const sendExpected = { inscription, ownScript, toScript, maxFeeKoinu: feeKoinu };
-  checkSendPsbt(sendPsbt, sendExpected);
-  const signedSend = await ctx.sign(sendPsbt, [0, 1]);
-  checkSendPsbt(signedSend, sendExpected);
-  const send = finalised(signedSend);
-  await broadcastHex(explorerUrl, send.toHex(), send.getId());
-  return { txid: send.getId(), commitTxid, revealTxids };
+  const expected = { inscription: coins.inscription, ownScript, toScript, maxFeeKoinu: feeKoinu };
+  checkSendPsbt(psbt, expected);
+  const signed = await ctx.sign(psbt, [0, 1]);
+  checkSendPsbt(signed, expected);
+  const send = finalised(signed);
+  await broadcastHex(ctx.explorerUrl, send.toHex(), send.getId());
+  return send.getId();
+}
+
+/**
+ * The person's confirmed transfer inscription of exactly `amount` `tick` that was never sent and
+ * still sits on its reveal's output 0 (unspent, in no mempool spend), or null.
+ */
+async function unsentTransfer(ctx: PsbtDrc20Context, tick: string, amount: bigint): Promise<Outpoint | null> {
+  const address = encodeURIComponent(ctx.address);
+  const page = await explorer(`${ctx.explorerUrl}/api/wallet/address/${address}/transfer_inscriptions?count=100`);
+  const match = (page.items as any[]).find(
+    (t) =>
+      t.state === "transferable" &&
+      drc20TickKey(String(t.tick)) === drc20TickKey(tick) &&
+      String(t.amount) === amount.toString() &&
+      t.location?.txid === t.reveal_txid &&
+      t.location?.vout === 0,
+  );
+  if (!match) return null;
+  const utxos = await explorer(`${ctx.explorerUrl}/api/wallet/address/${address}/utxos?limit=500`);
+  const output = (utxos.items as any[]).find(
+    (u) => u.txid === match.reveal_txid && u.vout === 0 && u.spent_in_mempool === null,
+  );
+  return output ? { txid: output.txid, vout: 0, valueKoinu: BigInt(output.value_koinu) } : null;
 }
