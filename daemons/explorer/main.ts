@@ -9,8 +9,9 @@
  * second (src/services/explorer/mempool.ts; `--mempool-max-txs`, 0 turns it off). Checks that the
  * node is on --network (getblockchaininfo's chain; exit 2 with one line if not, retried while the
  * node does not answer); stops within 5 s of SIGTERM (RPC calls in flight abandoned). On a
- * PostgreSQL index, the address routes (balance, history, UTXOs) read from a pool of `--pg-pool`
- * connections so that requests overlap their queries; every other read is synchronous.
+ * PostgreSQL index, the address routes (balance, history, UTXOs) and Esplora's address, script-hash
+ * and transaction routes read from a pool of `--pg-pool` connections so that requests overlap their
+ * queries; every other read is synchronous.
  */
 import pino from "pino";
 import { Registry, collectDefaultMetrics } from "prom-client";
