@@ -151,6 +151,55 @@ export const toDoge = (koinu: bigint) => {
   return `${koinu / 100_000_000n}${fraction ? `.${fraction}` : ""}`;
 };
 
+/** A commit spending `chosen` (scriptSigs at their largest size until signed) to `outputs`. */
+export function commitTransaction(chosen: readonly Outpoint[], outputs: TxOutput[]): Transaction {
+  return { version: 1, inputs: chosen.map((coin) => input(coin, P2PKH_SCRIPT_SIG)), outputs, locktime: 0 };
+}
+
+export interface PlannedCommit {
+  chosen: Outpoint[];
+  total: bigint;
+  /** `lock`, then the change to `ownScript` when it is not dust. */
+  outputs: TxOutput[];
+  /** The fee the outputs leave: what the commit may pay at most. */
+  feeKoinu: bigint;
+}
+
+/**
+ * The coins of `address` a commit paying `lock` spends (in the order given, at most MAX_INPUTS,
+ * until they cover the lock and the fee), and its outputs: the lock, and the change back to
+ * `ownScript` unless it would be dust. INSUFFICIENT_FUNDS when the coins cannot pay it.
+ */
+export function planCommit(
+  rate: { feeRateKoinuPerKb?: bigint },
+  address: string,
+  coins: readonly Outpoint[],
+  lock: TxOutput,
+  ownScript: Uint8Array,
+): PlannedCommit {
+  const chosen: Outpoint[] = [];
+  let total = 0n;
+  for (const coin of coins) {
+    if (chosen.length === MAX_INPUTS) break;
+    chosen.push(coin);
+    total += coin.valueKoinu;
+    if (total >= lock.value + feeOf(rate, commitTransaction(chosen, [lock]))) break;
+  }
+  const bareFee = feeOf(rate, commitTransaction(chosen, [lock]));
+  if (total < lock.value + bareFee) {
+    const spendable = coins.reduce((sum, c) => sum + c.valueKoinu, 0n);
+    throw new Drc20TransferError(
+      "INSUFFICIENT_FUNDS",
+      `${address} has ${toDoge(spendable)} DOGE it can spend (confirmed, without inscriptions); inscribing the transfer needs ${toDoge(lock.value + bareFee)} DOGE with its fees`,
+    );
+  }
+  const changeFee = feeOf(rate, commitTransaction(chosen, [lock, { script: ownScript, value: SOFT_DUST_LIMIT }]));
+  const change = total - lock.value - changeFee;
+  return change >= SOFT_DUST_LIMIT
+    ? { chosen, total, outputs: [lock, { script: ownScript, value: change }], feeKoinu: changeFee }
+    : { chosen, total, outputs: [lock], feeKoinu: total - lock.value };
+}
+
 /** Refuses an amount above the address's available balance of `tick` as the explorer's index shows it. */
 export async function checkAvailable(
   key: { explorerUrl: string; address: string },
@@ -241,34 +290,10 @@ export async function inscribeDrc20Transfer(
   const { parts, p2shOf, valueBefore } = revealPlan(key, tick, amount, key.publicKey, ownScript);
 
   // The commit: the key's coins to the P2SH of part 0, the change back to the key.
-  const coins = await spendableCoins(key);
   const lock = { script: p2shOf(parts[0]), value: valueBefore(0) };
-  const commitWith = (chosen: Outpoint[], outputs: TxOutput[]): Transaction => ({
-    version: 1,
-    inputs: chosen.map((coin) => input(coin, P2PKH_SCRIPT_SIG)),
-    outputs,
-    locktime: 0,
-  });
-  const chosen: Outpoint[] = [];
-  let total = 0n;
-  for (const coin of coins) {
-    if (chosen.length === MAX_INPUTS) break;
-    chosen.push(coin);
-    total += coin.valueKoinu;
-    if (total >= lock.value + feeOf(key, commitWith(chosen, [lock]))) break;
-  }
-  const bareFee = feeOf(key, commitWith(chosen, [lock]));
-  if (total < lock.value + bareFee) {
-    const spendable = coins.reduce((sum, c) => sum + c.valueKoinu, 0n);
-    throw new Drc20TransferError(
-      "INSUFFICIENT_FUNDS",
-      `${key.address} has ${toDoge(spendable)} DOGE it can spend (confirmed, without inscriptions); inscribing the transfer needs ${toDoge(lock.value + bareFee)} DOGE with its fees`,
-    );
-  }
-  const changeFee = feeOf(key, commitWith(chosen, [lock, { script: ownScript, value: SOFT_DUST_LIMIT }]));
-  const change = total - lock.value - changeFee;
-  const commit = commitWith(chosen, change >= SOFT_DUST_LIMIT ? [lock, { script: ownScript, value: change }] : [lock]);
-  chosen.forEach((_, i) => {
+  const planned = planCommit(key, key.address, await spendableCoins(key), lock, ownScript);
+  const commit = commitTransaction(planned.chosen, planned.outputs);
+  planned.chosen.forEach((_, i) => {
     commit.inputs[i].scriptSig = p2pkhScriptSig(signInput(commit, i, ownScript, key.privateKey), key.publicKey);
   });
   const commitTxid = await broadcast(key, commit);

@@ -63,7 +63,6 @@ import {
 } from "../../../src/doge";
 import {
   Drc20TransferError,
-  MAX_INPUTS,
   Outpoint,
   P2PKH_SCRIPT_SIG,
   TRANSFER_POSTAGE_KOINU,
@@ -71,6 +70,7 @@ import {
   explorer,
   feeOf,
   input,
+  planCommit,
   revealPlan,
   signReveals,
   spendableCoins,
@@ -386,38 +386,16 @@ export async function sendDrc20WithPsbts(
   const plan = revealPlan(rate, request.tick, request.amount, privateKeyToPublicKey(ephemeral), ownScript);
   const lock = { script: p2shScript(hash160(plan.parts[0].redeemScript)), value: plan.valueBefore(0) };
   const coins = await spendableCoins(ctx);
-  const sizedCommit = (chosen: Outpoint[], outputs: { script: Uint8Array; value: bigint }[]): Transaction => ({
-    version: 1,
-    inputs: chosen.map((coin) => input(coin, P2PKH_SCRIPT_SIG)),
-    outputs,
-    locktime: 0,
-  });
-  const chosen: Outpoint[] = [];
-  let total = 0n;
-  for (const coin of coins) {
-    if (chosen.length === MAX_INPUTS) break;
-    chosen.push(coin);
-    total += coin.valueKoinu;
-    if (total >= lock.value + feeOf(rate, sizedCommit(chosen, [lock]))) break;
-  }
-  const bareFee = feeOf(rate, sizedCommit(chosen, [lock]));
-  if (total < lock.value + bareFee) {
-    const spendable = coins.reduce((sum, c) => sum + c.valueKoinu, 0n);
-    throw new Drc20TransferError(
-      "INSUFFICIENT_FUNDS",
-      `${address} has ${toDoge(spendable)} DOGE it can spend (confirmed, without inscriptions); inscribing the transfer needs ${toDoge(lock.value + bareFee)} DOGE with its fees`,
-    );
-  }
-  const changeFee = feeOf(rate, sizedCommit(chosen, [lock, { script: ownScript, value: SOFT_DUST_LIMIT }]));
-  const change = total - lock.value - changeFee;
+  const planned = planCommit(rate, address, coins, lock, ownScript);
+  const { chosen } = planned;
+  const change = planned.outputs[1]?.value ?? 0n;
   const commitPsbt = new Psbt({ network: bjs(network) });
   commitPsbt.setVersion(1);
   commitPsbt.setMaximumFeeRate(100_000_000);
   for (const coin of chosen)
     commitPsbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: await txHex(explorerUrl, coin.txid) });
-  commitPsbt.addOutput({ script: lock.script, value: lock.value });
-  if (change >= SOFT_DUST_LIMIT) commitPsbt.addOutput({ script: ownScript, value: change });
-  const commitExpected = { ownScript, lock, maxFeeKoinu: change >= SOFT_DUST_LIMIT ? changeFee : total - lock.value };
+  for (const output of planned.outputs) commitPsbt.addOutput({ script: output.script, value: output.value });
+  const commitExpected = { ownScript, lock, maxFeeKoinu: planned.feeKoinu };
   checkCommitPsbt(commitPsbt, commitExpected);
   const signedCommit = await ctx.sign(
     commitPsbt,
@@ -457,7 +435,7 @@ export async function sendDrc20WithPsbts(
   };
   let feeCoin: Outpoint;
   let feeCoinTx: Uint8Array;
-  if (change >= SOFT_DUST_LIMIT) {
+  if (planned.outputs.length === 2) {
     feeCoin = { txid: commitTxid, vout: 1, valueKoinu: change };
     feeCoinTx = hexToBytes(commit.toHex());
   } else {
