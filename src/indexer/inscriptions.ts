@@ -130,6 +130,15 @@ class OutpointFilter {
   }
 }
 
+/**
+ * The inscriptions an outpoint (tx_id, vout) carries, in the order the writer moves them (and so
+ * the order of their DRC-20 send events): by offset, then by inscription id. Version 9 keys an
+ * inscription by its genesis transaction's txs.id (for the tie the readers' byInscriptionId sorts
+ * at read time: same offset of one output). Exported for the test that holds the two orders equal.
+ */
+export const INSCRIPTIONS_ON_OUTPOINT =
+  "SELECT inscription_id, offset FROM inscription_locations WHERE tx_id = ? AND vout = ? ORDER BY offset, inscription_id";
+
 export class InscriptionTracker {
   private readonly journal: Journal;
   private readonly q: Record<string, SqlStatement>;
@@ -148,9 +157,7 @@ export class InscriptionTracker {
     this.journal = new Journal(db, JOURNALED_TABLES);
     const p = (sql: string) => db.prepare(sql);
     this.q = {
-      onOutpoint: p(
-        "SELECT inscription_id, offset FROM inscription_locations WHERE tx_id = ? AND vout = ? ORDER BY offset, inscription_id",
-      ),
+      onOutpoint: p(INSCRIPTIONS_ON_OUTPOINT),
       setLocation: p(
         "INSERT OR REPLACE INTO inscription_locations (inscription_id, tx_id, vout, offset, owner_id, height) VALUES (?, ?, ?, ?, ?, ?)",
       ),
