@@ -132,12 +132,14 @@ class OutpointFilter {
 
 /**
  * The inscriptions an outpoint (tx_id, vout) carries, in the order the writer moves them (and so
- * the order of their DRC-20 send events): by offset, then by inscription id. Version 9 keys an
- * inscription by its genesis transaction's txs.id (for the tie the readers' byInscriptionId sorts
- * at read time: same offset of one output). Exported for the test that holds the two orders equal.
+ * the order of their DRC-20 send events): by offset, then by text id `<txid>i0`, i.e. the genesis
+ * txid's bytes, as version 8's text keys sorted and as the readers sort (byInscriptionId in
+ * ./read/inscriptions.ts). Not by the txs.id key: that follows chain order, not txid order. Ties
+ * (one offset of one output) need an input that adds no koinu before an inscribed one (./flow.ts).
+ * Exported for the test that holds the writer's order and the readers' equal.
  */
-export const INSCRIPTIONS_ON_OUTPOINT =
-  "SELECT inscription_id, offset FROM inscription_locations WHERE tx_id = ? AND vout = ? ORDER BY offset, inscription_id";
+export const INSCRIPTIONS_ON_OUTPOINT = `SELECT l.inscription_id, l.offset FROM inscription_locations l
+  JOIN txs g ON g.id = l.inscription_id WHERE l.tx_id = ? AND l.vout = ? ORDER BY l.offset, g.txid`;
 
 export class InscriptionTracker {
   private readonly journal: Journal;
