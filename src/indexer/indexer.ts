@@ -22,7 +22,7 @@ import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
-import { IndexerStore, StoredOutput } from "./store";
+import { IndexerStore } from "./store";
 import { DogeosError } from "../errors";
 
 export interface IndexerOptions {
@@ -127,7 +127,7 @@ export class Indexer {
       throw new Error(`this index is for ${this.store.getMeta("network")}, not ${this.network.name}`);
     }
     this.startHeight = requested;
-    this.inscriptions = new InscriptionTracker(this.store.db, this.store);
+    this.inscriptions = new InscriptionTracker(this.store.trackerDatabase(), this.store);
   }
 
   /** Height of the last fully written block, or startHeight - 1 when nothing is indexed. */
@@ -211,7 +211,6 @@ export class Indexer {
         });
       } catch (error) {
         this.store.discardPending();
-        this.recentOutputs.clear();
         // The batch's transaction rolled back: counters held in memory must follow.
         this.inscriptions.reloadCounters();
         throw error;
@@ -236,7 +235,7 @@ export class Indexer {
       for (const tx of block.txs) {
         if (isCoinbase(tx)) continue;
         for (const input of tx.inputs) {
-          if (created.has(input.prevTxid) || this.recentOutputs.has(`${input.prevTxid}:${input.vout}`)) continue;
+          if (created.has(input.prevTxid) || this.store.hasRecentOutput(input.prevTxid, input.vout)) continue;
           wanted.push({ txid: input.prevTxid, vout: input.vout });
         }
       }
@@ -311,7 +310,6 @@ export class Indexer {
     }
     const removed = tip.height - height;
     this.log("reorg", { from: tip.height, forkHeight: height, depth: removed });
-    this.recentOutputs.clear();
     this.store.transaction(() => {
       this.store.rollbackAbove(height);
       this.inscriptions.rollbackAbove(height);
@@ -321,20 +319,9 @@ export class Indexer {
 
   private readonly addressCache = new Map<string, string | null>();
   private readonly inscriptions: InscriptionTracker;
-  /** Outputs written recently (most spends are of young outputs); cleared on every rollback. */
-  private readonly recentOutputs = new Map<string, StoredOutput>();
-
-  private rememberOutput(key: string, output: StoredOutput): void {
-    if (this.recentOutputs.size >= 300_000) {
-      // Drop the oldest third: Map iteration follows insertion order.
-      let drop = 100_000;
-      for (const oldKey of this.recentOutputs.keys()) {
-        this.recentOutputs.delete(oldKey);
-        if (--drop === 0) break;
-      }
-    }
-    this.recentOutputs.set(key, output);
-  }
+  /** One transaction's koinu in and out per address id, in first-seen order (reused: cleared per transaction). */
+  private readonly received = new Map<number, bigint>();
+  private readonly sent = new Map<number, bigint>();
 
   /** Address of an output script, memoised: base58 encoding is a large share of indexing time. */
   private addressOf(script: Uint8Array): string | null {
@@ -348,57 +335,72 @@ export class Indexer {
     return address;
   }
 
+  /** Memoised like addressOf: a signature holds the byte OP_CHECKZKP often enough to ask for most inputs. */
+  private readonly p2shCache = new Map<string, boolean>();
+
   private isP2shAddress(address: string): boolean {
+    const cached = this.p2shCache.get(address);
+    if (cached !== undefined) return cached;
+    let p2sh = false;
     try {
-      return decodeAddress(address, this.network).type === "scripthash";
+      p2sh = decodeAddress(address, this.network).type === "scripthash";
     } catch {
-      return false;
+      p2sh = false;
     }
+    if (this.p2shCache.size >= 100_000) this.p2shCache.clear();
+    this.p2shCache.set(address, p2sh);
+    return p2sh;
   }
 
   /** Writes one block's rows; runs inside the caller's transaction. The block row goes last. */
   private applyBlock(block: Block, height: number): void {
     const store = this.store;
     const tracker = this.inscriptions;
+    const received = this.received;
+    const sent = this.sent;
     tracker.beginBlock();
     const first = store.nextIds();
     let coinbaseAddresses: (string | null)[] = [];
-    block.txs.forEach((tx, position) => {
+    const txs = block.txs;
+    for (let position = 0; position < txs.length; position++) {
+      const tx = txs[position];
       const coinbase = isCoinbase(tx);
       const txId = store.assignTxId(tx.txid);
-      const received = new Map<string, bigint>();
-      const sent = new Map<string, bigint>();
-      const spentInputs: SpentInput[] = [];
-      const outputAddresses: (string | null)[] = [];
+      received.clear();
+      sent.clear();
+      const inputs = tx.inputs;
+      const outputs = tx.outputs;
+      const spentInputs: SpentInput[] = new Array(coinbase ? 0 : inputs.length);
+      const outputAddresses: (string | null)[] = new Array(outputs.length);
       let inputTotal: bigint | null = coinbase ? null : 0n;
       if (!coinbase) {
-        tx.inputs.forEach((input, vin) => {
-          const key = `${input.prevTxid}:${input.vout}`;
-          const spent = this.recentOutputs.get(key) ?? store.getOutput(input.prevTxid, input.vout);
-          this.recentOutputs.delete(key);
-          spentInputs.push({
+        for (let vin = 0; vin < inputs.length; vin++) {
+          const input = inputs[vin];
+          const spent = store.outputOf(input.prevTxid, input.vout);
+          spentInputs[vin] = {
             txid: input.prevTxid,
             vout: input.vout,
             value: spent ? spent.value : 0n,
             address: spent ? spent.address : null,
             known: spent !== null,
-          });
+          };
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
             inputTotal = null;
-            return;
+            continue;
           }
           if (inputTotal !== null) inputTotal += spent.value;
           store.spendOutput(spent, txId, vin);
-          if (spent.address) sent.set(spent.address, (sent.get(spent.address) ?? 0n) + spent.value);
-        });
+          if (spent.addressId !== null) sent.set(spent.addressId, (sent.get(spent.addressId) ?? 0n) + spent.value);
+        }
       }
       let outputTotal = 0n;
-      tx.outputs.forEach((output, vout) => {
+      for (let vout = 0; vout < outputs.length; vout++) {
+        const output = outputs[vout];
         outputTotal += output.value;
         const script = output.script;
         if (script.length > 0 && script[0] === OP.OP_RETURN) {
-          outputAddresses.push(null);
+          outputAddresses[vout] = null;
           const payload = opReturnPayload(script);
           store.insertOpReturn(
             tx.txid,
@@ -409,13 +411,14 @@ export class Indexer {
             bytesToHex(payload.subarray(0, 4)),
             bytesToHex(sha256(payload)),
           );
-          return;
+          continue;
         }
         const address = this.addressOf(script);
-        outputAddresses.push(address);
-        this.rememberOutput(`${tx.txid}:${vout}`, store.insertOutput(txId, vout, output.value, script, address));
-        if (address) received.set(address, (received.get(address) ?? 0n) + output.value);
-      });
+        outputAddresses[vout] = address;
+        const stored = store.insertOutput(txId, vout, outputs.length, output.value, script, address);
+        if (stored.addressId !== null)
+          received.set(stored.addressId, (received.get(stored.addressId) ?? 0n) + output.value);
+      }
       if (hasCheckZkp(tx)) {
         const uses = extractCheckZkpUses(tx, height, {
           // P2SH outputs have P2SH addresses: no need to read the spent script back.
@@ -430,48 +433,38 @@ export class Indexer {
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
       if (coinbase) coinbaseAddresses = outputAddresses;
       else tracker.applyTransaction(tx, position, height, spentInputs, outputAddresses, fee);
-      store.insertTx(txId, tx.txid, height, position, tx.size, fee, coinbase, tx.inputs.length, tx.outputs.length);
-      const touched = new Set([...received.keys(), ...sent.keys()]);
-      for (const address of touched) {
-        const got = received.get(address) ?? 0n;
-        const gave = sent.get(address) ?? 0n;
-        // The other side as a wallet shows it: for money in, the first other spender; for money out,
-        // the first other recipient (null for a coinbase or a transaction with no other party).
-        let counterparty: string | null = null;
-        if (gave === 0n) {
-          for (const other of sent.keys())
-            if (other !== address) {
-              counterparty = other;
-              break;
-            }
-        } else {
-          for (const other of received.keys())
-            if (other !== address) {
-              counterparty = other;
-              break;
-            }
-        }
-        store.addHistory(
-          store.addressIdOf(address),
-          txId,
-          got,
-          gave,
-          counterparty === null ? null : store.addressIdOf(counterparty),
-        );
-      }
-    });
-    if (block.txs.length > 0 && isCoinbase(block.txs[0])) tracker.endBlock(block.txs[0], height, coinbaseAddresses);
+      store.insertTx(txId, tx.txid, height, position, tx.size, fee, coinbase, inputs.length, outputs.length);
+      // Addresses in the order they were first met: those paid, then those that only spent.
+      for (const [addressId, got] of received) this.addHistory(addressId, txId, got, sent.get(addressId) ?? 0n);
+      for (const [addressId, gave] of sent) if (!received.has(addressId)) this.addHistory(addressId, txId, 0n, gave);
+    }
+    if (txs.length > 0 && isCoinbase(txs[0])) tracker.endBlock(txs[0], height, coinbaseAddresses);
     store.insertBlock(
       {
         height,
         hash: block.hash,
         prevHash: block.header.prevHash,
         time: block.header.time,
-        txCount: block.txs.length,
+        txCount: txs.length,
         size: block.size,
       },
       first,
     );
+  }
+
+  /**
+   * One history row of the current transaction. The counterparty is the other side as a wallet
+   * shows it: for money in, the first other spender; for money out, the first other recipient
+   * (null for a coinbase or a transaction with no other party).
+   */
+  private addHistory(addressId: number, txId: number, got: bigint, gave: bigint): void {
+    let counterparty: number | null = null;
+    for (const other of (gave === 0n ? this.sent : this.received).keys())
+      if (other !== addressId) {
+        counterparty = other;
+        break;
+      }
+    this.store.addHistory(addressId, txId, got, gave, counterparty);
   }
 }
 

@@ -7,15 +7,20 @@
  * without reading an id back. Recent txid -> id and address -> id pairs are cached; a miss reads
  * the unique index. After a rollback or a failed batch the counters are read again from the tables.
  *
- * On SQLite every row is written by its own prepared statement (in-process, microseconds). On
- * PostgreSQL a statement is a round trip, so the rows of a batch (blocks, transactions, addresses,
- * outputs, spends, history, OP_RETURN outputs, balance counters) are buffered and written with one
- * multi-row statement per table (`unnest` of one array per column) when the batch ends or before
- * any other statement runs on the connection (PostgresDatabase.beforeQuery), so every read still
- * sees every earlier write. The outputs a batch spends are fetched in one query before it is
- * applied (prefetchOutputs).
+ * Both backends buffer a batch's transactions, outputs and history rows in memory and write them
+ * when the batch ends (flushWrites), so that an output created and spent inside one batch is
+ * written once, already spent, instead of inserted and then updated. On SQLite the buffered rows
+ * go out in multi-row INSERTs of up to 64 rows (one statement's overhead for many rows); the
+ * outputs the index already holds are marked spent as the batch meets them. On PostgreSQL a
+ * statement is a round trip, so every row of a batch (blocks, addresses, spends, OP_RETURN outputs
+ * and balance counters too) is buffered and written with one multi-row statement per table
+ * (`unnest` of one array per column) when the batch ends or before any other statement runs on
+ * the connection (PostgresDatabase.beforeQuery); the outputs a batch spends are fetched in one
+ * query before it is applied (prefetchOutputs). Either way every read sees every earlier write:
+ * the store answers its own reads of buffered rows from memory, and the statements of other
+ * modules that read chain tables (trackerDatabase) write the buffer out first.
  */
-import type { SqlDatabase } from "../db/sql";
+import type { SqlDatabase, SqlStatement } from "../db/sql";
 import { PostgresDatabase } from "../db/postgres";
 import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
@@ -28,6 +33,19 @@ export interface StoredOutput {
   addressId: number | null;
   address: string | null;
 }
+
+/** An output of the current batch: its row waits in memory, spender included, until flushWrites(). */
+interface PendingOutput extends StoredOutput {
+  /** The script column (null when it is the address's standard script). */
+  script: Buffer | null;
+  spentTxId: number | null;
+  spentVin: number | null;
+  /** Set once its row is in the database: a later spend is then an UPDATE. */
+  written: boolean;
+}
+
+/** Rows per multi-row INSERT on SQLite (64 rows of 9 columns stay far below its 32,766 parameters). */
+const ROWS_PER_INSERT = 64;
 
 export interface IndexedBlockRow {
   height: number;
@@ -62,16 +80,24 @@ function isStandardScript(script: Uint8Array): boolean {
 
 const buf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-/** A bounded map that forgets its oldest third when full (Map iteration follows insertion order). */
-class RecentMap<V> extends Map<string, V> {
-  constructor(private readonly limit: number) {
+/**
+ * A bounded map that forgets its oldest third when full (Map iteration follows insertion order).
+ * Entries `keep` holds on to are never forgotten: the oldest of them stops the eviction (values are
+ * ids, remembered in ascending order, so everything after it is kept too).
+ */
+class RecentMap<K, V> extends Map<K, V> {
+  constructor(
+    private readonly limit: number,
+    private readonly keep: (key: K, value: V) => boolean = () => false,
+  ) {
     super();
   }
 
-  remember(key: string, value: V): void {
+  remember(key: K, value: V): void {
     if (this.size >= this.limit) {
       let drop = Math.ceil(this.limit / 3);
-      for (const old of this.keys()) {
+      for (const [old, oldValue] of this) {
+        if (this.keep(old, oldValue)) break;
         this.delete(old);
         if (--drop === 0) break;
       }
@@ -87,8 +113,25 @@ export class IndexerStore {
   private readonly bulk: BulkRows | null;
   private nextTxId = 1;
   private nextAddressId = 1;
-  private readonly txIds = new RecentMap<number>(400_000);
-  private readonly addressIds = new RecentMap<number>(400_000);
+  /** The first transaction id whose rows are still buffered (nextTxId when none are). */
+  private pendingFromTxId = 1;
+  /** txid -> id of recent transactions (every transaction of the batch being written is kept). */
+  private readonly txIds = new RecentMap<string, number>(400_000, (_, id) => id >= this.pendingFromTxId);
+  private readonly addressIds = new RecentMap<string, number>(400_000);
+  /**
+   * The outputs of recent transactions by transaction id, indexed by vout (undefined for an
+   * OP_RETURN output): most inputs spend young outputs, found here without a query. Every
+   * transaction of the batch being written is kept (their rows are not in the database yet).
+   */
+  private readonly recentOutputs = new RecentMap<number, (PendingOutput | undefined)[]>(
+    150_000,
+    (txId) => txId >= this.pendingFromTxId,
+  );
+  /** SQLite only: the batch's rows not yet written (PostgreSQL buffers in `bulk`). */
+  private readonly txRows: unknown[] = [];
+  private readonly outputRows: PendingOutput[] = [];
+  private readonly historyRows: unknown[] = [];
+  private readonly rowWriters;
 
   constructor(readonly db: SqlDatabase) {
     if (db instanceof PostgresDatabase) {
@@ -111,17 +154,11 @@ export class IndexerStore {
       insertBlock: db.prepare(
         "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      insertTx: db.prepare(
-        "INSERT OR REPLACE INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
       txIdOf: db.prepare("SELECT id FROM txs WHERE txid = ?"),
       addressIdOf: db.prepare("SELECT id FROM addresses WHERE address = ?"),
       insertAddress: db.prepare(
         `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
         VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
-      ),
-      insertOutput: db.prepare(
-        "INSERT OR REPLACE INTO outputs (tx_id, vout, value, script, address_id) VALUES (?, ?, ?, ?, ?)",
       ),
       getOutput: db
         .prepare(
@@ -135,9 +172,6 @@ export class IndexerStore {
         )
         .safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
-      insertHistory: db.prepare(
-        "INSERT OR REPLACE INTO address_history (tx_id, address_id, received, sent, counterparty_id) VALUES (?, ?, ?, ?, ?)",
-      ),
       addBalance: db.prepare(`UPDATE addresses SET confirmed = confirmed + ?, tx_count = tx_count + ?,
         funded_txo_count = funded_txo_count + ?, funded_txo_sum = funded_txo_sum + ?,
         spent_txo_count = spent_txo_count + ?, spent_txo_sum = spent_txo_sum + ? WHERE id = ?`),
@@ -189,6 +223,25 @@ export class IndexerStore {
       deleteOpReturnsAbove: db.prepare("DELETE FROM op_returns WHERE height > ?"),
       deleteBlocksAbove: db.prepare("DELETE FROM blocks WHERE height > ?"),
     };
+    this.rowWriters = this.bulk
+      ? null
+      : {
+          txs: new MultiRowInsert(
+            db,
+            "INSERT OR REPLACE INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES",
+            9,
+          ),
+          outputs: new MultiRowInsert(
+            db,
+            "INSERT OR REPLACE INTO outputs (tx_id, vout, value, script, address_id, spent_tx_id, spent_vin) VALUES",
+            7,
+          ),
+          history: new MultiRowInsert(
+            db,
+            "INSERT OR REPLACE INTO address_history (tx_id, address_id, received, sent, counterparty_id) VALUES",
+            5,
+          ),
+        };
     this.reloadIds();
   }
 
@@ -196,8 +249,36 @@ export class IndexerStore {
   private reloadIds(): void {
     this.nextTxId = Number((this.s.maxTxId.get() as { n: number | bigint }).n) + 1;
     this.nextAddressId = Number((this.s.maxAddressId.get() as { n: number | bigint }).n) + 1;
+    this.pendingFromTxId = this.nextTxId;
     this.txIds.clear();
     this.addressIds.clear();
+    this.recentOutputs.clear();
+  }
+
+  /**
+   * The handle other modules that share the batch's transaction (the inscription tracker) use: a
+   * statement of theirs that names a chain table writes the buffered rows out first, so it sees
+   * them. On PostgreSQL the connection's own hook does this already.
+   */
+  trackerDatabase(): SqlDatabase {
+    if (this.bulk) return this.db;
+    const view = Object.create(this.db) as SqlDatabase;
+    view.prepare = <Row>(sql: string): SqlStatement<Row> => {
+      const statement = this.db.prepare<Row>(sql);
+      if (!CHAIN_TABLES.test(sql)) return statement;
+      const flush = () => this.flushRows();
+      return Object.assign(Object.create(statement) as SqlStatement<Row>, {
+        get: (...params: unknown[]) => (flush(), statement.get(...params)),
+        all: (...params: unknown[]) => (flush(), statement.all(...params)),
+        run: (...params: unknown[]) => (flush(), statement.run(...params)),
+        iterate: (...params: unknown[]) => (flush(), statement.iterate(...params)),
+        safeIntegers(this: SqlStatement<Row>, toggle?: boolean) {
+          statement.safeIntegers(toggle);
+          return this;
+        },
+      });
+    };
+    return view;
   }
 
   transaction<T>(fn: () => T): T {
@@ -283,19 +364,11 @@ export class IndexerStore {
     inputCount: number,
     outputCount: number,
   ): void {
-    const row = [
-      txId,
-      Buffer.from(txid, "hex"),
-      height,
-      position,
-      size,
-      fee,
-      coinbase ? 1 : 0,
-      inputCount,
-      outputCount,
-    ];
-    if (this.bulk) return void this.bulk.txs.push(row);
-    this.s.insertTx.run(...row);
+    const hash = Buffer.from(txid, "hex");
+    const flag = coinbase ? 1 : 0;
+    if (this.bulk)
+      return void this.bulk.txs.push([txId, hash, height, position, size, fee, flag, inputCount, outputCount]);
+    this.txRows.push(txId, hash, height, position, size, fee, flag, inputCount, outputCount);
   }
 
   /** The id of `address` when the index has it (cached), else null. */
@@ -329,8 +402,18 @@ export class IndexerStore {
     return id;
   }
 
-  /** Writes an output; returns it as spendOutput() takes it. */
-  insertOutput(txId: number, vout: number, value: bigint, script: Uint8Array, address: string | null): StoredOutput {
+  /**
+   * Buffers an output (`outputCount` is its transaction's, for the slot of each vout); returns it as
+   * spendOutput() takes it.
+   */
+  insertOutput(
+    txId: number,
+    vout: number,
+    outputCount: number,
+    value: bigint,
+    script: Uint8Array,
+    address: string | null,
+  ): StoredOutput {
     let addressId: number | null = null;
     let stored: Buffer | null = buf(script);
     if (address !== null) {
@@ -342,24 +425,44 @@ export class IndexerStore {
       // (A bare pay-to-pubkey output keeps its own.)
       if (isStandardScript(script)) stored = null;
     }
-    const output: StoredOutput = { txId, vout, value, addressId, address };
-    if (this.bulk) {
-      this.bulk.outputs.set(`${txId}:${vout}`, [txId, vout, value, stored, addressId, null, null]);
-      this.bulk.created.set(`${txId}:${vout}`, output);
-    } else {
-      this.s.insertOutput.run(txId, vout, value, stored, addressId);
+    const output: PendingOutput = {
+      txId,
+      vout,
+      value,
+      addressId,
+      address,
+      script: stored,
+      spentTxId: null,
+      spentVin: null,
+      written: false,
+    };
+    let slots = this.recentOutputs.get(txId);
+    if (slots === undefined) {
+      slots = new Array<PendingOutput | undefined>(outputCount);
+      this.recentOutputs.remember(txId, slots);
     }
+    slots[vout] = output;
+    if (this.bulk) this.bulk.outputs.push(output);
+    else this.outputRows.push(output);
     return output;
   }
 
-  /** The output `vout` of `txid` as the index holds it, or null when the index does not have it. */
-  getOutput(txid: string, vout: number): StoredOutput | null {
+  /** True when outputOf() answers for this outpoint without a query (PostgreSQL's prefetch skips it). */
+  hasRecentOutput(txid: string, vout: number): boolean {
     const txId = this.txIds.get(txid);
+    return txId !== undefined && this.recentOutputs.get(txId)?.[vout] !== undefined;
+  }
+
+  /** The output `vout` of `txid` as the index holds it, or null when the index does not have it. */
+  outputOf(txid: string, vout: number): StoredOutput | null {
+    const txId = this.txIds.get(txid);
+    if (txId !== undefined) {
+      const recent = this.recentOutputs.get(txId)?.[vout];
+      if (recent !== undefined) return recent;
+      // A transaction of the batch being written has every output it has in recentOutputs.
+      if (txId >= this.pendingFromTxId) return null;
+    }
     if (this.bulk) {
-      if (txId !== undefined) {
-        const pending = this.bulk.created.get(`${txId}:${vout}`);
-        if (pending) return pending;
-      }
       const fetched = this.bulk.prefetched.get(`${txid}:${vout}`);
       if (fetched !== undefined) return fetched;
     }
@@ -380,23 +483,24 @@ export class IndexerStore {
       change.spentCount += 1;
       change.spentKoinu += spent.value;
     }
-    if (this.bulk) {
-      const pending = this.bulk.outputs.get(`${spent.txId}:${spent.vout}`);
-      if (pending) {
-        pending[5] = spentTxId;
-        pending[6] = spentVin;
-      } else {
-        this.bulk.spends.push([spent.txId, spent.vout, spentTxId, spentVin]);
-      }
+    const pending = spent as Partial<PendingOutput>;
+    if (pending.written === false) {
+      // Its row is still buffered: written once, already spent.
+      pending.spentTxId = spentTxId;
+      pending.spentVin = spentVin;
       return;
     }
+    // A spent output is not looked for again: memory holds unspent ones (a second spend reads the row).
+    const slots = this.recentOutputs.get(spent.txId);
+    if (slots !== undefined) slots[spent.vout] = undefined;
+    if (this.bulk) return void this.bulk.spends.push([spent.txId, spent.vout, spentTxId, spentVin]);
     this.s.spendOutput.run(spentTxId, spentVin, spent.txId, spent.vout);
   }
 
   /** Records one transaction's effect on an address; the balance change is buffered until flushWrites(). */
   addHistory(addressId: number, txId: number, received: bigint, sent: bigint, counterpartyId: number | null): void {
     if (this.bulk) this.bulk.history.set(`${txId}:${addressId}`, [txId, addressId, received, sent, counterpartyId]);
-    else this.s.insertHistory.run(txId, addressId, received, sent, counterpartyId);
+    else this.historyRows.push(txId, addressId, received, sent, counterpartyId);
     const change = this.balanceChange(addressId);
     change.delta += received - sent;
     change.txs += 1;
@@ -407,13 +511,17 @@ export class IndexerStore {
    * last block.
    */
   flushWrites(): void {
+    this.flushRows();
     if (this.bulk) {
-      this.flushRows();
       this.bulk.prefetched.clear();
       return;
     }
-    for (const [id, c] of this.pendingBalances)
+    // In id order: the address rows are visited leaf after leaf instead of at random.
+    const ids = [...this.pendingBalances.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      const c = this.pendingBalances.get(id)!;
       this.s.addBalance.run(c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu, id);
+    }
     this.pendingBalances.clear();
   }
 
@@ -426,14 +534,52 @@ export class IndexerStore {
     return change;
   }
 
+  /** Writes the buffered rows (balance changes too on PostgreSQL); later spends of those outputs are UPDATEs. */
   private flushRows(): void {
-    this.bulk?.write(this.pendingBalances);
+    if (this.bulk) {
+      // Its own statements re-enter through the connection's hook while it writes: nothing to do then.
+      if (this.bulk.busy) return;
+      this.forgetSpent(this.bulk.outputs);
+      this.bulk.write(this.pendingBalances);
+      this.pendingFromTxId = this.nextTxId;
+      return;
+    }
+    if (this.txRows.length === 0 && this.outputRows.length === 0 && this.historyRows.length === 0) return;
+    this.forgetSpent(this.outputRows);
+    const writers = this.rowWriters!;
+    writers.txs.write(this.txRows);
+    const outputs = this.outputRows;
+    const cells: unknown[] = [];
+    for (let i = 0; i < outputs.length; i++) {
+      const o = outputs[i];
+      cells.push(o.txId, o.vout, o.value, o.script, o.addressId, o.spentTxId, o.spentVin);
+      o.written = true;
+    }
+    writers.outputs.write(cells);
+    writers.history.write(this.historyRows);
+    this.txRows.length = 0;
+    this.outputRows.length = 0;
+    this.historyRows.length = 0;
+    this.pendingFromTxId = this.nextTxId;
+  }
+
+  /** Outputs about to be written already spent leave recentOutputs (as spendOutput() does for written ones). */
+  private forgetSpent(outputs: readonly PendingOutput[]): void {
+    for (let i = 0; i < outputs.length; i++) {
+      const o = outputs[i];
+      if (o.spentTxId === null) continue;
+      const slots = this.recentOutputs.get(o.txId);
+      if (slots !== undefined) slots[o.vout] = undefined;
+    }
   }
 
   /** Drops buffered writes and cached ids (after a failed transaction). */
   discardPending(): void {
     this.pendingBalances.clear();
     this.bulk?.clear();
+    this.txRows.length = 0;
+    this.outputRows.length = 0;
+    this.historyRows.length = 0;
     this.reloadIds();
   }
 
@@ -495,6 +641,7 @@ export class IndexerStore {
 
   /** Removes everything above `height` (the fork point stays). Runs inside the caller's transaction. */
   rollbackAbove(height: number): void {
+    this.flushRows();
     const above = this.s.firstIdsAbove.get(height) as
       { first_tx_id: number | bigint; first_address_id: number | bigint } | undefined;
     const first = above ? Number(above.first_tx_id) : this.nextTxId;
@@ -554,6 +701,43 @@ function toBlock(row: BlockRow): IndexedBlockRow {
 
 type Cells = unknown[];
 
+/** The chain tables whose rows the store buffers: a statement naming one must see the buffer written. */
+const CHAIN_TABLES = /\b(blocks|txs|addresses|outputs|address_history|op_returns)\b/;
+
+/**
+ * SQLite's multi-row INSERT of one table: rows go out ROWS_PER_INSERT at a time through one
+ * prepared statement, the rest through a statement prepared for that many rows (cached).
+ */
+class MultiRowInsert {
+  private readonly statements = new Map<number, SqlStatement>();
+
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly head: string,
+    private readonly width: number,
+  ) {}
+
+  private statement(rows: number): SqlStatement {
+    let statement = this.statements.get(rows);
+    if (!statement) {
+      const row = `(${new Array(this.width).fill("?").join(", ")})`;
+      statement = this.db.prepare(`${this.head} ${new Array(rows).fill(row).join(", ")}`);
+      this.statements.set(rows, statement);
+    }
+    return statement;
+  }
+
+  /** Writes `cells` (row after row, `width` values each) in row order. */
+  write(cells: readonly unknown[]): void {
+    const rows = cells.length / this.width;
+    const full = this.statement(ROWS_PER_INSERT);
+    const step = ROWS_PER_INSERT * this.width;
+    let at = 0;
+    for (; at + step <= cells.length; at += step) full.run(cells.slice(at, at + step));
+    if (at < cells.length) this.statement(rows % ROWS_PER_INSERT).run(cells.slice(at));
+  }
+}
+
 /**
  * The rows of one batch on PostgreSQL, keyed like their tables' primary keys (a later row for the
  * same key replaces an earlier one, as INSERT OR REPLACE does), and their multi-row writes.
@@ -562,9 +746,8 @@ class BulkRows {
   readonly blocks: Cells[] = [];
   readonly txs: Cells[] = [];
   readonly addresses: Cells[] = [];
-  readonly outputs = new Map<string, Cells>();
-  /** The outputs written in this batch, as getOutput() returns them (keyed "txId:vout"). */
-  readonly created = new Map<string, StoredOutput>();
+  /** The batch's outputs in (tx id, vout) order, spender included when the batch spent them. */
+  readonly outputs: PendingOutput[] = [];
   readonly spends: Cells[] = [];
   readonly history = new Map<string, Cells>();
   readonly opReturns = new Map<string, Cells>();
@@ -582,9 +765,7 @@ class BulkRows {
   mustFlushBefore(sql: string): boolean {
     let answer = this.needsFlush.get(sql);
     if (answer === undefined) {
-      answer =
-        !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) ||
-        /\b(blocks|txs|addresses|outputs|address_history|op_returns)\b/.test(sql);
+      answer = !/^\s*(SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) || CHAIN_TABLES.test(sql);
       this.needsFlush.set(sql, answer);
     }
     return answer;
@@ -725,6 +906,11 @@ class BulkRows {
     }
   }
 
+  /** True while write() runs (its own statements re-enter through the connection's hook). */
+  get busy(): boolean {
+    return this.writing;
+  }
+
   /**
    * Writes everything buffered (and empties `balances`), in an order where each write finds what
    * it refers to. Its own statements re-enter through the connection's beforeQuery hook: ignored.
@@ -746,7 +932,14 @@ class BulkRows {
           ),
         );
       if (this.txs.length > 0) this.q.txs.run(...columns(this.txs, 9));
-      if (this.outputs.size > 0) this.q.outputs.run(...columns(this.outputs.values(), 7));
+      if (this.outputs.length > 0) {
+        const rows: Cells[] = [];
+        for (const o of this.outputs) {
+          rows.push([o.txId, o.vout, o.value, o.script, o.addressId, o.spentTxId, o.spentVin]);
+          o.written = true;
+        }
+        this.q.outputs.run(...columns(rows, 7));
+      }
       if (this.spends.length > 0) this.q.spends.run(...columns(this.spends, 4));
       if (this.history.size > 0) this.q.history.run(...columns(this.history.values(), 5));
       if (this.opReturns.size > 0) this.q.opReturns.run(...columns(this.opReturns.values(), 8));
@@ -768,8 +961,7 @@ class BulkRows {
     this.blocks.length = 0;
     this.txs.length = 0;
     this.addresses.length = 0;
-    this.outputs.clear();
-    this.created.clear();
+    this.outputs.length = 0;
     this.spends.length = 0;
     this.history.clear();
     this.opReturns.clear();
