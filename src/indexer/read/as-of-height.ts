@@ -12,7 +12,8 @@ import type { SqlStatement } from "../../db/sql";
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
 import { hashHexOrNull, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
-import { TxIdBounds, hexOf, txidKey } from "./rows";
+import { blockAt, indexedTip } from "./blocks";
+import { PlanRunner, TxIdBounds, hexOf, txidKey } from "./rows";
 
 /** The indexed tip: height and hash of the last fully written block. */
 export interface IndexedTip {
@@ -65,14 +66,15 @@ type Row = Record<string, unknown>;
 export class IndexHistory {
   private readonly s: Record<string, SqlStatement>;
   private readonly bounds: TxIdBounds;
+  /** Runs the block reads (./blocks.ts), the ones the other readers share. */
+  private readonly plans: PlanRunner;
 
   constructor(readonly db: SqlDatabase) {
     const p = (sql: string) => db.prepare(sql);
     this.bounds = new TxIdBounds(db);
+    this.plans = new PlanRunner(db);
     this.s = {
       startHeight: p("SELECT value FROM meta WHERE key = 'start_height'"),
-      tip: p("SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1"),
-      blockHash: p("SELECT hash FROM blocks WHERE height = ?"),
       // Sum over the address's transactions up to H of (received - sent): the outputs created at or
       // below H that no transaction at or below H spent.
       // Transaction ids are in chain order: "at or below H" is "id below the first id above H".
@@ -139,14 +141,12 @@ export class IndexHistory {
   }
 
   tip(): IndexedTip | null {
-    const row = this.s.tip.get() as { height: number; hash: Uint8Array } | undefined;
-    return row ? { height: row.height, hash: hexOf(row.hash) } : null;
+    return this.plans.run(indexedTip());
   }
 
   /** Hash of the indexed block at `height`, or null when it is not indexed. */
   blockHashAt(height: number): string | null {
-    const row = this.s.blockHash.get(height) as { hash: Uint8Array } | undefined;
-    return row ? hexOf(row.hash) : null;
+    return this.plans.run(blockAt(height))?.hash ?? null;
   }
 
   /** Koinu held by `address` after block `height`: outputs created at or below it and not spent at or below it. */

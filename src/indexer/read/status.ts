@@ -1,7 +1,8 @@
 /** The index's own state: how far it got, what the node said, which network. */
 import type { ReplicaState, SqlDatabase } from "../../db/sql";
 import { Refusal, notFound } from "../../errors";
-import { hexOf, prepareAll } from "./rows";
+import { indexedTip } from "./blocks";
+import { PlanRunner, prepareAll } from "./rows";
 
 export interface IndexStatus {
   indexedHeight: number;
@@ -58,12 +59,11 @@ export function absentOrBehind(
 
 export class StatusReads {
   private readonly s;
+  private readonly plans: PlanRunner;
 
   constructor(private readonly db: SqlDatabase) {
-    this.s = prepareAll(db, {
-      meta: "SELECT key, value FROM meta",
-      tip: "SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1",
-    });
+    this.s = prepareAll(db, { meta: "SELECT key, value FROM meta" });
+    this.plans = new PlanRunner(db);
   }
 
   status(): IndexStatus {
@@ -85,7 +85,6 @@ export class StatusReads {
 
   /** The last indexed block, or null before the first. */
   tip(): { height: number; hash: string } | null {
-    const row = this.s.tip.get() as { height: number | bigint; hash: Uint8Array } | undefined;
-    return row ? { height: Number(row.height), hash: hexOf(row.hash) } : null;
+    return this.plans.run(indexedTip());
   }
 }
