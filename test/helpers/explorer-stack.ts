@@ -3,7 +3,8 @@
  * explorer's mempool view over the node and the index, and the explorer's Express app with that
  * view and no status cache, as the explorer daemon wires them. The Esplora and mempool suites
  * (test/services/esplora-api, esplora-wallet, explorer-mempool) start it and serve the app (or
- * their own arrangement around it) with `listen`.
+ * their own arrangement around it) with `listen`; `{ mempool: false }` wires the explorer without a
+ * mempool view (its mempool figures zero, as a daemon without one answers: explorer-esplora).
  */
 import http from "node:http";
 import type express from "express";
@@ -19,14 +20,16 @@ import { MempoolView } from "../../src/services/explorer/mempool";
 import { RunningDevnet, startDevnet } from "./devnet";
 import { newKey } from "./keys";
 
-export interface ExplorerStack {
+/** `V`: the mempool view, null in a stack started with `{ mempool: false }`. */
+export interface ExplorerStack<V extends MempoolView | null = MempoolView> {
   devnet: RunningDevnet;
   /** The devnet's RPC as the explorer's node. */
   client: DogecoinRpcClient;
   indexer: Indexer;
   queries: IndexQueries;
-  view: MempoolView;
-  /** The explorer with `view` as its mempool and `statusCacheMs` 0. */
+  /** The explorer's mempool view; null when started with `{ mempool: false }`. */
+  view: V;
+  /** The explorer with `view` as its mempool (none when null) and `statusCacheMs` 0. */
   app: express.Express;
   /** Serves `handler` on an ephemeral port of 127.0.0.1 until `close`; its origin (http://127.0.0.1:<port>). */
   listen(handler: http.RequestListener): Promise<string>;
@@ -36,7 +39,12 @@ export interface ExplorerStack {
   close(): Promise<void>;
 }
 
-export async function startExplorerStack(): Promise<ExplorerStack> {
+/** The stack with the explorer's mempool view; with `{ mempool: false }`, an explorer without one. */
+export async function startExplorerStack(): Promise<ExplorerStack>;
+export async function startExplorerStack(options: { mempool: false }): Promise<ExplorerStack<null>>;
+export async function startExplorerStack(
+  options: { mempool?: false } = {},
+): Promise<ExplorerStack<MempoolView | null>> {
   const devnet = await startDevnet();
   const client = new DogecoinRpcClient({ url: devnet.url });
   const db = openIndexerDatabase(":memory:");
@@ -46,13 +54,14 @@ export async function startExplorerStack(): Promise<ExplorerStack> {
     network: NETWORKS.regtest,
   });
   const queries = new IndexQueries(db);
-  const view = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
+  const view =
+    options.mempool === false ? null : new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
   const app = createExplorerApp({
     queries,
     network: NETWORKS.regtest,
     node: client,
     statusCacheMs: 0,
-    mempool: view,
+    ...(view ? { mempool: view } : {}),
   });
   const servers: http.Server[] = [];
   return {

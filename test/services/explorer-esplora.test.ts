@@ -1,19 +1,13 @@
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import type { Server } from "node:http";
 import mempoolJS from "@mempool/mempool.js";
 import { checkedCount } from "../helpers/openapi";
 import { isInteger, parse as parseLossless } from "lossless-json";
-import { NETWORKS, bytesToHex, nullDataScript } from "../../src/doge";
-import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
-import { openIndexerDatabase } from "../../src/indexer/database";
-import { Indexer } from "../../src/indexer/indexer";
-import { IndexQueries } from "../../src/indexer/queries";
-import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
-import { createExplorerApp } from "../../src/services/explorer/app";
+import { bytesToHex, nullDataScript } from "../../src/doge";
+import type { Indexer } from "../../src/indexer/indexer";
 import { esploraAsm } from "../../src/services/explorer/esplora";
-import { RunningDevnet, startDevnet } from "../helpers/devnet";
+import type { RunningDevnet } from "../helpers/devnet";
+import { ExplorerStack, startExplorerStack } from "../helpers/explorer-stack";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 
 const DOGE = 100_000_000n;
@@ -22,7 +16,7 @@ describe("explorer Esplora-compatible subset", function () {
   this.timeout(120_000);
   let devnet: RunningDevnet;
   let indexer: Indexer;
-  let server: Server;
+  let stack: ExplorerStack<null>;
   let root: string;
   let esplora: ReturnType<typeof mempoolJS>["bitcoin"];
   let alice: TestKey;
@@ -47,31 +41,19 @@ describe("explorer Esplora-compatible subset", function () {
   };
 
   before(async () => {
-    devnet = await startDevnet();
+    // The explorer without a mempool view, as before the stack helper: mempool_stats are zero.
+    stack = await startExplorerStack({ mempool: false });
+    ({ devnet, indexer } = stack);
     alice = newKey();
     bob = newKey();
-    const client = new DogecoinRpcClient({ url: devnet.url });
-    const db = openIndexerDatabase(":memory:");
-    indexer = new Indexer({
-      store: new IndexerStore(db),
-      source: new RpcChainSource(client),
-      network: NETWORKS.regtest,
-    });
-    const app = createExplorerApp({
-      queries: new IndexQueries(db),
-      network: NETWORKS.regtest,
-      node: client,
-      statusCacheMs: 0,
-    });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const { port } = server.address() as { port: number };
-    root = `http://127.0.0.1:${port}/esplora/api`;
+    const origin = await stack.listen(stack.app);
+    const { host } = new URL(origin);
+    root = `${origin}/esplora/api`;
     // mempool.js builds `${protocol}://${hostname}/api/`: a hostname with our path prefix points it here.
     // Its axios on the fetch adapter: then every answer it gets is also checked against the explorer's
     // OpenAPI document by the test helper (test/helpers/openapi.ts), which sees the global fetch.
     esplora = mempoolJS({
-      hostname: `127.0.0.1:${port}/esplora`,
+      hostname: `${host}/esplora`,
       protocol: "http",
       config: { adapter: "fetch" },
     }).bitcoin;
@@ -87,13 +69,11 @@ describe("explorer Esplora-compatible subset", function () {
       ],
     );
     paymentTxid = await devnet.rpc<string>("sendrawtransaction", [payment.hex]);
-    await devnet.rpc("generatetoaddress", [1, newKey().address]);
-    await indexer.syncOnce();
+    await stack.mine();
   });
 
   after(async () => {
-    server?.close();
-    await devnet?.stop();
+    await stack?.close();
   });
 
   describe("through @mempool/mempool.js", () => {
@@ -228,8 +208,7 @@ describe("explorer Esplora-compatible subset", function () {
       );
       const txid = String(await esplora.transactions.postTx({ txhex: spend.hex }));
       expect(await devnet.rpc<string[]>("getrawmempool")).to.include(txid);
-      await devnet.rpc("generatetoaddress", [1, newKey().address]);
-      await indexer.syncOnce();
+      await stack.mine();
       expect((await esplora.transactions.getTxStatus({ txid })).confirmed).to.equal(true);
     });
 
@@ -258,8 +237,7 @@ describe("explorer Esplora-compatible subset", function () {
       const funded: string[] = [];
       for (let i = 0; i < 27; i++)
         funded.push((await devnet.rpc<{ txid: string }>("devnet_faucet", [carol.address, 1 + i])).txid);
-      await devnet.rpc("generatetoaddress", [1, newKey().address]);
-      await indexer.syncOnce();
+      await stack.mine();
       const first = (await getJson(`/address/${carol.address}/txs/chain`)).body as any[];
       expect(first).to.have.length(25);
       const second = (await getJson(`/address/${carol.address}/txs/chain/${first[24].txid}`)).body as any[];
