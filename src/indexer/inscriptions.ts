@@ -131,15 +131,41 @@ class OutpointFilter {
 }
 
 /**
- * The inscriptions an outpoint (tx_id, vout) carries, in the order the writer moves them (and so
- * the order of their DRC-20 send events): by offset, then by text id `<txid>i0`, i.e. the genesis
- * txid's bytes, as version 8's text keys sorted and as the readers sort (byInscriptionId in
- * ./read/inscriptions.ts). Not by the txs.id key: that follows chain order, not txid order. Ties
- * (one offset of one output) need an input that adds no koinu before an inscribed one (./flow.ts).
- * Exported for the test that holds the writer's order and the readers' equal.
+ * The inscriptions an outpoint (tx_id, vout) carries, by offset (then txs.id, for a stable read);
+ * inscriptionsOnOutpoint puts ties in the writer's order. It names no chain table, so it leaves
+ * the store's buffered batch alone (store.ts, trackerDatabase).
  */
-export const INSCRIPTIONS_ON_OUTPOINT = `SELECT l.inscription_id, l.offset FROM inscription_locations l
-  JOIN txs g ON g.id = l.inscription_id WHERE l.tx_id = ? AND l.vout = ? ORDER BY l.offset, g.txid`;
+export const INSCRIPTIONS_ON_OUTPOINT =
+  "SELECT inscription_id, offset FROM inscription_locations WHERE tx_id = ? AND vout = ? ORDER BY offset, inscription_id";
+/** The txid of an inscription's genesis transaction (its key is that transaction's txs.id). */
+export const GENESIS_TXID = "SELECT txid FROM txs WHERE id = ?";
+
+/**
+ * The inscriptions on outpoint (txId, vout) in the order the writer moves them (and so the order
+ * of their DRC-20 send events): by offset, then by text id `<txid>i0`, i.e. the genesis txid's
+ * bytes, as version 8's text keys sorted and as the readers sort (byInscriptionId in
+ * ./read/inscriptions.ts); not by the txs.id key, which follows chain order. A tie (one offset of
+ * one output) needs an input that adds no koinu before an inscribed one (./flow.ts): rare, so only
+ * then are the genesis txids read (a read of txs, which writes out the store's buffered rows).
+ */
+export function inscriptionsOnOutpoint(
+  q: { onOutpoint: SqlStatement; genesisTxid: SqlStatement },
+  txId: number,
+  vout: number,
+): { id: string; offset: bigint }[] {
+  const rows = q.onOutpoint.all(txId, vout) as { inscription_id: number | bigint; offset: number | bigint }[];
+  const found = rows.map((row) => ({ id: String(row.inscription_id), offset: BigInt(row.offset) }));
+  if (!found.some((item, index) => index > 0 && item.offset === found[index - 1].offset)) return found;
+  const txids = new Map(
+    found.map((item) => {
+      const row = q.genesisTxid.get(Number(item.id)) as { txid: Uint8Array };
+      return [item.id, Buffer.from(row.txid)];
+    }),
+  );
+  return found.sort((a, b) =>
+    a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : Buffer.compare(txids.get(a.id)!, txids.get(b.id)!),
+  );
+}
 
 export class InscriptionTracker {
   private readonly journal: Journal;
@@ -160,6 +186,7 @@ export class InscriptionTracker {
     const p = (sql: string) => db.prepare(sql);
     this.q = {
       onOutpoint: p(INSCRIPTIONS_ON_OUTPOINT),
+      genesisTxid: p(GENESIS_TXID),
       setLocation: p(
         "INSERT OR REPLACE INTO inscription_locations (inscription_id, tx_id, vout, offset, owner_id, height) VALUES (?, ?, ?, ?, ?, ?)",
       ),
@@ -270,14 +297,10 @@ export class InscriptionTracker {
     const moving: { id: string; offset: bigint }[] = [];
     let anyInscribedInput = false;
     spent.forEach((input) => {
-      const found =
+      const inscriptions =
         input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout)
-          ? (this.q.onOutpoint.all(this.txId(input.txid), input.vout) as {
-              inscription_id: number | bigint;
-              offset: number | bigint;
-            }[])
+          ? inscriptionsOnOutpoint(this.q, this.txId(input.txid), input.vout)
           : [];
-      const inscriptions = found.map((row) => ({ id: String(row.inscription_id), offset: BigInt(row.offset) }));
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
       inputs.push({ value: input.known ? input.value : 0n, inscriptions });

@@ -1,6 +1,6 @@
 /**
  * Two inscriptions on the same offset of one output (issue 27): the writer moves an outpoint's
- * inscriptions in one order (INSCRIPTIONS_ON_OUTPOINT, which also orders their DRC-20 send events)
+ * inscriptions in one order (inscriptionsOnOutpoint, which also orders their DRC-20 send events)
  * and the readers list them in another (inscriptionsOn: by offset, then text id `<txid>i0`
  * bytewise, as version 8's text keys sorted). Schema version 9 keys inscriptions by their genesis
  * transaction's txs.id, which follows chain order, not txid order: this suite holds the two orders
@@ -13,7 +13,7 @@
  */
 import { expect } from "chai";
 import type { SqlDatabase } from "../../src/db/sql";
-import { INSCRIPTIONS_ON_OUTPOINT } from "../../src/indexer/inscriptions";
+import { GENESIS_TXID, INSCRIPTIONS_ON_OUTPOINT, inscriptionsOnOutpoint } from "../../src/indexer/inscriptions";
 import { inscriptionIdOf, inscriptionsOn } from "../../src/indexer/read/inscriptions";
 import { PlanRunner } from "../../src/indexer/read/rows";
 import { forEachIndexBackend } from "../helpers/index-backends";
@@ -64,9 +64,8 @@ forEachIndexBackend("inscriptions on the same offset of one output", ({ openInde
 
   it("the writer moves them in the order the readers list them (offset, then text id)", () => {
     const byId = new Map(GENESES.map((g) => [g.id, inscriptionIdOf(Buffer.from(g.txid, "hex"))]));
-    const written = (
-      db.prepare(INSCRIPTIONS_ON_OUTPOINT).all(CARRIER.id, 0) as { inscription_id: number | bigint }[]
-    ).map((row) => byId.get(Number(row.inscription_id)));
+    const writer = { onOutpoint: db.prepare(INSCRIPTIONS_ON_OUTPOINT), genesisTxid: db.prepare(GENESIS_TXID) };
+    const written = inscriptionsOnOutpoint(writer, CARRIER.id, 0).map((row) => byId.get(Number(row.id)));
     const read = new PlanRunner(db).run(inscriptionsOn(CARRIER.txid, 0)).map((row) => row.id);
     // Version 8's order, from the text ids themselves: offset 0 by txid (0x10, 0x80, 0xf0), then offset 7.
     expect(read).to.deep.equal([txidOf(0x10), txidOf(0x80), txidOf(0xf0), txidOf(0x01)].map((t) => `${t}i0`));
