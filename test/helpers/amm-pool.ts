@@ -7,6 +7,7 @@ export function custodyAmm(
   stack: LaunchpadStack,
   custody: TestKey,
   confirmations: number,
+  ledgerOptions: Pick<AmmLedgerOptions, "payoutCosts"> = {},
 ): { ammDb: ReturnType<typeof openAmmDatabase>; deposits: DepositReader; ledger: AmmLedger; wallet: HotWallet } {
   const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
   const ammDb = openAmmDatabase(":memory:");
@@ -19,15 +20,20 @@ export function custodyAmm(
     network: NETWORKS.regtest,
     deposits,
     tickDeployed: (tick) => stack.queries.drc20Tick(tick.toLowerCase())?.tick ?? null,
+    ...ledgerOptions,
   });
-  const wallet = new HotWallet({
+  return { ammDb, deposits, ledger, wallet: custodyWallet(stack, custody) };
+}
+
+/** The custody's hot wallet over the launchpad stack's index and node (custody-wallet.sqlite in the stack's folder). */
+export function custodyWallet(stack: LaunchpadStack, custody: TestKey): HotWallet {
+  return new HotWallet({
     db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
     key: custody,
     chain: indexNodeChain(stack.queries, stack.client),
     network: NETWORKS.regtest,
     feeRateKoinuPerKb: STACK_FEE_RATE,
   });
-  return { ammDb, deposits, ledger, wallet };
 }
 
 /**
@@ -38,7 +44,7 @@ export function custodyAmm(
 import { expect } from "chai";
 import path from "node:path";
 import { NETWORKS, signMessage } from "../../src/doge";
-import { AmmLedger, DepositReader, openAmmDatabase } from "../../src/services/amm";
+import { AmmLedger, AmmLedgerOptions, DepositReader, openAmmDatabase } from "../../src/services/amm";
 import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "./drc20";
 import { KOINU_PER_DOGE, pay } from "./inscribe";

@@ -9,7 +9,6 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import { NETWORKS, signMessage } from "../../src/doge";
-import path from "node:path";
 import { createCurve, quoteBuy } from "../../src/amm/bonding";
 import {
   AmmLedger,
@@ -28,18 +27,12 @@ import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-
 import { mountBonding } from "../../src/services/amm/bonding-app";
 import { SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
 import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { announceSupply, depositSupply, signedLaunch } from "../helpers/bonding-launch";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import {
-  Answer,
-  LAUNCHPAD_PROJECT_KEY,
-  LaunchpadStack,
-  STACK_FEE_RATE,
-  startLaunchpadStack,
-} from "../helpers/launchpad-stack";
+import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { custodyWallet } from "../helpers/amm-pool";
 import { jsonRequest } from "../helpers/http";
 
 const DOGE = KOINU_PER_DOGE;
@@ -140,13 +133,7 @@ describe("AMM bonding curves", function () {
       maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("test operator").key;
-    const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
+    const wallet = custodyWallet(stack, custody);
     settlement = new SettlementWorker({
       db: ammDb,
       wallet,

@@ -9,32 +9,14 @@
  * checked with axe and saved at desktop and phone width under test-artifacts/browser/.
  */
 import { expect } from "chai";
-import path from "node:path";
-import type { Server } from "node:http";
-import { Browser, Page } from "playwright-core";
-import { NETWORKS, encodeWif } from "../../src/doge";
-import { drc20TickKey } from "../../src/inscription/drc20";
-import { createExplorerApp } from "../../src/services/explorer/app";
-import {
-  AmmLedger,
-  BondingStore,
-  DepositReader,
-  SettlementWorker,
-  createAmmApp,
-  mountBonding,
-  openAmmDatabase,
-} from "../../src/services/amm";
-import { InscriberClient } from "../../src/services/inscriber/client";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { PHONE, checkPage, expectNoSidewaysScroll, saveScreenshots } from "../helpers/a11y";
-import { seedHonestPool } from "../helpers/amm-pool";
-import { launchCurve } from "../helpers/bonding-launch";
+import { Page } from "playwright-core";
+import { checkPage, expectNoSidewaysScroll, saveScreenshots } from "../helpers/a11y";
+import { AmmBrowserStack } from "../helpers/amm-browser-stack";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
-import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
-import { StandinKind, standinScript } from "./standins";
-import { launchChromium } from "../helpers/chromium";
+import type { LaunchpadStack } from "../helpers/launchpad-stack";
+import { expectScriptWithinBudget } from "./page-budget";
+import { StandinKind } from "./standins";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
 
 const POOL_TICK = "WEBS";
@@ -47,110 +29,40 @@ const WALLETS: { kind: StandinKind; name: string }[] = [
 
 describe("AMM pages in Chromium", function () {
   this.timeout(300_000);
-  let stack: LaunchpadStack;
-  let explorer: Server;
-  let amm: Server;
-  let base = "";
-  let explorerUrl = "";
-  let browser: Browser;
-  let driver: NodeJS.Timeout | undefined;
-  let driving = Promise.resolve();
-  const errors: string[] = [];
-  let outside: string[] = [];
   const custody = newKey();
   const people = new Map<StandinKind, TestKey>(
     [...WALLETS.map((w) => w.kind), "walletconnect" as const].map((kind) => [kind, newKey()]),
   );
+  const env = new AmmBrowserStack({ custody, bonding: {} });
+  const errors = env.errors;
+  let stack: LaunchpadStack;
+  let base = "";
+  let outside: string[] = [];
 
   /** A page in a new context with `kind`'s stand-in injected. */
   async function personPage(kind: StandinKind, key: TestKey): Promise<Page> {
-    const context = await browser.newContext({ viewport: PHONE });
-    await context.addInitScript(
-      await standinScript([
-        { kind, config: { wif: encodeWif(key.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl } },
-      ]),
-    );
-    const page = await context.newPage();
-    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-    outside = recordOutsideRequests(page);
-    return page;
+    const opened = await env.phonePage({ kind, key });
+    outside = opened.outside;
+    return opened.page;
   }
 
   before(async () => {
-    stack = await startLaunchpadStack();
-    explorer = createExplorerApp({ queries: stack.queries, network: NETWORKS.regtest, node: stack.client }).listen(
-      0,
-      "127.0.0.1",
-    );
-    await new Promise((resolve) => explorer.once("listening", resolve));
-    explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
+    await env.start();
+    stack = env.stack;
+    base = await env.serveAmm();
 
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    const db = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: 1,
-      serviceAddresses: [inscriberAddress],
-    });
-    const ledger = new AmmLedger({
-      db,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
-    });
-    const bonding = new BondingStore({ db, ledger, deposits, queries: stack.queries });
-    const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
-    const settlement = new SettlementWorker({
-      db,
-      wallet,
-      queries: stack.queries,
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-      network: NETWORKS.regtest,
-      inscriberProject: "launchpad",
-      depositConfirmations: 1,
-    });
-    const app = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      webDir: path.resolve(__dirname, "..", "..", "web", "amm"),
-      explorerUrl,
-      mount: (root) => mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest }),
-    });
-    amm = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => amm.once("listening", resolve));
-    base = `http://127.0.0.1:${(amm.address() as { port: number }).port}`;
-
-    // The custody pays the DRC-20 payouts' postage and fees; each person has DOGE to trade.
-    for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
-    for (const key of people.values()) await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
-    await stack.mine();
-    const seeded = await seedHonestPool({
-      stack,
-      api: `${base}/api`,
-      custody,
+    // The custody pays the DRC-20 payouts' postage and fees (two coins); each person has DOGE to trade.
+    await env.fund([custody, custody, ...people.values()]);
+    await env.seedPool(base, {
       deployer: newKey(),
       // The UniSat person provides the pool's liquidity: the liquidity page shows its position and fees.
       provider: people.get("unisat")!,
       tick: POOL_TICK,
       doge: 200n * KOINU_PER_DOGE,
       tokens: 200_000n,
-      depth: 1,
     });
-    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
-    await launchCurve(
-      {
-        stack,
-        base,
-        apiKey: bonding.issueApiKey("browser test").key,
-        custodyScript: custody.script,
-        confirmations: 1,
-        runOnce: () => bonding.runOnce(),
-      },
+    await env.launchCurve(
+      base,
       CURVE_TICK,
       {
         totalSupply: "1000000",
@@ -158,38 +70,13 @@ describe("AMM pages in Chromium", function () {
         virtualDoge: (1000n * KOINU_PER_DOGE).toString(),
         graduationThreshold: (500n * KOINU_PER_DOGE).toString(),
       },
+      "browser test",
     );
-    await wallet.sync();
-
-    // What the daemon's loops do: mine what is pending, index, let the inscriber see confirmations,
-    // execute mined deposits, move curves and reservations along, pay and follow the payouts.
-    driver = setInterval(() => {
-      driving = driving
-        .then(async () => {
-          const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
-          if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
-          await stack.indexer.syncOnce();
-          await stack.platform.checkConfirmations();
-          await wallet.sync();
-          ledger.retryPending();
-          await bonding.runOnce();
-          await settlement.runOnce();
-        })
-        .catch((error) => {
-          errors.push((error as Error).message);
-        });
-    }, 250);
-    browser = await launchChromium();
+    await env.wallet.sync();
+    env.startDriver();
   });
 
-  after(async () => {
-    if (driver) clearInterval(driver);
-    await driving;
-    await browser?.close();
-    amm?.close();
-    explorer?.close();
-    await stack?.stop();
-  });
+  after(() => env.stop());
 
   const tokenBalance = (address: string, tick: string) =>
     BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === tick)?.available ?? "0");

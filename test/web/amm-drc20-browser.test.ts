@@ -14,27 +14,18 @@
  * under test-artifacts/browser/.
  */
 import { expect } from "chai";
-import path from "node:path";
-import type { Server } from "node:http";
-import { Browser, Page } from "playwright-core";
+import { Page } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
-import { drc20TickKey } from "../../src/inscription/drc20";
-import { createExplorerApp } from "../../src/services/explorer/app";
-import { MempoolView } from "../../src/services/explorer/mempool";
-import { AmmLedger, DepositReader, SettlementWorker, createAmmApp, openAmmDatabase } from "../../src/services/amm";
-import { InscriberClient } from "../../src/services/inscriber/client";
+import type { AmmLedger } from "../../src/services/amm";
 import { walletProviderScript } from "../../src/services/pages/wallet-provider";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { PHONE, checkPage, saveScreenshots } from "../helpers/a11y";
-import { seedHonestPool } from "../helpers/amm-pool";
+import { checkPage, saveScreenshots } from "../helpers/a11y";
+import { AmmBrowserStack } from "../helpers/amm-browser-stack";
 import { mintTick } from "../helpers/drc20";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
-import { launchChromium } from "../helpers/chromium";
+import type { LaunchpadStack } from "../helpers/launchpad-stack";
 import { inscribeDrc20Transfer } from "../../web/src/wallets/drc20-transfer";
-import { recordOutsideRequests } from "./page-budget";
-import { StandinKind, standinScript } from "./standins";
+import { StandinKind } from "./standins";
 
 const TICK = "WEBT";
 /** Tokens each seller and the liquidity provider mint before the pages are opened. */
@@ -43,19 +34,6 @@ const SOLD = 5_000n;
 
 describe("AMM token deposits through the wallet in Chromium", function () {
   this.timeout(300_000);
-  let stack: LaunchpadStack;
-  let explorer: Server;
-  let amm: Server;
-  let ammDev: Server;
-  let base = "";
-  let devBase = "";
-  let explorerUrl = "";
-  let browser: Browser;
-  let ledger: AmmLedger;
-  let driver: NodeJS.Timeout | undefined;
-  let driving = Promise.resolve();
-  const errors: string[] = [];
-  let outside: string[] = [];
   const custody = newKey();
   const people = new Map<StandinKind | "dev", TestKey>(
     (["mydoge", "unisat", "dogelabs", "walletconnect", "dev"] as const).map((kind): [StandinKind | "dev", TestKey] => [
@@ -63,145 +41,59 @@ describe("AMM token deposits through the wallet in Chromium", function () {
       newKey(),
     ]),
   );
+  const env = new AmmBrowserStack({ custody, mempool: true });
+  const errors = env.errors;
+  let stack: LaunchpadStack;
+  let ledger: AmmLedger;
+  let base = "";
+  let devBase = "";
+  let explorerUrl = "";
+  let outside: string[] = [];
 
-  const wif = (key: TestKey) => encodeWif(key.privateKey, NETWORKS.regtest);
-
-  async function pageWith(context: Awaited<ReturnType<Browser["newContext"]>>): Promise<Page> {
-    const page = await context.newPage();
-    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-    outside = recordOutsideRequests(page);
-    return page;
-  }
-
-  /** A page in a new context with `kind`'s stand-in injected. */
-  async function personPage(kind: StandinKind, omit: string[] = []): Promise<Page> {
-    const context = await browser.newContext({ viewport: PHONE });
-    await context.addInitScript(
-      await standinScript([{ kind, config: { wif: wif(people.get(kind)!), network: "regtest", explorerUrl, omit } }]),
-    );
-    return pageWith(context);
+  /** A phone-sized page, with `kind`'s stand-in injected when given. */
+  async function phonePage(kind?: StandinKind, omit: string[] = []): Promise<Page> {
+    const opened = await env.phonePage(kind && { kind, key: people.get(kind)!, omit });
+    outside = opened.outside;
+    return opened.page;
   }
 
   const tokenBalance = (address: string) =>
     BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === TICK)?.available ?? "0");
 
-  const listen = async (server: Server) => {
-    await new Promise((resolve) => server.once("listening", resolve));
-    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  };
-
   before(async () => {
-    stack = await startLaunchpadStack();
-    const mempool = new MempoolView({ node: stack.client, index: stack.queries, network: NETWORKS.regtest });
-    explorer = createExplorerApp({
-      queries: stack.queries,
-      network: NETWORKS.regtest,
-      node: stack.client,
-      mempool,
-      statusCacheMs: 0,
-    }).listen(0, "127.0.0.1");
-    explorerUrl = await listen(explorer);
-
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    const db = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: 1,
-      serviceAddresses: [inscriberAddress],
-    });
-    ledger = new AmmLedger({
-      db,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
-    });
-    const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
-    const settlement = new SettlementWorker({
-      db,
-      wallet,
-      queries: stack.queries,
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-      network: NETWORKS.regtest,
-      inscriberProject: "launchpad",
-      depositConfirmations: 1,
-    });
-    const webDir = path.resolve(__dirname, "..", "..", "web", "amm");
-    amm = createAmmApp({ ledger, network: NETWORKS.regtest, webDir, explorerUrl }).listen(0, "127.0.0.1");
-    base = await listen(amm);
+    await env.start();
+    ({ stack, ledger, explorerUrl } = env);
+    base = await env.serveAmm();
     // The same AMM with the development wallet in its pages (a devnet daemon given a development key).
-    ammDev = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      webDir,
-      explorerUrl,
-      walletProviderScript: await walletProviderScript({
+    devBase = await env.serveAmm(
+      await walletProviderScript({
         network: NETWORKS.regtest,
         explorerUrl,
-        devWalletWif: wif(people.get("dev")!),
+        devWalletWif: encodeWif(people.get("dev")!.privateKey, NETWORKS.regtest),
       }),
-    }).listen(0, "127.0.0.1");
-    devBase = await listen(ammDev);
+    );
 
     // The custody pays the DOGE payouts' fees; each person has DOGE for the inscriptions' fees.
-    await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
-    for (const key of people.values()) await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
-    await stack.mine();
-    const seeded = await seedHonestPool({
-      stack,
-      api: `${base}/api`,
-      custody,
+    await env.fund([custody, ...people.values()]);
+    await env.seedPool(base, {
       deployer: newKey(),
       provider: newKey(),
       tick: TICK,
       doge: 200n * KOINU_PER_DOGE,
       tokens: 200_000n,
-      depth: 1,
     });
-    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
     for (const key of people.values()) await mintTick(stack.devnet, key, TICK, MINTED);
     await stack.mine();
-    await wallet.sync();
+    await env.wallet.sync();
     for (const key of people.values()) expect(tokenBalance(key.address)).to.equal(MINTED);
-
-    // What the daemons' loops do: mine what is pending, index, refresh the mempool view, execute
-    // mined deposits, pay and follow the payouts.
-    driver = setInterval(() => {
-      driving = driving
-        .then(async () => {
-          const pending = await stack.devnet.rpc<string[]>("getrawmempool");
-          if (pending.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
-          await stack.indexer.syncOnce();
-          await mempool.refresh();
-          await stack.platform.checkConfirmations();
-          await wallet.sync();
-          ledger.retryPending();
-          await settlement.runOnce();
-        })
-        .catch((error) => {
-          errors.push((error as Error).message);
-        });
-    }, 250);
-    browser = await launchChromium();
+    env.startDriver();
   });
 
-  after(async () => {
-    if (driver) clearInterval(driver);
-    await driving;
-    await browser?.close();
-    amm?.close();
-    ammDev?.close();
-    explorer?.close();
-    await stack?.stop();
-  });
+  after(() => env.stop());
 
   /** The swap page in the token -> DOGE direction with `amount` typed, quoted, and the wallet connected. */
   async function sellPage(kind: StandinKind, name: string, amount: string, omit: string[] = []): Promise<Page> {
-    const page = await personPage(kind, omit);
+    const page = await phonePage(kind, omit);
     await page.goto(`${base}/`);
     await page.locator(`#pools tr[data-tick="${TICK}"]`).waitFor();
     await page.click('.presets button[data-direction="TOKEN_TO_DOGE"]');
@@ -336,8 +228,7 @@ describe("AMM token deposits through the wallet in Chromium", function () {
 
   it("adds liquidity on the liquidity page with a token deposit the development wallet inscribes and sends itself", async () => {
     const key = people.get("dev")!;
-    const context = await browser.newContext({ viewport: PHONE });
-    const page = await pageWith(context);
+    const page = await phonePage();
     await page.goto(`${devBase}/liquidity.html`);
     await page.click("#connect");
     await page.waitForFunction(() => document.getElementById("wallet")!.textContent!.includes(":"));
@@ -372,7 +263,7 @@ describe("AMM token deposits through the wallet in Chromium", function () {
     expect(receipts.map((r) => [r.sender, r.amount])).to.deep.equal([[key.address, "10000"]]);
     await page.waitForFunction(() => document.querySelectorAll("#positions tbody tr").length === 1);
     await saveScreenshots(page, "amm-liquidity-added-drc20");
-    await context.close();
+    await page.context().close();
     expect(errors).to.deep.equal([]);
     expect(outside, "requests outside this machine").to.deep.equal([]);
   });

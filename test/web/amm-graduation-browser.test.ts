@@ -28,36 +28,17 @@
  * last slice, which may be reserved whole.
  */
 import { expect } from "chai";
-import path from "node:path";
-import type { Server } from "node:http";
-import { Browser, Page } from "playwright-core";
+import { Page } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
-import { drc20TickKey } from "../../src/inscription/drc20";
-import { createExplorerApp } from "../../src/services/explorer/app";
-import {
-  AmmLedger,
-  BondingStore,
-  DEFAULT_PAYOUT_COSTS,
-  DepositReader,
-  SettlementWorker,
-  createAmmApp,
-  mountBonding,
-  openAmmDatabase,
-} from "../../src/services/amm";
-import { InscriberClient } from "../../src/services/inscriber/client";
+import { DEFAULT_PAYOUT_COSTS } from "../../src/services/amm";
 import { devWalletScript } from "../../src/services/launchpad";
-import { HotWallet, indexNodeChain, openWalletDatabase } from "../../src/wallet";
-import { PHONE, checkPage, saveScreenshots } from "../helpers/a11y";
-import { seedHonestPool } from "../helpers/amm-pool";
-import { launchCurve } from "../helpers/bonding-launch";
+import { checkPage, saveScreenshots } from "../helpers/a11y";
+import { AmmBrowserStack } from "../helpers/amm-browser-stack";
 import { jsonRequest } from "../helpers/http";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
-import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, STACK_FEE_RATE, startLaunchpadStack } from "../helpers/launchpad-stack";
-import { launchChromium } from "../helpers/chromium";
+import type { LaunchpadStack } from "../helpers/launchpad-stack";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
-import { recordOutsideRequests } from "./page-budget";
-import { standinScript } from "./standins";
 
 const TICK = "WEBG";
 const TERMS = {
@@ -80,22 +61,19 @@ const tokens = (units: string | bigint) => BigInt(units).toLocaleString("en-US")
 
 describe("AMM bonding curve to graduation through the pages in Chromium", function () {
   this.timeout(240_000);
-  let stack: LaunchpadStack;
-  let explorer: Server;
-  let amm: Server;
-  let base = "";
-  let explorerUrl = "";
-  let browser: Browser;
-  let driver: NodeJS.Timeout | undefined;
-  let startDriver: () => void;
-  let driving = Promise.resolve();
-  let bonding: BondingStore;
-  const errors: string[] = [];
-  /** The requests each page made outside this machine (recordOutsideRequests). */
-  const outside: string[][] = [];
   const custody = newKey();
   const mydogePerson = newKey();
   const devPerson = newKey();
+  const env = new AmmBrowserStack({
+    custody,
+    payoutCosts: DEFAULT_PAYOUT_COSTS,
+    bonding: { maxReservationShareBps: SHARE_BPS },
+  });
+  const errors = env.errors;
+  let stack: LaunchpadStack;
+  let base = "";
+  /** The requests each page made outside this machine (recordOutsideRequests). */
+  const outside: string[][] = [];
   /** The MyDoge page, left open on the curve after its buy: it must see the graduation by itself. */
   let mydogePage: Page;
   /** The development wallet's page, which makes the last buy and then follows the link to the swap page. */
@@ -103,20 +81,9 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
 
   /** A phone-sized page; with MyDoge's stand-in when `mydoge` is given (the development wallet is always offered). */
   async function newPage(mydoge?: TestKey): Promise<Page> {
-    const context = await browser.newContext({ viewport: PHONE });
-    if (mydoge)
-      await context.addInitScript(
-        await standinScript([
-          {
-            kind: "mydoge",
-            config: { wif: encodeWif(mydoge.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl },
-          },
-        ]),
-      );
-    const page = await context.newPage();
-    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-    outside.push(recordOutsideRequests(page));
-    return page;
+    const opened = await env.phonePage(mydoge && { kind: "mydoge", key: mydoge });
+    outside.push(opened.outside);
+    return opened.page;
   }
 
   /** Waits until message `id` says ok or error (a final word); answers its class and text. */
@@ -132,112 +99,27 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     BigInt(stack.queries.drc20Balances(address).find((b) => b.tick.toUpperCase() === TICK)?.available ?? "0");
 
   before(async () => {
-    stack = await startLaunchpadStack();
-    explorer = createExplorerApp({ queries: stack.queries, network: NETWORKS.regtest, node: stack.client }).listen(
-      0,
-      "127.0.0.1",
+    await env.start();
+    stack = env.stack;
+    // What the daemon serves with --dev-wallet-key-file on the devnet: the provider offers the development wallet.
+    base = await env.serveAmm(
+      await devWalletScript(encodeWif(devPerson.privateKey, NETWORKS.regtest), NETWORKS.regtest, env.explorerUrl),
     );
-    await new Promise((resolve) => explorer.once("listening", resolve));
-    explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
-
-    const inscriberAddress = (stack.platform as unknown as { wallet: HotWallet }).wallet.address;
-    const db = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(stack.queries, custody.address, {
-      confirmations: 1,
-      serviceAddresses: [inscriberAddress],
-    });
-    const ledger = new AmmLedger({
-      db,
-      network: NETWORKS.regtest,
-      deposits,
-      tickDeployed: (tick) => stack.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
-      payoutCosts: DEFAULT_PAYOUT_COSTS,
-    });
-    bonding = new BondingStore({ db, ledger, deposits, queries: stack.queries, maxReservationShareBps: SHARE_BPS });
-    const wallet = new HotWallet({
-      db: openWalletDatabase(path.join(stack.dir, "custody-wallet.sqlite")),
-      key: custody,
-      chain: indexNodeChain(stack.queries, stack.client),
-      network: NETWORKS.regtest,
-      feeRateKoinuPerKb: STACK_FEE_RATE,
-    });
-    const settlement = new SettlementWorker({
-      db,
-      wallet,
-      queries: stack.queries,
-      inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
-      network: NETWORKS.regtest,
-      inscriberProject: "launchpad",
-      depositConfirmations: 1,
-    });
-    const app = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      webDir: path.resolve(__dirname, "..", "..", "web", "amm"),
-      explorerUrl,
-      // What the daemon serves with --dev-wallet-key-file on the devnet: the provider offers the development wallet.
-      walletProviderScript: await devWalletScript(
-        encodeWif(devPerson.privateKey, NETWORKS.regtest),
-        NETWORKS.regtest,
-        explorerUrl,
-      ),
-      mount: (root) => mountBonding(root, { store: bonding, ledger, network: NETWORKS.regtest }),
-    });
-    amm = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => amm.once("listening", resolve));
-    base = `http://127.0.0.1:${(amm.address() as { port: number }).port}`;
 
     // The custody pays the payouts' postage and fees; each person has DOGE to buy with.
     const provider = newKey();
-    for (const key of [custody, mydogePerson, devPerson, provider])
-      await stack.devnet.rpc("devnet_faucet", [key.address, 100, false]);
-    await stack.mine();
-    const seeded = await seedHonestPool({
-      stack,
-      api: `${base}/api`,
-      custody,
+    await env.fund([custody, mydogePerson, devPerson, provider]);
+    await env.seedPool(base, {
       deployer: newKey(),
       provider,
       tick: OTHER_TICK,
       doge: 50n * KOINU_PER_DOGE,
       tokens: 50_000n,
-      depth: 1,
     });
-    expect(seeded.status, JSON.stringify(seeded.body)).to.equal(201);
-    await wallet.sync();
-
-    // What the daemon's loops do: mine what is pending, index, let the inscriber see confirmations,
-    // move curves and reservations along, pay and follow the payouts. Started once the curve is
-    // launched (the launch mines and indexes by itself).
-    startDriver = () => {
-      driver = setInterval(() => {
-        driving = driving
-          .then(async () => {
-            const mempool = await stack.devnet.rpc<string[]>("getrawmempool");
-            if (mempool.length > 0) await stack.devnet.rpc("generatetoaddress", [1, stack.miner.address]);
-            await stack.indexer.syncOnce();
-            await stack.platform.checkConfirmations();
-            await wallet.sync();
-            ledger.retryPending();
-            await bonding.runOnce();
-            await settlement.runOnce();
-          })
-          .catch((error) => {
-            errors.push((error as Error).message);
-          });
-      }, 250);
-    };
-    browser = await launchChromium();
+    await env.wallet.sync();
   });
 
-  after(async () => {
-    if (driver) clearInterval(driver);
-    await driving;
-    await browser?.close();
-    amm?.close();
-    explorer?.close();
-    await stack?.stop();
-  });
+  after(() => env.stop());
 
   afterEach(() => {
     expect(errors, "page and loop errors").to.deep.equal([]);
@@ -289,19 +171,9 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
   });
 
   it("refuses a MyDoge buy over the address's share with what to do, then pays and settles the largest buy allowed", async () => {
-    await launchCurve(
-      {
-        stack,
-        base,
-        apiKey: bonding.issueApiKey("graduation browser test").key,
-        custodyScript: custody.script,
-        confirmations: 1,
-        runOnce: () => bonding.runOnce(),
-      },
-      TICK,
-      TERMS,
-    );
-    startDriver();
+    await env.launchCurve(base, TICK, TERMS, "graduation browser test");
+    // The daemon's loops start once the curve is launched (the launch mines and indexes by itself).
+    env.startDriver();
     mydogePage = await newPage(mydogePerson);
     const page = mydogePage;
     await page.goto(`${base}/bonding.html`);
