@@ -299,7 +299,11 @@ export class InscriptionTracker {
     spent.forEach((input) => {
       const inscriptions =
         input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout)
-          ? inscriptionsOnOutpoint(this.q, this.txId(input.txid), input.vout)
+          ? inscriptionsOnOutpoint(
+              { onOutpoint: this.q.onOutpoint, genesisTxid: this.q.genesisTxid },
+              this.txId(input.txid),
+              input.vout,
+            )
           : [];
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
