@@ -45,6 +45,8 @@ export interface PostgresOptions {
   statementTimeoutMs?: number;
   /** Key columns per table, for `INSERT OR REPLACE` (src/db/dialect.ts). */
   conflictKeys?: Readonly<Record<string, readonly string[]>>;
+  /** How long a call waits for its answer (default: the statement timeout and 30 s more). */
+  answerWaitMs?: number;
 }
 
 interface Answer {
@@ -237,7 +239,11 @@ export class PostgresDatabase implements SqlDatabase {
     this.conflictKeys = options.conflictKeys ?? {};
     const timeout = options.statementTimeoutMs ?? 60_000;
     // The client-side wait outlasts the server's own limit, so the server's error is what is seen.
-    this.connection = new Connection(url, timeout === 0 ? 3_600_000 : timeout + 30_000, options);
+    this.connection = new Connection(
+      url,
+      options.answerWaitMs ?? (timeout === 0 ? 3_600_000 : timeout + 30_000),
+      options,
+    );
     this.connection.call({ op: "query", text: "SELECT 1", values: [] }, "SELECT 1");
   }
 

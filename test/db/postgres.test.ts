@@ -88,6 +88,22 @@ describe("PostgreSQL behind the synchronous SQL surface (src/db/postgres.ts)", f
     expect(db.prepare("SELECT 1 AS one").get()).to.deep.equal({ one: 1 });
   });
 
+  it("answers every call with its own rows after a call it stopped waiting for (a late answer is dropped, never handed to the next call)", () => {
+    const impatient = openPostgres(url(), { answerWaitMs: 300 });
+    try {
+      expect(() => impatient.prepare("SELECT pg_sleep(1) AS slept, 1 AS first").get()).to.throw(
+        PostgresError,
+        /did not answer within 300 ms/,
+      );
+      // Let the slow statement finish, so that its answer is waiting when the next call asks.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+      expect(impatient.prepare("SELECT 2 AS second").get()).to.deep.equal({ second: 2 });
+      expect(impatient.prepare("SELECT 3 AS third").get()).to.deep.equal({ third: 3 });
+    } finally {
+      impatient.close();
+    }
+  });
+
   it("refuses writes on a read-only handle", () => {
     const reader = openPostgres(url(), { readOnly: true, conflictKeys: { kv: ["k"] } });
     try {
