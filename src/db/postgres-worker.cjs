@@ -5,7 +5,8 @@
  * synchronous on PostgreSQL as it is on SQLite. Plain CommonJS so that it loads without the
  * TypeScript loader in any process that starts it.
  *
- * Requests: { op: "query", text, values, name? } and { op: "exec", text } and { op: "close" };
+ * Requests: { op: "query", text, values, name? } and { op: "exec", text } and { op: "close" }, each
+ * with the caller's `id`, which its answer carries back;
  * a "query" answers { rows (arrays), fields: [[name, typeId]], rowCount }; a "send" (same shape
  * as query) answers nothing: its error, if any, is reported with the next answer.
  * Any failure answers { error: { message, code } }.
@@ -66,8 +67,9 @@ function prepareValues(values) {
 // Answers go through the port the main thread reads synchronously (receiveMessageOnPort).
 const answers = workerData.port;
 
-function reply(message) {
-  answers.postMessage(message);
+function reply(request, message) {
+  // The request's id goes back with its answer: the main thread drops answers it stopped waiting for.
+  answers.postMessage({ ...message, id: request.id });
   Atomics.store(signal, 0, 1);
   Atomics.notify(signal, 0);
 }
@@ -106,7 +108,7 @@ parentPort.on("message", (request) => {
     if (request.op === "close") {
       if (client) await client.end().catch(() => undefined);
       client = null;
-      reply({ rows: [], fields: [], rowCount: 0 });
+      reply(request, { rows: [], fields: [], rowCount: 0 });
       return;
     }
     if (request.op === "send") {
@@ -121,13 +123,13 @@ parentPort.on("message", (request) => {
     if (deferredError) {
       const error = deferredError;
       deferredError = null;
-      reply(error);
+      reply(request, error);
       return;
     }
     try {
-      reply(await run(request));
+      reply(request, await run(request));
     } catch (error) {
-      reply(failure(error));
+      reply(request, failure(error));
     }
   });
 });

@@ -50,6 +50,8 @@ export interface PostgresOptions {
 }
 
 interface Answer {
+  /** The id of the request answered. */
+  id: number;
   rows: unknown[][];
   fields: [string, number][];
   rowCount: number;
@@ -64,6 +66,7 @@ class Connection {
   private readonly port: MessagePort;
   private readonly worker: Worker;
   private closed = false;
+  private lastId = 0;
 
   constructor(
     url: string,
@@ -87,19 +90,29 @@ class Connection {
     this.worker.unref();
   }
 
-  /** Sends a request and blocks until its answer. */
+  /**
+   * Sends a request and blocks until its answer. Answers carry their request's id: the late answer
+   * of a call that timed out is dropped when it arrives, never taken for a later call's.
+   */
   call(request: Record<string, unknown>, sql: string | null): Answer {
     if (this.closed) throw new PostgresError("the PostgreSQL handle is closed", undefined, sql);
-    Atomics.store(this.signal, 0, 0);
-    this.worker.postMessage(request);
-    if (Atomics.wait(this.signal, 0, 0, this.waitMs) === "timed-out") {
-      throw new PostgresError(`PostgreSQL did not answer within ${this.waitMs} ms`, "TIMEOUT", sql);
+    const id = ++this.lastId;
+    const deadline = Date.now() + this.waitMs;
+    this.worker.postMessage({ ...request, id });
+    for (;;) {
+      // Reset before reading the port: an answer posted after the read sets the signal again.
+      Atomics.store(this.signal, 0, 0);
+      const message = receiveMessageOnPort(this.port);
+      if (message) {
+        const answer = message.message as Answer;
+        if (answer.id !== id) continue;
+        if (answer.error) throw new PostgresError(answer.error.message, answer.error.code, sql);
+        return answer;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(this.signal, 0, 0, left) === "timed-out")
+        throw new PostgresError(`PostgreSQL did not answer within ${this.waitMs} ms`, "TIMEOUT", sql);
     }
-    const message = receiveMessageOnPort(this.port);
-    if (!message) throw new PostgresError("the PostgreSQL worker answered nothing", undefined, sql);
-    const answer = message.message as Answer;
-    if (answer.error) throw new PostgresError(answer.error.message, answer.error.code, sql);
-    return answer;
   }
 
   /** Sends a request without waiting: its error, if any, is thrown by the next call(). */
