@@ -110,8 +110,10 @@ class Connection {
         return answer;
       }
       const left = deadline - Date.now();
-      if (left <= 0 || Atomics.wait(this.signal, 0, 0, left) === "timed-out")
-        throw new PostgresError(`PostgreSQL did not answer within ${this.waitMs} ms`, "TIMEOUT", sql);
+      if (left <= 0) throw new PostgresError(`PostgreSQL did not answer within ${this.waitMs} ms`, "TIMEOUT", sql);
+      // Woken by the worker's signal; at most 50 ms at a time, so that an answer whose signal came
+      // before it could be read (the reset above cleared it) is still found.
+      Atomics.wait(this.signal, 0, 0, Math.min(left, 50));
     }
   }
 
