@@ -136,8 +136,6 @@ describe("the index has one reader (issue 20, item 1)", function () {
     /** The statements that read a table from one end, each with why that is bounded or accepted. */
     const WHOLE: Record<string, string> = {
       "StatusReads.meta": "meta holds a handful of rows",
-      "StatusReads.tip": "ORDER BY height DESC LIMIT 1: one row from the end of the primary key",
-      "IndexHistory.tip": "ORDER BY height DESC LIMIT 1: one row from the end of the primary key",
       "ZkpReads.recent": "newest first along zkp_uses_by_height, stops at its LIMIT",
       "BalanceReads.busiest": "benches and operators' tools only, never a request",
       "ZkpReads.summary": "counts zkp_uses (shadow mode, few uses) until the indexer keeps counters",
