@@ -17,6 +17,9 @@ import {
 import { INDEXER_MIGRATIONS } from "../../src/indexer/schema";
 import { indexNotCreatedYet, waitForIndex } from "../../src/indexer/wait-for-index";
 import { IndexHistory, IndexQueries } from "../../src/indexer/queries";
+import * as blockPlans from "../../src/indexer/read/blocks";
+import * as rowPlans from "../../src/indexer/read/rows";
+import type { SqlDatabase } from "../../src/db/sql";
 import { ROOT, repoPath, sourceFiles, sqlTablesIn, tablesCreatedIn } from "../helpers/sql-scan";
 
 const SCANNED = ["src", "daemons", "scripts"];
@@ -50,6 +53,34 @@ const OWN_TABLES: { file: string; table: string; ownSchema: string; why: string 
     why: "the devnet node's own block store",
   },
 ];
+
+/**
+ * The read-plan modules whose SQL no reader's `s` holds (plans every reader shares): each exports
+ * every SQL text its plans ask for, and `samples` gives each plan it exports arguments that make it
+ * ask the index (a plan added without an entry here fails the query-plan test).
+ */
+const PLAN_MODULES: {
+  name: string;
+  exports: Record<string, unknown>;
+  sql: Record<string, string>;
+  samples: Record<string, unknown[]>;
+}[] = [
+  { name: "read/blocks", exports: blockPlans, sql: blockPlans.BLOCKS_SQL, samples: { indexedTip: [], blockAt: [0] } },
+  { name: "read/rows", exports: rowPlans, sql: rowPlans.ROWS_SQL, samples: { txIdBefore: [0, 0] } },
+];
+
+const GeneratorFunction = Object.getPrototypeOf(function* () {}) as object;
+
+/** The SQL texts `plan` asks for, in order, each answered with its rows on `db`. */
+function sqlAskedBy(db: SqlDatabase, plan: rowPlans.ReadPlan<unknown>): string[] {
+  const asked: string[] = [];
+  let next = plan.next();
+  while (!next.done) {
+    asked.push(next.value.sql);
+    next = plan.next(db.prepare(next.value.sql).all(...next.value.params) as Record<string, unknown>[]);
+  }
+  return asked;
+}
 
 describe("the index has one reader (issue 20, item 1)", function () {
   it("reads the index tables from the indexer's migrations, and finds SQL on them", () => {
@@ -111,7 +142,7 @@ describe("the index has one reader (issue 20, item 1)", function () {
     }
   });
 
-  it("reads no table whole and starts every page at its cursor (SQLite's query plans of every statement)", () => {
+  it("reads no table whole and starts every page at its cursor (SQLite's query plans of every statement and shared read plan)", () => {
     const db = openIndexerDatabase(":memory:");
     const sqlite = (db as unknown as { sqlite: Database.Database }).sqlite;
     const queries = new IndexQueries(db);
@@ -133,9 +164,49 @@ describe("the index has one reader (issue 20, item 1)", function () {
         );
       }
     }
+    // The shared read plans: every SQL text their modules define, and nothing else asked by a plan
+    // they export (each run on an index holding block 0, so it reads a row and goes on).
+    db.prepare(
+      "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (?, ?, ?, ?, ?, ?, 1, 1)",
+    ).run(0, Buffer.from("aa".repeat(32), "hex"), Buffer.alloc(32), 1, 1, 100);
+    for (const { name, exports, sql, samples } of PLAN_MODULES) {
+      const texts = new Set(Object.values(sql));
+      const asked = new Set<string>();
+      const planNames = Object.keys(exports).filter(
+        (key) =>
+          typeof exports[key] === "function" &&
+          Object.getPrototypeOf(exports[key]) === GeneratorFunction &&
+          exports[key] !== rowPlans.rowsOf, // the step every plan yields through, not a plan
+      );
+      expect(planNames.sort(), `${name}: the plans it exports, each with sample arguments`).to.deep.equal(
+        Object.keys(samples).sort(),
+      );
+      for (const planName of planNames) {
+        const plan = (exports[planName] as (...args: unknown[]) => rowPlans.ReadPlan<unknown>)(...samples[planName]);
+        const steps = sqlAskedBy(db, plan);
+        expect(steps, `${name}.${planName}(${samples[planName].join(", ")}) asks the index`).to.have.length.above(0);
+        for (const text of steps) {
+          expect(texts.has(text), `${name}.${planName} asks SQL its module does not export: ${text}`).to.equal(true);
+          asked.add(text);
+        }
+      }
+      for (const [key, text] of Object.entries(sql)) {
+        expect(asked.has(text), `${name}: no plan asks ${key}, drop it`).to.equal(true);
+        const parameters = (text.match(/\?/g) ?? []).length;
+        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array(parameters).fill(null)) as {
+          detail: string;
+        }[];
+        plans.set(
+          `${name}.${key}`,
+          plan.map((row) => row.detail),
+        );
+      }
+    }
+    expect([...plans.keys()]).to.include.members(["read/blocks.tip", "read/blocks.at", "read/rows.firstAtOrAbove"]);
     /** The statements that read a table from one end, each with why that is bounded or accepted. */
     const WHOLE: Record<string, string> = {
       "StatusReads.meta": "meta holds a handful of rows",
+      "read/blocks.tip": "ORDER BY height DESC LIMIT 1: one row from the end of the primary key",
       "ZkpReads.recent": "newest first along zkp_uses_by_height, stops at its LIMIT",
       "BalanceReads.busiest": "benches and operators' tools only, never a request",
       "ZkpReads.summary": "counts zkp_uses (shadow mode, few uses) until the indexer keeps counters",

@@ -12,7 +12,11 @@ export interface IndexedBlock {
   time: number;
 }
 
-const SQL = {
+/**
+ * Every SQL text the plans of this module ask for (the index-readers test explains each of them and
+ * checks that the plans ask for nothing else).
+ */
+export const BLOCKS_SQL = {
   // ORDER BY height DESC LIMIT 1: one row from the end of the primary key.
   tip: "SELECT height, hash FROM blocks ORDER BY height DESC LIMIT 1",
   at: "SELECT hash, time FROM blocks WHERE height = ?",
@@ -20,7 +24,7 @@ const SQL = {
 
 /** The last indexed block (height and hash), or null before the first. */
 export function* indexedTip(): ReadPlan<{ height: number; hash: string } | null> {
-  const [row] = yield* rowsOf<{ height: number | bigint; hash: Uint8Array }>(SQL.tip, [], { one: true });
+  const [row] = yield* rowsOf<{ height: number | bigint; hash: Uint8Array }>(BLOCKS_SQL.tip, [], { one: true });
   return row ? { height: Number(row.height), hash: hexOf(row.hash) } : null;
 }
 
@@ -28,6 +32,6 @@ export function* indexedTip(): ReadPlan<{ height: number; hash: string } | null>
 export function* blockAt(height: number): ReadPlan<IndexedBlock | null> {
   // PostgreSQL's INTEGER is 32 bits: no block is outside [0, KEY_MAX], so nothing is asked.
   if (!Number.isInteger(height) || height < 0 || height > KEY_MAX) return null;
-  const [row] = yield* rowsOf<{ hash: Uint8Array; time: number | bigint }>(SQL.at, [height], { one: true });
+  const [row] = yield* rowsOf<{ hash: Uint8Array; time: number | bigint }>(BLOCKS_SQL.at, [height], { one: true });
   return row ? { hash: hexOf(row.hash), time: Number(row.time) } : null;
 }

@@ -112,7 +112,13 @@ export function txidKey(txid: string): Buffer | null {
   return /^[0-9a-f]{64}$/.test(txid) ? Buffer.from(txid, "hex") : null;
 }
 
-const FIRST_AT_OR_ABOVE = "SELECT height, first_tx_id, tx_count FROM blocks WHERE height >= ? ORDER BY height LIMIT 1";
+/**
+ * Every SQL text the plans of this module ask for (the index-readers test explains each of them and
+ * checks that the plans ask for nothing else).
+ */
+export const ROWS_SQL = {
+  firstAtOrAbove: "SELECT height, first_tx_id, tx_count FROM blocks WHERE height >= ? ORDER BY height LIMIT 1",
+};
 
 /** The first id of a transaction at or after (height, position): every id below it comes before. */
 export function* txIdBefore(height: number, position: number): ReadPlan<number> {
@@ -120,7 +126,7 @@ export function* txIdBefore(height: number, position: number): ReadPlan<number> 
   if (height > KEY_MAX) return Number.MAX_SAFE_INTEGER;
   if (height < -1) height = -1;
   const [row] = yield* rowsOf<{ height: number | bigint; first_tx_id: number | bigint; tx_count: number | bigint }>(
-    FIRST_AT_OR_ABOVE,
+    ROWS_SQL.firstAtOrAbove,
     [height],
     { one: true },
   );
@@ -140,7 +146,7 @@ export class TxIdBounds {
 
   constructor(db: SqlDatabase) {
     this.plans = new PlanRunner(db);
-    this.plans.prepare({ firstAtOrAbove: FIRST_AT_OR_ABOVE });
+    this.plans.prepare(ROWS_SQL);
   }
 
   /** The first id of a transaction at or after (height, position): every id below it comes before. */
