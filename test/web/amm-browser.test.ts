@@ -18,6 +18,7 @@ import type { LaunchpadStack } from "../helpers/launchpad-stack";
 import { expectScriptWithinBudget } from "./page-budget";
 import { StandinKind } from "./standins";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
+import { expectCellOnScreen } from "./on-screen";
 
 const POOL_TICK = "WEBS";
 const CURVE_TICK = "WEBC";
@@ -109,6 +110,9 @@ describe("AMM pages in Chromium", function () {
     );
     const said = await page.locator("#swap-message").innerText();
     expect(said, said).to.match(/^Swapped: [\d,]+ WEBS paid to /);
+    // The quote goes with the settlement: no "You get" at the new reserves above "Swapped: …".
+    expect(await page.locator("#q-out").innerText()).to.equal("–");
+    expect(await page.locator("#quote-message").innerText()).to.contain("for the next trade's quote");
     expect(tokenBalance(key.address, POOL_TICK) > 0n).to.equal(true);
     // The chart redraws with the pool's swaps (every trader's), this one the newest, once the order is settled.
     const history = await (await fetch(`${base}/api/pools/${POOL_TICK}/DOGE/swaps`)).json();
@@ -180,6 +184,8 @@ describe("AMM pages in Chromium", function () {
     await page.click("#connect");
     await page.waitForFunction(() => document.querySelectorAll("#positions tbody tr").length === 1);
     expect(await page.locator("#positions tbody tr").innerText()).to.contain(`${POOL_TICK}/DOGE`);
+    // At phone width every column of the position shows without scrolling sideways, its Fees (the last) too.
+    await expectCellOnScreen(page, "#positions tbody tr:first-child td:nth-child(5)", "the position's fees");
     await checkPage(page, "amm-liquidity");
     await expectScriptWithinBudget(page, "the liquidity page");
     // Three swaps of 5 DOGE paid 1% each to the pool's providers.

@@ -112,6 +112,16 @@ describe("AMM token deposits through the wallet in Chromium", function () {
     return page;
   }
 
+  /** The swap page after a settled swap: no quote shown, none to swap with, and the page says how to get the next. */
+  async function expectQuoteCleared(page: Page): Promise<void> {
+    for (const id of ["q-out", "q-min", "q-fee", "q-impact", "q-deposit"])
+      expect(await page.locator(`#${id}`).innerText(), id).to.equal("–");
+    expect(await page.locator("#quote-message").innerText()).to.equal(
+      "Swap done. Change the amount, or type it again, for the next trade's quote.",
+    );
+    expect(await page.locator("#swap").isDisabled()).to.equal(true);
+  }
+
   /** Waits until message `id` is an error, or a success beginning with `done`. */
   const finished = (page: Page, id: string, done: string) =>
     page.waitForFunction(
@@ -145,6 +155,8 @@ describe("AMM token deposits through the wallet in Chromium", function () {
       const said = await page.locator("#swap-message").innerText();
       expect(said, said).to.match(/^Swapped: [\d.]+ DOGE paid to /);
       expect(said).to.contain(key.address);
+      // The quote goes with the settlement: no "You get" at the new reserves above "Swapped: …".
+      await expectQuoteCleared(page);
 
       // The index is the judge: the transfer left the seller, the swap names its deposit, its DOGE payout is confirmed.
       expect(tokenBalance(key.address)).to.equal(MINTED - SOLD);
@@ -164,6 +176,18 @@ describe("AMM token deposits through the wallet in Chromium", function () {
         await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("dogeos.drc20-reveal."))),
       ).to.deep.equal([]);
       await saveScreenshots(page, `amm-swap-sold-${kind}`);
+      // Still cleared once the page has reloaded the pools and the chart after the swap.
+      const history = await (await fetch(`${base}/api/pools/${TICK}/DOGE/swaps`)).json();
+      await page.waitForFunction(
+        (count) => document.getElementById("chart")!.dataset.swaps === String(count),
+        history.swaps.length,
+      );
+      await expectQuoteCleared(page);
+      // Typing the amount again quotes the next trade.
+      await page.fill("#amount", SOLD.toString());
+      await page.waitForFunction(() => / DOGE$/.test(document.getElementById("q-out")!.textContent!));
+      expect(await page.locator("#quote-message").innerText()).to.equal("");
+      await page.waitForFunction(() => !(document.getElementById("swap") as HTMLButtonElement).disabled);
       await page.context().close();
       expect(errors).to.deep.equal([]);
       expect(outside, "requests outside this machine").to.deep.equal([]);
@@ -178,8 +202,10 @@ describe("AMM token deposits through the wallet in Chromium", function () {
     await finished(page, "swap-message", "Swapped: ");
     const said = await page.locator("#swap-message").innerText();
     expect(said, said).to.match(
-      /^DogeLabs cannot send tokens here: it has no DRC-20 transfer step of its own \(no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\) and cannot sign the PSBTs the page would inscribe it with \(no signPsbt method\)\. Choose another wallet for this step\. \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
+      /^DogeLabs cannot send tokens here: it has no DRC-20 transfer step of its own \(no inscribeTransfer method, so it cannot inscribe the DRC-20 transfer\) and cannot sign the PSBTs the page would inscribe it with \(no signPsbt method\) \(WALLET_UNSUPPORTED\)\. What to do: choose another wallet for this step\.$/,
     );
+    // What to do is said once (the provider's message ends with it too).
+    expect(said.match(/another wallet/gi), said).to.have.length(1);
     expect(await page.locator("#swap-message").getAttribute("class")).to.contain("error");
     // Said before an order was opened: none waits to expire for nothing.
     expect(await page.locator("#order").isHidden()).to.equal(true);

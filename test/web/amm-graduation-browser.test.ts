@@ -39,6 +39,7 @@ import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import type { LaunchpadStack } from "../helpers/launchpad-stack";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
+import { expectCellOnScreen } from "./on-screen";
 
 const TICK = "WEBG";
 const TERMS = {
@@ -325,6 +326,8 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     expect(swapped.text, swapped.text).to.match(
       new RegExp(`^Swapped: [\\d,]+ ${TICK} paid to ${devPerson.address}\\.$`),
     );
+    // The quote goes with the settlement: no "You get" at the new reserves above "Swapped: …".
+    expect(await page.locator("#q-out").innerText()).to.equal("–");
     expect(tokenBalance(devPerson.address) > 400_000n).to.equal(true);
     await page.waitForFunction(() => document.getElementById("chart")!.dataset.swaps === "1");
     await expectReadableChart(page, "#chart", "the swap page's chart");
@@ -347,6 +350,13 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     expect(caption.left).to.be.at.least(0);
     expect(caption.right).to.be.at.most(caption.width);
     expect(await page.locator("#pools-caption").isVisible()).to.equal(true);
+    // Every column of the pools is seen at 390 px without scrolling sideways: the first pool's
+    // Price (its last column), the table's box scrolling nowhere.
+    expect(page.viewportSize()!.width).to.equal(390);
+    expect(await page.locator("#pools tbody tr").first().locator("td").nth(3).getAttribute("data-label")).to.equal(
+      "Price",
+    );
+    await expectCellOnScreen(page, "#pools tbody tr:first-child td:nth-child(4)", "the first pool's price");
 
     // Picking another pool keeps the address in step: a reload opens the pool picked.
     await page.selectOption("#pool", OTHER_TICK);

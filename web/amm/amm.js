@@ -47,11 +47,24 @@ const NEXT_STEP = {
   WALLET_UNSUPPORTED: "choose another wallet for this step",
 };
 
+/**
+ * `message` without a last sentence that is `step` (the wallet provider ends WALLET_UNSUPPORTED with
+ * "… Choose another wallet for this step."), so that what to do is said once, after the code.
+ */
+function withoutStep(message, step) {
+  const trimmed = message.replace(/[\s.]+$/, "");
+  if (!trimmed.toLowerCase().endsWith(step.toLowerCase())) return message;
+  const rest = trimmed.slice(0, trimmed.length - step.length).replace(/[\s.;,:]+$/, "");
+  return rest || message;
+}
+
 /** One line for a person: the service's (or wallet's) message, its code, and what to do. */
 export function describeError(error) {
   const code = error && typeof error === "object" ? error.code : undefined;
-  const message = error && typeof error === "object" && "message" in error ? error.message : String(error);
-  const next = code && NEXT_STEP[code] ? ` What to do: ${NEXT_STEP[code]}.` : "";
+  const said = error && typeof error === "object" && "message" in error ? error.message : String(error);
+  const step = typeof code === "string" && Object.hasOwn(NEXT_STEP, code) ? NEXT_STEP[code] : undefined;
+  const message = step ? withoutStep(said, step) : said;
+  const next = step ? ` What to do: ${step}.` : "";
   return `${message}${code ? ` (${code})` : ""}.${next}`.replace(/\.\./g, ".");
 }
 
@@ -153,6 +166,22 @@ export async function payDoge(to, amountKoinu, progress) {
   progress("Broadcasting the payment…");
   const { body } = await api("POST", "/tx/broadcast", { base: `${wallet().explorerUrl}/api`, body: { hex } });
   return body.txid;
+}
+
+/**
+ * A table row of `texts`, each cell labelled with its column's header (data-label), which a table of
+ * class "stacked" shows before the figure at phone width (amm.css).
+ */
+export function tableRow(table, texts) {
+  const labels = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  const row = document.createElement("tr");
+  texts.forEach((text, i) => {
+    const cell = document.createElement("td");
+    cell.textContent = text;
+    if (labels[i]) cell.dataset.label = labels[i];
+    row.append(cell);
+  });
+  return row;
 }
 
 /** Marks the current page's link in the navigation. */

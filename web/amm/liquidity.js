@@ -17,6 +17,7 @@ import {
   say,
   signOrder,
   sleep,
+  tableRow,
   wallet,
 } from "/amm.js";
 import { custodyAddress, parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
@@ -49,21 +50,15 @@ async function load() {
   state.unclaimed = fees.unclaimed;
   const tbody = $("positions").querySelector("tbody");
   tbody.replaceChildren(
-    ...state.positions.map((p) => {
-      const row = document.createElement("tr");
-      for (const text of [
+    ...state.positions.map((p) =>
+      tableRow($("positions"), [
         `${p.tick}/DOGE`,
         formatTokens(p.shares),
         formatDoge(p.doge),
         formatTokens(p.token),
         `${formatDoge(p.unclaimedFees)} DOGE`,
-      ]) {
-        const cell = document.createElement("td");
-        cell.textContent = text;
-        row.append(cell);
-      }
-      return row;
-    }),
+      ]),
+    ),
   );
   $("positions-empty").hidden = state.positions.length > 0;
   $("remove-pool").replaceChildren(

@@ -20,6 +20,7 @@ import {
   say,
   signOrder,
   sleep,
+  tableRow,
   wallet,
 } from "/amm.js";
 import { parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
@@ -35,6 +36,11 @@ const state = {
   account: null,
   busy: false,
   quoteSeq: 0,
+  /**
+   * A swap has just settled: the quote stays cleared (not re-asked every 15 s against the new
+   * reserves, where it would read as this swap's) until the person types or picks again.
+   */
+  afterSettlement: false,
 };
 const selling = () => state.direction === "TOKEN_TO_DOGE";
 /** A price impact above this is called out before the person swaps. */
@@ -87,18 +93,13 @@ async function loadPools() {
   $("pools").hidden = false;
   $("pools-caption").hidden = false;
   for (const pool of state.pools) {
-    const row = document.createElement("tr");
-    row.dataset.tick = pool.tick;
-    for (const text of [
+    const row = tableRow($("pools"), [
       `${pool.tick}/DOGE`,
       formatDoge(pool.dogeReserve),
       formatTokens(pool.tokenReserve),
       pool.priceKoinuPerToken === null ? "–" : formatDoge(BigInt(Math.round(Number(pool.priceKoinuPerToken)))),
-    ]) {
-      const cell = document.createElement("td");
-      cell.textContent = text;
-      row.append(cell);
-    }
+    ]);
+    row.dataset.tick = pool.tick;
     tbody.append(row);
     const option = document.createElement("option");
     option.value = pool.tick;
@@ -163,6 +164,21 @@ function clearQuote() {
   state.quote = null;
   for (const id of ["q-out", "q-min", "q-fee", "q-impact", "q-deposit"]) $(id).textContent = "–";
   $("impact-warning").textContent = "";
+}
+
+/** A settled swap: its quote is gone, and an answer to a quote asked before is dropped. */
+function clearQuoteAfterSettlement() {
+  state.afterSettlement = true;
+  state.quoteSeq += 1;
+  clearQuote();
+  say($("quote-message"), "info", "Swap done. Change the amount, or type it again, for the next trade's quote.");
+  refreshButtons();
+}
+
+/** The person typed or picked something: the quote is theirs to ask again. */
+function askedAgain() {
+  state.afterSettlement = false;
+  void requote();
 }
 
 /** What the person types the amount in, and what the page says of the tokens they hold when selling. */
@@ -235,6 +251,10 @@ async function requote() {
   refreshButtons();
 }
 
+const isSettled = (swap) =>
+  swap.status === "settled" || (swap.status === "executed" && swap.payout?.status === "confirmed");
+
+/** Shows the order's status until it is final; answers the order as it ended. */
 async function followOrder(swap) {
   $("order").hidden = false;
   $("o-id").textContent = swap.swapId;
@@ -242,8 +262,8 @@ async function followOrder(swap) {
     $("o-status").textContent = swap.status;
     $("o-deposit").textContent = swap.depositTxid ?? "–";
     $("o-payout").textContent = payoutText(swap.payout ?? swap.refund) || "–";
-    const settled = swap.status === "settled" || (swap.status === "executed" && swap.payout?.status === "confirmed");
-    if (settled) {
+    if (isSettled(swap)) {
+      clearQuoteAfterSettlement();
       const paid =
         swap.direction === "TOKEN_TO_DOGE"
           ? `${formatDoge(swap.payout?.amount ?? swap.amountOut)} DOGE`
@@ -289,9 +309,10 @@ async function swap() {
   const { body: executed } = await api("POST", "/swap/execute", {
     body: { swapId: order.swapId, depositTxid: txid, signature },
   });
-  await followOrder(executed);
+  const ended = await followOrder(executed);
   await loadPools();
   await drawChart();
+  return ended;
 }
 
 $("connect").addEventListener("click", async () => {
@@ -315,7 +336,8 @@ $("swap").addEventListener("click", async () => {
     say($("swap-message"), "error", describeError(error));
   } finally {
     state.busy = false;
-    await Promise.all([requote(), showDirection()]);
+    // A swap that did not settle (refused, refunded) is quoted again for the person to retry.
+    await Promise.all([state.afterSettlement ? refreshButtons() : requote(), showDirection()]);
   }
 });
 
@@ -324,7 +346,7 @@ for (const button of document.querySelectorAll(".presets button[data-bps]")) {
     state.slippageBps = Number(button.dataset.bps);
     for (const other of document.querySelectorAll(".presets button[data-bps]"))
       other.setAttribute("aria-pressed", String(other === button));
-    void requote();
+    askedAgain();
   });
 }
 for (const button of document.querySelectorAll(".presets button[data-direction]")) {
@@ -335,15 +357,15 @@ for (const button of document.querySelectorAll(".presets button[data-direction]"
       other.setAttribute("aria-pressed", String(other === button));
     clearQuote();
     void showDirection();
-    void requote();
+    askedAgain();
   });
 }
-$("amount").addEventListener("input", () => void requote());
+$("amount").addEventListener("input", () => askedAgain());
 $("pool").addEventListener("change", () => {
   state.tick = $("pool").value;
   keepTickInUrl();
   void showDirection();
-  void requote();
+  askedAgain();
   void drawChart();
 });
 
@@ -363,7 +385,7 @@ async function start() {
   await Promise.all([drawChart(), showDirection()]);
   await requote();
   requoting ??= setInterval(() => {
-    if (!state.busy) void requote();
+    if (!state.busy && !state.afterSettlement) void requote();
   }, REQUOTE_MS);
 }
 
