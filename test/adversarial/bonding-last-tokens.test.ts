@@ -584,6 +584,74 @@ describe("adversarial: the last tokens of a bonding curve", function () {
     });
   });
 
+  describe("keys none of whose reservations holds the rest any more, paying in consecutive blocks", () => {
+    const SYMBOL = "LSTX";
+
+    it("fills the payment confirmed first and refunds every other whole, over HTTP and in the bonding pass alike: one fill completes the curve", async () => {
+      const before = await launchNearGraduation(SYMBOL);
+      const keys = await funded(4);
+
+      // Each key reserves every token left in turn and pays at once; the first two announce their
+      // payment while their reservation is live, for the bonding pass to confirm once it is mined.
+      const payments: Payment[] = [];
+      for (const [i, key] of keys.entries()) {
+        const answer = await reserve(key, SYMBOL, OFFER);
+        expect(answer.status, show(answer)).to.equal(201);
+        expect(answer.body.reservedAmount).to.equal(before.realToken);
+        const paid = BigInt(answer.body.depositAmount);
+        const payment = { key, reservationId: answer.body.reservationId, txid: await payCustody(key, paid), paid };
+        payments.push(payment);
+        if (i < 2) {
+          const announced = await confirm(key, payment.reservationId, payment.txid);
+          expect([announced.status, announced.body.pendingTxid], show(announced)).to.deep.equal([202, payment.txid]);
+        }
+        // Two payments a block: the first two in one block, the last two in the next.
+        if (i % 2 === 1) await mine();
+        clockOffset += RESERVATION_SECONDS + 1;
+      }
+      await mine();
+      const heights = payments.map((p) => stack.queries.tx(p.txid)!.height);
+      expect(heights[0]).to.equal(heights[1]);
+      expect(heights[2]).to.equal(heights[0] + 1);
+      expect(heights[3]).to.equal(heights[2]);
+      const curve = await curveNow(SYMBOL);
+      expect(curve.reservedTokens, "every reservation expired: none holds a token").to.equal("0");
+      expect(curve.status).to.equal("active");
+
+      // The two unannounced payers confirm over HTTP, and the pass runs once the first is answered.
+      const first = confirm(payments[2].key, payments[2].reservationId, payments[2].txid);
+      const [answers, pass] = await Promise.all([
+        Promise.all([first, confirm(payments[3].key, payments[3].reservationId, payments[3].txid)]),
+        first.then(() => store.runOnce()),
+      ]);
+      expect(pass.checked, "the pass checked both announced payments").to.equal(2);
+      // Whichever of the two reached the service first took every token left; the other found none.
+      const won = answers.filter((a) => a.status === 200);
+      expect(
+        won.map((a) => [a.body.status, a.body.graduated]),
+        answers.map(show).join(" | "),
+      ).to.deep.equal([["confirmed", true]]);
+      const lost = answers.find((a) => a !== won[0])!;
+      expect([lost.status, lost.body.error?.code], show(lost)).to.deep.equal([422, "SOLD_OUT"]);
+
+      // Exactly one of the four was filled; the three others were refunded, whoever confirmed them.
+      const states = await Promise.all(
+        payments.map(async (p) => (await call("GET", `/bonding/reservations/${p.reservationId}`)).body.status),
+      );
+      expect(states.filter((s) => s === "confirmed")).to.have.length(1);
+      expect(states.filter((s) => s === "refunded")).to.have.length(3);
+      const winner = payments[states.indexOf("confirmed")];
+      expect(winner.reservationId).to.equal(won[0].body.reservationId);
+      await expectGraduatedOnce(
+        SYMBOL,
+        winner,
+        payments.filter((p) => p !== winner),
+        { realDoge: BigInt(before.realDoge), feesCollected: BigInt(before.feesCollected) },
+      );
+      expect(ledger.announcements.count(), "no announcement left").to.equal(0);
+    });
+  });
+
   describe("the graduating payment's block reorganised away", () => {
     const SYMBOL = "LSTR";
 
