@@ -55,7 +55,7 @@ const SPEC = {
   "batch-blocks": {
     kind: "integer",
     env: "INDEXER_BATCH_BLOCKS",
-    default: 500,
+    default: 2000,
     min: 1,
     max: 10_000,
     description: "most blocks per database transaction while catching up",

@@ -33,9 +33,9 @@ export interface IndexerOptions {
   startHeight?: number;
   /** Deepest reorg handled by rolling back; deeper ones stop the indexer. Default 100 blocks. */
   maxReorgDepth?: number;
-  /** Most blocks per SQLite transaction during catch-up (default 500; near the tip it is one). */
+  /** Most blocks per database transaction during catch-up (default 2000; near the tip it is one). */
   batchBlocks?: number;
-  /** Most raw bytes held for one batch (default 32 MB). */
+  /** Most raw bytes held for one batch (default 128 MB). */
   batchBytes?: number;
   /** When further behind the node than this many blocks, read-side indexes are dropped until caught up (default 1000). */
   deferIndexesBehind?: number;
@@ -105,8 +105,12 @@ export class Indexer {
     this.source = options.source;
     this.network = options.network;
     this.maxReorgDepth = options.maxReorgDepth ?? 100;
-    this.batchBlocks = Math.max(1, options.batchBlocks ?? 500);
-    this.batchBytes = Math.max(1, options.batchBytes ?? 32 * 1024 * 1024);
+    // Larger batches dirty fewer pages per transaction (a random-key B-tree leaf is written once per
+    // batch, however many rows it takes): 2000 blocks against 500 cut commit time per transaction
+    // by two thirds and the whole rate by a fifth at 2-2.6M transactions (bench:scale chain, seed 20),
+    // for about 250 MB more peak RSS.
+    this.batchBlocks = Math.max(1, options.batchBlocks ?? 2000);
+    this.batchBytes = Math.max(1, options.batchBytes ?? 128 * 1024 * 1024);
     this.deferIndexesBehind = options.deferIndexesBehind ?? 1000;
     this.log = options.log ?? (() => undefined);
     this.onProgress = options.onProgress ?? (() => undefined);
