@@ -1,0 +1,141 @@
+/**
+ * node --import tsx scripts/bench/scale-statements.ts [--txs 4000000 --seed 20 --dir data/bench/scale
+ *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --top 12]
+ *
+ * Where catch-up time goes as the index grows: indexes a chain cached by bench:scale (generated
+ * first by `npm run bench:scale -- --txs <n>` when missing) into a fresh SQLite file under --dir,
+ * with the real Indexer, timing every run/get/all of every statement the store and the inscription
+ * tracker prepare, and the commit of each batch. Per window of --window transactions it prints the
+ * microseconds per transaction spent in all, in statements, in the commit and elsewhere (the
+ * indexer's own JavaScript, block reading and parsing), then the --top statements by time with
+ * their calls per transaction. The timing wrappers cost a little themselves (about a microsecond a
+ * call): compare windows and statements with each other, not with bench:scale's rates.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { NETWORKS } from "../../src/doge";
+import { openIndexerDatabase } from "../../src/indexer/database";
+import { Indexer } from "../../src/indexer/indexer";
+import { IndexerStore } from "../../src/indexer/store";
+import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
+import { CachedChainSource } from "./scale-source";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+interface Timing {
+  calls: number;
+  ns: bigint;
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    txs: "4000000",
+    seed: "20",
+    dir: "data/bench/scale",
+    "stop-at": "0",
+    window: "500000",
+    "batch-blocks": "0",
+    "cache-mb": "256",
+    top: "12",
+  });
+  const root = path.resolve(ROOT, String(flags.dir));
+  const chainDir = chainDirectory(root, { txs: integerFlag(flags, "txs"), seed: integerFlag(flags, "seed") });
+  const meta = readChainMeta(chainDir);
+  if (!meta) {
+    process.stderr.write(
+      `no cached chain at ${path.relative(ROOT, chainDir)}: run npm run bench:scale -- --txs ${flags.txs} first\n`,
+    );
+    process.exit(2);
+  }
+  const window = Math.max(1, integerFlag(flags, "window"));
+  const top = integerFlag(flags, "top");
+  const batchBlocks = integerFlag(flags, "batch-blocks");
+  const stopAt = integerFlag(flags, "stop-at") || meta.txs;
+
+  const file = path.join(root, "statements.sqlite");
+  for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+  const db = openIndexerDatabase(file, { cacheMb: integerFlag(flags, "cache-mb") });
+
+  const timings = new Map<string, Timing>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    const statement = prepare(sql) as unknown as Record<"run" | "get" | "all", (...args: unknown[]) => unknown>;
+    const key = sql.replace(/\s+/g, " ").trim().slice(0, 100);
+    for (const method of ["run", "get", "all"] as const) {
+      const call = statement[method].bind(statement);
+      statement[method] = (...args: unknown[]) => {
+        const started = process.hrtime.bigint();
+        try {
+          return call(...args);
+        } finally {
+          const timing = timings.get(key) ?? { calls: 0, ns: 0n };
+          timing.calls += 1;
+          timing.ns += process.hrtime.bigint() - started;
+          timings.set(key, timing);
+        }
+      };
+    }
+    return statement;
+  }) as typeof db.prepare;
+
+  const store = new IndexerStore(db);
+  // The commit is what a batch's transaction costs after its function returned.
+  let commitNs = 0n;
+  const transaction = store.transaction.bind(store);
+  store.transaction = (<T>(fn: () => T): T => {
+    let returned = 0n;
+    const result = transaction(() => {
+      const value = fn();
+      returned = process.hrtime.bigint();
+      return value;
+    });
+    if (returned !== 0n) commitNs += process.hrtime.bigint() - returned;
+    return result;
+  }) as typeof store.transaction;
+
+  const source = new CachedChainSource(chainDir);
+  source.limitTip(source.heightAtTxs(stopAt));
+  let indexed = 0;
+  let windowStart = 0;
+  let windowMs = performance.now();
+  const us = (ns: bigint, txs: number) => (Number(ns) / 1000 / txs).toFixed(1);
+  const indexer = new Indexer({
+    store,
+    source,
+    network: NETWORKS.mainnet,
+    ...(batchBlocks > 0 ? { batchBlocks } : {}),
+    onProgress: (progress) => {
+      indexed += progress.transactions;
+      if (indexed - windowStart < window && indexed < stopAt) return;
+      const txs = indexed - windowStart;
+      const totalNs = BigInt(Math.round((performance.now() - windowMs) * 1e6));
+      let statementNs = 0n;
+      for (const timing of timings.values()) statementNs += timing.ns;
+      process.stdout.write(
+        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
+      );
+      const rows = [...timings.entries()].sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0));
+      for (const [sql, timing] of rows.slice(0, top))
+        process.stdout.write(
+          `    ${us(timing.ns, txs).padStart(6)} us/tx ${(timing.calls / txs).toFixed(3).padStart(7)} calls/tx ${(Number(timing.ns) / 1000 / timing.calls).toFixed(2).padStart(8)} us/call  ${sql}\n`,
+        );
+      timings.clear();
+      commitNs = 0n;
+      windowStart = indexed;
+      windowMs = performance.now();
+    },
+  });
+  process.stdout.write(
+    `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB)\n`,
+  );
+  await indexer.syncOnce();
+  db.close();
+  source.close();
+  for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
