@@ -8,6 +8,8 @@
  *   page says so;
  * - a person with MyDoge (test/web/standins) asks for more than one address may reserve: the
  *   refusal says so and what to do, offering the largest buy allowed, which is paid and settled;
+ *   the settled buy takes its quote with it (none asked again by the page) until the amount is
+ *   typed again;
  * - a person with the development wallet types more than the rest of the curve costs: the page says
  *   the last tokens cost less and that this buy completes the curve; paid, the curve graduates into
  *   its pool and the page shows it, with a link to the swap page (the MyDoge page left open shows
@@ -38,6 +40,7 @@ import { jsonRequest } from "../helpers/http";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import type { LaunchpadStack } from "../helpers/launchpad-stack";
+import { until } from "../helpers/wait";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
 import { expectCellOnScreen } from "./on-screen";
 
@@ -94,6 +97,26 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
     });
     const locator = page.locator(`#${id}`);
     return { kind: (await locator.getAttribute("class")) ?? "", text: await locator.innerText() };
+  }
+
+  /** The bonding page after a settled buy: no quote shown, none to buy with, and the page says how to get the next. */
+  async function expectQuoteCleared(page: Page): Promise<void> {
+    for (const id of ["q-out", "q-fee", "q-deposit"])
+      expect(await page.locator(`#${id}`).innerText(), id).to.equal("–");
+    expect(await page.locator("#quote-message").innerText()).to.equal(
+      "Buy done. Change the amount, or type it again, for the next trade's quote.",
+    );
+    expect(await page.locator("#buy").isDisabled()).to.equal(true);
+  }
+
+  /** The API calls `page` makes from now on ("POST /api/bonding/quote"), in the order it makes them. */
+  function recordApiCalls(page: Page): string[] {
+    const calls: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith("/api/")) calls.push(`${request.method()} ${url.pathname}`);
+    });
+    return calls;
   }
 
   const tokenBalance = (address: string) =>
@@ -218,10 +241,13 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
       `${doge(BigInt(cap.body.amountIn) + DEFAULT_PAYOUT_COSTS.drc20Koinu)} DOGE`,
     );
 
+    const calls = recordApiCalls(page);
     await page.click("#buy");
     await page.waitForFunction(() => document.getElementById("o-countdown")!.textContent!.includes(":"));
     const bought = await finalMessage(page, "buy-message");
     expect(bought.text, bought.text).to.equal(`Bought: 400,000 ${TICK} paid to ${mydogePerson.address}.`);
+    // The quote goes with the settlement: no "You get" at the curve's new price above "Bought: …".
+    await expectQuoteCleared(page);
     expect(tokenBalance(mydogePerson.address)).to.equal(400_000n);
     const curve = (await jsonRequest(`${base}/api/bonding/${TICK}`)).body;
     expect(curve.status).to.equal("active");
@@ -230,6 +256,32 @@ describe("AMM bonding curve to graduation through the pages in Chromium", functi
       curve.progressBps,
     );
     expect(curve.progressBps).to.be.above(3_000).and.below(5_000);
+    // It stays cleared once the buy is over: after the confirm the page reads the curves (active and
+    // graduated) as the buy ends, then every 10 s once it is over, and asks no quote meanwhile.
+    const sinceConfirm = () => calls.slice(calls.lastIndexOf("POST /api/bonding/confirm") + 1);
+    expect(calls).to.include("POST /api/bonding/confirm");
+    await until(
+      "the page's first read of the curves after the buy",
+      () => sinceConfirm().filter((call) => call === "GET /api/bonding/curves").length > 2,
+      30_000,
+    );
+    expect(sinceConfirm()).to.not.include("POST /api/bonding/quote");
+    await expectQuoteCleared(page);
+    await saveScreenshots(page, "amm-bonding-bought");
+
+    // Typing the amount again quotes the next buy, at the curve's new price: the same DOGE buys fewer tokens.
+    const next = (await jsonRequest(`${base}/api/bonding/quote`, "POST", {
+      body: { symbol: TICK, side: "BUY", amountIn: cap.body.amountIn },
+    })) as { status: number; body: { amountOut: string } };
+    expect(next.status).to.equal(200);
+    expect(BigInt(next.body.amountOut) < 400_000n, `then ${next.body.amountOut}`).to.equal(true);
+    await page.fill("#amount", doge(cap.body.amountIn));
+    await page.waitForFunction(
+      (text) => document.getElementById("q-out")!.textContent === text,
+      `${tokens(next.body.amountOut)} ${TICK}`,
+    );
+    expect(await page.locator("#quote-message").innerText()).to.equal("");
+    await page.waitForFunction(() => !(document.getElementById("buy") as HTMLButtonElement).disabled);
   });
 
   it("the development wallet's last buy overshoots the curve: the page says it costs less and completes the curve; paid, the curve graduates into its pool", async () => {

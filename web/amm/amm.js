@@ -1,7 +1,8 @@
 // What the AMM pages share: calls to /api with the service's refusal and what to do about it, the
 // wallet (window.wallet from /wallet-provider.js), signed orders (the exact text from
 // GET /api/auth/message, signed by the wallet), deposits paid with a PSBT the page builds and the
-// wallet signs (broadcast through the explorer), amounts, and the inline SVG charts.
+// wallet signs (broadcast through the explorer), amounts, a trade form's quote (cleared once its
+// trade settles), and the inline SVG charts.
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -182,6 +183,58 @@ export function tableRow(table, texts) {
     row.append(cell);
   });
   return row;
+}
+
+/**
+ * The quote of a trade form (the swap page's, the bonding page's) and what a settled trade does to it.
+ * Each quote asked is numbered and only the newest one's answer is shown. A settled trade clears the
+ * quote and says how to get the next one: a quote asked again at the new reserves (or the curve's new
+ * price) would sit above "Swapped: …" or "Bought: …" and read as that trade's. It stays cleared (the
+ * page's timer asks none, the answer to one asked before is dropped) until the person types or picks
+ * again.
+ */
+export class TradeQuote {
+  #asked = 0;
+  #afterSettlement = false;
+
+  /**
+   * `clear()` empties the form's quote; `message` is where the page speaks of the quote; `trade`
+   * ("Swap", "Buy") names the form's trade.
+   */
+  constructor({ clear, message, trade }) {
+    this.clear = clear;
+    this.message = message;
+    this.trade = trade;
+  }
+
+  /** A quote is asked: answers its number, for isNewest. */
+  ask() {
+    this.#asked += 1;
+    return this.#asked;
+  }
+
+  /** Whether the quote numbered `asked` is still the one to show (none was asked since, no trade settled since). */
+  isNewest(asked) {
+    return asked === this.#asked;
+  }
+
+  /** True from a settled trade until the person types or picks again: the page asks no quote by itself. */
+  get afterSettlement() {
+    return this.#afterSettlement;
+  }
+
+  /** A trade settled: its quote is gone, an answer to a quote asked before is dropped, and the page says how to get the next. */
+  settled() {
+    this.#afterSettlement = true;
+    this.#asked += 1;
+    this.clear();
+    say(this.message, "info", `${this.trade} done. Change the amount, or type it again, for the next trade's quote.`);
+  }
+
+  /** The person typed or picked something: the quote is theirs to ask again. */
+  askedAgain() {
+    this.#afterSettlement = false;
+  }
 }
 
 /** Marks the current page's link in the navigation. */

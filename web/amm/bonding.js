@@ -4,10 +4,11 @@
 // buy: a live quote (what the last buy of a curve really costs, and whether it completes the
 // curve), the reservation (signed bonding-reserve) with its countdown, the deposit paid with a PSBT
 // the wallet signs, the signed confirm (bonding-confirm), then the reservation until its tokens are
-// paid (or it is refunded). A graduated curve shows its pool, with a link to trade it on the swap
-// page, instead of the buy; its graduation.reservationId tells the page whether its own buy
-// completed it. The page re-reads its curves every 10 s, so it shows other people's buys and the
-// graduation.
+// paid (or it is refunded); a paid buy clears the quote until the person types or picks again (one
+// at the curve's new price would read as that buy's). A graduated curve shows its pool, with a
+// link to trade it on the swap page, instead of the buy; its graduation.reservationId tells the
+// page whether its own buy completed it. The page re-reads its curves every 10 s, so it shows other
+// people's buys and the graduation.
 import {
   api,
   authorization,
@@ -24,6 +25,7 @@ import {
   say,
   signOrder,
   sleep,
+  TradeQuote,
   wallet,
 } from "/amm.js";
 
@@ -34,13 +36,15 @@ const state = {
   quote: null,
   account: null,
   busy: false,
-  seq: 0,
   countdown: null,
   /** Koinu the page suggests after a share refusal (the most this address may buy now). */
   suggested: null,
   /** The reservations this page made: one named as a curve's graduation.reservationId completed it. */
   reservations: new Set(),
 };
+
+/** The quote shown: the newest asked; cleared by a settled buy until the person types or picks again. */
+const quotes = new TradeQuote({ clear: clearQuote, message: $("quote-message"), trade: "Buy" });
 
 /** How much less than the quote a reservation may give (the curve moves with other buys). */
 const RESERVE_SLIPPAGE_BPS = 100n;
@@ -265,13 +269,25 @@ function showQuote(quote, typedKoinu) {
   say($("quote-message"), notes.length > 0 ? "info" : "", notes.join(" "));
 }
 
+function clearQuote() {
+  state.quote = null;
+  for (const id of ["q-out", "q-fee", "q-deposit"]) $(id).textContent = "–";
+}
+
+/** The person typed or picked something: the quote is theirs to ask again. */
+function askedAgain() {
+  quotes.askedAgain();
+  void requote();
+}
+
+/** Asks for a quote of the amount typed; a newer request wins over an older answer. */
 async function requote() {
-  const seq = ++state.seq;
+  const asked = quotes.ask();
   const amountIn = parseDoge($("amount").value);
   const c = curve();
   if (!c || c.status !== "active") return;
   if (amountIn === null || amountIn === "0") {
-    state.quote = null;
+    clearQuote();
     say($("quote-message"), "error", "Type an amount of DOGE, such as 10 or 2.5.");
     refreshButtons();
     return;
@@ -280,14 +296,13 @@ async function requote() {
     const { body: quote } = await api("POST", "/bonding/quote", {
       body: { symbol: state.symbol, side: "BUY", amountIn },
     });
-    if (seq !== state.seq) return;
+    if (!quotes.isNewest(asked)) return;
     // The reservation is asked for what the person typed; the service takes only the cost of the last tokens.
     state.quote = { ...quote, cost: quote.amountIn, amountIn };
     showQuote(quote, amountIn);
   } catch (error) {
-    if (seq !== state.seq) return;
-    state.quote = null;
-    for (const id of ["q-out", "q-fee", "q-deposit"]) $(id).textContent = "–";
+    if (!quotes.isNewest(asked)) return;
+    clearQuote();
     say($("quote-message"), "error", describeError(error));
     // The curve graduated (or closed) since the page read it: show it as it is now.
     if (error.code === "CURVE_GRADUATED" || error.code === "CURVE_NOT_ACTIVE") void refresh();
@@ -316,6 +331,9 @@ async function follow(reservation) {
     if (reservation.status === "confirmed" && reservation.payout?.status === "confirmed") {
       clearInterval(state.countdown);
       $("o-countdown").textContent = "done";
+      // Its quote goes with it: a quote at the curve's new price would read as this buy's.
+      quotes.settled();
+      refreshButtons();
       say(
         $("buy-message"),
         "ok",
@@ -478,7 +496,8 @@ $("buy").addEventListener("click", async () => {
     }
   } finally {
     state.busy = false;
-    if (curve()?.status === "active") await requote();
+    // A buy that did not settle (refused, refunded) is quoted again for the person to retry.
+    if (curve()?.status === "active" && !quotes.afterSettlement) await requote();
     else refreshButtons();
   }
 });
@@ -488,14 +507,14 @@ $("use-suggested").addEventListener("click", () => {
   $("suggest-row").hidden = true;
   say($("buy-message"), "", "");
   $("amount").focus();
-  void requote();
+  askedAgain();
 });
-$("amount").addEventListener("input", () => void requote());
+$("amount").addEventListener("input", () => askedAgain());
 $("curve").addEventListener("change", () => {
   state.symbol = $("curve").value;
   history.replaceState(null, "", `${location.pathname}?symbol=${encodeURIComponent(state.symbol)}`);
   showCurve();
-  void requote();
+  askedAgain();
 });
 
 async function start() {
@@ -512,9 +531,10 @@ async function start() {
     const before = curve();
     await refresh();
     const after = curve();
-    // A quote is re-asked when the curve moved (another buy), so that its notes stay true.
-    if (after?.status === "active" && (before?.realDoge !== after.realDoge || before?.status !== after.status))
-      await requote();
+    // A quote is re-asked when the curve moved (another buy), so that its notes stay true; none
+    // after a settled buy until the person asks (it would read as that buy's).
+    const moved = before?.realDoge !== after?.realDoge || before?.status !== after?.status;
+    if (after?.status === "active" && moved && !quotes.afterSettlement) await requote();
   }, REFRESH_MS);
 }
 

@@ -21,6 +21,7 @@ import {
   signOrder,
   sleep,
   tableRow,
+  TradeQuote,
   wallet,
 } from "/amm.js";
 import { parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
@@ -35,13 +36,9 @@ const state = {
   quote: null,
   account: null,
   busy: false,
-  quoteSeq: 0,
-  /**
-   * A swap has just settled: the quote stays cleared (not re-asked every 15 s against the new
-   * reserves, where it would read as this swap's) until the person types or picks again.
-   */
-  afterSettlement: false,
 };
+/** The quote shown: the newest asked; cleared by a settled swap until the person types or picks again. */
+const quotes = new TradeQuote({ clear: clearQuote, message: $("quote-message"), trade: "Swap" });
 const selling = () => state.direction === "TOKEN_TO_DOGE";
 /** A price impact above this is called out before the person swaps. */
 const IMPACT_WARNING_BPS = 300;
@@ -166,18 +163,9 @@ function clearQuote() {
   $("impact-warning").textContent = "";
 }
 
-/** A settled swap: its quote is gone, and an answer to a quote asked before is dropped. */
-function clearQuoteAfterSettlement() {
-  state.afterSettlement = true;
-  state.quoteSeq += 1;
-  clearQuote();
-  say($("quote-message"), "info", "Swap done. Change the amount, or type it again, for the next trade's quote.");
-  refreshButtons();
-}
-
 /** The person typed or picked something: the quote is theirs to ask again. */
 function askedAgain() {
-  state.afterSettlement = false;
+  quotes.askedAgain();
   void requote();
 }
 
@@ -197,7 +185,7 @@ async function showDirection() {
 
 /** Asks for a quote of the amount typed; a newer request wins over an older answer. */
 async function requote() {
-  const seq = ++state.quoteSeq;
+  const asked = quotes.ask();
   const amountIn = selling() ? parseTokens($("amount").value) : parseDoge($("amount").value);
   if (!state.tick) return;
   if (amountIn === null || amountIn === "0") {
@@ -220,7 +208,7 @@ async function requote() {
       slippageBps: String(state.slippageBps),
     });
     const { body: quote } = await api("GET", `/swap/quote?${query}`);
-    if (seq !== state.quoteSeq) return;
+    if (!quotes.isNewest(asked)) return;
     state.quote = quote;
     const slippage = `(slippage ${quote.slippageBps / 100}%)`;
     if (quote.direction === "TOKEN_TO_DOGE") {
@@ -244,7 +232,7 @@ async function requote() {
         : "";
     say($("quote-message"), "", "");
   } catch (error) {
-    if (seq !== state.quoteSeq) return;
+    if (!quotes.isNewest(asked)) return;
     clearQuote();
     say($("quote-message"), "error", describeError(error));
   }
@@ -263,7 +251,8 @@ async function followOrder(swap) {
     $("o-deposit").textContent = swap.depositTxid ?? "–";
     $("o-payout").textContent = payoutText(swap.payout ?? swap.refund) || "–";
     if (isSettled(swap)) {
-      clearQuoteAfterSettlement();
+      quotes.settled();
+      refreshButtons();
       const paid =
         swap.direction === "TOKEN_TO_DOGE"
           ? `${formatDoge(swap.payout?.amount ?? swap.amountOut)} DOGE`
@@ -337,7 +326,7 @@ $("swap").addEventListener("click", async () => {
   } finally {
     state.busy = false;
     // A swap that did not settle (refused, refunded) is quoted again for the person to retry.
-    await Promise.all([state.afterSettlement ? refreshButtons() : requote(), showDirection()]);
+    await Promise.all([quotes.afterSettlement ? refreshButtons() : requote(), showDirection()]);
   }
 });
 
@@ -385,7 +374,7 @@ async function start() {
   await Promise.all([drawChart(), showDirection()]);
   await requote();
   requoting ??= setInterval(() => {
-    if (!state.busy && !state.afterSettlement) void requote();
+    if (!state.busy && !quotes.afterSettlement) void requote();
   }, REQUOTE_MS);
 }
 
