@@ -11,7 +11,8 @@
  * 0 carries it to the key's address. The commit is funded from the key's confirmed outputs that carry
  * no inscription (the explorer's UTXO list marks them, as web/src/payment.ts reads it); every
  * transaction pays Dogecoin Core 1.14.6's relay fee for the recommended rate (src/doge/policy.ts) and
- * is broadcast through the explorer.
+ * is broadcast through the explorer. The commit and reveals are made by inscribeTransfer, which the
+ * path of wallets that only sign PSBTs (./psbt-drc20.ts) shares: the paths differ in who signs.
  */
 import {
   DogeNetwork,
@@ -53,18 +54,23 @@ export class Drc20TransferError extends Error {
   }
 }
 
-/** The key that inscribes and sends, and the explorer it reads coins from and broadcasts through. */
-export interface TransferKey {
+/** Whose transfer it is: the P2PKH address, and the explorer it reads coins from and broadcasts through. */
+export interface TransferOwner {
   network: DogeNetwork;
-  privateKey: Uint8Array;
-  /** Compressed public key. */
-  publicKey: Uint8Array;
-  /** The key's P2PKH address. */
   address: string;
   explorerUrl: string;
   /** Koinu per 1000 bytes (default RECOMMENDED_FEE_RATE). */
   feeRateKoinuPerKb?: bigint;
 }
+
+export interface KeyPair {
+  privateKey: Uint8Array;
+  /** Compressed public key. */
+  publicKey: Uint8Array;
+}
+
+/** The key that inscribes and sends: `address` is its P2PKH address. */
+export type TransferKey = TransferOwner & KeyPair;
 
 export interface Outpoint {
   txid: string;
@@ -103,17 +109,27 @@ export async function explorer(url: string, init?: RequestInit): Promise<any> {
   return body;
 }
 
-export async function broadcast(key: { explorerUrl: string }, tx: Transaction): Promise<string> {
-  const hex = bytesToHex(serializeTransaction(tx));
-  const body = await explorer(`${key.explorerUrl}/api/tx/broadcast`, {
+/** A signed transaction as it is broadcast: its bytes in hex and its txid. */
+export interface SignedTx {
+  hex: string;
+  txid: string;
+}
+
+export const signedTx = (tx: Transaction): SignedTx => ({
+  hex: bytesToHex(serializeTransaction(tx)),
+  txid: txidOf(tx),
+});
+
+/** Broadcasts `tx` through the explorer; BROADCAST_MISMATCH when it names another txid. */
+export async function broadcast(explorerUrl: string, tx: SignedTx): Promise<string> {
+  const body = await explorer(`${explorerUrl}/api/tx/broadcast`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ hex }),
+    body: JSON.stringify({ hex: tx.hex }),
   });
-  const txid = txidOf(tx);
-  if (body?.txid !== txid)
-    throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${txid}`);
-  return body.txid;
+  if (body?.txid !== tx.txid)
+    throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${tx.txid}`);
+  return tx.txid;
 }
 
 /** The fee of `tx` as it will be once signed: its scriptSigs stand at their largest size. */
@@ -275,40 +291,79 @@ export function signReveals(
 }
 
 /**
- * Inscribes a DRC-20 transfer of `amount` `tick` onto the key's own address and broadcasts its
- * commit and reveal(s). Refuses an amount above the key's available balance as the explorer's index
- * shows it (an indexer would ignore such a transfer, and the tokens would not move).
+ * Who signs a transfer's commit and reveals: the one part in which the wallets differ (a wallet that
+ * holds its key signs both with it; a wallet that only signs PSBTs signs the commit, and the page
+ * signs the reveals with a key it makes, psbt-drc20.ts).
  */
-export async function inscribeDrc20Transfer(
-  key: TransferKey,
+export interface TransferSigner {
+  /** The key the reveals are locked to and signed with, asked for once the balance is checked. */
+  revealKey(): KeyPair;
+  /** The commit spending `planned.chosen` to `planned.outputs` (the lock, and the change to `ownScript`), signed by the owner. */
+  signCommit(planned: PlannedCommit, ownScript: Uint8Array): Promise<SignedTx>;
+  /** Given the signed commit and reveals before the first is broadcast (to keep them for a resume). */
+  beforeBroadcast?(commit: SignedTx, reveals: SignedTx[]): void;
+}
+
+/** A transfer inscribed by inscribeTransfer, with the coins it was chosen from and what it broadcast. */
+export interface MadeTransfer extends InscribedTransfer {
+  coins: Outpoint[];
+  planned: PlannedCommit;
+  commit: SignedTx;
+  reveals: SignedTx[];
+}
+
+/**
+ * Inscribes a DRC-20 transfer of `amount` `tick` onto the owner's address and broadcasts its commit
+ * and reveal(s), `signer` signing them. Refuses an amount above the owner's available balance as the
+ * explorer's index shows it (an indexer would ignore such a transfer, and the tokens would not move).
+ */
+export async function inscribeTransfer(
+  owner: TransferOwner,
   tick: string,
   amount: bigint,
-): Promise<InscribedTransfer> {
-  await checkAvailable(key, tick, amount);
+  signer: TransferSigner,
+): Promise<MadeTransfer> {
+  await checkAvailable(owner, tick, amount);
+  const revealKey = signer.revealKey();
+  const ownScript = addressToOutputScript(owner.address, owner.network);
+  const plan = revealPlan(owner, tick, amount, revealKey.publicKey, ownScript);
 
-  const ownScript = addressToOutputScript(key.address, key.network);
-  const { parts, p2shOf, valueBefore } = revealPlan(key, tick, amount, key.publicKey, ownScript);
+  // The commit: the owner's coins to the P2SH of part 0, the change back to the owner.
+  const lock = { script: plan.p2shOf(plan.parts[0]), value: plan.valueBefore(0) };
+  const coins = await spendableCoins(owner);
+  const planned = planCommit(owner, owner.address, coins, lock, ownScript);
+  const commit = await signer.signCommit(planned, ownScript);
 
-  // The commit: the key's coins to the P2SH of part 0, the change back to the key.
-  const lock = { script: p2shOf(parts[0]), value: valueBefore(0) };
-  const planned = planCommit(key, key.address, await spendableCoins(key), lock, ownScript);
-  const commit = commitTransaction(planned.chosen, planned.outputs);
-  planned.chosen.forEach((_, i) => {
-    commit.inputs[i].scriptSig = p2pkhScriptSig(signInput(commit, i, ownScript, key.privateKey), key.publicKey);
-  });
-  const commitTxid = await broadcast(key, commit);
-
-  // The reveals: part k's P2SH spent with its pushes and the key's signature.
-  const revealTxids: string[] = [];
-  for (const reveal of signReveals({ parts, p2shOf, valueBefore }, commitTxid, key.privateKey, ownScript))
-    revealTxids.push(await broadcast(key, reveal));
-  const previous = { txid: revealTxids[revealTxids.length - 1] };
+  // The reveals: part k's P2SH spent with its pushes and the reveal key's signature.
+  const reveals = signReveals(plan, commit.txid, revealKey.privateKey, ownScript).map(signedTx);
+  signer.beforeBroadcast?.(commit, reveals);
+  await broadcast(owner.explorerUrl, commit);
+  for (const reveal of reveals) await broadcast(owner.explorerUrl, reveal);
+  const revealTxids = reveals.map((reveal) => reveal.txid);
   return {
     inscriptionId: `${revealTxids[0]}i0`,
-    commitTxid,
+    commitTxid: commit.txid,
     revealTxids,
-    output: { txid: previous.txid, vout: 0, valueKoinu: TRANSFER_POSTAGE_KOINU },
+    output: { txid: revealTxids[revealTxids.length - 1], vout: 0, valueKoinu: TRANSFER_POSTAGE_KOINU },
+    coins,
+    planned,
+    commit,
+    reveals,
   };
+}
+
+/** A transfer inscribed by `key` itself onto its own address (inscribeTransfer, the key signing all). */
+export function inscribeDrc20Transfer(key: TransferKey, tick: string, amount: bigint): Promise<InscribedTransfer> {
+  return inscribeTransfer(key, tick, amount, {
+    revealKey: () => key,
+    async signCommit(planned, ownScript) {
+      const commit = commitTransaction(planned.chosen, planned.outputs);
+      planned.chosen.forEach((_, i) => {
+        commit.inputs[i].scriptSig = p2pkhScriptSig(signInput(commit, i, ownScript, key.privateKey), key.publicKey);
+      });
+      return signedTx(commit);
+    },
+  });
 }
 
 /**
@@ -333,7 +388,7 @@ export async function sendInscribedOutput(key: TransferKey, inscribed: Outpoint,
     );
   send.outputs[0].value = inscribed.valueKoinu - fee;
   send.inputs[0].scriptSig = p2pkhScriptSig(signInput(send, 0, ownScript, key.privateKey), key.publicKey);
-  return broadcast(key, send);
+  return broadcast(key.explorerUrl, signedTx(send));
 }
 
 /** An outpoint of the key's address as the explorer lists it (confirmed or in its mempool), or null. */

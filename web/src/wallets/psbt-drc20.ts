@@ -36,6 +36,9 @@
  * key controls nothing); an explorer that cannot be reached or answers anything else leaves it for the next try.
  * The entry is dropped as soon as the reveals are broadcast in the normal course.
  *
+ * Steps 1 and 2 are inscribeTransfer (./drc20-transfer.ts), which the development wallet's path
+ * shares: here the wallet signs the commit's PSBT and the ephemeral key the reveals.
+ *
  * What the send's check refuses (checkSendPsbt, run on the PSBT before the wallet sees it and on the
  * signed transaction before it is broadcast): an input 0 other than the inscription's outpoint, or
  * whose previous transaction is not the reveal (its txid is recomputed), or not on the person's
@@ -47,32 +50,26 @@ import { Psbt, Transaction as BjsTransaction } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
   DogeNetwork,
-  RECOMMENDED_FEE_RATE,
   SOFT_DUST_LIMIT,
   Transaction,
   addressToOutputScript,
   bytesToHex,
   equalBytes,
-  hash160,
   hexToBytes,
-  p2shScript,
   privateKeyToPublicKey,
-  serializeTransaction,
   toBitcoinjsNetwork,
-  txidOf,
 } from "../../../src/doge";
 import {
   Drc20TransferError,
   Outpoint,
   P2PKH_SCRIPT_SIG,
-  TRANSFER_POSTAGE_KOINU,
-  checkAvailable,
+  PlannedCommit,
+  SignedTx,
+  broadcast,
   explorer,
   feeOf,
   input,
-  planCommit,
-  revealPlan,
-  signReveals,
+  inscribeTransfer,
   spendableCoins,
   toDoge,
 } from "./drc20-transfer";
@@ -244,16 +241,6 @@ function finalised(psbt: Psbt): BjsTransaction {
   return copy.extractTransaction();
 }
 
-async function broadcastHex(explorerUrl: string, hex: string, txid: string): Promise<void> {
-  const body = await explorer(`${explorerUrl}/api/tx/broadcast`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ hex }),
-  });
-  if (body?.txid !== txid)
-    throw new Drc20TransferError("BROADCAST_MISMATCH", `the explorer answered ${body?.txid} for ${txid}`);
-}
-
 /** Whether the explorer knows `txid` (mined or in its mempool); only its 404 says no, any other failure throws. */
 async function known(explorerUrl: string, txid: string): Promise<boolean> {
   let response: Response;
@@ -336,7 +323,7 @@ export async function recoverPendingReveals(
       }
       for (const reveal of entry.reveals) {
         const txid = BjsTransaction.fromHex(reveal).getId();
-        if (!(await known(ctx.explorerUrl, txid))) await broadcastHex(ctx.explorerUrl, reveal, txid);
+        if (!(await known(ctx.explorerUrl, txid))) await broadcast(ctx.explorerUrl, { hex: reveal, txid });
       }
     }
     storage.removeItem(k);
@@ -354,7 +341,6 @@ export async function sendDrc20WithPsbts(
   request: { tick: string; amount: bigint; to: string },
 ): Promise<{ txid: string; commitTxid: string | null; revealTxids: string[] }> {
   const { network, address, explorerUrl } = ctx;
-  const rate = { feeRateKoinuPerKb: ctx.feeRateKoinuPerKb ?? RECOMMENDED_FEE_RATE };
   await recoverPendingReveals(ctx);
   const ownScript = addressToOutputScript(address, network);
   const toScript = addressToOutputScript(request.to, network);
@@ -377,69 +363,40 @@ export async function sendDrc20WithPsbts(
     });
     return { txid, commitTxid: null, revealTxids: [] };
   }
-  await checkAvailable(ctx, request.tick, request.amount);
 
-  // 1. The commit, locked to a key made here and now.
-  const ephemeral = (ctx.randomSecretKey ?? secp256k1.utils.randomSecretKey)();
-  if (!secp256k1.utils.isValidSecretKey(ephemeral))
-    throw new Drc20TransferError("BAD_RANDOM", "the page's random source gave no usable key");
-  const plan = revealPlan(rate, request.tick, request.amount, privateKeyToPublicKey(ephemeral), ownScript);
-  const lock = { script: p2shScript(hash160(plan.parts[0].redeemScript)), value: plan.valueBefore(0) };
-  const coins = await spendableCoins(ctx);
-  const planned = planCommit(rate, address, coins, lock, ownScript);
-  const { chosen } = planned;
-  const change = planned.outputs[1]?.value ?? 0n;
-  const commitPsbt = new Psbt({ network: bjs(network) });
-  commitPsbt.setVersion(1);
-  commitPsbt.setMaximumFeeRate(100_000_000);
-  for (const coin of chosen)
-    commitPsbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: await txHex(explorerUrl, coin.txid) });
-  for (const output of planned.outputs) commitPsbt.addOutput({ script: output.script, value: output.value });
-  const commitExpected = { ownScript, lock, maxFeeKoinu: planned.feeKoinu };
-  checkCommitPsbt(commitPsbt, commitExpected);
-  const signedCommit = await ctx.sign(
-    commitPsbt,
-    chosen.map((_, i) => i),
-  );
-  checkCommitPsbt(signedCommit, commitExpected);
-  const commit = finalised(signedCommit);
-  const commitTxid = commit.getId();
-
-  // 2. The reveals, signed with the ephemeral key; kept until broadcast so a closed page can finish them.
-  const reveals = signReveals(plan, commitTxid, ephemeral, ownScript);
-  const revealHexes = reveals.map((r) => bytesToHex(serializeTransaction(r)));
-  const storageKey = `${RECOVERY_PREFIX}${commitTxid}`;
-  const pending: PendingReveal = {
-    address,
-    ephemeralKey: bytesToHex(ephemeral),
-    commit: commit.toHex(),
-    reveals: revealHexes,
-  };
-  ctx.storage?.setItem(storageKey, JSON.stringify(pending));
-  await broadcastHex(explorerUrl, commit.toHex(), commitTxid);
-  const revealTxids: string[] = [];
-  for (const [k, reveal] of reveals.entries()) {
-    const txid = txidOf(reveal);
-    await broadcastHex(explorerUrl, revealHexes[k], txid);
-    revealTxids.push(txid);
-  }
-  ctx.storage?.removeItem(storageKey);
+  // 1. The commit, locked to a key made here and now, signed by the wallet; 2. the reveals, signed
+  // with that key, kept in storage until broadcast so a closed page can finish them.
+  let ephemeral: Uint8Array = new Uint8Array(0);
+  const made = await inscribeTransfer(ctx, request.tick, request.amount, {
+    revealKey() {
+      ephemeral = (ctx.randomSecretKey ?? secp256k1.utils.randomSecretKey)();
+      if (!secp256k1.utils.isValidSecretKey(ephemeral))
+        throw new Drc20TransferError("BAD_RANDOM", "the page's random source gave no usable key");
+      return { privateKey: ephemeral, publicKey: privateKeyToPublicKey(ephemeral) };
+    },
+    signCommit: (planned) => signCommitPsbt(ctx, planned, ownScript),
+    beforeBroadcast(commit, reveals) {
+      const pending: PendingReveal = {
+        address,
+        ephemeralKey: bytesToHex(ephemeral),
+        commit: commit.hex,
+        reveals: reveals.map((reveal) => reveal.hex),
+      };
+      ctx.storage?.setItem(`${RECOVERY_PREFIX}${commit.txid}`, JSON.stringify(pending));
+    },
+  });
+  const { coins, planned, commit, commitTxid, revealTxids } = made;
+  ctx.storage?.removeItem(`${RECOVERY_PREFIX}${commitTxid}`);
   ephemeral.fill(0);
 
   // 3. The send: the inscription and a fee coin (the commit's change, else another coin) to `to`.
-  const lastReveal = reveals[reveals.length - 1];
-  const inscription: Outpoint = {
-    txid: revealTxids[revealTxids.length - 1],
-    vout: 0,
-    valueKoinu: TRANSFER_POSTAGE_KOINU,
-  };
   let feeCoin: Outpoint;
   let feeCoinTx: Uint8Array;
   if (planned.outputs.length === 2) {
-    feeCoin = { txid: commitTxid, vout: 1, valueKoinu: change };
-    feeCoinTx = hexToBytes(commit.toHex());
+    feeCoin = { txid: commitTxid, vout: 1, valueKoinu: planned.outputs[1].value };
+    feeCoinTx = hexToBytes(commit.hex);
   } else {
-    const spare = coins.filter((c) => !chosen.includes(c));
+    const spare = coins.filter((c) => !planned.chosen.includes(c));
     if (spare.length === 0)
       throw new Drc20TransferError(
         "INSUFFICIENT_FUNDS",
@@ -449,12 +406,32 @@ export async function sendDrc20WithPsbts(
     feeCoinTx = await txHex(explorerUrl, feeCoin.txid);
   }
   const txid = await sendInscribed(ctx, ownScript, toScript, {
-    inscription,
-    inscriptionTx: serializeTransaction(lastReveal),
+    inscription: made.output,
+    inscriptionTx: hexToBytes(made.reveals[made.reveals.length - 1].hex),
     feeCoin,
     feeCoinTx,
   });
   return { txid, commitTxid, revealTxids };
+}
+
+/** The commit (step 1) as a PSBT: built, checked, signed by the wallet, checked again, finalised. */
+async function signCommitPsbt(ctx: PsbtDrc20Context, planned: PlannedCommit, ownScript: Uint8Array): Promise<SignedTx> {
+  const psbt = new Psbt({ network: bjs(ctx.network) });
+  psbt.setVersion(1);
+  psbt.setMaximumFeeRate(100_000_000);
+  for (const coin of planned.chosen)
+    psbt.addInput({ hash: coin.txid, index: coin.vout, nonWitnessUtxo: await txHex(ctx.explorerUrl, coin.txid) });
+  for (const output of planned.outputs) psbt.addOutput({ script: output.script, value: output.value });
+  // planCommit's output 0 is the transfer's lock.
+  const expected = { ownScript, lock: planned.outputs[0], maxFeeKoinu: planned.feeKoinu };
+  checkCommitPsbt(psbt, expected);
+  const signed = await ctx.sign(
+    psbt,
+    planned.chosen.map((_, i) => i),
+  );
+  checkCommitPsbt(signed, expected);
+  const commit = finalised(signed);
+  return { hex: commit.toHex(), txid: commit.getId() };
 }
 
 /** The send (step 3): built, checked, signed by the wallet, checked again, broadcast; its txid. */
@@ -476,8 +453,7 @@ async function sendInscribed(
   const signed = await ctx.sign(psbt, [0, 1]);
   checkSendPsbt(signed, expected);
   const send = finalised(signed);
-  await broadcastHex(ctx.explorerUrl, send.toHex(), send.getId());
-  return send.getId();
+  return broadcast(ctx.explorerUrl, { hex: send.toHex(), txid: send.getId() });
 }
 
 /**
