@@ -186,44 +186,35 @@ export function tableRow(table, texts) {
 }
 
 /**
- * The quote of a trade form (the swap page's, the bonding page's) and what a settled trade does to it.
- * Each quote asked is numbered and only the newest one's answer is shown. A settled trade clears the
- * quote and says how to get the next one: a quote asked again at the new reserves (or the curve's new
- * price) would sit above "Swapped: …" or "Bought: …" and read as that trade's. It stays cleared (the
- * page's timer asks none, the answer to one asked before is dropped) until the person types or picks
- * again.
+ * A trade form's quote (swap page, bonding page): only the newest asked is shown. A settled trade
+ * clears it, drops any answer in flight and says how to get the next; it stays cleared (no re-quote
+ * by the page's timer) until the person types or picks again, since a quote at the new price above
+ * "Swapped: …" or "Bought: …" would read as that trade's.
  */
 export class TradeQuote {
   #asked = 0;
   #afterSettlement = false;
 
-  /**
-   * `clear()` empties the form's quote; `message` is where the page speaks of the quote; `trade`
-   * ("Swap", "Buy") names the form's trade.
-   */
+  /** `clear()` empties the form's quote; `message` is its message element; `trade` is "Swap" or "Buy". */
   constructor({ clear, message, trade }) {
     this.clear = clear;
     this.message = message;
     this.trade = trade;
   }
 
-  /** A quote is asked: answers its number, for isNewest. */
+  /** A quote is asked: its number, for isNewest. */
   ask() {
-    this.#asked += 1;
-    return this.#asked;
+    return ++this.#asked;
   }
 
-  /** Whether the quote numbered `asked` is still the one to show (none was asked since, no trade settled since). */
   isNewest(asked) {
     return asked === this.#asked;
   }
 
-  /** True from a settled trade until the person types or picks again: the page asks no quote by itself. */
   get afterSettlement() {
     return this.#afterSettlement;
   }
 
-  /** A trade settled: its quote is gone, an answer to a quote asked before is dropped, and the page says how to get the next. */
   settled() {
     this.#afterSettlement = true;
     this.#asked += 1;
@@ -231,7 +222,7 @@ export class TradeQuote {
     say(this.message, "info", `${this.trade} done. Change the amount, or type it again, for the next trade's quote.`);
   }
 
-  /** The person typed or picked something: the quote is theirs to ask again. */
+  /** The person typed or picked something. */
   askedAgain() {
     this.#afterSettlement = false;
   }
