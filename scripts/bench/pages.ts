@@ -13,9 +13,9 @@
  * (getblock, getblockheader, getrawmempool), as dogecoind answers them.
  *
  * Then the AMM's pages (swap, liquidity, bonding) and the launchpad's (storefront, a collection,
- * its members-only page) on a devnet stack as their browser tests build it (test/web/amm-browser,
- * launchpad-browser: test/helpers/launchpad-stack.ts, amm-pool.ts, bonding-launch.ts), served with
- * the development wallet in /wallet-provider.js as `npm start` serves them: a pool with
+ * its members-only page) on the devnet stack the AMM's browser tests drive
+ * (test/helpers/amm-browser-stack.ts, its launchpad serving its pages too), served with the
+ * development wallet in /wallet-provider.js as `npm start` serves them: a pool with
  * BENCH_POOL_SWAPS (default 30) executed swaps for its chart, an active curve, a listed collection
  * whose deploy is indexed; the members page is opened signed in as the collection's creator, who
  * holds no token (its first render is the server's refusal). Their first render is the moment the
@@ -36,25 +36,12 @@ import { openEmptyIndex } from "./postgres";
 import { loadOrGenerateChain } from "./chain-generator";
 import { launchChromium } from "../../test/helpers/chromium";
 import type { Browser } from "playwright-core";
-import type { Server } from "node:http";
 import { encodeWif, signMessage } from "../../src/doge";
-import { drc20TickKey } from "../../src/inscription/drc20";
-import { createExplorerApp } from "../../src/services/explorer/app";
-import {
-  AmmLedger,
-  BondingStore,
-  DepositReader,
-  createAmmApp,
-  mountBonding,
-  openAmmDatabase,
-} from "../../src/services/amm";
 import { devWalletScript } from "../../src/services/launchpad";
-import { seedHonestPool } from "../../test/helpers/amm-pool";
-import { launchCurve } from "../../test/helpers/bonding-launch";
+import { AmmBrowserStack } from "../../test/helpers/amm-browser-stack";
 import { faucetCoin } from "../../test/helpers/drc20";
 import { KOINU_PER_DOGE, pay } from "../../test/helpers/inscribe";
 import { newKey } from "../../test/helpers/keys";
-import { LaunchpadStack, startLaunchpadStack } from "../../test/helpers/launchpad-stack";
 
 const TARGET_MS = 1000;
 const SCRIPT_LIMIT_BYTES = 300 * 1024;
@@ -285,15 +272,10 @@ async function explorerPages(browser: Browser, runs: number): Promise<boolean> {
   }
 }
 
-const listen = async (server: Server): Promise<string> => {
-  await new Promise((resolve) => server.once("listening", resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-};
-
 /**
- * The AMM's and the launchpad's pages on one devnet stack (test/helpers/launchpad-stack.ts, as
- * their browser tests build it): the launchpad's own server, an explorer, and the AMM app with the
- * bonding routes, each page served with the development wallet's provider script.
+ * The AMM's and the launchpad's pages on the devnet stack the AMM's browser tests drive
+ * (test/helpers/amm-browser-stack.ts): the launchpad serving its pages, an explorer, and the AMM app
+ * with the bonding routes, each page served with the development wallet's provider script.
  */
 async function stackPages(browser: Browser, runs: number): Promise<boolean> {
   const swaps = Number(process.env.BENCH_POOL_SWAPS ?? 30);
@@ -301,61 +283,25 @@ async function stackPages(browser: Browser, runs: number): Promise<boolean> {
   const person = newKey();
   const creator = newKey();
   const custody = newKey();
-  const webDir = path.resolve(__dirname, "..", "..", "web");
-  let explorer: Server | undefined;
-  let amm: Server | undefined;
-  let stack: LaunchpadStack | undefined;
+  const env = new AmmBrowserStack({ custody, bonding: {}, launchpadPages: { devWallet: person }, browser });
   process.stderr.write("starting the devnet stack (launchpad, explorer, AMM)...\n");
   try {
-    let explorerUrl = "";
-    stack = await startLaunchpadStack({
-      launchpad: async ({ queries, client }) => {
-        explorer = createExplorerApp({ queries, network: regtest, node: client }).listen(0, "127.0.0.1");
-        explorerUrl = await listen(explorer);
-        return {
-          webDir,
-          walletProviderScript: await devWalletScript(encodeWif(person.privateKey, regtest), regtest, explorerUrl),
-          explorerUrl,
-        };
-      },
-    });
-    const s = stack;
-
-    // The AMM as test/web/amm-graduation-browser.test.ts builds it (one confirmation).
-    const db = openAmmDatabase(":memory:");
-    const deposits = new DepositReader(s.queries, custody.address, { confirmations: 1 });
-    const ledger = new AmmLedger({
-      db,
-      network: regtest,
-      deposits,
-      tickDeployed: (tick) => s.queries.drc20Tick(drc20TickKey(tick))?.tick ?? null,
-    });
-    const bonding = new BondingStore({ db, ledger, deposits, queries: s.queries });
-    amm = createAmmApp({
-      ledger,
-      network: regtest,
-      webDir: path.join(webDir, "amm"),
-      explorerUrl,
-      walletProviderScript: await devWalletScript(encodeWif(person.privateKey, regtest), regtest, explorerUrl),
-      mount: (root) => mountBonding(root, { store: bonding, ledger, network: regtest }),
-    }).listen(0, "127.0.0.1");
-    const ammBase = await listen(amm);
+    await env.start();
+    const s = env.stack;
+    const ledger = env.ledger;
+    const ammBase = await env.serveAmm(
+      await devWalletScript(encodeWif(person.privateKey, regtest), regtest, env.explorerUrl),
+    );
 
     // A pool with `swaps` executed swaps (its chart), and an active curve.
-    for (const key of [custody, person]) await s.devnet.rpc("devnet_faucet", [key.address, 100, false]);
-    await s.mine();
-    const seeded = await seedHonestPool({
-      stack: s,
-      api: `${ammBase}/api`,
-      custody,
+    await env.fund([custody, person]);
+    await env.seedPool(ammBase, {
       deployer: newKey(),
       provider: newKey(),
       tick: "BNCH",
       doge: 1000n * KOINU_PER_DOGE,
       tokens: 500_000n,
-      depth: 1,
     });
-    if (seeded.status !== 201) throw new Error(`the pool was not seeded: ${JSON.stringify(seeded.body)}`);
     const trader = newKey();
     let coin = await faucetCoin(s.devnet, trader, 10 + swaps);
     await s.mine();
@@ -379,15 +325,8 @@ async function stackPages(browser: Browser, runs: number): Promise<boolean> {
     await s.mine();
     for (const { swapId, txid } of paid)
       ledger.executeSwap(swapId, txid, signMessage(ledger.executeSwapMessage(swapId, txid), trader.privateKey));
-    await launchCurve(
-      {
-        stack: s,
-        base: ammBase,
-        apiKey: bonding.issueApiKey("bench").key,
-        custodyScript: custody.script,
-        confirmations: 1,
-        runOnce: () => bonding.runOnce(),
-      },
+    await env.launchCurve(
+      ammBase,
       "BNCC",
       {
         totalSupply: "1000000",
@@ -395,6 +334,7 @@ async function stackPages(browser: Browser, runs: number): Promise<boolean> {
         virtualDoge: (1000n * KOINU_PER_DOGE).toString(),
         graduationThreshold: (500n * KOINU_PER_DOGE).toString(),
       },
+      "bench",
     );
 
     // A listed collection whose deploy is indexed, and its creator's session for the members page.
@@ -492,9 +432,7 @@ async function stackPages(browser: Browser, runs: number): Promise<boolean> {
     const launchpadOk = await measure(browser, s.base, launchpadPages, runs);
     return ammOk && launchpadOk;
   } finally {
-    amm?.close();
-    explorer?.close();
-    await stack?.stop();
+    await env.stop();
   }
 }
 

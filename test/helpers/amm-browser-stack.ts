@@ -3,6 +3,8 @@
  * launchpad stack (devnet, index, inscriber), the explorer (with a mempool view when asked), the
  * AMM's custody (custodyAmm: ledger, deposits at 1 confirmation, hot wallet), its settlement worker,
  * a bonding store when asked, AMM apps serving web/amm, the daemons' loops and headless Chromium.
+ * npm run bench:pages (scripts/bench/pages.ts) measures the pages on it too, with the launchpad's
+ * pages served and its own browser.
  *
  * Built by `start()` in a suite's before(); `stop()` in its after() takes down whatever was started,
  * also after a failed start.
@@ -22,6 +24,7 @@ import {
   mountBonding,
 } from "../../src/services/amm";
 import { InscriberClient } from "../../src/services/inscriber/client";
+import { devWalletScript } from "../../src/services/launchpad";
 import type { HotWallet } from "../../src/wallet";
 import { PHONE } from "./a11y";
 import { custodyAmm, seedHonestPool } from "./amm-pool";
@@ -40,6 +43,13 @@ export interface AmmBrowserStackOptions {
   payoutCosts?: PayoutCosts;
   /** A bonding store over the AMM's database (moved along by the loops), with these options. */
   bonding?: { maxReservationShareBps?: number };
+  /**
+   * The launchpad app serves its pages (web/) too, with this explorer and `devWallet`'s development
+   * wallet in /wallet-provider.js, as `npm start` serves them (default: its API only).
+   */
+  launchpadPages?: { devWallet: TestKey };
+  /** A browser the caller launched and closes (default: `start()` launches Chromium, `stop()` closes it). */
+  browser?: Browser;
 }
 
 export class AmmBrowserStack {
@@ -61,18 +71,33 @@ export class AmmBrowserStack {
   constructor(private readonly options: AmmBrowserStackOptions) {}
 
   async start(): Promise<void> {
-    const { custody } = this.options;
-    const stack = (this.stack = await startLaunchpadStack());
-    if (this.options.mempool)
-      this.mempool = new MempoolView({ node: stack.client, index: stack.queries, network: NETWORKS.regtest });
-    this.explorerUrl = await this.listen(
-      createExplorerApp({
-        queries: stack.queries,
-        network: NETWORKS.regtest,
-        node: stack.client,
-        ...(this.mempool ? { mempool: this.mempool, statusCacheMs: 0 } : {}),
-      }),
-    );
+    const { custody, launchpadPages } = this.options;
+    const stack = (this.stack = await startLaunchpadStack({
+      // The explorer is made over the index before the launchpad app, which may name it to its pages.
+      launchpad: async ({ queries, client }) => {
+        if (this.options.mempool)
+          this.mempool = new MempoolView({ node: client, index: queries, network: NETWORKS.regtest });
+        this.explorerUrl = await this.listen(
+          createExplorerApp({
+            queries,
+            network: NETWORKS.regtest,
+            node: client,
+            ...(this.mempool ? { mempool: this.mempool, statusCacheMs: 0 } : {}),
+          }),
+        );
+        if (!launchpadPages) return {};
+        const { devWallet } = launchpadPages;
+        return {
+          webDir: path.resolve(__dirname, "..", "..", "web"),
+          walletProviderScript: await devWalletScript(
+            encodeWif(devWallet.privateKey, NETWORKS.regtest),
+            NETWORKS.regtest,
+            this.explorerUrl,
+          ),
+          explorerUrl: this.explorerUrl,
+        };
+      },
+    }));
     const {
       ammDb: db,
       deposits,
@@ -94,7 +119,7 @@ export class AmmBrowserStack {
       inscriberProject: "launchpad",
       depositConfirmations: 1,
     });
-    this.browser = await launchChromium();
+    this.browser = this.options.browser ?? (await launchChromium());
   }
 
   /**
@@ -200,7 +225,7 @@ export class AmmBrowserStack {
   async stop(): Promise<void> {
     if (this.driver) clearInterval(this.driver);
     await this.driving;
-    await this.browser?.close();
+    if (!this.options.browser) await this.browser?.close();
     for (const server of this.servers) server.close();
     await this.stack?.stop();
   }
