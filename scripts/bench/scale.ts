@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     },
     onProgress: (progress) => {
       indexedTxs += progress.transactions;
-      // Batches are whole (up to 500 blocks): a step ends with the first batch that reaches it.
+      // Batches are whole (up to 2000 blocks): a step ends with the first batch that reaches it.
       if (indexedTxs - stepStartTxs >= step || indexedTxs === meta!.txs) {
         const t = nowMs();
         const c = cpuTotal();
