@@ -1177,6 +1177,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet-psbt.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pages' PSBT code, which the wallet provider loads when a page first signs or builds a PSBT
+         * @description bitcoinjs-lib's Psbt and the provider's PSBT steps (checking what a wallet signed, payments, DRC-20 sends through PSBTs), kept out of /wallet-provider.js so that a page that never pays does not load them. Served with the pages (404 without a pages directory).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description JavaScript */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/javascript": string;
+                    };
+                };
+                /** @description an error (DESIGN.md section 6) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;

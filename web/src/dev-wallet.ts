@@ -14,7 +14,7 @@
  * bundled for the browser by src/services/launchpad/dev-wallet.ts; the key is a devnet key handed
  * to it in the page, never a key that holds real value.
  */
-import { Psbt } from "bitcoinjs-lib";
+import type { Psbt } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import {
   addressToOutputScript,
@@ -28,6 +28,7 @@ import {
   signMessage,
   toBitcoinjsNetwork,
 } from "../../src/doge";
+import { loadPsbtKit } from "./psbt-load";
 
 export interface DevWalletConfig {
   wif: string;
@@ -76,9 +77,10 @@ export function createDevWallet(config: DevWalletConfig) {
     },
     async signPSBT(psbtBase64: unknown): Promise<string> {
       if (typeof psbtBase64 !== "string") throw new DevWalletError("INVALID_PSBT", "signPSBT takes a base64 PSBT");
+      const { Psbt: PsbtClass } = await loadPsbtKit();
       let psbt: Psbt;
       try {
-        psbt = Psbt.fromBase64(psbtBase64, { network: btcNetwork });
+        psbt = PsbtClass.fromBase64(psbtBase64, { network: btcNetwork });
       } catch (error) {
         throw new DevWalletError("INVALID_PSBT", `not a PSBT: ${(error as Error).message}`);
       }

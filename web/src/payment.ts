@@ -16,6 +16,9 @@ import {
   minRelayFee,
   toBitcoinjsNetwork,
 } from "../../src/doge";
+import { PaymentError } from "./payment-error";
+
+export { PaymentError };
 
 /** Bytes of a signed P2PKH input and of a P2PKH output, and the rest of a version-1 transaction (src/services/user-psbt.ts). */
 const P2PKH_INPUT_BYTES = 32 + 4 + 1 + 108 + 4;
@@ -23,17 +26,6 @@ const P2PKH_OUTPUT_BYTES = 8 + 1 + 25;
 const TX_OVERHEAD_BYTES = 4 + 1 + 1 + 4;
 /** A payment spends at most this many outputs (the launchpad's and inscriber's user PSBTs' cap). */
 const MAX_INPUTS = 50;
-
-export class PaymentError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = "PaymentError";
-  }
-}
 
 interface ExplorerUtxo {
   txid: string;

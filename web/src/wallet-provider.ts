@@ -32,7 +32,10 @@
  * page only learns the txid, which the AMM's deposit rule then judges from the index. Bundled for the browser by src/services/pages/wallet-provider.ts,
  * which ends the script with DogeWallets.install({network, explorerUrl?, devWallet?}).
  */
-import { Psbt } from "bitcoinjs-lib";
+import type { Psbt } from "bitcoinjs-lib";
+import * as bufferModule from "buffer";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import * as doge from "../../src/doge";
 import {
   DogeNetwork,
   addressToOutputScript,
@@ -44,16 +47,34 @@ import {
   toBitcoinjsNetwork,
 } from "../../src/doge";
 import { WalletAdapter, WalletError, WalletId, txidAnswer, unsupported } from "./wallets/adapter";
+import * as adapterModule from "./wallets/adapter";
+import * as drc20TransferModule from "./wallets/drc20-transfer";
 import { Drc20TransferError } from "./wallets/drc20-transfer";
-import { sendDrc20WithPsbts } from "./wallets/psbt-drc20";
 import { devWalletAdapter } from "./wallets/dev";
 import { MyDogeApi, myDogeAdapter } from "./wallets/mydoge";
-import { ownInputIndexes } from "./wallets/psbt-forms";
 import { UnisatStyleApi, unisatStyleAdapter } from "./wallets/unisat";
 import { WalletConnectDogeApi, walletConnectAdapter } from "./wallets/walletconnect";
-import { buildPayment, finalizePayment, PaymentError } from "./payment";
+import * as paymentErrorModule from "./payment-error";
+import { PaymentError } from "./payment-error";
+import { loadPsbtKit, loadedPsbtKit, setPsbtScriptUrl } from "./psbt-load";
 
 export { WalletError, PaymentError };
+
+/**
+ * The modules the PSBT code (/wallet-psbt.js, ./psbt-kit.ts) takes from this script instead of a
+ * copy of its own, by the names src/services/pages/wallet-provider.ts gives them (SHARED_MODULES):
+ * one WalletError, Drc20TransferError and PaymentError class for both scripts, and src/doge, the
+ * curve and Buffer once.
+ */
+export const shared = {
+  adapter: adapterModule,
+  drc20Transfer: drc20TransferModule,
+  paymentError: paymentErrorModule,
+  doge,
+  // The PSBT code uses the curve's `secp256k1` alone (web/src/wallets/psbt-forms.ts, psbt-drc20.ts).
+  secp256k1: { secp256k1 },
+  buffer: bufferModule,
+};
 
 export interface ProviderConfig {
   /** The page's network: mainnet, testnet or regtest. */
@@ -318,10 +339,11 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
           adapter.name,
           "sign the payment",
         );
+      const kit = await loadPsbtKit();
       let psbt: Psbt;
       try {
         if (typeof psbtBase64 !== "string") throw new Error("signPSBT takes a base64 PSBT");
-        psbt = Psbt.fromBase64(psbtBase64, { network: btcNetwork });
+        psbt = kit.Psbt.fromBase64(psbtBase64, { network: btcNetwork });
       } catch (error) {
         throw new WalletError(
           "INVALID_PSBT",
@@ -330,7 +352,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
           "sign the payment",
         );
       }
-      const indexes = ownInputIndexes(psbt, addressToOutputScript(c.address, network));
+      const indexes = kit.ownInputIndexes(psbt, addressToOutputScript(c.address, network));
       if (indexes.length === 0)
         throw new WalletError(
           "NOTHING_TO_SIGN",
@@ -358,6 +380,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
         return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
       }
       try {
+        const { sendDrc20WithPsbts } = await loadPsbtKit();
         const sent = await sendDrc20WithPsbts(
           {
             network,
@@ -413,18 +436,22 @@ export let config: ProviderConfig | null = null;
 export function install(providerConfig: ProviderConfig): void {
   config = providerConfig;
   const scope = globalThis as any;
+  // The PSBT code is loaded from beside this script (/wallet-provider.js -> /wallet-psbt.js).
+  const own = scope.document?.currentScript?.src;
+  if (typeof own === "string" && own) setPsbtScriptUrl(new URL("wallet-psbt.js", own).href);
   scope.wallet = createProvider(providerConfig, scope);
   // MyDoge sets window.doge on the load event and announces it (mydogemask inject-script.js).
   scope.addEventListener?.("doge#initialized", () => scope.dispatchEvent(new Event("wallet#changed")));
 }
 
 /** The unsigned payment PSBT of `amountKoinu` from the connected address to `to`. */
-export function preparePayment(to: string, amountKoinu: string) {
+export async function preparePayment(to: string, amountKoinu: string) {
   const scope = globalThis as any;
   const provider = scope.wallet as WalletProvider;
   if (!config?.explorerUrl)
     throw new PaymentError("NO_EXPLORER", "this page names no explorer to build the payment from");
   if (!provider.address) throw new WalletError("NOT_CONNECTED", "connect a wallet before you pay");
+  const { buildPayment } = await loadPsbtKit();
   return buildPayment({
     explorerUrl: config.explorerUrl,
     network: getNetwork(config.network),
@@ -434,8 +461,13 @@ export function preparePayment(to: string, amountKoinu: string) {
   });
 }
 
-/** The signed payment as a transaction to broadcast. */
+/**
+ * The signed payment as a transaction to broadcast. Synchronous as the pages call it: the PSBT code
+ * is loaded by then (wallet.signPSBT and preparePayment load it).
+ */
 export function finishPayment(signedBase64: string): string {
   if (!config) throw new Error("the wallet provider is not installed");
-  return finalizePayment(signedBase64, getNetwork(config.network));
+  const kit = loadedPsbtKit();
+  if (!kit) throw new PaymentError("PSBT_NOT_LOADED", "sign the payment with wallet.signPSBT before finishing it");
+  return kit.finalizePayment(signedBase64, getNetwork(config.network));
 }

@@ -1,12 +1,14 @@
 /**
  * The pages a daemon serves (the launchpad's and the AMM's): the files of its pages directory at `/`
- * (index.html as a directory's page) and the wallet provider at /wallet-provider.js, declared in the
+ * (index.html as a directory's page), the wallet provider at /wallet-provider.js and the PSBT code it
+ * loads when a page first needs it at /wallet-psbt.js (./wallet-provider.ts), declared in the
  * daemon's OpenAPI document whether a directory is given or not (404 NOT_FOUND without one).
  * Mount after the API and `surface.serve(app)`, before the 404 handler.
  */
 import express from "express";
 import { notFound } from "../http/errors";
 import { type ApiSurface, z } from "../http/openapi";
+import { walletPsbtBundle } from "./wallet-provider";
 
 export interface PagesOptions {
   /** The pages directory; without it every page route answers 404 NOT_FOUND. */
@@ -34,6 +36,23 @@ export function servePages(app: express.Express, surface: ApiSurface, options: P
       if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
       script ??= options.providerScript();
       const text = await script;
+      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+      res.setHeader("Cache-Control", "no-store");
+      res.send(text);
+    },
+  );
+  pages.get(
+    "/wallet-psbt.js",
+    {
+      summary: "The pages' PSBT code, which the wallet provider loads when a page first signs or builds a PSBT",
+      tags: ["pages"],
+      description:
+        "bitcoinjs-lib's Psbt and the provider's PSBT steps (checking what a wallet signed, payments, DRC-20 sends through PSBTs), kept out of /wallet-provider.js so that a page that never pays does not load them. Served with the pages (404 without a pages directory).",
+      responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
+    },
+    async (_input, req, res) => {
+      if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
+      const text = await walletPsbtBundle();
       res.setHeader("Content-Type", "text/javascript; charset=utf-8");
       res.setHeader("Cache-Control", "no-store");
       res.send(text);

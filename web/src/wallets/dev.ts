@@ -4,7 +4,7 @@
  * a development key. It makes DRC-20 deposits itself (./drc20-transfer.ts): a transfer inscription
  * onto its own address, then that inscription sent, funded from its coins through the page's explorer.
  */
-import { Psbt } from "bitcoinjs-lib";
+import type { Psbt } from "bitcoinjs-lib";
 import {
   decodeWif,
   getNetwork,
@@ -15,7 +15,7 @@ import {
 import { DevWalletConfig, createDevWallet } from "../dev-wallet";
 import { Drc20Send, WalletAdapter, WalletError, refused, unsupported } from "./adapter";
 import { inscribeDrc20Transfer, sendInscribedOutput } from "./drc20-transfer";
-import { checkSignatures } from "./psbt-forms";
+import { loadPsbtKit } from "../psbt-load";
 
 const NAME = "Development wallet";
 
@@ -39,7 +39,8 @@ export function devWalletAdapter(
       } catch (error) {
         throw refused(NAME, "sign the payment", error);
       }
-      return checkSignatures(Psbt.fromBase64(signed, { network }), indexes, NAME);
+      const kit = await loadPsbtKit();
+      return kit.checkSignatures(kit.Psbt.fromBase64(signed, { network }), indexes, NAME);
     },
     async sendDrc20({ tick, amount, to }: Drc20Send) {
       if (!explorerUrl) throw unsupported(NAME, "send tokens", "explorer named by this page to fund the transfer from");

@@ -35,7 +35,7 @@ import {
   txidAnswer,
   unsupported,
 } from "./adapter";
-import { takeSignedTransaction } from "./psbt-forms";
+import { loadPsbtKit } from "../psbt-load";
 
 export interface MyDogeApi {
   isMyDoge?: boolean;
@@ -107,7 +107,7 @@ export function myDogeAdapter(api: MyDogeApi): WalletAdapter {
           NAME,
           "sign the payment",
         );
-      return takeSignedTransaction(psbt, answer?.signedRawTx, indexes, NAME);
+      return (await loadPsbtKit()).takeSignedTransaction(psbt, answer?.signedRawTx, indexes, NAME);
     },
     async signMessage(message: string): Promise<string> {
       if (typeof api.requestSignedMessage !== "function")

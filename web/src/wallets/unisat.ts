@@ -38,7 +38,7 @@ import {
   txidAnswer,
   unsupported,
 } from "./adapter";
-import { takeSignedPsbtHex } from "./psbt-forms";
+import { loadPsbtKit } from "../psbt-load";
 
 export interface UnisatStyleApi {
   requestAccounts(): Promise<string[]>;
@@ -97,7 +97,7 @@ export function unisatStyleAdapter(
       } catch (error) {
         throw refused(name, "sign the payment", error);
       }
-      return takeSignedPsbtHex(psbt, signedHex, indexes, name, network);
+      return (await loadPsbtKit()).takeSignedPsbtHex(psbt, signedHex, indexes, name, network);
     },
     async signMessage(message: string): Promise<string> {
       if (typeof api.signMessage !== "function") throw unsupported(name, "sign a message", "signMessage method");

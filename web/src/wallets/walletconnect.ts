@@ -24,10 +24,9 @@
  * The chain is CAIP-2 `bip122:<the first 32 hex digits of the genesis block hash>`.
  */
 import type { Psbt } from "bitcoinjs-lib";
-import { Psbt as PsbtClass } from "bitcoinjs-lib";
 import { DogeNetwork, hexToBytes, toBitcoinjsNetwork } from "../../../src/doge";
 import { WalletAccount, WalletAdapter, WalletError, refused, unsupported } from "./adapter";
-import { takeSignedPsbtHex } from "./psbt-forms";
+import { loadPsbtKit } from "../psbt-load";
 
 /**
  * Genesis block hashes (Dogecoin Core src/chainparams.cpp, consensus.hashGenesisBlock of main,
@@ -197,13 +196,14 @@ export function walletConnectAdapter(api: WalletConnectDogeApi, network: DogeNet
         "sign the payment",
       )) as { psbt?: unknown; txid?: unknown } | null;
       if (typeof answer?.psbt !== "string") throw badAnswer("sign the payment", "answered no signed PSBT");
+      const kit = await loadPsbtKit();
       let hex: string;
       try {
-        hex = PsbtClass.fromBase64(answer.psbt, { network: btcNetwork }).toHex();
+        hex = kit.Psbt.fromBase64(answer.psbt, { network: btcNetwork }).toHex();
       } catch (error) {
         throw badAnswer("sign the payment", `answered a PSBT that does not decode: ${(error as Error).message}`);
       }
-      return takeSignedPsbtHex(psbt, hex, indexes, NAME, btcNetwork);
+      return kit.takeSignedPsbtHex(psbt, hex, indexes, NAME, btcNetwork);
     },
     async signMessage(message: string, address: string): Promise<string> {
       const connected = stillConnected("sign a message");
