@@ -37,6 +37,7 @@ import {
   startLaunchpadStack,
 } from "../helpers/launchpad-stack";
 import { until } from "../helpers/wait";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "COST";
@@ -115,14 +116,14 @@ describe("adversarial: the operator's payout costs are charged to the orders (is
       maxReservationShareBps: 10_000,
     });
     apiKey = store.issueApiKey("costs operator").key;
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      rateLimit: 0,
-      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        rateLimit: 0,
+        mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+      }),
+    ));
 
     // The pool, seeded from what the custody holds: 1,000 DOGE and 1,000,000 COST minted to it.
     await deployTick(stack.devnet, deployer, TICK, 21_000_000n, 1_000_000n);

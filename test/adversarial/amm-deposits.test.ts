@@ -17,6 +17,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
 import { custodyAmm, seedHonestPool } from "../helpers/amm-pool";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -71,9 +72,7 @@ describe("adversarial: deposits the custody cannot spend (issue 26, item 1)", fu
     stack = await startLaunchpadStack();
     let ledger: AmmLedger;
     ({ ammDb, ledger, wallet, deposits } = custodyAmm(stack, custody, N));
-    server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(createAmmApp({ ledger, network: NETWORKS.regtest })));
     // A pool to swap on: 1,000 DOGE against 500,000 DEPO from an honest provider.
     await seedHonestPool({
       stack,

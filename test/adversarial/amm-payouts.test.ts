@@ -28,6 +28,7 @@ import { custodyAmm } from "../helpers/amm-pool";
 import { KOINU_PER_DOGE, inscribeDoginals, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -137,9 +138,7 @@ describe("adversarial: the AMM's payouts (issue 26, items 2 and 5)", function ()
       depositConfirmations: N,
       log: (event, fields) => events.push({ event, fields }),
     });
-    server = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 0 })));
 
     // The pool, seeded from what the custody holds: 1,000 DOGE and 1,000,000 WOOF minted to it.
     await deployTick(stack.devnet, deployer, TICK, 21_000_000n, MINTED);

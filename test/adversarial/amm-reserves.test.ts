@@ -25,6 +25,7 @@ import { newKey, spendP2pkh } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
 import { custodyAmm, seedHonestPool } from "../helpers/amm-pool";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 const N = 2;
@@ -88,20 +89,20 @@ describe("adversarial: proof of reserves (issue 26, item 7)", function () {
       inscriberProject: "launchpad",
       solvency: reserves,
     });
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      mount: (root, surface) => {
-        mountReserves(root, reserves);
-        mountOpsRoutes(root, {
-          registry: new Registry(),
-          surface,
-          health: () => ammHealth({ queries: stack.queries, deposits, settlement, reserves }),
-        });
-      },
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        mount: (root, surface) => {
+          mountReserves(root, reserves);
+          mountOpsRoutes(root, {
+            registry: new Registry(),
+            surface,
+            health: () => ammHealth({ queries: stack.queries, deposits, settlement, reserves }),
+          });
+        },
+      }),
+    ));
 
     // The custody's float, and a pool of 1,000 DOGE against 500,000 RSRV.
     await stack.devnet.rpc("devnet_faucet", [custody.address, 50, false]);

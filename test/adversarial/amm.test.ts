@@ -37,6 +37,7 @@ import {
 import { jsonRequest } from "../helpers/http";
 import { launchCurve as launchBondingCurve } from "../helpers/bonding-launch";
 import { until } from "../helpers/wait";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 /** Confirmations before a deposit counts. */
@@ -239,13 +240,13 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
       network: NETWORKS.regtest,
       inscriberProject: "launchpad",
     });
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+      }),
+    ));
 
     // The custody's own float (network fees of payouts).
     await stack.devnet.rpc("devnet_faucet", [custody.address, 200, false]);
@@ -454,10 +455,9 @@ describe("adversarial: AMM and bonding custody (issue 16)", function () {
     it("answers 429 with Retry-After to a burst of orders from one client and keeps answering others", async () => {
       const limited = createAmmApp({ ledger, network: NETWORKS.regtest, rateLimit: 3 });
       limited.set("trust proxy", "loopback");
-      const limitedServer = limited.listen(0, "127.0.0.1");
-      await new Promise((resolve) => limitedServer.once("listening", resolve));
+      const { server: limitedServer, base: limitedBase } = await listenLocal(limited);
       try {
-        const url = `http://127.0.0.1:${(limitedServer.address() as { port: number }).port}/api/swap/quote`;
+        const url = `${limitedBase}/api/swap/quote`;
         const post = (client: string) =>
           fetch(url, {
             method: "POST",

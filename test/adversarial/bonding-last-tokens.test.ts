@@ -35,7 +35,7 @@ import {
 } from "../../src/services/amm";
 import { BondingStore, graduatedProvider } from "../../src/services/amm/bonding-store";
 import { mountBonding } from "../../src/services/amm/bonding-app";
-import { SettlementWorker } from "../../src/services/amm/settlement";
+import { PayoutRow, SettlementWorker } from "../../src/services/amm/settlement";
 import { InscriberClient } from "../../src/services/inscriber/client";
 import type { HotWallet } from "../../src/wallet";
 import { launchCurve } from "../helpers/bonding-launch";
@@ -45,6 +45,7 @@ import { jsonRequest } from "../helpers/http";
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 /** Confirmations before a deposit counts. */
@@ -71,19 +72,6 @@ interface Payment {
   reservationId: string;
   txid: string;
   paid: bigint;
-}
-
-interface PayoutRow {
-  id: string;
-  asset: string;
-  tick: string | null;
-  address: string;
-  amount: string;
-  reason: string;
-  ref_id: string;
-  status: string;
-  cost_koinu: string;
-  error: string | null;
 }
 
 describe("adversarial: the last tokens of a bonding curve", function () {
@@ -332,7 +320,7 @@ describe("adversarial: the last tokens of a bonding curve", function () {
       ).to.equal(true);
       for (const p of rows) {
         if (p.asset === "DOGE") payoutsDoge += BigInt(p.amount);
-        costs += BigInt(p.cost_koinu);
+        costs += BigInt(p.cost_koinu!);
       }
       const reservation = (await call("GET", `/bonding/reservations/${payment.reservationId}`)).body;
       if (payment === winner) {
@@ -408,13 +396,13 @@ describe("adversarial: the last tokens of a bonding curve", function () {
       inscriberProject: "launchpad",
       depositConfirmations: N,
     });
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+      }),
+    ));
     await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
     await mine();
   });

@@ -26,6 +26,7 @@ import { deployTick, inscribeTransfer, mintTick, sendTransfer } from "../helpers
 import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const N = 2;
 const TOTAL = 1_000_000n;
@@ -195,13 +196,13 @@ describe("adversarial: bonding launches (issue 26)", function () {
       clock: now,
     });
     apiKey = store.issueApiKey("adversarial operator").key;
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+      }),
+    ));
     await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
     await mine();
   });

@@ -30,6 +30,7 @@ import {
   STACK_POSTAGE,
   startLaunchpadStack,
 } from "../helpers/launchpad-stack";
+import { listenLocal } from "../helpers/listen";
 import { FakeL2, announced } from "../relayer/fake-l2";
 
 const PRICE = 2n * KOINU_PER_DOGE;
@@ -167,9 +168,7 @@ describe("launchpad authority attacks (issue 26)", function () {
         unknown
       >),
     });
-    inscriberServer = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => inscriberServer.once("listening", resolve));
-    inscriberBase = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
+    ({ server: inscriberServer, base: inscriberBase } = await listenLocal(app));
     hotWallet = stack.platform.walletAddress;
   });
 
@@ -366,10 +365,9 @@ describe("launchpad authority attacks (issue 26)", function () {
           job: (id) => real.job(id),
         },
       });
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
+      const { server, base } = await listenLocal(app);
       const saved = stack.base;
-      stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      stack.base = base;
       try {
         const creator = newKey();
         const squatter = newKey();
@@ -409,10 +407,9 @@ describe("launchpad authority attacks (issue 26)", function () {
         paymentConfirmations: 2,
         inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       });
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
+      const { server, base } = await listenLocal(app);
       const saved = stack.base;
-      stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      stack.base = base;
       try {
         const creator = newKey();
         const slug = "deep-pups";
@@ -488,10 +485,9 @@ describe("launchpad authority attacks (issue 26)", function () {
             }) as never,
         },
       });
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
+      const { server, base } = await listenLocal(app);
       const saved = stack.base;
-      stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      stack.base = base;
       try {
         const creator = newKey();
         const slug = "failed-pups";

@@ -19,6 +19,7 @@ import {
 import { KOINU_PER_DOGE, pay as payCoins } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { listenLocal } from "../helpers/listen";
 import { InscriberClient } from "../../src/services/inscriber/client";
 
 const PRICE = 5n * KOINU_PER_DOGE;
@@ -411,9 +412,7 @@ describe("launchpad attacks (issue 17)", function () {
           events: { maxStreams: 100, maxStreamsPerClient: 2, heartbeatMs: 60_000 },
         } as Record<string, unknown>),
       });
-      server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
-      base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      ({ server, base } = await listenLocal(app));
       const listed = await requestFrom("127.0.0.200", `${base}/api/collections`, "POST", {
         token: await signInFrom("127.0.0.200", creator),
         body: { slug, name: "Hoard", price_koinu: PRICE.toString(), max: 100, creator_address: creator.address },
@@ -552,9 +551,8 @@ describe("launchpad attacks (issue 17)", function () {
         maxReservationsPerClient: 0,
         inscriber: new InscriberClient({ url: stack.inscriberBase, key: LAUNCHPAD_PROJECT_KEY }),
       });
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
-      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
+      const { server, base: origin } = await listenLocal(app);
+      const base = `${origin}/api`;
       try {
         const signInHere = async (key: TestKey): Promise<string> => {
           const { challenge } = (await requestFrom("127.0.0.1", `${base}/session/challenge?address=${key.address}`))
@@ -623,9 +621,7 @@ describe("launchpad attacks (issue 17)", function () {
         maxReservationsPerClient: 0,
         paymentConfirmations: 2,
       });
-      server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
-      base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      ({ server, base } = await listenLocal(app));
     });
 
     after(async () => {

@@ -34,6 +34,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { custodyWallet } from "../helpers/amm-pool";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = KOINU_PER_DOGE;
 const TICK = "BOND";
@@ -143,13 +144,13 @@ describe("AMM bonding curves", function () {
       inscriberProject: "launchpad",
     });
     await stack.devnet.rpc("devnet_faucet", [custody.address, 100, false]);
-    server = createAmmApp({
-      ledger,
-      network: NETWORKS.regtest,
-      mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
-    }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(
+      createAmmApp({
+        ledger,
+        network: NETWORKS.regtest,
+        mount: (app) => mountBonding(app, { store, ledger, network: NETWORKS.regtest }),
+      }),
+    ));
     for (const key of [alice, bob, carol, dave, erin, gina, frank, henry])
       coins.set(key.address, await faucetCoin(stack.devnet, key, 200));
     await deployTick(stack.devnet, newKey(), "TAKN", 1_000n, 1_000n);

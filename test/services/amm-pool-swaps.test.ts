@@ -13,6 +13,7 @@ import { IndexQueries } from "../../src/indexer/queries";
 import { AmmLedger, Deposit, DepositReader, createAmmApp, openAmmDatabase } from "../../src/services/amm";
 import { priceString } from "../../src/services/amm/ledger";
 import { TestKey, newKey } from "../helpers/keys";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = 100_000_000n;
 
@@ -93,9 +94,7 @@ describe("AMM pool swap history (GET /api/pools/:tokenA/:tokenB/swaps)", () => {
       ledger.quote({ tick: "PUPS", direction: "DOGE_TO_TOKEN", amountIn: DOGE, slippageBps: 50 }).id,
       alice.address,
     );
-    server = createAmmApp({ ledger, network: NETWORKS.regtest }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(createAmmApp({ ledger, network: NETWORKS.regtest })));
   });
 
   after(() => server?.close());

@@ -9,7 +9,6 @@
  * shared/openapi/amm.json.
  */
 import { expect } from "chai";
-import http from "node:http";
 import type { Server } from "node:http";
 import { NETWORKS, signMessage } from "../../src/doge";
 import type { Indexer } from "../../src/indexer/indexer";
@@ -44,6 +43,7 @@ import { deployTick, faucetCoin, inscribeTransfer, mintTick, sendTransfer } from
 import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey } from "../helpers/keys";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const TICK = "PUPS";
 const DOGE = KOINU_PER_DOGE;
@@ -175,9 +175,7 @@ describe("AMM service", function () {
         mountOpsRoutes(root, { registry: new Registry(), surface: routes, health: () => ({ ok: true, name: "amm" }) });
       },
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await listenLocal(app));
     client = createClient<paths>({ baseUrl: base });
 
     await deployTick(devnet, deployer, TICK, 21_000_000n, 1_000_000n);
@@ -335,13 +333,9 @@ describe("AMM service", function () {
     it("answers GET quotes on the node:http fast path exactly as the Express route does", async () => {
       const app = createAmmApp({ ledger, network: NETWORKS.regtest });
       const fast = createQuoteFastPath(ledger);
-      const fastServer = http
-        .createServer((req, res) => {
-          if (!fast(req, res)) app(req, res);
-        })
-        .listen(0, "127.0.0.1");
-      await new Promise((resolve) => fastServer.once("listening", resolve));
-      const fastBase = `http://127.0.0.1:${(fastServer.address() as { port: number }).port}`;
+      const { server: fastServer, base: fastBase } = await listenLocal((req, res) => {
+        if (!fast(req, res)) app(req, res);
+      });
       try {
         const queries = [
           `tick=${TICK}&direction=DOGE_TO_TOKEN&amountIn=${10n * DOGE}&slippageBps=100`,

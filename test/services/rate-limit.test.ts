@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import express from "express";
-import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { rateLimited } from "../../src/services/http/rate-limit";
+import { listenLocal } from "../helpers/listen";
 
 describe("rateLimited", () => {
   let server: Server;
@@ -17,9 +17,7 @@ describe("rateLimited", () => {
     app.post("/off", rateLimited({ name: "unlimited", limit: 0 }), (_req, res) => {
       res.json({ ok: true });
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await listenLocal(app));
   });
   after(() => {
     server.close();

@@ -202,7 +202,7 @@ function newPassState(): PassState {
   return { jobs: new Map(), available: new Map(), inFlight: new Map(), reclaiming: new Set(), shortfalls: new Map() };
 }
 
-interface PayoutRow {
+export interface PayoutRow {
   id: string;
   asset: string;
   tick: string | null;
