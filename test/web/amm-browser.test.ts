@@ -15,7 +15,7 @@ import { AmmBrowserStack } from "../helpers/amm-browser-stack";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import type { LaunchpadStack } from "../helpers/launchpad-stack";
-import { expectScriptWithinBudget } from "./page-budget";
+import { expectScriptWithinBudget, loadedScripts } from "./page-budget";
 import { StandinKind } from "./standins";
 import { expectFitsWidth, expectReadableChart } from "./chart-text";
 import { expectCellOnScreen } from "./on-screen";
@@ -146,6 +146,10 @@ describe("AMM pages in Chromium", function () {
       if (kind === "mydoge") {
         await checkPage(page, "amm-bonding");
         await expectScriptWithinBudget(page, "the bonding page");
+        // The PSBT code (/wallet-psbt.js) is loaded when the payment is built, not at first render.
+        expect(await loadedScripts(page))
+          .to.include("/wallet-provider.js")
+          .and.not.include("/wallet-psbt.js");
       }
       await page.click("#buy");
       await page.waitForFunction(
@@ -167,6 +171,7 @@ describe("AMM pages in Chromium", function () {
       );
       const said = await page.locator("#buy-message").innerText();
       expect(said, said).to.match(/^Bought: [\d,]+ WEBC paid to /);
+      expect(await loadedScripts(page)).to.include("/wallet-psbt.js");
       expect(tokenBalance(key.address, CURVE_TICK) > 0n).to.equal(true);
       await expectReadableChart(page, "#chart", "the bonding page's chart");
       await expectFitsWidth(page, "the bonding page after a buy");

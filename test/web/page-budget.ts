@@ -18,6 +18,15 @@ export function recordOutsideRequests(page: Page): string[] {
   return outside;
 }
 
+/** The paths of the scripts the page has loaded so far (e.g. "/wallet-provider.js"). */
+export function loadedScripts(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+      .map((entry) => new URL(entry.name).pathname)
+      .filter((pathname) => pathname.endsWith(".js")),
+  );
+}
+
 /** The bytes of script the page has loaded (classic and module scripts, decoded), checked against the budget. */
 export async function expectScriptWithinBudget(page: Page, label: string): Promise<number> {
   const bytes = await page.evaluate(() =>
