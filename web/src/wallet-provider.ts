@@ -35,7 +35,6 @@
 import type { Psbt } from "bitcoinjs-lib";
 import * as bufferModule from "buffer";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import * as doge from "../../src/doge";
 import {
   DogeNetwork,
   addressToOutputScript,
@@ -63,14 +62,14 @@ export { WalletError, PaymentError };
 /**
  * The modules the PSBT code (/wallet-psbt.js, ./psbt-kit.ts) takes from this script instead of a
  * copy of its own, by the names src/services/pages/wallet-provider.ts gives them (SHARED_MODULES):
- * one WalletError, Drc20TransferError and PaymentError class for both scripts, and src/doge, the
- * curve and Buffer once.
+ * one WalletError, Drc20TransferError and PaymentError class for both scripts, the DRC-20 transfer
+ * steps, the curve and Buffer once. (src/doge is not shared: the PSBT code's own tree-shaken copy
+ * costs less than keeping all of it in this script.)
  */
 export const shared = {
   adapter: adapterModule,
   drc20Transfer: drc20TransferModule,
   paymentError: paymentErrorModule,
-  doge,
   // The PSBT code uses the curve's `secp256k1` alone (web/src/wallets/psbt-forms.ts, psbt-drc20.ts).
   secp256k1: { secp256k1 },
   buffer: bufferModule,

@@ -34,13 +34,14 @@ export const BROWSER_BUILD = {
 
 /**
  * The provider's modules the PSBT script takes from it (web/src/wallet-provider.ts `shared`, by these
- * names) instead of bundling its own copy: one class per error for both scripts, src/doge once.
+ * names) instead of bundling its own copy: one class per error for both scripts, the DRC-20
+ * transfer steps, the curve and Buffer once. src/doge is not among them: sharing it would keep all
+ * of it in the provider, which costs more at first render than the PSBT script's own tree-shaken copy.
  */
 const SHARED_MODULES: Record<string, string> = {
   adapter: path.join(ROOT, "web", "src", "wallets", "adapter.ts"),
   drc20Transfer: path.join(ROOT, "web", "src", "wallets", "drc20-transfer.ts"),
   paymentError: path.join(ROOT, "web", "src", "payment-error.ts"),
-  doge: path.join(ROOT, "src", "doge", "index.ts"),
   secp256k1: path.join(ROOT, "node_modules", "@noble", "curves", "secp256k1.js"),
   buffer: path.join(ROOT, "node_modules", "buffer", "index.js"),
 };
