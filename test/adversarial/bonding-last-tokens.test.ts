@@ -640,6 +640,80 @@ describe("adversarial: the last tokens of a bonding curve", function () {
     });
   });
 
+  describe("a graduation whose pool seed the custody cannot cover", () => {
+    const SYMBOL = "SEED";
+
+    it("keeps the graduated tick's pool closed to a stranger's liquidity until the curve's own seed lands", async () => {
+      await launchNearGraduation(SYMBOL);
+      // The custody's spendable DOGE leaves it (a sweep by its operator, or payments a deep reorg
+      // took back): graduation cannot seed the pool, and the curve keeps the refusal for a later pass.
+      const sink = newKey();
+      const coins = [...stack.queries.allUtxos(custody.address)]
+        .filter((utxo) => utxo.inscriptions.length === 0 && utxo.drc20.length === 0)
+        .map((utxo) => ({ txid: utxo.txid, vout: utxo.vout, value: utxo.valueKoinu }));
+      const swept = coins.reduce((sum, coin) => sum + coin.value, 0n) - DOGE;
+      await pay(stack.devnet, custody, coins, [{ script: sink.script, value: swept }]);
+      await bury();
+      let restored = false;
+      const restore = async () => {
+        if (restored) return;
+        restored = true;
+        await stack.devnet.rpc("devnet_faucet", [custody.address, Number(swept / DOGE) + 1, false]);
+        await bury();
+      };
+      try {
+        await seedRefusedThenLanded(restore);
+      } finally {
+        // The later tests need the custody's DOGE back whatever happened here.
+        await restore();
+      }
+    });
+
+    async function seedRefusedThenLanded(restore: () => Promise<void>): Promise<void> {
+      const [buyer, stranger] = await funded(2);
+      const rest = await reserve(buyer, SYMBOL, OFFER);
+      expect(rest.status, show(rest)).to.equal(201);
+      const txid = await payCustody(buyer, BigInt(rest.body.depositAmount));
+      await bury();
+      const bought = await confirm(buyer, rest.body.reservationId, txid);
+      expect(bought.status, show(bought)).to.equal(200);
+      expect(bought.body.graduated).to.equal(true);
+      const curve = await curveNow(SYMBOL);
+      expect(curve.status).to.equal("graduated");
+      expect(curve.graduation.poolSeeded).to.equal(false);
+      expect(String(curve.error)).to.match(/^SEED_NOT_COVERED/);
+      expect(seedsOf(SYMBOL, curve.id)).to.equal(0);
+
+      // A stranger asks to open the empty pool at a price of its own choosing first: the tick is
+      // still the curve's until its seed lands, so the order is refused before any deposit is read.
+      const dogeTxid = await payCustody(stranger, 5n * DOGE);
+      await bury();
+      const fields = { tick: SYMBOL, address: stranger.address, dogeTxid, tokenTxid: "ab".repeat(32) };
+      const asked = await call("GET", `/auth/message?${new URLSearchParams({ action: "add-liquidity", ...fields })}`);
+      expect(asked.status, show(asked)).to.equal(200);
+      const added = await call("POST", "/liquidity/add", {
+        ...fields,
+        signature: signMessage(asked.body.message as string, stranger.privateKey),
+      });
+      expect([added.status, added.body.error?.code], show(added)).to.deep.equal([409, "TICK_ON_BONDING_CURVE"]);
+      expect(added.body.error.details).to.include({ tick: SYMBOL, curve_status: "graduated", pool_seeded: false });
+      expect(ledger.pool(SYMBOL)?.pool.lpSupply ?? 0n).to.equal(0n);
+
+      // Once the custody holds the DOGE again, the next pass seeds the pool with what graduation
+      // handed it, and the pool is open to everyone.
+      await restore();
+      await store.runOnce();
+      const seeded = await curveNow(SYMBOL);
+      expect(seeded.graduation.poolSeeded, show({ status: 200, body: seeded } as Answer)).to.equal(true);
+      expect(seedsOf(SYMBOL, curve.id)).to.equal(1);
+      const pool = ledger.pool(SYMBOL)!.pool;
+      expect([pool.dogeReserve, pool.tokenReserve]).to.deep.equal([
+        BigInt(curve.graduation.poolDoge),
+        BigInt(curve.graduation.poolToken),
+      ]);
+    }
+  });
+
   describe("the graduating payment's block reorganised away", () => {
     const SYMBOL = "LSTR";
 
