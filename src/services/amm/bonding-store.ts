@@ -501,7 +501,7 @@ export class BondingStore {
       clearPending: p(
         "UPDATE bonding_reservations SET pending_txid = NULL, error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status IN ('reserved', 'expired')",
       ),
-      curveStatus: p("SELECT status FROM bonding_curves WHERE tick_key = ?"),
+      curveStatus: p("SELECT status, pool_seeded_at FROM bonding_curves WHERE tick_key = ?"),
       curvesHoldingDoge: p(
         "SELECT real_doge FROM bonding_curves WHERE tick_key <> ? AND pool_seeded_at IS NULL AND status <> 'failed'",
       ),
@@ -512,8 +512,11 @@ export class BondingStore {
     };
     // The ledger counts the curves' DOGE among its obligations and keeps their ticks' pools closed.
     options.ledger.attachCurves({
-      curveStatus: (tickKey) =>
-        (this.s.curveStatus.get(tickKey) as { status: CurveStatus } | undefined)?.status ?? null,
+      curveOf: (tickKey) => {
+        const row = this.s.curveStatus.get(tickKey) as
+          { status: CurveStatus; pool_seeded_at: number | null } | undefined;
+        return row ? { status: row.status, poolSeeded: row.pool_seeded_at !== null } : null;
+      },
       dogeHeldBesidePools: (exceptTickKey) =>
         (this.s.curvesHoldingDoge.all(exceptTickKey) as { real_doge: string }[]).reduce(
           (sum, curve) => sum + BigInt(curve.real_doge),

@@ -166,8 +166,11 @@ export const DEFAULT_PAYOUT_COSTS: PayoutCosts = { dogeKoinu: 1_000_000n, drc20K
  * their table, attaches itself: AmmLedger.attachCurves).
  */
 export interface CurvesBesidePools {
-  /** The status of the curve of `tickKey`, or null when the tick was never launched on a curve. */
-  curveStatus(tickKey: string): string | null;
+  /**
+   * The curve of `tickKey` (its status, and whether graduation's seed is in its pool yet), or null
+   * when the tick was never launched on a curve.
+   */
+  curveOf(tickKey: string): { status: string; poolSeeded: boolean } | null;
   /** The DOGE curves not yet in a pool hold, except the curve of `exceptTickKey` (what its graduation seeds from). */
   dogeHeldBesidePools(exceptTickKey: string): bigint;
 }
@@ -1224,13 +1227,16 @@ export class AmmLedger {
       if (request.dogeTxid === request.tokenTxid)
         throw badRequest("SAME_DEPOSIT", "dogeTxid and tokenTxid must be two transactions", { field: "tokenTxid" });
       // A tick launched on a bonding curve gets its pool at graduation, seeded by the curve: until
-      // then nobody may open it (the seed needs an empty pool).
-      const curveStatus = this.curves?.curveStatus(drc20TickKey(request.tick)) ?? null;
-      if (curveStatus !== null && curveStatus !== "graduated") {
+      // that seed is in, nobody may open it (the seed needs an empty pool, and a refused seed is
+      // tried again on later passes, so graduation alone does not open the pool).
+      const curve = this.curves?.curveOf(drc20TickKey(request.tick)) ?? null;
+      if (curve !== null && !(curve.status === "graduated" && curve.poolSeeded)) {
         throw conflict(
           "TICK_ON_BONDING_CURVE",
-          `${request.tick} is on a bonding curve (${curveStatus}); its pool opens when the curve graduates`,
-          { tick: request.tick, curve_status: curveStatus },
+          curve.status === "graduated"
+            ? `${request.tick} graduated from its bonding curve, whose seed is not in its pool yet; the pool opens once it is`
+            : `${request.tick} is on a bonding curve (${curve.status}); its pool opens when the curve graduates`,
+          { tick: request.tick, curve_status: curve.status, pool_seeded: curve.poolSeeded },
         );
       }
       const record = this.poolForDeposit(request.tick);
