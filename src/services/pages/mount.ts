@@ -23,40 +23,34 @@ export interface PagesOptions {
 
 export function servePages(app: express.Express, surface: ApiSurface, options: PagesOptions): void {
   const pages = surface.on(app);
+  /** A script the pages load, built on first request: JavaScript, never cached (404 without a pages directory). */
+  const serveScript = (url: string, summary: string, description: string, text: () => Promise<string>) =>
+    pages.get(
+      url,
+      {
+        summary,
+        tags: ["pages"],
+        description: `${description} Served with the pages (404 without a pages directory).`,
+        responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
+      },
+      async (_input, req, res) => {
+        if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
+        const body = await text();
+        res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+        res.setHeader("Cache-Control", "no-store");
+        res.send(body);
+      },
+    );
   let script: Promise<string> | null = null;
-  pages.get(
-    "/wallet-provider.js",
-    {
-      summary: "The pages' wallet provider script",
-      tags: ["pages"],
-      description: `${options.providerDescription} Served with the pages (404 without a pages directory).`,
-      responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
-    },
-    async (_input, req, res) => {
-      if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
-      script ??= options.providerScript();
-      const text = await script;
-      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
-      res.setHeader("Cache-Control", "no-store");
-      res.send(text);
-    },
-  );
-  pages.get(
+  serveScript("/wallet-provider.js", "The pages' wallet provider script", options.providerDescription, () => {
+    script ??= options.providerScript();
+    return script;
+  });
+  serveScript(
     "/wallet-psbt.js",
-    {
-      summary: "The pages' PSBT code, which the wallet provider loads when a page first signs or builds a PSBT",
-      tags: ["pages"],
-      description:
-        "bitcoinjs-lib's Psbt and the provider's PSBT steps (checking what a wallet signed, payments, DRC-20 sends through PSBTs), kept out of /wallet-provider.js so that a page that never pays does not load them. Served with the pages (404 without a pages directory).",
-      responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
-    },
-    async (_input, req, res) => {
-      if (!options.webDir) throw notFound("NOT_FOUND", `no route for ${req.method} ${req.path}`);
-      const text = await walletPsbtBundle();
-      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
-      res.setHeader("Cache-Control", "no-store");
-      res.send(text);
-    },
+    "The pages' PSBT code, which the wallet provider loads when a page first signs or builds a PSBT",
+    "bitcoinjs-lib's Psbt and the provider's PSBT steps (checking what a wallet signed, payments, DRC-20 sends through PSBTs), kept out of /wallet-provider.js so that a page that never pays does not load them.",
+    walletPsbtBundle,
   );
   const PAGES = "served from the daemon's pages directory (--web-dir; 404 without one)";
   surface.declare("get", "/", {
