@@ -7,6 +7,7 @@
  *   (`ON CONFLICT (key) DO UPDATE SET col = EXCLUDED.col` for every other column);
  * - `INSERT OR IGNORE INTO` becomes `INSERT INTO ... ON CONFLICT DO NOTHING`;
  * - `col IS ?` becomes `col IS NOT DISTINCT FROM $n` (SQLite's IS compares NULLs as equal);
+ * - `CAST(? AS BLOB)` becomes `CAST($n AS bytea)` (a parameter whose type nothing else tells);
  * - the column name `offset` is quoted (it is reserved in PostgreSQL; `OFFSET` in capitals is
  *   the clause and stays as it is);
  * - a camelCase alias (`AS rowKey`) is quoted, since PostgreSQL folds unquoted names to lower case.
@@ -87,6 +88,7 @@ export function toPostgres(sql: string, conflictKeys: Readonly<Record<string, re
       if (!part.code) return part.text;
       return part.text
         .replace(/\bIS\s+\?/g, "IS NOT DISTINCT FROM ?")
+        .replace(/\bCAST\(\s*\?\s+AS\s+BLOB\s*\)/gi, "CAST(? AS bytea)")
         .replace(/(?<![\w".])offset\b/g, '"offset"')
         .replace(/(\.)offset\b/g, '$1"offset"')
         .replace(/\bAS\s+([a-z]+[A-Z]\w*)/g, 'AS "$1"')

@@ -10,7 +10,7 @@ import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../db/s
 import { SqlDatabase, isPostgresUrl, printableLocation, sqliteDatabase } from "../db/sql";
 import { PostgresDatabase, openPostgres } from "../db/postgres";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "./schema";
-import { INDEXER_PG_CONFLICT_KEYS, INDEXER_PG_DDL } from "./schema-postgres";
+import { INDEXER_PG_CONFLICT_KEYS, INDEXER_PG_DDL, INDEXER_PG_UPGRADES } from "./schema-postgres";
 import { DogeosError } from "../errors";
 
 export const INDEXER_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
@@ -117,6 +117,19 @@ function schemaMeta(db: SqlDatabase): { schema?: string; schema_version?: string
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 
+/** Whether the indexer of this build converts an index of `version` in place (no rebuild). */
+function upgradesInPlace(version: number, dialect: SqlDatabase["dialect"]): boolean {
+  if (!Number.isInteger(version) || version <= 0 || version >= INDEXER_SCHEMA_VERSION) return false;
+  for (let next = version + 1; next <= INDEXER_SCHEMA_VERSION; next++) {
+    if (dialect === "postgres" ? INDEXER_PG_UPGRADES[next] === undefined : rebuildsAt(next)) return false;
+  }
+  return true;
+}
+
+function rebuildsAt(version: number): boolean {
+  return INDEXER_MIGRATIONS.some((m) => m.version === version && m.requiresRebuild === true);
+}
+
 /** Refuses an index this build cannot read: another schema, or a version other than this build's. */
 export function checkIndexSchema(db: SqlDatabase): void {
   let meta: ReturnType<typeof schemaMeta>;
@@ -136,9 +149,11 @@ export function checkIndexSchema(db: SqlDatabase): void {
   const version = Number(meta.schema_version);
   if (version !== INDEXER_SCHEMA_VERSION) {
     const hint =
-      version < INDEXER_SCHEMA_VERSION
-        ? `upgrade the indexer and rebuild the index with \`dogeos indexer --db ${printableLocation(db.location)} --reset-on-rebuild\`, then start this reader`
-        : "this reader is older than the indexer; upgrade it";
+      version > INDEXER_SCHEMA_VERSION
+        ? "this reader is older than the indexer; upgrade it"
+        : upgradesInPlace(version, db.dialect)
+          ? `start this build's indexer on it (\`dogeos indexer --db ${printableLocation(db.location)}\`), which converts version ${version} in place, then start this reader`
+          : `upgrade the indexer and rebuild the index with \`dogeos indexer --db ${printableLocation(db.location)} --reset-on-rebuild\`, then start this reader`;
     throw new IndexUnreadableError(
       db.location,
       `schema version ${version}, this build reads ${INDEXER_SCHEMA_VERSION}: ${hint}`,
@@ -169,8 +184,16 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
       throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
     const version = meta.schema_version === undefined ? 0 : Number(meta.schema_version);
     if (version > INDEXER_SCHEMA_VERSION) throw new SchemaMismatchError(version, INDEXER_SCHEMA_VERSION, db.location);
-    if (version !== 0 && version < INDEXER_SCHEMA_VERSION) {
-      // The PostgreSQL schema starts at the latest SQLite version; an older one predates this backend.
+    if (upgradesInPlace(version, "postgres")) {
+      db.transaction(() => {
+        for (let next = version + 1; next <= INDEXER_SCHEMA_VERSION; next++) db.exec(INDEXER_PG_UPGRADES[next]);
+        db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
+          "schema_version",
+          String(INDEXER_SCHEMA_VERSION),
+        );
+      })();
+    } else if (version !== 0 && version < INDEXER_SCHEMA_VERSION) {
+      // A version no in-place step reaches (one that predates this backend, or a rebuild) is rebuilt.
       if (!options.resetIfRebuildRequired)
         throw new RebuildRequiredError(
           version,
@@ -180,7 +203,7 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
         );
       dropIndexTables(db);
     }
-    if (version !== INDEXER_SCHEMA_VERSION) {
+    if (schemaMeta(db).schema_version !== String(INDEXER_SCHEMA_VERSION)) {
       db.transaction(() => {
         db.exec(INDEXER_PG_DDL);
         const set = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");

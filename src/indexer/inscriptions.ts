@@ -11,6 +11,7 @@
  * ids come from the store (IndexIds), which knows this batch's transactions and addresses before
  * their rows are written.
  */
+import { TX_ID_OF_TXID } from "./schema";
 import type { SqlStatement } from "../db/sql";
 import type { SqlDatabase } from "../db/sql";
 import { DecodedTransaction } from "../doge";
@@ -208,7 +209,7 @@ export class InscriptionTracker {
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
       // The output the commit's input 0 spent (found through outputs_by_spent_tx).
       funder: p(`SELECT a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id
-        WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.spent_vin = 0`),
+        WHERE o.spent_tx_id = ${TX_ID_OF_TXID} AND o.spent_vin = 0`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
         "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_id, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",

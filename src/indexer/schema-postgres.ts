@@ -15,6 +15,18 @@ export const INDEXER_PG_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => M
 
 const T = 'TEXT COLLATE "C"';
 
+/**
+ * The SQLite migrations since the PostgreSQL backend began (version 9) that convert an index in
+ * place, in PostgreSQL's SQL, by the version they bring it to. An older PostgreSQL index whose every
+ * step is here is upgraded when the indexer opens it; any other is refused (it must be rebuilt).
+ */
+export const INDEXER_PG_UPGRADES: Readonly<Record<number, string>> = {
+  10: `
+DROP INDEX txs_by_txid;
+CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
+`,
+};
+
 export const INDEXER_PG_DDL = `
 CREATE TABLE blocks (
   height INTEGER PRIMARY KEY,
@@ -37,7 +49,7 @@ CREATE TABLE txs (
   input_count INTEGER NOT NULL,
   output_count INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX txs_by_txid ON txs (txid);
+CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
 CREATE TABLE addresses (
   id BIGINT PRIMARY KEY,
   address ${T} NOT NULL,

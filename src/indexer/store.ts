@@ -24,6 +24,7 @@ import type { SqlDatabase, SqlStatement } from "../db/sql";
 import { PostgresDatabase } from "../db/postgres";
 import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
+import { TX_ID_OF_TXID } from "./schema";
 
 /** An output as the follower needs it to spend it. */
 export interface StoredOutput {
@@ -154,7 +155,7 @@ export class IndexerStore {
       insertBlock: db.prepare(
         "INSERT INTO blocks (height, hash, prev_hash, time, tx_count, size, first_tx_id, first_address_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      txIdOf: db.prepare("SELECT id FROM txs WHERE txid = ?"),
+      txIdOf: db.prepare(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`),
       addressIdOf: db.prepare("SELECT id FROM addresses WHERE address = ?"),
       insertAddress: db.prepare(
         `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
@@ -167,8 +168,8 @@ export class IndexerStore {
         .safeIntegers(true),
       getOutputByTxid: db
         .prepare(
-          `SELECT o.tx_id, o.value, o.address_id, a.address FROM txs t JOIN outputs o ON o.tx_id = t.id AND o.vout = ?
-          LEFT JOIN addresses a ON a.id = o.address_id WHERE t.txid = ?`,
+          `SELECT o.tx_id, o.value, o.address_id, a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id
+          WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`,
         )
         .safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
@@ -318,7 +319,7 @@ export class IndexerStore {
 
   /**
    * The id of `txid` when the index has it: this batch's and recent transactions from memory (their
-   * rows may still be buffered on PostgreSQL), older ones from txs_by_txid.
+   * rows may still be buffered on PostgreSQL), older ones through txs_by_txid_prefix.
    */
   txIdOf(txid: string): number | null {
     const cached = this.txIds.get(txid);
@@ -471,7 +472,7 @@ export class IndexerStore {
         { value: bigint; address_id: bigint | null; address: string | null } | undefined;
       return row ? storedOutput(txId, vout, row) : null;
     }
-    const row = this.s.getOutputByTxid.get(vout, Buffer.from(txid, "hex")) as
+    const row = this.s.getOutputByTxid.get(Buffer.from(txid, "hex"), vout) as
       { tx_id: bigint; value: bigint; address_id: bigint | null; address: string | null } | undefined;
     return row ? storedOutput(Number(row.tx_id), vout, row) : null;
   }
@@ -881,7 +882,8 @@ class BulkRows {
       prefetch: db
         .prepareNative(
           `SELECT t.txid, t.id AS tx_id, o.vout, o.value, o.address_id, a.address FROM unnest($1::bytea[], $2::int[]) AS k(txid, vout)
-          JOIN txs t ON t.txid = k.txid JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout LEFT JOIN addresses a ON a.id = o.address_id`,
+          JOIN txs t ON substr(t.txid, 1, 8) = substr(k.txid, 1, 8) AND t.txid = k.txid
+          JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout LEFT JOIN addresses a ON a.id = o.address_id`,
         )
         .safeIntegers(true),
     };

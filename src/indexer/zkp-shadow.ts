@@ -4,6 +4,7 @@
  * event loop runs; verdicts are written back to `zkp_uses`. Unverified rows survive restarts (they
  * are simply queued again), and rows deleted by a rollback make their late verdicts a no-op.
  */
+import { TX_ID_OF_TXID } from "./schema";
 import type { SqlDatabase } from "../db/sql";
 import { ZKP_USES, ZKP_USE_COLUMNS, zkpUseOfRow } from "./read/zkp";
 import { ShadowVerifierQueue, ShadowVerification, VerifyingKeyCache, ZkpUse } from "../zkp";
@@ -43,7 +44,7 @@ export class ZkpShadowService {
       WHERE z.mode = 0 AND z.parse_error IS NULL AND z.verified_at IS NULL ORDER BY z.height, z.position LIMIT 1000`);
     this.update =
       db.prepare(`UPDATE zkp_uses SET shadow_valid = ?, shadow_encoding = ?, shadow_error = ?, verified_at = ?
-      WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
+      WHERE tx_id = ${TX_ID_OF_TXID} AND role = ? AND input_index IS ? AND output_index IS ? AND op_index = ?`);
     this.queue = new ShadowVerifierQueue({
       cache: options.cache,
       persist: (results: ShadowVerification[]) => {

@@ -47,6 +47,10 @@ describe("SQLite to PostgreSQL rewrites (src/db/dialect.ts)", () => {
       'SELECT l."offset", "offset" AS to_offset FROM l WHERE a IS NOT DISTINCT FROM $1 ORDER BY "offset" LIMIT $2 OFFSET $3',
     );
     expect(toPostgres("SELECT a AS rowKey FROM t", KEYS).text).to.equal('SELECT a AS "rowKey" FROM t');
+    // A parameter only a cast types (the one-row subquery of TX_ID_OF_TXID); a BLOB column is left alone.
+    expect(
+      toPostgres("SELECT k.x FROM (SELECT CAST(? AS BLOB) AS x) k WHERE k.x = ? AND b = 'CAST(? AS BLOB)'", KEYS).text,
+    ).to.equal("SELECT k.x FROM (SELECT CAST($1 AS bytea) AS x) k WHERE k.x = $2 AND b = 'CAST(? AS BLOB)'");
   });
 
   it("refuses an unterminated literal", () => {

@@ -9,7 +9,7 @@ import {
   openIndexReader,
   openIndexerDatabase,
 } from "../../src/indexer/database";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "../../src/indexer/schema";
+import { INDEXER_MIGRATIONS, INDEXER_SCHEMA, TX_ID_OF_TXID } from "../../src/indexer/schema";
 import { openPostgres } from "../../src/db/postgres";
 import { createTestDatabase } from "../helpers/postgres";
 
@@ -164,6 +164,43 @@ describe("indexer database", () => {
     db.close();
   });
 
+  it("converts a version-9 index in place: its transactions are found by txid prefix, every row kept", () => {
+    const file = path.join(dir, "v9.sqlite");
+    const v9 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 9),
+      INDEXER_SCHEMA,
+    );
+    const txid = Buffer.from("cd".repeat(32), "hex");
+    // Two transactions whose txids share their first 8 bytes: the prefix finds both, the txid one.
+    const twin = Buffer.from(`${"cd".repeat(8)}${"ef".repeat(24)}`, "hex");
+    const insert = v9.prepare(
+      "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 100, NULL, 0, 1, 1)",
+    );
+    insert.run(1, txid, 0);
+    insert.run(2, twin, 1);
+    v9.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
+    const db = openIndexerDatabase(file);
+    try {
+      expect(
+        (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+      ).to.equal(String(INDEXER_SCHEMA_VERSION));
+      const indexes = db
+        .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["txs_by_txid_prefix"]);
+      const idOf = db.prepare<{ id: number }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
+      expect(idOf.get(txid)).to.deep.equal({ id: 1 });
+      expect(idOf.get(twin)).to.deep.equal({ id: 2 });
+      expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
+    } finally {
+      db.close();
+    }
+    openIndexReader(file).close();
+  });
+
   it("refuses a database of another daemon", () => {
     const file = path.join(dir, "other.sqlite");
     openDatabase(file, [{ version: 1, description: "x", sql: "CREATE TABLE x (a)" }], "something-else").close();
@@ -245,6 +282,46 @@ describe("indexer database on PostgreSQL", function () {
     } finally {
       pg.close();
       lite.close();
+    }
+  });
+
+  it("converts a version-9 index in place, as SQLite does", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    const txid = Buffer.from("cd".repeat(32), "hex");
+    const twin = Buffer.from(`${"cd".repeat(8)}${"ef".repeat(24)}`, "hex");
+    try {
+      const insert = writer.prepare(
+        "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 100, NULL, 0, 1, 1)",
+      );
+      insert.run(1, txid, 0);
+      insert.run(2, twin, 1);
+      // Version 9's index on the whole txid, as a version-9 indexer left it.
+      writer.exec("DROP INDEX txs_by_txid_prefix");
+      writer.exec("CREATE UNIQUE INDEX txs_by_txid ON txs (txid)");
+      writer.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
+    const db = openIndexerDatabase(url);
+    try {
+      expect(
+        db.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value,
+      ).to.equal(String(INDEXER_SCHEMA_VERSION));
+      const indexes = db
+        .prepare<{ name: string }>(
+          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["txs_by_txid_prefix"]);
+      const idOf = db.prepare<{ id: number | string }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
+      expect(Number(idOf.get(txid)!.id)).to.equal(1);
+      expect(Number(idOf.get(twin)!.id)).to.equal(2);
+      expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
+    } finally {
+      db.close();
     }
   });
 

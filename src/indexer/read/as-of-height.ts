@@ -8,6 +8,7 @@
  * `snapshot()` so that a concurrent indexer batch (or rollback) cannot change the state between
  * them. Never calls the node.
  */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlStatement } from "../../db/sql";
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
@@ -83,22 +84,22 @@ export class IndexHistory {
         WHERE address_id = (SELECT id FROM addresses WHERE address = ?) AND tx_id < ?`,
       ).safeIntegers(true),
       txAt: p(
-        "SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ? AND t.height <= ?",
+        `SELECT t.height, b.hash FROM txs t JOIN blocks b ON b.height = t.height WHERE t.id = ${TX_ID_OF_TXID} AND t.height <= ?`,
       ),
       // Schema version 9: an inscription is keyed by its genesis transaction's id, transactions and
       // addresses are ids (read back through txs and addresses).
       inscription: p(`SELECT g.txid AS genesis_txid, i.form, i.content_type, i.action, i.body, i.envelope_hash,
         r.txid AS reveal_txid, i.height FROM txs g JOIN inscriptions i ON i.id = g.id JOIN txs r ON r.id = i.reveal_tx_id
-        WHERE g.txid = ? AND i.height <= ?`),
+        WHERE g.id = ${TX_ID_OF_TXID} AND i.height <= ?`),
       revealedIn: p(`SELECT i.id, g.txid AS genesis_txid, i.form, i.content_type, i.action, i.body, i.envelope_hash,
         r.txid AS reveal_txid, i.height FROM txs r JOIN inscriptions i ON i.reveal_tx_id = r.id JOIN txs g ON g.id = i.id
-        WHERE r.txid = ? ORDER BY i.number LIMIT 1`),
+        WHERE r.id = ${TX_ID_OF_TXID} ORDER BY i.number LIMIT 1`),
       genesis: p(`SELECT a.address AS owner_address FROM inscription_moves m LEFT JOIN addresses a ON a.id = m.owner_id
-        WHERE m.inscription_id = ? AND m.kind = 'genesis' AND m.tx_id = (SELECT id FROM txs WHERE txid = ?)`),
+        WHERE m.inscription_id = ? AND m.kind = 'genesis' AND m.tx_id = ${TX_ID_OF_TXID}`),
       place:
         p(`SELECT m.kind, a.address AS owner_address, d.txid AS to_txid, m.to_vout, m.height FROM inscription_moves m
         LEFT JOIN addresses a ON a.id = m.owner_id LEFT JOIN txs d ON d.id = m.to_tx_id
-        WHERE m.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND m.height <= ?
+        WHERE m.inscription_id = ${TX_ID_OF_TXID} AND m.height <= ?
         ORDER BY m.height DESC, m.position DESC LIMIT 1`),
       // Member tokens minted at or below H whose last move at or below H landed on the address.
       collectionCount: p(`SELECT COUNT(*) AS n FROM collection_members m WHERE m.slug = ? AND m.height <= ?
@@ -119,12 +120,11 @@ export class IndexHistory {
       uncappedMints: p(
         "SELECT amount FROM drc20_operations WHERE tick_key = ? AND event = 'inscribe' AND op = 'mint' AND valid = 1 AND note IS NULL",
       ),
-      transferInscribe:
-        p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = (SELECT id FROM txs WHERE txid = ?)
+      transferInscribe: p(`SELECT tick, amount, valid FROM drc20_operations WHERE inscription_id = ${TX_ID_OF_TXID}
         AND event = 'inscribe' AND op = 'transfer' AND tick IS NOT NULL AND height <= ? ORDER BY height, position, seq LIMIT 1`),
-      transferSent: p(`SELECT 1 FROM drc20_operations WHERE inscription_id = (SELECT id FROM txs WHERE txid = ?)
+      transferSent: p(`SELECT 1 FROM drc20_operations WHERE inscription_id = ${TX_ID_OF_TXID}
         AND event = 'send' AND valid = 1 AND height <= ? LIMIT 1`),
-      opReturnShas: p("SELECT sha256 FROM op_returns WHERE tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY vout"),
+      opReturnShas: p(`SELECT sha256 FROM op_returns WHERE tx_id = ${TX_ID_OF_TXID} ORDER BY vout`),
     };
   }
 

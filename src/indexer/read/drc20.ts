@@ -1,4 +1,5 @@
 /** DRC-20: balances by tick, deployed ticks, transfer inscriptions and where they moved. */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { byInscriptionId, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
 import { ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
@@ -51,7 +52,7 @@ const TRANSFERS = `SELECT g.txid AS genesis_txid, t.tick_key, d.tick, t.amount, 
   LEFT JOIN txs lt ON lt.id = l.tx_id WHERE t.owner_id = ${ADDRESS_ID}`;
 
 const UNSENT_TRANSFER = `SELECT d.tick, t.amount FROM drc20_transfers t JOIN drc20_ticks d ON d.tick_key = t.tick_key
-  WHERE t.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND t.sent = 0`;
+  WHERE t.inscription_id = ${TX_ID_OF_TXID} AND t.sent = 0`;
 
 /** The tick and amount of the transfer inscription `inscriptionId` while it is unsent (a read plan, ./rows.ts). */
 export function* unsentTransfer(inscriptionId: string): ReadPlan<{ tick: string; amount: string } | null> {
@@ -97,13 +98,13 @@ export class Drc20Reads {
       unspentOutput: `SELECT o.value, x.height FROM outputs o JOIN txs x ON x.id = o.tx_id
         WHERE o.tx_id = ? AND o.vout = ? AND o.spent_tx_id IS NULL`,
       transfers: TRANSFERS,
-      transfersRevealedBy: `${TRANSFERS} AND i.reveal_tx_id = (SELECT id FROM txs WHERE txid = ?)`,
+      transfersRevealedBy: `${TRANSFERS} AND i.reveal_tx_id = ${TX_ID_OF_TXID}`,
       // The transaction's moves are found through its block (inscription_moves_by_height): moves have no transaction index.
       receipts: `SELECT d.tick, t.amount, ow.address AS owner_address, m.height, g.txid AS genesis_txid FROM txs x
         JOIN inscription_moves m ON m.height = x.height AND m.tx_id = x.id
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
         JOIN addresses ow ON ow.id = t.owner_id JOIN txs g ON g.id = t.inscription_id
-        WHERE x.txid = ? AND t.sent = 1 AND t.returned = 0 AND t.receiver_id = ${ADDRESS_ID} AND t.sent_height = m.height`,
+        WHERE x.id = ${TX_ID_OF_TXID} AND t.sent = 1 AND t.returned = 0 AND t.receiver_id = ${ADDRESS_ID} AND t.sent_height = m.height`,
     });
     this.s.carriers.safeIntegers(true);
     this.s.unspentOutput.safeIntegers(true);

@@ -3,6 +3,7 @@
  * fees or lost, oldest first, in pages keyed by (height, position in the block, kind). Read by the
  * table's primary key (inscription_id, height, position, kind): a page is one range of it.
  */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { inscriptionTxidKey } from "./inscriptions";
 import { hexOf, keyInt, prepareAll } from "./rows";
@@ -34,7 +35,7 @@ export class InscriptionMoveReads {
       // Version 9: the moving and receiving transactions and the owner are ids (read back through txs and addresses).
       moves: `SELECT m.height, m.position, t.txid, m.kind, d.txid AS to_txid, m.to_vout, m.to_offset, a.address AS owner_address
         FROM inscription_moves m JOIN txs t ON t.id = m.tx_id LEFT JOIN txs d ON d.id = m.to_tx_id LEFT JOIN addresses a ON a.id = m.owner_id
-        WHERE m.inscription_id = (SELECT id FROM txs WHERE txid = ?) AND m.height >= ?
+        WHERE m.inscription_id = ${TX_ID_OF_TXID} AND m.height >= ?
         AND (m.height > ? OR (m.height = ? AND (m.position > ? OR (m.position = ? AND m.kind > ?))))
         ORDER BY m.height, m.position, m.kind LIMIT ?`,
     });

@@ -3,8 +3,9 @@
  *
  * Schema version 9 keys an inscription by its genesis transaction's id (txs.id): its text id
  * `<txid>i0` is that transaction's txid with "i0" (this indexer gives a reveal at most one
- * inscription), read back by joining txs, and found from the text through txs_by_txid.
+ * inscription), read back by joining txs, and found from the text through txs_by_txid_prefix.
  */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { envelopeHash } from "../../inscription/envelope";
 import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
@@ -38,7 +39,7 @@ export function byInscriptionId<T>(id: (row: T) => string): (a: T, b: T) => numb
 
 /** The inscriptions a transaction revealed (its last reveal transaction), by number: for TxReads. */
 export const REVEALED_IN_TX = `SELECT g.txid AS genesis_txid, i.number, i.form, i.content_type, i.action, i.envelope_hash
-  FROM inscriptions i JOIN txs g ON g.id = i.id WHERE i.reveal_tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY i.number`;
+  FROM inscriptions i JOIN txs g ON g.id = i.id WHERE i.reveal_tx_id = ${TX_ID_OF_TXID} ORDER BY i.number`;
 
 /** A REVEALED_IN_TX row as TxView shows it. */
 export function revealedInscription(row: Record<string, unknown>): {
@@ -81,7 +82,7 @@ export interface InscriptionView {
 
 const ON_OUTPUT = `SELECT g.txid AS genesis_txid, l.offset, i.content_type FROM inscription_locations l
   JOIN inscriptions i ON i.id = l.inscription_id JOIN txs g ON g.id = l.inscription_id
-  WHERE l.tx_id = (SELECT id FROM txs WHERE txid = ?) AND l.vout = ?`;
+  WHERE l.tx_id = ${TX_ID_OF_TXID} AND l.vout = ?`;
 
 /** The inscriptions sitting on output `vout` of `txid` now (a read plan, ./rows.ts), by offset then id. */
 export function* inscriptionsOn(
@@ -119,8 +120,8 @@ export class InscriptionReads {
         l.height AS location_height
         FROM txs g JOIN inscriptions i ON i.id = g.id JOIN txs r ON r.id = i.reveal_tx_id
         LEFT JOIN addresses a ON a.id = i.inscriber_id LEFT JOIN inscription_locations l ON l.inscription_id = i.id
-        LEFT JOIN txs lt ON lt.id = l.tx_id LEFT JOIN addresses o ON o.id = l.owner_id WHERE g.txid = ?`,
-        body: "SELECT i.content_type, i.body FROM inscriptions i WHERE i.id = (SELECT id FROM txs WHERE txid = ?)",
+        LEFT JOIN txs lt ON lt.id = l.tx_id LEFT JOIN addresses o ON o.id = l.owner_id WHERE g.id = ${TX_ID_OF_TXID}`,
+        body: `SELECT i.content_type, i.body FROM inscriptions i WHERE i.id = ${TX_ID_OF_TXID}`,
       }),
     };
   }

@@ -3,6 +3,7 @@
  * (issue 26): which deploy of a slug the index admitted (the first one, whoever made it) and what it
  * judged of one launchpad inscription (a mint: member or not, and why). Primary-key reads only.
  */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
 import { prepareAll } from "./rows";
@@ -39,7 +40,7 @@ export class LaunchpadReads {
       deploy: `SELECT c.slug, g.txid AS deploy_txid, a.address AS inscriber_address, c.max_supply, c.height FROM collections c
         JOIN txs g ON g.id = c.deploy_inscription JOIN addresses a ON a.id = c.inscriber_id WHERE c.slug = ?`,
       operation: `SELECT g.txid AS genesis_txid, o.op, o.slug, o.token_id, o.valid, o.reason, o.height FROM txs g
-        JOIN launchpad_operations o ON o.inscription_id = g.id WHERE g.txid = ?`,
+        JOIN launchpad_operations o ON o.inscription_id = g.id WHERE g.id = ${TX_ID_OF_TXID}`,
     });
   }
 

@@ -1,4 +1,5 @@
 /** OP_RETURN outputs: the latest (optionally of one magic prefix), of a transaction, by payload hash. */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { hexToBytes, sha256 } from "../../doge";
 import { KEY_MAX, hexOf, keyInt, prepareAll, txidKey } from "./rows";
@@ -57,7 +58,7 @@ export class OpReturnReads {
     this.s = prepareAll(db, {
       recent: `SELECT ${COLUMNS} ${FROM} WHERE ${BEFORE} ${NEWEST_FIRST}`,
       recentOfMagic: `SELECT ${COLUMNS} ${FROM} WHERE o.magic = ? AND ${BEFORE} ${NEWEST_FIRST}`,
-      ofTx: `SELECT ${COLUMNS} ${FROM} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY o.vout`,
+      ofTx: `SELECT ${COLUMNS} ${FROM} WHERE o.tx_id = ${TX_ID_OF_TXID} ORDER BY o.vout`,
       bySha: `SELECT ${COLUMNS} ${FROM} WHERE o.sha256 = ? ORDER BY o.height, o.position, o.vout LIMIT 50`,
       anchorBySha: `SELECT t.txid, o.height ${FROM} WHERE o.sha256 = ? ORDER BY o.height, o.position, o.vout LIMIT 1`,
     });

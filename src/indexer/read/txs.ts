@@ -1,4 +1,5 @@
 /** Transactions and their outputs: one transaction with what the index derived from it, one output. */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { REVEALED_IN_TX, revealedInscription } from "./inscriptions";
 import { OpReturnReads, OpReturnView } from "./opreturn";
@@ -61,12 +62,12 @@ const OUTPUT = `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, 
   FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id`;
 
 const SQL = {
-  tx: "SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.txid = ?",
+  tx: `SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.id = ${TX_ID_OF_TXID}`,
   outputs: `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, s.txid AS spent_txid, o.spent_vin, s.height AS spent_height
     FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id WHERE o.tx_id = ? ORDER BY o.vout`,
   inputs: `SELECT t.txid, o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_vin FROM outputs o JOIN txs t ON t.id = o.tx_id
-    LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY o.spent_vin`,
-  output: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
+    LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = ${TX_ID_OF_TXID} ORDER BY o.spent_vin`,
+  output: `${OUTPUT} WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`,
 };
 
 interface TxRow {
@@ -192,11 +193,11 @@ export class TxReads {
     this.s = {
       ...this.plans.prepare(SQL),
       ...prepareAll(db, {
-        hasTx: "SELECT 1 FROM txs WHERE txid = ?",
+        hasTx: `SELECT 1 FROM txs WHERE id = ${TX_ID_OF_TXID}`,
         inscriptions: REVEALED_IN_TX,
-        unspent: `${OUTPUT} WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ? AND o.spent_tx_id IS NULL`,
+        unspent: `${OUTPUT} WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ? AND o.spent_tx_id IS NULL`,
         outspend: `SELECT s.txid AS spent_txid, o.spent_vin, s.height AS spent_height FROM outputs o LEFT JOIN txs s ON s.id = o.spent_tx_id
-        WHERE o.tx_id = (SELECT id FROM txs WHERE txid = ?) AND o.vout = ?`,
+        WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`,
       }),
     };
     for (const key of ["unspent", "outspend"] as const) this.s[key].safeIntegers(true);

@@ -1,4 +1,5 @@
 /** OP_CHECKZKP uses (shadow mode): the latest, of a transaction, of a verifying key, and the counts. */
+import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { ZKP_SHADOW_STATUS, ZkpUse } from "../../zkp";
 import { KEY_MAX, hexOf, keyInt, prepareAll, txidKey } from "./rows";
@@ -36,7 +37,7 @@ export class ZkpReads {
 
   constructor(db: SqlDatabase) {
     this.s = prepareAll(db, {
-      ofTx: `SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES} WHERE z.tx_id = (SELECT id FROM txs WHERE txid = ?) ORDER BY ${WITHIN_TX}`,
+      ofTx: `SELECT ${ZKP_USE_COLUMNS} ${ZKP_USES} WHERE z.tx_id = ${TX_ID_OF_TXID} ORDER BY ${WITHIN_TX}`,
       // Scans zkp_uses: OP_CHECKZKP is a shadow-mode proposal with few uses. A counter kept by the
       // indexer would replace it (docs/architecture.md "Who reads the index").
       summary: `SELECT COUNT(*) AS n, SUM(CASE WHEN verified_at IS NULL AND mode = 0 AND parse_error IS NULL THEN 1 ELSE 0 END) AS pending,
