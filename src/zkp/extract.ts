@@ -491,18 +491,25 @@ function looksLikeSignature(data: Uint8Array): boolean {
 
 /**
  * The redeem script of a P2SH spend (the last push of a push-only scriptSig) with the pushes under
- * it, or null when the scriptSig cannot be one (or is known not to be).
+ * it, or null when the scriptSig cannot be one (or is known not to be). `spendsP2sh` may be a
+ * function, asked only when the scriptSig could hold a redeem script; with `holding`, only a redeem
+ * script that contains that byte is returned.
  */
 export function redeemScriptOf(
   scriptSig: Uint8Array,
-  spendsP2sh?: boolean,
+  spendsP2sh?: boolean | (() => boolean | undefined),
+  holding?: number,
 ): { redeemScript: Uint8Array; stackBelow: Uint8Array[] } | null {
   if (spendsP2sh === false) return null;
   const parsed = parseScript(scriptSig);
   if (parsed.chunks.length === 0 || !isPushOnly(parsed)) return null;
   const last = parsed.chunks[parsed.chunks.length - 1];
   if (!last.data || last.data.length === 0) return null;
-  if (spendsP2sh === undefined) {
+  if (holding !== undefined && !last.data.includes(holding)) return null;
+  // Asked only now: the caller's answer may cost a lookup, and most scriptSigs stop above.
+  const p2sh = typeof spendsP2sh === "function" ? spendsP2sh() : spendsP2sh;
+  if (p2sh === false) return null;
+  if (p2sh === undefined) {
     if (looksLikePubkey(last.data) || looksLikeSignature(last.data)) return null;
     if (parseScript(last.data).malformed) return null;
   }
@@ -546,8 +553,9 @@ export function extractCheckZkpUses(
   tx.inputs.forEach((input, inputIndex) => {
     if (isCoinbaseInput(input) || !input.scriptSig.includes(OP_CHECKZKP)) return;
     for (const found of findCheckZkpInScript(input.scriptSig)) uses.push(record(found, "input", inputIndex, null));
-    const redeem = redeemScriptOf(input.scriptSig, options.spendsP2sh?.(inputIndex));
-    if (!redeem || !redeem.redeemScript.includes(OP_CHECKZKP)) return;
+    const spendsP2sh = options.spendsP2sh;
+    const redeem = redeemScriptOf(input.scriptSig, spendsP2sh && (() => spendsP2sh(inputIndex)), OP_CHECKZKP);
+    if (!redeem) return;
     for (const found of findCheckZkpInScript(redeem.redeemScript, redeem.stackBelow)) {
       uses.push(record(found, "redeem_script", inputIndex, null));
     }

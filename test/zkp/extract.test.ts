@@ -389,6 +389,38 @@ describe("zkp/extract", () => {
       );
     });
 
+    it("redeemScriptOf asks a function form only when the scriptSig could hold the redeem script wanted", () => {
+      fc.assert(
+        fc.property(scriptBytes, fc.option(fc.boolean(), { nil: undefined }), (scriptSig, spendsP2sh) => {
+          let asked = 0;
+          const ask = () => {
+            asked += 1;
+            return spendsP2sh;
+          };
+          expect(redeemScriptOf(scriptSig, ask)).to.deep.equal(redeemScriptOf(scriptSig, spendsP2sh));
+          asked = 0;
+          const holding = redeemScriptOf(scriptSig, ask, OP_CHECKZKP);
+          const plain = redeemScriptOf(scriptSig, spendsP2sh);
+          expect(holding).to.deep.equal(plain && plain.redeemScript.includes(OP_CHECKZKP) ? plain : null);
+          const last = redeemScriptOf(scriptSig, true);
+          if (!last || !last.redeemScript.includes(OP_CHECKZKP)) expect(asked).to.equal(0);
+        }),
+        { numRuns: 1000 },
+      );
+      // A P2PKH spend whose signature holds the byte: its public key does not, so nothing is asked.
+      const signature = new Uint8Array(71).fill(0x30);
+      signature[10] = OP_CHECKZKP;
+      const pubkey = new Uint8Array(33).fill(0x02);
+      const scriptSig = Uint8Array.of(71, ...signature, 33, ...pubkey);
+      let asked = false;
+      const answer = () => {
+        asked = true;
+        return true;
+      };
+      expect(redeemScriptOf(scriptSig, answer, OP_CHECKZKP)).to.equal(null);
+      expect(asked).to.equal(false);
+    });
+
     it("stays linear on a large script full of uses", () => {
       // 200,000 uses, each of which would otherwise re-read every push before it.
       const script = new Uint8Array(400_000);
