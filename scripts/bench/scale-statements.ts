@@ -7,12 +7,14 @@
  * with the real Indexer, timing every run/get/all of every statement the store and the inscription
  * tracker prepare, and the commit of each batch. Per window of --window transactions it prints the
  * microseconds per transaction spent in all, in statements, in the commit and elsewhere (the
- * indexer's own JavaScript, block reading and parsing), then the --top statements by time with
+ * indexer's own JavaScript, block reading and parsing; the block reads from the cached chain and
+ * V8's garbage collections are also shown apart), then the --top statements by time with
  * their calls per transaction. The timing wrappers cost a little themselves (about a microsecond a
  * call): compare windows and statements with each other, not with bench:scale's rates.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
@@ -95,6 +97,22 @@ async function main(): Promise<void> {
 
   const source = new CachedChainSource(chainDir);
   source.limitTip(source.heightAtTxs(stopAt));
+  // Of "elsewhere": reading raw blocks from the cached chain, and V8's garbage collections.
+  let readNs = 0n;
+  const getRawBlock = source.getRawBlock.bind(source);
+  source.getRawBlock = (async (hash: string) => {
+    const started = process.hrtime.bigint();
+    try {
+      return await getRawBlock(hash);
+    } finally {
+      readNs += process.hrtime.bigint() - started;
+    }
+  }) as typeof source.getRawBlock;
+  let gcNs = 0;
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcNs += entry.duration * 1e6;
+  });
+  gcObserver.observe({ entryTypes: ["gc"] });
   let indexed = 0;
   let windowStart = 0;
   let windowMs = performance.now();
@@ -112,7 +130,7 @@ async function main(): Promise<void> {
       let statementNs = 0n;
       for (const timing of timings.values()) statementNs += timing.ns;
       process.stdout.write(
-        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
+        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(BigInt(Math.round(gcNs)), txs)}); JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
       );
       const rows = [...timings.entries()].sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0));
       for (const [sql, timing] of rows.slice(0, top))
@@ -121,6 +139,8 @@ async function main(): Promise<void> {
         );
       timings.clear();
       commitNs = 0n;
+      readNs = 0n;
+      gcNs = 0;
       windowStart = indexed;
       windowMs = performance.now();
     },
@@ -130,6 +150,7 @@ async function main(): Promise<void> {
       ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB)\n`,
   );
   await indexer.syncOnce();
+  gcObserver.disconnect();
   db.close();
   source.close();
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
