@@ -6,17 +6,22 @@
  */
 import {
   Block,
+  ByteReader,
   DecodedTransaction,
+  HEADER_SIZE,
   DogeNetwork,
   OP,
   bytesToHex,
+  bytesToHexReversed,
   concatBytes,
   decodeAddress,
   isCoinbase,
   outputScriptToAddress,
   parseBlock,
   parseScript,
+  readHeader,
   sha256,
+  sha256d,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
@@ -175,7 +180,7 @@ export class Indexer {
     if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) this.deferReadIndexes();
     let next = this.indexedHeight() + 1;
     while (next <= nodeHeight && !this.stopRequested) {
-      const batch: { block: Block; height: number }[] = [];
+      const batch: BatchBlock[] = [];
       let batchBytes = 0;
       const readStarted = Date.now();
       while (
@@ -189,26 +194,43 @@ export class Indexer {
         const hash = await this.source.getBlockHash(height);
         if (hash === null) break;
         const raw = await this.source.getRawBlock(hash);
-        const parsed = parseBlock(raw);
-        if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
-        if (parsed.value.hash !== hash) throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
-        batch.push({ block: parsed.value, height });
+        // Only the header now: the transactions are parsed as the block is applied, so a batch
+        // holds its raw bytes, not 2000 blocks of parsed objects that would outlive V8's young
+        // generation (docs/operations.md "Sizing").
+        const header = raw.length >= HEADER_SIZE ? readHeader(new ByteReader(raw.subarray(0, HEADER_SIZE))) : null;
+        const found = header ? bytesToHexReversed(sha256d(raw.subarray(0, HEADER_SIZE))) : null;
+        if (!header || found !== hash) {
+          const parsed = parseBlock(raw);
+          if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
+          throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
+        }
+        batch.push({ raw, hash, prevHash: header.prevHash, height, block: null });
         batchBytes += raw.length;
       }
       if (batch.length === 0) break;
       const expectedParent = batch[0].height === this.startHeight ? null : (this.store.tip()?.hash ?? null);
-      if (expectedParent !== null && batch[0].block.header.prevHash !== expectedParent) {
+      if (expectedParent !== null && batch[0].prevHash !== expectedParent) {
         rolledBack += await this.rollbackToFork();
         next = this.indexedHeight() + 1;
         continue;
       }
       // Blocks inside a batch must link up too (the node may have reorganised while we read).
-      const broken = batch.findIndex((item, i) => i > 0 && item.block.header.prevHash !== batch[i - 1].block.hash);
+      const broken = batch.findIndex((item, i) => i > 0 && item.prevHash !== batch[i - 1].hash);
       const usable = broken === -1 ? batch : batch.slice(0, broken);
+      let transactions = 0;
       try {
         this.store.transaction(() => {
-          if (this.store.prefetches) this.store.prefetchOutputs(this.spentBefore(usable));
-          for (const item of usable) this.applyBlock(item.block, item.height);
+          // PostgreSQL reads the batch's spent outputs in one query first, so it parses every block now.
+          if (this.store.prefetches) {
+            for (const item of usable) item.block = parsedBlock(item);
+            this.store.prefetchOutputs(this.spentBefore(usable));
+          }
+          for (const item of usable) {
+            const block = item.block ?? parsedBlock(item);
+            item.block = null;
+            this.applyBlock(block, item.height);
+            transactions += block.txs.length;
+          }
           this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
           this.inscriptions.pruneJournal(usable[usable.length - 1].height - this.maxReorgDepth - 1);
@@ -222,8 +244,6 @@ export class Indexer {
       blocksApplied += usable.length;
       next += usable.length;
       this.log("indexed", { height: next - 1, blocks: usable.length });
-      let transactions = 0;
-      for (const item of usable) transactions += item.block.txs.length;
       this.onProgress({ indexedHeight: next - 1, targetHeight: nodeHeight, blocks: usable.length, transactions });
     }
     if (this.indexedHeight() >= nodeHeight) this.restoreReadIndexes();
@@ -231,12 +251,12 @@ export class Indexer {
   }
 
   /** The outputs a batch spends that it did not create itself and that are not in memory. */
-  private spentBefore(batch: readonly { block: Block }[]): { txid: string; vout: number }[] {
+  private spentBefore(batch: readonly BatchBlock[]): { txid: string; vout: number }[] {
     const created = new Set<string>();
-    for (const { block } of batch) for (const tx of block.txs) created.add(tx.txid);
+    for (const { block } of batch) for (const tx of block!.txs) created.add(tx.txid);
     const wanted: { txid: string; vout: number }[] = [];
     for (const { block } of batch) {
-      for (const tx of block.txs) {
+      for (const tx of block!.txs) {
         if (isCoinbase(tx)) continue;
         for (const input of tx.inputs) {
           if (created.has(input.prevTxid) || this.store.hasRecentOutput(input.prevTxid, input.vout)) continue;
@@ -470,6 +490,21 @@ export class Indexer {
       }
     this.store.addHistory(addressId, txId, got, gave, counterparty);
   }
+}
+
+/** A block of a catch-up batch: read and its header checked; its transactions parsed when applied. */
+interface BatchBlock {
+  raw: Uint8Array;
+  hash: string;
+  prevHash: string;
+  height: number;
+  block: Block | null;
+}
+
+function parsedBlock(item: BatchBlock): Block {
+  const parsed = parseBlock(item.raw);
+  if (!parsed.ok) throw new Error(`block ${item.hash} at height ${item.height} does not parse: ${parsed.error.message}`);
+  return parsed.value;
 }
 
 /** Cheap pre-filter: does any script of the transaction contain the byte 0xb9 (OP_CHECKZKP)? */

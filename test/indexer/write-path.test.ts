@@ -4,6 +4,8 @@
  * spent) on the devnet equivalence chain (payments, OP_RETURNs, DRC-20, Doginals and v1
  * inscriptions, OP_CHECKZKP uses, two reorgs): batches of one block and of four blocks must leave
  * every table with the same rows as the default batches (the whole chain in one), step by step.
+ * A batch holds its blocks' bytes and parses each as it is applied: a block that does not parse, or
+ * is not the block asked for, stops the indexer with nothing of its batch written.
  */
 import { expect } from "chai";
 import { NETWORKS } from "../../src/doge";
@@ -68,6 +70,53 @@ describe("indexer write path: the same rows whatever the batch size", function (
   it("leaves the same rows with 4 blocks a batch", async () => {
     const four = await dumps(chain, { batchBlocks: 4 });
     four.forEach((dump, i) => expect(dump, `after step ${i + 1}`).to.equal(reference[i]));
+  });
+
+  it("writes nothing of a batch with a block that does not parse, or that is not the block asked for", async () => {
+    const step = chain.steps.find((candidate) => candidate.blocks.length >= 7);
+    expect(step).to.not.equal(undefined);
+    const blocks = step!.blocks;
+    const base = blocks.slice(0, 3);
+    for (const [name, corrupt, refusal] of [
+      // The header is intact (hash and parent check out), the transactions are cut short.
+      ["truncated", (raw: Uint8Array) => raw.subarray(0, raw.length - 1), /at height \d+ does not parse/],
+      ["another block", (_: Uint8Array, other: Uint8Array) => other, /node returned block [0-9a-f]{64} for hash/],
+    ] as const) {
+      const db = openIndexerDatabase(":memory:");
+      const source = new SteppedSource(chain);
+      const indexer = new Indexer({
+        store: new IndexerStore(db),
+        source,
+        network: NETWORKS[chain.network],
+        startHeight: chain.startHeight,
+      });
+      source.active = base;
+      await indexer.syncOnce();
+      const before = JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
+      // The next batch: three good blocks, then the bad one.
+      const next = blocks.slice(0, 7);
+      const badHash = next[6].hash;
+      const getRawBlock = source.getRawBlock.bind(source);
+      source.getRawBlock = async (hash: string) => {
+        const raw = await getRawBlock(hash);
+        return hash === badHash ? corrupt(raw, await getRawBlock(next[5].hash)) : raw;
+      };
+      source.active = next;
+      let error: unknown;
+      try {
+        await indexer.syncOnce();
+      } catch (caught) {
+        error = caught;
+      }
+      expect(String(error), name).to.match(refusal);
+      const after = JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
+      expect(after, `${name}: nothing of the batch is written`).to.equal(before);
+      // With the block mended the same indexer goes on, to the rows of a clean run.
+      source.getRawBlock = getRawBlock;
+      await indexer.syncOnce();
+      expect(indexer.status().indexedHeight, name).to.equal(chain.startHeight + next.length - 1);
+      db.close();
+    }
   });
 
   it("leaves the same rows with one block a batch", async () => {
