@@ -1,6 +1,6 @@
 /**
  * node --import tsx scripts/bench/scale-statements.ts [--txs 4000000 --seed 20 --dir data/bench/scale
- *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --top 12]
+ *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --top 12]
  *
  * Where catch-up time goes as the index grows: indexes a chain cached by bench:scale (generated
  * first by `npm run bench:scale -- --txs <n>` when missing) into a fresh SQLite file under --dir,
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     window: "500000",
     "batch-blocks": "0",
     "cache-mb": "256",
+    "mmap-mb": "0",
     top: "12",
   });
   const root = path.resolve(ROOT, String(flags.dir));
@@ -57,6 +58,9 @@ async function main(): Promise<void> {
   const file = path.join(root, "statements.sqlite");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
   const db = openIndexerDatabase(file, { cacheMb: integerFlag(flags, "cache-mb") });
+  // --mmap-mb: SQLite reads the database file through a memory map of that size (PRAGMA mmap_size).
+  const mmapMb = integerFlag(flags, "mmap-mb");
+  if (mmapMb > 0) db.exec(`PRAGMA mmap_size = ${mmapMb * 1048576}`);
 
   const timings = new Map<string, Timing>();
   const prepare = db.prepare.bind(db);
@@ -154,7 +158,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
-      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB)\n`,
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB)\n`,
   );
   await indexer.syncOnce();
   gcProfiler.stop();
