@@ -13,6 +13,11 @@ import { INDEXER_MIGRATIONS, INDEXER_SCHEMA, TX_ID_OF_TXID } from "../../src/ind
 import { openPostgres } from "../../src/db/postgres";
 import { createTestDatabase } from "../helpers/postgres";
 
+/** The schema version an index's meta records, as text. */
+function schemaVersionOf(db: { prepare(sql: string): { get(): unknown } }): string {
+  return (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value;
+}
+
 describe("indexer database", () => {
   let dir: string;
   beforeEach(() => {
@@ -40,9 +45,7 @@ describe("indexer database", () => {
     ).close();
     expect(() => openIndexerDatabase(file)).to.throw(RebuildRequiredError);
     const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
-    expect(
-      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
-    ).to.equal(String(INDEXER_MIGRATIONS.length));
+    expect(schemaVersionOf(db)).to.equal(String(INDEXER_MIGRATIONS.length));
     db.close();
   });
 
@@ -124,9 +127,7 @@ describe("indexer database", () => {
     expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /schema version 7.*--reset-on-rebuild/);
     const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
     expect(db.prepare("SELECT COUNT(*) AS n FROM txs").get()).to.deep.equal({ n: 0 });
-    expect(
-      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
-    ).to.equal(String(INDEXER_SCHEMA_VERSION));
+    expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
     db.close();
   });
 
@@ -158,9 +159,7 @@ describe("indexer database", () => {
     expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /schema version 8.*--reset-on-rebuild/);
     const db = openIndexerDatabase(file, { resetIfRebuildRequired: true });
     expect(db.prepare("SELECT COUNT(*) AS n FROM inscriptions").get()).to.deep.equal({ n: 0 });
-    expect(
-      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
-    ).to.equal(String(INDEXER_SCHEMA_VERSION));
+    expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
     db.close();
   });
 
@@ -183,9 +182,7 @@ describe("indexer database", () => {
     expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
     const db = openIndexerDatabase(file);
     try {
-      expect(
-        (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
-      ).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
       const indexes = db
         .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
         .all()
@@ -209,8 +206,7 @@ describe("indexer database", () => {
 
   it("records the latest migration's version in a new database", () => {
     const db = openIndexerDatabase(":memory:");
-    const version = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string })
-      .value;
+    const version = schemaVersionOf(db);
     expect(Number(version)).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
   });
 });
@@ -306,9 +302,7 @@ describe("indexer database on PostgreSQL", function () {
     expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
     const db = openIndexerDatabase(url);
     try {
-      expect(
-        db.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value,
-      ).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
       const indexes = db
         .prepare<{ name: string }>(
           "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
@@ -351,9 +345,7 @@ describe("indexer database on PostgreSQL", function () {
     old.exec("CREATE TABLE balances (address TEXT PRIMARY KEY)");
     old.close();
     const rebuilt = openIndexerDatabase(url, { resetIfRebuildRequired: true });
-    expect(
-      Number(rebuilt.prepare<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value),
-    ).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
+    expect(Number(schemaVersionOf(rebuilt))).to.equal(Math.max(...INDEXER_MIGRATIONS.map((m) => m.version)));
     expect(rebuilt.prepare("SELECT to_regclass('balances') AS t").get()).to.deep.equal({ t: null });
     rebuilt.close();
   });

@@ -31,8 +31,8 @@ class SteppedSource {
   }
 }
 
-/** Indexes the chain step by step; returns the dump of every table after each step. */
-async function dumps(chain: EquivalenceChain, options: Partial<IndexerOptions>): Promise<string[]> {
+/** A fresh in-memory index of `chain` and the indexer that follows its stepped source. */
+function indexerOf(chain: EquivalenceChain, options: Partial<IndexerOptions> = {}) {
   const db = openIndexerDatabase(":memory:");
   const source = new SteppedSource(chain);
   const indexer = new Indexer({
@@ -42,11 +42,21 @@ async function dumps(chain: EquivalenceChain, options: Partial<IndexerOptions>):
     startHeight: chain.startHeight,
     ...options,
   });
+  return { db, source, indexer };
+}
+
+/** Every table but meta, as text (bigints as decimal strings). */
+const dumpText = (db: ReturnType<typeof openIndexerDatabase>): string =>
+  JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
+
+/** Indexes the chain step by step; returns the dump of every table after each step. */
+async function dumps(chain: EquivalenceChain, options: Partial<IndexerOptions>): Promise<string[]> {
+  const { db, source, indexer } = indexerOf(chain, options);
   const out: string[] = [];
   for (const step of chain.steps) {
     source.active = step.blocks;
     await indexer.syncOnce();
-    out.push(JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v)));
+    out.push(dumpText(db));
   }
   db.close();
   return out;
@@ -82,17 +92,10 @@ describe("indexer write path: the same rows whatever the batch size", function (
       ["truncated", (raw: Uint8Array) => raw.subarray(0, raw.length - 1), /at height \d+ does not parse/],
       ["another block", (_: Uint8Array, other: Uint8Array) => other, /node returned block [0-9a-f]{64} for hash/],
     ] as const) {
-      const db = openIndexerDatabase(":memory:");
-      const source = new SteppedSource(chain);
-      const indexer = new Indexer({
-        store: new IndexerStore(db),
-        source,
-        network: NETWORKS[chain.network],
-        startHeight: chain.startHeight,
-      });
+      const { db, source, indexer } = indexerOf(chain);
       source.active = base;
       await indexer.syncOnce();
-      const before = JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
+      const before = dumpText(db);
       // The next batch: three good blocks, then the bad one.
       const next = blocks.slice(0, 7);
       const badHash = next[6].hash;
@@ -109,8 +112,7 @@ describe("indexer write path: the same rows whatever the batch size", function (
         error = caught;
       }
       expect(String(error), name).to.match(refusal);
-      const after = JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
-      expect(after, `${name}: nothing of the batch is written`).to.equal(before);
+      expect(dumpText(db), `${name}: nothing of the batch is written`).to.equal(before);
       // With the block mended the same indexer goes on, to the rows of a clean run.
       source.getRawBlock = getRawBlock;
       await indexer.syncOnce();
