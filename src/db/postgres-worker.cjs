@@ -5,8 +5,10 @@
  * synchronous on PostgreSQL as it is on SQLite. Plain CommonJS so that it loads without the
  * TypeScript loader in any process that starts it.
  *
- * Requests: { op: "query", text, values, name? } and { op: "exec", text } and { op: "close" }, each
- * with the caller's `id`, which its answer carries back;
+ * Requests: { op: "query", text, values, name? } and { op: "exec", text } and { op: "copy", text,
+ * data } (a `COPY ... FROM STDIN` statement and the bytes it reads, sent through pg-copy-streams;
+ * answers the rows copied as rowCount) and { op: "close" }, each with the caller's `id`, which its
+ * answer carries back;
  * a "query" answers { rows (arrays), fields: [[name, typeId]], rowCount }; a "send" (same shape
  * as query) answers nothing: its error, if any, is reported with the next answer.
  * Any failure answers { error: { message, code } }.
@@ -14,6 +16,7 @@
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 const { Client, types } = require("pg");
+const { from: copyFrom } = require("pg-copy-streams");
 
 const signal = new Int32Array(workerData.signal);
 // Values go to the main thread as PostgreSQL's text for 64-bit integers and numerics: it alone
@@ -88,6 +91,17 @@ async function run(request) {
   if (request.op === "exec") {
     await c.query(request.text);
     return { rows: [], fields: [], rowCount: 0 };
+  }
+  if (request.op === "copy") {
+    const stream = c.query(copyFrom(request.text));
+    const data = request.data;
+    await new Promise((resolve, reject) => {
+      // 'finish' comes once the server has answered ReadyForQuery; a refused row answers 'error'.
+      stream.on("finish", resolve);
+      stream.on("error", reject);
+      stream.end(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    });
+    return { rows: [], fields: [], rowCount: stream.rowCount };
   }
   const query = { text: request.text, values: prepareValues(request.values), rowMode: "array" };
   // Named statements are parsed and planned once per connection.

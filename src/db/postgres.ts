@@ -94,11 +94,11 @@ class Connection {
    * Sends a request and blocks until its answer. Answers carry their request's id: the late answer
    * of a call that timed out is dropped when it arrives, never taken for a later call's.
    */
-  call(request: Record<string, unknown>, sql: string | null): Answer {
+  call(request: Record<string, unknown>, sql: string | null, transfer?: ArrayBuffer[]): Answer {
     if (this.closed) throw new PostgresError("the PostgreSQL handle is closed", undefined, sql);
     const id = ++this.lastId;
     const deadline = Date.now() + this.waitMs;
-    this.worker.postMessage({ ...request, id });
+    this.worker.postMessage({ ...request, id }, transfer);
     for (;;) {
       // Reset before reading the port: an answer posted after the read sets the signal again.
       Atomics.store(this.signal, 0, 0);
@@ -169,6 +169,139 @@ export function rowsFromPostgres<Row>(rows: unknown[][], fields: [string, number
     for (let i = 0; i < fields.length; i++) row[fields[i][0]] = fromPostgres(values[i], fields[i][1], safe);
     return row as Row;
   });
+}
+
+/** The column types copyRows() writes, by their PostgreSQL names. */
+export type CopyType = "smallint" | "int" | "bigint" | "boolean" | "bytea" | "text";
+
+/** A column of copyRows(): its name and type (the table's own type: binary COPY does not convert). */
+export type CopyColumn = readonly [name: string, type: CopyType];
+
+/**
+ * PostgreSQL's binary COPY format (PostgreSQL documentation, SQL Commands, COPY, "File Formats" ->
+ * "Binary Format"): an 11-byte signature, a 32-bit flags field (0: no OIDs) and a 32-bit header
+ * extension length (0); each row a 16-bit field count, then per field a 32-bit byte length (-1 for
+ * NULL) and the value in the type's binary send form (int2/int4/int8 big-endian two's complement,
+ * boolean one byte, bytea its bytes, text its UTF-8 bytes); a 16-bit -1 ends the data.
+ */
+const COPY_SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]);
+const TWO_32 = 2 ** 32;
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** Rows in binary COPY form, in a growing buffer of its own (transferred to the worker, never pooled). */
+class CopyEncoder {
+  private bytes = Buffer.allocUnsafeSlow(1 << 16);
+  private at = 0;
+
+  private room(n: number): void {
+    if (this.at + n <= this.bytes.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.at + n));
+    this.bytes.copy(bigger, 0, 0, this.at);
+    this.bytes = bigger;
+  }
+
+  int16(n: number): void {
+    this.room(2);
+    this.at = this.bytes.writeInt16BE(n, this.at);
+  }
+
+  int32(n: number): void {
+    this.room(4);
+    this.at = this.bytes.writeInt32BE(n, this.at);
+  }
+
+  raw(data: Uint8Array): void {
+    this.room(data.length);
+    this.bytes.set(data, this.at);
+    this.at += data.length;
+  }
+
+  /** One field: its length, then its value (a NULL is length -1 alone). */
+  field(value: unknown, type: CopyType): void {
+    if (value === null || value === undefined) return this.int32(-1);
+    switch (type) {
+      case "bigint": {
+        this.room(12);
+        this.at = this.bytes.writeInt32BE(8, this.at);
+        if (typeof value === "bigint") {
+          if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new RangeError(`${value} is out of bigint's range`);
+          this.at = this.bytes.writeBigInt64BE(value, this.at);
+          return;
+        }
+        if (typeof value !== "number" || !Number.isSafeInteger(value))
+          throw new TypeError(`${String(value)} is not an integer`);
+        const high = Math.floor(value / TWO_32);
+        this.at = this.bytes.writeInt32BE(high, this.at);
+        this.at = this.bytes.writeUInt32BE(value - high * TWO_32, this.at);
+        return;
+      }
+      case "int":
+      case "smallint": {
+        const n = typeof value === "bigint" ? Number(value) : value;
+        if (typeof n !== "number" || !Number.isInteger(n)) throw new TypeError(`${String(value)} is not an integer`);
+        // write*BE throw a RangeError for a value outside the type's range.
+        if (type === "int") {
+          this.room(8);
+          this.at = this.bytes.writeInt32BE(4, this.at);
+          this.at = this.bytes.writeInt32BE(n, this.at);
+        } else {
+          this.room(6);
+          this.at = this.bytes.writeInt32BE(2, this.at);
+          this.at = this.bytes.writeInt16BE(n, this.at);
+        }
+        return;
+      }
+      case "boolean":
+        this.room(5);
+        this.at = this.bytes.writeInt32BE(1, this.at);
+        this.bytes[this.at++] = value === true || value === 1 || value === 1n ? 1 : 0;
+        return;
+      case "bytea":
+        if (!(value instanceof Uint8Array)) throw new TypeError("bytea takes a Buffer or Uint8Array");
+        this.int32(value.length);
+        return this.raw(value);
+      case "text": {
+        if (typeof value !== "string") throw new TypeError("text takes a string");
+        const length = Buffer.byteLength(value, "utf8");
+        this.room(4 + length);
+        this.at = this.bytes.writeInt32BE(length, this.at);
+        this.at += this.bytes.write(value, this.at, length, "utf8");
+        return;
+      }
+    }
+  }
+
+  /** The data so far, as a view of a buffer the caller may transfer. */
+  done(): Uint8Array {
+    return new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.at);
+  }
+}
+
+/**
+ * `rows` in binary COPY form for `columns` (each row one value per column, in order). A value the
+ * column cannot take throws, naming the row and column.
+ */
+export function encodeCopyRows(columns: readonly CopyColumn[], rows: Iterable<ArrayLike<unknown>>): Uint8Array {
+  const out = new CopyEncoder();
+  out.raw(COPY_SIGNATURE);
+  out.int32(0);
+  out.int32(0);
+  const width = columns.length;
+  const types = columns.map(([, type]) => type);
+  let n = 0;
+  for (const row of rows) {
+    out.int16(width);
+    for (let i = 0; i < width; i++) {
+      try {
+        out.field(row[i], types[i]);
+      } catch (error) {
+        throw new TypeError(`row ${n}, column ${columns[i][0]} (${types[i]}): ${(error as Error).message}`);
+      }
+    }
+    n += 1;
+  }
+  out.int16(-1);
+  return out.done();
 }
 
 export class PostgresStatement<Row> implements SqlStatement<Row> {
@@ -309,6 +442,28 @@ export class PostgresDatabase implements SqlDatabase {
   exec(sql: string): void {
     this.runBeforeQuery(sql);
     this.connection.call({ op: "exec", text: sql }, sql);
+  }
+
+  /**
+   * Appends `rows` to `table` with one `COPY ... FROM STDIN (FORMAT binary)` (encodeCopyRows), inside
+   * the current transaction if there is one; answers the number of rows copied. COPY only inserts:
+   * a row whose key the table holds fails the whole copy (unique violation), as one INSERT would.
+   * Names are plain lower-case identifiers, quoted (so `offset` is a column like any other).
+   */
+  copyRows(table: string, columns: readonly CopyColumn[], rows: Iterable<ArrayLike<unknown>>): number {
+    for (const name of [table, ...columns.map(([c]) => c)])
+      if (!IDENTIFIER.test(name))
+        throw new PostgresError(`COPY: ${JSON.stringify(name)} is not a plain identifier`, undefined, null);
+    const text = `COPY "${table}" (${columns.map(([c]) => `"${c}"`).join(", ")}) FROM STDIN (FORMAT binary)`;
+    let data: Uint8Array;
+    try {
+      data = encodeCopyRows(columns, rows);
+    } catch (error) {
+      throw new PostgresError(`COPY ${table}: ${(error as Error).message}`, undefined, text);
+    }
+    this.runBeforeQuery(text);
+    // The buffer is the encoder's own: handed to the worker without a copy.
+    return this.connection.call({ op: "copy", text, data }, text, [data.buffer as ArrayBuffer]).rowCount;
   }
 
   transaction<Args extends unknown[], Result>(fn: (...args: Args) => Result): (...args: Args) => Result {
