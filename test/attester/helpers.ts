@@ -16,6 +16,7 @@ import type { AttesterAppOptions } from "../../src/attester";
 import type { RunningDevnet } from "../helpers/devnet";
 import type { Spendable, TestKey } from "../helpers/keys";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 export const DOGE = 100_000_000n;
 
@@ -109,8 +110,7 @@ export async function startAttester(
     domain: options.domain ?? attestationDomain(options.chainId, options.attestationAddress),
     l2: options.l2 ?? ethersAttesterL2(ethers.provider, options.attestationAddress),
   });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
+  const { server } = await listenLocal(app);
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,

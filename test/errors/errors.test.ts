@@ -29,6 +29,7 @@ import { DogecoinRpcError, RpcTimeoutError, RpcTransportError } from "../../src/
 import { ContractRefusedError, guardL2 } from "../../src/relayer/l2";
 import type { RelayerL2 } from "../../src/relayer/l2";
 import { BroadcastError, InsufficientFundsError } from "../../src/wallet/types";
+import { listenLocal } from "../helpers/listen";
 
 describe("errors", () => {
   describe("kind -> HTTP status (services/http/errors.ts)", () => {
@@ -74,8 +75,7 @@ describe("errors", () => {
         throw new Refusal("unauthorized", "NO_TOKEN", "sign in first", undefined, { challenge: "Bearer" });
       });
       app.use(errorMiddleware((event) => logged.push(event)));
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((resolve) => server.once("listening", resolve));
+      const { server } = await listenLocal(app);
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
         const refused = await fetch(`${base}/refused`);

@@ -10,7 +10,7 @@
  * also after a failed start.
  */
 import path from "node:path";
-import type { Server } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import { Browser, Page } from "playwright-core";
 import { NETWORKS, encodeWif } from "../../src/doge";
 import { createExplorerApp } from "../../src/services/explorer/app";
@@ -34,6 +34,7 @@ import type { TestKey } from "./keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "./launchpad-stack";
 import { recordOutsideRequests } from "../web/page-budget";
 import { StandinKind, standinScript } from "../web/standins";
+import { listenLocal } from "./listen";
 
 export interface AmmBrowserStackOptions {
   custody: TestKey;
@@ -230,10 +231,9 @@ export class AmmBrowserStack {
     await this.stack?.stop();
   }
 
-  private async listen(app: { listen(port: number, host: string): Server }): Promise<string> {
-    const server = app.listen(0, "127.0.0.1");
+  private async listen(app: RequestListener): Promise<string> {
+    const { server, base } = await listenLocal(app);
     this.servers.push(server);
-    await new Promise((resolve) => server.once("listening", resolve));
-    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return base;
   }
 }

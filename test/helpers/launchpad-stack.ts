@@ -10,7 +10,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Server } from "node:http";
 import { DogecoinRpcClient } from "../../src/chain/dogecoin-rpc";
 import { NETWORKS, signMessage } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
@@ -36,6 +35,7 @@ import { until } from "./wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { jsonRequest } from "./http";
 import { Loop, runEvery } from "../../src/ops/loop";
+import { listenLocal } from "./listen";
 
 export const STACK_FEE_RATE = 1_000_000n;
 export const STACK_POSTAGE = 1_000_000n;
@@ -167,8 +167,7 @@ export async function startLaunchpadStack(
     feeRateKoinuPerKb: STACK_FEE_RATE,
     postageKoinu: STACK_POSTAGE,
   });
-  const inscriberServer: Server = inscriberApp.listen(0, "127.0.0.1");
-  await new Promise((resolve) => inscriberServer.once("listening", resolve));
+  const { server: inscriberServer } = await listenLocal(inscriberApp);
   stack.inscriberBase = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
   stack.confirmInscriberJob = async (id) => {
     const job = async () => (await (await fetch(`${stack.inscriberBase}/jobs/${id}`)).json()) as any;
@@ -196,8 +195,7 @@ export async function startLaunchpadStack(
     maxReservationsPerClient: 0,
     ...extra,
   });
-  const server: Server = stack.app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
+  const { server } = await listenLocal(stack.app);
   stack.base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
   let mintsLoop: Loop | null = null;

@@ -21,13 +21,13 @@ import { createLaunchpadApp, openLaunchpadDatabase } from "../../src/services/la
 import { surfaceOf } from "../../src/services/http/openapi";
 import { ABI_DIR, PUBLISHED_CONTRACTS, indexEntry, indexFileText } from "../../deploy/contracts";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
 async function listen(app: express.Express): Promise<{ origin: string; server: Server }> {
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+  const { server, base } = await listenLocal(app);
+  return { origin: base, server };
 }
 
 describe("the ABI index served by the daemons", function () {

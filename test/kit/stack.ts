@@ -22,6 +22,7 @@ import { indexEntry, indexFileText, PUBLISHED_CONTRACTS, ABI_DIR } from "../../d
 import { startAttestStack } from "../helpers/attest-stack";
 import type { RunningDevnet } from "../helpers/devnet";
 import { TestKey, newKey } from "../helpers/keys";
+import { listenLocal } from "../helpers/listen";
 
 export const KIT_SLUG = "kit-pups";
 export const KIT_TICK = "kitw";
@@ -50,9 +51,8 @@ export interface KitStack {
 }
 
 async function listen(app: express.Express): Promise<{ origin: string; server: Server }> {
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+  const { server, base } = await listenLocal(app);
+  return { origin: base, server };
 }
 
 export async function startKitStack(): Promise<KitStack> {

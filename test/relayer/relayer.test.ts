@@ -47,6 +47,7 @@ import { until } from "../helpers/wait";
 import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { Loop, runEvery } from "../../src/ops/loop";
+import { listenLocal } from "../helpers/listen";
 
 const FEE_RATE = 1_000_000n;
 const POSTAGE = 1_000_000n;
@@ -210,8 +211,7 @@ describe("relayer", function () {
       node: client,
       statusCacheMs: 0,
     });
-    explorer = explorerApp.listen(0, "127.0.0.1");
-    await new Promise((resolve) => explorer.once("listening", resolve));
+    ({ server: explorer } = await listenLocal(explorerApp));
     explorerBase = `http://127.0.0.1:${(explorer.address() as { port: number }).port}/api`;
 
     const walletOf = (key: TestKey, file: string) =>
@@ -261,8 +261,7 @@ describe("relayer", function () {
       feeRateKoinuPerKb: FEE_RATE,
       postageKoinu: POSTAGE,
     });
-    inscriberServer = inscriberApp.listen(0, "127.0.0.1");
-    await new Promise((resolve) => inscriberServer.once("listening", resolve));
+    ({ server: inscriberServer } = await listenLocal(inscriberApp));
     inscriberUrl = `http://127.0.0.1:${(inscriberServer.address() as { port: number }).port}`;
 
     // The L2: the contract set, and the attesters over their own indexes.

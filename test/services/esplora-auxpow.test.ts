@@ -18,6 +18,7 @@ import { createExplorerApp } from "../../src/services/explorer/app";
 import { FEE_TARGETS } from "../../src/services/explorer/esplora-mempool";
 import { headerId, readMerkleBlock, rootFromBranch } from "../helpers/esplora-merkle";
 import { MainnetBlockEntry, mainnetBlocks } from "../helpers/testdata";
+import { listenLocal } from "../helpers/listen";
 
 /** Dogecoin Core's answer to a block it does not know (RPC_INVALID_ADDRESS_OR_KEY). */
 class BlockNotFound extends Error {
@@ -64,9 +65,8 @@ describe("explorer Esplora API on real mainnet blocks, AuxPoW ones included", fu
       },
     };
     const app = createExplorerApp({ queries: new IndexQueries(db), network: NETWORKS.mainnet, node, statusCacheMs: 0 });
-    const server = app.listen(0, "127.0.0.1");
+    const { server } = await listenLocal(app);
     servers.push(server);
-    await new Promise((resolve) => server.once("listening", resolve));
     return `http://127.0.0.1:${(server.address() as { port: number }).port}/esplora/api`;
   };
   const json = async (url: string) => {

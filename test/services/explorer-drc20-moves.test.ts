@@ -17,6 +17,7 @@ import { createExplorerApp } from "../../src/services/explorer/app";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { deployTick, inscribeTransfer, mintTick, sendTransfer } from "../helpers/drc20";
 import { TestKey, newKey } from "../helpers/keys";
+import { listenLocal } from "../helpers/listen";
 
 const TICK = "Mvs1";
 
@@ -60,8 +61,7 @@ describe("explorer: DRC-20 tick holders and inscription moves", function () {
       node: rpc,
       statusCacheMs: 0,
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    ({ server } = await listenLocal(app));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api`;
 
     deployId = await deployTick(devnet, carol, TICK, 21_000n, 1_000n);

@@ -31,6 +31,7 @@ import { signMessage, parseTransactionHex } from "../../src/doge";
 import { inscribeDoginals, sendInscription } from "../helpers/inscribe";
 import { TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { isInteger, parse as parseLossless } from "lossless-json";
+import { listenLocal } from "../helpers/listen";
 
 const DOGE = 100_000_000n;
 let now = 1_800_000_000;
@@ -79,8 +80,7 @@ describe("explorer API", function () {
       statusCacheMs: 0,
       pqc: new PqcRegistry(pqcDb, NETWORKS.regtest, queries, () => now),
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    ({ server } = await listenLocal(app));
     const address = server.address() as { port: number };
     base = `http://127.0.0.1:${address.port}/api`;
     // A client generated from the published document (shared/openapi/explorer.d.ts), used unchanged.

@@ -39,6 +39,7 @@ import { until } from "../helpers/wait";
 import { expectPublished } from "../helpers/openapi-publish";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { Loop, runEvery } from "../../src/ops/loop";
+import { listenLocal } from "../helpers/listen";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const bitcore = require("bitcore-lib-doge");
@@ -228,8 +229,7 @@ describe("inscriber", function () {
     });
     queries = new IndexQueries(indexDb);
     const explorerApp = createExplorerApp({ queries, network: NETWORKS.regtest, node: client, statusCacheMs: 0 });
-    explorer = explorerApp.listen(0, "127.0.0.1");
-    await new Promise((resolve) => explorer.once("listening", resolve));
+    ({ server: explorer } = await listenLocal(explorerApp));
     explorerBase = `http://127.0.0.1:${(explorer.address() as { port: number }).port}/api`;
 
     const key = newKey();
@@ -274,8 +274,7 @@ describe("inscriber", function () {
       feeRateKoinuPerKb: FEE_RATE,
       postageKoinu: POSTAGE,
     });
-    inscriber = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => inscriber.once("listening", resolve));
+    ({ server: inscriber } = await listenLocal(app));
     base = `http://127.0.0.1:${(inscriber.address() as { port: number }).port}`;
   });
 

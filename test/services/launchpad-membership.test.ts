@@ -14,6 +14,7 @@ import { z } from "../../src/services/http/openapi";
 import { RunningDevnet, startDevnet } from "../helpers/devnet";
 import { InscribeResult, KOINU_PER_DOGE, inscribeV1, sendInscription } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
+import { listenLocal } from "../helpers/listen";
 
 const SLUG = "member-pups";
 const MAX = 10n;
@@ -95,8 +96,7 @@ describe("launchpad membership from the index", function () {
         );
       },
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    ({ server } = await listenLocal(app));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
     const aliceCoin = await faucet(alice);

@@ -22,6 +22,7 @@ import type { RunningDevnet } from "../helpers/devnet";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
 import { Spendable, TestKey, newKey, spendP2pkh } from "../helpers/keys";
 import { Answer, LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
+import { listenLocal } from "../helpers/listen";
 
 const LAUNCHPAD_KEY = LAUNCHPAD_PROJECT_KEY;
 const PRICE = 5n * KOINU_PER_DOGE;
@@ -462,8 +463,7 @@ describe("launchpad mint path", function () {
           job: async (id) => (failingJobs.has(id) ? failedJob(id, "failed") : real.job(id)),
         },
       });
-      const failingServer = failing.listen(0, "127.0.0.1");
-      await new Promise((resolve) => failingServer.once("listening", resolve));
+      const { server: failingServer } = await listenLocal(failing);
       const saved = stack.base;
       stack.base = `http://127.0.0.1:${(failingServer.address() as { port: number }).port}`;
       try {

@@ -32,6 +32,7 @@ import { TestKey, newKey } from "../helpers/keys";
 import { until } from "../helpers/wait";
 import { nodeRawTransactions } from "../../src/services/user-psbt";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const PRICE = 5n * KOINU_PER_DOGE;
 const PAID = "pay-pups";
@@ -201,8 +202,7 @@ describe("launchpad pages' server side", function () {
         },
       },
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    ({ server } = await listenLocal(app));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     // The creator lists the priced one; the free one (an operator's listing) goes straight into the store.
     const listed = await call("POST", "/collections", {

@@ -21,6 +21,7 @@ import type { paths } from "../../shared/openapi/launchpad";
 import { expectPublished } from "../helpers/openapi-publish";
 import { TestKey, newKey } from "../helpers/keys";
 import { jsonRequest } from "../helpers/http";
+import { listenLocal } from "../helpers/listen";
 
 const START = 1_800_000_000;
 const OPERATOR_KEY = "lk_test_operator_key";
@@ -158,8 +159,7 @@ describe("launchpad API", function () {
         job: async (id) => inscriberJob({ id, status: "confirmed", inscriptionId: inscriptionOfJob(id) }),
       },
     });
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    ({ server } = await listenLocal(app));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     base = `${origin}/api`;
   });
@@ -402,8 +402,7 @@ describe("launchpad API", function () {
         clock: () => now,
         ...OPTIONS,
       });
-      const bareServer = bare.listen(0, "127.0.0.1");
-      await new Promise((resolve) => bareServer.once("listening", resolve));
+      const { server: bareServer } = await listenLocal(bare);
       const savedBase = base;
       base = `http://127.0.0.1:${(bareServer.address() as { port: number }).port}/api`;
       try {

@@ -29,6 +29,7 @@ import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../h
 import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
 import { standinScript } from "./standins";
 import { launchChromium } from "../helpers/chromium";
+import { listenLocal } from "../helpers/listen";
 
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts", "browser");
 const PHONE = { width: 390, height: 844 };
@@ -96,8 +97,9 @@ describe("launchpad pages in Chromium", function () {
     );
     stack = await startLaunchpadStack({
       launchpad: async ({ queries, client }) => {
-        explorer = createExplorerApp({ queries, network: NETWORKS.regtest, node: client }).listen(0, "127.0.0.1");
-        await new Promise((resolve) => explorer.once("listening", resolve));
+        ({ server: explorer } = await listenLocal(
+          createExplorerApp({ queries, network: NETWORKS.regtest, node: client }),
+        ));
         explorerUrl = `http://127.0.0.1:${(explorer.address() as { port: number }).port}`;
         return { webDir: path.resolve(__dirname, "..", "..", "web"), walletProviderScript, explorerUrl };
       },

@@ -28,12 +28,12 @@
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { NETWORKS, outputScriptToAddress, parseBlock, publicKeyToAddress } from "../../../src/doge";
 import { parseDrc20 } from "../../../src/inscription/drc20";
 import type { ChainBlock, EquivalenceChain } from "./chain";
 import { fixedKey } from "./chain";
+import { listenLocal } from "../../helpers/listen";
 
 type DatabaseModule = typeof import("../../../src/indexer/database");
 type StoreModule = typeof import("../../../src/indexer/store");
@@ -332,13 +332,12 @@ export class Reader {
         },
       } as never,
     });
-    const server = app.listen(0, "127.0.0.1");
+    const { server, base } = await listenLocal(app);
     // A read on a loaded machine may take longer than Node's 5 s default between two requests of
     // one kept-alive socket, which the server would then close under the client (ECONNRESET).
     server.keepAliveTimeout = 10 * 60_000;
-    await new Promise((resolve) => server.once("listening", resolve));
     this.server = server;
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.base = base;
   }
 
   async stop(): Promise<void> {
