@@ -503,7 +503,8 @@ interface BatchBlock {
 
 function parsedBlock(item: BatchBlock): Block {
   const parsed = parseBlock(item.raw);
-  if (!parsed.ok) throw new Error(`block ${item.hash} at height ${item.height} does not parse: ${parsed.error.message}`);
+  if (!parsed.ok)
+    throw new Error(`block ${item.hash} at height ${item.height} does not parse: ${parsed.error.message}`);
   return parsed.value;
 }
 
