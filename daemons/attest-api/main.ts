@@ -27,6 +27,7 @@ import { mountOpsRoutes } from "../../src/services/ops/server";
 import { RELAYER_L2_KEY_ENV, loadRelayerL2Key } from "../../src/relayer/keys";
 import { getNetwork } from "../../src/doge";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
+import { INDEX_PROFILES } from "../../src/indexer/profile";
 import { IndexQueries } from "../../src/indexer/queries";
 import { FactRequestFulfiller } from "../../src/relayer/fact-requests";
 import { ATTEST_WRITES_PER_MINUTE, createAttestApp } from "../../src/services/attest-api/app";
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
   const db = await waitForIndex(config["index-db"], {
     signal: stopped,
     cacheMb: 16,
+    // Facts, OP_RETURN and OP_CHECKZKP rows: nothing an attester-profile index deletes (src/indexer/profile.ts).
+    profiles: INDEX_PROFILES,
     log: (fields) => logger.info(fields),
   });
   const queries = new IndexQueries(db);

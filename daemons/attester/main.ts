@@ -28,6 +28,7 @@ import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/c
 import { getNetwork } from "../../src/doge";
 import { FactDomainMismatchError, assertAttestationDomain, attestationDomain } from "../../src/facts";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
+import { INDEX_PROFILES } from "../../src/indexer/profile";
 import { IndexHistory } from "../../src/indexer/read/as-of-height";
 import {
   L2ReadError,
@@ -126,6 +127,8 @@ async function main(): Promise<void> {
   const db = await waitForIndex(config["index-db"], {
     signal: stopped,
     cacheMb: 32,
+    // The facts read nothing an attester-profile index deletes (src/indexer/profile.ts).
+    profiles: INDEX_PROFILES,
     log: (fields) => logger.info(fields),
   });
   const history = new IndexHistory(db);

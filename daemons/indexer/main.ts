@@ -5,6 +5,10 @@
  *   node --import tsx daemons/indexer/main.ts --rpc-url http://user:pass@127.0.0.1:18332 \
  *        --db data/indexer/explorer.sqlite --network regtest [--start-height 0] [--ops-port 0]
  *
+ * --profile attester builds an index for an attester alone (src/indexer/profile.ts: spent outputs
+ * deeper than --max-reorg-depth are deleted); the profile is fixed when the index is created, and
+ * an index built with another one is refused (exit 2, one line on stderr).
+ *
  * Prints `indexer  <ops url>` once it serves /health. Before its first sync it checks that the
  * node is on --network (getblockchaininfo's chain) and exits 2 with one line on stderr if not.
  * While catching up it logs an info line `catch_up` (height, target, blocks/s, tx/s, ETA) every
@@ -20,6 +24,7 @@ import { loadDaemonConfig } from "../../src/config/load";
 import { checkRpcConfig, createDogecoinRpcClient, rpcOptions } from "../../src/config/rpc";
 import { getNetwork } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
+import { IndexProfile, IndexProfileMismatchError, claimIndexProfile, isIndexProfile } from "../../src/indexer/profile";
 import { Indexer, ReorgTooDeepError, SyncProgress } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
 import { IndexerStore } from "../../src/indexer/store";
@@ -90,6 +95,13 @@ const SPEC = {
     max: 65535,
     description: "port of /health and /metrics (0 = any free port)",
   },
+  profile: {
+    kind: "string",
+    env: "INDEXER_PROFILE",
+    default: "full",
+    description:
+      "what the index keeps: full (every reader) or attester (only what an attester's facts read: spent outputs deeper than --max-reorg-depth are deleted; every reader but the attester and attest-api refuses it); fixed when the index is created",
+  },
   "reset-on-rebuild": {
     kind: "boolean",
     env: "INDEXER_RESET_ON_REBUILD",
@@ -103,7 +115,10 @@ async function main(): Promise<void> {
   const config = loadDaemonConfig("indexer", SPEC, (values) => {
     checkRpcConfig(values);
     getNetwork(values.network);
+    if (!isIndexProfile(values.profile)) throw new Error(`--profile must be full or attester, not "${values.profile}"`);
   });
+  // Checked above: full or attester.
+  const profile = config.profile as IndexProfile;
   const logger = pino({ name: config.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   // Aborted by SIGTERM/SIGINT: RPC calls in flight and their retries stop at once.
   const stopped = stopSignal(config.name);
@@ -112,6 +127,16 @@ async function main(): Promise<void> {
     signal: stopped,
   });
   const db = openIndexerDatabase(config.db, { resetIfRebuildRequired: config["reset-on-rebuild"] });
+  // Recorded now (a reader that opens the index meanwhile sees it), or refused when the index was
+  // built with another profile.
+  try {
+    claimIndexProfile(db, profile);
+  } catch (error) {
+    if (!(error instanceof IndexProfileMismatchError)) throw error;
+    process.stderr.write(`${config.name}: ${error.message}\n`);
+    db.close();
+    process.exit(2);
+  }
   const store = new IndexerStore(db);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -188,6 +213,7 @@ async function main(): Promise<void> {
       network: getNetwork(config.network),
       startHeight: config["start-height"],
       maxReorgDepth: config["max-reorg-depth"],
+      profile,
       batchBlocks: config["batch-blocks"],
       onProgress,
       // The deferred index rebuild can take minutes on mainnet: its steps are info lines.
@@ -276,6 +302,7 @@ async function main(): Promise<void> {
     event: "ready",
     db: db.location,
     network: config.network,
+    profile,
     startHeight: config["start-height"],
     indexedHeight: indexer?.indexedHeight() ?? config["start-height"] - 1,
     ops: ops.url,

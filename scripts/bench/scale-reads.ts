@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { openIndexReader } from "../../src/indexer/database";
+import { INDEX_PROFILES } from "../../src/indexer/profile";
 import { IndexQueries } from "../../src/indexer/queries";
 import {
   INDEX_RECORD_BYTES,
@@ -75,7 +76,8 @@ export function measureReads(
   atTxs: number,
   samples: number,
 ): ReadFigures {
-  const reader = openIndexReader(indexFile);
+  // Balances, history and unspent outputs: an attester-profile index has them all (bench:scale --profile).
+  const reader = openIndexReader(indexFile, { profiles: INDEX_PROFILES });
   try {
     const queries = new IndexQueries(reader);
     const address = meta.busiest.address;
@@ -144,7 +146,7 @@ if (require.main === module) {
         `no generated chain in ${chainDir} (run npm run bench:scale with the same --txs and --seed first)`,
       );
     const indexFile = path.join(root, "index.sqlite");
-    const reader = openIndexReader(indexFile);
+    const reader = openIndexReader(indexFile, { profiles: INDEX_PROFILES });
     const status = new IndexQueries(reader).status();
     reader.close();
     const txCounts = fs.readFileSync(path.join(chainDir, "index.bin"));

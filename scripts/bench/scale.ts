@@ -1,5 +1,5 @@
 /**
- * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt]
+ * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt --profile attester]
  *
  * Indexes a mainnet-shaped chain of --txs transactions (scale-generator.ts; generated once in a
  * child process and cached under --dir) with the real Indexer into a fresh SQLite index under
@@ -18,6 +18,7 @@ import path from "node:path";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
+import { isIndexProfile } from "../../src/indexer/profile";
 import { IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
 import { dbBytes, measureReads, peakRssMb, printReads, readTouches } from "./scale-reads";
@@ -50,7 +51,11 @@ async function main(): Promise<void> {
     "defer-indexes-behind": "",
     // A saved output of an earlier run (any schema version) whose figures each line is compared to.
     baseline: "",
+    // The index profile (src/indexer/profile.ts): full, or attester (spent outputs deeper than the reorg limit deleted).
+    profile: "full",
   });
+  const profile = String(flags.profile);
+  if (!isIndexProfile(profile)) throw new Error(`--profile must be full or attester, not "${profile}"`);
   const deferIndexesBehind =
     flags["defer-indexes-behind"] === "" ? undefined : integerFlag(flags, "defer-indexes-behind");
   const txs = integerFlag(flags, "txs");
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
     store: new IndexerStore(db),
     source,
     network: NETWORKS.mainnet,
+    profile,
     ...(deferIndexesBehind === undefined ? {} : { deferIndexesBehind }),
     log: (event, fields) => {
       if (event === "read_indexes_restoring") restoreCpuStart = cpuNow();
@@ -181,7 +187,7 @@ async function main(): Promise<void> {
     `\nread-side indexes deferred during catch-up: ${deferIndexesBehind === undefined ? "when > 1000 blocks behind (the indexer's default)" : `when > ${deferIndexesBehind} blocks behind (--defer-indexes-behind)`}`,
   );
   process.stdout.write(
-    `\nindexing into ${path.relative(ROOT, indexFile)} (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far)\n`,
+    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile} (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far)\n`,
   );
   const firstReadTxs = Math.min(1_000_000, Math.floor(meta.txs / 2));
   const firstReadHeight = source.heightAtTxs(firstReadTxs);

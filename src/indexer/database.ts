@@ -11,6 +11,7 @@ import { SqlDatabase, isPostgresUrl, printableLocation, sqliteDatabase } from ".
 import { PostgresDatabase, openPostgres } from "../db/postgres";
 import { INDEXER_MIGRATIONS, INDEXER_SCHEMA } from "./schema";
 import { INDEXER_PG_CONFLICT_KEYS, INDEXER_PG_DDL, INDEXER_PG_UPGRADES } from "./schema-postgres";
+import { IndexProfile, profileOf } from "./profile";
 import { DogeosError } from "../errors";
 
 export const INDEXER_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
@@ -66,12 +67,20 @@ export function openIndexerDatabase(
   return sqliteDatabase(db, location);
 }
 
+/** What a reader opens the index with: its page cache, and the index profiles it can read (default: full only). */
+export interface IndexReaderOptions {
+  cacheMb?: number;
+  /** An attester-profile index lacks spent outputs (profile.ts): only the attester and attest-api read it. */
+  profiles?: readonly IndexProfile[];
+}
+
 /**
  * A reader's handle on the index the indexer writes: read-only (a statement that writes fails),
- * never migrated. An index that does not exist yet, or whose schema version differs from this
- * build's, is refused with IndexUnreadableError naming what to do.
+ * never migrated. An index that does not exist yet, whose schema version differs from this
+ * build's, or built with a profile the reader does not take, is refused with IndexUnreadableError
+ * naming what to do.
  */
-export function openIndexReader(location: string, options: { cacheMb?: number } = {}): SqlDatabase {
+export function openIndexReader(location: string, options: IndexReaderOptions = {}): SqlDatabase {
   if (isPostgresUrl(location)) {
     let db: PostgresDatabase;
     try {
@@ -86,6 +95,7 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
     }
     try {
       checkIndexSchema(db);
+      checkIndexProfile(db, options.profiles);
     } catch (error) {
       db.close();
       throw error;
@@ -102,6 +112,7 @@ export function openIndexReader(location: string, options: { cacheMb?: number } 
   const handle = sqliteDatabase(db, location);
   try {
     checkIndexSchema(handle);
+    checkIndexProfile(handle, options.profiles);
   } catch (error) {
     db.close();
     throw error;
@@ -159,6 +170,16 @@ export function checkIndexSchema(db: SqlDatabase): void {
       `schema version ${version}, this build reads ${INDEXER_SCHEMA_VERSION}: ${hint}`,
     );
   }
+}
+
+/** Refuses an index built with a profile the reader does not take (an attester index: every reader but the attester's). */
+function checkIndexProfile(db: SqlDatabase, accepted: readonly IndexProfile[] = ["full"]): void {
+  const profile = profileOf(db);
+  if (!(accepted as readonly string[]).includes(profile))
+    throw new IndexUnreadableError(
+      db.location,
+      `it was built with \`dogeos indexer --profile ${profile}\`, which deletes spent outputs this reader needs: point it at an index built without --profile (full)`,
+    );
 }
 
 /** The advisory lock the writer holds for its session: a second indexer on the same database is refused. */

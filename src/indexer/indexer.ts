@@ -25,6 +25,7 @@ import {
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
+import { IndexProfile, SpentOutputPruner, claimIndexProfile } from "./profile";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
 import { IndexerStore } from "./store";
@@ -38,6 +39,12 @@ export interface IndexerOptions {
   startHeight?: number;
   /** Deepest reorg handled by rolling back; deeper ones stop the indexer. Default 100 blocks. */
   maxReorgDepth?: number;
+  /**
+   * What the index keeps (profile.ts): `full` (the default) or `attester`, which deletes spent
+   * outputs deeper than maxReorgDepth that nothing an attester reads needs. Recorded in the index's
+   * meta on its first use; an index built with another profile is refused.
+   */
+  profile?: IndexProfile;
   /** Most blocks per database transaction during catch-up (default 2000; near the tip it is one). */
   batchBlocks?: number;
   /** Most raw bytes held for one batch (default 128 MB). */
@@ -99,6 +106,14 @@ export class Indexer {
   private readonly batchMs: number;
   private nodeHeight: number | null = null;
   private stopRequested = false;
+  /** The attester profile's pruning of spent outputs (null for a full index). */
+  private readonly pruner: SpentOutputPruner | null;
+  /**
+   * Attester profile, while outputs_by_spent_tx is deferred: the spends of the batches not yet
+   * final (tx id, vout, spender id, vin), pruned by key at each batch's end (SpentOutputPruner.pruneSpends).
+   */
+  private readonly spends: number[] = [];
+  private logSpends = false;
 
   /** Asks a running syncOnce() to return after the batch it is writing (clean shutdown). */
   stop(): void {
@@ -120,6 +135,9 @@ export class Indexer {
     this.log = options.log ?? (() => undefined);
     this.onProgress = options.onProgress ?? (() => undefined);
     this.batchMs = Math.max(1, options.batchMs ?? 2_000);
+    // Before start_height is written: an index that has one but no profile predates profiles (full).
+    const profile = options.profile ?? "full";
+    claimIndexProfile(this.store.db, profile);
     const storedStart = this.store.getMeta("start_height");
     const requested = options.startHeight ?? 0;
     if (storedStart !== null && Number(storedStart) !== requested) {
@@ -136,6 +154,7 @@ export class Indexer {
       throw new Error(`this index is for ${this.store.getMeta("network")}, not ${this.network.name}`);
     }
     this.startHeight = requested;
+    this.pruner = profile === "attester" ? new SpentOutputPruner(this.store.db, this.maxReorgDepth) : null;
     this.inscriptions = new InscriptionTracker(this.store.trackerDatabase(), this.store);
   }
 
@@ -218,6 +237,9 @@ export class Indexer {
       const broken = batch.findIndex((item, i) => i > 0 && item.prevHash !== batch[i - 1].hash);
       const usable = broken === -1 ? batch : batch.slice(0, broken);
       let transactions = 0;
+      const deferred = this.store.getMeta("read_indexes_deferred") === "1";
+      // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
+      this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
       try {
         this.store.transaction(() => {
           // PostgreSQL reads the batch's spent outputs in one query first, so it parses every block now.
@@ -234,9 +256,13 @@ export class Indexer {
           this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
           this.inscriptions.pruneJournal(usable[usable.length - 1].height - this.maxReorgDepth - 1);
+          // So are spent outputs, on an attester index.
+          if (this.logSpends) this.pruner!.pruneSpends(this.spends, usable[usable.length - 1].height);
+          else if (this.pruner && !deferred) this.pruner.afterBatch(usable[usable.length - 1].height);
         });
       } catch (error) {
         this.store.discardPending();
+        this.spends.length = 0;
         // The batch's transaction rolled back: counters held in memory must follow.
         this.inscriptions.reloadCounters();
         throw error;
@@ -288,6 +314,13 @@ export class Indexer {
     if (sqlite) this.store.db.exec("PRAGMA temp_store = FILE");
     try {
       this.store.transaction(() => {
+        // First the attester profile's spent outputs, one pass in key order: fewer rows to index.
+        if (this.pruner) {
+          const pruneStarted = Date.now();
+          const deleted = this.pruner.fullPass(this.indexedHeight());
+          this.spends.length = 0;
+          this.log("spent_outputs_pruned", { deleted, ms: Date.now() - pruneStarted });
+        }
         CATCH_UP_DEFERRED_INDEXES.forEach((index, i) => {
           const indexStarted = Date.now();
           this.store.db.exec(index.sql);
@@ -323,9 +356,13 @@ export class Indexer {
     const tip = this.store.tip();
     if (!tip) return 0;
     let height = tip.height;
+    // An attester index has deleted the spends at and below this height (as of its highest tip).
+    const pruned = this.pruner?.prunedToHeight() ?? null;
     for (;;) {
       const depth = tip.height - height;
       if (depth > this.maxReorgDepth) throw new ReorgTooDeepError(depth, this.maxReorgDepth, height);
+      if (pruned !== null && height < pruned)
+        throw new ReorgTooDeepError(pruned + this.maxReorgDepth - height, this.maxReorgDepth, height);
       if (height < this.startHeight) break;
       const stored = this.store.blockAt(height);
       const nodeHash = await this.source.getBlockHash(height);
@@ -338,6 +375,8 @@ export class Indexer {
       this.store.rollbackAbove(height);
       this.inscriptions.rollbackAbove(height);
     });
+    // Spends above the fork are undone (a leftover would not match its row; dropped all the same).
+    this.spends.length = 0;
     return removed;
   }
 
@@ -415,6 +454,7 @@ export class Indexer {
           }
           if (inputTotal !== null) inputTotal += spent.value;
           store.spendOutput(spent, txId, vin);
+          if (this.logSpends) this.spends.push(spent.txId, spent.vout, txId, vin);
           if (spent.addressId !== null) sent.set(spent.addressId, (sent.get(spent.addressId) ?? 0n) + spent.value);
         }
       }

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isPostgresUrl, printableLocation } from "../db/sql";
 import { openIndexReader } from "./database";
+import { INDEX_PROFILES } from "./profile";
 import { IndexQueries } from "./queries";
 import { DogeosError } from "../errors";
 
@@ -63,8 +64,8 @@ export function snapshotIndex(location: string, out: string): SnapshotResult {
     throw new SnapshotError(`the directory of --out (${dir}) does not exist`);
 
   const started = process.hrtime.bigint();
-  // Refuses a missing index or one of another schema, as every reader does.
-  const source = openIndexReader(location);
+  // Refuses a missing index or one of another schema, as every reader does; copies either profile.
+  const source = openIndexReader(location, { profiles: INDEX_PROFILES });
   const partial = path.join(dir, `.${path.basename(target)}.partial-${process.pid}`);
   fs.rmSync(partial, { force: true });
   try {
@@ -95,7 +96,7 @@ export function snapshotIndex(location: string, out: string): SnapshotResult {
   }
 
   // What the snapshot holds, read from the snapshot (the index may have moved on since).
-  const copy = openIndexReader(target);
+  const copy = openIndexReader(target, { profiles: INDEX_PROFILES });
   try {
     const status = new IndexQueries(copy).status();
     return {

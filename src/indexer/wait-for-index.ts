@@ -7,6 +7,7 @@
 import { abortableSleep } from "../chain/dogecoin-rpc";
 import { SqlDatabase, printableLocation } from "../db/sql";
 import { IndexUnreadableError, openIndexReader } from "./database";
+import type { IndexProfile } from "./profile";
 
 export interface WaitForIndexOptions {
   /** The daemon's stop signal: waiting ends (with the signal's reason thrown) when it fires. */
@@ -14,6 +15,8 @@ export interface WaitForIndexOptions {
   /** Told once, on the first refusal that will be retried (a daemon passes its logger's info). */
   log?: (fields: { event: "index_waiting"; location: string; reason: string }) => void;
   cacheMb?: number;
+  /** The index profiles this reader takes (openIndexReader's; default full only). */
+  profiles?: readonly IndexProfile[];
   /** Between attempts (default 250 ms). */
   intervalMs?: number;
 }
@@ -35,7 +38,7 @@ export async function waitForIndex(location: string, options: WaitForIndexOption
         ? options.signal.reason
         : new Error("stopped while waiting for the index");
     try {
-      return openIndexReader(location, { cacheMb: options.cacheMb });
+      return openIndexReader(location, { cacheMb: options.cacheMb, profiles: options.profiles });
     } catch (error) {
       if (!indexNotCreatedYet(error)) throw error;
       if (!told) {
