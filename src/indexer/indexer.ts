@@ -255,7 +255,10 @@ export class Indexer {
           }
           this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
-          this.inscriptions.pruneJournal(usable[usable.length - 1].height - this.maxReorgDepth - 1);
+          const journalFloor = usable[usable.length - 1].height - this.maxReorgDepth - 1;
+          this.inscriptions.pruneJournal(journalFloor);
+          // Kept across restarts: a rollback to below journalFloor - 1 would need entries now gone.
+          if (journalFloor > this.journalPrunedBelow()) this.store.setMeta(JOURNAL_FLOOR_KEY, String(journalFloor));
           // So are spent outputs, on an attester index.
           if (this.logSpends) this.pruner!.pruneSpends(this.spends, usable[usable.length - 1].height);
           else if (this.pruner && !deferred) this.pruner.afterBatch(usable[usable.length - 1].height);
@@ -342,6 +345,12 @@ export class Indexer {
     this.log("read_indexes_restored", { ms: Date.now() - started });
   }
 
+  /** The height below which the undo journal has been pruned (-Infinity before the first prune is recorded). */
+  private journalPrunedBelow(): number {
+    const recorded = this.store.getMeta(JOURNAL_FLOOR_KEY);
+    return recorded === null ? -Infinity : Number(recorded);
+  }
+
   /** If the node no longer has our tip in its active chain, roll back to the fork point. */
   private async reconcileTip(nodeHeight: number): Promise<number> {
     const tip = this.store.tip();
@@ -358,9 +367,15 @@ export class Indexer {
     let height = tip.height;
     // An attester index has deleted the spends at and below this height (as of its highest tip).
     const pruned = this.pruner?.prunedToHeight() ?? null;
+    // The undo journal was pruned below this height, as of the highest tip the index had: after
+    // earlier rollbacks lowered the tip, a rollback within the limit of the tip it has now can still
+    // reach below it, and would undo the inscription tables from an incomplete journal.
+    const journalFloor = this.journalPrunedBelow();
     for (;;) {
       const depth = tip.height - height;
       if (depth > this.maxReorgDepth) throw new ReorgTooDeepError(depth, this.maxReorgDepth, height);
+      if (height < journalFloor - 1)
+        throw new ReorgTooDeepError(journalFloor + this.maxReorgDepth + 1 - height, this.maxReorgDepth, height);
       if (pruned !== null && height < pruned)
         throw new ReorgTooDeepError(pruned + this.maxReorgDepth - height, this.maxReorgDepth, height);
       if (height < this.startHeight) break;
@@ -531,6 +546,9 @@ export class Indexer {
     this.store.addHistory(addressId, txId, got, gave, counterparty);
   }
 }
+
+/** Meta key: the journal keeps no entry below this height (the highest floor any batch pruned to). */
+const JOURNAL_FLOOR_KEY = "journal_pruned_below";
 
 /** A block of a catch-up batch: read and its header checked; its transactions parsed when applied. */
 interface BatchBlock {
