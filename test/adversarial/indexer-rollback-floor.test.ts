@@ -16,27 +16,11 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, ReorgTooDeepError } from "../../src/indexer/indexer";
 import { IndexerStore } from "../../src/indexer/store";
 import { dumpDatabase } from "../helpers/db-dump";
-import { ChainBlock, EquivalenceChain, devnetChain } from "../indexer/equivalence/chain";
+import { EquivalenceChain, SteppedChainSource, devnetChain } from "../indexer/equivalence/chain";
 
 const LIMIT = 2;
 
-class ShrinkingSource {
-  active: ChainBlock[] = [];
-  constructor(private readonly chain: EquivalenceChain) {}
-  async getTipHeight(): Promise<number> {
-    return this.chain.startHeight + this.active.length - 1;
-  }
-  async getBlockHash(height: number): Promise<string | null> {
-    return this.active[height - this.chain.startHeight]?.hash ?? null;
-  }
-  async getRawBlock(hash: string): Promise<Uint8Array> {
-    const raw = this.chain.blocksByHash.get(hash);
-    if (!raw) throw new Error(`block ${hash} is not in the chain`);
-    return raw;
-  }
-}
-
-function indexerOn(chain: EquivalenceChain, source: ShrinkingSource) {
+function indexerOn(chain: EquivalenceChain, source: SteppedChainSource) {
   const db = openIndexerDatabase(":memory:");
   const indexer = new Indexer({
     store: new IndexerStore(db),
@@ -67,7 +51,7 @@ describe("adversarial: a node's chain shortened step by step walks the index bel
     let refusals = 0;
     // From several tips, lower the node's chain by LIMIT blocks at a time, three times.
     for (let top = 8; top <= blocks.length; top += 2) {
-      const source = new ShrinkingSource(chain);
+      const source = new SteppedChainSource(chain);
       const { db, indexer } = indexerOn(chain, source);
       source.active = blocks.slice(0, top);
       await indexer.syncOnce();

@@ -5,8 +5,9 @@
  */
 import type { SqlDatabase } from "../../src/db/sql";
 
-export function dumpDatabase(db: SqlDatabase, skipTables: string[] = ["meta"]): Record<string, unknown[]> {
-  const tables = (
+/** The index's tables by name (SQLite's own excluded), on either backend. */
+export function tableNames(db: SqlDatabase): string[] {
+  return (
     db.dialect === "sqlite"
       ? db
           .prepare<{ name: string }>(
@@ -18,9 +19,11 @@ export function dumpDatabase(db: SqlDatabase, skipTables: string[] = ["meta"]): 
             "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
           )
           .all()
-  )
-    .map((row) => row.name)
-    .filter((name) => !skipTables.includes(name));
+  ).map((row) => row.name);
+}
+
+export function dumpDatabase(db: SqlDatabase, skipTables: string[] = ["meta"]): Record<string, unknown[]> {
+  const tables = tableNames(db).filter((name) => !skipTables.includes(name));
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
     const columns =

@@ -33,30 +33,14 @@ import { TX_ID_OF_TXID } from "../../src/indexer/schema";
 import { IndexerStore } from "../../src/indexer/store";
 import { waitForIndex } from "../../src/indexer/wait-for-index";
 import { runDaemonToExit } from "../helpers/daemon";
+import { tableNames } from "../helpers/db-dump";
 import { createTestDatabase } from "../helpers/postgres";
-import { ChainBlock, EquivalenceChain, devnetChain } from "./equivalence/chain";
+import { EquivalenceChain, SteppedChainSource, devnetChain } from "./equivalence/chain";
 import { readFixture } from "./equivalence/fixture";
 import { Reader, Route, canonical, loadStack, routeKind, routeName } from "./equivalence/harness";
 
 const REORG_DEPTH = 2;
 const stack = loadStack(path.resolve(__dirname, "..", ".."));
-
-/** A ChainSource whose active chain the test switches between syncs. */
-class SteppedSource {
-  active: ChainBlock[] = [];
-  constructor(private readonly chain: EquivalenceChain) {}
-  async getTipHeight(): Promise<number> {
-    return this.chain.startHeight + this.active.length - 1;
-  }
-  async getBlockHash(height: number): Promise<string | null> {
-    return this.active[height - this.chain.startHeight]?.hash ?? null;
-  }
-  async getRawBlock(hash: string): Promise<Uint8Array> {
-    const raw = this.chain.blocksByHash.get(hash);
-    if (!raw) throw new Error(`block ${hash} is not in chain ${this.chain.name}`);
-    return raw;
-  }
-}
 
 interface Built {
   name: string;
@@ -64,7 +48,12 @@ interface Built {
   indexer: Indexer;
 }
 
-function indexerOf(db: SqlDatabase, source: SteppedSource, chain: EquivalenceChain, options: Partial<IndexerOptions>) {
+function indexerOf(
+  db: SqlDatabase,
+  source: SteppedChainSource,
+  chain: EquivalenceChain,
+  options: Partial<IndexerOptions>,
+) {
   return new Indexer({
     store: new IndexerStore(db),
     source,
@@ -83,22 +72,6 @@ function rowsOf(db: SqlDatabase, table: string): string[] {
     .all()
     .map((row) => canonical(row))
     .sort();
-}
-
-function tablesOf(db: SqlDatabase): string[] {
-  const rows =
-    db.dialect === "sqlite"
-      ? db
-          .prepare<{ name: string }>(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-          )
-          .all()
-      : db
-          .prepare<{ name: string }>(
-            "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
-          )
-          .all();
-  return rows.map((r) => r.name);
 }
 
 /** Meta keys that differ by profile or by wall clock. */
@@ -169,10 +142,10 @@ async function compareStep(
   }
 
   // Every table but outputs, row for row.
-  const tables = tablesOf(full.db);
+  const tables = tableNames(full.db);
   expect(tables).to.include("outputs");
   for (const attester of attesters) {
-    expect(tablesOf(attester.db)).to.deep.equal(tables);
+    expect(tableNames(attester.db)).to.deep.equal(tables);
     for (const table of tables) {
       if (table === "outputs") continue;
       const strip = (rows: string[]) =>
@@ -255,7 +228,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     it("answers every attester read as a full index does, before and after reorgs, with spent outputs below the reorg limit gone", async () => {
       const chain = await devnetChain();
       const fixture = readFixture(chain.name);
-      const source = new SteppedSource(chain);
+      const source = new SteppedChainSource(chain);
       const build = async (name: string, options: Partial<IndexerOptions>): Promise<Built> => {
         const db = await newIndex();
         return { name, db, indexer: indexerOf(db, source, chain, options) };
@@ -304,7 +277,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
     it("refuses a rollback below the height it has pruned to, where a full index rolls back", async () => {
       const chain = await devnetChain();
       const branch = chain.steps.find((s) => s.snapshot === "branch-a")!.blocks;
-      const source = new SteppedSource(chain);
+      const source = new SteppedChainSource(chain);
       const full = indexerOf(await newIndex(), source, chain, {});
       const attester = indexerOf(await newIndex(), source, chain, { profile: "attester" });
       source.active = branch;
@@ -325,7 +298,7 @@ for (const backend of ["sqlite", "postgres"] as const) {
 
     it("refuses to open an index with another profile than it was built with", async () => {
       const chain = await devnetChain();
-      const source = new SteppedSource(chain);
+      const source = new SteppedChainSource(chain);
       source.active = chain.steps[0].blocks;
       const profiles: IndexProfile[] = ["full", "attester"];
       for (const [built, other] of [profiles, [...profiles].reverse()]) {
@@ -364,7 +337,7 @@ describe("attester profile: readers and the daemon", function () {
     const file = path.join(dir, name);
     const db = openIndexerDatabase(file);
     try {
-      const source = new SteppedSource(chain);
+      const source = new SteppedChainSource(chain);
       source.active = chain.steps[1].blocks;
       await indexerOf(db, source, chain, { profile }).syncOnce();
     } finally {

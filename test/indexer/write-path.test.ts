@@ -13,28 +13,12 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, IndexerOptions } from "../../src/indexer/indexer";
 import { IndexerStore } from "../../src/indexer/store";
 import { dumpDatabase } from "../helpers/db-dump";
-import { ChainBlock, EquivalenceChain, devnetChain } from "./equivalence/chain";
-
-class SteppedSource {
-  active: ChainBlock[] = [];
-  constructor(private readonly chain: EquivalenceChain) {}
-  async getTipHeight(): Promise<number> {
-    return this.chain.startHeight + this.active.length - 1;
-  }
-  async getBlockHash(height: number): Promise<string | null> {
-    return this.active[height - this.chain.startHeight]?.hash ?? null;
-  }
-  async getRawBlock(hash: string): Promise<Uint8Array> {
-    const raw = this.chain.blocksByHash.get(hash);
-    if (!raw) throw new Error(`block ${hash} is not in the chain`);
-    return raw;
-  }
-}
+import { EquivalenceChain, SteppedChainSource, devnetChain } from "./equivalence/chain";
 
 /** A fresh in-memory index of `chain` and the indexer that follows its stepped source. */
 function indexerOf(chain: EquivalenceChain, options: Partial<IndexerOptions> = {}) {
   const db = openIndexerDatabase(":memory:");
-  const source = new SteppedSource(chain);
+  const source = new SteppedChainSource(chain);
   const indexer = new Indexer({
     store: new IndexerStore(db),
     source,

@@ -137,6 +137,23 @@ export function fixedKey(label: string): TestKey {
 
 const DOGE = 100_000_000n;
 
+/** A ChainSource over a chain's blocks whose active list (the node's chain) a test switches between syncs. */
+export class SteppedChainSource {
+  active: ChainBlock[] = [];
+  constructor(private readonly chain: EquivalenceChain) {}
+  async getTipHeight(): Promise<number> {
+    return this.chain.startHeight + this.active.length - 1;
+  }
+  async getBlockHash(height: number): Promise<string | null> {
+    return this.active[height - this.chain.startHeight]?.hash ?? null;
+  }
+  async getRawBlock(hash: string): Promise<Uint8Array> {
+    const raw = this.chain.blocksByHash.get(hash);
+    if (!raw) throw new Error(`block ${hash} is not in chain ${this.chain.name}`);
+    return raw;
+  }
+}
+
 /**
  * The devnet as the test builders use it, in memory: `sendrawtransaction` queues a transaction,
  * `devnet_faucet` pays from the faucet key's matured coinbases, `mine()` makes a block of the queue.
