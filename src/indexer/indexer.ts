@@ -6,22 +6,18 @@
  */
 import {
   Block,
-  ByteReader,
   DecodedTransaction,
-  HEADER_SIZE,
   DogeNetwork,
   OP,
   bytesToHex,
-  bytesToHexReversed,
   concatBytes,
   decodeAddress,
   isCoinbase,
   outputScriptToAddress,
   parseBlock,
+  parseHeader,
   parseScript,
-  readHeader,
   sha256,
-  sha256d,
 } from "../doge";
 import { extractCheckZkpUses } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
@@ -216,14 +212,13 @@ export class Indexer {
         // Only the header now: the transactions are parsed as the block is applied, so a batch
         // holds its raw bytes, not 2000 blocks of parsed objects that would outlive V8's young
         // generation (docs/operations.md "Sizing").
-        const header = raw.length >= HEADER_SIZE ? readHeader(new ByteReader(raw.subarray(0, HEADER_SIZE))) : null;
-        const found = header ? bytesToHexReversed(sha256d(raw.subarray(0, HEADER_SIZE))) : null;
-        if (!header || found !== hash) {
+        const header = parseHeader(raw);
+        if (!header.ok || header.value.hash !== hash) {
           const parsed = parseBlock(raw);
           if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
           throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
         }
-        batch.push({ raw, hash, prevHash: header.prevHash, height, block: null });
+        batch.push({ raw, hash, prevHash: header.value.prevHash, height, block: null });
         batchBytes += raw.length;
       }
       if (batch.length === 0) break;
@@ -255,13 +250,14 @@ export class Indexer {
           }
           this.store.flushWrites();
           // Undo entries below the deepest possible rollback are no longer needed.
-          const journalFloor = usable[usable.length - 1].height - this.maxReorgDepth - 1;
+          const lastHeight = usable[usable.length - 1].height;
+          const journalFloor = lastHeight - this.maxReorgDepth - 1;
           this.inscriptions.pruneJournal(journalFloor);
           // Kept across restarts: a rollback to below journalFloor - 1 would need entries now gone.
           if (journalFloor > this.journalPrunedBelow()) this.store.setMeta(JOURNAL_FLOOR_KEY, String(journalFloor));
           // So are spent outputs, on an attester index.
-          if (this.logSpends) this.pruner!.pruneSpends(this.spends, usable[usable.length - 1].height);
-          else if (this.pruner && !deferred) this.pruner.afterBatch(usable[usable.length - 1].height);
+          if (this.logSpends) this.pruner!.pruneSpends(this.spends, lastHeight);
+          else if (this.pruner && !deferred) this.pruner.afterBatch(lastHeight);
         });
       } catch (error) {
         this.store.discardPending();
