@@ -205,7 +205,8 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
       throw new Error(`database ${db.location} holds a "${meta.schema}" schema, not "${INDEXER_SCHEMA}"`);
     const version = meta.schema_version === undefined ? 0 : Number(meta.schema_version);
     if (version > INDEXER_SCHEMA_VERSION) throw new SchemaMismatchError(version, INDEXER_SCHEMA_VERSION, db.location);
-    if (upgradesInPlace(version, "postgres")) {
+    const inPlace = upgradesInPlace(version, "postgres");
+    if (inPlace) {
       db.transaction(() => {
         for (let next = version + 1; next <= INDEXER_SCHEMA_VERSION; next++) db.exec(INDEXER_PG_UPGRADES[next]);
         db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
@@ -224,7 +225,8 @@ function openPostgresIndexWriter(location: string, options: { resetIfRebuildRequ
         );
       dropIndexTables(db);
     }
-    if (schemaMeta(db).schema_version !== String(INDEXER_SCHEMA_VERSION)) {
+    // A new database, or one whose old tables were just dropped, gets the schema.
+    if (!inPlace && version !== INDEXER_SCHEMA_VERSION) {
       db.transaction(() => {
         db.exec(INDEXER_PG_DDL);
         const set = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
