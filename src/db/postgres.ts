@@ -186,6 +186,8 @@ export type CopyColumn = readonly [name: string, type: CopyType];
  */
 const COPY_SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]);
 const TWO_32 = 2 ** 32;
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 /** Rows in binary COPY form, in a growing buffer of its own (transferred to the worker, never pooled). */
@@ -224,7 +226,7 @@ class CopyEncoder {
         this.room(12);
         this.at = this.bytes.writeInt32BE(8, this.at);
         if (typeof value === "bigint") {
-          if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new RangeError(`${value} is out of bigint's range`);
+          if (value < INT8_MIN || value > INT8_MAX) throw new RangeError(`${value} is out of bigint's range`);
           this.at = this.bytes.writeBigInt64BE(value, this.at);
           return;
         }
@@ -306,7 +308,8 @@ export function encodeCopyRows(columns: readonly CopyColumn[], rows: Iterable<Ar
 
 export class PostgresStatement<Row> implements SqlStatement<Row> {
   private safe = false;
-  private readonly text: string;
+  /** The text sent to the server (translated to PostgreSQL's placeholders unless prepared native). */
+  readonly text: string;
   private readonly names: string[] | null;
 
   /** `conflictKeys` null: the SQL is PostgreSQL's own, sent as written. */

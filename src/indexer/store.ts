@@ -22,7 +22,7 @@
  * of other modules that read chain tables (trackerDatabase) write the buffer out first.
  */
 import type { SqlDatabase, SqlStatement } from "../db/sql";
-import { PostgresDatabase } from "../db/postgres";
+import { PostgresDatabase, PostgresStatement } from "../db/postgres";
 import type { CopyColumn } from "../db/postgres";
 import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
@@ -85,8 +85,8 @@ const buf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, b
 
 /**
  * A bounded map that forgets its oldest third when full (Map iteration follows insertion order).
- * Entries `keep` holds on to are never forgotten: the oldest of them stops the eviction (values are
- * ids, remembered in ascending order, so everything after it is kept too).
+ * Entries `keep` holds on to are never forgotten: the oldest of them stops the eviction, so the map
+ * may outgrow its limit by the entries remembered after it (a batch's, until it is written).
  */
 class RecentMap<K, V> extends Map<K, V> {
   constructor(
@@ -118,9 +118,15 @@ export class IndexerStore {
   private nextAddressId = 1;
   /** The first transaction id whose rows are still buffered (nextTxId when none are). */
   private pendingFromTxId = 1;
+  /** PostgreSQL only: the first address id whose row is still buffered (nextAddressId when none is). */
+  private pendingFromAddressId = 1;
   /** txid -> id of recent transactions (every transaction of the batch being written is kept). */
   private readonly txIds = new RecentMap<string, number>(400_000, (_, id) => id >= this.pendingFromTxId);
-  private readonly addressIds = new RecentMap<string, number>(400_000);
+  /** address -> id of recent addresses (on PostgreSQL every address whose row is still buffered is kept). */
+  private readonly addressIds = new RecentMap<string, number>(
+    400_000,
+    (_, id) => this.bulk !== null && id >= this.pendingFromAddressId,
+  );
   /**
    * The outputs of recent transactions by transaction id, indexed by vout (undefined for an
    * OP_RETURN output): most inputs spend young outputs, found here without a query. Every
@@ -245,6 +251,9 @@ export class IndexerStore {
             5,
           ),
         };
+    // These reads never need the buffered rows: a buffered transaction or address is always in
+    // memory (txIds and addressIds keep them), and an output is read only from a written transaction.
+    this.bulk?.readWithoutFlush(this.s.txIdOf, this.s.addressIdOf, this.s.getOutput, this.s.getOutputByTxid);
     this.reloadIds();
   }
 
@@ -253,6 +262,7 @@ export class IndexerStore {
     this.nextTxId = Number((this.s.maxTxId.get() as { n: number | bigint }).n) + 1;
     this.nextAddressId = Number((this.s.maxAddressId.get() as { n: number | bigint }).n) + 1;
     this.pendingFromTxId = this.nextTxId;
+    this.pendingFromAddressId = this.nextAddressId;
     this.txIds.clear();
     this.addressIds.clear();
     this.recentOutputs.clear();
@@ -545,6 +555,7 @@ export class IndexerStore {
       this.forgetSpent(this.bulk.outputs);
       this.bulk.write(this.pendingBalances);
       this.pendingFromTxId = this.nextTxId;
+      this.pendingFromAddressId = this.nextAddressId;
       return;
     }
     if (this.txRows.length === 0 && this.outputRows.length === 0 && this.historyRows.length === 0) return;
@@ -810,6 +821,12 @@ class BulkRows {
       this.needsFlush.set(sql, answer);
     }
     return answer;
+  }
+
+  /** Marks reads whose answers never depend on the buffered rows: they run without a flush first. */
+  readWithoutFlush(...statements: SqlStatement[]): void {
+    for (const statement of statements)
+      if (statement instanceof PostgresStatement) this.needsFlush.set(statement.text, false);
   }
 
   constructor(private readonly db: PostgresDatabase) {
