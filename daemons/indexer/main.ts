@@ -27,7 +27,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { IndexProfile, IndexProfileMismatchError, claimIndexProfile, isIndexProfile } from "../../src/indexer/profile";
 import { Indexer, ReorgTooDeepError, SyncProgress } from "../../src/indexer/indexer";
 import { RpcChainSource } from "../../src/indexer/source";
-import { IndexerStore } from "../../src/indexer/store";
+import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { ZkpShadowService } from "../../src/indexer/zkp-shadow";
 import { startOpsServer } from "../../src/services/ops/server";
 
@@ -64,6 +64,15 @@ const SPEC = {
     min: 1,
     max: 10_000,
     description: "most blocks per database transaction while catching up",
+  },
+  "utxo-cache-mb": {
+    kind: "integer",
+    env: "INDEXER_UTXO_CACHE_MB",
+    default: DEFAULT_UTXO_CACHE_MB,
+    min: 0,
+    max: 65_536,
+    description:
+      "MB of unspent outputs held in memory, so that spending an old output reads nothing from a SQLite index (0: none; PostgreSQL reads a batch's spent outputs in one query instead)",
   },
   "progress-ms": {
     kind: "integer",
@@ -137,7 +146,7 @@ async function main(): Promise<void> {
     db.close();
     process.exit(2);
   }
-  const store = new IndexerStore(db);
+  const store = new IndexerStore(db, { utxoCacheMb: config["utxo-cache-mb"] });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const indexedHeight = new Gauge({

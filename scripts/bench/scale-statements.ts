@@ -1,6 +1,6 @@
 /**
  * node --import tsx scripts/bench/scale-statements.ts [--txs 4000000 --seed 20 --dir data/bench/scale
- *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --top 12]
+ *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --utxo-cache-mb 192 --top 12]
  *
  * Where catch-up time goes as the index grows: indexes a chain cached by bench:scale (generated
  * first by `npm run bench:scale -- --txs <n>` when missing) into a fresh SQLite file under --dir,
@@ -18,7 +18,7 @@ import { GCProfiler } from "node:v8";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
-import { IndexerStore } from "../../src/indexer/store";
+import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
 import { CachedChainSource } from "./scale-source";
 
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     "batch-blocks": "0",
     "cache-mb": "256",
     "mmap-mb": "0",
+    "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
     top: "12",
   });
   const root = path.resolve(ROOT, String(flags.dir));
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     return statement;
   }) as typeof db.prepare;
 
-  const store = new IndexerStore(db);
+  const store = new IndexerStore(db, { utxoCacheMb: integerFlag(flags, "utxo-cache-mb") });
   // The commit is what a batch's transaction costs after its function returned.
   let commitNs = 0n;
   const transaction = store.transaction.bind(store);
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
-      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB)\n`,
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
   );
   await indexer.syncOnce();
   gcProfiler.stop();

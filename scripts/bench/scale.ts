@@ -1,5 +1,5 @@
 /**
- * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt --profile attester]
+ * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt --profile attester --utxo-cache-mb 192]
  *
  * Indexes a mainnet-shaped chain of --txs transactions (scale-generator.ts; generated once in a
  * child process and cached under --dir) with the real Indexer into a fresh SQLite index under
@@ -19,7 +19,7 @@ import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { isIndexProfile } from "../../src/indexer/profile";
-import { IndexerStore } from "../../src/indexer/store";
+import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
 import { dbBytes, measureReads, peakRssMb, printReads, readTouches } from "./scale-reads";
 import { CachedChainSource } from "./scale-source";
@@ -53,6 +53,8 @@ async function main(): Promise<void> {
     baseline: "",
     // The index profile (src/indexer/profile.ts): full, or attester (spent outputs deeper than the reorg limit deleted).
     profile: "full",
+    // MB of unspent outputs the indexer holds in memory (dogeos indexer --utxo-cache-mb; 0 for none).
+    "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
   });
   const profile = String(flags.profile);
   if (!isIndexProfile(profile)) throw new Error(`--profile must be full or attester, not "${profile}"`);
@@ -126,7 +128,7 @@ async function main(): Promise<void> {
   let stepStartMs = 0;
   const nowMs = () => clockMs + (performance.now() - clockStart);
   const indexer = new Indexer({
-    store: new IndexerStore(db),
+    store: new IndexerStore(db, { utxoCacheMb: integerFlag(flags, "utxo-cache-mb") }),
     source,
     network: NETWORKS.mainnet,
     profile,
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
     `\nread-side indexes deferred during catch-up: ${deferIndexesBehind === undefined ? "when > 1000 blocks behind (the indexer's default)" : `when > ${deferIndexesBehind} blocks behind (--defer-indexes-behind)`}`,
   );
   process.stdout.write(
-    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile} (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far)\n`,
+    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far)\n`,
   );
   const firstReadTxs = Math.min(1_000_000, Math.floor(meta.txs / 2));
   const firstReadHeight = source.heightAtTxs(firstReadTxs);

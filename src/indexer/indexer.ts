@@ -464,7 +464,7 @@ export class Indexer {
             continue;
           }
           if (inputTotal !== null) inputTotal += spent.value;
-          store.spendOutput(spent, txId, vin);
+          store.spendOutput(input.prevTxid, spent, txId, vin);
           if (this.logSpends) this.spends.push(spent.txId, spent.vout, txId, vin);
           if (spent.addressId !== null) sent.set(spent.addressId, (sent.get(spent.addressId) ?? 0n) + spent.value);
         }
@@ -490,7 +490,7 @@ export class Indexer {
         }
         const address = this.addressOf(script);
         outputAddresses[vout] = address;
-        const stored = store.insertOutput(txId, vout, outputs.length, output.value, script, address);
+        const stored = store.insertOutput(tx.txid, txId, vout, outputs.length, output.value, script, address);
         if (stored.addressId !== null)
           received.set(stored.addressId, (received.get(stored.addressId) ?? 0n) + output.value);
       }

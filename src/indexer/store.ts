@@ -27,6 +27,7 @@ import type { CopyColumn } from "../db/postgres";
 import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
 import { TX_ID_OF_TXID } from "./schema";
+import { UtxoCache } from "./utxo-cache";
 
 /** An output as the follower needs it to spend it. */
 export interface StoredOutput {
@@ -84,14 +85,16 @@ function isStandardScript(script: Uint8Array): boolean {
 const buf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
- * A bounded map that forgets its oldest third when full (Map iteration follows insertion order).
- * Entries `keep` holds on to are never forgotten: the oldest of them stops the eviction, so the map
- * may outgrow its limit by the entries remembered after it (a batch's, until it is written).
+ * A bounded map that forgets its oldest third when full (Map iteration follows insertion order),
+ * handing each forgotten entry to `forgotten`. Entries `keep` holds on to are never forgotten: the
+ * oldest of them stops the eviction, so the map may outgrow its limit by the entries remembered
+ * after it (a batch's, until it is written).
  */
 class RecentMap<K, V> extends Map<K, V> {
   constructor(
     private readonly limit: number,
     private readonly keep: (key: K, value: V) => boolean = () => false,
+    private readonly forgotten: ((value: V) => void) | null = null,
   ) {
     super();
   }
@@ -102,11 +105,22 @@ class RecentMap<K, V> extends Map<K, V> {
       for (const [old, oldValue] of this) {
         if (this.keep(old, oldValue)) break;
         this.delete(old);
+        this.forgotten?.(oldValue);
         if (--drop === 0) break;
       }
     }
     this.set(key, value);
   }
+}
+
+/** The UTXO cache's default size (`dogeos indexer --utxo-cache-mb`; measured in operations.md "Sizing"). */
+export const DEFAULT_UTXO_CACHE_MB = 192;
+
+export interface IndexerStoreOptions {
+  /** MB of unspent outputs held in memory (SQLite only; 0 for none). Default DEFAULT_UTXO_CACHE_MB. */
+  utxoCacheMb?: number;
+  /** Transactions whose outputs recentOutputs holds before older ones move to the UTXO cache (tests lower it). */
+  recentTxs?: number;
 }
 
 export class IndexerStore {
@@ -128,21 +142,41 @@ export class IndexerStore {
     (_, id) => this.bulk !== null && id >= this.pendingFromAddressId,
   );
   /**
-   * The outputs of recent transactions by transaction id, indexed by vout (undefined for an
-   * OP_RETURN output): most inputs spend young outputs, found here without a query. Every
-   * transaction of the batch being written is kept (their rows are not in the database yet).
+   * The unspent outputs of recent transactions by transaction id, indexed by vout (undefined for a
+   * spent or OP_RETURN output): most inputs spend young outputs, found here without a query. Every
+   * transaction of the batch being written is kept (their rows are not in the database yet); the
+   * unspent outputs of a transaction forgotten here move to the UTXO cache.
    */
-  private readonly recentOutputs = new RecentMap<number, (PendingOutput | undefined)[]>(
-    150_000,
-    (txId) => txId >= this.pendingFromTxId,
-  );
+  private readonly recentOutputs: RecentMap<number, RecentTx>;
+  /**
+   * SQLite only: unspent outputs of written transactions, so that spending an old one reads nothing
+   * (PostgreSQL reads a batch's spent outputs in one query instead). Emptied by every rollback and
+   * failed batch; null when sized 0.
+   */
+  private readonly utxos: UtxoCache | null;
+  /** The output outputOf() last answered from the UTXO cache (spendOutput() removes it there). */
+  private lastCached: StoredOutput | null = null;
+  /** id -> address text of addresses read back for outputs the UTXO cache answered. */
+  private readonly addressTexts = new RecentMap<number, string>(400_000);
   /** SQLite only: the batch's rows not yet written (PostgreSQL buffers in `bulk`). */
   private readonly txRows: unknown[] = [];
   private readonly outputRows: PendingOutput[] = [];
   private readonly historyRows: unknown[] = [];
+  /** SQLite only: spends of written outputs (output's tx id, vout, spender's tx id, input), applied in key order. */
+  private readonly spendRows: number[] = [];
   private readonly rowWriters;
 
-  constructor(readonly db: SqlDatabase) {
+  constructor(
+    readonly db: SqlDatabase,
+    options: IndexerStoreOptions = {},
+  ) {
+    this.recentOutputs = new RecentMap<number, RecentTx>(
+      options.recentTxs ?? 150_000,
+      (txId) => txId >= this.pendingFromTxId,
+      (tx) => this.cacheUnspent(tx),
+    );
+    const utxoCacheMb = options.utxoCacheMb ?? DEFAULT_UTXO_CACHE_MB;
+    this.utxos = db instanceof PostgresDatabase || !(utxoCacheMb > 0) ? null : new UtxoCache(utxoCacheMb);
     if (db instanceof PostgresDatabase) {
       this.bulk = new BulkRows(db);
       db.beforeQuery((sql) => {
@@ -165,6 +199,7 @@ export class IndexerStore {
       ),
       txIdOf: db.prepare(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`),
       addressIdOf: db.prepare("SELECT id FROM addresses WHERE address = ?"),
+      addressById: db.prepare("SELECT address FROM addresses WHERE id = ?"),
       insertAddress: db.prepare(
         `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
         VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
@@ -265,6 +300,9 @@ export class IndexerStore {
     this.pendingFromAddressId = this.nextAddressId;
     this.txIds.clear();
     this.addressIds.clear();
+    this.addressTexts.clear();
+    this.utxos?.clear();
+    this.lastCached = null;
     this.recentOutputs.clear();
   }
 
@@ -420,6 +458,7 @@ export class IndexerStore {
    * spendOutput() takes it.
    */
   insertOutput(
+    txid: string,
     txId: number,
     vout: number,
     outputCount: number,
@@ -449,12 +488,12 @@ export class IndexerStore {
       spentVin: null,
       written: false,
     };
-    let slots = this.recentOutputs.get(txId);
-    if (slots === undefined) {
-      slots = new Array<PendingOutput | undefined>(outputCount);
-      this.recentOutputs.remember(txId, slots);
+    let recent = this.recentOutputs.get(txId);
+    if (recent === undefined) {
+      recent = { txid, outputs: new Array<PendingOutput | undefined>(outputCount) };
+      this.recentOutputs.remember(txId, recent);
     }
-    slots[vout] = output;
+    recent.outputs[vout] = output;
     if (this.bulk) this.bulk.outputs.push(output);
     else this.outputRows.push(output);
     return output;
@@ -463,17 +502,24 @@ export class IndexerStore {
   /** True when outputOf() answers for this outpoint without a query (PostgreSQL's prefetch skips it). */
   hasRecentOutput(txid: string, vout: number): boolean {
     const txId = this.txIds.get(txid);
-    return txId !== undefined && this.recentOutputs.get(txId)?.[vout] !== undefined;
+    return txId !== undefined && this.recentOutputs.get(txId)?.outputs[vout] !== undefined;
   }
 
   /** The output `vout` of `txid` as the index holds it, or null when the index does not have it. */
   outputOf(txid: string, vout: number): StoredOutput | null {
     const txId = this.txIds.get(txid);
     if (txId !== undefined) {
-      const recent = this.recentOutputs.get(txId)?.[vout];
+      const recent = this.recentOutputs.get(txId)?.outputs[vout];
       if (recent !== undefined) return recent;
       // A transaction of the batch being written has every output it has in recentOutputs.
       if (txId >= this.pendingFromTxId) return null;
+    }
+    const cached = this.utxos?.get(txid, vout);
+    if (cached) {
+      const { txId: id, value, addressId } = cached;
+      const address = addressId === null ? null : this.addressText(addressId);
+      this.lastCached = { txId: id, vout, value, addressId, address };
+      return this.lastCached;
     }
     if (this.bulk) {
       const fetched = this.bulk.prefetched.get(`${txid}:${vout}`);
@@ -489,8 +535,22 @@ export class IndexerStore {
     return row ? storedOutput(Number(row.tx_id), vout, row) : null;
   }
 
-  /** Marks an output spent by input `spentVin` of transaction `spentTxId`. */
-  spendOutput(spent: StoredOutput, spentTxId: number, spentVin: number): void {
+  /** The text of an address the index holds, by its id. */
+  private addressText(addressId: number): string {
+    const cached = this.addressTexts.get(addressId);
+    if (cached !== undefined) return cached;
+    const row = this.s.addressById.get(addressId) as { address: string } | undefined;
+    if (!row) throw new Error(`address id ${addressId} has no row in the index`);
+    this.addressTexts.remember(addressId, row.address);
+    return row.address;
+  }
+
+  /** Marks output `spent` (of transaction `txid`) spent by input `spentVin` of transaction `spentTxId`. */
+  spendOutput(txid: string, spent: StoredOutput, spentTxId: number, spentVin: number): void {
+    if (spent === this.lastCached) {
+      this.utxos!.delete(txid, spent.vout);
+      this.lastCached = null;
+    }
     if (spent.addressId !== null) {
       const change = this.balanceChange(spent.addressId);
       change.spentCount += 1;
@@ -504,10 +564,10 @@ export class IndexerStore {
       return;
     }
     // A spent output is not looked for again: memory holds unspent ones (a second spend reads the row).
-    const slots = this.recentOutputs.get(spent.txId);
-    if (slots !== undefined) slots[spent.vout] = undefined;
+    const recent = this.recentOutputs.get(spent.txId);
+    if (recent !== undefined) recent.outputs[spent.vout] = undefined;
     if (this.bulk) return void this.bulk.spends.push([spent.txId, spent.vout, spentTxId, spentVin]);
-    this.s.spendOutput.run(spentTxId, spentVin, spent.txId, spent.vout);
+    this.spendRows.push(spent.txId, spent.vout, spentTxId, spentVin);
   }
 
   /** Records one transaction's effect on an address; the balance change is buffered until flushWrites(). */
@@ -558,7 +618,13 @@ export class IndexerStore {
       this.pendingFromAddressId = this.nextAddressId;
       return;
     }
-    if (this.txRows.length === 0 && this.outputRows.length === 0 && this.historyRows.length === 0) return;
+    if (
+      this.txRows.length === 0 &&
+      this.outputRows.length === 0 &&
+      this.historyRows.length === 0 &&
+      this.spendRows.length === 0
+    )
+      return;
     this.forgetSpent(this.outputRows);
     const writers = this.rowWriters!;
     writers.txs.write(this.txRows);
@@ -571,10 +637,33 @@ export class IndexerStore {
     }
     writers.outputs.write(cells);
     writers.history.write(this.historyRows);
+    this.applySpends();
     this.txRows.length = 0;
     this.outputRows.length = 0;
     this.historyRows.length = 0;
     this.pendingFromTxId = this.nextTxId;
+  }
+
+  /**
+   * Marks the buffered spends of written outputs in (tx id, vout) order: each page of `outputs` is
+   * visited once, in key order, instead of once per spend at random.
+   */
+  private applySpends(): void {
+    const rows = this.spendRows;
+    const n = rows.length / 4;
+    if (n === 0) return;
+    const order = Array.from({ length: n }, (_, i) => i * 4);
+    order.sort((a, b) => rows[a] - rows[b] || rows[a + 1] - rows[b + 1]);
+    for (const at of order) this.s.spendOutput.run(rows[at + 2], rows[at + 3], rows[at], rows[at + 1]);
+    rows.length = 0;
+  }
+
+  /** The unspent outputs of a (written) transaction recentOutputs forgets go to the UTXO cache, while it has room. */
+  private cacheUnspent(tx: RecentTx): void {
+    const utxos = this.utxos;
+    if (utxos === null) return;
+    for (const o of tx.outputs)
+      if (o !== undefined && !utxos.add(tx.txid, o.vout, o.txId, o.addressId, o.value) && utxos.full) return;
   }
 
   /** Outputs about to be written already spent leave recentOutputs (as spendOutput() does for written ones). */
@@ -582,8 +671,8 @@ export class IndexerStore {
     for (let i = 0; i < outputs.length; i++) {
       const o = outputs[i];
       if (o.spentTxId === null) continue;
-      const slots = this.recentOutputs.get(o.txId);
-      if (slots !== undefined) slots[o.vout] = undefined;
+      const recent = this.recentOutputs.get(o.txId);
+      if (recent !== undefined) recent.outputs[o.vout] = undefined;
     }
   }
 
@@ -594,6 +683,7 @@ export class IndexerStore {
     this.txRows.length = 0;
     this.outputRows.length = 0;
     this.historyRows.length = 0;
+    this.spendRows.length = 0;
     this.reloadIds();
   }
 
@@ -991,6 +1081,12 @@ class BulkRows {
     this.clearRows();
     this.prefetched.clear();
   }
+}
+
+/** A recent transaction's outputs in memory (recentOutputs). */
+interface RecentTx {
+  txid: string;
+  outputs: (PendingOutput | undefined)[];
 }
 
 /** What a batch changes in one address's balance row. */

@@ -5,22 +5,29 @@
  * inscriptions, OP_CHECKZKP uses, two reorgs): batches of one block and of four blocks must leave
  * every table with the same rows as the default batches (the whole chain in one), step by step.
  * A batch holds its blocks' bytes and parses each as it is applied: a block that does not parse, or
- * is not the block asked for, stops the indexer with nothing of its batch written.
+ * is not the block asked for, stops the indexer with nothing of its batch written. With a recent
+ * window of two transactions, older outputs are answered by the UTXO cache (or, when it is full or
+ * off, by the index): the rows stay the same, reorgs included.
  */
 import { expect } from "chai";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, IndexerOptions } from "../../src/indexer/indexer";
-import { IndexerStore } from "../../src/indexer/store";
+import { IndexerStore, IndexerStoreOptions } from "../../src/indexer/store";
+import { UTXO_CACHE_SLOT_BYTES, UtxoCache } from "../../src/indexer/utxo-cache";
 import { dumpDatabase } from "../helpers/db-dump";
 import { EquivalenceChain, SteppedChainSource, devnetChain } from "./equivalence/chain";
 
 /** A fresh in-memory index of `chain` and the indexer that follows its stepped source. */
-function indexerOf(chain: EquivalenceChain, options: Partial<IndexerOptions> = {}) {
+function indexerOf(
+  chain: EquivalenceChain,
+  options: Partial<IndexerOptions> = {},
+  storeOptions: IndexerStoreOptions = {},
+) {
   const db = openIndexerDatabase(":memory:");
   const source = new SteppedChainSource(chain);
   const indexer = new Indexer({
-    store: new IndexerStore(db),
+    store: new IndexerStore(db, storeOptions),
     source,
     network: NETWORKS[chain.network],
     startHeight: chain.startHeight,
@@ -34,8 +41,12 @@ const dumpText = (db: ReturnType<typeof openIndexerDatabase>): string =>
   JSON.stringify(dumpDatabase(db, ["meta"]), (_, v) => (typeof v === "bigint" ? v.toString() : v));
 
 /** Indexes the chain step by step; returns the dump of every table after each step. */
-async function dumps(chain: EquivalenceChain, options: Partial<IndexerOptions>): Promise<string[]> {
-  const { db, source, indexer } = indexerOf(chain, options);
+async function dumps(
+  chain: EquivalenceChain,
+  options: Partial<IndexerOptions>,
+  storeOptions: IndexerStoreOptions = {},
+): Promise<string[]> {
+  const { db, source, indexer } = indexerOf(chain, options, storeOptions);
   const out: string[] = [];
   for (const step of chain.steps) {
     source.active = step.blocks;
@@ -108,5 +119,48 @@ describe("indexer write path: the same rows whatever the batch size", function (
   it("leaves the same rows with one block a batch", async () => {
     const single = await dumps(chain, { batchBlocks: 1 });
     single.forEach((dump, i) => expect(dump, `after step ${i + 1}`).to.equal(reference[i]));
+  });
+
+  describe("older outputs answered by the UTXO cache", () => {
+    const seen = { hits: 0, refused: 0 };
+    const { get, add } = UtxoCache.prototype;
+    before(() => {
+      UtxoCache.prototype.get = function (this: UtxoCache, ...args: Parameters<typeof get>) {
+        const found = get.apply(this, args);
+        if (found) seen.hits += 1;
+        return found;
+      };
+      UtxoCache.prototype.add = function (this: UtxoCache, ...args: Parameters<typeof add>) {
+        const added = add.apply(this, args);
+        if (!added) seen.refused += 1;
+        return added;
+      };
+    });
+    after(() => {
+      UtxoCache.prototype.get = get;
+      UtxoCache.prototype.add = add;
+    });
+    beforeEach(() => {
+      seen.hits = 0;
+      seen.refused = 0;
+    });
+
+    for (const [name, storeOptions, expectHits, expectRefused] of [
+      ["a cache with room", { recentTxs: 2 }, true, false],
+      [
+        "a cache of four slots, mostly full",
+        { recentTxs: 2, utxoCacheMb: (4 * UTXO_CACHE_SLOT_BYTES) / 2 ** 20 },
+        true,
+        true,
+      ],
+      ["no cache (every older output read from the index)", { recentTxs: 2, utxoCacheMb: 0 }, false, false],
+    ] as const) {
+      it(`leaves the same rows with a recent window of two transactions and ${name}, one block a batch`, async () => {
+        const rows = await dumps(chain, { batchBlocks: 1 }, storeOptions);
+        rows.forEach((dump, i) => expect(dump, `after step ${i + 1}`).to.equal(reference[i]));
+        expect(seen.hits > 0, "outputs answered from the cache").to.equal(expectHits);
+        expect(seen.refused > 0, "outputs refused by a full cache").to.equal(expectRefused);
+      });
+    }
   });
 });
