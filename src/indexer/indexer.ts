@@ -6,7 +6,6 @@
  */
 import {
   Block,
-  DecodedTransaction,
   DogeNetwork,
   OP,
   bytesToHex,
@@ -19,7 +18,7 @@ import {
   parseScript,
   sha256,
 } from "../doge";
-import { extractCheckZkpUses } from "../zkp";
+import { extractCheckZkpUses, mayUseCheckZkp } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { IndexProfile, SpentOutputPruner, claimIndexProfile } from "./profile";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
@@ -235,8 +234,13 @@ export class Indexer {
       const deferred = this.store.getMeta("read_indexes_deferred") === "1";
       // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
       this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
+      // Undo entries below the deepest possible rollback are no longer needed once the batch ends:
+      // those of its own blocks below that height are not written at all.
+      const lastHeight = usable[usable.length - 1].height;
+      const journalFloor = lastHeight - this.maxReorgDepth - 1;
       try {
         this.store.transaction(() => {
+          this.inscriptions.journalFrom(journalFloor);
           // PostgreSQL reads the batch's spent outputs in one query first, so it parses every block now.
           if (this.store.prefetches) {
             for (const item of usable) item.block = parsedBlock(item);
@@ -249,9 +253,6 @@ export class Indexer {
             transactions += block.txs.length;
           }
           this.store.flushWrites();
-          // Undo entries below the deepest possible rollback are no longer needed.
-          const lastHeight = usable[usable.length - 1].height;
-          const journalFloor = lastHeight - this.maxReorgDepth - 1;
           this.inscriptions.pruneJournal(journalFloor);
           // Kept across restarts: a rollback to below journalFloor - 1 would need entries now gone.
           if (journalFloor > this.journalPrunedBelow()) this.store.setMeta(JOURNAL_FLOOR_KEY, String(journalFloor));
@@ -494,7 +495,7 @@ export class Indexer {
         if (stored.addressId !== null)
           received.set(stored.addressId, (received.get(stored.addressId) ?? 0n) + output.value);
       }
-      if (hasCheckZkp(tx)) {
+      if (mayUseCheckZkp(tx)) {
         const uses = extractCheckZkpUses(tx, height, {
           // P2SH outputs have P2SH addresses: no need to read the spent script back.
           spendsP2sh: (inputIndex) => {
@@ -560,13 +561,6 @@ function parsedBlock(item: BatchBlock): Block {
   if (!parsed.ok)
     throw new Error(`block ${item.hash} at height ${item.height} does not parse: ${parsed.error.message}`);
   return parsed.value;
-}
-
-/** Cheap pre-filter: does any script of the transaction contain the byte 0xb9 (OP_CHECKZKP)? */
-function hasCheckZkp(tx: DecodedTransaction): boolean {
-  for (const input of tx.inputs) if (input.scriptSig.includes(OP.OP_CHECKZKP)) return true;
-  for (const output of tx.outputs) if (output.script.includes(OP.OP_CHECKZKP)) return true;
-  return false;
 }
 
 /**

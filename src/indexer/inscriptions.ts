@@ -422,6 +422,11 @@ export class InscriptionTracker {
     this.journal.prune(belowHeight);
   }
 
+  /** Changes below `height` go unjournaled (Journal.recordFrom): the batch prunes below it when it ends. */
+  journalFrom(height: number): void {
+    this.journal.recordFrom(height);
+  }
+
   // ---------------------------------------------------------------- detection
 
   private detectNew(

@@ -17,6 +17,8 @@ export class Journal {
   private readonly selectCache = new Map<string, SqlStatement>();
   private readonly deleteCache = new Map<string, SqlStatement>();
   private readonly insertCache = new Map<string, SqlStatement>();
+  /** Changes at heights below this are not recorded (their entries would be pruned before commit). */
+  private floor = 0;
 
   /** `tables` maps each journaled table to its primary-key columns. */
   constructor(
@@ -73,8 +75,17 @@ export class Journal {
     return statement;
   }
 
+  /**
+   * Records no change below `height` from now on: set when a batch starts to the height its end
+   * prunes the journal below, so that entries deleted before the batch commits are never written.
+   */
+  recordFrom(height: number): void {
+    this.floor = height;
+  }
+
   /** Records the current state of the row with primary key `pk` before the caller changes it. */
   remember(height: number, table: string, pk: readonly unknown[]): void {
+    if (height < this.floor) return;
     const current = this.select(table).get(...pk) as Row | undefined;
     this.insertEntry.run(height, table, JSON.stringify(pk), current ? encodeRow(current) : null);
   }

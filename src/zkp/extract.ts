@@ -517,6 +517,57 @@ export function redeemScriptOf(
 }
 
 /**
+ * True when `script`, read op by op as parseScript reads it (up to a push that runs past its end),
+ * has `opcode` as an operation rather than inside pushed data. Allocates nothing. With `lastPush`,
+ * also when the data of the script's last push, read as a script, has it (a P2SH redeem script).
+ */
+function hasOpcode(script: Uint8Array, opcode: number, lastPush = false): boolean {
+  let at = 0;
+  let pushStart = -1;
+  let pushEnd = -1;
+  while (at < script.length) {
+    const op = script[at++];
+    let length = -1;
+    if (op >= 1 && op <= 75) length = op;
+    else if (op === OP.OP_PUSHDATA1) {
+      if (at + 1 > script.length) break;
+      length = script[at];
+      at += 1;
+    } else if (op === OP.OP_PUSHDATA2) {
+      if (at + 2 > script.length) break;
+      length = script[at] | (script[at + 1] << 8);
+      at += 2;
+    } else if (op === OP.OP_PUSHDATA4) {
+      if (at + 4 > script.length) break;
+      length = (script[at] | (script[at + 1] << 8) | (script[at + 2] << 16)) + script[at + 3] * 2 ** 24;
+      at += 4;
+    }
+    if (length === -1) {
+      if (op === opcode) return true;
+      continue;
+    }
+    if (at + length > script.length) break;
+    pushStart = at;
+    pushEnd = at + length;
+    at = pushEnd;
+  }
+  return lastPush && pushStart !== -1 && hasOpcode(script.subarray(pushStart, pushEnd), opcode);
+}
+
+/**
+ * False when extractCheckZkpUses() finds nothing in `tx` for certain: no scriptSig, redeem script
+ * (a scriptSig's last push) or output script has OP_CHECKZKP as an operation. The byte alone is in
+ * about 40% of signatures, whose parsing this cheaper scan spares.
+ */
+export function mayUseCheckZkp(tx: DecodedTransaction): boolean {
+  for (const input of tx.inputs)
+    if (input.scriptSig.includes(OP_CHECKZKP) && hasOpcode(input.scriptSig, OP_CHECKZKP, true)) return true;
+  for (const output of tx.outputs)
+    if (output.script.includes(OP_CHECKZKP) && hasOpcode(output.script, OP_CHECKZKP)) return true;
+  return false;
+}
+
+/**
  * Every OP_CHECKZKP use in a transaction, in transaction order: each input's scriptSig (role
  * "input") and P2SH redeem script ("redeem_script"), then the outputs ("output"). Coinbase
  * scriptSigs are never executed and are skipped. Never throws.

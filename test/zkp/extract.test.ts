@@ -9,6 +9,7 @@ import {
   decodeCheckZkpOperands,
   extractCheckZkpUses,
   findCheckZkpInScript,
+  mayUseCheckZkp,
   redeemScriptOf,
 } from "../../src/zkp";
 import vectors from "../vectors/zkp-extract.json";
@@ -364,6 +365,38 @@ describe("zkp/extract", () => {
         ),
         { numRuns: 1000 },
       );
+    });
+
+    it("mayUseCheckZkp (the indexer's pre-filter) is false only for transactions with no use, whatever spendsP2sh says", () => {
+      // Scripts built from pushes around stray OP_CHECKZKP bytes, and a redeem script as the last push.
+      const part = fc.oneof(
+        interestingByte.map((b) => Uint8Array.of(b)),
+        pushList.map((pushes) => compileScript(pushes)),
+      );
+      const script = fc.array(part, { maxLength: 8 }).map((parts) => concatBytes(...parts));
+      const withRedeem = fc.tuple(script, script).map(([below, redeem]) => concatBytes(below, compileScript([redeem])));
+      let filtered = 0;
+      let used = 0;
+      fc.assert(
+        fc.property(
+          fc.array(fc.oneof(scriptBytes, script, withRedeem), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.oneof(scriptBytes, script), { minLength: 1, maxLength: 3 }),
+          fc.option(fc.boolean(), { nil: undefined }),
+          (scriptSigs, outputs, spendsP2sh) => {
+            const tx = txWith(scriptSigs, outputs);
+            const uses = extractCheckZkpUses(tx, 1, { spendsP2sh: () => spendsP2sh });
+            if (!mayUseCheckZkp(tx)) {
+              expect(uses).to.deep.equal([]);
+              if ([...scriptSigs, ...outputs].some((s) => s.includes(OP_CHECKZKP))) filtered += 1;
+            }
+            if (uses.length > 0) used += 1;
+          },
+        ),
+        { numRuns: 2000 },
+      );
+      // The property reached both sides: byte-only candidates filtered out, and real uses kept.
+      expect(filtered).to.be.greaterThan(50);
+      expect(used).to.be.greaterThan(50);
     });
 
     it("extractCheckZkpUses never throws on whatever arbitrary bytes parse as a transaction", () => {
