@@ -99,17 +99,30 @@ class RecentMap<K, V> extends Map<K, V> {
     super();
   }
 
+  /** The size at which eviction is tried again after a kept entry stopped it. */
+  private retryAt = 0;
+
   remember(key: K, value: V): void {
-    if (this.size >= this.limit) {
+    if (this.size >= this.limit && this.size >= this.retryAt) {
       let drop = Math.ceil(this.limit / 3);
+      let dropped = 0;
       for (const [old, oldValue] of this) {
         if (this.keep(old, oldValue)) break;
         this.delete(old);
         this.forgotten?.(oldValue);
+        dropped += 1;
         if (--drop === 0) break;
       }
+      // Stopped at once by a kept entry: not tried at every call (a batch larger than the limit
+      // would start an iteration per entry), but again once a third of the limit more is held.
+      this.retryAt = dropped === 0 ? this.size + Math.ceil(this.limit / 3) : 0;
     }
     this.set(key, value);
+  }
+
+  clear(): void {
+    super.clear();
+    this.retryAt = 0;
   }
 }
 
