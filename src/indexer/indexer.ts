@@ -109,6 +109,8 @@ export class Indexer {
    */
   private readonly spends: number[] = [];
   private logSpends = false;
+  /** Whether this process has filled the store's UTXO cache from the index (once, for a catch-up). */
+  private utxosWarmed = false;
 
   /** Asks a running syncOnce() to return after the batch it is writing (clean shutdown). */
   stop(): void {
@@ -191,7 +193,17 @@ export class Indexer {
       this.store.setMeta("node_seen_at", String(Math.floor(Date.now() / 1000)));
     });
     rolledBack += await this.reconcileTip(nodeHeight);
-    if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) this.deferReadIndexes();
+    if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) {
+      this.deferReadIndexes();
+      // A catch-up that resumes (a restart): the UTXO cache starts empty, so it is filled from the
+      // index's unspent outputs once, instead of every old spend reading the index until it refills.
+      if (!this.utxosWarmed) {
+        this.utxosWarmed = true;
+        const started = Date.now();
+        const outputs = this.store.warmUtxoCache();
+        if (outputs > 0) this.log("utxo_cache_warmed", { outputs, ms: Date.now() - started });
+      }
+    }
     let next = this.indexedHeight() + 1;
     while (next <= nodeHeight && !this.stopRequested) {
       const batch: BatchBlock[] = [];
@@ -306,6 +318,9 @@ export class Indexer {
   /** Builds the deferred indexes again once the index has caught up with the node. */
   private restoreReadIndexes(): void {
     if (this.store.getMeta("read_indexes_deferred") !== "1") return;
+    // The catch-up is over: its UTXO cache's memory goes to the builds (a later one fills it again).
+    this.store.releaseUtxoCache();
+    this.utxosWarmed = false;
     const started = Date.now();
     this.log("read_indexes_restoring", { indexes: CATCH_UP_DEFERRED_INDEXES.length });
     // SQLite sorts an index build in temp storage: in memory (the index's temp_store setting) that

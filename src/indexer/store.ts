@@ -166,7 +166,9 @@ export class IndexerStore {
    * (PostgreSQL reads a batch's spent outputs in one query instead). Emptied by every rollback and
    * failed batch; null when sized 0.
    */
-  private readonly utxos: UtxoCache | null;
+  private utxos: UtxoCache | null;
+  /** The UTXO cache's size in MB (0: none). */
+  private readonly utxoCacheMb: number;
   /** The output outputOf() last answered from the UTXO cache (spendOutput() removes it there). */
   private lastCached: StoredOutput | null = null;
   /** id -> address text of addresses read back for outputs the UTXO cache answered. */
@@ -189,7 +191,8 @@ export class IndexerStore {
       (tx) => this.cacheUnspent(tx),
     );
     const utxoCacheMb = options.utxoCacheMb ?? DEFAULT_UTXO_CACHE_MB;
-    this.utxos = db instanceof PostgresDatabase || !(utxoCacheMb > 0) ? null : new UtxoCache(utxoCacheMb);
+    this.utxoCacheMb = db instanceof PostgresDatabase || !(utxoCacheMb > 0) ? 0 : utxoCacheMb;
+    this.utxos = this.utxoCacheMb > 0 ? new UtxoCache(this.utxoCacheMb) : null;
     if (db instanceof PostgresDatabase) {
       this.bulk = new BulkRows(db);
       db.beforeQuery((sql) => {
@@ -213,6 +216,13 @@ export class IndexerStore {
       txIdOf: db.prepare(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`),
       addressIdOf: db.prepare("SELECT id FROM addresses WHERE address = ?"),
       addressById: db.prepare("SELECT address FROM addresses WHERE id = ?"),
+      // Newest first: when the cache cannot hold them all, it keeps the ones most likely spent soon.
+      unspentOutputs: db
+        .prepare(
+          `SELECT t.txid, o.vout, o.tx_id, o.address_id, o.value FROM outputs o JOIN txs t ON t.id = o.tx_id
+          WHERE o.spent_tx_id IS NULL ORDER BY o.tx_id DESC, o.vout DESC`,
+        )
+        .safeIntegers(true),
       insertAddress: db.prepare(
         `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
         VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
@@ -546,6 +556,40 @@ export class IndexerStore {
     const row = this.s.getOutputByTxid.get(Buffer.from(txid, "hex"), vout) as
       { tx_id: bigint; value: bigint; address_id: bigint | null; address: string | null } | undefined;
     return row ? storedOutput(Number(row.tx_id), vout, row) : null;
+  }
+
+  /**
+   * Fills an empty UTXO cache with the index's unspent outputs, newest first, while it has room (a
+   * resumed catch-up); answers how many it took. Nothing on PostgreSQL or without a cache.
+   */
+  warmUtxoCache(): number {
+    if (this.utxoCacheMb === 0) return 0;
+    this.utxos ??= new UtxoCache(this.utxoCacheMb);
+    const utxos = this.utxos;
+    if (utxos.size > 0) return 0;
+    this.flushRows();
+    for (const row of this.s.unspentOutputs.iterate() as Iterable<{
+      txid: Buffer;
+      vout: bigint;
+      tx_id: bigint;
+      address_id: bigint | null;
+      value: bigint;
+    }>) {
+      const addressId = row.address_id === null ? null : Number(row.address_id);
+      if (!utxos.add(row.txid.toString("hex"), Number(row.vout), Number(row.tx_id), addressId, row.value) && utxos.full)
+        break;
+    }
+    return utxos.size;
+  }
+
+  /**
+   * Frees the UTXO cache's memory (a catch-up has ended: at the tip the recent window answers most
+   * spends, and the read-index builds that follow need the memory); warmUtxoCache() makes it again.
+   */
+  releaseUtxoCache(): void {
+    this.utxos = null;
+    this.lastCached = null;
+    this.addressTexts.clear();
   }
 
   /** The text of an address the index holds, by its id. */

@@ -162,5 +162,44 @@ describe("indexer write path: the same rows whatever the batch size", function (
         expect(seen.refused > 0, "outputs refused by a full cache").to.equal(expectRefused);
       });
     }
+
+    it("fills the cache from the index when a catch-up starts, also in a new indexer, and leaves the same rows", async () => {
+      const db = openIndexerDatabase(":memory:");
+      const source = new SteppedChainSource(chain);
+      const half = Math.floor(chain.steps.length / 2);
+      // Each indexer stands for a process: its own store, its caches empty at the start.
+      const indexerAt = (log?: (event: string, fields?: Record<string, unknown>) => void) =>
+        new Indexer({
+          store: new IndexerStore(db, { recentTxs: 2 }),
+          source,
+          network: NETWORKS[chain.network],
+          startHeight: chain.startHeight,
+          batchBlocks: 1,
+          // Every step counts as a catch-up, so the resumed indexer fills its cache.
+          deferIndexesBehind: 0,
+          ...(log ? { log } : {}),
+        });
+      const first = indexerAt();
+      for (const step of chain.steps.slice(0, half)) {
+        source.active = step.blocks;
+        await first.syncOnce();
+      }
+      const warmed: number[] = [];
+      const resumed = indexerAt((event, fields) => {
+        if (event === "utxo_cache_warmed") warmed.push(Number(fields?.outputs));
+      });
+      seen.hits = 0;
+      for (const [i, step] of chain.steps.entries()) {
+        if (i < half) continue;
+        source.active = step.blocks;
+        await resumed.syncOnce();
+        expect(dumpText(db), `after step ${i + 1}`).to.equal(reference[i]);
+      }
+      // Filled at the start of each catch-up (its end frees the cache for the index builds).
+      expect(warmed.length).to.be.greaterThan(0);
+      expect(warmed[0]).to.be.greaterThan(0);
+      expect(seen.hits, "outputs answered from the filled cache").to.be.greaterThan(0);
+      db.close();
+    });
   });
 });
