@@ -109,7 +109,7 @@ export class Indexer {
    */
   private readonly spends: number[] = [];
   private logSpends = false;
-  /** Whether this process has filled the store's UTXO cache from the index (once, for a catch-up). */
+  /** Whether the store's UTXO cache was filled for the catch-up under way (reset when it ends). */
   private utxosWarmed = false;
 
   /** Asks a running syncOnce() to return after the batch it is writing (clean shutdown). */
@@ -195,8 +195,9 @@ export class Indexer {
     rolledBack += await this.reconcileTip(nodeHeight);
     if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) {
       this.deferReadIndexes();
-      // A catch-up that resumes (a restart): the UTXO cache starts empty, so it is filled from the
-      // index's unspent outputs once, instead of every old spend reading the index until it refills.
+      // The UTXO cache is empty when a catch-up starts (a restart, or the end of the last catch-up
+      // freed it): it is filled from the index's unspent outputs once, instead of every old spend
+      // reading the index until it refills.
       if (!this.utxosWarmed) {
         this.utxosWarmed = true;
         const started = Date.now();

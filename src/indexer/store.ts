@@ -560,7 +560,8 @@ export class IndexerStore {
 
   /**
    * Fills an empty UTXO cache with the index's unspent outputs, newest first, while it has room (a
-   * resumed catch-up); answers how many it took. Nothing on PostgreSQL or without a cache.
+   * catch-up starting, after a restart too); answers how many it took. Nothing on PostgreSQL or
+   * without a cache.
    */
   warmUtxoCache(): number {
     if (this.utxoCacheMb === 0) return 0;
