@@ -470,6 +470,7 @@ export class Indexer {
           const spent = store.outputOf(input.prevTxid, input.vout);
           spentInputs[vin] = {
             txid: input.prevTxid,
+            txId: spent ? spent.txId : null,
             vout: input.vout,
             value: spent ? spent.value : 0n,
             address: spent ? spent.address : null,

@@ -37,6 +37,8 @@ import { Journal } from "./journal";
 /** What the indexer already knows about one spent input. */
 export interface SpentInput {
   txid: string;
+  /** The spent transaction's id in the index (null when the index does not hold the output). */
+  txId: number | null;
   vout: number;
   value: bigint;
   address: string | null;
@@ -299,10 +301,10 @@ export class InscriptionTracker {
     let anyInscribedInput = false;
     spent.forEach((input) => {
       const inscriptions =
-        input.known && this.inscribedOutpoints.mightContain(input.txid, input.vout)
+        input.txId !== null && this.inscribedOutpoints.mightContain(input.txid, input.vout)
           ? inscriptionsOnOutpoint(
               { onOutpoint: this.q.onOutpoint, genesisTxid: this.q.genesisTxid },
-              this.txId(input.txid),
+              input.txId,
               input.vout,
             )
           : [];
