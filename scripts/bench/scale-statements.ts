@@ -8,7 +8,8 @@
  * tracker prepare, and the commit of each batch. Per window of --window transactions it prints the
  * microseconds per transaction spent in all, in statements, in the commit and elsewhere (the
  * indexer's own JavaScript, block reading and parsing; the block reads from the cached chain and
- * V8's garbage collections are also shown apart), then the --top statements by time with
+ * V8's garbage collections are also shown apart) and the bytes written per transaction (WAL frames
+ * and checkpoints: the write calls' bytes, /proc/self/io wchar), then the --top statements by time with
  * their calls per transaction. The timing wrappers cost a little themselves (about a microsecond a
  * call): compare windows and statements with each other, not with bench:scale's rates.
  */
@@ -125,6 +126,15 @@ async function main(): Promise<void> {
     for (const event of profile?.statistics ?? []) us += event.cost;
     return BigInt(Math.round(us * 1000));
   };
+  // Bytes the process wrote through write calls (WAL frames, checkpoints): /proc/self/io's wchar, 0 where there is none.
+  const bytesWritten = (): number => {
+    try {
+      return Number(/^wchar: (\d+)$/m.exec(fs.readFileSync("/proc/self/io", "utf8"))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  let windowWritten = bytesWritten();
   let indexed = 0;
   let windowStart = 0;
   let windowMs = performance.now();
@@ -142,8 +152,9 @@ async function main(): Promise<void> {
       let statementNs = 0n;
       for (const timing of timings.values()) statementNs += timing.ns;
       const gcNs = gcNsOfWindow();
+      const written = bytesWritten();
       process.stdout.write(
-        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
+        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); written ${((written - windowWritten) / txs).toFixed(0)} B/tx; JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
       );
       const rows = [...timings.entries()].sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0));
       for (const [sql, timing] of rows.slice(0, top))
@@ -154,6 +165,7 @@ async function main(): Promise<void> {
       commitNs = 0n;
       readNs = 0n;
       windowStart = indexed;
+      windowWritten = written;
       windowMs = performance.now();
     },
   });

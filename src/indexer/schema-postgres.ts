@@ -25,6 +25,12 @@ export const INDEXER_PG_UPGRADES: Readonly<Record<number, string>> = {
 DROP INDEX txs_by_txid;
 CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
 `,
+  11: `
+ALTER TABLE inscription_moves DROP CONSTRAINT inscription_moves_pkey;
+ALTER TABLE inscription_moves ADD PRIMARY KEY (height, position, inscription_id, kind);
+DROP INDEX IF EXISTS inscription_moves_by_height;
+CREATE INDEX IF NOT EXISTS inscription_moves_by_inscription ON inscription_moves (inscription_id, height, position, kind);
+`,
 };
 
 export const INDEXER_PG_DDL = `
@@ -164,9 +170,9 @@ CREATE TABLE inscription_moves (
   to_vout INTEGER,
   to_offset BIGINT,
   owner_id BIGINT,
-  PRIMARY KEY (inscription_id, height, position, kind)
+  PRIMARY KEY (height, position, inscription_id, kind)
 );
-CREATE INDEX inscription_moves_by_height ON inscription_moves (height);
+CREATE INDEX inscription_moves_by_inscription ON inscription_moves (inscription_id, height, position, kind);
 CREATE TABLE inscription_rejections (
   tx_id BIGINT NOT NULL,
   height INTEGER NOT NULL,

@@ -598,6 +598,35 @@ DROP INDEX txs_by_txid;
 CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
 `,
   },
+  {
+    version: 11,
+    description:
+      "inscription moves keyed in chain order (height, position, inscription id, kind), found by inscription through inscription_moves_by_inscription",
+    // The same rows under a key that appends: a move lands at the right edge of the table instead
+    // of beside its inscription's earlier moves (a random leaf per move at 10M transactions). The
+    // old key's order is the by-inscription index, which a catch-up defers (CATCH_UP_DEFERRED_INDEXES);
+    // the key's first column replaces inscription_moves_by_height.
+    sql: `
+CREATE TABLE inscription_moves_v11 (
+  inscription_id INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  tx_id INTEGER NOT NULL,
+  to_tx_id INTEGER,
+  to_vout INTEGER,
+  to_offset INTEGER,
+  owner_id INTEGER,
+  PRIMARY KEY (height, position, inscription_id, kind)
+) WITHOUT ROWID;
+INSERT INTO inscription_moves_v11 (inscription_id, height, position, kind, tx_id, to_tx_id, to_vout, to_offset, owner_id)
+  SELECT inscription_id, height, position, kind, tx_id, to_tx_id, to_vout, to_offset, owner_id FROM inscription_moves
+  ORDER BY height, position, inscription_id, kind;
+DROP TABLE inscription_moves;
+ALTER TABLE inscription_moves_v11 RENAME TO inscription_moves;
+CREATE INDEX inscription_moves_by_inscription ON inscription_moves (inscription_id, height, position, kind);
+`,
+  },
 ];
 
 /**
@@ -637,5 +666,30 @@ export const CATCH_UP_DEFERRED_INDEXES: readonly { name: string; sql: string }[]
   {
     name: "addresses_by_script_hash",
     sql: "CREATE INDEX IF NOT EXISTS addresses_by_script_hash ON addresses (script_hash)",
+  },
+  {
+    // Moves are appended in chain order (their key starts with the height); an inscription's
+    // moves, for its history and for an owner as of a height, are found through this index.
+    name: "inscription_moves_by_inscription",
+    sql: "CREATE INDEX IF NOT EXISTS inscription_moves_by_inscription ON inscription_moves (inscription_id, height, position, kind)",
+  },
+  // The explorer's inscriptions of an owner; the writer finds inscriptions by outpoint only.
+  {
+    name: "inscription_locations_by_owner",
+    sql: "CREATE INDEX IF NOT EXISTS inscription_locations_by_owner ON inscription_locations (owner_id) WHERE owner_id IS NOT NULL",
+  },
+  // DRC-20 operations are appended in chain order (height, position, seq); the writer keeps its
+  // state in drc20_ticks, drc20_balances and drc20_transfers and never reads them back.
+  {
+    name: "drc20_operations_by_tick",
+    sql: "CREATE INDEX IF NOT EXISTS drc20_operations_by_tick ON drc20_operations (tick_key, height)",
+  },
+  {
+    name: "drc20_operations_by_inscription",
+    sql: "CREATE INDEX IF NOT EXISTS drc20_operations_by_inscription ON drc20_operations (inscription_id)",
+  },
+  {
+    name: "drc20_operations_by_address",
+    sql: "CREATE INDEX IF NOT EXISTS drc20_operations_by_address ON drc20_operations (address_id, tick_key, height) WHERE address_id IS NOT NULL",
   },
 ];

@@ -9,7 +9,7 @@ import {
   openIndexReader,
   openIndexerDatabase,
 } from "../../src/indexer/database";
-import { INDEXER_MIGRATIONS, INDEXER_SCHEMA, TX_ID_OF_TXID } from "../../src/indexer/schema";
+import { CATCH_UP_DEFERRED_INDEXES, INDEXER_MIGRATIONS, INDEXER_SCHEMA, TX_ID_OF_TXID } from "../../src/indexer/schema";
 import { openPostgres } from "../../src/db/postgres";
 import { createTestDatabase } from "../helpers/postgres";
 
@@ -198,6 +198,108 @@ describe("indexer database", () => {
     openIndexReader(file).close();
   });
 
+  it("converts a version-10 index in place: inscription moves keyed in chain order, every row kept", () => {
+    const file = path.join(dir, "v10.sqlite");
+    const v10 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 10),
+      INDEXER_SCHEMA,
+    );
+    const insert = v10.prepare(
+      "INSERT INTO inscription_moves (inscription_id, height, position, tx_id, kind, to_tx_id, to_vout, to_offset, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    // Two inscriptions' moves, written in the old key's order (by inscription), one lost to fees.
+    const rows = [
+      [7, 10, 1, 7, "genesis", 7, 0, 0, 3],
+      [7, 12, 4, 21, "move", 21, 1, 0, 5],
+      [7, 15, 0, 30, "fee", 30, 0, 5000, 2],
+      [9, 11, 2, 9, "genesis", 9, 0, 0, 3],
+      [9, 12, 4, 21, "move", 21, 0, 0, 4],
+      [9, 13, 1, 25, "lost", null, null, null, null],
+    ];
+    for (const row of rows) insert.run(...row);
+    v10.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 10 in place/);
+    const db = openIndexerDatabase(file);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      // The rows in key order: by height and position, the inscription and kind breaking ties.
+      const stored = db
+        .prepare<Record<string, unknown>>(
+          "SELECT inscription_id, height, position, tx_id, kind, to_tx_id, to_vout, to_offset, owner_id FROM inscription_moves",
+        )
+        .all()
+        .map((row) => Object.values(row));
+      const byChainOrder = [...rows].sort((a, b) =>
+        a[1] !== b[1]
+          ? Number(a[1]) - Number(b[1])
+          : a[2] !== b[2]
+            ? Number(a[2]) - Number(b[2])
+            : Number(a[0]) - Number(b[0]),
+      );
+      expect(stored).to.deep.equal(byChainOrder);
+      const keyColumns = db
+        .prepare<{ name: string; pk: number }>("PRAGMA table_info(inscription_moves)")
+        .all()
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name);
+      expect(keyColumns).to.deep.equal(["height", "position", "inscription_id", "kind"]);
+      const indexes = db
+        .prepare<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'inscription_moves' AND sql IS NOT NULL",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["inscription_moves_by_inscription"]);
+      // An inscription's moves, oldest first, through the new index.
+      const moves = db.prepare<{ height: number; kind: string }>(
+        "SELECT height, kind FROM inscription_moves WHERE inscription_id = ? ORDER BY height, position, kind",
+      );
+      expect(moves.all(9)).to.deep.equal([
+        { height: 11, kind: "genesis" },
+        { height: 12, kind: "move" },
+        { height: 13, kind: "lost" },
+      ]);
+      const plan = db
+        .prepare<{ detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT height, kind FROM inscription_moves WHERE inscription_id = ? ORDER BY height, position, kind",
+        )
+        .all(9)
+        .map((r) => r.detail)
+        .join("; ");
+      expect(plan).to.include("inscription_moves_by_inscription").and.not.include("TEMP B-TREE");
+    } finally {
+      db.close();
+    }
+    openIndexReader(file).close();
+  });
+
+  it("builds each index a catch-up defers as the migrations define it", () => {
+    const db = openIndexerDatabase(":memory:");
+    try {
+      const definitions = () =>
+        db
+          .prepare<{ name: string; sql: string }>(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+          )
+          .all()
+          .map((r) => `${r.name}: ${r.sql.replace(/ IF NOT EXISTS/, "")}`);
+      const migrated = definitions();
+      for (const index of CATCH_UP_DEFERRED_INDEXES) {
+        expect(
+          migrated.some((d) => d.startsWith(`${index.name}: `)),
+          index.name,
+        ).to.equal(true);
+        db.exec(`DROP INDEX ${index.name}`);
+      }
+      for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
+      expect(definitions()).to.deep.equal(migrated);
+    } finally {
+      db.close();
+    }
+  });
+
   it("refuses a database of another daemon", () => {
     const file = path.join(dir, "other.sqlite");
     openDatabase(file, [{ version: 1, description: "x", sql: "CREATE TABLE x (a)" }], "something-else").close();
@@ -281,6 +383,31 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
+  it("builds each index a catch-up defers as its DDL defines it", async () => {
+    const db = openIndexerDatabase(await newUrl());
+    try {
+      const definitions = () =>
+        db
+          .prepare<{ name: string; def: string }>(
+            "SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname",
+          )
+          .all()
+          .map((r) => `${r.name}: ${r.def}`);
+      const created = definitions();
+      for (const index of CATCH_UP_DEFERRED_INDEXES) {
+        expect(
+          created.some((d) => d.startsWith(`${index.name}: `)),
+          index.name,
+        ).to.equal(true);
+        db.exec(`DROP INDEX ${index.name}`);
+      }
+      for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
+      expect(definitions()).to.deep.equal(created);
+    } finally {
+      db.close();
+    }
+  });
+
   it("converts a version-9 index in place, as SQLite does", async () => {
     const url = await newUrl();
     const writer = openIndexerDatabase(url);
@@ -314,6 +441,53 @@ describe("indexer database on PostgreSQL", function () {
       expect(Number(idOf.get(txid)!.id)).to.equal(1);
       expect(Number(idOf.get(twin)!.id)).to.equal(2);
       expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("converts a version-10 index in place, as SQLite does: inscription moves keyed in chain order", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    try {
+      // Version 10's inscription_moves, as a version-10 indexer left it.
+      writer.exec(`ALTER TABLE inscription_moves DROP CONSTRAINT inscription_moves_pkey;
+ALTER TABLE inscription_moves ADD PRIMARY KEY (inscription_id, height, position, kind);
+DROP INDEX inscription_moves_by_inscription;
+CREATE INDEX inscription_moves_by_height ON inscription_moves (height);`);
+      const insert = writer.prepare(
+        "INSERT INTO inscription_moves (inscription_id, height, position, tx_id, kind, to_tx_id, to_vout, to_offset, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      );
+      insert.run(7, 10, 1, 7, "genesis", 7, 0, 0, 3);
+      insert.run(9, 13, 1, 25, "lost", null, null, null, null);
+      writer.prepare("UPDATE meta SET value = '10' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 10 in place/);
+    const db = openIndexerDatabase(url);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      const key = db
+        .prepare<{ name: string }>(
+          `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+           WHERE i.indrelid = 'inscription_moves'::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+        )
+        .all()
+        .map((r) => r.name);
+      expect(key).to.deep.equal(["height", "position", "inscription_id", "kind"]);
+      const indexes = db
+        .prepare<{ name: string }>(
+          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'inscription_moves' AND indexname <> 'inscription_moves_pkey'",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["inscription_moves_by_inscription"]);
+      const kinds = db
+        .prepare<{ kind: string }>("SELECT kind FROM inscription_moves ORDER BY height, position")
+        .all()
+        .map((r) => r.kind);
+      expect(kinds).to.deep.equal(["genesis", "lost"]);
     } finally {
       db.close();
     }

@@ -99,7 +99,7 @@ export class Drc20Reads {
         WHERE o.tx_id = ? AND o.vout = ? AND o.spent_tx_id IS NULL`,
       transfers: TRANSFERS,
       transfersRevealedBy: `${TRANSFERS} AND i.reveal_tx_id = ${TX_ID_OF_TXID}`,
-      // The transaction's moves are found through its block (inscription_moves_by_height): moves have no transaction index.
+      // The transaction's moves are found through its block (the key of inscription_moves starts with the height): moves have no transaction index.
       receipts: `SELECT d.tick, t.amount, ow.address AS owner_address, m.height, g.txid AS genesis_txid FROM txs x
         JOIN inscription_moves m ON m.height = x.height AND m.tx_id = x.id
         JOIN drc20_transfers t ON t.inscription_id = m.inscription_id JOIN drc20_ticks d ON d.tick_key = t.tick_key
