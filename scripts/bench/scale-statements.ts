@@ -1,6 +1,7 @@
 /**
  * node --import tsx scripts/bench/scale-statements.ts [--txs 4000000 --seed 20 --dir data/bench/scale
- *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --utxo-cache-mb 192 --top 12]
+ *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --wal-autocheckpoint 0
+ *   --utxo-cache-mb 192 --top 12]
  *
  * Where catch-up time goes as the index grows: indexes a chain cached by bench:scale (generated
  * first by `npm run bench:scale -- --txs <n>` when missing) into a fresh SQLite file under --dir,
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     "batch-blocks": "0",
     "cache-mb": "256",
     "mmap-mb": "0",
+    "wal-autocheckpoint": "0",
     "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
     top: "12",
   });
@@ -63,6 +65,9 @@ async function main(): Promise<void> {
   // --mmap-mb: SQLite reads the database file through a memory map of that size (PRAGMA mmap_size).
   const mmapMb = integerFlag(flags, "mmap-mb");
   if (mmapMb > 0) db.exec(`PRAGMA mmap_size = ${mmapMb * 1048576}`);
+  // --wal-autocheckpoint: pages of WAL after which a commit checkpoints (0: the indexer's own setting).
+  const walPages = integerFlag(flags, "wal-autocheckpoint");
+  if (walPages > 0) db.exec(`PRAGMA wal_autocheckpoint = ${walPages}`);
 
   const timings = new Map<string, Timing>();
   const prepare = db.prepare.bind(db);
@@ -171,7 +176,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
-      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB, WAL checkpoint every ${walPages > 0 ? walPages : "the indexer's"} pages, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
   );
   await indexer.syncOnce();
   gcProfiler.stop();

@@ -525,7 +525,7 @@ export class Indexer {
       }
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
       if (coinbase) coinbaseAddresses = outputAddresses;
-      else tracker.applyTransaction(tx, position, height, spentInputs, outputAddresses, fee);
+      else tracker.applyTransaction(tx, txId, position, height, spentInputs, outputAddresses, fee);
       store.insertTx(txId, tx.txid, height, position, tx.size, fee, coinbase, inputs.length, outputs.length);
       // Addresses in the order they were first met: those paid, then those that only spent.
       for (const [addressId, got] of received) this.addHistory(addressId, txId, got, sent.get(addressId) ?? 0n);

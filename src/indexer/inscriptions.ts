@@ -289,13 +289,14 @@ export class InscriptionTracker {
    */
   applyTransaction(
     tx: DecodedTransaction,
+    txId: number,
     position: number,
     height: number,
     spent: SpentInput[],
     outputAddresses: (string | null)[],
     fee: bigint | null,
   ): void {
-    this.rememberFirstInput(tx.txid, spent[0]);
+    this.rememberFirstInput(txId, spent[0]);
     const inputs: FlowInput[] = [];
     const moving: { id: string; offset: bigint }[] = [];
     let anyInscribedInput = false;
@@ -320,7 +321,6 @@ export class InscriptionTracker {
     }
     const outputValues = tx.outputs.map((output) => output.value);
     const flow = flowThrough(inputs, outputValues, created ? [{ id: created.id, inputIndex: created.inputIndex }] : []);
-    const txId = this.txId(tx.txid);
     // owner: the output's address id, as the DRC-20 rules name it (null without an address).
     const landed = new Map<string, { vout: number; offset: bigint; owner: string | null }>();
     for (const item of flow.toOutputs) {
@@ -549,8 +549,8 @@ export class InscriptionTracker {
 
   /** The address that funded the commit a reveal input spends: the owner of the commit's input 0. */
   private funderOf(input: SpentInput | undefined): string | null {
-    if (!input || !input.known) return null;
-    const remembered = this.firstInputOwners.get(input.txid);
+    if (!input || input.txId === null) return null;
+    const remembered = this.firstInputOwners.get(input.txId);
     if (remembered !== undefined) return remembered;
     const row = this.q.funder.get(Buffer.from(input.txid, "hex")) as { address: string | null } | undefined;
     return row?.address ?? null;
@@ -561,9 +561,10 @@ export class InscriptionTracker {
    * recent commit needs no lookup by spending txid: while a long catch-up has dropped
    * outputs_by_spent_tx, that lookup reads the whole outputs table. Cleared with every rollback.
    */
-  private readonly firstInputOwners = new Map<string, string | null>();
+  private readonly firstInputOwners = new Map<number, string | null>();
 
-  private rememberFirstInput(txid: string, input: SpentInput | undefined): void {
+  /** Remembers who paid transaction `txId`'s input 0 (keyed by the transaction's id in the index). */
+  private rememberFirstInput(txId: number, input: SpentInput | undefined): void {
     if (this.firstInputOwners.size >= 300_000) {
       // Drop the oldest third (Map iteration follows insertion order).
       let drop = 100_000;
@@ -572,7 +573,7 @@ export class InscriptionTracker {
         if (--drop === 0) break;
       }
     }
-    this.firstInputOwners.set(txid, input && input.known ? input.address : null);
+    this.firstInputOwners.set(txId, input && input.known ? input.address : null);
   }
 
   // ---------------------------------------------------------------- new inscriptions and protocols
