@@ -18,6 +18,23 @@ function schemaVersionOf(db: { prepare(sql: string): { get(): unknown } }): stri
   return (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value;
 }
 
+/**
+ * Drops every index a catch-up defers and builds it again from CATCH_UP_DEFERRED_INDEXES: the
+ * definitions (`name: sql` lines, from `definitions`) must come back as the schema created them.
+ */
+function expectDeferredIndexesRebuiltAlike(db: { exec(sql: string): void }, definitions: () => string[]): void {
+  const created = definitions();
+  for (const index of CATCH_UP_DEFERRED_INDEXES) {
+    expect(
+      created.some((d) => d.startsWith(`${index.name}: `)),
+      index.name,
+    ).to.equal(true);
+    db.exec(`DROP INDEX ${index.name}`);
+  }
+  for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
+  expect(definitions()).to.deep.equal(created);
+}
+
 describe("indexer database", () => {
   let dir: string;
   beforeEach(() => {
@@ -278,23 +295,14 @@ describe("indexer database", () => {
   it("builds each index a catch-up defers as the migrations define it", () => {
     const db = openIndexerDatabase(":memory:");
     try {
-      const definitions = () =>
+      expectDeferredIndexesRebuiltAlike(db, () =>
         db
           .prepare<{ name: string; sql: string }>(
             "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
           )
           .all()
-          .map((r) => `${r.name}: ${r.sql.replace(/ IF NOT EXISTS/, "")}`);
-      const migrated = definitions();
-      for (const index of CATCH_UP_DEFERRED_INDEXES) {
-        expect(
-          migrated.some((d) => d.startsWith(`${index.name}: `)),
-          index.name,
-        ).to.equal(true);
-        db.exec(`DROP INDEX ${index.name}`);
-      }
-      for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
-      expect(definitions()).to.deep.equal(migrated);
+          .map((r) => `${r.name}: ${r.sql.replace(/ IF NOT EXISTS/, "")}`),
+      );
     } finally {
       db.close();
     }
@@ -386,23 +394,14 @@ describe("indexer database on PostgreSQL", function () {
   it("builds each index a catch-up defers as its DDL defines it", async () => {
     const db = openIndexerDatabase(await newUrl());
     try {
-      const definitions = () =>
+      expectDeferredIndexesRebuiltAlike(db, () =>
         db
           .prepare<{ name: string; def: string }>(
             "SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname",
           )
           .all()
-          .map((r) => `${r.name}: ${r.def}`);
-      const created = definitions();
-      for (const index of CATCH_UP_DEFERRED_INDEXES) {
-        expect(
-          created.some((d) => d.startsWith(`${index.name}: `)),
-          index.name,
-        ).to.equal(true);
-        db.exec(`DROP INDEX ${index.name}`);
-      }
-      for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
-      expect(definitions()).to.deep.equal(created);
+          .map((r) => `${r.name}: ${r.def}`),
+      );
     } finally {
       db.close();
     }
