@@ -201,5 +201,30 @@ describe("indexer write path: the same rows whatever the batch size", function (
       expect(seen.hits, "outputs answered from the filled cache").to.be.greaterThan(0);
       db.close();
     });
+
+    it("builds the deferred indexes with a 64 MB page cache (what bounds SQLite's sorter) and sets the indexer's back", async () => {
+      const db = openIndexerDatabase(":memory:", { cacheMb: 200 });
+      const cacheSize = () => db.prepare<{ cache_size: number }>("PRAGMA cache_size").get()!.cache_size;
+      const duringBuilds: number[] = [];
+      const source = new SteppedChainSource(chain);
+      const indexer = new Indexer({
+        store: new IndexerStore(db),
+        source,
+        network: NETWORKS[chain.network],
+        startHeight: chain.startHeight,
+        deferIndexesBehind: 0,
+        log: (event) => {
+          if (event === "read_index_restored") duringBuilds.push(cacheSize());
+        },
+      });
+      for (const step of chain.steps) {
+        source.active = step.blocks;
+        await indexer.syncOnce();
+      }
+      expect(duringBuilds.length).to.be.greaterThan(0);
+      expect(new Set(duringBuilds)).to.deep.equal(new Set([-64 * 1024]));
+      expect(cacheSize()).to.equal(-200 * 1024);
+      db.close();
+    });
   });
 });
