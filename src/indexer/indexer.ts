@@ -486,7 +486,6 @@ export class Indexer {
             vout: input.vout,
             value: spent ? spent.value : 0n,
             address: spent ? spent.address : null,
-            known: spent !== null,
           };
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
@@ -529,7 +528,7 @@ export class Indexer {
           // P2SH outputs have P2SH addresses: no need to read the spent script back.
           spendsP2sh: (inputIndex) => {
             const input = spentInputs[inputIndex];
-            if (!input || !input.known || input.address === null) return undefined;
+            if (!input || input.txId === null || input.address === null) return undefined;
             return this.isP2shAddress(input.address);
           },
         });

@@ -37,12 +37,11 @@ import { Journal } from "./journal";
 /** What the indexer already knows about one spent input. */
 export interface SpentInput {
   txid: string;
-  /** The spent transaction's id in the index (null when the index does not hold the output). */
+  /** The spent transaction's id in the index; null when the index does not hold the output (value 0, address null). */
   txId: number | null;
   vout: number;
   value: bigint;
   address: string | null;
-  known: boolean;
 }
 
 /** The ids the tracker's rows refer to (IndexerStore provides them). */
@@ -311,7 +310,7 @@ export class InscriptionTracker {
           : [];
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
-      inputs.push({ value: input.known ? input.value : 0n, inscriptions });
+      inputs.push({ value: input.txId !== null ? input.value : 0n, inscriptions });
     });
 
     const created = this.detectNew(tx, position, height, spent, inputs);
@@ -573,7 +572,7 @@ export class InscriptionTracker {
         if (--drop === 0) break;
       }
     }
-    this.firstInputOwners.set(txId, input && input.known ? input.address : null);
+    this.firstInputOwners.set(txId, input && input.txId !== null ? input.address : null);
   }
 
   // ---------------------------------------------------------------- new inscriptions and protocols
