@@ -1,6 +1,7 @@
 /**
  * node --import tsx scripts/bench/scale-statements.ts [--txs 4000000 --seed 20 --dir data/bench/scale
  *   --stop-at 2500000 --window 500000 --batch-blocks N --cache-mb 256 --mmap-mb 0 --wal-autocheckpoint 0
+ *   --background-checkpoints 1
  *   --utxo-cache-mb 192 --top 12]
  *
  * Where catch-up time goes as the index grows: indexes a chain cached by bench:scale (generated
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     "cache-mb": "256",
     "mmap-mb": "0",
     "wal-autocheckpoint": "0",
+    "background-checkpoints": "1",
     "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
     top: "12",
   });
@@ -149,6 +151,7 @@ async function main(): Promise<void> {
     source,
     network: NETWORKS.mainnet,
     ...(batchBlocks > 0 ? { batchBlocks } : {}),
+    backgroundCheckpoints: integerFlag(flags, "background-checkpoints") !== 0,
     onProgress: (progress) => {
       indexed += progress.transactions;
       if (indexed - windowStart < window && indexed < stopAt) return;

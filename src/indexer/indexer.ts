@@ -20,6 +20,7 @@ import {
 } from "../doge";
 import { extractCheckZkpUses, mayUseCheckZkp } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
+import { WalCheckpointer } from "./checkpointer";
 import { IndexProfile, SpentOutputPruner, claimIndexProfile } from "./profile";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
@@ -55,6 +56,13 @@ export interface IndexerOptions {
   onProgress?: (progress: SyncProgress) => void;
   /** A batch is committed once its blocks took this long to read, even short of batchBlocks (default 2000 ms). */
   batchMs?: number;
+  /**
+   * SQLite file only: during a catch-up, WAL checkpoints run on a worker thread while the next batch
+   * is applied (./checkpointer.ts). Default true; false keeps them in the indexer's commits.
+   */
+  backgroundCheckpoints?: boolean;
+  /** Frames of WAL after which a catch-up waits for the background checkpoint (default 65,536: 256 MB of 4 KB pages). */
+  maxWalFrames?: number;
 }
 
 export interface SyncProgress {
@@ -99,6 +107,8 @@ export class Indexer {
   private readonly log: (event: string, fields?: Record<string, unknown>) => void;
   private readonly onProgress: (progress: SyncProgress) => void;
   private readonly batchMs: number;
+  private readonly backgroundCheckpoints: boolean;
+  private readonly maxWalFrames: number;
   private nodeHeight: number | null = null;
   private stopRequested = false;
   /** The attester profile's pruning of spent outputs (null for a full index). */
@@ -132,6 +142,8 @@ export class Indexer {
     this.log = options.log ?? (() => undefined);
     this.onProgress = options.onProgress ?? (() => undefined);
     this.batchMs = Math.max(1, options.batchMs ?? 2_000);
+    this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
+    this.maxWalFrames = Math.max(1, options.maxWalFrames ?? 65_536);
     // Before start_height is written: an index that has one but no profile predates profiles (full).
     const profile = options.profile ?? "full";
     claimIndexProfile(this.store.db, profile);
@@ -193,7 +205,8 @@ export class Indexer {
       this.store.setMeta("node_seen_at", String(Math.floor(Date.now() / 1000)));
     });
     rolledBack += await this.reconcileTip(nodeHeight);
-    if (nodeHeight - this.indexedHeight() > this.deferIndexesBehind) {
+    const catchingUp = nodeHeight - this.indexedHeight() > this.deferIndexesBehind;
+    if (catchingUp) {
       this.deferReadIndexes();
       // The UTXO cache is empty when a catch-up starts (a restart, or the end of the last catch-up
       // freed it): it is filled from the index's unspent outputs once, instead of every old spend
@@ -206,84 +219,92 @@ export class Indexer {
       }
     }
     let next = this.indexedHeight() + 1;
-    while (next <= nodeHeight && !this.stopRequested) {
-      const batch: BatchBlock[] = [];
-      let batchBytes = 0;
-      const readStarted = Date.now();
-      while (
-        batch.length < this.batchBlocks &&
-        batchBytes < this.batchBytes &&
-        next + batch.length <= nodeHeight &&
-        !this.stopRequested &&
-        (batch.length === 0 || Date.now() - readStarted < this.batchMs)
-      ) {
-        const height = next + batch.length;
-        const hash = await this.source.getBlockHash(height);
-        if (hash === null) break;
-        const raw = await this.source.getRawBlock(hash);
-        // Only the header now: the transactions are parsed as the block is applied, so a batch
-        // holds its raw bytes, not 2000 blocks of parsed objects that would outlive V8's young
-        // generation (docs/operations.md "Sizing").
-        const header = parseHeader(raw);
-        if (!header.ok || header.value.hash !== hash) {
-          const parsed = parseBlock(raw);
-          if (!parsed.ok) throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
-          throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
+    const checkpointer = catchingUp ? this.startCheckpointer() : null;
+    try {
+      while (next <= nodeHeight && !this.stopRequested) {
+        const batch: BatchBlock[] = [];
+        let batchBytes = 0;
+        const readStarted = Date.now();
+        while (
+          batch.length < this.batchBlocks &&
+          batchBytes < this.batchBytes &&
+          next + batch.length <= nodeHeight &&
+          !this.stopRequested &&
+          (batch.length === 0 || Date.now() - readStarted < this.batchMs)
+        ) {
+          const height = next + batch.length;
+          const hash = await this.source.getBlockHash(height);
+          if (hash === null) break;
+          const raw = await this.source.getRawBlock(hash);
+          // Only the header now: the transactions are parsed as the block is applied, so a batch
+          // holds its raw bytes, not 2000 blocks of parsed objects that would outlive V8's young
+          // generation (docs/operations.md "Sizing").
+          const header = parseHeader(raw);
+          if (!header.ok || header.value.hash !== hash) {
+            const parsed = parseBlock(raw);
+            if (!parsed.ok)
+              throw new Error(`block ${hash} at height ${height} does not parse: ${parsed.error.message}`);
+            throw new Error(`node returned block ${parsed.value.hash} for hash ${hash}`);
+          }
+          batch.push({ raw, hash, prevHash: header.value.prevHash, height, block: null });
+          batchBytes += raw.length;
         }
-        batch.push({ raw, hash, prevHash: header.value.prevHash, height, block: null });
-        batchBytes += raw.length;
+        if (batch.length === 0) break;
+        const expectedParent = batch[0].height === this.startHeight ? null : (this.store.tip()?.hash ?? null);
+        if (expectedParent !== null && batch[0].prevHash !== expectedParent) {
+          rolledBack += await this.rollbackToFork();
+          next = this.indexedHeight() + 1;
+          continue;
+        }
+        // Blocks inside a batch must link up too (the node may have reorganised while we read).
+        const broken = batch.findIndex((item, i) => i > 0 && item.prevHash !== batch[i - 1].hash);
+        const usable = broken === -1 ? batch : batch.slice(0, broken);
+        let transactions = 0;
+        const deferred = this.store.getMeta("read_indexes_deferred") === "1";
+        // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
+        this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
+        // Undo entries below the deepest possible rollback are no longer needed once the batch ends:
+        // those of its own blocks below that height are not written at all.
+        const lastHeight = usable[usable.length - 1].height;
+        const journalFloor = lastHeight - this.maxReorgDepth - 1;
+        if (checkpointer) await checkpointer.worker.beforeBatch();
+        try {
+          this.store.transaction(() => {
+            this.inscriptions.journalFrom(journalFloor);
+            // PostgreSQL reads the batch's spent outputs in one query first, so it parses every block now.
+            if (this.store.prefetches) {
+              for (const item of usable) item.block = parsedBlock(item);
+              this.store.prefetchOutputs(this.spentBefore(usable));
+            }
+            for (const item of usable) {
+              const block = item.block ?? parsedBlock(item);
+              item.block = null;
+              this.applyBlock(block, item.height);
+              transactions += block.txs.length;
+            }
+            this.store.flushWrites();
+            this.inscriptions.pruneJournal(journalFloor);
+            // Kept across restarts: a rollback to below journalFloor - 1 would need entries now gone.
+            if (journalFloor > this.journalPrunedBelow()) this.store.setMeta(JOURNAL_FLOOR_KEY, String(journalFloor));
+            // So are spent outputs, on an attester index.
+            if (this.logSpends) this.pruner!.pruneSpends(this.spends, lastHeight);
+            else if (this.pruner && !deferred) this.pruner.afterBatch(lastHeight);
+          });
+        } catch (error) {
+          this.store.discardPending();
+          this.spends.length = 0;
+          // The batch's transaction rolled back: counters held in memory must follow.
+          this.inscriptions.reloadCounters();
+          throw error;
+        }
+        checkpointer?.worker.afterCommit();
+        blocksApplied += usable.length;
+        next += usable.length;
+        this.log("indexed", { height: next - 1, blocks: usable.length });
+        this.onProgress({ indexedHeight: next - 1, targetHeight: nodeHeight, blocks: usable.length, transactions });
       }
-      if (batch.length === 0) break;
-      const expectedParent = batch[0].height === this.startHeight ? null : (this.store.tip()?.hash ?? null);
-      if (expectedParent !== null && batch[0].prevHash !== expectedParent) {
-        rolledBack += await this.rollbackToFork();
-        next = this.indexedHeight() + 1;
-        continue;
-      }
-      // Blocks inside a batch must link up too (the node may have reorganised while we read).
-      const broken = batch.findIndex((item, i) => i > 0 && item.prevHash !== batch[i - 1].hash);
-      const usable = broken === -1 ? batch : batch.slice(0, broken);
-      let transactions = 0;
-      const deferred = this.store.getMeta("read_indexes_deferred") === "1";
-      // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
-      this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
-      // Undo entries below the deepest possible rollback are no longer needed once the batch ends:
-      // those of its own blocks below that height are not written at all.
-      const lastHeight = usable[usable.length - 1].height;
-      const journalFloor = lastHeight - this.maxReorgDepth - 1;
-      try {
-        this.store.transaction(() => {
-          this.inscriptions.journalFrom(journalFloor);
-          // PostgreSQL reads the batch's spent outputs in one query first, so it parses every block now.
-          if (this.store.prefetches) {
-            for (const item of usable) item.block = parsedBlock(item);
-            this.store.prefetchOutputs(this.spentBefore(usable));
-          }
-          for (const item of usable) {
-            const block = item.block ?? parsedBlock(item);
-            item.block = null;
-            this.applyBlock(block, item.height);
-            transactions += block.txs.length;
-          }
-          this.store.flushWrites();
-          this.inscriptions.pruneJournal(journalFloor);
-          // Kept across restarts: a rollback to below journalFloor - 1 would need entries now gone.
-          if (journalFloor > this.journalPrunedBelow()) this.store.setMeta(JOURNAL_FLOOR_KEY, String(journalFloor));
-          // So are spent outputs, on an attester index.
-          if (this.logSpends) this.pruner!.pruneSpends(this.spends, lastHeight);
-          else if (this.pruner && !deferred) this.pruner.afterBatch(lastHeight);
-        });
-      } catch (error) {
-        this.store.discardPending();
-        this.spends.length = 0;
-        // The batch's transaction rolled back: counters held in memory must follow.
-        this.inscriptions.reloadCounters();
-        throw error;
-      }
-      blocksApplied += usable.length;
-      next += usable.length;
-      this.log("indexed", { height: next - 1, blocks: usable.length });
-      this.onProgress({ indexedHeight: next - 1, targetHeight: nodeHeight, blocks: usable.length, transactions });
+    } finally {
+      if (checkpointer) await this.stopCheckpointer(checkpointer);
     }
     if (this.indexedHeight() >= nodeHeight) this.restoreReadIndexes();
     return { indexedHeight: this.indexedHeight(), blocksApplied, rolledBack };
@@ -304,6 +325,31 @@ export class Indexer {
       }
     }
     return wanted;
+  }
+
+  /**
+   * The background checkpointer of a catch-up (SQLite file only): the indexer's own automatic
+   * checkpoint is raised to twice the worker's limit meanwhile, a bound should the worker fall
+   * behind, and set back to its own size should the worker fail.
+   */
+  private startCheckpointer(): { worker: WalCheckpointer; autocheckpoint: number } | null {
+    const db = this.store.db;
+    if (!this.backgroundCheckpoints || db.dialect !== "sqlite" || db.location === ":memory:") return null;
+    const autocheckpoint = Number(
+      db.prepare<{ wal_autocheckpoint: number }>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint ?? 0,
+    );
+    const worker = new WalCheckpointer(db.location, this.maxWalFrames, (error) => {
+      db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
+      this.log("wal_checkpointer_failed", { error });
+    });
+    db.exec(`PRAGMA wal_autocheckpoint = ${this.maxWalFrames * 2}`);
+    return { worker, autocheckpoint };
+  }
+
+  private async stopCheckpointer(checkpointer: { worker: WalCheckpointer; autocheckpoint: number }): Promise<void> {
+    await checkpointer.worker.close();
+    this.store.db.exec(`PRAGMA wal_autocheckpoint = ${checkpointer.autocheckpoint}`);
+    this.log("wal_checkpoints", { ...checkpointer.worker.totals, failed: checkpointer.worker.failed });
   }
 
   /** Drops the read-side indexes for a long catch-up (recorded in meta, so a restart finishes the job). */

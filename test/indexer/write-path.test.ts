@@ -3,13 +3,17 @@
  * written when the batch ends, an output spent in the batch that made it is written once, already
  * spent) on the devnet equivalence chain (payments, OP_RETURNs, DRC-20, Doginals and v1
  * inscriptions, OP_CHECKZKP uses, two reorgs): batches of one block and of four blocks must leave
- * every table with the same rows as the default batches (the whole chain in one), step by step.
+ * every table with the same rows as the default batches (the whole chain in one), step by step; so
+ * must a catch-up into a SQLite file whose WAL checkpoints run on a worker thread (checkpointer.ts).
  * A batch holds its blocks' bytes and parses each as it is applied: a block that does not parse, or
  * is not the block asked for, stops the indexer with nothing of its batch written. With a recent
  * window of two transactions, older outputs are answered by the UTXO cache (or, when it is full or
  * off, by the index): the rows stay the same, reorgs included.
  */
 import { expect } from "chai";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { NETWORKS } from "../../src/doge";
 import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer, IndexerOptions } from "../../src/indexer/indexer";
@@ -18,13 +22,14 @@ import { UTXO_CACHE_SLOT_BYTES, UtxoCache } from "../../src/indexer/utxo-cache";
 import { dumpDatabase } from "../helpers/db-dump";
 import { EquivalenceChain, SteppedChainSource, devnetChain } from "./equivalence/chain";
 
-/** A fresh in-memory index of `chain` and the indexer that follows its stepped source. */
+/** A fresh index of `chain` (in memory unless `location` names a file) and the indexer that follows its stepped source. */
 function indexerOf(
   chain: EquivalenceChain,
   options: Partial<IndexerOptions> = {},
   storeOptions: IndexerStoreOptions = {},
+  location = ":memory:",
 ) {
-  const db = openIndexerDatabase(":memory:");
+  const db = openIndexerDatabase(location);
   const source = new SteppedChainSource(chain);
   const indexer = new Indexer({
     store: new IndexerStore(db, storeOptions),
@@ -75,6 +80,36 @@ describe("indexer write path: the same rows whatever the batch size", function (
   it("leaves the same rows with 4 blocks a batch", async () => {
     const four = await dumps(chain, { batchBlocks: 4 });
     four.forEach((dump, i) => expect(dump, `after step ${i + 1}`).to.equal(reference[i]));
+  });
+
+  it("leaves the same rows on a SQLite file with its WAL checkpoints on a worker thread, and sets the indexer's checkpoint size back", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dogeos-write-path-"));
+    try {
+      const events: { event: string; fields?: Record<string, unknown> }[] = [];
+      const options = {
+        deferIndexesBehind: 0,
+        batchBlocks: 2,
+        maxWalFrames: 8,
+        log: (event: string, fields?: Record<string, unknown>) => events.push({ event, fields }),
+      };
+      const { db, source, indexer } = indexerOf(chain, options, {}, path.join(dir, "index.sqlite"));
+      const autocheckpoint = () =>
+        db.prepare<{ wal_autocheckpoint: number }>("PRAGMA wal_autocheckpoint").get()!.wal_autocheckpoint;
+      for (const [i, step] of chain.steps.entries()) {
+        source.active = step.blocks;
+        await indexer.syncOnce();
+        expect(dumpText(db), `after step ${i + 1}`).to.equal(reference[i]);
+        expect(autocheckpoint(), `after step ${i + 1}`).to.equal(20_000);
+      }
+      db.close();
+      const reports = events.filter((e) => e.event === "wal_checkpoints").map((e) => e.fields!);
+      expect(reports.length).to.be.greaterThan(0);
+      expect(reports.every((r) => r.failed === false)).to.equal(true);
+      expect(reports.reduce((sum, r) => sum + Number(r.checkpoints), 0)).to.be.greaterThan(0);
+      expect(events.some((e) => e.event === "wal_checkpointer_failed")).to.equal(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("writes nothing of a batch with a block that does not parse, or that is not the block asked for", async () => {
