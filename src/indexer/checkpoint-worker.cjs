@@ -14,6 +14,8 @@
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require("better-sqlite3");
 
+const messageOf = (error) => String(error && error.message ? error.message : error);
+
 let db = null;
 try {
   db = new Database(workerData.file, { fileMustExist: true });
@@ -21,7 +23,7 @@ try {
   db.pragma("cache_size = -2048");
   parentPort.postMessage({ id: 0, ready: true });
 } catch (error) {
-  parentPort.postMessage({ id: 0, error: String(error && error.message ? error.message : error) });
+  parentPort.postMessage({ id: 0, error: messageOf(error) });
 }
 
 parentPort.on("message", (request) => {
@@ -46,6 +48,6 @@ parentPort.on("message", (request) => {
       ms: Date.now() - started,
     });
   } catch (error) {
-    parentPort.postMessage({ id: request.id, error: String(error && error.message ? error.message : error) });
+    parentPort.postMessage({ id: request.id, error: messageOf(error) });
   }
 });

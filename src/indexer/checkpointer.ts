@@ -19,7 +19,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 /** What one checkpoint did, as SQLite's wal_checkpoint answers (frames), and how long it took. */
-export interface CheckpointReport {
+interface CheckpointReport {
   log: number;
   checkpointed: number;
   busy: number;
@@ -118,8 +118,6 @@ export class WalCheckpointer {
         this.worker.postMessage({ op: "close" });
       });
     }
-    for (const resolve of this.waiting.values()) resolve({ id: 0, error: "closed" });
-    this.waiting.clear();
   }
 
   private async checkpoint(): Promise<void> {
