@@ -17,8 +17,13 @@ import { processesUnder } from "../helpers/processes";
 import { until as waitUntil } from "../helpers/wait";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-/** Apart from start-node.test.ts's 20000 and npm start's own ports. */
-const PORT_OFFSET = 21_000;
+/**
+ * Apart from the --node tests' 20,000 and 22,000 and npm start's own ports. This stack starts its own
+ * devnet (18332 + offset), so the offset keeps every port below Linux's ephemeral range (32768 and
+ * up, /proc/sys/net/ipv4/ip_local_port_range): at 21,000 the devnet's 39332 was once taken by an
+ * outgoing connection of another test and npm start stopped with EADDRINUSE.
+ */
+const PORT_OFFSET = 12_000;
 /** The shared poll (test/helpers/wait.ts), every 250 ms: each probe of these tests reads /proc or a log. */
 const until = <T>(what: string, probe: Parameters<typeof waitUntil<T>>[1], limitMs: number) =>
   waitUntil(what, probe, limitMs, 250);
