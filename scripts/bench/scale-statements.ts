@@ -144,6 +144,8 @@ async function main(): Promise<void> {
   let windowWritten = bytesWritten();
   let indexed = 0;
   let windowStart = 0;
+  /** Inputs (coinbases' included) of the window so far. */
+  let windowInputs = 0;
   let windowMs = performance.now();
   const us = (ns: bigint, txs: number) => (Number(ns) / 1000 / txs).toFixed(1);
   const indexer = new Indexer({
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
     backgroundCheckpoints: integerFlag(flags, "background-checkpoints") !== 0,
     onProgress: (progress) => {
       indexed += progress.transactions;
+      windowInputs += progress.inputs;
       if (indexed - windowStart < window && indexed < stopAt) return;
       const txs = indexed - windowStart;
       const totalNs = BigInt(Math.round((performance.now() - windowMs) * 1e6));
@@ -162,7 +165,7 @@ async function main(): Promise<void> {
       const gcNs = gcNsOfWindow();
       const written = bytesWritten();
       process.stdout.write(
-        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); written ${((written - windowWritten) / txs).toFixed(0)} B/tx; JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
+        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); written ${((written - windowWritten) / txs).toFixed(0)} B/tx; JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ${(windowInputs / txs).toFixed(2)} inputs/tx\n`,
       );
       const rows = [...timings.entries()].sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0));
       for (const [sql, timing] of rows.slice(0, top))
@@ -173,6 +176,7 @@ async function main(): Promise<void> {
       commitNs = 0n;
       readNs = 0n;
       windowStart = indexed;
+      windowInputs = 0;
       windowWritten = written;
       windowMs = performance.now();
     },

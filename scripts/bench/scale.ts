@@ -35,6 +35,9 @@ export interface StepFigures {
   dbBytes: number;
   bytesPerTx: number;
   peakRssMb: number;
+  /** The step's inputs (coinbases' included) and outputs per transaction: what each transaction asked of the index. */
+  inputsPerTx: number;
+  outputsPerTx: number;
 }
 
 async function main(): Promise<void> {
@@ -126,6 +129,8 @@ async function main(): Promise<void> {
   let clockStart = 0;
   let stepStartTxs = 0;
   let stepStartMs = 0;
+  let stepInputs = 0;
+  let stepOutputs = 0;
   const nowMs = () => clockMs + (performance.now() - clockStart);
   const indexer = new Indexer({
     store: new IndexerStore(db, { utxoCacheMb: integerFlag(flags, "utxo-cache-mb") }),
@@ -140,6 +145,8 @@ async function main(): Promise<void> {
     },
     onProgress: (progress) => {
       indexedTxs += progress.transactions;
+      stepInputs += progress.inputs;
+      stepOutputs += progress.outputs;
       // Batches are whole (up to 2000 blocks): a step ends with the first batch that reaches it.
       if (indexedTxs - stepStartTxs >= step || indexedTxs === meta!.txs) {
         const t = nowMs();
@@ -152,6 +159,8 @@ async function main(): Promise<void> {
           stepStartTxs -= previous.stepTxs;
           stepStartMs -= previous.stepSeconds * 1000;
           stepStartCpu -= previous.stepCpuSeconds * 1000;
+          stepInputs += previous.inputsPerTx * previous.stepTxs;
+          stepOutputs += previous.outputsPerTx * previous.stepTxs;
         }
         const figures: StepFigures = {
           txs: indexedTxs,
@@ -162,6 +171,8 @@ async function main(): Promise<void> {
           dbBytes: dbBytes(indexFile),
           bytesPerTx: 0,
           peakRssMb: peakRssMb(),
+          inputsPerTx: stepInputs / (indexedTxs - stepStartTxs),
+          outputsPerTx: stepOutputs / (indexedTxs - stepStartTxs),
         };
         figures.txPerSecond = figures.stepTxs / figures.stepSeconds;
         figures.bytesPerTx = figures.dbBytes / indexedTxs;
@@ -169,9 +180,12 @@ async function main(): Promise<void> {
         stepStartTxs = indexedTxs;
         stepStartMs = t;
         stepStartCpu = c;
+        stepInputs = 0;
+        stepOutputs = 0;
         process.stdout.write(
           `  ${figures.txs.toLocaleString("en-US").padStart(12)} txs${fold ? " (last step, the remainder included)" : ""}  ${figures.txPerSecond.toFixed(0).padStart(7)} tx/s (${(figures.stepTxs / figures.stepCpuSeconds).toFixed(0)} per CPU s)  ${figures.bytesPerTx.toFixed(0).padStart(5)} B/tx` +
-            `  db ${(figures.dbBytes / 1e9).toFixed(2)} GB  peak RSS ${figures.peakRssMb.toFixed(0)} MB\n`,
+            `  db ${(figures.dbBytes / 1e9).toFixed(2)} GB  peak RSS ${figures.peakRssMb.toFixed(0)} MB` +
+            `  ${figures.inputsPerTx.toFixed(2)} in ${figures.outputsPerTx.toFixed(2)} out per tx\n`,
         );
       }
     },
@@ -189,7 +203,7 @@ async function main(): Promise<void> {
     `\nread-side indexes deferred during catch-up: ${deferIndexesBehind === undefined ? "when > 1000 blocks behind (the indexer's default)" : `when > ${deferIndexesBehind} blocks behind (--defer-indexes-behind)`}`,
   );
   process.stdout.write(
-    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far)\n`,
+    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far, the step's inputs and outputs per tx)\n`,
   );
   const firstReadTxs = Math.min(1_000_000, Math.floor(meta.txs / 2));
   const firstReadHeight = source.heightAtTxs(firstReadTxs);
@@ -241,6 +255,12 @@ async function main(): Promise<void> {
   );
   process.stdout.write(
     `database ${(finalBytes / 1e9).toFixed(2)} GB with its WAL = ${(finalBytes / meta.txs).toFixed(0)} bytes/tx (${(closedBytes / meta.txs).toFixed(0)} bytes/tx once checkpointed); chain ${(meta.bytes / meta.txs).toFixed(0)} bytes/tx raw; peak RSS ${peak.toFixed(0)} MB\n`,
+  );
+  // The generator's chain changes shape where its UTXO pool reaches its target (scale-generator.ts:
+  // payments then spend more coins), so the last step may ask more of the index per transaction.
+  process.stdout.write(
+    `work per transaction: ${first.inputsPerTx.toFixed(2)} inputs and ${first.outputsPerTx.toFixed(2)} outputs in the first step, ${last.inputsPerTx.toFixed(2)} and ${last.outputsPerTx.toFixed(2)} in the last` +
+      ` (each input is a spend to look up and mark: the last step's rate is per transaction of that step's shape)\n`,
   );
 
   // Projection. Both mainnet figures are assumptions given as flags, not measurements: issue 20

@@ -70,6 +70,9 @@ export interface SyncProgress {
   targetHeight: number;
   blocks: number;
   transactions: number;
+  /** The batch's inputs (each coinbase's one included) and outputs: the work a transaction carries varies along a chain. */
+  inputs: number;
+  outputs: number;
 }
 
 export class ReorgTooDeepError extends DogeosError {
@@ -260,6 +263,8 @@ export class Indexer {
         const broken = batch.findIndex((item, i) => i > 0 && item.prevHash !== batch[i - 1].hash);
         const usable = broken === -1 ? batch : batch.slice(0, broken);
         let transactions = 0;
+        let inputs = 0;
+        let outputs = 0;
         const deferred = this.store.getMeta("read_indexes_deferred") === "1";
         // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
         this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
@@ -281,6 +286,10 @@ export class Indexer {
               item.block = null;
               this.applyBlock(block, item.height);
               transactions += block.txs.length;
+              for (const tx of block.txs) {
+                inputs += tx.inputs.length;
+                outputs += tx.outputs.length;
+              }
             }
             this.store.flushWrites();
             this.inscriptions.pruneJournal(journalFloor);
@@ -301,7 +310,14 @@ export class Indexer {
         blocksApplied += usable.length;
         next += usable.length;
         this.log("indexed", { height: next - 1, blocks: usable.length });
-        this.onProgress({ indexedHeight: next - 1, targetHeight: nodeHeight, blocks: usable.length, transactions });
+        this.onProgress({
+          indexedHeight: next - 1,
+          targetHeight: nodeHeight,
+          blocks: usable.length,
+          transactions,
+          inputs,
+          outputs,
+        });
       }
     } finally {
       if (checkpointer) await this.stopCheckpointer(checkpointer);
