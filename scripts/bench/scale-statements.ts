@@ -154,6 +154,12 @@ async function main(): Promise<void> {
     network: NETWORKS.mainnet,
     ...(batchBlocks > 0 ? { batchBlocks } : {}),
     backgroundCheckpoints: integerFlag(flags, "background-checkpoints") !== 0,
+    // The catch-up's checkpoint totals (time the batches waited for the worker is in "elsewhere")
+    // and the deferred index builds.
+    log: (event, fields) => {
+      if (event === "wal_checkpoints" || event === "wal_checkpointer_failed" || event.startsWith("read_indexes"))
+        process.stdout.write(`${event} ${JSON.stringify(fields ?? {})}\n`);
+    },
     onProgress: (progress) => {
       indexed += progress.transactions;
       windowInputs += progress.inputs;
