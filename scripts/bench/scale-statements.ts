@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     window: "500000",
     "batch-blocks": "0",
     "cache-mb": "256",
+    "page-size": "0",
     "mmap-mb": "0",
     "wal-autocheckpoint": "0",
     "background-checkpoints": "1",
@@ -63,7 +64,12 @@ async function main(): Promise<void> {
 
   const file = path.join(root, "statements.sqlite");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
-  const db = openIndexerDatabase(file, { cacheMb: integerFlag(flags, "cache-mb") });
+  const pageSize = integerFlag(flags, "page-size");
+  const db = openIndexerDatabase(file, {
+    cacheMb: integerFlag(flags, "cache-mb"),
+    ...(pageSize > 0 ? { pageSize } : {}),
+  });
+  // --page-size: the new index's SQLite page size in bytes (0: SQLite's default, 4096).
   // --mmap-mb: SQLite reads the database file through a memory map of that size (PRAGMA mmap_size).
   const mmapMb = integerFlag(flags, "mmap-mb");
   if (mmapMb > 0) db.exec(`PRAGMA mmap_size = ${mmapMb * 1048576}`);
@@ -189,7 +195,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
-      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, memory map ${mmapMb} MB, WAL checkpoint every ${walPages > 0 ? walPages : "the indexer's"} pages, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, page size ${(db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size} B, memory map ${mmapMb} MB, WAL checkpoint every ${walPages > 0 ? walPages : "the indexer's"} pages, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
   );
   await indexer.syncOnce();
   gcProfiler.stop();

@@ -1,5 +1,5 @@
 /**
- * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt --profile attester --utxo-cache-mb 192]
+ * npm run bench:scale [-- --txs 10000000 --dir data/bench/scale --seed 20 --reuse --baseline saved-output.txt --profile attester --utxo-cache-mb 192 --page-size 16384]
  *
  * Indexes a mainnet-shaped chain of --txs transactions (scale-generator.ts; generated once in a
  * child process and cached under --dir) with the real Indexer into a fresh SQLite index under
@@ -10,13 +10,14 @@
  * finishes its catch-up as it would at a tip, and resumes) and at the end. Then a projection of a
  * full mainnet sync from named, printed assumptions, and issue 27's table: PASS/FAIL per target,
  * each figure beside its ratio to a baseline run's (--baseline, a saved output). Exits 0 unless
- * the bench itself fails (bad flags, a block the indexer refuses).
+ * the bench itself fails (bad flags, a block the indexer refuses). --page-size gives the new index's
+ * SQLite page size (default the indexer's, INDEX_PAGE_SIZE; --reuse keeps the index's own).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { NETWORKS } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { INDEX_PAGE_SIZE, indexPageSize, openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { isIndexProfile } from "../../src/indexer/profile";
 import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     profile: "full",
     // MB of unspent outputs the indexer holds in memory (dogeos indexer --utxo-cache-mb; 0 for none).
     "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
+    "page-size": String(INDEX_PAGE_SIZE),
   });
   const profile = String(flags.profile);
   if (!isIndexProfile(profile)) throw new Error(`--profile must be full or attester, not "${profile}"`);
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   if (!flags.reuse) for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(indexFile + suffix, { force: true });
   const source = new CachedChainSource(chainDir);
   const touches = readTouches(chainDir, meta);
-  const db = openIndexerDatabase(indexFile);
+  const db = openIndexerDatabase(indexFile, { pageSize: integerFlag(flags, "page-size") });
   const restores: { atTxs: number; ms: number; cpuMs: number }[] = [];
   let indexedTxs = 0;
   const step = meta.txs >= 2_000_000 ? 1_000_000 : Math.max(1, Math.floor(meta.txs / 10));
@@ -203,7 +205,7 @@ async function main(): Promise<void> {
     `\nread-side indexes deferred during catch-up: ${deferIndexesBehind === undefined ? "when > 1000 blocks behind (the indexer's default)" : `when > ${deferIndexesBehind} blocks behind (--defer-indexes-behind)`}`,
   );
   process.stdout.write(
-    `\nindexing into ${path.relative(ROOT, indexFile)}, profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far, the step's inputs and outputs per tx)\n`,
+    `\nindexing into ${path.relative(ROOT, indexFile)} (${indexPageSize(db)}-byte pages), profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far, the step's inputs and outputs per tx)\n`,
   );
   const firstReadTxs = Math.min(1_000_000, Math.floor(meta.txs / 2));
   const firstReadHeight = source.heightAtTxs(firstReadTxs);

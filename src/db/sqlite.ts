@@ -64,9 +64,16 @@ export class SchemaMismatchError extends DogeosError {
  * (SchemaMismatchError); one that lacks a migration marked `requiresRebuild` is refused with
  * RebuildRequiredError.
  */
-export function openDatabase(file: string, migrations: readonly Migration[], schemaName: string): Sqlite {
+export function openDatabase(
+  file: string,
+  migrations: readonly Migration[],
+  schemaName: string,
+  options: { pageSize?: number } = {},
+): Sqlite {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
+  // Only a database not written yet takes a page size (an existing one keeps its own).
+  if (options.pageSize !== undefined) db.pragma(`page_size = ${options.pageSize}`);
   if (file !== ":memory:") {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");

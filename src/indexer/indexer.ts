@@ -21,6 +21,7 @@ import {
 import { extractCheckZkpUses, mayUseCheckZkp } from "../zkp";
 import { InscriptionTracker, SpentInput } from "./inscriptions";
 import { WalCheckpointer } from "./checkpointer";
+import { indexPageSize } from "./database";
 import { IndexProfile, SpentOutputPruner, claimIndexProfile } from "./profile";
 import { CATCH_UP_DEFERRED_INDEXES } from "./schema";
 import { ChainSource } from "./source";
@@ -61,7 +62,7 @@ export interface IndexerOptions {
    * is applied (./checkpointer.ts). Default true; false keeps them in the indexer's commits.
    */
   backgroundCheckpoints?: boolean;
-  /** Frames of WAL after which a catch-up waits for the background checkpoint (default 65,536: 256 MB of 4 KB pages). */
+  /** Frames of WAL after which a catch-up waits for the background checkpoint (default: 256 MB of the index's pages). */
   maxWalFrames?: number;
 }
 
@@ -111,7 +112,8 @@ export class Indexer {
   private readonly onProgress: (progress: SyncProgress) => void;
   private readonly batchMs: number;
   private readonly backgroundCheckpoints: boolean;
-  private readonly maxWalFrames: number;
+  /** null: MAX_WAL_BYTES in the index's pages. */
+  private readonly maxWalFrames: number | null;
   private nodeHeight: number | null = null;
   private stopRequested = false;
   /** The attester profile's pruning of spent outputs (null for a full index). */
@@ -146,7 +148,7 @@ export class Indexer {
     this.onProgress = options.onProgress ?? (() => undefined);
     this.batchMs = Math.max(1, options.batchMs ?? 2_000);
     this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
-    this.maxWalFrames = Math.max(1, options.maxWalFrames ?? 65_536);
+    this.maxWalFrames = options.maxWalFrames === undefined ? null : Math.max(1, options.maxWalFrames);
     // Before start_height is written: an index that has one but no profile predates profiles (full).
     const profile = options.profile ?? "full";
     claimIndexProfile(this.store.db, profile);
@@ -354,11 +356,12 @@ export class Indexer {
     const autocheckpoint = Number(
       db.prepare<{ wal_autocheckpoint: number }>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint ?? 0,
     );
-    const worker = new WalCheckpointer(db.location, this.maxWalFrames, (error) => {
+    const maxWalFrames = this.maxWalFrames ?? Math.max(1, Math.floor(MAX_WAL_BYTES / indexPageSize(db)));
+    const worker = new WalCheckpointer(db.location, maxWalFrames, (error) => {
       db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
       this.log("wal_checkpointer_failed", { error });
     });
-    db.exec(`PRAGMA wal_autocheckpoint = ${this.maxWalFrames * 2}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${maxWalFrames * 2}`);
     return { worker, autocheckpoint };
   }
 
@@ -636,6 +639,9 @@ export class Indexer {
 
 /** The page cache (MB) the deferred indexes are built with (restoreReadIndexes): what bounds the sorter's memory. */
 const BUILD_CACHE_MB = 64;
+
+/** WAL after which a catch-up waits for its background checkpoint (IndexerOptions.maxWalFrames): 256 MB. */
+const MAX_WAL_BYTES = 256 * 1024 * 1024;
 
 /** Meta key: the journal keeps no entry below this height (the highest floor any batch pruned to). */
 const JOURNAL_FLOOR_KEY = "journal_pruned_below";

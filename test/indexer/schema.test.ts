@@ -4,8 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { RebuildRequiredError, SchemaMismatchError, openDatabase } from "../../src/db/sqlite";
 import {
+  INDEX_PAGE_SIZE,
   INDEXER_SCHEMA_VERSION,
   IndexUnreadableError,
+  indexPageSize,
   openIndexReader,
   openIndexerDatabase,
 } from "../../src/indexer/database";
@@ -312,6 +314,23 @@ describe("indexer database", () => {
     const file = path.join(dir, "other.sqlite");
     openDatabase(file, [{ version: 1, description: "x", sql: "CREATE TABLE x (a)" }], "something-else").close();
     expect(() => openIndexerDatabase(file)).to.throw(/"something-else" schema/);
+  });
+
+  it("creates a new index with 4 KB pages and sizes its WAL checkpoints in the index's own pages", () => {
+    const autocheckpoint = (db: { prepare(sql: string): { get(): unknown } }) =>
+      (db.prepare("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+    const file = path.join(dir, "new.sqlite");
+    const db = openIndexerDatabase(file);
+    expect(indexPageSize(db)).to.equal(INDEX_PAGE_SIZE).and.to.equal(4096);
+    expect(autocheckpoint(db)).to.equal(20_000);
+    db.close();
+    // An index made with 16 KB pages (bench:scale --page-size) keeps them, and checkpoints after as many bytes.
+    const larger = path.join(dir, "larger.sqlite");
+    openIndexerDatabase(larger, { pageSize: 16_384 }).close();
+    const reopened = openIndexerDatabase(larger);
+    expect(indexPageSize(reopened)).to.equal(16_384);
+    expect(autocheckpoint(reopened)).to.equal(5000);
+    reopened.close();
   });
 
   it("records the latest migration's version in a new database", () => {
