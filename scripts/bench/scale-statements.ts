@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { GCProfiler } from "node:v8";
 import { NETWORKS } from "../../src/doge";
-import { openIndexerDatabase } from "../../src/indexer/database";
+import { INDEX_PAGE_SIZE, indexPageSize, openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     window: "500000",
     "batch-blocks": "0",
     "cache-mb": "256",
-    "page-size": "0",
+    "page-size": String(INDEX_PAGE_SIZE),
     "mmap-mb": "0",
     "wal-autocheckpoint": "0",
     "background-checkpoints": "1",
@@ -64,12 +64,11 @@ async function main(): Promise<void> {
 
   const file = path.join(root, "statements.sqlite");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
-  const pageSize = integerFlag(flags, "page-size");
+  // --page-size: the new index's SQLite page size in bytes (default the indexer's, INDEX_PAGE_SIZE).
   const db = openIndexerDatabase(file, {
     cacheMb: integerFlag(flags, "cache-mb"),
-    ...(pageSize > 0 ? { pageSize } : {}),
+    pageSize: integerFlag(flags, "page-size"),
   });
-  // --page-size: the new index's SQLite page size in bytes (0: SQLite's default, 4096).
   // --mmap-mb: SQLite reads the database file through a memory map of that size (PRAGMA mmap_size).
   const mmapMb = integerFlag(flags, "mmap-mb");
   if (mmapMb > 0) db.exec(`PRAGMA mmap_size = ${mmapMb * 1048576}`);
@@ -195,7 +194,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `indexing ${path.relative(ROOT, chainDir)} to ${stopAt.toLocaleString("en-US")} transactions into ${path.relative(ROOT, file)}` +
-      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, page size ${(db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size} B, memory map ${mmapMb} MB, WAL checkpoint every ${walPages > 0 ? walPages : "the indexer's"} pages, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
+      ` (batches of ${batchBlocks > 0 ? batchBlocks : "the indexer's default"} blocks, page cache ${flags["cache-mb"]} MB, page size ${indexPageSize(db)} B, memory map ${mmapMb} MB, WAL checkpoint every ${walPages > 0 ? walPages : "the indexer's"} pages, UTXO cache ${flags["utxo-cache-mb"]} MB)\n`,
   );
   await indexer.syncOnce();
   gcProfiler.stop();
