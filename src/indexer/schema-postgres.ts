@@ -9,7 +9,7 @@
  * output index), so its key is a UNIQUE NULLS NOT DISTINCT constraint rather than a primary key,
  * as SQLite's primary key there treats NULLs; the journal's sequence is an identity column.
  */
-import { INDEXER_MIGRATIONS } from "./schema";
+import { INDEXER_MIGRATIONS, TXS_BY_TXID_BUCKET } from "./schema";
 
 export const INDEXER_PG_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
@@ -30,6 +30,10 @@ ALTER TABLE inscription_moves DROP CONSTRAINT inscription_moves_pkey;
 ALTER TABLE inscription_moves ADD PRIMARY KEY (height, position, inscription_id, kind);
 DROP INDEX IF EXISTS inscription_moves_by_height;
 CREATE INDEX IF NOT EXISTS inscription_moves_by_inscription ON inscription_moves (inscription_id, height, position, kind);
+`,
+  12: `
+DROP INDEX txs_by_txid_prefix;
+${TXS_BY_TXID_BUCKET};
 `,
 };
 
@@ -55,7 +59,7 @@ CREATE TABLE txs (
   input_count INTEGER NOT NULL,
   output_count INTEGER NOT NULL
 );
-CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
+${TXS_BY_TXID_BUCKET};
 CREATE TABLE addresses (
   id BIGINT PRIMARY KEY,
   address ${T} NOT NULL,

@@ -26,7 +26,7 @@ import { PostgresDatabase, PostgresStatement } from "../db/postgres";
 import type { CopyColumn } from "../db/postgres";
 import { base58CheckDecode, sha256 } from "../doge";
 import type { ZkpUse } from "../zkp";
-import { TX_ID_OF_TXID } from "./schema";
+import { TXID_BUCKET_BITS, TX_ID_OF_TXID } from "./schema";
 import { UtxoCache } from "./utxo-cache";
 
 /** An output as the follower needs it to spend it. */
@@ -392,7 +392,7 @@ export class IndexerStore {
 
   /**
    * The id of `txid` when the index has it: this batch's and recent transactions from memory (their
-   * rows may still be buffered on PostgreSQL), older ones through txs_by_txid_prefix.
+   * rows may still be buffered on PostgreSQL), older ones through txs_by_txid_bucket.
    */
   txIdOf(txid: string): number | null {
     const cached = this.txIds.get(txid);
@@ -1047,8 +1047,10 @@ class BulkRows {
           AS c(id, confirmed, tx_count, fc, fs, sc, ss) WHERE a.id = c.id`),
       prefetch: db
         .prepareNative(
+          // Each outpoint's transaction through txs_by_txid_bucket, one search a bucket of ids (TX_ID_OF_TXID).
           `SELECT t.txid, t.id AS tx_id, o.vout, o.value, o.address_id, a.address FROM unnest($1::bytea[], $2::int[]) AS k(txid, vout)
-          JOIN txs t ON substr(t.txid, 1, 8) = substr(k.txid, 1, 8) AND t.txid = k.txid
+          CROSS JOIN generate_series(0, (SELECT MAX(id) FROM txs) >> ${TXID_BUCKET_BITS}) AS b(n)
+          JOIN txs t ON (t.id >> ${TXID_BUCKET_BITS}) = b.n AND substr(t.txid, 1, 8) = substr(k.txid, 1, 8) AND t.txid = k.txid
           JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout LEFT JOIN addresses a ON a.id = o.address_id`,
         )
         .safeIntegers(true),

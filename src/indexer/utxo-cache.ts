@@ -2,7 +2,7 @@
  * The unspent outputs the indexer has written, held in memory so that an input spending an older
  * output is answered without reading the index: on a mainnet-shaped chain about a third of the
  * inputs spend outputs far older than any window of recent transactions, and each such read walks
- * three B-trees at random keys (`txs_by_txid_prefix`, `outputs`, `addresses`). Bitcoin Core keeps
+ * three B-trees at random keys (`txs_by_txid_bucket`, `outputs`, `addresses`). Bitcoin Core keeps
  * a coins cache in front of its chainstate for the same reason (`-dbcache`).
  *
  * One slot is 40 bytes in typed arrays (no object per output): the first 20 bytes of the txid, the

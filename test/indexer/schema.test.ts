@@ -11,7 +11,13 @@ import {
   openIndexReader,
   openIndexerDatabase,
 } from "../../src/indexer/database";
-import { CATCH_UP_DEFERRED_INDEXES, INDEXER_MIGRATIONS, INDEXER_SCHEMA, TX_ID_OF_TXID } from "../../src/indexer/schema";
+import {
+  CATCH_UP_DEFERRED_INDEXES,
+  INDEXER_MIGRATIONS,
+  INDEXER_SCHEMA,
+  TXID_BUCKET_BITS,
+  TX_ID_OF_TXID,
+} from "../../src/indexer/schema";
 import { openPostgres } from "../../src/db/postgres";
 import { createTestDatabase } from "../helpers/postgres";
 
@@ -35,6 +41,33 @@ function expectDeferredIndexesRebuiltAlike(db: { exec(sql: string): void }, defi
   }
   for (const index of CATCH_UP_DEFERRED_INDEXES) db.exec(index.sql);
   expect(definitions()).to.deep.equal(created);
+}
+
+/**
+ * Transactions in three buckets of TXID_BUCKET_BITS ids: two in the first bucket and one in the
+ * second share their txid's first 8 bytes, one sits on the first bucket's last id.
+ */
+function bucketedTxs(): [number, Buffer][] {
+  const bucket = 2 ** TXID_BUCKET_BITS;
+  return [
+    [1, Buffer.from("cd".repeat(32), "hex")],
+    [2, Buffer.from(`${"cd".repeat(8)}${"ef".repeat(24)}`, "hex")],
+    [bucket - 1, Buffer.from("99".repeat(32), "hex")],
+    [bucket + 5, Buffer.from(`${"cd".repeat(8)}${"01".repeat(24)}`, "hex")],
+    [2 * bucket + 7, Buffer.from("ab".repeat(32), "hex")],
+  ];
+}
+
+/** TX_ID_OF_TXID finds each of `rows` whatever its bucket, and nothing for txids the index lacks. */
+function expectBucketedLookups(
+  db: { prepare(sql: string): { get(...params: unknown[]): unknown } },
+  rows: [number, Buffer][],
+): void {
+  const idOf = db.prepare(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
+  for (const [id, txid] of rows)
+    expect(Number((idOf.get(txid) as { id: number | string }).id), txid.toString("hex")).to.equal(id);
+  expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
+  expect(idOf.get(Buffer.from("00".repeat(32), "hex"))).to.equal(undefined);
 }
 
 describe("indexer database", () => {
@@ -206,7 +239,7 @@ describe("indexer database", () => {
         .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
         .all()
         .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_prefix"]);
+      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
       const idOf = db.prepare<{ id: number }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
       expect(idOf.get(txid)).to.deep.equal({ id: 1 });
       expect(idOf.get(twin)).to.deep.equal({ id: 2 });
@@ -215,6 +248,34 @@ describe("indexer database", () => {
       db.close();
     }
     openIndexReader(file).close();
+  });
+
+  it("converts a version-11 index in place: transactions found by txid within buckets of ids, every row kept", () => {
+    const file = path.join(dir, "v11.sqlite");
+    const v11 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 11),
+      INDEXER_SCHEMA,
+    );
+    const rows = bucketedTxs();
+    const insert = v11.prepare(
+      "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)",
+    );
+    for (const [id, txid] of rows) insert.run(id, txid);
+    v11.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 11 in place/);
+    const db = openIndexerDatabase(file);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      const indexes = db
+        .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
+      expectBucketedLookups(db, rows);
+    } finally {
+      db.close();
+    }
   });
 
   it("converts a version-10 index in place: inscription moves keyed in chain order, every row kept", () => {
@@ -438,7 +499,7 @@ describe("indexer database on PostgreSQL", function () {
       insert.run(1, txid, 0);
       insert.run(2, twin, 1);
       // Version 9's index on the whole txid, as a version-9 indexer left it.
-      writer.exec("DROP INDEX txs_by_txid_prefix");
+      writer.exec("DROP INDEX txs_by_txid_bucket");
       writer.exec("CREATE UNIQUE INDEX txs_by_txid ON txs (txid)");
       writer.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
     } finally {
@@ -454,7 +515,7 @@ describe("indexer database on PostgreSQL", function () {
         )
         .all()
         .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_prefix"]);
+      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
       const idOf = db.prepare<{ id: number | string }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
       expect(Number(idOf.get(txid)!.id)).to.equal(1);
       expect(Number(idOf.get(twin)!.id)).to.equal(2);
@@ -464,12 +525,57 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
+  it("converts a version-11 index in place, as SQLite does: transactions found by txid within buckets of ids", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    const rows = bucketedTxs();
+    try {
+      const insert = writer.prepare(
+        "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)",
+      );
+      for (const [id, txid] of rows) insert.run(id, txid);
+      // Version 11's index on the prefix alone, as a version-11 indexer left it.
+      writer.exec("DROP INDEX txs_by_txid_bucket");
+      writer.exec("CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8))");
+      writer.prepare("UPDATE meta SET value = '11' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 11 in place/);
+    const db = openIndexerDatabase(url);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      const indexes = db
+        .prepare<{ name: string }>(
+          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
+      expectBucketedLookups(db, rows);
+      // PostgreSQL matches the fragment's expressions to the index's: with sequential scans off (a
+      // table this small would otherwise be read whole), the plan searches txs_by_txid_bucket.
+      db.exec("SET enable_seqscan = off");
+      const plan = db
+        .prepare<Record<string, string>>(`EXPLAIN SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`)
+        .all(rows[0][1])
+        .map((row) => Object.values(row)[0])
+        .join("\n");
+      expect(plan).to.match(/Index (Only )?Scan using txs_by_txid_bucket on txs k_t/);
+      expect(plan).not.to.match(/Seq Scan on txs/);
+    } finally {
+      db.close();
+    }
+  });
+
   it("converts a version-10 index in place, as SQLite does: inscription moves keyed in chain order", async () => {
     const url = await newUrl();
     const writer = openIndexerDatabase(url);
     try {
-      // Version 10's inscription_moves, as a version-10 indexer left it.
-      writer.exec(`ALTER TABLE inscription_moves DROP CONSTRAINT inscription_moves_pkey;
+      // Version 10's inscription_moves and txid index, as a version-10 indexer left them.
+      writer.exec(`DROP INDEX txs_by_txid_bucket;
+CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8));
+ALTER TABLE inscription_moves DROP CONSTRAINT inscription_moves_pkey;
 ALTER TABLE inscription_moves ADD PRIMARY KEY (inscription_id, height, position, kind);
 DROP INDEX inscription_moves_by_inscription;
 CREATE INDEX inscription_moves_by_height ON inscription_moves (height);`);

@@ -3,7 +3,7 @@
  *
  * Schema version 9 keys an inscription by its genesis transaction's id (txs.id): its text id
  * `<txid>i0` is that transaction's txid with "i0" (this indexer gives a reveal at most one
- * inscription), read back by joining txs, and found from the text through txs_by_txid_prefix.
+ * inscription), read back by joining txs, and found from the text through txs_by_txid_bucket.
  */
 import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
