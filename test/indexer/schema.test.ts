@@ -58,6 +58,15 @@ function bucketedTxs(): [number, Buffer][] {
   ];
 }
 
+/** A transaction row of `txs` with its id and txid bound, the rest fixed. */
+const INSERT_TX =
+  "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)";
+
+/** A reader's refusal of an index of `version`, which this build's indexer converts. */
+function convertsInPlace(version: number): RegExp {
+  return new RegExp(`which converts version ${version} in place`);
+}
+
 /** TX_ID_OF_TXID finds each of `rows` whatever its bucket, and nothing for txids the index lacks. */
 function expectBucketedLookups(
   db: { prepare(sql: string): { get(...params: unknown[]): unknown } },
@@ -215,68 +224,32 @@ describe("indexer database", () => {
     db.close();
   });
 
-  it("converts a version-9 index in place: its transactions are found by txid prefix, every row kept", () => {
-    const file = path.join(dir, "v9.sqlite");
-    const v9 = openDatabase(
-      file,
-      INDEXER_MIGRATIONS.filter((m) => m.version <= 9),
-      INDEXER_SCHEMA,
-    );
-    const txid = Buffer.from("cd".repeat(32), "hex");
-    // Two transactions whose txids share their first 8 bytes: the prefix finds both, the txid one.
-    const twin = Buffer.from(`${"cd".repeat(8)}${"ef".repeat(24)}`, "hex");
-    const insert = v9.prepare(
-      "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 100, NULL, 0, 1, 1)",
-    );
-    insert.run(1, txid, 0);
-    insert.run(2, twin, 1);
-    v9.close();
-    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
-    const db = openIndexerDatabase(file);
-    try {
-      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
-      const indexes = db
-        .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
-        .all()
-        .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
-      const idOf = db.prepare<{ id: number }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
-      expect(idOf.get(txid)).to.deep.equal({ id: 1 });
-      expect(idOf.get(twin)).to.deep.equal({ id: 2 });
-      expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
-    } finally {
-      db.close();
-    }
-    openIndexReader(file).close();
-  });
-
-  it("converts a version-11 index in place: transactions found by txid within buckets of ids, every row kept", () => {
-    const file = path.join(dir, "v11.sqlite");
-    const v11 = openDatabase(
-      file,
-      INDEXER_MIGRATIONS.filter((m) => m.version <= 11),
-      INDEXER_SCHEMA,
-    );
-    const rows = bucketedTxs();
-    const insert = v11.prepare(
-      "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)",
-    );
-    for (const [id, txid] of rows) insert.run(id, txid);
-    v11.close();
-    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, /which converts version 11 in place/);
-    const db = openIndexerDatabase(file);
-    try {
-      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
-      const indexes = db
-        .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
-        .all()
-        .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
-      expectBucketedLookups(db, rows);
-    } finally {
-      db.close();
-    }
-  });
+  for (const version of [9, 11])
+    it(`converts a version-${version} index in place: transactions found by txid within buckets of ids, every row kept`, () => {
+      const file = path.join(dir, `v${version}.sqlite`);
+      const old = openDatabase(
+        file,
+        INDEXER_MIGRATIONS.filter((m) => m.version <= version),
+        INDEXER_SCHEMA,
+      );
+      const insert = old.prepare(INSERT_TX);
+      for (const [id, txid] of bucketedTxs()) insert.run(id, txid);
+      old.close();
+      expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, convertsInPlace(version));
+      const db = openIndexerDatabase(file);
+      try {
+        expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+        const indexes = db
+          .prepare<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'txs'")
+          .all()
+          .map((r) => r.name);
+        expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
+        expectBucketedLookups(db, bucketedTxs());
+      } finally {
+        db.close();
+      }
+      openIndexReader(file).close();
+    });
 
   it("converts a version-10 index in place: inscription moves keyed in chain order, every row kept", () => {
     const file = path.join(dir, "v10.sqlite");
@@ -487,86 +460,51 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
-  it("converts a version-9 index in place, as SQLite does", async () => {
-    const url = await newUrl();
-    const writer = openIndexerDatabase(url);
-    const txid = Buffer.from("cd".repeat(32), "hex");
-    const twin = Buffer.from(`${"cd".repeat(8)}${"ef".repeat(24)}`, "hex");
-    try {
-      const insert = writer.prepare(
-        "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 100, NULL, 0, 1, 1)",
-      );
-      insert.run(1, txid, 0);
-      insert.run(2, twin, 1);
-      // Version 9's index on the whole txid, as a version-9 indexer left it.
-      writer.exec("DROP INDEX txs_by_txid_bucket");
-      writer.exec("CREATE UNIQUE INDEX txs_by_txid ON txs (txid)");
-      writer.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
-    } finally {
-      writer.close();
-    }
-    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 9 in place/);
-    const db = openIndexerDatabase(url);
-    try {
-      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
-      const indexes = db
-        .prepare<{ name: string }>(
-          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
-        )
-        .all()
-        .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
-      const idOf = db.prepare<{ id: number | string }>(`SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`);
-      expect(Number(idOf.get(txid)!.id)).to.equal(1);
-      expect(Number(idOf.get(twin)!.id)).to.equal(2);
-      expect(idOf.get(Buffer.from(`${"cd".repeat(8)}${"00".repeat(24)}`, "hex"))).to.equal(undefined);
-    } finally {
-      db.close();
-    }
-  });
-
-  it("converts a version-11 index in place, as SQLite does: transactions found by txid within buckets of ids", async () => {
-    const url = await newUrl();
-    const writer = openIndexerDatabase(url);
-    const rows = bucketedTxs();
-    try {
-      const insert = writer.prepare(
-        "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)",
-      );
-      for (const [id, txid] of rows) insert.run(id, txid);
-      // Version 11's index on the prefix alone, as a version-11 indexer left it.
-      writer.exec("DROP INDEX txs_by_txid_bucket");
-      writer.exec("CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8))");
-      writer.prepare("UPDATE meta SET value = '11' WHERE key = 'schema_version'").run();
-    } finally {
-      writer.close();
-    }
-    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, /which converts version 11 in place/);
-    const db = openIndexerDatabase(url);
-    try {
-      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
-      const indexes = db
-        .prepare<{ name: string }>(
-          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
-        )
-        .all()
-        .map((r) => r.name);
-      expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
-      expectBucketedLookups(db, rows);
-      // PostgreSQL matches the fragment's expressions to the index's: with sequential scans off (a
-      // table this small would otherwise be read whole), the plan searches txs_by_txid_bucket.
-      db.exec("SET enable_seqscan = off");
-      const plan = db
-        .prepare<Record<string, string>>(`EXPLAIN SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`)
-        .all(rows[0][1])
-        .map((row) => Object.values(row)[0])
-        .join("\n");
-      expect(plan).to.match(/Index (Only )?Scan using txs_by_txid_bucket on txs k_t/);
-      expect(plan).not.to.match(/Seq Scan on txs/);
-    } finally {
-      db.close();
-    }
-  });
+  // The txid index each version before 12 had: version 9's on the whole txid, 10 and 11's on its prefix.
+  const OLD_TXID_INDEX: Record<number, string> = {
+    9: "CREATE UNIQUE INDEX txs_by_txid ON txs (txid)",
+    11: "CREATE INDEX txs_by_txid_prefix ON txs (substr(txid, 1, 8))",
+  };
+  for (const [version, oldIndex] of Object.entries(OLD_TXID_INDEX))
+    it(`converts a version-${version} index in place, as SQLite does: transactions found by txid within buckets of ids`, async () => {
+      const url = await newUrl();
+      const writer = openIndexerDatabase(url);
+      try {
+        const insert = writer.prepare(INSERT_TX);
+        for (const [id, txid] of bucketedTxs()) insert.run(id, txid);
+        // The txid index as an indexer of that version left it.
+        writer.exec("DROP INDEX txs_by_txid_bucket");
+        writer.exec(oldIndex);
+        writer.prepare(`UPDATE meta SET value = '${version}' WHERE key = 'schema_version'`).run();
+      } finally {
+        writer.close();
+      }
+      expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, convertsInPlace(Number(version)));
+      const db = openIndexerDatabase(url);
+      try {
+        expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+        const indexes = db
+          .prepare<{ name: string }>(
+            "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'txs' AND indexname <> 'txs_pkey'",
+          )
+          .all()
+          .map((r) => r.name);
+        expect(indexes).to.deep.equal(["txs_by_txid_bucket"]);
+        expectBucketedLookups(db, bucketedTxs());
+        // PostgreSQL matches the fragment's expressions to the index's: with sequential scans off (a
+        // table this small would otherwise be read whole), the plan searches txs_by_txid_bucket.
+        db.exec("SET enable_seqscan = off");
+        const plan = db
+          .prepare<Record<string, string>>(`EXPLAIN SELECT id FROM txs WHERE id = ${TX_ID_OF_TXID}`)
+          .all(bucketedTxs()[0][1])
+          .map((row) => Object.values(row)[0])
+          .join("\n");
+        expect(plan).to.match(/Index (Only )?Scan using txs_by_txid_bucket on txs k_t/);
+        expect(plan).not.to.match(/Seq Scan on txs/);
+      } finally {
+        db.close();
+      }
+    });
 
   it("converts a version-10 index in place, as SQLite does: inscription moves keyed in chain order", async () => {
     const url = await newUrl();
