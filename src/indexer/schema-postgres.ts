@@ -35,6 +35,21 @@ CREATE INDEX IF NOT EXISTS inscription_moves_by_inscription ON inscription_moves
 DROP INDEX txs_by_txid_prefix;
 ${TXS_BY_TXID_BUCKET};
 `,
+  13: `
+CREATE TABLE address_stats (
+  id BIGINT PRIMARY KEY,
+  confirmed BIGINT NOT NULL,
+  tx_count BIGINT NOT NULL,
+  funded_txo_count BIGINT NOT NULL,
+  funded_txo_sum BIGINT NOT NULL,
+  spent_txo_count BIGINT NOT NULL,
+  spent_txo_sum BIGINT NOT NULL
+);
+INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+  SELECT id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses ORDER BY id;
+ALTER TABLE addresses DROP COLUMN confirmed, DROP COLUMN tx_count, DROP COLUMN funded_txo_count,
+  DROP COLUMN funded_txo_sum, DROP COLUMN spent_txo_count, DROP COLUMN spent_txo_sum;
+`,
 };
 
 export const INDEXER_PG_DDL = `
@@ -64,7 +79,10 @@ CREATE TABLE addresses (
   id BIGINT PRIMARY KEY,
   address ${T} NOT NULL,
   script BYTEA NOT NULL,
-  script_hash BYTEA NOT NULL,
+  script_hash BYTEA NOT NULL
+);
+CREATE TABLE address_stats (
+  id BIGINT PRIMARY KEY,
   confirmed BIGINT NOT NULL,
   tx_count BIGINT NOT NULL,
   funded_txo_count BIGINT NOT NULL,

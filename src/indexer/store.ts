@@ -223,10 +223,7 @@ export class IndexerStore {
           WHERE o.spent_tx_id IS NULL ORDER BY o.tx_id DESC, o.vout DESC`,
         )
         .safeIntegers(true),
-      insertAddress: db.prepare(
-        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
-        VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
-      ),
+      insertAddress: db.prepare("INSERT INTO addresses (id, address, script, script_hash) VALUES (?, ?, ?, ?)"),
       getOutput: db
         .prepare(
           "SELECT o.value, o.address_id, a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id WHERE o.tx_id = ? AND o.vout = ?",
@@ -239,9 +236,12 @@ export class IndexerStore {
         )
         .safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
-      addBalance: db.prepare(`UPDATE addresses SET confirmed = confirmed + ?, tx_count = tx_count + ?,
-        funded_txo_count = funded_txo_count + ?, funded_txo_sum = funded_txo_sum + ?,
-        spent_txo_count = spent_txo_count + ?, spent_txo_sum = spent_txo_sum + ? WHERE id = ?`),
+      // An address's counters row comes with the first batch that pays it (schema version 13).
+      addBalance: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+        spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
+        confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
+        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
+        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
       insertOpReturn: db.prepare(
         "INSERT OR REPLACE INTO op_returns (tx_id, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
@@ -260,7 +260,7 @@ export class IndexerStore {
         )
         .safeIntegers(true),
       subtractBalance: db.prepare(
-        "UPDATE addresses SET confirmed = confirmed - ?, tx_count = tx_count - ? WHERE id = ?",
+        "UPDATE address_stats SET confirmed = confirmed - ?, tx_count = tx_count - ? WHERE id = ?",
       ),
       // The outputs created at or after a transaction id, and those spent by one, per address (before they go).
       fundedAbove: db
@@ -274,10 +274,10 @@ export class IndexerStore {
         )
         .safeIntegers(true),
       subtractFunded: db.prepare(
-        "UPDATE addresses SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE id = ?",
+        "UPDATE address_stats SET funded_txo_count = funded_txo_count - ?, funded_txo_sum = funded_txo_sum - ? WHERE id = ?",
       ),
       subtractSpent: db.prepare(
-        "UPDATE addresses SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE id = ?",
+        "UPDATE address_stats SET spent_txo_count = spent_txo_count - ?, spent_txo_sum = spent_txo_sum - ? WHERE id = ?",
       ),
       deleteHistoryAbove: db.prepare("DELETE FROM address_history WHERE tx_id >= ?"),
       // Spends above the fork are found through outputs_by_spent_tx.
@@ -287,6 +287,7 @@ export class IndexerStore {
       deleteOutputsAbove: db.prepare("DELETE FROM outputs WHERE tx_id >= ?"),
       deleteTxsAbove: db.prepare("DELETE FROM txs WHERE id >= ?"),
       deleteAddressesAbove: db.prepare("DELETE FROM addresses WHERE id >= ?"),
+      deleteAddressStatsAbove: db.prepare("DELETE FROM address_stats WHERE id >= ?"),
       deleteOpReturnsAbove: db.prepare("DELETE FROM op_returns WHERE height > ?"),
       deleteBlocksAbove: db.prepare("DELETE FROM blocks WHERE height > ?"),
     };
@@ -651,7 +652,7 @@ export class IndexerStore {
     const ids = [...this.pendingBalances.keys()].sort((a, b) => a - b);
     for (const id of ids) {
       const c = this.pendingBalances.get(id)!;
-      this.s.addBalance.run(c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu, id);
+      this.s.addBalance.run(id, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
     }
     this.pendingBalances.clear();
   }
@@ -820,6 +821,7 @@ export class IndexerStore {
     this.s.deleteTxsAbove.run(first);
     // Addresses first paid above the fork are referred to by nothing below it.
     this.s.deleteAddressesAbove.run(firstAddress);
+    this.s.deleteAddressStatsAbove.run(firstAddress);
     this.s.deleteOpReturnsAbove.run(height);
     this.s.deleteZkpAbove.run(height);
     this.s.deleteBlocksAbove.run(height);
@@ -1013,12 +1015,6 @@ class BulkRows {
           ["address", "text"],
           ["script", "bytea"],
           ["script_hash", "bytea"],
-          ["confirmed", "bigint"],
-          ["tx_count", "bigint"],
-          ["funded_txo_count", "bigint"],
-          ["funded_txo_sum", "bigint"],
-          ["spent_txo_count", "bigint"],
-          ["spent_txo_sum", "bigint"],
         ],
         "",
       ),
@@ -1040,11 +1036,12 @@ class BulkRows {
         FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) AS s(tx_id, vout, spent_tx_id, spent_vin)
         WHERE o.tx_id = s.tx_id AND o.vout = s.vout`),
       balances:
-        db.prepareNative(`UPDATE addresses a SET confirmed = a.confirmed + c.confirmed, tx_count = a.tx_count + c.tx_count,
-        funded_txo_count = a.funded_txo_count + c.fc, funded_txo_sum = a.funded_txo_sum + c.fs,
-        spent_txo_count = a.spent_txo_count + c.sc, spent_txo_sum = a.spent_txo_sum + c.ss
-        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
-          AS c(id, confirmed, tx_count, fc, fs, sc, ss) WHERE a.id = c.id`),
+        db.prepareNative(`INSERT INTO address_stats AS a (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+        spent_txo_count, spent_txo_sum)
+        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+        ON CONFLICT (id) DO UPDATE SET confirmed = a.confirmed + excluded.confirmed, tx_count = a.tx_count + excluded.tx_count,
+        funded_txo_count = a.funded_txo_count + excluded.funded_txo_count, funded_txo_sum = a.funded_txo_sum + excluded.funded_txo_sum,
+        spent_txo_count = a.spent_txo_count + excluded.spent_txo_count, spent_txo_sum = a.spent_txo_sum + excluded.spent_txo_sum`),
       prefetch: db
         .prepareNative(
           // Each outpoint's transaction through txs_by_txid_bucket, one search a bucket of ids (TX_ID_OF_TXID).
@@ -1094,13 +1091,7 @@ class BulkRows {
         for (const row of rows) for (let i = 0; i < width; i++) out[i].push(row[i]);
         return out;
       };
-      if (this.addresses.length > 0)
-        this.q.addresses.run(
-          ...columns(
-            this.addresses.map((r) => [...r, 0, 0, 0, 0, 0, 0]),
-            10,
-          ),
-        );
+      if (this.addresses.length > 0) this.q.addresses.run(...columns(this.addresses, 4));
       if (this.txs.length > 0) this.db.copyRows("txs", TX_COLUMNS, this.txs);
       if (this.outputs.length > 0) {
         const rows: Cells[] = [];

@@ -19,10 +19,14 @@ describe("index history (reads as of a height)", () => {
       "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, ?, 1, 0, 0, 1, 1)",
     );
     for (const n of txIds) tx.run(n, Buffer.from(ID(n).slice(0, 64), "hex"), n);
-    const row = db.prepare(
-      "INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum) VALUES (?, ?, x'00', x'00', 0, 0, 0, 0, 0, 0)",
+    const row = db.prepare("INSERT INTO addresses (id, address, script, script_hash) VALUES (?, ?, x'00', x'00')");
+    const stats = db.prepare(
+      "INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum) VALUES (?, 0, 0, 0, 0, 0, 0)",
     );
-    ADDRESSES.forEach((name, i) => row.run(i + 1, name));
+    ADDRESSES.forEach((name, i) => {
+      row.run(i + 1, name);
+      stats.run(i + 1);
+    });
   };
 
   it("migrates a version-5 index to version 6 without a rebuild, adding the DRC-20 by-address index", () => {

@@ -49,8 +49,9 @@ forEachIndexBackend("indexer on the devnet", function ({ openIndex }) {
     const paid = await devnet.rpc<{ txid: string }>("devnet_faucet", [alice.address, 100, true]);
     await indexer.syncOnce();
     const aliceBalance = () =>
-      indexer.store.db.prepare("SELECT confirmed FROM addresses WHERE address = ?").get(alice.address) as
-        { confirmed: number } | undefined;
+      indexer.store.db
+        .prepare("SELECT s.confirmed FROM addresses a JOIN address_stats s ON s.id = a.id WHERE a.address = ?")
+        .get(alice.address) as { confirmed: number } | undefined;
     expect(Number(aliceBalance()!.confirmed)).to.equal(100 * 1e8);
 
     const pay = spendP2pkh(

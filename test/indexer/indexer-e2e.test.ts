@@ -198,7 +198,11 @@ forEachIndexBackend("indexer end to end on the devnet", function ({ backend, ope
       WHERE inscription_id = ? ORDER BY height, position, kind`,
       id,
     );
-  const balanceOf = (address: string) => get("SELECT confirmed, tx_count FROM addresses WHERE address = ?", address);
+  const balanceOf = (address: string) =>
+    get(
+      "SELECT s.confirmed, s.tx_count FROM addresses a JOIN address_stats s ON s.id = a.id WHERE a.address = ?",
+      address,
+    );
   // Schema version 8 keys transactions by an integer id; the tests name them by txid.
   const key = (txid: string) => Buffer.from(txid, "hex");
   const drc20Balances = () =>
@@ -1212,8 +1216,8 @@ forEachIndexBackend("indexer end to end on the devnet", function ({ backend, ope
 
     // Esplora's chain_stats counters on balances equal what the outputs say, after the rollback too.
     expect(
-      all(`SELECT address, funded_txo_count AS fc, funded_txo_sum AS fs, spent_txo_count AS sc, spent_txo_sum AS ss FROM addresses
-      WHERE funded_txo_count > 0 ORDER BY address`),
+      all(`SELECT a.address, s.funded_txo_count AS fc, s.funded_txo_sum AS fs, s.spent_txo_count AS sc, s.spent_txo_sum AS ss
+      FROM addresses a JOIN address_stats s ON s.id = a.id WHERE s.funded_txo_count > 0 ORDER BY a.address`),
     ).to.deep.equal(
       all(`SELECT a.address, COUNT(*) AS fc, SUM(o.value) AS fs,
       SUM(CASE WHEN o.spent_tx_id IS NULL THEN 0 ELSE 1 END) AS sc, SUM(CASE WHEN o.spent_tx_id IS NULL THEN 0 ELSE o.value END) AS ss

@@ -37,7 +37,12 @@ describe("indexer write path on PostgreSQL: a batch's rows go out once", functio
       ]),
     );
   const balances = (db: SqlDatabase) =>
-    db.prepare("SELECT address, confirmed, tx_count FROM addresses ORDER BY id").safeIntegers(true).all();
+    db
+      .prepare(
+        "SELECT a.address, s.confirmed, s.tx_count FROM addresses a JOIN address_stats s ON s.id = a.id ORDER BY a.id",
+      )
+      .safeIntegers(true)
+      .all();
 
   it("pays 200 addresses in one batch with one COPY per table, and leaves SQLite's rows", async () => {
     const database = await createTestDatabase();

@@ -58,6 +58,32 @@ function bucketedTxs(): [number, Buffer][] {
   ];
 }
 
+/** Address rows before version 13: id, address, then the six counters (2^60 koinu among them). */
+const COUNTER_ROWS: (number | bigint | string)[][] = [
+  [1, "DAlice", 700n, 3, 4, 1000n, 1, 300n],
+  [2, "DBob", 2n ** 60n, 1, 1, 2n ** 60n, 0, 0n],
+  [5, "DCarol", 0n, 2, 1, 50n, 1, 50n],
+];
+
+const SCRIPT = Buffer.from("00", "hex");
+const SCRIPT_HASH = Buffer.from("01", "hex");
+
+/** The counters of COUNTER_ROWS are address_stats rows now, and `addresses` keeps the rest only. */
+function expectCountersMoved(db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } }): void {
+  const stats = db
+    .prepare(
+      "SELECT id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM address_stats ORDER BY id",
+    )
+    .all()
+    .map((row) => Object.values(row as object).map((v) => BigInt(v as number | string)));
+  expect(stats).to.deep.equal(COUNTER_ROWS.map(([id, , ...counters]) => [id, ...counters].map((v) => BigInt(v))));
+  const addresses = db
+    .prepare("SELECT * FROM addresses ORDER BY id")
+    .all()
+    .map((row) => Object.keys(row as object).join(","));
+  expect(addresses).to.deep.equal(COUNTER_ROWS.map(() => "id,address,script,script_hash"));
+}
+
 /** A transaction row of `txs` with its id and txid bound, the rest fixed. */
 const INSERT_TX =
   "INSERT INTO txs (id, txid, height, position, size, fee, coinbase, input_count, output_count) VALUES (?, ?, 1, 0, 100, NULL, 0, 1, 1)";
@@ -250,6 +276,36 @@ describe("indexer database", () => {
       }
       openIndexReader(file).close();
     });
+
+  it("converts a version-12 index in place: the balance counters move to address_stats, every row kept", () => {
+    const file = path.join(dir, "v12.sqlite");
+    const v12 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 12),
+      INDEXER_SCHEMA,
+    );
+    const insert = v12.prepare(
+      `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+        spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const [id, address, ...counters] of COUNTER_ROWS) insert.run(id, address, SCRIPT, SCRIPT_HASH, ...counters);
+    v12.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, convertsInPlace(12));
+    const db = openIndexerDatabase(file);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expectCountersMoved(db);
+      const indexes = db
+        .prepare<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'addresses' ORDER BY name",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).to.deep.equal(["addresses_by_address", "addresses_by_script_hash"]);
+    } finally {
+      db.close();
+    }
+  });
 
   it("converts a version-10 index in place: inscription moves keyed in chain order, every row kept", () => {
     const file = path.join(dir, "v10.sqlite");
@@ -460,6 +516,36 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
+  // The addresses table before version 13: the balance counters on the address row, no address_stats.
+  const PG_ADDRESSES_BEFORE_13 = `DROP TABLE address_stats;
+ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN tx_count BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN funded_txo_count BIGINT NOT NULL DEFAULT 0, ADD COLUMN funded_txo_sum BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN spent_txo_count BIGINT NOT NULL DEFAULT 0, ADD COLUMN spent_txo_sum BIGINT NOT NULL DEFAULT 0;`;
+
+  it("converts a version-12 index in place, as SQLite does: the balance counters move to address_stats", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    try {
+      writer.exec(PG_ADDRESSES_BEFORE_13);
+      const insert = writer.prepare(
+        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+          spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const [id, address, ...counters] of COUNTER_ROWS) insert.run(id, address, SCRIPT, SCRIPT_HASH, ...counters);
+      writer.prepare("UPDATE meta SET value = '12' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, convertsInPlace(12));
+    const db = openIndexerDatabase(url);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expectCountersMoved(db);
+    } finally {
+      db.close();
+    }
+  });
+
   // The txid index each version before 12 had: version 9's on the whole txid, 10 and 11's on its prefix.
   const OLD_TXID_INDEX: Record<number, string> = {
     9: "CREATE UNIQUE INDEX txs_by_txid ON txs (txid)",
@@ -475,6 +561,7 @@ describe("indexer database on PostgreSQL", function () {
         // The txid index as an indexer of that version left it.
         writer.exec("DROP INDEX txs_by_txid_bucket");
         writer.exec(oldIndex);
+        writer.exec(PG_ADDRESSES_BEFORE_13);
         writer.prepare(`UPDATE meta SET value = '${version}' WHERE key = 'schema_version'`).run();
       } finally {
         writer.close();
@@ -522,6 +609,7 @@ CREATE INDEX inscription_moves_by_height ON inscription_moves (height);`);
       );
       insert.run(7, 10, 1, 7, "genesis", 7, 0, 0, 3);
       insert.run(9, 13, 1, 25, "lost", null, null, null, null);
+      writer.exec(PG_ADDRESSES_BEFORE_13);
       writer.prepare("UPDATE meta SET value = '10' WHERE key = 'schema_version'").run();
     } finally {
       writer.close();

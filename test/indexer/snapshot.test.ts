@@ -75,7 +75,11 @@ describe("dogeos indexer snapshot", function () {
     });
     await indexer.syncOnce();
     addresses = (
-      writer.prepare("SELECT address FROM addresses ORDER BY tx_count DESC, address LIMIT 3").all() as {
+      writer
+        .prepare(
+          "SELECT a.address FROM addresses a JOIN address_stats s ON s.id = a.id ORDER BY s.tx_count DESC, a.address LIMIT 3",
+        )
+        .all() as {
         address: string;
       }[]
     ).map((r) => r.address);
@@ -106,7 +110,7 @@ describe("dogeos indexer snapshot", function () {
     // The writer is in the middle of a transaction that changes every balance and adds a block.
     writer.exec("BEGIN IMMEDIATE");
     try {
-      writer.prepare("UPDATE addresses SET confirmed = confirmed + 1").run();
+      writer.prepare("UPDATE address_stats SET confirmed = confirmed + 1").run();
       writer.prepare("INSERT INTO meta (key, value) VALUES ('snapshot_test_uncommitted', 'x')").run();
       const run = dogeos(["indexer", "snapshot", "--db", indexFile, "--out", snapshot]);
       expect(run.status, run.stderr).to.equal(0);

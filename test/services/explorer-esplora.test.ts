@@ -255,12 +255,15 @@ describe("explorer Esplora-compatible subset", function () {
       const whale = newKey();
       const huge = 2n ** 60n + 1n;
       const db = indexer.store.db;
-      // The indexer's counters on the address's row (schema version 8), as it would have written
-      // them for one output of that value: /address reads only them.
+      // The indexer's counters of the address (address_stats, schema version 13), as it would have
+      // written them for one output of that value: /address reads only them.
       db.prepare(
-        `INSERT INTO addresses (address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum,
-           spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, 1, 1, ?, 0, 0)`,
-      ).run(whale.address, Buffer.from(whale.script), createHash("sha256").update(whale.script).digest(), huge, huge);
+        "INSERT INTO addresses (id, address, script, script_hash) VALUES ((SELECT MAX(id) + 1 FROM addresses), ?, ?, ?)",
+      ).run(whale.address, Buffer.from(whale.script), createHash("sha256").update(whale.script).digest());
+      db.prepare(
+        `INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+          VALUES ((SELECT id FROM addresses WHERE address = ?), ?, 1, 1, ?, 0, 0)`,
+      ).run(whale.address, huge, huge);
       const response = await fetch(`${root}/address/${whale.address}`);
       const body = parseLossless(await response.text(), undefined, (value) =>
         isInteger(value) ? BigInt(value) : Number(value),

@@ -160,8 +160,13 @@ describe("explorer API", function () {
     const huge = 2n ** 60n;
     indexer.store.db
       .prepare(
-        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
-        VALUES ((SELECT MAX(id) + 1 FROM addresses), ?, x'00', x'00', ?, ?, 0, 0, 0, 0)`,
+        "INSERT INTO addresses (id, address, script, script_hash) VALUES ((SELECT MAX(id) + 1 FROM addresses), ?, x'00', x'00')",
+      )
+      .run(whale);
+    indexer.store.db
+      .prepare(
+        `INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
+        VALUES ((SELECT id FROM addresses WHERE address = ?), ?, ?, 0, 0, 0, 0)`,
       )
       .run(whale, huge, 1);
     const queries = new IndexQueries(indexer.store.db);
@@ -188,6 +193,9 @@ describe("explorer API", function () {
       }
     } finally {
       served.close();
+      indexer.store.db
+        .prepare("DELETE FROM address_stats WHERE id = (SELECT id FROM addresses WHERE address = ?)")
+        .run(whale);
       indexer.store.db.prepare("DELETE FROM addresses WHERE address = ?").run(whale);
     }
   });

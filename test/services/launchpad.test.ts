@@ -123,10 +123,7 @@ describe("launchpad API", function () {
       )
       .run(id, Buffer.from(inscriptionOfJob(jobId).slice(0, 64), "hex"), id);
     indexDb
-      .prepare(
-        `INSERT INTO addresses (id, address, script, script_hash, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count,
-        spent_txo_sum) VALUES (?, ?, x'00', x'00', 0, 0, 0, 0, 0, 0)`,
-      )
+      .prepare("INSERT INTO addresses (id, address, script, script_hash) VALUES (?, ?, x'00', x'00')")
       .run(id, newKey().address);
     indexDb
       .prepare(

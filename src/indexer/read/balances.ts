@@ -16,7 +16,7 @@ export interface UtxoView {
 }
 
 const SQL = {
-  balance: "SELECT confirmed, tx_count FROM addresses WHERE address = ?",
+  balance: "SELECT s.confirmed, s.tx_count FROM addresses a JOIN address_stats s ON s.id = a.id WHERE a.address = ?",
   addressId: "SELECT id FROM addresses WHERE address = ?",
   // outputs_unspent_by_address (address_id, tx_id) in chain order from a transaction id on;
   // the page's order (height, then txid, then vout) is restored per height by utxoPage().
@@ -24,10 +24,11 @@ const SQL = {
     FROM outputs o JOIN txs t ON t.id = o.tx_id JOIN addresses a ON a.id = o.address_id
     WHERE o.address_id = ? AND o.spent_tx_id IS NULL AND o.tx_id >= ? AND (o.tx_id > ? OR (o.tx_id = ? AND o.vout > ?))
     ORDER BY o.tx_id, o.vout LIMIT ?`,
-  // The indexer's counters (one row per address).
-  txoStats:
-    "SELECT funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum, tx_count FROM addresses WHERE address = ?",
-  byScriptHash: "SELECT address FROM addresses WHERE script_hash = ? AND tx_count > 0",
+  // The indexer's counters (one address_stats row per address, schema version 13).
+  txoStats: `SELECT s.funded_txo_count, s.funded_txo_sum, s.spent_txo_count, s.spent_txo_sum, s.tx_count
+    FROM addresses a JOIN address_stats s ON s.id = a.id WHERE a.address = ?`,
+  byScriptHash:
+    "SELECT a.address FROM addresses a JOIN address_stats s ON s.id = a.id WHERE a.script_hash = ? AND s.tx_count > 0",
 };
 
 /** `address`'s confirmed balance and transaction count (a read plan, ./rows.ts). */
@@ -50,7 +51,7 @@ export interface TxoStats {
 }
 
 /**
- * `address`'s output counters and its transaction count, from its row in `addresses` (a read plan,
+ * `address`'s output counters and its transaction count, from its row in `address_stats` (a read plan,
  * ./rows.ts): one read whatever the address's history. Zeros for an address the index never saw.
  */
 export function* txoStatsOf(address: string): ReadPlan<TxoStats & { txCount: number }> {
@@ -166,7 +167,8 @@ export class BalanceReads {
     this.s = {
       ...this.plans.prepare(SQL),
       ...prepareAll(db, {
-        busiest: "SELECT address, tx_count FROM addresses WHERE tx_count > 0 ORDER BY tx_count DESC, address LIMIT ?",
+        busiest: `SELECT a.address, s.tx_count FROM address_stats s JOIN addresses a ON a.id = s.id WHERE s.tx_count > 0
+          ORDER BY s.tx_count DESC, a.address LIMIT ?`,
       }),
     };
   }
