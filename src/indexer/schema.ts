@@ -17,7 +17,8 @@ export const INDEXER_SCHEMA = "dogeos-indexer";
  * (one entry per transaction and per new address), and the spend update of an output.
  *
  * outputs.script is NULL when it equals its address's standard script (addresses.script): P2PKH and
- * P2SH outputs store none. Balances are counters on the address row; a rollback deletes the rows
+ * P2SH outputs store none. Balances are counters on the address row (since version 13 on its
+ * address_stats row); a rollback deletes the rows
  * of addresses first paid above the fork, so ids stay those a fresh index of the chain assigns.
  * addresses.script_hash is SHA-256 of that standard script, in the hash's own byte order.
  */
