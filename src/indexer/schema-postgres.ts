@@ -15,6 +15,17 @@ export const INDEXER_PG_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => M
 
 const T = 'TEXT COLLATE "C"';
 
+/** An address's balance counters since version 13 (schema.ts migration 13). */
+const ADDRESS_STATS = `CREATE TABLE address_stats (
+  id BIGINT PRIMARY KEY,
+  confirmed BIGINT NOT NULL,
+  tx_count BIGINT NOT NULL,
+  funded_txo_count BIGINT NOT NULL,
+  funded_txo_sum BIGINT NOT NULL,
+  spent_txo_count BIGINT NOT NULL,
+  spent_txo_sum BIGINT NOT NULL
+)`;
+
 /**
  * The SQLite migrations since the PostgreSQL backend began (version 9) that convert an index in
  * place, in PostgreSQL's SQL, by the version they bring it to. An older PostgreSQL index whose every
@@ -36,15 +47,7 @@ DROP INDEX txs_by_txid_prefix;
 ${TXS_BY_TXID_BUCKET};
 `,
   13: `
-CREATE TABLE address_stats (
-  id BIGINT PRIMARY KEY,
-  confirmed BIGINT NOT NULL,
-  tx_count BIGINT NOT NULL,
-  funded_txo_count BIGINT NOT NULL,
-  funded_txo_sum BIGINT NOT NULL,
-  spent_txo_count BIGINT NOT NULL,
-  spent_txo_sum BIGINT NOT NULL
-);
+${ADDRESS_STATS};
 INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
   SELECT id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses ORDER BY id;
 ALTER TABLE addresses DROP COLUMN confirmed, DROP COLUMN tx_count, DROP COLUMN funded_txo_count,
@@ -81,15 +84,7 @@ CREATE TABLE addresses (
   script BYTEA NOT NULL,
   script_hash BYTEA NOT NULL
 );
-CREATE TABLE address_stats (
-  id BIGINT PRIMARY KEY,
-  confirmed BIGINT NOT NULL,
-  tx_count BIGINT NOT NULL,
-  funded_txo_count BIGINT NOT NULL,
-  funded_txo_sum BIGINT NOT NULL,
-  spent_txo_count BIGINT NOT NULL,
-  spent_txo_sum BIGINT NOT NULL
-);
+${ADDRESS_STATS};
 CREATE UNIQUE INDEX addresses_by_address ON addresses (address);
 CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
 CREATE TABLE outputs (
