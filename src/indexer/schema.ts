@@ -18,8 +18,8 @@ export const INDEXER_SCHEMA = "dogeos-indexer";
  *
  * outputs.script is NULL when it equals its address's standard script (addresses.script): P2PKH and
  * P2SH outputs store none. Balances are counters on the address row (since version 13 on its
- * address_stats row); a rollback deletes the rows
- * of addresses first paid above the fork, so ids stay those a fresh index of the chain assigns.
+ * address_stats row); a rollback deletes the rows of addresses first paid above the fork, so ids
+ * stay those a fresh index of the chain assigns.
  * addresses.script_hash is SHA-256 of that standard script, in the hash's own byte order.
  */
 const CHAIN_TABLES_V8 = `
@@ -688,7 +688,8 @@ CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
  * fragment searches each bucket, newest first, and checks the whole txid on the row (two txids
  * that share a prefix are told apart there), stopping at the first match. A bucket holds 2^22
  * (4,194,304) consecutive transaction ids, so a batch's new entries all land in the newest
- * bucket's part of the tree, a few thousand leaves, instead of at random among all of them: with
+ * bucket's part of the tree, at most about 19,000 leaves (a full bucket), instead of at random
+ * among all of them: with
  * one tree on the prefix (version 10) a 250,000-transaction batch at 10M transactions dirtied
  * 49,518 pages of it, with buckets 12,042 (docs/operations.md "Sizing"). What it costs: a txid
  * the index lacks, or an old one, is looked for in every bucket in turn (3 at 10M transactions,
