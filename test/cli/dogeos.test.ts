@@ -128,13 +128,17 @@ describe("dogeos command line", () => {
         body: JSON.stringify({ jsonrpc: "1.0", id: 1, method: "getblockchaininfo", params: [] }),
       });
       expect(((await response.json()) as { result: { chain: string } }).result.chain).to.equal("regtest");
-      // The daemon's log lines carry the pid of the dogeos process itself: no second process.
-      const ready = stderr
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { event?: string; pid: number })
-        .find((line) => line.event === "ready");
-      expect(ready?.pid).to.equal(child.pid);
+      // The daemon's log lines carry the pid of the dogeos process itself: no second process. The
+      // ready line on stderr may arrive after the one on stdout (two pipes): wait for it (10 s at most).
+      const readyLine = () =>
+        stderr
+          .split("\n")
+          .filter((line) => line.endsWith("}"))
+          .map((line) => JSON.parse(line) as { event?: string; pid: number })
+          .find((line) => line.event === "ready");
+      for (let waited = 0; readyLine() === undefined && waited < 10_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readyLine()?.pid).to.equal(child.pid);
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGTERM");
       expect(await exited).to.equal(0);
