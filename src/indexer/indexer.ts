@@ -270,6 +270,9 @@ export class Indexer {
         const deferred = this.store.getMeta("read_indexes_deferred") === "1";
         // On SQLite only: a statement per spend is a round trip on PostgreSQL, whose catch-up is pruned at its end.
         this.logSpends = this.pruner !== null && deferred && this.store.db.dialect === "sqlite";
+        // A full index logs the spends of written outputs meanwhile (schema.ts SPEND_LOG); an
+        // attester index deletes spent outputs by key as it goes instead (the pruner above).
+        this.store.logSpends(deferred && this.pruner === null);
         // Undo entries below the deepest possible rollback are no longer needed once the batch ends:
         // those of its own blocks below that height are not written at all.
         const lastHeight = usable[usable.length - 1].height;
@@ -411,6 +414,12 @@ export class Indexer {
           this.log("spent_outputs_pruned", { deleted, ms: Date.now() - pruneStarted });
         }
         if (sqlite) this.store.db.exec(`PRAGMA cache_size = -${BUILD_CACHE_MB * 1024}`);
+        // Then the spends the catch-up logged, marked on their outputs in key order: the partial
+        // indexes built next select on them.
+        this.store.logSpends(false);
+        const mergeStarted = Date.now();
+        const merged = this.store.mergeSpendLog();
+        if (merged > 0) this.log("spend_log_merged", { spends: merged, ms: Date.now() - mergeStarted });
         CATCH_UP_DEFERRED_INDEXES.forEach((index, i) => {
           const indexStarted = Date.now();
           this.store.db.exec(index.sql);

@@ -208,9 +208,12 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      // The output the commit's input 0 spent (found through outputs_by_spent_tx).
-      funder: p(`SELECT a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id
-        WHERE o.spent_tx_id = ${TX_ID_OF_TXID} AND o.spent_vin = 0`),
+      // The output the commit's input 0 spent: marked on its row (found through outputs_by_spent_tx)
+      // or, during a catch-up, logged in spend_log (found by its key).
+      funder:
+        p(`SELECT a.address FROM (SELECT o.address_id FROM outputs o WHERE o.spent_tx_id = ${TX_ID_OF_TXID} AND o.spent_vin = 0
+        UNION ALL SELECT o.address_id FROM spend_log s JOIN outputs o ON o.tx_id = s.tx_id AND o.vout = s.vout
+        WHERE s.spent_tx_id = ${TX_ID_OF_TXID} AND s.spent_vin = 0) f LEFT JOIN addresses a ON a.id = f.address_id LIMIT 1`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
         "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_id, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
@@ -551,7 +554,8 @@ export class InscriptionTracker {
     if (!input || input.txId === null) return null;
     const remembered = this.firstInputOwners.get(input.txId);
     if (remembered !== undefined) return remembered;
-    const row = this.q.funder.get(Buffer.from(input.txid, "hex")) as { address: string | null } | undefined;
+    const txid = Buffer.from(input.txid, "hex");
+    const row = this.q.funder.get(txid, txid) as { address: string | null } | undefined;
     return row?.address ?? null;
   }
 

@@ -26,6 +26,15 @@ const ADDRESS_STATS = `CREATE TABLE address_stats (
   spent_txo_sum BIGINT NOT NULL
 )`;
 
+/** The spend log since version 14 (schema.ts SPEND_LOG). PostgreSQL's catch-up writes a batch's spends in one statement and never logs them: the table stays empty. */
+const SPEND_LOG = `CREATE TABLE spend_log (
+  spent_tx_id BIGINT NOT NULL,
+  spent_vin INTEGER NOT NULL,
+  tx_id BIGINT NOT NULL,
+  vout INTEGER NOT NULL,
+  PRIMARY KEY (spent_tx_id, spent_vin)
+)`;
+
 /**
  * The SQLite migrations since the PostgreSQL backend began (version 9) that convert an index in
  * place, in PostgreSQL's SQL, by the version they bring it to. An older PostgreSQL index whose every
@@ -52,6 +61,9 @@ INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo
   SELECT id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses ORDER BY id;
 ALTER TABLE addresses DROP COLUMN confirmed, DROP COLUMN tx_count, DROP COLUMN funded_txo_count,
   DROP COLUMN funded_txo_sum, DROP COLUMN spent_txo_count, DROP COLUMN spent_txo_sum;
+`,
+  14: `
+${SPEND_LOG};
 `,
 };
 
@@ -99,6 +111,7 @@ CREATE TABLE outputs (
 );
 CREATE INDEX outputs_unspent_by_address ON outputs (address_id, tx_id) WHERE spent_tx_id IS NULL AND address_id IS NOT NULL;
 CREATE INDEX outputs_by_spent_tx ON outputs (spent_tx_id) WHERE spent_tx_id IS NOT NULL;
+${SPEND_LOG};
 CREATE TABLE address_history (
   tx_id BIGINT NOT NULL,
   address_id BIGINT NOT NULL,

@@ -290,6 +290,24 @@ export const TXS_BY_TXID_BUCKET = `CREATE INDEX txs_by_txid_bucket ON txs ((id >
 /** The tables version 9 recreates (their indexes go with them). */
 const V9_TABLES = [...INSCRIPTION_TABLES_V9.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]);
 
+/**
+ * The spends of outputs already written, logged while a catch-up defers the read indexes (schema
+ * version 14): keyed by the spender (its transaction id and input), so a batch appends to the
+ * tree's end. Marking each spend on its output instead dirtied pages all over `outputs`: 74,706 of
+ * them per 250,000-transaction batch at 10M transactions, the largest share of what a batch wrote
+ * (docs/operations.md "Sizing"). When the catch-up ends, and before a rollback or a refill of the
+ * UTXO cache, IndexerStore.mergeSpendLog() writes the logged spends into `outputs` in (tx id, vout)
+ * order, one pass over its pages, and empties the log. Until then the outputs it names read as
+ * unspent, so the reads that answer spent state refuse while the log holds rows (spendsPending).
+ */
+export const SPEND_LOG = `CREATE TABLE spend_log (
+  spent_tx_id INTEGER NOT NULL,
+  spent_vin INTEGER NOT NULL,
+  tx_id INTEGER NOT NULL,
+  vout INTEGER NOT NULL,
+  PRIMARY KEY (spent_tx_id, spent_vin)
+) WITHOUT ROWID`;
+
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -677,6 +695,16 @@ DROP TABLE addresses;
 ALTER TABLE addresses_v13 RENAME TO addresses;
 CREATE UNIQUE INDEX addresses_by_address ON addresses (address);
 CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
+`,
+  },
+  {
+    version: 14,
+    description:
+      "spends of written outputs logged in chain order (spend_log) during a catch-up and merged into outputs, in key order, when it ends",
+    // SPEND_LOG's comment says why. The table is empty outside a catch-up, so an index converted
+    // in place only gains it.
+    sql: `
+${SPEND_LOG};
 `,
   },
 ];

@@ -179,6 +179,8 @@ export class IndexerStore {
   private readonly historyRows: unknown[] = [];
   /** SQLite only: spends of written outputs (output's tx id, vout, spender's tx id, input), applied in key order. */
   private readonly spendRows: number[] = [];
+  /** SQLite only: whether spends of written outputs go to spend_log (logSpends()) instead of onto their rows. */
+  private loggingSpends = false;
   private readonly rowWriters;
 
   constructor(
@@ -236,6 +238,13 @@ export class IndexerStore {
         )
         .safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
+      spendLogged: db.prepare("SELECT 1 AS one FROM spend_log LIMIT 1"),
+      // The logged spends in the outputs' key order (materialised and sorted first), each output's
+      // row found by its key: one pass over the pages of outputs.
+      mergeSpendLog:
+        db.prepare(`WITH s AS MATERIALIZED (SELECT tx_id, vout, spent_tx_id, spent_vin FROM spend_log ORDER BY tx_id, vout)
+        UPDATE outputs SET spent_tx_id = s.spent_tx_id, spent_vin = s.spent_vin FROM s WHERE outputs.tx_id = s.tx_id AND outputs.vout = s.vout`),
+      clearSpendLog: db.prepare("DELETE FROM spend_log"),
       // An address's counters row comes with the first batch that pays it (schema version 13).
       addBalance: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
         spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
@@ -309,6 +318,8 @@ export class IndexerStore {
             "INSERT OR REPLACE INTO address_history (tx_id, address_id, received, sent, counterparty_id) VALUES",
             5,
           ),
+          // spendRows' order of columns; the rows come in chain order, the table's key order.
+          spendLog: new MultiRowInsert(db, "INSERT INTO spend_log (tx_id, vout, spent_tx_id, spent_vin) VALUES", 4),
         };
     // These reads never need the buffered rows: a buffered transaction or address is always in
     // memory (txIds and addressIds keep them), and an output is read only from a written transaction.
@@ -569,6 +580,8 @@ export class IndexerStore {
     this.utxos ??= new UtxoCache(this.utxoCacheMb);
     const utxos = this.utxos;
     if (utxos.size > 0) return 0;
+    // Outputs whose spends are only logged still read as unspent: their spends are marked first.
+    if (this.spendsLogged()) this.transaction(() => this.mergeSpendLog());
     this.flushRows();
     for (const row of this.s.unspentOutputs.iterate() as Iterable<{
       txid: Buffer;
@@ -711,10 +724,44 @@ export class IndexerStore {
     const rows = this.spendRows;
     const n = rows.length / 4;
     if (n === 0) return;
+    if (this.loggingSpends) {
+      this.rowWriters!.spendLog.write(rows);
+      rows.length = 0;
+      return;
+    }
     const order = Array.from({ length: n }, (_, i) => i * 4);
     order.sort((a, b) => rows[a] - rows[b] || rows[a + 1] - rows[b + 1]);
     for (const at of order) this.s.spendOutput.run(rows[at + 2], rows[at + 3], rows[at], rows[at + 1]);
     rows.length = 0;
+  }
+
+  /**
+   * From now on (`on`) the spends of written outputs are appended to spend_log instead of marked on
+   * their rows (schema.ts SPEND_LOG), or (off) marked again. SQLite only: PostgreSQL marks a batch's
+   * spends in one statement. Turning it off does not merge what is logged: mergeSpendLog() does.
+   */
+  logSpends(on: boolean): void {
+    if (this.bulk) return;
+    this.flushRows();
+    this.loggingSpends = on;
+  }
+
+  /** Whether spend_log holds spends not yet marked on their outputs. */
+  spendsLogged(): boolean {
+    return this.s.spendLogged.get() !== undefined;
+  }
+
+  /**
+   * Marks the logged spends on their outputs, in key order, and empties the log; answers how many
+   * (0, reading one row, when it is empty). Runs inside the caller's transaction, or in its own.
+   */
+  mergeSpendLog(): number {
+    if (this.bulk) return 0;
+    this.flushRows();
+    if (!this.spendsLogged()) return 0;
+    const merged = Number(this.s.mergeSpendLog.run().changes);
+    this.s.clearSpendLog.run();
+    return merged;
   }
 
   /** The unspent outputs of a (written) transaction recentOutputs forgets go to the UTXO cache, while it has room. */
@@ -804,7 +851,8 @@ export class IndexerStore {
 
   /** Removes everything above `height` (the fork point stays). Runs inside the caller's transaction. */
   rollbackAbove(height: number): void {
-    this.flushRows();
+    // The spends above the fork are undone on the outputs' rows: the logged ones go there first.
+    this.mergeSpendLog();
     const above = this.s.firstIdsAbove.get(height) as
       { first_tx_id: number | bigint; first_address_id: number | bigint } | undefined;
     const first = above ? Number(above.first_tx_id) : this.nextTxId;
@@ -866,7 +914,7 @@ function toBlock(row: BlockRow): IndexedBlockRow {
 type Cells = unknown[];
 
 /** The chain tables whose rows the store buffers: a statement naming one must see the buffer written. */
-const CHAIN_TABLES = /\b(blocks|txs|addresses|outputs|address_history|op_returns)\b/;
+const CHAIN_TABLES = /\b(blocks|txs|addresses|outputs|address_history|op_returns|spend_log)\b/;
 
 /**
  * SQLite's multi-row INSERT of one table: rows go out ROWS_PER_INSERT at a time through one

@@ -307,6 +307,33 @@ describe("indexer database", () => {
     }
   });
 
+  it("converts a version-13 index in place: an empty spend log, every row kept", () => {
+    const file = path.join(dir, "v13.sqlite");
+    const v13 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 13),
+      INDEXER_SCHEMA,
+    );
+    v13.prepare(INSERT_TX).run(1, Buffer.alloc(32, 7));
+    v13.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, convertsInPlace(13));
+    const db = openIndexerDatabase(file);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM spend_log").get()!.n).to.equal(0);
+      expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM txs").get()!.n).to.equal(1);
+      // Keyed by the spender, so a catch-up appends to it.
+      const key = db
+        .prepare<{ name: string }>("SELECT name FROM pragma_table_info('spend_log') WHERE pk > 0 ORDER BY pk")
+        .all()
+        .map((r) => r.name);
+      expect(key).to.deep.equal(["spent_tx_id", "spent_vin"]);
+    } finally {
+      db.close();
+    }
+    openIndexReader(file).close();
+  });
+
   it("converts a version-10 index in place: inscription moves keyed in chain order, every row kept", () => {
     const file = path.join(dir, "v10.sqlite");
     const v10 = openDatabase(
@@ -516,11 +543,39 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
-  // The addresses table before version 13: the balance counters on the address row, no address_stats.
-  const PG_ADDRESSES_BEFORE_13 = `DROP TABLE address_stats;
+  // The tables before version 13: the balance counters on the address row, no address_stats (and no spend_log, version 14's).
+  const PG_ADDRESSES_BEFORE_13 = `DROP TABLE spend_log;
+DROP TABLE address_stats;
 ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN tx_count BIGINT NOT NULL DEFAULT 0,
   ADD COLUMN funded_txo_count BIGINT NOT NULL DEFAULT 0, ADD COLUMN funded_txo_sum BIGINT NOT NULL DEFAULT 0,
   ADD COLUMN spent_txo_count BIGINT NOT NULL DEFAULT 0, ADD COLUMN spent_txo_sum BIGINT NOT NULL DEFAULT 0;`;
+
+  it("converts a version-13 index in place, as SQLite does: an empty spend log", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    try {
+      writer.exec("DROP TABLE spend_log");
+      writer.prepare("UPDATE meta SET value = '13' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, convertsInPlace(13));
+    const db = openIndexerDatabase(url);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(Number(db.prepare<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM spend_log").get()!.n)).to.equal(0);
+      const key = db
+        .prepare<{ name: string }>(
+          `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+           WHERE i.indrelid = 'spend_log'::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+        )
+        .all()
+        .map((r) => r.name);
+      expect(key).to.deep.equal(["spent_tx_id", "spent_vin"]);
+    } finally {
+      db.close();
+    }
+  });
 
   it("converts a version-12 index in place, as SQLite does: the balance counters move to address_stats", async () => {
     const url = await newUrl();

@@ -16,6 +16,11 @@ export async function runPlanAsync<T>(pool: PostgresPool, plan: ReadPlan<T>): Pr
   let next = plan.next();
   while (!next.done) {
     const step = next.value;
+    // The pool is PostgreSQL's: a SQLite-only step has no rows there.
+    if (step.sqliteOnly) {
+      next = plan.next([]);
+      continue;
+    }
     let rows = await pool.rows<Record<string, unknown>>(step.sql, step.params, step.safe);
     if (step.one) rows = rows.slice(0, 1);
     next = plan.next(rows);

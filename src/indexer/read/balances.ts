@@ -3,6 +3,7 @@ import type { SqlDatabase } from "../../db/sql";
 import { unsentTransfer } from "./drc20";
 import { inscriptionsOn } from "./inscriptions";
 import { KEY_MAX, PlanRunner, ReadPlan, hexOf, keyInt, prepareAll, rowsOf, txIdBefore } from "./rows";
+import { refuseWhileSpendsLogged } from "./status";
 
 export interface UtxoView {
   txid: string;
@@ -103,6 +104,7 @@ export function* utxoPage(
   const vout = keyInt(after?.vout ?? -1);
   const [idRow] = yield* rowsOf<{ id: number | bigint }>(SQL.addressId, [address], { one: true });
   if (!idRow || pageSize <= 0) return { items: [] };
+  yield* refuseWhileSpendsLogged({ address });
   const addressId = Number(idRow.id);
   // Rows come in chain order (height, position, vout); a page orders each height's rows by txid.
   // Read on in chunks until the page's rows are known and the last height they reach is whole.

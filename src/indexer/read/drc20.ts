@@ -2,7 +2,8 @@
 import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { byInscriptionId, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
-import { ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
+import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
+import { refuseWhileSpendsLogged } from "./status";
 
 export interface Drc20TickView {
   tick: string;
@@ -83,8 +84,10 @@ interface TransferRow {
 
 export class Drc20Reads {
   private readonly s;
+  private readonly plans: PlanRunner;
 
   constructor(db: SqlDatabase) {
+    this.plans = new PlanRunner(db);
     this.s = prepareAll(db, {
       balances: `SELECT b.tick_key, t.tick, b.available, b.transferable FROM drc20_balances b JOIN drc20_ticks t ON t.tick_key = b.tick_key
         WHERE b.address_id = ${ADDRESS_ID} AND (b.available != '0' OR b.transferable != '0') ORDER BY b.tick_key`,
@@ -162,6 +165,7 @@ export class Drc20Reads {
 
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
+    this.plans.run(refuseWhileSpendsLogged({ address, tick: tickKey }));
     const carriers = [];
     const rows = (
       this.s.carriers.all(address, tickKey) as {

@@ -24,6 +24,8 @@ export interface ReadStep {
   params: unknown[];
   safe: boolean;
   one: boolean;
+  /** A statement about what only a SQLite index holds (refuseWhileSpendsLogged): no rows on PostgreSQL, without a query. */
+  sqliteOnly?: boolean;
 }
 
 /**
@@ -38,9 +40,11 @@ export type ReadPlan<T> = Generator<ReadStep, T, Record<string, unknown>[]>;
 export function* rowsOf<Row>(
   sql: string,
   params: unknown[],
-  options: { safe?: boolean; one?: boolean } = {},
+  options: { safe?: boolean; one?: boolean; sqliteOnly?: boolean } = {},
 ): Generator<ReadStep, Row[], Record<string, unknown>[]> {
-  return (yield { sql, params, safe: options.safe ?? false, one: options.one ?? false }) as Row[];
+  const step: ReadStep = { sql, params, safe: options.safe ?? false, one: options.one ?? false };
+  if (options.sqliteOnly) step.sqliteOnly = true;
+  return (yield step) as Row[];
 }
 
 /** Runs plans on a synchronous handle, each SQL text prepared once. */
@@ -72,8 +76,12 @@ export class PlanRunner {
     let next = plan.next();
     while (!next.done) {
       const step = next.value;
-      const statement = this.statement(step.sql).safeIntegers(step.safe);
       let rows: Record<string, unknown>[];
+      if (step.sqliteOnly && this.db.dialect !== "sqlite") {
+        next = plan.next([]);
+        continue;
+      }
+      const statement = this.statement(step.sql).safeIntegers(step.safe);
       if (step.one) {
         const row = statement.get(...step.params) as Record<string, unknown> | undefined;
         rows = row === undefined ? [] : [row];

@@ -2,7 +2,7 @@
 import type { ReplicaState, SqlDatabase } from "../../db/sql";
 import { Refusal, notFound } from "../../errors";
 import { indexedTip } from "./blocks";
-import { PlanRunner, prepareAll } from "./rows";
+import { PlanRunner, ReadPlan, prepareAll, rowsOf } from "./rows";
 
 export interface IndexStatus {
   indexedHeight: number;
@@ -55,6 +55,33 @@ export function absentOrBehind(
     );
   }
   return notFound(code, message, details);
+}
+
+/**
+ * One row while the index's spend log holds spends not yet marked on their outputs (schema.ts
+ * SPEND_LOG: a SQLite index in a catch-up that defers its read indexes), with the heights an
+ * INDEX_BEHIND refusal names; no row otherwise.
+ */
+export const SPENDS_LOGGED = `SELECT (SELECT MAX(height) FROM blocks) AS indexed_height,
+  (SELECT value FROM meta WHERE key = 'node_height') AS node_height FROM spend_log LIMIT 1`;
+
+/**
+ * A read of spent state (whether an output is spent, and by what) refuses with INDEX_BEHIND while
+ * the spend log holds rows: the outputs those spends name still read as unspent. A step of a read
+ * plan; PostgreSQL never logs spends, so its runners skip it without a query (ReadStep.sqliteOnly).
+ */
+export function* refuseWhileSpendsLogged(details: Record<string, unknown>): ReadPlan<void> {
+  const [row] = yield* rowsOf<{ indexed_height: number | bigint | null; node_height: string | null }>(
+    SPENDS_LOGGED,
+    [],
+    { one: true, sqliteOnly: true },
+  );
+  if (!row) return;
+  throw indexBehind(
+    row.indexed_height === null ? -1 : Number(row.indexed_height),
+    row.node_height === null ? null : Number(row.node_height),
+    { ...details, reason: "the catch-up under way marks the spends of its blocks on their outputs when it ends" },
+  );
 }
 
 export class StatusReads {

@@ -4,6 +4,7 @@ import type { SqlDatabase } from "../../db/sql";
 import { REVEALED_IN_TX, revealedInscription } from "./inscriptions";
 import { OpReturnReads, OpReturnView } from "./opreturn";
 import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
+import { refuseWhileSpendsLogged } from "./status";
 import { ZkpReads } from "./zkp";
 
 export interface TxOutputView {
@@ -65,8 +66,12 @@ const SQL = {
   tx: `SELECT t.id, t.height, t.position, t.size, t.fee, t.coinbase, b.hash AS block_hash, b.time AS block_time FROM txs t JOIN blocks b ON b.height = t.height WHERE t.id = ${TX_ID_OF_TXID}`,
   outputs: `SELECT o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, s.txid AS spent_txid, o.spent_vin, s.height AS spent_height
     FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id LEFT JOIN txs s ON s.id = o.spent_tx_id WHERE o.tx_id = ? ORDER BY o.vout`,
-  inputs: `SELECT t.txid, o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, o.spent_vin FROM outputs o JOIN txs t ON t.id = o.tx_id
-    LEFT JOIN addresses a ON a.id = o.address_id WHERE o.spent_tx_id = ${TX_ID_OF_TXID} ORDER BY o.spent_vin`,
+  // Spends marked on the outputs' rows, and (during a catch-up) those in spend_log, found by the spender's key.
+  inputs: `SELECT t.txid, o.vout, o.value, COALESCE(o.script, a.script) AS script, a.address, i.spent_vin
+    FROM (SELECT tx_id, vout, spent_vin FROM outputs WHERE spent_tx_id = ${TX_ID_OF_TXID}
+      UNION ALL SELECT tx_id, vout, spent_vin FROM spend_log WHERE spent_tx_id = ${TX_ID_OF_TXID}) i
+    JOIN outputs o ON o.tx_id = i.tx_id AND o.vout = i.vout JOIN txs t ON t.id = o.tx_id
+    LEFT JOIN addresses a ON a.id = o.address_id ORDER BY i.spent_vin`,
   output: `${OUTPUT} WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`,
 };
 
@@ -112,6 +117,7 @@ export function* txRowOf(txid: string): ReadPlan<{
 export function* txCoreOf(txid: string): ReadPlan<TxCoreView | null> {
   const row = yield* txRowOf(txid);
   if (!row) return null;
+  yield* refuseWhileSpendsLogged({ txid });
   const outputs = (yield* rowsOf<{
     vout: bigint;
     value: bigint;
@@ -154,7 +160,7 @@ export function* spentOutputsOf(txid: string): ReadPlan<Map<number, SpentOutputV
     script: Buffer;
     address: string | null;
     spent_vin: bigint;
-  }>(SQL.inputs, [key], { safe: true })) {
+  }>(SQL.inputs, [key, key], { safe: true })) {
     out.set(Number(row.spent_vin), {
       prevTxid: hexOf(row.txid),
       prevVout: Number(row.vout),
@@ -230,6 +236,7 @@ export class TxReads {
 
   /** An output that is unspent in the index, with its script. */
   unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
+    this.plans.run(refuseWhileSpendsLogged({ txid, vout }));
     const row = this.s.unspent.get(txidKey(txid), vout) as { value: bigint; script: Buffer } | undefined;
     return row ? { value: BigInt(row.value), script: new Uint8Array(row.script) } : null;
   }
@@ -244,6 +251,7 @@ export class TxReads {
    * null while unspent; null when the index holds no such output (an OP_RETURN output is not one).
    */
   outspend(txid: string, vout: number): { spent: { txid: string; vin: number; height: number } | null } | null {
+    this.plans.run(refuseWhileSpendsLogged({ txid, vout }));
     const row = this.s.outspend.get(txidKey(txid), vout) as
       { spent_txid: Buffer | null; spent_vin: bigint | null; spent_height: bigint | null } | undefined;
     if (!row) return null;

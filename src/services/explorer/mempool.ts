@@ -23,6 +23,7 @@ import {
   outputScriptToAddress,
   parseTransactionHex,
 } from "../../doge";
+import { Refusal } from "../../errors";
 
 /** Pending transactions kept at most (about 2 KB of memory each for ordinary payments). */
 export const DEFAULT_MAX_MEMPOOL_TRANSACTIONS = 20_000;
@@ -355,7 +356,14 @@ export class MempoolView {
         const output = parent.outputs[input.prevVout];
         if (output) found = { valueKoinu: output.valueKoinu, address: output.address };
       } else {
-        const output = this.index.unspentOutput(input.prevTxid, input.prevVout);
+        let output: { value: bigint; script: Uint8Array } | null;
+        try {
+          output = this.index.unspentOutput(input.prevTxid, input.prevVout);
+        } catch (error) {
+          // The index cannot tell yet (a catch-up under way): left unresolved, tried again at the next refresh.
+          if (error instanceof Refusal && error.code === "INDEX_BEHIND") continue;
+          throw error;
+        }
         if (output) found = { valueKoinu: output.value, address: outputScriptToAddress(output.script, this.network) };
       }
       if (!found) continue;
