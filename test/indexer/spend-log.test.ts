@@ -96,19 +96,22 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     return dump;
   }
 
-  it("logs spends of written outputs in the middle of a catch-up, refuses reads of spent state until it ends, and ends with the rows of an index that never logged", async () => {
+  /** An index of the final chain stopped 8 blocks short of its tip, in a catch-up, its spends logged. */
+  async function stoppedInTheMiddle() {
     const db = openIndexerDatabase(":memory:");
     const source = new SteppedChainSource(chain);
     const last = chain.steps[chain.steps.length - 1].blocks;
     source.active = last;
-    // Stopped 8 blocks short of the tip (the chain's first blocks only mature coinbases).
+    // 8 blocks short of the tip: the chain's first blocks only mature coinbases, its last spend.
     const middle = chain.startHeight + last.length - 9;
-    const first = loggingIndexer(chain, db, source, middle);
-    await first.indexer.syncOnce();
-    expect(first.indexer.store.tip()!.height).to.equal(middle);
+    await loggingIndexer(chain, db, source, middle).indexer.syncOnce();
+    expect(count(db, "SELECT MAX(height) AS n FROM blocks")).to.equal(middle);
+    expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.be.greaterThan(5);
+    return { db, source, last, middle };
+  }
 
-    const logged = count(db, "SELECT COUNT(*) AS n FROM spend_log");
-    expect(logged).to.be.greaterThan(5);
+  it("logs spends of written outputs in the middle of a catch-up, refuses reads of spent state until it ends, and ends with the rows of an index that never logged", async () => {
+    const { db, source, last, middle } = await stoppedInTheMiddle();
     // A logged spend names an output whose row still reads unspent, and an address that holds it.
     const spend = db
       .prepare<{ txid: Buffer; vout: number; spender: Buffer; spent_vin: number; address: string }>(
@@ -152,15 +155,7 @@ describe("the spend log of a catch-up (schema version 14)", function () {
   });
 
   it("marks the logged spends before a restart fills the UTXO cache, which then holds unspent outputs only", async () => {
-    const db = openIndexerDatabase(":memory:");
-    const source = new SteppedChainSource(chain);
-    const last = chain.steps[chain.steps.length - 1].blocks;
-    source.active = last;
-    const middle = chain.startHeight + last.length - 9;
-    const first = loggingIndexer(chain, db, source, middle);
-    await first.indexer.syncOnce();
-    expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.be.greaterThan(5);
-
+    const { db, source, last, middle } = await stoppedInTheMiddle();
     const store = new IndexerStore(db);
     const cached = store.warmUtxoCache();
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.equal(0);
