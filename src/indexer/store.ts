@@ -752,13 +752,13 @@ export class IndexerStore {
   }
 
   /**
-   * Marks the logged spends on their outputs, in key order, and empties the log; answers how many
-   * (0, reading one row, when it is empty). Runs inside the caller's transaction, or in its own.
+   * Writes the buffered rows, then marks the logged spends on their outputs, in key order, and
+   * empties the log; answers how many (0, reading one row, when it is empty; always 0 on
+   * PostgreSQL, which logs none). Runs inside the caller's transaction, or in its own.
    */
   mergeSpendLog(): number {
-    if (this.bulk) return 0;
     this.flushRows();
-    if (!this.spendsLogged()) return 0;
+    if (this.bulk || !this.spendsLogged()) return 0;
     const merged = Number(this.s.mergeSpendLog.run().changes);
     this.s.clearSpendLog.run();
     return merged;
