@@ -11,7 +11,6 @@
  * ids come from the store (IndexIds), which knows this batch's transactions and addresses before
  * their rows are written.
  */
-import { TX_ID_OF_TXID } from "./schema";
 import type { SqlStatement } from "../db/sql";
 import type { SqlDatabase } from "../db/sql";
 import { DecodedTransaction } from "../doge";
@@ -208,12 +207,11 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      // The output the commit's input 0 spent: marked on its row (found through outputs_by_spent_tx)
-      // or, during a catch-up, logged in spend_log (found by its key).
-      funder:
-        p(`SELECT a.address FROM (SELECT o.address_id FROM outputs o WHERE o.spent_tx_id = ${TX_ID_OF_TXID} AND o.spent_vin = 0
+      // The output the commit (its id bound twice) spent with input 0: marked on its row (found
+      // through outputs_by_spent_tx) or, during a catch-up, logged in spend_log (found by its key).
+      funder: p(`SELECT a.address FROM (SELECT o.address_id FROM outputs o WHERE o.spent_tx_id = ? AND o.spent_vin = 0
         UNION ALL SELECT o.address_id FROM spend_log s JOIN outputs o ON o.tx_id = s.tx_id AND o.vout = s.vout
-        WHERE s.spent_tx_id = ${TX_ID_OF_TXID} AND s.spent_vin = 0) f LEFT JOIN addresses a ON a.id = f.address_id LIMIT 1`),
+        WHERE s.spent_tx_id = ? AND s.spent_vin = 0) f LEFT JOIN addresses a ON a.id = f.address_id LIMIT 1`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
         "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_id, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
@@ -554,8 +552,8 @@ export class InscriptionTracker {
     if (!input || input.txId === null) return null;
     const remembered = this.firstInputOwners.get(input.txId);
     if (remembered !== undefined) return remembered;
-    const txid = Buffer.from(input.txid, "hex");
-    const row = this.q.funder.get(txid, txid) as { address: string | null } | undefined;
+    // The commit's id is known: no lookup by txid.
+    const row = this.q.funder.get(input.txId, input.txId) as { address: string | null } | undefined;
     return row?.address ?? null;
   }
 

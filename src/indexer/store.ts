@@ -581,7 +581,7 @@ export class IndexerStore {
     const utxos = this.utxos;
     if (utxos.size > 0) return 0;
     // Outputs whose spends are only logged still read as unspent: their spends are marked first.
-    if (this.spendsLogged()) this.transaction(() => this.mergeSpendLog());
+    this.transaction(() => this.mergeSpendLog());
     this.flushRows();
     for (const row of this.s.unspentOutputs.iterate() as Iterable<{
       txid: Buffer;
@@ -747,7 +747,7 @@ export class IndexerStore {
   }
 
   /** Whether spend_log holds spends not yet marked on their outputs. */
-  spendsLogged(): boolean {
+  private spendsLogged(): boolean {
     return this.s.spendLogged.get() !== undefined;
   }
 
