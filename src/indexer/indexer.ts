@@ -307,6 +307,8 @@ export class Indexer {
         } catch (error) {
           this.store.discardPending();
           this.spends.length = 0;
+          // Address ids of the failed batch are given out again: p2shCache is keyed by them.
+          this.p2shCache.clear();
           // The batch's transaction rolled back: counters held in memory must follow.
           this.inscriptions.reloadCounters();
           throw error;
@@ -491,6 +493,8 @@ export class Indexer {
     });
     // Spends above the fork are undone (a leftover would not match its row; dropped all the same).
     this.spends.length = 0;
+    // Address ids above the fork are given out again: p2shCache is keyed by them.
+    this.p2shCache.clear();
     return removed;
   }
 
@@ -512,20 +516,24 @@ export class Indexer {
     return address;
   }
 
-  /** Memoised like addressOf: a signature holds the byte OP_CHECKZKP often enough to ask for most inputs. */
-  private readonly p2shCache = new Map<string, boolean>();
+  /**
+   * Whether the address with id `addressId` is pay-to-script-hash, memoised like addressOf (a
+   * signature holds the byte OP_CHECKZKP often enough to ask for most inputs): its text is read
+   * from the index only on a miss.
+   */
+  private readonly p2shCache = new Map<number, boolean>();
 
-  private isP2shAddress(address: string): boolean {
-    const cached = this.p2shCache.get(address);
+  private isP2shAddress(addressId: number): boolean {
+    const cached = this.p2shCache.get(addressId);
     if (cached !== undefined) return cached;
     let p2sh = false;
     try {
-      p2sh = decodeAddress(address, this.network).type === "scripthash";
+      p2sh = decodeAddress(this.store.addressTextOf(addressId), this.network).type === "scripthash";
     } catch {
       p2sh = false;
     }
     if (this.p2shCache.size >= 100_000) this.p2shCache.clear();
-    this.p2shCache.set(address, p2sh);
+    this.p2shCache.set(addressId, p2sh);
     return p2sh;
   }
 
@@ -537,7 +545,7 @@ export class Indexer {
     const sent = this.sent;
     tracker.beginBlock();
     const first = store.nextIds();
-    let coinbaseAddresses: (string | null)[] = [];
+    let coinbaseAddressIds: (number | null)[] = [];
     const txs = block.txs;
     for (let position = 0; position < txs.length; position++) {
       const tx = txs[position];
@@ -548,7 +556,7 @@ export class Indexer {
       const inputs = tx.inputs;
       const outputs = tx.outputs;
       const spentInputs: SpentInput[] = new Array(coinbase ? 0 : inputs.length);
-      const outputAddresses: (string | null)[] = new Array(outputs.length);
+      const outputAddressIds: (number | null)[] = new Array(outputs.length);
       let inputTotal: bigint | null = coinbase ? null : 0n;
       if (!coinbase) {
         for (let vin = 0; vin < inputs.length; vin++) {
@@ -559,7 +567,7 @@ export class Indexer {
             txId: spent ? spent.txId : null,
             vout: input.vout,
             value: spent ? spent.value : 0n,
-            address: spent ? spent.address : null,
+            addressId: spent ? spent.addressId : null,
           };
           if (!spent) {
             // Outputs created before the start height are unknown: the fee stays unknown too.
@@ -578,7 +586,7 @@ export class Indexer {
         outputTotal += output.value;
         const script = output.script;
         if (script.length > 0 && script[0] === OP.OP_RETURN) {
-          outputAddresses[vout] = null;
+          outputAddressIds[vout] = null;
           const payload = opReturnPayload(script);
           store.insertOpReturn(
             tx.txid,
@@ -592,8 +600,8 @@ export class Indexer {
           continue;
         }
         const address = this.addressOf(script);
-        outputAddresses[vout] = address;
         const stored = store.insertOutput(tx.txid, txId, vout, outputs.length, output.value, script, address);
+        outputAddressIds[vout] = stored.addressId;
         if (stored.addressId !== null)
           received.set(stored.addressId, (received.get(stored.addressId) ?? 0n) + output.value);
       }
@@ -602,21 +610,21 @@ export class Indexer {
           // P2SH outputs have P2SH addresses: no need to read the spent script back.
           spendsP2sh: (inputIndex) => {
             const input = spentInputs[inputIndex];
-            if (!input || input.txId === null || input.address === null) return undefined;
-            return this.isP2shAddress(input.address);
+            if (!input || input.txId === null || input.addressId === null) return undefined;
+            return this.isP2shAddress(input.addressId);
           },
         });
         for (const use of uses) store.insertZkpUse(use, position);
       }
       const fee = inputTotal === null ? null : (inputTotal as bigint) - outputTotal;
-      if (coinbase) coinbaseAddresses = outputAddresses;
-      else tracker.applyTransaction(tx, txId, position, height, spentInputs, outputAddresses, fee);
+      if (coinbase) coinbaseAddressIds = outputAddressIds;
+      else tracker.applyTransaction(tx, txId, position, height, spentInputs, outputAddressIds, fee);
       store.insertTx(txId, tx.txid, height, position, tx.size, fee, coinbase, inputs.length, outputs.length);
       // Addresses in the order they were first met: those paid, then those that only spent.
       for (const [addressId, got] of received) this.addHistory(addressId, txId, got, sent.get(addressId) ?? 0n);
       for (const [addressId, gave] of sent) if (!received.has(addressId)) this.addHistory(addressId, txId, 0n, gave);
     }
-    if (txs.length > 0 && isCoinbase(txs[0])) tracker.endBlock(txs[0], height, coinbaseAddresses);
+    if (txs.length > 0 && isCoinbase(txs[0])) tracker.endBlock(txs[0], height, coinbaseAddressIds);
     store.insertBlock(
       {
         height,

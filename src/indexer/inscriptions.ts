@@ -40,7 +40,8 @@ export interface SpentInput {
   txId: number | null;
   vout: number;
   value: bigint;
-  address: string | null;
+  /** The id of the address the spent output paid (null for none); its text is read only when needed. */
+  addressId: number | null;
 }
 
 /** The ids the tracker's rows refer to (IndexerStore provides them). */
@@ -49,6 +50,8 @@ export interface IndexIds {
   txIdOf(txid: string): number | null;
   /** The id of an address some indexed output pays. */
   addressIdOf(address: string): number;
+  /** The text of an address the index holds, by its id. */
+  addressTextOf(addressId: number): string;
 }
 
 /** Journaled tables and their primary keys. */
@@ -92,7 +95,8 @@ interface NewInscription {
   body: Uint8Array;
   envelopeHash: string | null;
   inputIndex: number;
-  inscriberAddress: string | null;
+  /** The funder's address id (null when unknown). */
+  inscriberId: number | null;
   revealTxCount: number;
 }
 
@@ -128,6 +132,61 @@ class OutpointFilter {
   mightContain(txid: string, vout: number): boolean {
     for (const bit of this.positions(txid, vout)) if ((this.bits[bit >>> 3] & (1 << (bit & 7))) === 0) return false;
     return true;
+  }
+}
+
+/**
+ * A number (or null) per recent transaction id, in typed arrays: slot `id mod 2^19`, so the last
+ * 524,288 transactions' entries are held (a newer id takes an older one's slot). No object per
+ * entry: the tracker sets one for every transaction it sees.
+ */
+class RecentIdMap {
+  private static readonly SLOTS = 1 << 19;
+  private readonly ids = new Float64Array(RecentIdMap.SLOTS);
+  /** The value, or NaN for null. */
+  private readonly values = new Float64Array(RecentIdMap.SLOTS);
+
+  /** `id` must be a positive integer (transaction ids start at 1; 0 marks an empty slot). */
+  set(id: number, value: number | null): void {
+    const slot = id % RecentIdMap.SLOTS;
+    this.ids[slot] = id;
+    this.values[slot] = value === null ? Number.NaN : value;
+  }
+
+  /** The value held for `id`, or undefined when its slot holds another id (or none). */
+  get(id: number): number | null | undefined {
+    const slot = id % RecentIdMap.SLOTS;
+    if (this.ids[slot] !== id) return undefined;
+    const value = this.values[slot];
+    return Number.isNaN(value) ? null : value;
+  }
+
+  clear(): void {
+    this.ids.fill(0);
+  }
+}
+
+/**
+ * A set of inscription keys (their genesis transaction's txs.id) as one bit per transaction id:
+ * 50 MB at 400 million transactions. The tracker marks every DRC-20 transfer inscription here, so
+ * that the move of any other inscription, by far the most common, asks drc20_transfers nothing. A
+ * bit is never cleared: a rollback may leave one for a row it deleted (or an id given out again),
+ * which costs a lookup that finds nothing; no transfer's row is without its bit.
+ */
+class IdBits {
+  private bits = new Uint8Array(1 << 16);
+
+  add(id: number): void {
+    if (id >>> 3 >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(this.bits.length * 2, (id >>> 3) + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[id >>> 3] |= 1 << (id & 7);
+  }
+
+  has(id: number): boolean {
+    return id >>> 3 < this.bits.length && (this.bits[id >>> 3] & (1 << (id & 7))) !== 0;
   }
 }
 
@@ -178,6 +237,8 @@ export class InscriptionTracker {
   private feeBound: FeeBound[] = [];
   private opSeq = 0;
   private readonly inscribedOutpoints = new OutpointFilter();
+  /** The keys of DRC-20 transfer inscriptions (drc20_transfers' rows, and perhaps some rolled back). */
+  private readonly transferKeys = new IdBits();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -207,11 +268,12 @@ export class InscriptionTracker {
       deletePending: p("DELETE FROM doginals_pending WHERE outpoint = ?"),
       countPending: p("SELECT COUNT(*) AS n FROM doginals_pending"),
       maxNumber: p("SELECT COALESCE(MAX(number), -1) AS n FROM inscriptions"),
-      // The output the commit (its id bound twice) spent with input 0: marked on its row (found
-      // through outputs_by_spent_tx) or, during a catch-up, logged in spend_log (found by its key).
-      funder: p(`SELECT a.address FROM (SELECT o.address_id FROM outputs o WHERE o.spent_tx_id = ? AND o.spent_vin = 0
+      // The address id of the output the commit (its id bound twice) spent with input 0: marked on
+      // its row (found through outputs_by_spent_tx) or, during a catch-up, logged in spend_log
+      // (found by its key).
+      funder: p(`SELECT o.address_id FROM outputs o WHERE o.spent_tx_id = ? AND o.spent_vin = 0
         UNION ALL SELECT o.address_id FROM spend_log s JOIN outputs o ON o.tx_id = s.tx_id AND o.vout = s.vout
-        WHERE s.spent_tx_id = ? AND s.spent_vin = 0) f LEFT JOIN addresses a ON a.id = f.address_id LIMIT 1`),
+        WHERE s.spent_tx_id = ? AND s.spent_vin = 0 LIMIT 1`),
       getTick: p("SELECT tick, max_supply, mint_limit, minted FROM drc20_ticks WHERE tick_key = ?"),
       putTick: p(
         "INSERT INTO drc20_ticks (tick_key, tick, max_supply, mint_limit, minted, deployer_id, inscription_id, height) VALUES (?, ?, ?, ?, '0', ?, ?, ?)",
@@ -245,6 +307,10 @@ export class InscriptionTracker {
     this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
     this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
     this.loadFilter();
+    for (const row of db.prepare("SELECT inscription_id FROM drc20_transfers").iterate() as Iterable<{
+      inscription_id: number | bigint;
+    }>)
+      this.transferKeys.add(Number(row.inscription_id));
   }
 
   private loadFilter(): void {
@@ -267,16 +333,6 @@ export class InscriptionTracker {
     return String(this.txId(textId.slice(0, 64)));
   }
 
-  /** An address as the tables and the DRC-20 rules name it: its id (as a string for the rules). */
-  private addressId(address: string | null): number | null {
-    return address === null ? null : this.ids.addressIdOf(address);
-  }
-
-  private addressKey(address: string | null): string | null {
-    const id = this.addressId(address);
-    return id === null ? null : String(id);
-  }
-
   beginBlock(): void {
     this.feeBase = 0n;
     this.feeBound = [];
@@ -284,8 +340,9 @@ export class InscriptionTracker {
   }
 
   /**
-   * Handles one non-coinbase transaction: `spent` describes its inputs, `outputAddresses` its
-   * outputs' addresses. `fee` is null when an input predates the index (then nothing flows to fees).
+   * Handles one non-coinbase transaction: `spent` describes its inputs, `outputAddressIds` the ids
+   * of its outputs' addresses (null for none). `fee` is null when an input predates the index (then
+   * nothing flows to fees).
    */
   applyTransaction(
     tx: DecodedTransaction,
@@ -293,7 +350,7 @@ export class InscriptionTracker {
     position: number,
     height: number,
     spent: SpentInput[],
-    outputAddresses: (string | null)[],
+    outputAddressIds: (number | null)[],
     fee: bigint | null,
   ): void {
     this.rememberFirstInput(txId, spent[0]);
@@ -324,7 +381,7 @@ export class InscriptionTracker {
     // owner: the output's address id, as the DRC-20 rules name it (null without an address).
     const landed = new Map<string, { vout: number; offset: bigint; owner: string | null }>();
     for (const item of flow.toOutputs) {
-      const ownerId = this.addressId(outputAddresses[item.vout] ?? null);
+      const ownerId = outputAddressIds[item.vout] ?? null;
       landed.set(item.id, { vout: item.vout, offset: item.offset, owner: ownerId === null ? null : String(ownerId) });
       const key = Number(item.id);
       this.journal.remember(height, "inscription_locations", [key]);
@@ -366,7 +423,7 @@ export class InscriptionTracker {
   }
 
   /** Places fee-bound inscriptions into the block's coinbase (call after every transaction). */
-  endBlock(coinbase: DecodedTransaction, height: number, outputAddresses: (string | null)[]): void {
+  endBlock(coinbase: DecodedTransaction, height: number, outputAddressIds: (number | null)[]): void {
     if (this.feeBound.length === 0) return;
     const values = coinbase.outputs.map((output) => output.value);
     const claimed = values.reduce((sum, value) => sum + value, 0n);
@@ -376,7 +433,7 @@ export class InscriptionTracker {
     const coinbaseId = this.txId(coinbase.txid);
     for (const bound of this.feeBound) {
       const place = flowIntoCoinbase(subsidy, bound.feeBase, bound.feeOffset, values);
-      const owner = this.addressId(place ? (outputAddresses[place.vout] ?? null) : null);
+      const owner = place ? (outputAddressIds[place.vout] ?? null) : null;
       this.q.setLocation.run(
         Number(bound.id),
         place ? coinbaseId : null,
@@ -472,7 +529,7 @@ export class InscriptionTracker {
           body: assembly.body,
           envelopeHash: null,
           inputIndex: 0,
-          inscriberAddress: pending.inscriber_address,
+          inscriberId: pending.inscriber_address === null ? null : this.ids.addressIdOf(pending.inscriber_address),
           revealTxCount: assembly.transactionCount,
         };
       }
@@ -494,7 +551,9 @@ export class InscriptionTracker {
       const assembly = DoginalsAssembly.start(read);
       const inscriber = this.funderOf(spent[0]);
       if (!assembly.complete) {
-        this.storePending(`${tx.txid}:0`, id, assembly, inscriber, height);
+        // The pending row keeps the inscriber's address text (doginals_pending.inscriber_address).
+        const inscriberText = inscriber === null ? null : this.ids.addressTextOf(inscriber);
+        this.storePending(`${tx.txid}:0`, id, assembly, inscriberText, height);
         return null;
       }
       return {
@@ -505,7 +564,7 @@ export class InscriptionTracker {
         body: assembly.body,
         envelopeHash: null,
         inputIndex: 0,
-        inscriberAddress: inscriber,
+        inscriberId: inscriber,
         revealTxCount: 1,
       };
     }
@@ -530,7 +589,7 @@ export class InscriptionTracker {
       body: found.body,
       envelopeHash: found.envelopeHash,
       inputIndex: found.firstInput,
-      inscriberAddress: this.funderOf(spent[found.firstInput]),
+      inscriberId: this.funderOf(spent[found.firstInput]),
       revealTxCount: 1,
     };
   }
@@ -547,34 +606,26 @@ export class InscriptionTracker {
     this.pendingDoginals += 1;
   }
 
-  /** The address that funded the commit a reveal input spends: the owner of the commit's input 0. */
-  private funderOf(input: SpentInput | undefined): string | null {
+  /** The address id of who funded the commit a reveal input spends: the owner of the commit's input 0. */
+  private funderOf(input: SpentInput | undefined): number | null {
     if (!input || input.txId === null) return null;
     const remembered = this.firstInputOwners.get(input.txId);
     if (remembered !== undefined) return remembered;
     // The commit's id is known: no lookup by txid.
-    const row = this.q.funder.get(input.txId, input.txId) as { address: string | null } | undefined;
-    return row?.address ?? null;
+    const row = this.q.funder.get(input.txId, input.txId) as { address_id: number | bigint | null } | undefined;
+    return row?.address_id == null ? null : Number(row.address_id);
   }
 
   /**
    * Owners of recent transactions' input 0 (what `funder` would read back), so that a reveal of a
-   * recent commit needs no lookup by spending txid: while a long catch-up has dropped
-   * outputs_by_spent_tx, that lookup reads the whole outputs table. Cleared with every rollback.
+   * recent commit (nearly always in the same or the next few blocks) needs no query. Cleared with
+   * every rollback and failed batch (transaction ids are then given out again).
    */
-  private readonly firstInputOwners = new Map<number, string | null>();
+  private readonly firstInputOwners = new RecentIdMap();
 
   /** Remembers who paid transaction `txId`'s input 0 (keyed by the transaction's id in the index). */
   private rememberFirstInput(txId: number, input: SpentInput | undefined): void {
-    if (this.firstInputOwners.size >= 300_000) {
-      // Drop the oldest third (Map iteration follows insertion order).
-      let drop = 100_000;
-      for (const key of this.firstInputOwners.keys()) {
-        this.firstInputOwners.delete(key);
-        if (--drop === 0) break;
-      }
-    }
-    this.firstInputOwners.set(txId, input && input.txId !== null ? input.address : null);
+    this.firstInputOwners.set(txId, input && input.txId !== null ? input.addressId : null);
   }
 
   // ---------------------------------------------------------------- new inscriptions and protocols
@@ -592,7 +643,7 @@ export class InscriptionTracker {
     const collectionKey = launchpad && launchpad.ok ? launchpad.body.slug : null;
     const key = Number(found.id);
     // The inscriber as the launchpad rules compare it: its address id (a string), like a deploy's.
-    const inscriber = this.addressKey(found.inscriberAddress);
+    const inscriber = found.inscriberId === null ? null : String(found.inscriberId);
     this.q.insertInscription.run(
       key,
       this.nextNumber++,
@@ -732,6 +783,8 @@ export class InscriptionTracker {
   };
 
   private applyDrc20Event(inscriptionId: string, position: number, height: number, action: Drc20Action): void {
+    // Most inscriptions that move are not DRC-20 transfers: those need no read.
+    if (action.kind === "send" && !this.transferKeys.has(Number(inscriptionId))) return;
     const transfer = action.kind === "send" ? this.drc20View.getTransfer(inscriptionId) : null;
     if (action.kind === "send" && !transfer) return; // not a DRC-20 transfer inscription
     const outcome = applyDrc20(action, { inscriptionId, height }, this.drc20View);
@@ -821,6 +874,7 @@ export class InscriptionTracker {
       }
       case "createTransfer":
         this.journal.remember(height, "drc20_transfers", [Number(effect.inscriptionId)]);
+        this.transferKeys.add(Number(effect.inscriptionId));
         this.q.putTransfer.run(
           Number(effect.inscriptionId),
           effect.tickKey,

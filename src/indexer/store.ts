@@ -34,8 +34,8 @@ export interface StoredOutput {
   txId: number;
   vout: number;
   value: bigint;
+  /** The id of the address it pays (null for none); addressTextOf() gives its text. */
   addressId: number | null;
-  address: string | null;
 }
 
 /** An output of the current batch: its row waits in memory, spender included, until flushWrites(). */
@@ -171,8 +171,11 @@ export class IndexerStore {
   private readonly utxoCacheMb: number;
   /** The output outputOf() last answered from the UTXO cache (spendOutput() removes it there). */
   private lastCached: StoredOutput | null = null;
-  /** id -> address text of addresses read back for outputs the UTXO cache answered. */
-  private readonly addressTexts = new RecentMap<number, string>(400_000);
+  /**
+   * id -> address text read back by addressTextOf() (rare: a spent output's address is carried by
+   * its id, and its text is needed only for a reveal's inscriber or a pay-to-script-hash check).
+   */
+  private readonly addressTexts = new RecentMap<number, string>(50_000);
   /** SQLite only: the batch's rows not yet written (PostgreSQL buffers in `bulk`). */
   private readonly txRows: unknown[] = [];
   private readonly outputRows: PendingOutput[] = [];
@@ -227,15 +230,10 @@ export class IndexerStore {
         .safeIntegers(true),
       insertAddress: db.prepare("INSERT INTO addresses (id, address, script, script_hash) VALUES (?, ?, ?, ?)"),
       getOutput: db
-        .prepare(
-          "SELECT o.value, o.address_id, a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id WHERE o.tx_id = ? AND o.vout = ?",
-        )
+        .prepare("SELECT o.value, o.address_id FROM outputs o WHERE o.tx_id = ? AND o.vout = ?")
         .safeIntegers(true),
       getOutputByTxid: db
-        .prepare(
-          `SELECT o.tx_id, o.value, o.address_id, a.address FROM outputs o LEFT JOIN addresses a ON a.id = o.address_id
-          WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`,
-        )
+        .prepare(`SELECT o.tx_id, o.value, o.address_id FROM outputs o WHERE o.tx_id = ${TX_ID_OF_TXID} AND o.vout = ?`)
         .safeIntegers(true),
       spendOutput: db.prepare("UPDATE outputs SET spent_tx_id = ?, spent_vin = ? WHERE tx_id = ? AND vout = ?"),
       spendLogged: db.prepare("SELECT 1 AS one FROM spend_log LIMIT 1"),
@@ -323,7 +321,13 @@ export class IndexerStore {
         };
     // These reads never need the buffered rows: a buffered transaction or address is always in
     // memory (txIds and addressIds keep them), and an output is read only from a written transaction.
-    this.bulk?.readWithoutFlush(this.s.txIdOf, this.s.addressIdOf, this.s.getOutput, this.s.getOutputByTxid);
+    this.bulk?.readWithoutFlush(
+      this.s.txIdOf,
+      this.s.addressIdOf,
+      this.s.getOutput,
+      this.s.getOutputByTxid,
+      this.s.addressById,
+    );
     this.reloadIds();
   }
 
@@ -517,7 +521,6 @@ export class IndexerStore {
       vout,
       value,
       addressId,
-      address,
       script: stored,
       spentTxId: null,
       spentVin: null,
@@ -552,8 +555,7 @@ export class IndexerStore {
     const cached = this.utxos?.get(txid, vout);
     if (cached) {
       const { txId: id, value, addressId } = cached;
-      const address = addressId === null ? null : this.addressText(addressId);
-      this.lastCached = { txId: id, vout, value, addressId, address };
+      this.lastCached = { txId: id, vout, value, addressId };
       return this.lastCached;
     }
     if (this.bulk) {
@@ -561,12 +563,11 @@ export class IndexerStore {
       if (fetched !== undefined) return fetched;
     }
     if (txId !== undefined) {
-      const row = this.s.getOutput.get(txId, vout) as
-        { value: bigint; address_id: bigint | null; address: string | null } | undefined;
+      const row = this.s.getOutput.get(txId, vout) as { value: bigint; address_id: bigint | null } | undefined;
       return row ? storedOutput(txId, vout, row) : null;
     }
     const row = this.s.getOutputByTxid.get(Buffer.from(txid, "hex"), vout) as
-      { tx_id: bigint; value: bigint; address_id: bigint | null; address: string | null } | undefined;
+      { tx_id: bigint; value: bigint; address_id: bigint | null } | undefined;
     return row ? storedOutput(Number(row.tx_id), vout, row) : null;
   }
 
@@ -604,13 +605,15 @@ export class IndexerStore {
   releaseUtxoCache(): void {
     this.utxos = null;
     this.lastCached = null;
-    this.addressTexts.clear();
   }
 
-  /** The text of an address the index holds, by its id. */
-  private addressText(addressId: number): string {
+  /** The text of an address the index holds, by its id (a batch's new addresses included). */
+  addressTextOf(addressId: number): string {
     const cached = this.addressTexts.get(addressId);
     if (cached !== undefined) return cached;
+    // PostgreSQL: a row still buffered (in id order from pendingFromAddressId) is not read back.
+    const buffered = this.bulk?.addresses[addressId - this.pendingFromAddressId];
+    if (buffered !== undefined && buffered[0] === addressId) return buffered[1] as string;
     const row = this.s.addressById.get(addressId) as { address: string } | undefined;
     if (!row) throw new Error(`address id ${addressId} has no row in the index`);
     this.addressTexts.remember(addressId, row.address);
@@ -877,17 +880,12 @@ export class IndexerStore {
   }
 }
 
-function storedOutput(
-  txId: number,
-  vout: number,
-  row: { value: bigint; address_id: bigint | null; address: string | null },
-): StoredOutput {
+function storedOutput(txId: number, vout: number, row: { value: bigint; address_id: bigint | null }): StoredOutput {
   return {
     txId,
     vout,
     value: BigInt(row.value),
     addressId: row.address_id === null ? null : Number(row.address_id),
-    address: row.address,
   };
 }
 
@@ -1093,10 +1091,10 @@ class BulkRows {
       prefetch: db
         .prepareNative(
           // Each outpoint's transaction through txs_by_txid_bucket, one search a bucket of ids (TX_ID_OF_TXID).
-          `SELECT t.txid, t.id AS tx_id, o.vout, o.value, o.address_id, a.address FROM unnest($1::bytea[], $2::int[]) AS k(txid, vout)
+          `SELECT t.txid, t.id AS tx_id, o.vout, o.value, o.address_id FROM unnest($1::bytea[], $2::int[]) AS k(txid, vout)
           CROSS JOIN generate_series(0, (SELECT MAX(id) FROM txs) >> ${TXID_BUCKET_BITS}) AS b(n)
           JOIN txs t ON (t.id >> ${TXID_BUCKET_BITS}) = b.n AND substr(t.txid, 1, 8) = substr(k.txid, 1, 8) AND t.txid = k.txid
-          JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout LEFT JOIN addresses a ON a.id = o.address_id`,
+          JOIN outputs o ON o.tx_id = t.id AND o.vout = k.vout`,
         )
         .safeIntegers(true),
     };
@@ -1113,7 +1111,6 @@ class BulkRows {
       vout: bigint;
       value: bigint;
       address_id: bigint | null;
-      address: string | null;
     }[];
     for (const row of rows) {
       const vout = Number(row.vout);
