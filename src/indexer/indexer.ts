@@ -416,12 +416,13 @@ export class Indexer {
           this.log("spent_outputs_pruned", { deleted, ms: Date.now() - pruneStarted });
         }
         if (sqlite) this.store.db.exec(`PRAGMA cache_size = -${BUILD_CACHE_MB * 1024}`);
-        // Then the spends the catch-up logged, marked on their outputs in key order: the partial
-        // indexes built next select on them.
+        // Then the spends the catch-up logged, marked on their outputs in key order (the partial
+        // indexes built next select on them), and its balance changes, added up per address.
         this.store.logSpends(false);
         const mergeStarted = Date.now();
-        const merged = this.store.mergeSpendLog();
-        if (merged > 0) this.log("spend_log_merged", { spends: merged, ms: Date.now() - mergeStarted });
+        const merged = this.store.mergeLogs();
+        if (merged.spends > 0 || merged.addresses > 0)
+          this.log("catch_up_logs_merged", { ...merged, ms: Date.now() - mergeStarted });
         CATCH_UP_DEFERRED_INDEXES.forEach((index, i) => {
           const indexStarted = Date.now();
           this.store.db.exec(index.sql);

@@ -35,6 +35,17 @@ const SPEND_LOG = `CREATE TABLE spend_log (
   PRIMARY KEY (spent_tx_id, spent_vin)
 )`;
 
+/** The balance log since version 15 (schema.ts BALANCE_LOG). PostgreSQL's catch-up writes a batch's balance changes in one statement and never logs them: the table stays empty. */
+const BALANCE_LOG = `CREATE TABLE balance_log (
+  address_id BIGINT NOT NULL,
+  confirmed BIGINT NOT NULL,
+  tx_count BIGINT NOT NULL,
+  funded_txo_count BIGINT NOT NULL,
+  funded_txo_sum BIGINT NOT NULL,
+  spent_txo_count BIGINT NOT NULL,
+  spent_txo_sum BIGINT NOT NULL
+)`;
+
 /**
  * The SQLite migrations since the PostgreSQL backend began (version 9) that convert an index in
  * place, in PostgreSQL's SQL, by the version they bring it to. An older PostgreSQL index whose every
@@ -64,6 +75,9 @@ ALTER TABLE addresses DROP COLUMN confirmed, DROP COLUMN tx_count, DROP COLUMN f
 `,
   14: `
 ${SPEND_LOG};
+`,
+  15: `
+${BALANCE_LOG};
 `,
 };
 
@@ -112,6 +126,7 @@ CREATE TABLE outputs (
 CREATE INDEX outputs_unspent_by_address ON outputs (address_id, tx_id) WHERE spent_tx_id IS NULL AND address_id IS NOT NULL;
 CREATE INDEX outputs_by_spent_tx ON outputs (spent_tx_id) WHERE spent_tx_id IS NOT NULL;
 ${SPEND_LOG};
+${BALANCE_LOG};
 CREATE TABLE address_history (
   tx_id BIGINT NOT NULL,
   address_id BIGINT NOT NULL,

@@ -182,7 +182,10 @@ export class IndexerStore {
   private readonly historyRows: unknown[] = [];
   /** SQLite only: spends of written outputs (output's tx id, vout, spender's tx id, input), applied in key order. */
   private readonly spendRows: number[] = [];
-  /** SQLite only: whether spends of written outputs go to spend_log (logSpends()) instead of onto their rows. */
+  /**
+   * SQLite only: whether spends of written outputs go to spend_log, and balance changes to
+   * balance_log (logSpends()), instead of onto their rows.
+   */
   private loggingSpends = false;
   private readonly rowWriters;
 
@@ -243,6 +246,18 @@ export class IndexerStore {
         db.prepare(`WITH s AS MATERIALIZED (SELECT tx_id, vout, spent_tx_id, spent_vin FROM spend_log ORDER BY tx_id, vout)
         UPDATE outputs SET spent_tx_id = s.spent_tx_id, spent_vin = s.spent_vin FROM s WHERE outputs.tx_id = s.tx_id AND outputs.vout = s.vout`),
       clearSpendLog: db.prepare("DELETE FROM spend_log"),
+      balanceLogged: db.prepare("SELECT 1 AS one FROM balance_log LIMIT 1"),
+      // The logged changes added up per address, in id order (GROUP BY sorts them): one pass over
+      // the pages of address_stats. An address's row comes with its first change, as addBalance's.
+      mergeBalanceLog: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+        spent_txo_count, spent_txo_sum)
+        SELECT address_id, SUM(confirmed), SUM(tx_count), SUM(funded_txo_count), SUM(funded_txo_sum), SUM(spent_txo_count),
+          SUM(spent_txo_sum) FROM balance_log WHERE true GROUP BY address_id ORDER BY address_id
+        ON CONFLICT (id) DO UPDATE SET
+        confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
+        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
+        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
+      clearBalanceLog: db.prepare("DELETE FROM balance_log"),
       // An address's counters row comes with the first batch that pays it (schema version 13).
       addBalance: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
         spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
@@ -318,6 +333,12 @@ export class IndexerStore {
           ),
           // spendRows' order of columns; the rows come in chain order, the table's key order.
           spendLog: new MultiRowInsert(db, "INSERT INTO spend_log (tx_id, vout, spent_tx_id, spent_vin) VALUES", 4),
+          balanceLog: new MultiRowInsert(
+            db,
+            `INSERT INTO balance_log (address_id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count,
+            spent_txo_sum) VALUES`,
+            7,
+          ),
         };
     // These reads never need the buffered rows: a buffered transaction or address is always in
     // memory (txIds and addressIds keep them), and an output is read only from a written transaction.
@@ -582,7 +603,7 @@ export class IndexerStore {
     const utxos = this.utxos;
     if (utxos.size > 0) return 0;
     // Outputs whose spends are only logged still read as unspent: their spends are marked first.
-    this.transaction(() => this.mergeSpendLog());
+    this.transaction(() => this.mergeLogs());
     this.flushRows();
     for (const row of this.s.unspentOutputs.iterate() as Iterable<{
       txid: Buffer;
@@ -664,6 +685,15 @@ export class IndexerStore {
       this.bulk.prefetched.clear();
       return;
     }
+    if (this.loggingSpends) {
+      // Appended to balance_log (schema.ts BALANCE_LOG), added into address_stats by mergeLogs().
+      const cells: unknown[] = [];
+      for (const [id, c] of this.pendingBalances)
+        cells.push(id, c.delta, c.txs, c.fundedCount, c.fundedKoinu, c.spentCount, c.spentKoinu);
+      this.rowWriters!.balanceLog.write(cells);
+      this.pendingBalances.clear();
+      return;
+    }
     // In id order: the address rows are visited leaf after leaf instead of at random.
     const ids = [...this.pendingBalances.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -740,8 +770,10 @@ export class IndexerStore {
 
   /**
    * From now on (`on`) the spends of written outputs are appended to spend_log instead of marked on
-   * their rows (schema.ts SPEND_LOG), or (off) marked again. SQLite only: PostgreSQL marks a batch's
-   * spends in one statement. Turning it off does not merge what is logged: mergeSpendLog() does.
+   * their rows (schema.ts SPEND_LOG), and each batch's balance changes to balance_log instead of
+   * added into address_stats (BALANCE_LOG); or (off) written onto the rows again. SQLite only:
+   * PostgreSQL writes a batch's spends and balances in one statement each. Turning it off does not
+   * merge what is logged: mergeLogs() does.
    */
   logSpends(on: boolean): void {
     if (this.bulk) return;
@@ -749,21 +781,24 @@ export class IndexerStore {
     this.loggingSpends = on;
   }
 
-  /** Whether spend_log holds spends not yet marked on their outputs. */
-  private spendsLogged(): boolean {
-    return this.s.spendLogged.get() !== undefined;
-  }
-
   /**
-   * Writes the buffered rows, then marks the logged spends on their outputs, in key order, and
-   * empties the log; answers how many (0, reading one row, when it is empty; always 0 on
-   * PostgreSQL, which logs none). Runs inside the caller's transaction, or in its own.
+   * Writes the buffered rows, then marks the logged spends on their outputs, in key order, adds the
+   * logged balance changes into address_stats, in id order, and empties both logs; answers how many
+   * spends and addresses it wrote (0 each, reading one row of each log, when they are empty; always
+   * 0 on PostgreSQL, which logs nothing). Runs inside the caller's transaction, or in its own.
    */
-  mergeSpendLog(): number {
+  mergeLogs(): { spends: number; addresses: number } {
     this.flushRows();
-    if (this.bulk || !this.spendsLogged()) return 0;
-    const merged = Number(this.s.mergeSpendLog.run().changes);
-    this.s.clearSpendLog.run();
+    const merged = { spends: 0, addresses: 0 };
+    if (this.bulk) return merged;
+    if (this.s.spendLogged.get() !== undefined) {
+      merged.spends = Number(this.s.mergeSpendLog.run().changes);
+      this.s.clearSpendLog.run();
+    }
+    if (this.s.balanceLogged.get() !== undefined) {
+      merged.addresses = Number(this.s.mergeBalanceLog.run().changes);
+      this.s.clearBalanceLog.run();
+    }
     return merged;
   }
 
@@ -854,8 +889,9 @@ export class IndexerStore {
 
   /** Removes everything above `height` (the fork point stays). Runs inside the caller's transaction. */
   rollbackAbove(height: number): void {
-    // The spends above the fork are undone on the outputs' rows: the logged ones go there first.
-    this.mergeSpendLog();
+    // The spends and balance changes above the fork are undone on the rows of outputs and
+    // address_stats: the logged ones go there first.
+    this.mergeLogs();
     const above = this.s.firstIdsAbove.get(height) as
       { first_tx_id: number | bigint; first_address_id: number | bigint } | undefined;
     const first = above ? Number(above.first_tx_id) : this.nextTxId;

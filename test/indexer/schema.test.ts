@@ -321,6 +321,7 @@ describe("indexer database", () => {
     try {
       expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
       expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM spend_log").get()!.n).to.equal(0);
+      expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM balance_log").get()!.n).to.equal(0);
       expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM txs").get()!.n).to.equal(1);
       // Keyed by the spender, so a catch-up appends to it.
       const key = db
@@ -328,6 +329,27 @@ describe("indexer database", () => {
         .all()
         .map((r) => r.name);
       expect(key).to.deep.equal(["spent_tx_id", "spent_vin"]);
+    } finally {
+      db.close();
+    }
+    openIndexReader(file).close();
+  });
+
+  it("converts a version-14 index in place: an empty balance log, every row kept", () => {
+    const file = path.join(dir, "v14.sqlite");
+    const v14 = openDatabase(
+      file,
+      INDEXER_MIGRATIONS.filter((m) => m.version <= 14),
+      INDEXER_SCHEMA,
+    );
+    v14.prepare(INSERT_TX).run(1, Buffer.alloc(32, 7));
+    v14.close();
+    expect(() => openIndexReader(file)).to.throw(IndexUnreadableError, convertsInPlace(14));
+    const db = openIndexerDatabase(file);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM balance_log").get()!.n).to.equal(0);
+      expect(db.prepare<{ n: number }>("SELECT COUNT(*) AS n FROM txs").get()!.n).to.equal(1);
     } finally {
       db.close();
     }
@@ -543,8 +565,10 @@ describe("indexer database on PostgreSQL", function () {
     }
   });
 
-  // The tables before version 13: the balance counters on the address row, no address_stats (and no spend_log, version 14's).
+  // The tables before version 13: the balance counters on the address row, no address_stats (and
+  // no spend_log, version 14's, nor balance_log, version 15's).
   const PG_ADDRESSES_BEFORE_13 = `DROP TABLE spend_log;
+DROP TABLE balance_log;
 DROP TABLE address_stats;
 ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN tx_count BIGINT NOT NULL DEFAULT 0,
   ADD COLUMN funded_txo_count BIGINT NOT NULL DEFAULT 0, ADD COLUMN funded_txo_sum BIGINT NOT NULL DEFAULT 0,
@@ -555,6 +579,7 @@ ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN
     const writer = openIndexerDatabase(url);
     try {
       writer.exec("DROP TABLE spend_log");
+      writer.exec("DROP TABLE balance_log");
       writer.prepare("UPDATE meta SET value = '13' WHERE key = 'schema_version'").run();
     } finally {
       writer.close();
@@ -564,6 +589,7 @@ ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN
     try {
       expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
       expect(Number(db.prepare<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM spend_log").get()!.n)).to.equal(0);
+      expect(Number(db.prepare<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM balance_log").get()!.n)).to.equal(0);
       const key = db
         .prepare<{ name: string }>(
           `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -572,6 +598,25 @@ ALTER TABLE addresses ADD COLUMN confirmed BIGINT NOT NULL DEFAULT 0, ADD COLUMN
         .all()
         .map((r) => r.name);
       expect(key).to.deep.equal(["spent_tx_id", "spent_vin"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("converts a version-14 index in place, as SQLite does: an empty balance log", async () => {
+    const url = await newUrl();
+    const writer = openIndexerDatabase(url);
+    try {
+      writer.exec("DROP TABLE balance_log");
+      writer.prepare("UPDATE meta SET value = '14' WHERE key = 'schema_version'").run();
+    } finally {
+      writer.close();
+    }
+    expect(() => openIndexReader(url)).to.throw(IndexUnreadableError, convertsInPlace(14));
+    const db = openIndexerDatabase(url);
+    try {
+      expect(schemaVersionOf(db)).to.equal(String(INDEXER_SCHEMA_VERSION));
+      expect(Number(db.prepare<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM balance_log").get()!.n)).to.equal(0);
     } finally {
       db.close();
     }

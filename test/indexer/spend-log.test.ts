@@ -1,11 +1,14 @@
 /**
- * Schema version 14's spend log (schema.ts SPEND_LOG): while a catch-up defers the read indexes, a
- * SQLite index appends the spends of outputs it has already written to spend_log instead of
- * marking them on the outputs' rows, and marks them all, in key order, when the catch-up ends.
+ * The catch-up logs: schema version 14's spend log (schema.ts SPEND_LOG) and version 15's balance
+ * log (BALANCE_LOG). While a catch-up defers the read indexes, a SQLite index appends the spends of
+ * outputs it has already written to spend_log instead of marking them on the outputs' rows, and
+ * each batch's balance changes to balance_log instead of adding them into address_stats; when the
+ * catch-up ends it marks the spends in key order and adds the changes up per address, in id order.
  * On the devnet equivalence chain (payments, DRC-20, Doginals and v1 inscriptions, two reorgs),
  * with a recent window of two transactions so that most spends meet written outputs:
- * - in the middle of a catch-up the log holds spends whose outputs still read as unspent, so every
- *   read of spent state refuses with INDEX_BEHIND while a transaction's inputs read the log;
+ * - in the middle of a catch-up the logs hold spends whose outputs still read as unspent and
+ *   balance changes address_stats lacks, so every read of spent state or of an address's counters
+ *   refuses with INDEX_BEHIND while a transaction's inputs read the log;
  * - a restart in the middle marks the logged spends before it fills the UTXO cache (which must
  *   hold unspent outputs only);
  * - a reorg met in the middle rolls back through the logged spends;
@@ -67,7 +70,7 @@ function refusalOf(f: () => unknown): Refusal {
   expect.fail("expected a refusal");
 }
 
-describe("the spend log of a catch-up (schema version 14)", function () {
+describe("the logs of a catch-up: spends (schema version 14) and balance changes (version 15)", function () {
   this.timeout(120_000);
   let chain: EquivalenceChain;
 
@@ -89,14 +92,17 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     for (const step of steps) {
       source.active = step.blocks;
       await loggingIndexer(chain, db, source, step.stopAt, logging).indexer.syncOnce();
-      if (!logging) expect(count(db, "SELECT COUNT(*) AS n FROM spend_log"), "without a deferred catch-up").to.equal(0);
+      if (!logging) {
+        expect(count(db, "SELECT COUNT(*) AS n FROM spend_log"), "without a deferred catch-up").to.equal(0);
+        expect(count(db, "SELECT COUNT(*) AS n FROM balance_log"), "without a deferred catch-up").to.equal(0);
+      }
     }
     const dump = dumpText(db);
     db.close();
     return dump;
   }
 
-  /** An index of the final chain stopped 8 blocks short of its tip, in a catch-up, its spends logged. */
+  /** An index of the final chain stopped 8 blocks short of its tip, in a catch-up, its spends and balance changes logged. */
   async function stoppedInTheMiddle() {
     const db = openIndexerDatabase(":memory:");
     const source = new SteppedChainSource(chain);
@@ -107,10 +113,11 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     await loggingIndexer(chain, db, source, middle).indexer.syncOnce();
     expect(count(db, "SELECT MAX(height) AS n FROM blocks")).to.equal(middle);
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.be.greaterThan(5);
+    expect(count(db, "SELECT COUNT(*) AS n FROM balance_log")).to.be.greaterThan(5);
     return { db, source, last, middle };
   }
 
-  it("logs spends of written outputs in the middle of a catch-up, refuses reads of spent state until it ends, and ends with the rows of an index that never logged", async () => {
+  it("logs spends of written outputs and balance changes in the middle of a catch-up, refuses reads of spent state and of counters until it ends, and ends with the rows of an index that never logged", async () => {
     const { db, source, last, middle } = await stoppedInTheMiddle();
     // A logged spend names an output whose row still reads unspent, and an address that holds it.
     const spend = db
@@ -130,6 +137,10 @@ describe("the spend log of a catch-up (schema version 14)", function () {
       ["a transaction with its outputs' spenders", () => queries.tx(txid)],
       ["an outspend", () => queries.outspend(txid, spend.vout)],
       ["an unspent output", () => queries.unspentOutput(txid, spend.vout)],
+      ["a balance", () => queries.balance(spend.address)],
+      ["a history page", () => queries.history(spend.address, null, 25)],
+      ["output totals", () => queries.txoStats(spend.address)],
+      ["the busiest addresses", () => queries.busiestAddresses(3)],
     ] as const) {
       const refusal = refusalOf(read);
       expect(refusal.code, name).to.equal("INDEX_BEHIND");
@@ -145,9 +156,11 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     const rest = loggingIndexer(chain, db, source);
     await rest.indexer.syncOnce();
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.equal(0);
-    // (The restart marked what the first one logged before it filled its UTXO cache; the rest is marked at the end.)
-    const merged = rest.events.find((e) => e.event === "spend_log_merged");
+    expect(count(db, "SELECT COUNT(*) AS n FROM balance_log")).to.equal(0);
+    // (The restart merged what the first one logged before it filled its UTXO cache; the rest is merged at the end.)
+    const merged = rest.events.find((e) => e.event === "catch_up_logs_merged");
     expect(merged?.fields?.spends).to.be.greaterThan(0);
+    expect(merged?.fields?.addresses).to.be.greaterThan(0);
     expect(dumpText(db)).to.equal(await indexedThrough([{ blocks: last, stopAt: middle }, { blocks: last }], false));
     expect(queries.outspend(txid, spend.vout)!.spent).to.deep.include({ txid: spender, vin: spend.spent_vin });
     expect(queries.txInputs(spender)).to.deep.equal(inputs);
@@ -159,6 +172,7 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     const store = new IndexerStore(db);
     const cached = store.warmUtxoCache();
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.equal(0);
+    expect(count(db, "SELECT COUNT(*) AS n FROM balance_log")).to.equal(0);
     expect(cached).to.equal(count(db, "SELECT COUNT(*) AS n FROM outputs WHERE spent_tx_id IS NULL"));
     expect(cached).to.be.lessThan(count(db, "SELECT COUNT(*) AS n FROM outputs"));
 
@@ -168,7 +182,7 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     db.close();
   });
 
-  it("rolls back through logged spends when a reorg meets a catch-up in its middle", async () => {
+  it("rolls back through logged spends and balance changes when a reorg meets a catch-up in its middle", async () => {
     const branchA = chain.steps.findIndex((step) => step.snapshot === "branch-a");
     expect(branchA).to.be.greaterThan(0);
     const orphaned = chain.steps[branchA].blocks;
@@ -185,12 +199,14 @@ describe("the spend log of a catch-up (schema version 14)", function () {
     await first.indexer.syncOnce();
     expect(first.indexer.store.tip()!.hash).to.equal(orphaned[fork].hash);
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.be.greaterThan(5);
+    expect(count(db, "SELECT COUNT(*) AS n FROM balance_log")).to.be.greaterThan(5);
 
     source.active = final;
     const rest = loggingIndexer(chain, db, source);
     const result = await rest.indexer.syncOnce();
     expect(result.rolledBack).to.be.greaterThan(0);
     expect(count(db, "SELECT COUNT(*) AS n FROM spend_log")).to.equal(0);
+    expect(count(db, "SELECT COUNT(*) AS n FROM balance_log")).to.equal(0);
     expect(dumpText(db)).to.equal(
       await indexedThrough([{ blocks: orphaned, stopAt: chain.startHeight + fork }, { blocks: final }], false),
     );

@@ -3,7 +3,7 @@ import type { SqlDatabase } from "../../db/sql";
 import { unsentTransfer } from "./drc20";
 import { inscriptionsOn } from "./inscriptions";
 import { KEY_MAX, PlanRunner, ReadPlan, hexOf, keyInt, prepareAll, rowsOf, txIdBefore } from "./rows";
-import { refuseWhileSpendsLogged } from "./status";
+import { refuseWhileCatchUpLogged } from "./status";
 
 export interface UtxoView {
   txid: string;
@@ -34,6 +34,7 @@ const SQL = {
 
 /** `address`'s confirmed balance and transaction count (a read plan, ./rows.ts). */
 export function* balanceOf(address: string): ReadPlan<{ confirmedKoinu: bigint; txCount: number }> {
+  yield* refuseWhileCatchUpLogged({ address });
   const [row] = yield* rowsOf<{ confirmed: bigint; tx_count: bigint }>(SQL.balance, [address], {
     safe: true,
     one: true,
@@ -56,6 +57,7 @@ export interface TxoStats {
  * ./rows.ts): one read whatever the address's history. Zeros for an address the index never saw.
  */
 export function* txoStatsOf(address: string): ReadPlan<TxoStats & { txCount: number }> {
+  yield* refuseWhileCatchUpLogged({ address });
   const [row] = yield* rowsOf<{
     funded_txo_count: bigint;
     funded_txo_sum: bigint;
@@ -80,6 +82,8 @@ export function* txoStatsOf(address: string): ReadPlan<TxoStats & { txCount: num
  */
 export function* addressForScriptHashOf(scriptHashHex: string): ReadPlan<string | null> {
   if (!/^[0-9a-fA-F]{64}$/.test(scriptHashHex)) return null;
+  // An address counts once address_stats has its row, which a logged catch-up writes when it ends.
+  yield* refuseWhileCatchUpLogged({ scripthash: scriptHashHex });
   const [row] = yield* rowsOf<{ address: string }>(SQL.byScriptHash, [Buffer.from(scriptHashHex, "hex")], {
     one: true,
   });
@@ -104,7 +108,7 @@ export function* utxoPage(
   const vout = keyInt(after?.vout ?? -1);
   const [idRow] = yield* rowsOf<{ id: number | bigint }>(SQL.addressId, [address], { one: true });
   if (!idRow || pageSize <= 0) return { items: [] };
-  yield* refuseWhileSpendsLogged({ address });
+  yield* refuseWhileCatchUpLogged({ address });
   const addressId = Number(idRow.id);
   // Rows come in chain order (height, position, vout); a page orders each height's rows by txid.
   // Read on in chunks until the page's rows are known and the last height they reach is whole.
@@ -205,6 +209,7 @@ export class BalanceReads {
 
   /** The addresses with the most transactions. Reads every balance row: for benches and operators' tools, never a request. */
   busiestAddresses(limit: number): { address: string; txCount: number }[] {
+    this.plans.run(refuseWhileCatchUpLogged({}));
     return (this.s.busiest.all(limit) as { address: string; tx_count: number }[]).map((r) => ({
       address: r.address,
       txCount: Number(r.tx_count),

@@ -3,7 +3,7 @@ import { TX_ID_OF_TXID } from "../schema";
 import type { SqlDatabase } from "../../db/sql";
 import { byInscriptionId, inscriptionIdOf, inscriptionTxidKey } from "./inscriptions";
 import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
-import { refuseWhileSpendsLogged } from "./status";
+import { refuseWhileCatchUpLogged } from "./status";
 
 export interface Drc20TickView {
   tick: string;
@@ -165,7 +165,7 @@ export class Drc20Reads {
 
   /** Unspent outputs of `address` carrying unsent DRC-20 transfer inscriptions of one tick. */
   tickCarriers(address: string, tickKey: string) {
-    this.plans.run(refuseWhileSpendsLogged({ address, tick: tickKey }));
+    this.plans.run(refuseWhileCatchUpLogged({ address, tick: tickKey }));
     const carriers = [];
     const rows = (
       this.s.carriers.all(address, tickKey) as {

@@ -1,6 +1,7 @@
 /** An address's transactions, newest first, from the rows the indexer wrote per (address, transaction). */
 import type { SqlDatabase } from "../../db/sql";
 import { KEY_MAX, PlanRunner, ReadPlan, hexOf, keyInt, rowsOf, txIdBefore } from "./rows";
+import { refuseWhileCatchUpLogged } from "./status";
 
 export interface HistoryItemView {
   txid: string;
@@ -40,6 +41,8 @@ export function* historyPage(
 ): ReadPlan<{ total: number; items: HistoryItemView[] }> {
   const height = keyInt(before?.height ?? KEY_MAX);
   const position = keyInt(before?.position ?? 0);
+  // The transaction count is address_stats', which a logged catch-up writes when it ends.
+  yield* refuseWhileCatchUpLogged({ address });
   const [found] = yield* rowsOf<{ id: number | bigint; tx_count: number | bigint }>(SQL.address, [address], {
     one: true,
   });

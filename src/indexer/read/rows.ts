@@ -24,7 +24,7 @@ export interface ReadStep {
   params: unknown[];
   safe: boolean;
   one: boolean;
-  /** A statement about what only a SQLite index holds (refuseWhileSpendsLogged): no rows on PostgreSQL, without a query. */
+  /** A statement about what only a SQLite index holds (refuseWhileCatchUpLogged): no rows on PostgreSQL, without a query. */
   sqliteOnly?: boolean;
 }
 

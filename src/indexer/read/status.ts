@@ -58,21 +58,24 @@ export function absentOrBehind(
 }
 
 /**
- * One row while the index's spend log holds spends not yet marked on their outputs (schema.ts
- * SPEND_LOG: a SQLite index in a catch-up that defers its read indexes), with the heights an
- * INDEX_BEHIND refusal names; no row otherwise.
+ * One row while a catch-up log of the index holds rows not yet written onto their tables (schema.ts
+ * SPEND_LOG and BALANCE_LOG: a SQLite index in a catch-up that defers its read indexes), with the
+ * heights an INDEX_BEHIND refusal names; no row otherwise.
  */
-export const SPENDS_LOGGED = `SELECT (SELECT MAX(height) FROM blocks) AS indexed_height,
-  (SELECT value FROM meta WHERE key = 'node_height') AS node_height FROM spend_log LIMIT 1`;
+export const CATCH_UP_LOGGED = `SELECT (SELECT MAX(height) FROM blocks) AS indexed_height,
+  (SELECT value FROM meta WHERE key = 'node_height') AS node_height
+  FROM (SELECT 1 FROM spend_log UNION ALL SELECT 1 FROM balance_log) LIMIT 1`;
 
 /**
- * A read of spent state (whether an output is spent, and by what) refuses with INDEX_BEHIND while
- * the spend log holds rows: the outputs those spends name still read as unspent. A step of a read
- * plan; PostgreSQL never logs spends, so its runners skip it without a query (ReadStep.sqliteOnly).
+ * A read of spent state (whether an output is spent, and by what) or of an address's counters
+ * (balance, transaction count, output totals) refuses with INDEX_BEHIND while the catch-up logs
+ * hold rows: the outputs the logged spends name still read as unspent, and address_stats lacks the
+ * logged changes. A step of a read plan; PostgreSQL never logs, so its runners skip it without a
+ * query (ReadStep.sqliteOnly).
  */
-export function* refuseWhileSpendsLogged(details: Record<string, unknown>): ReadPlan<void> {
+export function* refuseWhileCatchUpLogged(details: Record<string, unknown>): ReadPlan<void> {
   const [row] = yield* rowsOf<{ indexed_height: number | bigint | null; node_height: string | null }>(
-    SPENDS_LOGGED,
+    CATCH_UP_LOGGED,
     [],
     { one: true, sqliteOnly: true },
   );
@@ -80,7 +83,10 @@ export function* refuseWhileSpendsLogged(details: Record<string, unknown>): Read
   throw indexBehind(
     row.indexed_height === null ? -1 : Number(row.indexed_height),
     row.node_height === null ? null : Number(row.node_height),
-    { ...details, reason: "the catch-up under way marks the spends of its blocks on their outputs when it ends" },
+    {
+      ...details,
+      reason: "the catch-up under way writes the spends and balance changes of its blocks onto their rows when it ends",
+    },
   );
 }
 

@@ -4,7 +4,7 @@ import type { SqlDatabase } from "../../db/sql";
 import { REVEALED_IN_TX, revealedInscription } from "./inscriptions";
 import { OpReturnReads, OpReturnView } from "./opreturn";
 import { PlanRunner, ReadPlan, hexOf, prepareAll, rowsOf, txidKey } from "./rows";
-import { refuseWhileSpendsLogged } from "./status";
+import { refuseWhileCatchUpLogged } from "./status";
 import { ZkpReads } from "./zkp";
 
 export interface TxOutputView {
@@ -117,7 +117,7 @@ export function* txRowOf(txid: string): ReadPlan<{
 export function* txCoreOf(txid: string): ReadPlan<TxCoreView | null> {
   const row = yield* txRowOf(txid);
   if (!row) return null;
-  yield* refuseWhileSpendsLogged({ txid });
+  yield* refuseWhileCatchUpLogged({ txid });
   const outputs = (yield* rowsOf<{
     vout: bigint;
     value: bigint;
@@ -236,7 +236,7 @@ export class TxReads {
 
   /** An output that is unspent in the index, with its script. */
   unspentOutput(txid: string, vout: number): { value: bigint; script: Uint8Array } | null {
-    this.plans.run(refuseWhileSpendsLogged({ txid, vout }));
+    this.plans.run(refuseWhileCatchUpLogged({ txid, vout }));
     const row = this.s.unspent.get(txidKey(txid), vout) as { value: bigint; script: Buffer } | undefined;
     return row ? { value: BigInt(row.value), script: new Uint8Array(row.script) } : null;
   }
@@ -251,7 +251,7 @@ export class TxReads {
    * null while unspent; null when the index holds no such output (an OP_RETURN output is not one).
    */
   outspend(txid: string, vout: number): { spent: { txid: string; vin: number; height: number } | null } | null {
-    this.plans.run(refuseWhileSpendsLogged({ txid, vout }));
+    this.plans.run(refuseWhileCatchUpLogged({ txid, vout }));
     const row = this.s.outspend.get(txidKey(txid), vout) as
       { spent_txid: Buffer | null; spent_vin: bigint | null; spent_height: bigint | null } | undefined;
     if (!row) return null;
