@@ -15,15 +15,18 @@ export const INDEXER_PG_SCHEMA_VERSION = INDEXER_MIGRATIONS.reduce((max, m) => M
 
 const T = 'TEXT COLLATE "C"';
 
-/** An address's balance counters since version 13 (schema.ts migration 13). */
-const ADDRESS_STATS = `CREATE TABLE address_stats (
-  id BIGINT PRIMARY KEY,
-  confirmed BIGINT NOT NULL,
+/** An address's six balance counters, as address_stats holds them and balance_log their changes. */
+const COUNTERS = `confirmed BIGINT NOT NULL,
   tx_count BIGINT NOT NULL,
   funded_txo_count BIGINT NOT NULL,
   funded_txo_sum BIGINT NOT NULL,
   spent_txo_count BIGINT NOT NULL,
-  spent_txo_sum BIGINT NOT NULL
+  spent_txo_sum BIGINT NOT NULL`;
+
+/** An address's balance counters since version 13 (schema.ts migration 13). */
+const ADDRESS_STATS = `CREATE TABLE address_stats (
+  id BIGINT PRIMARY KEY,
+  ${COUNTERS}
 )`;
 
 /** The spend log since version 14 (schema.ts SPEND_LOG). PostgreSQL's catch-up writes a batch's spends in one statement and never logs them: the table stays empty. */
@@ -38,12 +41,7 @@ const SPEND_LOG = `CREATE TABLE spend_log (
 /** The balance log since version 15 (schema.ts BALANCE_LOG). PostgreSQL's catch-up writes a batch's balance changes in one statement and never logs them: the table stays empty. */
 const BALANCE_LOG = `CREATE TABLE balance_log (
   address_id BIGINT NOT NULL,
-  confirmed BIGINT NOT NULL,
-  tx_count BIGINT NOT NULL,
-  funded_txo_count BIGINT NOT NULL,
-  funded_txo_sum BIGINT NOT NULL,
-  spent_txo_count BIGINT NOT NULL,
-  spent_txo_sum BIGINT NOT NULL
+  ${COUNTERS}
 )`;
 
 /**

@@ -252,18 +252,11 @@ export class IndexerStore {
       mergeBalanceLog: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
         spent_txo_count, spent_txo_sum)
         SELECT address_id, SUM(confirmed), SUM(tx_count), SUM(funded_txo_count), SUM(funded_txo_sum), SUM(spent_txo_count),
-          SUM(spent_txo_sum) FROM balance_log WHERE true GROUP BY address_id ORDER BY address_id
-        ON CONFLICT (id) DO UPDATE SET
-        confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
-        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
-        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
+          SUM(spent_txo_sum) FROM balance_log WHERE true GROUP BY address_id ORDER BY address_id ${ADD_TO_COUNTERS}`),
       clearBalanceLog: db.prepare("DELETE FROM balance_log"),
       // An address's counters row comes with the first batch that pays it (schema version 13).
       addBalance: db.prepare(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
-        spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
-        confirmed = confirmed + excluded.confirmed, tx_count = tx_count + excluded.tx_count,
-        funded_txo_count = funded_txo_count + excluded.funded_txo_count, funded_txo_sum = funded_txo_sum + excluded.funded_txo_sum,
-        spent_txo_count = spent_txo_count + excluded.spent_txo_count, spent_txo_sum = spent_txo_sum + excluded.spent_txo_sum`),
+        spent_txo_count, spent_txo_sum) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`),
       insertOpReturn: db.prepare(
         "INSERT OR REPLACE INTO op_returns (tx_id, vout, height, position, payload, magic, sha256, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
@@ -947,6 +940,17 @@ function toBlock(row: BlockRow): IndexedBlockRow {
 
 type Cells = unknown[];
 
+/**
+ * The upsert clause that adds a row's six counters (its `excluded` values) to the address's row in
+ * address_stats, or inserts it: every write of the counters goes through it.
+ */
+const ADD_TO_COUNTERS = `ON CONFLICT (id) DO UPDATE SET confirmed = address_stats.confirmed + excluded.confirmed,
+  tx_count = address_stats.tx_count + excluded.tx_count,
+  funded_txo_count = address_stats.funded_txo_count + excluded.funded_txo_count,
+  funded_txo_sum = address_stats.funded_txo_sum + excluded.funded_txo_sum,
+  spent_txo_count = address_stats.spent_txo_count + excluded.spent_txo_count,
+  spent_txo_sum = address_stats.spent_txo_sum + excluded.spent_txo_sum`;
+
 /** The chain tables whose rows the store buffers: a statement naming one must see the buffer written. */
 const CHAIN_TABLES = /\b(blocks|txs|addresses|outputs|address_history|op_returns|spend_log)\b/;
 
@@ -1117,13 +1121,10 @@ class BulkRows {
       spends: db.prepareNative(`UPDATE outputs o SET spent_tx_id = s.spent_tx_id, spent_vin = s.spent_vin
         FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) AS s(tx_id, vout, spent_tx_id, spent_vin)
         WHERE o.tx_id = s.tx_id AND o.vout = s.vout`),
-      balances:
-        db.prepareNative(`INSERT INTO address_stats AS a (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
+      balances: db.prepareNative(`INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum,
         spent_txo_count, spent_txo_sum)
         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
-        ON CONFLICT (id) DO UPDATE SET confirmed = a.confirmed + excluded.confirmed, tx_count = a.tx_count + excluded.tx_count,
-        funded_txo_count = a.funded_txo_count + excluded.funded_txo_count, funded_txo_sum = a.funded_txo_sum + excluded.funded_txo_sum,
-        spent_txo_count = a.spent_txo_count + excluded.spent_txo_count, spent_txo_sum = a.spent_txo_sum + excluded.spent_txo_sum`),
+        ${ADD_TO_COUNTERS}`),
       prefetch: db
         .prepareNative(
           // Each outpoint's transaction through txs_by_txid_bucket, one search a bucket of ids (TX_ID_OF_TXID).
