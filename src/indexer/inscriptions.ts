@@ -167,6 +167,58 @@ class RecentIdMap {
 }
 
 /**
+ * What the tracker itself wrote to inscription_locations for the outpoints it placed inscriptions on
+ * (tx id, vout), so that the spend of an inscribed output made since the start needs no lookup of
+ * `inscription_locations_by_outpoint`, a read at a random place in an index that grows with every
+ * inscription. A held entry is exactly what INSCRIPTIONS_ON_OUTPOINT answers: one inscription (its
+ * key and offset, packed in one number); an outpoint given a second inscription holds MANY, which
+ * sends its spend to the index (the order of ties is read there). Without an entry the index is
+ * asked as before, so a full memo (MAX_ENTRIES) only stops helping. The
+ * entry of an outpoint goes when it is spent (its inscriptions move on); a rollback or a failed
+ * batch clears all of it, since rows and ids change then.
+ */
+class OutpointInscriptions {
+  private static readonly MAX_ENTRIES = 1 << 21;
+  private static readonly MANY = -1;
+  private readonly entries = new Map<number, number>();
+
+  private static key(txId: number, vout: number): number | null {
+    return vout < 0x10000 && txId < 2 ** 36 ? txId * 0x10000 + vout : null;
+  }
+
+  /** Inscription `id` (its key) now sits on (txId, vout) at `offset`. */
+  placed(txId: number, vout: number, id: number, offset: bigint): void {
+    const key = OutpointInscriptions.key(txId, vout);
+    if (key === null) return;
+    const held = this.entries.get(key);
+    const packable = offset < 0x200000n && id < 2 ** 32;
+    if (held === undefined && !packable) return;
+    if (held === undefined) {
+      if (this.entries.size < OutpointInscriptions.MAX_ENTRIES) this.entries.set(key, id + Number(offset) * 2 ** 32);
+    } else this.entries.set(key, OutpointInscriptions.MANY);
+  }
+
+  /**
+   * The outpoint's inscriptions if held (and forgets them: the caller is spending it), or null
+   * when only the index knows.
+   */
+  spend(txId: number, vout: number): { id: string; offset: bigint }[] | null {
+    const key = OutpointInscriptions.key(txId, vout);
+    if (key === null) return null;
+    const held = this.entries.get(key);
+    if (held === undefined) return null;
+    this.entries.delete(key);
+    if (held === OutpointInscriptions.MANY) return null;
+    const id = held % 2 ** 32;
+    return [{ id: String(id), offset: BigInt((held - id) / 2 ** 32) }];
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/**
  * A set of inscription keys (their genesis transaction's txs.id) as one bit per transaction id:
  * 50 MB at 400 million transactions. The tracker marks every DRC-20 transfer inscription here, so
  * that the move of any other inscription, by far the most common, asks drc20_transfers nothing. A
@@ -237,6 +289,7 @@ export class InscriptionTracker {
   private feeBound: FeeBound[] = [];
   private opSeq = 0;
   private readonly inscribedOutpoints = new OutpointFilter();
+  private readonly placedHere = new OutpointInscriptions();
   /** The keys of DRC-20 transfer inscriptions (drc20_transfers' rows, and perhaps some rolled back). */
   private readonly transferKeys = new IdBits();
 
@@ -360,11 +413,12 @@ export class InscriptionTracker {
     spent.forEach((input) => {
       const inscriptions =
         input.txId !== null && this.inscribedOutpoints.mightContain(input.txid, input.vout)
-          ? inscriptionsOnOutpoint(
+          ? (this.placedHere.spend(input.txId, input.vout) ??
+            inscriptionsOnOutpoint(
               { onOutpoint: this.q.onOutpoint, genesisTxid: this.q.genesisTxid },
               input.txId,
               input.vout,
-            )
+            ))
           : [];
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
@@ -387,6 +441,7 @@ export class InscriptionTracker {
       this.journal.remember(height, "inscription_locations", [key]);
       this.q.setLocation.run(key, txId, item.vout, item.offset, ownerId, height);
       this.inscribedOutpoints.add(tx.txid, item.vout);
+      this.placedHere.placed(txId, item.vout, key, item.offset);
       this.q.insertMove.run(
         key,
         height,
@@ -442,7 +497,10 @@ export class InscriptionTracker {
         owner,
         height,
       );
-      if (place) this.inscribedOutpoints.add(coinbase.txid, place.vout);
+      if (place) {
+        this.inscribedOutpoints.add(coinbase.txid, place.vout);
+        this.placedHere.placed(coinbaseId, place.vout, Number(bound.id), place.offset);
+      }
       this.q.insertMove.run(
         Number(bound.id),
         height,
@@ -468,9 +526,10 @@ export class InscriptionTracker {
     this.loadFilter();
   }
 
-  /** Re-reads the in-memory counters from the database (after a rollback or a failed batch). */
+  /** Re-reads the in-memory counters from the database and forgets what it memoised (after a rollback or a failed batch). */
   reloadCounters(): void {
     this.firstInputOwners.clear();
+    this.placedHere.clear();
     this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
     this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
     this.feeBound = [];

@@ -1252,4 +1252,51 @@ forEachIndexBackend("indexer end to end on the devnet", function ({ backend, ope
       lite.store.db.close();
     }
   });
+
+  it("moves two inscriptions that share an output together, as a fresh index does", async () => {
+    // The writer remembers what it placed on each outpoint (src/indexer/inscriptions.ts
+    // OutpointInscriptions): an outpoint holding two must still move both when spent.
+    const first = await inscribeAlice((coin) =>
+      inscribeV1(devnet, alice, coin, { contentType: TEXT, body: utf8("first of two") }, bob.script),
+    );
+    const second = await inscribeAlice((coin) =>
+      inscribeV1(devnet, alice, coin, { contentType: TEXT, body: utf8("second of two") }, bob.script),
+    );
+    await mine();
+    const merged = await sendInscription(devnet, bob, second.output, carol.script, {
+      before: [{ key: bob, coin: first.output }],
+    });
+    await mine();
+    const onward = await sendInscription(devnet, carol, merged.output!, dave.script);
+    const block = await mine();
+
+    const secondOffset = Number(first.output.value);
+    for (const [id, offset] of [
+      [first.inscriptionId, 0],
+      [second.inscriptionId, secondOffset],
+    ] as const) {
+      expect(location(id), id).to.deep.equal({
+        txid: onward.txid,
+        vout: 0,
+        offset,
+        owner_address: dave.address,
+        height: block.height,
+      });
+      expect(
+        moves(id)
+          .slice(1)
+          .map((move) => [move.kind, move.txid, move.to_offset, move.owner_address]),
+      ).to.deep.equal([
+        ["move", merged.txid, offset, carol.address],
+        ["move", onward.txid, offset, dave.address],
+      ]);
+    }
+    const fresh = newIndexer(await openIndex(), devnet);
+    await fresh.syncOnce();
+    const rows = (db: SqlDatabase) => [
+      db.prepare("SELECT * FROM inscription_locations ORDER BY inscription_id").all(),
+      db.prepare("SELECT * FROM inscription_moves ORDER BY inscription_id, height, position, kind").all(),
+    ];
+    expect(rows(indexer.store.db)).to.deep.equal(rows(fresh.store.db));
+  });
 });
