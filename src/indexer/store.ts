@@ -596,7 +596,8 @@ export class IndexerStore {
     const utxos = this.utxos;
     if (utxos.size > 0) return 0;
     // Outputs whose spends are only logged still read as unspent: their spends are marked first.
-    this.transaction(() => this.mergeLogs());
+    // (The balance log waits for the end of the catch-up: the cache does not read it.)
+    this.transaction(() => this.mergeLogs({ balances: false }));
     this.flushRows();
     for (const row of this.s.unspentOutputs.iterate() as Iterable<{
       txid: Buffer;
@@ -776,11 +777,12 @@ export class IndexerStore {
 
   /**
    * Writes the buffered rows, then marks the logged spends on their outputs, in key order, adds the
-   * logged balance changes into address_stats, in id order, and empties both logs; answers how many
-   * spends and addresses it wrote (0 each, reading one row of each log, when they are empty; always
-   * 0 on PostgreSQL, which logs nothing). Runs inside the caller's transaction, or in its own.
+   * logged balance changes into address_stats, in id order (unless `balances` is false), and empties
+   * the logs it merged; answers how many spends and addresses it wrote (0 each, reading one row of
+   * each log, when they are empty; always 0 on PostgreSQL, which logs nothing). Runs inside the
+   * caller's transaction, or in its own.
    */
-  mergeLogs(): { spends: number; addresses: number } {
+  mergeLogs({ balances = true }: { balances?: boolean } = {}): { spends: number; addresses: number } {
     this.flushRows();
     const merged = { spends: 0, addresses: 0 };
     if (this.bulk) return merged;
@@ -788,7 +790,7 @@ export class IndexerStore {
       merged.spends = Number(this.s.mergeSpendLog.run().changes);
       this.s.clearSpendLog.run();
     }
-    if (this.s.balanceLogged.get() !== undefined) {
+    if (balances && this.s.balanceLogged.get() !== undefined) {
       merged.addresses = Number(this.s.mergeBalanceLog.run().changes);
       this.s.clearBalanceLog.run();
     }
