@@ -167,100 +167,6 @@ class RecentIdMap {
 }
 
 /**
- * What the tracker itself wrote to inscription_locations for the outpoints it placed inscriptions on
- * (tx id, vout), so that the spend of an inscribed output made since the start needs no lookup of
- * `inscription_locations_by_outpoint`, a read at a random place in an index that grows with every
- * inscription. An outpoint's inscriptions are all placed at once, by the transaction (or the
- * block's coinbase) that creates it, so placed() is told all of them and holds either exactly what
- * INSCRIPTIONS_ON_OUTPOINT answers, in its order, or nothing: one inscription as one number (its
- * key, plus its offset times 2^32, when that fits), else up to MAX_PER_OUTPOINT pairs (key, offset)
- * by offset. Two on one offset (a tie, whose order inscriptionsOnOutpoint reads from the genesis
- * txids), too many, or a full memo (maxEntries) leave the outpoint to the index, as every outpoint
- * placed before the start is. An entry goes when its outpoint is spent (its inscriptions move on); a
- * rollback or a failed batch clears all of it, since rows and ids change then.
- */
-/** An inscription (its key) placed at `offset` of output `vout`. */
-interface Placement {
-  vout: number;
-  id: number;
-  offset: bigint;
-}
-
-export class OutpointInscriptions {
-  private static readonly MAX_PER_OUTPOINT = 16;
-  private static readonly SHIFT = 2 ** 32;
-  private readonly entries = new Map<number, number | number[]>();
-
-  /**
-   * `maxEntries`: the outpoints held at most. An outpoint takes about 60 bytes of heap (58 with one
-   * inscription, 66 with two, measured over 2^20 of them after a forced GC), so the default's
-   * 1,048,576 take about 60 MB at most.
-   */
-  constructor(private readonly maxEntries = 1 << 20) {}
-
-  private static key(txId: number, vout: number): number | null {
-    return vout < 0x10000 && txId < 2 ** 36 ? txId * 0x10000 + vout : null;
-  }
-
-  /** Every inscription (output, key and offset) the new transaction `txId`'s outputs carry. */
-  placed(txId: number, placements: readonly Placement[]): void {
-    const byOutput = new Map<number, Placement[]>();
-    for (const placement of placements) {
-      const items = byOutput.get(placement.vout);
-      if (items) items.push(placement);
-      else byOutput.set(placement.vout, [placement]);
-    }
-    for (const [vout, items] of byOutput) this.placedOn(txId, vout, items);
-  }
-
-  private placedOn(txId: number, vout: number, items: readonly Placement[]): void {
-    const key = OutpointInscriptions.key(txId, vout);
-    if (key === null) return;
-    this.entries.delete(key);
-    if (
-      items.length === 0 ||
-      items.length > OutpointInscriptions.MAX_PER_OUTPOINT ||
-      this.entries.size >= this.maxEntries ||
-      items.some((item) => item.offset > BigInt(Number.MAX_SAFE_INTEGER) || !Number.isSafeInteger(item.id))
-    )
-      return;
-    const sorted = [...items].sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
-    if (sorted.some((item, i) => i > 0 && item.offset === sorted[i - 1].offset)) return;
-    const [only] = sorted;
-    if (sorted.length === 1 && only.id < OutpointInscriptions.SHIFT && only.offset < 2n ** 21n)
-      this.entries.set(key, only.id + Number(only.offset) * OutpointInscriptions.SHIFT);
-    else
-      this.entries.set(
-        key,
-        sorted.flatMap((item) => [item.id, Number(item.offset)]),
-      );
-  }
-
-  /**
-   * The outpoint's inscriptions if held (and forgets them: the caller is spending it), or null
-   * when only the index knows.
-   */
-  spend(txId: number, vout: number): { id: string; offset: bigint }[] | null {
-    const key = OutpointInscriptions.key(txId, vout);
-    if (key === null) return null;
-    const held = this.entries.get(key);
-    if (held === undefined) return null;
-    this.entries.delete(key);
-    if (typeof held === "number") {
-      const id = held % OutpointInscriptions.SHIFT;
-      return [{ id: String(id), offset: BigInt((held - id) / OutpointInscriptions.SHIFT) }];
-    }
-    const found: { id: string; offset: bigint }[] = [];
-    for (let i = 0; i < held.length; i += 2) found.push({ id: String(held[i]), offset: BigInt(held[i + 1]) });
-    return found;
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-}
-
-/**
  * A set of inscription keys (their genesis transaction's txs.id) as one bit per transaction id:
  * 50 MB at 400 million transactions. The tracker marks every DRC-20 transfer inscription here, so
  * that the move of any other inscription, by far the most common, asks drc20_transfers nothing. A
@@ -331,7 +237,6 @@ export class InscriptionTracker {
   private feeBound: FeeBound[] = [];
   private opSeq = 0;
   private readonly inscribedOutpoints = new OutpointFilter();
-  private readonly placedHere = new OutpointInscriptions();
   /** The keys of DRC-20 transfer inscriptions (drc20_transfers' rows, and perhaps some rolled back). */
   private readonly transferKeys = new IdBits();
 
@@ -455,12 +360,11 @@ export class InscriptionTracker {
     spent.forEach((input) => {
       const inscriptions =
         input.txId !== null && this.inscribedOutpoints.mightContain(input.txid, input.vout)
-          ? (this.placedHere.spend(input.txId, input.vout) ??
-            inscriptionsOnOutpoint(
+          ? inscriptionsOnOutpoint(
               { onOutpoint: this.q.onOutpoint, genesisTxid: this.q.genesisTxid },
               input.txId,
               input.vout,
-            ))
+            )
           : [];
       if (inscriptions.length > 0) anyInscribedInput = true;
       moving.push(...inscriptions);
@@ -476,7 +380,6 @@ export class InscriptionTracker {
     const flow = flowThrough(inputs, outputValues, created ? [{ id: created.id, inputIndex: created.inputIndex }] : []);
     // owner: the output's address id, as the DRC-20 rules name it (null without an address).
     const landed = new Map<string, { vout: number; offset: bigint; owner: string | null }>();
-    const placements: Placement[] = [];
     for (const item of flow.toOutputs) {
       const ownerId = outputAddressIds[item.vout] ?? null;
       landed.set(item.id, { vout: item.vout, offset: item.offset, owner: ownerId === null ? null : String(ownerId) });
@@ -484,7 +387,6 @@ export class InscriptionTracker {
       this.journal.remember(height, "inscription_locations", [key]);
       this.q.setLocation.run(key, txId, item.vout, item.offset, ownerId, height);
       this.inscribedOutpoints.add(tx.txid, item.vout);
-      placements.push({ vout: item.vout, id: key, offset: item.offset });
       this.q.insertMove.run(
         key,
         height,
@@ -497,7 +399,6 @@ export class InscriptionTracker {
         ownerId,
       );
     }
-    this.placedHere.placed(txId, placements);
     for (const item of flow.toFee) {
       this.journal.remember(height, "inscription_locations", [Number(item.id)]);
       // Until the coinbase is placed at the end of the block, the inscription sits nowhere.
@@ -530,7 +431,6 @@ export class InscriptionTracker {
     // the miner claims everything, which is the rule in practice).
     const subsidy = claimed > this.feeBase ? claimed - this.feeBase : 0n;
     const coinbaseId = this.txId(coinbase.txid);
-    const placements: Placement[] = [];
     for (const bound of this.feeBound) {
       const place = flowIntoCoinbase(subsidy, bound.feeBase, bound.feeOffset, values);
       const owner = place ? (outputAddressIds[place.vout] ?? null) : null;
@@ -542,10 +442,7 @@ export class InscriptionTracker {
         owner,
         height,
       );
-      if (place) {
-        this.inscribedOutpoints.add(coinbase.txid, place.vout);
-        placements.push({ vout: place.vout, id: Number(bound.id), offset: place.offset });
-      }
+      if (place) this.inscribedOutpoints.add(coinbase.txid, place.vout);
       this.q.insertMove.run(
         Number(bound.id),
         height,
@@ -558,7 +455,6 @@ export class InscriptionTracker {
         owner,
       );
     }
-    this.placedHere.placed(coinbaseId, placements);
     this.feeBound = [];
   }
 
@@ -572,10 +468,9 @@ export class InscriptionTracker {
     this.loadFilter();
   }
 
-  /** Re-reads the in-memory counters from the database and forgets what it memoised (after a rollback or a failed batch). */
+  /** Re-reads the in-memory counters from the database (after a rollback or a failed batch). */
   reloadCounters(): void {
     this.firstInputOwners.clear();
-    this.placedHere.clear();
     this.pendingDoginals = (this.q.countPending.get() as { n: number }).n;
     this.nextNumber = (this.q.maxNumber.get() as { n: number }).n + 1;
     this.feeBound = [];
