@@ -40,6 +40,16 @@ export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in kilobytes
 }
 
+/**
+ * Bytes this process (all its threads) has read from storage so far: getrusage's ru_inblock, in
+ * 512-byte blocks (Linux counts a read the page cache answers as none). On a host that pages out
+ * cold page cache (this machine's kdamond runs DAMON's pageout on pages idle for a minute), the
+ * index's random reads become disk reads as the file outgrows what is touched that often.
+ */
+export function storageReadBytes(): number {
+  return process.resourceUsage().fsRead * 512;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }

@@ -23,6 +23,7 @@ import { INDEX_PAGE_SIZE, indexPageSize, openIndexerDatabase } from "../../src/i
 import { Indexer } from "../../src/indexer/indexer";
 import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
+import { storageReadBytes } from "./scale-reads";
 import { CachedChainSource } from "./scale-source";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
     }
   };
   let windowWritten = bytesWritten();
+  let windowRead = storageReadBytes();
   let indexed = 0;
   let windowStart = 0;
   /** Inputs (coinbases' included) of the window so far. */
@@ -175,8 +177,9 @@ async function main(): Promise<void> {
       for (const timing of timings.values()) statementNs += timing.ns;
       const gcNs = gcNsOfWindow();
       const written = bytesWritten();
+      const read = storageReadBytes();
       process.stdout.write(
-        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); written ${((written - windowWritten) / txs).toFixed(0)} B/tx; JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ${(windowInputs / txs).toFixed(2)} inputs/tx\n`,
+        `${indexed.toLocaleString("en-US").padStart(11)} txs: ${us(totalNs, txs)} us/tx, statements ${us(statementNs, txs)}, commit ${us(commitNs, txs)}, elsewhere ${us(totalNs - statementNs - commitNs, txs)} (block reads ${us(readNs, txs)}, GC ${us(gcNs, txs)}); written ${((written - windowWritten) / txs).toFixed(0)} B/tx, read from storage ${((read - windowRead) / txs).toFixed(0)} B/tx; JS heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ${(windowInputs / txs).toFixed(2)} inputs/tx\n`,
       );
       const rows = [...timings.entries()].sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0));
       for (const [sql, timing] of rows.slice(0, top))
@@ -189,6 +192,7 @@ async function main(): Promise<void> {
       windowStart = indexed;
       windowInputs = 0;
       windowWritten = written;
+      windowRead = read;
       windowMs = performance.now();
     },
   });

@@ -22,7 +22,7 @@ import { Indexer } from "../../src/indexer/indexer";
 import { isIndexProfile } from "../../src/indexer/profile";
 import { DEFAULT_UTXO_CACHE_MB, IndexerStore } from "../../src/indexer/store";
 import { chainDirectory, integerFlag, parseFlags, readChainMeta } from "./scale-generator";
-import { dbBytes, hostSpeed, measureReads, peakRssMb, printReads, readTouches } from "./scale-reads";
+import { dbBytes, hostSpeed, measureReads, peakRssMb, printReads, readTouches, storageReadBytes } from "./scale-reads";
 import { CachedChainSource } from "./scale-source";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -36,6 +36,8 @@ export interface StepFigures {
   dbBytes: number;
   bytesPerTx: number;
   peakRssMb: number;
+  /** Bytes read from storage during the step (storageReadBytes()), chain files included. */
+  storageReadBytes: number;
   /** The step's inputs (coinbases' included) and outputs per transaction: what each transaction asked of the index. */
   inputsPerTx: number;
   outputsPerTx: number;
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
   const source = new CachedChainSource(chainDir);
   const touches = readTouches(chainDir, meta);
   const db = openIndexerDatabase(indexFile, { pageSize: integerFlag(flags, "page-size") });
-  const restores: { atTxs: number; ms: number; cpuMs: number }[] = [];
+  const restores: { atTxs: number; ms: number; cpuMs: number; readBytes: number }[] = [];
   let indexedTxs = 0;
   const step = meta.txs >= 2_000_000 ? 1_000_000 : Math.max(1, Math.floor(meta.txs / 10));
   const steps: StepFigures[] = [];
@@ -137,7 +139,10 @@ async function main(): Promise<void> {
   let cpuMs = 0;
   let cpuStart = 0;
   let stepStartCpu = 0;
+  // Storage reads since the step began (the reads and rebuild at the first read point excluded).
+  let stepStartRead = storageReadBytes();
   let restoreCpuStart = 0;
+  let restoreReadStart = 0;
   const cpuTotal = () => cpuMs + (cpuNow() - cpuStart);
   let clockStart = 0;
   let stepStartTxs = 0;
@@ -154,9 +159,17 @@ async function main(): Promise<void> {
     profile,
     ...(deferIndexesBehind === undefined ? {} : { deferIndexesBehind }),
     log: (event, fields) => {
-      if (event === "read_indexes_restoring") restoreCpuStart = cpuNow();
+      if (event === "read_indexes_restoring") {
+        restoreCpuStart = cpuNow();
+        restoreReadStart = storageReadBytes();
+      }
       if (event === "read_indexes_restored")
-        restores.push({ atTxs: indexedTxs, ms: Number(fields?.ms ?? 0), cpuMs: cpuNow() - restoreCpuStart });
+        restores.push({
+          atTxs: indexedTxs,
+          ms: Number(fields?.ms ?? 0),
+          cpuMs: cpuNow() - restoreCpuStart,
+          readBytes: storageReadBytes() - restoreReadStart,
+        });
     },
     onProgress: (progress) => {
       const probeStarted = performance.now();
@@ -179,6 +192,7 @@ async function main(): Promise<void> {
           stepStartTxs -= previous.stepTxs;
           stepStartMs -= previous.stepSeconds * 1000;
           stepStartCpu -= previous.stepCpuSeconds * 1000;
+          stepStartRead -= previous.storageReadBytes;
           stepInputs += previous.inputsPerTx * previous.stepTxs;
           stepOutputs += previous.outputsPerTx * previous.stepTxs;
           speedSamples = [...previous.speedSamples, ...speedSamples];
@@ -188,6 +202,7 @@ async function main(): Promise<void> {
           stepTxs: indexedTxs - stepStartTxs,
           stepSeconds: (t - stepStartMs) / 1000,
           stepCpuSeconds: (c - stepStartCpu) / 1000,
+          storageReadBytes: storageReadBytes() - stepStartRead,
           txPerSecond: 0,
           dbBytes: dbBytes(indexFile),
           bytesPerTx: 0,
@@ -203,13 +218,15 @@ async function main(): Promise<void> {
         stepStartTxs = indexedTxs;
         stepStartMs = t;
         stepStartCpu = c;
+        stepStartRead += figures.storageReadBytes;
         stepInputs = 0;
         stepOutputs = 0;
         speedSamples = [];
         process.stdout.write(
           `  ${figures.txs.toLocaleString("en-US").padStart(12)} txs${fold ? " (last step, the remainder included)" : ""}  ${figures.txPerSecond.toFixed(0).padStart(7)} tx/s (${(figures.stepTxs / figures.stepCpuSeconds).toFixed(0)} per CPU s)  ${figures.bytesPerTx.toFixed(0).padStart(5)} B/tx` +
             `  db ${(figures.dbBytes / 1e9).toFixed(2)} GB  peak RSS ${figures.peakRssMb.toFixed(0)} MB` +
-            `  ${figures.inputsPerTx.toFixed(2)} in ${figures.outputsPerTx.toFixed(2)} out per tx  host x${(figures.hostSpeed / steps[0].hostSpeed).toFixed(2)}\n`,
+            `  ${figures.inputsPerTx.toFixed(2)} in ${figures.outputsPerTx.toFixed(2)} out per tx  host x${(figures.hostSpeed / steps[0].hostSpeed).toFixed(2)}` +
+            `  storage reads ${(figures.storageReadBytes / figures.stepTxs).toFixed(0)} B/tx\n`,
         );
       }
     },
@@ -229,7 +246,7 @@ async function main(): Promise<void> {
     `\nread-side indexes deferred during catch-up: ${deferIndexesBehind === undefined ? "when > 1000 blocks behind (the indexer's default)" : `when > ${deferIndexesBehind} blocks behind (--defer-indexes-behind)`}`,
   );
   process.stdout.write(
-    `\nindexing into ${path.relative(ROOT, indexFile)} (${indexPageSize(db)}-byte pages), profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far, the step's inputs and outputs per tx)\n`,
+    `\nindexing into ${path.relative(ROOT, indexFile)} (${indexPageSize(db)}-byte pages), profile ${profile}, UTXO cache ${flags["utxo-cache-mb"]} MB (per ${step.toLocaleString("en-US")} txs: that step's rate, database file + WAL per tx so far, peak RSS so far, the step's inputs and outputs per tx, the host's speed against the first step's, bytes read from storage, not the page cache, per tx of the step)\n`,
   );
   const firstReadTxs = Math.min(1_000_000, Math.floor(meta.txs / 2));
   const firstReadHeight = source.heightAtTxs(firstReadTxs);
@@ -240,7 +257,10 @@ async function main(): Promise<void> {
   const midRestore = restores.length > 0 ? restores[restores.length - 1].ms : 0;
   clockMs -= midRestore;
   cpuMs -= restores.length > 0 ? restores[restores.length - 1].cpuMs : 0;
+  stepStartRead += restores.length > 0 ? restores[restores.length - 1].readBytes : 0;
+  const readsStarted = storageReadBytes();
   const reads1 = measureReads(indexFile, meta, touches, firstReadHeight, indexedTxs, samples);
+  stepStartRead += storageReadBytes() - readsStarted;
   const touchesAt1 = (() => {
     let n = 0;
     while (n * 2 < touches.length && touches[n * 2] <= firstReadHeight) n++;
