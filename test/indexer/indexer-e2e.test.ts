@@ -1256,7 +1256,7 @@ forEachIndexBackend("indexer end to end on the devnet", function ({ backend, ope
   it("moves two inscriptions that share an output together, as a fresh index does", async () => {
     // An outpoint holding two inscriptions moves both when spent, at their offsets. (An in-memory
     // memo of the writer's placements was tried against this and reverted: docs/operations.md
-    // "Measured and not adopted".)
+    // "After version 15".)
     const first = await inscribeAlice((coin) =>
       inscribeV1(devnet, alice, coin, { contentType: TEXT, body: utf8("first of two") }, bob.script),
     );
