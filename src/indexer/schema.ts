@@ -9,6 +9,18 @@ import { Migration } from "../db/sqlite";
 export const INDEXER_SCHEMA = "dogeos-indexer";
 
 /**
+ * An address's six balance counters, as the addresses rows held them until version 13 and
+ * address_stats holds them since (balance_log holds their changes): one text, so that every table
+ * declares them alike (schema-postgres.ts has its twin).
+ */
+const COUNTERS = `confirmed INTEGER NOT NULL,
+  tx_count INTEGER NOT NULL,
+  funded_txo_count INTEGER NOT NULL,
+  funded_txo_sum INTEGER NOT NULL,
+  spent_txo_count INTEGER NOT NULL,
+  spent_txo_sum INTEGER NOT NULL`;
+
+/**
  * Version 8's chain tables. Transactions get an integer id in chain order (the block records the
  * id of its first transaction and of the first address it added, so a height maps to id ranges); every other chain table refers to
  * ids, so each batch appends at the right edge of every B-tree instead of touching leaves at random
@@ -50,12 +62,7 @@ CREATE TABLE addresses (
   address TEXT NOT NULL,
   script BLOB NOT NULL,
   script_hash BLOB NOT NULL,
-  confirmed INTEGER NOT NULL,
-  tx_count INTEGER NOT NULL,
-  funded_txo_count INTEGER NOT NULL,
-  funded_txo_sum INTEGER NOT NULL,
-  spent_txo_count INTEGER NOT NULL,
-  spent_txo_sum INTEGER NOT NULL
+  ${COUNTERS}
 );
 CREATE UNIQUE INDEX addresses_by_address ON addresses (address);
 CREATE INDEX addresses_by_script_hash ON addresses (script_hash);
@@ -321,12 +328,7 @@ export const SPEND_LOG = `CREATE TABLE spend_log (
  */
 export const BALANCE_LOG = `CREATE TABLE balance_log (
   address_id INTEGER NOT NULL,
-  confirmed INTEGER NOT NULL,
-  tx_count INTEGER NOT NULL,
-  funded_txo_count INTEGER NOT NULL,
-  funded_txo_sum INTEGER NOT NULL,
-  spent_txo_count INTEGER NOT NULL,
-  spent_txo_sum INTEGER NOT NULL
+  ${COUNTERS}
 )`;
 
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
@@ -696,12 +698,7 @@ ${TXS_BY_TXID_BUCKET};
     sql: `
 CREATE TABLE address_stats (
   id INTEGER PRIMARY KEY,
-  confirmed INTEGER NOT NULL,
-  tx_count INTEGER NOT NULL,
-  funded_txo_count INTEGER NOT NULL,
-  funded_txo_sum INTEGER NOT NULL,
-  spent_txo_count INTEGER NOT NULL,
-  spent_txo_sum INTEGER NOT NULL
+  ${COUNTERS}
 );
 INSERT INTO address_stats (id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum)
   SELECT id, confirmed, tx_count, funded_txo_count, funded_txo_sum, spent_txo_count, spent_txo_sum FROM addresses ORDER BY id;
