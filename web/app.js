@@ -93,20 +93,29 @@ export function wallet() {
  * Signs in: the wallet's address, the launchpad's challenge for it, the wallet's signature of the
  * challenge (connect with a message), and the Bearer token POST /session answers.
  */
+/**
+ * A wallet step that failed, as the page says it: "the wallet did not <what>: <why> (WALLET_REFUSED)",
+ * or the provider's own WALLET_ABANDONED when the person stopped waiting (its message says what next).
+ */
+export function walletFailure(error, what) {
+  if (error && typeof error === "object" && error.code === "WALLET_ABANDONED") return error;
+  return new ApiError(0, "WALLET_REFUSED", `the wallet did not ${what}: ${describeError(error)}`);
+}
+
 export async function signIn() {
   const w = wallet();
   let account;
   try {
     account = await w.connect();
   } catch (error) {
-    throw new ApiError(0, "WALLET_REFUSED", `the wallet did not connect: ${describeError(error)}`);
+    throw walletFailure(error, "connect");
   }
   const { challenge } = await api("GET", `/session/challenge?address=${encodeURIComponent(account.address)}`);
   let signed;
   try {
     signed = await w.connect({ message: challenge });
   } catch (error) {
-    throw new ApiError(0, "WALLET_REFUSED", `the wallet did not sign the sign-in message: ${describeError(error)}`);
+    throw walletFailure(error, "sign the sign-in message");
   }
   if (signed.address !== account.address || typeof signed.signature !== "string") {
     throw new ApiError(0, "WALLET_REFUSED", "the wallet answered without a signature of the sign-in message");

@@ -15,6 +15,7 @@ import {
   signIn,
   sleep,
   wallet,
+  walletFailure,
 } from "/app.js";
 
 const $ = (id) => document.getElementById(id);
@@ -258,7 +259,7 @@ step("pay", "pay-message", async () => {
   try {
     signed = await wallet().signPSBT(built.psbt);
   } catch (error) {
-    throw new ApiError(0, "WALLET_REFUSED", `the wallet did not sign the payment: ${describeError(error)}`);
+    throw walletFailure(error, "sign the payment");
   }
   const { hex } = await api("POST", `/collections/${encodeURIComponent(slug)}/payment`, {
     token: state.session.token,

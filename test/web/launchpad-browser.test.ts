@@ -8,7 +8,9 @@
  * rejects shows the buyer the index's reason and what the creator owes; a failed deploy shows its
  * error and no mint button. A second buyer mints with the MyDoge stand-in (test/web/standins), chosen
  * in the provider's wallet chooser beside the development wallet; a mainnet MyDoge is told it is on
- * the wrong network, and a UniSat build without message signing is told it cannot sign in.
+ * the wrong network, and a UniSat build without message signing is told it cannot sign in. A MyDoge
+ * that never answers the payment request (as its page script does when a popup goes away without an
+ * answer) gets the provider's "Stop waiting" notice, and the next try pays.
  * Screenshots are saved under test-artifacts/browser/ (one per step, at phone width and at desktop
  * width: `<step>-desktop.png`), and axe (test/helpers/a11y.ts) checks every page.
  */
@@ -54,6 +56,7 @@ describe("launchpad pages in Chromium", function () {
   const creator = newKey(); // lists both collections (a listing is its creator's; the free one with the operator key)
   const holder = newKey(); // the development wallet's key: the person at the browser
   const myDogeHolder = newKey(); // a second buyer, with MyDoge
+  const patientBuyer = newKey(); // a third, whose MyDoge leaves the first payment request unanswered
   let explorerUrl = "";
   const errors: string[] = [];
   let outside: string[] = [];
@@ -106,6 +109,7 @@ describe("launchpad pages in Chromium", function () {
     });
     for (let i = 0; i < 2; i++) await stack.devnet.rpc("devnet_faucet", [holder.address, 100, false]);
     await stack.devnet.rpc("devnet_faucet", [myDogeHolder.address, 100, false]);
+    await stack.devnet.rpc("devnet_faucet", [patientBuyer.address, 100, false]);
     await stack.mine();
     const token = await stack.signIn(creator);
     for (const [slug, price, max] of [
@@ -490,6 +494,65 @@ describe("launchpad pages in Chromium", function () {
         document.getElementById("connect-message")!.textContent!.includes("WALLET_UNSUPPORTED"),
       );
       expect(await text(other, "#connect-message")).to.contain("UniSat cannot sign a message here");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("offers to stop waiting for a MyDoge that never answers the payment request, and pays on the next try", async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    try {
+      await context.addInitScript(
+        await standinScript([
+          {
+            kind: "mydoge",
+            config: {
+              wif: encodeWif(patientBuyer.privateKey, NETWORKS.regtest),
+              network: "regtest",
+              explorerUrl,
+              unanswered: ["requestPsbt"],
+            },
+          },
+        ]),
+      );
+      const buyer = await context.newPage();
+      buyer.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+      await buyer.goto(`${stack.base}/collection.html?slug=${PAID}`);
+      await buyer.waitForFunction(() => (window as any).doge?.isMyDoge === true);
+      await buyer.evaluate(() => (window as any).wallet.choose("mydoge"));
+      await buyer.click("#connect");
+      await buyer.waitForFunction(() =>
+        document.getElementById("connect-message")!.textContent!.startsWith("Connected as"),
+      );
+      await buyer.click("#claim");
+      await buyer.waitForFunction(() => document.getElementById("claim-message")!.textContent!.includes("You hold"));
+      await buyer.click("#pay");
+      const notice = buyer.locator(".wallet-waiting");
+      await notice.waitFor({ timeout: 30_000 });
+      expect(await notice.innerText()).to.contain("Waiting for MyDoge to sign the payment");
+      expect(await buyer.evaluate(() => (window as any).wallet.waiting)).to.include({
+        wallet: "MyDoge",
+        step: "sign the payment",
+      });
+      expect(await buyer.locator("#pay").isDisabled()).to.equal(true);
+      await shot(buyer, "16-wallet-waiting");
+      await checkPage(buyer, "launchpad-wallet-waiting");
+      await notice.getByRole("button", { name: "Stop waiting" }).click();
+      await buyer.waitForFunction(() => document.getElementById("pay-message")!.className.includes("error"));
+      expect(await text(buyer, "#pay-message"))
+        .to.contain("stopped waiting for MyDoge to sign the payment")
+        .and.contain("WALLET_ABANDONED")
+        .and.not.contain("WALLET_REFUSED");
+      expect(await notice.count()).to.equal(0);
+      expect(await buyer.evaluate(() => (window as any).wallet.waiting)).to.equal(null);
+      // MyDoge answers the next request: the same reservation is paid.
+      await buyer.click("#pay");
+      await buyer.waitForFunction(
+        () => document.getElementById("pay-message")!.textContent!.startsWith("Payment sent"),
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(errors).to.deep.equal([]);
     } finally {
       await context.close();
     }

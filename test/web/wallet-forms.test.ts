@@ -14,7 +14,7 @@
 import { expect } from "chai";
 import { Psbt } from "bitcoinjs-lib";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { NETWORKS, hexToBytes, publicKeyToAddress, toBitcoinjsNetwork, txidOf } from "../../src/doge";
+import { NETWORKS, hexToBytes, publicKeyToAddress, signMessage, toBitcoinjsNetwork, txidOf } from "../../src/doge";
 import { WalletError } from "../../web/src/wallets/adapter";
 import { createProvider } from "../../web/src/wallet-provider";
 import { chainIdOf } from "../../web/src/wallets/walletconnect";
@@ -296,5 +296,104 @@ describe("wallet provider DRC-20 step (sendDrc20)", () => {
       expect(error.message).to.contain(what);
     }
     expect(calls).to.deep.equal([]);
+  });
+});
+
+describe("wallet provider, a wallet that never answers (stopWaiting)", () => {
+  const person = newKey();
+  const custody = newKey();
+
+  /**
+   * A MyDoge whose requests are answered only when the test says so, as the extension's page script
+   * leaves a request pending for good when its response carries neither `data` nor `error`
+   * (mydoge-com/mydogemask scripts/inject-script.js).
+   */
+  function silentMyDoge() {
+    const pending: { method: string; answer: (value: unknown) => void; fail: (error: Error) => void }[] = [];
+    const hold = (method: string) =>
+      new Promise((answer, fail) => pending.push({ method, answer, fail: fail as (error: Error) => void }));
+    const api = {
+      connect: () => hold("connect"),
+      requestSignedMessage: () => hold("requestSignedMessage"),
+      getTransferableDRC20: async () => ({ inscriptions: [] }),
+      requestAvailableDRC20Transaction: () => hold("requestAvailableDRC20Transaction"),
+      requestInscriptionTransaction: async () => ({ txId: "cd".repeat(32) }),
+    };
+    return { api, pending };
+  }
+
+  async function settled<T>(promise: Promise<T>): Promise<{ value?: T; error?: WalletError }> {
+    try {
+      return { value: await promise };
+    } catch (error) {
+      expect(error).to.be.instanceOf(WalletError);
+      return { error: error as WalletError };
+    }
+  }
+
+  it("rejects an unanswered connect with WALLET_ABANDONED and stays unconnected when the wallet answers later", async () => {
+    const { api, pending } = silentMyDoge();
+    const provider = createProvider({ network: "regtest" }, { doge: api });
+    expect(provider.waiting).to.equal(null);
+    const connecting = settled(provider.connect());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.waiting).to.include({ wallet: "MyDoge", step: "connect" });
+    expect(provider.stopWaiting()).to.equal(1);
+    const { error } = await connecting;
+    expect([error!.code, error!.wallet, error!.step]).to.deep.equal(["WALLET_ABANDONED", "MyDoge", "connect"]);
+    expect(error!.message).to.equal(
+      "stopped waiting for MyDoge to connect. If MyDoge still shows the request, decline it there, then try again.",
+    );
+    expect(provider.waiting).to.equal(null);
+    expect(provider.stopWaiting()).to.equal(0);
+    // The popup answers after all: dropped, the page stays unconnected.
+    pending[0].answer({ approved: true, address: person.address });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.address).to.equal(null);
+    // The next try is a request of its own, answered as usual.
+    const again = provider.connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pending.map((p) => p.method)).to.deep.equal(["connect", "connect"]);
+    pending[1].answer({ approved: true, address: person.address });
+    expect((await again).address).to.equal(person.address);
+    expect(provider.waiting).to.equal(null);
+  });
+
+  it("drops a late refusal too, and keeps the requests still answered apart from the abandoned one", async () => {
+    const { api, pending } = silentMyDoge();
+    const provider = createProvider({ network: "regtest" }, { doge: api });
+    const connecting = provider.connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    pending[0].answer({ approved: true, address: person.address });
+    await connecting;
+    const first = settled(provider.signMessage("first"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.stopWaiting()).to.equal(1);
+    expect((await first).error!.code).to.equal("WALLET_ABANDONED");
+    // A refusal after the person stopped waiting is no one's error (no unhandled rejection either).
+    pending[1].fail(new Error("User rejected request"));
+    const second = provider.signMessage("second");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.waiting).to.include({ wallet: "MyDoge", step: "sign a message" });
+    pending[2].answer({ signedMessage: signMessage("second", person.privateKey) });
+    expect(await second).to.equal(signMessage("second", person.privateKey));
+  });
+
+  it("says a DRC-20 send the wallet may still broadcast belongs to no order", async () => {
+    const { api, pending } = silentMyDoge();
+    const provider = createProvider({ network: "regtest" }, { doge: api });
+    const connecting = provider.connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    pending[0].answer({ approved: true, address: person.address });
+    await connecting;
+    const sending = settled(provider.sendDrc20({ tick: "WEBT", amount: "5", to: custody.address }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(provider.waiting).to.include({ wallet: "MyDoge", step: "send tokens" });
+    provider.stopWaiting();
+    const { error } = await sending;
+    expect([error!.code, error!.step]).to.deep.equal(["WALLET_ABANDONED", "send tokens"]);
+    expect(error!.message).to.equal(
+      "stopped waiting for MyDoge to send tokens. If MyDoge still sends them, that deposit belongs to no order: look for it in MyDoge's activity before you send again.",
+    );
   });
 });

@@ -25,6 +25,19 @@
  *                                      do neither, asking the wallet nothing (before an order)
  *   wallet.disconnect()
  *   wallet.address, wallet.publicKey, wallet.name, wallet.network
+ *   wallet.waiting                     -> {wallet, step, since} of the oldest request the wallet has
+ *                                      not answered yet, or null
+ *   wallet.stopWaiting()               rejects every unanswered request with WALLET_ABANDONED;
+ *                                      answers how many there were
+ *
+ * A wallet may never answer: MyDoge's page script settles a request only on a response carrying
+ * `data` or `error` (mydoge-com/mydogemask scripts/inject-script.js, the listener of
+ * #createPopupRequestHandler), so a popup closed another way leaves the page's promise pending for
+ * good. A request unanswered for WAIT_NOTICE_MS shows a notice naming the wallet and the step with a
+ * "Stop waiting" button (wallet.stopWaiting()); the page's own error handling then shows the
+ * WALLET_ABANDONED message and the person can try again. A late answer is dropped: nothing the page
+ * has not seen is broadcast by it (a wallet that broadcasts itself, MyDoge's DRC-20 send, may still
+ * send; the message says what then).
  *
  * There is no inscribe(): pages ask our services (or DogeWallets.buildPayment) for PSBTs, the wallet
  * signs, the explorer broadcasts. The one exception is sendDrc20 with MyDoge and UniSat: a DRC-20
@@ -45,7 +58,7 @@ import {
   recoverMessagePublicKey,
   toBitcoinjsNetwork,
 } from "../../src/doge";
-import { WalletAdapter, WalletError, WalletId, txidAnswer, unsupported } from "./wallets/adapter";
+import { WalletAdapter, WalletError, WalletId, WalletStep, txidAnswer, unsupported } from "./wallets/adapter";
 import * as adapterModule from "./wallets/adapter";
 import * as drc20TransferModule from "./wallets/drc20-transfer";
 import { Drc20TransferError } from "./wallets/drc20-transfer";
@@ -86,6 +99,26 @@ export interface ProviderConfig {
 
 const CHOICE_KEY = "dogeos.wallet";
 
+/** How long a wallet request goes unanswered before the page offers to stop waiting for it. */
+export const WAIT_NOTICE_MS = 4000;
+
+/** A wallet request not answered yet. */
+interface Waiting {
+  wallet: string;
+  step: WalletStep;
+  since: number;
+  abandon(): void;
+}
+
+/** What a person is told after they stopped waiting for `name` to do `step`. */
+function abandoned(name: string, step: WalletStep): WalletError {
+  const after =
+    step === "send tokens"
+      ? ` If ${name} still sends them, that deposit belongs to no order: look for it in ${name}'s activity before you send again.`
+      : ` If ${name} still shows the request, decline it there, then try again.`;
+  return new WalletError("WALLET_ABANDONED", `stopped waiting for ${name} to ${step}.${after}`, name, step);
+}
+
 interface Connected {
   adapter: WalletAdapter;
   address: string;
@@ -118,6 +151,85 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
       ? devWalletAdapter({ wif: config.devWallet.wif, network: network.name }, btcNetwork, config.explorerUrl ?? null)
       : null;
   let connected: Connected | null = null;
+  const waits = new Set<Waiting>();
+  let notice: { element: HTMLElement | null; timer: ReturnType<typeof setTimeout> | null } = {
+    element: null,
+    timer: null,
+  };
+
+  /** Shows, after WAIT_NOTICE_MS, or removes the "Stop waiting" notice as requests start and end. */
+  function updateNotice(): void {
+    const document = scope.document as Document | undefined;
+    if (!document) return;
+    const oldest = waits.values().next().value as Waiting | undefined;
+    if (!oldest) {
+      if (notice.timer !== null) clearTimeout(notice.timer);
+      notice.element?.remove();
+      notice = { element: null, timer: null };
+      return;
+    }
+    if (notice.element) {
+      notice.element.querySelector("p")!.textContent = noticeText(oldest);
+      return;
+    }
+    if (notice.timer !== null) return;
+    notice.timer = setTimeout(() => {
+      notice.timer = null;
+      const first = waits.values().next().value as Waiting | undefined;
+      if (!first) return;
+      const element = document.createElement("div");
+      element.className = "wallet-waiting";
+      element.setAttribute("role", "status");
+      const text = document.createElement("p");
+      text.textContent = noticeText(first);
+      const stop = document.createElement("button");
+      stop.type = "button";
+      stop.className = "secondary";
+      stop.textContent = "Stop waiting";
+      stop.addEventListener("click", () => provider.stopWaiting());
+      element.append(text, stop);
+      document.body.append(element);
+      notice.element = element;
+    }, WAIT_NOTICE_MS);
+  }
+
+  const noticeText = (w: Waiting) =>
+    `Waiting for ${w.wallet} to ${w.step}. If its window was closed or shows nothing, stop waiting and try again.`;
+
+  /**
+   * The wallet's answer to `request` for `step`, or WALLET_ABANDONED once the person stops waiting
+   * (wallet.stopWaiting()); an answer after that is dropped.
+   */
+  function ask<T>(adapter: WalletAdapter, step: WalletStep, request: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (then: () => void) => {
+        if (settled) return;
+        settled = true;
+        waits.delete(entry);
+        updateNotice();
+        then();
+      };
+      const entry: Waiting = {
+        wallet: adapter.name,
+        step,
+        since: Date.now(),
+        abandon: () => settle(() => reject(abandoned(adapter.name, step))),
+      };
+      waits.add(entry);
+      updateNotice();
+      let answer: Promise<T>;
+      try {
+        answer = request();
+      } catch (error) {
+        answer = Promise.reject(error);
+      }
+      answer.then(
+        (value) => settle(() => resolve(value)),
+        (error) => settle(() => reject(error)),
+      );
+    });
+  }
 
   /** The wallets injected now (MyDoge appears on the page's load event). */
   function adapters(): WalletAdapter[] {
@@ -228,7 +340,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
         adapter.name,
         "sign a message",
       );
-    const signature = await adapter.signMessage(message, c.address);
+    const signature = await ask(adapter, "sign a message", () => adapter.signMessage!(message, c.address));
     const recovered = recoverMessagePublicKey(message, signature);
     if (!recovered || publicKeyToAddress(recovered.publicKey, network) !== c.address)
       throw new WalletError(
@@ -299,7 +411,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     async connect(options: { message?: unknown } = {}) {
       if (!connected) {
         const adapter = await pickAdapter();
-        const account = await adapter.connect();
+        const account = await ask(adapter, "connect", () => adapter.connect());
         const walletNetwork = networkOfAddress(account.address);
         if (walletNetwork === null)
           throw new WalletError(
@@ -359,7 +471,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
           adapter.name,
           "sign the payment",
         );
-      const signed = await adapter.signPsbt(psbt, indexes, c.address);
+      const signed = await ask(adapter, "sign the payment", () => adapter.signPsbt!(psbt, indexes, c.address));
       return signed.toBase64();
     },
     async sendDrc20(request: { tick?: unknown; amount?: unknown; to?: unknown } = {}): Promise<{ txid: string }> {
@@ -375,7 +487,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
       if (typeof to !== "string" || networkOfAddress(to) !== network.name)
         throw invalid(`to must be an address on ${network.name}`);
       if (drc20Route(adapter) === "wallet") {
-        const answer = await adapter.sendDrc20!({ tick, amount, to }, c.address);
+        const answer = await ask(adapter, "send tokens", () => adapter.sendDrc20!({ tick, amount, to }, c.address));
         return { txid: txidAnswer(adapter.name, "send tokens", answer?.txid) };
       }
       try {
@@ -386,7 +498,8 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
             address: c.address,
             explorerUrl: config.explorerUrl!,
             storage: storage(),
-            sign: (psbt, indexes) => adapter.signPsbt!(psbt, indexes, c.address),
+            sign: (psbt, indexes) =>
+              ask(adapter, "sign the payment", () => adapter.signPsbt!(psbt, indexes, c.address)),
           },
           { tick, amount: BigInt(amount), to },
         );
@@ -414,13 +527,22 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
           c.adapter.name,
           "read the balance",
         );
-      const balance = await c.adapter.balance(c.address);
+      const balance = await ask(c.adapter, "read the balance", () => c.adapter.balance!(c.address));
       return { confirmed_koinu: balance.confirmedKoinu, unconfirmed_koinu: balance.unconfirmedKoinu };
     },
     async disconnect(): Promise<void> {
       const c = connected;
       connected = null;
-      await c?.adapter.disconnect?.();
+      if (c?.adapter.disconnect) await ask(c.adapter, "disconnect", () => c.adapter.disconnect!());
+    },
+    get waiting(): { wallet: string; step: WalletStep; since: number } | null {
+      const oldest = waits.values().next().value as Waiting | undefined;
+      return oldest ? { wallet: oldest.wallet, step: oldest.step, since: oldest.since } : null;
+    },
+    stopWaiting(): number {
+      const pending = [...waits];
+      for (const w of pending) w.abandon();
+      return pending.length;
     },
   };
   return provider;

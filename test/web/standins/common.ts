@@ -1,7 +1,8 @@
 /**
  * What the wallet stand-ins share: a real regtest (or mainnet) key that signs, the explorer they read
  * balances from and broadcast through (the real wallets use their own servers), and the knobs a test
- * turns: methods left out (an older build without them) and requests the person declines.
+ * turns: methods left out (an older build without them), requests the person declines, and requests
+ * never answered.
  * Test-only: bundled by test/web/standins/index.ts and injected into Chromium by the tests; never
  * served by the pages.
  */
@@ -25,6 +26,12 @@ export interface StandinConfig {
   omit?: string[];
   /** Methods whose request the person declines. */
   decline?: string[];
+  /**
+   * Methods whose first request is never answered: MyDoge's page script settles a request only on a
+   * response carrying `data` or `error` (mydoge-com/mydogemask scripts/inject-script.js), so a popup
+   * that goes away otherwise leaves the page's promise pending for good. Later requests are answered.
+   */
+  unanswered?: string[];
 }
 
 export function standinKey(config: StandinConfig) {
@@ -86,6 +93,14 @@ export function omitMethods(target: object, config: StandinConfig): void {
 }
 
 export const declines = (config: StandinConfig, method: string) => (config.decline ?? []).includes(method);
+
+/** A promise that never settles, for the first request of each of `config.unanswered`; null otherwise. */
+export function leftUnanswered(config: StandinConfig, method: string): Promise<never> | null {
+  const index = (config.unanswered ?? []).indexOf(method);
+  if (index === -1) return null;
+  config.unanswered = config.unanswered!.filter((_, i) => i !== index);
+  return new Promise<never>(() => {});
+}
 
 /** GET from the test's explorer, its JSON; a refusal throws its message. */
 export async function explorerJson(config: StandinConfig, path: string): Promise<any> {

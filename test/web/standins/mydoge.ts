@@ -30,7 +30,16 @@ import {
   inscribeDrc20Transfer,
   sendInscribedOutput,
 } from "../../../web/src/wallets/drc20-transfer";
-import { StandinConfig, broadcast, declines, explorerBalance, explorerJson, omitMethods, standinKey } from "./common";
+import {
+  StandinConfig,
+  broadcast,
+  declines,
+  explorerBalance,
+  explorerJson,
+  leftUnanswered,
+  omitMethods,
+  standinKey,
+} from "./common";
 
 export function installMyDoge(config: StandinConfig): void {
   const key = standinKey(config);
@@ -51,6 +60,8 @@ export function installMyDoge(config: StandinConfig): void {
     isMyDoge = true;
 
     async connect() {
+      const pending = leftUnanswered(config, "connect");
+      if (pending) return pending;
       decline("connect");
       connected = true;
       const { confirmed } = await explorerBalance(config, key.address);
@@ -69,6 +80,8 @@ export function installMyDoge(config: StandinConfig): void {
 
     async requestPsbt(data: { rawTx?: string; indexes?: number[]; signOnly?: boolean }) {
       if (!(data?.rawTx && data?.indexes?.length)) throw new Error("Invalid data");
+      const pending = leftUnanswered(config, "requestPsbt");
+      if (pending) return pending;
       decline("requestPsbt");
       const psbt = key.signPsbtHex(data.rawTx, data.indexes.map(Number), false);
       for (let i = 0; i < psbt.txInputs.length; i++) psbt.finalizeInput(i);
@@ -79,6 +92,8 @@ export function installMyDoge(config: StandinConfig): void {
 
     async requestSignedMessage(data: { message?: string }) {
       if (!data?.message) throw new Error("Invalid data");
+      const pending = leftUnanswered(config, "requestSignedMessage");
+      if (pending) return pending;
       decline("requestSignedMessage");
       return { signedMessage: key.signMessage(data.message) };
     }
@@ -123,6 +138,8 @@ export function installMyDoge(config: StandinConfig): void {
 
     async requestAvailableDRC20Transaction(data: { ticker?: string; amount?: string }) {
       if (!(data?.ticker && data?.amount)) throw new Error("Invalid data");
+      const pending = leftUnanswered(config, "requestAvailableDRC20Transaction");
+      if (pending) return pending;
       declineTransaction("requestAvailableDRC20Transaction");
       let made;
       try {

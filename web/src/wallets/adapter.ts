@@ -65,7 +65,8 @@ export interface WalletAdapter {
  * Codes: NO_WALLET (none in this browser), WALLET_NOT_CHOSEN (several, none chosen), WALLET_UNSUPPORTED
  * (the wallet has no method for the step), WALLET_REFUSED (the wallet or its user said no),
  * WALLET_BAD_ANSWER (an answer the provider cannot use: another transaction, a bad signature),
- * NETWORK_MISMATCH (the wallet's address or network is not the page's), NOT_CONNECTED.
+ * NETWORK_MISMATCH (the wallet's address or network is not the page's), NOT_CONNECTED, WALLET_ABANDONED
+ * (the person stopped waiting for a wallet that had not answered: wallet.stopWaiting()).
  */
 export class WalletError extends Error {
   constructor(
