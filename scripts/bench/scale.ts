@@ -12,6 +12,10 @@
  * each figure beside its ratio to a baseline run's (--baseline, a saved output). Exits 0 unless
  * the bench itself fails (bad flags, a block the indexer refuses). --page-size gives the new index's
  * SQLite page size (default the indexer's, INDEX_PAGE_SIZE; --reuse keeps the index's own).
+ * --batch-log FILE writes one tab-separated line per batch the indexer committed (its last height,
+ * blocks, transactions, inputs, outputs, milliseconds on the indexing clock, CPU milliseconds of all
+ * threads, bytes read from storage, database file + WAL bytes after it), to see where inside a step
+ * the time went.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
     // MB of unspent outputs the indexer holds in memory (dogeos indexer --utxo-cache-mb; 0 for none).
     "utxo-cache-mb": String(DEFAULT_UTXO_CACHE_MB),
     "page-size": String(INDEX_PAGE_SIZE),
+    "batch-log": "",
   });
   const profile = String(flags.profile);
   if (!isIndexProfile(profile)) throw new Error(`--profile must be full or attester, not "${profile}"`);
@@ -152,6 +157,12 @@ async function main(): Promise<void> {
   // hostSpeed() samples of the step under way (their time is outside the indexing clock).
   let speedSamples: number[] = [];
   const nowMs = () => clockMs + (performance.now() - clockStart);
+  const batchLog: string[] | null =
+    flags["batch-log"] === ""
+      ? null
+      : ["height\tblocks\ttxs\tinputs\toutputs\tms\tcpu_ms\tstorage_read_bytes\tdb_bytes"];
+  // The clocks and the storage reads when the last batch ended (set again after the mid-run reads).
+  let lastBatch = { t: 0, c: 0, r: storageReadBytes() };
   const indexer = new Indexer({
     store: new IndexerStore(db, { utxoCacheMb: integerFlag(flags, "utxo-cache-mb") }),
     source,
@@ -172,6 +183,25 @@ async function main(): Promise<void> {
         });
     },
     onProgress: (progress) => {
+      if (batchLog !== null) {
+        const t = nowMs();
+        const c = cpuTotal();
+        const r = storageReadBytes();
+        batchLog.push(
+          [
+            progress.indexedHeight,
+            progress.blocks,
+            progress.transactions,
+            progress.inputs,
+            progress.outputs,
+            (t - lastBatch.t).toFixed(1),
+            (c - lastBatch.c).toFixed(1),
+            r - lastBatch.r,
+            dbBytes(indexFile),
+          ].join("\t"),
+        );
+        lastBatch = { t, c, r };
+      }
       const probeStarted = performance.now();
       speedSamples.push(hostSpeed());
       const probeMs = performance.now() - probeStarted;
@@ -268,6 +298,8 @@ async function main(): Promise<void> {
   })();
   printReads(reads1, touchesAt1);
   process.stdout.write("\n");
+  // The clocks stand still from here to the next sync (the rebuild and the reads are not indexing).
+  lastBatch = { t: clockMs, c: cpuMs, r: storageReadBytes() };
   source.limitTip(null);
   await sync();
   const finalRestore = restores.length > 1 ? restores[restores.length - 1].ms : 0;
@@ -277,6 +309,7 @@ async function main(): Promise<void> {
   if (tip !== meta.blocks - 1) throw new Error(`indexed to height ${tip}, the chain ends at ${meta.blocks - 1}`);
   if (indexedTxs !== meta.txs && !flags.reuse)
     throw new Error(`indexed ${indexedTxs} transactions, the chain holds ${meta.txs}`);
+  if (batchLog !== null) fs.writeFileSync(String(flags["batch-log"]), batchLog.join("\n") + "\n");
   const reads2 = measureReads(indexFile, meta, touches, tip, indexedTxs, samples);
   db.close(); // checkpoints the WAL into the file
   source.close();
