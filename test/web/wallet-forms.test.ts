@@ -322,6 +322,17 @@ describe("wallet provider, a wallet that never answers (stopWaiting)", () => {
     return { api, pending };
   }
 
+  /** A provider over a silent MyDoge whose connect request has been answered. */
+  async function connectedSilently() {
+    const { api, pending } = silentMyDoge();
+    const provider = createProvider({ network: "regtest" }, { doge: api });
+    const connecting = provider.connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    pending[0].answer({ approved: true, address: person.address });
+    await connecting;
+    return { provider, pending };
+  }
+
   async function settled<T>(promise: Promise<T>): Promise<{ value?: T; error?: WalletError }> {
     try {
       return { value: await promise };
@@ -360,12 +371,7 @@ describe("wallet provider, a wallet that never answers (stopWaiting)", () => {
   });
 
   it("drops a late refusal too, and keeps the requests still answered apart from the abandoned one", async () => {
-    const { api, pending } = silentMyDoge();
-    const provider = createProvider({ network: "regtest" }, { doge: api });
-    const connecting = provider.connect();
-    await new Promise((resolve) => setImmediate(resolve));
-    pending[0].answer({ approved: true, address: person.address });
-    await connecting;
+    const { provider, pending } = await connectedSilently();
     const first = settled(provider.signMessage("first"));
     await new Promise((resolve) => setImmediate(resolve));
     expect(provider.stopWaiting()).to.equal(1);
@@ -380,15 +386,11 @@ describe("wallet provider, a wallet that never answers (stopWaiting)", () => {
   });
 
   it("says a DRC-20 send the wallet may still broadcast belongs to no order", async () => {
-    const { api, pending } = silentMyDoge();
-    const provider = createProvider({ network: "regtest" }, { doge: api });
-    const connecting = provider.connect();
-    await new Promise((resolve) => setImmediate(resolve));
-    pending[0].answer({ approved: true, address: person.address });
-    await connecting;
+    const { provider, pending } = await connectedSilently();
     const sending = settled(provider.sendDrc20({ tick: "WEBT", amount: "5", to: custody.address }));
     await new Promise((resolve) => setImmediate(resolve));
     expect(provider.waiting).to.include({ wallet: "MyDoge", step: "send tokens" });
+    expect(pending.map((p) => p.method)).to.deep.equal(["connect", "requestAvailableDRC20Transaction"]);
     provider.stopWaiting();
     const { error } = await sending;
     expect([error!.code, error!.step]).to.deep.equal(["WALLET_ABANDONED", "send tokens"]);
