@@ -126,6 +126,7 @@ describe("AMM pages in Chromium", function () {
     // At phone width the chart is drawn at the panel's width: its labels are as large as on a desktop.
     await expectReadableChart(page, "#chart", "the swap page's price chart");
     await expectFitsWidth(page, "the swap page after a swap");
+    await expectScriptWithinBudget(page, "the swap page after paying");
     await saveScreenshots(page, `amm-swap-settled-${kind}`);
     await page.context().close();
     expect(errors).to.deep.equal([]);
@@ -172,6 +173,8 @@ describe("AMM pages in Chromium", function () {
       const said = await page.locator("#buy-message").innerText();
       expect(said, said).to.match(/^Bought: [\d,]+ WEBC paid to /);
       expect(await loadedScripts(page)).to.include("/wallet-psbt.js");
+      // Within the budget with the PSBT code loaded too (issue 29: 300 KB of script a page).
+      await expectScriptWithinBudget(page, "the bonding page after paying");
       expect(tokenBalance(key.address, CURVE_TICK) > 0n).to.equal(true);
       await expectReadableChart(page, "#chart", "the bonding page's chart");
       await expectFitsWidth(page, "the bonding page after a buy");

@@ -202,6 +202,7 @@ describe("launchpad pages in Chromium", function () {
       undefined,
       { timeout: 60_000 },
     );
+    await expectScriptWithinBudget(page, "the collection page after paying");
     const paymentTxid = (await text(page, "#pay-message")).split(": ")[1].trim();
     expect(paymentTxid).to.match(/^[0-9a-f]{64}$/);
     await shot(page, "4-paid");

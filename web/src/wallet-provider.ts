@@ -48,6 +48,8 @@
 import type { Psbt } from "bitcoinjs-lib";
 import * as bufferModule from "buffer";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { ripemd160 } from "@noble/hashes/legacy.js";
 import {
   DogeNetwork,
   addressToOutputScript,
@@ -76,7 +78,7 @@ export { WalletError, PaymentError };
  * The modules the PSBT code (/wallet-psbt.js, ./psbt-kit.ts) takes from this script instead of a
  * copy of its own, by the names src/services/pages/wallet-provider.ts gives them (SHARED_MODULES):
  * one WalletError, Drc20TransferError and PaymentError class for both scripts, the DRC-20 transfer
- * steps, the curve and Buffer once. (src/doge is not shared: the PSBT code's own tree-shaken copy
+ * steps, the curve, the two hash functions and Buffer once. (src/doge is not shared: the PSBT code's own tree-shaken copy
  * costs less than keeping all of it in this script.)
  */
 export const shared = {
@@ -85,6 +87,10 @@ export const shared = {
   paymentError: paymentErrorModule,
   // The PSBT code uses the curve's `secp256k1` alone (web/src/wallets/psbt-forms.ts, psbt-drc20.ts).
   secp256k1: { secp256k1 },
+  // The hashes bitcoinjs-lib, bs58check and src/doge/hash.ts use there (sha256 and ripemd160 alone):
+  // the provider holds both already, for its addresses and message signatures.
+  sha2: { sha256 },
+  legacy: { ripemd160 },
   buffer: bufferModule,
 };
 

@@ -10,6 +10,7 @@
  * web/src/psbt-kit.ts) is a second script, /wallet-psbt.js (walletPsbtBundle), which the provider
  * loads only when a page first signs or builds a PSBT: a page that never pays does not load it.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { BuildOptions, Plugin, build } from "esbuild";
 import { DogeNetwork, decodeWif } from "../../doge";
@@ -35,7 +36,8 @@ export const BROWSER_BUILD = {
 /**
  * The provider's modules the PSBT script takes from it (web/src/wallet-provider.ts `shared`, by these
  * names) instead of bundling its own copy: one class per error for both scripts, the DRC-20
- * transfer steps, the curve and Buffer once. src/doge is not among them: sharing it would keep all
+ * transfer steps, the curve, SHA-256 and RIPEMD-160 (oneNobleHashes below sends bitcoinjs-lib's
+ * and bs58check's there too) and Buffer once. src/doge is not among them: sharing it would keep all
  * of it in the provider, which costs more at first render than the PSBT script's own tree-shaken copy.
  */
 const SHARED_MODULES: Record<string, string> = {
@@ -43,6 +45,8 @@ const SHARED_MODULES: Record<string, string> = {
   drc20Transfer: path.join(ROOT, "web", "src", "wallets", "drc20-transfer.ts"),
   paymentError: path.join(ROOT, "web", "src", "payment-error.ts"),
   secp256k1: path.join(ROOT, "node_modules", "@noble", "curves", "secp256k1.js"),
+  sha2: path.join(ROOT, "node_modules", "@noble", "hashes", "sha2.js"),
+  legacy: path.join(ROOT, "node_modules", "@noble", "hashes", "legacy.js"),
   buffer: path.join(ROOT, "node_modules", "buffer", "index.js"),
 };
 
@@ -71,6 +75,56 @@ const fromProvider: Plugin = {
       contents: `module.exports = DogeWallets.shared[${JSON.stringify(args.path)}];`,
       loader: "js",
     }));
+  },
+};
+
+/**
+ * bitcoinjs-lib and bs58check each bring their own @noble/hashes 1.x (`@noble/hashes/sha256`,
+ * `/ripemd160`, `/sha1`), beside the 2.x the rest of the PSBT script already holds: 11 KB of the
+ * same three hash functions twice more. Their imports resolve to 2.x's `sha2.js` and `legacy.js`
+ * instead, which export the same functions by the same names; both packages only call them on
+ * bytes (`sha256(data)`), which 1.x and 2.x hash alike.
+ */
+const oneNobleHashes: Plugin = {
+  name: "one-noble-hashes",
+  setup(pluginBuild) {
+    const into: Record<string, string> = { sha256: "sha2.js", ripemd160: "legacy.js", sha1: "legacy.js" };
+    pluginBuild.onResolve({ filter: /^@noble\/hashes\/(sha256|ripemd160|sha1)$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/](bitcoinjs-lib|bs58check)[\\/]/.test(args.importer)) return undefined;
+      return { path: path.join(ROOT, "node_modules", "@noble", "hashes", into[args.path.split("/")[2]]) };
+    });
+  },
+};
+
+/**
+ * bitcoinjs-lib, bip174 and varuint-bitcoin each have their own copy of uint8array-tools (npm nests
+ * one per package when the top-level copy is another version): the same 0.0.10 three times. An
+ * import of it from a package whose copy has the version of bitcoinjs-lib's resolves to
+ * bitcoinjs-lib's, so the script holds it once.
+ */
+const oneUint8ArrayTools: Plugin = {
+  name: "one-uint8array-tools",
+  setup(pluginBuild) {
+    const owner = path.join(ROOT, "node_modules", "bitcoinjs-lib");
+    const versionIn = (dir: string): string | null => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "uint8array-tools", "package.json"), "utf8"))
+          .version;
+      } catch {
+        return null;
+      }
+    };
+    const wanted = versionIn(owner);
+    pluginBuild.onResolve({ filter: /^uint8array-tools$/ }, async (args) => {
+      const from = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(args.importer)?.[1];
+      if (!from || from === owner || wanted === null || versionIn(from) !== wanted) return undefined;
+      const { path: resolved, errors } = await pluginBuild.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: owner,
+        pluginData: args.pluginData,
+      });
+      return errors.length === 0 ? { path: resolved } : undefined;
+    });
   },
 };
 
@@ -116,16 +170,17 @@ export function walletProviderBundle(): Promise<string> {
  * provider and it together stay within a page's script budget.
  */
 export function walletPsbtBundle(): Promise<string> {
-  psbtBundle ??= Promise.all([walletProviderBundle(), bundleOf(PSBT_ENTRY, "DogeWalletsPsbt", [fromProvider])]).then(
-    ([provider, text]) => {
-      const total = Buffer.byteLength(provider) + Buffer.byteLength(text);
-      if (total > MAX_PAGE_SCRIPT_BYTES)
-        throw new Error(
-          `the wallet provider and PSBT bundles are ${total} bytes together, over ${MAX_PAGE_SCRIPT_BYTES}`,
-        );
-      return text;
-    },
-  );
+  psbtBundle ??= Promise.all([
+    walletProviderBundle(),
+    bundleOf(PSBT_ENTRY, "DogeWalletsPsbt", [fromProvider, oneNobleHashes, oneUint8ArrayTools]),
+  ]).then(([provider, text]) => {
+    const total = Buffer.byteLength(provider) + Buffer.byteLength(text);
+    if (total > MAX_PAGE_SCRIPT_BYTES)
+      throw new Error(
+        `the wallet provider and PSBT bundles are ${total} bytes together, over ${MAX_PAGE_SCRIPT_BYTES}`,
+      );
+    return text;
+  });
   return psbtBundle;
 }
 
