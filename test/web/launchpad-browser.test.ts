@@ -536,6 +536,11 @@ describe("launchpad pages in Chromium", function () {
         step: "sign the payment",
       });
       expect(await buyer.locator("#pay").isDisabled()).to.equal(true);
+      // Scrolled to the end, the page's last line is above the notice, not under it.
+      await buyer.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      const last = (await buyer.locator("#members-link").boundingBox())!;
+      const over = (await notice.boundingBox())!;
+      expect(last.y + last.height, "the members link's bottom against the notice's top").to.be.at.most(over.y);
       await shot(buyer, "16-wallet-waiting");
       await checkPage(buyer, "launchpad-wallet-waiting");
       await notice.getByRole("button", { name: "Stop waiting" }).click();

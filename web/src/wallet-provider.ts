@@ -171,6 +171,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     if (!oldest) {
       if (notice.timer !== null) clearTimeout(notice.timer);
       notice.element?.remove();
+      document.body.classList.remove("wallet-waiting-open");
       notice = { element: null, timer: null };
       return;
     }
@@ -196,6 +197,8 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
       element.append(text, stop);
       document.body.append(element);
       notice.element = element;
+      // Room below the page's last line, so that nothing stays under the notice once scrolled to.
+      document.body.classList.add("wallet-waiting-open");
     }, WAIT_NOTICE_MS);
   }
 
