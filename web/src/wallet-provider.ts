@@ -78,8 +78,8 @@ export { WalletError, PaymentError };
  * The modules the PSBT code (/wallet-psbt.js, ./psbt-kit.ts) takes from this script instead of a
  * copy of its own, by the names src/services/pages/wallet-provider.ts gives them (SHARED_MODULES):
  * one WalletError, Drc20TransferError and PaymentError class for both scripts, the DRC-20 transfer
- * steps, the curve, the two hash functions and Buffer once. (src/doge is not shared: the PSBT code's own tree-shaken copy
- * costs less than keeping all of it in this script.)
+ * steps, the curve, SHA-256, RIPEMD-160 and Buffer once. (src/doge is not shared: the PSBT code's
+ * own tree-shaken copy costs less than keeping all of it in this script.)
  */
 export const shared = {
   adapter: adapterModule,
