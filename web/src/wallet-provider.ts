@@ -163,11 +163,14 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     timer: null,
   };
 
+  /** The request unanswered the longest (a Set iterates in insertion order), or undefined. */
+  const oldestWait = (): Waiting | undefined => waits.values().next().value;
+
   /** Shows, after WAIT_NOTICE_MS, or removes the "Stop waiting" notice as requests start and end. */
   function updateNotice(): void {
     const document = scope.document as Document | undefined;
     if (!document) return;
-    const oldest = waits.values().next().value as Waiting | undefined;
+    const oldest = oldestWait();
     if (!oldest) {
       if (notice.timer !== null) clearTimeout(notice.timer);
       notice.element?.remove();
@@ -182,7 +185,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
     if (notice.timer !== null) return;
     notice.timer = setTimeout(() => {
       notice.timer = null;
-      const first = waits.values().next().value as Waiting | undefined;
+      const first = oldestWait();
       if (!first) return;
       const element = document.createElement("div");
       element.className = "wallet-waiting";
@@ -545,7 +548,7 @@ export function createProvider(config: ProviderConfig, scope: any = globalThis) 
       if (c?.adapter.disconnect) await ask(c.adapter, "disconnect", () => c.adapter.disconnect!());
     },
     get waiting(): { wallet: string; step: WalletStep; since: number } | null {
-      const oldest = waits.values().next().value as Waiting | undefined;
+      const oldest = oldestWait();
       return oldest ? { wallet: oldest.wallet, step: oldest.step, since: oldest.since } : null;
     },
     stopWaiting(): number {
