@@ -9,7 +9,11 @@
  * - payments spend 1-3 real earlier outputs (70% young, 30% anywhere in the UTXO set) and pay one
  *   recipient plus change to the first input's owner; large inputs fan out to several recipients;
  * - recipients are heavy-tailed: three "exchange" addresses take 10%, 5% and 3% of payments, the
- *   rest follow a log-uniform (Zipf, s = 1) law over an address pool of txs / 5;
+ *   rest follow a log-uniform (Zipf, s = 1) law over an address pool of a fifth of the
+ *   transactions so far (at least 1,000): new addresses keep appearing as the chain grows;
+ * - payments spend more coins while the UTXO set holds more than a quarter of the transactions so
+ *   far (at least 20,000), so the set grows with the chain and every part of it has one shape
+ *   (about 1.8 inputs and 2.0 outputs a transaction);
  * - about 5% of transactions are classic Doginals reveals (input 0 spends the P2SH output of a
  *   commit in the same block, scriptSig "ord" <pieces> <content type> <countdown> <chunk>...
  *   <signature> <redeem script>, built by src/inscription/doginals.ts): DRC-20 deploys, mints and
@@ -26,8 +30,15 @@ import { NETWORKS, OP, encodeAddress } from "../../src/doge";
 import { doginalsScriptSig, encodeDoginalsReveal } from "../../src/inscription/doginals";
 import { drc20TickKey, encodeDrc20 } from "../../src/inscription/drc20";
 
-/** Bumped whenever the chain's shape changes: a different version is a different cache entry. */
-export const SCALE_GENERATOR_VERSION = 1;
+/**
+ * Bumped whenever the chain's shape changes: a different version is a different cache entry.
+ * Version 2: the address pool and the UTXO set's target follow the transactions so far, not --txs,
+ * so the chain of N transactions is the first N of a longer one for the same seed (version 1's
+ * pools were sized from --txs: its chain switched to 27% more inputs a transaction where the UTXO
+ * set reached --txs / 4, about half way, so the later steps of a run had another shape than the
+ * first; docs/operations.md "Generator version 2").
+ */
+export const SCALE_GENERATOR_VERSION = 2;
 /** Bytes per block record in index.bin: offset (f64), length (u32), transactions (u32), hash (32, internal order). */
 export const INDEX_RECORD_BYTES = 48;
 const SUBSIDY = 10_000n * 100_000_000n; // mainnet's fixed block reward since block 600,000 (10,000 DOGE)
@@ -273,8 +284,11 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
   fs.mkdirSync(dir, { recursive: true });
   fs.rmSync(path.join(dir, "meta.json"), { force: true });
   const random = seededRandom(seed);
-  const addressPool = Math.max(1000, Math.floor(targetTxs / 5));
-  const poolTarget = Math.min(3_000_000, Math.max(20_000, Math.floor(targetTxs / 4)));
+  // Both pools follow the chain so far (version 2): nothing below depends on targetTxs but where
+  // the chain stops. The coin pool takes 49 bytes a coin: 120 MB at 10M transactions.
+  const addressPoolAt = (txs: number) => Math.max(1000, Math.floor(txs / 5));
+  const poolTargetAt = (txs: number) => Math.max(20_000, Math.floor(txs / 4));
+  const addressPool = addressPoolAt(targetTxs);
 
   // Dummy signatures and public keys: deterministic bytes shaped like DER signatures, drawn from a
   // table so the scriptSigs' bytes look like mainnet's (random, 0xb9 included now and then).
@@ -346,8 +360,9 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
       if (r < HOT_SHARES[h]) return h;
       r -= HOT_SHARES[h];
     }
-    // Log-uniform rank in [1, addressPool - 3]: P(rank <= k) = ln k / ln N, Zipf with s = 1.
-    const rank = Math.floor(Math.exp(random() * Math.log(addressPool - HOT_SHARES.length)));
+    // Log-uniform rank in [1, N - 3] for the pool N of the chain so far: P(rank <= k) = ln k / ln N,
+    // Zipf with s = 1.
+    const rank = Math.floor(Math.exp(random() * Math.log(addressPoolAt(txCount) - HOT_SHARES.length)));
     return HOT_SHARES.length - 1 + Math.max(1, rank);
   };
 
@@ -478,7 +493,7 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
 
   /** An ordinary payment spending 1-3 coins; `extra` outputs go first (a commit's P2SH output). Returns its txid or null without coins. */
   const payment = (position: number, extra: OutputSpec | null): Buffer | null => {
-    const shrink = pool.size > poolTarget;
+    const shrink = pool.size > poolTargetAt(txCount);
     const r = random();
     let want = shrink ? (r < 0.3 ? 1 : r < 0.7 ? 2 : 3) : r < 0.6 ? 1 : r < 0.85 ? 2 : 3;
     if (extra) want = 1;
@@ -706,7 +721,7 @@ export function generateScaleChain(options: GenerateOptions): ScaleChainMeta {
     if (height === 0) {
       coinbaseOutputs = Array.from({ length: 5000 }, (_, i) => ({
         value: 1e12,
-        owner: i < HOT_SHARES.length ? i : HOT_SHARES.length + (i % (addressPool - HOT_SHARES.length)),
+        owner: i < HOT_SHARES.length ? i : HOT_SHARES.length + (i % (addressPoolAt(0) - HOT_SHARES.length)),
         script: null,
       }));
     } else {

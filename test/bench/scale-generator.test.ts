@@ -8,7 +8,7 @@ import { openIndexerDatabase } from "../../src/indexer/database";
 import { Indexer } from "../../src/indexer/indexer";
 import { IndexQueries } from "../../src/indexer/queries";
 import { IndexerStore } from "../../src/indexer/store";
-import { ScaleChainMeta, generateScaleChain } from "../../scripts/bench/scale-generator";
+import { INDEX_RECORD_BYTES, ScaleChainMeta, generateScaleChain } from "../../scripts/bench/scale-generator";
 import { CachedChainSource } from "../../scripts/bench/scale-source";
 
 /** bench:scale's chain at 2,000 transactions: its shape, and the real indexer taking every block. */
@@ -34,6 +34,19 @@ describe("bench:scale chain generator", () => {
     expect(other.txs).to.equal(meta.txs);
     expect(digest("b")).to.equal(digest("a"));
     expect(digest("c")).to.not.equal(digest("a"));
+  });
+
+  it("makes the chain of N transactions the start of a longer one for the same seed (its pools follow the chain, not --txs)", () => {
+    // Past 5,000 transactions the address pool grows with the chain: version 1 sized it from --txs.
+    const shorter = generateScaleChain({ txs: 6000, seed: 7, dir: path.join(dir, "d") });
+    const longer = generateScaleChain({ txs: 9000, seed: 7, dir: path.join(dir, "e") });
+    expect([shorter.txs, longer.txs]).to.deep.equal([6000, 9000]);
+    // Every block but the shorter chain's last (cut to fit) is the same, byte for byte.
+    const index = fs.readFileSync(path.join(dir, "d", "index.bin"));
+    const lastStart = index.readDoubleLE(index.length - INDEX_RECORD_BYTES);
+    expect(lastStart).to.be.greaterThan(0);
+    const start = (d: string) => fs.readFileSync(path.join(dir, d, "blocks.dat")).subarray(0, lastStart);
+    expect(Buffer.compare(start("e"), start("d"))).to.equal(0);
   });
 
   it("has the mainnet shape: ~5% inscriptions (mostly DRC-20), ~2% OP_RETURN, one address in over a tenth of all transactions", () => {
