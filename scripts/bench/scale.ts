@@ -210,8 +210,10 @@ async function main(): Promise<void> {
       indexedTxs += progress.transactions;
       stepInputs += progress.inputs;
       stepOutputs += progress.outputs;
-      // Batches are whole (up to 2000 blocks): a step ends with the first batch that reaches it.
-      if (indexedTxs - stepStartTxs >= step || indexedTxs === meta!.txs) {
+      // Batches are whole (up to 2000 blocks): step k ends with the first batch that reaches k steps
+      // of transactions from the start, so the steps do not drift by a batch each and the last one
+      // is the run's last million (less the part of a batch).
+      if (indexedTxs >= (steps.length + 1) * step || indexedTxs === meta!.txs) {
         const t = nowMs();
         const c = cpuTotal();
         // A last remainder shorter than half a step is folded into the step before it (a rate over
