@@ -12,7 +12,8 @@ import { expect } from "chai";
 import { Page } from "playwright-core";
 import { checkPage, expectNoSidewaysScroll, saveScreenshots } from "../helpers/a11y";
 import { AmmBrowserStack } from "../helpers/amm-browser-stack";
-import { KOINU_PER_DOGE } from "../helpers/inscribe";
+import { faucetCoin } from "../helpers/drc20";
+import { KOINU_PER_DOGE, pay } from "../helpers/inscribe";
 import { TestKey, newKey } from "../helpers/keys";
 import type { LaunchpadStack } from "../helpers/launchpad-stack";
 import { expectScriptWithinBudget, loadedScripts } from "./page-budget";
@@ -21,6 +22,9 @@ import { expectFitsWidth, expectReadableChart } from "./chart-text";
 import { expectCellOnScreen } from "./on-screen";
 
 const POOL_TICK = "WEBS";
+/** Koinu as the page writes DOGE (formatDoge in web/amm/amm.js): up to 8 decimals, no trailing zeros. */
+const formatKoinu = (koinu: bigint) =>
+  `${koinu / KOINU_PER_DOGE}${koinu % KOINU_PER_DOGE === 0n ? "" : `.${(koinu % KOINU_PER_DOGE).toString().padStart(8, "0").replace(/0+$/, "")}`}`;
 const CURVE_TICK = "WEBC";
 const WALLETS: { kind: StandinKind; name: string }[] = [
   { kind: "mydoge", name: "MyDoge" },
@@ -227,6 +231,54 @@ describe("AMM pages in Chromium", function () {
 
   it(`swaps DOGE for ${POOL_TICK} through the swap page with WalletConnect (its Dogecoin RPC over window.walletConnectDoge)`, () =>
     swapThroughPage("walletconnect", "WalletConnect"));
+
+  it("gives back a payment to the custody that served no order: asked on the swap page, signed by the wallet, paid on chain", async () => {
+    const payer = newKey();
+    const coin = await faucetCoin(stack.devnet, payer, 20);
+    await stack.mine();
+    // 7 DOGE straight to the custody: no order names it.
+    const deposit = await pay(stack.devnet, payer, [coin], [{ script: custody.script, value: 7n * KOINU_PER_DOGE }]);
+    // The driver mines and indexes it; the custody counts a deposit at one confirmation here.
+    while (!stack.queries.hasTx(deposit.txid)) await new Promise((resolve) => setTimeout(resolve, 100));
+    const page = await personPage("mydoge", payer);
+    await page.goto(`${base}/`);
+    await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
+    const refundSays = async (kind: string): Promise<string> => {
+      await page.waitForFunction((k) => document.getElementById("refund-message")!.className.includes(k), kind, {
+        timeout: 120_000,
+      });
+      return page.locator("#refund-message").innerText();
+    };
+
+    // A mistyped id is refused on the page, before the wallet is asked anything.
+    await page.fill("#refund-txid", deposit.txid.slice(1));
+    await page.click("#refund-ask");
+    expect(await refundSays("error")).to.contain("64 hexadecimal characters");
+    expect(await page.locator("#wallet").innerText()).to.equal("");
+
+    await page.fill("#refund-txid", deposit.txid);
+    await page.click("#refund-ask");
+    const said = await refundSays("ok");
+    const match = /^Refund to (\S+): ([\d.]+) DOGE: confirmed on chain \(([0-9a-f]{64})\)\.$/.exec(said);
+    expect(match, said).to.not.equal(null);
+    expect(match![1]).to.equal(payer.address);
+    // The wallet the panel connected is the page's: the header names it, and the swap form may use it.
+    expect(await page.locator("#wallet").innerText()).to.equal(`MyDoge: ${payer.address}`);
+    // On chain, the custody's payment back pays the payer what the page said: the 7 DOGE less the
+    // service's cost of a DOGE payout (none in this stack's ledger).
+    const back = stack.queries.tx(match![3])!.outputs.filter((o) => o.address === payer.address);
+    expect(back.map((o) => formatKoinu(o.valueKoinu))).to.deep.equal([match![2]]);
+    expect(back[0].valueKoinu).to.equal(7n * KOINU_PER_DOGE - env.ledger.payoutCosts.dogeKoinu);
+    await checkPage(page, "amm-swap-refund");
+    await saveScreenshots(page, "amm-swap-refunded");
+
+    // Asked again, the same payment is not paid twice, and the page says why.
+    await page.click("#refund-ask");
+    const again = await refundSays("error");
+    expect(again).to.contain("DEPOSIT_ALREADY_USED").and.contain("What to do: nothing to give back");
+    await page.context().close();
+    expect(errors).to.deep.equal([]);
+  });
 
   it("shows a refusal with the service's message and what to do", async () => {
     const page = await personPage("dogelabs", people.get("dogelabs")!);

@@ -46,6 +46,12 @@ const NEXT_STEP = {
   NO_WALLET: "install a Dogecoin wallet and reload",
   WALLET_REFUSED: "approve the request in your wallet to go on",
   WALLET_UNSUPPORTED: "choose another wallet for this step",
+  DEPOSIT_NOT_FOUND: "check the transaction id: it must be your payment to the custody, in a mined block",
+  DEPOSIT_NOT_DEEP_ENOUGH: "wait for a few more blocks, then ask again",
+  DEPOSIT_ALREADY_USED: "nothing to give back: an order took this payment, or it was refunded already",
+  DEPOSIT_NOT_FROM_ADDRESS: "connect the wallet whose address paid, then ask again",
+  DEPOSIT_NOT_TO_CUSTODY: "check the transaction id: this payment did not go to the custody",
+  REFUND_BELOW_COST: "nothing to do: the payment is worth less than sending it back would cost",
 };
 
 /**

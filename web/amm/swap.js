@@ -4,7 +4,8 @@
 // the page builds and the wallet signs, or the tokens sent through the wallet's own DRC-20 transfer
 // (./drc20-deposit.js) — the signed execute (execute-swap) naming the deposit's txid, then the
 // order's status until it is settled or refunded. `?tick=` (the bonding page's link to a graduated
-// curve's pool) picks the pool, and the address follows the pool the person picks.
+// curve's pool) picks the pool, and the address follows the pool the person picks. Below it, the
+// refund panel (./refund.js) asks back a payment to the custody that served no order.
 import {
   api,
   connectWallet,
@@ -25,6 +26,7 @@ import {
   wallet,
 } from "/amm.js";
 import { parseTokens, sendTokenDeposit, tokenBalance } from "/drc20-deposit.js";
+import { mountRefund } from "/refund.js";
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -377,6 +379,16 @@ async function start() {
     if (!state.busy && !quotes.afterSettlement) void requote();
   }, REQUOTE_MS);
 }
+
+mountRefund({
+  account: () => state.account,
+  connect: async () => {
+    state.account = await connectWallet($("wallet"));
+    refreshButtons();
+    void showDirection();
+    return state.account;
+  },
+});
 
 $("retry").addEventListener("click", () => void start());
 void start();
