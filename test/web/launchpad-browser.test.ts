@@ -26,10 +26,10 @@ import { InscriberClient } from "../../src/services/inscriber/client";
 import { devWalletScript } from "../../src/services/launchpad";
 import { checkPage } from "../helpers/a11y";
 import { KOINU_PER_DOGE } from "../helpers/inscribe";
-import { newKey } from "../helpers/keys";
+import { TestKey, newKey } from "../helpers/keys";
 import { LAUNCHPAD_PROJECT_KEY, LaunchpadStack, startLaunchpadStack } from "../helpers/launchpad-stack";
 import { expectScriptWithinBudget, recordOutsideRequests } from "./page-budget";
-import { standinScript } from "./standins";
+import { StandinConfig, StandinKind, standinScript } from "./standins";
 import { launchChromium } from "../helpers/chromium";
 import { listenLocal } from "../helpers/listen";
 
@@ -58,6 +58,27 @@ describe("launchpad pages in Chromium", function () {
   const myDogeHolder = newKey(); // a second buyer, with MyDoge
   const patientBuyer = newKey(); // a third, whose MyDoge leaves the first payment request unanswered
   let explorerUrl = "";
+
+  /**
+   * A phone-width context with the stand-ins of `wallets` injected, each over its key on its network
+   * (regtest unless named), with the stand-in's knobs (`omit`, `unanswered`) as given.
+   */
+  async function walletContext(
+    wallets: ({ kind: StandinKind; key: TestKey; network?: "regtest" | "mainnet" } & Pick<
+      StandinConfig,
+      "omit" | "unanswered"
+    >)[],
+  ): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: PHONE });
+    const script = await standinScript(
+      wallets.map(({ kind, key, network = "regtest", ...knobs }) => ({
+        kind,
+        config: { wif: encodeWif(key.privateKey, NETWORKS[network]), network, explorerUrl, ...knobs },
+      })),
+    );
+    await context.addInitScript(script);
+    return context;
+  }
   const errors: string[] = [];
   let outside: string[] = [];
 
@@ -401,16 +422,8 @@ describe("launchpad pages in Chromium", function () {
   });
 
   it("mints with MyDoge: chosen beside the development wallet, signs in, pays with requestPsbt and mints, and the directory counts it", async () => {
-    const context = await browser.newContext({ viewport: PHONE });
+    const context = await walletContext([{ kind: "mydoge", key: myDogeHolder }]);
     try {
-      await context.addInitScript(
-        await standinScript([
-          {
-            kind: "mydoge",
-            config: { wif: encodeWif(myDogeHolder.privateKey, NETWORKS.regtest), network: "regtest", explorerUrl },
-          },
-        ]),
-      );
       const buyer = await context.newPage();
       buyer.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
       await buyer.goto(`${stack.base}/collection.html?slug=${PAID}`);
@@ -458,26 +471,11 @@ describe("launchpad pages in Chromium", function () {
   });
 
   it("tells a mainnet MyDoge it is on the wrong network, and a UniSat without message signing that it cannot sign in", async () => {
-    const context = await browser.newContext({ viewport: PHONE });
+    const context = await walletContext([
+      { kind: "mydoge", key: newKey(), network: "mainnet" },
+      { kind: "unisat", key: newKey(), omit: ["signMessage"] },
+    ]);
     try {
-      const mainnetKey = newKey();
-      await context.addInitScript(
-        await standinScript([
-          {
-            kind: "mydoge",
-            config: { wif: encodeWif(mainnetKey.privateKey, NETWORKS.mainnet), network: "mainnet", explorerUrl },
-          },
-          {
-            kind: "unisat",
-            config: {
-              wif: encodeWif(newKey().privateKey, NETWORKS.regtest),
-              network: "regtest",
-              explorerUrl,
-              omit: ["signMessage"],
-            },
-          },
-        ]),
-      );
       const other = await context.newPage();
       await other.goto(`${stack.base}/collection.html?slug=${PAID}`);
       await other.waitForFunction(() => (window as any).doge?.isMyDoge === true);
@@ -501,21 +499,8 @@ describe("launchpad pages in Chromium", function () {
   });
 
   it("offers to stop waiting for a MyDoge that never answers the payment request, and pays on the next try", async () => {
-    const context = await browser.newContext({ viewport: PHONE });
+    const context = await walletContext([{ kind: "mydoge", key: patientBuyer, unanswered: ["requestPsbt"] }]);
     try {
-      await context.addInitScript(
-        await standinScript([
-          {
-            kind: "mydoge",
-            config: {
-              wif: encodeWif(patientBuyer.privateKey, NETWORKS.regtest),
-              network: "regtest",
-              explorerUrl,
-              unanswered: ["requestPsbt"],
-            },
-          },
-        ]),
-      );
       const buyer = await context.newPage();
       buyer.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
       await buyer.goto(`${stack.base}/collection.html?slug=${PAID}`);
