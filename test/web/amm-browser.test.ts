@@ -241,8 +241,12 @@ describe("AMM pages in Chromium", function () {
     // The driver mines and indexes it; the custody counts a deposit at one confirmation here.
     while (!stack.queries.hasTx(deposit.txid)) await new Promise((resolve) => setTimeout(resolve, 100));
     const page = await personPage("mydoge", payer);
-    await page.goto(`${base}/`);
+    // The liquidity page links to the panel (a token deposit sent there may serve no order too).
+    await page.goto(`${base}/liquidity.html`);
+    await page.getByRole("link", { name: "Get the payment back on the swap page" }).click();
+    await page.waitForURL(`${base}/#refund`);
     await page.locator(`#pools tr[data-tick="${POOL_TICK}"]`).waitFor();
+    expect(await page.locator("#refund-txid").isVisible()).to.equal(true);
     const refundSays = async (kind: string): Promise<string> => {
       await page.waitForFunction((k) => document.getElementById("refund-message")!.className.includes(k), kind, {
         timeout: 120_000,
