@@ -164,6 +164,9 @@ export async function saveScreenshots(page: Page, name: string): Promise<{ deskt
     await page.setViewportSize(DESKTOP);
     await page.screenshot({ path: files.desktop, fullPage: true });
     await page.setViewportSize(PHONE);
+    // A page that lays itself out again at the new width (a chart redrawn by its ResizeObserver) is
+    // taken once that is done: two frames, or the full-page height is the old layout's.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: files.phone, fullPage: true });
   } finally {
     if (before) await page.setViewportSize(before);
