@@ -23,16 +23,16 @@ export function mountRefund({ account, connect }) {
   $("refund-asset").addEventListener("change", showTick);
   showTick();
 
-  /** The request's fields from the form, or throws with what to correct. */
-  const fields = (address) => {
+  /** The request's fields from the form but the address, or throws with what to correct. */
+  const fields = () => {
     const depositTxid = $("refund-txid").value.trim().toLowerCase();
     if (!TXID.test(depositTxid))
       throw new Error("the transaction id is 64 hexadecimal characters: copy it from your wallet's activity");
     const asset = $("refund-asset").value;
-    if (asset !== "DRC20") return { asset: "DOGE", address, depositTxid };
+    if (asset !== "DRC20") return { asset: "DOGE", depositTxid };
     const tick = $("refund-tick").value.trim();
     if (!tick) throw new Error("name the token you sent (its tick)");
-    return { asset, tick, address, depositTxid };
+    return { asset, tick, depositTxid };
   };
 
   let busy = false;
@@ -41,9 +41,9 @@ export function mountRefund({ account, connect }) {
     busy = true;
     $("refund-ask").disabled = true;
     try {
-      fields("");
+      const asked = fields();
       const { address } = account() ?? (await connect());
-      const request = fields(address);
+      const request = { ...asked, address };
       say(message, "info", "Sign the request in your wallet…");
       const signature = await signOrder("refund-deposit", request);
       say(message, "info", "Asking for the payment back…");

@@ -306,12 +306,19 @@ async function swap() {
   return ended;
 }
 
+/** Connects the wallet for the whole page (the swap form and the refund panel); answers the account. */
+async function useWallet() {
+  state.account = await connectWallet($("wallet"));
+  await Promise.all([drawChart(), showDirection()]);
+  refreshButtons();
+  return state.account;
+}
+
 $("connect").addEventListener("click", async () => {
   try {
     if (state.account) wallet().choose(null);
-    state.account = await connectWallet($("wallet"));
+    await useWallet();
     say($("swap-message"), "", "");
-    await Promise.all([drawChart(), showDirection()]);
   } catch (error) {
     say($("swap-message"), "error", describeError(error));
   }
@@ -380,15 +387,7 @@ async function start() {
   }, REQUOTE_MS);
 }
 
-mountRefund({
-  account: () => state.account,
-  connect: async () => {
-    state.account = await connectWallet($("wallet"));
-    refreshButtons();
-    void showDirection();
-    return state.account;
-  },
-});
+mountRefund({ account: () => state.account, connect: useWallet });
 
 $("retry").addEventListener("click", () => void start());
 void start();
